@@ -1,0 +1,20 @@
+# corpusbuilder: WARC crawls → clean, de-duplicated text corpus (Pomikálek 2011: jusText + onion).
+# Stages and their files are listed in README.md; every threshold lives in config/config.yaml.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/download.smk"
+include: "rules/extract.smk"
+include: "rules/export.smk"
+
+
+rule all:
+    input:
+        corpus_outputs(),
+    default_target: True

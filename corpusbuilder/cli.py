@@ -1,0 +1,139 @@
+"""The `corpusbuilder` command: single stages by hand, on the same library the workflow runs.
+
+The full build is `snakemake --cores N` in the checkout; these subcommands are for looking at
+one page, one shard or one config at a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from corpusbuilder.config import ConfigError, load_config
+
+
+def _extract_params(args):
+    from corpusbuilder.extract import ExtractParams
+
+    params = ExtractParams.from_config(load_config(args.config)["extract"])
+    if getattr(args, "preset", None):
+        from corpusbuilder.justext import PRESETS
+
+        params = replace(params, justext=PRESETS[args.preset])
+    return params
+
+
+def _stoplist_name(language: str) -> str | None:
+    """None for `auto`; else a stop list name, given as a name ("German") or ISO code ("de")."""
+    from corpusbuilder import stoplists
+
+    if language == "auto":
+        return None
+    names = {name.lower(): name for name in stoplists.available_stoplists()}
+    name = names.get(language.lower()) or stoplists.stoplist_name_for(language.lower())
+    if name is None:
+        raise ConfigError(
+            f"--language {language!r}: no stop list; use auto, an ISO 639-1 code or one of "
+            + ", ".join(sorted(names.values()))
+        )
+    return name
+
+
+def cmd_clean_html(args) -> int:
+    from corpusbuilder.extract import UndecodableError, clean_page
+
+    params = _extract_params(args)
+    stoplist_name = _stoplist_name(args.language)
+    pages = sorted(Path(args.in_dir).glob("*.html"))
+    if not pages:
+        print(f"no *.html files in {args.in_dir}", file=sys.stderr)
+        return 1
+    out_dir = Path(args.out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    failed = 0
+    for page_path in pages:
+        try:
+            page = clean_page(page_path.read_bytes(), None, params, stoplist_name)
+            good = [block.text for block in page.blocks if block.final_class == "good"]
+        except UndecodableError as error:
+            print(f"{page_path.name}: skipped ({error})", file=sys.stderr)
+            good, failed = [], failed + 1
+        (out_dir / f"{page_path.stem}.txt").write_text("".join(t + "\n" for t in good), encoding="utf-8")
+    print(f"{len(pages)} pages cleaned into {out_dir} ({failed} undecodable)", file=sys.stderr)
+    return 0
+
+
+def cmd_extract(args) -> int:
+    from corpusbuilder.extract import extract_shard
+    from corpusbuilder.logs import setup_logging
+
+    setup_logging()
+    prefix = Path(args.out_prefix)
+    shard = args.shard or prefix.name
+    summary = extract_shard(
+        Path(args.warc),
+        shard,
+        Path(f"{prefix}.docs.parquet"),
+        Path(f"{prefix}.blocks.parquet"),
+        _extract_params(args),
+    )
+    print(f"{prefix}.docs.parquet: {summary.records} records; {prefix}.blocks.parquet: {summary.blocks} blocks")
+    return 0
+
+
+def cmd_check_config(args) -> int:
+    from corpusbuilder.config import check_input_paths
+
+    config = load_config(args.config)
+    check_input_paths(config, Path.cwd())
+    print(f"{args.config or 'config/config.yaml'}: valid")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="corpusbuilder",
+        description="Web crawls (WARC) to a clean, de-duplicated text corpus. The full build is "
+        "`snakemake --cores N` in the checkout; these subcommands run single steps by hand.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name, func, help_text):
+        sub = commands.add_parser(name, help=help_text, description=help_text)
+        sub.add_argument("--config", type=Path, help="config file (default: the bundled config/config.yaml)")
+        sub.set_defaults(func=func)
+        return sub
+
+    presets = ["default", "A", "B", "C", "D"]
+    clean = add("clean-html", cmd_clean_html, "Run jusText on every *.html file of a directory; "
+                "write <name>.txt with the good blocks, one per line.")
+    clean.add_argument("in_dir", metavar="IN_DIR")
+    clean.add_argument("out_dir", metavar="OUT_DIR")
+    clean.add_argument("--language", default="auto",
+                       help="stop list: auto (guess per page), a language name (German) or ISO code (de)")
+    clean.add_argument("--preset", choices=presets, help="jusText preset (default: the config's)")
+
+    extract = add("extract", cmd_extract, "Extract one WARC shard: write OUT_PREFIX.docs.parquet "
+                  "(a row per record, with skip reasons) and OUT_PREFIX.blocks.parquet (jusText blocks).")
+    extract.add_argument("warc", metavar="WARC")
+    extract.add_argument("out_prefix", metavar="OUT_PREFIX")
+    extract.add_argument("--shard", help="shard name used in document ids (default: OUT_PREFIX's file name)")
+    extract.add_argument("--preset", choices=presets, help="jusText preset (default: the config's)")
+
+    add("check-config", cmd_check_config, "Validate a config file and its input paths.")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except ConfigError as error:
+        print(f"corpusbuilder: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""Configuration: load `config/config.yaml`, fill defaults from `config/schema.yaml`, validate.
+
+The workflow (`rules/common.smk`) and the command line share this code, so a bad value stops
+either of them with the same message, naming the key (``extract.max_bytes``), never a traceback.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SCHEMA_PATH = REPO_ROOT / "config" / "schema.yaml"
+DEFAULT_CONFIG_PATH = REPO_ROOT / "config" / "config.yaml"
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing, unknown or out of range; the message names the key."""
+
+
+def _key_path(path) -> str:
+    parts = []
+    for part in path:
+        if isinstance(part, int):
+            parts[-1] = f"{parts[-1]}[{part}]" if parts else f"[{part}]"
+        else:
+            parts.append(str(part))
+    return ".".join(parts) or "(top level)"
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    key = _key_path(error.absolute_path)
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        unknown = sorted(set(error.instance) - set(allowed))
+        where = f"under '{key}'" if error.absolute_path else "at the top level"
+        return f"unknown config key {where}: {', '.join(unknown)} (known keys: {', '.join(allowed)})"
+    return f"config key '{key}': {error.message}"
+
+
+def _validator(schema: dict) -> type:
+    """A Draft 7 validator that also fills in each property's schema default."""
+    base = jsonschema.Draft7Validator
+    validate_properties = base.VALIDATORS["properties"]
+
+    def set_defaults(validator, properties, instance, schema):
+        if isinstance(instance, dict):
+            for name, subschema in properties.items():
+                if "default" in subschema and name not in instance:
+                    instance[name] = copy.deepcopy(subschema["default"])
+        yield from validate_properties(validator, properties, instance, schema)
+
+    return jsonschema.validators.extend(base, {"properties": set_defaults})
+
+
+def load_schema(path: Path = SCHEMA_PATH) -> dict:
+    return yaml.safe_load(Path(path).read_text())
+
+
+def validate_config(config: dict[str, Any], schema: dict | None = None) -> dict[str, Any]:
+    """Return a copy of `config` with defaults filled in; raise ConfigError naming the bad key."""
+    schema = load_schema() if schema is None else schema
+    filled = copy.deepcopy(config)
+    errors = sorted(
+        _validator(schema)(schema).iter_errors(filled), key=lambda e: list(e.absolute_path)
+    )
+    if errors:
+        raise ConfigError("; ".join(_describe(e) for e in errors))
+    return filled
+
+
+def load_config(path: Path | None = None) -> dict[str, Any]:
+    """Read a YAML config file (the bundled default when `path` is None) and validate it."""
+    path = DEFAULT_CONFIG_PATH if path is None else Path(path)
+    try:
+        raw = yaml.safe_load(path.read_text()) or {}
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(f"config file {path} must hold a mapping of keys, not {type(raw).__name__}")
+    return validate_config(raw)
+
+
+def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
+    """Stop early, naming the key, when a local WARC input does not exist."""
+    for index, source in enumerate(config["input"]["warcs"]):
+        if "://" in source and not source.startswith("file://"):
+            continue
+        path = Path(source.removeprefix("file://"))
+        path = path if path.is_absolute() else base_dir / path
+        if not path.is_file():
+            raise ConfigError(f"config key 'input.warcs[{index}]': no such file: {path}")
+    cc = config["input"]["cc_paths"]
+    if cc["listing"] and cc["limit"] == 0:
+        raise ConfigError("config key 'input.cc_paths.limit': set how many listing entries to take (> 0)")
+    if cc["listing"] and not cc["base_url"]:
+        raise ConfigError("config key 'input.cc_paths.base_url': required with input.cc_paths.listing")
+    if not config["input"]["warcs"] and not cc["listing"]:
+        raise ConfigError("config key 'input.warcs': no input - give WARC paths/URLs or input.cc_paths")

@@ -1,0 +1,480 @@
+"""Stage `extract`: WARC records → one document row per record and jusText-classified blocks.
+
+Thesis ch. 2: every HTML page is segmented into blocks and classified by jusText (§2.7). This
+module adds what a crawl written by strangers needs around it: only HTTP 200 HTML responses are
+cleaned, every other record keeps a row with the reason it was skipped, bodies are read with a
+hard size limit (a gzip bomb or a 2 GB "page" is never loaded whole), charsets are decoded
+defensively, and a truncated or corrupt gzip member ends the shard's reading with a logged
+reason while everything read so far is kept.
+"""
+
+from __future__ import annotations
+
+import codecs
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+
+import pyarrow as pa
+from warcio.archiveiterator import ArchiveIterator
+
+from corpusbuilder import stoplists
+from corpusbuilder.io import ParquetBatchWriter
+from corpusbuilder.justext import (
+    PRESETS,
+    JustextParams,
+    classify_context_free,
+    classify_context_sensitive,
+    parse_html,
+    segment_blocks,
+)
+
+log = logging.getLogger(__name__)
+
+HTML_CONTENT_TYPES = ("text/html", "application/xhtml+xml")
+
+
+@dataclass(frozen=True)
+class ExtractParams:
+    """What the extract stage keeps and how it cleans it (config section `extract`)."""
+
+    min_bytes: int = 64  # bodies shorter than this cannot hold a page worth cleaning
+    max_bytes: int = 5_000_000  # bodies longer than this are skipped, never read whole
+    html_content_types: tuple[str, ...] = HTML_CONTENT_TYPES
+    max_control_share: float = 0.02  # share of C0 control bytes above which a body is binary
+    language_sample_chars: int = 2000  # raw page text used to pick the stop list
+    stoplist_fallback: str = "English"  # stop list for pages in a language we have no list for
+    justext: JustextParams = field(default_factory=lambda: PRESETS["default"])
+
+    @classmethod
+    def from_config(cls, section: dict) -> ExtractParams:
+        """Build from the validated `extract` config section (preset + per-threshold overrides)."""
+        preset = PRESETS[section.get("preset", "default")]
+        justext = replace(preset, **section.get("justext", {}))
+        return cls(
+            min_bytes=section.get("min_bytes", cls.min_bytes),
+            max_bytes=section.get("max_bytes", cls.max_bytes),
+            html_content_types=tuple(section.get("html_content_types", HTML_CONTENT_TYPES)),
+            max_control_share=section.get("max_control_share", cls.max_control_share),
+            language_sample_chars=section.get("language_sample_chars", cls.language_sample_chars),
+            stoplist_fallback=section.get("stoplist_fallback", cls.stoplist_fallback),
+            justext=justext,
+        )
+
+
+@dataclass
+class WarcRecord:
+    """One WARC record as read, before any HTML work; `body` is None when it was not read."""
+
+    record_index: int
+    offset: int
+    warc_type: str
+    uri: str
+    status: int | None = None
+    content_type: str = ""
+    http_charset: str | None = None
+    body: bytes | None = None
+    reason: str = ""  # set when the record is skipped while reading
+
+
+# --------------------------------------------------------------------------- WARC reading
+
+_CHARSET_PARAM = re.compile(r"charset\s*=\s*[\"']?([^\"';\s]+)", re.IGNORECASE)
+
+
+def _charset_of(content_type: str) -> str | None:
+    match = _CHARSET_PARAM.search(content_type or "")
+    return match.group(1) if match else None
+
+
+def _read_limited(stream, max_bytes: int) -> bytes | None:
+    """Read at most `max_bytes`; None when there is more (the rest is never decompressed here)."""
+    data = stream.read(max_bytes + 1)
+    return None if len(data) > max_bytes else data
+
+
+def iter_warc_records(path: Path, params: ExtractParams) -> Iterator[WarcRecord]:
+    """Yield every record of a WARC file in order, each with a reason when it is not a page.
+
+    A read error (truncated or corrupt gzip member, malformed headers) ends the iteration with
+    one last record of type `error` whose reason says what happened; the caller keeps what came
+    before it.
+    """
+    with open(path, "rb") as stream:
+        records = ArchiveIterator(stream, check_digests=False)
+        index = -1
+        offset = 0
+        try:
+            for record in records:
+                index += 1
+                offset = records.get_record_offset()
+                yield _read_record(record, index, offset, params)
+        except Exception as error:  # noqa: BLE001 - any failure of a stranger's file ends the shard
+            yield WarcRecord(
+                record_index=index + 1,
+                offset=offset,
+                warc_type="error",
+                uri="",
+                reason=f"truncated: {type(error).__name__}: {error}"[:500],
+            )
+
+
+def _read_record(record, index: int, offset: int, params: ExtractParams) -> WarcRecord:
+    headers = record.rec_headers
+    uri = headers.get_header("WARC-Target-URI") or ""
+    out = WarcRecord(record_index=index, offset=offset, warc_type=record.rec_type, uri=uri)
+    if uri.startswith("dns:"):
+        out.reason = "dns"
+        return out
+    if record.rec_type != "response":
+        out.reason = f"warc-type-{record.rec_type}"
+        return out
+    if record.http_headers is None:
+        out.reason = "no-http-headers"
+        return out
+    out.status = _status_code(record.http_headers.get_statuscode())
+    out.content_type = record.http_headers.get_header("Content-Type") or ""
+    out.http_charset = _charset_of(out.content_type)
+    if out.status != 200:
+        out.reason = f"status-{out.status}" if out.status is not None else "status-missing"
+        return out
+    mime = out.content_type.split(";", 1)[0].strip().lower()
+    if mime not in params.html_content_types:
+        out.reason = f"content-type-{mime or 'missing'}"
+        return out
+    declared_length = int(headers.get_header("Content-Length") or 0)
+    if declared_length > params.max_bytes + 65536:  # HTTP headers are in the WARC length too
+        out.reason = "too-large"
+        return out
+    try:
+        body = _read_limited(record.content_stream(), params.max_bytes)
+    except Exception as error:  # noqa: BLE001 - a broken member or content encoding
+        out.reason = f"truncated: {type(error).__name__}"
+        return out
+    if body is None:
+        out.reason = "too-large"
+    elif not body.strip():
+        out.reason = "empty"
+    elif len(body) < params.min_bytes:
+        out.reason = "too-small"
+    else:
+        out.body = body
+    return out
+
+
+def _status_code(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+# --------------------------------------------------------------------------- decoding
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
+_CONTROL_BYTES = bytes(set(range(0x20)) - {0x09, 0x0A, 0x0C, 0x0D, 0x1B})
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+class UndecodableError(ValueError):
+    """The body is binary or no charset turns it into text."""
+
+
+def _codec(name: str | None) -> str | None:
+    if not name:
+        return None
+    try:
+        return codecs.lookup(name.strip().lower()).name
+    except LookupError:
+        return None
+
+
+def control_byte_share(body: bytes, sample: int = 8192) -> float:
+    """Share of C0 control bytes (but tab, newlines, form feed, escape) in the body's head."""
+    head = body[:sample]
+    return (len(head) - len(head.translate(None, _CONTROL_BYTES))) / max(1, len(head))
+
+
+def decode_html(
+    body: bytes, http_charset: str | None, max_control_share: float = 0.02
+) -> tuple[str, str, str]:
+    """Decode a page body: returns (text, codec name, where the charset came from).
+
+    Order: byte-order mark; valid UTF-8 (a declaration is often wrong, valid multi-byte UTF-8
+    by chance almost never is); the HTTP header charset; the `<meta>` charset; detection by
+    charset-normalizer. A declared charset is used only if it decodes the body strictly, so a
+    page served as "utf-8" in Latin-1 bytes still comes out readable.
+    """
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return body.decode(name, errors="replace"), name, "bom"
+    if control_byte_share(body) > max_control_share:
+        raise UndecodableError("binary")
+    declared = [("http", _codec(http_charset))]
+    meta = _META_CHARSET.search(body[:4096])
+    declared.append(("meta", _codec(meta.group(1).decode("ascii") if meta else None)))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        source = next((s for s, c in declared if c == "utf-8"), "utf8-valid")
+        return text, "utf-8", source
+    for source, name in declared:
+        if name and name != "utf-8":
+            try:
+                return body.decode(name), name, source
+            except (UnicodeDecodeError, LookupError):
+                continue
+    return _decode_detected(body)
+
+
+def _decode_detected(body: bytes) -> tuple[str, str, str]:
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(body[:65536]).best()
+    if best is None:
+        raise UndecodableError("undecodable")
+    return body.decode(best.encoding, errors="replace"), _codec(best.encoding) or best.encoding, "detected"
+
+
+# --------------------------------------------------------------------------- page language
+
+
+@lru_cache(maxsize=1)
+def _language_identifier():
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_pickled_model(MODEL_FILE, norm_probs=True)
+
+
+def guess_page_language(root, sample_chars: int) -> tuple[str, float]:
+    """ISO 639-1 code and probability of a page's visible text, to choose its stop list."""
+    body = root.find("body")
+    scope = body if body is not None else root
+    text = " ".join(scope.xpath(".//text()[not(ancestor::script or ancestor::style)]"))
+    sample = " ".join(text.split())[:sample_chars]
+    if not sample:
+        return "", 0.0
+    code, probability = _language_identifier().classify(sample)
+    return code, float(probability)
+
+
+def stoplist_for_page(code: str, fallback: str) -> tuple[str, frozenset[str]]:
+    name = stoplists.stoplist_name_for(code) if code else None
+    name = name or fallback
+    return name, stoplists.load_stoplist(name)
+
+
+# --------------------------------------------------------------------------- the stage
+
+DOCS_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("shard", pa.string()),
+        ("record_index", pa.int64()),
+        ("offset", pa.int64()),
+        ("warc_type", pa.string()),
+        ("uri", pa.string()),
+        ("status", pa.int32()),
+        ("content_type", pa.string()),
+        ("charset", pa.string()),
+        ("charset_source", pa.string()),
+        ("page_language", pa.string()),
+        ("page_language_probability", pa.float32()),
+        ("stoplist", pa.string()),
+        ("outcome", pa.string()),
+        ("reason", pa.string()),
+        ("n_blocks", pa.int32()),
+        ("n_good_blocks", pa.int32()),
+        ("n_good_words", pa.int32()),
+    ]
+)
+
+BLOCKS_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("block_index", pa.int32()),
+        ("text", pa.string()),
+        ("dom_path", pa.string()),
+        ("xpath", pa.string()),
+        ("heading", pa.bool_()),
+        ("n_chars", pa.int32()),
+        ("n_words", pa.int32()),
+        ("n_stopwords", pa.int32()),
+        ("link_density", pa.float32()),
+        ("stopword_density", pa.float32()),
+        ("cf_class", pa.string()),
+        ("final_class", pa.string()),
+    ]
+)
+
+
+@dataclass
+class CleanedPage:
+    """A page after decoding and jusText: what the docs and blocks tables need of it."""
+
+    charset: str
+    charset_source: str
+    language: str
+    language_probability: float
+    stoplist: str
+    blocks: list
+
+
+def clean_page(
+    body: bytes, http_charset: str | None, params: ExtractParams, stoplist_name: str | None = None
+) -> CleanedPage:
+    """Decode, parse, pick the stop list by the page's language and run jusText (§2.7).
+
+    `stoplist_name` forces one stop list instead of guessing the page's language.
+    """
+    text, charset, charset_source = decode_html(body, http_charset, params.max_control_share)
+    root = parse_html(text)
+    if root is None:
+        return CleanedPage(charset, charset_source, "", 0.0, "", [])
+    if stoplist_name is None:
+        language, probability = guess_page_language(root, params.language_sample_chars)
+        stoplist_name, stoplist = stoplist_for_page(language, params.stoplist_fallback)
+    else:
+        language, probability = "", 0.0
+        stoplist = stoplists.load_stoplist(stoplist_name)
+    blocks = segment_blocks(root, stoplist)
+    cf_classes = classify_context_free(blocks, params.justext)
+    final_classes = classify_context_sensitive(cf_classes, blocks, params.justext)
+    for block, cf_class, final_class in zip(blocks, cf_classes, final_classes):
+        block.cf_class = cf_class
+        block.final_class = final_class
+    return CleanedPage(charset, charset_source, language, probability, stoplist_name, blocks)
+
+
+@dataclass
+class ShardSummary:
+    """Counts for the log and the caller: records by outcome and skip reason."""
+
+    records: int = 0
+    pages: int = 0
+    blocks: int = 0
+    good_blocks: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    def count(self, reason: str) -> None:
+        key = reason.split(":", 1)[0]
+        self.reasons[key] = self.reasons.get(key, 0) + 1
+
+
+def extract_shard(
+    warc_path: Path,
+    shard: str,
+    docs_path: Path,
+    blocks_path: Path,
+    params: ExtractParams,
+    progress_every: int = 500,
+) -> ShardSummary:
+    """Read one WARC and write its docs and blocks tables (atomically, in batches)."""
+    summary = ShardSummary()
+    with ParquetBatchWriter(docs_path, DOCS_SCHEMA) as docs, ParquetBatchWriter(
+        blocks_path, BLOCKS_SCHEMA
+    ) as blocks_out:
+        for record in iter_warc_records(warc_path, params):
+            summary.records += 1
+            row = _doc_row(shard, record)
+            if record.body is not None:
+                _clean_into(row, record, params, blocks_out, summary)
+            if row["reason"] != "ok":
+                summary.count(row["reason"])
+                if record.warc_type == "error":
+                    log.warning("%s: reading stopped at offset %d: %s", shard, record.offset, row["reason"])
+            docs.append(row)
+            if summary.records % progress_every == 0:
+                log.info("%s: %d records, %d pages, %d blocks", shard, summary.records, summary.pages, summary.blocks)
+    log.info(
+        "%s: done: %d records, %d pages cleaned, %d blocks (%d good); skipped: %s",
+        shard, summary.records, summary.pages, summary.blocks, summary.good_blocks,
+        ", ".join(f"{k}={v}" for k, v in sorted(summary.reasons.items())) or "none",
+    )
+    return summary
+
+
+def _doc_row(shard: str, record: WarcRecord) -> dict:
+    return {
+        "doc_id": f"{shard}:{record.record_index}",
+        "shard": shard,
+        "record_index": record.record_index,
+        "offset": record.offset,
+        "warc_type": record.warc_type,
+        "uri": record.uri,
+        "status": record.status,
+        "content_type": record.content_type,
+        "charset": None,
+        "charset_source": None,
+        "page_language": None,
+        "page_language_probability": None,
+        "stoplist": None,
+        "outcome": "skipped",
+        "reason": record.reason,
+        "n_blocks": 0,
+        "n_good_blocks": 0,
+        "n_good_words": 0,
+    }
+
+
+def _clean_into(row: dict, record: WarcRecord, params: ExtractParams, blocks_out, summary: ShardSummary) -> None:
+    try:
+        page = clean_page(record.body, record.http_charset, params)
+    except UndecodableError as error:
+        row["reason"] = str(error)
+        return
+    except Exception as error:  # noqa: BLE001 - one hostile page must not stop the shard
+        log.exception("%s: cleaning failed", row["doc_id"])
+        row["reason"] = f"error-{type(error).__name__}"
+        return
+    row.update(
+        charset=page.charset,
+        charset_source=page.charset_source,
+        page_language=page.language,
+        page_language_probability=page.language_probability,
+        stoplist=page.stoplist,
+    )
+    if not page.blocks:
+        row["reason"] = "no-text"
+        return
+    good = [b for b in page.blocks if b.final_class == "good"]
+    row.update(
+        outcome="ok",
+        reason="ok",
+        n_blocks=len(page.blocks),
+        n_good_blocks=len(good),
+        n_good_words=sum(b.n_words for b in good),
+    )
+    summary.pages += 1
+    summary.blocks += len(page.blocks)
+    summary.good_blocks += len(good)
+    for index, block in enumerate(page.blocks):
+        blocks_out.append(
+            {
+                "doc_id": row["doc_id"],
+                "block_index": index,
+                "text": block.text,
+                "dom_path": block.dom_path,
+                "xpath": block.xpath,
+                "heading": block.heading,
+                "n_chars": block.n_chars,
+                "n_words": block.n_words,
+                "n_stopwords": block.n_stopwords,
+                "link_density": block.link_density,
+                "stopword_density": block.stopword_density,
+                "cf_class": block.cf_class,
+                "final_class": block.final_class,
+            }
+        )
+

@@ -1,0 +1,73 @@
+"""File output shared by the stages: nothing half-written is ever left under a final name.
+
+Snakemake deletes the outputs of a failed job, but a killed worker or a run outside Snakemake
+(the command line) does not get that care, so every writer goes to a temporary name in the
+same directory and renames it into place only once complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+
+@contextlib.contextmanager
+def atomic_path(path: Path | str) -> Iterator[Path]:
+    """Yield a temporary path beside `path`; it replaces `path` when the block succeeds."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, path)
+    finally:
+        tmp_path.unlink(missing_ok=True)
+
+
+def write_table(table: pa.Table, path: Path | str) -> None:
+    """Write an Arrow table as Parquet (zstd), atomically."""
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+class ParquetBatchWriter:
+    """Append rows (dicts) and flush them as Parquet row groups, so a shard never sits in memory whole."""
+
+    def __init__(self, path: Path | str, schema: pa.Schema, batch_rows: int = 20_000):
+        self.path = Path(path)
+        self.schema = schema
+        self.batch_rows = batch_rows
+        self._rows: list[dict] = []
+        self._atomic = atomic_path(self.path)
+        self._writer: pq.ParquetWriter | None = None
+
+    def __enter__(self) -> ParquetBatchWriter:
+        tmp = self._atomic.__enter__()
+        self._writer = pq.ParquetWriter(tmp, self.schema, compression="zstd")
+        return self
+
+    def append(self, row: dict) -> None:
+        self._rows.append(row)
+        if len(self._rows) >= self.batch_rows:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._rows:
+            self._writer.write_table(pa.Table.from_pylist(self._rows, schema=self.schema))
+            self._rows = []
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        try:
+            if exc_type is None:
+                self._flush()
+        finally:
+            self._writer.close()
+        return self._atomic.__exit__(exc_type, exc, tb)
