@@ -1,0 +1,397 @@
+"""Download stage: turn the configured inputs into local WARC shards under data/warc/.
+
+Inputs are URLs (http, https), local paths and file:// URLs, or a Common-Crawl-style
+``warc.paths(.gz)`` listing joined to a base URL. Each input gets a sanitised, unique shard name.
+HTTP downloads go to ``{dest}.part``, resume with Range requests, retry with exponential back-off
+and are moved into place only when complete; local files are symlinked (or copied), never
+downloaded. Every shard gets a JSON sidecar with its source, size and sha256. Only bytes are
+checked here: the extract stage copes with truncated WARC content.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import http.client
+import itertools
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+import unicodedata
+import urllib.error
+import urllib.parse
+import urllib.request
+from datetime import datetime, timezone
+from pathlib import Path, PurePosixPath
+
+from corpusbuilder import __version__
+
+USER_AGENT = f"corpusbuilder/{__version__}"
+CHUNK_SIZE = 1 << 20
+PROGRESS_INTERVAL = 10.0  # seconds between progress lines of one download
+MAX_NAME_LENGTH = 100  # leaves room for suffixes like ".warc.gz.part" within 255-byte file names
+RETRY_STATUSES = {408, 425, 429}  # besides every 5xx
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+class DownloadError(RuntimeError):
+    """A download that cannot succeed: refused by the server, or out of retries."""
+
+
+class _TransientError(Exception):
+    """A failed attempt worth retrying (lost connection, timeout, 5xx, inconsistent range)."""
+
+
+def _log_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _parse_source(source: str) -> tuple[str, str]:
+    """Classify one input as ("http", url) or ("local", path); reject every other kind."""
+    if not isinstance(source, str) or not source:
+        raise ValueError(f"empty or non-string input entry: {source!r}")
+    try:
+        parts = urllib.parse.urlsplit(source)
+        parts.port  # raises on a malformed port
+    except ValueError as err:
+        raise ValueError(f"malformed input entry {source!r}: {err}") from err
+    if parts.scheme in ("http", "https"):
+        if not parts.hostname:
+            raise ValueError(f"URL {source!r} has no host")
+        # http.client refuses these late with an exception that looks transient.
+        if re.search(r"[\x00-\x20\x7f]", source):
+            raise ValueError(f"URL {source!r} contains spaces or control characters; percent-encode them")
+        return "http", source
+    if parts.scheme == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise ValueError(f"file URL {source!r} names host {parts.netloc!r}; only local files (file:///path) are supported")
+        return "local", urllib.request.url2pathname(parts.path)
+    if parts.scheme == "":
+        return "local", source
+    raise ValueError(
+        f"unsupported scheme {parts.scheme!r} in input entry {source!r}: use http://, https://, "
+        "file:// or a local path (write a relative path containing ':' as ./path)"
+    )
+
+
+def shard_name(source: str) -> str:
+    """Sanitised base name for one input: its file name without .warc/.gz, limited to [A-Za-z0-9._-].
+
+    The result has no slashes, never starts with '.', '-' or '_', and is never empty (an input
+    without a usable name gets ``shard-`` plus a hash of the input). It is not necessarily unique;
+    resolve_sources() disambiguates collisions.
+    """
+    kind, location = _parse_source(source)
+    if kind == "http":
+        parts = urllib.parse.urlsplit(location)
+        path, fallback = urllib.parse.unquote(parts.path), parts.hostname
+    else:
+        path, fallback = location, ""
+    name = PurePosixPath(path.replace("\\", "/")).name or fallback
+    # Transliterate accented letters to ASCII rather than dropping them as unsafe characters.
+    name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    for suffix in (".gz", ".warc"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:MAX_NAME_LENGTH].strip("._-")
+    return name or "shard-" + hashlib.sha1(source.encode("utf-8")).hexdigest()[:8]
+
+
+def resolve_sources(
+    warcs: list[str] | None,
+    cc_listing: str | None = None,
+    cc_base_url: str | None = None,
+    cc_limit: int | None = None,
+    base_dir: Path = Path("."),
+) -> dict[str, str]:
+    """Map every input to a unique shard name: ``{shard: source}`` in input order.
+
+    The inputs are ``warcs`` followed by the first ``cc_limit`` entries (all when None) of the
+    listing ``cc_listing`` (a local path or URL, plain or gzipped), each joined to
+    ``cc_base_url`` when given. Relative local paths, including the listing's, are resolved
+    against ``base_dir`` and returned absolute; URLs are returned unchanged. Colliding names get
+    ``-2``, ``-3``, ... in input order. Raises ValueError for an unsupported or repeated input.
+    """
+    if isinstance(warcs, str):
+        raise ValueError(f"input.warcs must be a list of paths or URLs, not the string {warcs!r}")
+    entries = list(warcs or [])
+    if cc_listing is not None:
+        entries += _listing_entries(cc_listing, cc_base_url, cc_limit, Path(base_dir))
+    shards: dict[str, str] = {}
+    sources: set[str] = set()
+    taken: set[str] = set()
+    for entry in entries:
+        kind, location = _parse_source(entry)
+        source = location if kind == "http" else str(_local_path(location, Path(base_dir)))
+        if source in sources:
+            raise ValueError(f"input {entry!r} is listed more than once")
+        sources.add(source)
+        shards[_unique_name(shard_name(entry), taken)] = source
+    return shards
+
+
+def _unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``, ... whichever is not taken yet; records it as taken."""
+    candidate, number = name, 1
+    # Compared case-insensitively so shards stay distinct on case-insensitive file systems.
+    while candidate.lower() in taken:
+        number += 1
+        candidate = f"{name}-{number}"
+    taken.add(candidate.lower())
+    return candidate
+
+
+def _listing_entries(listing: str, base_url: str | None, limit: int | None, base_dir: Path) -> list[str]:
+    """The first ``limit`` non-blank lines of a warc.paths listing, joined to ``base_url`` when given."""
+    if limit is not None and (not isinstance(limit, int) or limit < 0):
+        raise ValueError(f"the listing limit must be a non-negative integer, not {limit!r}")
+    lines = (line.strip() for line in _read_listing(listing, base_dir).splitlines())
+    entries = list(itertools.islice(filter(None, lines), limit))
+    if base_url is None:
+        return entries
+    for entry in entries:
+        # A fetched listing must not steer us outside the base (e.g. to local files).
+        if ".." in entry.split("/"):
+            raise ValueError(f"entry {entry!r} of listing {listing!r} climbs out of the base URL with '..'")
+    return [base_url.rstrip("/") + "/" + entry.lstrip("/") for entry in entries]
+
+
+def _read_listing(listing: str, base_dir: Path) -> str:
+    """Text of a listing given as a local path or URL, gunzipped when it is gzip data."""
+    kind, location = _parse_source(listing)
+    if kind == "http":
+        with tempfile.TemporaryDirectory() as tmp:
+            copy = Path(tmp) / "listing"
+            fetch(listing, copy)
+            data = copy.read_bytes()
+    else:
+        data = _existing_file(location, base_dir, listing).read_bytes()
+    try:
+        if data.startswith(GZIP_MAGIC):
+            data = gzip.decompress(data)
+        return data.decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as err:
+        raise ValueError(f"cannot read listing {listing!r}: {err}") from err
+
+
+def _local_path(location: str, base_dir: Path) -> Path:
+    """Absolute form of a local path; a relative one is taken relative to base_dir."""
+    return Path(os.path.abspath(base_dir / Path(location).expanduser()))
+
+
+def _existing_file(location: str, base_dir: Path, source: str) -> Path:
+    path = _local_path(location, base_dir)
+    if not path.is_file():
+        raise FileNotFoundError(f"local input {str(path)!r} (from {source!r}) does not exist or is not a file")
+    return path
+
+
+def fetch(
+    source: str,
+    dest: Path,
+    *,
+    meta_path: Path | None = None,
+    retries: int = 5,
+    backoff: float = 1.0,
+    timeout: float = 60,
+    copy_local: bool = False,
+    log=_log_stderr,
+) -> dict:
+    """Put the bytes of ``source`` at ``dest`` and write the sidecar; return the sidecar dict.
+
+    HTTP(S) sources are downloaded into ``{dest}.part``, resumed from where it ends (also by a
+    later run), and moved to ``dest`` only when complete. ``retries`` counts consecutive failed
+    attempts; the n-th waits ``backoff * 2**(n-1)`` seconds. ``timeout`` applies to connecting
+    and to every read. Local paths (relative to the current directory) and file:// URLs are
+    symlinked, or copied when ``copy_local``. The sidecar (``meta_path``, default
+    ``{dest}.json``) holds source, size, sha256, method ("http", "link" or "copy") and when.
+    Progress and retries are reported through ``log``.
+
+    Raises ValueError for an unsupported source, FileNotFoundError for a missing local file and
+    DownloadError when the server refuses the request or the retries run out.
+    """
+    kind, location = _parse_source(source)
+    dest = Path(dest)
+    meta_path = Path(meta_path) if meta_path is not None else dest.with_name(dest.name + ".json")
+    part = dest.with_name(dest.name + ".part")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if kind == "http":
+        method = "http"
+        _download(location, part, retries=retries, backoff=backoff, timeout=timeout, log=log)
+    else:
+        method = "copy" if copy_local else "link"
+        _place_local(_existing_file(location, Path.cwd(), source), part, copy=copy_local)
+    size, sha256 = _size_and_sha256(part)
+    os.replace(part, dest)
+    meta = {
+        "source": source,
+        "size": size,
+        "sha256": sha256,
+        "method": method,
+        "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    _write_json(meta_path, meta)
+    log(f"{dest.name}: {method} {source}: {size} bytes, sha256 {sha256}")
+    return meta
+
+
+def _place_local(path: Path, part: Path, *, copy: bool) -> None:
+    """Symlink or copy a local file to part."""
+    # A leftover .part would block the symlink, and copying onto a leftover link would
+    # overwrite the file it points to.
+    part.unlink(missing_ok=True)
+    if copy:
+        shutil.copyfile(path, part)
+    else:
+        os.symlink(path, part)
+
+
+def _download(url: str, part: Path, *, retries: int, backoff: float, timeout: float, log) -> None:
+    """Download url into part, keeping what part already holds; retry with exponential back-off."""
+    if part.is_symlink():
+        # Left by an interrupted local run; appending would write into the linked file.
+        part.unlink()
+    failures = 0
+    while True:
+        before = _file_size(part)
+        try:
+            _download_attempt(url, part, timeout=timeout, log=log)
+            return
+        except _TransientError as err:
+            # An attempt that grew the partial file made progress, so only fruitless attempts in a row count.
+            failures = 1 if _file_size(part) > before else failures + 1
+            if failures > retries:
+                raise DownloadError(
+                    f"{url}: giving up after {failures} failed attempt(s) in a row, last: {err}; "
+                    f"{_file_size(part)} bytes kept in {part} for the next run to resume"
+                ) from err
+            delay = backoff * 2 ** (failures - 1)
+            log(f"{url}: {err}; retry {failures} of {retries} in {delay:.2f} s")
+            time.sleep(delay)
+
+
+def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
+    """One request: append the rest of the body to part, or rewrite part if the server sends it all."""
+    offset = _file_size(part)
+    headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
+    if offset:
+        headers["Range"] = f"bytes={offset}-"
+    try:
+        response = urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout)
+    except urllib.error.HTTPError as err:
+        err.close()
+        if err.code == 416 and offset:
+            _, total = _parse_content_range(err.headers.get("Content-Range"))
+            if total == offset:
+                return  # part already holds every byte
+            part.unlink()
+            raise _TransientError(f"server cannot resume at byte {offset} (size {total}); restarting") from err
+        if err.code in RETRY_STATUSES or err.code >= 500:
+            raise _TransientError(f"HTTP {err.code} {err.reason}") from err
+        raise DownloadError(f"{url}: HTTP {err.code} {err.reason}") from err
+    except urllib.error.URLError as err:
+        if isinstance(err.reason, OSError):
+            raise _TransientError(f"cannot connect: {err.reason}") from err
+        raise DownloadError(f"{url}: {err.reason}") from err
+    except (OSError, http.client.HTTPException) as err:
+        raise _TransientError(f"no valid response: {err!r}") from err
+
+    with response:
+        if response.status == 206:
+            start, total = _parse_content_range(response.headers.get("Content-Range"))
+            if start != offset:
+                part.unlink()
+                raise _TransientError(f"asked for bytes from {offset}, got a range from {start}; restarting")
+        elif response.status == 200:
+            if offset:
+                log(f"{url}: server ignored the Range request; restarting from zero")
+            start, total = 0, _int_or_none(response.headers.get("Content-Length"))
+        else:
+            raise DownloadError(f"{url}: unexpected HTTP {response.status} {response.reason}")
+        _receive(response, part, start=start, total=total, label=part.name, log=log)
+
+    size = _file_size(part)
+    if total is not None and size > total:
+        part.unlink()
+        raise _TransientError(f"received {size} bytes, more than the announced {total}; restarting")
+    if total is not None and size < total:
+        # http.client ends a body cut short silently, so the length check is what notices it.
+        raise _TransientError(f"connection closed after {size} of {total} bytes")
+
+
+def _receive(response, part: Path, *, start: int, total: int | None, label: str, log) -> None:
+    """Write the response body to part from byte start on, logging progress now and then."""
+    progress = _Progress(label, start, total, log)
+    with open(part, "ab" if start else "wb") as out:
+        while True:
+            try:
+                chunk = response.read(CHUNK_SIZE)
+            except (OSError, http.client.HTTPException) as err:
+                raise _TransientError(f"connection lost after {progress.done} bytes: {err!r}") from err
+            if not chunk:
+                return
+            out.write(chunk)
+            progress.advance(len(chunk))
+
+
+class _Progress:
+    """Logs bytes so far, percentage and rate of one transfer, at most every PROGRESS_INTERVAL seconds."""
+
+    def __init__(self, label: str, done: int, total: int | None, log):
+        self.label, self.done, self.total, self.log = label, done, total, log
+        self.started = self.logged = time.monotonic()
+        self.first = done
+
+    def advance(self, nbytes: int) -> None:
+        self.done += nbytes
+        now = time.monotonic()
+        if now - self.logged < PROGRESS_INTERVAL:
+            return
+        self.logged = now
+        rate = (self.done - self.first) / max(now - self.started, 1e-6)
+        of_total = f" of {_megabytes(self.total)} ({100 * self.done / self.total:.1f}%)" if self.total else ""
+        self.log(f"{self.label}: {_megabytes(self.done)}{of_total} at {_megabytes(rate)}/s")
+
+
+def _megabytes(nbytes: float) -> str:
+    return f"{nbytes / 1e6:.1f} MB"
+
+
+def _parse_content_range(header: str | None) -> tuple[int | None, int | None]:
+    """(first byte, total size) of a Content-Range header; None for what it leaves out or garbles."""
+    match = re.fullmatch(r"\s*bytes\s+(?:(\d+)-\d+|\*)/(\d+|\*)\s*", header or "")
+    if not match:
+        return None, None
+    return _int_or_none(match[1]), _int_or_none(match[2])
+
+
+def _int_or_none(text: str | None) -> int | None:
+    return int(text) if text is not None and text.strip().isdigit() else None
+
+
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def _size_and_sha256(path: Path) -> tuple[int, str]:
+    digest, size = hashlib.sha256(), 0
+    with open(path, "rb") as f:
+        while chunk := f.read(CHUNK_SIZE):
+            digest.update(chunk)
+            size += len(chunk)
+    return size, digest.hexdigest()
+
+
+def _write_json(path: Path, data: dict) -> None:
+    """Write data as JSON atomically, so a crash never leaves half a sidecar."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
