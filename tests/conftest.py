@@ -1,0 +1,46 @@
+"""Shared test helpers: where ../shared is, and a WARC writer for hand-made records."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+CRAWL = SHARED / "datasets" / "crawl" / "dev"
+BOILERPLATE = SHARED / "datasets" / "boilerplate"
+
+
+@pytest.fixture
+def shared_crawl() -> Path:
+    if not (CRAWL / "truth.jsonl").is_file():
+        pytest.skip(f"the shared crawl is not at {CRAWL} (../shared is absent in this checkout)")
+    return CRAWL
+
+
+def write_warc(path: Path, records: list[dict]) -> Path:
+    """Write a gzip'd WARC of response (or other) records described by dicts.
+
+    Keys: uri, body (bytes), status ("200 OK"), content_type, warc_type ("response"),
+    headers (extra HTTP headers).
+    """
+    with open(path, "wb") as out:
+        writer = WARCWriter(out, gzip=True)
+        for spec in records:
+            warc_type = spec.get("warc_type", "response")
+            body = spec.get("body", b"")
+            http_headers = None
+            if warc_type == "response":
+                headers = [("Content-Type", spec.get("content_type", "text/html; charset=utf-8"))]
+                headers += spec.get("headers", [])
+                http_headers = StatusAndHeaders(spec.get("status", "200 OK"), headers, protocol="HTTP/1.1")
+            record = writer.create_warc_record(
+                spec["uri"], warc_type, payload=io.BytesIO(body), http_headers=http_headers,
+                warc_content_type=spec.get("warc_content_type"),
+            )
+            writer.write_record(record)
+    return path

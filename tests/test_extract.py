@@ -1,0 +1,149 @@
+"""The extract stage on hand-made WARCs: every record gets a row, hostile input is contained."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+
+import pandas as pd
+import pytest
+
+from conftest import write_warc
+from corpusbuilder.extract import (
+    ExtractParams,
+    UndecodableError,
+    decode_html,
+    extract_shard,
+    iter_warc_records,
+)
+
+ARTICLE = (
+    "<html><head><title>t</title><script>var x = 'not text';</script></head><body>"
+    "<ul><li><a href='/'>Home</a></li><li><a href='/a'>About us</a></li></ul>"
+    "<h1>A walk along the river</h1>"
+    "<p>When we set out in the morning the river was still covered with a thin layer of mist, "
+    "and the boats that are moored along the bank were hardly visible from the path. We walked "
+    "for about an hour before the sun came through and the water began to shine.</p>"
+    "<p>It was the kind of day on which you forget about the time, and we did not turn back "
+    "until the afternoon, when the wind had changed and the clouds were coming in from the west.</p>"
+    "<p>&copy; 2024 River Walkers. All rights reserved.</p></body></html>"
+)
+
+
+def extract(tmp_path, records, **params):
+    warc = write_warc(tmp_path / "in.warc.gz", records)
+    docs, blocks = tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet"
+    extract_shard(warc, "s", docs, blocks, ExtractParams(**params))
+    return pd.read_parquet(docs), pd.read_parquet(blocks)
+
+
+def test_article_is_cleaned_and_boilerplate_is_kept_as_bad_blocks(tmp_path):
+    docs, blocks = extract(tmp_path, [{"uri": "http://a.example/walk", "body": ARTICLE.encode()}])
+    assert docs["reason"].tolist() == ["ok"]
+    assert docs["doc_id"].tolist() == ["s:0"]
+    assert docs["page_language"][0] == "en" and docs["stoplist"][0] == "English"
+    good = blocks[blocks["final_class"] == "good"]["text"].tolist()
+    assert any(t.startswith("When we set out") for t in good)
+    bad = blocks[blocks["final_class"] == "bad"]["text"].tolist()
+    assert any("All rights reserved" in t for t in bad)
+    assert not any("not text" in t for t in blocks["text"])
+    assert docs["n_good_blocks"][0] == len(good)
+
+
+def test_every_record_gets_one_row_with_its_reason(tmp_path):
+    page = ARTICLE.encode()
+    records = [
+        {"uri": "http://a.example/ok", "body": page},
+        {"uri": "http://a.example/missing", "body": page, "status": "404 Not Found"},
+        {"uri": "http://a.example/moved", "body": b"", "status": "301 Moved Permanently"},
+        {"uri": "http://a.example/logo.png", "body": b"\x89PNG\r\n\x1a\n" + bytes(200), "content_type": "image/png"},
+        {"uri": "http://a.example/empty", "body": b""},
+        {"uri": "http://a.example/tiny", "body": b"<p>hi</p>"},
+        {"uri": "http://a.example/garbage", "body": bytes(range(256)) * 20},
+        {"uri": "dns:a.example", "body": b"a.example. 300 IN A 10.0.0.1", "warc_type": "resource",
+         "warc_content_type": "text/dns"},
+        {"uri": "http://a.example/req", "body": b"GET / HTTP/1.1\r\n\r\n", "warc_type": "request",
+         "warc_content_type": "application/http; msgtype=request"},
+        {"uri": "http://a.example/huge", "body": page * 50},
+    ]
+    docs, _ = extract(tmp_path, records, max_bytes=len(page) * 10)
+    assert docs["reason"].tolist() == [
+        "ok", "status-404", "status-301", "content-type-image/png", "empty", "too-small",
+        "binary", "dns", "warc-type-request", "too-large",
+    ]
+    assert docs["record_index"].tolist() == list(range(len(records)))
+    assert (docs["outcome"] == "skipped").sum() == len(records) - 1
+
+
+def test_wrong_declared_charset_still_reads(tmp_path):
+    latin1 = "<html><body><p>Café crème brûlée à la française, déjà vu, naïve, façade.</p></body></html>"
+    docs, blocks = extract(
+        tmp_path,
+        [
+            {"uri": "http://a.example/l1", "body": latin1.encode("latin-1"),
+             "content_type": "text/html; charset=utf-8"},
+            {"uri": "http://a.example/u8", "body": latin1.encode("utf-8"),
+             "content_type": "text/html; charset=iso-8859-1"},
+        ],
+        min_bytes=10,
+    )
+    assert docs["reason"].tolist() == ["ok", "ok"]
+    assert docs["charset_source"].tolist() == ["detected", "utf8-valid"]
+    texts = blocks.groupby("doc_id")["text"].apply(" ".join)
+    assert "crème brûlée" in texts["s:0"] and "crème brûlée" in texts["s:1"]
+
+
+def test_decode_order_of_evidence():
+    assert decode_html("<p>naïve</p>".encode("utf-16"), None)[2] == "bom"
+    assert decode_html(b'<meta charset="windows-1250"><p>\x9atastn\xfd</p>', None)[:3] == (
+        '<meta charset="windows-1250"><p>štastný</p>',
+        "cp1250",
+        "meta",
+    )
+    assert decode_html("<p>plain</p>".encode(), "utf-8")[2] == "http"
+    with pytest.raises(UndecodableError):
+        decode_html(bytes(range(32)) * 10, "utf-8")
+
+
+def test_truncated_shard_keeps_what_was_read(tmp_path):
+    page = ARTICLE.encode()
+    warc = write_warc(tmp_path / "full.warc.gz", [{"uri": f"http://a.example/{i}", "body": page} for i in range(3)])
+    data = warc.read_bytes()
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(data[: len(data) - 200])
+    records = list(iter_warc_records(cut, ExtractParams()))
+    assert [r.reason for r in records[:2]] == ["", ""]
+    assert records[-1].warc_type == "error" and records[-1].reason.startswith("truncated")
+    docs, blocks = tmp_path / "d.parquet", tmp_path / "b.parquet"
+    extract_shard(cut, "cut", docs, blocks, ExtractParams())
+    table = pd.read_parquet(docs)
+    assert (table["reason"] == "ok").sum() == 2
+    assert table["reason"].iloc[-1].startswith("truncated")
+
+
+def test_gzip_bomb_is_not_read_whole(tmp_path):
+    bomb = gzip.compress(b"<p>" + b"a" * 50_000_000 + b"</p>")
+    docs, _ = extract(
+        tmp_path,
+        [{"uri": "http://a.example/bomb", "body": bomb, "headers": [("Content-Encoding", "gzip")]}],
+        max_bytes=1_000_000,
+    )
+    assert docs["reason"].tolist() == ["too-large"]
+
+
+def test_deeply_nested_and_malformed_html_does_not_stop_the_shard(tmp_path):
+    nested = ("<div>" * 100_000 + "deep text " + "</div>" * 100_000).encode()
+    malformed = b"<html><body><p>unclosed <b><i>tags <table><tr><td>cell</p></div></span>" * 50
+    docs, _ = extract(
+        tmp_path,
+        [
+            {"uri": "http://a.example/nested", "body": nested},
+            {"uri": "http://a.example/malformed", "body": malformed},
+            {"uri": "http://a.example/ok", "body": ARTICLE.encode()},
+        ],
+        max_bytes=10_000_000,
+    )
+    assert len(docs) == 3
+    assert docs["reason"].iloc[2] == "ok"
+    assert all(reason in {"ok", "no-text"} for reason in docs["reason"])
