@@ -15,6 +15,6 @@ include: "rules/export.smk"
 
 
 rule all:
+    default_target: True
     input:
         corpus_outputs(),
-    default_target: True

@@ -3,7 +3,6 @@ from pathlib import Path
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.download import resolve_sources
 
-
 try:
     config.update(validate_config(config))
     check_input_paths(config, Path.cwd())

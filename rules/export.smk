@@ -7,10 +7,10 @@ rule export:
         prevert="results/corpus/{shard}.prevert.gz",
     log:
         "logs/export/{shard}.log",
+    conda:
+        "../envs/export.yaml"
     threads: 1
     resources:
         mem_mb=2000,
-    conda:
-        "../envs/export.yaml"
     script:
         "../scripts/export.py"

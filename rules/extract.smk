@@ -4,16 +4,16 @@ rule extract:
     output:
         docs="work/extract/{shard}.docs.parquet",
         blocks="work/extract/{shard}.blocks.parquet",
-    params:
-        cfg=config["extract"],
     log:
         "logs/extract/{shard}.log",
     benchmark:
         "benchmarks/extract/{shard}.tsv"
+    conda:
+        "../envs/extract.yaml"
     threads: 1
     resources:
         mem_mb=2000,
-    conda:
-        "../envs/extract.yaml"
+    params:
+        cfg=config["extract"],
     script:
         "../scripts/extract.py"
