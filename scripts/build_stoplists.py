@@ -1,0 +1,444 @@
+#!/usr/bin/env python3
+"""Build jusText stop lists from word-frequency data.
+
+Pomikálek's thesis (§2.9.9) shows that the ~100-500 most frequent words of a language work
+as well as a hand-made list of function words; this script takes the ``--top`` most frequent
+words of each language from the `wordfreq` package and writes one list per language to
+``<out>/<Language>.txt`` (English language names, as the reference ``justext`` package
+names its lists), plus ``<out>/README.md`` recording where the lists came from.
+
+Only this script needs ``wordfreq`` (``pip install wordfreq``); the library reads the
+generated text files and never imports it.
+
+What a "word" is here: jusText counts stop words among the *whitespace-separated tokens* of a
+paragraph, lower-cased. wordfreq's own tokeniser is finer-grained, so its lists are filtered
+and adjusted to match what a whitespace tokeniser sees:
+
+* tokens containing a digit, or no letter at all, are dropped (numbers, punctuation);
+* every other character must be a letter, a combining mark (Indic scripts), a zero-width
+  (non-)joiner (Persian) or an apostrophe/hyphen *inside* the word;
+* words written in another script than the language's (English ``the`` in the Russian
+  list) are dropped;
+* one-letter tokens are mostly abbreviations, list markers and pieces that wordfreq splits
+  off at apostrophes and hyphens (French ``l'``, Romanian ``s-a``), which never stand alone
+  between spaces: only the language's real one-letter words are kept (a curated table:
+  English ``a``/``i``, Czech ``v``/``s``/``z``/``k``…); longer such pieces (``qu``, ``dell``)
+  are dropped too;
+* wordfreq case-folds, which a plain ``str.lower()`` does not: Greek final sigma is restored
+  (``τησ`` -> ``της``), and German words whose ``ß`` was folded to ``ss`` also get their
+  standard ``ß`` spelling from a small curated table (the ``ss`` form stays: it is the Swiss
+  spelling);
+* words with an ASCII apostrophe also get the typographic one (``don't`` and ``don’t``);
+* Serbian: wordfreq stores Serbo-Croatian in Latin script only (it transliterates Serbian
+  Cyrillic), so ``Serbian.txt`` holds every word in both Cyrillic and Latin script.
+
+``--top N`` counts the words taken from the frequency ranking after filtering; the spelling
+variants above come on top of those N.
+
+Chinese, Japanese and Korean are not built: the first two are written without spaces and
+wordfreq's Korean list is of morphemes, not of space-separated words, so none of them can
+match jusText's whitespace tokens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import importlib.metadata
+import shlex
+import sys
+import unicodedata
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = REPO / "resources" / "stoplists"
+DEFAULT_TOP = 300
+
+# wordfreq language code -> list name (the names the reference `justext` package uses).
+LANGUAGES: dict[str, str] = {
+    "ar": "Arabic",
+    "bg": "Bulgarian",
+    "bn": "Bengali",
+    "ca": "Catalan",
+    "cs": "Czech",
+    "da": "Danish",
+    "de": "German",
+    "el": "Greek",
+    "en": "English",
+    "es": "Spanish",
+    "fa": "Persian",
+    "fi": "Finnish",
+    "fil": "Tagalog",
+    "fr": "French",
+    "he": "Hebrew",
+    "hi": "Hindi",
+    "hu": "Hungarian",
+    "id": "Indonesian",
+    "is": "Icelandic",
+    "it": "Italian",
+    "lt": "Lithuanian",
+    "lv": "Latvian",
+    "mk": "Macedonian",
+    "ms": "Malay",
+    "nb": "Norwegian_Bokmal",
+    "nl": "Dutch",
+    "pl": "Polish",
+    "pt": "Portuguese",
+    "ro": "Romanian",
+    "ru": "Russian",
+    "sh": "Serbo_Croatian",
+    "sk": "Slovak",
+    "sl": "Slovenian",
+    "sv": "Swedish",
+    "ta": "Tamil",
+    "tr": "Turkish",
+    "uk": "Ukrainian",
+    "ur": "Urdu",
+    "vi": "Vietnamese",
+}
+# Lists derived from another language's data: name -> (source code, how).
+DERIVED: dict[str, tuple[str, str]] = {
+    "Serbian": ("sh", "Latin words of the Serbo-Croatian list plus their Serbian Cyrillic spelling"),
+}
+SKIPPED = {
+    "zh": "written without spaces between words",
+    "ja": "written without spaces between words",
+    "ko": "wordfreq counts morphemes, not space-separated words",
+}
+
+# Writing system of each language (the first word of the Unicode character names of its
+# letters); words with letters of any other script (English "the" in a Russian list) are
+# dropped. Languages not listed are written in Latin script.
+SCRIPTS: dict[str, set[str]] = {
+    "ar": {"ARABIC"}, "fa": {"ARABIC"}, "ur": {"ARABIC"}, "he": {"HEBREW"},
+    "bg": {"CYRILLIC"}, "mk": {"CYRILLIC"}, "ru": {"CYRILLIC"}, "uk": {"CYRILLIC"},
+    "el": {"GREEK"}, "hi": {"DEVANAGARI"}, "bn": {"BENGALI"}, "ta": {"TAMIL"},
+}
+
+# One-letter tokens in frequency lists are mostly abbreviations, list markers and pieces split
+# off at apostrophes or hyphens (French l', Romanian s-a). Only these one-letter words are kept;
+# None keeps them all (Vietnamese, whose space-separated units are syllables).
+ONE_LETTER_WORDS: dict[str, set[str] | None] = {
+    "en": {"a", "i"},
+    "cs": set("avszoiku"), "sk": set("avzsokiu"), "sl": set("vzsoak"), "pl": set("wizoau"),
+    "sh": set("uiaosk"), "hu": {"a", "s", "e", "ő"}, "lt": {"į", "o"},
+    "da": {"i", "å"}, "nb": {"i", "å"}, "sv": {"i", "å", "ö"}, "is": {"í", "á"}, "nl": {"u"},
+    "fr": {"à", "a", "y"}, "es": set("yaoeu"), "pt": {"a", "o", "e", "é", "à"},
+    "it": {"e", "a", "è", "i", "o"}, "ca": set("aio"), "ro": set("aoei"),
+    "tr": {"o"}, "fil": {"o"},
+    "ru": set("висяаоку"), "uk": set("віузаяєйжоб"), "bg": set("ивесаяй"),
+    "mk": set("иеа"), "el": {"η", "ο", "ή"},
+    "ar": {"و"}, "fa": {"و"}, "ur": {"و"}, "hi": {"व"}, "bn": {"ও", "এ"},
+    "vi": None,
+}
+
+# Longer pieces wordfreq splits off at an apostrophe that never occur alone between spaces.
+FRAGMENTS: dict[str, set[str]] = {
+    "en": {"ll", "re", "ve"},
+    "fr": {"qu", "jusqu", "lorsqu", "puisqu", "quoiqu"},
+    "it": {"dell", "nell", "dall", "sull", "quest", "quell"},
+}
+
+# German words whose standard spelling has ß (wordfreq case-folds ß to ss). Words not listed
+# here keep only the ss spelling, which is the Swiss standard one.
+GERMAN_ESZETT = {
+    "weiss": "weiß", "weisst": "weißt", "weissen": "weißen", "heisst": "heißt",
+    "heissen": "heißen", "ausser": "außer", "ausserdem": "außerdem",
+    "ausserhalb": "außerhalb", "draussen": "draußen", "gross": "groß", "grosse": "große",
+    "grossen": "großen", "grosser": "großer", "grosses": "großes", "grösse": "größe",
+    "grösser": "größer", "grössere": "größere", "grösste": "größte", "grössten": "größten",
+    "strasse": "straße", "spass": "spaß", "fuss": "fuß", "fussball": "fußball",
+    "bloss": "bloß", "liess": "ließ", "schliesslich": "schließlich",
+    "anschliessend": "anschließend", "ausschliesslich": "ausschließlich",
+    "regelmässig": "regelmäßig", "gemäss": "gemäß", "massnahmen": "maßnahmen",
+    "scheisse": "scheiße", "scheiss": "scheiß", "süss": "süß", "gruss": "gruß",
+}
+
+# Serbian Latin -> Cyrillic (the inverse of the table wordfreq uses to romanise Serbian).
+SR_DIGRAPHS = {"dž": "џ", "lj": "љ", "nj": "њ"}
+SR_LETTERS = dict(zip("abcčćdđefghijklmnoprsštuvzž", "абцчћдђефгхијклмнопрсштувзж"))
+
+APOSTROPHES = "'’"
+INNER_PUNCT = APOSTROPHES + "-"
+JOINERS = {"\u200c", "\u200d"}  # ZWNJ / ZWJ, part of Persian (and Indic) words
+
+
+def is_word(token: str) -> bool:
+    """True if `token` is a word as a whitespace tokeniser would see it (see module doc)."""
+    if not token or token != token.strip() or any(ch.isspace() for ch in token):
+        return False
+    has_letter = False
+    for i, ch in enumerate(token):
+        cat = unicodedata.category(ch)
+        if cat[0] == "L":
+            has_letter = True
+        elif cat[0] == "M" or ch in JOINERS:
+            continue
+        elif ch in INNER_PUNCT and 0 < i < len(token) - 1:
+            continue
+        else:  # digits, punctuation, symbols, leading/trailing apostrophes
+            return False
+    return has_letter
+
+
+def fix_case_folding(word: str, code: str) -> list[str]:
+    """Undo what wordfreq's case folding does beyond str.lower(); return spellings to keep."""
+    if code == "el" and len(word) > 1 and word.endswith("σ"):
+        return [word[:-1] + "ς"]
+    if code == "de" and word in GERMAN_ESZETT:
+        return [word, GERMAN_ESZETT[word]]
+    return [word]
+
+
+def apostrophe_variants(word: str) -> list[str]:
+    if "'" in word:
+        return [word, word.replace("'", "’")]
+    if "’" in word:
+        return [word.replace("’", "'"), word]
+    return [word]
+
+
+def to_serbian_cyrillic(word: str) -> str | None:
+    """Serbian Latin -> Cyrillic; None if the word has letters outside the Serbian alphabet."""
+    out, i = [], 0
+    while i < len(word):
+        pair = word[i : i + 2]
+        if pair in SR_DIGRAPHS:
+            out.append(SR_DIGRAPHS[pair])
+            i += 2
+            continue
+        ch = word[i]
+        if ch in SR_LETTERS:
+            out.append(SR_LETTERS[ch])
+        elif ch in INNER_PUNCT:
+            out.append(ch)
+        else:
+            return None
+        i += 1
+    return "".join(out)
+
+
+def script_of(ch: str) -> str:
+    return unicodedata.name(ch, "UNKNOWN").split()[0]
+
+
+def keep_token(token: str, code: str) -> bool:
+    """True if `token` from the frequency list of `code` belongs in its stop list."""
+    if not is_word(token) or token in FRAGMENTS.get(code, ()):
+        return False
+    scripts = SCRIPTS.get(code, {"LATIN"})
+    if any(script_of(ch) not in scripts for ch in token if unicodedata.category(ch)[0] == "L"):
+        return False
+    if len(token) == 1:
+        allowed = ONE_LETTER_WORDS.get(code, set())
+        return allowed is None or token in allowed
+    return True
+
+
+def check_tables() -> None:
+    """Guard the hand-written tables against typos such as a Latin look-alike in Cyrillic."""
+    for code, letters in ONE_LETTER_WORDS.items():
+        assert code in LANGUAGES, code
+        for ch in letters or ():
+            assert script_of(ch) in SCRIPTS.get(code, {"LATIN"}), (code, ch)
+    for code in list(SCRIPTS) + list(FRAGMENTS):
+        assert code in LANGUAGES, code
+
+
+def top_words(code: str, top: int) -> list[str]:
+    """The `top` most frequent words of `code` that pass the filters, most frequent first."""
+    import wordfreq
+
+    pool = max(top * 4, 2000)
+    words: list[str] = []
+    for token in wordfreq.top_n_list(code, pool, wordlist="best"):
+        if keep_token(token, code):
+            words.append(token)
+            if len(words) == top:
+                break
+    else:
+        raise SystemExit(f"{code}: only {len(words)} words among wordfreq's top {pool}")
+    return words
+
+
+def build_list(code: str, top: int) -> list[str]:
+    out: list[str] = []
+    for word in top_words(code, top):
+        for fixed in fix_case_folding(word, code):
+            out.extend(apostrophe_variants(fixed))
+    return _dedupe(out)
+
+
+def build_serbian(top: int) -> list[str]:
+    out: list[str] = []
+    for word in build_list("sh", top):
+        cyr = to_serbian_cyrillic(word)
+        if cyr is not None:
+            out.append(cyr)
+        out.append(word)
+    return _dedupe(out)
+
+
+def _dedupe(words: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for w in words:
+        w = unicodedata.normalize("NFC", w).lower()
+        if w not in seen:
+            seen.add(w)
+            out.append(w)
+    return out
+
+
+def write_list(path: Path, words: list[str]) -> None:
+    path.write_text("".join(w + "\n" for w in words), encoding="utf-8")
+
+
+def write_readme(out: Path, top: int, counts: dict[str, int], command: str) -> None:
+    version = importlib.metadata.version("wordfreq")
+    today = _dt.date.today().isoformat()
+    rows = []
+    for code, name in sorted(LANGUAGES.items(), key=lambda kv: kv[1]):
+        rows.append(f"| {name} | `{code}` | {counts[name]} | |")
+    for name, (code, how) in DERIVED.items():
+        rows.append(f"| {name} | `{code}` | {counts[name]} | {how} |")
+    rows.sort()
+    skipped = ", ".join(f"`{c}` ({why})" for c, why in SKIPPED.items())
+    text = f"""# Stop lists
+
+One file per language, `<Language>.txt` (English names, as the reference `justext` package
+names its lists), UTF-8, one lower-case word per line, most frequent first, no comments.
+Read them with `corpusbuilder.stoplists.load_stoplist(name)`; map a language code from
+language identification to a list name with `stoplist_name_for(code)`.
+
+## Provenance
+
+- Source: the `wordfreq` package, version {version} (PyPI), `top_n_list(code, n, wordlist="best")`.
+  wordfreq (by Robyn Speer and contributors) is Apache-2.0 code with data under CC BY-SA 4.0;
+  these lists are derived from that data and are shared under CC BY-SA 4.0 as well.
+- N = {top}: the {top} most frequent words of each language after filtering (below); spelling
+  variants come on top, so a file may hold a few more lines than N.
+- Built on {today} with:
+
+  ```
+  {command}
+  ```
+
+Following Pomikálek's thesis (§2.9.9), the few hundred most frequent words of a language work
+as well as a hand-made function-word list for jusText; N = 300 is about the size of the
+thesis' default English list.
+
+## How the frequency lists were adapted
+
+jusText counts stop words among whitespace-separated, lower-cased tokens, so
+`scripts/build_stoplists.py` keeps only tokens a whitespace tokeniser can produce:
+
+- tokens with a digit or without any letter (numbers, punctuation) are dropped; letters,
+  combining marks, ZWNJ/ZWJ and apostrophes/hyphens inside a word are allowed;
+- words in another script than the language's (English `the` in the Russian list) are dropped;
+- one-letter tokens are kept only where they are real words of the language (a curated table
+  in the script: English `a`/`i`, Czech `v`/`s`/`z`/`k`/…, Spanish `y`/`o`/…); the others are
+  abbreviations, list markers and pieces wordfreq splits off at apostrophes and hyphens
+  (French `l'`, Romanian `s-a`) that never stand alone between spaces. Longer such pieces
+  (`qu`, `jusqu`, `dell`) are dropped too;
+- wordfreq case-folds: Greek final sigma is restored (`της`, not `τησ`); German words whose
+  `ß` became `ss` also get the standard `ß` spelling from a curated table (the `ss` form is
+  kept as the Swiss spelling);
+- words with an apostrophe are listed with both `'` and `’`;
+- `Serbian.txt` holds the Serbo-Croatian list in both Cyrillic and Latin script (wordfreq
+  stores Serbian romanised), so it matches Serbian text in either script.
+
+## Languages ({len(counts)})
+
+| list | wordfreq code | words | note |
+|---|---|---|---|
+{chr(10).join(rows)}
+
+Not built: {skipped}.
+"""
+    (out / "README.md").write_text(text, encoding="utf-8")
+
+
+def compare_with_justext(out: Path, names: list[str]) -> None:
+    """Print the overlap with the reference justext stop lists, where justext is installed."""
+    try:
+        import justext
+    except ImportError:
+        print("justext not installed: no comparison", file=sys.stderr)
+        return
+    available = set(justext.get_stoplists())
+    for name in names:
+        if name not in available:
+            continue
+        ours = set((out / f"{name}.txt").read_text(encoding="utf-8").split())
+        theirs = {w.lower() for w in justext.get_stoplist(name)}
+        common = ours & theirs
+        print(
+            f"{name:18s} ours {len(ours):4d}  justext {len(theirs):5d}  common {len(common):4d}"
+            f"  ({100 * len(common) / len(ours):.0f}% of ours,"
+            f" {100 * len(common) / len(theirs):.0f}% of justext's)"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Build resources/stoplists/<Language>.txt from wordfreq's most frequent words.",
+        epilog="Needs `pip install wordfreq` (a build-time tool only, not a library dependency).",
+    )
+    parser.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="N",
+                        help=f"words per language, most frequent first (default {DEFAULT_TOP})")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
+                        help="output directory (default resources/stoplists)")
+    parser.add_argument("--languages", nargs="+", metavar="NAME",
+                        help="build only these lists (e.g. English Czech); no README is written")
+    parser.add_argument("--compare", nargs="*", metavar="NAME",
+                        default=["English", "German", "Czech", "French", "Spanish"],
+                        help="lists to compare with the justext package's, if installed")
+    args = parser.parse_args(argv)
+    if args.top < 1:
+        parser.error("--top must be positive")
+    try:
+        import wordfreq  # noqa: F401
+    except ImportError:
+        parser.error("wordfreq is not installed: pip install wordfreq")
+
+    all_names = sorted(list(LANGUAGES.values()) + list(DERIVED))
+    wanted = args.languages or all_names
+    unknown = sorted(set(wanted) - set(all_names))
+    if unknown:
+        parser.error(f"unknown list(s) {', '.join(unknown)}; known: {', '.join(all_names)}")
+
+    check_tables()
+    args.out.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    for code, name in LANGUAGES.items():
+        if name in wanted:
+            words = build_list(code, args.top)
+            write_list(args.out / f"{name}.txt", words)
+            counts[name] = len(words)
+    if "Serbian" in wanted:
+        words = build_serbian(args.top)
+        write_list(args.out / "Serbian.txt", words)
+        counts["Serbian"] = len(words)
+    for name in sorted(counts):
+        print(f"{name}.txt: {counts[name]} words")
+
+    if not args.languages:
+        shown = ["python", "scripts/build_stoplists.py"]
+        if args.top != DEFAULT_TOP:
+            shown += ["--top", str(args.top)]
+        try:
+            out_shown = args.out.resolve().relative_to(REPO)
+        except ValueError:
+            out_shown = args.out
+        if out_shown != DEFAULT_OUT.relative_to(REPO):
+            shown += ["--out", str(out_shown)]
+        write_readme(args.out, args.top, counts, shlex.join(shown))
+        print(f"{len(counts)} lists and README.md written to {args.out}")
+    if args.compare:
+        compare_with_justext(args.out, [n for n in args.compare if n in counts])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
