@@ -1,0 +1,470 @@
+"""jusText: split an HTML page into text blocks and classify each as main content or boilerplate.
+
+Thesis §2.7. A page is parsed (:func:`parse_html`), cleaned of what can never be content and cut
+into blocks at block-level tags (§2.7.1, :func:`segment_blocks`); each block is then classified
+from its own features (§2.7.2, Algorithm 2.2, :func:`classify_context_free`) and finally from its
+neighbours (§2.7.3, Algorithm 2.3, :func:`classify_context_sensitive`).
+
+Where the thesis text and the reference ``justext`` package 3.0.2 differ, this module follows the
+package, because the package is what the published numbers and every downstream user measure:
+lengths are counted in characters (``length_unit="chars"``), stop-word density is taken over
+``text.split()`` lower-cased, thresholds compare with ``>=``, ``body`` is a block tag, a block
+holding ``©`` or lying inside ``select`` is bad, and short headings before good text are promoted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from lxml import etree
+
+GOOD = "good"
+BAD = "bad"
+SHORT = "short"
+NEAR_GOOD = "near-good"
+# A later stage (thesis §3.5, Fig. 3.5) re-runs the context-sensitive pass with blocks already
+# seen elsewhere marked so; they count as bad for their neighbours and keep their mark.
+DUPLICATE = "duplicate"
+
+
+@dataclass(frozen=True)
+class JustextParams:
+    """jusText thresholds (thesis §2.7.2, Algorithm 2.2; defaults = reference `justext` package 3.0)."""
+
+    length_low: int = 70  # characters (package) or words (thesis presets), see length_unit
+    length_high: int = 200
+    stopwords_low: float = 0.30
+    stopwords_high: float = 0.32
+    max_link_density: float = 0.2
+    max_heading_distance: int = 200  # characters, reference package heading handling
+    no_headings: bool = False
+    length_unit: str = "chars"  # "chars" (package) | "words" (thesis Table 2.7 token counts)
+
+    def __post_init__(self) -> None:
+        if self.length_unit not in ("chars", "words"):
+            raise ValueError(f"length_unit must be 'chars' or 'words', not {self.length_unit!r}")
+
+
+# Thesis Table 2.7 gives LENGTH_LOW/HIGH as token counts; "default" is the package's setting.
+PRESETS: dict[str, JustextParams] = {
+    "default": JustextParams(),
+    "A": JustextParams(length_low=10, length_high=30, stopwords_low=0.30, stopwords_high=0.32,
+                       length_unit="words"),
+    "B": JustextParams(length_low=0, length_high=26, stopwords_low=0.30, stopwords_high=0.32,
+                       length_unit="words"),
+    "C": JustextParams(length_low=10, length_high=25, stopwords_low=0.25, stopwords_high=0.25,
+                       length_unit="words"),
+    "D": JustextParams(length_low=10, length_high=20, stopwords_low=0.20, stopwords_high=0.25,
+                       length_unit="words"),
+}
+
+
+@dataclass(slots=True)
+class Block:
+    """One text block of a page with the features Algorithm 2.2 reads (§2.7.2)."""
+
+    text: str
+    dom_path: str  # tag names from the root, dot-separated ("html.body.div.p")
+    xpath: str  # "/html[1]/body[1]/div[2]/p[1]", positions among same-named siblings
+    heading: bool  # inside h1…h6 (any "h<digit>" tag on the path)
+    chars_in_links: int
+    tags_count: int
+    n_chars: int
+    n_words: int
+    n_stopwords: int
+    link_density: float
+    stopword_density: float
+    cf_class: str = ""  # "bad" | "short" | "near-good" | "good"
+    final_class: str = ""  # "good" | "bad"
+
+
+# --- §2.7.1 parsing and preprocessing ----------------------------------------------------------
+
+# The thesis' footnote 15 list plus `body`, as in the package: text directly in <body> is a block.
+PARAGRAPH_TAGS = frozenset({
+    "body", "blockquote", "caption", "center", "col", "colgroup", "dd",
+    "div", "dl", "dt", "fieldset", "form", "legend", "optgroup", "option",
+    "p", "pre", "table", "td", "textarea", "tfoot", "th", "thead", "tr",
+    "ul", "li", "h1", "h2", "h3", "h4", "h5", "h6",
+})
+# The package cleans pages with lxml_html_clean's Cleaner(scripts, comments, style, embedded,
+# forms, kill_tags=head). Its effect, reproduced without copying or mutating the tree:
+# these elements vanish with everything inside them (their tail text stays) ...
+_KILLED_TAGS = frozenset({
+    "head", "base", "script", "style", "applet", "button", "input", "select", "textarea",
+})
+# ... and these lose only the tag: their text and children join the parent.
+_UNWRAPPED_TAGS = frozenset({"form", "iframe", "embed", "layer", "object", "param"})
+
+_HEADING_IN_PATH = re.compile(r"\bh\d\b")
+_WHITESPACE = re.compile(r"\s+")
+_WHITESPACE_WITH_NEWLINE = re.compile(r"[^\S\n\r]*[\n\r]\s*")
+_WHITESPACE_WITHOUT_NEWLINE = re.compile(r"[^\S\n]+")
+_LOOKS_LIKE_FULL_HTML = re.compile(r"^\s*<(?:html|!doctype)", re.I)
+_LOOKS_LIKE_FULL_HTML_BYTES = re.compile(rb"^\s*<(?:html|!doctype)", re.I)
+# lxml.html.defs.block_tags: decides whether a bare fragment's wrapper is a <div> or a <span>.
+_FRAGMENT_BLOCK_TAGS = frozenset({
+    "address", "blockquote", "center", "dir", "div", "dl", "fieldset", "form", "h1", "h2", "h3",
+    "h4", "h5", "h6", "hr", "isindex", "menu", "noframes", "noscript", "ol", "p", "pre", "table",
+    "ul", "dd", "dt", "frameset", "li", "tbody", "td", "tfoot", "th", "thead", "tr", "legend",
+    "optgroup", "option",
+})
+
+
+def parse_html(html: str | bytes):
+    """Parse a page into an lxml element the way ``lxml.html.fromstring`` does (§2.7.1).
+
+    Returns None when there is nothing to parse; never raises on malformed, binary-ish or empty
+    input. A full document gives its <html> root; a fragment gives its single element, or a
+    <div>/<span> around its parts, as lxml.html does, so block paths match the package's.
+    Plain etree elements (not lxml.html's) keep the later tree walk cheap.
+    """
+    parser = etree.HTMLParser()
+    try:
+        doc = etree.fromstring(html, parser)
+    except ValueError:
+        # A str with an XML encoding declaration (or unencodable surrogates): the package
+        # re-encodes it as UTF-8 and lets libxml2 read the bytes.
+        if not isinstance(html, str):
+            return None
+        html = html.encode("utf8", "replace")
+        try:
+            doc = etree.fromstring(html, parser)
+        except (ValueError, etree.LxmlError):
+            return None
+    except etree.LxmlError:
+        return None
+    if doc is None:
+        return None
+    looks_full = _LOOKS_LIKE_FULL_HTML if isinstance(html, str) else _LOOKS_LIKE_FULL_HTML_BYTES
+    if looks_full.match(html) or doc.find("head") is not None:
+        return doc
+    body = doc.find("body")
+    if body is None:
+        return doc
+    if len(body) == 1 and not (body.text or "").strip() and not (body[0].tail or "").strip():
+        return body[0]
+    body.tag = "div" if any(el.tag in _FRAGMENT_BLOCK_TAGS for el in body.iter()) else "span"
+    return body
+
+
+@lru_cache(maxsize=128)
+def _lowercased(stoplist: frozenset[str]) -> frozenset[str]:
+    return frozenset(word.lower() for word in stoplist)
+
+
+def _normalize_whitespace(text: str) -> str:
+    """Each whitespace run becomes one newline if it holds a line break, else one space."""
+    if "\n" in text or "\r" in text:
+        return _WHITESPACE_WITHOUT_NEWLINE.sub(" ", _WHITESPACE_WITH_NEWLINE.sub("\n", text))
+    return " ".join(text.split())
+
+
+def _path_strings(node) -> tuple[str, str]:
+    """(dom_path, xpath) of a path node: a (tag, position, parent) chain from the root."""
+    tags = []
+    steps = []
+    while node is not None:
+        tag, position, node = node
+        tags.append(tag)
+        steps.append(f"{tag}[{position}]")
+    tags.reverse()
+    steps.reverse()
+    return ".".join(tags), "/" + "/".join(steps)
+
+
+def _make_block(text_nodes: list[str], chars_in_links: int, tags_count: int, path_node,
+                stoplist: frozenset[str]) -> Block | None:
+    """Features of one block, each computed once (§2.7.2); None when it holds no text."""
+    text = _normalize_whitespace("".join(text_nodes).strip())
+    if not text:
+        return None
+    dom_path, xpath = _path_strings(path_node)
+    words = text.lower().split()
+    n_chars = len(text)
+    n_words = len(words)
+    n_stopwords = sum(map(stoplist.__contains__, words))
+    return Block(
+        text=text,
+        dom_path=dom_path,
+        xpath=xpath,
+        heading=_HEADING_IN_PATH.search(dom_path) is not None,
+        chars_in_links=chars_in_links,
+        tags_count=tags_count,
+        n_chars=n_chars,
+        n_words=n_words,
+        n_stopwords=n_stopwords,
+        link_density=chars_in_links / n_chars if n_chars else 0.0,
+        stopword_density=n_stopwords / n_words if n_words else 0.0,
+    )
+
+
+def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
+    """Preprocess the page, cut it into blocks and compute each block's features (§2.7.1).
+
+    One iterative walk over the tree (no recursion, so any nesting depth is fine) that leaves the
+    tree untouched. Preprocessing happens during the walk: killed elements' subtrees are skipped,
+    unwrapped elements are walked through without a tag of their own, and text that the
+    package's Cleaner would merge into one text node (across comments and removed elements) is
+    buffered and handed on as one piece, because whether a piece is blank — and so ignored — is
+    judged per piece.
+
+    A new block starts at every start and end of a block-level tag and at every second
+    consecutive <br>; blocks whose text is empty once whitespace is stripped are dropped.
+    """
+    if root is None:
+        return []
+    root_tag = root.tag
+    if not isinstance(root_tag, str) or root_tag in _KILLED_TAGS:
+        return []
+    stoplist = _lowercased(stoplist)
+    blocks: list[Block] = []
+
+    # The path is a persistent (tag, position, parent) chain so a block can keep the path at its
+    # start in O(1); strings are built only for blocks that end up holding text.
+    path_node = None
+    open_elements: list[tuple] = []  # (path node, {child tag: count}) for each open element
+    child_counts: dict[str, int] = {}  # same-named children seen so far under the open element
+
+    text_nodes: list[str] = []
+    chars_in_links = 0
+    tags_count = 0
+    block_path = None
+    in_link = False
+    after_br = False
+    pending: list[str] = []  # text pieces that form one text node once the page is cleaned
+
+    def add_text(content: str) -> None:
+        nonlocal chars_in_links, after_br
+        if content.isspace():
+            return
+        text_nodes.append(content)
+        if in_link:
+            # length once whitespace runs are collapsed, as the package counts link characters
+            chars_in_links += len(_WHITESPACE.sub(" ", content))
+        after_br = False
+
+    def start_block() -> None:
+        nonlocal text_nodes, chars_in_links, tags_count, block_path
+        if text_nodes:
+            block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist)
+            if block is not None:
+                blocks.append(block)
+        text_nodes = []
+        chars_in_links = 0
+        tags_count = 0
+        block_path = path_node
+
+    walker = etree.iterwalk(root, events=("start", "end", "comment"))
+    for event, el in walker:
+        if event == "comment":
+            tail = el.tail
+            if tail:
+                pending.append(tail)
+            continue
+        tag = el.tag
+        if tag in _KILLED_TAGS or (tag == "link" and "stylesheet" in el.get("rel", "").lower()):
+            if event == "start":
+                walker.skip_subtree()
+            elif el.tail:
+                pending.append(el.tail)
+            continue
+        if tag in _UNWRAPPED_TAGS:
+            if el is root:
+                tag = "div"  # the Cleaner cannot unwrap the root, it renames it
+            else:
+                piece = el.text if event == "start" else el.tail
+                if piece:
+                    pending.append(piece)
+                continue
+        if pending:
+            add_text("".join(pending))
+            pending.clear()
+
+        if event == "start":
+            if tag == "image":
+                tag = "img"  # the Cleaner's normalisation of an IE quirk
+            position = child_counts.get(tag, 0) + 1
+            child_counts[tag] = position
+            open_elements.append((path_node, child_counts))
+            path_node = (tag, position, path_node)
+            child_counts = {}
+            if tag in PARAGRAPH_TAGS or (after_br and tag == "br"):
+                if tag == "br":
+                    tags_count -= 1  # the first <br> of a <br><br> separator is no inline tag
+                start_block()
+            else:
+                after_br = tag == "br"
+                if after_br:
+                    text_nodes.append(" ")
+                elif tag == "a":
+                    in_link = True
+                tags_count += 1
+            text = el.text
+            if text:
+                pending.append(text)
+        else:
+            path_node, child_counts = open_elements.pop()
+            if tag in PARAGRAPH_TAGS:
+                start_block()
+            if tag == "a":
+                in_link = False
+            tail = el.tail
+            if tail:
+                pending.append(tail)
+    if pending:
+        add_text("".join(pending))
+    start_block()
+    return blocks
+
+
+# --- §2.7.2 context-free classification --------------------------------------------------------
+
+def classify_context_free(blocks: list[Block], params: JustextParams) -> list[str]:
+    """Algorithm 2.2 with the package's extra rules: © and <select> mark a block bad (§2.7.1).
+
+    Length is characters or words per ``params.length_unit``; comparisons are the package's
+    (``>=`` on stop-word density, ``>`` on link density and LENGTH_HIGH).
+    """
+    by_words = params.length_unit == "words"
+    length_low = params.length_low
+    length_high = params.length_high
+    stopwords_low = params.stopwords_low
+    stopwords_high = params.stopwords_high
+    max_link_density = params.max_link_density
+    classes = []
+    for block in blocks:
+        length = block.n_words if by_words else block.n_chars
+        if block.link_density > max_link_density:
+            cls = BAD
+        elif "\xa9" in block.text or "&copy" in block.text:
+            cls = BAD
+        elif "select" in block.dom_path:
+            cls = BAD
+        elif length < length_low:
+            cls = BAD if block.chars_in_links > 0 else SHORT
+        elif block.stopword_density >= stopwords_high:
+            cls = GOOD if length > length_high else NEAR_GOOD
+        elif block.stopword_density >= stopwords_low:
+            cls = NEAR_GOOD
+        else:
+            cls = BAD
+        classes.append(cls)
+    return classes
+
+
+# --- §2.7.3 context-sensitive classification ---------------------------------------------------
+
+def _nearest_before(classes: list[str]) -> tuple[list[str], list[str]]:
+    """For each block, the class of the nearest earlier good-or-bad block and of the nearest
+    earlier non-short block; the document edge counts as bad."""
+    good_or_bad = []
+    non_short = []
+    last_good_or_bad = BAD
+    last_non_short = BAD
+    for cls in classes:
+        good_or_bad.append(last_good_or_bad)
+        non_short.append(last_non_short)
+        if cls == GOOD or cls == BAD:
+            last_good_or_bad = cls
+        if cls != SHORT:
+            last_non_short = cls
+    return good_or_bad, non_short
+
+
+def _resolve_short(classes: list[str]) -> list[str]:
+    """Algorithm 2.3 for short blocks, all judged on the classes before any is resolved."""
+    prev_good_or_bad, prev_non_short = _nearest_before(classes)
+    next_good_or_bad, next_non_short = _nearest_before(classes[::-1])
+    next_good_or_bad.reverse()
+    next_non_short.reverse()
+    resolved = list(classes)
+    for i, cls in enumerate(classes):
+        if cls != SHORT:
+            continue
+        before = prev_good_or_bad[i]
+        after = next_good_or_bad[i]
+        if before == after:
+            resolved[i] = before
+        elif (before == BAD and prev_non_short[i] == NEAR_GOOD) or (
+            after == BAD and next_non_short[i] == NEAR_GOOD
+        ):
+            # the near-good block next to the bad side marks where the good area starts
+            resolved[i] = GOOD
+        else:
+            resolved[i] = BAD
+    return resolved
+
+
+def _resolve_near_good(classes: list[str]) -> list[str]:
+    """Algorithm 2.3 for near-good blocks, left to right as the package does: a near-good
+    block sees resolved short blocks and the near-good blocks before it already resolved, so
+    its earlier neighbour is simply the block before it."""
+    next_good_or_bad, _ = _nearest_before(classes[::-1])
+    next_good_or_bad.reverse()
+    resolved = list(classes)
+    before = BAD
+    for i, cls in enumerate(classes):
+        if cls == NEAR_GOOD:
+            cls = BAD if before == BAD and next_good_or_bad[i] == BAD else GOOD
+            resolved[i] = cls
+        before = cls
+    return resolved
+
+
+def _promote_headings(classes: list[str], cf_classes: list[str], lengths: list[int],
+                      headings: list[bool], max_distance: int) -> list[str]:
+    """The package's heading rule: a heading that ended bad without being bad on its own becomes
+    good when a good block follows within ``max_distance`` characters of text in between.
+
+    One right-to-left pass tracks the characters between each block and the next good one.
+    """
+    promoted = list(classes)
+    gap_to_next_good = None  # characters strictly between block i and the next good block
+    for i in range(len(classes) - 1, -1, -1):
+        if (headings[i] and classes[i] == BAD and cf_classes[i] != BAD
+                and gap_to_next_good is not None and gap_to_next_good <= max_distance):
+            promoted[i] = GOOD
+        if classes[i] == GOOD:
+            gap_to_next_good = 0
+        elif gap_to_next_good is not None:
+            gap_to_next_good += lengths[i]
+    return promoted
+
+
+def classify_context_sensitive(cf_classes: list[str], blocks: list[Block],
+                               params: JustextParams) -> list[str]:
+    """Algorithm 2.3 in linear time, then the package's heading rule (§2.7.3).
+
+    Short blocks take the class of their good-or-bad neighbours when both agree; between bad
+    and good they are good only if a near-good block stands next to the bad side. Near-good
+    blocks are bad only between two bad ones. The document edges count as bad. Finally short or
+    near-good headings that ended bad become good if good text follows closely (unless
+    ``params.no_headings``). Only ``n_chars`` and ``heading`` are read from ``blocks``.
+
+    ``cf_classes`` may hold "duplicate": such a block acts exactly like a bad one and keeps
+    "duplicate" as its output class.
+
+    The package (3.0.2) also has a heading pass before Algorithm 2.3, but it reads classes not
+    yet assigned and so never changes anything; it is left out to give the package's results.
+    """
+    base = [BAD if cls == DUPLICATE else cls for cls in cf_classes]
+    classes = _resolve_near_good(_resolve_short(base))
+    if not params.no_headings:
+        classes = _promote_headings(classes, base, [b.n_chars for b in blocks],
+                                    [b.heading for b in blocks], params.max_heading_distance)
+    return [DUPLICATE if cf == DUPLICATE else cls for cf, cls in zip(cf_classes, classes)]
+
+
+def justext(html: str, stoplist: frozenset[str],
+            params: JustextParams = PRESETS["default"]) -> list[Block]:
+    """The whole of §2.7 on one page: blocks with ``cf_class`` and ``final_class`` filled in."""
+    blocks = segment_blocks(parse_html(html), stoplist)
+    cf_classes = classify_context_free(blocks, params)
+    final_classes = classify_context_sensitive(cf_classes, blocks, params)
+    for block, cf_class, final_class in zip(blocks, cf_classes, final_classes):
+        block.cf_class = cf_class
+        block.final_class = final_class
+    return blocks
