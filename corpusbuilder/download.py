@@ -15,10 +15,10 @@ import hashlib
 import http.client
 import itertools
 import json
+import logging
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
 import unicodedata
@@ -29,6 +29,8 @@ from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
 from corpusbuilder import __version__
+
+logger = logging.getLogger(__name__)
 
 USER_AGENT = f"corpusbuilder/{__version__}"
 CHUNK_SIZE = 1 << 20
@@ -44,10 +46,6 @@ class DownloadError(RuntimeError):
 
 class _TransientError(Exception):
     """A failed attempt worth retrying (lost connection, timeout, 5xx, inconsistent range)."""
-
-
-def _log_stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def _parse_source(source: str) -> tuple[str, str]:
@@ -68,7 +66,9 @@ def _parse_source(source: str) -> tuple[str, str]:
         return "http", source
     if parts.scheme == "file":
         if parts.netloc not in ("", "localhost"):
-            raise ValueError(f"file URL {source!r} names host {parts.netloc!r}; only local files (file:///path) are supported")
+            raise ValueError(
+                f"file URL {source!r} names host {parts.netloc!r}; only local files (file:///path) are supported"
+            )
         return "local", urllib.request.url2pathname(parts.path)
     if parts.scheme == "":
         return "local", source
@@ -106,7 +106,7 @@ def resolve_sources(
     cc_listing: str | None = None,
     cc_base_url: str | None = None,
     cc_limit: int | None = None,
-    base_dir: Path = Path("."),
+    base_dir: str | Path = Path("."),
 ) -> dict[str, str]:
     """Map every input to a unique shard name: ``{shard: source}`` in input order.
 
@@ -186,20 +186,20 @@ def _local_path(location: str, base_dir: Path) -> Path:
 def _existing_file(location: str, base_dir: Path, source: str) -> Path:
     path = _local_path(location, base_dir)
     if not path.is_file():
-        raise FileNotFoundError(f"local input {str(path)!r} (from {source!r}) does not exist or is not a file")
+        raise FileNotFoundError(f"local input {str(path)!r} (from {source!r}) is missing or not a file")
     return path
 
 
 def fetch(
     source: str,
-    dest: Path,
+    dest: str | Path,
     *,
-    meta_path: Path | None = None,
+    meta_path: str | Path | None = None,
     retries: int = 5,
     backoff: float = 1.0,
     timeout: float = 60,
     copy_local: bool = False,
-    log=_log_stderr,
+    log=logger.info,
 ) -> dict:
     """Put the bytes of ``source`` at ``dest`` and write the sidecar; return the sidecar dict.
 
@@ -209,7 +209,7 @@ def fetch(
     and to every read. Local paths (relative to the current directory) and file:// URLs are
     symlinked, or copied when ``copy_local``. The sidecar (``meta_path``, default
     ``{dest}.json``) holds source, size, sha256, method ("http", "link" or "copy") and when.
-    Progress and retries are reported through ``log``.
+    Progress, retries and the outcome are reported through ``log`` (default: this module's logger).
 
     Raises ValueError for an unsupported source, FileNotFoundError for a missing local file and
     DownloadError when the server refuses the request or the retries run out.
@@ -235,7 +235,7 @@ def fetch(
         "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     _write_json(meta_path, meta)
-    log(f"{dest.name}: {method} {source}: {size} bytes, sha256 {sha256}")
+    log(f"{dest.name}: {size} bytes, sha256 {sha256} ({method} from {source})")
     return meta
 
 
@@ -289,7 +289,7 @@ def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
             if total == offset:
                 return  # part already holds every byte
             part.unlink()
-            raise _TransientError(f"server cannot resume at byte {offset} (size {total}); restarting") from err
+            raise _TransientError(f"cannot resume at byte {offset} (size {total}); restarting") from err
         if err.code in RETRY_STATUSES or err.code >= 500:
             raise _TransientError(f"HTTP {err.code} {err.reason}") from err
         raise DownloadError(f"{url}: HTTP {err.code} {err.reason}") from err
@@ -329,7 +329,8 @@ def _receive(response, part: Path, *, start: int, total: int | None, label: str,
     with open(part, "ab" if start else "wb") as out:
         while True:
             try:
-                chunk = response.read(CHUNK_SIZE)
+                # read1 hands over whatever has arrived, so bytes received before a timeout are kept.
+                chunk = response.read1(CHUNK_SIZE)
             except (OSError, http.client.HTTPException) as err:
                 raise _TransientError(f"connection lost after {progress.done} bytes: {err!r}") from err
             if not chunk:

@@ -1,0 +1,445 @@
+"""Tests of the download stage against a real HTTP server on 127.0.0.1 (no network mocks)."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+from corpusbuilder import download
+from corpusbuilder.download import DownloadError, fetch, resolve_sources, shard_name
+
+REPO = Path(__file__).resolve().parents[1]
+FAST = {"retries": 3, "backoff": 0.001, "timeout": 5}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """Serves ``server.files[name]`` at ``/{mode}/{name}``, honouring ``Range: bytes=N-``.
+
+    Modes: ``ok``; ``drop`` (first request: full Content-Length, half the body, close);
+    ``stall`` (first request: half the body, then silence until the test ends); ``flaky`` (500
+    twice, then ok); ``error`` (always 500); ``norange`` (first request dropped half-way, then the
+    Range header is ignored).
+    """
+
+    def do_GET(self):
+        server = self.server
+        with server.lock:
+            server.requests.append((self.path, self.headers.get("Range")))
+            attempt = sum(path == self.path for path, _ in server.requests)
+        _, mode, name = self.path.split("/", 2)
+        body = server.files.get(name)
+        if body is None:
+            self.send_error(404)
+            return
+        if mode == "error" or (mode == "flaky" and attempt <= 2):
+            self.send_error(500)
+            return
+        start = 0
+        requested = self.headers.get("Range")
+        if requested and mode != "norange":
+            start = int(re.fullmatch(r"bytes=(\d+)-", requested)[1])
+            if start >= len(body):
+                self.send_response(416)
+                self.send_header("Content-Range", f"bytes */{len(body)}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.send_response(206)
+            self.send_header("Content-Range", f"bytes {start}-{len(body) - 1}/{len(body)}")
+        else:
+            self.send_response(200)
+        rest = body[start:]
+        self.send_header("Content-Length", str(len(rest)))
+        self.end_headers()
+        if attempt == 1 and mode in ("drop", "norange", "stall"):
+            self.wfile.write(rest[: len(rest) // 2])
+            if mode == "stall":
+                server.finished.wait(10)
+            return  # HTTP/1.0: returning closes the connection
+        self.wfile.write(rest)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def server(monkeypatch):
+    # A proxy configured in the environment must not intercept requests to the test server.
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    httpd.files, httpd.requests = {}, []
+    httpd.lock, httpd.finished = threading.Lock(), threading.Event()
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    yield httpd
+    httpd.finished.set()
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join()
+
+
+def url(server, mode: str, name: str) -> str:
+    return f"http://127.0.0.1:{server.server_port}/{mode}/{name}"
+
+
+@pytest.fixture(scope="module")
+def warc_bytes() -> bytes:
+    """A gzipped WARC of 20 response records with random bodies, about 200 kB."""
+    buffer = io.BytesIO()
+    writer = WARCWriter(buffer, gzip=True)
+    rng = random.Random(7)
+    for i in range(20):
+        headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.0")
+        payload = io.BytesIO(rng.randbytes(10_000))
+        uri = f"http://example.com/{i}"
+        writer.write_record(writer.create_warc_record(uri, "response", payload=payload, http_headers=headers))
+    return buffer.getvalue()
+
+
+@pytest.fixture
+def served(server, warc_bytes):
+    server.files["crawl-00.warc.gz"] = warc_bytes
+    return server
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# --- HTTP ---------------------------------------------------------------------------------
+
+
+def test_download_writes_bytes_and_sidecar(served, warc_bytes, tmp_path):
+    dest = tmp_path / "data/warc/crawl-00.warc.gz"
+    source = url(served, "ok", "crawl-00.warc.gz")
+    meta = fetch(source, dest, **FAST)
+    assert dest.read_bytes() == warc_bytes
+    assert json.loads((tmp_path / "data/warc/crawl-00.warc.gz.json").read_text()) == meta
+    assert meta["source"] == source and meta["method"] == "http"
+    assert meta["size"] == len(warc_bytes) and meta["sha256"] == sha256(warc_bytes)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", meta["when"])
+    assert not (tmp_path / "data/warc/crawl-00.warc.gz.part").exists()
+
+
+def test_dropped_connection_resumes_with_range(served, warc_bytes, tmp_path):
+    dest = tmp_path / "x.warc.gz"
+    meta = fetch(url(served, "drop", "crawl-00.warc.gz"), dest, **FAST)
+    assert sha256(dest.read_bytes()) == meta["sha256"] == sha256(warc_bytes)
+    assert [rng for _, rng in served.requests] == [None, f"bytes={len(warc_bytes) // 2}-"]
+
+
+def test_partial_file_of_an_earlier_run_is_resumed(served, warc_bytes, tmp_path):
+    dest = tmp_path / "x.warc.gz"
+    (tmp_path / "x.warc.gz.part").write_bytes(warc_bytes[:1000])
+    fetch(url(served, "ok", "crawl-00.warc.gz"), dest, **FAST)
+    assert dest.read_bytes() == warc_bytes
+    assert [rng for _, rng in served.requests] == ["bytes=1000-"]
+
+
+def test_read_timeout_is_retried_and_resumed(served, warc_bytes, tmp_path):
+    dest = tmp_path / "x.warc.gz"
+    fetch(url(served, "stall", "crawl-00.warc.gz"), dest, retries=1, backoff=0, timeout=0.2)
+    assert dest.read_bytes() == warc_bytes
+    assert [rng for _, rng in served.requests] == [None, f"bytes={len(warc_bytes) // 2}-"]
+
+
+def test_server_errors_are_retried_with_exponential_backoff(served, warc_bytes, tmp_path):
+    messages = []
+    source = url(served, "flaky", "crawl-00.warc.gz")
+    fetch(source, tmp_path / "x.warc.gz", retries=3, backoff=0.01, log=messages.append)
+    assert (tmp_path / "x.warc.gz").read_bytes() == warc_bytes
+    assert len(served.requests) == 3
+    retries = [m for m in messages if "retry" in m]
+    assert "HTTP 500" in retries[0] and "retry 1 of 3 in 0.01 s" in retries[0]
+    assert "retry 2 of 3 in 0.02 s" in retries[1]
+
+
+def test_retries_run_out_with_a_clear_error(served, tmp_path):
+    source = url(served, "error", "crawl-00.warc.gz")
+    with pytest.raises(DownloadError, match=re.escape(source) + ".*3 failed attempt"):
+        fetch(source, tmp_path / "x.warc.gz", retries=2, backoff=0)
+    assert len(served.requests) == 3
+    assert not (tmp_path / "x.warc.gz").exists() and not (tmp_path / "x.warc.gz.json").exists()
+
+
+def test_unreachable_server_is_a_clear_error(tmp_path):
+    # A port that was free a moment ago: connecting is refused at once.
+    with ThreadingHTTPServer(("127.0.0.1", 0), _Handler) as probe:
+        port = probe.server_port
+    with pytest.raises(DownloadError, match="cannot connect"):
+        fetch(f"http://127.0.0.1:{port}/x.warc.gz", tmp_path / "x.warc.gz", retries=1, backoff=0)
+
+
+def test_server_ignoring_range_restarts_from_zero(served, warc_bytes, tmp_path):
+    messages = []
+    dest = tmp_path / "x.warc.gz"
+    meta = fetch(url(served, "norange", "crawl-00.warc.gz"), dest, **FAST, log=messages.append)
+    assert dest.read_bytes() == warc_bytes and meta["sha256"] == sha256(warc_bytes)
+    assert served.requests[1][1] is not None  # the resume was asked for, and refused
+    assert any("ignored the Range request" in m for m in messages)
+
+
+def test_complete_partial_file_finishes_on_416(served, warc_bytes, tmp_path):
+    dest = tmp_path / "x.warc.gz"
+    (tmp_path / "x.warc.gz.part").write_bytes(warc_bytes)
+    meta = fetch(url(served, "ok", "crawl-00.warc.gz"), dest, **FAST)
+    assert dest.read_bytes() == warc_bytes and meta["size"] == len(warc_bytes)
+    assert len(served.requests) == 1
+
+
+def test_partial_file_longer_than_the_resource_restarts(served, warc_bytes, tmp_path):
+    dest = tmp_path / "x.warc.gz"
+    (tmp_path / "x.warc.gz.part").write_bytes(warc_bytes + b"stale tail")
+    fetch(url(served, "ok", "crawl-00.warc.gz"), dest, **FAST)
+    assert dest.read_bytes() == warc_bytes
+    assert [rng for _, rng in served.requests] == [f"bytes={len(warc_bytes) + 10}-", None]
+
+
+def test_404_fails_at_once_without_output(served, tmp_path):
+    dest = tmp_path / "x.warc.gz"
+    source = url(served, "ok", "no-such.warc.gz")
+    with pytest.raises(DownloadError, match=re.escape(source) + ": HTTP 404"):
+        fetch(source, dest, **FAST)
+    assert len(served.requests) == 1
+    assert not dest.exists() and not (tmp_path / "x.warc.gz.json").exists()
+
+
+def test_leftover_symlinked_part_is_not_written_through(served, warc_bytes, tmp_path):
+    original = tmp_path / "original.warc.gz"
+    original.write_bytes(b"local bytes")
+    (tmp_path / "x.warc.gz.part").symlink_to(original)
+    fetch(url(served, "ok", "crawl-00.warc.gz"), tmp_path / "x.warc.gz", **FAST)
+    assert original.read_bytes() == b"local bytes"
+    assert (tmp_path / "x.warc.gz").read_bytes() == warc_bytes
+
+
+def test_progress_lines_are_rate_limited(served, tmp_path, monkeypatch):
+    source = url(served, "ok", "crawl-00.warc.gz")
+    monkeypatch.setattr(download, "CHUNK_SIZE", 50_000)
+    quiet = []
+    fetch(source, tmp_path / "a.warc.gz", **FAST, log=quiet.append)
+    assert len(quiet) == 1 and "sha256" in quiet[0]  # a fast download logs only its outcome
+
+    monkeypatch.setattr(download, "PROGRESS_INTERVAL", 0)
+    chatty = []
+    fetch(source, tmp_path / "b.warc.gz", **FAST, log=chatty.append)
+    progress = chatty[:-1]
+    assert len(progress) >= 3
+    line = re.compile(r"b\.warc\.gz\.part: [\d.]+ MB of [\d.]+ MB \([\d.]+%\) at [\d.]+ MB/s")
+    assert all(line.fullmatch(m) for m in progress)
+    assert progress[-1].split(" (")[1].startswith("100.0%")
+
+
+# --- local inputs -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["absolute", "relative", "file-url"])
+def test_local_input_is_symlinked(form, warc_bytes, tmp_path, monkeypatch):
+    original = tmp_path / "in dir" / "crawl.warc.gz"
+    original.parent.mkdir()
+    original.write_bytes(warc_bytes)
+    monkeypatch.chdir(tmp_path)
+    forms = {"absolute": str(original), "relative": "in dir/crawl.warc.gz", "file-url": original.as_uri()}
+    source = forms[form]
+    dest = tmp_path / "data/warc/crawl.warc.gz"
+    meta = fetch(source, dest)
+    assert dest.is_symlink() and dest.resolve() == original.resolve()
+    assert meta == json.loads((tmp_path / "data/warc/crawl.warc.gz.json").read_text())
+    assert meta["method"] == "link" and meta["sha256"] == sha256(warc_bytes) and meta["source"] == source
+
+
+def test_local_input_is_copied_on_request(warc_bytes, tmp_path):
+    original = tmp_path / "crawl.warc.gz"
+    original.write_bytes(warc_bytes)
+    dest, meta_path = tmp_path / "out/crawl.warc.gz", tmp_path / "out/crawl.json"
+    meta = fetch(str(original), dest, meta_path=meta_path, copy_local=True)
+    assert not dest.is_symlink() and dest.read_bytes() == warc_bytes
+    assert meta["method"] == "copy" and json.loads(meta_path.read_text()) == meta
+    assert not (tmp_path / "out/crawl.warc.gz.json").exists()
+
+
+def test_missing_local_file_names_the_path(tmp_path):
+    missing = tmp_path / "nowhere" / "crawl.warc.gz"
+    with pytest.raises(FileNotFoundError, match=re.escape(str(missing))):
+        fetch(str(missing), tmp_path / "x.warc.gz")
+    assert not (tmp_path / "x.warc.gz").exists()
+
+
+# --- shard names --------------------------------------------------------------------------
+
+CC_URL = (
+    "https://data.commoncrawl.org/crawl-data/CC-MAIN-2024-10/segments/1707947473347.0/warc/"
+    "CC-MAIN-20240220211055-20240221001055-00000.warc.gz"
+)
+
+
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        (CC_URL, "CC-MAIN-20240220211055-20240221001055-00000"),
+        ("../../etc/passwd", "passwd"),
+        ("..\\..\\windows\\evil.gz", "evil"),
+        ("/abs/path/x.warc.gz", "x"),
+        ("http://host/dl/shard.warc.gz?sig=a/b&next=../y#part", "shard"),
+        ("http://host/get?file=other.warc.gz", "get"),
+        ("http://example.com/", "example.com"),
+        ("file:///data/a%20b.warc", "a_b"),
+        ("naïve crawl.WARC.GZ", "naive_crawl"),
+        (".hidden.warc.gz", "hidden"),
+        ("-rf.warc", "rf"),
+    ],
+)
+def test_shard_name(source, expected):
+    assert shard_name(source) == expected
+
+
+NASTY = ["データ.warc.gz", "..", "/", ".warc.gz", "file:///", "---.gz", "x" * 300 + ".gz", "a/../c$;|`rm`.warc"]
+
+
+@pytest.mark.parametrize("source", NASTY)
+def test_shard_names_are_safe_file_names(source):
+    name = shard_name(source)
+    # The workflow's wildcard constraint on {shard}, and room left in a 255-byte file name.
+    assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name) and len(name) <= 100
+    assert shard_name(source) == name
+
+
+def test_nameless_inputs_get_distinct_hashed_names():
+    names = [shard_name(s) for s in ["データ.warc.gz", "日本.warc.gz", ".."]]
+    assert all(re.fullmatch(r"shard-[0-9a-f]{8}", n) for n in names) and len(set(names)) == 3
+
+
+REJECTED = [
+    "ftp://host/x.warc.gz",
+    "javascript:alert(1)",
+    "s3://bucket/x.warc.gz",
+    "data:text/plain,hi",
+    "file://otherhost/x.warc.gz",
+    "http:///x.warc.gz",
+    "http://host/a b.warc.gz",
+]
+
+
+@pytest.mark.parametrize("source", REJECTED)
+def test_unsupported_inputs_are_rejected_by_name(source, tmp_path):
+    for call, args in ((shard_name, [source]), (resolve_sources, [[source]]), (fetch, [source, tmp_path / "x"])):
+        with pytest.raises(ValueError, match=re.escape(repr(source))):
+            call(*args)
+
+
+# --- resolving inputs ---------------------------------------------------------------------
+
+
+def test_resolve_sources_keeps_order_and_disambiguates(tmp_path):
+    warcs = ["a/x.warc.gz", "b/x.warc.gz", "http://h/x.warc", "http://h/X.gz", "x-2.warc.gz", "/abs/y.gz"]
+    assert resolve_sources(warcs, base_dir=tmp_path) == {
+        "x": str(tmp_path / "a/x.warc.gz"),
+        "x-2": str(tmp_path / "b/x.warc.gz"),
+        "x-3": "http://h/x.warc",
+        "X-4": "http://h/X.gz",  # case-insensitive file systems would merge X and x
+        "x-2-2": str(tmp_path / "x-2.warc.gz"),
+        "y": "/abs/y.gz",
+    }
+
+
+@pytest.mark.parametrize("warcs", [["a.warc.gz", "./a.warc.gz"], ["http://h/a.warc.gz"] * 2])
+def test_repeated_input_is_rejected(warcs, tmp_path):
+    with pytest.raises(ValueError, match="more than once"):
+        resolve_sources(warcs, base_dir=tmp_path)
+
+
+def test_warcs_must_be_a_list():
+    with pytest.raises(ValueError, match="must be a list"):
+        resolve_sources("crawl.warc.gz")
+
+
+LISTING = [
+    "crawl-data/CC-MAIN-2024-10/segments/1/warc/CC-MAIN-20240220211055-20240221001055-00000.warc.gz",
+    "",
+    "crawl-data/CC-MAIN-2024-10/segments/1/warc/CC-MAIN-20240220211055-20240221001055-00001.warc.gz",
+    "crawl-data/CC-MAIN-2024-10/segments/2/warc/CC-MAIN-20240220232447-20240221022447-00002.warc.gz",
+]
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+@pytest.mark.parametrize("base_url", ["https://data.example.org", "https://data.example.org/"])
+def test_cc_listing_takes_the_first_entries_joined_to_the_base(compressed, base_url, tmp_path):
+    text = "\n".join(LISTING).encode() + b"\n"
+    name = "warc.paths.gz" if compressed else "warc.paths"
+    (tmp_path / name).write_bytes(gzip.compress(text) if compressed else text)
+    shards = resolve_sources(["local.warc.gz"], name, base_url, cc_limit=2, base_dir=tmp_path)
+    assert shards == {
+        "local": str(tmp_path / "local.warc.gz"),
+        "CC-MAIN-20240220211055-20240221001055-00000": "https://data.example.org/" + LISTING[0],
+        "CC-MAIN-20240220211055-20240221001055-00001": "https://data.example.org/" + LISTING[2],
+    }
+
+
+def test_cc_listing_is_fetched_over_http(server, tmp_path):
+    server.files["warc.paths.gz"] = gzip.compress("\n".join(LISTING).encode())
+    base = url(server, "ok", "")
+    listing = url(server, "ok", "warc.paths.gz")
+    shards = resolve_sources([], cc_listing=listing, cc_base_url=base)
+    assert list(shards.values()) == [base + LISTING[0], base + LISTING[2], base + LISTING[3]]
+    assert resolve_sources([], cc_listing=listing, cc_base_url=base, cc_limit=0) == {}
+
+
+def test_cc_listing_entry_climbing_out_of_the_base_is_rejected(tmp_path):
+    (tmp_path / "warc.paths").write_text("a.warc.gz\n../../etc/passwd\n")
+    with pytest.raises(ValueError, match=r"'\.\./\.\./etc/passwd'"):
+        resolve_sources([], cc_listing="warc.paths", cc_base_url="/data/mirror", base_dir=tmp_path)
+
+
+def test_missing_cc_listing_names_the_path(tmp_path):
+    with pytest.raises(FileNotFoundError, match=re.escape(str(tmp_path / "warc.paths.gz"))):
+        resolve_sources([], cc_listing="warc.paths.gz", cc_base_url="https://h/", base_dir=tmp_path)
+
+
+# --- the Snakemake script -----------------------------------------------------------------
+
+
+@pytest.mark.workflow
+def test_snakemake_script_downloads_one_shard(served, warc_bytes, tmp_path):
+    source = url(served, "drop", "crawl-00.warc.gz")
+    (tmp_path / "Snakefile").write_text(
+        f"""
+rule download:
+    output:
+        warc="data/warc/{{shard}}.warc.gz",
+        meta="data/warc/{{shard}}.json",
+    params:
+        source={source!r},
+        retries=2,
+        backoff=0.001,
+        timeout=5,
+    log:
+        "logs/download/{{shard}}.log",
+    script:
+        {str(REPO / "scripts/download.py")!r}
+"""
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "1", "data/warc/crawl-00.warc.gz"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "data/warc/crawl-00.warc.gz").read_bytes() == warc_bytes
+    meta = json.loads((tmp_path / "data/warc/crawl-00.json").read_text())
+    assert meta["sha256"] == sha256(warc_bytes) and meta["source"] == source
+    log = (tmp_path / "logs/download/crawl-00.log").read_text()
+    assert "retry 1 of 2" in log and "sha256" in log
