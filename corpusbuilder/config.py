@@ -87,12 +87,15 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
 
 def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     """Stop early, naming the key, when a local WARC input does not exist."""
+    from corpusbuilder.download import parse_source
+
     for index, source in enumerate(config["input"]["warcs"]):
-        if "://" in source and not source.startswith("file://"):
-            continue
-        path = Path(source.removeprefix("file://"))
-        path = path if path.is_absolute() else base_dir / path
-        if not path.is_file():
+        try:
+            kind, location = parse_source(source)
+        except ValueError as error:
+            raise ConfigError(f"config key 'input.warcs[{index}]': {error}") from None
+        path = base_dir / location
+        if kind == "local" and not path.is_file():
             raise ConfigError(f"config key 'input.warcs[{index}]': no such file: {path}")
     cc = config["input"]["cc_paths"]
     if cc["listing"] and cc["limit"] == 0:

@@ -48,7 +48,7 @@ class _TransientError(Exception):
     """A failed attempt worth retrying (lost connection, timeout, 5xx, inconsistent range)."""
 
 
-def _parse_source(source: str) -> tuple[str, str]:
+def parse_source(source: str) -> tuple[str, str]:
     """Classify one input as ("http", url) or ("local", path); reject every other kind."""
     if not isinstance(source, str) or not source:
         raise ValueError(f"empty or non-string input entry: {source!r}")
@@ -85,7 +85,7 @@ def shard_name(source: str) -> str:
     without a usable name gets ``shard-`` plus a hash of the input). It is not necessarily unique;
     resolve_sources() disambiguates collisions.
     """
-    kind, location = _parse_source(source)
+    kind, location = parse_source(source)
     if kind == "http":
         parts = urllib.parse.urlsplit(location)
         path, fallback = urllib.parse.unquote(parts.path), parts.hostname
@@ -125,7 +125,7 @@ def resolve_sources(
     sources: set[str] = set()
     taken: set[str] = set()
     for entry in entries:
-        kind, location = _parse_source(entry)
+        kind, location = parse_source(entry)
         source = location if kind == "http" else str(_local_path(location, Path(base_dir)))
         if source in sources:
             raise ValueError(f"input {entry!r} is listed more than once")
@@ -162,7 +162,7 @@ def _listing_entries(listing: str, base_url: str | None, limit: int | None, base
 
 def _read_listing(listing: str, base_dir: Path) -> str:
     """Text of a listing given as a local path or URL, gunzipped when it is gzip data."""
-    kind, location = _parse_source(listing)
+    kind, location = parse_source(listing)
     if kind == "http":
         with tempfile.TemporaryDirectory() as tmp:
             copy = Path(tmp) / "listing"
@@ -214,7 +214,7 @@ def fetch(
     Raises ValueError for an unsupported source, FileNotFoundError for a missing local file and
     DownloadError when the server refuses the request or the retries run out.
     """
-    kind, location = _parse_source(source)
+    kind, location = parse_source(source)
     dest = Path(dest)
     meta_path = Path(meta_path) if meta_path is not None else dest.with_name(dest.name + ".json")
     part = dest.with_name(dest.name + ".part")
