@@ -162,26 +162,48 @@ def _normalize_whitespace(text: str) -> str:
     return " ".join(text.split())
 
 
-def _path_strings(node) -> tuple[str, str]:
-    """(dom_path, xpath) of a path node: a (tag, position, parent) chain from the root."""
-    tags = []
+# Path strings are remembered for ancestors at most this many steps above a block: enough for
+# any page libxml2 builds (it caps nesting at 256), while a pathologically deep tree is never
+# asked for a string per ancestor, which would be quadratic.
+_MAX_REMEMBERED_STEPS = 256
+
+
+def _path_strings(node, known: dict) -> tuple[str, str]:
+    """(dom_path, xpath) of a path node, a (tag, position, parent) chain from the root.
+
+    ``known`` maps id(node) to (node, dom_path, xpath) for nodes already spelled out on this
+    page (the node is kept in the value so its id cannot be reused); sibling blocks share
+    their ancestors' strings instead of re-joining the whole path.
+    """
     steps = []
+    dom_path, xpath = "", ""
     while node is not None:
-        tag, position, node = node
-        tags.append(tag)
-        steps.append(f"{tag}[{position}]")
-    tags.reverse()
-    steps.reverse()
-    return ".".join(tags), "/" + "/".join(steps)
+        entry = known.get(id(node))
+        if entry is not None:
+            dom_path, xpath = entry[1], entry[2]
+            break
+        steps.append(node)
+        node = node[2]
+    if len(steps) > _MAX_REMEMBERED_STEPS:
+        steps.reverse()
+        dom_tail = ".".join(step[0] for step in steps)
+        xpath_tail = "/".join(f"{step[0]}[{step[1]}]" for step in steps)
+        return (f"{dom_path}.{dom_tail}" if dom_path else dom_tail), f"{xpath}/{xpath_tail}"
+    for step in reversed(steps):
+        tag = step[0]
+        dom_path = f"{dom_path}.{tag}" if dom_path else tag
+        xpath = f"{xpath}/{tag}[{step[1]}]"
+        known[id(step)] = (step, dom_path, xpath)
+    return dom_path, (xpath or "/")
 
 
 def _make_block(text_nodes: list[str], chars_in_links: int, tags_count: int, path_node,
-                stoplist: frozenset[str]) -> Block | None:
+                stoplist: frozenset[str], known_paths: dict) -> Block | None:
     """Features of one block, each computed once (§2.7.2); None when it holds no text."""
     text = _normalize_whitespace("".join(text_nodes).strip())
     if not text:
         return None
-    dom_path, xpath = _path_strings(path_node)
+    dom_path, xpath = _path_strings(path_node, known_paths)
     words = text.lower().split()
     n_chars = len(text)
     n_words = len(words)
@@ -221,6 +243,7 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
         return []
     stoplist = _lowercased(stoplist)
     blocks: list[Block] = []
+    known_paths: dict = {}
 
     # The path is a persistent (tag, position, parent) chain so a block can keep the path at its
     # start in O(1); strings are built only for blocks that end up holding text.
@@ -249,7 +272,8 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
     def start_block() -> None:
         nonlocal text_nodes, chars_in_links, tags_count, block_path
         if text_nodes:
-            block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist)
+            block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist,
+                                known_paths)
             if block is not None:
                 blocks.append(block)
         text_nodes = []
