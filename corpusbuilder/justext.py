@@ -168,33 +168,37 @@ def _normalize_whitespace(text: str) -> str:
 _MAX_REMEMBERED_STEPS = 256
 
 
-def _path_strings(node, known: dict) -> tuple[str, str]:
-    """(dom_path, xpath) of a path node, a (tag, position, parent) chain from the root.
+def _path_strings(node, known: dict) -> tuple[str, str, bool]:
+    """(dom_path, xpath, heading) of a path node, a (tag, position, parent) chain from the root.
 
-    ``known`` maps id(node) to (node, dom_path, xpath) for nodes already spelled out on this
-    page (the node is kept in the value so its id cannot be reused); sibling blocks share
-    their ancestors' strings instead of re-joining the whole path.
+    ``heading`` is whether any tag on the path holds a word "h<digit>" (the package searches the
+    dotted path; dots are word boundaries, so testing each tag on its own is the same).
+    ``known`` maps id(node) to (node, dom_path, xpath, heading) for nodes already spelled out
+    on this page (the node is kept in the value so its id cannot be reused); sibling blocks
+    share their ancestors' strings instead of re-joining the whole path.
     """
     steps = []
-    dom_path, xpath = "", ""
+    dom_path, xpath, heading = "", "", False
     while node is not None:
         entry = known.get(id(node))
         if entry is not None:
-            dom_path, xpath = entry[1], entry[2]
+            _, dom_path, xpath, heading = entry
             break
         steps.append(node)
         node = node[2]
+    steps.reverse()
     if len(steps) > _MAX_REMEMBERED_STEPS:
-        steps.reverse()
         dom_tail = ".".join(step[0] for step in steps)
         xpath_tail = "/".join(f"{step[0]}[{step[1]}]" for step in steps)
-        return (f"{dom_path}.{dom_tail}" if dom_path else dom_tail), f"{xpath}/{xpath_tail}"
-    for step in reversed(steps):
+        dom_path = f"{dom_path}.{dom_tail}" if dom_path else dom_tail
+        return dom_path, f"{xpath}/{xpath_tail}", heading or _HEADING_IN_PATH.search(dom_tail) is not None
+    for step in steps:
         tag = step[0]
         dom_path = f"{dom_path}.{tag}" if dom_path else tag
         xpath = f"{xpath}/{tag}[{step[1]}]"
-        known[id(step)] = (step, dom_path, xpath)
-    return dom_path, (xpath or "/")
+        heading = heading or _HEADING_IN_PATH.search(tag) is not None
+        known[id(step)] = (step, dom_path, xpath, heading)
+    return dom_path, (xpath or "/"), heading
 
 
 def _make_block(text_nodes: list[str], chars_in_links: int, tags_count: int, path_node,
@@ -203,24 +207,14 @@ def _make_block(text_nodes: list[str], chars_in_links: int, tags_count: int, pat
     text = _normalize_whitespace("".join(text_nodes).strip())
     if not text:
         return None
-    dom_path, xpath = _path_strings(path_node, known_paths)
+    dom_path, xpath, heading = _path_strings(path_node, known_paths)
     words = text.lower().split()
     n_chars = len(text)
     n_words = len(words)
     n_stopwords = sum(map(stoplist.__contains__, words))
-    return Block(
-        text=text,
-        dom_path=dom_path,
-        xpath=xpath,
-        heading=_HEADING_IN_PATH.search(dom_path) is not None,
-        chars_in_links=chars_in_links,
-        tags_count=tags_count,
-        n_chars=n_chars,
-        n_words=n_words,
-        n_stopwords=n_stopwords,
-        link_density=chars_in_links / n_chars if n_chars else 0.0,
-        stopword_density=n_stopwords / n_words if n_words else 0.0,
-    )
+    # stripped non-empty text has at least one character and one word
+    return Block(text, dom_path, xpath, heading, chars_in_links, tags_count, n_chars, n_words,
+                 n_stopwords, chars_in_links / n_chars, n_stopwords / n_words)
 
 
 def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
@@ -257,7 +251,7 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
     block_path = None
     in_link = False
     after_br = False
-    pending: list[str] = []  # text pieces that form one text node once the page is cleaned
+    pending = ""  # text pieces that form one text node once the page is cleaned
 
     def add_text(content: str) -> None:
         nonlocal chars_in_links, after_br
@@ -286,14 +280,14 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
         if event == "comment":
             tail = el.tail
             if tail:
-                pending.append(tail)
+                pending += tail
             continue
         tag = el.tag
         if tag in _KILLED_TAGS or (tag == "link" and "stylesheet" in el.get("rel", "").lower()):
             if event == "start":
                 walker.skip_subtree()
             elif el.tail:
-                pending.append(el.tail)
+                pending += el.tail
             continue
         if tag in _UNWRAPPED_TAGS:
             if el is root:
@@ -301,11 +295,11 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
             else:
                 piece = el.text if event == "start" else el.tail
                 if piece:
-                    pending.append(piece)
+                    pending += piece
                 continue
         if pending:
-            add_text("".join(pending))
-            pending.clear()
+            add_text(pending)
+            pending = ""
 
         if event == "start":
             if tag == "image":
@@ -326,20 +320,16 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
                 elif tag == "a":
                     in_link = True
                 tags_count += 1
-            text = el.text
-            if text:
-                pending.append(text)
+            pending = el.text or ""
         else:
             path_node, child_counts = open_elements.pop()
             if tag in PARAGRAPH_TAGS:
                 start_block()
             if tag == "a":
                 in_link = False
-            tail = el.tail
-            if tail:
-                pending.append(tail)
+            pending = el.tail or ""
     if pending:
-        add_text("".join(pending))
+        add_text(pending)
     start_block()
     return blocks
 
