@@ -103,23 +103,23 @@ def iter_warc_records(path: Path, params: ExtractParams) -> Iterator[WarcRecord]
     one last record of type `error` whose reason says what happened; the caller keeps what came
     before it.
     """
+    size = Path(path).stat().st_size
     with open(path, "rb") as stream:
         records = ArchiveIterator(stream, check_digests=False)
         index = -1
-        offset = 0
         try:
             for record in records:
                 index += 1
-                offset = records.get_record_offset()
-                yield _read_record(record, index, offset, params)
+                # records.offset is where this record starts; get_record_offset() would consume its body.
+                yield _read_record(record, index, records.offset, params)
         except Exception as error:  # noqa: BLE001 - any failure of a stranger's file ends the shard
-            yield WarcRecord(
-                record_index=index + 1,
-                offset=offset,
-                warc_type="error",
-                uri="",
-                reason=f"truncated: {type(error).__name__}: {error}"[:500],
-            )
+            reason = f"truncated: {type(error).__name__}: {error}"
+        else:
+            # warcio ends quietly on a gzip member cut off before its first record line.
+            if records.offset >= size:
+                return
+            reason = f"truncated: {size - records.offset} bytes at the end are no complete record"
+        yield WarcRecord(index + 1, records.offset, "error", "", reason=reason[:500])
 
 
 def _read_record(record, index: int, offset: int, params: ExtractParams) -> WarcRecord:
@@ -156,6 +156,9 @@ def _read_record(record, index: int, offset: int, params: ExtractParams) -> Warc
         return out
     if body is None:
         out.reason = "too-large"
+    elif record.raw_stream.limit > 0:
+        # The record's declared length was not there to read: a member cut off mid-body.
+        out.reason = f"truncated: {record.raw_stream.limit} bytes of the record missing"
     elif not body.strip():
         out.reason = "empty"
     elif len(body) < params.min_bytes:
@@ -241,9 +244,15 @@ def decode_html(
 def _decode_detected(body: bytes) -> tuple[str, str, str]:
     from charset_normalizer import from_bytes
 
-    best = from_bytes(body[:65536]).best()
-    if best is None:
+    matches = list(from_bytes(body[:65536]))
+    if not matches:
         raise UndecodableError("undecodable")
+    best = min(matches, key=lambda match: match.chaos)
+    # Short Western pages decode almost equally cleanly in several code pages; windows-1252 is
+    # what undeclared Western pages overwhelmingly are (and the WHATWG default), so it wins near-ties.
+    western = next((m for m in matches if m.encoding == "cp1252"), None)
+    if western is not None and western.chaos <= best.chaos + 0.1:
+        best = western
     return body.decode(best.encoding, errors="replace"), _codec(best.encoding) or best.encoding, "detected"
 
 
@@ -254,7 +263,7 @@ def _decode_detected(body: bytes) -> tuple[str, str, str]:
 def _language_identifier():
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-    return LanguageIdentifier.from_pickled_model(MODEL_FILE, norm_probs=True)
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
 def guess_page_language(root, sample_chars: int) -> tuple[str, float]:
@@ -392,7 +401,7 @@ def extract_shard(
                 _clean_into(row, record, params, blocks_out, summary)
             if row["reason"] != "ok":
                 summary.count(row["reason"])
-                if record.warc_type == "error":
+                if row["reason"].startswith("truncated"):
                     log.warning("%s: reading stopped at offset %d: %s", shard, record.offset, row["reason"])
             docs.append(row)
             if summary.records % progress_every == 0:

@@ -106,20 +106,23 @@ def test_decode_order_of_evidence():
         decode_html(bytes(range(32)) * 10, "utf-8")
 
 
-def test_truncated_shard_keeps_what_was_read(tmp_path):
+@pytest.mark.parametrize("cut_at", ["mid-body", "member-start"])
+def test_truncated_shard_keeps_what_was_read(tmp_path, cut_at):
     page = ARTICLE.encode()
     warc = write_warc(tmp_path / "full.warc.gz", [{"uri": f"http://a.example/{i}", "body": page} for i in range(3)])
     data = warc.read_bytes()
+    third = [r.offset for r in iter_warc_records(warc, ExtractParams())][2]
     cut = tmp_path / "cut.warc.gz"
-    cut.write_bytes(data[: len(data) - 200])
+    cut.write_bytes(data[: len(data) - 200] if cut_at == "mid-body" else data[: third + 10])
     records = list(iter_warc_records(cut, ExtractParams()))
     assert [r.reason for r in records[:2]] == ["", ""]
-    assert records[-1].warc_type == "error" and records[-1].reason.startswith("truncated")
+    assert len(records) == 3 and records[-1].reason.startswith("truncated")
+    assert records[-1].warc_type == ("response" if cut_at == "mid-body" else "error")
     docs, blocks = tmp_path / "d.parquet", tmp_path / "b.parquet"
     extract_shard(cut, "cut", docs, blocks, ExtractParams())
     table = pd.read_parquet(docs)
+    assert table["reason"].str.startswith("truncated").tolist() == [False, False, True]
     assert (table["reason"] == "ok").sum() == 2
-    assert table["reason"].iloc[-1].startswith("truncated")
 
 
 def test_gzip_bomb_is_not_read_whole(tmp_path):
