@@ -245,6 +245,7 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
     open_elements: list[tuple] = []  # (path node, {child tag: count}) for each open element
     child_counts: dict[str, int] = {}  # same-named children seen so far under the open element
 
+    # the block being filled: its text pieces, link characters, inline tags and starting path
     text_nodes: list[str] = []
     chars_in_links = 0
     tags_count = 0
@@ -252,28 +253,6 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
     in_link = False
     after_br = False
     pending = ""  # text pieces that form one text node once the page is cleaned
-
-    def add_text(content: str) -> None:
-        nonlocal chars_in_links, after_br
-        if content.isspace():
-            return
-        text_nodes.append(content)
-        if in_link:
-            # length once whitespace runs are collapsed, as the package counts link characters
-            chars_in_links += len(_WHITESPACE.sub(" ", content))
-        after_br = False
-
-    def start_block() -> None:
-        nonlocal text_nodes, chars_in_links, tags_count, block_path
-        if text_nodes:
-            block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist,
-                                known_paths)
-            if block is not None:
-                blocks.append(block)
-        text_nodes = []
-        chars_in_links = 0
-        tags_count = 0
-        block_path = path_node
 
     walker = etree.iterwalk(root, events=("start", "end", "comment"))
     for event, el in walker:
@@ -297,8 +276,15 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
                 if piece:
                     pending += piece
                 continue
+
+        # A kept element's start or end closes the text node before it; a blank node is ignored.
         if pending:
-            add_text(pending)
+            if not pending.isspace():
+                text_nodes.append(pending)
+                if in_link:
+                    # length once whitespace runs are collapsed, as the package counts it
+                    chars_in_links += len(_WHITESPACE.sub(" ", pending))
+                after_br = False
             pending = ""
 
         if event == "start":
@@ -309,10 +295,10 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
             open_elements.append((path_node, child_counts))
             path_node = (tag, position, path_node)
             child_counts = {}
-            if tag in PARAGRAPH_TAGS or (after_br and tag == "br"):
+            new_block = tag in PARAGRAPH_TAGS or (after_br and tag == "br")
+            if new_block:
                 if tag == "br":
                     tags_count -= 1  # the first <br> of a <br><br> separator is no inline tag
-                start_block()
             else:
                 after_br = tag == "br"
                 if after_br:
@@ -323,14 +309,29 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
             pending = el.text or ""
         else:
             path_node, child_counts = open_elements.pop()
-            if tag in PARAGRAPH_TAGS:
-                start_block()
+            new_block = tag in PARAGRAPH_TAGS
             if tag == "a":
                 in_link = False
             pending = el.tail or ""
-    if pending:
-        add_text(pending)
-    start_block()
+
+        if new_block:
+            if text_nodes:
+                block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist,
+                                    known_paths)
+                if block is not None:
+                    blocks.append(block)
+                text_nodes = []
+            chars_in_links = 0
+            tags_count = 0
+            block_path = path_node
+
+    # the root's own tail is read too, as the package does (no link is open any more)
+    if pending and not pending.isspace():
+        text_nodes.append(pending)
+    if text_nodes:
+        block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist, known_paths)
+        if block is not None:
+            blocks.append(block)
     return blocks
 
 

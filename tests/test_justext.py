@@ -296,6 +296,12 @@ def test_whitespace_is_normalised_like_the_package():
     assert block.n_words == 5
 
 
+def test_tail_of_a_given_root_is_read():
+    root = etree.fromstring("<html><body><div>inside</div>after the div</body></html>", etree.HTMLParser())
+    div = root.find("body/div")
+    assert [b.text for b in segment_blocks(div, STOPLIST)] == ["inside", "after the div"]
+
+
 def test_text_directly_in_body_is_a_block():
     [block] = segment_blocks(parse_html("<html><body>Loose body text</body></html>"), STOPLIST)
     assert (block.text, block.dom_path, block.xpath) == ("Loose body text", "html.body", "/html[1]/body[1]")
