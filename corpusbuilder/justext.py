@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lxml import etree
+from lxml.html.defs import block_tags as _FRAGMENT_BLOCK_TAGS  # div or span around a fragment
 
 GOOD = "good"
 BAD = "bad"
@@ -48,6 +49,7 @@ class JustextParams:
 
 
 # Thesis Table 2.7 gives LENGTH_LOW/HIGH as token counts; "default" is the package's setting.
+# All are applied with the package's comparisons (see classify_context_free).
 PRESETS: dict[str, JustextParams] = {
     "default": JustextParams(),
     "A": JustextParams(length_low=10, length_high=30, stopwords_low=0.30, stopwords_high=0.32,
@@ -91,7 +93,8 @@ PARAGRAPH_TAGS = frozenset({
 })
 # The package cleans pages with lxml_html_clean's Cleaner(scripts, comments, style, embedded,
 # forms, kill_tags=head). Its effect, reproduced without copying or mutating the tree:
-# these elements vanish with everything inside them (their tail text stays) ...
+# these elements vanish with everything inside them (their tail text stays), and so does a
+# <link rel=stylesheet> ...
 _KILLED_TAGS = frozenset({
     "head", "base", "script", "style", "applet", "button", "input", "select", "textarea",
 })
@@ -104,13 +107,6 @@ _WHITESPACE_WITH_NEWLINE = re.compile(r"[^\S\n\r]*[\n\r]\s*")
 _WHITESPACE_WITHOUT_NEWLINE = re.compile(r"[^\S\n]+")
 _LOOKS_LIKE_FULL_HTML = re.compile(r"^\s*<(?:html|!doctype)", re.I)
 _LOOKS_LIKE_FULL_HTML_BYTES = re.compile(rb"^\s*<(?:html|!doctype)", re.I)
-# lxml.html.defs.block_tags: decides whether a bare fragment's wrapper is a <div> or a <span>.
-_FRAGMENT_BLOCK_TAGS = frozenset({
-    "address", "blockquote", "center", "dir", "div", "dl", "fieldset", "form", "h1", "h2", "h3",
-    "h4", "h5", "h6", "hr", "isindex", "menu", "noframes", "noscript", "ol", "p", "pre", "table",
-    "ul", "dd", "dt", "frameset", "li", "tbody", "td", "tfoot", "th", "thead", "tr", "legend",
-    "optgroup", "option",
-})
 
 
 def parse_html(html: str | bytes):
