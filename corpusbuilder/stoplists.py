@@ -3,6 +3,9 @@
 jusText classifies a paragraph partly by its stop-word density: the share of its
 whitespace-separated tokens that are in the language's stop list (thesis §2.9.9 shows that
 the few hundred most frequent words of a language work as well as a function-word list).
+The English list holds the 300 most frequent English words; every other list is as long as
+its language needs for its words to cover the same share of running text (a highly inflected
+language needs more word forms), so that jusText's English-tuned density thresholds apply.
 
 The lists live in ``resources/stoplists/<Language>.txt`` — English language names, as the
 reference ``justext`` package names its lists — one lower-case word per line, most frequent

@@ -2,10 +2,16 @@
 """Build jusText stop lists from word-frequency data.
 
 Pomikálek's thesis (§2.9.9) shows that the ~100-500 most frequent words of a language work
-as well as a hand-made list of function words; this script takes the ``--top`` most frequent
-words of each language from the `wordfreq` package and writes one list per language to
+as well as a hand-made list of function words; this script takes the most frequent words of
+each language from the `wordfreq` package and writes one list per language to
 ``<out>/<Language>.txt`` (English language names, as the reference ``justext`` package
 names its lists), plus ``<out>/README.md`` recording where the lists came from.
+
+How many words: jusText's stop-word density thresholds were tuned on English. The English
+list takes the ``--top`` (300) most frequent words, which account for about 56% of running
+English text; every other list takes as many words as its language needs to cover the same
+share (an inflected language spreads its text over more word forms: Czech needs ~1,200, Danish
+~170), capped at ``--max-words``. ``--fixed`` takes exactly ``--top`` words everywhere.
 
 Only this script needs ``wordfreq`` (``pip install wordfreq``); the library reads the
 generated text files and never imports it.
@@ -32,8 +38,8 @@ and adjusted to match what a whitespace tokeniser sees:
 * Serbian: wordfreq stores Serbo-Croatian in Latin script only (it transliterates Serbian
   Cyrillic), so ``Serbian.txt`` holds every word in both Cyrillic and Latin script.
 
-``--top N`` counts the words taken from the frequency ranking after filtering; the spelling
-variants above come on top of those N.
+Word counts are of words taken from the frequency ranking after filtering; the spelling
+variants above come on top of them.
 
 Chinese, Japanese and Korean are not built: the first two are written without spaces and
 wordfreq's Korean list is of morphemes, not of space-separated words, so none of them can
@@ -48,11 +54,15 @@ import importlib.metadata
 import shlex
 import sys
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "resources" / "stoplists"
 DEFAULT_TOP = 300
+DEFAULT_MAX_WORDS = 3000
+MIN_WORDS = 100
+REFERENCE = "en"  # calibrated lists cover as much running text as English's top N
 
 # wordfreq language code -> list name (the names the reference `justext` package uses).
 LANGUAGES: dict[str, str] = {
@@ -139,6 +149,9 @@ FRAGMENTS: dict[str, set[str]] = {
     "it": {"dell", "nell", "dall", "sull", "quest", "quell"},
 }
 
+# Pieces of web addresses, frequent in web-derived counts but never words of running text.
+URL_PIECES = {"http", "https", "www"}
+
 # German words whose standard spelling has ß (wordfreq case-folds ß to ss). Words not listed
 # here keep only the ss spelling, which is the Swiss standard one.
 GERMAN_ESZETT = {
@@ -224,7 +237,7 @@ def script_of(ch: str) -> str:
 
 def keep_token(token: str, code: str) -> bool:
     """True if `token` from the frequency list of `code` belongs in its stop list."""
-    if not is_word(token) or token in FRAGMENTS.get(code, ()):
+    if not is_word(token) or token in FRAGMENTS.get(code, ()) or token in URL_PIECES:
         return False
     scripts = SCRIPTS.get(code, {"LATIN"})
     if any(script_of(ch) not in scripts for ch in token if unicodedata.category(ch)[0] == "L"):
@@ -245,33 +258,50 @@ def check_tables() -> None:
         assert code in LANGUAGES, code
 
 
-def top_words(code: str, top: int) -> list[str]:
-    """The `top` most frequent words of `code` that pass the filters, most frequent first."""
+def ranked_words(code: str) -> Iterator[tuple[str, float]]:
+    """The words of `code` that pass the filters, most frequent first, with their frequency
+    (share of wordfreq's running tokens)."""
     import wordfreq
 
-    pool = max(top * 4, 2000)
-    words: list[str] = []
-    for token in wordfreq.top_n_list(code, pool, wordlist="best"):
+    freqs = wordfreq.get_frequency_dict(code, wordlist="best")
+    for token in wordfreq.iter_wordlist(code, wordlist="best"):
         if keep_token(token, code):
-            words.append(token)
+            yield token, freqs[token]
+
+
+def select_words(code: str, top: int, target: float | None, max_words: int) -> tuple[list[str], float]:
+    """Choose the words of one list; return them (most frequent first) and their coverage.
+
+    With `target` None: exactly the `top` most frequent words. Otherwise as many as it takes
+    for their frequencies to add up to `target` (at least MIN_WORDS, at most `max_words`).
+    """
+    words: list[str] = []
+    coverage = 0.0
+    for word, freq in ranked_words(code):
+        if target is None:
             if len(words) == top:
                 break
-    else:
-        raise SystemExit(f"{code}: only {len(words)} words among wordfreq's top {pool}")
-    return words
+        elif len(words) >= max_words or (coverage >= target and len(words) >= MIN_WORDS):
+            break
+        words.append(word)
+        coverage += freq
+    if target is None and len(words) < top:
+        raise SystemExit(f"{code}: wordfreq has only {len(words)} usable words")
+    return words, coverage
 
 
-def build_list(code: str, top: int) -> list[str]:
+def build_list(code: str, words: list[str]) -> list[str]:
+    """The file's lines: `words` plus their spelling variants (see module doc)."""
     out: list[str] = []
-    for word in top_words(code, top):
+    for word in words:
         for fixed in fix_case_folding(word, code):
             out.extend(apostrophe_variants(fixed))
     return _dedupe(out)
 
 
-def build_serbian(top: int) -> list[str]:
+def build_serbian(words: list[str]) -> list[str]:
     out: list[str] = []
-    for word in build_list("sh", top):
+    for word in build_list("sh", words):
         cyr = to_serbian_cyrillic(word)
         if cyr is not None:
             out.append(cyr)
@@ -294,16 +324,24 @@ def write_list(path: Path, words: list[str]) -> None:
     path.write_text("".join(w + "\n" for w in words), encoding="utf-8")
 
 
-def write_readme(out: Path, top: int, counts: dict[str, int], command: str) -> None:
+def write_readme(out: Path, args: argparse.Namespace, stats: dict[str, tuple[str, int, int, float]],
+                 target: float | None, command: str) -> None:
     version = importlib.metadata.version("wordfreq")
     today = _dt.date.today().isoformat()
     rows = []
-    for code, name in sorted(LANGUAGES.items(), key=lambda kv: kv[1]):
-        rows.append(f"| {name} | `{code}` | {counts[name]} | |")
-    for name, (code, how) in DERIVED.items():
-        rows.append(f"| {name} | `{code}` | {counts[name]} | {how} |")
-    rows.sort()
+    for name, (code, base, lines, coverage) in sorted(stats.items()):
+        note = DERIVED[name][1] if name in DERIVED else ""
+        if target is not None and base >= args.max_words and coverage < target:
+            note = (note + "; " if note else "") + f"capped at {args.max_words} words"
+        rows.append(f"| {name} | `{code}` | {base} | {lines} | {100 * coverage:.1f}% | {note} |")
     skipped = ", ".join(f"`{c}` ({why})" for c, why in SKIPPED.items())
+    if target is None:
+        size = f"""- Size: the {args.top} most frequent words of every language (`--fixed`)."""
+    else:
+        size = f"""- Size: calibrated. The {args.top} most frequent English words account for
+  {100 * target:.1f}% of running English text (by wordfreq's frequencies); every other list takes
+  as many of its language's most frequent words as it needs to cover the same share of its
+  running text (at least {MIN_WORDS}, at most {args.max_words} words)."""
     text = f"""# Stop lists
 
 One file per language, `<Language>.txt` (English names, as the reference `justext` package
@@ -313,20 +351,28 @@ language identification to a list name with `stoplist_name_for(code)`.
 
 ## Provenance
 
-- Source: the `wordfreq` package, version {version} (PyPI), `top_n_list(code, n, wordlist="best")`.
+- Source: the `wordfreq` package, version {version} (PyPI), `wordlist="best"`.
   wordfreq (by Robyn Speer and contributors) is Apache-2.0 code with data under CC BY-SA 4.0;
   these lists are derived from that data and are shared under CC BY-SA 4.0 as well.
-- N = {top}: the {top} most frequent words of each language after filtering (below); spelling
-  variants come on top, so a file may hold a few more lines than N.
+{size}
 - Built on {today} with:
 
   ```
   {command}
   ```
 
+## Why the lists differ in length
+
 Following Pomikálek's thesis (§2.9.9), the few hundred most frequent words of a language work
-as well as a hand-made function-word list for jusText; N = 300 is about the size of the
-thesis' default English list.
+as well as a hand-made function-word list for jusText; 300 is about the size of the thesis'
+default English list. jusText's thresholds, though, are on *stop-word density* — the share of a
+paragraph's words that are in the list — and they were tuned on English. A highly inflected
+language spreads its running text over many more word forms: the 300 most frequent Czech words
+cover only about 44% of Czech text, against 56% for English, so ordinary Czech prose falls
+below the English-tuned thresholds. Each list is therefore made long enough to cover the same
+share of running text as the English one (Czech needs about 1,200 words, Finnish about 2,100,
+Danish 170). The reference `justext` package's own lists vary in the same way (Czech 2,935
+words, Finnish 6,813, Spanish 271). `--fixed` builds lists of exactly `--top` words instead.
 
 ## How the frequency lists were adapted
 
@@ -348,10 +394,13 @@ jusText counts stop words among whitespace-separated, lower-cased tokens, so
 - `Serbian.txt` holds the Serbo-Croatian list in both Cyrillic and Latin script (wordfreq
   stores Serbian romanised), so it matches Serbian text in either script.
 
-## Languages ({len(counts)})
+## Languages ({len(stats)})
 
-| list | wordfreq code | words | note |
-|---|---|---|---|
+`words`: taken from the frequency ranking; `lines`: in the file, with spelling variants;
+`coverage`: share of running text (wordfreq's tokens) that the words account for.
+
+| list | wordfreq code | words | lines | coverage | note |
+|---|---|---|---|---|---|
 {chr(10).join(rows)}
 
 Not built: {skipped}.
@@ -383,10 +432,17 @@ def compare_with_justext(out: Path, names: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Build resources/stoplists/<Language>.txt from wordfreq's most frequent words.",
-        epilog="Needs `pip install wordfreq` (a build-time tool only, not a library dependency).",
+        epilog="By default every list covers as much running text as the --top most frequent English "
+               "words do (see resources/stoplists/README.md). Needs `pip install wordfreq` "
+               "(a build-time tool only, not a library dependency).",
     )
     parser.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="N",
-                        help=f"words per language, most frequent first (default {DEFAULT_TOP})")
+                        help=f"size of the English list, which sets the coverage every other list "
+                             f"matches; with --fixed, the size of every list (default {DEFAULT_TOP})")
+    parser.add_argument("--fixed", action="store_true",
+                        help="take exactly --top words for every language instead of calibrating")
+    parser.add_argument("--max-words", type=int, default=DEFAULT_MAX_WORDS, metavar="M",
+                        help=f"cap on a calibrated list's length (default {DEFAULT_MAX_WORDS})")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
                         help="output directory (default resources/stoplists)")
     parser.add_argument("--languages", nargs="+", metavar="NAME",
@@ -395,8 +451,8 @@ def main(argv: list[str] | None = None) -> int:
                         default=["English", "German", "Czech", "French", "Spanish"],
                         help="lists to compare with the justext package's, if installed")
     args = parser.parse_args(argv)
-    if args.top < 1:
-        parser.error("--top must be positive")
+    if args.top < 1 or args.max_words < args.top:
+        parser.error("need 1 <= --top <= --max-words")
     try:
         import wordfreq  # noqa: F401
     except ImportError:
@@ -409,34 +465,49 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown list(s) {', '.join(unknown)}; known: {', '.join(all_names)}")
 
     check_tables()
+    target = None if args.fixed else select_words(REFERENCE, args.top, None, args.top)[1]
     args.out.mkdir(parents=True, exist_ok=True)
-    counts: dict[str, int] = {}
+    stats: dict[str, tuple[str, int, int, float]] = {}
+    chosen: dict[str, tuple[list[str], float]] = {}
     for code, name in LANGUAGES.items():
+        needed = name in wanted or any(src == code and d in wanted for d, (src, _) in DERIVED.items())
+        if not needed:
+            continue
+        if code == REFERENCE:
+            chosen[code] = select_words(code, args.top, None, args.top)
+        else:
+            chosen[code] = select_words(code, args.top, target, args.max_words)
         if name in wanted:
-            words = build_list(code, args.top)
-            write_list(args.out / f"{name}.txt", words)
-            counts[name] = len(words)
+            words, coverage = chosen[code]
+            lines = build_list(code, words)
+            write_list(args.out / f"{name}.txt", lines)
+            stats[name] = (code, len(words), len(lines), coverage)
     if "Serbian" in wanted:
-        words = build_serbian(args.top)
-        write_list(args.out / "Serbian.txt", words)
-        counts["Serbian"] = len(words)
-    for name in sorted(counts):
-        print(f"{name}.txt: {counts[name]} words")
+        words, coverage = chosen["sh"]
+        lines = build_serbian(words)
+        write_list(args.out / "Serbian.txt", lines)
+        stats["Serbian"] = ("sh", len(words), len(lines), coverage)
+    for name, (code, base, lines, coverage) in sorted(stats.items()):
+        print(f"{name + '.txt':24s} {base:5d} words {lines:5d} lines  coverage {100 * coverage:5.1f}%")
 
     if not args.languages:
         shown = ["python", "scripts/build_stoplists.py"]
         if args.top != DEFAULT_TOP:
             shown += ["--top", str(args.top)]
+        if args.fixed:
+            shown += ["--fixed"]
+        if args.max_words != DEFAULT_MAX_WORDS:
+            shown += ["--max-words", str(args.max_words)]
         try:
             out_shown = args.out.resolve().relative_to(REPO)
         except ValueError:
             out_shown = args.out
         if out_shown != DEFAULT_OUT.relative_to(REPO):
             shown += ["--out", str(out_shown)]
-        write_readme(args.out, args.top, counts, shlex.join(shown))
-        print(f"{len(counts)} lists and README.md written to {args.out}")
+        write_readme(args.out, args, stats, target, shlex.join(shown))
+        print(f"{len(stats)} lists and README.md written to {args.out}")
     if args.compare:
-        compare_with_justext(args.out, [n for n in args.compare if n in counts])
+        compare_with_justext(args.out, [n for n in args.compare if n in stats])
     return 0
 
 
