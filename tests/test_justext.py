@@ -9,6 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import justext as reference
+import lxml.html
 import pytest
 from justext.core import decode_html, revise_paragraph_classification
 from lxml import etree
@@ -118,7 +119,18 @@ def test_thesis_presets_count_words():
     assert classify_context_free([nine_words, ten_words, thirty_one], preset_a) == [
         "short", "near-good", "good"]
     assert classify_context_free([nine_words], DEFAULT) == ["good"]  # 500 characters
-    assert PRESETS["B"].length_low == 0 and PRESETS["D"].stopwords_low == 0.20
+
+
+def test_presets_are_table_2_7():
+    table = {name: (p.max_link_density, p.length_low, p.stopwords_low, p.length_high, p.stopwords_high)
+             for name, p in PRESETS.items() if name != "default"}
+    assert table == {
+        "A": (0.20, 10, 0.30, 30, 0.32),
+        "B": (0.20, 0, 0.30, 26, 0.32),
+        "C": (0.20, 10, 0.25, 25, 0.25),
+        "D": (0.20, 10, 0.20, 20, 0.25),
+    }
+    assert PRESETS["default"] == JustextParams(70, 200, 0.30, 0.32, 0.2, 200, False, "chars")
 
 
 def test_unknown_length_unit_is_refused():
@@ -351,8 +363,6 @@ def test_empty_input_parses_to_nothing():
 
 
 def test_fragments_get_the_root_lxml_html_gives_them():
-    import lxml.html
-
     for html in ["<p>one</p>", "<p>one</p><p>two</p>", "<b>one</b><i>two</i>", "text <b>bold</b>",
                  "<html><p>full</p></html>"]:
         expected = lxml.html.fromstring(html)
