@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pyarrow as pa
 from warcio.archiveiterator import ArchiveIterator
+from warcio.statusandheaders import StatusAndHeadersParser
 
 from corpusbuilder import stoplists
 from corpusbuilder.io import ParquetBatchWriter
@@ -133,8 +134,11 @@ def _read_record(record, index: int, offset: int, params: ExtractParams) -> Warc
         out.reason = f"warc-type-{record.rec_type}"
         return out
     if record.http_headers is None:
-        out.reason = "no-http-headers"
-        return out
+        # warcio parses HTTP headers only for http(s) target URIs; crawlers also write others.
+        if "application/http" not in (headers.get_header("Content-Type") or ""):
+            out.reason = "no-http-headers"
+            return out
+        record.http_headers = StatusAndHeadersParser([], verify=False).parse(record.raw_stream)
     out.status = _status_code(record.http_headers.get_statuscode())
     out.content_type = record.http_headers.get_header("Content-Type") or ""
     out.http_charset = _charset_of(out.content_type)

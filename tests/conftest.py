@@ -26,7 +26,7 @@ def write_warc(path: Path, records: list[dict]) -> Path:
     """Write a gzip'd WARC of response (or other) records described by dicts.
 
     Keys: uri, body (bytes), status ("200 OK"), content_type, warc_type ("response"),
-    headers (extra HTTP headers).
+    headers (extra HTTP headers), raw (body already holds the HTTP headers).
     """
     with open(path, "wb") as out:
         writer = WARCWriter(out, gzip=True)
@@ -34,7 +34,7 @@ def write_warc(path: Path, records: list[dict]) -> Path:
             warc_type = spec.get("warc_type", "response")
             body = spec.get("body", b"")
             http_headers = None
-            if warc_type == "response":
+            if warc_type == "response" and not spec.get("raw"):
                 headers = [("Content-Type", spec.get("content_type", "text/html; charset=utf-8"))]
                 headers += spec.get("headers", [])
                 http_headers = StatusAndHeaders(spec.get("status", "200 OK"), headers, protocol="HTTP/1.1")

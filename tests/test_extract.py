@@ -76,6 +76,15 @@ def test_every_record_gets_one_row_with_its_reason(tmp_path):
     assert (docs["outcome"] == "skipped").sum() == len(records) - 1
 
 
+def test_http_payload_under_a_non_http_uri_is_parsed(tmp_path):
+    warc = tmp_path / "odd.warc.gz"
+    payload = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + ARTICLE.encode()
+    write_warc(warc, [{"uri": "hard::a-page.html", "body": payload, "warc_type": "response",
+                       "warc_content_type": "application/http; msgtype=response", "raw": True}])
+    records = list(iter_warc_records(warc, ExtractParams()))
+    assert records[0].status == 200 and records[0].body.startswith(b"<html>")
+
+
 def test_wrong_declared_charset_still_reads(tmp_path):
     latin1 = "<html><body><p>Café crème brûlée à la française, déjà vu, naïve, façade.</p></body></html>"
     docs, blocks = extract(
