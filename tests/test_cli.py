@@ -1,0 +1,67 @@
+"""The command line: clean-html over a directory, extract of one shard, --help."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+
+from conftest import write_warc
+from test_extract import ARTICLE
+
+GERMAN = (
+    "<html><body><nav><a href='/'>Start</a> | <a href='/k'>Kontakt</a></nav>"
+    "<p>Als wir am Morgen aufbrachen, lag noch ein dünner Nebel über dem Fluss, und die Boote, die "
+    "am Ufer festgemacht sind, waren vom Weg aus kaum zu sehen. Wir gingen etwa eine Stunde, bevor "
+    "die Sonne durchkam und das Wasser zu glänzen begann, und wir blieben bis zum Nachmittag.</p>"
+    "</body></html>"
+)
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "corpusbuilder.cli", *args], capture_output=True, text=True)
+
+
+def test_clean_html_writes_good_blocks_per_page(tmp_path):
+    pages, out = tmp_path / "pages", tmp_path / "out"
+    pages.mkdir()
+    (pages / "walk.html").write_text(ARTICLE)
+    (pages / "fluss.html").write_text(GERMAN)
+    (pages / "notes.txt").write_text("not a page")
+    result = run("clean-html", str(pages), str(out))
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["fluss.txt", "walk.txt"]
+    walk = (out / "walk.txt").read_text().splitlines()
+    assert walk[0].startswith("A walk along the river") or walk[0].startswith("When we set out")
+    assert not any("All rights reserved" in line for line in walk)
+    assert (out / "fluss.txt").read_text().startswith("Als wir am Morgen")
+
+
+def test_clean_html_with_a_forced_stop_list_and_preset(tmp_path):
+    pages, out = tmp_path / "pages", tmp_path / "out"
+    pages.mkdir()
+    (pages / "fluss.html").write_text(GERMAN)
+    # With the English stop list the German paragraph has no stop words: it is boilerplate.
+    assert run("clean-html", str(pages), str(out), "--language", "en", "--preset", "C").returncode == 0
+    assert (out / "fluss.txt").read_text() == ""
+    assert run("clean-html", str(pages), str(out), "--language", "German").returncode == 0
+    assert (out / "fluss.txt").read_text().startswith("Als wir am Morgen")
+    bad = run("clean-html", str(pages), str(out), "--language", "Klingon")
+    assert bad.returncode == 2 and "no stop list" in bad.stderr
+
+
+def test_extract_one_shard_by_hand(tmp_path):
+    warc = write_warc(tmp_path / "one.warc.gz", [{"uri": "http://a.example/walk", "body": ARTICLE.encode()}])
+    result = run("extract", str(warc), str(tmp_path / "one"))
+    assert result.returncode == 0, result.stderr
+    docs = pd.read_parquet(tmp_path / "one.docs.parquet")
+    assert docs["doc_id"].tolist() == ["one:0"] and docs["reason"].tolist() == ["ok"]
+    assert len(pd.read_parquet(tmp_path / "one.blocks.parquet")) > 0
+
+
+def test_help_explains_every_command():
+    result = run("--help")
+    assert result.returncode == 0
+    for command in ("clean-html", "extract", "check-config"):
+        assert command in result.stdout
