@@ -359,3 +359,68 @@ def boundary_errors(found: Boundaries, true_preamble_end: int, true_epilogue_sta
     found_epi = found.epilogue_start or after_end
     true_epi = true_epilogue_start or after_end
     return true_preamble_end - found.preamble_end, found_epi - true_epi
+
+
+# --------------------------------------------------------------------------- text input for the workflow
+
+
+def paragraphs(lines: list[str]) -> list[str]:
+    """Blank-line separated paragraphs, each with its hard line breaks and spacing collapsed."""
+    out, current = [], []
+    for line in lines + [""]:
+        if line.strip():
+            current.append(line.strip())
+        elif current:
+            out.append(" ".join(" ".join(current).split()))
+            current = []
+    return out
+
+
+def _block_rows(doc_id: str, parts: list[tuple[str, list[str]]], stopwords: frozenset[str]) -> list[dict]:
+    rows = []
+    for final_class, lines in parts:
+        for text in paragraphs(lines):
+            words = text.split()
+            n_stop = sum(word.strip(".,;:!?\"'()").lower() in stopwords for word in words)
+            rows.append({
+                "doc_id": doc_id, "block_index": len(rows), "text": text, "dom_path": "", "xpath": "",
+                "heading": False, "n_chars": len(text), "n_words": len(words), "n_stopwords": n_stop,
+                "link_density": 0.0, "stopword_density": n_stop / len(words),
+                "cf_class": final_class, "final_class": final_class,
+            })
+    return rows
+
+
+def text_collection_tables(in_dir: Path | str, shard: str, params: FrequentLinesParams = FrequentLinesParams(),
+                           stoplist_fallback: str = "English", language_sample_chars: int = 2000):
+    """The `text` input kind: a directory of `.txt` files → docs and blocks rows in the extract
+    stage's schemas (one document per file, in name order; blocks are the paragraphs, the body's
+    `good`, the preamble's and epilogue's `bad`), so every later stage runs unchanged."""
+    from corpusbuilder.extract import _language_identifier, stoplist_for_page
+
+    docs, blocks = [], []
+    for index, (found, text) in enumerate(collection_boundaries(text_files(in_dir), params)):
+        doc_id = f"{shard}:{index}"
+        raw = b"".join(text.raw_lines)
+        try:
+            raw.decode("utf-8")
+            charset, charset_source = "utf-8", "utf8-valid"
+        except UnicodeDecodeError:
+            charset, charset_source = "latin-1", "detected"  # decode_line's fallback, line by line
+        lines = [decode_line(line).rstrip("\r\n") for line in text.raw_lines]
+        body = body_slice(found)
+        sample = " ".join(" ".join(lines[body]).split())[:language_sample_chars]
+        code, probability = _language_identifier().classify(sample) if sample else ("", 0.0)
+        stoplist, stopwords = stoplist_for_page(code, stoplist_fallback)
+        parts = [("bad", lines[: body.start]), ("good", lines[body]), ("bad", lines[body.stop :])]
+        rows = _block_rows(doc_id, parts, stopwords)
+        good = [row for row in rows if row["final_class"] == "good"]
+        docs.append({
+            "doc_id": doc_id, "shard": shard, "record_index": index, "offset": 0, "warc_type": "text",
+            "uri": found.name, "status": None, "content_type": "text/plain", "charset": charset,
+            "charset_source": charset_source, "page_language": code, "page_language_probability": float(probability),
+            "stoplist": stoplist, "outcome": "ok" if good else "skipped", "reason": "ok" if good else "no-text",
+            "n_blocks": len(rows), "n_good_blocks": len(good), "n_good_words": sum(row["n_words"] for row in good),
+        })
+        blocks.extend(rows)
+    return docs, blocks

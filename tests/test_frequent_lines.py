@@ -156,3 +156,28 @@ def test_file_without_boilerplate_is_kept_whole(tmp_path):
     found = {b.name: b for b in strip_frequent_lines(tmp_path / "in", tmp_path / "out")}
     assert (found["zz-plain.txt"].preamble_end, found["zz-plain.txt"].epilogue_start) == (0, None)
     assert (tmp_path / "out" / "zz-plain.txt").read_text(encoding="latin-1") == lonely
+
+
+def test_text_input_tables_fit_the_extract_schemas_and_export(collection, tmp_path):
+    import pyarrow as pa
+
+    from corpusbuilder.export import kept_documents
+    from corpusbuilder.extract import BLOCKS_SCHEMA, DOCS_SCHEMA
+    from corpusbuilder.frequent_lines import text_collection_tables
+
+    root, truths = collection
+    docs, blocks = text_collection_tables(root / "in", "books", FrequentLinesParams(heuristics=True))
+    docs = pa.Table.from_pylist(docs, schema=DOCS_SCHEMA).to_pandas()
+    blocks = pa.Table.from_pylist(blocks, schema=BLOCKS_SCHEMA).to_pandas()
+    assert docs.doc_id.tolist() == [f"books:{i}" for i in range(len(truths))]
+    assert set(docs.page_language) == {"en"} and (docs.outcome == "ok").all()
+    exported = {doc.url: doc for doc in kept_documents(docs, blocks)}
+    exact = 0
+    for truth in truths:
+        good = exported[truth.name].paragraphs
+        assert not any("Project Gutenberg License" in p for p in good)
+        body = [" ".join(p.split()) for p in truth.body.split("\n\n") if p.strip()]
+        exact += good == body
+    assert exact >= 0.95 * len(truths)
+    bad = blocks[blocks.final_class == "bad"]
+    assert bad.text.str.contains("START OF TH").any() and (bad.cf_class == "bad").all()
