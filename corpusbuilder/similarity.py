@@ -1,0 +1,358 @@
+"""Near-duplicate documents by min-hash, and how two long documents relate page by page.
+
+Spasojević & Poncin, "Large Scale Page-Based Book Similarity Clustering": text is normalised
+(lower case, alphanumerics only), cut into 5-word shingles with 64-bit fingerprints (§III-B), and
+summarised by k min-hashes — per document (100) and per page (34). Two signatures agreeing in C of
+k positions estimate the resemblance |A∩B|/|A∪B| as C/k (Eq. 1). Pairs come from collision
+counting (their Algorithm 1: every min-hash value is a bucket, every pair in a bucket gets a
+count) or, for large collections, from LSH banding, which only compares documents that agree on
+all rows of at least one band. Relation classes of two paginated documents (§IV) are decided
+from page-level signals with hand-set filters (Eq. 4).
+
+The thesis' alternatives are here too: Broder's super-shingles (§3.2.1) and Charikar's simhash
+(§3.2.2), so they can be compared on the same fingerprints (bench/bench_similarity.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+EMPTY = np.iinfo(np.uint64).max  # the min-hash of an empty set: collides with nothing real
+
+
+@dataclass(frozen=True)
+class MinHashParams:
+    """Spasojević & Poncin §III-B and Fig. 2: 5-word shingles, 100 hashes a book, 34 a page."""
+
+    shingle_words: int = 5
+    k: int = 100  # min-hashes per document
+    k_page: int = 34  # min-hashes per page
+    seed: int = 20110101  # the hash family; both sides of a comparison must share it
+    bands: int | None = None  # LSH banding (b bands of k/b rows); None = collision counting
+    max_bucket: int = 1000  # buckets larger than this are boilerplate shingles, not evidence
+
+
+# --------------------------------------------------------------------------- features
+
+
+_WORD = re.compile(r"\w+")
+
+
+def normalised_words(text: str) -> list[str]:
+    """'(Nice) Day !' → ['nice', 'day']: lower case, non-alphanumerics dropped (§III-B)."""
+    return _WORD.findall(text.lower())
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    # splitmix64's finaliser: spreads every input bit over the whole word
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+def _word_hashes(words: Sequence[str]) -> np.ndarray:
+    return np.fromiter(
+        (int.from_bytes(hashlib.blake2b(w.encode("utf-8"), digest_size=8).digest(), "little") for w in words),
+        dtype=np.uint64,
+        count=len(words),
+    )
+
+
+def shingle_fingerprints(words: Sequence[str], n: int = 5) -> np.ndarray:
+    """Distinct 64-bit fingerprints of the n-word shingles (a shorter text is one shingle)."""
+    if not words:
+        return np.empty(0, dtype=np.uint64)
+    h = _word_hashes(words)
+    if len(h) < n:
+        n = len(h)
+    with np.errstate(over="ignore"):
+        fp = np.zeros(len(h) - n + 1, dtype=np.uint64)
+        for j in range(n):  # position-dependent mixing: "a b c" and "c b a" differ
+            fp = _mix64(fp ^ h[j : len(h) - n + 1 + j])
+    return np.unique(fp)
+
+
+def hash_family(k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """k functions x → a·x + b over uint64 (odd a: each is a bijection of the fingerprints)."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2**63, size=k, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    b = rng.integers(0, 2**63, size=k, dtype=np.uint64)
+    return a, b
+
+
+def minhash_signature(fingerprints: np.ndarray, k: int, seed: int, chunk: int = 4096) -> np.ndarray:
+    """min over the set of (a_i·x + b_i), i = 1..k; all EMPTY for an empty set."""
+    a, b = hash_family(k, seed)
+    out = np.full(k, EMPTY, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for start in range(0, len(fingerprints), chunk):  # bounded k×chunk temporaries
+            x = fingerprints[start : start + chunk]
+            np.minimum(out, (x[None, :] * a[:, None] + b[:, None]).min(axis=1), out=out)
+    return out
+
+
+def document_signatures(texts: Iterable[str], params: MinHashParams = MinHashParams()) -> np.ndarray:
+    """(documents × k) uint64 min-hash matrix."""
+    rows = [minhash_signature(shingle_fingerprints(normalised_words(t), params.shingle_words), params.k, params.seed)
+            for t in texts]
+    return np.vstack(rows) if rows else np.empty((0, params.k), dtype=np.uint64)
+
+
+def estimated_resemblance(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
+    """C/k along the last axis (Eq. 1); EMPTY positions never count as collisions."""
+    return ((sig_a == sig_b) & (sig_a != EMPTY)).mean(axis=-1)
+
+
+# --------------------------------------------------------------------------- pairs and clusters
+
+
+def _pairs_within_groups(keys: np.ndarray, max_bucket: int) -> np.ndarray:
+    """All index pairs (i < j) of rows sharing a key, as int64 codes i·N + j (N = len(keys))."""
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    sizes = np.diff(np.r_[starts, len(keys)])
+    codes = []
+    n = np.int64(len(keys))
+    for start, size in zip(starts[sizes > 1], sizes[sizes > 1]):
+        if size > max_bucket:
+            continue
+        members = np.sort(order[start : start + size]).astype(np.int64)
+        i, j = np.triu_indices(size, k=1)
+        codes.append(members[i] * n + members[j])
+    return np.concatenate(codes) if codes else np.empty(0, dtype=np.int64)
+
+
+def candidate_pairs(signatures: np.ndarray, params: MinHashParams = MinHashParams()) -> np.ndarray:
+    """(m × 2) index pairs worth scoring.
+
+    Collision counting (bands None): any pair sharing one min-hash value — the paper's
+    Algorithm 1, exhaustive for every pair with C ≥ 1, but a bucket of a common shingle is
+    quadratic. LSH banding: rows b·r = k; a pair is a candidate when all r values of one band
+    agree, probability 1 − (1 − s^r)^b for resemblance s — a steep S-curve around (1/b)^(1/r)
+    (e.g. 20 bands of 5 rows: 0.55), so the all-pairs work shrinks to pairs above the curve.
+    """
+    n_docs, k = signatures.shape
+    valid = signatures[:, 0] != EMPTY
+    if params.bands is None:
+        groups = list(signatures.T)  # each min-hash function's values are its own buckets
+    else:
+        if k % params.bands:
+            raise ValueError(f"k={k} is not a multiple of bands={params.bands}")
+        rows = k // params.bands
+        groups = []
+        for band in range(params.bands):
+            key = np.zeros(n_docs, dtype=np.uint64)
+            for column in signatures[:, band * rows : (band + 1) * rows].T:
+                key = _mix64(key ^ column)
+            groups.append(key)
+    # empty documents get distinct keys, so they pair with nothing
+    codes = [_pairs_within_groups(np.where(valid, key, ~np.arange(n_docs, dtype=np.uint64)), params.max_bucket)
+             for key in groups]
+    codes = np.unique(np.concatenate(codes)) if codes else np.empty(0, dtype=np.int64)
+    return np.column_stack([codes // n_docs, codes % n_docs])
+
+
+def similar_pairs(signatures: np.ndarray, threshold: float, params: MinHashParams = MinHashParams()) -> pd.DataFrame:
+    """Index pairs (a < b) whose estimated resemblance exceeds `threshold`, with the estimate."""
+    pairs = candidate_pairs(signatures, params)
+    estimate = estimated_resemblance(signatures[pairs[:, 0]], signatures[pairs[:, 1]]) if len(pairs) else np.empty(0)
+    keep = estimate > threshold
+    return pd.DataFrame({"a": pairs[keep, 0], "b": pairs[keep, 1], "resemblance": estimate[keep]})
+
+
+def cluster_labels(n: int, pairs: Iterable[tuple[int, int]]) -> np.ndarray:
+    """Union-find over the pairs: each item's cluster is the smallest index in its component."""
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]  # path halving
+            i = parent[i]
+        return i
+
+    for a, b in pairs:
+        ra, rb = root(int(a)), root(int(b))
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    return np.array([root(i) for i in range(n)], dtype=np.int64)
+
+
+def resemblance_dedup(ids: Sequence[str], pairs: pd.DataFrame, threshold: float = 0.9) -> list[str]:
+    """Thesis Table 3.4 "rsmbl. de-dupl": cluster pairs above `threshold` by transitivity, keep the
+    first document of each cluster (corpus order), return the ids of all the others."""
+    strong = pairs[pairs["resemblance"] > threshold]
+    labels = cluster_labels(len(ids), zip(strong["a"], strong["b"]))
+    return [ids[i] for i in np.flatnonzero(labels != np.arange(len(ids)))]
+
+
+def corpus_similar_pairs(documents: Iterable[dict], threshold: float = 0.5,
+                         params: MinHashParams = MinHashParams()) -> pd.DataFrame:
+    """Exported-corpus documents ({"id", "paragraphs", ...}) → id_a, id_b, resemblance, cluster."""
+    ids, texts = [], []
+    for doc in documents:
+        ids.append(doc["id"])
+        texts.append("\n".join(doc["paragraphs"]))
+    pairs = similar_pairs(document_signatures(texts, params), threshold, params)
+    labels = cluster_labels(len(ids), zip(pairs["a"], pairs["b"]))
+    ids_array = np.array(ids, dtype=object)
+    return pd.DataFrame({
+        "id_a": ids_array[pairs["a"].to_numpy()] if len(pairs) else [],
+        "id_b": ids_array[pairs["b"].to_numpy()] if len(pairs) else [],
+        "resemblance": pairs["resemblance"].to_numpy(dtype=np.float32),
+        "cluster": ids_array[labels[pairs["a"].to_numpy()]] if len(pairs) else [],
+    })
+
+
+def write_similar_pairs_tsv(corpus_paths: Sequence[Path | str], out_path: Path | str, threshold: float = 0.5,
+                            params: MinHashParams = MinHashParams()) -> int:
+    """CLI engine: corpus .jsonl[.gz] files → `id_a<TAB>id_b<TAB>resemblance` lines; returns the count."""
+    from corpusbuilder.export import read_corpus
+    from corpusbuilder.io import atomic_path
+
+    documents = (doc for path in corpus_paths for doc in read_corpus(Path(path)))
+    pairs = corpus_similar_pairs(documents, threshold, params)
+    with atomic_path(out_path) as tmp:
+        tmp.write_text("".join(f"{a}\t{b}\t{r:.4f}\n" for a, b, r in zip(pairs.id_a, pairs.id_b, pairs.resemblance)),
+                       encoding="utf-8")
+    return len(pairs)
+
+
+# --------------------------------------------------------------------------- thesis §3.2.1 and §3.2.2
+
+
+def super_shingles(signature: np.ndarray, groups: int) -> np.ndarray:
+    """Broder: the sketch cut into `groups` groups of s = k/groups elements, each hashed (§3.2.1).
+    Two documents of resemblance ρ share ≥ r of them with probability Eq. 3.1."""
+    s = len(signature) // groups
+    out = np.zeros(groups, dtype=np.uint64)
+    for column in signature[: groups * s].reshape(groups, s).T:
+        out = _mix64(out ^ column)
+    return out
+
+
+def simhash(fingerprints: np.ndarray, weights: np.ndarray | None = None) -> np.uint64:
+    """Charikar (§3.2.2): each feature's 64 bits as ±1, summed (weighted), sign → bit."""
+    if not len(fingerprints):
+        return np.uint64(0)
+    bits = np.unpackbits(fingerprints.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    signs = bits.astype(np.int64) * 2 - 1
+    w = np.ones(len(fingerprints), dtype=np.int64) if weights is None else weights
+    total = w @ signs
+    return np.packbits((total >= 0).astype(np.uint8), bitorder="little").view("<u8")[0]
+
+
+def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.bitwise_count(np.bitwise_xor(a, b))
+
+
+# --------------------------------------------------------------------------- page-level relations (§IV)
+
+RELATIONS = ("SAME_PAGINATION", "DIFFERENT_PAGINATION", "CONTIGUOUS_SUBSET", "OVERLAPPING_TEXT")
+
+
+def page_signatures(pages: Sequence[str], params: MinHashParams = MinHashParams()) -> np.ndarray:
+    """(pages × k_page) min-hashes; a page is a group of blocks (or a printed page)."""
+    rows = [minhash_signature(shingle_fingerprints(normalised_words(p), params.shingle_words), params.k_page, params.seed)
+            for p in pages]
+    return np.vstack(rows) if rows else np.empty((0, params.k_page), dtype=np.uint64)
+
+
+def page_similarity_matrix(pages_a: np.ndarray, pages_b: np.ndarray) -> np.ndarray:
+    return estimated_resemblance(pages_a[:, None, :], pages_b[None, :, :])
+
+
+@dataclass(frozen=True)
+class RelationSignals:
+    """§IV-B signals for a pair of paginated documents; book 1 is the one with denser pages."""
+
+    book_similarity: float
+    page_similarity: float  # mean similarity over matching pages
+    slope: float  # linear fit p2 = a·p1 + b of matching page numbers (Eq. 2)
+    offset: float
+    delta_page_count: float  # max(p2) − (a·max(p1) + b) (Eq. 3), over the books' last pages
+    consecutive_correlation: float  # relative consecutive page correlation
+    coverage_1: float  # share of book 1's pages with a match
+    coverage_2: float  # share of book 2's pages with a match
+
+
+def relation_signals(book_1: np.ndarray, pages_1: np.ndarray, book_2: np.ndarray, pages_2: np.ndarray,
+                     min_page_similarity: float = 0.1) -> RelationSignals:
+    """Signals from book and page signatures; pass the denser-paged book (fewer pages) first."""
+    sim = page_similarity_matrix(pages_1, pages_2)
+    sim = np.where(sim >= min_page_similarity, sim, 0.0)
+    best = sim.argmax(axis=1)
+    matched = sim[np.arange(len(sim)), best] > 0
+    p1, p2 = np.flatnonzero(matched), best[matched]
+    if len(p1) >= 2 and np.ptp(p1) > 0:
+        slope, offset = np.polyfit(p1, p2, 1)
+    else:
+        slope, offset = (1.0, float(p2[0] - p1[0])) if len(p1) else (0.0, 0.0)
+    delta = (len(pages_2) - 1) - (slope * (len(pages_1) - 1) + offset)
+    # pages of book 1 that overlap two consecutive pages of book 2: the wrap-around of re-pagination
+    both = (sim[:, :-1] > 0) & (sim[:, 1:] > 0)
+    consecutive = float((np.where(both, sim[:, :-1] + sim[:, 1:], 0.0)).sum() / max(len(pages_1), 1))
+    return RelationSignals(
+        book_similarity=float(estimated_resemblance(book_1, book_2)),
+        page_similarity=float(sim[p1, p2].mean()) if len(p1) else 0.0,
+        slope=float(slope),
+        offset=float(offset),
+        delta_page_count=float(delta),
+        consecutive_correlation=consecutive,
+        coverage_1=float(matched.mean()) if len(matched) else 0.0,
+        coverage_2=float(np.isin(np.arange(len(pages_2)), p2).mean()) if len(pages_2) else 0.0,
+    )
+
+
+def high_pass(value: float, edge: float, width: float) -> float:
+    """1 at value ≥ edge, falling quadratically to 0 at edge − width (the paper's φ shape)."""
+    return max(0.0, 1.0 - (max(0.0, edge - value) / width) ** 2)
+
+
+def low_pass(value: float, edge: float, width: float) -> float:
+    return max(0.0, 1.0 - (max(0.0, value - edge) / width) ** 2)
+
+
+def band_pass(value: float, centre: float, width: float) -> float:
+    return max(0.0, 1.0 - ((value - centre) / width) ** 2)
+
+
+def relation_confidences(s: RelationSignals) -> dict[str, float]:
+    """Eq. 4: confidence_R = Π φ_R,i(s_i), φ hand-set low/high/band filters per relation."""
+    same_extent = low_pass(abs(s.delta_page_count) + abs(s.offset), 0.5, 2.0)
+    return {
+        # the paper's own φ for mean page similarity: max(0, 1 − ((1 − s)/0.4)²)
+        "SAME_PAGINATION": high_pass(s.page_similarity, 1.0, 0.4) * band_pass(s.slope, 1.0, 0.1)
+        * low_pass(s.consecutive_correlation, 0.1, 0.3) * same_extent,
+        "DIFFERENT_PAGINATION": high_pass(s.book_similarity, 1.0, 0.5) * high_pass(s.consecutive_correlation, 0.4, 0.4)
+        * high_pass(min(s.coverage_1, s.coverage_2), 0.9, 0.3),
+        "CONTIGUOUS_SUBSET": high_pass(s.page_similarity, 1.0, 0.4) * band_pass(s.slope, 1.0, 0.1)
+        * low_pass(s.consecutive_correlation, 0.1, 0.3) * (1.0 - same_extent)
+        * high_pass(max(s.coverage_1, s.coverage_2), 0.95, 0.2),
+    }
+
+
+def classify_relation(s: RelationSignals, min_confidence: float = 0.5) -> str:
+    """The most confident class, or OVERLAPPING_TEXT when none is confident enough (§IV-C)."""
+    confidences = relation_confidences(s)
+    best = max(confidences, key=confidences.get)
+    return best if confidences[best] >= min_confidence else "OVERLAPPING_TEXT"
+
+
+def compare_paginated(pages_a: Sequence[str], pages_b: Sequence[str], params: MinHashParams = MinHashParams()) -> tuple[str, RelationSignals]:
+    """Relation class and signals of two documents given as lists of page texts."""
+    if sum(map(len, pages_a)) / max(len(pages_a), 1) < sum(map(len, pages_b)) / max(len(pages_b), 1):
+        pages_a, pages_b = pages_b, pages_a  # book 1 has the higher text density
+    books = document_signatures(["\n".join(pages_a), "\n".join(pages_b)], params)
+    signals = relation_signals(books[0], page_signatures(pages_a, params), books[1], page_signatures(pages_b, params))
+    return classify_relation(signals), signals

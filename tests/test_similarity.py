@@ -1,0 +1,180 @@
+"""Min-hash resemblance, pairs, clusters, de-duplication, super-shingles, simhash, page relations."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from corpusbuilder.similarity import (
+    EMPTY,
+    MinHashParams,
+    cluster_labels,
+    compare_paginated,
+    corpus_similar_pairs,
+    document_signatures,
+    estimated_resemblance,
+    hamming,
+    normalised_words,
+    resemblance_dedup,
+    shingle_fingerprints,
+    similar_pairs,
+    simhash,
+    super_shingles,
+    write_similar_pairs_tsv,
+)
+
+VOCABULARY = [f"w{i}" for i in range(20_000)]
+
+
+def words(rng: random.Random, n: int) -> list[str]:
+    return [rng.choice(VOCABULARY) for _ in range(n)]
+
+
+def edited(rng: random.Random, text: list[str], share: float) -> list[str]:
+    return [rng.choice(VOCABULARY) if rng.random() < share else w for w in text]
+
+
+def jaccard(a: str, b: str) -> float:
+    fa, fb = (shingle_fingerprints(normalised_words(t)) for t in (a, b))
+    return len(np.intersect1d(fa, fb)) / len(np.union1d(fa, fb))
+
+
+def test_normalisation_and_shingles():
+    assert normalised_words("(Nice) Day !") == ["nice", "day"]
+    assert len(shingle_fingerprints("a b c d e f g".split())) == 3
+    assert len(shingle_fingerprints("a b".split())) == 1  # a text shorter than a shingle is one
+    assert not np.array_equal(shingle_fingerprints("a b c d e".split()), shingle_fingerprints("e d c b a".split()))
+    assert shingle_fingerprints([]).size == 0
+
+
+@pytest.mark.parametrize("keep", [0.2, 0.5, 0.8, 0.95])
+def test_estimate_tracks_true_resemblance(keep):
+    rng = random.Random(int(keep * 100))
+    base = words(rng, 3000)
+    cut = int(len(base) * keep)
+    a, b = " ".join(base), " ".join(base[:cut] + words(rng, len(base) - cut))
+    sig = document_signatures([a, b], MinHashParams(k=400))
+    # binomial standard error at k=400 is at most 0.025
+    assert abs(estimated_resemblance(sig[0], sig[1]) - jaccard(a, b)) < 0.08
+
+
+def test_empty_documents_match_nothing():
+    sig = document_signatures(["", "", "one two three four five six"])
+    assert (sig[0] == EMPTY).all() and estimated_resemblance(sig[0], sig[1]) == 0
+    assert similar_pairs(sig, 0.0).empty
+
+
+@pytest.fixture(scope="module")
+def families():
+    """Five families of near-duplicates (3% edits) plus unrelated documents."""
+    rng = random.Random(5)
+    texts, family = [], []
+    for f in range(5):
+        base = words(rng, 800)
+        for _ in range(3):
+            texts.append(" ".join(edited(rng, base, 0.01)))
+            family.append(f)
+    for f in range(5, 25):
+        texts.append(" ".join(words(rng, 800)))
+        family.append(f)
+    return texts, np.array(family)
+
+
+@pytest.mark.parametrize("bands", [None, 20])
+def test_pairs_and_clusters_recover_the_families(families, bands):
+    texts, family = families
+    params = MinHashParams(bands=bands)
+    pairs = similar_pairs(document_signatures(texts, params), 0.5, params)
+    assert (family[pairs.a] == family[pairs.b]).all()
+    assert len(pairs) == 5 * 3  # every pair inside each family of three
+    labels = cluster_labels(len(texts), zip(pairs.a, pairs.b))
+    assert len(set(labels[:15])) == 5 and (labels[15:] == np.arange(15, len(texts))).all()
+
+
+def test_lsh_banding_misses_medium_resemblance_that_collision_counting_finds():
+    rng = random.Random(9)
+    base = words(rng, 2000)
+    texts = [" ".join(base), " ".join(base[:700] + words(rng, 1300))]  # resemblance ≈ 0.2
+    counting = similar_pairs(document_signatures(texts), 0.1)
+    banded = similar_pairs(document_signatures(texts), 0.1, MinHashParams(bands=20))
+    assert len(counting) == 1 and banded.empty  # 20×5 banding's S-curve sits near 0.55
+
+
+def test_resemblance_dedup_keeps_the_first_of_each_cluster():
+    ids = ["a", "b", "c", "d", "e"]
+    pairs = pd.DataFrame({"a": [0, 1, 3], "b": [1, 2, 4], "resemblance": [0.95, 0.92, 0.6]})
+    assert resemblance_dedup(ids, pairs, 0.9) == ["b", "c"]
+
+
+def test_similar_pairs_tsv_from_exported_corpus(families, tmp_path):
+    texts, family = families
+    corpus = tmp_path / "c.jsonl.gz"
+    with gzip.open(corpus, "wt", encoding="utf-8") as out:
+        for i, text in enumerate(texts):
+            out.write(json.dumps({"id": f"s:{i}", "url": "", "language": "en", "paragraphs": [text]}) + "\n")
+    assert write_similar_pairs_tsv([corpus], tmp_path / "p.tsv", threshold=0.5) == 15
+    rows = [line.split("\t") for line in (tmp_path / "p.tsv").read_text().splitlines()]
+    assert all(float(r[2]) > 0.5 and r[0] != r[1] for r in rows)
+    table = corpus_similar_pairs(({"id": f"s:{i}", "paragraphs": [t]} for i, t in enumerate(texts)), 0.5)
+    assert set(table.cluster) == {"s:0", "s:3", "s:6", "s:9", "s:12"}
+
+
+def test_super_shingles_match_only_near_identical(families):
+    texts, _ = families
+    one_edit = texts[0].split()
+    one_edit[400] = "changed"
+    sig = document_signatures([texts[0], " ".join(one_edit), texts[15]], MinHashParams(k=84))
+    groups = np.vstack([super_shingles(s, 6) for s in sig])  # 6 super-shingles of 14
+    # resemblance ≈ 0.99: P(≥ 1 of 6 shared) = 1 − (1 − 0.99^14)^6 > 0.99 (thesis Eq. 3.1)
+    assert (groups[0] == groups[1]).sum() >= 1 and (groups[0] == groups[2]).sum() == 0
+
+
+def test_simhash_hamming_is_small_for_near_duplicates(families):
+    texts, _ = families
+    hashes = np.array([simhash(shingle_fingerprints(normalised_words(t))) for t in texts], dtype=np.uint64)
+    # 64·θ/π expected differing bits: ≈ 32 for unrelated texts, far fewer for 1% edited copies
+    assert hamming(hashes[0], hashes[1]) <= 16 and hamming(hashes[0], hashes[15]) >= 20
+
+
+# --------------------------------------------------------------------------- relation classes
+
+
+def paginate(text: list[str], per_page: int) -> list[str]:
+    return [" ".join(text[i : i + per_page]) for i in range(0, len(text), per_page)]
+
+
+@pytest.fixture(scope="module")
+def book():
+    return words(random.Random(21), 9000)
+
+
+def test_same_pagination(book):
+    rng = random.Random(1)
+    relation, signals = compare_paginated(paginate(book, 300), paginate(edited(rng, book, 0.01), 300))
+    assert relation == "SAME_PAGINATION", signals
+    assert abs(signals.slope - 1) < 0.05 and signals.consecutive_correlation < 0.1
+
+
+def test_different_pagination(book):
+    relation, signals = compare_paginated(paginate(book, 300), paginate(book, 440))
+    assert relation == "DIFFERENT_PAGINATION", signals
+    assert signals.book_similarity > 0.9 and abs(signals.slope - 440 / 300) < 0.15 and signals.consecutive_correlation > 0.4
+
+
+def test_contiguous_subset(book):
+    relation, signals = compare_paginated(paginate(book, 300), paginate(book[:3000], 300))
+    assert relation == "CONTIGUOUS_SUBSET", signals
+    assert abs(signals.slope - 1) < 0.05 and abs(signals.delta_page_count) > 5
+
+
+def test_overlapping_text(book):
+    rng = random.Random(2)
+    other = words(rng, 1500) + book[3000:4500] + words(rng, 1500)
+    relation, signals = compare_paginated(paginate(book, 300), paginate(other, 300))
+    assert relation == "OVERLAPPING_TEXT", signals
+    assert 0 < signals.book_similarity < 0.3
