@@ -1,0 +1,15 @@
+# Near-duplicate pairs over the whole exported corpus (min-hash; corpusbuilder.similarity).
+rule similarity:
+    input:
+        corpus=expand("results/corpus/{shard}.jsonl.gz", shard=SHARDS),
+    output:
+        pairs="results/stats/similar_pairs.parquet",
+    log:
+        "logs/similarity/similarity.log",
+    threads: 1
+    resources:
+        mem_mb=4000,
+    params:
+        cfg=config.get("similarity", {}),
+    script:
+        "../scripts/similarity.py"
