@@ -1,0 +1,157 @@
+"""Evaluation metrics and baseline extractors on hand-computed cases (thesis §2.6, §2.9)."""
+
+import math
+import random
+
+import pytest
+
+from corpusbuilder.evaluation.baselines import (
+    bte_extract,
+    classify_default_extractor,
+    max_scoring_span,
+)
+from corpusbuilder.evaluation.metrics import (
+    Counts,
+    aligned_word_counts,
+    bag_of_words_counts,
+    cleaneval_words,
+    f_beta,
+    fragment_lengths,
+    fragmentation,
+    lcs_length,
+    scores,
+    snippet_counts,
+)
+from corpusbuilder.justext import parse_html
+
+
+# --- word-level alignment -------------------------------------------------------------------------
+
+def test_alignment_on_five_words_by_hand():
+    # output a b c d e, gold a c x e: the best alignment pairs a, c, e -> 3 aligned words
+    counts = aligned_word_counts("a b c d e", "a c x e")
+    assert counts == Counts(matched=3, output=5, gold=4)
+    measured = scores(counts)
+    assert measured.precision == pytest.approx(3 / 5)
+    assert measured.recall == pytest.approx(3 / 4)
+    assert measured.f1 == pytest.approx(2 * 0.6 * 0.75 / 1.35)  # 0.6667
+    assert measured.f05 == pytest.approx(1.25 * 0.6 * 0.75 / (0.25 * 0.6 + 0.75))  # 0.625
+
+
+def test_alignment_respects_order_unlike_bag_of_words():
+    assert aligned_word_counts("b a", "a b").matched == 1
+    assert bag_of_words_counts("b a", "a b").matched == 2
+
+
+def test_alignment_is_case_sensitive_and_drops_non_ascii_like_cleaneval_a():
+    assert cleaneval_words("Zürich – the end") == ["Zrich", "the", "end"]
+    assert aligned_word_counts("The Zürich", "the Zürich") == Counts(1, 2, 2)
+
+
+def test_lcs_length_matches_textbook_dynamic_programming():
+    def reference(a, b):
+        table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+        for i, x in enumerate(a):
+            for j, y in enumerate(b):
+                table[i + 1][j + 1] = table[i][j] + 1 if x == y else max(table[i][j + 1], table[i + 1][j])
+        return table[-1][-1]
+
+    rng = random.Random(7)
+    for _ in range(300):
+        a = [rng.choice("abcd") for _ in range(rng.randint(0, 25))]
+        b = [rng.choice("abcde") for _ in range(rng.randint(0, 25))]
+        assert lcs_length(a, b) == reference(a, b), (a, b)
+
+
+# --- bag of words, snippets, scores -------------------------------------------------------------
+
+def test_bag_of_words_is_a_lowercased_multiset_intersection():
+    # output {the:2, cat, dog}, gold {the:3, cat, bird}: min counts the 2 + cat 1 = 3
+    counts = bag_of_words_counts("The cat the dog", "the the THE cat bird")
+    assert counts == Counts(matched=3, output=4, gold=5)
+    assert scores(counts).precision == pytest.approx(0.75)
+    assert scores(counts).recall == pytest.approx(0.6)
+
+
+def test_snippets_found_missing_and_unwanted():
+    output = "Hello   world.\nFoo\tbar and more"
+    counts = snippet_counts(output, ["Hello world", "missing"], ["Foo bar", "absent"])
+    # TP: "Hello world" (whitespace collapsed); FN: "missing"; FP: "Foo bar"
+    assert counts == Counts(matched=1, output=2, gold=2)
+    assert (scores(counts).precision, scores(counts).recall) == (0.5, 0.5)
+
+
+def test_undefined_precision_is_nan_and_f_is_zero():
+    measured = scores(Counts(matched=0, output=0, gold=5))
+    assert math.isnan(measured.precision)
+    assert measured.recall == 0.0
+    assert measured.f1 == measured.f05 == 0.0
+    assert f_beta(1.0, 1.0, 0.5) == pytest.approx(1.0)
+
+
+def test_counts_add_up_for_micro_averaging():
+    # micro: (1+9)/(2+10), not the mean of 1/2 and 9/10
+    total = Counts(1, 2, 4) + Counts(9, 10, 10)
+    assert scores(total).precision == pytest.approx(10 / 12)
+
+
+# --- fragmentation (Table 2.11) -------------------------------------------------------------------
+
+def test_fragments_are_maximal_runs_of_kept_blocks():
+    assert fragment_lengths([3, 4, 5, 6, 7], [True, True, False, True, False]) == [7, 6]
+    assert fragment_lengths([3, 4], [False, False]) == []
+    summary = fragmentation([[7, 6], [], [10]])
+    assert (summary.documents, summary.fragments) == (3, 3)
+    assert summary.mean_length == pytest.approx(23 / 3)
+    assert summary.median_length == 7
+    assert summary.fragments_per_document == 1.0
+
+
+# --- BTE (§2.6.1) ------------------------------------------------------------------------------------
+
+def test_max_scoring_span():
+    assert max_scoring_span([-1, 3, -1, -1, 5, -4, 2]) == (1, 4)
+    assert max_scoring_span([-1, -1]) is None
+    assert max_scoring_span([]) is None
+    assert max_scoring_span([2, -2, 2]) == (0, 0)  # ties: earliest, then shortest
+
+
+PAGE = """<html><head><title>Site title words here</title></head><body>
+<div><a href="/">Home</a> <a href="/n">News</a> <a href="/a">About</a> <a href="/c">Contact</a></div>
+<div class="article">
+<p>This is the long main article text with many words in it.</p>
+<script>var a = "lots of words inside a script that must never count";</script>
+<p>Second paragraph of the <b>article</b> continues here.</p>
+</div>
+<ul><li><a href="/1">One</a></li><li><a href="/2">Two</a></li><li><a href="/3">Three</a></li></ul>
+</body></html>"""
+
+
+def test_bte_extracts_the_tag_sparse_article():
+    extract = bte_extract(parse_html(PAGE))
+    assert extract.split() == ("This is the long main article text with many words in it. "
+                               "Second paragraph of the article continues here.").split()
+    assert "\n" in extract  # the paragraphs stay apart
+
+
+def test_bte_of_a_page_without_words_is_empty():
+    assert bte_extract(parse_html("<html><body><div><br><img src=x></div></body></html>")) == ""
+    assert bte_extract(None) == ""
+
+
+# --- DefaultExtractor (Algorithm 2.1) --------------------------------------------------------------
+
+@pytest.mark.parametrize("words, density, expected", [
+    # long block; short one after a >4-word block; linky block; long one after a linky block
+    ([20, 3, 2, 50], [0, 0, 1.0, 0], [True, True, False, True]),
+    # two short blocks between empty edges: both boilerplate
+    ([3, 3], [0, 0], [False, False]),
+    # after a linky block (>0.555556), a 10-word block needs more than 17 words next
+    ([5, 10, 18], [0.9, 0, 0], [False, True, True]),
+    ([5, 10, 17], [0.9, 0, 0], [False, False, True]),
+    # link density exactly at the threshold is still content-eligible
+    ([30], [0.333333], [True]),
+    ([30], [0.34], [False]),
+])
+def test_default_extractor_decision_tree(words, density, expected):
+    assert classify_default_extractor(words, density) == expected
