@@ -1,0 +1,168 @@
+"""The extractors the evaluation compares, each a function of one prepared page.
+
+A page is decoded, parsed and cut into jusText blocks once (:func:`prepare_page`, with the stop
+list of its guessed language as the extract stage picks it); jusText with every preset, the
+keep-everything baseline and DefaultExtractor classify those same blocks, so their differences
+are the classifiers' alone. BTE tokenises the parsed tree itself (§2.6.1). External references
+(the ``justext`` package, trafilatura, resiliparse, readability-lxml) get the decoded HTML and
+are offered only when importable; they are never dependencies of the library.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+from corpusbuilder.extract import ExtractParams, decode_html, guess_page_language, stoplist_for_page
+from corpusbuilder.justext import (
+    GOOD,
+    PRESETS,
+    Block,
+    JustextParams,
+    classify_context_free,
+    classify_context_sensitive,
+    parse_html,
+    segment_blocks,
+)
+
+from .baselines import bte_extract, classify_default_extractor
+from .metrics import fragment_lengths
+
+
+@dataclass
+class PreparedPage:
+    """A page as every extractor starts from it."""
+
+    html: str  # decoded
+    root: object  # lxml element, or None for an empty page
+    blocks: list[Block]
+    stoplist: str  # the stop list jusText's blocks were counted with
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """An extractor's output text; fragment lengths when the extractor keeps or drops blocks."""
+
+    text: str
+    fragments: list[int] | None = None
+
+
+def decode_page(body: bytes, http_charset: str | None, params: ExtractParams = ExtractParams()) -> str:
+    """The page's text, decoded as the extract stage decodes it (raises UndecodableError)."""
+    return decode_html(body, http_charset, params.max_control_share)[0]
+
+
+def prepare_page(html: str, params: ExtractParams = ExtractParams()) -> PreparedPage:
+    """Parse, guess the language, pick its stop list and segment into jusText blocks (§2.7.1)."""
+    root = parse_html(html)
+    if root is None:
+        return PreparedPage(html, None, [], "")
+    language, _ = guess_page_language(root, params.language_sample_chars)
+    name, stoplist = stoplist_for_page(language, params.stoplist_fallback)
+    return PreparedPage(html, root, segment_blocks(root, stoplist), name)
+
+
+def extraction_of_blocks(texts: list[str], kept: list[bool]) -> Extraction:
+    """Kept blocks one per line, fragments measured in characters (§2.9.10)."""
+    return Extraction(
+        "\n".join(text for text, keep in zip(texts, kept) if keep),
+        fragment_lengths([len(text) for text in texts], kept),
+    )
+
+
+def justext_kept(blocks: list[Block], params: JustextParams) -> list[bool]:
+    """jusText's verdict per block (Algorithms 2.2 and 2.3): True = good."""
+    cf_classes = classify_context_free(blocks, params)
+    return [cls == GOOD for cls in classify_context_sensitive(cf_classes, blocks, params)]
+
+
+def run_justext(params: JustextParams) -> Callable[[PreparedPage], Extraction]:
+    def run(page: PreparedPage) -> Extraction:
+        return extraction_of_blocks([b.text for b in page.blocks], justext_kept(page.blocks, params))
+    return run
+
+
+def run_keep_all(page: PreparedPage) -> Extraction:
+    """The baseline that keeps every text block (Tables 2.5–2.9 "baseline")."""
+    return extraction_of_blocks([b.text for b in page.blocks], [True] * len(page.blocks))
+
+
+def run_default_extractor(page: PreparedPage) -> Extraction:
+    """Algorithm 2.1 on jusText's blocks (DefExt_lxml of §2.9.6)."""
+    kept = classify_default_extractor([b.n_words for b in page.blocks],
+                                      [b.link_density for b in page.blocks])
+    return extraction_of_blocks([b.text for b in page.blocks], kept)
+
+
+def run_bte(page: PreparedPage) -> Extraction:
+    """BTE's single span (§2.6.1): one fragment by construction."""
+    text = bte_extract(page.root)
+    return Extraction(text, [len(text)] if text else [])
+
+
+def run_justext_package(page: PreparedPage) -> Extraction:
+    """The reference ``justext`` package (3.0.2) with its English stop list and defaults."""
+    import justext
+
+    paragraphs = justext.justext(page.html, justext.get_stoplist("English"))
+    return extraction_of_blocks([p.text for p in paragraphs],
+                                [not p.is_boilerplate for p in paragraphs])
+
+
+def run_trafilatura(page: PreparedPage) -> Extraction:
+    """trafilatura's ``extract`` with its defaults (comments and tables included)."""
+    import trafilatura
+
+    return Extraction(trafilatura.extract(page.html) or "")
+
+
+def run_resiliparse(page: PreparedPage) -> Extraction:
+    """resiliparse's main-content plain text."""
+    from resiliparse.extract.html2text import extract_plain_text
+
+    return Extraction(extract_plain_text(page.html, main_content=True))
+
+
+def run_readability(page: PreparedPage) -> Extraction:
+    """readability-lxml's article HTML, reduced to its text one block per line."""
+    from readability import Document
+
+    summary = Document(page.html).summary(html_partial=True)
+    root = parse_html(summary)
+    if root is None:
+        return Extraction("")
+    return Extraction("\n".join(" ".join(t.split()) for t in root.itertext() if t.strip()))
+
+
+@dataclass(frozen=True)
+class Extractor:
+    name: str
+    run: Callable[[PreparedPage], Extraction]
+    uses_blocks: bool  # needs prepare_page's parse, language guess and segmentation
+    module: str | None = None  # an optional package the extractor needs
+
+
+EXTRACTORS: dict[str, Extractor] = {
+    **{f"justext-{preset}": Extractor(f"justext-{preset}", run_justext(params), True)
+       for preset, params in PRESETS.items()},
+    "keep-all": Extractor("keep-all", run_keep_all, True),
+    "bte": Extractor("bte", run_bte, True),
+    "defext-lxml": Extractor("defext-lxml", run_default_extractor, True),
+    "justext-package": Extractor("justext-package", run_justext_package, False, "justext"),
+    "trafilatura": Extractor("trafilatura", run_trafilatura, False, "trafilatura"),
+    "resiliparse": Extractor("resiliparse", run_resiliparse, False, "resiliparse"),
+    "readability": Extractor("readability", run_readability, False, "readability"),
+}
+
+
+def available(name: str) -> bool:
+    """Whether the extractor can run here (its optional package, if any, is importable)."""
+    module = EXTRACTORS[name].module
+    return module is None or importlib.util.find_spec(module) is not None
+
+
+def justext_with(params: JustextParams, name: str = "justext") -> Extractor:
+    """An ad-hoc jusText extractor (the sweep's one-threshold variations)."""
+    return Extractor(name, run_justext(params), True)

@@ -1,0 +1,201 @@
+"""Readers for the boilerplate gold sets in their native formats (see ../shared/README.md).
+
+Every reader yields :class:`GoldPage` objects of one shape: the page's HTML bytes plus either a
+gold text (CleanEval, CleanPortalEval, L3S-GN1) or snippet lists (trafilatura's evaldata.json).
+Readers go in file-name order so runs and ``max_pages`` prefixes are reproducible.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+
+from lxml import etree
+
+from corpusbuilder.justext import PARAGRAPH_TAGS
+
+
+@dataclass(frozen=True)
+class GoldPage:
+    """One evaluation page: input HTML and what a perfect extractor's output must contain."""
+
+    dataset: str
+    page_id: str
+    html: bytes
+    http_charset: str | None = None  # a charset the dataset declares for the page, if any
+    gold_text: str | None = None  # the main content as plain text, when the set has it
+    with_snippets: tuple[str, ...] = ()  # snippet sets: must appear in the output
+    without_snippets: tuple[str, ...] = ()  # snippet sets: must not appear in the output
+
+
+def _decode_text_file(data: bytes) -> str:
+    """Gold text files are mostly UTF-8; the older CleanEval ones are Windows Western."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+# --- CleanEval and CleanPortalEval --------------------------------------------------------------
+
+_TEXT_WRAPPER_START = re.compile(rb"\A\s*<text\b([^>]*)>", re.IGNORECASE)
+_TEXT_WRAPPER_END = re.compile(rb"</text>\s*\Z", re.IGNORECASE)
+_WRAPPER_ENCODING = re.compile(rb"""\bencoding\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
+_CLEANEVAL_MARKERS = re.compile(r"<[phl]>", re.IGNORECASE)
+
+
+def unwrap_cleaneval_input(data: bytes) -> tuple[bytes, str | None]:
+    """Strip CleanEval's ``<text id=… encoding=…>`` wrapper; return the page and its declared charset.
+
+    The wrapper is not part of the page: left in, libxml2 would take ``<text>`` for an element
+    of the body and file the whole document under it.
+    """
+    charset = None
+    start = _TEXT_WRAPPER_START.match(data)
+    if start:
+        declared = _WRAPPER_ENCODING.search(start.group(1))
+        if declared and declared.group(1).lower() not in (b"unset", b"unknown", b""):
+            charset = declared.group(1).decode("ascii", "replace")
+        data = data[start.end():]
+        data = _TEXT_WRAPPER_END.sub(b"", data)
+    return data, charset
+
+
+def cleaneval_gold_text(raw: str) -> str:
+    """The plain text of a CleanEval gold file: the ``URL:`` line and ``<p>/<h>/<l>`` markers removed."""
+    lines = raw.splitlines()
+    if lines and lines[0].startswith("URL:"):
+        lines = lines[1:]
+    return _CLEANEVAL_MARKERS.sub(" ", "\n".join(lines))
+
+
+def _numeric_then_name(path: Path) -> tuple:
+    """CleanEval names pages by number: order 2 before 10."""
+    return (0, int(path.stem), "") if path.stem.isdigit() else (1, 0, path.stem)
+
+
+def iter_cleaneval(root: Path, dataset: str) -> Iterator[GoldPage]:
+    """CleanEval-format sets (cleaneval-dev, cleaneval-final, cleanportaleval).
+
+    Pages without a gold file are skipped (59 in cleaneval-final have none).
+    """
+    root = Path(root)
+    for html_path in sorted((root / "input").glob("*.html"), key=_numeric_then_name):
+        gold_path = root / "GoldStandard" / f"{html_path.stem}.txt"
+        if not gold_path.is_file():
+            continue
+        html, charset = unwrap_cleaneval_input(html_path.read_bytes())
+        gold = cleaneval_gold_text(_decode_text_file(gold_path.read_bytes()))
+        yield GoldPage(dataset, html_path.stem, html, charset, gold_text=gold)
+
+
+# --- L3S-GN1 ------------------------------------------------------------------------------------
+
+CONTENT_CLASSES = frozenset({"x-nc-sel1", "x-nc-sel2", "x-nc-sel3", "x-nc-sel4", "x-nc-sel5"})
+_NOT_TEXT = frozenset({"script", "style", "noscript"})
+
+
+def _is_annotated(element) -> bool:
+    return not CONTENT_CLASSES.isdisjoint((element.get("class") or "").split())
+
+
+def l3s_gold_text(annotated_html: bytes) -> str:
+    """The text of every outermost element annotated as content (classes x-nc-sel1…5), in order.
+
+    Annotations nest (a headline inside a full-text span), so only elements without an annotated
+    ancestor are read — each piece of content is counted once. One line per element; text
+    outside any annotated element (including that of class x-nc-sel0) is boilerplate.
+    """
+    root = etree.fromstring(annotated_html, etree.HTMLParser(encoding="utf-8"))
+    if root is None:
+        return ""
+    pieces = []
+    walker = etree.iterwalk(root, events=("start",))  # comments and PIs are not yielded
+    for _, element in walker:
+        if element.tag in _NOT_TEXT:
+            walker.skip_subtree()
+        elif _is_annotated(element):
+            pieces.append(_visible_text(element))
+            walker.skip_subtree()
+    return "\n".join(pieces)
+
+
+# Tags that end a line of text: without the break, "<h1>Title</h1><p>Text" would read "TitleText".
+_LINE_BREAKING = PARAGRAPH_TAGS | {"br", "hr"}
+
+
+def _visible_text(element) -> str:
+    """The element's text, a line break at block-level tags, no scripts, styles or comments."""
+    parts = []
+    walker = etree.iterwalk(element, events=("start", "end", "comment", "pi"))
+    for event, node in walker:
+        if event in ("comment", "pi"):
+            parts.append(node.tail or "")
+            continue
+        visible = node.tag not in _NOT_TEXT
+        if event == "start":
+            if not visible:
+                walker.skip_subtree()
+                continue
+            if node.tag in _LINE_BREAKING:
+                parts.append("\n")
+            parts.append(node.text or "")
+        else:
+            if visible and node.tag in _LINE_BREAKING:
+                parts.append("\n")
+            if node is not element:
+                parts.append(node.tail or "")
+    return "".join(parts)
+
+
+def iter_l3s_gn1(root: Path, dataset: str = "l3s-gn1") -> Iterator[GoldPage]:
+    """L3S-GN1: ``original/<uuid>.html`` as input, gold text read from ``annotated/<uuid>.html``."""
+    root = Path(root)
+    for html_path in sorted((root / "original").glob("*.html")):
+        annotated = root / "annotated" / html_path.name
+        if not annotated.is_file():
+            continue
+        gold = l3s_gold_text(annotated.read_bytes())
+        yield GoldPage(dataset, html_path.stem, html_path.read_bytes(), gold_text=gold)
+
+
+# --- trafilatura-style snippet sets ---------------------------------------------------------------
+
+def iter_snippet_set(root: Path, dataset: str = "trafilatura-dev") -> Iterator[GoldPage]:
+    """``evaldata.json`` = {url: {file, with: [...], without: [...]}}; pages under ``html/``.
+
+    Entries whose file is missing are skipped. The URL is the page id.
+    """
+    root = Path(root)
+    entries = json.loads((root / "evaldata.json").read_text(encoding="utf-8"))
+    for url in sorted(entries):
+        entry = entries[url]
+        html_path = root / "html" / entry["file"]
+        if not html_path.is_file():
+            continue
+        yield GoldPage(dataset, url, html_path.read_bytes(),
+                       with_snippets=tuple(entry.get("with", ())),
+                       without_snippets=tuple(entry.get("without", ())))
+
+
+# --- one entry point ------------------------------------------------------------------------------
+
+READERS: dict[str, Callable[[Path, str], Iterator[GoldPage]]] = {
+    "cleaneval-dev": iter_cleaneval,
+    "cleaneval-final": iter_cleaneval,
+    "cleanportaleval": iter_cleaneval,
+    "l3s-gn1": iter_l3s_gn1,
+    "trafilatura-dev": iter_snippet_set,
+}
+
+
+def iter_dataset(name: str, gold_dir: Path | str, max_pages: int = 0) -> Iterator[GoldPage]:
+    """Pages of the dataset ``gold_dir/name`` in a stable order; ``max_pages`` > 0 keeps a prefix."""
+    if name not in READERS:
+        raise ValueError(f"unknown dataset {name!r} (known: {', '.join(READERS)})")
+    pages = READERS[name](Path(gold_dir) / name, name)
+    return islice(pages, max_pages) if max_pages > 0 else pages

@@ -1,0 +1,326 @@
+"""Run extractors over the gold sets and write the evaluation tables (thesis §2.9, Fig. 2.7).
+
+``results/stats/boilerplate.tsv`` — one row per (extractor, dataset), plus dataset "all"
+micro-averaged over every page of the run; ``fragmentation.tsv`` — Table 2.11 per (extractor,
+dataset); ``sweep.tsv`` / ``sweep.png`` — jusText's precision and recall as one threshold at a
+time moves away from the default preset (Fig. 2.7 in small).
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import math
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from corpusbuilder.extract import ExtractParams, UndecodableError
+from corpusbuilder.io import atomic_path
+from corpusbuilder.justext import PRESETS, JustextParams
+
+from .extractors import EXTRACTORS, Extraction, Extractor, available, decode_page, justext_kept, prepare_page
+from .gold import READERS, GoldPage, iter_dataset
+from .metrics import (
+    Counts,
+    aligned_word_counts,
+    bag_of_words_counts,
+    fragmentation,
+    scores,
+    snippet_counts,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EvaluateConfig:
+    """The workflow's `evaluate` config section."""
+
+    gold_dir: Path = Path("../shared/datasets/boilerplate")
+    datasets: tuple[str, ...] = tuple(READERS)
+    extractors: tuple[str, ...] = tuple(EXTRACTORS)
+    max_pages: int = 0  # per dataset; 0 = all
+    sweep_dataset: str = "cleaneval-dev"
+
+    @classmethod
+    def from_config(cls, section: dict) -> EvaluateConfig:
+        config = cls(
+            gold_dir=Path(section.get("gold_dir", cls.gold_dir)),
+            datasets=tuple(section.get("datasets", cls.datasets)),
+            extractors=tuple(section.get("extractors", cls.extractors)),
+            max_pages=int(section.get("max_pages", cls.max_pages)),
+            sweep_dataset=section.get("sweep_dataset", cls.sweep_dataset),
+        )
+        unknown = [d for d in (*config.datasets, config.sweep_dataset) if d not in READERS]
+        unknown += [e for e in config.extractors if e not in EXTRACTORS]
+        if unknown:
+            raise ValueError(f"evaluate: unknown dataset or extractor: {', '.join(unknown)}")
+        return config
+
+
+@dataclass
+class Tally:
+    """One extractor's counts over a set of pages (sums, so tallies add up: micro-averaging)."""
+
+    pages: int = 0
+    failures: int = 0  # pages whose extractor raised (scored as empty output)
+    words: Counts = Counts()
+    bag: Counts = Counts()
+    snippets: Counts = Counts()
+    fragments: list[list[int]] | None = field(default_factory=list)
+    seconds: float = 0.0
+
+    def __add__(self, other: Tally) -> Tally:
+        both = None if self.fragments is None or other.fragments is None else self.fragments + other.fragments
+        return Tally(self.pages + other.pages, self.failures + other.failures, self.words + other.words,
+                     self.bag + other.bag, self.snippets + other.snippets, both,
+                     self.seconds + other.seconds)
+
+
+def score_page(tally: Tally, page: GoldPage, extraction: Extraction) -> None:
+    """Add one page's counts: text measures where the page has gold text, snippets where it has snippets."""
+    tally.pages += 1
+    if page.gold_text is not None:
+        tally.words += aligned_word_counts(extraction.text, page.gold_text)
+        tally.bag += bag_of_words_counts(extraction.text, page.gold_text)
+    if page.with_snippets or page.without_snippets:
+        tally.snippets += snippet_counts(extraction.text, page.with_snippets, page.without_snippets)
+    if extraction.fragments is None:
+        tally.fragments = None
+    elif tally.fragments is not None:
+        tally.fragments.append(extraction.fragments)
+
+
+def evaluate_pages(pages: Iterable[GoldPage], extractors: Sequence[Extractor],
+                   params: ExtractParams = ExtractParams()) -> dict[str, Tally]:
+    """Run every extractor on every page and tally its scores and time.
+
+    Decoding is timed for every extractor, block preparation (parse, language, segmentation)
+    only for those that use it, so seconds per extractor are what running it alone would cost.
+    An external extractor that raises scores an empty output for the page and is counted in
+    ``failures``; our own extractors' errors propagate, since they are bugs.
+    """
+    tallies = {extractor.name: Tally() for extractor in extractors}
+    any_blocks = any(extractor.uses_blocks for extractor in extractors)
+    for page in pages:
+        started = time.perf_counter()
+        try:
+            html = decode_page(page.html, page.http_charset, params)
+        except UndecodableError as error:
+            log.warning("%s %s: undecodable (%s), scored as empty output", page.dataset, page.page_id, error)
+            html = ""
+        decoded = time.perf_counter()
+        prepared = prepare_page(html, params) if any_blocks else prepare_page("", params)
+        prepare_seconds = time.perf_counter() - decoded
+        decode_seconds = decoded - started
+        for extractor in extractors:
+            tally = tallies[extractor.name]
+            started = time.perf_counter()
+            try:
+                extraction = extractor.run(prepared)
+            except Exception as error:  # noqa: BLE001 - third-party code, see docstring
+                if extractor.module is None:
+                    raise
+                log.warning("%s failed on %s %s: %r", extractor.name, page.dataset, page.page_id, error)
+                tally.failures += 1
+                extraction = Extraction("")
+            tally.seconds += time.perf_counter() - started + decode_seconds
+            if extractor.uses_blocks:
+                tally.seconds += prepare_seconds
+            score_page(tally, page, extraction)
+    return tallies
+
+
+def resolve_extractors(names: Iterable[str]) -> list[Extractor]:
+    """The named extractors that can run here; an optional one not installed is skipped with a note."""
+    chosen = []
+    for name in names:
+        if available(name):
+            chosen.append(EXTRACTORS[name])
+        else:
+            log.info("extractor %s skipped: package %s not installed", name, EXTRACTORS[name].module)
+    return chosen
+
+
+def evaluate(config: EvaluateConfig) -> dict[str, dict[str, Tally]]:
+    """Tallies per dataset, then per extractor, for every configured dataset and extractor."""
+    extractors = resolve_extractors(config.extractors)
+    results = {}
+    for dataset in config.datasets:
+        started = time.perf_counter()
+        results[dataset] = evaluate_pages(iter_dataset(dataset, config.gold_dir, config.max_pages), extractors)
+        pages = next(iter(results[dataset].values())).pages if extractors else 0
+        log.info("%s: %d pages, %d extractors, %.1f s", dataset, pages, len(extractors),
+                 time.perf_counter() - started)
+    return results
+
+
+def with_overall(results: dict[str, dict[str, Tally]]) -> dict[str, dict[str, Tally]]:
+    """The per-dataset tallies plus dataset "all": each extractor's tallies summed (micro-average)."""
+    overall: dict[str, Tally] = {}
+    for tallies in results.values():
+        for name, tally in tallies.items():
+            overall[name] = overall[name] + tally if name in overall else tally
+    return {**results, "all": overall} if len(results) > 1 else dict(results)
+
+
+# --- tables -------------------------------------------------------------------------------------
+
+BOILERPLATE_COLUMNS = (
+    "extractor", "dataset", "pages", "failures",
+    "word_precision", "word_recall", "word_f1", "word_f05",
+    "bow_precision", "bow_recall", "bow_f1", "bow_f05",
+    "snippet_precision", "snippet_recall", "snippet_f1",
+    "seconds", "pages_per_second",
+)
+FRAGMENTATION_COLUMNS = (
+    "extractor", "dataset", "documents", "fragments",
+    "mean_fragment_chars", "median_fragment_chars", "fragments_per_document",
+)
+SWEEP_COLUMNS = (
+    "parameter", "value", "is_default", "pages",
+    "word_precision", "word_recall", "word_f1", "word_f05", "bow_precision", "bow_recall", "bow_f1",
+)
+
+
+def _measured(prefix: str, counts: Counts, with_f05: bool = True) -> dict:
+    """Scores of one measure, or nothing (blank cells) when no page had that kind of gold."""
+    if counts.gold == 0 and counts.output == 0:
+        return {}
+    measured = scores(counts)
+    row = {f"{prefix}_precision": measured.precision, f"{prefix}_recall": measured.recall,
+           f"{prefix}_f1": measured.f1}
+    if with_f05:
+        row[f"{prefix}_f05"] = measured.f05
+    return row
+
+
+def boilerplate_rows(results: dict[str, dict[str, Tally]]) -> list[dict]:
+    rows = []
+    for dataset, tallies in results.items():
+        for name, tally in tallies.items():
+            rows.append({
+                "extractor": name, "dataset": dataset, "pages": tally.pages, "failures": tally.failures,
+                **_measured("word", tally.words), **_measured("bow", tally.bag),
+                **_measured("snippet", tally.snippets, with_f05=False),
+                "seconds": tally.seconds,
+                "pages_per_second": tally.pages / tally.seconds if tally.seconds else math.nan,
+            })
+    return rows
+
+
+def fragmentation_rows(results: dict[str, dict[str, Tally]]) -> list[dict]:
+    """Table 2.11 per (extractor, dataset), for extractors that report their kept blocks."""
+    rows = []
+    for dataset, tallies in results.items():
+        for name, tally in tallies.items():
+            if tally.fragments is None:
+                continue
+            summary = fragmentation(tally.fragments)
+            rows.append({"extractor": name, "dataset": dataset, "documents": summary.documents,
+                         "fragments": summary.fragments, "mean_fragment_chars": summary.mean_length,
+                         "median_fragment_chars": summary.median_length,
+                         "fragments_per_document": summary.fragments_per_document})
+    return rows
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.4f}"
+    return "" if value is None else str(value)
+
+
+def write_tsv(rows: Iterable[dict], columns: Sequence[str], path: Path | str) -> None:
+    """Rows as a tab-separated table with a header; missing or undefined values are empty cells."""
+    with atomic_path(path) as tmp, open(tmp, "w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out, delimiter="\t", lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_cell(row.get(column)) for column in columns])
+
+
+# --- the parameter sweep (Fig. 2.7 in small) ----------------------------------------------------
+
+# Around the default preset (lengths in characters, as the default counts them).
+SWEEP_GRID: dict[str, tuple[float, ...]] = {
+    "length_low": (0, 10, 30, 50, 70, 100, 150, 200),
+    "length_high": (70, 100, 150, 200, 300, 400, 600),
+    "stopwords_low": (0.0, 0.1, 0.2, 0.25, 0.3, 0.35, 0.4),
+    "stopwords_high": (0.1, 0.2, 0.25, 0.3, 0.32, 0.35, 0.4, 0.5),
+    "max_link_density": (0.0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0),
+}
+_PARTNERS = {"length_low": "length_high", "stopwords_low": "stopwords_high"}
+
+
+def vary_one(base: JustextParams, parameter: str, value: float) -> JustextParams:
+    """``base`` with one threshold changed; its low/high partner follows if the pair would cross.
+
+    Algorithm 2.2 reads LOW ≤ HIGH (a block long enough for HIGH is long enough for LOW), so
+    moving one past the other drags the other along instead of producing an incoherent pair.
+    """
+    varied = replace(base, **{parameter: type(getattr(base, parameter))(value)})
+    for low, high in _PARTNERS.items():
+        if getattr(varied, low) > getattr(varied, high):
+            fixed = high if parameter == low else low
+            varied = replace(varied, **{fixed: getattr(varied, parameter)})
+    return varied
+
+
+def sweep(pages: Sequence[GoldPage], grid: dict[str, Sequence[float]] = SWEEP_GRID,
+          base: JustextParams = PRESETS["default"], params: ExtractParams = ExtractParams()) -> list[dict]:
+    """jusText's scores on ``pages`` for each grid value of each threshold, the others at ``base``.
+
+    Pages are segmented once: blocks do not depend on the thresholds, only their classes do.
+    """
+    prepared = []
+    for page in pages:
+        try:
+            html = decode_page(page.html, page.http_charset, params)
+        except UndecodableError:
+            html = ""
+        prepared.append((page, prepare_page(html, params).blocks))
+    rows = []
+    for parameter, values in grid.items():
+        for value in values:
+            varied = vary_one(base, parameter, value)
+            words, bag = Counts(), Counts()
+            for page, blocks in prepared:
+                kept = justext_kept(blocks, varied)
+                text = "\n".join(block.text for block, keep in zip(blocks, kept) if keep)
+                words += aligned_word_counts(text, page.gold_text or "")
+                bag += bag_of_words_counts(text, page.gold_text or "")
+            rows.append({"parameter": parameter, "value": value,
+                         "is_default": int(value == getattr(base, parameter)), "pages": len(prepared),
+                         **_measured("word", words), **_measured("bow", bag, with_f05=False)})
+    return rows
+
+
+def plot_sweep(rows: Sequence[dict], path: Path | str) -> None:
+    """One panel per threshold: word-level precision and recall against its value, default marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    parameters = list(dict.fromkeys(row["parameter"] for row in rows))
+    figure, axes = plt.subplots(1, len(parameters), figsize=(3.2 * len(parameters), 3.2),
+                                sharey=True, squeeze=False)
+    for axis, parameter in zip(axes[0], parameters):
+        mine = [row for row in rows if row["parameter"] == parameter]
+        values = [row["value"] for row in mine]
+        for measure, style in (("word_precision", "o-"), ("word_recall", "s--"), ("word_f1", "^:")):
+            axis.plot(values, [row.get(measure, math.nan) for row in mine], style,
+                      label=measure.removeprefix("word_"), markersize=4)
+        for row in mine:
+            if row["is_default"]:
+                axis.axvline(row["value"], color="grey", linewidth=0.8)
+        axis.set_title(parameter, fontsize=9)
+        axis.grid(alpha=0.3)
+    axes[0][0].set_ylabel("word-level score")
+    axes[0][0].legend(fontsize=8)
+    figure.tight_layout()
+    with atomic_path(path) as tmp:
+        figure.savefig(tmp, format="png", dpi=110)
+    plt.close(figure)
