@@ -1,0 +1,526 @@
+"""Duplicate n-grams by suffix sorting in chunks (thesis §3.4.2, Table 3.2).
+
+G₂₊ — every n-gram that occurs at least twice in the corpus — drives block de-duplication.
+The thesis finds it with memory bounded by configuration, not by corpus size:
+
+1. words → integer ids in order of first appearance (frequent words get small ids);
+2. the token stream is cut into chunks sized from the memory budget; per chunk a suffix array
+   and its LCP array give every distinct n-gram of the chunk with its count (§3.4.2: "generating
+   the list of sorted n-grams from a suffix array is straightforward");
+3. each chunk's n-grams are written, sorted and compressed, to a run file, and a k-way merge
+   of the runs sums the counts: an n-gram seen once in each of two chunks is a duplicate too.
+
+One departure from the thesis, on purpose: a run is sorted by the n-gram's 64-bit hash
+(`ngram_hashes`), not by its word-id sequence. Word ids are then needed only inside a chunk, so
+shards are processed independently (in parallel, and a shard added later never touches the runs
+of the old ones), and the merge compares uint64 keys with numpy instead of id tuples. The
+output is those hashes anyway: block de-duplication tests membership with `np.isin`.
+
+n-grams never cross a block boundary, and the three n-gram kinds of Table 3.3 (all tokens /
+no punctuation / no punctuation and no stop words) are token selections made before chunking.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+import zipfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pydivsufsort import divsufsort, kasai
+
+from corpusbuilder.io import atomic_path
+
+log = logging.getLogger("corpusbuilder.ngrams")
+
+NGRAM_KINDS = ("all", "no-punct", "no-punct-no-stop")  # thesis Table 3.3
+MIN_N, MAX_N = 3, 20
+
+# Polynomial rolling hash over the tokens' own 64-bit hashes, then splitmix64's finaliser so
+# that n-grams differing only in their last token still differ in every bit of the result.
+_HASH_BASE = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+
+# Peak bytes per token of `chunk_ngram_counts`, measured on Zipf text (bench/bench_ngrams.py
+# --calibrate): the packed ids and the byte-level suffix array of divsufsort dominate.
+CHUNK_BYTES_PER_TOKEN = 48
+# Bytes per (hash, count) row held by the merge: the buffered row, its share of the
+# concatenated and sorted round, and the summed output.
+MERGE_BYTES_PER_ROW = 64
+RUN_ROW_GROUP = 1 << 18
+RUN_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32())])
+
+
+# --- tokens and n-grams ----------------------------------------------------------------------
+
+
+def kind_mask(kind: str, is_punct: np.ndarray, is_stop: np.ndarray) -> np.ndarray:
+    """Keep-mask of the tokens an n-gram of `kind` is built from (thesis Table 3.3)."""
+    if kind == "all":
+        return np.ones(len(is_punct), dtype=bool)
+    if kind == "no-punct":
+        return ~np.asarray(is_punct, dtype=bool)
+    if kind == "no-punct-no-stop":
+        return ~(np.asarray(is_punct, dtype=bool) | np.asarray(is_stop, dtype=bool))
+    raise ValueError(f"unknown n-gram kind {kind!r}; expected one of {', '.join(NGRAM_KINDS)}")
+
+
+def select_tokens(
+    token_hash: np.ndarray, block_offsets: np.ndarray, keep: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kept tokens, their blocks' new offsets and each kept token's index in the input."""
+    kept_before = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+    index = np.flatnonzero(keep)
+    return token_hash[index], kept_before[block_offsets], index
+
+
+def _ngram_starts(block_offsets: np.ndarray, n: int) -> np.ndarray:
+    """Start of every run of n tokens that lies inside one block."""
+    block_offsets = np.asarray(block_offsets, dtype=np.int64)
+    lengths = np.diff(block_offsets)
+    counts = np.maximum(lengths - n + 1, 0)
+    # For each start: its block's first offset plus its rank within the block.
+    first = np.repeat(block_offsets[:-1], counts)
+    rank = np.arange(counts.sum(), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+    return first + rank
+
+
+def ngram_hashes(token_hash: np.ndarray, block_offsets: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """64-bit hash of every n-gram inside one block, and the index of its first token.
+
+    h = h·B + t over uint64 (wrapping) for the n tokens, then the splitmix64 finaliser: n numpy
+    passes over the token hashes, no loop per token.
+    """
+    token_hash = np.asarray(token_hash, dtype=np.uint64)
+    starts = _ngram_starts(block_offsets, n)
+    h = token_hash[starts]
+    for j in range(1, n):
+        h *= _HASH_BASE
+        h += token_hash[starts + j]
+    return _splitmix64(h), starts
+
+
+def _splitmix64(z: np.ndarray) -> np.ndarray:
+    z = z ^ (z >> np.uint64(30))
+    z *= _MIX_1
+    z ^= z >> np.uint64(27)
+    z *= _MIX_2
+    z ^= z >> np.uint64(31)
+    return z
+
+
+# --- one chunk: suffix array and LCP ---------------------------------------------------------
+
+
+def word_ids_by_first_appearance(token_hash: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Word ids numbered in order of first appearance (§3.4.2), and the id → token hash map."""
+    ids, vocabulary = pd.factorize(token_hash, sort=False)
+    return ids.astype(np.int32), np.asarray(vocabulary, dtype=np.uint64)
+
+
+def suffix_array(ids: np.ndarray) -> np.ndarray:
+    """Suffix array of a sequence of word ids, with divsufsort.
+
+    divsufsort sorts bytes. pydivsufsort's own integer path widens ids to a power-of-two byte
+    width; we pack each id into the fewest big-endian bytes (3 for vocabularies up to 16 M), so
+    byte order is id order, sort that string, and keep the suffixes starting on an id boundary.
+    """
+    width = max(1, (int(ids.max(initial=0)).bit_length() + 7) // 8)
+    packed = np.empty((len(ids), width), dtype=np.uint8)
+    for byte in range(width):
+        packed[:, byte] = ids >> (8 * (width - 1 - byte))
+    byte_sa = divsufsort(packed.reshape(-1))
+    del packed
+    aligned = byte_sa[byte_sa % width == 0]
+    aligned //= width
+    return aligned
+
+
+def chunk_ngram_counts(
+    token_hash: np.ndarray, block_offsets: np.ndarray, n: int, owned: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every distinct n-gram of one chunk with its count, as (sorted unique hashes, counts).
+
+    Suffixes whose first n ids agree are adjacent in the suffix array with an LCP ≥ n, so a
+    group of equal n-grams is a run of LCP ≥ n. Only n-grams starting before `owned` count:
+    a chunk carries the next chunk's first n - 1 tokens so that no n-gram is lost at the cut.
+    """
+    owned = len(token_hash) if owned is None else owned
+    hashes, starts = ngram_hashes(token_hash, block_offsets, n)
+    in_chunk = starts < owned
+    hashes, starts = hashes[in_chunk], starts[in_chunk]
+    if len(starts) == 0:
+        return np.empty(0, np.uint64), np.empty(0, np.uint32)
+    ids, _ = word_ids_by_first_appearance(token_hash)
+    sa = suffix_array(ids)
+    lcp = kasai(ids, sa)  # lcp[i] = LCP(sa[i], sa[i + 1])
+    del ids
+    new_group = np.empty(len(sa), dtype=bool)
+    new_group[0] = True
+    np.less(lcp[:-1], n, out=new_group[1:])
+    del lcp
+    group = np.cumsum(new_group, dtype=np.int64)
+    del new_group
+    is_start = np.zeros(len(token_hash), dtype=bool)
+    is_start[starts] = True
+    valid = is_start[sa]
+    group, position = group[valid], sa[valid]
+    del sa, valid, is_start
+    first = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
+    counts = np.diff(np.append(first, len(group))).astype(np.uint32)
+    group_hash = hashes[np.searchsorted(starts, position[first])]
+    order = np.argsort(group_hash)
+    return _sum_equal_hashes(group_hash[order], counts[order])
+
+
+def _sum_equal_hashes(hashes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Collapse runs of equal hashes in sorted input, summing their counts."""
+    if len(hashes) == 0:
+        return hashes, counts.astype(np.uint32)
+    first = np.flatnonzero(np.concatenate(([True], hashes[1:] != hashes[:-1])))
+    if len(first) == len(hashes):
+        return hashes, counts.astype(np.uint32)
+    return hashes[first], np.add.reduceat(counts.astype(np.uint64), first).astype(np.uint32)
+
+
+# --- chunking a token stream by memory budget -------------------------------------------------
+
+
+def chunk_tokens_for_budget(mem_mb: float, n: int) -> int:
+    """Tokens per chunk so that this process stays within `mem_mb` (resident set included)."""
+    free_bytes = mem_mb * 2**20 - _resident_bytes()
+    return max(64 * n, int(free_bytes / CHUNK_BYTES_PER_TOKEN))
+
+
+def _resident_bytes() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def iter_chunks(
+    pieces: Iterable[tuple[np.ndarray, np.ndarray]], chunk_tokens: int, n: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, int]]:
+    """Cut a stream of (token_hash, starts_block) pieces into chunks of `chunk_tokens` n-gram
+    starts; yield (token_hash, block_offsets, owned). Each chunk also holds the next n - 1
+    tokens, so n-grams straddling the cut are counted, once, by the chunk they start in."""
+    need = chunk_tokens + n - 1
+    held: list[tuple[np.ndarray, np.ndarray]] = []
+    held_tokens = 0
+    for piece in pieces:
+        held.append(piece)
+        held_tokens += len(piece[0])
+        if held_tokens < need:
+            continue
+        token_hash = np.concatenate([p[0] for p in held])
+        starts_block = np.concatenate([p[1] for p in held])
+        while len(token_hash) >= need:
+            yield token_hash[:need], _block_offsets(starts_block[:need]), chunk_tokens
+            token_hash, starts_block = token_hash[chunk_tokens:], starts_block[chunk_tokens:]
+        held, held_tokens = [(token_hash, starts_block)], len(token_hash)
+    if held_tokens >= n:
+        token_hash = np.concatenate([p[0] for p in held])
+        starts_block = np.concatenate([p[1] for p in held])
+        yield token_hash, _block_offsets(starts_block), len(token_hash)
+
+
+def _block_offsets(starts_block: np.ndarray) -> np.ndarray:
+    """Offsets of the blocks of a chunk (which may begin inside a block) from start flags."""
+    inner = np.flatnonzero(starts_block[1:]) + 1
+    return np.concatenate(([0], inner, [len(starts_block)])).astype(np.int64)
+
+
+# --- token files: work/tokens/{shard}.npz, read piece by piece --------------------------------
+
+
+def _npy_member(archive: zipfile.ZipFile, name: str):
+    """An open member of an .npz positioned at its data, with its dtype and length."""
+    member = archive.open(f"{name}.npy")
+    version = np.lib.format.read_magic(member)
+    shape, _, dtype = (
+        np.lib.format.read_array_header_1_0(member)
+        if version == (1, 0)
+        else np.lib.format.read_array_header_2_0(member)
+    )
+    return member, dtype, int(np.prod(shape))
+
+
+def _read_items(member, dtype: np.dtype, count: int) -> np.ndarray:
+    return np.frombuffer(member.read(count * dtype.itemsize), dtype=dtype)
+
+
+def read_token_pieces(
+    tokens_path: Path | str, kind: str, piece_tokens: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Stream a shard's kept tokens as (token_hash, starts_block) pieces of at most
+    `piece_tokens` input tokens, so a shard is never loaded whole (only its block offsets)."""
+    kind_mask(kind, np.zeros(0, bool), np.zeros(0, bool))  # reject an unknown kind up front
+    with zipfile.ZipFile(tokens_path) as archive:
+        with archive.open("block_offsets.npy") as member:
+            block_offsets = np.lib.format.read_array(member).astype(np.int64)
+        members = {
+            name: _npy_member(archive, name)
+            for name in ("token_hash", "is_punct", "is_stop")
+            if name == "token_hash" or kind != "all"
+        }
+        total = members["token_hash"][2]
+        pending = False
+        try:
+            for begin in range(0, total, piece_tokens):
+                count = min(piece_tokens, total - begin)
+                arrays = {name: _read_items(m, dtype, count) for name, (m, dtype, _) in members.items()}
+                keep = kind_mask(kind, arrays.get("is_punct", np.zeros(count, bool)), arrays.get("is_stop", np.zeros(count, bool)))
+                block_starts = block_offsets[
+                    np.searchsorted(block_offsets, begin) : np.searchsorted(block_offsets, begin + count)
+                ] - begin
+                token_hash, offsets, _ = select_tokens(
+                    arrays["token_hash"], np.concatenate(([0], block_starts, [count])), keep
+                )
+                starts_block = np.zeros(len(token_hash), dtype=bool)
+                mapped = offsets[1:-1]
+                starts_block[mapped[mapped < len(token_hash)]] = True
+                # A block whose kept tokens all lie in later pieces starts at the next kept token.
+                if len(token_hash):
+                    starts_block[0] |= pending
+                pending = bool(np.any(mapped == len(token_hash))) or (pending and not len(token_hash))
+                yield token_hash, starts_block
+        finally:
+            for member, _, _ in members.values():
+                member.close()
+
+
+def write_tokens(path: Path | str, token_hash, block_offsets, is_punct=None, is_stop=None) -> None:
+    """Write a token file in the tokenise stage's layout (the fields this stage reads)."""
+    count = len(token_hash)
+    with atomic_path(path) as tmp, open(tmp, "wb") as out:
+        np.savez(
+            out,
+            token_hash=np.asarray(token_hash, dtype=np.uint64),
+            is_punct=np.zeros(count, bool) if is_punct is None else np.asarray(is_punct, bool),
+            is_stop=np.zeros(count, bool) if is_stop is None else np.asarray(is_stop, bool),
+            block_offsets=np.asarray(block_offsets, dtype=np.int64),
+        )
+
+
+# --- sorted runs: Parquet (hash uint64, count uint32), sorted by hash, zstd -------------------
+
+
+def write_run(path: Path | str, blocks: Iterable[tuple[np.ndarray, np.ndarray]], metadata: dict | None = None) -> int:
+    """Write sorted (hash, count) blocks as one run file, atomically; return its row count."""
+    rows = 0
+    schema = RUN_SCHEMA.with_metadata({"corpusbuilder": json.dumps(metadata or {})})
+    with atomic_path(path) as tmp:
+        with pq.ParquetWriter(tmp, schema, compression="zstd", use_dictionary=False) as writer:
+            for hashes, counts in blocks:
+                if len(hashes):
+                    writer.write_table(
+                        pa.table({"hash": hashes, "count": counts}, schema=schema), row_group_size=RUN_ROW_GROUP
+                    )
+                    rows += len(hashes)
+    return rows
+
+
+def read_run(path: Path | str, batch_rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Stream a run file as (hash, count) blocks of at most `batch_rows` rows."""
+    with pq.ParquetFile(path) as run:
+        for batch in run.iter_batches(batch_size=batch_rows):
+            yield (
+                batch.column(0).to_numpy(zero_copy_only=False),
+                batch.column(1).to_numpy(zero_copy_only=False),
+            )
+
+
+def run_metadata(path: Path | str) -> dict:
+    return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])
+
+
+def merge_ngram_runs(runs: list[Iterator[tuple[np.ndarray, np.ndarray]]]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """k-way merge of sorted (hash, count) runs, summing the counts of equal hashes.
+
+    Vectorised by rounds: every hash up to the smallest last hash among the runs' current
+    blocks is already in memory, so that slice of every block is merged with one numpy sort.
+    """
+    heads = []  # [hashes, counts, iterator] of each run not yet exhausted
+    for run in runs:
+        block = next(run, None)
+        if block is not None:
+            heads.append([*block, run])
+    while heads:
+        bound = min(head[0][-1] for head in heads)
+        parts_h, parts_c = [], []
+        for head in heads:
+            cut = np.searchsorted(head[0], bound, side="right")
+            parts_h.append(head[0][:cut])
+            parts_c.append(head[1][:cut])
+            head[0], head[1] = head[0][cut:], head[1][cut:]
+        hashes, counts = np.concatenate(parts_h), np.concatenate(parts_c)
+        if len(parts_h) > 1:
+            order = np.argsort(hashes, kind="stable")
+            hashes, counts = hashes[order], counts[order]
+        yield _sum_equal_hashes(hashes, counts)
+        heads = [head for head in heads if len(head[0]) or _refill(head)]
+
+
+def _refill(head: list) -> bool:
+    """Load a run's next non-empty block into its head; False once the run is exhausted."""
+    for hashes, counts in head[2]:
+        if len(hashes):
+            head[0], head[1] = hashes, counts
+            return True
+    return False
+
+
+def _merge_rows(mem_mb: float, runs: int) -> int:
+    """Rows per run block so that a merge of `runs` runs fits the memory budget."""
+    free_bytes = mem_mb * 2**20 - _resident_bytes()
+    return max(1024, int(free_bytes / (MERGE_BYTES_PER_ROW * max(runs, 1))))
+
+
+# --- stages ----------------------------------------------------------------------------------
+
+
+def check_ngram_params(kind: str, n: int) -> None:
+    if kind not in NGRAM_KINDS:
+        raise ValueError(f"unknown n-gram kind {kind!r}; expected one of {', '.join(NGRAM_KINDS)}")
+    if not MIN_N <= n <= MAX_N:
+        raise ValueError(f"n = {n}: n-grams of {MIN_N} to {MAX_N} tokens")
+
+
+def shard_ngram_run(
+    tokens_path: Path | str, run_path: Path | str, kind: str, n: int, mem_mb: float,
+    chunk_tokens: int | None = None,
+) -> dict:
+    """One shard's sorted run: chunk counts (§3.4.2) merged into one (hash, count) file.
+
+    Chunk runs are temporary files beside the output; the shard run keeps every n-gram, those
+    seen once included, so the corpus-wide merge can find n-grams repeated across shards.
+    """
+    check_ngram_params(kind, n)
+    run_path = Path(run_path)
+    chunk_tokens = chunk_tokens or chunk_tokens_for_budget(mem_mb, n)
+    stats = {"tokens_path": str(tokens_path), "kind": kind, "n": n, "chunk_tokens": chunk_tokens, "chunks": []}
+    run_path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{run_path.name}.", dir=run_path.parent) as tmp:
+        chunk_paths = []
+        pieces = read_token_pieces(tokens_path, kind, max(chunk_tokens // 4, 1024))
+        for token_hash, block_offsets, owned in iter_chunks(pieces, chunk_tokens, n):
+            started = time.perf_counter()
+            hashes, counts = chunk_ngram_counts(token_hash, block_offsets, n, owned)
+            chunk_paths.append(Path(tmp) / f"chunk-{len(chunk_paths):05d}.parquet")
+            write_run(chunk_paths[-1], [(hashes, counts)])
+            stats["chunks"].append(
+                {"tokens": owned, "distinct": len(hashes), "seconds": round(time.perf_counter() - started, 3)}
+            )
+            del token_hash, hashes, counts
+        stats["tokens"] = sum(chunk["tokens"] for chunk in stats["chunks"])
+        started = time.perf_counter()
+        rows = _merge_rows(mem_mb, len(chunk_paths))
+        merged = merge_ngram_runs([read_run(path, rows) for path in chunk_paths])
+        stats["distinct"] = write_run(run_path, merged, stats)
+        stats["merge_seconds"] = round(time.perf_counter() - started, 3)
+    log.info("%s: %d tokens in %d chunks, %d distinct %d-grams", tokens_path, stats["tokens"],
+             len(stats["chunks"]), stats["distinct"], n)
+    return stats
+
+
+def duplicate_ngrams(
+    run_paths: list[Path | str], mem_mb: float, min_count: int = 2
+) -> Iterator[tuple[np.ndarray, np.ndarray, int]]:
+    """Merge the shard runs; yield (hashes, counts) of n-grams seen ≥ `min_count` times and
+    the number of distinct n-grams of the round, block by block, in hash order."""
+    rows = _merge_rows(mem_mb, len(run_paths))
+    for hashes, counts in merge_ngram_runs([read_run(path, rows) for path in run_paths]):
+        repeated = counts >= min_count
+        yield hashes[repeated], counts[repeated], len(hashes)
+
+
+def write_duplicate_ngrams(
+    run_paths: list[Path | str], output_path: Path | str, stats_path: Path | str,
+    mem_mb: float, min_count: int = 2,
+) -> dict:
+    """G₂₊: `output_path` (.npy of sorted unique uint64 hashes) and a JSON stats file."""
+    started = time.perf_counter()
+    stats = {"distinct_ngrams": 0, "duplicate_types": 0, "duplicate_instances": 0, "min_count": min_count}
+    output_path = Path(output_path)
+    with tempfile.TemporaryFile(dir=output_path.parent if output_path.parent.exists() else None) as raw:
+        for hashes, counts, distinct in duplicate_ngrams(run_paths, mem_mb, min_count):
+            stats["distinct_ngrams"] += distinct
+            stats["duplicate_types"] += len(hashes)
+            stats["duplicate_instances"] += int(counts.sum(dtype=np.uint64))
+            raw.write(hashes.astype("<u8").tobytes())
+        raw.seek(0)
+        with atomic_path(output_path) as tmp, open(tmp, "wb") as out:
+            np.lib.format.write_array_header_1_0(
+                out, {"descr": "<u8", "fortran_order": False, "shape": (stats["duplicate_types"],)}
+            )
+            shutil.copyfileobj(raw, out, 1 << 22)
+    stats["merge_seconds"] = round(time.perf_counter() - started, 3)
+    stats["shards"] = [run_metadata(path) for path in run_paths]
+    first = stats["shards"][0] if stats["shards"] else {}
+    stats["kind"], stats["n"] = first.get("kind"), first.get("n")
+    stats["tokens"] = sum(shard.get("tokens", 0) for shard in stats["shards"])
+    with atomic_path(stats_path) as tmp:
+        tmp.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
+    return stats
+
+
+# --- by hand: plain text in, TSV out ----------------------------------------------------------
+
+
+def word_hashes(words: np.ndarray) -> np.ndarray:
+    """A stable 64-bit hash of each word string (blake2b), computed once per distinct word."""
+    from hashlib import blake2b
+
+    ids, vocabulary = pd.factorize(words, sort=False)
+    table = np.fromiter(
+        (int.from_bytes(blake2b(w.encode("utf-8"), digest_size=8).digest(), "little") for w in vocabulary),
+        dtype=np.uint64, count=len(vocabulary),
+    )
+    return table[ids]
+
+
+def dup_ngrams_from_text(
+    input_path: Path | str, output_path: Path | str, n: int = 10, mem_mb: float = 256, min_count: int = 2
+) -> int:
+    """`corpusbuilder dup-ngrams`: text with one block per line (tokens split on white space)
+    → TSV of every n-gram seen ≥ `min_count` times, `count<TAB>n-gram`, most frequent first.
+
+    The same engine as the workflow: a token file, a chunked run, the merge. Returns the number
+    of duplicate n-grams written.
+    """
+    check_ngram_params("all", n)
+    with open(input_path, encoding="utf-8") as text:
+        blocks = [line.split() for line in text]
+    words = np.array([word for block in blocks for word in block], dtype=object)
+    block_offsets = np.concatenate(([0], np.cumsum([len(block) for block in blocks]))).astype(np.int64)
+    del blocks
+    token_hash = word_hashes(words) if len(words) else np.empty(0, np.uint64)
+    output_path = Path(output_path)
+    output_path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{output_path.name}.", dir=output_path.parent) as tmp:
+        tokens_path, run_path = Path(tmp) / "tokens.npz", Path(tmp) / "run.parquet"
+        write_tokens(tokens_path, token_hash, block_offsets)
+        shard_ngram_run(tokens_path, run_path, "all", n, mem_mb)
+        found = [(h, c) for h, c, _ in duplicate_ngrams([run_path], mem_mb, min_count)]
+    hashes = np.concatenate([h for h, _ in found] + [np.empty(0, np.uint64)])
+    counts = np.concatenate([c for _, c in found] + [np.empty(0, np.uint32)])
+    # Spell each duplicate n-gram from its first occurrence.
+    all_hashes, starts = ngram_hashes(token_hash, block_offsets, n)
+    hit = np.isin(all_hashes, hashes)
+    first_hash, first_at = np.unique(all_hashes[hit], return_index=True)
+    first_start = starts[hit][first_at]
+    order = np.lexsort((first_start[np.searchsorted(first_hash, hashes)], -counts.astype(np.int64)))
+    with atomic_path(output_path) as tmp, open(tmp, "w", encoding="utf-8") as out:
+        for i in order:
+            start = first_start[np.searchsorted(first_hash, hashes[i])]
+            out.write(f"{counts[i]}\t{' '.join(words[start:start + n])}\n")
+    return len(hashes)

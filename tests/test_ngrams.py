@@ -1,0 +1,279 @@
+"""Duplicate n-grams (thesis §3.4.2): the suffix-array engine against brute-force counters."""
+
+from __future__ import annotations
+
+import collections
+import json
+
+import numpy as np
+import pytest
+from conftest import CRAWL
+
+from corpusbuilder import ngrams as ng
+
+MASK64 = (1 << 64) - 1
+
+
+def reference_hash(tokens: tuple[int, ...]) -> int:
+    """The n-gram hash spelled out with Python integers: h = h·B + t (mod 2⁶⁴), splitmix64."""
+    h = 0
+    for i, token in enumerate(tokens):
+        h = token if i == 0 else (h * 0x9E3779B97F4A7C15 + token) & MASK64
+    h ^= h >> 30
+    h = (h * 0xBF58476D1CE4E5B9) & MASK64
+    h ^= h >> 27
+    h = (h * 0x94D049BB133111EB) & MASK64
+    return h ^ (h >> 31)
+
+
+def brute_force_counts(token_hash, block_offsets, n) -> collections.Counter:
+    """Count every n-gram (as a tuple of token hashes) inside each block, one by one."""
+    counts = collections.Counter()
+    tokens = [int(t) for t in token_hash]
+    for begin, end in zip(block_offsets[:-1], block_offsets[1:]):
+        for start in range(begin, end - n + 1):
+            counts[tuple(tokens[start:start + n])] += 1
+    return counts
+
+
+def brute_force_duplicates(token_hash, block_offsets, n, min_count=2) -> np.ndarray:
+    counts = brute_force_counts(token_hash, block_offsets, n)
+    return np.array(sorted(reference_hash(g) for g, c in counts.items() if c >= min_count), dtype=np.uint64)
+
+
+def random_corpus(rng, tokens, vocabulary, blocks, copies=20):
+    """Zipf-ish random tokens in random blocks, with copied passages planted far apart."""
+    token_hash = rng.integers(0, 2**64 - 1, vocabulary, dtype=np.uint64)[
+        np.minimum(rng.zipf(1.3, tokens) - 1, vocabulary - 1)
+    ]
+    for _ in range(copies):
+        length = int(rng.integers(5, 60))
+        source, target = rng.integers(0, tokens - length, 2)
+        token_hash[target:target + length] = token_hash[source:source + length]
+    cuts = rng.choice(np.arange(1, tokens), size=blocks - 1, replace=False)
+    block_offsets = np.concatenate(([0], np.sort(cuts), [tokens])).astype(np.int64)
+    return token_hash, block_offsets
+
+
+def run_engine(tmp_path, shards, kind, n, chunk_tokens, min_count=2, mem_mb=256):
+    """shards: list of (token_hash, block_offsets, is_punct, is_stop) → (dup hashes, stats)."""
+    runs = []
+    for i, (token_hash, block_offsets, is_punct, is_stop) in enumerate(shards):
+        tokens = tmp_path / f"shard{i}.npz"
+        ng.write_tokens(tokens, token_hash, block_offsets, is_punct, is_stop)
+        runs.append(tmp_path / f"runs/shard{i}.parquet")
+        ng.shard_ngram_run(tokens, runs[-1], kind, n, mem_mb, chunk_tokens=chunk_tokens)
+    stats = ng.write_duplicate_ngrams(runs, tmp_path / f"dup{n}.npy", tmp_path / "stats.json", mem_mb, min_count)
+    return np.load(tmp_path / f"dup{n}.npy"), stats
+
+
+# --- hashes and token selection ----------------------------------------------------------------
+
+
+def test_ngram_hashes_follow_the_formula_and_stay_inside_blocks():
+    rng = np.random.default_rng(0)
+    token_hash = rng.integers(0, 2**64 - 1, 30, dtype=np.uint64)
+    block_offsets = np.array([0, 4, 4, 5, 17, 30])  # blocks of 4, 0, 1, 12 and 13 tokens
+    hashes, starts = ng.ngram_hashes(token_hash, block_offsets, 4)
+    assert starts.tolist() == [0] + list(range(5, 14)) + list(range(17, 27))
+    assert hashes.tolist() == [reference_hash(tuple(int(t) for t in token_hash[s:s + 4])) for s in starts]
+
+
+def test_select_tokens_and_kinds():
+    token_hash = np.arange(10, 20, dtype=np.uint64)
+    is_punct = np.array([0, 1, 0, 0, 0, 1, 0, 0, 0, 1], bool)
+    is_stop = np.array([1, 0, 0, 1, 0, 0, 0, 0, 1, 0], bool)
+    block_offsets = np.array([0, 3, 6, 10])
+    assert ng.kind_mask("all", is_punct, is_stop).all()
+    keep = ng.kind_mask("no-punct-no-stop", is_punct, is_stop)
+    assert np.flatnonzero(keep).tolist() == [2, 4, 6, 7]
+    kept, offsets, index = ng.select_tokens(token_hash, block_offsets, keep)
+    assert kept.tolist() == [12, 14, 16, 17]
+    assert offsets.tolist() == [0, 1, 2, 4]
+    assert index.tolist() == [2, 4, 6, 7]
+    assert ng.kind_mask("no-punct", is_punct, is_stop).sum() == 7
+    with pytest.raises(ValueError):
+        ng.kind_mask("no-stop", is_punct, is_stop)
+
+
+def test_word_ids_in_order_of_first_appearance():
+    ids, vocabulary = ng.word_ids_by_first_appearance(np.array([7, 3, 7, 9, 3, 1], np.uint64))
+    assert ids.tolist() == [0, 1, 0, 2, 1, 3]
+    assert vocabulary.tolist() == [7, 3, 9, 1]
+
+
+@pytest.mark.parametrize("vocabulary", [3, 300, 70_000])  # packed in 1, 2 and 3 bytes
+def test_suffix_array_sorts_the_suffixes_of_word_ids(vocabulary):
+    rng = np.random.default_rng(vocabulary)
+    ids = rng.integers(0, vocabulary, 400).astype(np.int32)
+    ids[-1] = vocabulary - 1
+    expected = sorted(range(len(ids)), key=lambda i: ids[i:].tolist())
+    assert ng.suffix_array(ids).tolist() == expected
+
+
+# --- one chunk, many chunks, many shards --------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [3, 10, 20])
+def test_chunk_counts_equal_a_brute_force_counter(n):
+    rng = np.random.default_rng(n)
+    token_hash, block_offsets = random_corpus(rng, 5000, 40, 150)
+    hashes, counts = ng.chunk_ngram_counts(token_hash, block_offsets, n)
+    expected = {reference_hash(g): c for g, c in brute_force_counts(token_hash, block_offsets, n).items()}
+    assert np.all(np.diff(hashes.astype(np.float64)) >= 0) and len(np.unique(hashes)) == len(hashes)
+    assert dict(zip(hashes.tolist(), counts.tolist())) == expected
+
+
+@pytest.mark.parametrize("chunk_tokens", [23, 300, 100_000])
+def test_duplicates_across_chunks_and_shards(tmp_path, chunk_tokens):
+    """Tiny chunks: copies straddle chunk cuts, and many n-grams occur once in each of two chunks."""
+    rng = np.random.default_rng(chunk_tokens)
+    token_hash, block_offsets = random_corpus(rng, 6000, 2000, 60, copies=40)
+    cut = block_offsets[30]  # shards end on a block boundary
+    shards = [
+        (token_hash[:cut], block_offsets[:31], None, None),
+        (token_hash[cut:], block_offsets[30:] - cut, None, None),
+    ]
+    dups, stats = run_engine(tmp_path, shards, "all", 10, chunk_tokens)
+    expected = brute_force_duplicates(token_hash, block_offsets, 10)
+    assert len(expected) > 100
+    assert dups.tolist() == expected.tolist()
+    counts = brute_force_counts(token_hash, block_offsets, 10)
+    assert stats["distinct_ngrams"] == len(counts)
+    assert stats["duplicate_types"] == len(expected)
+    assert stats["duplicate_instances"] == sum(c for c in counts.values() if c >= 2)
+    if chunk_tokens == 23:
+        assert sum(len(shard["chunks"]) for shard in stats["shards"]) > 200
+
+
+@pytest.mark.parametrize("kind", ng.NGRAM_KINDS)
+def test_kinds_build_ngrams_from_the_kept_tokens(tmp_path, kind):
+    rng = np.random.default_rng(7)
+    token_hash, block_offsets = random_corpus(rng, 4000, 30, 100, copies=30)
+    is_punct, is_stop = rng.random(4000) < 0.15, rng.random(4000) < 0.4
+    dups, _ = run_engine(tmp_path, [(token_hash, block_offsets, is_punct, is_stop)], kind, 5, 97)
+    kept, offsets, _ = ng.select_tokens(token_hash, block_offsets, ng.kind_mask(kind, is_punct, is_stop))
+    assert dups.tolist() == brute_force_duplicates(kept, offsets, 5).tolist()
+
+
+def test_min_count_and_parameter_checks(tmp_path):
+    token_hash = np.array([1, 2, 3] * 3 + [1, 2, 3, 4], np.uint64)
+    dups, stats = run_engine(tmp_path, [(token_hash, np.array([0, 9, 13]), None, None)], "all", 3, 5, min_count=4)
+    assert dups.tolist() == [reference_hash((1, 2, 3))]
+    assert stats["duplicate_instances"] == 4
+    with pytest.raises(ValueError):
+        ng.shard_ngram_run(tmp_path / "shard0.npz", tmp_path / "x.parquet", "all", 2, 256)
+    with pytest.raises(ValueError):
+        ng.shard_ngram_run(tmp_path / "shard0.npz", tmp_path / "x.parquet", "punct", 10, 256)
+
+
+def test_adding_a_shard_keeps_the_old_runs_and_re_merges(tmp_path):
+    rng = np.random.default_rng(3)
+    shards = [random_corpus(rng, 2000, 500, 30, copies=10) for _ in range(3)]
+    runs = []
+    for i, (token_hash, block_offsets) in enumerate(shards[:2]):
+        ng.write_tokens(tmp_path / f"s{i}.npz", token_hash, block_offsets)
+        runs.append(tmp_path / f"s{i}.parquet")
+        ng.shard_ngram_run(tmp_path / f"s{i}.npz", runs[-1], "all", 8, 256, chunk_tokens=400)
+    old = [(path.stat().st_mtime_ns, path.read_bytes()) for path in runs]
+    ng.write_tokens(tmp_path / "s2.npz", *shards[2])
+    runs.append(tmp_path / "s2.parquet")
+    ng.shard_ngram_run(tmp_path / "s2.npz", runs[-1], "all", 8, 256, chunk_tokens=400)
+    ng.write_duplicate_ngrams(runs, tmp_path / "dup8.npy", tmp_path / "stats.json", 256)
+    assert [(path.stat().st_mtime_ns, path.read_bytes()) for path in runs[:2]] == old
+    token_hash = np.concatenate([s[0] for s in shards])
+    block_offsets = np.concatenate([[0]] + [s[1][1:] + 2000 * i for i, s in enumerate(shards)])
+    assert np.load(tmp_path / "dup8.npy").tolist() == brute_force_duplicates(token_hash, block_offsets, 8).tolist()
+    stats = json.loads((tmp_path / "stats.json").read_text())
+    assert stats["tokens"] == 6000 and len(stats["shards"]) == 3
+
+
+def test_merge_sums_equal_hashes_across_runs_and_blocks():
+    def run(hashes, block):
+        hashes = np.array(hashes, np.uint64)
+        return ((hashes[i:i + block], np.ones(len(hashes[i:i + block]), np.uint32))
+                for i in range(0, len(hashes), block))
+
+    merged = list(ng.merge_ngram_runs([run([1, 4, 9, 2**63 + 5], 1), run([4, 5, 9], 2), run([], 3), run([9], 5)]))
+    hashes = np.concatenate([h for h, _ in merged])
+    counts = np.concatenate([c for _, c in merged])
+    assert hashes.tolist() == [1, 4, 5, 9, 2**63 + 5]
+    assert counts.tolist() == [1, 2, 1, 3, 1]
+
+
+def test_reads_compressed_token_files_piece_by_piece(tmp_path):
+    rng = np.random.default_rng(5)
+    token_hash, block_offsets = random_corpus(rng, 1000, 50, 40)
+    is_punct = rng.random(1000) < 0.3
+    np.savez_compressed(tmp_path / "t.npz", token_hash=token_hash, is_punct=is_punct,
+                        is_stop=np.zeros(1000, bool), block_offsets=block_offsets)
+    pieces = list(ng.read_token_pieces(tmp_path / "t.npz", "no-punct", 64))
+    assert len(pieces) == 16
+    kept, offsets, _ = ng.select_tokens(token_hash, block_offsets, ~is_punct)
+    assert np.concatenate([p[0] for p in pieces]).tolist() == kept.tolist()
+    starts = np.flatnonzero(np.concatenate([p[1] for p in pieces]))
+    assert starts.tolist() == np.unique(offsets[:-1][offsets[:-1] < len(kept)]).tolist()
+
+
+# --- by hand: text in, TSV out ------------------------------------------------------------------
+
+
+def brute_force_text(lines, n, min_count=2):
+    counts = collections.Counter()
+    for line in lines:
+        words = line.split()
+        counts.update(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+    return {" ".join(g): c for g, c in counts.items() if c >= min_count}
+
+
+def read_tsv(path):
+    rows = [line.split("\t") for line in path.read_text(encoding="utf-8").splitlines()]
+    return [(int(count), text) for count, text in rows]
+
+
+def test_dup_ngrams_from_text_lists_count_and_text_most_frequent_first(tmp_path):
+    lines = ["a b c d e f", "x a b c d e f y", "", "  a   b c  d e ", "c d e f a b c d e f", "f a b"]
+    (tmp_path / "in.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    written = ng.dup_ngrams_from_text(tmp_path / "in.txt", tmp_path / "out.tsv", n=3, mem_mb=1)
+    rows = read_tsv(tmp_path / "out.tsv")
+    assert written == len(rows)
+    assert dict((text, count) for count, text in rows) == brute_force_text(lines, 3)
+    assert rows[0] == (5, "c d e")
+    assert [count for count, _ in rows] == sorted((count for count, _ in rows), reverse=True)
+
+
+@pytest.fixture(scope="module")
+def crawl_text(tmp_path_factory):
+    """The crawl's HTML pages as text (lxml text_content), one non-empty line per block."""
+    import lxml.html
+    from warcio.archiveiterator import ArchiveIterator
+
+    if not (CRAWL / "truth.jsonl").is_file():
+        pytest.skip(f"the shared crawl is not at {CRAWL}")
+    lines = []
+    for warc in sorted(CRAWL.glob("crawl-*.warc.gz"))[:2]:
+        with open(warc, "rb") as stream:
+            for record in ArchiveIterator(stream):
+                headers = record.http_headers
+                if record.rec_type != "response" or headers is None:
+                    continue
+                if "html" not in (headers.get_header("Content-Type") or ""):
+                    continue
+                try:
+                    text = lxml.html.fromstring(record.content_stream().read()).text_content()
+                except (ValueError, lxml.etree.ParserError):
+                    continue
+                lines += [line for line in (part.strip() for part in text.splitlines()) if line]
+    path = tmp_path_factory.mktemp("crawl_text") / "crawl.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path, lines
+
+
+def test_real_crawl_text_matches_brute_force_with_many_chunks(crawl_text, tmp_path):
+    path, lines = crawl_text
+    # A budget below what the interpreter already holds gives the smallest chunks, 64·n tokens.
+    ng.dup_ngrams_from_text(path, tmp_path / "dup.tsv", n=10, mem_mb=1)
+    got = {text: count for count, text in read_tsv(tmp_path / "dup.tsv")}
+    expected = brute_force_text(lines, 10)
+    assert len(expected) > 1000
+    assert got == expected
