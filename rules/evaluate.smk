@@ -1,0 +1,35 @@
+# Boilerplate-quality evaluation on the shared gold sets (thesis §2.9); needs no corpus.
+
+
+rule evaluate_boilerplate:
+    output:
+        boilerplate="results/stats/boilerplate.tsv",
+        fragmentation="results/stats/fragmentation.tsv",
+    log:
+        "logs/evaluate/boilerplate.log",
+    benchmark:
+        "benchmarks/evaluate/boilerplate.tsv"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        cfg=config["evaluate"],
+    script:
+        "../scripts/evaluate_boilerplate.py"
+
+
+rule sweep:
+    output:
+        tsv="results/stats/sweep.tsv",
+        png="results/stats/sweep.png",
+    log:
+        "logs/evaluate/sweep.log",
+    benchmark:
+        "benchmarks/evaluate/sweep.tsv"
+    threads: 1
+    resources:
+        mem_mb=1500,
+    params:
+        cfg=config["evaluate"],
+    script:
+        "../scripts/sweep.py"
