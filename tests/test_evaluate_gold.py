@@ -37,12 +37,14 @@ def test_cleaneval_reader_unwraps_skips_pages_without_gold_and_orders_numericall
     first = pages[0]
     assert first.http_charset == "iso-8859-1"
     assert first.html.lstrip().startswith(b"<html>") and b"</text>" not in first.html
-    assert first.gold_text.split() == "Café Our café serves coffee every day of the week. Open daily".split()
+    expected = "Café Our café serves coffee every day of the week. Open daily"
+    assert first.gold_text.split() == expected.split()
     assert pages[1].http_charset is None  # encoding="unset"
 
 
 def test_cleaneval_markers_and_url_line_are_stripped():
-    assert cleaneval_gold_text("URL: http://x\n<h>Title\n<p>Text <l>item").split() == ["Title", "Text", "item"]
+    gold = cleaneval_gold_text("URL: http://x\n<h>Title\n<p>Text <l>item")
+    assert gold.split() == ["Title", "Text", "item"]
     assert unwrap_cleaneval_input(b"<html><body>no wrapper</body></html>") == (
         b"<html><body>no wrapper</body></html>", None)
 

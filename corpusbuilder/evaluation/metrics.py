@@ -7,8 +7,9 @@ a dataset are micro-averaged — the dataset scored "as if it were a single big 
 * word level (:func:`aligned_word_counts`): cleaneval.py's method (§2.9.6): output and gold are
   cut into words, the two word sequences are aligned (cleaneval.py uses difflib; we compute the
   exact longest common subsequence, which difflib approximates — see :func:`lcs_length`), and
-  aligned words are true positives. Weighted by words. Like the thesis' runs (``cleaneval.py -a``) non-ASCII characters
-  are removed first, so that encoding mistakes do not count as extraction mistakes.
+  aligned words are true positives. Weighted by words. As in the thesis' runs (``cleaneval.py
+  -a``) non-ASCII characters are removed first, so that encoding mistakes do not count as
+  extraction mistakes.
 * bag of words (:func:`bag_of_words_counts`): the multiset intersection of lower-cased
   whitespace tokens; order-free, so it forgives an extractor that reorders blocks.
 * snippets (:func:`snippet_counts`, trafilatura's evaluation): each ``with`` snippet found in the

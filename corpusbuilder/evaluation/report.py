@@ -150,9 +150,10 @@ def evaluate(config: EvaluateConfig) -> dict[str, dict[str, Tally]]:
     results = {}
     for dataset in config.datasets:
         started = time.perf_counter()
-        results[dataset] = evaluate_pages(iter_dataset(dataset, config.gold_dir, config.max_pages), extractors)
-        pages = next(iter(results[dataset].values())).pages if extractors else 0
-        log.info("%s: %d pages, %d extractors, %.1f s", dataset, pages, len(extractors),
+        pages = iter_dataset(dataset, config.gold_dir, config.max_pages)
+        results[dataset] = evaluate_pages(pages, extractors)
+        count = next(iter(results[dataset].values())).pages if extractors else 0
+        log.info("%s: %d pages, %d extractors, %.1f s", dataset, count, len(extractors),
                  time.perf_counter() - started)
     return results
 
