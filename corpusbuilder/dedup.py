@@ -1,0 +1,469 @@
+"""Removing duplicate text blocks with a list of duplicate n-grams (thesis §3.5, Algorithm 3.1).
+
+G₂₊ holds the hashes of every n-gram seen at least twice in the corpus (the ngrams stage,
+``work/ngrams/dup{n}.npy``); G_out those already sent to output. Documents are taken in an order
+(§3.5: increasing share of duplicate n-grams), and each unit — a text block (§3.5.2) or a whole
+document — is judged by the share of its words covered by n-grams in G_out. Over the threshold
+it becomes ``duplicate``; otherwise it is kept and its duplicate n-grams move from G₂₊ to G_out.
+jusText's context-sensitive pass then runs again with ``duplicate`` acting as ``bad`` (Fig. 3.5),
+so stubs left between removed duplicates go too.
+
+Speed: G₂₊ ∪ G_out never changes (n-grams only move between the two), so "is this n-gram a
+duplicate at all" is answered for a whole shard with one numpy membership test; only the rare
+duplicate n-grams reach the per-document loop and the set structures.
+
+Memory: the dup-share order is global, but no more than one shard's tokens are held at a time.
+A first pass reads each shard once and keeps per document only its sort key (share, shard, position)
+and token count. The sorted keys are cut into buckets of at most ``bucket_tokens`` tokens; for each
+bucket the shards holding its documents are read one at a time and only those documents' duplicate
+n-grams are kept, then the bucket is processed in order. Per block, three small result arrays
+(share, duplicate flag, provenance) live until the output is written.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from corpusbuilder.io import atomic_path, write_table
+from corpusbuilder.justext import BAD, DUPLICATE, GOOD, PRESETS, JustextParams, classify_context_sensitive
+from corpusbuilder.ngrams import NGRAM_KINDS, kind_mask, ngram_hashes, select_tokens
+
+log = logging.getLogger("corpusbuilder.dedup")
+
+LEVELS = ("block", "document")
+ORDERS = ("dup-share", "input")
+BACKENDS = ("sorted-array", "judy")
+NOT_OUTPUT = -1  # owner of a duplicate n-gram still in G₂₊ (not yet sent to output)
+
+OUTPUT_SCHEMA = pa.schema([
+    ("doc_id", pa.string()),
+    ("block_index", pa.int32()),
+    ("final_class", pa.string()),
+    ("duplicate_of", pa.string()),
+    ("dup_share", pa.float32()),
+])
+
+
+@dataclass(frozen=True)
+class DedupParams:
+    """Block de-duplication settings (config section `dedup`); defaults are the thesis'."""
+
+    n: int = 10  # n-gram length; must match G₂₊ (§3.6.4, Table 3.4: 10-grams are the safe choice)
+    kind: str = "all"  # tokens the n-grams are built from, Table 3.3; must match G₂₊
+    threshold: float = 0.5  # §3.6.4: a unit with more than this share of duplicate words goes
+    level: str = "block"  # §3.5.2: judge text blocks ("block") or whole documents ("document")
+    order: str = "dup-share"  # §3.5: documents with the least duplicate content first; or "input"
+    backend: str = "sorted-array"  # storage of G₂₊/G_out: "sorted-array" or "judy" (§3.5.1)
+    hash_bits: int = 64  # n-gram hash width kept (§3.5.1: 56 bits are cheaper in Judy, Fig. 3.4)
+    bucket_tokens: int = 50_000_000  # tokens of one processing bucket (bounds memory, not results)
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (("kind", self.kind, NGRAM_KINDS), ("level", self.level, LEVELS),
+                                     ("order", self.order, ORDERS), ("backend", self.backend, BACKENDS)):
+            if value not in allowed:
+                raise ValueError(f"dedup {name} must be one of {', '.join(allowed)}, not {value!r}")
+        if not 0 <= self.threshold <= 1:
+            raise ValueError(f"dedup threshold must lie in [0, 1], not {self.threshold}")
+        if not 16 <= self.hash_bits <= 64:
+            raise ValueError(f"dedup hash_bits must lie in 16..64, not {self.hash_bits}")
+
+    @classmethod
+    def from_config(cls, section: dict) -> DedupParams:
+        names = set(cls.__dataclass_fields__)
+        return cls(**{key: value for key, value in section.items() if key in names})
+
+
+def truncate_hashes(hashes: np.ndarray, hash_bits: int) -> np.ndarray:
+    """Keep the low `hash_bits` bits (the n-gram hash finaliser spreads entropy over all bits)."""
+    if hash_bits >= 64:
+        return hashes
+    return hashes & np.uint64((1 << hash_bits) - 1)
+
+
+# --- storage of G₂₊ and G_out (§3.5.1) ---------------------------------------------------------
+
+class SortedArrayNgrams:
+    """G₂₊ ∪ G_out as one sorted uint64 array; G_out membership and provenance as a parallel int32
+    array holding, per hash, the index of the document that sent it to output (NOT_OUTPUT while
+    it is still in G₂₊). The int32 carries G_out's bit, so no separate bit array is kept.
+    8 + 4 bytes per duplicate n-gram, whatever their number or width."""
+
+    def __init__(self, duplicates: np.ndarray):
+        self.keys = np.asarray(duplicates, dtype=np.uint64)
+        self.owner = np.full(len(self.keys), NOT_OUTPUT, dtype=np.int32)
+
+    def _find(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if len(self.keys) == 0:
+            return np.zeros(len(hashes), np.int64), np.zeros(len(hashes), bool)
+        at = np.minimum(np.searchsorted(self.keys, hashes), len(self.keys) - 1)
+        return at, self.keys[at] == hashes
+
+    def is_duplicate(self, hashes: np.ndarray) -> np.ndarray:
+        """Membership in G₂₊ ∪ G_out, vectorised."""
+        return self._find(hashes)[1]
+
+    def output_owner(self, hashes: np.ndarray) -> np.ndarray:
+        """For duplicate hashes: the document that sent each to output, or NOT_OUTPUT."""
+        return self.owner[self._find(hashes)[0]]
+
+    def send_to_output(self, hashes: np.ndarray, doc: int) -> None:
+        """Move duplicate hashes (all still in G₂₊) to G_out on behalf of document `doc`."""
+        self.owner[self._find(hashes)[0]] = doc
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @property
+    def nbytes(self) -> int:
+        return self.keys.nbytes + self.owner.nbytes
+
+
+class JudyNgrams:
+    """G₂₊ as a Judy1 set, G_out as a JudyL map hash → document index (§3.5.1).
+
+    Judy has no vectorised lookup, so a bitmap on the hashes' top bits (about 8 bits per
+    duplicate n-gram) screens out most non-duplicate n-grams in numpy first; only the hashes that
+    pass are looked up one by one.
+    """
+
+    def __init__(self, duplicates: np.ndarray, hash_bits: int):
+        import judy
+
+        duplicates = np.asarray(duplicates, dtype=np.uint64)
+        self.g2 = judy.JudyIntSet.FromArray(duplicates)
+        self.g_out = judy.JudyIntIntMap()
+        self._index_bits = min(hash_bits, max(int(len(duplicates)).bit_length() + 3, 6))
+        self._shift = np.uint64(hash_bits - self._index_bits)
+        self.screen = np.zeros(1 << (self._index_bits - 3), dtype=np.uint8)
+        self._mark(duplicates)
+
+    def _mark(self, hashes: np.ndarray) -> None:
+        slot = hashes >> self._shift
+        np.bitwise_or.at(self.screen, slot >> np.uint64(3), np.left_shift(1, slot & np.uint64(7)).astype(np.uint8))
+
+    def _may_be_duplicate(self, hashes: np.ndarray) -> np.ndarray:
+        slot = hashes >> self._shift
+        return (self.screen[slot >> np.uint64(3)] >> (slot & np.uint64(7)).astype(np.uint8)) & 1 == 1
+
+    def is_duplicate(self, hashes: np.ndarray) -> np.ndarray:
+        found = self._may_be_duplicate(hashes)
+        at = np.flatnonzero(found)
+        g2, g_out = self.g2, self.g_out
+        found[at] = [h in g2 or h in g_out for h in hashes[at].tolist()]
+        return found
+
+    def output_owner(self, hashes: np.ndarray) -> np.ndarray:
+        get = self.g_out.get
+        return np.fromiter((get(h, NOT_OUTPUT) for h in hashes.tolist()), dtype=np.int32, count=len(hashes))
+
+    def send_to_output(self, hashes: np.ndarray, doc: int) -> None:
+        for h in hashes.tolist():
+            self.g2.remove(h)
+            self.g_out[h] = doc
+
+    def __len__(self) -> int:
+        return len(self.g2) + len(self.g_out)
+
+    @property
+    def nbytes(self) -> int:
+        return self.g2.__sizeof__() + self.g_out.__sizeof__() + self.screen.nbytes
+
+
+def duplicate_ngram_store(duplicates: np.ndarray, params: DedupParams):
+    """G₂₊ (sorted unique hashes) in the configured backend, at the configured hash width."""
+    duplicates = np.unique(truncate_hashes(np.asarray(duplicates, dtype=np.uint64), params.hash_bits))
+    if params.backend == "judy":
+        return JudyNgrams(duplicates, params.hash_bits)
+    return SortedArrayNgrams(duplicates)
+
+
+# --- one document: Algorithm 3.1 on its units --------------------------------------------------
+
+def covered_tokens(ngram_starts: np.ndarray, n: int, length: int) -> np.ndarray:
+    """Which of `length` words lie inside at least one of the n-grams starting at `ngram_starts`
+    (Algorithm 3.1's set I), by a difference array: +1 at each start, -1 n words later."""
+    starts = np.bincount(ngram_starts, minlength=length + n)
+    edges = starts.copy()
+    edges[n:] -= starts[:-n]
+    return np.cumsum(edges[:length]) > 0
+
+
+@dataclass
+class UnitVerdicts:
+    """Algorithm 3.1's decision for each unit (block or document) of one document."""
+
+    share: np.ndarray  # float: share of the unit's words covered by n-grams in G_out
+    duplicate: np.ndarray  # bool: share > threshold
+    duplicate_of: np.ndarray  # int32: document that sent most of the covering n-grams, or -1
+
+
+def dedup_document(dup_hashes: np.ndarray, dup_starts: np.ndarray, unit_offsets: np.ndarray,
+                   n: int, threshold: float, store, doc: int) -> UnitVerdicts:
+    """Algorithm 3.1 over the units of one document, in order; updates `store`.
+
+    `dup_hashes`/`dup_starts` are the document's duplicate n-grams (members of G₂₊ ∪ G_out) and
+    their first words, in word order; `unit_offsets` bound the units in the same word positions.
+    A unit that repeats an earlier kept unit of the same document counts that one as output
+    (it is in G_out by the time the thesis' loop reaches it); repeats inside one unit do not.
+    """
+    units = len(unit_offsets) - 1
+    verdicts = UnitVerdicts(np.zeros(units), np.zeros(units, bool), np.full(units, -1, np.int32))
+    if len(dup_hashes) == 0:
+        return verdicts
+    owner = store.output_owner(dup_hashes)
+    unit_of = np.searchsorted(unit_offsets, dup_starts, side="right") - 1
+    cuts = np.flatnonzero(np.diff(unit_of)) + 1
+    sent: list[np.ndarray] = []  # this document's newly output duplicate n-grams, unit by unit
+    for begin, end in zip(np.concatenate(([0], cuts)), np.concatenate((cuts, [len(unit_of)]))):
+        unit = unit_of[begin]
+        hashes, owners = dup_hashes[begin:end], owner[begin:end].copy()
+        if sent:
+            owners[(owners == NOT_OUTPUT) & np.isin(hashes, np.concatenate(sent))] = doc
+        in_output = owners != NOT_OUTPUT
+        first, last = unit_offsets[unit], unit_offsets[unit + 1]
+        share = covered_tokens(dup_starts[begin:end][in_output] - first, n, last - first).mean()
+        verdicts.share[unit] = share
+        if share > threshold:
+            verdicts.duplicate[unit] = True
+            sources, counts = np.unique(owners[in_output], return_counts=True)
+            verdicts.duplicate_of[unit] = sources[np.argmax(counts)]
+        else:
+            sent.append(np.unique(hashes[~in_output]))
+    if sent:
+        store.send_to_output(np.unique(np.concatenate(sent)), doc)
+    return verdicts
+
+
+# --- shard preparation: n-grams of every document, only the duplicate ones kept ----------------
+
+@dataclass
+class ShardNgrams:
+    """One shard's documents reduced to what de-duplication reads: units in word positions and
+    the duplicate n-grams (G₂₊ ∪ G_out members), all in shard-wide word positions."""
+
+    doc_ids: list[str]
+    block_doc: np.ndarray  # int32, document of each block
+    block_index: np.ndarray  # int32, block's index in its page
+    word_offsets: np.ndarray  # int64, n_blocks + 1, blocks in words of the chosen kind
+    doc_blocks: np.ndarray  # int64, n_docs + 1, each document's block range
+    dup_hashes: np.ndarray
+    dup_starts: np.ndarray
+    doc_ngrams: np.ndarray  # int64, n-grams per document
+    doc_duplicates: np.ndarray  # int64, duplicate n-grams per document
+
+    def duplicate_share(self) -> np.ndarray:
+        """Share of each document's n-grams that are duplicate (the §3.5 ordering key)."""
+        return np.divide(self.doc_duplicates, self.doc_ngrams, out=np.zeros(len(self.doc_ngrams)),
+                         where=self.doc_ngrams > 0)
+
+    def document_units(self, doc: int, level: str) -> np.ndarray:
+        first, last = self.doc_blocks[doc], self.doc_blocks[doc + 1]
+        if level == "document":
+            return self.word_offsets[[first, last]]
+        return self.word_offsets[first:last + 1]
+
+    def document_duplicates(self, doc: int) -> tuple[np.ndarray, np.ndarray]:
+        first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
+        lo, hi = np.searchsorted(self.dup_starts, [first, last])
+        return self.dup_hashes[lo:hi], self.dup_starts[lo:hi]
+
+
+def shard_ngrams(tokens: dict, params: DedupParams, store) -> ShardNgrams:
+    """Hash every n-gram of a shard's tokens at once and keep the duplicate ones."""
+    keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
+    words, word_offsets, _ = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
+                                           np.asarray(tokens["block_offsets"], np.int64), keep)
+    hashes, starts = ngram_hashes(words, word_offsets, params.n)
+    hashes = truncate_hashes(hashes, params.hash_bits)
+    duplicate = store.is_duplicate(hashes)
+    block_doc = np.asarray(tokens["block_doc"], np.int32)
+    doc_ids = [str(d) for d in tokens["doc_ids"]]
+    doc_blocks = np.searchsorted(block_doc, np.arange(len(doc_ids) + 1)).astype(np.int64)
+    if np.any(np.diff(block_doc) < 0):
+        raise ValueError("token file: blocks of a document must be contiguous and in document order")
+    doc_of_start = np.searchsorted(word_offsets[doc_blocks], starts, side="right") - 1
+    return ShardNgrams(
+        doc_ids=doc_ids, block_doc=block_doc, block_index=np.asarray(tokens["block_index"], np.int32),
+        word_offsets=word_offsets, doc_blocks=doc_blocks,
+        dup_hashes=hashes[duplicate], dup_starts=starts[duplicate],
+        doc_ngrams=np.bincount(doc_of_start, minlength=len(doc_ids)),
+        doc_duplicates=np.bincount(doc_of_start[duplicate], minlength=len(doc_ids)),
+    )
+
+
+def processing_order(shares: list[np.ndarray], order: str) -> np.ndarray:
+    """(shard, document) pairs in processing order: by increasing share of duplicate n-grams,
+    ties in crawl order (§3.5), or crawl order alone."""
+    shard = np.concatenate([np.full(len(s), i, np.int32) for i, s in enumerate(shares)] + [np.empty(0, np.int32)])
+    position = np.concatenate([np.arange(len(s), dtype=np.int32) for s in shares] + [np.empty(0, np.int32)])
+    if order == "dup-share":
+        keys = np.concatenate(list(shares) + [np.empty(0)])
+        ranked = np.lexsort((position, shard, keys))
+    else:
+        ranked = np.lexsort((position, shard))
+    return np.stack([shard[ranked], position[ranked]], axis=1)
+
+
+def buckets(order: np.ndarray, doc_tokens: list[np.ndarray], bucket_tokens: int) -> list[np.ndarray]:
+    """Cut the processing order into consecutive runs of at most `bucket_tokens` tokens
+    (a single longer document makes a bucket of its own)."""
+    sizes = np.array([doc_tokens[s][d] for s, d in order], dtype=np.int64)
+    bucket_of = np.cumsum(sizes) // max(bucket_tokens, 1)
+    cuts = np.flatnonzero(np.diff(bucket_of)) + 1
+    return [part for part in np.split(order, cuts) if len(part)]
+
+
+# --- final classes: the context-sensitive pass with duplicates (§3.5.2, Fig. 3.5) --------------
+
+def final_classes(cf_classes: list[str], justext_final: list[str], duplicate: list[bool],
+                  n_chars: list[int], heading: list[bool], params: JustextParams) -> list[str]:
+    """Classes of one page's blocks after de-duplication: duplicate blocks enter Algorithm 2.3
+    as "duplicate" (bad for their neighbours), and what jusText already found bad stays bad."""
+    classes = [DUPLICATE if dup else cf for cf, dup in zip(cf_classes, duplicate)]
+    blocks = [SimpleNamespace(n_chars=c, heading=h) for c, h in zip(n_chars, heading)]
+    resolved = classify_context_sensitive(classes, blocks, params)
+    return [BAD if before == BAD and cls != DUPLICATE else cls for cls, before in zip(resolved, justext_final)]
+
+
+# --- the stage ---------------------------------------------------------------------------------
+
+@dataclass
+class Shard:
+    name: str
+    tokens: Path
+    blocks: Path
+    output: Path
+
+
+def load_tokens(path: Path | str) -> dict:
+    with np.load(path, allow_pickle=False) as archive:
+        return {key: archive[key] for key in archive.files}
+
+
+@dataclass
+class _BlockVerdicts:
+    """Per-block results of one shard, filled bucket by bucket."""
+
+    share: np.ndarray
+    duplicate: np.ndarray
+    duplicate_of: np.ndarray  # global document index
+
+    @classmethod
+    def empty(cls, blocks: int) -> _BlockVerdicts:
+        return cls(np.zeros(blocks, np.float32), np.zeros(blocks, bool), np.full(blocks, -1, np.int32))
+
+
+@dataclass
+class DedupStats:
+    documents: int = 0
+    documents_processed: int = 0  # documents holding at least one duplicate n-gram
+    duplicate_ngrams: int = 0
+    store_bytes: int = 0
+    tokens: int = 0
+    blocks: dict = field(default_factory=dict)  # final class → blocks (of the deduplicated ones)
+    words: dict = field(default_factory=dict)  # final class → words (blocks.parquet n_words)
+    seconds: dict = field(default_factory=dict)
+
+
+def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: Path | str | None,
+                 params: DedupParams, justext: JustextParams = PRESETS["default"]) -> DedupStats:
+    """The dedup stage over every shard: tokens + blocks + G₂₊ → per-shard override tables."""
+    started = time.perf_counter()
+    stats = DedupStats()
+    store = duplicate_ngram_store(np.load(duplicates_path), params)
+    stats.duplicate_ngrams = len(store)
+    stats.store_bytes = store.nbytes
+
+    # Pass 1: ordering keys and sizes, one shard at a time.
+    shares, doc_tokens, doc_ids, verdicts = [], [], [], []
+    for shard in shards:
+        tokens = load_tokens(shard.tokens)
+        prepared = shard_ngrams(tokens, params, store)
+        shares.append(prepared.duplicate_share())
+        doc_tokens.append(np.diff(np.asarray(tokens["block_offsets"])[prepared.doc_blocks]))
+        doc_ids.append(prepared.doc_ids)
+        verdicts.append(_BlockVerdicts.empty(len(prepared.block_doc)))
+        stats.tokens += len(tokens["token_hash"])
+    doc_base = np.concatenate(([0], np.cumsum([len(ids) for ids in doc_ids]))).astype(np.int64)
+    stats.documents = int(doc_base[-1])
+    order = processing_order(shares, params.order)
+    stats.seconds["order"] = round(time.perf_counter() - started, 3)
+
+    # Pass 2: Algorithm 3.1, bucket by bucket in processing order.
+    for bucket in buckets(order, doc_tokens, params.bucket_tokens):
+        prepared = {}
+        for s in np.unique(bucket[:, 0]):
+            prepared[s] = shard_ngrams(load_tokens(shards[s].tokens), params, store)
+        for s, d in bucket:
+            shard = prepared[s]
+            if shard.doc_duplicates[d] == 0:
+                continue
+            stats.documents_processed += 1
+            hashes, starts = shard.document_duplicates(d)
+            result = dedup_document(hashes, starts, shard.document_units(d, params.level), params.n,
+                                    params.threshold, store, int(doc_base[s] + d))
+            # a document-level verdict is broadcast to all its blocks
+            blocks = slice(shard.doc_blocks[d], shard.doc_blocks[d + 1])
+            verdicts[s].share[blocks] = result.share
+            verdicts[s].duplicate[blocks] = result.duplicate
+            verdicts[s].duplicate_of[blocks] = result.duplicate_of
+        del prepared
+    stats.seconds["dedup"] = round(time.perf_counter() - started - stats.seconds["order"], 3)
+
+    # Pass 3: the context-sensitive pass on pages with duplicates, and the override tables.
+    all_ids = np.array([i for ids in doc_ids for i in ids] or [""], dtype=object)
+    for shard, shard_verdicts in zip(shards, verdicts):
+        tokens = load_tokens(shard.tokens)
+        table = shard_output(pd.read_parquet(shard.blocks), tokens, shard_verdicts, all_ids, justext)
+        _count(stats, table)
+        write_table(pa.Table.from_pandas(table[OUTPUT_SCHEMA.names], schema=OUTPUT_SCHEMA, preserve_index=False),
+                    shard.output)
+    stats.seconds["total"] = round(time.perf_counter() - started, 3)
+    if stats_path is not None:
+        with atomic_path(stats_path) as tmp:
+            tmp.write_text(json.dumps({"params": asdict(params), **asdict(stats)}, indent=1) + "\n")
+    log.info("dedup: %d documents, %d tokens, blocks %s, %.1f s", stats.documents, stats.tokens,
+             stats.blocks, stats.seconds["total"])
+    return stats
+
+
+def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, all_ids: np.ndarray,
+                 justext: JustextParams) -> pd.DataFrame:
+    """Every block of the shard's de-duplicated documents with its class after de-duplication
+    (plus `n_words`, for the stats). Pages without a duplicate block keep jusText's classes."""
+    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    keyed = pd.DataFrame({
+        "doc_id": doc_ids[np.asarray(tokens["block_doc"])],
+        "block_index": np.asarray(tokens["block_index"], np.int32),
+        "dup_share": verdicts.share,
+        "duplicate": verdicts.duplicate,
+        "duplicate_of": pd.Series(all_ids[np.maximum(verdicts.duplicate_of, 0)]).where(verdicts.duplicate_of >= 0),
+    })
+    table = blocks.loc[blocks["doc_id"].isin(set(doc_ids)),
+                       ["doc_id", "block_index", "cf_class", "final_class", "n_chars", "heading", "n_words"]]
+    # blocks.parquet order is page order; a left merge keeps it
+    table = table.merge(keyed, on=["doc_id", "block_index"], how="left", sort=False)
+    table["duplicate"] = table["duplicate"].astype("boolean").fillna(False).astype(bool)
+    final = table["final_class"].to_numpy(dtype=object).copy()
+    touched = table.groupby("doc_id", sort=False)["duplicate"].transform("any").to_numpy()
+    for _, page in table[touched].groupby("doc_id", sort=False):
+        final[page.index] = final_classes(page["cf_class"].tolist(), page["final_class"].tolist(),
+                                          page["duplicate"].tolist(), page["n_chars"].tolist(),
+                                          page["heading"].tolist(), justext)
+    table["final_class"] = final
+    return table[["doc_id", "block_index", "final_class", "duplicate_of", "dup_share", "n_words"]]
+
+
+def _count(stats: DedupStats, table: pd.DataFrame) -> None:
+    for cls, group in table.groupby("final_class"):
+        stats.blocks[cls] = stats.blocks.get(cls, 0) + len(group)
+        stats.words[cls] = stats.words.get(cls, 0) + int(group["n_words"].sum())

@@ -1,0 +1,260 @@
+"""Block de-duplication (thesis §3.5, Algorithm 3.1) on hand-made pages with known outcomes."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from corpusbuilder.dedup import (
+    DedupParams,
+    Shard,
+    covered_tokens,
+    dedup_corpus,
+    duplicate_ngram_store,
+    final_classes,
+    processing_order,
+)
+from corpusbuilder.justext import PRESETS
+from corpusbuilder.ngrams import ngram_hashes, word_hashes
+
+N = 5
+_fresh = itertools.count()
+
+
+def para(words: int = 30) -> str:
+    """A paragraph of words seen nowhere else."""
+    return " ".join(f"w{next(_fresh)}" for _ in range(words))
+
+
+def write_corpus(tmp_path, shards: dict[str, list[tuple[str, list]]], n: int = N) -> list[Shard]:
+    """Write blocks.parquet and tokens npz per shard, and G₂₊ (all tokens) as dup.npy.
+
+    A page is (doc_id, blocks); a block is its text or (text, cf_class, final_class). Tokens are
+    white-space words of the final-good blocks, as the tokenise stage hands them over."""
+    out, all_hashes = [], []
+    for name, pages in shards.items():
+        rows, words, offsets, block_doc, block_index = [], [], [0], [], []
+        for d, (doc_id, blocks) in enumerate(pages):
+            for i, block in enumerate(blocks):
+                text, cf, final = (block, "good", "good") if isinstance(block, str) else block
+                rows.append(dict(doc_id=doc_id, block_index=i, text=text, heading=False, n_chars=len(text),
+                                 n_words=len(text.split()), cf_class=cf, final_class=final))
+                if final == "good":
+                    words += text.split()
+                    offsets.append(len(words))
+                    block_doc.append(d)
+                    block_index.append(i)
+        token_hash = word_hashes(np.array(words, dtype=object)) if words else np.empty(0, np.uint64)
+        offsets = np.array(offsets, np.int64)
+        all_hashes.append(ngram_hashes(token_hash, offsets, n)[0])
+        np.savez(tmp_path / f"{name}.npz", token_hash=token_hash, is_punct=np.zeros(len(words), bool),
+                 is_stop=np.zeros(len(words), bool), block_offsets=offsets,
+                 block_doc=np.array(block_doc, np.int32), block_index=np.array(block_index, np.int32),
+                 doc_ids=np.array([doc_id for doc_id, _ in pages]))
+        pd.DataFrame(rows).astype({"block_index": "int32"}).to_parquet(tmp_path / f"{name}.blocks.parquet")
+        out.append(Shard(name, tmp_path / f"{name}.npz", tmp_path / f"{name}.blocks.parquet",
+                         tmp_path / "dedup" / f"{name}.parquet"))
+    hashes, counts = np.unique(np.concatenate(all_hashes), return_counts=True)
+    np.save(tmp_path / "dup.npy", hashes[counts >= 2])
+    return out
+
+
+def run(tmp_path, shards: list[Shard], **params) -> pd.DataFrame:
+    stats = dedup_corpus(shards, tmp_path / "dup.npy", tmp_path / "dedup" / "stats.json",
+                         DedupParams(n=N, **params), PRESETS["default"])
+    assert stats.documents == sum(len(np.load(s.tokens)["doc_ids"]) for s in shards)
+    return pd.concat([pd.read_parquet(s.output) for s in shards], ignore_index=True)
+
+
+def classes(table: pd.DataFrame, doc_id: str) -> list[str]:
+    return table.loc[table.doc_id == doc_id, "final_class"].tolist()
+
+
+# --- pieces ------------------------------------------------------------------------------------
+
+def test_covered_tokens_matches_the_set_of_algorithm_3_1():
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        length, n = int(rng.integers(1, 40)), int(rng.integers(1, 6))
+        starts = np.sort(rng.choice(max(length - n + 1, 1), size=int(rng.integers(0, 5)), replace=True))
+        starts = starts[starts + n <= length]
+        expected = np.zeros(length, bool)
+        for s in starts:
+            expected[s:s + n] = True
+        assert covered_tokens(starts, n, length).tolist() == expected.tolist()
+
+
+def test_processing_order_by_duplicate_share_ties_in_crawl_order():
+    shares = [np.array([0.5, 0.0]), np.array([0.5, 0.2])]
+    assert processing_order(shares, "dup-share").tolist() == [[0, 1], [1, 1], [0, 0], [1, 0]]
+    assert processing_order(shares, "input").tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
+
+
+def test_stub_between_two_duplicates_goes_with_them():
+    """Fig. 3.5: a short block kept by jusText between good blocks is bad once they are duplicates."""
+    cf = ["good", "short", "good", "good"]
+    assert final_classes(cf, ["good"] * 4, [False] * 4, [300, 20, 300, 300], [False] * 4, PRESETS["default"]) \
+        == ["good"] * 4
+    assert final_classes(cf, ["good"] * 4, [True, False, True, False], [300, 20, 300, 300], [False] * 4,
+                         PRESETS["default"]) == ["duplicate", "bad", "duplicate", "good"]
+
+
+def test_jusText_bad_stays_bad():
+    cf = ["good", "short", "good"]
+    out = final_classes(cf, ["good", "bad", "good"], [False, False, False], [300, 20, 300], [False] * 3,
+                        PRESETS["default"])
+    assert out == ["good", "bad", "good"]
+
+
+# --- whole pages -------------------------------------------------------------------------------
+
+def test_exact_copy_is_removed_and_points_to_the_first(tmp_path):
+    a, b = para(), para()
+    shards = write_corpus(tmp_path, {"s0": [("s0:1", [a, b]), ("s0:2", [para()])],
+                                     "s1": [("s1:1", [a, b])]})
+    table = run(tmp_path, shards)
+    assert classes(table, "s0:1") == ["good", "good"]
+    assert classes(table, "s1:1") == ["duplicate", "duplicate"]
+    copy = table[table.doc_id == "s1:1"]
+    assert copy.duplicate_of.tolist() == ["s0:1", "s0:1"] and copy.dup_share.tolist() == [1.0, 1.0]
+    assert table.loc[table.doc_id == "s0:1", "duplicate_of"].isna().all()
+
+
+def test_quoted_paragraph_is_removed_only_from_the_page_with_more_copied_content(tmp_path):
+    quote = para()
+    # crawled first, but a third of it is the quote; the source page is only a quarter quote
+    shards = write_corpus(tmp_path, {"s0": [("quoting", [para(), quote, para()]),
+                                            ("source", [para(), para(), quote, para()])]})
+    table = run(tmp_path, shards)
+    assert classes(table, "source") == ["good"] * 4
+    assert classes(table, "quoting") == ["good", "duplicate", "good"]
+    assert table.loc[table.doc_id == "quoting", "duplicate_of"].tolist()[1] == "source"
+    # in crawl order the quoting page comes first and keeps the quote
+    table = run(tmp_path, shards, order="input")
+    assert classes(table, "quoting") == ["good"] * 3
+    assert classes(table, "source") == ["good", "good", "duplicate", "good"]
+
+
+def test_half_copied_page_loses_only_its_copied_block(tmp_path):
+    copied, rest = para(40), para(40)
+    original = [("original", [copied, para(40)])]
+    half = [("half", [copied, rest])]
+    shards = write_corpus(tmp_path, {"s0": original + half})
+    assert classes(run(tmp_path, shards), "half") == ["duplicate", "good"]
+    # the whole page is half duplicate: at document level it stays at t = 0.5, goes at t = 0.25
+    assert classes(run(tmp_path, shards, level="document"), "half") == ["good", "good"]
+    assert classes(run(tmp_path, shards, level="document", threshold=0.25), "half") == ["duplicate"] * 2
+
+
+def test_block_partly_copied_goes_only_below_its_share(tmp_path):
+    source = para(100)
+    words = source.split()
+    mixed = " ".join(words[:40] + para(60).split())  # 40 % copied
+    shards = write_corpus(tmp_path, {"s0": [("source", [source]), ("mixed", [mixed])]})
+    for threshold, expected in ((0.5, "good"), (0.25, "duplicate"), (0.1, "duplicate")):
+        table = run(tmp_path, shards, threshold=threshold, order="input")
+        assert classes(table, "mixed") == [expected], threshold
+        assert table.loc[table.doc_id == "mixed", "dup_share"].item() == pytest.approx(0.4)
+
+
+def test_stub_between_removed_duplicates_is_removed_by_the_context_pass(tmp_path):
+    a, b = para(), para()
+    stub = ("tiny stub", "short", "good")
+    shards = write_corpus(tmp_path, {"s0": [("first", [a, b]), ("second", [a, stub, b, para(60)])]})
+    table = run(tmp_path, shards, order="input")
+    assert classes(table, "second") == ["duplicate", "bad", "duplicate", "good"]
+    assert classes(table, "first") == ["good", "good"]
+
+
+def test_repeat_inside_one_page_keeps_the_first_copy(tmp_path):
+    a = para()
+    shards = write_corpus(tmp_path, {"s0": [("page", [a, para(), a])]})
+    table = run(tmp_path, shards)
+    assert classes(table, "page") == ["good", "good", "duplicate"]
+    assert table.duplicate_of.tolist()[2] == "page"
+
+
+def test_provenance_names_the_page_it_duplicates_most(tmp_path):
+    x, y = para(60), para(60)
+    mixed = " ".join(x.split()[:50] + y.split()[:20])
+    shards = write_corpus(tmp_path, {"s0": [("x", [x]), ("y", [y]), ("mixed", [mixed])]})
+    table = run(tmp_path, shards, order="input")
+    assert table.loc[table.doc_id == "mixed", "duplicate_of"].tolist() == ["x"]
+
+
+def test_index_page_of_article_openings(tmp_path):
+    """§3.5: processed by increasing duplicate share, the articles come before the index page
+    made of their openings, so the articles stay whole and the index page goes."""
+    articles = [(f"article{i}", [para(), para(), para()]) for i in range(3)]
+    index = ("index", [blocks[0] for _, blocks in articles])
+    shards = write_corpus(tmp_path, {"s0": [index] + articles})
+    table = run(tmp_path, shards)
+    assert classes(table, "index") == ["duplicate"] * 3
+    for doc_id, _ in articles:
+        assert classes(table, doc_id) == ["good"] * 3
+    table = run(tmp_path, shards, order="input")
+    assert classes(table, "index") == ["good"] * 3
+    for doc_id, _ in articles:
+        assert classes(table, doc_id)[0] == "duplicate"
+
+
+def random_corpus(tmp_path, seed: int = 1) -> list[Shard]:
+    """Pages mixing fresh paragraphs with paragraphs (and halves of them) drawn from a pool."""
+    rng = np.random.default_rng(seed)
+    pool = [para(int(rng.integers(8, 50))) for _ in range(40)]
+    shards = {}
+    for s in range(3):
+        pages = []
+        for d in range(30):
+            blocks = []
+            for _ in range(int(rng.integers(1, 7))):
+                pick = rng.random()
+                if pick < 0.4:
+                    blocks.append(para(int(rng.integers(5, 40))))
+                elif pick < 0.8:
+                    blocks.append(pool[rng.integers(len(pool))])
+                else:
+                    half = pool[rng.integers(len(pool))].split()
+                    blocks.append(" ".join(half[: len(half) // 2] + para(int(rng.integers(5, 30))).split()))
+            pages.append((f"s{s}:{d}", blocks))
+        shards[f"s{s}"] = pages
+    return write_corpus(tmp_path, shards)
+
+
+def test_backends_and_bucketing_give_identical_results(tmp_path):
+    shards = random_corpus(tmp_path)
+    reference = run(tmp_path, shards)
+    assert (reference.final_class == "duplicate").sum() > 20
+    for params in (dict(backend="judy"), dict(bucket_tokens=200), dict(backend="judy", bucket_tokens=1),
+                   dict(hash_bits=56), dict(backend="judy", hash_bits=56)):
+        pd.testing.assert_frame_equal(run(tmp_path, shards, **params), reference, obj=str(params))
+
+
+def test_lower_threshold_removes_more(tmp_path):
+    shards = random_corpus(tmp_path, seed=2)
+    removed = []
+    for threshold in (0.5, 0.25, 0.1):
+        table = run(tmp_path, shards, threshold=threshold)
+        removed.append(set(zip(table.doc_id[table.final_class != "good"], table.block_index[table.final_class != "good"])))
+    assert len(removed[0]) < len(removed[1]) < len(removed[2])
+
+
+def test_store_moves_ngrams_from_g2_to_gout():
+    for backend in ("sorted-array", "judy"):
+        store = duplicate_ngram_store(np.array([5, 9, 1 << 40], np.uint64), DedupParams(backend=backend))
+        probe = np.array([5, 6, 9, 1 << 40], np.uint64)
+        assert store.is_duplicate(probe).tolist() == [True, False, True, True]
+        store.send_to_output(np.array([9], np.uint64), 7)
+        assert store.output_owner(np.array([5, 9], np.uint64)).tolist() == [-1, 7]
+        assert store.is_duplicate(probe).tolist() == [True, False, True, True]
+        assert len(store) == 3
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError):
+        DedupParams(order="random")
+    with pytest.raises(ValueError):
+        DedupParams(threshold=1.5)
