@@ -1,0 +1,27 @@
+"""Rule `dedup`: every shard's tokens + blocks and G₂₊ → per-shard override tables (corpusbuilder.dedup).
+
+One job for the whole corpus: Algorithm 3.1 needs one G_out and one global processing order.
+Inputs and outputs are lists in shard order (`tokens`, `blocks`, `dedup`), plus `duplicates`
+(work/ngrams/dup{n}.npy) and `stats`.
+"""
+
+from pathlib import Path
+
+from corpusbuilder.dedup import DedupParams, Shard, dedup_corpus
+from corpusbuilder.extract import ExtractParams
+from corpusbuilder.logs import setup_logging
+
+setup_logging(snakemake.log[0])
+shards = [
+    Shard(name, Path(tokens), Path(blocks), Path(output))
+    for name, tokens, blocks, output in zip(
+        snakemake.params.shards, snakemake.input.tokens, snakemake.input.blocks, snakemake.output.dedup
+    )
+]
+dedup_corpus(
+    shards,
+    Path(snakemake.input.duplicates),
+    Path(snakemake.output.stats),
+    DedupParams.from_config(snakemake.params.cfg),
+    ExtractParams.from_config(snakemake.params.extract).justext,
+)
