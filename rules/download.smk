@@ -1,3 +1,8 @@
+# Downloads run where Snakemake runs: cluster compute nodes often have no way out to the web.
+localrules:
+    download,
+
+
 rule download:
     output:
         warc="data/warc/{shard}.warc.gz",

@@ -1,0 +1,77 @@
+"""The workflow submitted through the SLURM profile to a real one-node SLURM cluster.
+
+CI installs Debian's slurm-wlm and munge (see .ci/run); elsewhere the test is skipped with a
+reason when they are missing, except under CI, where a missing daemon is a failure.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO
+from slurm_cluster import LocalSlurm, foreign_config, missing_daemons
+
+pytestmark = [pytest.mark.workflow, pytest.mark.cluster]
+
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory):
+    missing = missing_daemons()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must install slurm-wlm and munge; missing: {', '.join(missing)}")
+        pytest.skip(f"SLURM is not installed here (missing {', '.join(missing)}; apt-get install slurm-wlm munge)")
+    if os.geteuid() != 0:
+        pytest.skip("slurmd must run as root to start jobs")
+    if foreign_config():
+        pytest.skip("/etc/slurm/slurm.conf belongs to a real cluster here; the test cluster will not replace it")
+    cluster = LocalSlurm(tmp_path_factory.mktemp("slurm"))
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def sample_config(workdir: Path) -> Path:
+    config = {"input": {"warcs": [str(p) for p in sorted((REPO / "resources" / "sample").glob("*.warc.gz"))]}}
+    path = workdir / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def run_snakemake(workdir: Path, *args: str, env=None) -> subprocess.CompletedProcess:
+    command = [
+        sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+        "--directory", str(workdir), "--configfile", str(sample_config(workdir)), *args,
+    ]
+    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=1500)
+
+
+def corpus(workdir: Path) -> dict[str, bytes]:
+    return {
+        path.name: gzip.decompress(path.read_bytes())
+        for path in sorted((workdir / "results" / "corpus").glob("*.gz"))
+    }
+
+
+def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path):
+    on_cluster, local = tmp_path / "cluster", tmp_path / "local"
+    on_cluster.mkdir()
+    local.mkdir()
+    result = run_snakemake(
+        on_cluster, "--workflow-profile", str(REPO / "profiles" / "slurm"), "--slurm-no-account",
+        "--slurm-init-seconds-before-status-checks", "2", env=slurm.env,
+    )
+    assert result.returncode == 0, result.stderr[-4000:] + slurm.logs()
+    assert "sbatch" in result.stderr or "SLURM" in result.stderr
+    assert run_snakemake(local, "--cores", "2").returncode == 0
+    cluster_corpus = corpus(on_cluster)
+    assert cluster_corpus and cluster_corpus == corpus(local)
