@@ -83,10 +83,11 @@ class DedupParams:
 
 
 def truncate_hashes(hashes: np.ndarray, hash_bits: int) -> np.ndarray:
-    """Keep the low `hash_bits` bits (the n-gram hash finaliser spreads entropy over all bits)."""
+    """Keep the low `hash_bits` bits, in place (the n-gram hash finaliser spreads entropy over
+    all bits)."""
     if hash_bits >= 64:
         return hashes
-    return hashes & np.uint64((1 << hash_bits) - 1)
+    return np.bitwise_and(hashes, np.uint64((1 << hash_bits) - 1), out=hashes)
 
 
 # --- storage of G₂₊ and G_out (§3.5.1) ---------------------------------------------------------
@@ -179,8 +180,15 @@ class JudyNgrams:
 
 
 def duplicate_ngram_store(duplicates: np.ndarray, params: DedupParams):
-    """G₂₊ (sorted unique hashes) in the configured backend, at the configured hash width."""
-    duplicates = np.unique(truncate_hashes(np.asarray(duplicates, dtype=np.uint64), params.hash_bits))
+    """G₂₊ in the configured backend, at the configured hash width. `duplicates` (sorted unique
+    hashes, as dup{n}.npy holds them) is taken over and reused in place: no second copy is made."""
+    duplicates = truncate_hashes(np.asarray(duplicates, dtype=np.uint64), params.hash_bits)
+    if params.hash_bits < 64:
+        duplicates.sort()  # truncation breaks the order; two hashes may now coincide
+        distinct = duplicates[1:] != duplicates[:-1]
+        if not distinct.all():
+            duplicates = duplicates[np.concatenate(([True], distinct))]
+        del distinct
     if params.backend == "judy":
         return JudyNgrams(duplicates, params.hash_bits)
     return SortedArrayNgrams(duplicates)

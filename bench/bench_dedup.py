@@ -1,0 +1,279 @@
+"""Benchmarks of block de-duplication (corpusbuilder.dedup, thesis §3.5–3.6).
+
+    python bench/bench_dedup.py crawl   [--warcs DIR] [--work DIR]   # §3.6.4 metric on a crawl
+    python bench/bench_dedup.py memory  [--max 30000000]             # Figure 3.4 in small
+    python bench/bench_dedup.py speed                                # tokens/s of the dedup pass
+
+crawl: extracts each WARC (`corpusbuilder extract`) unless its blocks are already in --work,
+tokenises the jusText-good blocks (words and punctuation by regex, English stop list), computes G₂₊
+by counting n-gram hashes in numpy, runs the dedup stage and reports the thesis' metric: instances
+of 10-grams (all tokens) seen 2+ times in the corpus before and after, and the share of distinct
+10-grams kept. memory: bytes per stored hash of each backend and width, each point measured as the
+RSS delta of a fresh subprocess (Judy's own MemUsed alongside). Results go to bench/results/dedup.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from corpusbuilder.dedup import DedupParams, Shard, dedup_corpus, duplicate_ngram_store
+from corpusbuilder.justext import PRESETS
+from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens, word_hashes
+from corpusbuilder.stoplists import load_stoplist
+
+RESULTS = Path(__file__).parent / "results" / "dedup.json"
+TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def save(section: str, value) -> None:
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results[section] = value
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+
+
+# --- crawl: the §3.6.4 metric --------------------------------------------------------------------
+
+def tokenise_shard(blocks_path: Path, tokens_path: Path, stoplist: frozenset[str]) -> None:
+    """A stand-in for the tokenise stage: the final-good blocks' regex tokens in its npz layout."""
+    blocks = pd.read_parquet(blocks_path, columns=["doc_id", "block_index", "text", "final_class"])
+    good = blocks[blocks.final_class == "good"]
+    tokens = [TOKEN.findall(text) for text in good.text]
+    words = np.array([w for block in tokens for w in block], dtype=object)
+    doc_ids = pd.unique(good.doc_id)  # crawl order
+    block_doc = pd.Index(doc_ids).get_indexer(good.doc_id)
+    np.savez(tokens_path, token_hash=word_hashes(words),
+             is_punct=np.array([not w[0].isalnum() and w[0] != "_" for w in words], bool),
+             is_stop=np.array([w.lower() in stoplist for w in words], bool),
+             block_offsets=np.concatenate(([0], np.cumsum([len(t) for t in tokens]))).astype(np.int64),
+             block_doc=block_doc.astype(np.int32), block_index=good.block_index.to_numpy(np.int32),
+             doc_ids=np.array(doc_ids, dtype=str))
+
+
+def load_words(tokens_path: Path, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    with np.load(tokens_path) as t:
+        keep = kind_mask(kind, t["is_punct"], t["is_stop"])
+        words, offsets, _ = select_tokens(t["token_hash"], t["block_offsets"], keep)
+        return words, offsets
+
+
+def duplicate_ngrams(tokens_paths: list[Path], n: int, kind: str) -> np.ndarray:
+    """G₂₊ by counting: every n-gram hash seen twice or more over all shards."""
+    hashes = np.concatenate([ngram_hashes(*load_words(p, kind), n)[0] for p in tokens_paths])
+    unique, counts = np.unique(hashes, return_counts=True)
+    return unique[counts >= 2]
+
+
+def tengram_metric(tokens_paths: list[Path], kept: list[np.ndarray] | None) -> dict:
+    """Instances of 10-grams (all tokens) seen 2+ times, and distinct 10-grams, over the blocks
+    in `kept` (a bool per token block of each shard; None = all)."""
+    hashes = []
+    for i, path in enumerate(tokens_paths):
+        words, offsets = load_words(path, "all")
+        h, starts = ngram_hashes(words, offsets, 10)
+        if kept is not None:
+            block = np.searchsorted(offsets, starts, side="right") - 1
+            h = h[kept[i][block]]
+        hashes.append(h)
+    _, counts = np.unique(np.concatenate(hashes), return_counts=True)
+    return {"duplicate_10gram_instances": int(counts[counts >= 2].sum()), "distinct_10grams": len(counts),
+            "10gram_instances": int(counts.sum())}
+
+
+def crawl(args) -> None:
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    stoplist = load_stoplist("English")
+    names = sorted(p.name.removesuffix(".warc.gz") for p in Path(args.warcs).glob("*.warc.gz"))
+    for name in names:
+        if not (work / f"{name}.blocks.parquet").exists():
+            subprocess.run(["corpusbuilder", "extract", str(Path(args.warcs) / f"{name}.warc.gz"),
+                            str(work / name), "--shard", name], check=True)
+        if not (work / f"{name}.npz").exists():
+            tokenise_shard(work / f"{name}.blocks.parquet", work / f"{name}.npz", stoplist)
+    tokens = [work / f"{name}.npz" for name in names]
+    before = tengram_metric(tokens, None)
+    print("before", before)
+    rows = []
+    for kind in args.kinds:
+        for n in args.n:
+            for threshold in args.thresholds:
+                np.save(work / "dup.npy", duplicate_ngrams(tokens, n, kind))
+                shards = [Shard(name, work / f"{name}.npz", work / f"{name}.blocks.parquet",
+                                work / "dedup" / f"{name}.parquet") for name in names]
+                params = DedupParams(n=n, kind=kind, threshold=threshold, order=args.order)
+                stats = dedup_corpus(shards, work / "dup.npy", None, params, PRESETS["default"])
+                kept = []
+                for shard in shards:
+                    out = pd.read_parquet(shard.output)
+                    with np.load(shard.tokens) as t:
+                        ids = t["doc_ids"][t["block_doc"]]
+                        index = pd.MultiIndex.from_arrays([ids, t["block_index"]])
+                    good = out.set_index(["doc_id", "block_index"]).final_class.reindex(index) == "good"
+                    kept.append(good.to_numpy())
+                after = tengram_metric(tokens, kept)
+                row = {"kind": kind, "n": n, "threshold": threshold, "order": args.order,
+                       "duplicate_ngrams": stats.duplicate_ngrams,
+                       "removed_duplicate_10gram_instances": round(
+                           1 - after["duplicate_10gram_instances"] / before["duplicate_10gram_instances"], 4),
+                       "kept_distinct_10grams": round(after["distinct_10grams"] / before["distinct_10grams"], 4),
+                       "kept_tokens": round(after["10gram_instances"] / before["10gram_instances"], 4),
+                       "tokens": stats.tokens, "seconds": stats.seconds,
+                       "tokens_per_second": round(stats.tokens / stats.seconds["total"])}
+                print(row)
+                rows.append(row)
+    save("crawl", {"warcs": str(args.warcs), "before": before, "runs": rows})
+
+
+# --- memory: Figure 3.4 in small ------------------------------------------------------------------
+
+def _rss() -> int:
+    ctypes.CDLL("libc.so.6").malloc_trim(0)  # return freed heap pages, so the delta is the store's
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * resource.getpagesize()
+
+
+def random_hashes(path: Path, count: int) -> Path:
+    """`count` random 64-bit hashes, sorted, as dup{n}.npy would hold them (written once)."""
+    if not path.exists():
+        keys = np.random.default_rng(count).integers(0, np.iinfo(np.uint64).max, size=count, dtype=np.uint64)
+        keys.sort()
+        np.save(path, keys)
+    return path
+
+
+def memory_point(backend: str, keys_path: Path, bits: int) -> dict:
+    """One point, in this (fresh) process, loading G₂₊ as the stage does: memory with G₂₊ full
+    (start), with every hash sent to G_out (end), and the peak, all per stored hash."""
+    baseline = _rss()
+    store = duplicate_ngram_store(np.load(keys_path), DedupParams(backend=backend, hash_bits=bits))
+    stored = len(store)
+    point = {"backend": backend, "bits": bits, "hashes": stored,
+             "start_bytes_per_hash": round((_rss() - baseline) / stored, 2),
+             # the stage's peak: loading and building (the end state below is built in bulk)
+             "peak_bytes_per_hash": round(
+                 (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline) / stored, 2)}
+    if backend == "judy":
+        import judy
+
+        point["judy1_memused_per_hash"] = round(store.g2.__sizeof__() / stored, 2)
+        # every duplicate n-gram sent to output: G_out (JudyL) full, G₂₊ empty
+        keys = store.g2.ToArray()
+        store.g2.clear()
+        store.g_out = judy.JudyIntIntMap.FromArray(keys, np.arange(stored, dtype=np.uint64) % 1_000_003)
+        del keys
+        point["judyl_memused_per_hash"] = round(store.g_out.__sizeof__() / stored, 2)
+    else:
+        store.send_to_output(store.keys, 7)
+    point["end_bytes_per_hash"] = round((_rss() - baseline) / stored, 2)
+    return point
+
+
+def memory(args) -> None:
+    counts = [c for c in (1_000_000, 3_000_000, 10_000_000, 30_000_000, 100_000_000) if c <= args.max]
+    Path(args.work).mkdir(parents=True, exist_ok=True)
+    points = []
+    for count in counts:
+        keys = random_hashes(Path(args.work) / f"keys-{count}.npy", count)
+        for backend in ("sorted-array", "judy"):
+            for bits in (56, 60, 64):
+                out = subprocess.run([sys.executable, __file__, "memory-point", backend, str(keys), str(bits)],
+                                     check=True, capture_output=True, text=True).stdout
+                points.append(json.loads(out))
+                print(points[-1], flush=True)
+        keys.unlink()
+    save("memory", points)
+
+
+# --- speed: tokens/s of the dedup pass ----------------------------------------------------------
+
+def speed(args) -> None:
+    """Synthetic crawl: Zipf words, pages of fresh and copied paragraphs; tokens/s end to end and
+    of Algorithm 3.1 alone, per backend."""
+    rng = np.random.default_rng(0)
+    work = Path(args.work) / "speed"
+    work.mkdir(parents=True, exist_ok=True)
+    names, pool = [], []
+    for s in range(args.shards):
+        words, offsets, block_doc, block_index, rows = [], [0], [], [], []
+        for d in range(args.docs):
+            for b in range(int(rng.integers(3, 15))):
+                if pool and rng.random() < 0.3:
+                    para = pool[rng.integers(len(pool))]
+                else:
+                    para = (rng.zipf(1.3, size=int(rng.integers(10, 120))) % 200_000).astype(np.uint64)
+                    if rng.random() < 0.05:
+                        pool.append(para)
+                words.append(para)
+                offsets.append(offsets[-1] + len(para))
+                block_doc.append(d)
+                block_index.append(b)
+                rows.append({"doc_id": f"s{s}:{d}", "block_index": b, "heading": False, "n_chars": 6 * len(para),
+                             "n_words": len(para), "cf_class": "good", "final_class": "good"})
+        token_hash = word_hashes(np.concatenate(words).astype(str).astype(object))
+        name = f"s{s}"
+        np.savez(work / f"{name}.npz", token_hash=token_hash, is_punct=np.zeros(len(token_hash), bool),
+                 is_stop=np.zeros(len(token_hash), bool), block_offsets=np.array(offsets, np.int64),
+                 block_doc=np.array(block_doc, np.int32), block_index=np.array(block_index, np.int32),
+                 doc_ids=np.array([f"s{s}:{d}" for d in range(args.docs)]))
+        pd.DataFrame(rows).astype({"block_index": "int32"}).to_parquet(work / f"{name}.blocks.parquet")
+        names.append(name)
+    tokens = [work / f"{name}.npz" for name in names]
+    results = []
+    for backend in ("sorted-array", "judy"):
+        np.save(work / "dup.npy", duplicate_ngrams(tokens, 10, "all"))
+        shards = [Shard(n, work / f"{n}.npz", work / f"{n}.blocks.parquet", work / "out" / f"{n}.parquet")
+                  for n in names]
+        stats = dedup_corpus(shards, work / "dup.npy", None, DedupParams(backend=backend), PRESETS["default"])
+        row = {"backend": backend, "tokens": stats.tokens, "duplicate_ngrams": stats.duplicate_ngrams,
+               "documents_processed": stats.documents_processed, "seconds": stats.seconds,
+               "tokens_per_second_total": round(stats.tokens / stats.seconds["total"]),
+               "tokens_per_second_order_and_dedup": round(
+                   stats.tokens / (stats.seconds["order"] + stats.seconds["dedup"])),
+               "store_bytes_per_duplicate_ngram": round(stats.store_bytes / stats.duplicate_ngrams, 2)}
+        print(row, flush=True)
+        results.append(row)
+    save("speed", results)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("crawl")
+    c.add_argument("--warcs", default="/work/shared/datasets/crawl/dev")
+    c.add_argument("--work", default="bench/results/tmp/dedup")
+    c.add_argument("--n", type=int, nargs="+", default=[5, 7, 10])
+    c.add_argument("--kinds", nargs="+", default=["all"])
+    c.add_argument("--thresholds", type=float, nargs="+", default=[0.5])
+    c.add_argument("--order", default="dup-share")
+    m = sub.add_parser("memory")
+    m.add_argument("--max", type=int, default=30_000_000)
+    m.add_argument("--work", default="bench/results/tmp/dedup")
+    p = sub.add_parser("memory-point")
+    p.add_argument("backend")
+    p.add_argument("keys", type=Path)
+    p.add_argument("bits", type=int)
+    s = sub.add_parser("speed")
+    s.add_argument("--work", default="bench/results/tmp/dedup")
+    s.add_argument("--shards", type=int, default=2)
+    s.add_argument("--docs", type=int, default=3000)
+    args = parser.parse_args()
+    if args.command == "memory-point":
+        print(json.dumps(memory_point(args.backend, args.keys, args.bits)))
+    else:
+        {"crawl": crawl, "memory": memory, "speed": speed}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
