@@ -78,8 +78,10 @@ class DedupParams:
 
     @classmethod
     def from_config(cls, section: dict) -> DedupParams:
-        names = set(cls.__dataclass_fields__)
-        return cls(**{key: value for key, value in section.items() if key in names})
+        """From the validated `dedup` config section (its n-gram length is the key `ngram`)."""
+        fields = set(cls.__dataclass_fields__) - {"n"}
+        values = {key: value for key, value in section.items() if key in fields}
+        return cls(n=section.get("ngram", cls.n), **values)
 
 
 def truncate_hashes(hashes: np.ndarray, hash_bits: int) -> np.ndarray:
