@@ -1,0 +1,277 @@
+"""Stage `tokenise`: the kept clean text as flat token arrays for the n-gram stages (thesis §3.6).
+
+Thesis §3.6: "The texts were tokenised using a simple regular expression based tokeniser. The
+tokeniser splits input to tokens such as words, punctuation marks, numbers and other entities
+often found on the Web, such as e-mail addresses or URLs." Table 3.3 then builds n-grams of
+three kinds — all tokens, no punctuation ("tokens starting with punctuation characters"), no
+punctuation and no stop words — so every token carries `is_punct` and `is_stop`.
+
+The tokeniser (`tokenise`), deterministic for a given Python (its Unicode tables):
+
+1. the text is NFC-normalised; soft hyphens are removed and zero-width spaces and byte-order
+   marks become spaces (invisible, but they would split or glue words);
+2. with ``cjk_chars`` (default), each character of a script written without spaces — Han,
+   Hiragana, Katakana, Thai, Lao, Khmer, Myanmar (`NO_SPACE_SCRIPTS`) — gets spaces around it:
+   one token per character, as word segmentation would need a dictionary;
+3. the text is split at whitespace and each chunk is matched left to right against, in order:
+
+   - URL: ``http://``, ``https://``, ``ftp://`` or ``www.`` up to the next whitespace, less
+     trailing punctuation (``see https://x.org/a).`` → ``https://x.org/a``, ``)``, ``.``);
+   - e-mail address: ``john.doe+tag@mail.example.org``;
+   - number: digits with inner ``.`` or ``,`` groups (``1,000.50``, ``3.14``, ``2024``);
+   - word: a letter, then letters, combining marks, ZWNJ/ZWJ, digits or underscores, with
+     single inner apostrophes or hyphens (``don't``, ``re-use``, ``हिन्दी``, ``mp3``);
+   - anything else: one character (punctuation and symbols each make one token).
+
+A token is punctuation (`is_punct`) when its first character is Unicode punctuation or a symbol
+(thesis: "tokens starting with punctuation characters"), and a stop word (`is_stop`) when its
+lower-cased form is in the stop list of its document's language (`corpusbuilder.stoplists`; a
+language without a list has none). `token_hash` is the first 8 bytes of BLAKE2b over the token's
+UTF-8 (lower-cased first if ``lowercase``; case is kept by default, as the thesis' n-grams do):
+stable across shards, runs and machines.
+
+Speed: most whitespace chunks recur ("the", "of", "said,"), so a shard keeps a memo of chunk →
+token type ids and runs the regular expression only on chunks it has not seen; hashes, the
+punctuation and stop-word flags are computed once per type and spread to tokens with numpy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import logging
+import re
+import sys
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from corpusbuilder import stoplists
+from corpusbuilder.io import atomic_path
+from corpusbuilder.language import kept_blocks
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TokeniseParams:
+    """Tokenisation (config section `tokenise`), thesis §3.6."""
+
+    cjk_chars: bool = True  # one token per character in scripts written without spaces
+    lowercase: bool = False  # hash tokens lower-cased (the thesis keeps case)
+
+    @classmethod
+    def from_config(cls, section: dict) -> TokeniseParams:
+        return cls(**{name: section[name] for name in cls.__dataclass_fields__ if name in section})
+
+
+NO_SPACE_SCRIPTS = {
+    "Thai": (0x0E00, 0x0E7F),
+    "Lao": (0x0E80, 0x0EFF),
+    "Myanmar": (0x1000, 0x109F),
+    "Khmer": (0x1780, 0x17FF),
+    "CJK iteration marks": (0x3005, 0x3007),
+    "Hiragana and Katakana": (0x3040, 0x30FF),
+    "Katakana phonetic extensions": (0x31F0, 0x31FF),
+    "CJK unified ideographs extension A": (0x3400, 0x4DBF),
+    "CJK unified ideographs": (0x4E00, 0x9FFF),
+    "CJK compatibility ideographs": (0xF900, 0xFAFF),
+    "halfwidth Katakana": (0xFF66, 0xFF9F),
+    "CJK ideographs, planes 2 and 3": (0x20000, 0x323AF),
+}
+_INVISIBLE = {"\u00ad": "", "\u200b": " ", "\ufeff": " "}  # soft hyphen, zero-width space, BOM
+
+
+def _char_class(ranges: Iterable[tuple[int, int]]) -> str:
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+
+
+def _combining_mark_ranges() -> list[tuple[int, int]]:
+    """Code point ranges of Unicode category M. Planes 2-13 hold only ideographs and unassigned
+    code points, 15-16 private use, so planes 0, 1 and 14 are all there is to scan."""
+    ranges: list[tuple[int, int]] = []
+    for code in (*range(0x20000), *range(0xE0000, 0xF0000)):
+        if unicodedata.category(chr(code))[0] == "M":
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1] = (ranges[-1][0], code)
+            else:
+                ranges.append((code, code))
+    return ranges
+
+
+@lru_cache(maxsize=1)
+def token_pattern() -> re.Pattern:
+    """One token of a whitespace-free chunk: URL | e-mail | number | word | any other character."""
+    word_char = rf"[\w{_char_class(_combining_mark_ranges())}\u200c\u200d]"
+    url = r"(?:https?://|ftp://|www\.)[^\s<>\"]*[^\s<>\"'.,;:!?()\[\]{}«»“”‘’]"
+    email = r"(?=[\w.+-]*+@)\w[\w.+-]*@\w[\w-]*(?:\.\w[\w-]*)+"
+    number = r"\d+(?:[.,]\d+)*"
+    word = rf"[^\W\d_]{word_char}*+(?:['’\-‐]{word_char}++)*+"
+    return re.compile(rf"{url}|{email}|{number}|{word}|\S")
+
+
+_NO_SPACE = re.compile(f"[{_char_class(NO_SPACE_SCRIPTS.values())}]")
+
+
+def prepare_text(text: str, cjk_chars: bool) -> str:
+    """Steps 1 and 2 of the module doc: normalise, drop invisibles, space out no-space scripts."""
+    text = unicodedata.normalize("NFC", text)
+    if not text.isascii():  # (str.translate would look up every character in Python: 40x slower)
+        for char, replacement in _INVISIBLE.items():
+            if char in text:
+                text = text.replace(char, replacement)
+        if cjk_chars and _NO_SPACE.search(text):
+            text = _NO_SPACE.sub(r" \g<0> ", text)
+    return text
+
+
+def tokenise(text: str, cjk_chars: bool = True) -> list[str]:
+    """The tokens of `text` (see the module doc)."""
+    find = token_pattern().findall
+    return [token for chunk in prepare_text(text, cjk_chars).split() for token in find(chunk)]
+
+
+class Vocabulary:
+    """Token types of a shard, numbered in order of first appearance, and a memo of the
+    whitespace chunks already tokenised (chunk -> type ids), cleared when it grows too big."""
+
+    def __init__(self, cjk_chars: bool = True, max_memo: int = 2_000_000):
+        self.cjk_chars = cjk_chars
+        self.max_memo = max_memo
+        self.types: dict[str, int] = {}
+        self._memo: dict[str, tuple[int, ...]] = {}
+        self._find = token_pattern().findall
+
+    def _tokenise_chunk(self, chunk: str) -> tuple[int, ...]:
+        if len(self._memo) >= self.max_memo:
+            self._memo.clear()
+        types = self.types
+        ids = self._memo[chunk] = tuple([types.setdefault(t, len(types)) for t in self._find(chunk)])
+        return ids
+
+    def chunk_ids(self, text: str) -> list[tuple[int, ...]]:
+        """Type ids of the tokens of `text`, one tuple per whitespace chunk."""
+        chunks = prepare_text(text, self.cjk_chars).split()
+        found = list(map(self._memo.get, chunks))  # C-level loops: most chunks are in the memo
+        if None in found:
+            found = [ids if ids is not None else self._tokenise_chunk(c) for ids, c in zip(found, chunks)]
+        return found
+
+    def type_list(self) -> list[str]:
+        return list(self.types)
+
+
+def token_hashes(types: list[str], lowercase: bool = False) -> np.ndarray:
+    """uint64 hash of each token type: BLAKE2b-64 of its UTF-8, little-endian."""
+    digests = b"".join(
+        hashlib.blake2b((t.lower() if lowercase else t).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+        for t in types
+    )
+    return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
+
+
+def punctuation_types(types: list[str]) -> np.ndarray:
+    """Types whose first character is punctuation or a symbol (Unicode categories P*, S*)."""
+    return np.fromiter((unicodedata.category(t[0])[0] in "PS" for t in types), dtype=bool, count=len(types))
+
+
+def stopword_types(types: list[str], stoplist: frozenset[str]) -> np.ndarray:
+    return np.fromiter((t.lower() in stoplist for t in types), dtype=bool, count=len(types))
+
+
+def stoplist_for_language(code: str | None) -> frozenset[str]:
+    """The stop list of a language code from the language stage; empty if it has none."""
+    name = stoplists.stoplist_name_for(code) if isinstance(code, str) and code else None
+    return stoplists.load_stoplist(name) if name else frozenset()
+
+
+@dataclass
+class TokenStream:
+    """A shard's kept text as flat arrays: the tokens of block b are
+    ``token_hash[block_offsets[b]:block_offsets[b + 1]]``; block b is block ``block_index[b]``
+    of document ``doc_ids[block_doc[b]]``. Documents in crawl order, blocks in page order."""
+
+    token_hash: np.ndarray  # uint64
+    is_punct: np.ndarray  # bool
+    is_stop: np.ndarray  # bool
+    block_offsets: np.ndarray  # int64, n_blocks + 1
+    block_doc: np.ndarray  # int32
+    block_index: np.ndarray  # int32
+    doc_ids: np.ndarray  # str
+
+
+def tokenise_blocks(
+    texts: Iterable[str], vocabulary: Vocabulary, progress_every: int = 50_000
+) -> tuple[np.ndarray, np.ndarray]:
+    """(type id of every token, block offsets) for a sequence of block texts."""
+    chunks: list[tuple[int, ...]] = []
+    offsets = [0]
+    for count, text in enumerate(texts, 1):
+        found = vocabulary.chunk_ids(text)
+        chunks += found
+        offsets.append(offsets[-1] + sum(map(len, found)))
+        if count % progress_every == 0:
+            log.info("tokenise: %d blocks, %d tokens, %d types", count, offsets[-1], len(vocabulary.types))
+    ids = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=offsets[-1])
+    return ids, np.array(offsets, dtype=np.int64)
+
+
+def tokenise_shard(
+    docs: pd.DataFrame,
+    blocks: pd.DataFrame,
+    language: pd.DataFrame,
+    exact: pd.DataFrame,
+    params: TokeniseParams,
+    stoplist_for: Callable[[str | None], frozenset[str]] = stoplist_for_language,
+) -> TokenStream:
+    """Tokens of the good blocks (less blocks dropped by language) of the documents kept by
+    both the language filter and exact de-duplication."""
+    kept_ids = set(exact.loc[exact["kept"], "doc_id"])
+    order = docs.loc[docs["doc_id"].isin(kept_ids), ["doc_id", "record_index"]].sort_values("record_index")
+    doc_ids = order["doc_id"].to_numpy(dtype=str)
+    doc_rank = pd.Series(np.arange(len(doc_ids), dtype=np.int32), index=doc_ids)
+    kept = kept_blocks(blocks.loc[blocks["doc_id"].isin(kept_ids)], language)
+    kept = kept.assign(doc=kept["doc_id"].map(doc_rank)).sort_values(["doc", "block_index"], kind="stable")
+
+    vocabulary = Vocabulary(params.cjk_chars)
+    ids, block_offsets = tokenise_blocks(kept["text"], vocabulary)
+    types = vocabulary.type_list()
+
+    # Stop words: one row of type flags per language present, picked per token by its block's document.
+    doc_language = language.set_index("doc_id")["language"].reindex(doc_ids)
+    codes, language_of_doc = np.unique(doc_language.fillna("").to_numpy(dtype=str), return_inverse=True)
+    stop_rows = [stopword_types(types, stoplist_for(code or None)) for code in codes]
+    stop_by_language = np.array(stop_rows, dtype=bool).reshape(len(codes), len(types))
+    block_doc = kept["doc"].to_numpy(dtype=np.int32)
+    token_language = np.repeat(language_of_doc.reshape(-1)[block_doc], np.diff(block_offsets))
+
+    stream = TokenStream(
+        token_hash=token_hashes(types, params.lowercase)[ids],
+        is_punct=punctuation_types(types)[ids],
+        is_stop=stop_by_language[token_language, ids],
+        block_offsets=block_offsets,
+        block_doc=block_doc,
+        block_index=kept["block_index"].to_numpy(dtype=np.int32),
+        doc_ids=doc_ids,
+    )
+    log.info(
+        "tokenise: %d documents, %d blocks, %d tokens of %d types, %d punctuation, %d stop words",
+        len(doc_ids), len(block_doc), len(ids), len(types), stream.is_punct.sum(), stream.is_stop.sum(),
+    )
+    return stream
+
+
+def write_token_stream(stream: TokenStream, path: Path | str) -> None:
+    """`work/tokens/{shard}.npz`: one uncompressed .npy member per field (readable piece by piece)."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as out:
+        np.savez(out, **vars(stream))
+
+
+def read_token_stream(path: Path | str) -> TokenStream:
+    with np.load(path, allow_pickle=False) as arrays:
+        return TokenStream(**{name: arrays[name] for name in TokenStream.__dataclass_fields__})

@@ -1,0 +1,176 @@
+"""Tokeniser: each token class, Unicode and scripts without spaces, the shard's token arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from corpusbuilder.tokenise import (
+    TokeniseParams,
+    Vocabulary,
+    prepare_text,
+    punctuation_types,
+    read_token_stream,
+    stoplist_for_language,
+    token_hashes,
+    tokenise,
+    tokenise_blocks,
+    tokenise_shard,
+    write_token_stream,
+)
+
+
+@pytest.mark.parametrize(
+    "text, tokens",
+    [
+        # words, with inner hyphens and apostrophes; outer ones are punctuation
+        ("Don't re-use it", ["Don't", "re-use", "it"]),
+        ("rock'n'roll l’homme", ["rock'n'roll", "l’homme"]),
+        ("'quoted' well- -ish", ["'", "quoted", "'", "well", "-", "-", "ish"]),
+        ("mp3 snake_case", ["mp3", "snake_case"]),
+        # numbers
+        ("It costs 1,000.50 or 3.14, in 2024.", ["It", "costs", "1,000.50", "or", "3.14", ",", "in", "2024", "."]),
+        ("4th 1990s", ["4", "th", "1990", "s"]),
+        # URLs, without the punctuation that ends the sentence
+        ("See https://example.com/a?b=1&c=2.", ["See", "https://example.com/a?b=1&c=2", "."]),
+        ("(at www.example.org/path).", ["(", "at", "www.example.org/path", ")", "."]),
+        ("ftp://files.example.net/x.tar.gz", ["ftp://files.example.net/x.tar.gz"]),
+        # e-mail addresses
+        ("Mail john.doe+news@mail.example.co.uk!", ["Mail", "john.doe+news@mail.example.co.uk", "!"]),
+        ("a@b is no address", ["a", "@", "b", "is", "no", "address"]),
+        # punctuation and symbols: one token per character
+        ("Wait...?! $5 «yes» — ok", ["Wait", ".", ".", ".", "?", "!", "$", "5", "«", "yes", "»", "—", "ok"]),
+    ],
+)
+def test_token_classes(text, tokens):
+    assert tokenise(text) == tokens
+
+
+def test_letters_and_marks_of_any_script_make_words():
+    assert tokenise("naïve Straße Ελληνικά Русский हिन्दी தமிழ்") == [
+        "naïve", "Straße", "Ελληνικά", "Русский", "हिन्दी", "தமிழ்"
+    ]
+    assert tokenise("می\u200cخواهم") == ["می\u200cخواهم"]  # Persian: ZWNJ inside a word
+    assert tokenise("cafe\u0301") == ["café"]  # NFC: the combining accent is composed
+
+
+def test_invisible_characters():
+    assert tokenise("Ver\u00adsion") == ["Version"]  # soft hyphen removed
+    assert tokenise("one\u200btwo\ufeffthree") == ["one", "two", "three"]  # zero-width space splits
+
+
+def test_scripts_without_spaces_give_one_token_per_character():
+    assert tokenise("日本語のテキスト。") == ["日", "本", "語", "の", "テ", "キ", "ス", "ト", "。"]
+    assert tokenise("我爱北京天安门") == list("我爱北京天安门")
+    assert tokenise("iPhone用のケース") == ["iPhone", "用", "の", "ケ", "ー", "ス"]
+    assert tokenise("ภาษาไทย") == list("ภาษาไทย")
+    assert tokenise("한국어 문장") == ["한국어", "문장"]  # Korean is written with spaces
+
+
+def test_scripts_without_spaces_as_runs_when_cjk_chars_is_off():
+    assert tokenise("日本語のテキスト。", cjk_chars=False) == ["日本語のテキスト", "。"]
+    assert tokenise("iPhone用", cjk_chars=False) == ["iPhone用"]
+
+
+SAMPLES = [
+    "The committee met on Tuesday (10:30 a.m.) to discuss the $1,200,000 budget — see http://city.gov/budget.",
+    "E-Mail: info@example.de; Öffnungszeiten: Mo.–Fr. 9–17 Uhr! «Ja», sagte er…",
+    "日本語と English が混ざった文章です。価格は1,000円！",
+    "Ceci n'est pas une pipe – c’est l’art. ¿Qué pasa? 3×4=12 ±0.5 % ∑",
+    "\u0915\u094d\u0937\u0924\u094d\u0930\u093f\u092f e\u0301te\u0301 ﬁne ½ x² __init__ :-) <3",
+]
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_every_visible_character_is_in_exactly_one_token_in_order(text):
+    for cjk_chars in (True, False):
+        assert "".join(tokenise(text, cjk_chars)) == "".join(prepare_text(text, cjk_chars).split())
+
+
+def test_vocabulary_memo_gives_the_tokenisers_tokens():
+    texts = SAMPLES * 3 + ["the the the, the."] * 2
+    for max_memo in (10**6, 3):  # a memo cleared again and again changes nothing
+        vocabulary = Vocabulary(max_memo=max_memo)
+        ids, offsets = tokenise_blocks(texts, vocabulary)
+        types = np.array(vocabulary.type_list(), dtype=object)
+        for b, text in enumerate(texts):
+            assert types[ids[offsets[b] : offsets[b + 1]]].tolist() == tokenise(text)
+
+
+def test_token_hashes_are_stable_and_case_folds_only_when_asked():
+    assert token_hashes(["the"])[0] == np.uint64(3331141520948189790)  # BLAKE2b-64, little-endian
+    hashes = token_hashes(["The", "the", "THE"])
+    assert len(set(hashes.tolist())) == 3
+    assert len(set(token_hashes(["The", "the", "THE"], lowercase=True).tolist())) == 1
+    assert token_hashes([]).dtype == np.uint64
+
+
+def test_punctuation_is_a_token_starting_with_punctuation_or_a_symbol():
+    types = [",", "«", "$", "_", "—", "don't", "1,000", "https://x.org", "日", "a@b.cz"]
+    assert punctuation_types(types).tolist() == [True, True, True, True, True, False, False, False, False, False]
+
+
+def test_stop_lists_come_from_the_language_code():
+    assert "the" in stoplist_for_language("en")
+    assert stoplist_for_language("xx") == frozenset() == stoplist_for_language(None)
+
+
+# --------------------------------------------------------------------------- a shard
+
+
+def shard_tables():
+    docs = pd.DataFrame({"doc_id": ["s:4", "s:1", "s:2", "s:3", "s:0"], "record_index": [4, 1, 2, 3, 0]})
+    rows = [
+        ("s:0", 0, "The cat sat.", "good"), ("s:0", 1, "Menu", "bad"), ("s:0", 2, "Die Katze!", "good"),
+        ("s:1", 0, "A dog and the cat.", "good"),
+        ("s:2", 0, "Dropped by language.", "good"),
+        ("s:3", 0, "An exact duplicate.", "good"),
+        ("s:4", 1, "Le chat et le chien.", "good"), ("s:4", 0, "Qui?", "good"),
+    ]
+    blocks = pd.DataFrame(rows, columns=["doc_id", "block_index", "text", "final_class"]).astype({"block_index": "int32"})
+    language = pd.DataFrame(
+        {
+            "doc_id": ["s:0", "s:1", "s:2", "s:3", "s:4"],
+            "language": ["en", "en", "en", "en", "fr"],
+            "kept": [True, True, False, True, True],
+            "dropped_blocks": [[2], [], [], [], []],
+        }
+    )
+    exact = pd.DataFrame({"doc_id": ["s:0", "s:1", "s:3", "s:4"], "kept": [True, True, False, True]})
+    return docs, blocks, language, exact
+
+
+def test_shard_tokens_cover_the_kept_blocks_of_the_kept_documents_in_crawl_order(tmp_path):
+    stop = {"en": frozenset({"the", "a", "and"}), "fr": frozenset()}
+    stream = tokenise_shard(*shard_tables(), TokeniseParams(), stoplist_for=lambda code: stop[code])
+    assert stream.doc_ids.tolist() == ["s:0", "s:1", "s:4"]
+    assert stream.block_doc.tolist() == [0, 1, 2, 2]
+    assert stream.block_index.tolist() == [0, 0, 0, 1]  # page order; "Die Katze!" was dropped
+    assert stream.block_offsets.tolist() == [0, 4, 10, 12, 18]
+    expected = ["The", "cat", "sat", ".", "A", "dog", "and", "the", "cat", ".", "Qui", "?", "Le", "chat", "et", "le", "chien", "."]
+    assert stream.token_hash.tolist() == token_hashes(expected).tolist()
+    assert stream.is_punct.tolist() == [t in ".?" for t in expected]
+    # English stop words in English documents only: "le"/"et" are not stop words of "fr" here.
+    assert [t for t, s in zip(expected, stream.is_stop) if s] == ["The", "A", "and", "the"]
+
+    path = tmp_path / "s.npz"
+    write_token_stream(stream, path)
+    back = read_token_stream(path)
+    for name, array in vars(stream).items():
+        np.testing.assert_array_equal(getattr(back, name), array)
+    with np.load(path) as members:  # the layout the n-gram stage reads
+        assert members["token_hash"].dtype == np.uint64 and members["block_offsets"].dtype == np.int64
+        assert members["is_punct"].dtype == bool and members["is_stop"].dtype == bool
+
+
+def test_lowercase_hashes(tmp_path):
+    docs, blocks, language, exact = shard_tables()
+    stream = tokenise_shard(docs, blocks, language, exact, TokeniseParams(lowercase=True), lambda code: frozenset())
+    assert stream.token_hash[0] == stream.token_hash[7]  # "The" == "the"
+
+
+def test_a_shard_with_nothing_kept():
+    docs, blocks, language, exact = shard_tables()
+    stream = tokenise_shard(docs, blocks, language, exact.assign(kept=False), TokeniseParams(), lambda c: frozenset())
+    assert len(stream.token_hash) == 0 and stream.block_offsets.tolist() == [0] and len(stream.doc_ids) == 0
