@@ -1,0 +1,106 @@
+"""The funnel: documents and words left after each step, as the thesis reports a corpus (Table 3.8).
+
+Thesis Table 3.8 follows a corpus "throughout processing" — original size, after removing
+boilerplate, after language filtering, after removing exact duplicates — in words, each step
+also as a percentage of the one before. "Words" are whitespace-separated strings, as jusText
+counts them (the blocks' ``n_words``). The rows here:
+
+======================  =========================================  ==========================
+stage                   documents                                  words
+======================  =========================================  ==========================
+``records``             every WARC record                          of all blocks (text found)
+``html_documents``      records extract cleaned (outcome ``ok``)   of all their blocks
+``good_text``           ... with at least one good block           of their good blocks
+``language_kept``       ... kept by the language filter            of their kept good blocks
+``exact_dedup_kept``    ... not an exact copy of an earlier one    likewise
+======================  =========================================  ==========================
+
+Non-HTML records hold no text, so ``records`` and ``html_documents`` have the same words.
+The reasons table counts, for each step, why the documents it lost were lost: extract's skip
+reasons (their detail after ":" left out), the language stage's ``no-text`` (the step to
+``good_text``) and its other reasons, and ``duplicate`` for exact copies — for each step they
+add up to the documents the step lost.
+
+Shards are counted one at a time (`funnel_counts`) and the counts added up, so no stage's
+tables need to be in memory for all shards at once.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+STAGES = ("records", "html_documents", "good_text", "language_kept", "exact_dedup_kept")
+
+
+@dataclass
+class FunnelCounts:
+    """Documents and words per stage, and lost documents per (stage, reason)."""
+
+    documents: Counter = field(default_factory=Counter)
+    words: Counter = field(default_factory=Counter)
+    lost: Counter = field(default_factory=Counter)
+
+    def __add__(self, other: FunnelCounts) -> FunnelCounts:
+        return FunnelCounts(self.documents + other.documents, self.words + other.words, self.lost + other.lost)
+
+
+def funnel_counts(docs: pd.DataFrame, blocks: pd.DataFrame, language: pd.DataFrame, exact: pd.DataFrame) -> FunnelCounts:
+    """Count one shard from its extract docs and blocks, language table and exact decisions."""
+    ok = docs["outcome"] == "ok"
+    html_words = int(blocks.loc[blocks["doc_id"].isin(docs.loc[ok, "doc_id"]), "n_words"].sum())
+    with_text = ok & (docs["n_good_blocks"] > 0)
+    documents = {
+        "records": len(docs),
+        "html_documents": int(ok.sum()),
+        "good_text": int(with_text.sum()),
+        "language_kept": int(language["kept"].sum()),
+        "exact_dedup_kept": int(exact["kept"].sum()),
+    }
+    words = {
+        "records": html_words,
+        "html_documents": html_words,
+        "good_text": int(docs.loc[with_text, "n_good_words"].sum()),
+        "language_kept": int(language.loc[language["kept"], "n_words"].sum()),
+        "exact_dedup_kept": int(exact.loc[exact["kept"], "n_words"].sum()),
+    }
+    lost: Counter = Counter()
+    for reason, count in docs.loc[~ok, "reason"].str.split(":", n=1).str[0].value_counts().items():
+        lost["html_documents", reason] += int(count)
+    for reason, count in language.loc[~language["kept"], "reason"].value_counts().items():
+        lost["good_text" if reason == "no-text" else "language_kept", reason] += int(count)
+    lost["exact_dedup_kept", "duplicate"] += int((~exact["kept"]).sum())
+    return FunnelCounts(Counter(documents), Counter(words), +lost)
+
+
+def _percent(values: list[int]) -> list[float]:
+    previous = np.array([np.nan] + values[:-1], dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(previous > 0, 100 * np.array(values, dtype=float) / previous, np.nan)
+    return np.round(share, 2).tolist()
+
+
+def funnel_tables(counts: FunnelCounts) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(funnel: stage, documents, words, pct_of_previous_documents, pct_of_previous_words;
+    skipped: stage, reason, count — by stage in funnel order, then by count)."""
+    documents = [counts.documents[s] for s in STAGES]
+    words = [counts.words[s] for s in STAGES]
+    funnel = pd.DataFrame(
+        {
+            "stage": STAGES,
+            "documents": documents,
+            "words": words,
+            "pct_of_previous_documents": _percent(documents),
+            "pct_of_previous_words": _percent(words),
+        }
+    )
+    skipped = pd.DataFrame(
+        [(stage, reason, count) for (stage, reason), count in counts.lost.items()],
+        columns=["stage", "reason", "count"],
+    )
+    skipped["order"] = skipped["stage"].map(STAGES.index)
+    skipped = skipped.sort_values(["order", "count", "reason"], ascending=[True, False, True])
+    return funnel, skipped.drop(columns="order").reset_index(drop=True)

@@ -1,0 +1,73 @@
+"""Funnel: counts per step, percentages of the previous step, reasons that add up."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from corpusbuilder.funnel import STAGES, FunnelCounts, funnel_counts, funnel_tables
+
+
+def shard(prefix: str):
+    docs = pd.DataFrame(
+        [
+            (f"{prefix}:0", "skipped", "warc-type-request", 0, 0),
+            (f"{prefix}:1", "ok", "ok", 2, 30),  # kept
+            (f"{prefix}:2", "skipped", "truncated: EOFError at offset 99", 0, 0),
+            (f"{prefix}:3", "ok", "ok", 0, 0),  # no good block
+            (f"{prefix}:4", "ok", "ok", 1, 10),  # dropped by language
+            (f"{prefix}:5", "ok", "ok", 1, 30),  # exact duplicate of :1
+            (f"{prefix}:6", "skipped", "status-404", 0, 0),
+        ],
+        columns=["doc_id", "outcome", "reason", "n_good_blocks", "n_good_words"],
+    )
+    blocks = pd.DataFrame(
+        {"doc_id": [f"{prefix}:{i}" for i in (1, 1, 1, 3, 4, 4, 5, 5)], "n_words": [20, 10, 5, 7, 10, 3, 30, 2]}
+    )
+    language = pd.DataFrame(
+        {
+            "doc_id": [f"{prefix}:{i}" for i in (1, 3, 4, 5)],
+            "kept": [True, False, False, True],
+            "reason": ["ok", "no-text", "language-de", "ok"],
+            "n_words": [25, 0, 10, 30],  # :1 lost a 5-word block to block-level filtering
+        }
+    )
+    exact = pd.DataFrame({"doc_id": [f"{prefix}:1", f"{prefix}:5"], "kept": [True, False], "n_words": [25, 30]})
+    return docs, blocks, language, exact
+
+
+def test_one_shard():
+    funnel, skipped = funnel_tables(funnel_counts(*shard("a")))
+    assert funnel["stage"].tolist() == list(STAGES)
+    assert funnel["documents"].tolist() == [7, 4, 3, 2, 1]
+    assert funnel["words"].tolist() == [87, 87, 70, 55, 25]
+    assert math.isnan(funnel.loc[0, "pct_of_previous_documents"])
+    assert funnel["pct_of_previous_documents"].tolist()[1:] == [57.14, 75.0, 66.67, 50.0]
+    assert funnel["pct_of_previous_words"].tolist()[1:] == [100.0, 80.46, 78.57, 45.45]
+    assert skipped.values.tolist() == [
+        ["html_documents", "status-404", 1],
+        ["html_documents", "truncated", 1],
+        ["html_documents", "warc-type-request", 1],
+        ["good_text", "no-text", 1],
+        ["language_kept", "language-de", 1],
+        ["exact_dedup_kept", "duplicate", 1],
+    ]
+
+
+def test_shards_add_up_and_reasons_account_for_every_lost_document():
+    total = sum((funnel_counts(*shard(p)) for p in "abc"), FunnelCounts())
+    funnel, skipped = funnel_tables(total)
+    assert funnel["documents"].tolist() == [21, 12, 9, 6, 3]
+    lost = skipped.groupby("stage")["count"].sum()
+    documents = funnel.set_index("stage")["documents"]
+    for previous, stage in zip(STAGES, STAGES[1:]):
+        assert documents[previous] - documents[stage] == lost.get(stage, 0), stage
+
+
+def test_an_empty_shard():
+    docs, blocks, language, exact = (t.iloc[0:0] for t in shard("a"))
+    funnel, skipped = funnel_tables(funnel_counts(docs, blocks, language, exact))
+    assert funnel["documents"].tolist() == [0] * 5
+    assert funnel["pct_of_previous_documents"].isna().all()
+    assert skipped.empty
