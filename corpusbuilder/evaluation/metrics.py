@@ -169,6 +169,6 @@ def fragmentation(per_document: Sequence[Sequence[int]]) -> Fragmentation:
         documents,
         len(lengths),
         statistics.fmean(lengths) if lengths else math.nan,
-        statistics.median(lengths) if lengths else math.nan,
+        float(statistics.median(lengths)) if lengths else math.nan,
         len(lengths) / documents if documents else math.nan,
     )
