@@ -17,15 +17,16 @@ page order, joined by "\\n" (`document_texts`). One row per document extract cle
 - ``language-<code>``: a confident language that is not in `targets` (``[any]`` keeps all);
 - ``ok``: kept.
 
-Each good block of at least `min_block_chars` characters is identified too (documents with a
-single good block are that block, so they are not identified twice). A block's language is its
-own when identified with at least `threshold` probability, otherwise the document's: short or
-uncertain blocks follow their document. ``share_in_language`` is the share of the document's
-good characters in blocks whose language equals the document's, computed whether or not
-`block_level` is on (it says how mixed a page is). With `block_level` on, the good blocks in
-another language are dropped: they are listed, by ``block_index``, in the document's
-``dropped_blocks`` (one table per shard, no separate blocks file), and `kept_blocks` leaves them
-out for every later stage.
+Block level (`block_level`, off by default — the thesis filters whole documents): each good
+block of at least `min_block_chars` characters is identified too (a document with a single good
+block is that block, so it is not identified twice). A block's language is its own when
+identified with at least `threshold` probability, otherwise its document's: short or uncertain
+blocks follow their document. The good blocks in another language than the document's are
+dropped: listed, by ``block_index``, in the document's ``dropped_blocks`` (one table per shard,
+no separate blocks file), and `kept_blocks` leaves them out for every later stage.
+``share_in_language`` is the share of the document's good characters in blocks in its language.
+Measuring it costs a second identification of nearly all the text, so without `block_level` it
+is not measured: null (and ``dropped_blocks`` is empty).
 
 Two offline identifiers, chosen by `identifier`:
 
@@ -41,7 +42,6 @@ Two offline identifiers, chosen by `identifier`:
 from __future__ import annotations
 
 import logging
-import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -125,7 +125,7 @@ class Py3langidIdentifier:
         model = Model.from_model_file(MODEL_FILE, norm_probs=True)
         next_state = np.asarray(model.tk_nextmove).astype(np.intp)
         row_base = np.asarray(model.tk_row).astype(np.intp) << 8  # state -> its row of 256 moves
-        if np.any(next_state[row_base] != 0):  # byte 0 from every state
+        if np.any(next_state[row_base] != 0) or model.tk_output[0] >= 0:  # byte 0 from every state
             raise RuntimeError("py3langid model: NUL does not reset the automaton; cannot batch texts")
         self.window = self._automaton_depth(next_state, row_base)
         # One gather per step: a move leads straight to the next state's row (or its feature).
@@ -347,7 +347,7 @@ def identify_documents(
             "n_chars": n_chars.to_numpy(),
             "n_words": n_words.to_numpy(),
             "share_in_language": share.to_numpy(),
-            "dropped_blocks": [dropped.get(doc_id, []) for doc_id in texts.index],
+            "dropped_blocks": pd.Series([dropped.get(doc_id, []) for doc_id in texts.index], dtype=object),
         }
     )
     counts = frame["reason"].str.replace(r"^language-.*", "language-other", regex=True).value_counts()

@@ -41,7 +41,6 @@ import hashlib
 import itertools
 import logging
 import re
-import sys
 import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass

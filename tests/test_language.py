@@ -202,6 +202,14 @@ def test_without_block_level_nothing_is_dropped_and_share_is_not_measured():
     assert len(kept_blocks(blocks, rows)) == 4
 
 
+def test_shards_without_clean_text():
+    docs, blocks = make_tables({"s:0": [("menu", "bad")]}, skipped=("s:1",))
+    for params in (LanguageParams(), LanguageParams(block_level=True)):
+        assert identify_documents(docs, blocks, params, ScriptedIdentifier({})).column("reason").to_pylist() == ["no-text"]
+        empty = identify_documents(docs[docs["outcome"] != "ok"], blocks.iloc[0:0], params, ScriptedIdentifier({}))
+        assert empty.num_rows == 0 and empty.schema.equals(LANGUAGE_SCHEMA)
+
+
 def test_real_identifier_end_to_end(py3langid_identifier):
     pages = {"s:0": [(ENGLISH, "good")], "s:1": [(GERMAN, "good")], "s:2": [(JAPANESE, "good")]}
     docs, blocks = make_tables(pages)
