@@ -39,6 +39,7 @@ import pyarrow.parquet as pq
 from pydivsufsort import divsufsort, kasai
 
 from corpusbuilder.io import atomic_path
+from corpusbuilder.tokenise import token_hashes
 
 log = logging.getLogger("corpusbuilder.ngrams")
 
@@ -51,12 +52,19 @@ _HASH_BASE = np.uint64(0x9E3779B97F4A7C15)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_2 = np.uint64(0x94D049BB133111EB)
 
-# Peak bytes per token of `chunk_ngram_counts`, measured on Zipf text (bench/bench_ngrams.py
-# --calibrate): the packed ids and the byte-level suffix array of divsufsort dominate.
-CHUNK_BYTES_PER_TOKEN = 48
+# Peak bytes per token of a chunk, measured on Zipf text (peak RSS of `shard_ngram_run` less the
+# interpreter's, over the chunk size): the held token stream (9 B), the n-gram hashes by
+# position (8 B), the word ids (4 B, 8 B while factorising), the 3-byte packed ids and their
+# byte-level suffix array (3 + 12 B), the aligned suffix array (4 B), then LCP and groups.
+CHUNK_BYTES_PER_TOKEN = 88
 # Bytes per (hash, count) row held by the merge: the buffered row, its share of the
 # concatenated and sorted round, and the summed output.
 MERGE_BYTES_PER_ROW = 64
+# divsufsort has a fixed cost of some milliseconds per call (its 2¹⁶-entry bucket tables).
+MIN_CHUNK_TOKENS = 1 << 15
+# Runs merged at once: a merge round costs Python work per run, so thousands of chunk runs
+# are merged in passes of at most this many.
+MERGE_FAN_IN = 64
 RUN_ROW_GROUP = 1 << 18
 RUN_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32())])
 
@@ -158,9 +166,14 @@ def chunk_ngram_counts(
     owned = len(token_hash) if owned is None else owned
     hashes, starts = ngram_hashes(token_hash, block_offsets, n)
     in_chunk = starts < owned
-    hashes, starts = hashes[in_chunk], starts[in_chunk]
-    if len(starts) == 0:
+    if not in_chunk.any():
         return np.empty(0, np.uint64), np.empty(0, np.uint32)
+    # Each n-gram's hash at its start position; a scatter, so the lookup below is one gather.
+    hash_at = np.zeros(len(token_hash), dtype=np.uint64)
+    hash_at[starts[in_chunk]] = hashes[in_chunk]
+    is_start = np.zeros(len(token_hash), dtype=bool)
+    is_start[starts[in_chunk]] = True
+    del hashes, starts, in_chunk
     ids, _ = word_ids_by_first_appearance(token_hash)
     sa = suffix_array(ids)
     lcp = kasai(ids, sa)  # lcp[i] = LCP(sa[i], sa[i + 1])
@@ -171,14 +184,12 @@ def chunk_ngram_counts(
     del lcp
     group = np.cumsum(new_group, dtype=np.int64)
     del new_group
-    is_start = np.zeros(len(token_hash), dtype=bool)
-    is_start[starts] = True
     valid = is_start[sa]
     group, position = group[valid], sa[valid]
     del sa, valid, is_start
     first = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
     counts = np.diff(np.append(first, len(group))).astype(np.uint32)
-    group_hash = hashes[np.searchsorted(starts, position[first])]
+    group_hash = hash_at[position[first]]
     order = np.argsort(group_hash)
     return _sum_equal_hashes(group_hash[order], counts[order])
 
@@ -199,7 +210,7 @@ def _sum_equal_hashes(hashes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarra
 def chunk_tokens_for_budget(mem_mb: float, n: int) -> int:
     """Tokens per chunk so that this process stays within `mem_mb` (resident set included)."""
     free_bytes = mem_mb * 2**20 - _resident_bytes()
-    return max(64 * n, int(free_bytes / CHUNK_BYTES_PER_TOKEN))
+    return max(MIN_CHUNK_TOKENS, int(free_bytes / CHUNK_BYTES_PER_TOKEN))
 
 
 def _resident_bytes() -> int:
@@ -379,10 +390,25 @@ def _refill(head: list) -> bool:
     return False
 
 
-def _merge_rows(mem_mb: float, runs: int) -> int:
-    """Rows per run block so that a merge of `runs` runs fits the memory budget."""
+def _merged_runs(run_paths: list[Path], mem_mb: float) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """merge_ngram_runs over run files, each read in blocks sized so the merge fits `mem_mb`."""
     free_bytes = mem_mb * 2**20 - _resident_bytes()
-    return max(1024, int(free_bytes / (MERGE_BYTES_PER_ROW * max(runs, 1))))
+    rows = max(1024, int(free_bytes / (MERGE_BYTES_PER_ROW * max(len(run_paths), 1))))
+    return merge_ngram_runs([read_run(path, rows) for path in run_paths])
+
+
+def _merge_to_fan_in(run_paths: list[Path], tmp_dir: Path, mem_mb: float) -> list[Path]:
+    """Merge runs MERGE_FAN_IN at a time into temporary runs until at most that many are left."""
+    while len(run_paths) > MERGE_FAN_IN:
+        merged = []
+        for begin in range(0, len(run_paths), MERGE_FAN_IN):
+            merged.append(tmp_dir / f"pass-{id(merged):x}-{begin:06d}.parquet")
+            write_run(merged[-1], _merged_runs(run_paths[begin:begin + MERGE_FAN_IN], mem_mb))
+        for path in run_paths:
+            if path.parent == tmp_dir:
+                path.unlink()
+        run_paths = merged
+    return run_paths
 
 
 # --- stages ----------------------------------------------------------------------------------
@@ -423,9 +449,8 @@ def shard_ngram_run(
             del token_hash, hashes, counts
         stats["tokens"] = sum(chunk["tokens"] for chunk in stats["chunks"])
         started = time.perf_counter()
-        rows = _merge_rows(mem_mb, len(chunk_paths))
-        merged = merge_ngram_runs([read_run(path, rows) for path in chunk_paths])
-        stats["distinct"] = write_run(run_path, merged, stats)
+        chunk_paths = _merge_to_fan_in(chunk_paths, Path(tmp), mem_mb)
+        stats["distinct"] = write_run(run_path, _merged_runs(chunk_paths, mem_mb), stats)
         stats["merge_seconds"] = round(time.perf_counter() - started, 3)
     log.info("%s: %d tokens in %d chunks, %d distinct %d-grams", tokens_path, stats["tokens"],
              len(stats["chunks"]), stats["distinct"], n)
@@ -437,10 +462,11 @@ def duplicate_ngrams(
 ) -> Iterator[tuple[np.ndarray, np.ndarray, int]]:
     """Merge the shard runs; yield (hashes, counts) of n-grams seen ≥ `min_count` times and
     the number of distinct n-grams of the round, block by block, in hash order."""
-    rows = _merge_rows(mem_mb, len(run_paths))
-    for hashes, counts in merge_ngram_runs([read_run(path, rows) for path in run_paths]):
-        repeated = counts >= min_count
-        yield hashes[repeated], counts[repeated], len(hashes)
+    run_paths = [Path(path) for path in run_paths]
+    with tempfile.TemporaryDirectory(prefix=".merge.", dir=run_paths[0].parent if run_paths else None) as tmp:
+        for hashes, counts in _merged_runs(_merge_to_fan_in(run_paths, Path(tmp), mem_mb), mem_mb):
+            repeated = counts >= min_count
+            yield hashes[repeated], counts[repeated], len(hashes)
 
 
 def write_duplicate_ngrams(
@@ -476,18 +502,6 @@ def write_duplicate_ngrams(
 # --- by hand: plain text in, TSV out ----------------------------------------------------------
 
 
-def word_hashes(words: np.ndarray) -> np.ndarray:
-    """A stable 64-bit hash of each word string (blake2b), computed once per distinct word."""
-    from hashlib import blake2b
-
-    ids, vocabulary = pd.factorize(words, sort=False)
-    table = np.fromiter(
-        (int.from_bytes(blake2b(w.encode("utf-8"), digest_size=8).digest(), "little") for w in vocabulary),
-        dtype=np.uint64, count=len(vocabulary),
-    )
-    return table[ids]
-
-
 def dup_ngrams_from_text(
     input_path: Path | str, output_path: Path | str, n: int = 10, mem_mb: float = 256, min_count: int = 2
 ) -> int:
@@ -503,7 +517,9 @@ def dup_ngrams_from_text(
     words = np.array([word for block in blocks for word in block], dtype=object)
     block_offsets = np.concatenate(([0], np.cumsum([len(block) for block in blocks]))).astype(np.int64)
     del blocks
-    token_hash = word_hashes(words) if len(words) else np.empty(0, np.uint64)
+    # The tokenise stage's hash, so a hand run's n-grams hash as the workflow's do.
+    word_index, vocabulary = pd.factorize(words, sort=False)
+    token_hash = token_hashes(list(vocabulary))[word_index] if len(words) else np.empty(0, np.uint64)
     output_path = Path(output_path)
     output_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{output_path.name}.", dir=output_path.parent) as tmp:

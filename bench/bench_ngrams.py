@@ -1,0 +1,170 @@
+"""Benchmark duplicate n-grams (thesis §3.4.2, Table 3.2) against a plain numpy hash-and-sort.
+
+    python bench/bench_ngrams.py --sizes 10M 100M --mem-mb 512
+
+For each corpus size a Zipf corpus with planted copies (bench/zipf.py) is written in 10 M-token
+shards; then, in fresh subprocesses so that each peak RSS is its own:
+
+- ours: `shard_ngram_run` per shard (chunks by suffix array + LCP, sorted runs) and the merge
+  into dup{n}.npy, with the same `--mem-mb` at every size;
+- baseline: every shard's n-gram hashes (`ngram_hashes`) in memory at once, one np.sort, the
+  repeated values — fastest possible in numpy, memory growing with the corpus.
+
+Both must find the same number of duplicate types. The machine is shared, so read the ratio
+(ours / baseline, same run) rather than the absolute seconds. `--sa-bytes` measures the peak
+bytes per word of the suffix-array step alone, ours and pydivsufsort's integer path.
+Results: bench/results/ngrams.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+RESULTS = Path(__file__).resolve().parent / "results" / "ngrams.json"
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set since the start or the last reset_peak_rss (VmHWM)."""
+    with open("/proc/self/status") as status:
+        line = next(line for line in status if line.startswith("VmHWM:"))
+    return int(line.split()[1]) / 1024
+
+
+def reset_peak_rss() -> None:
+    with open("/proc/self/clear_refs", "w") as clear_refs:
+        clear_refs.write("5")
+
+
+def worker_ours(shards: list[Path], n: int, kind: str, mem_mb: float, work: Path) -> dict:
+    from corpusbuilder.ngrams import shard_ngram_run, write_duplicate_ngrams
+
+    started = time.perf_counter()
+    runs = []
+    for shard in shards:
+        runs.append(work / f"{shard.stem}.parquet")
+        shard_ngram_run(shard, runs[-1], kind, n, mem_mb)
+    stats = write_duplicate_ngrams(runs, work / f"dup{n}.npy", work / f"dup{n}.json", mem_mb)
+    seconds = time.perf_counter() - started
+    chunks = [chunk for shard in stats["shards"] for chunk in shard["chunks"]]
+    return {"seconds": seconds, "tokens": stats["tokens"], "duplicate_types": stats["duplicate_types"],
+            "chunks": len(chunks), "chunk_tokens": stats["shards"][0]["chunk_tokens"],
+            "run_bytes": sum(path.stat().st_size for path in runs), "peak_rss_mb": peak_rss_mb()}
+
+
+def worker_baseline(shards: list[Path], n: int, kind: str) -> dict:
+    from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens
+
+    started = time.perf_counter()
+    hashes, tokens = [], 0
+    for shard in shards:
+        with np.load(shard) as data:
+            keep = kind_mask(kind, data["is_punct"], data["is_stop"])
+            token_hash, offsets, _ = select_tokens(data["token_hash"], data["block_offsets"], keep)
+        tokens += len(token_hash)
+        hashes.append(ngram_hashes(token_hash, offsets, n)[0])
+        del token_hash
+    hashes = np.concatenate(hashes)
+    hashes.sort()
+    repeated = hashes[1:] == hashes[:-1]
+    duplicates = np.unique(hashes[1:][repeated])
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "tokens": tokens, "duplicate_types": len(duplicates), "peak_rss_mb": peak_rss_mb()}
+
+
+def worker_sa_bytes(tokens: int, path: str) -> dict:
+    """Peak bytes per word of building the suffix array (and LCP) of `tokens` Zipf word ids."""
+    from pydivsufsort import divsufsort, kasai
+
+    from corpusbuilder.ngrams import _resident_bytes, suffix_array, word_ids_by_first_appearance
+    from zipf import zipf_shard
+
+    rng = np.random.default_rng(0)
+    ranks, _ = zipf_shard(rng, tokens, np.zeros(2_000_000, np.uint64), 1.15, 40, 0.05, None)
+    ids, _ = word_ids_by_first_appearance(ranks)
+    del ranks
+    before = _resident_bytes()
+    reset_peak_rss()  # so the generator's own peak does not mask the suffix array's
+    started = time.perf_counter()
+    sa = suffix_array(ids) if path == "packed" else divsufsort(ids)
+    sa_seconds = time.perf_counter() - started
+    sa_peak = peak_rss_mb() * 2**20 - before
+    started = time.perf_counter()
+    kasai(ids, sa)
+    return {"path": path, "tokens": tokens, "sa_seconds": sa_seconds,
+            "sa_bytes_per_word": sa_peak / tokens,
+            "sa_lcp_bytes_per_word": (peak_rss_mb() * 2**20 - before) / tokens,
+            "lcp_seconds": time.perf_counter() - started, "vocabulary": int(ids.max()) + 1}
+
+
+def in_subprocess(*args: str) -> dict:
+    done = subprocess.run([sys.executable, __file__, "--worker", *args], capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"worker {args[0]} failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def parse_size(text: str) -> int:
+    return int(float(text.rstrip("M")) * 1_000_000)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", default=["10M", "100M"])
+    parser.add_argument("--mem-mb", type=float, default=512)
+    parser.add_argument("--n", type=int, default=10)
+    parser.add_argument("--kind", default="all")
+    parser.add_argument("--sa-bytes", type=int, default=5_000_000, help="tokens for the bytes-per-word probe (0: skip)")
+    parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        role, *rest = args.worker
+        if role == "sa-bytes":
+            result = worker_sa_bytes(int(rest[0]), rest[1])
+        elif role == "ours":
+            result = worker_ours([Path(p) for p in rest[1:]], args.n, args.kind, args.mem_mb, Path(rest[0]))
+        else:
+            result = worker_baseline([Path(p) for p in rest], args.n, args.kind)
+        print(json.dumps(result))
+        return
+
+    from zipf import write_zipf_corpus
+
+    report = {"n": args.n, "kind": args.kind, "mem_mb": args.mem_mb, "sizes": []}
+    if args.sa_bytes:
+        report["suffix_array"] = [in_subprocess("sa-bytes", str(args.sa_bytes), path) for path in ("packed", "pydivsufsort-int")]
+        for row in report["suffix_array"]:
+            print(f"suffix array of {row['tokens']:,} ids, {row['path']}: {row['sa_seconds']:.2f} s, "
+                  f"{row['sa_bytes_per_word']:.1f} B/word (with LCP {row['sa_lcp_bytes_per_word']:.1f})", flush=True)
+    options = ["--n", str(args.n), "--kind", args.kind, "--mem-mb", str(args.mem_mb)]
+    for size in args.sizes:
+        with tempfile.TemporaryDirectory(prefix="bench-ngrams-") as tmp:
+            shards = [str(p) for p in write_zipf_corpus(Path(tmp) / "tokens", parse_size(size))]
+            (Path(tmp) / "runs").mkdir()
+            ours = in_subprocess("ours", str(Path(tmp) / "runs"), *shards, *options)
+            baseline = in_subprocess("baseline", *shards, *options)
+        assert ours["duplicate_types"] == baseline["duplicate_types"], (ours, baseline)
+        row = {"size": size, "ours": ours, "baseline": baseline,
+               "ours_tokens_per_s": ours["tokens"] / ours["seconds"],
+               "baseline_tokens_per_s": baseline["tokens"] / baseline["seconds"],
+               "speed_ratio": baseline["seconds"] / ours["seconds"]}
+        report["sizes"].append(row)
+        print(f"{size}: ours {row['ours_tokens_per_s'] / 1e6:.2f} M tokens/s, peak {ours['peak_rss_mb']:.0f} MB "
+              f"({ours['chunks']} chunks of {ours['chunk_tokens']:,}); baseline {row['baseline_tokens_per_s'] / 1e6:.2f} "
+              f"M tokens/s, peak {baseline['peak_rss_mb']:.0f} MB; ours/baseline speed {row['speed_ratio']:.2f}; "
+              f"{ours['duplicate_types']:,} duplicate types", flush=True)
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps(report, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,11 @@
+"""Rule `ngram_runs`: one shard's tokens → its sorted run of (n-gram hash, count) (thesis §3.4.2).
+
+A shard's run never depends on another shard, so adding a shard sorts only that shard.
+"""
+
+from corpusbuilder.logs import setup_logging
+from corpusbuilder.ngrams import shard_ngram_run
+
+setup_logging(snakemake.log[0])
+cfg = snakemake.params.cfg
+shard_ngram_run(snakemake.input.tokens, snakemake.output.run, cfg["kind"], cfg["n"], cfg["mem_mb"])
