@@ -92,6 +92,25 @@ def cmd_check_config(args) -> int:
     return 0
 
 
+def cmd_strip_frequent_lines(args) -> int:
+    from corpusbuilder.frequent_lines import FrequentLinesParams, strip_frequent_lines
+
+    section = load_config(args.config)["frequent_lines"]
+    params = FrequentLinesParams(**{**section, "backend": args.backend or section["backend"],
+                                    "heuristics": args.heuristics or section["heuristics"]})
+    found = strip_frequent_lines(Path(args.in_dir), Path(args.out_dir), params)
+    print(f"{len(found)} files; boundaries in {Path(args.out_dir) / 'boundaries.tsv'}", file=sys.stderr)
+    return 0
+
+
+def cmd_similar_pairs(args) -> int:
+    from corpusbuilder.similarity import write_similar_pairs_tsv
+
+    count = write_similar_pairs_tsv([Path(args.corpus)], Path(args.out_tsv), args.threshold)
+    print(f"{count} pairs above {args.threshold} in {args.out_tsv}", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="corpusbuilder",
@@ -121,6 +140,22 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("out_prefix", metavar="OUT_PREFIX")
     extract.add_argument("--shard", help="shard name used in document ids (default: OUT_PREFIX's file name)")
     extract.add_argument("--preset", choices=presets, help="jusText preset (default: the config's)")
+
+    strip = add("strip-frequent-lines", cmd_strip_frequent_lines,
+                "Remove the preambles and epilogues that many *.txt files of IN_DIR share (Kaser & Lemire's "
+                "frequent lines); write each body to OUT_DIR under the same name, and OUT_DIR/boundaries.tsv.")
+    strip.add_argument("in_dir", metavar="IN_DIR")
+    strip.add_argument("out_dir", metavar="OUT_DIR")
+    strip.add_argument("--backend", choices=["exact", "checksum", "hashed", "gm"],
+                       help="line counting structure (default: the config's frequent_lines.backend)")
+    strip.add_argument("--heuristics", action="store_true", help="add the Project Gutenberg regular expressions")
+
+    pairs = add("similar-pairs", cmd_similar_pairs,
+                "Write id_a, id_b and the estimated resemblance (min-hash of 5-word shingles) of every pair "
+                "of documents of an exported corpus above a threshold.")
+    pairs.add_argument("corpus", metavar="CORPUS.jsonl[.gz]")
+    pairs.add_argument("out_tsv", metavar="OUT.tsv")
+    pairs.add_argument("--threshold", type=float, default=0.5)
 
     add("check-config", cmd_check_config, "Validate a config file and its input paths.")
     return parser

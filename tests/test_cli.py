@@ -65,3 +65,31 @@ def test_help_explains_every_command():
     assert result.returncode == 0
     for command in ("clean-html", "extract", "check-config"):
         assert command in result.stdout
+
+
+def test_strip_frequent_lines_writes_bodies_and_boundaries(tmp_path):
+    from fixtures.make_ebooks import make_ebooks
+
+    truth = make_ebooks(tmp_path / "in", n_files=60, seed=3)
+    result = run("strip-frequent-lines", str(tmp_path / "in"), str(tmp_path / "out"), "--heuristics")
+    assert result.returncode == 0, result.stderr
+    rows = (tmp_path / "out" / "boundaries.tsv").read_text().splitlines()
+    assert len(rows) >= len(truth)
+    assert len(list((tmp_path / "out").glob("*.txt"))) == len(list((tmp_path / "in").glob("*.txt")))
+
+
+def test_similar_pairs_over_an_exported_corpus(tmp_path):
+    import json
+
+    text = "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat " * 5
+    docs = [
+        {"id": "s:1", "url": "u1", "language": "en", "paragraphs": [text]},
+        {"id": "s:2", "url": "u2", "language": "en", "paragraphs": [text + " and one more line"]},
+        {"id": "s:3", "url": "u3", "language": "en", "paragraphs": ["an entirely different page about rivers and boats " * 5]},
+    ]
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps(d) + "\n" for d in docs))
+    assert run("similar-pairs", str(corpus), str(tmp_path / "pairs.tsv"), "--threshold", "0.5").returncode == 0
+    pairs = [line.split("\t") for line in (tmp_path / "pairs.tsv").read_text().splitlines()]
+    assert [(a, b) for a, b, _ in pairs] == [("s:1", "s:2")]
+    assert 0.65 < float(pairs[0][2]) < 0.95  # 17 shared of 21 distinct shingles: resemblance 0.81
