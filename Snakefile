@@ -11,7 +11,15 @@ configfile: "config/config.yaml"
 include: "rules/common.smk"
 include: "rules/download.smk"
 include: "rules/extract.smk"
+include: "rules/text_input.smk"
+include: "rules/language.smk"
+include: "rules/exact_dedup.smk"
+include: "rules/tokenise.smk"
+include: "rules/ngrams.smk"
+include: "rules/dedup.smk"
 include: "rules/export.smk"
+include: "rules/similarity.smk"
+include: "rules/evaluate.smk"
 
 
 rule all:

@@ -102,5 +102,10 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         raise ConfigError("config key 'input.cc_paths.limit': set how many listing entries to take (> 0)")
     if cc["listing"] and not cc["base_url"]:
         raise ConfigError("config key 'input.cc_paths.base_url': required with input.cc_paths.listing")
-    if not config["input"]["warcs"] and not cc["listing"]:
-        raise ConfigError("config key 'input.warcs': no input - give WARC paths/URLs or input.cc_paths")
+    for index, directory in enumerate(config["input"]["text_dirs"]):
+        if not (base_dir / directory).is_dir():
+            raise ConfigError(f"config key 'input.text_dirs[{index}]': no such directory: {base_dir / directory}")
+    if not (config["input"]["warcs"] or cc["listing"] or config["input"]["text_dirs"]):
+        raise ConfigError(
+            "config key 'input.warcs': no input - give WARC paths/URLs, input.cc_paths or input.text_dirs"
+        )

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
-from corpusbuilder.download import resolve_sources
+from corpusbuilder.download import resolve_sources, shard_name
 
 try:
     config.update(validate_config(config))
@@ -16,7 +16,19 @@ try:
 except (ConfigError, ValueError) as error:
     raise WorkflowError(f"bad configuration: {error}") from None
 
-SHARDS = list(SOURCES)
+TEXT_SOURCES = {
+    shard_name(directory): str(Path(directory).resolve())
+    for directory in config["input"]["text_dirs"]
+}
+SHARDS = list(SOURCES) + list(TEXT_SOURCES)
+
+# The n-gram list G2+ and the dedup pass must agree on n and on the token kind.
+NGRAM_CFG = {
+    "n": config["dedup"]["ngram"],
+    "kind": config["dedup"]["kind"],
+    "mem_mb": config["ngrams"]["mem_mb"],
+    "min_count": 2,
+}
 
 
 wildcard_constraints:
@@ -24,6 +36,23 @@ wildcard_constraints:
 
 
 def corpus_outputs():
-    return expand(
+    outputs = expand(
         "results/corpus/{shard}.{ext}", shard=SHARDS, ext=["jsonl.gz", "prevert.gz"]
     )
+    outputs.append("results/stats/funnel.tsv")
+    if config["similarity"]["enabled"]:
+        outputs.append("results/stats/similar_pairs.parquet")
+    return outputs
+
+
+def export_inputs(wildcards):
+    """Extract's tables, the document filters, and block dedup's verdicts when it runs."""
+    inputs = {
+        "docs": f"work/extract/{wildcards.shard}.docs.parquet",
+        "blocks": f"work/extract/{wildcards.shard}.blocks.parquet",
+        "language": f"work/language/{wildcards.shard}.parquet",
+        "exact": f"work/exact_dedup/{wildcards.shard}.parquet",
+    }
+    if config["dedup"]["enabled"]:
+        inputs["block_classes"] = f"work/dedup/{wildcards.shard}.parquet"
+    return inputs

@@ -33,3 +33,13 @@ rule sweep:
         cfg=config["evaluate"],
     script:
         "../scripts/sweep.py"
+
+
+# `snakemake evaluate`: the thesis' measurements of the extractor (gold sets) and of the corpus.
+rule evaluate:
+    default_target: False
+    input:
+        rules.evaluate_boilerplate.output,
+        rules.sweep.output,
+        rules.funnel.output,
+        rules.dedup.output.stats if config["dedup"]["enabled"] else [],

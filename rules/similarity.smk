@@ -10,6 +10,6 @@ rule similarity:
     resources:
         mem_mb=4000,
     params:
-        cfg=config.get("similarity", {}),
+        cfg=config["similarity"],
     script:
         "../scripts/similarity.py"

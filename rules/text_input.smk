@@ -1,13 +1,7 @@
-# Input kind `text`: each directory in config input.text_dirs is one shard of plain-text files
-# (named after the directory); frequent-lines boilerplate removal (Kaser & Lemire) stands in for
-# extract and writes the same docs/blocks tables, so language → exact dedup → n-grams → dedup
-# → export run unchanged.
+# Input kind `text`: each directory in config input.text_dirs is one shard of plain-text files;
+# frequent-lines boilerplate removal (Kaser & Lemire) stands in for extract and writes the same
+# docs/blocks tables, so language → exact dedup → n-grams → dedup → export run unchanged.
 import re
-
-TEXT_SOURCES = {
-    re.sub(r"[^A-Za-z0-9._-]", "_", Path(d).name): d
-    for d in config["input"].get("text_dirs", [])
-}
 
 
 rule text_input:
@@ -16,16 +10,18 @@ rule text_input:
     output:
         docs="work/extract/{shard}.docs.parquet",
         blocks="work/extract/{shard}.blocks.parquet",
-    wildcard_constraints:
-        shard="|".join(map(re.escape, TEXT_SOURCES)) or "(?!)",
     log:
         "logs/text_input/{shard}.log",
+    wildcard_constraints:
+        shard="|".join(map(re.escape, TEXT_SOURCES)) or "(?!)",
+    conda:
+        "../envs/extract.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
         in_dir=lambda wildcards: TEXT_SOURCES[wildcards.shard],
-        cfg=config.get("frequent_lines", {}),
+        cfg=config["frequent_lines"],
     script:
         "../scripts/frequent_lines.py"
 

@@ -1,0 +1,25 @@
+# One job for the whole corpus (thesis Algorithm 3.1): one G_out and one global document order;
+# it holds one shard's tokens at a time (bucketed dup-share order) and ~12 B per duplicate n-gram.
+rule dedup:
+    input:
+        tokens=expand("work/tokens/{shard}.npz", shard=SHARDS),
+        blocks=expand("work/extract/{shard}.blocks.parquet", shard=SHARDS),
+        duplicates=rules.dup_ngrams.output.dup,
+    output:
+        dedup=expand("work/dedup/{shard}.parquet", shard=SHARDS),
+        stats="work/dedup/stats.json",
+    log:
+        "logs/dedup.log",
+    benchmark:
+        "benchmarks/dedup.tsv"
+    conda:
+        "../envs/dedup.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+    params:
+        shards=SHARDS,
+        cfg=config["dedup"],
+        extract=config["extract"],
+    script:
+        "../scripts/dedup.py"

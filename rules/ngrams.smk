@@ -1,0 +1,41 @@
+# Per shard: that shard's sorted run of n-grams with counts. Adding a shard sorts only its run;
+# the merge below re-reads every run.
+rule ngram_runs:
+    input:
+        tokens="work/tokens/{shard}.npz",
+    output:
+        run="work/ngrams/runs/{shard}.run",
+    log:
+        "logs/ngram_runs/{shard}.log",
+    benchmark:
+        "benchmarks/ngram_runs/{shard}.tsv"
+    conda:
+        "../envs/dedup.yaml"
+    threads: 1
+    resources:
+        mem_mb=int(config["ngrams"]["mem_mb"] * 1.2),
+    params:
+        cfg=NGRAM_CFG,
+    script:
+        "../scripts/ngram_runs.py"
+
+
+rule dup_ngrams:
+    input:
+        runs=expand("work/ngrams/runs/{shard}.run", shard=SHARDS),
+    output:
+        dup=f"work/ngrams/dup{NGRAM_CFG['n']}.npy",
+        stats=f"work/ngrams/dup{NGRAM_CFG['n']}.stats.json",
+    log:
+        "logs/dup_ngrams.log",
+    benchmark:
+        "benchmarks/dup_ngrams.tsv"
+    conda:
+        "../envs/dedup.yaml"
+    threads: 1
+    resources:
+        mem_mb=int(config["ngrams"]["mem_mb"] * 1.2),
+    params:
+        cfg=NGRAM_CFG,
+    script:
+        "../scripts/dup_ngrams.py"
