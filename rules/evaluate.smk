@@ -9,6 +9,8 @@ rule evaluate_boilerplate:
         "logs/evaluate/boilerplate.log",
     benchmark:
         "benchmarks/evaluate/boilerplate.tsv"
+    conda:
+        "../envs/evaluate.yaml"
     threads: 1
     resources:
         mem_mb=2000,
@@ -26,6 +28,8 @@ rule sweep:
         "logs/evaluate/sweep.log",
     benchmark:
         "benchmarks/evaluate/sweep.tsv"
+    conda:
+        "../envs/evaluate.yaml"
     threads: 1
     resources:
         mem_mb=1500,

@@ -6,6 +6,8 @@ rule similarity:
         pairs="results/stats/similar_pairs.parquet",
     log:
         "logs/similarity/similarity.log",
+    conda:
+        "../envs/dedup.yaml"
     threads: 1
     resources:
         mem_mb=4000,
