@@ -4,7 +4,7 @@ rule ngram_runs:
     input:
         tokens="work/tokens/{shard}.npz",
     output:
-        run="work/ngrams/runs/{shard}.run",
+        run="work/ngrams/runs/{shard}.parquet",
     log:
         "logs/ngram_runs/{shard}.log",
     benchmark:
@@ -22,7 +22,7 @@ rule ngram_runs:
 
 rule dup_ngrams:
     input:
-        runs=expand("work/ngrams/runs/{shard}.run", shard=SHARDS),
+        runs=expand("work/ngrams/runs/{shard}.parquet", shard=SHARDS),
     output:
         dup=f"work/ngrams/dup{NGRAM_CFG['n']}.npy",
         stats=f"work/ngrams/dup{NGRAM_CFG['n']}.stats.json",
