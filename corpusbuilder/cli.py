@@ -111,6 +111,14 @@ def cmd_similar_pairs(args) -> int:
     return 0
 
 
+def cmd_dup_ngrams(args) -> int:
+    from corpusbuilder.ngrams import dup_ngrams_from_text
+
+    count = dup_ngrams_from_text(args.input, args.output, args.n, args.mem_mb, args.min_count)
+    print(f"{args.output}: {count} duplicate {args.n}-grams", file=sys.stderr)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="corpusbuilder",
@@ -140,6 +148,16 @@ def build_parser() -> argparse.ArgumentParser:
     extract.add_argument("out_prefix", metavar="OUT_PREFIX")
     extract.add_argument("--shard", help="shard name used in document ids (default: OUT_PREFIX's file name)")
     extract.add_argument("--preset", choices=presets, help="jusText preset (default: the config's)")
+
+    dup = add("dup-ngrams", cmd_dup_ngrams,
+              "Every n-gram seen at least --min-count times in INPUT (plain text, one block per line, tokens "
+              "split on white space), by suffix sorting in memory-bounded chunks; OUTPUT: count<TAB>n-gram, "
+              "most frequent first.")
+    dup.add_argument("input", metavar="INPUT.txt", type=Path)
+    dup.add_argument("output", metavar="OUTPUT.tsv", type=Path)
+    dup.add_argument("--n", type=int, default=10, choices=range(3, 21), metavar="N", help="n-gram length, 3-20")
+    dup.add_argument("--mem-mb", type=float, default=256, help="memory budget of one chunk")
+    dup.add_argument("--min-count", type=int, default=2)
 
     strip = add("strip-frequent-lines", cmd_strip_frequent_lines,
                 "Remove the preambles and epilogues that many *.txt files of IN_DIR share (Kaser & Lemire's "

@@ -93,3 +93,12 @@ def test_similar_pairs_over_an_exported_corpus(tmp_path):
     pairs = [line.split("\t") for line in (tmp_path / "pairs.tsv").read_text().splitlines()]
     assert [(a, b) for a, b, _ in pairs] == [("s:1", "s:2")]
     assert 0.65 < float(pairs[0][2]) < 0.95  # 17 shared of 21 distinct shingles: resemblance 0.81
+
+
+def test_dup_ngrams_by_hand(tmp_path):
+    (tmp_path / "in.txt").write_text("a b c d e f g h\nx a b c d e f g h y\nz z z z z z\n")
+    result = run("dup-ngrams", str(tmp_path / "in.txt"), str(tmp_path / "out.tsv"), "--n", "5", "--mem-mb", "1")
+    assert result.returncode == 0, result.stderr
+    rows = [line.split("\t") for line in (tmp_path / "out.tsv").read_text().splitlines()]
+    assert rows[0] == ["2", "z z z z z"] or ["2", "z z z z z"] in rows
+    assert sorted(text for _, text in rows) == ["a b c d e", "b c d e f", "c d e f g", "d e f g h", "z z z z z"]
