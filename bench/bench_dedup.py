@@ -29,7 +29,8 @@ import pandas as pd
 
 from corpusbuilder.dedup import DedupParams, Shard, dedup_corpus, duplicate_ngram_store
 from corpusbuilder.justext import PRESETS
-from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens, word_hashes
+from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.tokenise import word_hashes
 from corpusbuilder.stoplists import load_stoplist
 
 RESULTS = Path(__file__).parent / "results" / "dedup.json"

@@ -39,7 +39,7 @@ import pyarrow.parquet as pq
 from pydivsufsort import divsufsort, kasai
 
 from corpusbuilder.io import atomic_path
-from corpusbuilder.tokenise import token_hashes
+from corpusbuilder.tokenise import word_hashes
 
 log = logging.getLogger("corpusbuilder.ngrams")
 
@@ -518,8 +518,7 @@ def dup_ngrams_from_text(
     block_offsets = np.concatenate(([0], np.cumsum([len(block) for block in blocks]))).astype(np.int64)
     del blocks
     # The tokenise stage's hash, so a hand run's n-grams hash as the workflow's do.
-    word_index, vocabulary = pd.factorize(words, sort=False)
-    token_hash = token_hashes(list(vocabulary))[word_index] if len(words) else np.empty(0, np.uint64)
+    token_hash = word_hashes(words)
     output_path = Path(output_path)
     output_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{output_path.name}.", dir=output_path.parent) as tmp:

@@ -180,6 +180,14 @@ def token_hashes(types: list[str], lowercase: bool = False) -> np.ndarray:
     return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
 
 
+def word_hashes(words) -> np.ndarray:
+    """token_hashes of a whole sequence of words, hashing each distinct word once."""
+    if len(words) == 0:
+        return np.empty(0, np.uint64)
+    ids, vocabulary = pd.factorize(np.asarray(words, dtype=object), sort=False)
+    return token_hashes(list(vocabulary))[ids]
+
+
 def punctuation_types(types: list[str]) -> np.ndarray:
     """Types whose first character is punctuation or a symbol (Unicode categories P*, S*)."""
     return np.fromiter((unicodedata.category(t[0])[0] in "PS" for t in types), dtype=bool, count=len(types))

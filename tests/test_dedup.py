@@ -18,7 +18,8 @@ from corpusbuilder.dedup import (
     processing_order,
 )
 from corpusbuilder.justext import PRESETS
-from corpusbuilder.ngrams import ngram_hashes, word_hashes
+from corpusbuilder.ngrams import ngram_hashes
+from corpusbuilder.tokenise import word_hashes
 
 N = 5
 _fresh = itertools.count()
