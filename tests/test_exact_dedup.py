@@ -19,9 +19,6 @@ from corpusbuilder.exact_dedup import (
 )
 from corpusbuilder.io import write_table
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-CRAWL = SHARED / "datasets" / "crawl" / "dev"
-
 
 def shard_tables(shard: str, pages: dict[int, list[str]], dropped_by_language=(), dropped_blocks=None):
     """blocks + language tables for {record_index: [good block texts]} of one shard."""
@@ -156,12 +153,10 @@ def body_texts(warc: Path) -> dict[tuple[str, int], str]:
 
 @pytest.mark.shared
 @pytest.mark.slow
-def test_every_mirror_in_the_shared_crawl_is_grouped_with_its_original(tmp_path):
-    if not (CRAWL / "truth.jsonl").is_file():
-        pytest.skip(f"the shared crawl is not at {CRAWL} (../shared is absent in this checkout)")
-    truth = [json.loads(line) for line in (CRAWL / "truth.jsonl").read_text().splitlines()]
+def test_every_mirror_in_the_shared_crawl_is_grouped_with_its_original(tmp_path, shared_crawl):
+    truth = [json.loads(line) for line in (shared_crawl / "truth.jsonl").read_text().splitlines()]
     hash_paths, decision_paths, doc_of = [], [], {}
-    for rank, warc in enumerate(sorted(CRAWL.glob("crawl-*.warc.gz"))):
+    for rank, warc in enumerate(sorted(shared_crawl.glob("crawl-*.warc.gz"))):
         shard = warc.name.removesuffix(".warc.gz")
         pages = body_texts(warc)
         doc_of.update({(shard, uri): f"{shard}:{index}" for uri, index in pages})
