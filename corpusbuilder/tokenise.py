@@ -139,7 +139,7 @@ class Vocabulary:
     """Token types of a shard, numbered in order of first appearance, and a memo of the
     whitespace chunks already tokenised (chunk -> type ids), cleared when it grows too big."""
 
-    def __init__(self, cjk_chars: bool = True, max_memo: int = 2_000_000):
+    def __init__(self, cjk_chars: bool = True, max_memo: int = 1_000_000):
         self.cjk_chars = cjk_chars
         self.max_memo = max_memo
         self.types: dict[str, int] = {}
