@@ -1,14 +1,16 @@
 """Benchmarks of block de-duplication (corpusbuilder.dedup, thesis §3.5–3.6).
 
-    python bench/bench_dedup.py crawl   [--warcs DIR] [--work DIR]   # §3.6.4 metric on a crawl
+    python bench/bench_dedup.py crawl   [--stage DIR | --warcs DIR] [--work DIR]  # §3.6.4 metric
     python bench/bench_dedup.py memory  [--max 30000000]             # Figure 3.4 in small
     python bench/bench_dedup.py speed                                # tokens/s of the dedup pass
 
-crawl: extracts each WARC (`corpusbuilder extract`) unless its blocks are already in --work,
-tokenises the jusText-good blocks (words and punctuation by regex, English stop list), computes G₂₊
-by counting n-gram hashes in numpy, runs the dedup stage and reports the thesis' metric: instances
-of 10-grams (all tokens) seen 2+ times in the corpus before and after, and the share of distinct
-10-grams kept. memory: bytes per stored hash of each backend and width, each point measured as the
+crawl: by default reads the real stage outputs of a workflow run (--stage, its `work` directory:
+tokens/*.npz, extract/*.blocks.parquet, ngrams/dup{n}.npy), i.e. exactly what the dedup rule sees
+(English pages after exact dedup, the tokenise stage's tokens). With --stage '' it extracts each
+WARC (`corpusbuilder extract`) into --work and tokenises the jusText-good blocks with a regex stand-in.
+G₂₊ is the stage's dup{n}.npy when present, else counted in numpy. It runs the dedup stage and
+reports the thesis' metric: instances of 10-grams (all tokens) seen 2+ times in the corpus before
+and after, and the share of distinct 10-grams kept. memory: bytes per stored hash of each backend and width, each point measured as the
 RSS delta of a fresh subprocess (Judy's own MemUsed alongside). Results go to bench/results/dedup.json.
 """
 
@@ -95,24 +97,35 @@ def tengram_metric(tokens_paths: list[Path], kept: list[np.ndarray] | None) -> d
 def crawl(args) -> None:
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    stoplist = load_stoplist("English")
-    names = sorted(p.name.removesuffix(".warc.gz") for p in Path(args.warcs).glob("*.warc.gz"))
-    for name in names:
-        if not (work / f"{name}.blocks.parquet").exists():
-            subprocess.run(["corpusbuilder", "extract", str(Path(args.warcs) / f"{name}.warc.gz"),
-                            str(work / name), "--shard", name], check=True)
-        if not (work / f"{name}.npz").exists():
-            tokenise_shard(work / f"{name}.blocks.parquet", work / f"{name}.npz", stoplist)
-    tokens = [work / f"{name}.npz" for name in names]
+    if args.stage:
+        stage = Path(args.stage)
+        names = sorted(p.name.removesuffix(".npz") for p in (stage / "tokens").glob("*.npz"))
+        tokens = [stage / "tokens" / f"{name}.npz" for name in names]
+        blocks = [stage / "extract" / f"{name}.blocks.parquet" for name in names]
+    else:
+        stoplist = load_stoplist("English")
+        names = sorted(p.name.removesuffix(".warc.gz") for p in Path(args.warcs).glob("*.warc.gz"))
+        for name in names:
+            if not (work / f"{name}.blocks.parquet").exists():
+                subprocess.run(["corpusbuilder", "extract", str(Path(args.warcs) / f"{name}.warc.gz"),
+                                str(work / name), "--shard", name], check=True)
+            if not (work / f"{name}.npz").exists():
+                tokenise_shard(work / f"{name}.blocks.parquet", work / f"{name}.npz", stoplist)
+        tokens = [work / f"{name}.npz" for name in names]
+        blocks = [work / f"{name}.blocks.parquet" for name in names]
     before = tengram_metric(tokens, None)
     print("before", before)
     rows = []
     for kind in args.kinds:
         for n in args.n:
             for threshold in args.thresholds:
-                np.save(work / "dup.npy", duplicate_ngrams(tokens, n, kind))
-                shards = [Shard(name, work / f"{name}.npz", work / f"{name}.blocks.parquet",
-                                work / "dedup" / f"{name}.parquet") for name in names]
+                staged = Path(args.stage or work) / "ngrams" / f"dup{n}.npy"
+                if args.stage and kind == "all" and staged.exists():
+                    np.save(work / "dup.npy", np.load(staged))
+                else:
+                    np.save(work / "dup.npy", duplicate_ngrams(tokens, n, kind))
+                shards = [Shard(name, t, b, work / "dedup" / f"{name}.parquet")
+                          for name, t, b in zip(names, tokens, blocks)]
                 params = DedupParams(n=n, kind=kind, threshold=threshold, order=args.order)
                 stats = dedup_corpus(shards, work / "dup.npy", None, params, PRESETS["default"])
                 kept = []
@@ -130,11 +143,12 @@ def crawl(args) -> None:
                            1 - after["duplicate_10gram_instances"] / before["duplicate_10gram_instances"], 4),
                        "kept_distinct_10grams": round(after["distinct_10grams"] / before["distinct_10grams"], 4),
                        "kept_tokens": round(after["10gram_instances"] / before["10gram_instances"], 4),
+                       "store_bytes_per_duplicate_ngram": round(stats.store_bytes / max(stats.duplicate_ngrams, 1), 2),
                        "tokens": stats.tokens, "seconds": stats.seconds,
                        "tokens_per_second": round(stats.tokens / stats.seconds["total"])}
                 print(row)
                 rows.append(row)
-    save("crawl", {"warcs": str(args.warcs), "before": before, "runs": rows})
+    save("crawl", {"stage": str(args.stage), "warcs": str(args.warcs), "before": before, "runs": rows})
 
 
 # --- memory: Figure 3.4 in small ------------------------------------------------------------------
@@ -252,6 +266,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("crawl")
+    c.add_argument("--stage", default="/tmp/crawlrun/work",
+                   help="a workflow run's work directory; '' to extract and tokenise --warcs here")
     c.add_argument("--warcs", default="/work/shared/datasets/crawl/dev")
     c.add_argument("--work", default="bench/results/tmp/dedup")
     c.add_argument("--n", type=int, nargs="+", default=[5, 7, 10])
