@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -114,6 +115,18 @@ class SortedArrayNgrams:
         """Membership in G₂₊ ∪ G_out, vectorised."""
         return self._find(hashes)[1]
 
+    def locate(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Membership in G₂₊ ∪ G_out and, for the members, a handle (the position in the sorted
+        array) that `owners`/`send` take: the set never changes, so a shard is located once."""
+        at, found = self._find(hashes)
+        return found, at[found]
+
+    def owners(self, handles: np.ndarray) -> np.ndarray:
+        return self.owner[handles]
+
+    def send(self, handles: np.ndarray, doc: int) -> None:
+        self.owner[handles] = doc
+
     def output_owner(self, hashes: np.ndarray) -> np.ndarray:
         """For duplicate hashes: the document that sent each to output, or NOT_OUTPUT."""
         return self.owner[self._find(hashes)[0]]
@@ -173,6 +186,14 @@ class JudyNgrams:
             self.g2.remove(h)
             self.g_out[h] = doc
 
+    def locate(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Membership, and the member hashes themselves as handles."""
+        found = self.is_duplicate(hashes)
+        return found, hashes[found]
+
+    owners = output_owner
+    send = send_to_output
+
     def __len__(self) -> int:
         return len(self.g2) + len(self.g_out)
 
@@ -216,41 +237,77 @@ class UnitVerdicts:
     duplicate_of: np.ndarray  # int32: document that sent most of the covering n-grams, or -1
 
 
-def dedup_document(dup_hashes: np.ndarray, dup_starts: np.ndarray, unit_offsets: np.ndarray,
+def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np.ndarray,
                    n: int, threshold: float, store, doc: int) -> UnitVerdicts:
     """Algorithm 3.1 over the units of one document, in order; updates `store`.
 
-    `dup_hashes`/`dup_starts` are the document's duplicate n-grams (members of G₂₊ ∪ G_out) and
-    their first words, in word order; `unit_offsets` bound the units in the same word positions.
-    A unit that repeats an earlier kept unit of the same document counts that one as output
-    (it is in G_out by the time the thesis' loop reaches it); repeats inside one unit do not.
+    `handles`/`dup_starts` are the document's duplicate n-grams (members of G₂₊ ∪ G_out, as
+    `store.locate` names them) and their first words, in word order; `unit_offsets` bound the
+    units in the same word positions (n-grams never cross a block). A unit that repeats an
+    earlier kept unit of the same document counts that one as output (it is in G_out by the time
+    the thesis' loop reaches it); repeats inside one unit do not.
+
+    G_out only changes between documents unless a still-fresh n-gram recurs in a later unit of
+    the same document, so all units are judged at once, and only the units holding such a
+    recurrence are then judged one by one.
     """
     units = len(unit_offsets) - 1
     verdicts = UnitVerdicts(np.zeros(units), np.zeros(units, bool), np.full(units, -1, np.int32))
-    if len(dup_hashes) == 0:
+    if len(handles) == 0:
         return verdicts
-    owner = store.output_owner(dup_hashes)
+    owner = store.owners(handles)
     unit_of = np.searchsorted(unit_offsets, dup_starts, side="right") - 1
-    cuts = np.flatnonzero(np.diff(unit_of)) + 1
-    sent: list[np.ndarray] = []  # this document's newly output duplicate n-grams, unit by unit
-    for begin, end in zip(np.concatenate(([0], cuts)), np.concatenate((cuts, [len(unit_of)]))):
-        unit = unit_of[begin]
-        hashes, owners = dup_hashes[begin:end], owner[begin:end].copy()
-        if sent:
-            owners[(owners == NOT_OUTPUT) & np.isin(hashes, np.concatenate(sent))] = doc
-        in_output = owners != NOT_OUTPUT
-        first, last = unit_offsets[unit], unit_offsets[unit + 1]
-        share = covered_tokens(dup_starts[begin:end][in_output] - first, n, last - first).mean()
-        verdicts.share[unit] = share
-        if share > threshold:
-            verdicts.duplicate[unit] = True
-            sources, counts = np.unique(owners[in_output], return_counts=True)
-            verdicts.duplicate_of[unit] = sources[np.argmax(counts)]
-        else:
-            sent.append(np.unique(hashes[~in_output]))
-    if sent:
-        store.send_to_output(np.unique(np.concatenate(sent)), doc)
+    fresh = np.flatnonzero(owner == NOT_OUTPUT)
+    in_output = owner != NOT_OUTPUT
+    # a fresh n-gram seen again in a later unit: there it is output iff an earlier unit holding
+    # it was kept, so only the units with such a later occurrence wait for the others' verdicts
+    distinct, which = np.unique(handles[fresh], return_inverse=True)
+    first_unit = np.full(len(distinct), units, np.int64)
+    np.minimum.at(first_unit, which, unit_of[fresh])
+    later = unit_of[fresh] > first_unit[which]
+    waiting = np.zeros(units, bool)
+    waiting[unit_of[fresh[later]]] = True
+    lengths = np.diff(unit_offsets)
+    first = unit_offsets[0]
+
+    def judge(unit_mask: np.ndarray, output: np.ndarray) -> None:
+        covered = np.flatnonzero(covered_tokens(dup_starts[output] - first, n, unit_offsets[-1] - first))
+        words = np.bincount(np.searchsorted(unit_offsets, covered + first, side="right") - 1, minlength=units)
+        share = np.divide(words, lengths, out=np.zeros(units), where=lengths > 0)
+        verdicts.share[unit_mask] = share[unit_mask]
+        verdicts.duplicate[unit_mask] = share[unit_mask] > threshold
+
+    judge(~waiting, in_output)
+    if waiting.any():
+        # kept_in[k]: the earliest kept unit holding fresh n-gram k (units = not yet known)
+        kept_in = np.full(len(distinct), units, np.int64)
+        settled = ~waiting[unit_of[fresh]] & ~verdicts.duplicate[unit_of[fresh]]
+        np.minimum.at(kept_in, which[settled], unit_of[fresh[settled]])
+        for unit in np.flatnonzero(waiting):
+            mine = unit_of[fresh] == unit
+            output = in_output.copy()
+            output[fresh[mine]] = kept_in[which[mine]] < unit
+            only = np.zeros(units, bool)
+            only[unit] = True
+            judge(only, output & (unit_of == unit))
+            if verdicts.duplicate[unit]:
+                in_output[fresh[mine]] = output[fresh[mine]]  # this document's, for the provenance
+            else:
+                np.minimum.at(kept_in, which[mine], unit)
+    for unit in np.flatnonzero(verdicts.duplicate):
+        at = np.flatnonzero((unit_of == unit) & in_output)
+        verdicts.duplicate_of[unit] = _most_common(np.where(owner[at] == NOT_OUTPUT, doc, owner[at]))
+    send = np.zeros(len(handles), bool)
+    send[fresh] = ~verdicts.duplicate[unit_of[fresh]]
+    if send.any():
+        store.send(np.unique(handles[send]), doc)
     return verdicts
+
+
+def _most_common(owners: np.ndarray) -> int:
+    """The most frequent owner (the smallest of equally frequent ones)."""
+    counts = Counter(owners.tolist())
+    return max(counts.items(), key=lambda item: (item[1], -item[0]))[0]
 
 
 # --- shard preparation: n-grams of every document, only the duplicate ones kept ----------------
@@ -265,7 +322,7 @@ class ShardNgrams:
     block_index: np.ndarray  # int32, block's index in its page
     word_offsets: np.ndarray  # int64, n_blocks + 1, blocks in words of the chosen kind
     doc_blocks: np.ndarray  # int64, n_docs + 1, each document's block range
-    dup_hashes: np.ndarray
+    dup_handles: np.ndarray  # the duplicate n-grams as `store.locate` names them
     dup_starts: np.ndarray
     doc_ngrams: np.ndarray  # int64, n-grams per document
     doc_duplicates: np.ndarray  # int64, duplicate n-grams per document
@@ -284,7 +341,7 @@ class ShardNgrams:
     def document_duplicates(self, doc: int) -> tuple[np.ndarray, np.ndarray]:
         first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
         lo, hi = np.searchsorted(self.dup_starts, [first, last])
-        return self.dup_hashes[lo:hi], self.dup_starts[lo:hi]
+        return self.dup_handles[lo:hi], self.dup_starts[lo:hi]
 
 
 def shard_ngrams(tokens: dict, params: DedupParams, store) -> ShardNgrams:
@@ -294,7 +351,7 @@ def shard_ngrams(tokens: dict, params: DedupParams, store) -> ShardNgrams:
                                            np.asarray(tokens["block_offsets"], np.int64), keep)
     hashes, starts = ngram_hashes(words, word_offsets, params.n)
     hashes = truncate_hashes(hashes, params.hash_bits)
-    duplicate = store.is_duplicate(hashes)
+    duplicate, handles = store.locate(hashes)
     block_doc = np.asarray(tokens["block_doc"], np.int32)
     doc_ids = [str(d) for d in tokens["doc_ids"]]
     doc_blocks = np.searchsorted(block_doc, np.arange(len(doc_ids) + 1)).astype(np.int64)
@@ -304,7 +361,7 @@ def shard_ngrams(tokens: dict, params: DedupParams, store) -> ShardNgrams:
     return ShardNgrams(
         doc_ids=doc_ids, block_doc=block_doc, block_index=np.asarray(tokens["block_index"], np.int32),
         word_offsets=word_offsets, doc_blocks=doc_blocks,
-        dup_hashes=hashes[duplicate], dup_starts=starts[duplicate],
+        dup_handles=handles, dup_starts=starts[duplicate],
         doc_ngrams=np.bincount(doc_of_start, minlength=len(doc_ids)),
         doc_duplicates=np.bincount(doc_of_start[duplicate], minlength=len(doc_ids)),
     )
@@ -354,9 +411,9 @@ class Shard:
     output: Path
 
 
-def load_tokens(path: Path | str) -> dict:
+def load_tokens(path: Path | str, keys: tuple[str, ...] | None = None) -> dict:
     with np.load(path, allow_pickle=False) as archive:
-        return {key: archive[key] for key in archive.files}
+        return {key: archive[key] for key in (keys or archive.files)}
 
 
 @dataclass
@@ -393,11 +450,18 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     stats.duplicate_ngrams = len(store)
     stats.store_bytes = store.nbytes
 
-    # Pass 1: ordering keys and sizes, one shard at a time.
+    # Pass 1: ordering keys and sizes, one shard at a time. The prepared shards are kept for
+    # pass 2 as long as they hold no more than `bucket_tokens` tokens (the memory a bucket may
+    # take anyway), so a corpus that fits one bucket is read and hashed once.
     shares, doc_tokens, doc_ids, verdicts = [], [], [], []
-    for shard in shards:
+    kept: dict[int, ShardNgrams] = {}
+    kept_tokens = 0
+    for s, shard in enumerate(shards):
         tokens = load_tokens(shard.tokens)
         prepared = shard_ngrams(tokens, params, store)
+        if kept_tokens + len(tokens["token_hash"]) <= params.bucket_tokens:
+            kept[s] = prepared
+            kept_tokens += len(tokens["token_hash"])
         shares.append(prepared.duplicate_share())
         doc_tokens.append(np.diff(np.asarray(tokens["block_offsets"])[prepared.doc_blocks]))
         doc_ids.append(prepared.doc_ids)
@@ -412,7 +476,7 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     for bucket in buckets(order, doc_tokens, params.bucket_tokens):
         prepared = {}
         for s in np.unique(bucket[:, 0]):
-            prepared[s] = shard_ngrams(load_tokens(shards[s].tokens), params, store)
+            prepared[s] = kept[s] if s in kept else shard_ngrams(load_tokens(shards[s].tokens), params, store)
         for s, d in bucket:
             shard = prepared[s]
             if shard.doc_duplicates[d] == 0:
@@ -427,13 +491,15 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
             verdicts[s].duplicate[blocks] = result.duplicate
             verdicts[s].duplicate_of[blocks] = result.duplicate_of
         del prepared
+    kept.clear()
     stats.seconds["dedup"] = round(time.perf_counter() - started - stats.seconds["order"], 3)
 
     # Pass 3: the context-sensitive pass on pages with duplicates, and the override tables.
     all_ids = np.array([i for ids in doc_ids for i in ids] or [""], dtype=object)
     for shard, shard_verdicts in zip(shards, verdicts):
-        tokens = load_tokens(shard.tokens)
-        table = shard_output(pd.read_parquet(shard.blocks), tokens, shard_verdicts, all_ids, justext)
+        tokens = load_tokens(shard.tokens, ("doc_ids", "block_doc", "block_index"))
+        table = shard_output(pd.read_parquet(shard.blocks, columns=BLOCK_COLUMNS), tokens, shard_verdicts, all_ids,
+                             justext)
         _count(stats, table)
         write_table(pa.Table.from_pandas(table[OUTPUT_SCHEMA.names], schema=OUTPUT_SCHEMA, preserve_index=False),
                     shard.output)
@@ -444,6 +510,9 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     log.info("dedup: %d documents, %d tokens, blocks %s, %.1f s", stats.documents, stats.tokens,
              stats.blocks, stats.seconds["total"])
     return stats
+
+
+BLOCK_COLUMNS = ["doc_id", "block_index", "cf_class", "final_class", "n_chars", "heading", "n_words"]
 
 
 def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, all_ids: np.ndarray,
@@ -458,17 +527,22 @@ def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, a
         "duplicate": verdicts.duplicate,
         "duplicate_of": pd.Series(all_ids[np.maximum(verdicts.duplicate_of, 0)]).where(verdicts.duplicate_of >= 0),
     })
-    table = blocks.loc[blocks["doc_id"].isin(set(doc_ids)),
-                       ["doc_id", "block_index", "cf_class", "final_class", "n_chars", "heading", "n_words"]]
+    table = blocks.loc[blocks["doc_id"].isin(set(doc_ids)), BLOCK_COLUMNS]
     # blocks.parquet order is page order; a left merge keeps it
     table = table.merge(keyed, on=["doc_id", "block_index"], how="left", sort=False)
-    table["duplicate"] = table["duplicate"].astype("boolean").fillna(False).astype(bool)
+    duplicate = table["duplicate"].astype("boolean").fillna(False).to_numpy(bool)
+    table["duplicate"] = duplicate
     final = table["final_class"].to_numpy(dtype=object).copy()
-    touched = table.groupby("doc_id", sort=False)["duplicate"].transform("any").to_numpy()
-    for _, page in table[touched].groupby("doc_id", sort=False):
-        final[page.index] = final_classes(page["cf_class"].tolist(), page["final_class"].tolist(),
-                                          page["duplicate"].tolist(), page["n_chars"].tolist(),
-                                          page["heading"].tolist(), justext)
+    page = table["doc_id"].to_numpy(dtype=object)
+    starts = np.flatnonzero(np.concatenate(([True], page[1:] != page[:-1]))) if len(page) else np.empty(0, int)
+    ends = np.append(starts[1:], len(page))
+    touched = np.flatnonzero(np.add.reduceat(duplicate, starts) > 0) if len(page) else starts
+    if len(touched):
+        cf, n_chars, heading = (table[c].to_numpy() for c in ("cf_class", "n_chars", "heading"))
+        for first, last in zip(starts[touched], ends[touched]):
+            final[first:last] = final_classes(cf[first:last].tolist(), final[first:last].tolist(),
+                                              duplicate[first:last].tolist(), n_chars[first:last].tolist(),
+                                              heading[first:last].tolist(), justext)
     table["final_class"] = final
     return table[["doc_id", "block_index", "final_class", "duplicate_of", "dup_share", "n_words"]]
 

@@ -11,8 +11,10 @@ import pytest
 from corpusbuilder.dedup import (
     DedupParams,
     Shard,
+    NOT_OUTPUT,
     covered_tokens,
     dedup_corpus,
+    dedup_document,
     duplicate_ngram_store,
     final_classes,
     processing_order,
@@ -86,6 +88,67 @@ def test_covered_tokens_matches_the_set_of_algorithm_3_1():
         for s in starts:
             expected[s:s + n] = True
         assert covered_tokens(starts, n, length).tolist() == expected.tolist()
+
+
+class DictStore:
+    """G_out as a plain dict handle → owner: the reference for dedup_document."""
+
+    def __init__(self):
+        self.owner = {}
+
+    def owners(self, handles):
+        return np.array([self.owner.get(h, NOT_OUTPUT) for h in handles.tolist()], np.int32)
+
+    def send(self, handles, doc):
+        for h in handles.tolist():
+            assert h not in self.owner
+            self.owner[h] = doc
+
+
+def reference_document(handles, starts, unit_offsets, n, threshold, owner: dict, doc):
+    """Algorithm 3.1 literally, unit by unit, G_out a dict."""
+    verdicts = []
+    sent = {}
+    for unit in range(len(unit_offsets) - 1):
+        first, last = unit_offsets[unit], unit_offsets[unit + 1]
+        mine = [(h, s) for h, s in zip(handles.tolist(), starts.tolist()) if first <= s < last]
+        covered, owners = set(), []
+        for h, s in mine:
+            o = owner.get(h, sent.get(h, NOT_OUTPUT))
+            if o != NOT_OUTPUT:
+                covered.update(range(s, s + n))
+                owners.append(o)
+        share = len(covered) / (last - first) if last > first else 0.0
+        if share > threshold:
+            best = max(set(owners), key=lambda o: (owners.count(o), -o))
+            verdicts.append((share, True, best))
+        else:
+            verdicts.append((share, False, -1))
+            for h, _ in mine:
+                if h not in owner:
+                    sent[h] = doc
+    owner.update(sent)
+    return verdicts
+
+
+def test_dedup_document_matches_algorithm_3_1_unit_by_unit():
+    """All units at once, and one by one only where a fresh n-gram recurs in a later unit."""
+    rng = np.random.default_rng(3)
+    for trial in range(40):
+        store, owner = DictStore(), {}
+        for doc in range(12):
+            n = int(rng.integers(1, 4))
+            lengths = rng.integers(0, 12, size=int(rng.integers(1, 7)))
+            offsets = np.concatenate(([0], np.cumsum(lengths))) + 100 * doc
+            starts = np.array([s for b in range(len(lengths)) for s in range(offsets[b], offsets[b + 1] - n + 1)
+                               if rng.random() < 0.6], np.int64)
+            handles = rng.integers(0, 25, size=len(starts)).astype(np.int64)
+            threshold = float(rng.choice([0.0, 0.25, 0.5]))
+            got = dedup_document(handles, starts, offsets, n, threshold, store, doc)
+            expected = reference_document(handles, starts, offsets, n, threshold, owner, doc)
+            assert list(zip(got.share.tolist(), got.duplicate.tolist(), got.duplicate_of.tolist())) \
+                == pytest.approx(expected), (trial, doc)
+            assert store.owner == owner
 
 
 def test_processing_order_by_duplicate_share_ties_in_crawl_order():
