@@ -1,0 +1,28 @@
+"""Rule `corpus_stats`: the thesis' corpus measurements (corpusbuilder.evaluation.corpus_stats) →
+results/stats/funnel_full.tsv, duplicates.tsv, stage_times.tsv, summary.json.
+
+Inputs: `funnel` (results/stats/funnel.tsv), lists in shard order `tokens` and `blocks`, and —
+when block de-duplication ran — `dedup` (same order) and `dedup_stats`. Params: `n` (n-gram length
+of the duplicate measure), `benchmarks` (rule → benchmark pattern; globbed at run time).
+"""
+
+from pathlib import Path
+
+from corpusbuilder.evaluation.corpus_stats import ShardFiles, benchmark_files, write_corpus_stats
+from corpusbuilder.logs import setup_logging
+
+setup_logging(snakemake.log[0])
+inputs = dict(snakemake.input.items())
+dedup = list(inputs.get("dedup") or []) or [None] * len(snakemake.input.tokens)
+shards = [
+    ShardFiles(Path(tokens), Path(blocks), Path(verdicts) if verdicts else None)
+    for tokens, blocks, verdicts in zip(snakemake.input.tokens, snakemake.input.blocks, dedup, strict=True)
+]
+write_corpus_stats(
+    snakemake.input.funnel,
+    shards,
+    {key: snakemake.output[key] for key in ("funnel_full", "duplicates", "stage_times", "summary")},
+    benchmark_files(".", dict(snakemake.params.benchmarks)),
+    inputs.get("dedup_stats") or None,
+    n=snakemake.params.n,
+)
