@@ -17,6 +17,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
 @contextlib.contextmanager
 def atomic_path(path: Path | str) -> Iterator[Path]:
     """Yield a temporary path beside `path`; it replaces `path` when the block succeeds."""
@@ -25,6 +29,7 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
+    tmp_path.chmod(0o666 & ~_UMASK)  # mkstemp makes 0600; outputs are shared like any file
     try:
         yield tmp_path
         os.replace(tmp_path, path)
