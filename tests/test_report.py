@@ -1,0 +1,250 @@
+"""Corpus measurements on a hand-made token file, and the real workflow up to results/report.html,
+opened in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from corpusbuilder.evaluation.corpus_stats import (
+    ShardFiles,
+    benchmark_files,
+    block_ngrams,
+    duplicate_counts,
+    measure_corpus,
+    stage_times,
+    write_corpus_stats,
+)
+from corpusbuilder.evaluation.html_report import ReportFiles, ShardTables, render_report
+
+REPO = Path(__file__).resolve().parents[1]
+GOLD = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "boilerplate"
+
+
+# --- a hand-made corpus: 2 documents, 4 blocks -------------------------------------------------
+#
+# doc a:0  block 0: tokens 1..12            (3 ten-grams)
+# doc a:1  block 0: tokens 1..12, a copy    (the same 3 ten-grams)  → block dedup: duplicate
+#          block 1: tokens 100..111         (3 ten-grams, unique)
+#          block 2: tokens 200..204         (5 tokens: no ten-gram)  → bad after dedup (context)
+# before: 12 instances, 9 distinct, 6 duplicate instances of 3 distinct duplicates
+# after (a:0/0 and a:1/1): 6 instances, 6 distinct, no duplicates
+
+def write_shard(root: Path, name: str = "a") -> ShardFiles:
+    blocks_tokens = [np.arange(1, 13), np.arange(1, 13), np.arange(100, 112), np.arange(200, 205)]
+    token_hash = np.concatenate(blocks_tokens).astype(np.uint64)
+    offsets = np.concatenate(([0], np.cumsum([len(b) for b in blocks_tokens]))).astype(np.int64)
+    np.savez(root / f"{name}.npz", token_hash=token_hash, is_punct=np.zeros(len(token_hash), bool),
+             is_stop=np.zeros(len(token_hash), bool), block_offsets=offsets,
+             block_doc=np.array([0, 1, 1, 1], np.int32), block_index=np.array([0, 0, 1, 2], np.int32),
+             doc_ids=np.array([f"{name}:0", f"{name}:1"]))
+    blocks = pd.DataFrame({
+        "doc_id": [f"{name}:0", f"{name}:0", f"{name}:1", f"{name}:1", f"{name}:1"],
+        "block_index": [0, 1, 0, 1, 2],
+        "text": ["one two three", "Menu | Home", "one two three", "fresh text here", "a stub"],
+        "heading": [False, False, False, False, False],
+        "final_class": ["good", "bad", "good", "good", "good"],
+        "n_words": [12, 3, 12, 12, 5],
+    })
+    blocks.to_parquet(root / f"{name}.blocks.parquet")
+    dedup = pd.DataFrame({
+        "doc_id": [f"{name}:0", f"{name}:0", f"{name}:1", f"{name}:1", f"{name}:1"],
+        "block_index": [0, 1, 0, 1, 2],
+        "final_class": ["good", "bad", "duplicate", "good", "bad"],
+        "duplicate_of": [None, None, f"{name}:0", None, None],
+        "dup_share": [0.0, np.nan, 1.0, 0.0, 0.0],
+    })
+    dedup.to_parquet(root / f"{name}.dedup.parquet")
+    docs = pd.DataFrame({"doc_id": [f"{name}:0", f"{name}:1", f"{name}:2"], "record_index": [0, 1, 2],
+                         "uri": ["http://x/0", "http://x/1", None], "outcome": ["ok", "ok", "skipped"]})
+    docs.to_parquet(root / f"{name}.docs.parquet")
+    pd.DataFrame({"doc_id": [f"{name}:0", f"{name}:1"], "kept": [True, True], "reason": ["ok", "ok"],
+                  "language": ["en", "en"], "dropped_blocks": [[], []]}).to_parquet(root / f"{name}.language.parquet")
+    pd.DataFrame({"doc_id": [f"{name}:0", f"{name}:1"], "kept": [True, True],
+                  "duplicate_of": [None, None]}).to_parquet(root / f"{name}.exact.parquet")
+    return ShardFiles(root / f"{name}.npz", root / f"{name}.blocks.parquet", root / f"{name}.dedup.parquet")
+
+
+FUNNEL = pd.DataFrame({
+    "stage": ["records", "html_documents", "good_text", "language_kept", "exact_dedup_kept"],
+    "documents": [3, 2, 2, 2, 2], "words": [44, 44, 41, 41, 41],
+    "pct_of_previous_documents": [np.nan, 66.67, 100.0, 100.0, 100.0],
+    "pct_of_previous_words": [np.nan, 100.0, 93.18, 100.0, 100.0],
+})
+
+
+def test_duplicate_counts_count_every_occurrence_of_a_repeated_ngram():
+    counts = duplicate_counts([np.array([5, 5, 7], np.uint64), np.array([5, 9, 9, 11], np.uint64)])
+    assert (counts.ngram_instances, counts.distinct_ngrams) == (7, 4)
+    assert (counts.duplicate_instances, counts.distinct_duplicates) == (5, 2)
+    assert duplicate_counts([]).ngram_instances == 0
+
+
+def test_ngrams_never_bridge_a_dropped_block(tmp_path):
+    shard = write_shard(tmp_path)
+    tokens = dict(np.load(shard.tokens))
+    assert len(block_ngrams(tokens)) == 3 + 3 + 3
+    # dropping the copy must not create 10-grams spanning a:0/0 → a:1/1
+    assert len(block_ngrams(tokens, np.array([True, False, True, True]))) == 6
+
+
+def test_measures_on_a_hand_made_corpus(tmp_path):
+    measures = measure_corpus(FUNNEL, [write_shard(tmp_path)])
+    dup = measures.duplicates.set_index("corpus")
+    before, after = dup.loc["before_block_dedup"], dup.loc["after_block_dedup"]
+    assert (before["ngram_instances"], before["distinct_ngrams"]) == (9, 6)
+    assert (before["duplicate_instances"], before["distinct_duplicates"]) == (6, 3)
+    assert (after["ngram_instances"], after["distinct_ngrams"], after["duplicate_instances"]) == (6, 6, 0)
+    assert (before["tokens"], after["tokens"]) == (41, 24)
+    assert (before["blocks"], after["blocks"], before["documents"], after["documents"]) == (4, 2, 2, 2)
+    assert after["pct_of_before"] == 0.0 and before["pct_duplicate_instances"] == pytest.approx(66.67)
+    funnel = measures.funnel.set_index("stage")
+    assert list(funnel.index)[-1] == "block_dedup_kept"
+    assert (funnel.at["block_dedup_kept", "documents"], funnel.at["block_dedup_kept", "words"]) == (2, 24)
+    assert funnel.at["block_dedup_kept", "pct_of_previous_words"] == pytest.approx(100 * 24 / 41, abs=0.01)
+    assert funnel.at["exact_dedup_kept", "tokens"] == 41 and pd.isna(funnel.at["records", "tokens"])
+    assert measures.extra["blocks_per_document_before"] == 2.0
+
+
+def test_without_block_dedup_the_corpus_after_is_the_corpus_before(tmp_path):
+    shard = write_shard(tmp_path)
+    measures = measure_corpus(FUNNEL, [ShardFiles(shard.tokens, shard.blocks, None)])
+    assert list(measures.funnel["stage"])[-1] == "exact_dedup_kept"
+    dup = measures.duplicates.set_index("corpus")
+    assert dup.loc["after_block_dedup", "duplicate_instances"] == 6
+
+
+def test_stage_times_sum_jobs_and_keep_the_peak(tmp_path):
+    header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+    (tmp_path / "benchmarks" / "extract").mkdir(parents=True)
+    for shard, (s, rss) in {"s0": (2.0, 100.0), "s1": (3.5, 250.0)}.items():
+        (tmp_path / "benchmarks" / "extract" / f"{shard}.tsv").write_text(header + f"{s}\t0:00:02\t{rss}\t1\t1\t1\t0\t0\t50\t1.5\n")
+    (tmp_path / "benchmarks" / "dedup.tsv").write_text(header + "1.0\t0:00:01\tNA\t1\t1\t1\t0\t0\t50\t0.9\n")
+    found = benchmark_files(tmp_path, {"extract": "benchmarks/extract/{shard}.tsv", "dedup": "benchmarks/dedup.tsv",
+                                       "sweep": "benchmarks/evaluate/sweep.tsv"})
+    assert set(found) == {"extract", "dedup"}
+    assert set(benchmark_files(tmp_path)) == {"extract", "dedup"}
+    table = stage_times(found).set_index("rule")
+    assert list(table.index) == ["extract", "dedup"]
+    assert table.at["extract", "jobs"] == 2 and table.at["extract", "seconds"] == 5.5
+    assert table.at["extract", "max_rss_mb"] == 250.0 and table.at["extract", "cpu_seconds"] == 3.0
+    assert pd.isna(table.at["dedup", "max_rss_mb"])
+    assert table["pct_of_total_seconds"].sum() == pytest.approx(100, abs=0.05)
+
+
+def test_report_renders_from_hand_made_tables_without_evaluation(tmp_path):
+    shard = write_shard(tmp_path)
+    outputs = {k: tmp_path / f"{k}.tsv" for k in ("funnel_full", "duplicates", "stage_times")}
+    outputs["summary"] = tmp_path / "summary.json"
+    FUNNEL.to_csv(tmp_path / "funnel.tsv", sep="\t", index=False)
+    summary = write_corpus_stats(tmp_path / "funnel.tsv", [shard], outputs, {})
+    assert summary["words_final"] == 24 and summary["duplicate_ngram_instances_after"] == 0
+    assert json.loads(outputs["summary"].read_text())["final_stage"] == "block_dedup_kept"
+    files = ReportFiles(**outputs, shards=[ShardTables("a", tmp_path / "a.docs.parquet", tmp_path / "a.blocks.parquet",
+                                                       tmp_path / "a.language.parquet", tmp_path / "a.exact.parquet",
+                                                       shard.dedup)],
+                        boilerplate=tmp_path / "absent.tsv", sweep_png=tmp_path / "absent.png")
+    page = render_report(files)
+    assert page.count("data:image/png;base64,") == 2  # funnel and duplicates; no stage times, no sweep
+    assert 'class="blk dup"' in page and 'title="duplicate of a:0' in page
+    assert 'class="blk ctx"' in page and 'class="blk bad"' in page
+    assert "boilerplate.tsv is absent" in page
+    assert "after block-level de-duplication" in page
+
+
+# --- the real workflow and a browser ------------------------------------------------------------
+
+def chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    if os.environ.get("CI"):
+        pytest.fail("chromium is not installed; CI installs it (apt-get install chromium)")
+    pytest.skip("chromium is not installed (apt-get install -y chromium) - the rendering check needs a browser")
+
+
+def run_chromium(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
+    command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+               "--disable-background-networking", "--disable-component-update", "--disable-sync",
+               f"--user-data-dir={profile}", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=180)
+
+
+@pytest.fixture(scope="module")
+def report_run(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("report")
+    config = {"input": {"warcs": [str(p) for p in sorted((REPO / "resources" / "sample").glob("*.warc.gz"))]}}
+    with_gold = GOLD.is_dir()
+    config["evaluate"] = {"max_pages": 3, "datasets": ["cleaneval-dev"],
+                          "extractors": ["justext-default", "keep-all"],
+                          "gold_dir": str(GOLD if with_gold else workdir / "no-gold-sets")}
+    configfile = workdir / "test-config.yaml"
+    configfile.write_text(yaml.safe_dump(config))
+    snakefile = REPO / "Snakefile"
+    if "rules/report.smk" not in snakefile.read_text():
+        # until the Snakefile includes the report rules: a wrapper that adds them
+        snakefile = workdir / "Snakefile"
+        snakefile.write_text(f'include: "{REPO / "Snakefile"}"\ninclude: "{REPO / "rules" / "report.smk"}"\n')
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(snakefile), "--directory", str(workdir),
+               "--configfile", str(configfile), "--cores", "2", "results/report.html"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=1200)
+    assert result.returncode == 0, result.stderr[-5000:]
+    return workdir, with_gold
+
+
+
+@pytest.mark.workflow
+def test_workflow_writes_the_measurements(report_run):
+    workdir, _ = report_run
+    stats = workdir / "results" / "stats"
+    funnel = pd.read_csv(stats / "funnel_full.tsv", sep="\t").set_index("stage")
+    assert list(funnel.index) == ["records", "html_documents", "good_text", "language_kept",
+                                  "exact_dedup_kept", "block_dedup_kept"]
+    dedup_stats = json.loads((workdir / "work" / "dedup" / "stats.json").read_text())
+    assert funnel.at["block_dedup_kept", "words"] == dedup_stats["words"]["good"]
+    duplicates = pd.read_csv(stats / "duplicates.tsv", sep="\t").set_index("corpus")
+    before, after = duplicates.loc["before_block_dedup"], duplicates.loc["after_block_dedup"]
+    assert before["duplicate_instances"] > 0 and after["duplicate_instances"] < before["duplicate_instances"]
+    assert before["distinct_duplicates"] == dedup_stats["duplicate_ngrams"]  # same n-grams: 10, all tokens
+    stages = pd.read_csv(stats / "stage_times.tsv", sep="\t").set_index("rule")
+    assert {"extract", "language", "tokenise", "dedup"} <= set(stages.index)
+    assert stages.at["extract", "jobs"] == 3 and (stages["seconds"] > 0).all()
+    summary = json.loads((stats / "summary.json").read_text())
+    assert summary["documents_final"] == funnel.at["block_dedup_kept", "documents"]
+
+
+@pytest.mark.workflow
+def test_report_renders_in_chromium(report_run, tmp_path):
+    workdir, with_gold = report_run
+    browser = chromium()
+    report = workdir / "results" / "report.html"
+    dom = run_chromium(browser, tmp_path / "profile", "--dump-dom", report.as_uri())
+    assert dom.returncode == 0, dom.stderr[-3000:]
+    page = dom.stdout
+    charts = page.count('<img src="data:image/png;base64,')
+    assert charts >= (4 if with_gold else 3)  # funnel, duplicates, stage times (+ sweep)
+    assert "after block-level de-duplication" in page and "after removing exact duplicates" in page
+    assert 'class="blk dup"' in page and 'title="duplicate of sample-' in page
+    assert 'class="blk bad' in page and 'class="legend"' in page
+    if with_gold:
+        assert "justext-default" in page and "cleaneval-dev" in page and "word F1" in page
+    else:
+        assert "boilerplate.tsv is absent" in page
+    screenshot = tmp_path / "report.png"
+    shot = run_chromium(browser, tmp_path / "profile", f"--screenshot={screenshot}", "--window-size=1200,3000",
+                        report.as_uri())
+    assert shot.returncode == 0, shot.stderr[-3000:]
+    assert screenshot.is_file() and screenshot.stat().st_size > 50_000
+    keep = os.environ.get("REPORT_SCREENSHOT")
+    if keep:
+        shutil.copy(screenshot, keep)
