@@ -19,6 +19,7 @@ include: "rules/ngrams.smk"
 include: "rules/dedup.smk"
 include: "rules/export.smk"
 include: "rules/similarity.smk"
+include: "rules/report.smk"
 include: "rules/evaluate.smk"
 
 

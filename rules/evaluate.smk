@@ -46,4 +46,4 @@ rule evaluate:
         rules.evaluate_boilerplate.output,
         rules.sweep.output,
         rules.funnel.output,
-        rules.dedup.output.stats if config["dedup"]["enabled"] else [],
+        rules.report.output,
