@@ -61,10 +61,30 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict:
     return yaml.safe_load(Path(path).read_text())
 
 
+def _coerce_strings(value: Any, schema: dict) -> Any:
+    """Snakemake's --config parses nested values with YAML's BaseLoader, so every scalar in
+    extract='{justext: {length_low: 60}}' arrives as a string: re-read a string as YAML where the
+    schema wants no string (integer, number, boolean, null)."""
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        return {key: _coerce_strings(item, properties.get(key, {})) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_coerce_strings(item, schema.get("items", {})) for item in value]
+    types = schema.get("type", [])
+    types = [types] if isinstance(types, str) else types
+    if isinstance(value, str) and types and "string" not in types:
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError:
+            return value
+        return value if isinstance(parsed, (str, dict, list)) else parsed
+    return value
+
+
 def validate_config(config: dict[str, Any], schema: dict | None = None) -> dict[str, Any]:
     """Return a copy of `config` with defaults filled in; raise ConfigError naming the bad key."""
     schema = load_schema() if schema is None else schema
-    filled = copy.deepcopy(config)
+    filled = _coerce_strings(copy.deepcopy(config), schema)
     errors = sorted(
         _validator(schema)(schema).iter_errors(filled), key=lambda e: list(e.absolute_path)
     )

@@ -8,6 +8,7 @@ same directory and renames it into place only once complete.
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import tempfile
 from collections.abc import Iterator
@@ -26,6 +27,10 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     """Yield a temporary path beside `path`; it replaces `path` when the block succeeds."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # a worker killed before its `finally` (SIGKILL, SIGTERM) leaves its temporary file behind;
+    # the next writer of the same path removes it (Snakemake runs one job per output)
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        stale.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)

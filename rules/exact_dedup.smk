@@ -18,23 +18,30 @@ rule exact_hashes:
         "../scripts/exact_hashes.py"
 
 
-# One job for the whole corpus: the first copy in crawl order wins across shards; it streams
-# a k-way merge of the per-shard sorted hash files, so it holds one batch per shard.
+# One job per shard: the first copy in crawl order wins, so a shard's decisions depend only on
+# its own hashes and those of the shards before it; adding a shard at the end leaves the old
+# shards' decisions (and their tokenise and ngram_runs) untouched.
+def shards_through(shard):
+    return SHARDS[: SHARDS.index(shard) + 1]
+
+
 rule exact_dedup:
     input:
-        hashes=expand("work/exact/{shard}.hashes.parquet", shard=SHARDS),
+        hashes=lambda wildcards: expand(
+            "work/exact/{shard}.hashes.parquet", shard=shards_through(wildcards.shard)
+        ),
     output:
-        decisions=expand("work/exact_dedup/{shard}.parquet", shard=SHARDS),
+        decisions="work/exact_dedup/{shard}.parquet",
     log:
-        "logs/exact_dedup.log",
+        "logs/exact_dedup/{shard}.log",
     benchmark:
-        "benchmarks/exact_dedup.tsv"
+        "benchmarks/exact_dedup/{shard}.tsv"
     conda:
         "../envs/dedup.yaml"
     threads: 1
     resources:
         mem_mb=2000,
     params:
-        shards=SHARDS,
+        shards=lambda wildcards: shards_through(wildcards.shard),
     script:
         "../scripts/exact_dedup.py"

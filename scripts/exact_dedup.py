@@ -1,10 +1,19 @@
-"""Rule `exact_dedup`: merge the shards' sorted MD5 lists; the first copy in crawl order is kept
-(corpusbuilder.exact_dedup, thesis §3.6.1). Inputs and outputs are in crawl order, one per shard."""
+"""Rule `exact_dedup`: one shard's exact-duplicate decisions, from a k-way merge of its sorted MD5
+list with those of the shards before it in crawl order (corpusbuilder.exact_dedup, thesis 3.6.1)."""
+
+import tempfile
+from pathlib import Path
 
 from corpusbuilder.exact_dedup import exact_dedup
 from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
-if len(snakemake.params.shards) != len(snakemake.input.hashes):
+shards = list(snakemake.params.shards)
+if len(shards) != len(snakemake.input.hashes):
     raise ValueError("exact_dedup: params.shards must name the shards of input.hashes, in crawl order")
-exact_dedup(list(snakemake.input.hashes), list(snakemake.output.decisions), list(snakemake.params.shards))
+output = Path(snakemake.output.decisions)
+output.parent.mkdir(parents=True, exist_ok=True)
+with tempfile.TemporaryDirectory(dir=output.parent, prefix=".exact_dedup-") as scratch:
+    # the earlier shards' decisions are their own jobs' outputs; only the last one is kept here
+    paths = [Path(scratch) / f"{name}.parquet" for name in shards[:-1]] + [output]
+    exact_dedup(list(snakemake.input.hashes), paths, shards)

@@ -158,14 +158,6 @@ def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(bu
     assert set(stats) <= DOWNSTREAM_OF_EXTRACT | {"download"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="BUG: exact_dedup is one job writing every shard's work/exact_dedup/{shard}.parquet, so "
-    "adding a shard rewrites the old shards' decisions and re-runs their tokenise and ngram_runs "
-    "(README: 'Adding a shard sorts only that shard's run'). Fix: exact_dedup per shard over the "
-    "hashes of that shard and the shards before it in crawl order (see the report).",
-)
 def test_adding_a_warc_tokenises_and_sorts_only_the_new_shard(built):
     workdir, root, _ = built
     three = write_config(root / "three.yaml", {"input": {"warcs": SAMPLES}})
@@ -210,18 +202,9 @@ def test_a_justext_threshold_reruns_extract_for_every_shard_and_everything_after
     assert {rule: stats[rule] for rule in ("dup_ngrams", "dedup", "funnel", "all")} == dict.fromkeys(
         ("dup_ngrams", "dedup", "funnel", "all"), 1
     ), stats
-    # exact_dedup is one global job today; one job per shard once it is split (see the xfail above)
-    assert stats["exact_dedup"] in (1, 2), stats
+    assert stats["exact_dedup"] == 2, stats  # one job per shard
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="BUG: Snakemake parses a nested --config value with YAML's BaseLoader, so every scalar "
-    "in extract='{justext: {length_low: 60}}' arrives as a string and validate_config rejects "
-    "'60' as not an integer (README documents this form). Fix: coerce string leaves by the "
-    "schema's type before validating (see the report).",
-)
 def test_a_justext_threshold_given_with_dash_dash_config_reruns_extract(built):
     workdir, _, two = built
     result = snakemake(
@@ -380,14 +363,6 @@ def test_interrupted_run_ends_with_the_outputs_of_an_uninterrupted_one(interrupt
             )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="BUG: corpusbuilder.io.atomic_path names its temporary file with mkstemp's random "
-    "suffix and removes it only in a `finally`, which a killed worker never reaches (SIGKILL, "
-    "and SIGTERM with Python's default handler); the rerun writes a new one, so "
-    "work/extract/.crawl-cut.*.parquet.XXXX.tmp stay for good. Fix in the report.",
-)
 def test_interrupted_run_leaves_no_half_written_file_after_the_rerun(interrupted):
     ok(interrupted["rerun"])
     assert half_written(interrupted["workdir"]) == []
