@@ -119,6 +119,13 @@ def cmd_dup_ngrams(args) -> int:
     return 0
 
 
+def cmd_slurm_status(args) -> int:
+    from corpusbuilder.slurm_status import job_state, snakemake_status
+
+    print(snakemake_status(job_state(args.job_id)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="corpusbuilder",
@@ -176,6 +183,12 @@ def build_parser() -> argparse.ArgumentParser:
     pairs.add_argument("--threshold", type=float, default=0.5)
 
     add("check-config", cmd_check_config, "Validate a config file and its input paths.")
+
+    status = commands.add_parser(
+        "slurm-status", help="Print running, success or failed for a SLURM job id (the status "
+        "command of profiles/cluster-generic).")
+    status.add_argument("job_id", metavar="JOBID")
+    status.set_defaults(func=cmd_slurm_status)
     return parser
 
 

@@ -10,6 +10,7 @@ import gzip
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,37 @@ def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path):
     assert run_snakemake(local, "--cores", "2").returncode == 0
     cluster_corpus = corpus(on_cluster)
     assert cluster_corpus and cluster_corpus == corpus(local)
+
+
+def test_cluster_generic_profile_submits_with_sbatch_and_reads_status(slurm, tmp_path):
+    result = run_snakemake(
+        tmp_path, "--workflow-profile", str(REPO / "profiles" / "cluster-generic"), "--until", "extract",
+        env=slurm.env,
+    )
+    assert result.returncode == 0, result.stderr[-4000:] + slurm.logs()
+    assert "with external jobid" in result.stderr
+    assert len(list((tmp_path / "work" / "extract").glob("*.docs.parquet"))) == 3
+    assert len(list((tmp_path / "logs" / "cluster").glob("extract-*.out"))) == 3
+
+
+def test_slurm_status_command(slurm):
+    def status(job_id):
+        return subprocess.run(
+            [sys.executable, "-m", "corpusbuilder.cli", "slurm-status", job_id],
+            env=slurm.env, capture_output=True, text=True,
+        ).stdout.strip()
+
+    submitted = subprocess.run(
+        ["sbatch", "--parsable", "--wrap", "true", "-o", "/dev/null"], env=slurm.env,
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    failing = subprocess.run(
+        ["sbatch", "--parsable", "--wrap", "exit 3", "-o", "/dev/null"], env=slurm.env,
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()
+    deadline = time.monotonic() + 60
+    while {status(submitted), status(failing)} & {"running"} and time.monotonic() < deadline:
+        time.sleep(1)
+    assert status(submitted) == "success"
+    assert status(failing) == "failed"
+    assert status("999999") == "failed"
