@@ -15,7 +15,6 @@ import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,6 +23,7 @@ from warcio.statusandheaders import StatusAndHeadersParser
 
 from corpusbuilder import stoplists
 from corpusbuilder.io import ParquetBatchWriter
+from corpusbuilder.language import load_identifier
 from corpusbuilder.justext import (
     PRESETS,
     JustextParams,
@@ -263,11 +263,12 @@ def _decode_detected(body: bytes) -> tuple[str, str, str]:
 # --------------------------------------------------------------------------- page language
 
 
-@lru_cache(maxsize=1)
-def _language_identifier():
-    from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+def identify_sample(sample: str) -> tuple[str, float]:
+    """ISO 639-1 code and probability of a text sample (py3langid, loaded once per process)."""
+    if not sample:
+        return "", 0.0
+    codes, probabilities = load_identifier("py3langid").identify([sample])
+    return codes[0], float(probabilities[0])
 
 
 def guess_page_language(root, sample_chars: int) -> tuple[str, float]:
@@ -275,11 +276,7 @@ def guess_page_language(root, sample_chars: int) -> tuple[str, float]:
     body = root.find("body")
     scope = body if body is not None else root
     text = " ".join(scope.xpath(".//text()[not(ancestor::script or ancestor::style)]"))
-    sample = " ".join(text.split())[:sample_chars]
-    if not sample:
-        return "", 0.0
-    code, probability = _language_identifier().classify(sample)
-    return code, float(probability)
+    return identify_sample(" ".join(text.split())[:sample_chars])
 
 
 def stoplist_for_page(code: str, fallback: str) -> tuple[str, frozenset[str]]:

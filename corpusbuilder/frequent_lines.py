@@ -396,7 +396,7 @@ def text_collection_tables(in_dir: Path | str, shard: str, params: FrequentLines
     """The `text` input kind: a directory of `.txt` files → docs and blocks rows in the extract
     stage's schemas (one document per file, in name order; blocks are the paragraphs, the body's
     `good`, the preamble's and epilogue's `bad`), so every later stage runs unchanged."""
-    from corpusbuilder.extract import _language_identifier, stoplist_for_page
+    from corpusbuilder.extract import identify_sample, stoplist_for_page
 
     docs, blocks = [], []
     for index, (found, text) in enumerate(collection_boundaries(text_files(in_dir), params)):
@@ -410,7 +410,7 @@ def text_collection_tables(in_dir: Path | str, shard: str, params: FrequentLines
         lines = [decode_line(line).rstrip("\r\n") for line in text.raw_lines]
         body = body_slice(found)
         sample = " ".join(" ".join(lines[body]).split())[:language_sample_chars]
-        code, probability = _language_identifier().classify(sample) if sample else ("", 0.0)
+        code, probability = identify_sample(sample)
         stoplist, stopwords = stoplist_for_page(code, stoplist_fallback)
         parts = [("bad", lines[: body.start]), ("good", lines[body]), ("bad", lines[body.stop :])]
         rows = _block_rows(doc_id, parts, stopwords)
