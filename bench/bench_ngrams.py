@@ -5,8 +5,12 @@
 For each corpus size a Zipf corpus with planted copies (bench/zipf.py) is written in 10 M-token
 shards; then, in fresh subprocesses so that each peak RSS is its own:
 
-- ours: `shard_ngram_run` per shard (chunks by suffix array + LCP, sorted runs) and the merge
-  into dup{n}.npy, with the same `--mem-mb` at every size;
+- ours, per job: as the workflow runs it, `shard_ngram_run` for each shard in its own process
+  (rule `ngram_runs`) and the merge into dup{n}.npy in another (rule `dup_ngrams`), with the
+  same `--mem-mb` at every size. The peak RSS of each job type (the largest over its jobs) is
+  what a cluster's mem_mb must cover, and what must stay within `--mem-mb` (± 20 %);
+- ours, one process: every shard run and the merge in a single process, as before — memory
+  the allocators keep between jobs shows here and not in the workflow;
 - baseline: every shard's n-gram hashes (`ngram_hashes`) in memory at once, one np.sort, the
   repeated values — fastest possible in numpy, memory growing with the corpus.
 
@@ -59,6 +63,39 @@ def worker_ours(shards: list[Path], n: int, kind: str, mem_mb: float, work: Path
     return {"seconds": seconds, "tokens": stats["tokens"], "duplicate_types": stats["duplicate_types"],
             "chunks": len(chunks), "chunk_tokens": stats["shards"][0]["chunk_tokens"],
             "run_bytes": sum(path.stat().st_size for path in runs), "peak_rss_mb": peak_rss_mb()}
+
+
+def worker_shard_run(shard: Path, run: Path, n: int, kind: str, mem_mb: float) -> dict:
+    """One `ngram_runs` job."""
+    from corpusbuilder.ngrams import shard_ngram_run
+
+    started = time.perf_counter()
+    stats = shard_ngram_run(shard, run, kind, n, mem_mb)
+    return {"seconds": time.perf_counter() - started, "tokens": stats["tokens"], "chunks": len(stats["chunks"]),
+            "chunk_tokens": stats["chunk_tokens"], "run_bytes": run.stat().st_size, "peak_rss_mb": peak_rss_mb()}
+
+
+def worker_merge(runs: list[Path], n: int, mem_mb: float, work: Path) -> dict:
+    """The `dup_ngrams` job."""
+    from corpusbuilder.ngrams import write_duplicate_ngrams
+
+    started = time.perf_counter()
+    stats = write_duplicate_ngrams(runs, work / f"dup{n}.npy", work / f"dup{n}.json", mem_mb)
+    return {"seconds": time.perf_counter() - started, "duplicate_types": stats["duplicate_types"],
+            "peak_rss_mb": peak_rss_mb()}
+
+
+def ours_per_job(shards: list[str], work: Path, options: list[str]) -> dict:
+    """One process per shard run, one for the merge: the workflow's jobs."""
+    runs = [work / f"{Path(shard).stem}.parquet" for shard in shards]
+    shard_runs = [in_subprocess("shard-run", shard, str(run), *options) for shard, run in zip(shards, runs)]
+    merge = in_subprocess("merge", str(work), *map(str, runs), *options)
+    return {"seconds": sum(job["seconds"] for job in shard_runs) + merge["seconds"],
+            "tokens": sum(job["tokens"] for job in shard_runs), "duplicate_types": merge["duplicate_types"],
+            "chunks": sum(job["chunks"] for job in shard_runs), "chunk_tokens": shard_runs[0]["chunk_tokens"],
+            "run_bytes": sum(job["run_bytes"] for job in shard_runs),
+            "shard_run_peak_rss_mb": max(job["peak_rss_mb"] for job in shard_runs),
+            "merge_peak_rss_mb": merge["peak_rss_mb"], "shard_runs": shard_runs, "merge": merge}
 
 
 def worker_baseline(shards: list[Path], n: int, kind: str) -> dict:
@@ -124,12 +161,18 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=10)
     parser.add_argument("--kind", default="all")
     parser.add_argument("--sa-bytes", type=int, default=5_000_000, help="tokens for the bytes-per-word probe (0: skip)")
+    parser.add_argument("--no-one-process", dest="one_process", action="store_false",
+                        help="skip the run of every job in one process")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         role, *rest = args.worker
         if role == "sa-bytes":
             result = worker_sa_bytes(int(rest[0]), rest[1])
+        elif role == "shard-run":
+            result = worker_shard_run(Path(rest[0]), Path(rest[1]), args.n, args.kind, args.mem_mb)
+        elif role == "merge":
+            result = worker_merge([Path(p) for p in rest[1:]], args.n, args.mem_mb, Path(rest[0]))
         elif role == "ours":
             result = worker_ours([Path(p) for p in rest[1:]], args.n, args.kind, args.mem_mb, Path(rest[0]))
         else:
@@ -149,19 +192,27 @@ def main() -> None:
     for size in args.sizes:
         with tempfile.TemporaryDirectory(prefix="bench-ngrams-") as tmp:
             shards = [str(p) for p in write_zipf_corpus(Path(tmp) / "tokens", parse_size(size))]
-            (Path(tmp) / "runs").mkdir()
-            ours = in_subprocess("ours", str(Path(tmp) / "runs"), *shards, *options)
+            for work in ("jobs", "one-process"):
+                (Path(tmp) / work).mkdir()
+            per_job = ours_per_job(shards, Path(tmp) / "jobs", options)
+            whole = in_subprocess("ours", str(Path(tmp) / "one-process"), *shards, *options) if args.one_process else None
             baseline = in_subprocess("baseline", *shards, *options)
-        assert ours["duplicate_types"] == baseline["duplicate_types"], (ours, baseline)
-        row = {"size": size, "ours": ours, "baseline": baseline,
-               "ours_tokens_per_s": ours["tokens"] / ours["seconds"],
+        for ours in filter(None, (per_job, whole)):
+            assert ours["duplicate_types"] == baseline["duplicate_types"], (ours, baseline)
+        row = {"size": size, "ours_per_job": per_job, "ours_one_process": whole, "baseline": baseline,
+               "ours_tokens_per_s": per_job["tokens"] / per_job["seconds"],
                "baseline_tokens_per_s": baseline["tokens"] / baseline["seconds"],
-               "speed_ratio": baseline["seconds"] / ours["seconds"]}
+               "speed_ratio": baseline["seconds"] / per_job["seconds"]}
         report["sizes"].append(row)
-        print(f"{size}: ours {row['ours_tokens_per_s'] / 1e6:.2f} M tokens/s, peak {ours['peak_rss_mb']:.0f} MB "
-              f"({ours['chunks']} chunks of {ours['chunk_tokens']:,}); baseline {row['baseline_tokens_per_s'] / 1e6:.2f} "
-              f"M tokens/s, peak {baseline['peak_rss_mb']:.0f} MB; ours/baseline speed {row['speed_ratio']:.2f}; "
-              f"{ours['duplicate_types']:,} duplicate types", flush=True)
+        budget = args.mem_mb
+        print(f"{size}: ours {row['ours_tokens_per_s'] / 1e6:.2f} M tokens/s ({per_job['chunks']} chunks of "
+              f"{per_job['chunk_tokens']:,}); peak RSS per job: shard run {per_job['shard_run_peak_rss_mb']:.0f} MB "
+              f"({per_job['shard_run_peak_rss_mb'] / budget - 1:+.0%} of the budget), merge "
+              f"{per_job['merge_peak_rss_mb']:.0f} MB ({per_job['merge_peak_rss_mb'] / budget - 1:+.0%})"
+              + (f"; all jobs in one process {whole['peak_rss_mb']:.0f} MB ({whole['tokens'] / whole['seconds'] / 1e6:.2f}"
+                 f" M tokens/s)" if whole else "")
+              + f"; baseline {row['baseline_tokens_per_s'] / 1e6:.2f} M tokens/s, peak {baseline['peak_rss_mb']:.0f} MB; "
+              f"ours/baseline speed {row['speed_ratio']:.2f}; {per_job['duplicate_types']:,} duplicate types", flush=True)
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=1) + "\n")
 
