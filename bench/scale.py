@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""Scale run: the whole workflow on a synthetic crawl (bench/make_crawl.py), per-stage times from
+Snakemake's benchmark files, projected to 10^9 words next to the thesis' Table 3.7.
+
+    python bench/scale.py                         # 0.25 GB of HTML, 8 shards, --cores 2, in /tmp/cb-scale
+    python bench/scale.py --gb 1 --dir /tmp/scale # the 1 GB run (~4× as long)
+    python bench/scale.py --report-only --dir /tmp/cb-scale   # re-read a finished run
+
+Steps: generate the crawl into DIR/warcs (skipped when DIR/warcs/crawl.json has the same
+--gb/--shards/--seed), write DIR/config.yaml (input.warcs = those shards, everything else at its
+default: jusText default preset, language filter, exact dedup, block dedup n = 10), run
+`python -m snakemake --snakefile REPO/Snakefile --directory DIR --configfile DIR/config.yaml
+--cores N all results/stats/stage_times.tsv` and time it, then read
+
+- per stage: the `s` (wall seconds of the job) and `cpu_time` columns of benchmarks/<rule>/*.tsv,
+  summed over the stage's jobs. Jobs are single-threaded, so summed job seconds ≈ core-seconds
+  (on a shared machine they include time spent waiting for a core: an upper bound);
+- words: results/stats/funnel.tsv — `html_documents` words (all text of the HTML pages, the
+  thesis' "original corpus" count, 24.6 G in Table 3.8) and `good_text` words (after jusText);
+- projections per 10^9 words of original text: wall hours on this machine (total wall ÷ words),
+  and core-hours per stage — next to Table 3.7 divided the same way (24.63 G original words;
+  jusText, language, tokenisation on 8 cores, the rest on 1).
+
+Results: bench/results/scale.json (with the machine description). Runs smaller than 1 GB are
+extrapolated linearly to 1 GB in `extrapolated_1gb`, marked as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+from run_all import machine_info  # noqa: E402
+
+RESULTS = HERE / "results" / "scale.json"
+
+# Thesis Table 3.7 (ClueWeb09_English_1, 24,633,016,767 original words; Table 3.8) — hours, cores.
+THESIS_WORDS = 24_633_016_767
+THESIS_CLEAN_WORDS = 11_363_624_711
+THESIS_STAGES = {
+    "extract": ("removing boilerplate (jusText)", 26 + 37 / 60, 8),
+    "language": ("language filtering (Trigram)", 5 + 22 / 60, 8),
+    "tokenise": ("tokenisation", 15 + 54 / 60, 8),
+    "exact dedup": ("removing exact duplicates", 12 + 44 / 60, 1),
+    "dup n-grams": ("duplicate n-grams extraction", 9 + 49 / 60, 1),
+    "dedup": ("block level de-duplication", 69 + 8 / 60, 1),
+}
+STAGE_OF_RULE = {"extract": "extract", "language": "language", "tokenise": "tokenise",
+                 "exact_hashes": "exact dedup", "exact_dedup": "exact dedup",
+                 "ngram_runs": "dup n-grams", "dup_ngrams": "dup n-grams", "dedup": "dedup"}
+
+
+def read_benchmarks(directory: Path) -> dict[str, dict]:
+    """rule → {jobs, s (sum), cpu_time (sum), max_rss (max, MB)} from benchmarks/<rule>[/...].tsv."""
+    rules: dict[str, dict] = defaultdict(lambda: {"jobs": 0, "s": 0.0, "cpu_time": 0.0, "max_rss_mb": 0.0})
+    for path in sorted((directory / "benchmarks").rglob("*.tsv")):
+        relative = path.relative_to(directory / "benchmarks")
+        rule = relative.parts[0] if len(relative.parts) > 1 else path.stem
+        with open(path) as stream:
+            for row in csv.DictReader(stream, delimiter="\t"):
+                entry = rules[rule]
+                entry["jobs"] += 1
+                entry["s"] += float(row["s"])
+                entry["cpu_time"] += float(row.get("cpu_time") or 0)
+                try:
+                    entry["max_rss_mb"] = max(entry["max_rss_mb"], float(row.get("max_rss") or 0))
+                except ValueError:  # "NA" on very short jobs
+                    pass
+    return {rule: {k: round(v, 2) for k, v in entry.items()} for rule, entry in rules.items()}
+
+
+def read_funnel(directory: Path) -> dict[str, dict]:
+    with open(directory / "results" / "stats" / "funnel.tsv") as stream:
+        return {row["stage"]: {"documents": int(row["documents"]), "words": int(row["words"])}
+                for row in csv.DictReader(stream, delimiter="\t")}
+
+
+def report(directory: Path, wall_s: float | None, cpu_s: float | None, cores: int, crawl: dict | None) -> dict:
+    rules = read_benchmarks(directory)
+    funnel = read_funnel(directory)
+    words = funnel["html_documents"]["words"]
+    clean_words = funnel["good_text"]["words"]
+    per_billion = 1e9 / words / 3600  # seconds on this corpus → hours per 10^9 original words
+    stages = {}
+    for rule, entry in rules.items():
+        stage = STAGE_OF_RULE.get(rule, rule)
+        s = stages.setdefault(stage, {"rules": [], "jobs": 0, "job_s": 0.0, "cpu_time_s": 0.0, "max_rss_mb": 0.0})
+        s["rules"].append(rule)
+        s["jobs"] += entry["jobs"]
+        s["job_s"] += entry["s"]
+        s["cpu_time_s"] += entry["cpu_time"]
+        s["max_rss_mb"] = max(s["max_rss_mb"], entry["max_rss_mb"])
+    for stage, s in stages.items():
+        s["core_hours_per_1e9_words"] = round(s["job_s"] * per_billion, 3)
+        if stage in THESIS_STAGES:
+            name, hours, thesis_cores = THESIS_STAGES[stage]
+            s["thesis"] = {"phase": name, "hours": round(hours, 2), "cores": thesis_cores,
+                           "core_hours_per_1e9_words": round(hours * thesis_cores / THESIS_WORDS * 1e9, 3)}
+            s["speedup_vs_thesis_per_core"] = round(s["thesis"]["core_hours_per_1e9_words"] / s["core_hours_per_1e9_words"], 2) \
+                if s["core_hours_per_1e9_words"] else None
+        s["job_s"] = round(s["job_s"], 1)
+        s["cpu_time_s"] = round(s["cpu_time_s"], 1)
+    order = list(THESIS_STAGES)
+    stages = dict(sorted(stages.items(), key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0])))
+    pipeline = [s for name, s in stages.items() if name in THESIS_STAGES]
+    thesis_wall = sum(h for _, h, _ in THESIS_STAGES.values())
+    thesis_core = sum(h * c for _, h, c in THESIS_STAGES.values())
+    result = {
+        "dir": str(directory), "cores": cores, "crawl": crawl, "funnel": funnel,
+        "words_original": words, "words_after_jusText": clean_words,
+        "wall_s": wall_s, "cpu_s_all_processes": cpu_s, "stages": stages,
+        "pipeline_job_s": round(sum(s["job_s"] for s in pipeline), 1),
+        "projection_per_1e9_original_words": {
+            "wall_hours_this_machine": round(wall_s * per_billion, 2) if wall_s else None,
+            "core_hours_pipeline_stages_job_wall": round(sum(s["job_s"] for s in pipeline) * per_billion, 2),
+            "cpu_hours_whole_run": round(cpu_s * per_billion, 2) if cpu_s else None,
+            "per_1e9_clean_words_wall_hours": round(wall_s * 1e9 / clean_words / 3600, 2) if wall_s else None,
+        },
+        "thesis_table_3_7": {
+            "original_words": THESIS_WORDS, "clean_words": THESIS_CLEAN_WORDS,
+            "wall_hours": round(thesis_wall, 1), "core_hours": round(thesis_core, 1),
+            "wall_hours_per_1e9_original_words": round(thesis_wall / THESIS_WORDS * 1e9, 2),
+            "core_hours_per_1e9_original_words": round(thesis_core / THESIS_WORDS * 1e9, 2),
+            "brief_upper_bound_core_hours_per_1e9": round(6 * 24 * 8 / THESIS_WORDS * 1e9, 1),
+            "note": "6 days x 8 cores / 24.6 G words = 47 core-h per 10^9 words counts 8 cores for the "
+                    "single-process phases too; Table 3.7's own phases and cores give the core-hours above",
+        },
+        "stage_times_tsv": (directory / "results" / "stats" / "stage_times.tsv").read_text()
+        if (directory / "results" / "stats" / "stage_times.tsv").exists() else None,
+    }
+    if crawl and crawl["args"]["gb"] < 1:
+        factor = 1 / crawl["args"]["gb"]
+        result["extrapolated_1gb"] = {
+            "EXTRAPOLATED": f"linear from the {crawl['args']['gb']} GB run (x{factor:g}), not measured",
+            "wall_s": round(wall_s * factor) if wall_s else None,
+            "words_original": round(words * factor),
+            "stage_job_s": {name: round(s["job_s"] * factor) for name, s in stages.items()},
+        }
+    return result
+
+
+def print_report(result: dict) -> None:
+    crawl = result["crawl"] or {}
+    print(f"\ncrawl: {crawl.get('payload_bytes', 0) / 1e9:.3f} GB HTML ({crawl.get('file_bytes', 0) / 1e9:.3f} GB gzip'd), "
+          f"{crawl.get('pages', '?')} pages; {result['words_original']:,} words of page text, "
+          f"{result['words_after_jusText']:,} after jusText; wall {result['wall_s'] or float('nan'):.0f} s on --cores {result['cores']}, "
+          f"CPU {result['cpu_s_all_processes'] or float('nan'):.0f} s (all processes)")
+    print("\n| stage | jobs | job s (sum) | cpu_time s | peak RSS MB | core-h / 10^9 words | thesis core-h / 10^9 | per-core speed-up |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, s in result["stages"].items():
+        thesis = s.get("thesis")
+        print(f"| {name} | {s['jobs']} | {s['job_s']:.1f} | {s['cpu_time_s']:.1f} | {s['max_rss_mb']:.0f} | "
+              f"{s['core_hours_per_1e9_words']:.2f} | {thesis['core_hours_per_1e9_words']:.2f} | "
+              f"{s['speedup_vs_thesis_per_core']}× |" if thesis else
+              f"| {name} | {s['jobs']} | {s['job_s']:.1f} | {s['cpu_time_s']:.1f} | {s['max_rss_mb']:.0f} | "
+              f"{s['core_hours_per_1e9_words']:.2f} | — | — |")
+    p, t = result["projection_per_1e9_original_words"], result["thesis_table_3_7"]
+    print(f"\nper 10^9 original words: {p['wall_hours_this_machine']} wall hours here (--cores {result['cores']}), "
+          f"{p['core_hours_pipeline_stages_job_wall']} job-hours in the six thesis stages (job wall time, an upper bound "
+          f"on core-hours under load), {p['cpu_hours_whole_run']} CPU-hours measured over the whole run (rusage); thesis: "
+          f"{t['wall_hours_per_1e9_original_words']} wall h (8 cores), {t['core_hours_per_1e9_original_words']} core-h "
+          f"(the brief's upper bound {t['brief_upper_bound_core_hours_per_1e9']})")
+    if "extrapolated_1gb" in result:
+        e = result["extrapolated_1gb"]
+        print(f"EXTRAPOLATED to 1 GB ({e['EXTRAPOLATED']}): {e['wall_s']} s wall, {e['words_original']:,} words")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/cb-scale"))
+    parser.add_argument("--gb", type=float, default=0.25, help="uncompressed HTML, GB (10^9 bytes)")
+    parser.add_argument("--shards", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--report-only", action="store_true", help="read a finished run in --dir")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+
+    directory = args.dir.resolve()
+    warcs_dir = directory / "warcs"
+    crawl_json = warcs_dir / "crawl.json"
+    wall_s = cpu_s = None
+    if not args.report_only:
+        crawl = json.loads(crawl_json.read_text()) if crawl_json.exists() else None
+        if not crawl or [crawl["args"][k] for k in ("gb", "shards", "seed")] != [args.gb, args.shards, args.seed]:
+            subprocess.run([sys.executable, str(HERE / "make_crawl.py"), str(warcs_dir), "--gb", str(args.gb),
+                            "--shards", str(args.shards), "--seed", str(args.seed)], check=True)
+        crawl = json.loads(crawl_json.read_text())
+        config = directory / "config.yaml"
+        config.write_text("input:\n  warcs:\n" + "".join(f"    - {s['path']}\n" for s in crawl["shards"]))
+        print(f"[{time.strftime('%H:%M:%S')}] workflow on {len(crawl['shards'])} shards, --cores {args.cores}", flush=True)
+        for stale in ("benchmarks", "work", "results", "logs", "data", ".snakemake"):
+            shutil.rmtree(directory / stale, ignore_errors=True)  # a fresh run, so every stage is timed
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        with open(directory / "run.log", "w") as log:
+            done = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+                                   "--directory", str(directory), "--configfile", str(config),
+                                   "--cores", str(args.cores), "all", "results/stats/stage_times.tsv"],
+                                  stdout=log, stderr=subprocess.STDOUT, check=False)
+        wall_s = round(time.perf_counter() - started, 1)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu_s = round(after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime, 1)
+        if done.returncode:
+            raise SystemExit(f"workflow failed after {wall_s} s, see {directory / 'run.log'}")
+        (directory / "wall_s.txt").write_text(f"{wall_s} {cpu_s}\n")
+    else:
+        crawl = json.loads(crawl_json.read_text()) if crawl_json.exists() else None
+        if (directory / "wall_s.txt").exists():
+            wall_s, cpu_s = map(float, (directory / "wall_s.txt").read_text().split())
+    result = report(directory, wall_s, cpu_s, args.cores, crawl)
+    result["machine"] = machine_info()
+    print_report(result)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"\n{args.out} written")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
