@@ -201,6 +201,34 @@ def test_merge_sums_equal_hashes_across_runs_and_blocks():
     assert counts.tolist() == [1, 2, 1, 3, 1]
 
 
+def test_runs_are_written_in_row_groups_and_read_in_bounded_blocks(tmp_path, monkeypatch):
+    """Small blocks are gathered into row groups of RUN_ROW_GROUP rows; a run is read one row
+    group at a time, in blocks of at most the requested rows."""
+    monkeypatch.setattr(ng, "RUN_ROW_GROUP", 100)
+    hashes = np.arange(1000, dtype=np.uint64) * 7
+    counts = np.arange(1000, dtype=np.uint32)
+    blocks = [(hashes[i:i + 13], counts[i:i + 13]) for i in range(0, 1000, 13)]
+    assert ng.write_run(tmp_path / "r.parquet", blocks) == 1000
+    metadata = ng.pq.read_metadata(tmp_path / "r.parquet")
+    assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)][:-1] == [100] * 9
+    read = list(ng.read_run(tmp_path / "r.parquet", 30))
+    assert max(len(h) for h, _ in read) == 30
+    assert np.concatenate([h for h, _ in read]).tolist() == hashes.tolist()
+    assert np.concatenate([c for _, c in read]).tolist() == counts.tolist()
+
+
+def test_merge_in_passes_when_the_budget_allows_few_runs_at_once(tmp_path, monkeypatch):
+    """A budget too small for MERGE_FAN_IN open runs merges fewer at a time, same result."""
+    monkeypatch.setattr(ng, "RUN_ROW_GROUP", 64)
+    monkeypatch.setattr(ng, "READ_BYTES_PER_ROW", 2**20)  # every open run "costs" 64 MB
+    rng = np.random.default_rng(11)
+    token_hash, block_offsets = random_corpus(rng, 3000, 300, 40, copies=20)
+    assert ng._fan_in([], 256) < ng.MERGE_FAN_IN
+    dups, stats = run_engine(tmp_path, [(token_hash, block_offsets, None, None)], "all", 6, 50)
+    assert dups.tolist() == brute_force_duplicates(token_hash, block_offsets, 6).tolist()
+    assert len(stats["shards"][0]["chunks"]) > 50
+
+
 def test_reads_compressed_token_files_piece_by_piece(tmp_path):
     rng = np.random.default_rng(5)
     token_hash, block_offsets = random_corpus(rng, 1000, 50, 40)
