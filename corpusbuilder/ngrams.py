@@ -92,6 +92,8 @@ def select_tokens(
     token_hash: np.ndarray, block_offsets: np.ndarray, keep: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The kept tokens, their blocks' new offsets and each kept token's index in the input."""
+    if keep.all():  # kind "all": no copy of the tokens
+        return token_hash, np.asarray(block_offsets, dtype=np.int64), np.arange(len(token_hash))
     kept_before = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
     index = np.flatnonzero(keep)
     return token_hash[index], kept_before[block_offsets], index
@@ -154,7 +156,14 @@ def suffix_array(ids: np.ndarray) -> np.ndarray:
         packed[:, byte] = ids >> (8 * (width - 1 - byte))
     byte_sa = divsufsort(packed.reshape(-1))
     del packed
-    aligned = byte_sa[byte_sa % width == 0]
+    if width == 1:
+        return byte_sa
+    # The boundary mask block by block: `byte_sa % width` whole would be another 4 B per byte.
+    on_boundary = np.empty(len(byte_sa), dtype=bool)
+    for begin in range(0, len(byte_sa), 1 << 20):
+        np.equal(byte_sa[begin:begin + (1 << 20)] % width, 0, out=on_boundary[begin:begin + (1 << 20)])
+    aligned = byte_sa[on_boundary]
+    del byte_sa, on_boundary
     aligned //= width
     return aligned
 
@@ -239,6 +248,7 @@ def iter_chunks(
             continue
         token_hash = np.concatenate([p[0] for p in held])
         starts_block = np.concatenate([p[1] for p in held])
+        held = piece = []  # copied above: the pieces are not kept while the chunk is processed
         while len(token_hash) >= need:
             yield token_hash[:need], _block_offsets(starts_block[:need]), chunk_tokens
             token_hash, starts_block = token_hash[chunk_tokens:], starts_block[chunk_tokens:]
@@ -520,7 +530,8 @@ def shard_ngram_run(
             stats["chunks"].append(
                 {"tokens": owned, "distinct": len(hashes), "seconds": round(time.perf_counter() - started, 3)}
             )
-            del token_hash, hashes, counts
+            del token_hash, block_offsets, hashes, counts
+            _release_memory()
         stats["tokens"] = sum(chunk["tokens"] for chunk in stats["chunks"])
         started = time.perf_counter()
         chunk_paths = _merge_to_fan_in(chunk_paths, Path(tmp), mem_mb)
