@@ -6,6 +6,8 @@ rule exact_hashes:
         hashes="work/exact/{shard}.hashes.parquet",
     log:
         "logs/exact_hashes/{shard}.log",
+    benchmark:
+        "benchmarks/exact_hashes/{shard}.tsv"
     conda:
         "../envs/dedup.yaml"
     threads: 1

@@ -6,6 +6,8 @@ rule export:
         prevert="results/corpus/{shard}.prevert.gz",
     log:
         "logs/export/{shard}.log",
+    benchmark:
+        "benchmarks/export/{shard}.tsv"
     conda:
         "../envs/export.yaml"
     threads: 1
