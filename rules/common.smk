@@ -45,6 +45,10 @@ def corpus_outputs():
     return outputs
 
 
+def shards_through(shard):
+    return SHARDS[: SHARDS.index(shard) + 1]
+
+
 def export_inputs(wildcards):
     """Extract's tables, the document filters, and block dedup's verdicts when it runs."""
     inputs = {

@@ -23,10 +23,6 @@ rule exact_hashes:
 # One job per shard: the first copy in crawl order wins, so a shard's decisions depend only on
 # its own hashes and those of the shards before it; adding a shard at the end leaves the old
 # shards' decisions (and their tokenise and ngram_runs) untouched.
-def shards_through(shard):
-    return SHARDS[: SHARDS.index(shard) + 1]
-
-
 rule exact_dedup:
     input:
         hashes=lambda wildcards: expand(
