@@ -208,6 +208,49 @@ def chunk_ngram_counts(
     return _sum_equal_hashes(group_hash[order], counts[order])
 
 
+def chunk_repeated_spans(
+    token_hash: np.ndarray, block_offsets: np.ndarray, min_len: int, owned: int | None = None
+) -> np.ndarray:
+    """Exact-substring duplicates (Lee et al. 2022) of one chunk: the token ranges covered by a
+    span of ≥ `min_len` tokens, inside one block, that occurs at least twice in the chunk.
+
+    The n-gram step's suffix array and LCP array (`suffix_array`, `kasai`; built here again,
+    this is not yet a stage of the workflow): suffixes sharing their first `min_len` ids form a
+    run of LCP ≥ min_len; its members whose block has min_len tokens left start a repeated span
+    if there are two or more of them. Returns (start, end) rows, sorted and disjoint, merged
+    where spans overlap or touch. Only spans starting before `owned` are reported (their copies
+    may lie anywhere in the chunk). Only copies within the chunk are seen: a span whose other
+    copy lies in another chunk or shard is not reported (as `iter_chunks(..., n=min_len)`
+    overlaps chunks by min_len - 1 tokens, no span is lost at a cut).
+    """
+    owned = len(token_hash) if owned is None else owned
+    if len(token_hash) < min_len or min_len < 1:
+        return np.empty((0, 2), np.int64)
+    block_offsets = np.asarray(block_offsets, dtype=np.int64)
+    block_end = np.repeat(block_offsets[1:], np.diff(block_offsets))  # end of each token's block
+    ids, _ = word_ids_by_first_appearance(token_hash)
+    sa = suffix_array(ids)
+    lcp = kasai(ids, sa)
+    del ids
+    new_group = np.empty(len(sa), dtype=bool)
+    new_group[0] = True
+    np.less(lcp[:-1], min_len, out=new_group[1:])
+    del lcp
+    group = np.cumsum(new_group, dtype=np.int64) - 1
+    del new_group
+    fits = block_end[sa] - sa >= min_len
+    members = np.bincount(group[fits], minlength=group[-1] + 1)
+    starts = np.sort(sa[fits & (members[group] >= 2) & (sa < owned)])
+    if not len(starts):
+        return np.empty((0, 2), np.int64)
+    # Union of [start, start + min_len): a new range where a start lies past the running end.
+    ends = starts + min_len
+    running_end = np.maximum.accumulate(ends)
+    opens = np.concatenate(([True], starts[1:] > running_end[:-1]))
+    closes = np.append(np.flatnonzero(opens)[1:] - 1, len(starts) - 1)
+    return np.stack([starts[opens], running_end[closes]], axis=1).astype(np.int64)
+
+
 def _sum_equal_hashes(hashes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Collapse runs of equal hashes in sorted input, summing their counts."""
     if len(hashes) == 0:

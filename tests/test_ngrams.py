@@ -124,6 +124,35 @@ def test_chunk_counts_equal_a_brute_force_counter(n):
     assert dict(zip(hashes.tolist(), counts.tolist())) == expected
 
 
+def brute_force_repeated_cover(token_hash, block_offsets, min_len, owned):
+    """Tokens covered by a min_len-gram inside a block that occurs twice or more."""
+    grams = collections.defaultdict(list)
+    for begin, end in zip(block_offsets[:-1], block_offsets[1:]):
+        for start in range(begin, end - min_len + 1):
+            grams[tuple(token_hash[start:start + min_len].tolist())].append(start)
+    covered = np.zeros(len(token_hash), bool)
+    for starts in grams.values():
+        if len(starts) >= 2:
+            for start in starts:
+                if start < owned:
+                    covered[start:start + min_len] = True
+    return covered
+
+
+@pytest.mark.parametrize("min_len", [1, 4, 25])
+def test_repeated_spans_cover_what_a_brute_force_finds(min_len):
+    rng = np.random.default_rng(min_len)
+    token_hash, block_offsets = random_corpus(rng, 3000, 400, 80, copies=15)
+    for owned in (3000, 2000):
+        spans = ng.chunk_repeated_spans(token_hash, block_offsets, min_len, owned)
+        covered = np.zeros(len(token_hash), bool)
+        for start, end in spans:
+            covered[start:end] = True
+        assert covered.tolist() == brute_force_repeated_cover(token_hash, block_offsets, min_len, owned).tolist()
+        assert np.all(spans[1:, 0] > spans[:-1, 1])  # disjoint, sorted, not touching
+    assert len(spans) > 5
+
+
 @pytest.mark.parametrize("chunk_tokens", [23, 300, 100_000])
 def test_duplicates_across_chunks_and_shards(tmp_path, chunk_tokens):
     """Tiny chunks: copies straddle chunk cuts, and many n-grams occur once in each of two chunks."""
