@@ -266,9 +266,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("crawl")
-    c.add_argument("--stage", default="/tmp/crawlrun/work",
-                   help="a workflow run's work directory; '' to extract and tokenise --warcs here")
-    c.add_argument("--warcs", default="/work/shared/datasets/crawl/dev")
+    c.add_argument("--stage", default="work",
+                   help="a workflow run's work directory (default: ./work); '' to extract and tokenise --warcs here")
+    c.add_argument("--warcs", default=str(Path(__file__).resolve().parents[2] / "shared" / "datasets" / "crawl" / "dev"))
     c.add_argument("--work", default="bench/results/tmp/dedup")
     c.add_argument("--n", type=int, nargs="+", default=[5, 7, 10])
     c.add_argument("--kinds", nargs="+", default=["all"])
