@@ -15,6 +15,11 @@ CRAWL = SHARED / "datasets" / "crawl" / "dev"
 BOILERPLATE = SHARED / "datasets" / "boilerplate"
 
 
+def truth_key(record: dict) -> tuple[str, str]:
+    """(shard, URI) of a truth.jsonl record, the URI as warcio normalises it: no spaces."""
+    return record["shard"], record["uri"].strip().replace(" ", "%20")
+
+
 @pytest.fixture
 def shared_crawl() -> Path:
     if not (CRAWL / "truth.jsonl").is_file():

@@ -4,6 +4,7 @@ directory, stopped by the pids they wrote."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -120,9 +121,8 @@ class LocalSlurm:
             pid_file = self.dir / f"{name}.pid"
             if not pid_file.is_file():
                 continue
-            try:
+            # A daemon that already exited (or left a garbled pid file) needs no stopping.
+            with contextlib.suppress(ProcessLookupError, ValueError):
                 os.kill(int(pid_file.read_text().split()[0]), signal.SIGTERM)
-            except (ProcessLookupError, ValueError):
-                pass
         if not foreign_config():
             self.conf.unlink(missing_ok=True)

@@ -73,7 +73,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(rest)
 
     def log_message(self, *args):
-        pass
+        """Keep the test server's access log out of pytest's output."""
 
 
 @pytest.fixture

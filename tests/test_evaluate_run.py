@@ -80,7 +80,6 @@ def test_tables_are_written_with_their_headers(rows, tmp_path):
 def test_sweep_moves_precision_and_recall_and_draws_them(tmp_path):
     if not BOILERPLATE.is_dir():
         pytest.skip(f"the shared gold sets are not at {BOILERPLATE}")
-    pytest.importorskip("matplotlib")
     pages = list(iter_dataset("cleanportaleval", BOILERPLATE, max_pages=4))
     swept = sweep(pages, {"max_link_density": (0.0, 0.2, 1.0)})
     assert [r["value"] for r in swept] == [0.0, 0.2, 1.0]

@@ -10,6 +10,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import truth_key
 from corpusbuilder.exact_dedup import (
     DECISIONS_SCHEMA,
     HASHES_SCHEMA,
@@ -172,8 +173,8 @@ def test_every_mirror_in_the_shared_crawl_is_grouped_with_its_original(tmp_path,
     decisions = pd.concat(pq.read_table(p).to_pandas() for p in decision_paths).set_index("doc_id")
     group = decisions["duplicate_of"].fillna(pd.Series(decisions.index, index=decisions.index))
 
-    def doc(record):  # warcio strips a target URI and writes a space inside it as %20
-        return doc_of.get((record["shard"], record["uri"].strip().replace(" ", "%20")))
+    def doc(record):
+        return doc_of.get(truth_key(record))
 
     original = {r["id"]: doc(r) for r in truth if r["kind"] == "original"}
     mirrors = [r for r in truth if r["kind"] == "mirror"]

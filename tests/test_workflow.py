@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import CRAWL, REPO
+from conftest import CRAWL, REPO, truth_key
 
 pytestmark = pytest.mark.workflow
 
@@ -50,7 +50,7 @@ def truth_doc_ids(truth, docs) -> dict[int, str]:
     """truth.jsonl's original ids → our document ids (by shard and URI)."""
     doc_of = {(s, u): d for s, u, d in zip(docs["shard"], docs["uri"], docs["doc_id"])}
     return {
-        r["id"]: doc_of[(r["shard"], r["uri"].strip().replace(" ", "%20"))]
+        r["id"]: doc_of[truth_key(r)]
         for r in truth
         if "id" in r
     }
@@ -65,7 +65,7 @@ def test_every_mirror_is_an_exact_duplicate_of_its_original(crawl_run):
     for record in truth:
         if record["kind"] != "mirror":
             continue
-        mirror = doc_of[(record["shard"], record["uri"].strip().replace(" ", "%20"))]
+        mirror = doc_of[truth_key(record)]
         original = original_doc[record["of"][0]]
         if mirror not in exact.index:  # no good text: nothing to de-duplicate
             assert original not in exact.index
@@ -94,7 +94,7 @@ def test_block_dedup_removes_the_copies_and_keeps_originals(crawl_run):
     kinds = {}
     doc_of = {(s, u): d for s, u, d in zip(docs["shard"], docs["uri"], docs["doc_id"])}
     for record in truth:
-        kinds[doc_of[(record["shard"], record["uri"].strip().replace(" ", "%20"))]] = record["kind"]
+        kinds[doc_of[truth_key(record)]] = record["kind"]
     dedup["kind"] = dedup["doc_id"].map(kinds)
     share = dedup[dedup["final_class"] != "bad"].groupby("kind")["final_class"].apply(
         lambda classes: (classes == "duplicate").mean()
@@ -128,10 +128,7 @@ def test_language_targets_keep_or_drop_non_english_pages(crawl_run, tmp_path):
 def test_every_response_record_has_exactly_one_docs_row(crawl_run):
     _, truth, docs = crawl_run
     responses = docs[docs["warc_type"] == "response"]
-    # warcio normalises the target URIs the way the WARC standard wants them: no spaces.
-    assert Counter(zip(responses["shard"], responses["uri"])) == Counter(
-        (r["shard"], r["uri"].strip().replace(" ", "%20")) for r in truth
-    )
+    assert Counter(zip(responses["shard"], responses["uri"])) == Counter(map(truth_key, truth))
 
 
 def test_junk_records_have_their_reasons(crawl_run):
@@ -167,7 +164,7 @@ def test_truncated_shard_is_reported_not_fatal(crawl_run):
 
 def test_originals_have_good_blocks_and_reach_the_corpus(crawl_run):
     workdir, truth, docs = crawl_run
-    originals = {(r["shard"], r["uri"].strip().replace(" ", "%20")) for r in truth if r["kind"] == "original"}
+    originals = {truth_key(r) for r in truth if r["kind"] == "original"}
     rows = docs[[(s, u) in originals for s, u in zip(docs["shard"], docs["uri"])]]
     assert len(rows) == len(originals)
     # jusText with the reference thresholds finds no good block on ~8% of these pages; the
