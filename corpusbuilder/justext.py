@@ -78,6 +78,7 @@ class Block:
     n_stopwords: int
     link_density: float
     stopword_density: float
+    hints: int = 0  # STRUCTURE_HINTS bits of the block's element and its ancestors
     cf_class: str = ""  # "bad" | "short" | "near-good" | "good"
     final_class: str = ""  # "good" | "bad"
 
@@ -102,6 +103,43 @@ _KILLED_TAGS = frozenset({
 _UNWRAPPED_TAGS = frozenset({"form", "iframe", "embed", "layer", "object", "param"})
 
 _HEADING_IN_PATH = re.compile(r"\bh\d\b")
+
+# What a page's markup says about a block beyond jusText's features: the semantic elements and
+# the class/id words templates use for navigation, comments and the article itself. jusText
+# ignores them; the learned classifier (corpusbuilder.classifier) reads them as features.
+STRUCTURE_HINTS: dict[str, tuple[frozenset[str], re.Pattern]] = {
+    "nav": (frozenset({"nav", "menu"}),
+            re.compile(r"nav|menu|breadcrumb|pagination|pager|toolbar|tabs|skip|login|search")),
+    "footer": (frozenset({"footer"}), re.compile(r"foot|copyright|legal|disclaimer|bottom")),
+    "header": (frozenset({"header"}), re.compile(r"header|masthead|banner|topbar|logo")),
+    "aside": (frozenset({"aside"}),
+              re.compile(r"side|widget|related|recommend|promo|sponsor|teaser|popular|trending|"
+                         r"\bads?\b|advert|newsletter|subscribe|cookie|modal|popup")),
+    "comment": (frozenset(), re.compile(r"comment|reply|respond|discussion|disqus|forum")),
+    "social": (frozenset(), re.compile(r"share|social|twitter|facebook|\btags?\b|keyword|categor|"
+                                       r"byline|author|dateline|\bmeta\b|caption|credit")),
+    "article": (frozenset({"article", "main"}),
+                re.compile(r"article|content|\bpost|entry|story|\bmain|\bbody|\btext|blog|"
+                           r"\bnews|detail|artikel|inhalt|beitrag")),
+    "list": (frozenset({"li", "ul", "ol", "dl", "dd", "dt", "option"}), re.compile(r"(?!)")),
+    "table": (frozenset({"td", "th", "tr", "table"}), re.compile(r"(?!)")),
+    "quote": (frozenset({"blockquote", "pre", "code"}), re.compile(r"quote")),
+    "paragraph": (frozenset({"p"}), re.compile(r"(?!)")),
+}
+HINT_BITS: dict[str, int] = {name: 1 << i for i, name in enumerate(STRUCTURE_HINTS)}
+
+
+def _element_hints(tag: str, attributes: str | None, cache: dict) -> int:
+    """STRUCTURE_HINTS bits of one element, from its tag and class + id."""
+    key = (tag, attributes)
+    bits = cache.get(key)
+    if bits is None:
+        bits = 0
+        for name, (tags, words) in STRUCTURE_HINTS.items():
+            if tag in tags or (attributes and words.search(attributes.lower())):
+                bits |= HINT_BITS[name]
+        cache[key] = bits
+    return bits
 _WHITESPACE = re.compile(r"\s+")
 _WHITESPACE_WITH_NEWLINE = re.compile(r"[^\S\n\r]*[\n\r]\s*")
 _WHITESPACE_WITHOUT_NEWLINE = re.compile(r"[^\S\n]+")
@@ -204,13 +242,14 @@ def _make_block(text_nodes: list[str], chars_in_links: int, tags_count: int, pat
     if not text:
         return None
     dom_path, xpath, heading = _path_strings(path_node, known_paths)
+    hints = path_node[3] if path_node is not None else 0
     words = text.lower().split()
     n_chars = len(text)
     n_words = len(words)
     n_stopwords = sum(map(stoplist.__contains__, words))
     # stripped non-empty text has at least one character and one word
     return Block(text, dom_path, xpath, heading, chars_in_links, tags_count, n_chars, n_words,
-                 n_stopwords, chars_in_links / n_chars, n_stopwords / n_words)
+                 n_stopwords, chars_in_links / n_chars, n_stopwords / n_words, hints)
 
 
 def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
@@ -235,9 +274,10 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
     blocks: list[Block] = []
     known_paths: dict = {}
 
-    # The path is a persistent (tag, position, parent) chain so a block can keep the path at its
-    # start in O(1); strings are built only for blocks that end up holding text.
+    # The path is a persistent (tag, position, parent, hints) chain so a block can keep the path
+    # at its start in O(1); strings are built only for blocks that end up holding text.
     path_node = None
+    hint_cache: dict = {}
     open_elements: list[tuple] = []  # (path node, {child tag: count}) for each open element
     child_counts: dict[str, int] = {}  # same-named children seen so far under the open element
 
@@ -289,7 +329,12 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
             position = child_counts.get(tag, 0) + 1
             child_counts[tag] = position
             open_elements.append((path_node, child_counts))
-            path_node = (tag, position, path_node)
+            css_class, element_id = el.get("class"), el.get("id")
+            attributes = (None if css_class is None and element_id is None
+                          else f"{css_class or ''} {element_id or ''}")
+            parent_hints = path_node[3] if path_node is not None else 0
+            path_node = (tag, position, path_node,
+                         parent_hints | _element_hints(tag, attributes, hint_cache))
             child_counts = {}
             new_block = tag in PARAGRAPH_TAGS or (after_br and tag == "br")
             if new_block:
