@@ -21,6 +21,7 @@ include: "rules/export.smk"
 include: "rules/similarity.smk"
 include: "rules/report.smk"
 include: "rules/evaluate.smk"
+include: "rules/train.smk"
 
 
 rule all:

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Pages per second of our jusText (corpusbuilder.justext) against the reference `justext` package.
+"""Pages per second of our jusText (corpusbuilder.justext), or of the learned `best` preset
+(``--preset best``: jusText's segmentation + corpusbuilder.classifier), against the reference
+`justext` package.
 
 Both run parse + preprocessing + segmentation + classification (thesis §2.7) on the same decoded
 pages — L3S-GN1 originals and CleanEval inputs from ../shared — in the same process, page by
@@ -9,6 +11,7 @@ alike. Each round times every page once for each; the median round is reported.
     python bench/bench_extract.py                     # all pages, 3 rounds
     python bench/bench_extract.py --limit 200 --json bench.json
     python bench/bench_extract.py --limit 100 --profile   # where our time goes
+    python bench/bench_extract.py --limit 400 --preset best --json bench/results/extract_best.json
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import justext as reference  # noqa: E402  (the package, a dev dependency)
 from justext.core import decode_html  # noqa: E402
 
 from corpusbuilder import justext as ours  # noqa: E402
+from corpusbuilder.classifier import classify_learned, page_title  # noqa: E402
 
 DEFAULT_SHARED = REPO.parent / "shared"
 
@@ -60,7 +64,16 @@ def load_pages(paths: list[Path]) -> list[str]:
     return [decode_html(path.read_bytes()) for path in paths]
 
 
-def usable_pages(pages: list[str], stoplist: frozenset[str]) -> tuple[list[str], int]:
+def run_best(html: str, stoplist: frozenset[str]) -> list[str]:
+    """The `best` preset on one page: parse, segment (§2.7.1), learned block classes."""
+    root = ours.parse_html(html)
+    return classify_learned(ours.segment_blocks(root, stoplist), page_title(root))
+
+
+RUNNERS = {"justext": ours.justext, "best": run_best}
+
+
+def usable_pages(pages: list[str], stoplist: frozenset[str], run_ours) -> tuple[list[str], int]:
     """Pages both implementations process; also warms both up. The package raises on a few."""
     usable = []
     for html in pages:
@@ -68,12 +81,12 @@ def usable_pages(pages: list[str], stoplist: frozenset[str]) -> tuple[list[str],
             reference.justext(html, stoplist)
         except Exception:  # noqa: BLE001 — any failure of the reference excludes the page
             continue
-        ours.justext(html, stoplist)
+        run_ours(html, stoplist)
         usable.append(html)
     return usable, len(pages) - len(usable)
 
 
-def time_round(pages: list[str], stoplist: frozenset[str], round_index: int) -> tuple[float, float]:
+def time_round(pages: list[str], stoplist: frozenset[str], round_index: int, run_ours) -> tuple[float, float]:
     """Seconds spent by ours and by the package on all pages, alternating who goes first."""
     ours_seconds = 0.0
     reference_seconds = 0.0
@@ -81,7 +94,7 @@ def time_round(pages: list[str], stoplist: frozenset[str], round_index: int) -> 
     for i, html in enumerate(pages):
         if (i + round_index) % 2:
             start = clock()
-            ours.justext(html, stoplist)
+            run_ours(html, stoplist)
             middle = clock()
             reference.justext(html, stoplist)
             end = clock()
@@ -91,7 +104,7 @@ def time_round(pages: list[str], stoplist: frozenset[str], round_index: int) -> 
             start = clock()
             reference.justext(html, stoplist)
             middle = clock()
-            ours.justext(html, stoplist)
+            run_ours(html, stoplist)
             end = clock()
             reference_seconds += middle - start
             ours_seconds += end - middle
@@ -110,11 +123,11 @@ def machine_info() -> dict:
     }
 
 
-def profile_ours(pages: list[str], stoplist: frozenset[str], top: int) -> None:
+def profile_ours(pages: list[str], stoplist: frozenset[str], top: int, run_ours) -> None:
     profiler = cProfile.Profile()
     profiler.enable()
     for html in pages:
-        ours.justext(html, stoplist)
+        run_ours(html, stoplist)
     profiler.disable()
     pstats.Stats(profiler).sort_stats("tottime").print_stats(top)
 
@@ -126,24 +139,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help="the shared/ folder (default ../shared)")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the results as JSON")
     parser.add_argument("--profile", action="store_true", help="cProfile our implementation instead of timing")
+    parser.add_argument("--preset", choices=sorted(RUNNERS), default="justext",
+                        help="ours = jusText (default preset) or best (the learned classifier)")
     args = parser.parse_args(argv)
 
     paths = evenly_spaced(page_paths(args.shared), args.limit)
     if not paths:
         parser.error(f"no pages under {args.shared / 'datasets' / 'boilerplate'}")
     stoplist = reference.get_stoplist("English")
-    pages, failed = usable_pages(load_pages(paths), stoplist)
+    run_ours = RUNNERS[args.preset]
+    pages, failed = usable_pages(load_pages(paths), stoplist, run_ours)
     print(f"{len(pages)} pages ({sum(map(len, pages)) / 1e6:.1f} M characters); "
           f"{failed} skipped because the package raises on them")
 
     if args.profile:
-        profile_ours(pages, stoplist, top=25)
+        profile_ours(pages, stoplist, top=25, run_ours=run_ours)
         return 0
 
     rounds = []
     for round_index in range(args.rounds):
         gc.collect()
-        ours_seconds, reference_seconds = time_round(pages, stoplist, round_index)
+        ours_seconds, reference_seconds = time_round(pages, stoplist, round_index, run_ours)
         rounds.append({
             "ours_pages_per_s": len(pages) / ours_seconds,
             "justext_pages_per_s": len(pages) / reference_seconds,
@@ -153,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
               f"justext {rounds[-1]['justext_pages_per_s']:.1f} pages/s, ratio {rounds[-1]['ratio']:.2f}x")
 
     result = {
+        "preset": args.preset,
         "pages": len(pages),
         "skipped_pages": failed,
         "rounds": rounds,

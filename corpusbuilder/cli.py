@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from corpusbuilder.config import ConfigError, load_config
@@ -19,9 +18,7 @@ def _extract_params(args):
 
     params = ExtractParams.from_config(load_config(args.config)["extract"])
     if getattr(args, "preset", None):
-        from corpusbuilder.justext import PRESETS
-
-        params = replace(params, justext=PRESETS[args.preset])
+        params = params.with_preset(args.preset)
     return params
 
 
@@ -140,21 +137,23 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(func=func)
         return sub
 
-    presets = ["default", "A", "B", "C", "D"]
-    clean = add("clean-html", cmd_clean_html, "Run jusText on every *.html file of a directory; "
-                "write <name>.txt with the good blocks, one per line.")
+    presets = ["default", "A", "B", "C", "D", "best"]  # extract.EXTRACT_PRESETS, without importing lxml
+    preset_help = ("jusText preset (default, thesis Table 2.7 A-D) or best, the learned block classifier "
+                   "(default: the config's)")
+    clean = add("clean-html", cmd_clean_html, "Clean every *.html file of a directory with jusText or the "
+                "learned classifier; write <name>.txt with the good blocks, one per line.")
     clean.add_argument("in_dir", metavar="IN_DIR")
     clean.add_argument("out_dir", metavar="OUT_DIR")
     clean.add_argument("--language", default="auto",
                        help="stop list: auto (guess per page), a language name (German) or ISO code (de)")
-    clean.add_argument("--preset", choices=presets, help="jusText preset (default: the config's)")
+    clean.add_argument("--preset", choices=presets, help=preset_help)
 
     extract = add("extract", cmd_extract, "Extract one WARC shard: write OUT_PREFIX.docs.parquet "
                   "(a row per record, with skip reasons) and OUT_PREFIX.blocks.parquet (jusText blocks).")
     extract.add_argument("warc", metavar="WARC")
     extract.add_argument("out_prefix", metavar="OUT_PREFIX")
     extract.add_argument("--shard", help="shard name used in document ids (default: OUT_PREFIX's file name)")
-    extract.add_argument("--preset", choices=presets, help="jusText preset (default: the config's)")
+    extract.add_argument("--preset", choices=presets, help=preset_help)
 
     dup = add("dup-ngrams", cmd_dup_ngrams,
               "Every n-gram seen at least --min-count times in INPUT (plain text, one block per line, tokens "

@@ -22,6 +22,7 @@ from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeadersParser
 
 from corpusbuilder import stoplists
+from corpusbuilder.classifier import classify_learned, load_model, page_title
 from corpusbuilder.io import ParquetBatchWriter
 from corpusbuilder.language import load_identifier
 from corpusbuilder.justext import (
@@ -36,6 +37,8 @@ from corpusbuilder.justext import (
 log = logging.getLogger(__name__)
 
 HTML_CONTENT_TYPES = ("text/html", "application/xhtml+xml")
+BEST_PRESET = "best"
+EXTRACT_PRESETS = (*PRESETS, BEST_PRESET)
 
 
 @dataclass(frozen=True)
@@ -49,12 +52,23 @@ class ExtractParams:
     language_sample_chars: int = 2000  # raw page text used to pick the stop list
     stoplist_fallback: str = "English"  # stop list for pages in a language we have no list for
     justext: JustextParams = field(default_factory=lambda: PRESETS["default"])
+    # "best": the learned block classifier (corpusbuilder.classifier) decides instead of jusText's
+    # thresholds; `model` is a retrained model file (rule `train`), None = the one shipped.
+    learned: bool = False
+    model: Path | None = None
+
+    def with_preset(self, preset: str) -> ExtractParams:
+        """These settings with another preset: a jusText one (thesis Table 2.7) or "best"."""
+        if preset == BEST_PRESET:
+            return replace(self, learned=True)
+        return replace(self, learned=False, justext=PRESETS[preset])
 
     @classmethod
     def from_config(cls, section: dict) -> ExtractParams:
         """Build from the validated `extract` config section (preset + per-threshold overrides)."""
-        preset = PRESETS[section.get("preset", "default")]
-        justext = replace(preset, **section.get("justext", {}))
+        preset = section.get("preset", "default")
+        justext = replace(PRESETS.get(preset, PRESETS["default"]), **section.get("justext", {}))
+        model = section.get("model")
         return cls(
             min_bytes=section.get("min_bytes", cls.min_bytes),
             max_bytes=section.get("max_bytes", cls.max_bytes),
@@ -63,6 +77,8 @@ class ExtractParams:
             language_sample_chars=section.get("language_sample_chars", cls.language_sample_chars),
             stoplist_fallback=section.get("stoplist_fallback", cls.stoplist_fallback),
             justext=justext,
+            learned=preset == BEST_PRESET,
+            model=Path(model) if model else None,
         )
 
 
@@ -344,7 +360,8 @@ class CleanedPage:
 def clean_page(
     body: bytes, http_charset: str | None, params: ExtractParams, stoplist_name: str | None = None
 ) -> CleanedPage:
-    """Decode, parse, pick the stop list by the page's language and run jusText (§2.7).
+    """Decode, parse, pick the stop list by the page's language and run jusText (§2.7), or the
+    learned classifier on jusText's blocks with ``params.learned``.
 
     `stoplist_name` forces one stop list instead of guessing the page's language.
     """
@@ -359,8 +376,12 @@ def clean_page(
         language, probability = "", 0.0
         stoplist = stoplists.load_stoplist(stoplist_name)
     blocks = segment_blocks(root, stoplist)
-    cf_classes = classify_context_free(blocks, params.justext)
-    final_classes = classify_context_sensitive(cf_classes, blocks, params.justext)
+    if params.learned:
+        # the learned classes are final: Algorithm 2.3's context is among the model's features
+        cf_classes = final_classes = classify_learned(blocks, page_title(root), load_model(params.model))
+    else:
+        cf_classes = classify_context_free(blocks, params.justext)
+        final_classes = classify_context_sensitive(cf_classes, blocks, params.justext)
     for block, cf_class, final_class in zip(blocks, cf_classes, final_classes):
         block.cf_class = cf_class
         block.final_class = final_class

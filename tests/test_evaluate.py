@@ -3,6 +3,7 @@
 import math
 import random
 
+import pandas as pd
 import pytest
 
 from corpusbuilder.evaluation.baselines import (
@@ -156,3 +157,20 @@ def test_bte_of_a_page_without_words_is_empty():
 ])
 def test_default_extractor_decision_tree(words, density, expected):
     assert classify_default_extractor(words, density) == expected
+
+
+def test_main_content_overview_pivots_bag_of_words_and_snippet_f1():
+    from corpusbuilder.evaluation.html_report import main_content_overview
+
+    rows = pd.DataFrame([
+        {"extractor": "a", "dataset": "x", "pages": 10, "seconds": 1.0, "bow_f1": 0.9, "snippet_f1": None},
+        {"extractor": "a", "dataset": "s", "pages": 10, "seconds": 4.0, "bow_f1": None, "snippet_f1": 0.7},
+        {"extractor": "b", "dataset": "x", "pages": 10, "seconds": 2.0, "bow_f1": 0.95, "snippet_f1": None},
+        {"extractor": "b", "dataset": "s", "pages": 10, "seconds": 2.0, "bow_f1": None, "snippet_f1": 0.85},
+        {"extractor": "b", "dataset": "all", "pages": 20, "seconds": 4.0, "bow_f1": 0.5, "snippet_f1": None},
+    ])
+    overview = main_content_overview(rows)
+    assert list(overview["extractor"]) == ["b", "a"]  # best mean first
+    assert overview.set_index("extractor").loc["a", "s"] == 0.7
+    assert overview.set_index("extractor").loc["b", "mean"] == pytest.approx(0.9)
+    assert overview.set_index("extractor").loc["a", "pages/s"] == pytest.approx(20 / 5.0)

@@ -2,9 +2,9 @@
 
 A page is decoded, parsed and cut into jusText blocks once (:func:`prepare_page`, with the stop
 list of its guessed language as the extract stage picks it); jusText with every preset, the
-keep-everything baseline and DefaultExtractor classify those same blocks, so their differences
-are the classifiers' alone. BTE tokenises the parsed tree itself (§2.6.1). External references
-(the ``justext`` package, trafilatura, resiliparse, readability-lxml) get the decoded HTML and
+keep-everything baseline, DefaultExtractor and the learned `best` classifier classify those same
+blocks, so their differences are the classifiers' alone. BTE tokenises the parsed tree itself (§2.6.1). External references
+(the ``justext`` package, trafilatura, resiliparse, readability-lxml, boilerpy3) get the decoded HTML and
 are offered only when importable; they are never dependencies of the library.
 """
 
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 
+from corpusbuilder.classifier import classify_learned, page_title
 from corpusbuilder.extract import ExtractParams, decode_html, guess_page_language, stoplist_for_page
 from corpusbuilder.justext import (
     GOOD,
@@ -84,6 +85,12 @@ def run_justext(params: JustextParams) -> Callable[[PreparedPage], Extraction]:
     return run
 
 
+def run_learned(page: PreparedPage) -> Extraction:
+    """The `best` preset: the shipped learned block classifier on jusText's blocks."""
+    classes = classify_learned(page.blocks, page_title(page.root))
+    return extraction_of_blocks([b.text for b in page.blocks], [cls == GOOD for cls in classes])
+
+
 def run_keep_all(page: PreparedPage) -> Extraction:
     """The baseline that keeps every text block (Tables 2.5–2.9 "baseline")."""
     return extraction_of_blocks([b.text for b in page.blocks], [True] * len(page.blocks))
@@ -136,6 +143,13 @@ def run_readability(page: PreparedPage) -> Extraction:
     return Extraction("\n".join(" ".join(t.split()) for t in root.itertext() if t.strip()))
 
 
+def run_boilerpy3(page: PreparedPage) -> Extraction:
+    """boilerpy3's port of boilerpipe's ArticleExtractor (Kohlschütter et al.)."""
+    from boilerpy3 import extractors
+
+    return Extraction(extractors.ArticleExtractor(raise_on_failure=False).get_content(page.html))
+
+
 @dataclass(frozen=True)
 class Extractor:
     name: str
@@ -147,6 +161,7 @@ class Extractor:
 EXTRACTORS: dict[str, Extractor] = {
     **{f"justext-{preset}": Extractor(f"justext-{preset}", run_justext(params), True)
        for preset, params in PRESETS.items()},
+    "best": Extractor("best", run_learned, True),
     "keep-all": Extractor("keep-all", run_keep_all, True),
     "bte": Extractor("bte", run_bte, True),
     "defext-lxml": Extractor("defext-lxml", run_default_extractor, True),
@@ -154,6 +169,7 @@ EXTRACTORS: dict[str, Extractor] = {
     "trafilatura": Extractor("trafilatura", run_trafilatura, False, "trafilatura"),
     "resiliparse": Extractor("resiliparse", run_resiliparse, False, "resiliparse"),
     "readability": Extractor("readability", run_readability, False, "readability"),
+    "boilerpy3": Extractor("boilerpy3", run_boilerpy3, False, "boilerpy3"),
 }
 
 

@@ -1,0 +1,280 @@
+"""The `best` preset: a learned block classifier over jusText's blocks.
+
+jusText (thesis §2.7) decides from three features and fixed thresholds. Kohlschütter et al.
+(``001_624bfa154ca76c9e.txt``) show that a handful of shallow features of a block and its
+neighbours — word count, text density, link density, average word and sentence length, capital
+and full-stop ratios, the tag around it, its position — separate content from boilerplate
+well when a classifier learns how to combine them. This module computes those features on the
+blocks jusText's segmentation already gives (§2.7.1), adds what the markup says
+(``justext.STRUCTURE_HINTS``: navigation, comment and article containers), jusText's own
+context-free and context-sensitive classes, and scores each block with a small ensemble of
+gradient-boosted trees stored as plain numpy arrays (``models/best.npz``).
+
+Inference is numpy only; scikit-learn is needed only to retrain (``corpusbuilder.training``,
+rule ``train``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from corpusbuilder.justext import (
+    BAD,
+    GOOD,
+    HINT_BITS,
+    NEAR_GOOD,
+    PRESETS,
+    SHORT,
+    Block,
+    JustextParams,
+    classify_context_free,
+    classify_context_sensitive,
+)
+
+# jusText's verdicts enter as features; preset C is the thesis' best single setting (Table 2.8).
+FEATURE_JUSTEXT: JustextParams = PRESETS["C"]
+# Kohlschütter's text density wraps text at 80 columns.
+WRAP_COLUMNS = 80
+NEIGHBOUR_OFFSETS = (-2, -1, 1, 2)
+
+_NEWLINE = ord("\n")
+# Character classes as bits of a lookup table over code points (anything beyond it has none).
+_SPACE, _SENTENCE_END, _SENTENCE_FINAL, _SEPARATOR, _CAPITAL, _DIGIT = (1 << i for i in range(6))
+_CLASS_MEMBERS = {
+    _SPACE: " \n",  # blocks are whitespace-normalised: only spaces and newlines remain
+    _SENTENCE_END: ".!?…",
+    _SENTENCE_FINAL: ".!?…\"”",
+    _SEPARATOR: "|•·»«›‹/>",
+    _CAPITAL: "".join(map(chr, [*range(65, 91), *range(192, 215), *range(216, 223),
+                               *range(913, 938), *range(1040, 1072)])),
+    _DIGIT: "0123456789",
+}
+_CHAR_CLASSES = np.zeros(0x2040, dtype=np.uint8)  # the last entry (U+203F) stays 0 for clipped codes
+for _bit, _members in _CLASS_MEMBERS.items():
+    _CHAR_CLASSES[[ord(c) for c in _members]] |= _bit
+_BLOCK_FEATURES = (
+    "log_words", "log_chars", "stopword_density", "stopword_density_vs_page", "link_density",
+    "mean_word_length", "text_density", "mean_sentence_words", "sentence_ends_per_word",
+    "ends_with_stop", "capitalised_per_word", "digits_per_word", "separators_per_word",
+    "tags_per_word", "heading", "depth", "title_overlap",
+    "cf_bad", "cf_short", "cf_near_good", "cf_good", "justext_good",
+    *(f"hint_{name}" for name in HINT_BITS),
+)
+_NEIGHBOUR_FEATURES = ("log_words", "link_density", "stopword_density", "cf_good", "justext_good")
+_PAGE_FEATURES = (
+    "position", "words_before_share", "word_share", "log_page_blocks", "page_good_share",
+    "in_top_container", "top_prefix_share", "blocks_from_top", "after_title_heading",
+)
+FEATURE_NAMES: tuple[str, ...] = (
+    *_BLOCK_FEATURES,
+    *(f"{name}@{offset:+d}" for offset in NEIGHBOUR_OFFSETS for name in _NEIGHBOUR_FEATURES),
+    *_PAGE_FEATURES,
+)
+
+
+def _xpath_steps(xpath: str) -> list[str]:
+    return [step for step in xpath.split("/") if step]
+
+
+def _shared_prefix(a: list[str], b: list[str]) -> int:
+    shared = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        shared += 1
+    return shared
+
+
+def _codepoints(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The page's block texts as one code-point array (blocks joined by newlines) and block starts."""
+    joined = "\n".join(texts) + "\n"
+    lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
+    return np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32), starts
+
+
+def _text_features(blocks: list[Block], title_words: set[str]) -> np.ndarray:
+    """Character-level text features of every block, counted over the page's code points at once.
+
+    Columns: sentence ends, final character ends a sentence, capitalised words, digits,
+    separators. Capitals are recognised in Latin, Greek and Cyrillic; a separator is one of
+    ``_SEPARATOR_CODES`` or a dash between spaces.
+    """
+    texts = [block.text for block in blocks]
+    codes, starts = _codepoints(texts)
+    classes = _CHAR_CLASSES[np.minimum(codes, len(_CHAR_CLASSES) - 1)]
+    space = (classes & _SPACE) != 0
+    space_after = np.append(space[1:], True)
+    space_before = np.insert(space[:-1], 0, True)
+    sentence_end = ((classes & _SENTENCE_END) != 0) & space_after
+    word_start = ~space & space_before
+    capital = word_start & ((classes & _CAPITAL) != 0)
+    digit = (classes & _DIGIT) != 0
+    separator = ((classes & _SEPARATOR) != 0) | ((codes == 45) & space_before & space_after)
+    counts = np.add.reduceat(np.column_stack([sentence_end, capital, digit, separator]).astype(np.int64),
+                             starts, axis=0)
+    ends = starts + np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) - 1
+    final_stop = (classes[ends] & _SENTENCE_FINAL) != 0
+    title_overlap = np.zeros(len(blocks))
+    if title_words:
+        for i, block in enumerate(blocks):
+            title_overlap[i] = sum(map(title_words.__contains__, block.text.lower().split())) / block.n_words
+    return counts, final_stop, title_overlap
+
+
+def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
+    """One row of FEATURE_NAMES per block (float32); ``title`` is the page's <title> text."""
+    count = len(blocks)
+    if count == 0:
+        return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
+    words = np.array([b.n_words for b in blocks], dtype=np.float64)
+    chars = np.array([b.n_chars for b in blocks], dtype=np.float64)
+    stop = np.array([b.stopword_density for b in blocks])
+    links = np.array([b.link_density for b in blocks])
+    cf = classify_context_free(blocks, FEATURE_JUSTEXT)
+    final = classify_context_sensitive(cf, blocks, FEATURE_JUSTEXT)
+    justext_good = np.array([c == GOOD for c in final], dtype=np.float64)
+    cf_good = np.array([c == GOOD for c in cf], dtype=np.float64)
+    title_words = set(title.lower().split())
+
+    counts, final_stop, title_overlap = _text_features(blocks, title_words)
+    per_block = np.zeros((count, len(_BLOCK_FEATURES)))
+    per_block[:, 7] = words / np.maximum(1, counts[:, 0])
+    per_block[:, 8] = counts[:, 0] / words
+    per_block[:, 9] = final_stop
+    per_block[:, 10:13] = counts[:, 1:4] / words[:, None]
+    per_block[:, 13] = [b.tags_count for b in blocks] / words
+    per_block[:, 14] = [b.heading for b in blocks]
+    per_block[:, 15] = [b.xpath.count("/") for b in blocks]
+    per_block[:, 16] = title_overlap
+    for column, cls in enumerate((BAD, SHORT, NEAR_GOOD, GOOD), start=17):
+        per_block[:, column] = [c == cls for c in cf]
+    hints = np.array([b.hints for b in blocks])
+    for column, bit in enumerate(HINT_BITS.values(), start=22):
+        per_block[:, column] = (hints & bit) != 0
+    long_enough = words >= 10
+    page_stop = np.average(stop[long_enough], weights=words[long_enough]) if long_enough.any() else stop.mean()
+    per_block[:, 0] = np.log1p(words)
+    per_block[:, 1] = np.log1p(chars)
+    per_block[:, 2] = stop
+    per_block[:, 3] = stop - page_stop
+    per_block[:, 4] = links
+    per_block[:, 5] = chars / words
+    per_block[:, 6] = words / np.maximum(1.0, np.ceil(chars / WRAP_COLUMNS))
+    per_block[:, 21] = justext_good
+
+    neighbour_source = np.column_stack([per_block[:, 0], links, stop, cf_good, justext_good])
+    neighbours = []
+    for offset in NEIGHBOUR_OFFSETS:
+        shifted = np.full_like(neighbour_source, -1.0)  # -1: beyond the page's edge
+        if offset < 0:
+            shifted[-offset:] = neighbour_source[:offset]
+        else:
+            shifted[:-offset] = neighbour_source[offset:]
+        neighbours.append(shifted)
+
+    page = np.zeros((count, len(_PAGE_FEATURES)))
+    index = np.arange(count)
+    page[:, 0] = index / max(1, count - 1)
+    page[:, 1] = (np.cumsum(words) - words) / words.sum()
+    page[:, 2] = words / words.sum()
+    page[:, 3] = np.log1p(count)
+    page[:, 4] = np.average(justext_good, weights=words)
+    # readability's idea: the container of the most content-like block holds the article
+    top = int(np.argmax(words * stop * (1.0 - links)))
+    top_container = _xpath_steps(blocks[top].xpath)[:-1]
+    for i, block in enumerate(blocks):
+        shared = _shared_prefix(_xpath_steps(block.xpath), top_container)
+        page[i, 5] = shared == len(top_container)
+        page[i, 6] = shared / max(1, len(top_container))
+    page[:, 7] = np.clip(index - top, -20, 20)
+    title_headings = np.flatnonzero((per_block[:, 14] > 0) & (per_block[:, 16] >= 0.5))
+    page[:, 8] = index >= title_headings[0] if len(title_headings) else -1.0
+    return np.hstack([per_block, *neighbours, page]).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class BlockModel:
+    """Gradient-boosted trees as flat arrays: node i tests ``feature[i] <= threshold[i]``.
+
+    ``left``/``right`` index the next node (a leaf points to itself); ``value`` is a leaf's
+    contribution to the log-odds; ``roots`` are the trees' first nodes. Blocks whose probability
+    of being content is at least ``threshold`` are kept.
+    """
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray
+    depth: int
+    baseline: float
+    threshold_good: float
+    feature_names: tuple[str, ...]
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        """P(content) per row of ``features``: all trees walked at once, one level per step.
+
+        Flat indexing: a row's feature f sits at ``row * width + f``, and node i's children at
+        ``children[2 i + go_left]``, so each level is four gathers over (rows × trees).
+        """
+        if len(features) == 0:
+            return np.zeros(0)
+        flat = np.ascontiguousarray(features, dtype=np.float64).ravel()
+        row_starts = (np.arange(len(features), dtype=np.int64) * features.shape[1])[:, None]
+        children = np.column_stack([self.right, self.left]).ravel()
+        nodes = np.broadcast_to(self.roots, (len(features), len(self.roots)))
+        for _ in range(self.depth):
+            go_left = flat[row_starts + self.feature[nodes]] <= self.threshold[nodes]
+            nodes = children[2 * nodes + go_left]
+        log_odds = self.baseline + self.value[nodes].sum(axis=1)
+        return 1.0 / (1.0 + np.exp(-log_odds))
+
+    def save(self, path: Path | str) -> None:
+        np.savez_compressed(path, feature=self.feature, threshold=self.threshold, left=self.left,
+                            right=self.right, value=self.value, roots=self.roots,
+                            meta=np.array([self.depth, self.baseline, self.threshold_good]),
+                            feature_names=np.array(self.feature_names))
+
+    @classmethod
+    def load(cls, path: Path | str) -> BlockModel:
+        with np.load(path) as data:
+            names = tuple(str(n) for n in data["feature_names"])
+            if names != FEATURE_NAMES:
+                raise ValueError(f"{path}: model was trained on other features than this version "
+                                 "computes; retrain it (snakemake train)")
+            depth, baseline, threshold_good = data["meta"]
+            return cls(data["feature"], data["threshold"].astype(np.float64), data["left"], data["right"],
+                       data["value"], data["roots"], int(depth), float(baseline), float(threshold_good), names)
+
+
+SHIPPED_MODEL = "best.npz"
+
+
+@lru_cache(maxsize=4)
+def load_model(path: Path | None = None) -> BlockModel:
+    """A model file, loaded once per process; None = the one inside the package (``models/best.npz``)."""
+    if path is not None:
+        return BlockModel.load(path)
+    with resources.as_file(resources.files("corpusbuilder") / "models" / SHIPPED_MODEL) as shipped:
+        return BlockModel.load(shipped)
+
+
+def page_title(root) -> str:
+    """The page's <title>, whitespace collapsed ("" for none)."""
+    if root is None:
+        return ""
+    return " ".join((root.findtext(".//title") or "").split())
+
+
+def classify_learned(blocks: list[Block], title: str = "", model: BlockModel | None = None) -> list[str]:
+    """``good`` or ``bad`` per block, as the `best` preset decides."""
+    model = model or load_model()
+    keep = model.probabilities(block_features(blocks, title)) >= model.threshold_good
+    return [GOOD if k else BAD for k in keep]

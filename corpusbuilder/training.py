@@ -1,0 +1,214 @@
+"""Training the `best` preset's block classifier from the gold sets (rule ``train``).
+
+Gold sets give clean text per page, not a label per block, so blocks are labelled by aligning
+the gold text to jusText's segmentation: a block is content when most of its words sit in word
+trigrams of the gold text (a short block: when its whole text appears in the gold text). The
+snippet set labels a block content when it covers a snippet that must be kept, boilerplate when
+it covers one that must not, and leaves the rest out. Blocks are weighted by their words, since
+the evaluation counts words.
+
+Models are judged by cross-validation that holds out one whole dataset at a time, so a score
+says how the classifier does on pages from a source it never saw. Needs scikit-learn (the
+``train`` extra); the fitted trees are exported to ``classifier.BlockModel``'s numpy arrays.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from corpusbuilder.classifier import FEATURE_NAMES, BlockModel, block_features, page_title
+from corpusbuilder.evaluation.extractors import Extraction, decode_page, extraction_of_blocks, prepare_page
+from corpusbuilder.evaluation.gold import GoldPage
+from corpusbuilder.evaluation.report import Tally, score_page
+from corpusbuilder.extract import ExtractParams, UndecodableError
+from corpusbuilder.justext import Block
+
+log = logging.getLogger(__name__)
+
+LABEL_NGRAM = 3
+CONTENT_COVERAGE = 0.5  # share of a block's words in gold trigrams that makes it content
+
+
+@dataclass(frozen=True)
+class TrainParams:
+    """Gradient boosting settings (scikit-learn's HistGradientBoostingClassifier) and the seed."""
+
+    max_iter: int = 200
+    learning_rate: float = 0.075
+    max_depth: int = 6
+    min_samples_leaf: int = 40
+    l2_regularization: float = 1.0
+    seed: int = 1
+    threshold_good: float = 0.7  # leaning to precision: a corpus would rather lose a sentence than keep a menu
+
+    @classmethod
+    def from_config(cls, section: dict) -> TrainParams:
+        return cls(**{key: section[key] for key in cls.__dataclass_fields__ if key in section})
+
+
+def _trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[i:i + LABEL_NGRAM]) for i in range(len(words) - LABEL_NGRAM + 1)}
+
+
+def _coverage(words: Sequence[str], grams: set[tuple[str, ...]]) -> float:
+    """Share of ``words`` inside at least one trigram of ``grams``."""
+    covered = np.zeros(len(words), dtype=bool)
+    for i in range(len(words) - LABEL_NGRAM + 1):
+        if tuple(words[i:i + LABEL_NGRAM]) in grams:
+            covered[i:i + LABEL_NGRAM] = True
+    return float(covered.mean())
+
+
+def _contained(words: Sequence[str], text: str) -> bool:
+    return f" {' '.join(words)} " in text
+
+
+def block_labels(blocks: list[Block], page: GoldPage) -> np.ndarray:
+    """1 content, 0 boilerplate, -1 unknown per block (see the module docstring).
+
+    A snippet marks the blocks that hold most of it, or that it mostly covers (by trigrams)."""
+    labels = np.full(len(blocks), -1, dtype=np.int8)
+    if page.gold_text is not None:
+        gold_words = page.gold_text.lower().split()
+        grams = _trigrams(gold_words)
+        spaced = f" {' '.join(gold_words)} "
+        for i, block in enumerate(blocks):
+            words = block.text.lower().split()
+            if len(words) >= LABEL_NGRAM:
+                labels[i] = _coverage(words, grams) >= CONTENT_COVERAGE
+            else:
+                labels[i] = _contained(words, spaced)
+        return labels
+    block_grams = [_trigrams(block.text.lower().split()) for block in blocks]
+    for label, snippets in ((1, page.with_snippets), (0, page.without_snippets)):
+        for snippet in snippets:
+            grams = _trigrams(snippet.lower().split())
+            for i, mine in enumerate(block_grams):
+                if grams and mine and len(grams & mine) >= CONTENT_COVERAGE * min(len(grams), len(mine)):
+                    # a block holding both kinds of snippet teaches nothing: left out
+                    labels[i] = label if labels[i] in (-1, label) else -2
+    labels[labels == -2] = -1
+    return labels
+
+
+@dataclass
+class TrainingPage:
+    """A gold page cut into jusText blocks, with each block's features and label."""
+
+    gold: GoldPage
+    blocks: list[Block]
+    features: np.ndarray
+    labels: np.ndarray
+
+
+def training_pages(pages: Iterable[GoldPage], params: ExtractParams = ExtractParams()) -> list[TrainingPage]:
+    """Decode and segment each page as the extract stage does, then compute features and labels."""
+    prepared = []
+    for number, gold in enumerate(pages, start=1):
+        if number % 250 == 0:
+            log.info("%d pages segmented and labelled", number)
+        try:
+            html = decode_page(gold.html, gold.http_charset, params)
+        except UndecodableError:
+            html = ""
+        page = prepare_page(html, params)
+        prepared.append(TrainingPage(gold, page.blocks, block_features(page.blocks, page_title(page.root)),
+                                     block_labels(page.blocks, gold)))
+    return prepared
+
+
+def dataset_group(dataset: str) -> str:
+    """Datasets drawn from one source form one group: CleanEval's dev and final sets."""
+    return "cleaneval" if dataset.startswith("cleaneval-") else dataset
+
+
+@dataclass
+class TrainingTable:
+    """Features, labels and weights of every labelled block, and the dataset group of each."""
+
+    features: np.ndarray
+    labels: np.ndarray
+    weights: np.ndarray
+    group: np.ndarray
+
+
+def training_table(pages: Sequence[TrainingPage]) -> TrainingTable:
+    """Labelled blocks of all pages. A block weighs its words, and every dataset group weighs the
+    same in total, so the small snippet set counts as much as the large CleanEval."""
+    known = [page.labels >= 0 for page in pages]
+    words = [np.array([b.n_words for b in page.blocks], dtype=np.float64)[k] for page, k in zip(pages, known)]
+    groups = [np.full(k.sum(), dataset_group(page.gold.dataset), dtype=object) for page, k in zip(pages, known)]
+    group = np.concatenate(groups) if groups else np.zeros(0, dtype=object)
+    weights = np.concatenate(words) if words else np.zeros(0)
+    for name in pd.unique(group):
+        mine = group == name
+        weights[mine] *= len(weights) / (weights[mine].sum() * len(pd.unique(group)))
+    return TrainingTable(
+        np.concatenate([page.features[k] for page, k in zip(pages, known)]).astype(np.float32),
+        np.concatenate([page.labels[k] for page, k in zip(pages, known)]), weights, group)
+
+
+def fit(table: TrainingTable, params: TrainParams = TrainParams(), mask: np.ndarray | None = None) -> BlockModel:
+    """Gradient-boosted trees on the (masked) table, exported to a BlockModel."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    mask = np.ones(len(table.labels), dtype=bool) if mask is None else mask
+    classifier = HistGradientBoostingClassifier(
+        max_iter=params.max_iter, learning_rate=params.learning_rate, max_depth=params.max_depth,
+        min_samples_leaf=params.min_samples_leaf, l2_regularization=params.l2_regularization,
+        early_stopping=False, random_state=params.seed)
+    log.info("fitting %d trees on %d blocks", params.max_iter, int(mask.sum()))
+    classifier.fit(table.features[mask], table.labels[mask], sample_weight=table.weights[mask])
+    return export_trees(classifier, params)
+
+
+def export_trees(classifier, params: TrainParams) -> BlockModel:
+    """Flatten scikit-learn's fitted trees into BlockModel arrays (leaves point to themselves)."""
+    feature, threshold, left, right, value, roots = [], [], [], [], [], []
+    depth = 0
+    offset = 0
+    for (predictor,) in classifier._predictors:  # one tree per iteration for a binary target
+        nodes = predictor.nodes
+        size = len(nodes)
+        leaf = nodes["is_leaf"].astype(bool)
+        index = np.arange(size)
+        feature.append(np.where(leaf, 0, nodes["feature_idx"]))
+        threshold.append(np.where(leaf, np.inf, nodes["num_threshold"]))
+        left.append(np.where(leaf, index, nodes["left"]) + offset)
+        right.append(np.where(leaf, index, nodes["right"]) + offset)
+        value.append(np.where(leaf, nodes["value"], 0.0))
+        roots.append(offset)
+        depth = max(depth, int(nodes["depth"].max()))
+        offset += size
+    return BlockModel(
+        np.concatenate(feature).astype(np.int32), np.concatenate(threshold).astype(np.float64),
+        np.concatenate(left).astype(np.int32), np.concatenate(right).astype(np.int32),
+        np.concatenate(value).astype(np.float64), np.array(roots, dtype=np.int32), depth,
+        float(np.ravel(classifier._baseline_prediction)[0]), params.threshold_good, FEATURE_NAMES)
+
+
+def kept_text(blocks: Sequence[Block], probabilities: np.ndarray, threshold: float) -> Extraction:
+    return extraction_of_blocks([b.text for b in blocks], list(probabilities >= threshold))
+
+
+def cross_validate(pages: Sequence[TrainingPage], params: TrainParams = TrainParams()) -> dict[str, Tally]:
+    """Each dataset group's pages scored by a model trained on the other groups only.
+
+    Returns a Tally per dataset, scored exactly as the evaluation stage scores an extractor.
+    """
+    table = training_table(pages)
+    page_groups = np.array([dataset_group(page.gold.dataset) for page in pages])
+    tallies: dict[str, Tally] = {}
+    for name in pd.unique(page_groups):
+        log.info("cross-validation: training without %s", name)
+        model = fit(table, params, mask=table.group != name)
+        for page in (page for page, group in zip(pages, page_groups) if group == name):
+            tally = tallies.setdefault(page.gold.dataset, Tally())
+            score_page(tally, page.gold, kept_text(page.blocks, model.probabilities(page.features),
+                                                   model.threshold_good))
+    return tallies

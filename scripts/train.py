@@ -1,0 +1,16 @@
+"""Rule `train`: gold sets → the `best` preset's block classifier (results/model/best.npz) and,
+with `train.cross_validate`, its held-out-dataset scores (results/stats/train_cv.tsv)."""
+
+from corpusbuilder.evaluation.gold import iter_dataset
+from corpusbuilder.evaluation.report import BOILERPLATE_COLUMNS, boilerplate_rows, write_tsv
+from corpusbuilder.logs import setup_logging
+from corpusbuilder.training import TrainParams, cross_validate, fit, training_pages, training_table
+
+setup_logging(snakemake.log[0])
+cfg = snakemake.params.cfg
+params = TrainParams.from_config(cfg)
+pages = [page for dataset in cfg["datasets"]
+         for page in training_pages(iter_dataset(dataset, snakemake.params.gold_dir, cfg["max_pages"]))]
+fit(training_table(pages), params).save(snakemake.output.model)
+rows = boilerplate_rows({"held-out": cross_validate(pages, params)}) if cfg["cross_validate"] else []
+write_tsv([{**row, "extractor": "best (held out)"} for row in rows], BOILERPLATE_COLUMNS, snakemake.output.cv)
