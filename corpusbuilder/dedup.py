@@ -3,8 +3,9 @@
 G₂₊ holds the hashes of every n-gram seen at least twice in the corpus (the ngrams stage,
 ``work/ngrams/dup{n}.npy``); G_out those already sent to output. Documents are taken in an order
 (§3.5: increasing share of duplicate n-grams), and each unit — a text block (§3.5.2) or a whole
-document — is judged by the share of its words covered by n-grams in G_out. Over the threshold
-it becomes ``duplicate``; otherwise it is kept and its duplicate n-grams move from G₂₊ to G_out.
+document — is judged by the share of its words covered by n-grams already output: in G_out, or,
+as the public onion tool counts them, seen earlier in the same document. Over the threshold it
+becomes ``duplicate``; otherwise it is kept and its duplicate n-grams move from G₂₊ to G_out.
 jusText's context-sensitive pass then runs again with ``duplicate`` acting as ``bad`` (Fig. 3.5),
 so stubs left between removed duplicates go too.
 
@@ -239,66 +240,37 @@ class UnitVerdicts:
 
 def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np.ndarray,
                    n: int, threshold: float, store, doc: int) -> UnitVerdicts:
-    """Algorithm 3.1 over the units of one document, in order; updates `store`.
+    """Algorithm 3.1 over the units of one document; updates `store`.
 
     `handles`/`dup_starts` are the document's duplicate n-grams (members of G₂₊ ∪ G_out, as
     `store.locate` names them) and their first words, in word order; `unit_offsets` bound the
-    units in the same word positions (n-grams never cross a block). A unit that repeats an
-    earlier kept unit of the same document counts that one as output (it is in G_out by the time
-    the thesis' loop reaches it); repeats inside one unit do not.
-
-    G_out only changes between documents unless a still-fresh n-gram recurs in a later unit of
-    the same document, so all units are judged at once, and only the units holding such a
-    recurrence are then judged one by one.
+    units in the same word positions (n-grams never cross a block). As in onion, an n-gram
+    counts as already output when it is in G_out as it stood before the document, or when it
+    occurred earlier in the same document (in this unit or an earlier one, kept or not): a page
+    that repeats itself is judged like a copy of itself. So every unit is judged at once, and
+    G_out changes only between documents, by the duplicate n-grams of the kept units.
     """
     units = len(unit_offsets) - 1
     verdicts = UnitVerdicts(np.zeros(units), np.zeros(units, bool), np.full(units, -1, np.int32))
     if len(handles) == 0:
         return verdicts
     owner = store.owners(handles)
+    distinct, first = np.unique(handles, return_index=True)
+    repeat = np.ones(len(handles), bool)
+    repeat[first] = False
+    output = (owner != NOT_OUTPUT) | repeat
     unit_of = np.searchsorted(unit_offsets, dup_starts, side="right") - 1
-    fresh = np.flatnonzero(owner == NOT_OUTPUT)
-    in_output = owner != NOT_OUTPUT
-    # a fresh n-gram seen again in a later unit: there it is output iff an earlier unit holding
-    # it was kept, so only the units with such a later occurrence wait for the others' verdicts
-    distinct, which = np.unique(handles[fresh], return_inverse=True)
-    first_unit = np.full(len(distinct), units, np.int64)
-    np.minimum.at(first_unit, which, unit_of[fresh])
-    later = unit_of[fresh] > first_unit[which]
-    waiting = np.zeros(units, bool)
-    waiting[unit_of[fresh[later]]] = True
+    first_word = unit_offsets[0]
+    covered = np.flatnonzero(covered_tokens(dup_starts[output] - first_word, n, unit_offsets[-1] - first_word))
+    words = np.bincount(np.searchsorted(unit_offsets, covered + first_word, side="right") - 1, minlength=units)
     lengths = np.diff(unit_offsets)
-    first = unit_offsets[0]
-
-    def judge(unit_mask: np.ndarray, output: np.ndarray) -> None:
-        covered = np.flatnonzero(covered_tokens(dup_starts[output] - first, n, unit_offsets[-1] - first))
-        words = np.bincount(np.searchsorted(unit_offsets, covered + first, side="right") - 1, minlength=units)
-        share = np.divide(words, lengths, out=np.zeros(units), where=lengths > 0)
-        verdicts.share[unit_mask] = share[unit_mask]
-        verdicts.duplicate[unit_mask] = share[unit_mask] > threshold
-
-    judge(~waiting, in_output)
-    if waiting.any():
-        # kept_in[k]: the earliest kept unit holding fresh n-gram k (units = not yet known)
-        kept_in = np.full(len(distinct), units, np.int64)
-        settled = ~waiting[unit_of[fresh]] & ~verdicts.duplicate[unit_of[fresh]]
-        np.minimum.at(kept_in, which[settled], unit_of[fresh[settled]])
-        for unit in np.flatnonzero(waiting):
-            mine = unit_of[fresh] == unit
-            output = in_output.copy()
-            output[fresh[mine]] = kept_in[which[mine]] < unit
-            only = np.zeros(units, bool)
-            only[unit] = True
-            judge(only, output & (unit_of == unit))
-            if verdicts.duplicate[unit]:
-                in_output[fresh[mine]] = output[fresh[mine]]  # this document's, for the provenance
-            else:
-                np.minimum.at(kept_in, which[mine], unit)
+    verdicts.share = np.divide(words, lengths, out=np.zeros(units), where=lengths > 0)
+    verdicts.duplicate = verdicts.share > threshold
+    # provenance: the owners of the output n-grams; an earlier occurrence in this page names it
+    source = np.where(owner == NOT_OUTPUT, doc, owner)
     for unit in np.flatnonzero(verdicts.duplicate):
-        at = np.flatnonzero((unit_of == unit) & in_output)
-        verdicts.duplicate_of[unit] = _most_common(np.where(owner[at] == NOT_OUTPUT, doc, owner[at]))
-    send = np.zeros(len(handles), bool)
-    send[fresh] = ~verdicts.duplicate[unit_of[fresh]]
+        verdicts.duplicate_of[unit] = _most_common(source[(unit_of == unit) & output])
+    send = (owner == NOT_OUTPUT) & ~verdicts.duplicate[unit_of]
     if send.any():
         store.send(np.unique(handles[send]), doc)
     return verdicts

@@ -106,33 +106,31 @@ class DictStore:
 
 
 def reference_document(handles, starts, unit_offsets, n, threshold, owner: dict, doc):
-    """Algorithm 3.1 literally, unit by unit, G_out a dict."""
-    verdicts = []
-    sent = {}
+    """onion's loop, literally: unit by unit, word by word; an n-gram is already output when it
+    is in G_out (a dict, as before the document) or was seen earlier in the document (kept or
+    not); G_out takes the kept units' fresh n-grams once the document is judged."""
+    verdicts, seen, sent = [], set(), {}
     for unit in range(len(unit_offsets) - 1):
         first, last = unit_offsets[unit], unit_offsets[unit + 1]
-        mine = [(h, s) for h, s in zip(handles.tolist(), starts.tolist()) if first <= s < last]
         covered, owners = set(), []
+        mine = [(h, s) for h, s in zip(handles.tolist(), starts.tolist()) if first <= s < last]
         for h, s in mine:
-            o = owner.get(h, sent.get(h, NOT_OUTPUT))
-            if o != NOT_OUTPUT:
+            if h in owner or h in seen:
                 covered.update(range(s, s + n))
-                owners.append(o)
+                owners.append(owner.get(h, doc))
+            seen.add(h)
         share = len(covered) / (last - first) if last > first else 0.0
         if share > threshold:
-            best = max(set(owners), key=lambda o: (owners.count(o), -o))
-            verdicts.append((share, True, best))
+            verdicts.append((share, True, max(set(owners), key=lambda o: (owners.count(o), -o))))
         else:
             verdicts.append((share, False, -1))
-            for h, _ in mine:
-                if h not in owner:
-                    sent[h] = doc
+            sent.update((h, doc) for h, _ in mine if h not in owner)
     owner.update(sent)
     return verdicts
 
 
-def test_dedup_document_matches_algorithm_3_1_unit_by_unit():
-    """All units at once, and one by one only where a fresh n-gram recurs in a later unit."""
+def test_dedup_document_matches_onions_loop():
+    """All units at once (numpy) against the word-by-word loop, on random documents."""
     rng = np.random.default_rng(3)
     for trial in range(40):
         store, owner = DictStore(), {}
@@ -239,6 +237,29 @@ def test_repeat_inside_one_page_keeps_the_first_copy(tmp_path):
     table = run(tmp_path, shards)
     assert classes(table, "page") == ["good", "good", "duplicate"]
     assert table.duplicate_of.tolist()[2] == "page"
+
+
+def test_repeat_inside_one_block_counts_as_output(tmp_path):
+    """As in onion, a block that says the same thing three times is two thirds duplicate."""
+    a = para(20)
+    shards = write_corpus(tmp_path, {"s0": [("page", [para(), " ".join([a, a, a])])]})
+    table = run(tmp_path, shards)
+    assert classes(table, "page") == ["good", "duplicate"]
+    assert table.dup_share.tolist()[1] == pytest.approx(2 / 3)
+    assert table.duplicate_of.tolist()[1] == "page"
+
+
+def test_repeat_of_a_removed_block_counts_too(tmp_path):
+    """onion's local set holds every n-gram seen earlier in the page, kept or not: a block that
+    repeats the fresh half of a block removed as a duplicate is judged a repeat of it."""
+    copied, fresh = para(40), para(20)
+    shards = write_corpus(tmp_path, {"s0": [("original", [copied]),
+                                            ("page", [" ".join([copied, fresh]), fresh, para()])]})
+    table = run(tmp_path, shards, order="input")
+    assert classes(table, "page") == ["duplicate", "duplicate", "good"]
+    page = table[table.doc_id == "page"]
+    assert page.dup_share.tolist()[:2] == pytest.approx([2 / 3, 1.0])
+    assert page.duplicate_of.tolist()[:2] == ["original", "page"]
 
 
 def test_provenance_names_the_page_it_duplicates_most(tmp_path):
