@@ -176,28 +176,43 @@ def random_hashes(path: Path, count: int) -> Path:
 
 def memory_point(backend: str, keys_path: Path, bits: int) -> dict:
     """One point, in this (fresh) process, loading G₂₊ as the stage does: memory with G₂₊ full
-    (start), with every hash sent to G_out (end), and the peak, all per stored hash."""
+    (start), with every hash sent to G_out (end), the peak of that pass, and the table of who
+    sent what that `duplicate_of` is resolved with once the sets are given up, all per stored hash."""
     baseline = _rss()
     store = duplicate_ngram_store(np.load(keys_path), DedupParams(backend=backend, hash_bits=bits))
     stored = len(store)
     point = {"backend": backend, "bits": bits, "hashes": stored,
-             "start_bytes_per_hash": round((_rss() - baseline) / stored, 2),
-             # the stage's peak: loading and building (the end state below is built in bulk)
-             "peak_bytes_per_hash": round(
-                 (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline) / stored, 2)}
+             "start_bytes_per_hash": round((_rss() - baseline) / stored, 2)}
     if backend == "judy":
         import judy
 
         point["judy1_memused_per_hash"] = round(store.g2.__sizeof__() / stored, 2)
-        # every duplicate n-gram sent to output: G_out (JudyL) full, G₂₊ empty
+        # the peak of loading and building (the end state below is built in bulk, with a copy)
+        point["peak_bytes_per_hash"] = round(
+            (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline) / stored, 2)
+        # every duplicate n-gram sent to output: G_out full, G₂₊ empty
         keys = store.g2.ToArray()
         store.g2.clear()
-        store.g_out = judy.JudyIntIntMap.FromArray(keys, np.arange(stored, dtype=np.uint64) % 1_000_003)
+        store.g_out = judy.JudyIntSet.FromArray(keys)
         del keys
-        point["judyl_memused_per_hash"] = round(store.g_out.__sizeof__() / stored, 2)
     else:
-        store.send_to_output(store.keys, 7)
+        # every duplicate n-gram sent to output, a document's worth at a time as the pass does
+        for start in range(0, stored, 4096):
+            store.send(np.arange(start, min(start + 4096, stored)))
+        # the peak while the sets live: loading, building and the pass
+        point["peak_bytes_per_hash"] = round(
+            (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline) / stored, 2)
     point["end_bytes_per_hash"] = round((_rss() - baseline) / stored, 2)
+    if backend == "judy":
+        keys = store.g_out.ToArray()
+        owners = store.owner_table()
+        owners.owner = judy.JudyIntIntMap.FromArray(keys, np.arange(stored, dtype=np.uint64) % 1_000_003)
+        del keys
+        point["owners_judyl_memused_per_hash"] = round(owners.owner.__sizeof__() / stored, 2)
+    else:
+        owners = store.owner_table()
+        owners.record(np.arange(stored), np.arange(stored, dtype=np.int32) % 1_000_003)
+        point["owners_bytes_per_hash"] = round((_rss() - baseline) / stored, 2)
     return point
 
 
