@@ -284,6 +284,9 @@ class Provenance:
         self._tmp = tempfile.TemporaryDirectory(dir=directory, prefix=".provenance-")
         self._paths = {name: Path(self._tmp.name) / name for name in ("sent", "quoted")}
         self._files = {name: path.open("wb") for name, path in self._paths.items()}
+        # a document's rows are few: they are gathered and written a chunk at a time
+        self._pending = {name: [] for name in self._paths}
+        self._pending_rows = 0
         self.chunk_rows = chunk_rows
         self.units = 0
 
@@ -291,7 +294,6 @@ class Provenance:
         """Log one document's sends and quotes; returns the numbers given to its duplicate units."""
         sent = np.empty(len(verdicts.sent), SENT)
         sent["handle"], sent["doc"] = verdicts.sent, doc
-        sent.tofile(self._files["sent"])
         duplicate = np.flatnonzero(verdicts.duplicate)
         numbers = np.full(len(verdicts.duplicate), -1, np.int64)
         numbers[duplicate] = self.units + np.arange(len(duplicate))
@@ -299,8 +301,19 @@ class Provenance:
         quoted = np.empty(len(verdicts.quoted_unit), QUOTED)
         quoted["unit"], quoted["handle"] = numbers[verdicts.quoted_unit], verdicts.quoted_handle
         quoted["doc"] = np.where(verdicts.quoted_self, doc, NOT_OUTPUT)
-        quoted.tofile(self._files["quoted"])
+        self._pending["sent"].append(sent)
+        self._pending["quoted"].append(quoted)
+        self._pending_rows += len(sent) + len(quoted)
+        if self._pending_rows >= self.chunk_rows:
+            self._flush()
         return numbers
+
+    def _flush(self) -> None:
+        for name, rows in self._pending.items():
+            if rows:
+                np.concatenate(rows).tofile(self._files[name])
+            rows.clear()
+        self._pending_rows = 0
 
     def _chunks(self, name: str, dtype: np.dtype):
         with self._paths[name].open("rb") as f:
@@ -310,6 +323,7 @@ class Provenance:
     def resolve(self, owners) -> np.ndarray:
         """Per duplicate unit, the document that sent most of its output n-grams (the smallest
         of equally frequent ones); `owners` is the store's `owner_table()`."""
+        self._flush()
         for f in self._files.values():
             f.close()
         for rows in self._chunks("sent", SENT):
