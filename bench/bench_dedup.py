@@ -1,23 +1,30 @@
 """Benchmarks of block de-duplication (corpusbuilder.dedup, thesis §3.5–3.6).
 
-    python bench/bench_dedup.py crawl   [--stage DIR | --warcs DIR] [--work DIR]  # §3.6.4 metric
+    python bench/bench_dedup.py crawl   [--stage DIR | --stage '' --warcs DIR] [--n 5 7 10] [--orders ...]  # §3.6.4
     python bench/bench_dedup.py memory  [--max 30000000]             # Figure 3.4 in small
     python bench/bench_dedup.py speed                                # tokens/s of the dedup pass
 
 crawl: by default reads the real stage outputs of a workflow run (--stage, its `work` directory:
 tokens/*.npz, extract/*.blocks.parquet, ngrams/dup{n}.npy), i.e. exactly what the dedup rule sees
-(English pages after exact dedup, the tokenise stage's tokens). With --stage '' it extracts each
-WARC (`corpusbuilder extract`) into --work and tokenises the jusText-good blocks with a regex stand-in.
-G₂₊ is the stage's dup{n}.npy when present, else counted in numpy. It runs the dedup stage and
-reports the thesis' metric: instances of 10-grams (all tokens) seen 2+ times in the corpus before
-and after, and the share of distinct 10-grams kept. memory: bytes per stored hash of each backend and width, each point measured as the
-RSS delta of a fresh subprocess (Judy's own MemUsed alongside). Results go to bench/results/dedup.json.
+(pages after the language filter and exact dedup, the tokenise stage's tokens). With --stage '' it
+extracts each WARC (`corpusbuilder extract`) into --work and tokenises every page's jusText-good
+blocks with a regex stand-in: no language filter, no exact dedup, the input the onion reference
+figures were measured on. G₂₊ is the stage's dup{n}.npy when present, else counted in numpy. It
+runs the dedup stage and reports the thesis' metric: instances of 10-grams (all tokens) seen 2+
+times in the corpus before and after, and the share of distinct 10-grams kept, with and without
+the context-sensitive pass (which also takes the stubs next to duplicates).
+
+memory: bytes per stored hash of each backend and width, each point measured as the RSS delta of
+a fresh subprocess (Judy's own MemUsed alongside): with G₂₊ full, with every hash in G_out, the
+peak of that, and the owner table `duplicate_of` is resolved with after the pass.
+Results go to bench/results/dedup.json.
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import itertools
 import json
 import re
 import resource
@@ -118,7 +125,7 @@ def crawl(args) -> None:
     rows = []
     for kind in args.kinds:
         for n in args.n:
-            for threshold in args.thresholds:
+            for threshold, order in itertools.product(args.thresholds, args.orders):
                 staged = Path(args.stage or work) / "ngrams" / f"dup{n}.npy"
                 if args.stage and kind == "all" and staged.exists():
                     np.save(work / "dup.npy", np.load(staged))
@@ -126,7 +133,7 @@ def crawl(args) -> None:
                     np.save(work / "dup.npy", duplicate_ngrams(tokens, n, kind))
                 shards = [Shard(name, t, b, work / "dedup" / f"{name}.parquet")
                           for name, t, b in zip(names, tokens, blocks)]
-                params = DedupParams(n=n, kind=kind, threshold=threshold, order=args.order)
+                params = DedupParams(n=n, kind=kind, threshold=threshold, order=order)
                 stats = dedup_corpus(shards, work / "dup.npy", None, params, PRESETS["default"])
                 final = []
                 for shard in shards:
@@ -139,7 +146,7 @@ def crawl(args) -> None:
                 # Algorithm 3.1 alone: only its duplicate blocks removed, not the stubs the
                 # context-sensitive pass takes with them
                 alone = tengram_metric(tokens, [f != "duplicate" for f in final])
-                row = {"kind": kind, "n": n, "threshold": threshold, "order": args.order,
+                row = {"kind": kind, "n": n, "threshold": threshold, "order": order,
                        "duplicate_ngrams": stats.duplicate_ngrams,
                        "removed_duplicate_10gram_instances": round(
                            1 - after["duplicate_10gram_instances"] / before["duplicate_10gram_instances"], 4),
@@ -154,7 +161,10 @@ def crawl(args) -> None:
                        "tokens_per_second": round(stats.tokens / stats.seconds["total"])}
                 print(row)
                 rows.append(row)
-    save("crawl", {"stage": str(args.stage), "warcs": str(args.warcs), "before": before, "runs": rows})
+    # two inputs, two sections: the workflow's (after language and exact dedup) and jusText's
+    # clean text of every page (the input the onion reference figures were measured on)
+    save("crawl" if args.stage else "crawl_justext_only",
+         {"stage": str(args.stage), "warcs": str(args.warcs), "before": before, "runs": rows})
 
 
 # --- memory: Figure 3.4 in small ------------------------------------------------------------------
@@ -294,7 +304,7 @@ def main() -> None:
     c.add_argument("--n", type=int, nargs="+", default=[5, 7, 10])
     c.add_argument("--kinds", nargs="+", default=["all"])
     c.add_argument("--thresholds", type=float, nargs="+", default=[0.5])
-    c.add_argument("--order", default="dup-share")
+    c.add_argument("--orders", nargs="+", default=["dup-share"], choices=["dup-share", "input"])
     m = sub.add_parser("memory")
     m.add_argument("--max", type=int, default=30_000_000)
     m.add_argument("--work", default="bench/results/tmp/dedup")
