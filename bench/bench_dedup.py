@@ -30,7 +30,6 @@ import re
 import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np

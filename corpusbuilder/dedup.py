@@ -38,7 +38,7 @@ import pandas as pd
 import pyarrow as pa
 
 from corpusbuilder.io import atomic_path, write_table
-from corpusbuilder.justext import BAD, DUPLICATE, GOOD, PRESETS, JustextParams, classify_context_sensitive
+from corpusbuilder.justext import BAD, DUPLICATE, PRESETS, JustextParams, classify_context_sensitive
 from corpusbuilder.ngrams import NGRAM_KINDS, kind_mask, ngram_hashes, select_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")

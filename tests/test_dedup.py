@@ -250,7 +250,7 @@ def test_repeat_inside_one_page_keeps_the_first_copy(tmp_path):
 def test_repeat_inside_one_block_counts_as_output(tmp_path):
     """As in onion, a block that says the same thing three times is two thirds duplicate."""
     a = para(20)
-    shards = write_corpus(tmp_path, {"s0": [("page", [para(), " ".join([a, a, a])])]})
+    shards = write_corpus(tmp_path, {"s0": [("page", [para(), f"{a} {a} {a}"])]})
     table = run(tmp_path, shards)
     assert classes(table, "page") == ["good", "duplicate"]
     assert table.dup_share.tolist()[1] == pytest.approx(2 / 3)
@@ -262,7 +262,7 @@ def test_repeat_of_a_removed_block_counts_too(tmp_path):
     repeats the fresh half of a block removed as a duplicate is judged a repeat of it."""
     copied, fresh = para(40), para(20)
     shards = write_corpus(tmp_path, {"s0": [("original", [copied]),
-                                            ("page", [" ".join([copied, fresh]), fresh, para()])]})
+                                            ("page", [f"{copied} {fresh}", fresh, para()])]})
     table = run(tmp_path, shards, order="input")
     assert classes(table, "page") == ["duplicate", "duplicate", "good"]
     page = table[table.doc_id == "page"]
