@@ -308,8 +308,8 @@ def bench_dedup(args, logs: Path, work: Path) -> list[dict]:
                          "ratio_means": "peer / ours (> 1: ours smaller)",
                          "peak_bytes_per_hash": {"ours": ours["peak_bytes_per_hash"],
                                                  "peer": peer and peer["peak_bytes_per_hash"]},
-                         "input": f"{largest:,} random 64-bit hashes, RSS delta with G2+ loaded (peak while "
-                                  f"loading: {ours['peak_bytes_per_hash']:.0f} vs "
+                         "input": f"{largest:,} random 64-bit hashes, RSS delta with G2+ loaded (peak of loading and the pass: "
+                                  f"{ours['peak_bytes_per_hash']:.1f} vs "
                                   f"{peer['peak_bytes_per_hash'] if peer else float('nan'):.0f})",
                          "run": run, "raw": data["memory"]})
         else:

@@ -3,8 +3,9 @@
 G₂₊ holds the hashes of every n-gram seen at least twice in the corpus (the ngrams stage,
 ``work/ngrams/dup{n}.npy``); G_out those already sent to output. Documents are taken in an order
 (§3.5: increasing share of duplicate n-grams), and each unit — a text block (§3.5.2) or a whole
-document — is judged by the share of its words covered by n-grams in G_out. Over the threshold
-it becomes ``duplicate``; otherwise it is kept and its duplicate n-grams move from G₂₊ to G_out.
+document — is judged by the share of its words covered by n-grams already output: in G_out, or,
+as the public onion tool counts them, seen earlier in the same document. Over the threshold it
+becomes ``duplicate``; otherwise it is kept and its duplicate n-grams move from G₂₊ to G_out.
 jusText's context-sensitive pass then runs again with ``duplicate`` acting as ``bad`` (Fig. 3.5),
 so stubs left between removed duplicates go too.
 
@@ -17,15 +18,17 @@ A first pass reads each shard once and keeps per document only its sort key (sha
 and token count. The sorted keys are cut into buckets of at most ``bucket_tokens`` tokens; for each
 bucket the shards holding its documents are read one at a time and only those documents' duplicate
 n-grams are kept, then the bucket is processed in order. Per block, three small result arrays
-(share, duplicate flag, provenance) live until the output is written.
+(share, duplicate flag, provenance) live until the output is written. The hash sets keep no
+owner per n-gram (the default backend holds 8⅛ bytes per duplicate n-gram); who sent what to
+output is logged to disk and joined back for ``duplicate_of`` after the pass (`Provenance`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import tempfile
 import time
-from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -35,7 +38,7 @@ import pandas as pd
 import pyarrow as pa
 
 from corpusbuilder.io import atomic_path, write_table
-from corpusbuilder.justext import BAD, DUPLICATE, GOOD, PRESETS, JustextParams, classify_context_sensitive
+from corpusbuilder.justext import BAD, DUPLICATE, PRESETS, JustextParams, classify_context_sensitive
 from corpusbuilder.ngrams import NGRAM_KINDS, kind_mask, ngram_hashes, select_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")
@@ -95,60 +98,79 @@ def truncate_hashes(hashes: np.ndarray, hash_bits: int) -> np.ndarray:
 
 # --- storage of G₂₊ and G_out (§3.5.1) ---------------------------------------------------------
 
-class SortedArrayNgrams:
-    """G₂₊ ∪ G_out as one sorted uint64 array; G_out membership and provenance as a parallel int32
-    array holding, per hash, the index of the document that sent it to output (NOT_OUTPUT while
-    it is still in G₂₊). The int32 carries G_out's bit, so no separate bit array is kept.
-    8 + 4 bytes per duplicate n-gram, whatever their number or width."""
+class _NgramSet:
+    """What both backends share: hash-level calls built on `locate`/`in_output`/`send`, which
+    take handles (a shard's duplicate n-grams are located once: G₂₊ ∪ G_out never changes)."""
+
+    def is_duplicate(self, hashes: np.ndarray) -> np.ndarray:
+        """Membership in G₂₊ ∪ G_out."""
+        return self.locate(hashes)[0]
+
+    def is_output(self, hashes: np.ndarray) -> np.ndarray:
+        """For duplicate hashes: is each in G_out."""
+        return self.in_output(self.locate(hashes)[1])
+
+    def send_to_output(self, hashes: np.ndarray) -> None:
+        """Move duplicate hashes (all still in G₂₊) to G_out."""
+        self.send(self.locate(hashes)[1])
+
+
+class SortedArrayNgrams(_NgramSet):
+    """G₂₊ ∪ G_out as one sorted uint64 array, G_out as a bit per entry: 8⅛ bytes per duplicate
+    n-gram, whatever their number or width. Who sent an n-gram to output is not kept here
+    (it would cost 4 more bytes each) but logged to disk (`Provenance`)."""
 
     def __init__(self, duplicates: np.ndarray):
         self.keys = np.asarray(duplicates, dtype=np.uint64)
-        self.owner = np.full(len(self.keys), NOT_OUTPUT, dtype=np.int32)
-
-    def _find(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        if len(self.keys) == 0:
-            return np.zeros(len(hashes), np.int64), np.zeros(len(hashes), bool)
-        at = np.minimum(np.searchsorted(self.keys, hashes), len(self.keys) - 1)
-        return at, self.keys[at] == hashes
-
-    def is_duplicate(self, hashes: np.ndarray) -> np.ndarray:
-        """Membership in G₂₊ ∪ G_out, vectorised."""
-        return self._find(hashes)[1]
+        self.bits = np.zeros((len(self.keys) + 7) // 8, dtype=np.uint8)
 
     def locate(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Membership in G₂₊ ∪ G_out and, for the members, a handle (the position in the sorted
-        array) that `owners`/`send` take: the set never changes, so a shard is located once."""
-        at, found = self._find(hashes)
+        """Membership in G₂₊ ∪ G_out and, for the members, their positions in the array."""
+        if len(self.keys) == 0:
+            return np.zeros(len(hashes), bool), np.empty(0, np.int64)
+        at = np.minimum(np.searchsorted(self.keys, hashes), len(self.keys) - 1)
+        found = self.keys[at] == hashes
         return found, at[found]
 
-    def owners(self, handles: np.ndarray) -> np.ndarray:
-        return self.owner[handles]
+    def in_output(self, handles: np.ndarray) -> np.ndarray:
+        return (self.bits[handles >> 3] >> (handles & 7).astype(np.uint8)) & 1 == 1
 
-    def send(self, handles: np.ndarray, doc: int) -> None:
-        self.owner[handles] = doc
+    def send(self, handles: np.ndarray) -> None:
+        np.bitwise_or.at(self.bits, handles >> 3, np.left_shift(1, handles & 7).astype(np.uint8))
 
-    def output_owner(self, hashes: np.ndarray) -> np.ndarray:
-        """For duplicate hashes: the document that sent each to output, or NOT_OUTPUT."""
-        return self.owner[self._find(hashes)[0]]
-
-    def send_to_output(self, hashes: np.ndarray, doc: int) -> None:
-        """Move duplicate hashes (all still in G₂₊) to G_out on behalf of document `doc`."""
-        self.owner[self._find(hashes)[0]] = doc
+    def owner_table(self) -> PositionOwners:
+        """Give up the sets (the pass is over) for a table of who sent each n-gram: 4 bytes an entry."""
+        entries = len(self.keys)
+        self.keys = self.bits = np.empty(0, np.uint8)
+        return PositionOwners(entries)
 
     def __len__(self) -> int:
         return len(self.keys)
 
     @property
     def nbytes(self) -> int:
-        return self.keys.nbytes + self.owner.nbytes
+        return self.keys.nbytes + self.bits.nbytes
 
 
-class JudyNgrams:
-    """G₂₊ as a Judy1 set, G_out as a JudyL map hash → document index (§3.5.1).
+class PositionOwners:
+    """Document that sent each duplicate n-gram to output, by its position in the sorted array."""
+
+    def __init__(self, entries: int):
+        self.owner = np.full(entries, NOT_OUTPUT, dtype=np.int32)
+
+    def record(self, handles: np.ndarray, docs: np.ndarray) -> None:
+        self.owner[handles.astype(np.int64)] = docs
+
+    def lookup(self, handles: np.ndarray) -> np.ndarray:
+        return self.owner[handles.astype(np.int64)]
+
+
+class JudyNgrams(_NgramSet):
+    """G₂₊ and G_out as two Judy1 sets, as the thesis' implementation keeps them (§3.5.1).
 
     Judy has no vectorised lookup, so a bitmap on the hashes' top bits (about 8 bits per
     duplicate n-gram) screens out most non-duplicate n-grams in numpy first; only the hashes that
-    pass are looked up one by one.
+    pass are looked up one by one. Handles are the hashes themselves.
     """
 
     def __init__(self, duplicates: np.ndarray, hash_bits: int):
@@ -156,43 +178,42 @@ class JudyNgrams:
 
         duplicates = np.asarray(duplicates, dtype=np.uint64)
         self.g2 = judy.JudyIntSet.FromArray(duplicates)
-        self.g_out = judy.JudyIntIntMap()
+        self.g_out = judy.JudyIntSet()
         self._index_bits = min(hash_bits, max(int(len(duplicates)).bit_length() + 3, 6))
         self._shift = np.uint64(hash_bits - self._index_bits)
         self.screen = np.zeros(1 << (self._index_bits - 3), dtype=np.uint8)
         self._mark(duplicates)
 
-    def _mark(self, hashes: np.ndarray) -> None:
-        slot = hashes >> self._shift
-        np.bitwise_or.at(self.screen, slot >> np.uint64(3), np.left_shift(1, slot & np.uint64(7)).astype(np.uint8))
+    def _mark(self, hashes: np.ndarray, chunk: int = 1 << 16) -> None:
+        for start in range(0, len(hashes), chunk):  # in chunks: temporaries of 8 bytes a hash
+            slot = hashes[start:start + chunk] >> self._shift
+            np.bitwise_or.at(self.screen, slot >> np.uint64(3),
+                             np.left_shift(1, slot & np.uint64(7)).astype(np.uint8))
 
     def _may_be_duplicate(self, hashes: np.ndarray) -> np.ndarray:
         slot = hashes >> self._shift
         return (self.screen[slot >> np.uint64(3)] >> (slot & np.uint64(7)).astype(np.uint8)) & 1 == 1
 
-    def is_duplicate(self, hashes: np.ndarray) -> np.ndarray:
+    def locate(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         found = self._may_be_duplicate(hashes)
         at = np.flatnonzero(found)
         g2, g_out = self.g2, self.g_out
         found[at] = [h in g2 or h in g_out for h in hashes[at].tolist()]
-        return found
-
-    def output_owner(self, hashes: np.ndarray) -> np.ndarray:
-        get = self.g_out.get
-        return np.fromiter((get(h, NOT_OUTPUT) for h in hashes.tolist()), dtype=np.int32, count=len(hashes))
-
-    def send_to_output(self, hashes: np.ndarray, doc: int) -> None:
-        for h in hashes.tolist():
-            self.g2.remove(h)
-            self.g_out[h] = doc
-
-    def locate(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Membership, and the member hashes themselves as handles."""
-        found = self.is_duplicate(hashes)
         return found, hashes[found]
 
-    owners = output_owner
-    send = send_to_output
+    def in_output(self, handles: np.ndarray) -> np.ndarray:
+        g_out = self.g_out
+        return np.fromiter((h in g_out for h in handles.tolist()), dtype=bool, count=len(handles))
+
+    def send(self, handles: np.ndarray) -> None:
+        for h in handles.tolist():
+            self.g2.remove(h)
+            self.g_out.add(h)
+
+    def owner_table(self) -> JudyOwners:
+        self.g2.clear()
+        self.g_out.clear()
+        return JudyOwners()
 
     def __len__(self) -> int:
         return len(self.g2) + len(self.g_out)
@@ -202,19 +223,132 @@ class JudyNgrams:
         return self.g2.__sizeof__() + self.g_out.__sizeof__() + self.screen.nbytes
 
 
+class JudyOwners:
+    """Document that sent each duplicate n-gram to output, as a JudyL map hash → document."""
+
+    def __init__(self):
+        import judy
+
+        self.owner = judy.JudyIntIntMap()
+
+    def record(self, handles: np.ndarray, docs: np.ndarray) -> None:
+        for h, doc in zip(handles.tolist(), docs.tolist()):
+            self.owner[h] = doc
+
+    def lookup(self, handles: np.ndarray) -> np.ndarray:
+        get = self.owner.get
+        return np.fromiter((get(h, NOT_OUTPUT) for h in handles.tolist()), dtype=np.int32, count=len(handles))
+
+
 def duplicate_ngram_store(duplicates: np.ndarray, params: DedupParams):
     """G₂₊ in the configured backend, at the configured hash width. `duplicates` (sorted unique
     hashes, as dup{n}.npy holds them) is taken over and reused in place: no second copy is made."""
     duplicates = truncate_hashes(np.asarray(duplicates, dtype=np.uint64), params.hash_bits)
     if params.hash_bits < 64:
         duplicates.sort()  # truncation breaks the order; two hashes may now coincide
-        distinct = duplicates[1:] != duplicates[:-1]
-        if not distinct.all():
-            duplicates = duplicates[np.concatenate(([True], distinct))]
-        del distinct
+        duplicates = duplicates[:unique_sorted_in_place(duplicates)]
     if params.backend == "judy":
         return JudyNgrams(duplicates, params.hash_bits)
     return SortedArrayNgrams(duplicates)
+
+
+def unique_sorted_in_place(values: np.ndarray, chunk: int = 1 << 16) -> int:
+    """Drop repeats from a sorted array by moving its distinct values to the front, a chunk at a
+    time (a mask over the whole array would cost a byte per entry); returns how many there are."""
+    kept = 0
+    for start in range(0, len(values), chunk):
+        part = values[start:start + chunk]
+        new = np.ones(len(part), bool)
+        new[1:] = part[1:] != part[:-1]
+        if kept:
+            new[0] = part[0] != values[kept - 1]
+        distinct = part[new]  # a copy: the front being written may overlap this chunk
+        values[kept:kept + len(distinct)] = distinct
+        kept += len(distinct)
+    return kept
+
+
+# --- who sent what to output: provenance on disk -----------------------------------------------
+
+SENT = np.dtype([("handle", "<u8"), ("doc", "<i4")])
+QUOTED = np.dtype([("unit", "<i8"), ("handle", "<u8"), ("doc", "<i4")])
+
+
+class Provenance:
+    """The data `duplicate_of` is computed from, logged to disk during the pass so that G_out
+    needs no owner beside each n-gram: every n-gram sent to output with the document that sent
+    it (each is sent once, so that is its owner), and every output n-gram of a duplicate unit
+    with the unit's number (with the unit's own document when it repeats an earlier part of the
+    page, -1 when it was in G_out). `resolve` joins the two once the sets are given up."""
+
+    def __init__(self, directory: Path | str, chunk_rows: int = 1 << 20):
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        self._tmp = tempfile.TemporaryDirectory(dir=directory, prefix=".provenance-")
+        self._paths = {name: Path(self._tmp.name) / name for name in ("sent", "quoted")}
+        self._files = {name: path.open("wb") for name, path in self._paths.items()}
+        # a document's rows are few: they are gathered and written a chunk at a time
+        self._pending = {name: [] for name in self._paths}
+        self._pending_rows = 0
+        self.chunk_rows = chunk_rows
+        self.units = 0
+
+    def record(self, verdicts: UnitVerdicts, doc: int) -> np.ndarray:
+        """Log one document's sends and quotes; returns the numbers given to its duplicate units."""
+        sent = np.empty(len(verdicts.sent), SENT)
+        sent["handle"], sent["doc"] = verdicts.sent, doc
+        duplicate = np.flatnonzero(verdicts.duplicate)
+        numbers = np.full(len(verdicts.duplicate), -1, np.int64)
+        numbers[duplicate] = self.units + np.arange(len(duplicate))
+        self.units += len(duplicate)
+        quoted = np.empty(len(verdicts.quoted_unit), QUOTED)
+        quoted["unit"], quoted["handle"] = numbers[verdicts.quoted_unit], verdicts.quoted_handle
+        quoted["doc"] = np.where(verdicts.quoted_self, doc, NOT_OUTPUT)
+        self._pending["sent"].append(sent)
+        self._pending["quoted"].append(quoted)
+        self._pending_rows += len(sent) + len(quoted)
+        if self._pending_rows >= self.chunk_rows:
+            self._flush()
+        return numbers
+
+    def _flush(self) -> None:
+        for name, rows in self._pending.items():
+            if rows:
+                np.concatenate(rows).tofile(self._files[name])
+            rows.clear()
+        self._pending_rows = 0
+
+    def _chunks(self, name: str, dtype: np.dtype):
+        with self._paths[name].open("rb") as f:
+            while len(rows := np.fromfile(f, dtype=dtype, count=self.chunk_rows)):
+                yield rows
+
+    def resolve(self, owners) -> np.ndarray:
+        """Per duplicate unit, the document that sent most of its output n-grams (the smallest
+        of equally frequent ones); `owners` is the store's `owner_table()`."""
+        self._flush()
+        for f in self._files.values():
+            f.close()
+        for rows in self._chunks("sent", SENT):
+            owners.record(rows["handle"], rows["doc"])
+        pairs, counts = [], []
+        for rows in self._chunks("quoted", QUOTED):
+            doc = rows["doc"].copy()
+            from_gout = doc == NOT_OUTPUT
+            doc[from_gout] = owners.lookup(rows["handle"][from_gout])
+            key, count = np.unique((rows["unit"].astype(np.uint64) << np.uint64(32)) | doc.astype(np.uint64),
+                                   return_counts=True)
+            pairs.append(key)
+            counts.append(count)
+        best = np.full(self.units, NOT_OUTPUT, np.int32)
+        if pairs:
+            key, where = np.unique(np.concatenate(pairs), return_inverse=True)
+            count = np.bincount(where, weights=np.concatenate(counts))
+            unit, doc = (key >> np.uint64(32)).astype(np.int64), (key & np.uint64(0xFFFFFFFF)).astype(np.int64)
+            ranked = np.lexsort((doc, -count, unit))
+            first = ranked[np.concatenate(([True], unit[ranked][1:] != unit[ranked][:-1]))]
+            best[unit[first]] = doc[first]
+        self._tmp.cleanup()
+        return best
 
 
 # --- one document: Algorithm 3.1 on its units --------------------------------------------------
@@ -230,84 +364,46 @@ def covered_tokens(ngram_starts: np.ndarray, n: int, length: int) -> np.ndarray:
 
 @dataclass
 class UnitVerdicts:
-    """Algorithm 3.1's decision for each unit (block or document) of one document."""
+    """Algorithm 3.1's decision for each unit (block or document) of one document, and what
+    `Provenance` logs of it."""
 
-    share: np.ndarray  # float: share of the unit's words covered by n-grams in G_out
+    share: np.ndarray  # float: share of the unit's words covered by n-grams already output
     duplicate: np.ndarray  # bool: share > threshold
-    duplicate_of: np.ndarray  # int32: document that sent most of the covering n-grams, or -1
+    sent: np.ndarray  # handles the kept units moved from G₂₊ to G_out
+    quoted_unit: np.ndarray  # int: the duplicate units' output n-grams: unit,
+    quoted_handle: np.ndarray  # handle,
+    quoted_self: np.ndarray  # bool: and whether it repeats this page rather than G_out
 
 
 def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np.ndarray,
-                   n: int, threshold: float, store, doc: int) -> UnitVerdicts:
-    """Algorithm 3.1 over the units of one document, in order; updates `store`.
+                   n: int, threshold: float, store) -> UnitVerdicts:
+    """Algorithm 3.1 over the units of one document; updates `store`.
 
     `handles`/`dup_starts` are the document's duplicate n-grams (members of G₂₊ ∪ G_out, as
     `store.locate` names them) and their first words, in word order; `unit_offsets` bound the
-    units in the same word positions (n-grams never cross a block). A unit that repeats an
-    earlier kept unit of the same document counts that one as output (it is in G_out by the time
-    the thesis' loop reaches it); repeats inside one unit do not.
-
-    G_out only changes between documents unless a still-fresh n-gram recurs in a later unit of
-    the same document, so all units are judged at once, and only the units holding such a
-    recurrence are then judged one by one.
+    units in the same word positions (n-grams never cross a block). As in onion, an n-gram
+    counts as already output when it is in G_out as it stood before the document, or when it
+    occurred earlier in the same document (in this unit or an earlier one, kept or not): a page
+    that repeats itself is judged like a copy of itself. So every unit is judged at once, and
+    G_out changes only between documents, by the duplicate n-grams of the kept units.
     """
     units = len(unit_offsets) - 1
-    verdicts = UnitVerdicts(np.zeros(units), np.zeros(units, bool), np.full(units, -1, np.int32))
-    if len(handles) == 0:
-        return verdicts
-    owner = store.owners(handles)
+    in_gout = store.in_output(handles)
+    repeat = np.ones(len(handles), bool)
+    repeat[np.unique(handles, return_index=True)[1]] = False
+    output = in_gout | repeat
     unit_of = np.searchsorted(unit_offsets, dup_starts, side="right") - 1
-    fresh = np.flatnonzero(owner == NOT_OUTPUT)
-    in_output = owner != NOT_OUTPUT
-    # a fresh n-gram seen again in a later unit: there it is output iff an earlier unit holding
-    # it was kept, so only the units with such a later occurrence wait for the others' verdicts
-    distinct, which = np.unique(handles[fresh], return_inverse=True)
-    first_unit = np.full(len(distinct), units, np.int64)
-    np.minimum.at(first_unit, which, unit_of[fresh])
-    later = unit_of[fresh] > first_unit[which]
-    waiting = np.zeros(units, bool)
-    waiting[unit_of[fresh[later]]] = True
+    first_word = unit_offsets[0]
+    covered = np.flatnonzero(covered_tokens(dup_starts[output] - first_word, n, unit_offsets[-1] - first_word))
+    words = np.bincount(np.searchsorted(unit_offsets, covered + first_word, side="right") - 1, minlength=units)
     lengths = np.diff(unit_offsets)
-    first = unit_offsets[0]
-
-    def judge(unit_mask: np.ndarray, output: np.ndarray) -> None:
-        covered = np.flatnonzero(covered_tokens(dup_starts[output] - first, n, unit_offsets[-1] - first))
-        words = np.bincount(np.searchsorted(unit_offsets, covered + first, side="right") - 1, minlength=units)
-        share = np.divide(words, lengths, out=np.zeros(units), where=lengths > 0)
-        verdicts.share[unit_mask] = share[unit_mask]
-        verdicts.duplicate[unit_mask] = share[unit_mask] > threshold
-
-    judge(~waiting, in_output)
-    if waiting.any():
-        # kept_in[k]: the earliest kept unit holding fresh n-gram k (units = not yet known)
-        kept_in = np.full(len(distinct), units, np.int64)
-        settled = ~waiting[unit_of[fresh]] & ~verdicts.duplicate[unit_of[fresh]]
-        np.minimum.at(kept_in, which[settled], unit_of[fresh[settled]])
-        for unit in np.flatnonzero(waiting):
-            mine = unit_of[fresh] == unit
-            output = in_output.copy()
-            output[fresh[mine]] = kept_in[which[mine]] < unit
-            only = np.zeros(units, bool)
-            only[unit] = True
-            judge(only, output & (unit_of == unit))
-            if verdicts.duplicate[unit]:
-                in_output[fresh[mine]] = output[fresh[mine]]  # this document's, for the provenance
-            else:
-                np.minimum.at(kept_in, which[mine], unit)
-    for unit in np.flatnonzero(verdicts.duplicate):
-        at = np.flatnonzero((unit_of == unit) & in_output)
-        verdicts.duplicate_of[unit] = _most_common(np.where(owner[at] == NOT_OUTPUT, doc, owner[at]))
-    send = np.zeros(len(handles), bool)
-    send[fresh] = ~verdicts.duplicate[unit_of[fresh]]
-    if send.any():
-        store.send(np.unique(handles[send]), doc)
-    return verdicts
-
-
-def _most_common(owners: np.ndarray) -> int:
-    """The most frequent owner (the smallest of equally frequent ones)."""
-    counts = Counter(owners.tolist())
-    return max(counts.items(), key=lambda item: (item[1], -item[0]))[0]
+    share = np.divide(words, lengths, out=np.zeros(units), where=lengths > 0)
+    duplicate = share > threshold
+    send = np.unique(handles[~in_gout & ~duplicate[unit_of]])
+    if len(send):
+        store.send(send)
+    quoted = output & duplicate[unit_of]
+    return UnitVerdicts(share, duplicate, send, unit_of[quoted], handles[quoted], ~in_gout[quoted])
 
 
 # --- shard preparation: n-grams of every document, only the duplicate ones kept ----------------
@@ -473,6 +569,8 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     stats.seconds["order"] = round(time.perf_counter() - started, 3)
 
     # Pass 2: Algorithm 3.1, bucket by bucket in processing order.
+    provenance = Provenance(shards[0].output.parent if shards else Path("."))
+    units = []  # per document with duplicate units: (shard, first block of each unit, block after it)
     for bucket in buckets(order, doc_tokens, params.bucket_tokens):
         prepared = {}
         for s in np.unique(bucket[:, 0]):
@@ -484,14 +582,26 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
             stats.documents_processed += 1
             hashes, starts = shard.document_duplicates(d)
             result = dedup_document(hashes, starts, shard.document_units(d, params.level), params.n,
-                                    params.threshold, store, int(doc_base[s] + d))
+                                    params.threshold, store)
+            provenance.record(result, int(doc_base[s] + d))
             # a document-level verdict is broadcast to all its blocks
-            blocks = slice(shard.doc_blocks[d], shard.doc_blocks[d + 1])
-            verdicts[s].share[blocks] = result.share
-            verdicts[s].duplicate[blocks] = result.duplicate
-            verdicts[s].duplicate_of[blocks] = result.duplicate_of
+            first, stop = shard.doc_blocks[d], shard.doc_blocks[d + 1]
+            verdicts[s].share[first:stop] = result.share
+            verdicts[s].duplicate[first:stop] = result.duplicate
+            if result.duplicate.any():
+                bounds = np.arange(first, stop + 1) if params.level == "block" else np.array([first, stop])
+                at = np.flatnonzero(result.duplicate)
+                units.append((s, bounds[at], bounds[at + 1]))
         del prepared
     kept.clear()
+    # duplicate_of: the sets are given up for a table of who sent what to output
+    owners = store.owner_table()
+    del store
+    for (s, firsts, stops), owner in zip(units, np.split(provenance.resolve(owners),
+                                                         np.cumsum([len(f) for _, f, _ in units]))):
+        for first, stop, doc in zip(firsts, stops, owner):
+            verdicts[s].duplicate_of[first:stop] = doc
+    del owners
     stats.seconds["dedup"] = round(time.perf_counter() - started - stats.seconds["order"], 3)
 
     # Pass 3: the context-sensitive pass on pages with duplicates, and the override tables.

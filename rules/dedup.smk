@@ -1,5 +1,6 @@
 # One job for the whole corpus (thesis Algorithm 3.1): one G_out and one global document order;
-# it holds one shard's tokens at a time (bucketed dup-share order) and ~12 B per duplicate n-gram.
+# it holds one shard's tokens at a time (bucketed dup-share order) and 8⅛ B per duplicate n-gram;
+# who sent which n-gram to output is logged to a temporary directory in work/dedup meanwhile.
 rule dedup:
     input:
         tokens=expand("work/tokens/{shard}.npz", shard=SHARDS),

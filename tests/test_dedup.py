@@ -10,14 +10,16 @@ import pytest
 
 from corpusbuilder.dedup import (
     DedupParams,
+    Provenance,
     Shard,
-    NOT_OUTPUT,
+    UnitVerdicts,
     covered_tokens,
     dedup_corpus,
     dedup_document,
     duplicate_ngram_store,
     final_classes,
     processing_order,
+    unique_sorted_in_place,
 )
 from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams import ngram_hashes
@@ -91,48 +93,47 @@ def test_covered_tokens_matches_the_set_of_algorithm_3_1():
 
 
 class DictStore:
-    """G_out as a plain dict handle → owner: the reference for dedup_document."""
+    """G_out as a plain set of handles: the reference for dedup_document."""
 
     def __init__(self):
-        self.owner = {}
+        self.output = set()
 
-    def owners(self, handles):
-        return np.array([self.owner.get(h, NOT_OUTPUT) for h in handles.tolist()], np.int32)
+    def in_output(self, handles):
+        return np.array([h in self.output for h in handles.tolist()], bool)
 
-    def send(self, handles, doc):
+    def send(self, handles):
         for h in handles.tolist():
-            assert h not in self.owner
-            self.owner[h] = doc
+            assert h not in self.output
+            self.output.add(h)
 
 
 def reference_document(handles, starts, unit_offsets, n, threshold, owner: dict, doc):
-    """Algorithm 3.1 literally, unit by unit, G_out a dict."""
-    verdicts = []
-    sent = {}
+    """onion's loop, literally: unit by unit, word by word; an n-gram is already output when it
+    is in G_out (a dict, as before the document) or was seen earlier in the document (kept or
+    not); G_out takes the kept units' fresh n-grams once the document is judged."""
+    verdicts, seen, sent = [], set(), {}
     for unit in range(len(unit_offsets) - 1):
         first, last = unit_offsets[unit], unit_offsets[unit + 1]
-        mine = [(h, s) for h, s in zip(handles.tolist(), starts.tolist()) if first <= s < last]
         covered, owners = set(), []
+        mine = [(h, s) for h, s in zip(handles.tolist(), starts.tolist()) if first <= s < last]
         for h, s in mine:
-            o = owner.get(h, sent.get(h, NOT_OUTPUT))
-            if o != NOT_OUTPUT:
+            if h in owner or h in seen:
                 covered.update(range(s, s + n))
-                owners.append(o)
+                owners.append(owner.get(h, doc))
+            seen.add(h)
         share = len(covered) / (last - first) if last > first else 0.0
         if share > threshold:
-            best = max(set(owners), key=lambda o: (owners.count(o), -o))
-            verdicts.append((share, True, best))
+            verdicts.append((share, True, max(set(owners), key=lambda o: (owners.count(o), -o))))
         else:
             verdicts.append((share, False, -1))
-            for h, _ in mine:
-                if h not in owner:
-                    sent[h] = doc
+            sent.update((h, doc) for h, _ in mine if h not in owner)
     owner.update(sent)
     return verdicts
 
 
-def test_dedup_document_matches_algorithm_3_1_unit_by_unit():
-    """All units at once, and one by one only where a fresh n-gram recurs in a later unit."""
+def test_dedup_document_matches_onions_loop():
+    """All units at once (numpy) against the word-by-word loop, on random documents; the owners
+    `Provenance` would find from what the document logs are the reference's."""
     rng = np.random.default_rng(3)
     for trial in range(40):
         store, owner = DictStore(), {}
@@ -144,11 +145,16 @@ def test_dedup_document_matches_algorithm_3_1_unit_by_unit():
                                if rng.random() < 0.6], np.int64)
             handles = rng.integers(0, 25, size=len(starts)).astype(np.int64)
             threshold = float(rng.choice([0.0, 0.25, 0.5]))
-            got = dedup_document(handles, starts, offsets, n, threshold, store, doc)
-            expected = reference_document(handles, starts, offsets, n, threshold, owner, doc)
-            assert list(zip(got.share.tolist(), got.duplicate.tolist(), got.duplicate_of.tolist())) \
+            expected = reference_document(handles, starts, offsets, n, threshold, dict(owner), doc)
+            got = dedup_document(handles, starts, offsets, n, threshold, store)
+            sources = [doc if own else owner[h] for h, own in zip(got.quoted_handle.tolist(), got.quoted_self.tolist())]
+            duplicate_of = [max(set(o), key=lambda x: (o.count(x), -x)) if (o := [src for u, src in
+                            zip(got.quoted_unit.tolist(), sources) if u == unit]) else -1
+                            for unit in range(len(lengths))]
+            assert list(zip(got.share.tolist(), got.duplicate.tolist(), duplicate_of)) \
                 == pytest.approx(expected), (trial, doc)
-            assert store.owner == owner
+            owner.update((h, doc) for h in got.sent.tolist())
+            assert store.output == set(owner)
 
 
 def test_processing_order_by_duplicate_share_ties_in_crawl_order():
@@ -241,6 +247,29 @@ def test_repeat_inside_one_page_keeps_the_first_copy(tmp_path):
     assert table.duplicate_of.tolist()[2] == "page"
 
 
+def test_repeat_inside_one_block_counts_as_output(tmp_path):
+    """As in onion, a block that says the same thing three times is two thirds duplicate."""
+    a = para(20)
+    shards = write_corpus(tmp_path, {"s0": [("page", [para(), f"{a} {a} {a}"])]})
+    table = run(tmp_path, shards)
+    assert classes(table, "page") == ["good", "duplicate"]
+    assert table.dup_share.tolist()[1] == pytest.approx(2 / 3)
+    assert table.duplicate_of.tolist()[1] == "page"
+
+
+def test_repeat_of_a_removed_block_counts_too(tmp_path):
+    """onion's local set holds every n-gram seen earlier in the page, kept or not: a block that
+    repeats the fresh half of a block removed as a duplicate is judged a repeat of it."""
+    copied, fresh = para(40), para(20)
+    shards = write_corpus(tmp_path, {"s0": [("original", [copied]),
+                                            ("page", [f"{copied} {fresh}", fresh, para()])]})
+    table = run(tmp_path, shards, order="input")
+    assert classes(table, "page") == ["duplicate", "duplicate", "good"]
+    page = table[table.doc_id == "page"]
+    assert page.dup_share.tolist()[:2] == pytest.approx([2 / 3, 1.0])
+    assert page.duplicate_of.tolist()[:2] == ["original", "page"]
+
+
 def test_provenance_names_the_page_it_duplicates_most(tmp_path):
     x, y = para(60), para(60)
     mixed = " ".join(x.split()[:50] + y.split()[:20])
@@ -311,10 +340,39 @@ def test_store_moves_ngrams_from_g2_to_gout():
         store = duplicate_ngram_store(np.array([5, 9, 1 << 40], np.uint64), DedupParams(backend=backend))
         probe = np.array([5, 6, 9, 1 << 40], np.uint64)
         assert store.is_duplicate(probe).tolist() == [True, False, True, True]
-        store.send_to_output(np.array([9], np.uint64), 7)
-        assert store.output_owner(np.array([5, 9], np.uint64)).tolist() == [-1, 7]
+        store.send_to_output(np.array([9], np.uint64))
+        assert store.is_output(np.array([5, 9, 1 << 40], np.uint64)).tolist() == [False, True, False]
         assert store.is_duplicate(probe).tolist() == [True, False, True, True]
         assert len(store) == 3
+
+
+def test_truncated_hashes_that_coincide_are_stored_once():
+    values = np.sort(np.random.default_rng(5).integers(0, 50, size=5000)).astype(np.uint64)
+    kept = unique_sorted_in_place(values.copy(), chunk=64)
+    expected = np.unique(values)
+    copy = values.copy()
+    assert kept == len(expected) and copy[:unique_sorted_in_place(copy, chunk=64)].tolist() == expected.tolist()
+    store = duplicate_ngram_store(np.array([0x1_0000_0005, 0x2_0000_0005, 7], np.uint64),
+                                  DedupParams(hash_bits=32))
+    assert len(store) == 2 and store.is_duplicate(np.array([5, 7, 9], np.uint64)).tolist() == [True, True, False]
+
+
+def test_provenance_resolves_the_most_common_owner(tmp_path):
+    """Logged in small chunks and joined back: sent n-grams name their senders, repeats of the
+    page name the page, equally frequent owners resolve to the smaller."""
+    for backend in ("sorted-array", "judy"):
+        store = duplicate_ngram_store(np.arange(10, 20, dtype=np.uint64), DedupParams(backend=backend))
+        log = Provenance(tmp_path, chunk_rows=2)
+        nothing = np.empty(0, np.int64)
+        for doc, sent in ((3, [10, 11, 12]), (1, [13, 14])):
+            log.record(UnitVerdicts(np.zeros(1), np.zeros(1, bool), store.locate(np.array(sent, np.uint64))[1],
+                                    nothing, nothing, nothing.astype(bool)), doc)
+        copy = UnitVerdicts(np.ones(3), np.array([True, False, True]), nothing, np.array([0, 0, 0, 2, 2, 2]),
+                            store.locate(np.array([10, 11, 13, 13, 14, 15], np.uint64))[1],
+                            np.array([False, False, False, False, False, True]))
+        assert log.record(copy, doc=7).tolist() == [0, -1, 1]
+        assert log.resolve(store.owner_table()).tolist() == [3, 1]
+        assert not list(tmp_path.glob(".provenance-*"))
 
 
 def test_bad_parameters_are_refused():
