@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -254,16 +253,13 @@ class BlockModel:
                        data["value"], data["roots"], int(depth), float(baseline), float(threshold_good), names)
 
 
-SHIPPED_MODEL = "best.npz"
+SHIPPED_MODEL = Path(__file__).resolve().parent / "models" / "best.npz"
 
 
 @lru_cache(maxsize=4)
 def load_model(path: Path | None = None) -> BlockModel:
     """A model file, loaded once per process; None = the one inside the package (``models/best.npz``)."""
-    if path is not None:
-        return BlockModel.load(path)
-    with resources.as_file(resources.files("corpusbuilder") / "models" / SHIPPED_MODEL) as shipped:
-        return BlockModel.load(shipped)
+    return BlockModel.load(SHIPPED_MODEL if path is None else path)
 
 
 def page_title(root) -> str:

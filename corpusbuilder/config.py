@@ -125,6 +125,8 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     for index, directory in enumerate(config["input"]["text_dirs"]):
         if not (base_dir / directory).is_dir():
             raise ConfigError(f"config key 'input.text_dirs[{index}]': no such directory: {base_dir / directory}")
+    if config["extract"].get("model") and config["extract"]["preset"] != "best":
+        raise ConfigError("config key 'extract.model': a model is read only with extract.preset: best")
     if not (config["input"]["warcs"] or cc["listing"] or config["input"]["text_dirs"]):
         raise ConfigError(
             "config key 'input.warcs': no input - give WARC paths/URLs, input.cc_paths or input.text_dirs"

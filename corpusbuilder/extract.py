@@ -66,7 +66,7 @@ class ExtractParams:
     @classmethod
     def from_config(cls, section: dict) -> ExtractParams:
         """Build from the validated `extract` config section (preset + per-threshold overrides)."""
-        preset = section.get("preset", "default")
+        preset = section.get("preset", BEST_PRESET)
         justext = replace(PRESETS.get(preset, PRESETS["default"]), **section.get("justext", {}))
         model = section.get("model")
         return cls(

@@ -1,5 +1,6 @@
 from pathlib import Path
 
+from corpusbuilder.classifier import SHIPPED_MODEL
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.download import resolve_sources, shard_name
 
@@ -21,6 +22,13 @@ TEXT_SOURCES = {
     for directory in config["input"]["text_dirs"]
 }
 SHARDS = list(SOURCES) + list(TEXT_SOURCES)
+
+# The best preset's model is an input of extract, so a retrained model re-extracts the shards.
+EXTRACT_MODEL = (
+    [config["extract"].get("model") or str(SHIPPED_MODEL)]
+    if config["extract"]["preset"] == "best"
+    else []
+)
 
 # The n-gram list G2+ and the dedup pass must agree on n and on the token kind.
 NGRAM_CFG = {

@@ -1,6 +1,7 @@
 rule extract:
     input:
         warc="data/warc/{shard}.warc.gz",
+        model=EXTRACT_MODEL,
     output:
         docs="work/extract/{shard}.docs.parquet",
         blocks="work/extract/{shard}.blocks.parquet",
