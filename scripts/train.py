@@ -12,5 +12,6 @@ params = TrainParams.from_config(cfg)
 pages = [page for dataset in cfg["datasets"]
          for page in training_pages(iter_dataset(dataset, snakemake.params.gold_dir, cfg["max_pages"]))]
 fit(training_table(pages), params).save(snakemake.output.model)
-rows = boilerplate_rows({"held-out": cross_validate(pages, params)}) if cfg["cross_validate"] else []
-write_tsv([{**row, "extractor": "best (held out)"} for row in rows], BOILERPLATE_COLUMNS, snakemake.output.cv)
+held_out = cross_validate(pages, params) if cfg["cross_validate"] else {}
+rows = boilerplate_rows({dataset: {"best (held out)": tally} for dataset, tally in held_out.items()})
+write_tsv(rows, BOILERPLATE_COLUMNS, snakemake.output.cv)
