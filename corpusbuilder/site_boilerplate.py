@@ -269,8 +269,8 @@ def mark_blocks(blocks: pd.DataFrame, docs: pd.DataFrame, params: SiteBoilerplat
     spans["host"] = spans["doc_id"].map(uri).fillna("").map(host_of)
     texts = out["text"].tolist()
     marked = np.zeros(len(out), dtype=bool)
-    for _, host in spans.groupby("host", sort=False):
-        if len(host) < params.min_pages_per_host:
+    for name, host in spans.groupby("host", sort=False):
+        if not name or len(host) < params.min_pages_per_host:  # no URL, no site
             continue
         pages = [texts[first:last] for first, last in zip(host["first"], host["last"])]
         for first, last, page_marks in zip(host["first"], host["last"], host_boilerplate(pages, params)):
