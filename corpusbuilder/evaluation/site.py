@@ -109,7 +109,8 @@ def score_variants(docs: pd.DataFrame, blocks: pd.DataFrame, gold: dict[str, Gol
             marked[scope] += int(sum(not k for k in keeps["site-only"]))
             for variant in VARIANTS:
                 score_page(tallies[scope][variant], gold[doc_id], extraction_of_blocks(texts, keeps[variant]))
-    hosts = {SCOPES[0]: host[scored].nunique(), SCOPES[1]: len({host[d] for d in multi})}
+    named = host[scored]
+    hosts = {SCOPES[0]: named[named != ""].nunique(), SCOPES[1]: len({host[d] for d in multi})}
     return tallies, {"hosts": hosts, "marked_blocks": marked}
 
 
