@@ -4,13 +4,16 @@ the extract stage's site_boilerplate modes."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
-from conftest import write_warc
+from conftest import REPO, write_warc
 from corpusbuilder.config import ConfigError, validate_config
 from corpusbuilder.extract import ExtractParams, extract_shard
 from corpusbuilder.justext import PRESETS
@@ -194,3 +197,20 @@ def test_config_defaults_and_a_bare_yaml_off():
     assert ExtractParams.from_config({"site_boilerplate": {"mode": False}}).site_boilerplate.mode == "off"
     with pytest.raises(ValueError, match="'on'"):
         SiteBoilerplateParams(mode="on")
+
+
+@pytest.mark.workflow
+def test_snakemake_passes_the_mode_to_extract(tmp_path):
+    records = [{"uri": f"http://www.ledger.example/news/{i}",
+                "body": HTML.format(title=title, body=body).encode()} for i, (title, body) in enumerate(ARTICLES)]
+    warc = write_warc(tmp_path / "ledger.warc.gz", records)
+    config = {"input": {"warcs": [str(warc)]}, "extract": {"site_boilerplate": {"mode": "combine"}}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+               "--configfile", str(tmp_path / "config.yaml"), "--cores", "1", "work/extract/ledger.blocks.parquet"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    blocks = pd.read_parquet(tmp_path / "work" / "extract" / "ledger.blocks.parquet")
+    colophon = blocks["text"].str.startswith("This newspaper is published")
+    assert blocks.loc[colophon, "site_boilerplate"].all() and (blocks.loc[colophon, "final_class"] == "bad").all()
+    assert "site boilerplate (combine)" in (tmp_path / "logs" / "extract" / "ledger.log").read_text()
