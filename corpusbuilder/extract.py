@@ -17,13 +17,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import pandas as pd
 import pyarrow as pa
 from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeadersParser
 
 from corpusbuilder import stoplists
 from corpusbuilder.classifier import classify_learned, load_model, page_title
-from corpusbuilder.io import ParquetBatchWriter
+from corpusbuilder.io import ParquetBatchWriter, write_table
 from corpusbuilder.language import load_identifier
 from corpusbuilder.justext import (
     PRESETS,
@@ -33,6 +34,7 @@ from corpusbuilder.justext import (
     parse_html,
     segment_blocks,
 )
+from corpusbuilder.site_boilerplate import SiteBoilerplateParams, mark_blocks, recount_good
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,7 @@ class ExtractParams:
     # thresholds; `model` is a retrained model file (rule `train`), None = the one shipped.
     learned: bool = False
     model: Path | None = None
+    site_boilerplate: SiteBoilerplateParams = SiteBoilerplateParams()
 
     def with_preset(self, preset: str) -> ExtractParams:
         """These settings with another preset: a jusText one (thesis Table 2.7) or "best"."""
@@ -79,6 +82,7 @@ class ExtractParams:
             justext=justext,
             learned=preset == BEST_PRESET,
             model=Path(model) if model else None,
+            site_boilerplate=SiteBoilerplateParams.from_config(section.get("site_boilerplate", {})),
         )
 
 
@@ -341,6 +345,7 @@ BLOCKS_SCHEMA = pa.schema(
         ("stopword_density", pa.float32()),
         ("cf_class", pa.string()),
         ("final_class", pa.string()),
+        ("site_boilerplate", pa.bool_()),  # frequent across the host's pages (site_boilerplate.py)
     ]
 )
 
@@ -428,12 +433,30 @@ def extract_shard(
             docs.append(row)
             if summary.records % progress_every == 0:
                 log.info("%s: %d records, %d pages, %d blocks", shard, summary.records, summary.pages, summary.blocks)
+    if params.site_boilerplate.mode != "off":
+        summary.good_blocks = mark_site_boilerplate(docs_path, blocks_path, params)
     log.info(
         "%s: done: %d records, %d pages cleaned, %d blocks (%d good); skipped: %s",
         shard, summary.records, summary.pages, summary.blocks, summary.good_blocks,
         ", ".join(f"{k}={v}" for k, v in sorted(summary.reasons.items())) or "none",
     )
     return summary
+
+
+def mark_site_boilerplate(docs_path: Path, blocks_path: Path, params: ExtractParams) -> int:
+    """Rewrite a shard's tables with Ikeda et al.'s site-level marks; returns the good blocks left.
+
+    Hosts are the shard's own: the pass needs every page of a host, and a shard is what one
+    extract job sees.
+    """
+    docs, blocks = pd.read_parquet(docs_path), pd.read_parquet(blocks_path)
+    blocks = mark_blocks(blocks, docs, params.site_boilerplate, params.justext)
+    docs = recount_good(docs, blocks)
+    write_table(pa.Table.from_pandas(blocks, schema=BLOCKS_SCHEMA, preserve_index=False), blocks_path)
+    write_table(pa.Table.from_pandas(docs, schema=DOCS_SCHEMA, preserve_index=False), docs_path)
+    log.info("site boilerplate (%s): %d of %d blocks marked", params.site_boilerplate.mode,
+             int(blocks["site_boilerplate"].sum()), len(blocks))
+    return int((blocks["final_class"] == "good").sum())
 
 
 def _doc_row(shard: str, record: WarcRecord) -> dict:
@@ -506,6 +529,7 @@ def _clean_into(row: dict, record: WarcRecord, params: ExtractParams, blocks_out
                 "stopword_density": block.stopword_density,
                 "cf_class": block.cf_class,
                 "final_class": block.final_class,
+                "site_boilerplate": False,
             }
         )
 

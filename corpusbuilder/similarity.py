@@ -39,6 +39,11 @@ class MinHashParams:
     bands: int | None = None  # LSH banding (b bands of k/b rows); None = collision counting
     max_bucket: int = 1000  # buckets larger than this are boilerplate shingles, not evidence
 
+    @classmethod
+    def from_config(cls, section: dict) -> MinHashParams:
+        """From the `similarity` config section (its other keys are the stage's, not the hashing's)."""
+        return cls(**{key: section[key] for key in cls.__dataclass_fields__ if key in section})
+
 
 # --------------------------------------------------------------------------- features
 

@@ -20,6 +20,26 @@ rule evaluate_boilerplate:
         "../scripts/evaluate_boilerplate.py"
 
 
+# Site-level boilerplate (Ikeda et al.) with and without jusText, gold pages grouped by host.
+rule evaluate_site_boilerplate:
+    output:
+        tsv="results/stats/site_boilerplate.tsv",
+    log:
+        "logs/evaluate/site_boilerplate.log",
+    benchmark:
+        "benchmarks/evaluate/site_boilerplate.tsv"
+    conda:
+        "../envs/evaluate.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        cfg=config["evaluate"],
+        extract=config["extract"],
+    script:
+        "../scripts/evaluate_site_boilerplate.py"
+
+
 rule sweep:
     output:
         tsv="results/stats/sweep.tsv",
@@ -44,6 +64,7 @@ rule evaluate:
     default_target: False
     input:
         rules.evaluate_boilerplate.output,
+        rules.evaluate_site_boilerplate.output,
         rules.sweep.output,
         rules.funnel.output,
         rules.report.output,

@@ -5,6 +5,7 @@ REPORT_EVALUATION = {
     "boilerplate": "results/stats/boilerplate.tsv",
     "fragmentation": "results/stats/fragmentation.tsv",
     "sweep": "results/stats/sweep.png",
+    "site_boilerplate": "results/stats/site_boilerplate.tsv",
 }
 REPORT_WITH_EVALUATION = Path(config["evaluate"]["gold_dir"]).is_dir()
 REPORT_DEDUP = (
@@ -40,6 +41,7 @@ rule corpus_stats:
         mem_mb=lambda wildcards, input: 1000 + 3 * input.size_mb,
     params:
         n=10,
+        similarity=config["similarity"],
         benchmarks=lambda wildcards: {
             rule.name: str(rule.benchmark) for rule in workflow.rules if rule.benchmark
         },

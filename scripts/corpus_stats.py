@@ -3,16 +3,19 @@ results/stats/funnel_full.tsv, duplicates.tsv, stage_times.tsv, summary.json.
 
 Inputs: `funnel` (results/stats/funnel.tsv), lists in shard order `tokens` and `blocks`, and —
 when block de-duplication ran — `dedup` (same order) and `dedup_stats`. Params: `n` (n-gram length
-of the duplicate measure), `benchmarks` (rule → benchmark pattern; globbed at run time).
+of the duplicate measure), `benchmarks` (rule → benchmark pattern; globbed at run time),
+`similarity` (config section: min-hash settings and dedup_threshold of the resemblance row).
 """
 
 from pathlib import Path
 
-from corpusbuilder.evaluation.corpus_stats import ShardFiles, benchmark_files, write_corpus_stats
+from corpusbuilder.evaluation.corpus_stats import Resemblance, ShardFiles, benchmark_files, write_corpus_stats
 from corpusbuilder.logs import setup_logging
+from corpusbuilder.similarity import MinHashParams
 
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
+similarity = snakemake.params.similarity
 dedup = list(inputs.get("dedup") or []) or [None] * len(snakemake.input.tokens)
 shards = [
     ShardFiles(Path(tokens), Path(blocks), Path(verdicts) if verdicts else None)
@@ -25,4 +28,5 @@ write_corpus_stats(
     benchmark_files(".", dict(snakemake.params.benchmarks)),
     inputs.get("dedup_stats") or None,
     n=snakemake.params.n,
+    resemblance=Resemblance(similarity["dedup_threshold"], MinHashParams.from_config(similarity)),
 )

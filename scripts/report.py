@@ -2,7 +2,7 @@
 
 Inputs: funnel_full, duplicates, stage_times, summary, skipped; per-shard lists in shard order
 `docs`, `blocks`, `language`, `exact` and (when block de-duplication ran) `dedup`; and, when the gold
-sets exist, boilerplate, fragmentation, sweep. Params: `shards`, `sample_size`, `evaluation` (the
+sets exist, boilerplate, fragmentation, sweep, site_boilerplate. Params: `shards`, `sample_size`, `evaluation` (the
 evaluation files by name: read if present even when not an input, so an earlier `evaluate` shows).
 """
 
@@ -31,6 +31,7 @@ files = ReportFiles(
     boilerplate=Path(evaluation["boilerplate"]),
     fragmentation=Path(evaluation["fragmentation"]),
     sweep_png=Path(evaluation["sweep"]),
+    site_boilerplate=Path(evaluation["site_boilerplate"]),
     shards=shards,
 )
 write_report(files, snakemake.output.html, sample_size=snakemake.params.sample_size)

@@ -1,7 +1,6 @@
 """Rule `similarity`: near-duplicate document pairs of the whole exported corpus (min-hash,
 Spasojević & Poncin) → results/stats/similar_pairs.parquet (id_a, id_b, resemblance, cluster)."""
 
-from dataclasses import fields
 from pathlib import Path
 
 import pyarrow as pa
@@ -13,7 +12,7 @@ from corpusbuilder.similarity import MinHashParams, corpus_similar_pairs
 
 setup_logging(snakemake.log[0])
 section = snakemake.params.cfg
-params = MinHashParams(**{f.name: section[f.name] for f in fields(MinHashParams) if f.name in section})
+params = MinHashParams.from_config(section)
 documents = (doc for path in snakemake.input.corpus for doc in read_corpus(Path(path)))
 pairs = corpus_similar_pairs(documents, section.get("threshold", 0.5), params)
 write_table(pa.Table.from_pandas(pairs, preserve_index=False), snakemake.output.pairs)

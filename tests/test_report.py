@@ -205,7 +205,7 @@ def report_run(tmp_path_factory):
 
 @pytest.mark.workflow
 def test_workflow_writes_the_measurements(report_run):
-    workdir, _ = report_run
+    workdir, with_gold = report_run
     stats = workdir / "results" / "stats"
     funnel = pd.read_csv(stats / "funnel_full.tsv", sep="\t").set_index("stage")
     assert list(funnel.index) == ["records", "html_documents", "good_text", "language_kept",
@@ -216,11 +216,17 @@ def test_workflow_writes_the_measurements(report_run):
     before, after = duplicates.loc["before_block_dedup"], duplicates.loc["after_block_dedup"]
     assert before["duplicate_instances"] > 0 and after["duplicate_instances"] < before["duplicate_instances"]
     assert before["distinct_duplicates"] == dedup_stats["duplicate_ngrams"]  # same n-grams: 10, all tokens
+    # thesis Table 3.4: whole-document resemblance dedup leaves more duplicate content than block dedup
+    resemblance = duplicates.loc["after_resemblance_dedup"]
+    assert after["duplicate_instances"] <= resemblance["duplicate_instances"] <= before["duplicate_instances"]
     stages = pd.read_csv(stats / "stage_times.tsv", sep="\t").set_index("rule")
     assert {"extract", "language", "tokenise", "dedup"} <= set(stages.index)
     assert stages.at["extract", "jobs"] == 3 and (stages["seconds"] > 0).all()
     summary = json.loads((stats / "summary.json").read_text())
     assert summary["documents_final"] == funnel.at["block_dedup_kept", "documents"]
+    if with_gold:
+        site = pd.read_csv(stats / "site_boilerplate.tsv", sep="\t")
+        assert set(site["variant"]) == {"justext", "justext+site", "justext-minus-site", "site-only"}
 
 
 @pytest.mark.workflow

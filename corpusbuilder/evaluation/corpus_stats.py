@@ -14,7 +14,11 @@ Three tables and a summary, from files the workflow already wrote:
   after it (only the blocks whose final class in ``work/dedup/{shard}.parquet`` is ``good``). A
   duplicate 10-gram is one occurring twice or more *within that corpus*; as in the thesis,
   ``duplicate_instances`` counts every occurrence of such a 10-gram, ``distinct_duplicates`` the
-  10-gram types. The n-gram hashes are the dedup stage's (`ngrams.ngram_hashes`).
+  10-gram types. The n-gram hashes are the dedup stage's (`ngrams.ngram_hashes`). With
+  ``resemblance`` set, a third row measures the thesis' "rsmbl. de-dupl" (§3.6.4, Table 3.4): the
+  corpus before block de-duplication with all but one document of every cluster of min-hash
+  resemblance > 0.9 (``similarity.resemblance_dedup``) removed — whole documents, so it leaves
+  far more duplicate content than block de-duplication does.
 - **stage times** (Table 3.7): Snakemake's ``benchmark:`` files summed per rule — wall seconds and
   CPU seconds added over the rule's jobs (one per shard for per-shard rules), peak memory the
   largest ``max_rss`` of any of its jobs.
@@ -42,11 +46,13 @@ import pandas as pd
 from corpusbuilder.dedup import load_tokens
 from corpusbuilder.io import atomic_path
 from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.similarity import MinHashParams, document_signatures, resemblance_dedup, similar_pairs
 
 log = logging.getLogger("corpusbuilder.corpus_stats")
 
 MEASURE_N = 10  # the thesis measures duplicate content with 10-grams on all tokens (§3.6.4)
 BLOCK_STAGE = "block_dedup_kept"
+RESEMBLANCE_ROW = "after_resemblance_dedup"
 FUNNEL_COLUMNS = ("stage", "documents", "words", "tokens", "pct_of_previous_documents", "pct_of_previous_words")
 DUPLICATES_COLUMNS = (
     "corpus", "documents", "blocks", "tokens", "ngram_instances", "distinct_ngrams",
@@ -70,6 +76,7 @@ PHASES = {
     "funnel": "funnel",
     "similarity": "near-duplicate pairs",
     "evaluate_boilerplate": "evaluation on gold sets",
+    "evaluate_site_boilerplate": "evaluation of site-level boilerplate",
     "sweep": "parameter sweep",
 }
 
@@ -164,20 +171,52 @@ def _percent(values: Sequence[float]) -> list[float]:
     return out
 
 
-def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = MEASURE_N) -> CorpusMeasures:
+@dataclass(frozen=True)
+class Resemblance:
+    """The resemblance de-duplication row: its threshold and the min-hash settings (config `similarity`)."""
+
+    threshold: float = 0.9
+    minhash: MinHashParams = MinHashParams()
+
+
+def document_texts(table: pd.DataFrame) -> pd.Series:
+    """A shard's tokenised blocks (doc_id, block_index, text; page order) → each document's text."""
+    return table.groupby("doc_id", sort=False)["text"].agg(lambda texts: "\n".join(texts.fillna("")))
+
+
+def after_resemblance_dedup(shards: Sequence[ShardFiles], removed: set[str], n: int) -> tuple[DuplicateCounts, dict]:
+    """Duplicate n-grams of the corpus without the `removed` documents; its documents, blocks, tokens."""
+    hashes, totals = [], {"documents": 0, "blocks": 0, "tokens": 0}
+    for shard in shards:
+        tokens = load_tokens(shard.tokens)
+        table = tokenised_blocks(tokens)
+        kept = ~table["doc_id"].isin(removed).to_numpy()
+        totals["documents"] += int(table.loc[kept, "doc_id"].nunique())
+        totals["blocks"] += int(kept.sum())
+        totals["tokens"] += int(table.loc[kept, "tokens"].sum())
+        hashes.append(block_ngrams(tokens, kept, n))
+    return duplicate_counts(hashes), totals
+
+
+def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = MEASURE_N,
+                   resemblance: Resemblance | None = None) -> CorpusMeasures:
     """The extended funnel and the duplicate-content table.
 
     ``funnel`` is ``results/stats/funnel.tsv`` (stage, documents, words, pct columns); each shard
-    is read once, one shard at a time, except for the n-gram hashes kept for the final count.
+    is read once, one shard at a time, except for the n-gram hashes kept for the final count —
+    and once more when ``resemblance`` asks for its row, after the clusters are known.
     """
+    shards = list(shards)
     before_hashes, after_hashes = [], []
+    doc_ids, signatures = [], []
     totals = {key: 0 for key in ("documents_before", "documents_after", "blocks_before", "blocks_after",
                                  "tokens_before", "tokens_after", "words_before", "words_after")}
     dedup_ran = False
     for shard in shards:
         tokens = load_tokens(shard.tokens)
         table = tokenised_blocks(tokens)
-        words = pd.read_parquet(shard.blocks, columns=["doc_id", "block_index", "n_words"])
+        columns = ["doc_id", "block_index", "n_words"] + (["text"] if resemblance else [])
+        words = pd.read_parquet(shard.blocks, columns=columns)
         table = table.merge(words.astype({"block_index": np.int64}), on=["doc_id", "block_index"],
                             how="left", sort=False)
         dedup = None
@@ -196,8 +235,21 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
         totals["words_after"] += int(n_words[kept].sum())
         before_hashes.append(block_ngrams(tokens, None, n))
         after_hashes.append(block_ngrams(tokens, kept, n))
+        if resemblance:
+            texts = document_texts(table)
+            doc_ids += texts.index.tolist()
+            signatures.append(document_signatures(texts.tolist(), resemblance.minhash))
     before, after = duplicate_counts(before_hashes), duplicate_counts(after_hashes)
     del before_hashes, after_hashes
+    measured = [("before_block_dedup", before, totals["documents_before"], totals["blocks_before"], totals["tokens_before"]),
+                ("after_block_dedup", after, totals["documents_after"], totals["blocks_after"], totals["tokens_after"])]
+    if resemblance:
+        pairs = similar_pairs(np.vstack(signatures), resemblance.threshold, resemblance.minhash)
+        removed = set(resemblance_dedup(doc_ids, pairs, resemblance.threshold))
+        counts, kept_totals = after_resemblance_dedup(shards, removed, n)
+        measured.append((RESEMBLANCE_ROW, counts, kept_totals["documents"], kept_totals["blocks"], kept_totals["tokens"]))
+        log.info("resemblance > %.2f: %d pairs, %d of %d documents removed", resemblance.threshold, len(pairs),
+                 len(removed), len(doc_ids))
 
     funnel = funnel[["stage", "documents", "words"]].copy()
     funnel = funnel[funnel["stage"] != BLOCK_STAGE]
@@ -216,10 +268,7 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
     funnel = funnel[list(FUNNEL_COLUMNS)].reset_index(drop=True)
 
     rows = []
-    for name, counts, docs, blocks, tokens_ in (
-        ("before_block_dedup", before, totals["documents_before"], totals["blocks_before"], totals["tokens_before"]),
-        ("after_block_dedup", after, totals["documents_after"], totals["blocks_after"], totals["tokens_after"]),
-    ):
+    for name, counts, docs, blocks, tokens_ in measured:
         rows.append({
             "corpus": name, "documents": docs, "blocks": blocks, "tokens": tokens_,
             "ngram_instances": counts.ngram_instances, "distinct_ngrams": counts.distinct_ngrams,
@@ -332,6 +381,8 @@ def summary(measures: CorpusMeasures, stages: pd.DataFrame, dedup_stats: dict | 
         "duplicate_ngram_instances_after": _int(after["duplicate_instances"]),
         "pct_duplicate_ngrams_left": None if pd.isna(after["pct_of_before"]) else float(after["pct_of_before"]),
         "distinct_ngrams_after": _int(after["distinct_ngrams"]),
+        "pct_duplicate_ngrams_left_resemblance_dedup": float(dup.at[RESEMBLANCE_ROW, "pct_of_before"])
+        if RESEMBLANCE_ROW in dup.index and pd.notna(dup.at[RESEMBLANCE_ROW, "pct_of_before"]) else None,
         "blocks_per_document_before": measures.extra.get("blocks_per_document_before"),
         "blocks_per_document_after": measures.extra.get("blocks_per_document_after"),
         "wall_seconds_total": round(float(stages["seconds"].sum()), 2) if len(stages) else None,
@@ -359,9 +410,9 @@ def write_tsv(table: pd.DataFrame, path: Path | str) -> None:
 
 def write_corpus_stats(funnel_path: Path | str, shards: Sequence[ShardFiles], outputs: dict[str, Path | str],
                        benchmarks: dict[str, list[Path]], dedup_stats_path: Path | str | None = None,
-                       n: int = MEASURE_N) -> dict:
+                       n: int = MEASURE_N, resemblance: Resemblance | None = None) -> dict:
     """The whole measurement: ``outputs`` has keys funnel_full, duplicates, stage_times, summary."""
-    measures = measure_corpus(pd.read_csv(funnel_path, sep="\t"), shards, n)
+    measures = measure_corpus(pd.read_csv(funnel_path, sep="\t"), shards, n, resemblance)
     stages = stage_times(benchmarks)
     dedup_stats = json.loads(Path(dedup_stats_path).read_text()) if dedup_stats_path else None
     headline = summary(measures, stages, dedup_stats)

@@ -30,6 +30,7 @@ class GoldPage:
     gold_text: str | None = None  # the main content as plain text, when the set has it
     with_snippets: tuple[str, ...] = ()  # snippet sets: must appear in the output
     without_snippets: tuple[str, ...] = ()  # snippet sets: must not appear in the output
+    url: str | None = None  # where the page was crawled, when the set records it
 
 
 def _decode_text_file(data: bytes) -> str:
@@ -45,6 +46,7 @@ def _decode_text_file(data: bytes) -> str:
 _TEXT_WRAPPER_START = re.compile(rb"\A\s*<text\b([^>]*)>", re.IGNORECASE)
 _TEXT_WRAPPER_END = re.compile(rb"</text>\s*\Z", re.IGNORECASE)
 _WRAPPER_ENCODING = re.compile(rb"""\bencoding\s*=\s*["']?([^"'\s>]+)""", re.IGNORECASE)
+_WRAPPER_ID = re.compile(rb"""\bid\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
 _CLEANEVAL_MARKERS = re.compile(r"<[phl]>", re.IGNORECASE)
 
 
@@ -63,6 +65,13 @@ def unwrap_cleaneval_input(data: bytes) -> tuple[bytes, str | None]:
         data = data[start.end():]
         data = _TEXT_WRAPPER_END.sub(b"", data)
     return data, charset
+
+
+def cleaneval_url(data: bytes) -> str | None:
+    """The page's URL: the ``id`` of CleanEval's ``<text>`` wrapper, when it has one."""
+    start = _TEXT_WRAPPER_START.match(data)
+    found = _WRAPPER_ID.search(start.group(1)) if start else None
+    return found.group(1).decode("utf-8", "replace").strip() if found else None
 
 
 def cleaneval_gold_text(raw: str) -> str:
@@ -88,9 +97,10 @@ def iter_cleaneval(root: Path, dataset: str) -> Iterator[GoldPage]:
         gold_path = root / "GoldStandard" / f"{html_path.stem}.txt"
         if not gold_path.is_file():
             continue
-        html, charset = unwrap_cleaneval_input(html_path.read_bytes())
+        raw = html_path.read_bytes()
+        html, charset = unwrap_cleaneval_input(raw)
         gold = cleaneval_gold_text(_decode_text_file(gold_path.read_bytes()))
-        yield GoldPage(dataset, html_path.stem, html, charset, gold_text=gold)
+        yield GoldPage(dataset, html_path.stem, html, charset, gold_text=gold, url=cleaneval_url(raw))
 
 
 # --- L3S-GN1 ------------------------------------------------------------------------------------
@@ -155,12 +165,23 @@ def _visible_text(element) -> str:
 def iter_l3s_gn1(root: Path, dataset: str = "l3s-gn1") -> Iterator[GoldPage]:
     """L3S-GN1: ``original/<uuid>.html`` as input, gold text read from ``annotated/<uuid>.html``."""
     root = Path(root)
+    urls = l3s_urls(root / "url-mapping.txt")
     for html_path in sorted((root / "original").glob("*.html")):
         annotated = root / "annotated" / html_path.name
         if not annotated.is_file():
             continue
         gold = l3s_gold_text(annotated.read_bytes())
-        yield GoldPage(dataset, html_path.stem, html_path.read_bytes(), gold_text=gold)
+        yield GoldPage(dataset, html_path.stem, html_path.read_bytes(), gold_text=gold,
+                       url=urls.get(html_path.stem))
+
+
+def l3s_urls(mapping: Path) -> dict[str, str]:
+    """``url-mapping.txt``: ``<urn:uuid:ID><TAB>URL`` lines → {ID: URL} (empty when the file is absent)."""
+    if not mapping.is_file():
+        return {}
+    pairs = (line.split("\t", 1) for line in mapping.read_text(encoding="utf-8", errors="replace").splitlines())
+    return {key.strip().strip("<>").removeprefix("urn:uuid:"): url.strip() for key, url in
+            (pair for pair in pairs if len(pair) == 2)}
 
 
 # --- trafilatura-style snippet sets ---------------------------------------------------------------
@@ -179,7 +200,7 @@ def iter_snippet_set(root: Path, dataset: str = "trafilatura-dev") -> Iterator[G
             continue
         yield GoldPage(dataset, url, html_path.read_bytes(),
                        with_snippets=tuple(entry.get("with", ())),
-                       without_snippets=tuple(entry.get("without", ())))
+                       without_snippets=tuple(entry.get("without", ())), url=url)
 
 
 # --- one entry point ------------------------------------------------------------------------------

@@ -84,6 +84,7 @@ class ReportFiles:
     boilerplate: Path | None = None
     fragmentation: Path | None = None
     sweep_png: Path | None = None
+    site_boilerplate: Path | None = None
 
     @classmethod
     def from_layout(cls, root: Path | str, shards: Sequence[str], dedup: bool = True) -> ReportFiles:
@@ -96,6 +97,7 @@ class ReportFiles:
             stage_times=stats / "stage_times.tsv", summary=stats / "summary.json",
             skipped=stats / "skipped.tsv", boilerplate=stats / "boilerplate.tsv",
             fragmentation=stats / "fragmentation.tsv", sweep_png=stats / "sweep.png",
+            site_boilerplate=stats / "site_boilerplate.tsv",
             shards=[ShardTables(s, work / "extract" / f"{s}.docs.parquet", work / "extract" / f"{s}.blocks.parquet",
                                 work / "language" / f"{s}.parquet", work / "exact_dedup" / f"{s}.parquet",
                                 work / "dedup" / f"{s}.parquet" if dedup else None) for s in shards],
@@ -231,11 +233,15 @@ def funnel_chart(funnel: pd.DataFrame) -> str:
     return png_data_uri(figure)
 
 
+CORPUS_LABELS = {"before_block_dedup": "before block dedup", "after_block_dedup": "after block dedup",
+                 "after_resemblance_dedup": "after resemblance dedup"}
+
+
 def duplicates_chart(duplicates: pd.DataFrame) -> str:
-    """10-gram occurrences before/after block de-duplication, split into duplicate and unique."""
+    """10-gram occurrences before/after block (and resemblance) de-duplication, duplicate and unique."""
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(7, 2.2))
-    labels = ["before block dedup" if str(c).startswith("before") else "after block dedup" for c in duplicates["corpus"]]
+    labels = [CORPUS_LABELS.get(str(c), str(c)) for c in duplicates["corpus"]]
     dup = duplicates["duplicate_instances"].astype(float).to_numpy()
     unique = duplicates["ngram_instances"].astype(float).to_numpy() - dup
     y = np.arange(len(labels))
@@ -541,7 +547,7 @@ FUNNEL_COLUMNS = [
 CAPTION = ("10-gram occurrences; \"duplicate\": occurrences of the 10-grams seen 2+ times, \"distinct duplicate\": "
            "those 10-gram types")
 DUPLICATE_COLUMNS = [
-    Column("label", "block dedup"), Column("documents", "documents", "int"), Column("blocks", "blocks", "int"),
+    Column("label", "corpus"), Column("documents", "documents", "int"), Column("blocks", "blocks", "int"),
     Column("tokens", "tokens", "int"), Column("ngram_instances", "10-grams", "int"),
     Column("distinct_ngrams", "distinct 10-grams", "int"),
     Column("duplicate_instances", "duplicate", "int"),
@@ -563,6 +569,13 @@ FRAGMENTATION_COLUMNS = [
     Column("fragments", "fragments", "int"), Column("mean_fragment_chars", "mean chars", "float", 1),
     Column("median_fragment_chars", "median chars", "float", 1),
     Column("fragments_per_document", "fragments / document", "float"),
+]
+SITE_COLUMNS = [
+    Column("dataset", "dataset"), Column("scope", "pages"), Column("variant", "blocks kept"),
+    Column("pages", "pages", "int"), Column("hosts", "hosts", "int"), Column("marked_blocks", "marked", "int"),
+    Column("word_precision", "word P", "score"), Column("word_recall", "word R", "score"),
+    Column("word_f1", "word F1", "score"), Column("bow_f1", "BoW F1", "score"),
+    Column("snippet_f1", "snippet F1", "score"),
 ]
 STAGE_COLUMNS = [
     Column("rule", "rule"), Column("phase", "phase (thesis Table 3.7)"), Column("jobs", "jobs", "int"),
@@ -642,13 +655,15 @@ def render_report(files: ReportFiles, sample_size: int = 10, title: str = "corpu
 
     duplicates = _read_tsv(files.duplicates)
     if duplicates is not None and len(duplicates):
-        labels = {"before_block_dedup": "before", "after_block_dedup": "after"}
-        duplicates = duplicates.assign(label=[labels.get(c, c) for c in duplicates["corpus"]])
+        duplicates = duplicates.assign(label=[CORPUS_LABELS.get(c, c) for c in duplicates["corpus"]])
         n = summary.get("measure_ngram", 10)
         body = (f'<p class="lead">Duplicate content measured as in thesis Table 3.4: {n}-grams of all tokens '
                 'within blocks; a duplicate n-gram occurs twice or more in that corpus, and each of its '
                 'occurrences is counted. "Before" is the exactly de-duplicated corpus (every tokenised '
-                'block), "after" only the blocks kept by block de-duplication.</p>')
+                'block), "after block dedup" only the blocks kept by block de-duplication, "after '
+                'resemblance dedup" the thesis\' document-level comparison ("rsmbl. de-dupl"): one document '
+                'kept per cluster of min-hash resemblance above similarity.dedup_threshold (thesis: 0.9), all of '
+                'its blocks.</p>')
         body += _img(duplicates_chart(duplicates), "duplicate 10-grams chart")
         body += f'<div class="scroll">{html_table(duplicates, DUPLICATE_COLUMNS, caption=CAPTION)}</div>'
         dedup = summary.get("dedup") or {}
@@ -687,6 +702,15 @@ def render_report(files: ReportFiles, sample_size: int = 10, title: str = "corpu
         body += '<p class="missing">No gold-set evaluation in this run (results/stats/boilerplate.tsv is absent).</p>'
     if fragmentation is not None and len(fragmentation):
         body += "<h3>Fragmentation (thesis Table 2.11)</h3>" + html_table(fragmentation, FRAGMENTATION_COLUMNS)
+    site = _read_tsv(files.site_boilerplate)
+    if site is not None and len(site):
+        shown = [c for c in SITE_COLUMNS if c.kind == "text" or site[c.key].notna().any()]
+        body += ("<h3>Site-level boilerplate (Ikeda et al.) with jusText</h3>"
+                 '<p class="note">Gold pages grouped by host; blocks mostly covered by the n-grams frequent '
+                 'across a host\'s pages are marked. justext+site: marked blocks enter the context-sensitive '
+                 'pass as bad (mode combine); justext-minus-site: removed after it; site-only: every block '
+                 'but the marked ones. "multi-page hosts": the pages the marks can change.</p>'
+                 f'<div class="scroll">{html_table(site, shown)}</div>')
     if sweep is not None:
         body += ("<h3>Parameter sweep (thesis Fig. 2.7 in small)</h3>"
                  '<p class="note">Word-level precision and recall as one jusText threshold at a time moves '

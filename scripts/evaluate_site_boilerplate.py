@@ -1,0 +1,12 @@
+"""Rule `evaluate_site_boilerplate`: jusText with and without Ikeda et al.'s site-level marks on the
+gold sets, pages grouped by host → results/stats/site_boilerplate.tsv (corpusbuilder.evaluation.site)."""
+
+from corpusbuilder.evaluation.report import EvaluateConfig, write_tsv
+from corpusbuilder.evaluation.site import SITE_COLUMNS, evaluate_gold_sets
+from corpusbuilder.extract import ExtractParams
+from corpusbuilder.logs import setup_logging
+
+setup_logging(snakemake.log[0])
+extract = ExtractParams.from_config(snakemake.params.extract)
+rows = evaluate_gold_sets(EvaluateConfig.from_config(snakemake.params.cfg), extract.site_boilerplate, extract.justext)
+write_tsv(rows, SITE_COLUMNS, snakemake.output.tsv)
