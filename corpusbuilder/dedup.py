@@ -29,18 +29,25 @@ import json
 import logging
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Callable
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from corpusbuilder.io import atomic_path, write_table
-from corpusbuilder.justext import BAD, DUPLICATE, GOOD, PRESETS, JustextParams, classify_context_sensitive
+from corpusbuilder.justext import (
+    BAD,
+    DUPLICATE,
+    GOOD,
+    PRESETS,
+    JustextParams,
+    classify_context_sensitive,
+)
 from corpusbuilder.ngrams import NGRAM_KINDS, kind_mask, ngram_hashes, select_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")
@@ -538,7 +545,7 @@ class PageBlocks:
 
 def page_blocks(blocks: pd.DataFrame, doc_ids: list[str], block_doc: np.ndarray, block_index: np.ndarray) -> PageBlocks:
     """The blocks.parquet rows of the tokenised documents, grouped by document in token order."""
-    doc_of = pd.Index(doc_ids).get_indexer(blocks["doc_id"].astype(str))
+    doc_of = pd.Index(doc_ids).get_indexer(blocks["doc_id"])
     mine = doc_of >= 0
     doc_of = doc_of[mine]
     order = np.argsort(doc_of, kind="stable")  # blocks.parquet keeps a page's blocks in order
@@ -551,11 +558,11 @@ def page_blocks(blocks: pd.DataFrame, doc_ids: list[str], block_doc: np.ndarray,
         missing = int(np.flatnonzero(token_block_row < 0)[0])
         raise ValueError(f"blocks.parquet has no row for tokenised block {block_index[missing]} of document "
                          f"{doc_ids[block_doc[missing]]!r}")
-    classes = pd.Categorical(np.concatenate([table["cf_class"].to_numpy(str), table["final_class"].to_numpy(str)]))
-    codes = classes.codes.astype(np.int8)
+    codes, classes = pd.factorize(pd.concat([table["cf_class"], table["final_class"]], ignore_index=True))
+    codes = codes.astype(np.int8)
     return PageBlocks(rows=np.searchsorted(doc_of, np.arange(len(doc_ids) + 1)).astype(np.int64),
                       token_block_row=token_block_row.astype(np.int64),
-                      classes=np.asarray(classes.categories, dtype=object),
+                      classes=np.asarray(classes, dtype=object),
                       cf_class=codes[:len(table)], final_class=codes[len(table):],
                       n_chars=table["n_chars"].to_numpy(np.int64), heading=table["heading"].to_numpy(bool))
 
