@@ -12,7 +12,9 @@ blocks with a regex stand-in: no language filter, no exact dedup, the input the 
 figures were measured on. G₂₊ is the stage's dup{n}.npy when present, else counted in numpy. It
 runs the dedup stage and reports the thesis' metric: instances of 10-grams (all tokens) seen 2+
 times in the corpus before and after, and the share of distinct 10-grams kept, with and without
-the context-sensitive pass (which also takes the stubs next to duplicates).
+the stubs the context-sensitive pass took next to duplicates counted back. With --stage it also
+counts the duplicate 10-grams of the language-filtered text before exact dedup (the tokenise stage
+run with every language-kept page), so the share the whole de-duplication removes is reported too.
 
 memory: bytes per stored hash of each backend and width, each point measured as the RSS delta of
 a fresh subprocess (Judy's own MemUsed alongside): with G₂₊ full, with every hash in G_out, the
@@ -35,11 +37,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from corpusbuilder import tokenise
 from corpusbuilder.dedup import DedupParams, Shard, dedup_corpus, duplicate_ngram_store
 from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.tokenise import word_hashes
 from corpusbuilder.stoplists import load_stoplist
+from corpusbuilder.tokenise import word_hashes
 
 RESULTS = Path(__file__).parent / "results" / "dedup.json"
 TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -68,6 +71,21 @@ def tokenise_shard(blocks_path: Path, tokens_path: Path, stoplist: frozenset[str
              block_offsets=np.concatenate(([0], np.cumsum([len(t) for t in tokens]))).astype(np.int64),
              block_doc=block_doc.astype(np.int32), block_index=good.block_index.to_numpy(np.int32),
              doc_ids=np.array(doc_ids, dtype=str))
+
+
+def tokens_before_exact_dedup(stage: Path, name: str, tokens_path: Path) -> Path:
+    """The tokenise stage's tokens of one shard as if exact dedup had kept every page the
+    language filter kept: the text the whole de-duplication (exact, then block) starts from."""
+    docs = pd.read_parquet(stage / "extract" / f"{name}.docs.parquet", columns=["doc_id", "record_index"])
+    blocks = pd.read_parquet(stage / "extract" / f"{name}.blocks.parquet",
+                             columns=["doc_id", "block_index", "text", "final_class"],
+                             filters=[("final_class", "==", "good")])
+    language = pd.read_parquet(stage / "language" / f"{name}.parquet",
+                               columns=["doc_id", "language", "kept", "dropped_blocks"])
+    everything = language.loc[language["kept"], ["doc_id", "kept"]]
+    tokenise.write_token_stream(tokenise.tokenise_shard(docs, blocks, language, everything,
+                                                        tokenise.TokeniseParams()), tokens_path)
+    return tokens_path
 
 
 def load_words(tokens_path: Path, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -121,6 +139,11 @@ def crawl(args) -> None:
         blocks = [work / f"{name}.blocks.parquet" for name in names]
     before = tengram_metric(tokens, None)
     print("before", before)
+    before_exact = None
+    if args.stage:
+        before_exact = tengram_metric([tokens_before_exact_dedup(stage, name, work / f"{name}.before-exact.npz")
+                                       for name in names], None)
+        print("before exact dedup", before_exact)
     rows = []
     for kind in args.kinds:
         for n in args.n:
@@ -142,8 +165,7 @@ def crawl(args) -> None:
                         index = pd.MultiIndex.from_arrays([ids, t["block_index"]])
                     final.append(out.set_index(["doc_id", "block_index"]).final_class.reindex(index).to_numpy())
                 after = tengram_metric(tokens, [f == "good" for f in final])
-                # Algorithm 3.1 alone: only its duplicate blocks removed, not the stubs the
-                # context-sensitive pass takes with them
+                # the same run with the stubs the context-sensitive pass took counted back as kept
                 alone = tengram_metric(tokens, [f != "duplicate" for f in final])
                 row = {"kind": kind, "n": n, "threshold": threshold, "order": order,
                        "duplicate_ngrams": stats.duplicate_ngrams,
@@ -151,10 +173,14 @@ def crawl(args) -> None:
                            1 - after["duplicate_10gram_instances"] / before["duplicate_10gram_instances"], 4),
                        "kept_distinct_10grams": round(after["distinct_10grams"] / before["distinct_10grams"], 4),
                        "kept_tokens": round(after["10gram_instances"] / before["10gram_instances"], 4),
-                       "without_context_pass": {
+                       "stubs_counted_back": {
                            "removed_duplicate_10gram_instances": round(
                                1 - alone["duplicate_10gram_instances"] / before["duplicate_10gram_instances"], 4),
                            "kept_distinct_10grams": round(alone["distinct_10grams"] / before["distinct_10grams"], 4)},
+                       # exact and block dedup together, from the language-filtered text
+                       **({"pipeline_removed_duplicate_10gram_instances": round(
+                           1 - after["duplicate_10gram_instances"] / before_exact["duplicate_10gram_instances"], 4)}
+                          if before_exact else {}),
                        "store_bytes_per_duplicate_ngram": round(stats.store_bytes / max(stats.duplicate_ngrams, 1), 2),
                        "tokens": stats.tokens, "seconds": stats.seconds,
                        "tokens_per_second": round(stats.tokens / stats.seconds["total"])}
@@ -163,7 +189,8 @@ def crawl(args) -> None:
     # two inputs, two sections: the workflow's (after language and exact dedup) and jusText's
     # clean text of every page (the input the onion reference figures were measured on)
     save("crawl" if args.stage else "crawl_justext_only",
-         {"stage": str(args.stage), "warcs": str(args.warcs), "before": before, "runs": rows})
+         {"stage": str(args.stage), "warcs": str(args.warcs), "before": before,
+          **({"before_exact_dedup": before_exact} if before_exact else {}), "runs": rows})
 
 
 # --- memory: Figure 3.4 in small ------------------------------------------------------------------

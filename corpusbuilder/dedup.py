@@ -29,7 +29,9 @@ import json
 import logging
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -38,7 +40,14 @@ import pandas as pd
 import pyarrow as pa
 
 from corpusbuilder.io import atomic_path, write_table
-from corpusbuilder.justext import BAD, DUPLICATE, PRESETS, JustextParams, classify_context_sensitive
+from corpusbuilder.justext import (
+    BAD,
+    DUPLICATE,
+    GOOD,
+    PRESETS,
+    JustextParams,
+    classify_context_sensitive,
+)
 from corpusbuilder.ngrams import NGRAM_KINDS, kind_mask, ngram_hashes, select_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")
@@ -376,7 +385,8 @@ class UnitVerdicts:
 
 
 def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np.ndarray,
-                   n: int, threshold: float, store) -> UnitVerdicts:
+                   n: int, threshold: float, store,
+                   smooth: Callable[[np.ndarray], np.ndarray] | None = None) -> UnitVerdicts:
     """Algorithm 3.1 over the units of one document; updates `store`.
 
     `handles`/`dup_starts` are the document's duplicate n-grams (members of G₂₊ ∪ G_out, as
@@ -386,6 +396,10 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     occurred earlier in the same document (in this unit or an earlier one, kept or not): a page
     that repeats itself is judged like a copy of itself. So every unit is judged at once, and
     G_out changes only between documents, by the duplicate n-grams of the kept units.
+
+    `smooth`, given the units' duplicate flags when there is one, says which units the
+    context-sensitive pass keeps (§3.5.2); as onion smooths before it stores the document's
+    n-grams, the stubs it removes send nothing to output.
     """
     units = len(unit_offsets) - 1
     in_gout = store.in_output(handles)
@@ -399,7 +413,10 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     lengths = np.diff(unit_offsets)
     share = np.divide(words, lengths, out=np.zeros(units), where=lengths > 0)
     duplicate = share > threshold
-    send = np.unique(handles[~in_gout & ~duplicate[unit_of]])
+    kept = ~duplicate
+    if smooth is not None and duplicate.any():
+        kept &= smooth(duplicate)
+    send = np.unique(handles[~in_gout & kept[unit_of]])
     if len(send):
         store.send(send)
     quoted = output & duplicate[unit_of]
@@ -422,6 +439,7 @@ class ShardNgrams:
     dup_starts: np.ndarray
     doc_ngrams: np.ndarray  # int64, n-grams per document
     doc_duplicates: np.ndarray  # int64, duplicate n-grams per document
+    pages: PageBlocks | None = None  # every block of the pages, for the context-sensitive pass
 
     def duplicate_share(self) -> np.ndarray:
         """Share of each document's n-grams that are duplicate (the §3.5 ordering key)."""
@@ -440,8 +458,9 @@ class ShardNgrams:
         return self.dup_handles[lo:hi], self.dup_starts[lo:hi]
 
 
-def shard_ngrams(tokens: dict, params: DedupParams, store) -> ShardNgrams:
-    """Hash every n-gram of a shard's tokens at once and keep the duplicate ones."""
+def shard_ngrams(tokens: dict, params: DedupParams, store, blocks: pd.DataFrame | None = None) -> ShardNgrams:
+    """Hash every n-gram of a shard's tokens at once and keep the duplicate ones (with `blocks`,
+    the shard's blocks.parquet, every block of its pages for the context-sensitive pass)."""
     keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
     words, word_offsets, _ = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
                                            np.asarray(tokens["block_offsets"], np.int64), keep)
@@ -460,6 +479,7 @@ def shard_ngrams(tokens: dict, params: DedupParams, store) -> ShardNgrams:
         dup_handles=handles, dup_starts=starts[duplicate],
         doc_ngrams=np.bincount(doc_of_start, minlength=len(doc_ids)),
         doc_duplicates=np.bincount(doc_of_start[duplicate], minlength=len(doc_ids)),
+        pages=None if blocks is None else page_blocks(blocks, doc_ids, block_doc, tokens["block_index"]),
     )
 
 
@@ -495,6 +515,56 @@ def final_classes(cf_classes: list[str], justext_final: list[str], duplicate: li
     blocks = [SimpleNamespace(n_chars=c, heading=h) for c, h in zip(n_chars, heading)]
     resolved = classify_context_sensitive(classes, blocks, params)
     return [BAD if before == BAD and cls != DUPLICATE else cls for cls, before in zip(resolved, justext_final)]
+
+
+@dataclass
+class PageBlocks:
+    """Every block of a shard's pages, tokenised or not (jusText's bad blocks are context too),
+    in page order, with what the context-sensitive pass reads; classes as category codes."""
+
+    rows: np.ndarray  # int64, n_docs + 1: each document's rows
+    token_block_row: np.ndarray  # int64: the row of each tokenised block
+    classes: np.ndarray  # object: the class names the codes index
+    cf_class: np.ndarray  # int8 codes
+    final_class: np.ndarray  # int8 codes
+    n_chars: np.ndarray
+    heading: np.ndarray
+
+    def kept_blocks(self, doc: int, first_block: int, duplicate: np.ndarray, justext: JustextParams) -> np.ndarray:
+        """Which of a document's tokenised blocks (from `first_block`, flagged `duplicate`) are
+        still good once the context-sensitive pass has run with the duplicates."""
+        lo, hi = self.rows[doc], self.rows[doc + 1]
+        at = self.token_block_row[first_block:first_block + len(duplicate)] - lo
+        flags = np.zeros(hi - lo, bool)
+        flags[at] = duplicate
+        resolved = final_classes(self.classes[self.cf_class[lo:hi]].tolist(),
+                                 self.classes[self.final_class[lo:hi]].tolist(), flags.tolist(),
+                                 self.n_chars[lo:hi].tolist(), self.heading[lo:hi].tolist(), justext)
+        return np.array(resolved, dtype=object)[at] == GOOD
+
+
+def page_blocks(blocks: pd.DataFrame, doc_ids: list[str], block_doc: np.ndarray, block_index: np.ndarray) -> PageBlocks:
+    """The blocks.parquet rows of the tokenised documents, grouped by document in token order."""
+    doc_of = pd.Index(doc_ids).get_indexer(blocks["doc_id"])
+    mine = doc_of >= 0
+    doc_of = doc_of[mine]
+    order = np.argsort(doc_of, kind="stable")  # blocks.parquet keeps a page's blocks in order
+    table = blocks[mine].iloc[order]
+    doc_of = doc_of[order]
+    keys = pd.MultiIndex.from_arrays([doc_of, table["block_index"].to_numpy(np.int64)])
+    token_block_row = keys.get_indexer(pd.MultiIndex.from_arrays([np.asarray(block_doc, np.int64),
+                                                                  np.asarray(block_index, np.int64)]))
+    if np.any(token_block_row < 0):
+        missing = int(np.flatnonzero(token_block_row < 0)[0])
+        raise ValueError(f"blocks.parquet has no row for tokenised block {block_index[missing]} of document "
+                         f"{doc_ids[block_doc[missing]]!r}")
+    codes, classes = pd.factorize(pd.concat([table["cf_class"], table["final_class"]], ignore_index=True))
+    codes = codes.astype(np.int8)
+    return PageBlocks(rows=np.searchsorted(doc_of, np.arange(len(doc_ids) + 1)).astype(np.int64),
+                      token_block_row=token_block_row.astype(np.int64),
+                      classes=np.asarray(classes, dtype=object),
+                      cf_class=codes[:len(table)], final_class=codes[len(table):],
+                      n_chars=table["n_chars"].to_numpy(np.int64), heading=table["heading"].to_numpy(bool))
 
 
 # --- the stage ---------------------------------------------------------------------------------
@@ -554,8 +624,9 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     kept_tokens = 0
     for s, shard in enumerate(shards):
         tokens = load_tokens(shard.tokens)
-        prepared = shard_ngrams(tokens, params, store)
-        if kept_tokens + len(tokens["token_hash"]) <= params.bucket_tokens:
+        keep = kept_tokens + len(tokens["token_hash"]) <= params.bucket_tokens
+        prepared = shard_ngrams(tokens, params, store, context_blocks(shard, params) if keep else None)
+        if keep:
             kept[s] = prepared
             kept_tokens += len(tokens["token_hash"])
         shares.append(prepared.duplicate_share())
@@ -574,18 +645,20 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     for bucket in buckets(order, doc_tokens, params.bucket_tokens):
         prepared = {}
         for s in np.unique(bucket[:, 0]):
-            prepared[s] = kept[s] if s in kept else shard_ngrams(load_tokens(shards[s].tokens), params, store)
+            prepared[s] = kept[s] if s in kept else shard_ngrams(load_tokens(shards[s].tokens), params, store,
+                                                                 context_blocks(shards[s], params))
         for s, d in bucket:
             shard = prepared[s]
             if shard.doc_duplicates[d] == 0:
                 continue
             stats.documents_processed += 1
             hashes, starts = shard.document_duplicates(d)
+            first, stop = shard.doc_blocks[d], shard.doc_blocks[d + 1]
+            smooth = None if shard.pages is None else partial(shard.pages.kept_blocks, d, first, justext=justext)
             result = dedup_document(hashes, starts, shard.document_units(d, params.level), params.n,
-                                    params.threshold, store)
+                                    params.threshold, store, smooth)
             provenance.record(result, int(doc_base[s] + d))
             # a document-level verdict is broadcast to all its blocks
-            first, stop = shard.doc_blocks[d], shard.doc_blocks[d + 1]
             verdicts[s].share[first:stop] = result.share
             verdicts[s].duplicate[first:stop] = result.duplicate
             if result.duplicate.any():
@@ -623,6 +696,13 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
 
 
 BLOCK_COLUMNS = ["doc_id", "block_index", "cf_class", "final_class", "n_chars", "heading", "n_words"]
+
+
+def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
+    """What the context-sensitive pass reads of a shard's blocks, when it judges blocks."""
+    if params.level != "block":
+        return None
+    return pd.read_parquet(shard.blocks, columns=BLOCK_COLUMNS[:-1])
 
 
 def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, all_ids: np.ndarray,

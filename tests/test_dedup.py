@@ -239,6 +239,18 @@ def test_stub_between_removed_duplicates_is_removed_by_the_context_pass(tmp_path
     assert classes(table, "first") == ["good", "good"]
 
 
+def test_stub_removed_by_the_context_pass_sends_nothing_to_output(tmp_path):
+    """As onion smooths before it stores a page's n-grams, a stub that went with its duplicate
+    neighbours is not output, so its text is still fresh when a later page has it."""
+    a, b = para(), para()
+    stub = (para(8), "short", "good")
+    shards = write_corpus(tmp_path, {"s0": [("first", [a, b]), ("second", [a, stub, b, para(60)]),
+                                            ("third", [stub[0], para()])]})
+    table = run(tmp_path, shards, order="input")
+    assert classes(table, "second") == ["duplicate", "bad", "duplicate", "good"]
+    assert classes(table, "third") == ["good", "good"]
+
+
 def test_repeat_inside_one_page_keeps_the_first_copy(tmp_path):
     a = para()
     shards = write_corpus(tmp_path, {"s0": [("page", [a, para(), a])]})
