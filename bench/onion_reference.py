@@ -83,7 +83,7 @@ def simulate(tokens, blocks, n=10, t=0.5, smoothing="onion", stub=20, cross=True
                     else:
                         run += lens[i]
             elif smoothing == "justext" and badp.any():
-                badp = ~pages.kept_blocks(d, b0, badp, PRESETS["default"]) | badp
+                badp = ~pages.kept_blocks(d, b0, badp, PRESETS["default"], 0) | badp
             kept[b0:b1] = ~badp
             send = dh[dd & ~badp[par_of_end]]
             gout.update(send.tolist())

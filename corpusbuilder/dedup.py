@@ -517,6 +517,16 @@ def final_classes(cf_classes: list[str], justext_final: list[str], duplicate: li
     return [BAD if before == BAD and cls != DUPLICATE else cls for cls, before in zip(resolved, justext_final)]
 
 
+def drop_orphan_stubs(classes: list[str], duplicate: list[bool], n_words: list[int], min_words: int) -> list[str]:
+    """A page that lost blocks as duplicates and keeps only blocks too short to hold an n-gram
+    (fewer than ``min_words`` words) keeps nothing: what is left are the headings and stubs of
+    the copied text, which n-grams cannot judge. jusText's context pass mostly removes them
+    already (they are short there); a classifier that keeps headings (preset best) needs this."""
+    if not any(duplicate) or any(c == GOOD and w >= min_words for c, w in zip(classes, n_words)):
+        return classes
+    return [BAD if c == GOOD else c for c in classes]
+
+
 @dataclass
 class PageBlocks:
     """Every block of a shard's pages, tokenised or not (jusText's bad blocks are context too),
@@ -529,8 +539,10 @@ class PageBlocks:
     final_class: np.ndarray  # int8 codes
     n_chars: np.ndarray
     heading: np.ndarray
+    n_words: np.ndarray
 
-    def kept_blocks(self, doc: int, first_block: int, duplicate: np.ndarray, justext: JustextParams) -> np.ndarray:
+    def kept_blocks(self, doc: int, first_block: int, duplicate: np.ndarray, justext: JustextParams,
+                    min_words: int) -> np.ndarray:
         """Which of a document's tokenised blocks (from `first_block`, flagged `duplicate`) are
         still good once the context-sensitive pass has run with the duplicates."""
         lo, hi = self.rows[doc], self.rows[doc + 1]
@@ -540,6 +552,7 @@ class PageBlocks:
         resolved = final_classes(self.classes[self.cf_class[lo:hi]].tolist(),
                                  self.classes[self.final_class[lo:hi]].tolist(), flags.tolist(),
                                  self.n_chars[lo:hi].tolist(), self.heading[lo:hi].tolist(), justext)
+        resolved = drop_orphan_stubs(resolved, flags.tolist(), self.n_words[lo:hi].tolist(), min_words)
         return np.array(resolved, dtype=object)[at] == GOOD
 
 
@@ -564,7 +577,8 @@ def page_blocks(blocks: pd.DataFrame, doc_ids: list[str], block_doc: np.ndarray,
                       token_block_row=token_block_row.astype(np.int64),
                       classes=np.asarray(classes, dtype=object),
                       cf_class=codes[:len(table)], final_class=codes[len(table):],
-                      n_chars=table["n_chars"].to_numpy(np.int64), heading=table["heading"].to_numpy(bool))
+                      n_chars=table["n_chars"].to_numpy(np.int64), heading=table["heading"].to_numpy(bool),
+                      n_words=table["n_words"].to_numpy(np.int64))
 
 
 # --- the stage ---------------------------------------------------------------------------------
@@ -654,7 +668,8 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
             stats.documents_processed += 1
             hashes, starts = shard.document_duplicates(d)
             first, stop = shard.doc_blocks[d], shard.doc_blocks[d + 1]
-            smooth = None if shard.pages is None else partial(shard.pages.kept_blocks, d, first, justext=justext)
+            smooth = None if shard.pages is None else partial(shard.pages.kept_blocks, d, first, justext=justext,
+                                                                     min_words=params.n)
             result = dedup_document(hashes, starts, shard.document_units(d, params.level), params.n,
                                     params.threshold, store, smooth)
             provenance.record(result, int(doc_base[s] + d))
@@ -682,7 +697,7 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     for shard, shard_verdicts in zip(shards, verdicts):
         tokens = load_tokens(shard.tokens, ("doc_ids", "block_doc", "block_index"))
         table = shard_output(pd.read_parquet(shard.blocks, columns=BLOCK_COLUMNS), tokens, shard_verdicts, all_ids,
-                             justext)
+                             justext, params.n)
         _count(stats, table)
         write_table(pa.Table.from_pandas(table[OUTPUT_SCHEMA.names], schema=OUTPUT_SCHEMA, preserve_index=False),
                     shard.output)
@@ -702,11 +717,11 @@ def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
     """What the context-sensitive pass reads of a shard's blocks, when it judges blocks."""
     if params.level != "block":
         return None
-    return pd.read_parquet(shard.blocks, columns=BLOCK_COLUMNS[:-1])
+    return pd.read_parquet(shard.blocks, columns=BLOCK_COLUMNS)
 
 
 def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, all_ids: np.ndarray,
-                 justext: JustextParams) -> pd.DataFrame:
+                 justext: JustextParams, min_words: int) -> pd.DataFrame:
     """Every block of the shard's de-duplicated documents with its class after de-duplication
     (plus `n_words`, for the stats). Pages without a duplicate block keep jusText's classes."""
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
@@ -728,11 +743,13 @@ def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, a
     ends = np.append(starts[1:], len(page))
     touched = np.flatnonzero(np.add.reduceat(duplicate, starts) > 0) if len(page) else starts
     if len(touched):
-        cf, n_chars, heading = (table[c].to_numpy() for c in ("cf_class", "n_chars", "heading"))
+        cf, n_chars, heading, n_words = (table[c].to_numpy() for c in ("cf_class", "n_chars", "heading", "n_words"))
         for first, last in zip(starts[touched], ends[touched]):
-            final[first:last] = final_classes(cf[first:last].tolist(), final[first:last].tolist(),
-                                              duplicate[first:last].tolist(), n_chars[first:last].tolist(),
-                                              heading[first:last].tolist(), justext)
+            classes = final_classes(cf[first:last].tolist(), final[first:last].tolist(),
+                                    duplicate[first:last].tolist(), n_chars[first:last].tolist(),
+                                    heading[first:last].tolist(), justext)
+            final[first:last] = drop_orphan_stubs(classes, duplicate[first:last].tolist(),
+                                                  n_words[first:last].tolist(), min_words)
     table["final_class"] = final
     return table[["doc_id", "block_index", "final_class", "duplicate_of", "dup_share", "n_words"]]
 

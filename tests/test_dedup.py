@@ -251,6 +251,19 @@ def test_stub_removed_by_the_context_pass_sends_nothing_to_output(tmp_path):
     assert classes(table, "third") == ["good", "good"]
 
 
+def test_headings_of_a_copied_page_go_with_it(tmp_path):
+    """With the learned preset a heading is good, not short; once the body it heads is a
+    duplicate, nothing on the page can be judged by n-grams and the headings go too."""
+    a, b = para(), para()
+    heading = ("Pricing and Availability", "good", "good")
+    shards = write_corpus(tmp_path, {"s0": [("first", [heading, a, b]), ("copy", [heading, a, b]),
+                                            ("quoting", [heading, a, para(40)])]})
+    table = run(tmp_path, shards, order="input")
+    assert classes(table, "first") == ["good"] * 3
+    assert classes(table, "copy") == ["bad", "duplicate", "duplicate"]
+    assert classes(table, "quoting") == ["good", "duplicate", "good"]  # new text keeps its heading
+
+
 def test_repeat_inside_one_page_keeps_the_first_copy(tmp_path):
     a = para()
     shards = write_corpus(tmp_path, {"s0": [("page", [a, para(), a])]})
