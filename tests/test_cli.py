@@ -102,3 +102,17 @@ def test_dup_ngrams_by_hand(tmp_path):
     rows = [line.split("\t") for line in (tmp_path / "out.tsv").read_text().splitlines()]
     assert rows[0] == ["2", "z z z z z"] or ["2", "z z z z z"] in rows
     assert sorted(text for _, text in rows) == ["a b c d e", "b c d e f", "c d e f g", "d e f g h", "z z z z z"]
+
+
+def test_clean_html_with_the_best_preset(tmp_path):
+    from test_classifier import NEWS
+
+    pages, out = tmp_path / "pages", tmp_path / "out"
+    pages.mkdir()
+    (pages / "news.html").write_bytes(NEWS.read_bytes())
+    result = run("clean-html", str(pages), str(out), "--preset", "best")
+    assert result.returncode == 0, result.stderr
+    lines = (out / "news.txt").read_text().splitlines()
+    assert any(line.startswith("After three years") for line in lines)
+    assert not any(line in ("Home", "Contact us") or line.startswith("©") for line in lines)
+    assert "best, the learned block classifier" in run("clean-html", "--help").stdout
