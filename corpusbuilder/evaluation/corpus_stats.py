@@ -63,7 +63,7 @@ STAGE_COLUMNS = ("rule", "phase", "jobs", "seconds", "cpu_seconds", "max_rss_mb"
 # Rules in pipeline order, with the phase names of thesis Table 3.7 where it has one.
 PHASES = {
     "download": "download",
-    "extract": "removing boilerplate (jusText)",
+    "extract": "removing boilerplate (extract)",
     "text_input": "removing boilerplate (frequent lines)",
     "language": "language filtering",
     "exact_hashes": "removing exact duplicates (hashing)",

@@ -11,7 +11,7 @@ Agg backend — so the file can be mailed or opened from anywhere without its ne
    ``sweep.png``) — each only if the file exists, since the gold sets may be absent;
 5. time and memory per stage (``stage_times.tsv``, Table 3.7);
 6. a sample of documents with every block in page order, coloured by what happened to it:
-   kept, boilerplate (jusText), duplicate (block de-duplication; its ``title`` names the document
+   kept, boilerplate (the extract preset: jusText or best), duplicate (block de-duplication; its ``title`` names the document
    it copies), removed beside duplicates (the context-sensitive pass after de-duplication) and
    dropped by the block-level language filter; whole-document verdicts (exact duplicate,
    language) in each document's header.
@@ -50,7 +50,7 @@ STAGE_LABELS = {
 CHIP_LABELS = {"good": "kept", "bad": "boilerplate", "dup": "duplicate", "ctx": "context", "lang": "language"}
 BLOCK_KINDS = {  # css class → legend label
     "good": "kept text",
-    "bad": "boilerplate (jusText)",
+    "bad": "boilerplate (extract)",
     "dup": "duplicate block (block de-duplication)",
     "ctx": "removed beside duplicates (context pass)",
     "lang": "dropped by the language filter",
@@ -412,7 +412,7 @@ def sample_documents(shards: Sequence[ShardTables], size: int = 10) -> list[Samp
                     elif block.kind == "lang":
                         title = "dropped by the block-level language filter"
                     elif block.kind == "bad":
-                        title = "boilerplate: jusText classified it bad"
+                        title = "boilerplate: the extract stage classified it bad"
                     document.blocks.append(SampleBlock(str(block.text), block.kind, bool(block.heading), title))
                 document.hidden_blocks = max(0, len(page) - MAX_BLOCKS_SHOWN)
             documents[row.doc_id] = document
