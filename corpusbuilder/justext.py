@@ -129,16 +129,24 @@ STRUCTURE_HINTS: dict[str, tuple[frozenset[str], re.Pattern]] = {
 HINT_BITS: dict[str, int] = {name: 1 << i for i, name in enumerate(STRUCTURE_HINTS)}
 
 
-def _element_hints(tag: str, attributes: str | None, cache: dict) -> int:
+# Pages of one site repeat their templates' class names: the bits are remembered across pages,
+# up to a bound that keeps a crawl of a million sites from growing the process.
+_HINT_CACHE: dict[tuple[str, str | None], int] = {}
+_HINT_CACHE_SIZE = 200_000
+
+
+def _element_hints(tag: str, attributes: str | None) -> int:
     """STRUCTURE_HINTS bits of one element, from its tag and class + id."""
     key = (tag, attributes)
-    bits = cache.get(key)
+    bits = _HINT_CACHE.get(key)
     if bits is None:
         bits = 0
         for name, (tags, words) in STRUCTURE_HINTS.items():
             if tag in tags or (attributes and words.search(attributes.lower())):
                 bits |= HINT_BITS[name]
-        cache[key] = bits
+        if len(_HINT_CACHE) >= _HINT_CACHE_SIZE:
+            _HINT_CACHE.clear()
+        _HINT_CACHE[key] = bits
     return bits
 _WHITESPACE = re.compile(r"\s+")
 _WHITESPACE_WITH_NEWLINE = re.compile(r"[^\S\n\r]*[\n\r]\s*")
@@ -277,7 +285,6 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
     # The path is a persistent (tag, position, parent, hints) chain so a block can keep the path
     # at its start in O(1); strings are built only for blocks that end up holding text.
     path_node = None
-    hint_cache: dict = {}
     open_elements: list[tuple] = []  # (path node, {child tag: count}) for each open element
     child_counts: dict[str, int] = {}  # same-named children seen so far under the open element
 
@@ -334,7 +341,7 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
                           else f"{css_class or ''} {element_id or ''}")
             parent_hints = path_node[3] if path_node is not None else 0
             path_node = (tag, position, path_node,
-                         parent_hints | _element_hints(tag, attributes, hint_cache))
+                         parent_hints | _element_hints(tag, attributes))
             child_counts = {}
             new_block = tag in PARAGRAPH_TAGS or (after_br and tag == "br")
             if new_block:
