@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import json
-from collections import Counter
 
 import pandas as pd
 import pytest

@@ -26,7 +26,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from corpusbuilder.extract import ExtractParams, UndecodableError, iter_warc_records
