@@ -30,7 +30,7 @@ from corpusbuilder.training import (
     training_table,
 )
 
-from conftest import BOILERPLATE
+from conftest import BOILERPLATE, require_shared
 
 NEWS = Path(__file__).resolve().parent / "fixtures" / "classifier" / "news.html"
 ARTICLE_START = "After three years"
@@ -150,8 +150,7 @@ def test_preset_best_from_config_and_model_file(tmp_path):
 
 
 def gold_sample(pages_per_set: int) -> list[GoldPage]:
-    if not BOILERPLATE.is_dir():
-        pytest.skip(f"the gold sets are not at {BOILERPLATE} (../shared is absent in this checkout)")
+    require_shared(BOILERPLATE)
     return [page for name in ("cleaneval-final", "cleanportaleval", "l3s-gn1", "trafilatura-dev")
             for page in iter_dataset(name, BOILERPLATE, pages_per_set)]
 

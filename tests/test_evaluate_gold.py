@@ -14,7 +14,7 @@ from corpusbuilder.evaluation.gold import (
     unwrap_cleaneval_input,
 )
 
-from conftest import BOILERPLATE
+from conftest import BOILERPLATE, require_shared
 
 from corpusbuilder.evaluation.extractors import decode_page, prepare_page
 from corpusbuilder.evaluation.metrics import Counts, aligned_word_counts
@@ -24,9 +24,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "evaluate"
 
 @pytest.fixture
 def shared_gold() -> Path:
-    if not BOILERPLATE.is_dir():
-        pytest.skip(f"the shared gold sets are not at {BOILERPLATE} (../shared is absent in this checkout)")
-    return BOILERPLATE
+    return require_shared(BOILERPLATE)
 
 
 # --- miniatures ------------------------------------------------------------------------------------

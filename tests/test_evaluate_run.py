@@ -3,7 +3,7 @@
 import csv
 
 import pytest
-from conftest import BOILERPLATE
+from conftest import BOILERPLATE, require_shared
 
 from corpusbuilder.evaluation.extractors import EXTRACTORS
 from corpusbuilder.evaluation.gold import iter_dataset
@@ -29,8 +29,7 @@ DATASETS = ("cleaneval-dev", "cleanportaleval", "l3s-gn1", "trafilatura-dev")
 
 @pytest.fixture(scope="module")
 def rows():
-    if not BOILERPLATE.is_dir():
-        pytest.skip(f"the shared gold sets are not at {BOILERPLATE} (../shared is absent in this checkout)")
+    require_shared(BOILERPLATE)
     config = EvaluateConfig.from_config({"gold_dir": str(BOILERPLATE), "datasets": list(DATASETS),
                                          "extractors": list(OURS), "max_pages": 10})
     results = with_overall(evaluate(config))
@@ -78,8 +77,7 @@ def test_tables_are_written_with_their_headers(rows, tmp_path):
 
 
 def test_sweep_moves_precision_and_recall_and_draws_them(tmp_path):
-    if not BOILERPLATE.is_dir():
-        pytest.skip(f"the shared gold sets are not at {BOILERPLATE}")
+    require_shared(BOILERPLATE)
     pages = list(iter_dataset("cleanportaleval", BOILERPLATE, max_pages=4))
     swept = sweep(pages, {"max_link_density": (0.0, 0.2, 1.0)})
     assert [r["value"] for r in swept] == [0.0, 0.2, 1.0]

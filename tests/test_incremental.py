@@ -26,9 +26,8 @@ import pandas as pd
 import pytest
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-CRAWL = SHARED / "datasets" / "crawl" / "dev"
+from conftest import CRAWL, REPO, require_shared
+
 SAMPLE = REPO / "resources" / "sample"
 SAMPLES = [str(SAMPLE / f"sample-0{i}.warc.gz") for i in range(3)]
 
@@ -264,8 +263,7 @@ def interrupted(tmp_path_factory):
     """sample-00 and the first 700 records of the shared crawl-00 (a few seconds of extract),
     built once uninterrupted and once killed (SIGKILL to the process group) while the crawl's
     extract is writing, then rerun."""
-    if not (CRAWL / "crawl-00.warc.gz").is_file():
-        pytest.skip(f"the shared crawl is not at {CRAWL} (../shared is absent in this checkout)")
+    require_shared(CRAWL / "crawl-00.warc.gz")
     from warcio.archiveiterator import ArchiveIterator
 
     root = tmp_path_factory.mktemp("interrupted")

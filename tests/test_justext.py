@@ -14,6 +14,7 @@ import pytest
 from justext.core import decode_html, revise_paragraph_classification
 from lxml import etree
 
+from conftest import BOILERPLATE, require_shared
 from corpusbuilder.justext import (
     PRESETS,
     Block,
@@ -26,8 +27,6 @@ from corpusbuilder.justext import (
 )
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "justext"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-BOILERPLATE = SHARED / "datasets" / "boilerplate"
 
 # A small stop list, so that each fixture's stop-word density can be checked by hand.
 STOPLIST = frozenset(
@@ -430,9 +429,8 @@ def agreeing_characters(ours: list[Block], theirs: list) -> tuple[int, int]:
 @pytest.mark.shared
 @pytest.mark.slow
 def test_parity_with_the_package_on_cleaneval_and_l3s():
+    require_shared(BOILERPLATE)
     pages = shared_pages()
-    if not pages:
-        pytest.skip(f"the boilerplate gold sets are not under {BOILERPLATE} (../shared is absent)")
     stoplist = reference.get_stoplist("English")
     agree = total = compared = 0
     package_failures = []

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import CRAWL
+from conftest import CRAWL, require_shared
 
 from corpusbuilder import ngrams as ng
 
@@ -305,8 +305,7 @@ def crawl_text(tmp_path_factory):
     import lxml.html
     from warcio.archiveiterator import ArchiveIterator
 
-    if not (CRAWL / "truth.jsonl").is_file():
-        pytest.skip(f"the shared crawl is not at {CRAWL}")
+    require_shared(CRAWL / "truth.jsonl")
     lines = []
     for warc in sorted(CRAWL.glob("crawl-*.warc.gz"))[:2]:
         with open(warc, "rb") as stream:

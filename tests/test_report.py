@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from conftest import unavailable
 from corpusbuilder.evaluation.corpus_stats import (
     ShardFiles,
     benchmark_files,
@@ -168,9 +169,7 @@ def chromium() -> str:
         found = shutil.which(name)
         if found:
             return found
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed; CI installs it (apt-get install chromium)")
-    pytest.skip("chromium is not installed (apt-get install -y chromium) - the rendering check needs a browser")
+    unavailable("chromium is not installed (apt-get install -y chromium) - the rendering check needs a browser")
 
 
 def run_chromium(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import BOILERPLATE
+from conftest import BOILERPLATE, require_shared
 from corpusbuilder.evaluation.gold import GoldPage, iter_dataset
 from corpusbuilder.evaluation.report import EvaluateConfig, write_tsv
 from corpusbuilder.evaluation.site import SITE_COLUMNS, evaluate_gold_sets, score_variants
@@ -56,8 +56,7 @@ def test_multi_page_scope_counts_hosts_per_shard_when_asked():
 
 @pytest.fixture
 def gold_dir() -> Path:
-    if not (BOILERPLATE / "cleanportaleval").is_dir():
-        pytest.skip(f"the gold sets are not at {BOILERPLATE} (../shared is absent in this checkout)")
+    require_shared(BOILERPLATE / "cleanportaleval")
     return BOILERPLATE
 
 

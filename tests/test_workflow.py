@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import CRAWL, REPO, truth_key
+from conftest import CRAWL, REPO, require_shared, truth_key
 
 pytestmark = pytest.mark.workflow
 
@@ -31,8 +31,7 @@ def snakemake(workdir: Path, config: dict, *args: str) -> subprocess.CompletedPr
 @pytest.fixture(scope="module")
 def crawl_run(tmp_path_factory):
     crawl = CRAWL
-    if not (crawl / "truth.jsonl").is_file():
-        pytest.skip(f"the shared crawl is not at {crawl} (../shared is absent in this checkout)")
+    require_shared(crawl / "truth.jsonl")
     workdir = tmp_path_factory.mktemp("crawl")
     config = {"input": {"warcs": [str(p) for p in sorted(crawl.glob("crawl-*.warc.gz"))]}}
     result = snakemake(workdir, config)
