@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -69,7 +69,7 @@ _BLOCK_FEATURES = (
 # Words that mark a site's legal and service lines in the languages of the gold sets; content
 # rarely says them (Kohlschütter's features are lexicon-free and miss a lone copyright line).
 _LEGAL_PHRASES = re.compile(
-    r"©|\(c\) \d{4}|copyright|all rights reserved|rights reserved|privacy|cookie|terms of (?:use|service)|"
+    r"©|\(c\) \d{4}|copyright|rights reserved|privacy|cookie|terms of (?:use|service)|"
     r"impressum|datenschutz|alle rechte|nutzungsbedingungen|derechos reservados|aviso legal|"
     r"tous droits|mentions légales|wszelkie prawa|polityka prywatności|powered by")
 _COLUMN = {name: i for i, name in enumerate(_BLOCK_FEATURES)}
@@ -98,24 +98,24 @@ def _shared_prefix(a: list[str], b: list[str]) -> int:
     return shared
 
 
-def _codepoints(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The page's block texts as one code-point array (blocks joined by newlines) and block starts."""
+def _codepoints(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The page's block texts as one code-point array (blocks joined by newlines), with each
+    block's start and length in it."""
     joined = "\n".join(texts) + "\n"
     lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
     starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]])
-    return np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32), starts
+    return np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32), starts, lengths
 
 
-def _text_features(blocks: list[Block], title_words: set[str]) -> np.ndarray:
+def _text_features(blocks: list[Block], title_words: set[str]) -> tuple[np.ndarray, ...]:
     """Character-level text features of every block, counted over the page's code points at once,
     and the legal-phrase count and title overlap, which need each block's words.
 
     Columns: sentence ends, final character ends a sentence, capitalised words, digits,
     separators. Capitals are recognised in Latin, Greek and Cyrillic; a separator is one of
-    ``_SEPARATOR_CODES`` or a dash between spaces.
+    ``_CLASS_MEMBERS[_SEPARATOR]`` or a dash between spaces.
     """
-    texts = [block.text for block in blocks]
-    codes, starts = _codepoints(texts)
+    codes, starts, lengths = _codepoints([block.text for block in blocks])
     classes = _CHAR_CLASSES[np.minimum(codes, len(_CHAR_CLASSES) - 1)]
     space = (classes & _SPACE) != 0
     space_after = np.append(space[1:], True)
@@ -127,8 +127,7 @@ def _text_features(blocks: list[Block], title_words: set[str]) -> np.ndarray:
     separator = ((classes & _SEPARATOR) != 0) | ((codes == 45) & space_before & space_after)
     counts = np.add.reduceat(np.column_stack([sentence_end, capital, digit, separator]).astype(np.int64),
                              starts, axis=0)
-    ends = starts + np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) - 1
-    final_stop = (classes[ends] & _SENTENCE_FINAL) != 0
+    final_stop = (classes[starts + lengths - 1] & _SENTENCE_FINAL) != 0
     title_overlap = np.zeros(len(blocks))
     legal = np.zeros(len(blocks))
     for i, block in enumerate(blocks):
@@ -231,6 +230,11 @@ class BlockModel:
     threshold_good: float
     feature_names: tuple[str, ...]
 
+    @cached_property
+    def children(self) -> np.ndarray:
+        """Node i's right child at 2 i, its left child at 2 i + 1 (built once per model)."""
+        return np.column_stack([self.right, self.left]).ravel()
+
     def probabilities(self, features: np.ndarray) -> np.ndarray:
         """P(content) per row of ``features``: all trees walked at once, one level per step.
 
@@ -241,11 +245,10 @@ class BlockModel:
             return np.zeros(0)
         flat = np.ascontiguousarray(features, dtype=np.float64).ravel()
         row_starts = (np.arange(len(features), dtype=np.int64) * features.shape[1])[:, None]
-        children = np.column_stack([self.right, self.left]).ravel()
         nodes = np.broadcast_to(self.roots, (len(features), len(self.roots)))
         for _ in range(self.depth):
             go_left = flat[row_starts + self.feature[nodes]] <= self.threshold[nodes]
-            nodes = children[2 * nodes + go_left]
+            nodes = self.children[2 * nodes + go_left]
         log_odds = self.baseline + self.value[nodes].sum(axis=1)
         return 1.0 / (1.0 + np.exp(-log_odds))
 

@@ -137,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.set_defaults(func=func)
         return sub
 
-    presets = ["default", "A", "B", "C", "D", "best"]  # extract.EXTRACT_PRESETS, without importing lxml
+    presets = ["default", "A", "B", "C", "D", "best"]  # justext.PRESETS + "best", without importing lxml
     preset_help = ("jusText preset (default, thesis Table 2.7 A-D) or best, the learned block classifier "
                    "(default: the config's)")
     clean = add("clean-html", cmd_clean_html, "Clean every *.html file of a directory with jusText or the "

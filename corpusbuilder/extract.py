@@ -40,7 +40,6 @@ log = logging.getLogger(__name__)
 
 HTML_CONTENT_TYPES = ("text/html", "application/xhtml+xml")
 BEST_PRESET = "best"
-EXTRACT_PRESETS = (*PRESETS, BEST_PRESET)
 
 
 @dataclass(frozen=True)

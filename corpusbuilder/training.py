@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.classifier import FEATURE_NAMES, BlockModel, block_features, page_title
-from corpusbuilder.evaluation.extractors import Extraction, decode_page, extraction_of_blocks, prepare_page
+from corpusbuilder.evaluation.extractors import Extraction, decoded_html, extraction_of_blocks, prepare_page
 from corpusbuilder.evaluation.gold import GoldPage
 from corpusbuilder.evaluation.report import Tally, score_page
-from corpusbuilder.extract import ExtractParams, UndecodableError
+from corpusbuilder.extract import ExtractParams
 from corpusbuilder.justext import Block
 
 log = logging.getLogger(__name__)
@@ -112,11 +112,7 @@ def training_pages(pages: Iterable[GoldPage], params: ExtractParams = ExtractPar
     for number, gold in enumerate(pages, start=1):
         if number % 250 == 0:
             log.info("%s: %d pages segmented and labelled", gold.dataset, number)
-        try:
-            html = decode_page(gold.html, gold.http_charset, params)
-        except UndecodableError:
-            html = ""
-        page = prepare_page(html, params)
+        page = prepare_page(decoded_html(gold, params), params)
         prepared.append(TrainingPage(gold, page.blocks, block_features(page.blocks, page_title(page.root)),
                                      block_labels(page.blocks, gold)))
     return prepared

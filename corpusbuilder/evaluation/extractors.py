@@ -11,12 +11,19 @@ are offered only when importable; they are never dependencies of the library.
 from __future__ import annotations
 
 import importlib.util
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
 
 from corpusbuilder.classifier import classify_learned, page_title
-from corpusbuilder.extract import ExtractParams, decode_html, guess_page_language, stoplist_for_page
+from corpusbuilder.extract import (
+    ExtractParams,
+    UndecodableError,
+    decode_html,
+    guess_page_language,
+    stoplist_for_page,
+)
 from corpusbuilder.justext import (
     GOOD,
     PRESETS,
@@ -29,7 +36,10 @@ from corpusbuilder.justext import (
 )
 
 from .baselines import bte_extract, classify_default_extractor
+from .gold import GoldPage
 from .metrics import fragment_lengths
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -53,6 +63,16 @@ class Extraction:
 def decode_page(body: bytes, http_charset: str | None, params: ExtractParams = ExtractParams()) -> str:
     """The page's text, decoded as the extract stage decodes it (raises UndecodableError)."""
     return decode_html(body, http_charset, params.max_control_share)[0]
+
+
+def decoded_html(page: GoldPage, params: ExtractParams = ExtractParams()) -> str:
+    """A gold page's HTML as the extract stage decodes it; "" for an undecodable page, which every
+    extractor is then scored on as empty output."""
+    try:
+        return decode_page(page.html, page.http_charset, params)
+    except UndecodableError as error:
+        log.warning("%s %s: undecodable (%s), scored as empty output", page.dataset, page.page_id, error)
+        return ""
 
 
 def prepare_page(html: str, params: ExtractParams = ExtractParams()) -> PreparedPage:

@@ -16,11 +16,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from corpusbuilder.extract import ExtractParams, UndecodableError
+from corpusbuilder.extract import ExtractParams
 from corpusbuilder.io import atomic_path
 from corpusbuilder.justext import PRESETS, JustextParams
 
-from .extractors import EXTRACTORS, Extraction, Extractor, available, decode_page, justext_kept, prepare_page
+from .extractors import EXTRACTORS, Extraction, Extractor, available, decoded_html, justext_kept, prepare_page
 from .gold import READERS, GoldPage, iter_dataset
 from .metrics import (
     Counts,
@@ -106,11 +106,7 @@ def evaluate_pages(pages: Iterable[GoldPage], extractors: Sequence[Extractor],
     any_blocks = any(extractor.uses_blocks for extractor in extractors)
     for page in pages:
         started = time.perf_counter()
-        try:
-            html = decode_page(page.html, page.http_charset, params)
-        except UndecodableError as error:
-            log.warning("%s %s: undecodable (%s), scored as empty output", page.dataset, page.page_id, error)
-            html = ""
+        html = decoded_html(page, params)
         decoded = time.perf_counter()
         prepared = prepare_page(html, params) if any_blocks else prepare_page("", params)
         prepare_seconds = time.perf_counter() - decoded
@@ -275,13 +271,7 @@ def sweep(pages: Sequence[GoldPage], grid: dict[str, Sequence[float]] = SWEEP_GR
 
     Pages are segmented once: blocks do not depend on the thresholds, only their classes do.
     """
-    prepared = []
-    for page in pages:
-        try:
-            html = decode_page(page.html, page.http_charset, params)
-        except UndecodableError:
-            html = ""
-        prepared.append((page, prepare_page(html, params).blocks))
+    prepared = [(page, prepare_page(decoded_html(page, params), params).blocks) for page in pages]
     rows = []
     for parameter, values in grid.items():
         for value in values:

@@ -28,11 +28,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from corpusbuilder.extract import ExtractParams, UndecodableError, iter_warc_records
+from corpusbuilder.extract import ExtractParams, iter_warc_records
 from corpusbuilder.justext import GOOD, JustextParams, classify_context_free, classify_context_sensitive
 from corpusbuilder.site_boilerplate import SiteBoilerplateParams, combined_classes, host_of, mark_blocks
 
-from .extractors import decode_page, extraction_of_blocks, prepare_page
+from .extractors import decoded_html, extraction_of_blocks, prepare_page
 from .gold import GoldPage, iter_dataset, unwrap_cleaneval_input
 from .report import EvaluateConfig, Tally, _measured, score_page
 
@@ -52,11 +52,7 @@ def page_tables(pages: Sequence[GoldPage], justext: JustextParams,
     """Gold pages as extract's docs and blocks tables (doc_id = position in `pages`)."""
     docs, blocks = [], []
     for index, page in enumerate(pages):
-        try:
-            html = decode_page(page.html, page.http_charset, params)
-        except UndecodableError:
-            html = ""
-        prepared = prepare_page(html, params).blocks
+        prepared = prepare_page(decoded_html(page, params), params).blocks
         cf = classify_context_free(prepared, justext)
         final = classify_context_sensitive(cf, prepared, justext)
         docs.append({"doc_id": str(index), "uri": page.url or "", "outcome": "ok"})
