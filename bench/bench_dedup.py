@@ -45,7 +45,7 @@ from corpusbuilder.stoplists import load_stoplist
 from corpusbuilder.tokenise import word_hashes
 
 RESULTS = Path(__file__).parent / "results" / "dedup.json"
-TOKEN = re.compile(r"\w+|[^\w\s]")
+TOKEN = r"\w+|[^\w\s]"  # the raw layout's stand-in tokeniser: words and punctuation marks
 
 
 def save(section: str, value) -> None:
@@ -57,11 +57,16 @@ def save(section: str, value) -> None:
 
 # --- crawl: the §3.6.4 metric --------------------------------------------------------------------
 
-def tokenise_shard(blocks_path: Path, tokens_path: Path, stoplist: frozenset[str]) -> None:
+def pattern_suffix(pattern: str) -> str:
+    """Results of another tokenisation go to their own section, beside the default's."""
+    return "" if pattern == TOKEN else f" (tokens {pattern})"
+
+
+def tokenise_shard(blocks_path: Path, tokens_path: Path, stoplist: frozenset[str], pattern: str = TOKEN) -> None:
     """A stand-in for the tokenise stage: the final-good blocks' regex tokens in its npz layout."""
     blocks = pd.read_parquet(blocks_path, columns=["doc_id", "block_index", "text", "final_class"])
     good = blocks[blocks.final_class == "good"]
-    tokens = [TOKEN.findall(text) for text in good.text]
+    tokens = [re.findall(pattern, text) for text in good.text]
     words = np.array([w for block in tokens for w in block], dtype=object)
     doc_ids = pd.unique(good.doc_id)  # crawl order
     block_doc = pd.Index(doc_ids).get_indexer(good.doc_id)
@@ -131,10 +136,11 @@ def crawl(args) -> None:
         names = sorted(p.name.removesuffix(".warc.gz") for p in Path(args.warcs).glob("*.warc.gz"))
         for name in names:
             if not (work / f"{name}.blocks.parquet").exists():
+                # jusText's text, as the thesis and the onion reference measure (not the `best` preset)
                 subprocess.run(["corpusbuilder", "extract", str(Path(args.warcs) / f"{name}.warc.gz"),
-                                str(work / name), "--shard", name], check=True)
+                                str(work / name), "--shard", name, "--preset", "default"], check=True)
             if not (work / f"{name}.npz").exists():
-                tokenise_shard(work / f"{name}.blocks.parquet", work / f"{name}.npz", stoplist)
+                tokenise_shard(work / f"{name}.blocks.parquet", work / f"{name}.npz", stoplist, args.token_pattern)
         tokens = [work / f"{name}.npz" for name in names]
         blocks = [work / f"{name}.blocks.parquet" for name in names]
     before = tengram_metric(tokens, None)
@@ -188,7 +194,7 @@ def crawl(args) -> None:
                 rows.append(row)
     # two inputs, two sections: the workflow's (after language and exact dedup) and jusText's
     # clean text of every page (the input the onion reference figures were measured on)
-    save("crawl" if args.stage else "crawl_justext_only",
+    save("crawl" if args.stage else "crawl_justext_only" + pattern_suffix(args.token_pattern),
          {"stage": str(args.stage), "warcs": str(args.warcs), "before": before,
           **({"before_exact_dedup": before_exact} if before_exact else {}), "runs": rows})
 
@@ -331,6 +337,9 @@ def main() -> None:
     c.add_argument("--kinds", nargs="+", default=["all"])
     c.add_argument("--thresholds", type=float, nargs="+", default=[0.5])
     c.add_argument("--orders", nargs="+", default=["dup-share"], choices=["dup-share", "input"])
+    c.add_argument("--token-pattern", default=TOKEN,
+                   help="with --stage '': the regex that tokenises the blocks (e.g. '\\S+' for whitespace tokens); "
+                        "a new --work dir per pattern")
     m = sub.add_parser("memory")
     m.add_argument("--max", type=int, default=30_000_000)
     m.add_argument("--work", default="bench/results/tmp/dedup")

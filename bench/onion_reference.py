@@ -1,134 +1,254 @@
-"""A peer for bench_dedup crawl: onion 1.x's loop (Pomikálek's onion.c) re-enacted per document
-with numpy on the same token shards, to tell the algorithm's figures from the input's.
+"""onion, the peer of block de-duplication (thesis §3.5; the reference of the dedup issue: "the
+public onion C tool, n = 10, t = 0.5"), run on exactly the tokens our dedup stage sees and scored
+with bench_dedup's metric, to tell the algorithm's figures from the input's.
 
-    python bench/onion_reference.py DIR stage|raw [OUR_DEDUP_DIR] "SMOOTHING,CROSS,COUNT;..."
+    bash bench/build_onion.sh                      # the real C tool, built from PyPI's copy of its source
+    python bench/bench_dedup.py crawl --stage '' --work DIR      # jusText text of every page, tokenised
+    python bench/onion_reference.py DIR --ours DIR/dedup \\
+        --onion bench/results/tmp/onion/onion-tokens/onion bench/results/tmp/onion/onion-ngrams/onion \\
+        --simulate onion,1,tokens justext,0,tokens none,0,tokens
 
-DIR is a workflow `work` directory (stage) or a bench --stage '' work directory (raw). Per run:
-SMOOTHING onion (runs of <= 20 tokens between removed paragraphs go), justext (our pass) or none;
-CROSS 1 = n-grams cross paragraphs inside a page as onion's, 0 = block-bound as ours; COUNT tokens
-= share of a paragraph's words covered by already-seen n-grams ending in it (onion 1.x), ngrams =
-already-seen n-grams per word (later onion). Input order, n = 10, t = 0.5, G_out after the page.
-Prints removed / kept under the bench's metric (10-grams inside blocks) and across blocks.
+--onion BINARY: the C tool (n = 10, t = 0.5, its own smoothing) on the blocks written as a vertical
+file (a token per line, a <p> per block, a <doc> per page, crawl order); needs the `raw` layout,
+whose tokens are bench_dedup's regex tokens of the blocks' text, so the tool sees the same tokens.
+--simulate SMOOTHING,CROSS,COUNT: onion's loop re-enacted in numpy, to vary one thing at a time:
+SMOOTHING onion (non-removed runs of <= 20 tokens between removed paragraphs or page ends go),
+justext (our context-sensitive pass) or none; CROSS 1 = n-grams cross paragraphs inside a page as
+onion's do, 0 = block-bound as ours; COUNT tokens = a paragraph's words covered by already seen
+n-grams (src/ of the tool), ngrams = already-seen n-grams ending in it (src_sc/). Input order,
+n = 10, t = 0.5, a page's n-grams join the seen set after the page is judged.
+--ours DIR: our dedup stage's outputs for the same shards.
+
+Each run prints and saves (section `onion_reference` of results/dedup.json) the share of duplicate
+10-gram instances removed and of distinct 10-grams kept, counted inside blocks (bench_dedup's
+metric) and across blocks of a page.
 """
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_dedup import load_words, tengram_metric
+from bench_dedup import TOKEN, load_words, pattern_suffix, save, tengram_metric
 
 from corpusbuilder.dedup import page_blocks
 from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams import ngram_hashes
 
+N, THRESHOLD, MAX_STUB = 10, 0.5, 20
 
-def doc_offsets(path):
-    with np.load(path) as t:
-        bo = t["block_offsets"]; bd = t["block_doc"]; nd = len(t["doc_ids"])
-    first_block = np.searchsorted(bd, np.arange(nd + 1))
-    return bo[first_block], first_block
 
-def simulate(tokens, blocks, n=10, t=0.5, smoothing="onion", stub=20, cross=True, count="tokens"):
+def shard_paths(directory: Path, layout: str) -> tuple[list[Path], list[Path]]:
+    """Token streams and block tables of a workflow `work` dir (stage) or a bench work dir (raw)."""
+    if layout == "stage":
+        names = sorted(p.name.removesuffix(".npz") for p in (directory / "tokens").glob("*.npz"))
+        return ([directory / "tokens" / f"{x}.npz" for x in names],
+                [directory / "extract" / f"{x}.blocks.parquet" for x in names])
+    names = sorted(p.name.removesuffix(".npz") for p in directory.glob("*.npz") if "." not in p.stem)
+    return [directory / f"{x}.npz" for x in names], [directory / f"{x}.blocks.parquet" for x in names]
+
+
+def doc_offsets(tokens_path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Each page's first token and first block (plus the end), from a token stream."""
+    with np.load(tokens_path) as t:
+        block_offsets, block_doc, docs = t["block_offsets"], t["block_doc"], len(t["doc_ids"])
+    first_block = np.searchsorted(block_doc, np.arange(docs + 1))
+    return block_offsets[first_block], first_block
+
+
+# --- the C tool -----------------------------------------------------------------------------------
+
+def write_vertical(tokens_paths: list[Path], blocks_paths: list[Path], pattern: str, path: Path) -> None:
+    """The good blocks as onion's input; '<' is escaped, since a line starting with it is a tag."""
+    with path.open("w") as out:
+        for tokens_path, blocks_path in zip(tokens_paths, blocks_paths):
+            blocks = pd.read_parquet(blocks_path, columns=["doc_id", "text", "final_class"])
+            good = blocks[blocks.final_class == "good"]
+            with np.load(tokens_path) as t:
+                lengths = np.diff(t["block_offsets"])
+            if len(good) != len(lengths):
+                sys.exit(f"{tokens_path}: not the raw layout's tokens of {blocks_path}")
+            previous = None
+            for doc_id, text, length in zip(good.doc_id, good.text, lengths):
+                words = re.findall(pattern, text)
+                if len(words) != length:
+                    sys.exit(f"{tokens_path}: tokens differ from --token-pattern's tokens of {blocks_path}")
+                if doc_id != previous:
+                    out.write("</doc>\n<doc>\n" if previous is not None else "<doc>\n")
+                    previous = doc_id
+                out.write("<p>\n" + "".join(w.replace("<", "&lt;") + "\n" for w in words) + "</p>\n")
+            out.write("</doc>\n")
+
+
+def run_onion(binary: str, tokens_paths: list[Path], blocks_paths: list[Path], pattern: str) -> list[np.ndarray]:
+    """The tool's kept flag per block, from its per-paragraph marks (build_onion.sh adds them)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        vertical, listing = Path(tmp) / "input.vert", Path(tmp) / "files.txt"
+        write_vertical(tokens_paths, blocks_paths, pattern, vertical)
+        listing.write_text(f"{vertical}\n")
+        stdout = subprocess.run([binary, "-n", str(N), "-t", str(THRESHOLD), "-l", str(MAX_STUB), "-q",
+                                 "-D", "bench", "-L", str(listing), "-O", tmp],
+                                capture_output=True, text=True, check=True).stdout
+    removed = np.array([line.endswith("1") for line in stdout.splitlines() if line.startswith("PAR\t")])
+    ends = np.cumsum([len(np.load(p)["block_offsets"]) - 1 for p in tokens_paths])
+    if len(removed) != ends[-1]:
+        sys.exit(f"{binary}: {len(removed)} paragraph marks for {ends[-1]} blocks; build it with build_onion.sh")
+    return [~part for part in np.split(removed, ends[:-1])]
+
+
+# --- onion's loop in numpy ------------------------------------------------------------------------
+
+def onion_stubs(removed: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """onion's smoothing: a run of kept paragraphs of <= MAX_STUB tokens between removed
+    paragraphs (or the page's ends) goes too."""
+    removed = removed.copy()
+    last, run = -1, 0
+    for i in range(len(lengths) + 1):
+        if i == len(lengths) or removed[i]:
+            if run <= MAX_STUB:
+                removed[last + 1:i] = True
+            last, run = i, 0
+        else:
+            run += lengths[i]
+    return removed
+
+
+def simulate(tokens_paths: list[Path], blocks_paths: list[Path], smoothing: str, cross: bool,
+             count: str) -> list[np.ndarray]:
     shards = []
-    for p in tokens:
-        words, bo = load_words(p, "all")
-        dof, fb = doc_offsets(p)
-        units = dof if cross else bo
-        h, starts = ngram_hashes(words, units, n)
-        shards.append((words, bo, dof, fb, h, starts))
-    allh = np.concatenate([s[4] for s in shards])
-    u, c = np.unique(allh, return_counts=True)
-    g2 = u[c >= 2]
-    gout = set()
-    kept_all = []
-    for si, (words, bo, dof, fb, h, starts) in enumerate(shards):
-        isdup = np.isin(h, g2)
-        ends = starts + n - 1
-        kept = np.ones(len(bo) - 1, bool)
-        pages = None
+    for path in tokens_paths:
+        words, block_offsets = load_words(path, "all")
+        page_tokens, page_blocks_first = doc_offsets(path)
+        hashes, starts = ngram_hashes(words, page_tokens if cross else block_offsets, N)
+        shards.append((block_offsets, page_tokens, page_blocks_first, hashes, starts))
+    unique, counts = np.unique(np.concatenate([s[3] for s in shards]), return_counts=True)
+    repeated = unique[counts >= 2]
+    seen: set[int] = set()
+    kept_shards = []
+    for shard, (block_offsets, page_tokens, first_block, hashes, starts) in enumerate(shards):
+        is_repeated = np.isin(hashes, repeated)
+        ends = starts + N - 1
+        kept = np.ones(len(block_offsets) - 1, bool)
         if smoothing == "justext":
-            with np.load(tokens[si]) as tt:
-                pages = page_blocks(pd.read_parquet(blocks[si]), [str(x) for x in tt["doc_ids"]], tt["block_doc"], tt["block_index"])
-        for d in range(len(dof) - 1):
-            lo, hi = dof[d], dof[d + 1]
-            b0, b1 = fb[d], fb[d + 1]
-            if b1 == b0: continue
+            with np.load(tokens_paths[shard]) as t:
+                pages = page_blocks(pd.read_parquet(blocks_paths[shard]), [str(x) for x in t["doc_ids"]],
+                                    t["block_doc"], t["block_index"])
+        for page in range(len(page_tokens) - 1):
+            lo, hi = page_tokens[page], page_tokens[page + 1]
+            b0, b1 = first_block[page], first_block[page + 1]
+            if b1 == b0:
+                continue
             a, z = np.searchsorted(starts, [lo, hi])
-            dh, de, dd = h[a:z], ends[a:z], isdup[a:z]
-            # bad n-grams: in local (earlier in doc) or in gout
-            rep = np.ones(len(dh), bool); rep[np.unique(dh, return_index=True)[1]] = False
-            ing = np.fromiter((x in gout for x in dh[dd].tolist()), bool, count=int(dd.sum()))
-            bad = rep.copy(); bad[np.flatnonzero(dd)[ing]] = True
-            pb = bo[b0:b1 + 1]  # paragraph bounds
-            par_of_end = np.searchsorted(pb, de, side="right") - 1
-            e = de[bad]; ps = pb[par_of_end[bad]]
-            s0 = np.maximum(e - n + 1, ps)
-            diff = np.zeros(hi - lo + 1, np.int64)
-            np.add.at(diff, s0 - lo, 1); np.add.at(diff, e + 1 - lo, -1)
-            cov = np.cumsum(diff[:-1]) > 0
-            covered = np.add.reduceat(cov, pb[:-1] - lo) if hi > lo else np.zeros(0)
-            covered = np.where(np.diff(pb) > 0, covered, 0)
+            page_hashes, page_ends, page_repeated = hashes[a:z], ends[a:z], is_repeated[a:z]
+            # seen: earlier in this page, or output by an earlier page
+            bad = np.ones(len(page_hashes), bool)
+            bad[np.unique(page_hashes, return_index=True)[1]] = False
+            output_before = np.fromiter((h in seen for h in page_hashes[page_repeated].tolist()), bool,
+                                        count=int(page_repeated.sum()))
+            bad[np.flatnonzero(page_repeated)[output_before]] = True
+            bounds = block_offsets[b0:b1 + 1]
+            lengths = np.diff(bounds)
+            block_of_end = np.searchsorted(bounds, page_ends, side="right") - 1
             if count == "ngrams":
-                covered = np.bincount(par_of_end[bad], minlength=len(pb) - 1)
-            lens = np.diff(pb)
-            badp = (lens > 0) & (covered > t * lens)
+                covered = np.bincount(block_of_end[bad], minlength=len(lengths))
+            else:
+                last = page_ends[bad]
+                first = np.maximum(last - N + 1, bounds[block_of_end[bad]])
+                diff = np.zeros(hi - lo + 1, np.int64)
+                np.add.at(diff, first - lo, 1)
+                np.add.at(diff, last + 1 - lo, -1)
+                covered_token = np.cumsum(diff[:-1]) > 0
+                covered = np.where(lengths > 0, np.add.reduceat(covered_token, bounds[:-1] - lo), 0)
+            removed = (lengths > 0) & (covered > THRESHOLD * lengths)
             if smoothing == "onion":
-                last = -1; run = 0
-                for i in range(len(lens) + 1):
-                    if i == len(lens) or badp[i]:
-                        if run <= stub: badp[last + 1:i] = True
-                        last = i; run = 0
-                    else:
-                        run += lens[i]
-            elif smoothing == "justext" and badp.any():
-                badp = ~pages.kept_blocks(d, b0, badp, PRESETS["default"], 0) | badp
-            kept[b0:b1] = ~badp
-            send = dh[dd & ~badp[par_of_end]]
-            gout.update(send.tolist())
-        kept_all.append(kept)
-    return kept_all
+                removed = onion_stubs(removed, lengths)
+            elif smoothing == "justext" and removed.any():
+                removed |= ~pages.kept_blocks(page, b0, removed, PRESETS["default"], 0)
+            kept[b0:b1] = ~removed
+            seen.update(page_hashes[page_repeated & ~removed[block_of_end]].tolist())
+        kept_shards.append(kept)
+    return kept_shards
 
-def metric_cross(tokens, kept):
-    """10-grams over each document's token stream (crossing blocks), of the kept blocks only."""
-    hs = []
-    for i, p in enumerate(tokens):
-        words, bo = load_words(p, "all")
-        dof, _ = doc_offsets(p)
-        k = np.ones(len(bo) - 1, bool) if kept is None else kept[i]
-        keep = np.repeat(k, np.diff(bo))
-        # new doc offsets over kept tokens
-        cum = np.concatenate(([0], np.cumsum(keep)))
-        hs.append(ngram_hashes(words[keep], cum[dof], 10)[0])
-    _, c = np.unique(np.concatenate(hs), return_counts=True)
-    return {"dup": int(c[c >= 2].sum()), "distinct": len(c)}
 
-def kept_of_outputs(tokens, outputs):
-    res = []
-    for p, o in zip(tokens, outputs):
-        out = pd.read_parquet(o)
-        with np.load(p) as t:
-            idx = pd.MultiIndex.from_arrays([t["doc_ids"][t["block_doc"]], t["block_index"]])
-        res.append(out.set_index(["doc_id", "block_index"]).final_class.reindex(idx).to_numpy() == "good")
-    return res
+# --- scoring --------------------------------------------------------------------------------------
 
-def report(name, tokens, kept, b_in, b_cross):
-    a_in = tengram_metric(tokens, kept); a_cross = metric_cross(tokens, kept)
-    print(f"{name}: within-block removed {1 - a_in['duplicate_10gram_instances']/b_in['duplicate_10gram_instances']:.4f} kept {a_in['distinct_10grams']/b_in['distinct_10grams']:.4f} | "
-          f"cross-block removed {1 - a_cross['dup']/b_cross['dup']:.4f} kept {a_cross['distinct']/b_cross['distinct']:.4f}", flush=True)
+def cross_block_metric(tokens_paths: list[Path], kept: list[np.ndarray] | None) -> dict:
+    """10-grams over each page's kept tokens, crossing blocks."""
+    hashes = []
+    for i, path in enumerate(tokens_paths):
+        words, block_offsets = load_words(path, "all")
+        page_tokens, _ = doc_offsets(path)
+        keep = np.repeat(np.ones(len(block_offsets) - 1, bool) if kept is None else kept[i],
+                         np.diff(block_offsets))
+        kept_before = np.concatenate(([0], np.cumsum(keep)))
+        hashes.append(ngram_hashes(words[keep], kept_before[page_tokens], 10)[0])
+    _, counts = np.unique(np.concatenate(hashes), return_counts=True)
+    return {"duplicate_10gram_instances": int(counts[counts >= 2].sum()), "distinct_10grams": len(counts)}
+
+
+def kept_of_outputs(tokens_paths: list[Path], outputs: list[Path]) -> list[np.ndarray]:
+    kept = []
+    for tokens_path, output in zip(tokens_paths, outputs):
+        classes = pd.read_parquet(output).set_index(["doc_id", "block_index"]).final_class
+        with np.load(tokens_path) as t:
+            index = pd.MultiIndex.from_arrays([t["doc_ids"][t["block_doc"]], t["block_index"]])
+        kept.append(classes.reindex(index).to_numpy() == "good")
+    return kept
+
+
+def score(name: str, tokens_paths: list[Path], kept: list[np.ndarray], before: dict) -> dict:
+    row = {"run": name}
+    for scope, metric in (("within_blocks", tengram_metric), ("across_blocks", cross_block_metric)):
+        after = metric(tokens_paths, kept)
+        row[scope] = {
+            "removed_duplicate_10gram_instances": round(
+                1 - after["duplicate_10gram_instances"] / before[scope]["duplicate_10gram_instances"], 4),
+            "kept_distinct_10grams": round(after["distinct_10grams"] / before[scope]["distinct_10grams"], 4)}
+    print(row, flush=True)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("dir", type=Path, help="bench_dedup --stage '' work dir (raw) or a workflow work dir (stage)")
+    parser.add_argument("--layout", choices=["raw", "stage"], default="raw")
+    parser.add_argument("--ours", type=Path, help="our dedup outputs ({shard}.parquet) for the same shards")
+    parser.add_argument("--onion", nargs="*", default=[], help="onion binaries built by build_onion.sh")
+    parser.add_argument("--simulate", nargs="*", default=[], metavar="SMOOTHING,CROSS,COUNT")
+    parser.add_argument("--token-pattern", default=TOKEN, help="the --token-pattern DIR was tokenised with")
+    args = parser.parse_args()
+    if args.onion and args.layout != "raw":
+        parser.error("--onion needs --layout raw: the tool must see the regex tokens the metric counts")
+    tokens_paths, blocks_paths = shard_paths(args.dir, args.layout)
+    if not tokens_paths:
+        parser.error(f"{args.dir}: no token streams (*.npz)")
+    before = {"within_blocks": tengram_metric(tokens_paths, None),
+              "across_blocks": cross_block_metric(tokens_paths, None)}
+    print("before", before, flush=True)
+    rows = []
+    if args.ours:
+        outputs = [args.ours / f"{p.stem}.parquet" for p in tokens_paths]
+        rows.append(score(f"ours ({args.ours})", tokens_paths, kept_of_outputs(tokens_paths, outputs), before))
+    for binary in args.onion:
+        rows.append(score(f"onion C tool {binary}", tokens_paths, run_onion(binary, tokens_paths, blocks_paths, args.token_pattern),
+                          before))
+    for spec in args.simulate:
+        smoothing, cross, count = (spec.split(",") + ["", "", ""])[:3]
+        if smoothing not in ("onion", "justext", "none") or cross not in ("0", "1") or count not in ("tokens", "ngrams"):
+            parser.error(f"--simulate {spec}: expected SMOOTHING,CROSS,COUNT as onion|justext|none,0|1,tokens|ngrams")
+        rows.append(score(f"onion loop in numpy: smoothing={smoothing} cross={cross} count={count}", tokens_paths,
+                          simulate(tokens_paths, blocks_paths, smoothing, cross == "1", count), before))
+    save("onion_reference" + pattern_suffix(args.token_pattern), {"dir": str(args.dir), "layout": args.layout, "token_pattern": args.token_pattern, "n": N, "threshold": THRESHOLD,
+                             "before": before, "runs": rows})
+
 
 if __name__ == "__main__":
-    d = Path(sys.argv[1]); mode = sys.argv[2]
-    if mode == "stage":
-        names = sorted(p.name.removesuffix(".npz") for p in (d / "tokens").glob("*.npz"))
-        tokens = [d / "tokens" / f"{x}.npz" for x in names]; blocks = [d / "extract" / f"{x}.blocks.parquet" for x in names]
-    else:
-        names = sorted(p.name.removesuffix(".npz") for p in d.glob("*.npz"))
-        tokens = [d / f"{x}.npz" for x in names]; blocks = [d / f"{x}.blocks.parquet" for x in names]
-    b_in = tengram_metric(tokens, None); b_cross = metric_cross(tokens, None)
-    print("before", b_in, b_cross)
-    if sys.argv[3]:
-        report("ours (" + sys.argv[3] + ")", tokens, kept_of_outputs(tokens, [Path(sys.argv[3]) / f"{x}.parquet" for x in names]), b_in, b_cross)
-    for sm, cross, count in [tuple(x.split(",")) for x in sys.argv[4].split(";")]:
-        report(f"onion sim smoothing={sm} cross={cross} count={count}", tokens, simulate(tokens, blocks, smoothing=sm, cross=cross == "1", count=count), b_in, b_cross)
+    main()
