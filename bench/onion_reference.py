@@ -44,6 +44,7 @@ from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams import ngram_hashes
 
 N, THRESHOLD, MAX_STUB = 10, 0.5, 20
+ONION_BUFFER = 335_544_320  # the tool's default -b
 
 
 def shard_paths(directory: Path, layout: str) -> tuple[list[Path], list[Path]]:
@@ -93,6 +94,9 @@ def run_onion(binary: str, tokens_paths: list[Path], blocks_paths: list[Path], p
     with tempfile.TemporaryDirectory() as tmp:
         vertical, listing = Path(tmp) / "input.vert", Path(tmp) / "files.txt"
         write_vertical(tokens_paths, blocks_paths, pattern, vertical)
+        if vertical.stat().st_size >= ONION_BUFFER:
+            sys.exit(f"{binary}: the refactored tool reads one {ONION_BUFFER}-byte buffer per input file; "
+                     "the input is larger")
         listing.write_text(f"{vertical}\n")
         stdout = subprocess.run([binary, "-n", str(N), "-t", str(THRESHOLD), "-l", str(MAX_STUB), "-q",
                                  "-D", "bench", "-L", str(listing), "-O", tmp],
