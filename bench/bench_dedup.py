@@ -194,9 +194,21 @@ def crawl(args) -> None:
                 rows.append(row)
     # two inputs, two sections: the workflow's (after language and exact dedup) and jusText's
     # clean text of every page (the input the onion reference figures were measured on)
-    save("crawl" if args.stage else "crawl_justext_only" + pattern_suffix(args.token_pattern),
-         {"stage": str(args.stage), "warcs": str(args.warcs), "before": before,
-          **({"before_exact_dedup": before_exact} if before_exact else {}), "runs": rows})
+    section = "crawl" if args.stage else "crawl_justext_only" + pattern_suffix(args.token_pattern)
+    save(section, {"stage": str(args.stage), "warcs": str(args.warcs), "before": before,
+                   **({"before_exact_dedup": before_exact} if before_exact else {}),
+                   "runs": merged_runs(section, before, rows)})
+
+
+def merged_runs(section: str, before: dict, rows: list[dict]) -> list[dict]:
+    """A run with other settings (a threshold sweep, one n) adds its rows to those already saved
+    for the same input, replacing only the rows of the same settings."""
+    saved = json.loads(RESULTS.read_text()).get(section, {}) if RESULTS.exists() else {}
+    settings = ("kind", "n", "threshold", "order")
+    by_setting = {tuple(row[k] for k in settings): row
+                  for row in (saved.get("runs", []) if saved.get("before") == before else [])}
+    by_setting.update((tuple(row[k] for k in settings), row) for row in rows)
+    return [by_setting[key] for key in sorted(by_setting)]
 
 
 # --- memory: Figure 3.4 in small ------------------------------------------------------------------

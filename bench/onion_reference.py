@@ -65,10 +65,16 @@ def doc_offsets(tokens_path: Path) -> tuple[np.ndarray, np.ndarray]:
     return block_offsets[first_block], first_block
 
 
+def block_count(tokens_path: Path) -> int:
+    with np.load(tokens_path) as t:
+        return len(t["block_offsets"]) - 1
+
+
 # --- the C tool -----------------------------------------------------------------------------------
 
 def write_vertical(tokens_paths: list[Path], blocks_paths: list[Path], pattern: str, path: Path) -> None:
-    """The good blocks as onion's input; '<' is escaped, since a line starting with it is a tag."""
+    """The good blocks as onion's input. A token starting with '<' would be read as a tag: it gets a
+    leading space, which no token has (tokens never hold whitespace), so it stays distinct."""
     with path.open("w") as out:
         for tokens_path, blocks_path in zip(tokens_paths, blocks_paths):
             blocks = pd.read_parquet(blocks_path, columns=["doc_id", "text", "final_class"])
@@ -85,7 +91,7 @@ def write_vertical(tokens_paths: list[Path], blocks_paths: list[Path], pattern: 
                 if doc_id != previous:
                     out.write("</doc>\n<doc>\n" if previous is not None else "<doc>\n")
                     previous = doc_id
-                out.write("<p>\n" + "".join(w.replace("<", "&lt;") + "\n" for w in words) + "</p>\n")
+                out.write("<p>\n" + "".join((" " + w if w[0] == "<" else w) + "\n" for w in words) + "</p>\n")
             out.write("</doc>\n")
 
 
@@ -99,10 +105,10 @@ def run_onion(binary: str, tokens_paths: list[Path], blocks_paths: list[Path], p
                      "the input is larger")
         listing.write_text(f"{vertical}\n")
         stdout = subprocess.run([binary, "-n", str(N), "-t", str(THRESHOLD), "-l", str(MAX_STUB), "-q",
-                                 "-D", "bench", "-L", str(listing), "-O", tmp],
+                                 "-D", "bench", "-L", str(listing), "-O", tmp + "/"],  # it appends names bare
                                 capture_output=True, text=True, check=True).stdout
     removed = np.array([line.endswith("1") for line in stdout.splitlines() if line.startswith("PAR\t")])
-    ends = np.cumsum([len(np.load(p)["block_offsets"]) - 1 for p in tokens_paths])
+    ends = np.cumsum([block_count(p) for p in tokens_paths])
     if len(removed) != ends[-1]:
         sys.exit(f"{binary}: {len(removed)} paragraph marks for {ends[-1]} blocks; build it with build_onion.sh")
     return [~part for part in np.split(removed, ends[:-1])]
@@ -127,14 +133,17 @@ def onion_stubs(removed: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 
 def simulate(tokens_paths: list[Path], blocks_paths: list[Path], smoothing: str, cross: bool,
              count: str) -> list[np.ndarray]:
+    """onion's loop (see the module docstring for the three knobs): a kept flag per block."""
     shards = []
     for path in tokens_paths:
         words, block_offsets = load_words(path, "all")
-        page_tokens, page_blocks_first = doc_offsets(path)
+        page_tokens, first_block = doc_offsets(path)
         hashes, starts = ngram_hashes(words, page_tokens if cross else block_offsets, N)
-        shards.append((block_offsets, page_tokens, page_blocks_first, hashes, starts))
-    unique, counts = np.unique(np.concatenate([s[3] for s in shards]), return_counts=True)
+        shards.append((block_offsets, page_tokens, first_block, hashes, starts))
+    unique, counts = np.unique(np.concatenate([hashes for *_, hashes, _ in shards]), return_counts=True)
     repeated = unique[counts >= 2]
+    # an n-gram seen once in the whole input can never be seen again, so like onion with its list
+    # of duplicate hashes (-f) only the repeated ones need remembering
     seen: set[int] = set()
     kept_shards = []
     for shard, (block_offsets, page_tokens, first_block, hashes, starts) in enumerate(shards):
@@ -169,8 +178,8 @@ def simulate(tokens_paths: list[Path], blocks_paths: list[Path], smoothing: str,
                 diff = np.zeros(hi - lo + 1, np.int64)
                 np.add.at(diff, first - lo, 1)
                 np.add.at(diff, last + 1 - lo, -1)
-                covered_token = np.cumsum(diff[:-1]) > 0
-                covered = np.where(lengths > 0, np.add.reduceat(covered_token, bounds[:-1] - lo), 0)
+                covered_before = np.concatenate(([0], np.cumsum(np.cumsum(diff[:-1]) > 0)))
+                covered = covered_before[bounds[1:] - lo] - covered_before[bounds[:-1] - lo]
             removed = (lengths > 0) & (covered > THRESHOLD * lengths)
             if smoothing == "onion":
                 removed = onion_stubs(removed, lengths)
@@ -199,12 +208,16 @@ def cross_block_metric(tokens_paths: list[Path], kept: list[np.ndarray] | None) 
 
 
 def kept_of_outputs(tokens_paths: list[Path], outputs: list[Path]) -> list[np.ndarray]:
+    """Our dedup stage's kept flag per block of the token streams."""
     kept = []
     for tokens_path, output in zip(tokens_paths, outputs):
         classes = pd.read_parquet(output).set_index(["doc_id", "block_index"]).final_class
         with np.load(tokens_path) as t:
             index = pd.MultiIndex.from_arrays([t["doc_ids"][t["block_doc"]], t["block_index"]])
-        kept.append(classes.reindex(index).to_numpy() == "good")
+        final = classes.reindex(index)
+        if final.isna().any():
+            sys.exit(f"{output}: no class for {int(final.isna().sum())} blocks of {tokens_path}: another run's output")
+        kept.append(final.to_numpy() == "good")
     return kept
 
 
@@ -242,16 +255,18 @@ def main() -> None:
         outputs = [args.ours / f"{p.stem}.parquet" for p in tokens_paths]
         rows.append(score(f"ours ({args.ours})", tokens_paths, kept_of_outputs(tokens_paths, outputs), before))
     for binary in args.onion:
-        rows.append(score(f"onion C tool {binary}", tokens_paths, run_onion(binary, tokens_paths, blocks_paths, args.token_pattern),
-                          before))
+        kept = run_onion(binary, tokens_paths, blocks_paths, args.token_pattern)
+        rows.append(score(f"onion C tool ({Path(binary).parent.name})", tokens_paths, kept, before))
     for spec in args.simulate:
         smoothing, cross, count = (spec.split(",") + ["", "", ""])[:3]
         if smoothing not in ("onion", "justext", "none") or cross not in ("0", "1") or count not in ("tokens", "ngrams"):
-            parser.error(f"--simulate {spec}: expected SMOOTHING,CROSS,COUNT as onion|justext|none,0|1,tokens|ngrams")
-        rows.append(score(f"onion loop in numpy: smoothing={smoothing} cross={cross} count={count}", tokens_paths,
-                          simulate(tokens_paths, blocks_paths, smoothing, cross == "1", count), before))
-    save("onion_reference" + pattern_suffix(args.token_pattern), {"dir": str(args.dir), "layout": args.layout, "token_pattern": args.token_pattern, "n": N, "threshold": THRESHOLD,
-                             "before": before, "runs": rows})
+            parser.error(f"--simulate {spec}: expected onion|justext|none,0|1,tokens|ngrams")
+        kept = simulate(tokens_paths, blocks_paths, smoothing, cross == "1", count)
+        rows.append(score(f"onion loop in numpy: smoothing={smoothing} cross={cross} count={count}",
+                          tokens_paths, kept, before))
+    save("onion_reference" + pattern_suffix(args.token_pattern),
+         {"dir": str(args.dir), "layout": args.layout, "token_pattern": args.token_pattern, "n": N,
+          "threshold": THRESHOLD, "before": before, "runs": rows})
 
 
 if __name__ == "__main__":
