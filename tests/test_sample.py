@@ -16,6 +16,8 @@ import lxml.html
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
+from conftest import unavailable
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "resources" / "sample"
 SHARDS = ["sample-00", "sample-01", "sample-02"]
@@ -67,15 +69,19 @@ def rebuilt(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.parametrize("name", [f"{s}.warc.gz" for s in SHARDS])
+def test_rebuild_gives_identical_records(rebuilt, name):
+    fresh = gzip.decompress((rebuilt / name).read_bytes())
+    assert fresh == gzip.decompress((SAMPLE / name).read_bytes()), f"{name}: records differ; rerun scripts/make_sample.py"
+
+
 @pytest.mark.parametrize("name", [f"{s}.warc.gz" for s in SHARDS] + ["truth.tsv"])
 def test_rebuild_gives_identical_files(rebuilt, name):
-    committed = (SAMPLE / name).read_bytes()
-    fresh = (rebuilt / name).read_bytes()
-    if name.endswith(".gz"):
-        assert gzip.decompress(fresh) == gzip.decompress(committed), f"{name}: records differ; rerun scripts/make_sample.py"
-        if zlib.ZLIB_RUNTIME_VERSION != BUILT_WITH_ZLIB and fresh != committed:
-            pytest.skip(f"same records, but zlib {zlib.ZLIB_RUNTIME_VERSION} compresses differently from {BUILT_WITH_ZLIB}")
-    assert fresh == committed, f"{name} differs from a fresh build; rerun scripts/make_sample.py"
+    if name.endswith(".gz") and zlib.ZLIB_RUNTIME_VERSION != BUILT_WITH_ZLIB:
+        unavailable(f"zlib {zlib.ZLIB_RUNTIME_VERSION} may compress the same records differently from "
+                    f"{BUILT_WITH_ZLIB}, which built the committed files (the records are compared anyway)")
+    assert (rebuilt / name).read_bytes() == (SAMPLE / name).read_bytes(), \
+        f"{name} differs from a fresh build; rerun scripts/make_sample.py"
 
 
 def test_sample_is_small():
