@@ -145,7 +145,8 @@ def test_dedup_document_matches_onions_loop():
                                if rng.random() < 0.6], np.int64)
             handles = rng.integers(0, 25, size=len(starts)).astype(np.int64)
             threshold = float(rng.choice([0.0, 0.25, 0.5]))
-            expected = reference_document(handles, starts, offsets, n, threshold, dict(owner), doc)
+            reference_owner = dict(owner)
+            expected = reference_document(handles, starts, offsets, n, threshold, reference_owner, doc)
             got = dedup_document(handles, starts, offsets, n, threshold, store)
             sources = [doc if own else owner[h] for h, own in zip(got.quoted_handle.tolist(), got.quoted_self.tolist())]
             duplicate_of = [max(set(o), key=lambda x: (o.count(x), -x)) if (o := [src for u, src in
@@ -154,6 +155,7 @@ def test_dedup_document_matches_onions_loop():
             assert list(zip(got.share.tolist(), got.duplicate.tolist(), duplicate_of)) \
                 == pytest.approx(expected), (trial, doc)
             owner.update((h, doc) for h in got.sent.tolist())
+            assert owner == reference_owner, (trial, doc)  # what the reference sent to output
             assert store.output == set(owner)
 
 
