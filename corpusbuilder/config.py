@@ -22,6 +22,12 @@ class ConfigError(ValueError):
     """A configuration value is missing, unknown or out of range; the message names the key."""
 
 
+def dataclass_values(cls, section: dict) -> dict[str, Any]:
+    """The values of a config section that set fields of the parameters dataclass ``cls`` (a
+    section may hold other keys, the stage's own); missing fields keep the class defaults."""
+    return {name: section[name] for name in cls.__dataclass_fields__ if name in section}
+
+
 def _key_path(path) -> str:
     parts = []
     for part in path:

@@ -34,6 +34,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpusbuilder.config import dataclass_values
 from corpusbuilder.io import ParquetBatchWriter
 from corpusbuilder.language import document_texts, kept_blocks
 
@@ -49,7 +50,7 @@ class ExactDedupParams:
 
     @classmethod
     def from_config(cls, section: dict) -> ExactDedupParams:
-        return cls(**{name: section[name] for name in cls.__dataclass_fields__ if name in section})
+        return cls(**dataclass_values(cls, section))
 
 
 HASHES_SCHEMA = pa.schema(

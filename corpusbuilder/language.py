@@ -52,6 +52,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from corpusbuilder.config import dataclass_values
+
 log = logging.getLogger(__name__)
 
 ANY = "any"
@@ -80,7 +82,7 @@ class LanguageParams:
     @classmethod
     def from_config(cls, section: dict) -> LanguageParams:
         """Build from the `language` config section; missing keys take the defaults above."""
-        known = {name: section[name] for name in cls.__dataclass_fields__ if name in section}
+        known = dataclass_values(cls, section)
         if "targets" in known:
             known["targets"] = tuple(str(code).lower() for code in known["targets"])
         return cls(**known)

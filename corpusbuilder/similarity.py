@@ -24,6 +24,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from corpusbuilder.config import dataclass_values
+
 MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 EMPTY = np.iinfo(np.uint64).max  # the min-hash of an empty set: collides with nothing real
 
@@ -42,7 +44,7 @@ class MinHashParams:
     @classmethod
     def from_config(cls, section: dict) -> MinHashParams:
         """From the `similarity` config section (its other keys are the stage's, not the hashing's)."""
-        return cls(**{key: section[key] for key in cls.__dataclass_fields__ if key in section})
+        return cls(**dataclass_values(cls, section))
 
 
 # --------------------------------------------------------------------------- features

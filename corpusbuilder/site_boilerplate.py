@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import pandas as pd
 
+from corpusbuilder.config import dataclass_values
 from corpusbuilder.justext import BAD, GOOD, JustextParams, classify_context_sensitive
 
 MODES = ("off", "mark", "combine")
@@ -48,7 +49,7 @@ class SiteBoilerplateParams:
 
     @classmethod
     def from_config(cls, section: dict) -> SiteBoilerplateParams:
-        values = {key: section[key] for key in cls.__dataclass_fields__ if key in section}
+        values = dataclass_values(cls, section)
         if values.get("mode") is False:  # YAML 1.1 reads a bare `off` as false
             values["mode"] = "off"
         return cls(**values)

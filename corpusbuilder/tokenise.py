@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder import stoplists
+from corpusbuilder.config import dataclass_values
 from corpusbuilder.io import atomic_path
 from corpusbuilder.language import kept_blocks
 
@@ -66,7 +67,7 @@ class TokeniseParams:
 
     @classmethod
     def from_config(cls, section: dict) -> TokeniseParams:
-        return cls(**{name: section[name] for name in cls.__dataclass_fields__ if name in section})
+        return cls(**dataclass_values(cls, section))
 
 
 NO_SPACE_SCRIPTS = {

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.classifier import FEATURE_NAMES, BlockModel, block_features, page_title
+from corpusbuilder.config import dataclass_values
 from corpusbuilder.evaluation.extractors import Extraction, decoded_html, extraction_of_blocks, prepare_page
 from corpusbuilder.evaluation.gold import GoldPage
 from corpusbuilder.evaluation.report import Tally, score_page
@@ -48,7 +49,7 @@ class TrainParams:
 
     @classmethod
     def from_config(cls, section: dict) -> TrainParams:
-        return cls(**{key: section[key] for key in cls.__dataclass_fields__ if key in section})
+        return cls(**dataclass_values(cls, section))
 
 
 def _trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
