@@ -55,7 +55,9 @@ log = logging.getLogger("corpusbuilder.dedup")
 LEVELS = ("block", "document")
 ORDERS = ("dup-share", "input")
 BACKENDS = ("sorted-array", "judy")
-NOT_OUTPUT = -1  # owner of a duplicate n-gram still in G₂₊ (not yet sent to output)
+# no document known: an n-gram nobody has sent to output yet, a quoted n-gram whose sender is
+# looked up among G_out's owners later, a duplicate unit nothing is resolved to
+NO_DOCUMENT = -1
 
 OUTPUT_SCHEMA = pa.schema([
     ("doc_id", pa.string()),
@@ -107,6 +109,15 @@ def truncate_hashes(hashes: np.ndarray, hash_bits: int) -> np.ndarray:
 
 # --- storage of G₂₊ and G_out (§3.5.1) ---------------------------------------------------------
 
+def _set_bits(bitmap: np.ndarray, positions: np.ndarray) -> None:
+    """Set the bits at `positions` of a uint8 bitmap (repeated positions are fine)."""
+    np.bitwise_or.at(bitmap, positions >> 3, np.left_shift(1, positions & 7).astype(np.uint8))
+
+
+def _test_bits(bitmap: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    return (bitmap[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1 == 1
+
+
 class _NgramSet:
     """What both backends share: hash-level calls built on `locate`/`in_output`/`send`, which
     take handles (a shard's duplicate n-grams are located once: G₂₊ ∪ G_out never changes)."""
@@ -142,10 +153,10 @@ class SortedArrayNgrams(_NgramSet):
         return found, at[found]
 
     def in_output(self, handles: np.ndarray) -> np.ndarray:
-        return (self.bits[handles >> 3] >> (handles & 7).astype(np.uint8)) & 1 == 1
+        return _test_bits(self.bits, handles)
 
     def send(self, handles: np.ndarray) -> None:
-        np.bitwise_or.at(self.bits, handles >> 3, np.left_shift(1, handles & 7).astype(np.uint8))
+        _set_bits(self.bits, handles)
 
     def owner_table(self) -> PositionOwners:
         """Give up the sets (the pass is over) for a table of who sent each n-gram: 4 bytes an entry."""
@@ -165,7 +176,7 @@ class PositionOwners:
     """Document that sent each duplicate n-gram to output, by its position in the sorted array."""
 
     def __init__(self, entries: int):
-        self.owner = np.full(entries, NOT_OUTPUT, dtype=np.int32)
+        self.owner = np.full(entries, NO_DOCUMENT, dtype=np.int32)
 
     def record(self, handles: np.ndarray, docs: np.ndarray) -> None:
         self.owner[handles.astype(np.int64)] = docs
@@ -195,13 +206,10 @@ class JudyNgrams(_NgramSet):
 
     def _mark(self, hashes: np.ndarray, chunk: int = 1 << 16) -> None:
         for start in range(0, len(hashes), chunk):  # in chunks: temporaries of 8 bytes a hash
-            slot = hashes[start:start + chunk] >> self._shift
-            np.bitwise_or.at(self.screen, slot >> np.uint64(3),
-                             np.left_shift(1, slot & np.uint64(7)).astype(np.uint8))
+            _set_bits(self.screen, hashes[start:start + chunk] >> self._shift)
 
     def _may_be_duplicate(self, hashes: np.ndarray) -> np.ndarray:
-        slot = hashes >> self._shift
-        return (self.screen[slot >> np.uint64(3)] >> (slot & np.uint64(7)).astype(np.uint8)) & 1 == 1
+        return _test_bits(self.screen, hashes >> self._shift)
 
     def locate(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         found = self._may_be_duplicate(hashes)
@@ -246,7 +254,7 @@ class JudyOwners:
 
     def lookup(self, handles: np.ndarray) -> np.ndarray:
         get = self.owner.get
-        return np.fromiter((get(h, NOT_OUTPUT) for h in handles.tolist()), dtype=np.int32, count=len(handles))
+        return np.fromiter((get(h, NO_DOCUMENT) for h in handles.tolist()), dtype=np.int32, count=len(handles))
 
 
 def duplicate_ngram_store(duplicates: np.ndarray, params: DedupParams):
@@ -311,7 +319,7 @@ class Provenance:
         self.units += len(duplicate)
         quoted = np.empty(len(verdicts.quoted_unit), QUOTED)
         quoted["unit"], quoted["handle"] = numbers[verdicts.quoted_unit], verdicts.quoted_handle
-        quoted["doc"] = np.where(verdicts.quoted_self, doc, NOT_OUTPUT)
+        quoted["doc"] = np.where(verdicts.quoted_self, doc, NO_DOCUMENT)
         self._pending["sent"].append(sent)
         self._pending["quoted"].append(quoted)
         self._pending_rows += len(sent) + len(quoted)
@@ -342,13 +350,13 @@ class Provenance:
         pairs, counts = [], []
         for rows in self._chunks("quoted", QUOTED):
             doc = rows["doc"].copy()
-            from_gout = doc == NOT_OUTPUT
+            from_gout = doc == NO_DOCUMENT
             doc[from_gout] = owners.lookup(rows["handle"][from_gout])
             key, count = np.unique((rows["unit"].astype(np.uint64) << np.uint64(32)) | doc.astype(np.uint64),
                                    return_counts=True)
             pairs.append(key)
             counts.append(count)
-        best = np.full(self.units, NOT_OUTPUT, np.int32)
+        best = np.full(self.units, NO_DOCUMENT, np.int32)
         if pairs:
             key, where = np.unique(np.concatenate(pairs), return_inverse=True)
             count = np.bincount(where, weights=np.concatenate(counts))
