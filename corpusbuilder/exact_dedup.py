@@ -133,12 +133,13 @@ def exact_decisions(merged: Iterator[tuple[bytes, int, int, str, int]]) -> Itera
 
 def exact_dedup(
     hash_paths: Sequence[Path | str],
-    decision_paths: Sequence[Path | str],
+    decision_paths: Sequence[Path | str | None],
     shard_names: Sequence[str] | None = None,
     batch_size: int = 65536,
     progress_every: int = 100_000,
 ) -> dict[str, int]:
-    """Merge the per-shard hash files (in crawl order) into per-shard decision files.
+    """Merge the per-shard hash files (in crawl order) into per-shard decision files; a shard whose
+    decision path is None only takes part (its copies come first), its decisions are not written.
 
     Returns counts: documents, kept, duplicates; logs the duplicates found in each shard.
     """
@@ -150,11 +151,13 @@ def exact_dedup(
     per_shard = [[0, 0] for _ in hash_paths]  # documents, duplicates
     with contextlib.ExitStack() as stack:
         writers = [
-            stack.enter_context(ParquetBatchWriter(path, DECISIONS_SCHEMA, batch_rows=batch_size))
+            None if path is None
+            else stack.enter_context(ParquetBatchWriter(path, DECISIONS_SCHEMA, batch_rows=batch_size))
             for path in decision_paths
         ]
         for rank, row in exact_decisions(merged):
-            writers[rank].append(row)
+            if writers[rank] is not None:
+                writers[rank].append(row)
             counts["documents"] += 1
             counts["kept" if row["kept"] else "duplicates"] += 1
             per_shard[rank][0] += 1

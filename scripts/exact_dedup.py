@@ -1,7 +1,6 @@
 """Rule `exact_dedup`: one shard's exact-duplicate decisions, from a k-way merge of its sorted MD5
 list with those of the shards before it in crawl order (corpusbuilder.exact_dedup, thesis 3.6.1)."""
 
-import tempfile
 from pathlib import Path
 
 from corpusbuilder.exact_dedup import exact_dedup
@@ -13,7 +12,5 @@ if len(shards) != len(snakemake.input.hashes):
     raise ValueError("exact_dedup: params.shards must name the shards of input.hashes, in crawl order")
 output = Path(snakemake.output.decisions)
 output.parent.mkdir(parents=True, exist_ok=True)
-with tempfile.TemporaryDirectory(dir=output.parent, prefix=".exact_dedup-") as scratch:
-    # the earlier shards' decisions are their own jobs' outputs; only the last one is kept here
-    paths = [Path(scratch) / f"{name}.parquet" for name in shards[:-1]] + [output]
-    exact_dedup(list(snakemake.input.hashes), paths, shards)
+# the earlier shards' decisions are their own jobs' outputs: here they are only merged through
+exact_dedup(list(snakemake.input.hashes), [None] * (len(shards) - 1) + [output], shards)

@@ -65,6 +65,19 @@ def test_first_copy_in_crawl_order_is_kept_across_shards(tmp_path):
     assert set(pq.read_table(tmp_path / "a.exact.parquet")["doc_id"].to_pylist()) == {"a:5", "a:9"}
 
 
+def test_a_shard_without_a_decisions_path_is_merged_through_but_not_written(tmp_path):
+    """The per-shard rule: earlier shards decide the last one's copies, only its file is written."""
+    shards = {"b": {0: ["shared text"], 3: ["unique b"]}, "a": {5: ["shared text"], 9: ["unique a"]}}
+    full, _ = run_dedup(tmp_path, shards)
+    hash_paths = [tmp_path / f"{shard}.hashes.parquet" for shard in shards]
+    (tmp_path / "b.exact.parquet").unlink()
+    counts = exact_dedup(hash_paths, [None, tmp_path / "last.parquet"], list(shards))
+    last = pq.read_table(tmp_path / "last.parquet").to_pandas().set_index("doc_id")
+    assert not (tmp_path / "b.exact.parquet").exists()
+    assert last.equals(full.loc[["a:5", "a:9"]])
+    assert counts == {"documents": 4, "kept": 3, "duplicates": 1}
+
+
 def test_hashes_file_is_sorted_by_hash_and_holds_the_clean_text_words(tmp_path):
     blocks, language = shard_tables("s", {i: [f"text number {i}", "more"] for i in range(20)})
     table = exact_hashes(blocks, language, 3, ExactDedupParams())
