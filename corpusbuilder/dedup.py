@@ -535,6 +535,14 @@ def drop_orphan_stubs(classes: list[str], duplicate: list[bool], n_words: list[i
     return [BAD if c == GOOD else c for c in classes]
 
 
+def page_classes_after_dedup(cf_classes: list[str], justext_final: list[str], duplicate: list[bool],
+                             n_chars: list[int], heading: list[bool], n_words: list[int], params: JustextParams,
+                             min_words: int) -> list[str]:
+    """One page's final classes: the context-sensitive pass with its duplicates, then no orphan stubs."""
+    classes = final_classes(cf_classes, justext_final, duplicate, n_chars, heading, params)
+    return drop_orphan_stubs(classes, duplicate, n_words, min_words)
+
+
 @dataclass
 class PageBlocks:
     """Every block of a shard's pages, tokenised or not (jusText's bad blocks are context too),
@@ -557,10 +565,10 @@ class PageBlocks:
         at = self.token_block_row[first_block:first_block + len(duplicate)] - lo
         flags = np.zeros(hi - lo, bool)
         flags[at] = duplicate
-        resolved = final_classes(self.classes[self.cf_class[lo:hi]].tolist(),
-                                 self.classes[self.final_class[lo:hi]].tolist(), flags.tolist(),
-                                 self.n_chars[lo:hi].tolist(), self.heading[lo:hi].tolist(), justext)
-        resolved = drop_orphan_stubs(resolved, flags.tolist(), self.n_words[lo:hi].tolist(), min_words)
+        resolved = page_classes_after_dedup(
+            self.classes[self.cf_class[lo:hi]].tolist(), self.classes[self.final_class[lo:hi]].tolist(),
+            flags.tolist(), self.n_chars[lo:hi].tolist(), self.heading[lo:hi].tolist(),
+            self.n_words[lo:hi].tolist(), justext, min_words)
         return np.array(resolved, dtype=object)[at] == GOOD
 
 
@@ -753,11 +761,10 @@ def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, a
     if len(touched):
         cf, n_chars, heading, n_words = (table[c].to_numpy() for c in ("cf_class", "n_chars", "heading", "n_words"))
         for first, last in zip(starts[touched], ends[touched]):
-            classes = final_classes(cf[first:last].tolist(), final[first:last].tolist(),
-                                    duplicate[first:last].tolist(), n_chars[first:last].tolist(),
-                                    heading[first:last].tolist(), justext)
-            final[first:last] = drop_orphan_stubs(classes, duplicate[first:last].tolist(),
-                                                  n_words[first:last].tolist(), min_words)
+            final[first:last] = page_classes_after_dedup(
+                cf[first:last].tolist(), final[first:last].tolist(), duplicate[first:last].tolist(),
+                n_chars[first:last].tolist(), heading[first:last].tolist(), n_words[first:last].tolist(),
+                justext, min_words)
     table["final_class"] = final
     return table[["doc_id", "block_index", "final_class", "duplicate_of", "dup_share", "n_words"]]
 
