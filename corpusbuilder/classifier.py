@@ -43,7 +43,6 @@ FEATURE_JUSTEXT: JustextParams = PRESETS["C"]
 WRAP_COLUMNS = 80
 NEIGHBOUR_OFFSETS = (-2, -1, 1, 2)
 
-_NEWLINE = ord("\n")
 # Character classes as bits of a lookup table over code points (anything beyond it has none).
 _SPACE, _SENTENCE_END, _SENTENCE_FINAL, _SEPARATOR, _CAPITAL, _DIGIT = (1 << i for i in range(6))
 _CLASS_MEMBERS = {
@@ -216,7 +215,7 @@ class BlockModel:
 
     ``left``/``right`` index the next node (a leaf points to itself); ``value`` is a leaf's
     contribution to the log-odds; ``roots`` are the trees' first nodes. Blocks whose probability
-    of being content is at least ``threshold`` are kept.
+    of being content is at least ``threshold_good`` are kept (``threshold`` holds the nodes' split values).
     """
 
     feature: np.ndarray

@@ -131,22 +131,13 @@ HINT_BITS: dict[str, int] = {name: 1 << i for i, name in enumerate(STRUCTURE_HIN
 
 # Pages of one site repeat their templates' class names: the bits are remembered across pages,
 # up to a bound that keeps a crawl of a million sites from growing the process.
-_HINT_CACHE: dict[tuple[str, str | None], int] = {}
-_HINT_CACHE_SIZE = 200_000
-
-
+@lru_cache(maxsize=200_000)
 def _element_hints(tag: str, attributes: str | None) -> int:
     """STRUCTURE_HINTS bits of one element, from its tag and class + id."""
-    key = (tag, attributes)
-    bits = _HINT_CACHE.get(key)
-    if bits is None:
-        bits = 0
-        for name, (tags, words) in STRUCTURE_HINTS.items():
-            if tag in tags or (attributes and words.search(attributes.lower())):
-                bits |= HINT_BITS[name]
-        if len(_HINT_CACHE) >= _HINT_CACHE_SIZE:
-            _HINT_CACHE.clear()
-        _HINT_CACHE[key] = bits
+    bits = 0
+    for name, (tags, words) in STRUCTURE_HINTS.items():
+        if tag in tags or (attributes and words.search(attributes.lower())):
+            bits |= HINT_BITS[name]
     return bits
 _WHITESPACE = re.compile(r"\s+")
 _WHITESPACE_WITH_NEWLINE = re.compile(r"[^\S\n\r]*[\n\r]\s*")
