@@ -450,9 +450,10 @@ def mark_site_boilerplate(docs_path: Path, blocks_path: Path, params: ExtractPar
     """
     docs, blocks = pd.read_parquet(docs_path), pd.read_parquet(blocks_path)
     blocks = mark_blocks(blocks, docs, params.site_boilerplate, params.justext)
-    docs = recount_good(docs, blocks)
     write_table(pa.Table.from_pandas(blocks, schema=BLOCKS_SCHEMA, preserve_index=False), blocks_path)
-    write_table(pa.Table.from_pandas(docs, schema=DOCS_SCHEMA, preserve_index=False), docs_path)
+    if params.site_boilerplate.mode == "combine":  # `mark` adds a column; only `combine` changes classes
+        docs = recount_good(docs, blocks)
+        write_table(pa.Table.from_pandas(docs, schema=DOCS_SCHEMA, preserve_index=False), docs_path)
     log.info("site boilerplate (%s): %d of %d blocks marked", params.site_boilerplate.mode,
              int(blocks["site_boilerplate"].sum()), len(blocks))
     return int((blocks["final_class"] == "good").sum())
