@@ -33,7 +33,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -46,7 +45,7 @@ from corpusbuilder.justext import (
     GOOD,
     PRESETS,
     JustextParams,
-    classify_context_sensitive,
+    classify_context_sensitive_columns,
 )
 from corpusbuilder.ngrams import NGRAM_KINDS, kind_mask, ngram_hashes, select_tokens
 
@@ -520,8 +519,7 @@ def final_classes(cf_classes: list[str], justext_final: list[str], duplicate: li
     """Classes of one page's blocks after de-duplication: duplicate blocks enter Algorithm 2.3
     as "duplicate" (bad for their neighbours), and what jusText already found bad stays bad."""
     classes = [DUPLICATE if dup else cf for cf, dup in zip(cf_classes, duplicate)]
-    blocks = [SimpleNamespace(n_chars=c, heading=h) for c, h in zip(n_chars, heading)]
-    resolved = classify_context_sensitive(classes, blocks, params)
+    resolved = classify_context_sensitive_columns(classes, n_chars, heading, params)
     return [BAD if before == BAD and cls != DUPLICATE else cls for cls, before in zip(resolved, justext_final)]
 
 

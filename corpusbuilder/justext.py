@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from types import SimpleNamespace
 
 from lxml import etree
 from lxml.html.defs import block_tags as _FRAGMENT_BLOCK_TAGS  # div or span around a fragment
@@ -510,6 +511,13 @@ def classify_context_sensitive(cf_classes: list[str], blocks: list[Block],
         classes = _promote_headings(classes, base, [b.n_chars for b in blocks],
                                     [b.heading for b in blocks], params.max_heading_distance)
     return [DUPLICATE if cf == DUPLICATE else cls for cf, cls in zip(cf_classes, classes)]
+
+
+def classify_context_sensitive_columns(cf_classes: list[str], n_chars: list[int], heading: list[bool],
+                                       params: JustextParams) -> list[str]:
+    """`classify_context_sensitive` for blocks given as columns of a blocks table (the two it reads)."""
+    return classify_context_sensitive(cf_classes, [SimpleNamespace(n_chars=c, heading=h)
+                                                   for c, h in zip(n_chars, heading)], params)
 
 
 def justext(html: str, stoplist: frozenset[str],

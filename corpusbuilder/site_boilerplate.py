@@ -22,14 +22,13 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import SimpleNamespace
 from urllib.parse import urlsplit
 
 import numpy as np
 import pandas as pd
 
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.justext import BAD, GOOD, JustextParams, classify_context_sensitive
+from corpusbuilder.justext import BAD, GOOD, JustextParams, classify_context_sensitive_columns
 
 MODES = ("off", "mark", "combine")
 
@@ -248,8 +247,7 @@ def combined_classes(cf_classes: Sequence[str], site: Sequence[bool], n_chars: S
     """`combine`: site-boilerplate blocks enter Algorithm 2.3 as bad, so short and near-good
     blocks between them turn bad too. Returns the new context-free and final classes."""
     cf = [BAD if marked else cls for cls, marked in zip(cf_classes, site)]
-    blocks = [SimpleNamespace(n_chars=c, heading=h) for c, h in zip(n_chars, heading)]
-    return cf, classify_context_sensitive(cf, blocks, justext)
+    return cf, classify_context_sensitive_columns(cf, n_chars, heading, justext)
 
 
 # --------------------------------------------------------------------------- a shard's tables
