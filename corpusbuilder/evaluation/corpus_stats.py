@@ -45,6 +45,7 @@ import pandas as pd
 
 from corpusbuilder.dedup import load_tokens
 from corpusbuilder.io import atomic_path
+from corpusbuilder.language import document_texts
 from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.similarity import MinHashParams, document_signatures, resemblance_dedup, similar_pairs
 
@@ -179,11 +180,6 @@ class Resemblance:
     minhash: MinHashParams = MinHashParams()
 
 
-def document_texts(table: pd.DataFrame) -> pd.Series:
-    """A shard's tokenised blocks (doc_id, block_index, text; page order) → each document's text."""
-    return table.groupby("doc_id", sort=False)["text"].agg(lambda texts: "\n".join(texts.fillna("")))
-
-
 def after_resemblance_dedup(shards: Sequence[ShardFiles], removed: set[str], n: int) -> tuple[DuplicateCounts, dict]:
     """Duplicate n-grams of the corpus without the `removed` documents; its documents, blocks, tokens."""
     hashes, totals = [], {"documents": 0, "blocks": 0, "tokens": 0}
@@ -236,7 +232,8 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
         before_hashes.append(block_ngrams(tokens, None, n))
         after_hashes.append(block_ngrams(tokens, kept, n))
         if resemblance:
-            texts = document_texts(table)
+            # a tokenised block without a blocks.parquet row has no text
+            texts = document_texts(table.assign(text=table["text"].fillna("")))
             doc_ids += texts.index.tolist()
             signatures.append(document_signatures(texts.tolist(), resemblance.minhash))
     before, after = duplicate_counts(before_hashes), duplicate_counts(after_hashes)
