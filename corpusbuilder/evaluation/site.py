@@ -153,22 +153,20 @@ def crawl_gold(crawl_dir: Path, gold_dir: Path, datasets: Iterable[str]) -> dict
     gold_by_hash = {_sha1(page.html): page for dataset in datasets for page in iter_dataset(dataset, gold_dir)}
     truth = [json.loads(line) for line in (Path(crawl_dir) / "truth.jsonl").read_text().splitlines()]
     sha1_of_id = {record["id"]: record["sha1"] for record in truth if "id" in record}
-    source = {}  # (shard, uri) → sha1 of the original body the record copies
-    for record in truth:
-        if record["kind"] in ("original", "mirror"):
-            source[record["shard"], record["uri"].strip().replace(" ", "%20")] = record["sha1"]
-        elif record["kind"] == "near":
-            source[record["shard"], record["uri"].strip().replace(" ", "%20")] = sha1_of_id[record["of"][0]]
+    copied = {"original": lambda record: record["sha1"], "mirror": lambda record: record["sha1"],
+              "near": lambda record: sha1_of_id[record["of"][0]]}
+    # (shard, uri as warcio normalises it) → sha1 of the original body the record copies
+    source = {(record["shard"], record["uri"].strip().replace(" ", "%20")): copied[record["kind"]](record)
+              for record in truth if record["kind"] in copied}
     unwrapped = {}  # sha1 of a crawled body → sha1 of the page inside CleanEval's wrapper
     wanted = {}
     for warc in sorted(Path(crawl_dir).glob("*.warc.gz")):
         shard = warc.name.removesuffix(".warc.gz")
         for record in iter_warc_records(warc, ExtractParams()):
-            if record.body is None:
+            # every original is a source itself, so the bodies outside `source` are never looked up
+            if record.body is None or (shard, record.uri) not in source:
                 continue
-            raw = _sha1(record.body)
-            unwrapped[raw] = _sha1(unwrap_cleaneval_input(record.body)[0])
-            if (shard, record.uri) in source:
-                wanted[f"{shard}:{record.record_index}"] = source[shard, record.uri]
+            unwrapped[_sha1(record.body)] = _sha1(unwrap_cleaneval_input(record.body)[0])
+            wanted[f"{shard}:{record.record_index}"] = source[shard, record.uri]
     return {doc_id: gold_by_hash[unwrapped[raw]] for doc_id, raw in wanted.items()
             if raw in unwrapped and unwrapped[raw] in gold_by_hash}
