@@ -123,6 +123,14 @@ def tengram_metric(tokens_paths: list[Path], kept: list[np.ndarray] | None) -> d
             "10gram_instances": int(counts.sum())}
 
 
+def final_classes_of(tokens_path: Path, output: Path) -> np.ndarray:
+    """The dedup stage's final class of each block of a token stream (NaN: a block it has no row for)."""
+    classes = pd.read_parquet(output).set_index(["doc_id", "block_index"]).final_class
+    with np.load(tokens_path) as t:
+        index = pd.MultiIndex.from_arrays([t["doc_ids"][t["block_doc"]], t["block_index"]])
+    return classes.reindex(index).to_numpy()
+
+
 def crawl(args) -> None:
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -153,23 +161,18 @@ def crawl(args) -> None:
     rows = []
     for kind in args.kinds:
         for n in args.n:
+            # G₂₊ depends on the n-grams only, not on the threshold or the order
+            staged = Path(args.stage or work) / "ngrams" / f"dup{n}.npy"
+            if args.stage and kind == "all" and staged.exists():
+                np.save(work / "dup.npy", np.load(staged))
+            else:
+                np.save(work / "dup.npy", duplicate_ngrams(tokens, n, kind))
             for threshold, order in itertools.product(args.thresholds, args.orders):
-                staged = Path(args.stage or work) / "ngrams" / f"dup{n}.npy"
-                if args.stage and kind == "all" and staged.exists():
-                    np.save(work / "dup.npy", np.load(staged))
-                else:
-                    np.save(work / "dup.npy", duplicate_ngrams(tokens, n, kind))
                 shards = [Shard(name, t, b, work / "dedup" / f"{name}.parquet")
                           for name, t, b in zip(names, tokens, blocks)]
                 params = DedupParams(n=n, kind=kind, threshold=threshold, order=order)
                 stats = dedup_corpus(shards, work / "dup.npy", None, params, PRESETS["default"])
-                final = []
-                for shard in shards:
-                    out = pd.read_parquet(shard.output)
-                    with np.load(shard.tokens) as t:
-                        ids = t["doc_ids"][t["block_doc"]]
-                        index = pd.MultiIndex.from_arrays([ids, t["block_index"]])
-                    final.append(out.set_index(["doc_id", "block_index"]).final_class.reindex(index).to_numpy())
+                final = [final_classes_of(shard.tokens, shard.output) for shard in shards]
                 after = tengram_metric(tokens, [f == "good" for f in final])
                 # the same run with the stubs the context-sensitive pass took counted back as kept
                 alone = tengram_metric(tokens, [f != "duplicate" for f in final])

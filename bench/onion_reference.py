@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_dedup import TOKEN, load_words, pattern_suffix, save, tengram_metric
+from bench_dedup import TOKEN, final_classes_of, load_words, pattern_suffix, save, tengram_metric
 
 from corpusbuilder.dedup import page_blocks
 from corpusbuilder.justext import PRESETS
@@ -211,13 +211,10 @@ def kept_of_outputs(tokens_paths: list[Path], outputs: list[Path]) -> list[np.nd
     """Our dedup stage's kept flag per block of the token streams."""
     kept = []
     for tokens_path, output in zip(tokens_paths, outputs):
-        classes = pd.read_parquet(output).set_index(["doc_id", "block_index"]).final_class
-        with np.load(tokens_path) as t:
-            index = pd.MultiIndex.from_arrays([t["doc_ids"][t["block_doc"]], t["block_index"]])
-        final = classes.reindex(index)
-        if final.isna().any():
-            sys.exit(f"{output}: no class for {int(final.isna().sum())} blocks of {tokens_path}: another run's output")
-        kept.append(final.to_numpy() == "good")
+        final = final_classes_of(tokens_path, output)
+        if pd.isna(final).any():
+            sys.exit(f"{output}: no class for {int(pd.isna(final).sum())} blocks of {tokens_path}: another run's output")
+        kept.append(final == "good")
     return kept
 
 
