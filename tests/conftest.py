@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import os
 from pathlib import Path
@@ -34,6 +35,11 @@ def require_shared(path: Path) -> Path:
     if not path.exists():
         unavailable(f"{path} is not here (../shared is absent in this checkout)")
     return path
+
+
+def corpus_bytes(workdir: Path) -> dict[str, bytes]:
+    """A workflow run's decompressed results/corpus/*.gz by file name."""
+    return {p.name: gzip.decompress(p.read_bytes()) for p in sorted((workdir / "results" / "corpus").glob("*.gz"))}
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ reason when they are missing, except under CI, where a missing daemon is a failu
 
 from __future__ import annotations
 
-import gzip
 import os
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, unavailable
+from conftest import REPO, corpus_bytes, unavailable
 from slurm_cluster import LocalSlurm, foreign_config, missing_daemons
 
 pytestmark = [pytest.mark.workflow, pytest.mark.cluster]
@@ -54,13 +53,6 @@ def run_snakemake(workdir: Path, *args: str, env=None) -> subprocess.CompletedPr
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=1500)
 
 
-def corpus(workdir: Path) -> dict[str, bytes]:
-    return {
-        path.name: gzip.decompress(path.read_bytes())
-        for path in sorted((workdir / "results" / "corpus").glob("*.gz"))
-    }
-
-
 def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path):
     on_cluster, local = tmp_path / "cluster", tmp_path / "local"
     on_cluster.mkdir()
@@ -72,8 +64,8 @@ def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path):
     assert result.returncode == 0, result.stderr[-4000:] + slurm.logs()
     assert "sbatch" in result.stderr or "SLURM" in result.stderr
     assert run_snakemake(local, "--cores", "2").returncode == 0
-    cluster_corpus = corpus(on_cluster)
-    assert cluster_corpus and cluster_corpus == corpus(local)
+    cluster_corpus = corpus_bytes(on_cluster)
+    assert cluster_corpus and cluster_corpus == corpus_bytes(local)
 
 
 def test_cluster_generic_profile_submits_with_sbatch_and_reads_status(slurm, tmp_path):

@@ -11,7 +11,6 @@ One workdir is built per module (sample-00 + sample-01) and copied with its mtim
 
 from __future__ import annotations
 
-import gzip
 import os
 import re
 import shutil
@@ -26,7 +25,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import CRAWL, REPO, require_shared
+from conftest import CRAWL, REPO, corpus_bytes, require_shared
 
 SAMPLE = REPO / "resources" / "sample"
 SAMPLES = [str(SAMPLE / f"sample-0{i}.warc.gz") for i in range(3)]
@@ -101,11 +100,6 @@ def mtimes(workdir: Path, pattern: str) -> dict[str, int]:
     return {str(p.relative_to(workdir)): p.stat().st_mtime_ns for p in sorted(workdir.glob(pattern))}
 
 
-def corpus_bytes(workdir: Path) -> dict[str, bytes]:
-    """Decompressed results/corpus/*.gz by file name."""
-    return {p.name: gzip.decompress(p.read_bytes()) for p in sorted((workdir / "results" / "corpus").glob("*.gz"))}
-
-
 def half_written(workdir: Path) -> list[str]:
     """Temporary files of corpusbuilder.io.atomic_path (`.{name}.XXXX.tmp`) under work/, results/, data/."""
     return sorted(
@@ -137,10 +131,16 @@ def built(tmp_path_factory):
 # --- adding a WARC --------------------------------------------------------------------------------------
 
 
-def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(built):
+@pytest.fixture(scope="module")
+def plan_with_a_third_warc(built) -> str:
+    """The dry-run of the built workdir with the third sample WARC added to its config."""
     workdir, root, _ = built
     three = write_config(root / "three.yaml", {"input": {"warcs": SAMPLES}})
-    output = ok(snakemake(workdir, "--dry-run", configfiles=[three]))
+    return ok(snakemake(workdir, "--dry-run", configfiles=[three]))
+
+
+def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(plan_with_a_third_warc):
+    output = plan_with_a_third_warc
     stats = job_stats(output)
     jobs = planned_jobs(output)
     # Old shards are neither fetched nor re-extracted, language-filtered or re-hashed.
@@ -157,11 +157,8 @@ def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(bu
     assert set(stats) <= DOWNSTREAM_OF_EXTRACT | {"download"}
 
 
-def test_adding_a_warc_tokenises_and_sorts_only_the_new_shard(built):
-    workdir, root, _ = built
-    three = write_config(root / "three.yaml", {"input": {"warcs": SAMPLES}})
-    output = ok(snakemake(workdir, "--dry-run", configfiles=[three]))
-    jobs = planned_jobs(output)
+def test_adding_a_warc_tokenises_and_sorts_only_the_new_shard(plan_with_a_third_warc):
+    jobs = planned_jobs(plan_with_a_third_warc)
     for rule in ("tokenise", "ngram_runs"):
         assert {shard for r, shard in jobs if r == rule} == {"sample-02"}, (rule, jobs)
 
