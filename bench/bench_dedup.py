@@ -62,7 +62,7 @@ def pattern_suffix(pattern: str) -> str:
     return "" if pattern == TOKEN else f" (tokens {pattern})"
 
 
-def tokenise_shard(blocks_path: Path, tokens_path: Path, stoplist: frozenset[str], pattern: str = TOKEN) -> None:
+def regex_tokenise_shard(blocks_path: Path, tokens_path: Path, stoplist: frozenset[str], pattern: str = TOKEN) -> None:
     """A stand-in for the tokenise stage: the final-good blocks' regex tokens in its npz layout."""
     blocks = pd.read_parquet(blocks_path, columns=["doc_id", "block_index", "text", "final_class"])
     good = blocks[blocks.final_class == "good"]
@@ -148,7 +148,7 @@ def crawl(args) -> None:
                 subprocess.run(["corpusbuilder", "extract", str(Path(args.warcs) / f"{name}.warc.gz"),
                                 str(work / name), "--shard", name, "--preset", "default"], check=True)
             if not (work / f"{name}.npz").exists():
-                tokenise_shard(work / f"{name}.blocks.parquet", work / f"{name}.npz", stoplist, args.token_pattern)
+                regex_tokenise_shard(work / f"{name}.blocks.parquet", work / f"{name}.npz", stoplist, args.token_pattern)
         tokens = [work / f"{name}.npz" for name in names]
         blocks = [work / f"{name}.blocks.parquet" for name in names]
     before = tengram_metric(tokens, None)

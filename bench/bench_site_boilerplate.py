@@ -36,7 +36,7 @@ from corpusbuilder.evaluation.site import SCOPES, crawl_gold, score_variants, si
 from corpusbuilder.extract import ExtractParams, extract_shard, mark_site_boilerplate  # noqa: E402
 from corpusbuilder.site_boilerplate import SiteBoilerplateParams, host_of, mark_blocks  # noqa: E402
 
-SHARED = REPO.parent / "shared" / "datasets"
+DATASETS = REPO.parent / "shared" / "datasets"
 GOLD_SETS = ("cleaneval-dev", "cleaneval-final", "cleanportaleval", "l3s-gn1", "trafilatura-dev")
 
 
@@ -60,8 +60,8 @@ def extract_and_mark(crawl: Path, workdir: Path, site: SiteBoilerplateParams) ->
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--crawl", type=Path, default=SHARED / "crawl" / "dev")
-    parser.add_argument("--gold", type=Path, default=SHARED / "boilerplate")
+    parser.add_argument("--crawl", type=Path, default=DATASETS / "crawl" / "dev")
+    parser.add_argument("--gold", type=Path, default=DATASETS / "boilerplate")
     parser.add_argument("--min-pages", type=int, default=SiteBoilerplateParams.min_pages_per_host)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()

@@ -644,19 +644,19 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     stats.duplicate_ngrams = len(store)
     stats.store_bytes = store.nbytes
 
-    # Pass 1: ordering keys and sizes, one shard at a time. The prepared shards are kept for
+    # Pass 1: ordering keys and sizes, one shard at a time. The prepared shards are cached for
     # pass 2 as long as they hold no more than `bucket_tokens` tokens (the memory a bucket may
     # take anyway), so a corpus that fits one bucket is read and hashed once.
     shares, doc_tokens, doc_ids, verdicts = [], [], [], []
-    kept: dict[int, ShardNgrams] = {}
-    kept_tokens = 0
+    cached: dict[int, ShardNgrams] = {}
+    cached_tokens = 0
     for s, shard in enumerate(shards):
         tokens = load_tokens(shard.tokens)
-        keep = kept_tokens + len(tokens["token_hash"]) <= params.bucket_tokens
-        prepared = shard_ngrams(tokens, params, store, context_blocks(shard, params) if keep else None)
-        if keep:
-            kept[s] = prepared
-            kept_tokens += len(tokens["token_hash"])
+        fits_cache = cached_tokens + len(tokens["token_hash"]) <= params.bucket_tokens
+        prepared = shard_ngrams(tokens, params, store, context_blocks(shard, params) if fits_cache else None)
+        if fits_cache:
+            cached[s] = prepared
+            cached_tokens += len(tokens["token_hash"])
         shares.append(prepared.duplicate_share())
         doc_tokens.append(np.diff(np.asarray(tokens["block_offsets"])[prepared.doc_blocks]))
         doc_ids.append(prepared.doc_ids)
@@ -673,7 +673,7 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     for bucket in buckets(order, doc_tokens, params.bucket_tokens):
         prepared = {}
         for s in np.unique(bucket[:, 0]):
-            prepared[s] = kept[s] if s in kept else shard_ngrams(load_tokens(shards[s].tokens), params, store,
+            prepared[s] = cached[s] if s in cached else shard_ngrams(load_tokens(shards[s].tokens), params, store,
                                                                  context_blocks(shards[s], params))
         for s, d in bucket:
             shard = prepared[s]
@@ -695,7 +695,7 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
                 at = np.flatnonzero(result.duplicate)
                 units.append((s, bounds[at], bounds[at + 1]))
         del prepared
-    kept.clear()
+    cached.clear()
     # duplicate_of: the sets are given up for a table of who sent what to output
     owners = store.owner_table()
     del store

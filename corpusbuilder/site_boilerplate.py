@@ -154,7 +154,7 @@ def next_level(text: HostText, level: NgramLevel) -> NgramLevel:
     return _level(text, level.n + 1, positions, hashes)
 
 
-def ngram_hashes(text: HostText, n: int) -> tuple[np.ndarray, np.ndarray]:
+def char_ngram_hashes(text: HostText, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Every n-gram's hash (the same polynomial as the levels) and its start."""
     starts = np.flatnonzero(np.arange(len(text)) + n <= text.ends)
     hashes = text.codes[starts].copy()
@@ -216,7 +216,7 @@ def block_coverage(text: HostText, block_lengths: Sequence[np.ndarray], useless:
     `text` holds each page as its blocks joined by one space, as one document: an n-gram of W
     that spans two blocks covers both (templates run across block boundaries).
     """
-    hashes, starts = ngram_hashes(text, n)
+    hashes, starts = char_ngram_hashes(text, n)
     inside = np.concatenate([[0], np.cumsum(covered(len(text), starts[np.isin(hashes, useless)], n))])
     out = []
     for doc_start, lengths in zip(text.starts, block_lengths):

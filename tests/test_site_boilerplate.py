@@ -21,13 +21,13 @@ from corpusbuilder.site_boilerplate import (
     HostText,
     SiteBoilerplateParams,
     alternation_count,
+    char_ngram_hashes,
     find_optimal,
     first_level,
     host_boilerplate,
     host_of,
     mark_blocks,
     next_level,
-    ngram_hashes,
     preprocess,
     walk,
 )
@@ -82,7 +82,7 @@ def test_top_a_percent_keeps_ties_and_never_singletons():
     # ab 4, xy 2, ba bx ya 1: five distinct bigrams
     *_, (text, level) = levels(["abab", "abxy", "xyab"], 2)
     assert level.threshold(1) == 4 and level.threshold(40) == 2 and level.threshold(100) == 2
-    hashes, _ = ngram_hashes(HostText.of(["ab", "xy"]), 2)
+    hashes, _ = char_ngram_hashes(HostText.of(["ab", "xy"]), 2)
     assert set(level.useless_hashes(1).tolist()) == {int(hashes[0])}
     assert set(level.useless_hashes(100).tolist()) == set(hashes.tolist())
 
