@@ -36,6 +36,7 @@ from corpusbuilder.justext import (
     classify_context_free,
     classify_context_sensitive,
 )
+from corpusbuilder.package_data import SHIPPED_MODEL
 
 # jusText's verdicts enter as features; preset C is the thesis' best single setting (Table 2.8).
 FEATURE_JUSTEXT: JustextParams = PRESETS["C"]
@@ -267,9 +268,6 @@ class BlockModel:
             depth, baseline, threshold_good = data["meta"]
             return cls(data["feature"], data["threshold"].astype(np.float64), data["left"], data["right"],
                        data["value"], data["roots"], int(depth), float(baseline), float(threshold_good), names)
-
-
-SHIPPED_MODEL = Path(__file__).resolve().parent / "models" / "best.npz"
 
 
 @lru_cache(maxsize=4)

@@ -1,7 +1,8 @@
 """The `corpusbuilder` command: single stages by hand, on the same library the workflow runs.
 
 The full build is `snakemake --cores N` in the checkout; these subcommands are for looking at
-one page, one shard or one config at a time.
+one page, one shard or one config at a time, and run from any directory once the package is
+installed (the schema, stop lists and model ship inside it).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from corpusbuilder.config import ConfigError, load_config
+from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 
 
 def _extract_params(args):
@@ -83,9 +84,11 @@ def cmd_extract(args) -> int:
 def cmd_check_config(args) -> int:
     from corpusbuilder.config import check_input_paths
 
-    config = load_config(args.config)
-    check_input_paths(config, Path.cwd())
-    print(f"{args.config or 'config/config.yaml'}: valid")
+    path = args.config or WORKFLOW_CONFIG_PATH
+    if not path.exists():
+        raise ConfigError(f"config file not found: {path} (give one with --config)")
+    check_input_paths(load_config(path), Path.cwd())
+    print(f"{path}: valid")
     return 0
 
 
@@ -133,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def add(name, func, help_text):
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("--config", type=Path, help="config file (default: the bundled config/config.yaml)")
+        sub.add_argument("--config", type=Path, help=f"config file (default: {WORKFLOW_CONFIG_PATH} when the working "
+                         "directory has one, else the schema's defaults)")
         sub.set_defaults(func=func)
         return sub
 

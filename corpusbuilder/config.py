@@ -1,4 +1,7 @@
-"""Configuration: load `config/config.yaml`, fill defaults from `config/schema.yaml`, validate.
+"""Configuration: load `config/config.yaml`, fill defaults from the schema, validate.
+
+The schema (``config/schema.yaml``, shipped inside the package) is the one source of defaults:
+a config that leaves a key out takes the schema's value.
 
 The workflow (`rules/common.smk`) and the command line share this code, so a bad value stops
 either of them with the same message, naming the key (``extract.max_bytes``), never a traceback.
@@ -13,9 +16,10 @@ from typing import Any
 import jsonschema
 import yaml
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SCHEMA_PATH = REPO_ROOT / "config" / "schema.yaml"
-DEFAULT_CONFIG_PATH = REPO_ROOT / "config" / "config.yaml"
+from corpusbuilder.package_data import SCHEMA_PATH
+
+# The workflow's config, relative to the directory snakemake (or a command) runs in.
+WORKFLOW_CONFIG_PATH = Path("config") / "config.yaml"
 
 
 class ConfigError(ValueError):
@@ -100,12 +104,21 @@ def validate_config(config: dict[str, Any], schema: dict | None = None) -> dict[
 
 
 def load_config(path: Path | None = None) -> dict[str, Any]:
-    """Read a YAML config file (the bundled default when `path` is None) and validate it."""
-    path = DEFAULT_CONFIG_PATH if path is None else Path(path)
+    """Read a YAML config file and validate it; with no `path`, the workflow's
+    ``config/config.yaml`` when the working directory has one, else the schema's defaults."""
+    if path is None:
+        if not WORKFLOW_CONFIG_PATH.is_file():
+            return validate_config({})
+        path = WORKFLOW_CONFIG_PATH
+    path = Path(path)
     try:
         raw = yaml.safe_load(path.read_text()) or {}
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"config file {path} is a directory") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        raise ConfigError(f"config file {path} is not YAML: {str(error).splitlines()[0]}") from None
     if not isinstance(raw, dict):
         raise ConfigError(f"config file {path} must hold a mapping of keys, not {type(raw).__name__}")
     return validate_config(raw)

@@ -1,6 +1,19 @@
+import os
+import sys
 from pathlib import Path
 
-from corpusbuilder.classifier import SHIPPED_MODEL
+# The rule scripts import the library of this checkout, the one whose rules they run, also from a
+# conda env that holds only their dependencies (envs/*.yaml) and on cluster nodes: the checkout
+# goes first on the path of this process (for the imports below) and of every job.
+sys.path.insert(0, workflow.basedir)
+if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    os.environ.update(
+        PYTHONPATH=os.pathsep.join(
+            filter(None, [workflow.basedir, os.environ.get("PYTHONPATH")])
+        )
+    )
+
+from corpusbuilder.package_data import SHIPPED_MODEL
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.download import resolve_sources, shard_name
 
@@ -68,3 +81,41 @@ def export_inputs(wildcards):
     if config["dedup"]["enabled"]:
         inputs["block_classes"] = f"work/dedup/{wildcards.shard}.parquet"
     return inputs
+
+
+def gold_sets(datasets):
+    """An input function: the gold set folders a rule reads. Evaluated only when the rule is
+    wanted, so the corpus build runs without them; a missing one stops the run naming the key.
+    """
+
+    def folders(wildcards):
+        gold_dir = Path(config["evaluate"]["gold_dir"])
+        missing = [name for name in datasets if not (gold_dir / name).is_dir()]
+        if missing:
+            raise WorkflowError(
+                f"config key 'evaluate.gold_dir': {gold_dir} holds no gold set "
+                f"{', '.join(missing)} (set evaluate.gold_dir, or evaluate.datasets)"
+            )
+        return [str(gold_dir / name) for name in datasets]
+
+    return folders
+
+
+def stale_corpus_files():
+    """Files in results/corpus/ that this config does not build: shards of an earlier run over
+    other inputs. They are not part of this corpus, yet sit beside it."""
+    wanted = {str(Path(path)) for path in corpus_outputs()}
+    return sorted(
+        str(path)
+        for path in Path("results/corpus").glob("*")
+        if path.is_file() and str(path) not in wanted
+    )
+
+
+onstart:
+    if stale := stale_corpus_files():
+        logger.warning(
+            f"results/corpus/ holds {len(stale)} file(s) of shards not in this config's input "
+            "(an earlier run over other WARCs); they are not part of this corpus. Remove them "
+            "with: rm " + " ".join(stale)
+        )

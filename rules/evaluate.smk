@@ -3,6 +3,7 @@
 
 rule evaluate_boilerplate:
     input:
+        gold=gold_sets(config["evaluate"]["datasets"]),
         # the `best` extractor is the shipped model: a new one is scored again
         model=str(SHIPPED_MODEL),
     output:
@@ -25,6 +26,8 @@ rule evaluate_boilerplate:
 
 # Site-level boilerplate (Ikeda et al.) with and without jusText, gold pages grouped by host.
 rule evaluate_site_boilerplate:
+    input:
+        gold=gold_sets(config["evaluate"]["datasets"]),
     output:
         tsv="results/stats/site_boilerplate.tsv",
     log:
@@ -44,6 +47,8 @@ rule evaluate_site_boilerplate:
 
 
 rule sweep:
+    input:
+        gold=gold_sets([config["evaluate"]["sweep_dataset"]]),
     output:
         tsv="results/stats/sweep.tsv",
         png="results/stats/sweep.png",

@@ -25,6 +25,7 @@ rule corpus_stats:
         funnel="results/stats/funnel.tsv",
         tokens=expand("work/tokens/{shard}.npz", shard=SHARDS),
         blocks=expand("work/extract/{shard}.blocks.parquet", shard=SHARDS),
+        model=EXTRACT_MODEL,
         # not read: waited for, so that the stage times include the evaluation's benchmarks
         evaluation=list(REPORT_EVALUATION.values()) if REPORT_WITH_EVALUATION else [],
     output:
@@ -42,6 +43,7 @@ rule corpus_stats:
     params:
         n=10,
         similarity=config["similarity"],
+        config=config,
         benchmarks=lambda wildcards: {
             rule.name: str(rule.benchmark) for rule in workflow.rules if rule.benchmark
         },

@@ -23,7 +23,7 @@ rule text_input:
         in_dir=lambda wildcards: TEXT_SOURCES[wildcards.shard],
         cfg=config["frequent_lines"],
     script:
-        "../scripts/frequent_lines.py"
+        "../scripts/text_input.py"
 
 
 ruleorder: text_input > extract

@@ -4,6 +4,8 @@
 
 
 rule train:
+    input:
+        gold=gold_sets(config["train"]["datasets"]),
     output:
         model="results/model/best.npz",
         cv="results/stats/train_cv.tsv",

@@ -4,13 +4,16 @@ results/stats/funnel_full.tsv, duplicates.tsv, stage_times.tsv, summary.json.
 Inputs: `funnel` (results/stats/funnel.tsv), lists in shard order `tokens` and `blocks`, and —
 when block de-duplication ran — `dedup` (same order) and `dedup_stats`. Params: `n` (n-gram length
 of the duplicate measure), `benchmarks` (rule → benchmark pattern; globbed at run time),
-`similarity` (config section: min-hash settings and dedup_threshold of the resemblance row).
+`similarity` (config section: min-hash settings and dedup_threshold of the resemblance row),
+`config` (the effective config) and the input `model` (none with a jusText preset) for the
+summary's provenance record.
 """
 
 from pathlib import Path
 
 from corpusbuilder.evaluation.corpus_stats import Resemblance, ShardFiles, benchmark_files, write_corpus_stats
 from corpusbuilder.logs import setup_logging
+from corpusbuilder.provenance import provenance
 from corpusbuilder.similarity import MinHashParams
 
 setup_logging(snakemake.log[0])
@@ -29,4 +32,5 @@ write_corpus_stats(
     inputs.get("dedup_stats") or None,
     n=snakemake.params.n,
     resemblance=Resemblance(similarity["dedup_threshold"], MinHashParams.from_config(similarity)),
+    provenance=provenance(dict(snakemake.params.config), next(iter(inputs.get("model") or []), None)),
 )

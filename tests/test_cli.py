@@ -8,6 +8,7 @@ import sys
 import pandas as pd
 
 from conftest import write_warc
+from corpusbuilder.cli import main
 from test_extract import ARTICLE
 
 GERMAN = (
@@ -118,3 +119,26 @@ def test_clean_html_with_the_best_preset(tmp_path):
     assert any(line.startswith("After three years") for line in lines)
     assert not any(line in ("Home", "Contact us") or line.startswith("©") for line in lines)
     assert "best, the learned block classifier" in run("clean-html", "--help").stdout
+
+
+def test_check_config_outside_a_workflow_directory_asks_for_one(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["check-config"]) == 2
+    assert "config/config.yaml" in capsys.readouterr().err
+
+
+def test_commands_outside_a_workflow_directory_take_the_schema_defaults(tmp_path, monkeypatch):
+    from corpusbuilder.config import load_config, load_schema
+
+    monkeypatch.chdir(tmp_path)
+    config = load_config()
+    assert config["extract"]["preset"] == load_schema()["properties"]["extract"]["properties"]["preset"]["default"]
+    assert config["input"]["warcs"] == []
+
+
+def test_a_config_that_is_not_yaml_is_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("extract: {preset: [unclosed\n")
+    assert main(["check-config", "--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "is not YAML" in err and len(err.strip().splitlines()) == 1

@@ -68,6 +68,19 @@ def test_unknown_dataset_is_refused():
         iter_dataset("no-such-set", FIXTURES)
 
 
+def test_a_missing_gold_set_names_the_config_key(tmp_path):
+    with pytest.raises(FileNotFoundError, match="evaluate.gold_dir"):
+        iter_dataset("cleaneval-dev", tmp_path)
+
+
+def test_a_gold_set_without_pages_is_no_score(tmp_path):
+    """A score over 0 pages would be written as a result (and kept by Snakemake as up to date)."""
+    (tmp_path / "cleaneval-dev" / "input").mkdir(parents=True)
+    (tmp_path / "cleaneval-dev" / "GoldStandard").mkdir()
+    with pytest.raises(ValueError, match="no pages"):
+        list(iter_dataset("cleaneval-dev", tmp_path))
+
+
 # --- the real sets ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, pages", [("cleaneval-dev", 58), ("cleaneval-final", 681),

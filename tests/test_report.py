@@ -3,6 +3,8 @@ opened in headless Chromium."""
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import json
 import os
 import shutil
@@ -15,7 +17,10 @@ import pandas as pd
 import pytest
 import yaml
 
+import corpusbuilder
 from conftest import BOILERPLATE, REPO, require_shared, unavailable
+from corpusbuilder.package_data import SHIPPED_MODEL
+from corpusbuilder.provenance import OUTPUT_LIBRARIES
 from corpusbuilder.evaluation.corpus_stats import (
     ShardFiles,
     benchmark_files,
@@ -218,6 +223,13 @@ def test_workflow_writes_the_measurements(report_run):
     assert stages.at["extract", "jobs"] == 3 and (stages["seconds"] > 0).all()
     summary = json.loads((stats / "summary.json").read_text())
     assert summary["documents_final"] == funnel.at["block_dedup_kept", "documents"]
+    provenance = summary["provenance"]
+    assert provenance["corpusbuilder"] == corpusbuilder.__version__
+    assert provenance["libraries"]["pydivsufsort"] == importlib.metadata.version("pydivsufsort")
+    assert set(OUTPUT_LIBRARIES) <= set(provenance["libraries"]) and all(provenance["libraries"].values())
+    assert provenance["model"]["sha256"] == hashlib.sha256(SHIPPED_MODEL.read_bytes()).hexdigest()
+    assert provenance["config"]["extract"]["preset"] == "best"  # effective: defaults filled in
+    assert provenance["config"]["dedup"]["ngram"] == 10
     if with_gold:
         site = pd.read_csv(stats / "site_boilerplate.tsv", sep="\t")
         assert set(site["variant"]) == {"justext", "justext+site", "justext-minus-site", "site-only"}

@@ -64,7 +64,7 @@ def main_text(html: bytes) -> list[str]:
 @pytest.fixture(scope="module")
 def rebuilt(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("sample")
-    subprocess.run([sys.executable, str(REPO / "scripts" / "make_sample.py"), "--out", str(out)],
+    subprocess.run([sys.executable, str(REPO / "tools" / "make_sample.py"), "--out", str(out)],
                    check=True, capture_output=True)
     return out
 
@@ -72,7 +72,7 @@ def rebuilt(tmp_path_factory) -> Path:
 @pytest.mark.parametrize("name", [f"{s}.warc.gz" for s in SHARDS])
 def test_rebuild_gives_identical_records(rebuilt, name):
     fresh = gzip.decompress((rebuilt / name).read_bytes())
-    assert fresh == gzip.decompress((SAMPLE / name).read_bytes()), f"{name}: records differ; rerun scripts/make_sample.py"
+    assert fresh == gzip.decompress((SAMPLE / name).read_bytes()), f"{name}: records differ; rerun tools/make_sample.py"
 
 
 @pytest.mark.parametrize("name", [f"{s}.warc.gz" for s in SHARDS] + ["truth.tsv"])
@@ -81,7 +81,7 @@ def test_rebuild_gives_identical_files(rebuilt, name):
         unavailable(f"zlib {zlib.ZLIB_RUNTIME_VERSION} may compress the same records differently from "
                     f"{BUILT_WITH_ZLIB}, which built the committed files (the records are compared anyway)")
     assert (rebuilt / name).read_bytes() == (SAMPLE / name).read_bytes(), \
-        f"{name} differs from a fresh build; rerun scripts/make_sample.py"
+        f"{name} differs from a fresh build; rerun tools/make_sample.py"
 
 
 def test_sample_is_small():

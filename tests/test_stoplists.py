@@ -161,6 +161,6 @@ def test_lists_are_calibrated_to_the_same_stop_word_density():
 
 def test_provenance_is_recorded():
     readme = (STOPLIST_DIR / "README.md").read_text(encoding="utf-8")
-    assert "wordfreq" in readme and "scripts/build_stoplists.py" in readme
+    assert "wordfreq" in readme and "tools/build_stoplists.py" in readme
     for name in NAMES:
         assert f"| {name} |" in readme

@@ -200,3 +200,25 @@ def test_bad_config_stops_with_a_message_naming_the_key(tmp_path, config, messag
     result = snakemake(tmp_path, config, "--dry-run")
     assert result.returncode != 0
     assert message in result.stderr + result.stdout
+
+
+def test_evaluate_without_gold_sets_stops_naming_the_key_and_writes_nothing(tmp_path):
+    config = {"input": {"warcs": [str(p) for p in sorted((REPO / "resources" / "sample").glob("*.warc.gz"))]},
+              "evaluate": {"gold_dir": str(tmp_path / "no-gold")}}
+    result = snakemake(tmp_path, config, "sweep", "evaluate_boilerplate")
+    assert result.returncode != 0
+    assert "config key 'evaluate.gold_dir'" in result.stderr + result.stdout
+    assert not (tmp_path / "results").exists()
+
+
+def test_files_of_shards_no_longer_in_the_input_are_listed(tmp_path):
+    """A run over other WARCs leaves the earlier shards' corpus files; the run says so."""
+    stale = tmp_path / "results" / "corpus" / "crawl-00.jsonl.gz"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"")
+    sample = sorted((REPO / "resources" / "sample").glob("*.warc.gz"))
+    # one cheap real job (the download symlink) is enough for the run to start
+    result = snakemake(tmp_path, {"input": {"warcs": [str(p) for p in sample]}}, "data/warc/sample-00.warc.gz")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "results/corpus/crawl-00.jsonl.gz" in result.stderr and "not part of this corpus" in result.stderr
+    assert stale.exists()  # listed, not deleted: it is the user's file

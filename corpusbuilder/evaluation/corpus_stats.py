@@ -407,12 +407,16 @@ def write_tsv(table: pd.DataFrame, path: Path | str) -> None:
 
 def write_corpus_stats(funnel_path: Path | str, shards: Sequence[ShardFiles], outputs: dict[str, Path | str],
                        benchmarks: dict[str, list[Path]], dedup_stats_path: Path | str | None = None,
-                       n: int = MEASURE_N, resemblance: Resemblance | None = None) -> dict:
-    """The whole measurement: ``outputs`` has keys funnel_full, duplicates, stage_times, summary."""
+                       n: int = MEASURE_N, resemblance: Resemblance | None = None,
+                       provenance: dict | None = None) -> dict:
+    """The whole measurement: ``outputs`` has keys funnel_full, duplicates, stage_times, summary;
+    ``provenance`` (corpusbuilder.provenance) is recorded in the summary as it is."""
     measures = measure_corpus(pd.read_csv(funnel_path, sep="\t"), shards, n, resemblance)
     stages = stage_times(benchmarks)
     dedup_stats = json.loads(Path(dedup_stats_path).read_text()) if dedup_stats_path else None
     headline = summary(measures, stages, dedup_stats)
+    if provenance is not None:
+        headline["provenance"] = provenance
     write_tsv(measures.funnel, outputs["funnel_full"])
     write_tsv(measures.duplicates, outputs["duplicates"])
     write_tsv(stages, outputs["stage_times"])

@@ -215,8 +215,21 @@ READERS: dict[str, Callable[[Path, str], Iterator[GoldPage]]] = {
 
 
 def iter_dataset(name: str, gold_dir: Path | str, max_pages: int = 0) -> Iterator[GoldPage]:
-    """Pages of the dataset ``gold_dir/name`` in a stable order; ``max_pages`` > 0 keeps a prefix."""
+    """Pages of the dataset ``gold_dir/name`` in a stable order; ``max_pages`` > 0 keeps a prefix.
+
+    A missing folder, or one that yields no page, raises: a score over 0 pages is no score."""
     if name not in READERS:
         raise ValueError(f"unknown dataset {name!r} (known: {', '.join(READERS)})")
-    pages = READERS[name](Path(gold_dir) / name, name)
-    return islice(pages, max_pages) if max_pages > 0 else pages
+    root = Path(gold_dir) / name
+    if not root.is_dir():
+        raise FileNotFoundError(f"gold set {name}: no folder {root} (config key evaluate.gold_dir)")
+    pages = READERS[name](root, name)
+    return _at_least_one(islice(pages, max_pages) if max_pages > 0 else pages, root)
+
+
+def _at_least_one(pages: Iterator[GoldPage], root: Path) -> Iterator[GoldPage]:
+    count = 0
+    for count, page in enumerate(pages, 1):
+        yield page
+    if count == 0:
+        raise ValueError(f"gold set {root}: no pages in it (config key evaluate.gold_dir)")

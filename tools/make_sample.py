@@ -19,8 +19,8 @@ type and URL — so rebuilding gives byte-identical files (for the same zlib).
 order, counting the warcinfo record (index 0) and the request records; ``id`` is
 ``{shard}:{record}``, the document id the pipeline uses.
 
-    python scripts/make_sample.py                 # rebuild resources/sample in place
-    python scripts/make_sample.py --out /tmp/x    # build elsewhere (tests compare the bytes)
+    python tools/make_sample.py                 # rebuild resources/sample in place
+    python tools/make_sample.py --out /tmp/x    # build elsewhere (tests compare the bytes)
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ def write_shard(shard: str, rows: list[Row], pages: Path, out: Path, shard_no: i
         writer = WARCWriter(fh, gzip=True, warc_version=WARC_VERSION)
 
         info = writer.create_warcinfo_record(filename, {
-            "software": "corpusbuilder scripts/make_sample.py (warcio)",
+            "software": "corpusbuilder tools/make_sample.py (warcio)",
             "format": "WARC File Format 1.0",
             "description": "Hand-made sample crawl of fictional sites for corpusbuilder's demo and tests; "
                            "see resources/sample/README.md",

@@ -377,7 +377,7 @@ words, Finnish 6,813, Spanish 271). `--fixed` builds lists of exactly `--top` wo
 ## How the frequency lists were adapted
 
 jusText counts stop words among whitespace-separated, lower-cased tokens, so
-`scripts/build_stoplists.py` keeps only tokens a whitespace tokeniser can produce:
+`tools/build_stoplists.py` keeps only tokens a whitespace tokeniser can produce:
 
 - tokens with a digit or without any letter (numbers, punctuation) are dropped; letters,
   combining marks, ZWNJ/ZWJ and apostrophes/hyphens inside a word are allowed;
@@ -491,7 +491,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name + '.txt':24s} {base:5d} words {lines:5d} lines  coverage {100 * coverage:5.1f}%")
 
     if not args.languages:
-        shown = ["python", "scripts/build_stoplists.py"]
+        shown = ["python", "tools/build_stoplists.py"]
         if args.top != DEFAULT_TOP:
             shown += ["--top", str(args.top)]
         if args.fixed:

@@ -1,0 +1,23 @@
+"""The files the library ships inside the package: the config schema, the stop lists, the model.
+
+They are read through ``importlib.resources``, so an installed wheel finds them from any working
+directory. In a checkout, ``corpusbuilder/data/`` holds symlinks to ``config/schema.yaml`` and
+``resources/stoplists/`` (their one copy in git, where the workflow's layout puts them); building
+a wheel follows the links and ships the files themselves.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from pathlib import Path
+
+
+def packaged(*parts: str) -> Path:
+    """A file or folder inside the installed package, as a filesystem path (pip unpacks a wheel,
+    so a package is never read from a zip here)."""
+    return Path(str(files(__package__).joinpath(*parts)))
+
+
+SCHEMA_PATH = packaged("data", "schema.yaml")
+STOPLIST_DIR = packaged("data", "stoplists")
+SHIPPED_MODEL = packaged("models", "best.npz")
