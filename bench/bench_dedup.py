@@ -42,6 +42,8 @@ from corpusbuilder.dedup import DedupParams, Shard, dedup_corpus, duplicate_ngra
 from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.stoplists import load_stoplist
+from corpusbuilder.tables import ShardTables, read_survivors
+from corpusbuilder.tokenfile import write_token_stream
 from corpusbuilder.tokenise import word_hashes
 
 RESULTS = Path(__file__).parent / "results" / "dedup.json"
@@ -81,15 +83,9 @@ def regex_tokenise_shard(blocks_path: Path, tokens_path: Path, stoplist: frozens
 def tokens_before_exact_dedup(stage: Path, name: str, tokens_path: Path) -> Path:
     """The tokenise stage's tokens of one shard as if exact dedup had kept every page the
     language filter kept: the text the whole de-duplication (exact, then block) starts from."""
-    docs = pd.read_parquet(stage / "extract" / f"{name}.docs.parquet", columns=["doc_id", "record_index"])
-    blocks = pd.read_parquet(stage / "extract" / f"{name}.blocks.parquet",
-                             columns=["doc_id", "block_index", "text", "final_class"],
-                             filters=[("final_class", "==", "good")])
-    language = pd.read_parquet(stage / "language" / f"{name}.parquet",
-                               columns=["doc_id", "language", "kept", "dropped_blocks"])
-    everything = language.loc[language["kept"], ["doc_id", "kept"]]
-    tokenise.write_token_stream(tokenise.tokenise_shard(docs, blocks, language, everything,
-                                                        tokenise.TokeniseParams()), tokens_path)
+    tables = ShardTables(stage / "extract" / f"{name}.docs.parquet", stage / "extract" / f"{name}.blocks.parquet",
+                         stage / "language" / f"{name}.parquet")
+    write_token_stream(tokenise.tokenise_shard(read_survivors(tables), tokenise.TokeniseParams()), tokens_path)
     return tokens_path
 
 

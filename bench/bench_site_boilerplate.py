@@ -47,9 +47,9 @@ def extract_and_mark(crawl: Path, workdir: Path, site: SiteBoilerplateParams) ->
         shard = warc.name.removesuffix(".warc.gz")
         docs_path, blocks_path = workdir / f"{shard}.docs.parquet", workdir / f"{shard}.blocks.parquet"
         started = time.perf_counter()
-        extract_shard(warc, shard, docs_path, blocks_path, ExtractParams())
+        extract_shard(warc, shard, docs_path, blocks_path, ExtractParams().with_preset("default"))
         extracted = time.perf_counter()
-        mark_site_boilerplate(docs_path, blocks_path, replace(ExtractParams(), site_boilerplate=site))
+        mark_site_boilerplate(docs_path, blocks_path, replace(ExtractParams().with_preset("default"), site_boilerplate=site))
         marked = time.perf_counter()
         timings.append({"shard": shard, "extract_s": round(extracted - started, 2),
                         "site_pass_s": round(marked - extracted, 2)})

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.ngrams import write_tokens
+from corpusbuilder.tokenfile import TokenStream, write_token_stream
 
 
 def zipf_shard(rng, tokens: int, vocabulary: np.ndarray, a: float, block_mean: float,
@@ -51,7 +51,7 @@ def write_zipf_corpus(out_dir: Path | str, tokens: int, shard_tokens: int = 10_0
         ranks, offsets = zipf_shard(rng, min(shard_tokens, tokens - begin), vocabulary, a, block_mean,
                                     copy_share, previous)
         paths.append(out_dir / f"zipf-{shard:03d}.npz")
-        write_tokens(paths[-1], vocabulary[ranks], offsets, is_punct_rank[ranks], is_stop_rank[ranks])
+        write_token_stream(TokenStream.of_blocks(vocabulary[ranks], offsets, is_punct_rank[ranks], is_stop_rank[ranks]), paths[-1])
         previous = ranks
     return paths
 

@@ -96,8 +96,8 @@ def cmd_strip_frequent_lines(args) -> int:
     from corpusbuilder.frequent_lines import FrequentLinesParams, strip_frequent_lines
 
     section = load_config(args.config)["frequent_lines"]
-    params = FrequentLinesParams(**{**section, "backend": args.backend or section["backend"],
-                                    "heuristics": args.heuristics or section["heuristics"]})
+    params = FrequentLinesParams.from_config({**section, "backend": args.backend or section["backend"],
+                                                 "heuristics": args.heuristics or section["heuristics"]})
     found = strip_frequent_lines(Path(args.in_dir), Path(args.out_dir), params)
     print(f"{len(found)} files; boundaries in {Path(args.out_dir) / 'boundaries.tsv'}", file=sys.stderr)
     return 0

@@ -26,10 +26,14 @@ class ConfigError(ValueError):
     """A configuration value is missing, unknown or out of range; the message names the key."""
 
 
-def dataclass_values(cls, section: dict) -> dict[str, Any]:
+def dataclass_values(cls, section: dict, renamed: dict[str, str] | None = None) -> dict[str, Any]:
     """The values of a config section that set fields of the parameters dataclass ``cls`` (a
-    section may hold other keys, the stage's own); missing fields keep the class defaults."""
-    return {name: section[name] for name in cls.__dataclass_fields__ if name in section}
+    section may hold other keys, the stage's own); ``renamed`` maps a field to its config key
+    where the two differ. Missing fields keep the class defaults, which
+    tests/test_config.py holds equal to the schema's."""
+    renamed = renamed or {}
+    return {name: section[renamed.get(name, name)] for name in cls.__dataclass_fields__
+            if renamed.get(name, name) in section}
 
 
 def _key_path(path) -> str:
@@ -144,7 +148,7 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     for index, directory in enumerate(config["input"]["text_dirs"]):
         if not (base_dir / directory).is_dir():
             raise ConfigError(f"config key 'input.text_dirs[{index}]': no such directory: {base_dir / directory}")
-    if config["extract"].get("model") and config["extract"]["preset"] != "best":
+    if config["extract"]["model"] and config["extract"]["preset"] != "best":
         raise ConfigError("config key 'extract.model': a model is read only with extract.preset: best")
     if not (config["input"]["warcs"] or cc["listing"] or config["input"]["text_dirs"]):
         raise ConfigError(

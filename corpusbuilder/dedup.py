@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from corpusbuilder.config import dataclass_values
 from corpusbuilder.io import atomic_path, write_table
 from corpusbuilder.justext import (
     BAD,
@@ -48,6 +49,8 @@ from corpusbuilder.justext import (
     classify_context_sensitive_columns,
 )
 from corpusbuilder.ngrams import NGRAM_KINDS, kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.tables import DEDUP_SCHEMA
+from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")
 
@@ -57,15 +60,6 @@ BACKENDS = ("sorted-array", "judy")
 # no document known: an n-gram nobody has sent to output yet, a quoted n-gram whose sender is
 # looked up among G_out's owners later, a duplicate unit nothing is resolved to
 NO_DOCUMENT = -1
-
-OUTPUT_SCHEMA = pa.schema([
-    ("doc_id", pa.string()),
-    ("block_index", pa.int32()),
-    ("final_class", pa.string()),
-    ("duplicate_of", pa.string()),
-    ("dup_share", pa.float32()),
-])
-
 
 @dataclass(frozen=True)
 class DedupParams:
@@ -93,9 +87,7 @@ class DedupParams:
     @classmethod
     def from_config(cls, section: dict) -> DedupParams:
         """From the validated `dedup` config section (its n-gram length is the key `ngram`)."""
-        fields = set(cls.__dataclass_fields__) - {"n"}
-        values = {key: value for key, value in section.items() if key in fields}
-        return cls(n=section.get("ngram", cls.n), **values)
+        return cls(**dataclass_values(cls, section, renamed={"n": "ngram"}))
 
 
 def truncate_hashes(hashes: np.ndarray, hash_bits: int) -> np.ndarray:
@@ -605,11 +597,6 @@ class Shard:
     output: Path
 
 
-def load_tokens(path: Path | str, keys: tuple[str, ...] | None = None) -> dict:
-    with np.load(path, allow_pickle=False) as archive:
-        return {key: archive[key] for key in (keys or archive.files)}
-
-
 @dataclass
 class _BlockVerdicts:
     """Per-block results of one shard, filled bucket by bucket."""
@@ -651,7 +638,7 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     cached: dict[int, ShardNgrams] = {}
     cached_tokens = 0
     for s, shard in enumerate(shards):
-        tokens = load_tokens(shard.tokens)
+        tokens = read_tokens(shard.tokens)
         fits_cache = cached_tokens + len(tokens["token_hash"]) <= params.bucket_tokens
         prepared = shard_ngrams(tokens, params, store, context_blocks(shard, params) if fits_cache else None)
         if fits_cache:
@@ -673,7 +660,7 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     for bucket in buckets(order, doc_tokens, params.bucket_tokens):
         prepared = {}
         for s in np.unique(bucket[:, 0]):
-            prepared[s] = cached[s] if s in cached else shard_ngrams(load_tokens(shards[s].tokens), params, store,
+            prepared[s] = cached[s] if s in cached else shard_ngrams(read_tokens(shards[s].tokens), params, store,
                                                                  context_blocks(shards[s], params))
         for s, d in bucket:
             shard = prepared[s]
@@ -709,11 +696,11 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     # Pass 3: the context-sensitive pass on pages with duplicates, and the override tables.
     all_ids = np.array([i for ids in doc_ids for i in ids] or [""], dtype=object)
     for shard, shard_verdicts in zip(shards, verdicts):
-        tokens = load_tokens(shard.tokens, ("doc_ids", "block_doc", "block_index"))
+        tokens = read_tokens(shard.tokens, ("doc_ids", "block_doc", "block_index"))
         table = shard_output(pd.read_parquet(shard.blocks, columns=BLOCK_COLUMNS), tokens, shard_verdicts, all_ids,
                              justext, params.n)
         _count(stats, table)
-        write_table(pa.Table.from_pandas(table[OUTPUT_SCHEMA.names], schema=OUTPUT_SCHEMA, preserve_index=False),
+        write_table(pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
                     shard.output)
     stats.seconds["total"] = round(time.perf_counter() - started, 3)
     if stats_path is not None:

@@ -9,13 +9,13 @@ in crawl order: (shard rank in the configured input order, record index in the W
 Two steps, so that shards are hashed in parallel and only the merge is global:
 
 - map (`exact_hashes`, per shard): MD5 of each document the language stage kept, over its
-  clean text (`language.kept_blocks`: good blocks, less blocks dropped by block-level language
+  clean text (`tables.survivors`: good blocks, less blocks dropped by block-level language
   filtering, joined by "\\n"), normalised per `ExactDedupParams`; written sorted by
-  (md5, record_index) — `HASHES_SCHEMA`.
+  (md5, record_index) — `tables.HASHES_SCHEMA`.
 - reduce (`exact_dedup`): a k-way merge (`heapq.merge`) of the sorted per-shard files, each read
   in record batches, so memory holds one batch per shard, never a shard. Of each run of equal
   hashes the first is kept and the others are `duplicate_of` it. Every document the language
-  stage kept gets one row in its shard's decisions file (`DECISIONS_SCHEMA`), in md5 order;
+  stage kept gets one row in its shard's decisions file (`tables.DECISIONS_SCHEMA`), in md5 order;
   documents the language stage dropped do not appear (their reason is in the language table).
 """
 
@@ -36,7 +36,8 @@ import pyarrow.parquet as pq
 
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.io import ParquetBatchWriter
-from corpusbuilder.language import document_texts, kept_blocks
+from corpusbuilder.language import document_texts
+from corpusbuilder.tables import DECISIONS_SCHEMA, HASHES_SCHEMA, Survivors
 
 log = logging.getLogger(__name__)
 
@@ -51,27 +52,6 @@ class ExactDedupParams:
     @classmethod
     def from_config(cls, section: dict) -> ExactDedupParams:
         return cls(**dataclass_values(cls, section))
-
-
-HASHES_SCHEMA = pa.schema(
-    [
-        ("md5", pa.binary(16)),
-        ("shard_rank", pa.int32()),  # the shard's position in the configured input order
-        ("record_index", pa.int64()),
-        ("doc_id", pa.string()),
-        ("n_words", pa.int32()),  # words of the hashed text
-    ]
-)
-
-DECISIONS_SCHEMA = pa.schema(
-    [
-        ("doc_id", pa.string()),
-        ("md5", pa.string()),  # hex
-        ("kept", pa.bool_()),
-        ("duplicate_of", pa.string()),  # the kept copy's doc_id; null when kept
-        ("n_words", pa.int32()),
-    ]
-)
 
 
 def normalise_text(text: str, params: ExactDedupParams) -> str:
@@ -91,11 +71,15 @@ def record_index_of(doc_id: str) -> int:
     return int(doc_id.rsplit(":", 1)[1])
 
 
-def exact_hashes(blocks: pd.DataFrame, language: pd.DataFrame, shard_rank: int, params: ExactDedupParams) -> pa.Table:
-    """MD5 of the clean text of each document the language stage kept, sorted by hash."""
-    kept = kept_blocks(blocks, language)
-    texts = document_texts(kept)
-    n_words = kept.groupby("doc_id", sort=False)["n_words"].sum()
+# the block columns a document's hash and word count are computed from
+HASHED_COLUMNS = ("text", "n_words")
+
+
+def exact_hashes(kept: Survivors, shard_rank: int, params: ExactDedupParams) -> pa.Table:
+    """MD5 of the clean text of each document the language stage kept (`tables.survivors`
+    before exact de-duplication), sorted by hash."""
+    texts = document_texts(kept.blocks)
+    n_words = kept.blocks.groupby("doc_id", sort=False)["n_words"].sum()
     table = pa.table(
         {
             "md5": [text_md5(text, params) for text in texts],

@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
-import pandas as pd
-
 from corpusbuilder.io import atomic_path
-from corpusbuilder.language import good_blocks, kept_blocks
+from corpusbuilder.tables import Survivors
+
+
+# the block columns an exported document carries
+EXPORT_COLUMNS = ("text", "heading")
 
 
 @dataclass
@@ -36,40 +38,11 @@ class ExportDocument:
     headings: list[bool]
 
 
-def kept_documents(
-    docs: pd.DataFrame,
-    blocks: pd.DataFrame,
-    language: pd.DataFrame | None = None,
-    exact: pd.DataFrame | None = None,
-    block_classes: pd.DataFrame | None = None,
-) -> Iterator[ExportDocument]:
-    """The documents and good blocks that survive every stage that ran, in crawl order.
-
-    `language`: doc_id, language, kept (and dropped_blocks when block-level filtering ran);
-    `exact`: doc_id, kept; `block_classes`: doc_id, block_index, final_class — block
-    de-duplication's verdict on each block, which overrides extract's jusText class.
-    """
-    kept = docs[docs["outcome"] == "ok"][["doc_id", "record_index", "uri", "page_language"]]
-    kept = kept.rename(columns={"page_language": "language"})
-    classes = blocks[["doc_id", "block_index", "text", "heading", "final_class"]]
-    if block_classes is not None:
-        override = block_classes[["doc_id", "block_index", "final_class"]]
-        classes = classes.drop(columns="final_class").merge(override, on=["doc_id", "block_index"])
-    if language is not None:
-        verdict = language[language["kept"]][["doc_id", "language"]]
-        kept = kept.drop(columns="language").merge(verdict, on="doc_id")
-        if "dropped_blocks" not in language:
-            language = language.assign(dropped_blocks=[[] for _ in range(len(language))])
-        good = kept_blocks(classes, language)
-    else:
-        good = good_blocks(classes)
-    if exact is not None:
-        kept = kept[kept["doc_id"].isin(exact.loc[exact["kept"], "doc_id"])]
-    by_doc = {doc_id: group for doc_id, group in good.groupby("doc_id", sort=False)}
-    for row in kept.sort_values("record_index").itertuples(index=False):
-        group = by_doc.get(row.doc_id)
-        if group is None:
-            continue
+def kept_documents(kept: Survivors) -> Iterator[ExportDocument]:
+    """The surviving documents (`tables.survivors`) with their blocks, in crawl order."""
+    by_doc = {doc_id: group for doc_id, group in kept.blocks.groupby("doc_id", sort=False)}
+    for row in kept.documents.itertuples(index=False):
+        group = by_doc[row.doc_id]
         yield ExportDocument(
             id=row.doc_id,
             url=row.uri,

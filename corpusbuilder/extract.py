@@ -24,6 +24,7 @@ from warcio.statusandheaders import StatusAndHeadersParser
 
 from corpusbuilder import stoplists
 from corpusbuilder.classifier import classify_learned, load_model, page_title
+from corpusbuilder.config import dataclass_values
 from corpusbuilder.io import ParquetBatchWriter, write_table
 from corpusbuilder.language import load_identifier
 from corpusbuilder.justext import (
@@ -35,6 +36,7 @@ from corpusbuilder.justext import (
     segment_blocks,
 )
 from corpusbuilder.site_boilerplate import SiteBoilerplateParams, mark_blocks, recount_good
+from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +55,10 @@ class ExtractParams:
     language_sample_chars: int = 2000  # raw page text used to pick the stop list
     stoplist_fallback: str = "English"  # stop list for pages in a language we have no list for
     justext: JustextParams = field(default_factory=lambda: PRESETS["default"])
-    # "best": the learned block classifier (corpusbuilder.classifier) decides instead of jusText's
-    # thresholds; `model` is a retrained model file (rule `train`), None = the one shipped.
-    learned: bool = False
+    # "best" (the default preset, as in the schema): the learned block classifier
+    # (corpusbuilder.classifier) decides instead of jusText's thresholds; `model` is a retrained
+    # model file (rule `train`), None = the one shipped.
+    learned: bool = True
     model: Path | None = None
     site_boilerplate: SiteBoilerplateParams = SiteBoilerplateParams()
 
@@ -68,21 +71,14 @@ class ExtractParams:
     @classmethod
     def from_config(cls, section: dict) -> ExtractParams:
         """Build from the validated `extract` config section (preset + per-threshold overrides)."""
+        values = dataclass_values(cls, section)
         preset = section.get("preset", BEST_PRESET)
-        justext = replace(PRESETS.get(preset, PRESETS["default"]), **section.get("justext", {}))
-        model = section.get("model")
-        return cls(
-            min_bytes=section.get("min_bytes", cls.min_bytes),
-            max_bytes=section.get("max_bytes", cls.max_bytes),
-            html_content_types=tuple(section.get("html_content_types", HTML_CONTENT_TYPES)),
-            max_control_share=section.get("max_control_share", cls.max_control_share),
-            language_sample_chars=section.get("language_sample_chars", cls.language_sample_chars),
-            stoplist_fallback=section.get("stoplist_fallback", cls.stoplist_fallback),
-            justext=justext,
-            learned=preset == BEST_PRESET,
-            model=Path(model) if model else None,
-            site_boilerplate=SiteBoilerplateParams.from_config(section.get("site_boilerplate", {})),
-        )
+        values["justext"] = replace(PRESETS.get(preset, PRESETS["default"]), **values.get("justext", {}))
+        values["learned"] = preset == BEST_PRESET
+        values["site_boilerplate"] = SiteBoilerplateParams.from_config(values.get("site_boilerplate", {}))
+        values["html_content_types"] = tuple(values.get("html_content_types", HTML_CONTENT_TYPES))
+        values["model"] = Path(values["model"]) if values.get("model") else None
+        return cls(**values)
 
 
 @dataclass
@@ -306,47 +302,7 @@ def stoplist_for_page(code: str, fallback: str) -> tuple[str, frozenset[str]]:
 
 # --------------------------------------------------------------------------- the stage
 
-DOCS_SCHEMA = pa.schema(
-    [
-        ("doc_id", pa.string()),
-        ("shard", pa.string()),
-        ("record_index", pa.int64()),
-        ("offset", pa.int64()),
-        ("warc_type", pa.string()),
-        ("uri", pa.string()),
-        ("status", pa.int32()),
-        ("content_type", pa.string()),
-        ("charset", pa.string()),
-        ("charset_source", pa.string()),
-        ("page_language", pa.string()),
-        ("page_language_probability", pa.float32()),
-        ("stoplist", pa.string()),
-        ("outcome", pa.string()),
-        ("reason", pa.string()),
-        ("n_blocks", pa.int32()),
-        ("n_good_blocks", pa.int32()),
-        ("n_good_words", pa.int32()),
-    ]
-)
 
-BLOCKS_SCHEMA = pa.schema(
-    [
-        ("doc_id", pa.string()),
-        ("block_index", pa.int32()),
-        ("text", pa.string()),
-        ("dom_path", pa.string()),
-        ("xpath", pa.string()),
-        ("heading", pa.bool_()),
-        ("n_chars", pa.int32()),
-        ("n_words", pa.int32()),
-        ("n_stopwords", pa.int32()),
-        ("link_density", pa.float32()),
-        ("stopword_density", pa.float32()),
-        ("cf_class", pa.string()),
-        ("final_class", pa.string()),
-        ("site_boilerplate", pa.bool_()),  # frequent across the host's pages (site_boilerplate.py)
-    ]
-)
 
 
 @dataclass

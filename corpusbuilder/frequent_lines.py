@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from corpusbuilder.config import dataclass_values
 from corpusbuilder.io import atomic_path
 
 
@@ -41,6 +42,10 @@ class FrequentLinesParams:
     gm_counters: int = 100_000  # gm: number of counters c (§4: c = 10^5)
     gm_min_count: int = 5  # gm: counter value above which a monitored line is frequent (§4 fn. 2)
     heuristics: bool = False  # add the regular-expression rules of §3.4
+
+    @classmethod
+    def from_config(cls, section: dict) -> FrequentLinesParams:
+        return cls(**dataclass_values(cls, section))
 
 
 BACKENDS = ("exact", "checksum", "hashed", "gm")
@@ -391,11 +396,13 @@ def _block_rows(doc_id: str, parts: list[tuple[str, list[str]]], stopwords: froz
     return rows
 
 
-def text_collection_tables(in_dir: Path | str, shard: str, params: FrequentLinesParams = FrequentLinesParams(),
-                           stoplist_fallback: str = "English", language_sample_chars: int = 2000):
+def text_collection_tables(in_dir: Path | str, shard: str, params: FrequentLinesParams, stoplist_fallback: str,
+                           language_sample_chars: int = 2000):
     """The `text` input kind: a directory of `.txt` files → docs and blocks rows in the extract
     stage's schemas (one document per file, in name order; blocks are the paragraphs, the body's
-    `good`, the preamble's and epilogue's `bad`), so every later stage runs unchanged."""
+    `good`, the preamble's and epilogue's `bad`), so every later stage runs unchanged. A file in a
+    language without a stop list counts stop words with ``stoplist_fallback``'s, as extract does
+    (config key ``extract.stoplist_fallback``)."""
     from corpusbuilder.extract import identify_sample, stoplist_for_page
 
     docs, blocks = [], []

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from corpusbuilder.tables import ShardTables, read_table
+
 STAGES = ("records", "html_documents", "good_text", "language_kept", "exact_dedup_kept")
 
 
@@ -74,6 +76,16 @@ def funnel_counts(docs: pd.DataFrame, blocks: pd.DataFrame, language: pd.DataFra
         lost["good_text" if reason == "no-text" else "language_kept", reason] += int(count)
     lost["exact_dedup_kept", "duplicate"] += int((~exact["kept"]).sum())
     return FunnelCounts(Counter(documents), Counter(words), +lost)
+
+
+def count_shard(tables: ShardTables) -> FunnelCounts:
+    """`funnel_counts` of one shard's files, reading only the columns it counts."""
+    return funnel_counts(
+        read_table(tables.docs, ["doc_id", "outcome", "reason", "n_good_blocks", "n_good_words"]),
+        read_table(tables.blocks, ["doc_id", "n_words"]),
+        read_table(tables.language, ["kept", "reason", "n_words"]),
+        read_table(tables.exact, ["kept", "n_words"]),
+    )
 
 
 def _percent(values: list[int]) -> list[float]:

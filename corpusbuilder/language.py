@@ -23,7 +23,7 @@ block is that block, so it is not identified twice). A block's language is its o
 identified with at least `threshold` probability, otherwise its document's: short or uncertain
 blocks follow their document. The good blocks in another language than the document's are
 dropped: listed, by ``block_index``, in the document's ``dropped_blocks`` (one table per shard,
-no separate blocks file), and `kept_blocks` leaves them out for every later stage.
+no separate blocks file), and `tables.survivors` leaves them out for every later stage.
 ``share_in_language`` is the share of the document's good characters in blocks in its language.
 Measuring it costs a second identification of nearly all the text, so without `block_level` it
 is not measured: null (and ``dropped_blocks`` is empty).
@@ -53,6 +53,7 @@ import pandas as pd
 import pyarrow as pa
 
 from corpusbuilder.config import dataclass_values
+from corpusbuilder.tables import LANGUAGE_SCHEMA, ShardTables, read_table
 
 log = logging.getLogger(__name__)
 
@@ -265,33 +266,8 @@ def document_texts(good: pd.DataFrame) -> pd.Series:
     return good.groupby("doc_id", sort=False)["text"].agg("\n".join)
 
 
-def kept_blocks(blocks: pd.DataFrame, language: pd.DataFrame) -> pd.DataFrame:
-    """The good blocks of the documents the language stage kept, less its dropped blocks."""
-    kept = language.loc[language["kept"], ["doc_id", "dropped_blocks"]]
-    good = good_blocks(blocks.loc[blocks["doc_id"].isin(kept["doc_id"])])
-    dropped = kept.explode("dropped_blocks").dropna(subset=["dropped_blocks"])
-    if dropped.empty:
-        return good
-    dropped_keys = pd.MultiIndex.from_arrays([dropped["doc_id"], dropped["dropped_blocks"].astype(good["block_index"].dtype)])
-    keep = ~pd.MultiIndex.from_frame(good[["doc_id", "block_index"]]).isin(dropped_keys)
-    return good.loc[keep].reset_index(drop=True)
-
-
 # --------------------------------------------------------------------------- the stage
 
-LANGUAGE_SCHEMA = pa.schema(
-    [
-        ("doc_id", pa.string()),
-        ("language", pa.string()),  # null when not identified (no-text, too-short)
-        ("probability", pa.float32()),  # of `language`; null when not identified
-        ("kept", pa.bool_()),
-        ("reason", pa.string()),  # ok | no-text | too-short | low-probability | language-<code>
-        ("n_chars", pa.int32()),  # characters of the clean text
-        ("n_words", pa.int32()),  # words of the good blocks that are not dropped
-        ("share_in_language", pa.float32()),  # of the good characters; null when not identified
-        ("dropped_blocks", pa.list_(pa.int32())),  # block_index of dropped blocks (block_level)
-    ]
-)
 
 
 def identify_in_batches(identifier: LanguageIdentifier, texts: list[str], what: str, every: int) -> tuple[list[str], np.ndarray]:
@@ -383,3 +359,10 @@ def _share(good: pd.DataFrame, in_language: np.ndarray) -> pd.Series:
     """doc_id -> share of the document's good characters that are in blocks in its language."""
     chars = good["text"].str.len()
     return chars.where(in_language, 0).groupby(good["doc_id"]).sum() / chars.groupby(good["doc_id"]).sum()
+
+
+def identify_shard(tables: ShardTables, params: LanguageParams) -> pa.Table:
+    """`identify_documents` over one shard's extract tables, reading only the clean text."""
+    docs = read_table(tables.docs, ["doc_id", "record_index", "outcome"])
+    blocks = read_table(tables.blocks, ["doc_id", "block_index", "text", "n_words", "final_class"], good_only=True)
+    return identify_documents(docs, blocks, params)

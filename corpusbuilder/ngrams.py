@@ -29,7 +29,6 @@ import os
 import shutil
 import tempfile
 import time
-import zipfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -40,6 +39,8 @@ import pyarrow.parquet as pq
 from pydivsufsort import divsufsort, kasai
 
 from corpusbuilder.io import atomic_path
+from corpusbuilder.tables import RUN_SCHEMA
+from corpusbuilder.tokenfile import TokenStream, read_token_pieces, write_token_stream
 from corpusbuilder.tokenise import word_hashes
 
 log = logging.getLogger("corpusbuilder.ngrams")
@@ -71,7 +72,6 @@ MIN_CHUNK_TOKENS = 1 << 15
 MERGE_FAN_IN = 64
 # A merge holds one row group of each run it reads: 2¹⁶ rows are 1.3 MB with READ_BYTES_PER_ROW.
 RUN_ROW_GROUP = 1 << 16
-RUN_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32())])
 
 
 # --- tokens and n-grams ----------------------------------------------------------------------
@@ -308,76 +308,29 @@ def _block_offsets(starts_block: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], inner, [len(starts_block)])).astype(np.int64)
 
 
-# --- token files: work/tokens/{shard}.npz, read piece by piece --------------------------------
+# --- token files, read piece by piece ------------------------------------------------------------
 
 
-def _npy_member(archive: zipfile.ZipFile, name: str):
-    """An open member of an .npz positioned at its data, with its dtype and length."""
-    member = archive.open(f"{name}.npy")
-    version = np.lib.format.read_magic(member)
-    shape, _, dtype = (
-        np.lib.format.read_array_header_1_0(member)
-        if version == (1, 0)
-        else np.lib.format.read_array_header_2_0(member)
-    )
-    return member, dtype, int(np.prod(shape))
-
-
-def _read_items(member, dtype: np.dtype, count: int) -> np.ndarray:
-    return np.frombuffer(member.read(count * dtype.itemsize), dtype=dtype)
-
-
-def read_token_pieces(
+def read_kept_token_pieces(
     tokens_path: Path | str, kind: str, piece_tokens: int
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Stream a shard's kept tokens as (token_hash, starts_block) pieces of at most
+    """Stream a shard's tokens of ``kind`` as (token_hash, starts_block) pieces of at most
     `piece_tokens` input tokens, so a shard is never loaded whole (only its block offsets)."""
     kind_mask(kind, np.zeros(0, bool), np.zeros(0, bool))  # reject an unknown kind up front
-    with zipfile.ZipFile(tokens_path) as archive:
-        with archive.open("block_offsets.npy") as member:
-            block_offsets = np.lib.format.read_array(member).astype(np.int64)
-        members = {
-            name: _npy_member(archive, name)
-            for name in ("token_hash", "is_punct", "is_stop")
-            if name == "token_hash" or kind != "all"
-        }
-        total = members["token_hash"][2]
-        pending = False
-        try:
-            for begin in range(0, total, piece_tokens):
-                count = min(piece_tokens, total - begin)
-                arrays = {name: _read_items(m, dtype, count) for name, (m, dtype, _) in members.items()}
-                keep = kind_mask(kind, arrays.get("is_punct", np.zeros(count, bool)), arrays.get("is_stop", np.zeros(count, bool)))
-                block_starts = block_offsets[
-                    np.searchsorted(block_offsets, begin) : np.searchsorted(block_offsets, begin + count)
-                ] - begin
-                token_hash, offsets, _ = select_tokens(
-                    arrays["token_hash"], np.concatenate(([0], block_starts, [count])), keep
-                )
-                starts_block = np.zeros(len(token_hash), dtype=bool)
-                mapped = offsets[1:-1]
-                starts_block[mapped[mapped < len(token_hash)]] = True
-                # A block whose kept tokens all lie in later pieces starts at the next kept token.
-                if len(token_hash):
-                    starts_block[0] |= pending
-                pending = bool(np.any(mapped == len(token_hash))) or (pending and not len(token_hash))
-                yield token_hash, starts_block
-        finally:
-            for member, _, _ in members.values():
-                member.close()
-
-
-def write_tokens(path: Path | str, token_hash, block_offsets, is_punct=None, is_stop=None) -> None:
-    """Write a token file in the tokenise stage's layout (the fields this stage reads)."""
-    count = len(token_hash)
-    with atomic_path(path) as tmp, open(tmp, "wb") as out:
-        np.savez(
-            out,
-            token_hash=np.asarray(token_hash, dtype=np.uint64),
-            is_punct=np.zeros(count, bool) if is_punct is None else np.asarray(is_punct, bool),
-            is_stop=np.zeros(count, bool) if is_stop is None else np.asarray(is_stop, bool),
-            block_offsets=np.asarray(block_offsets, dtype=np.int64),
-        )
+    fields = ("token_hash",) if kind == "all" else ("token_hash", "is_punct", "is_stop")
+    pending = False
+    for arrays, block_starts in read_token_pieces(tokens_path, fields, piece_tokens):
+        count = len(arrays["token_hash"])
+        keep = kind_mask(kind, arrays.get("is_punct", np.zeros(count, bool)), arrays.get("is_stop", np.zeros(count, bool)))
+        token_hash, offsets, _ = select_tokens(arrays["token_hash"], np.concatenate(([0], block_starts, [count])), keep)
+        starts_block = np.zeros(len(token_hash), dtype=bool)
+        mapped = offsets[1:-1]
+        starts_block[mapped[mapped < len(token_hash)]] = True
+        # A block whose kept tokens all lie in later pieces starts at the next kept token.
+        if len(token_hash):
+            starts_block[0] |= pending
+        pending = bool(np.any(mapped == len(token_hash))) or (pending and not len(token_hash))
+        yield token_hash, starts_block
 
 
 # --- sorted runs: Parquet (hash uint64, count uint32), sorted by hash, zstd -------------------
@@ -564,7 +517,7 @@ def shard_ngram_run(
     run_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{run_path.name}.", dir=run_path.parent) as tmp:
         chunk_paths = []
-        pieces = read_token_pieces(tokens_path, kind, max(chunk_tokens // 4, 1024))
+        pieces = read_kept_token_pieces(tokens_path, kind, max(chunk_tokens // 4, 1024))
         for token_hash, block_offsets, owned in iter_chunks(pieces, chunk_tokens, n):
             started = time.perf_counter()
             hashes, counts = chunk_ngram_counts(token_hash, block_offsets, n, owned)
@@ -651,7 +604,7 @@ def dup_ngrams_from_text(
     output_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{output_path.name}.", dir=output_path.parent) as tmp:
         tokens_path, run_path = Path(tmp) / "tokens.npz", Path(tmp) / "run.parquet"
-        write_tokens(tokens_path, token_hash, block_offsets)
+        write_token_stream(TokenStream.of_blocks(token_hash, block_offsets), tokens_path)
         shard_ngram_run(tokens_path, run_path, "all", n, mem_mb)
         found = [(h, c) for h, c, _ in duplicate_ngrams([run_path], mem_mb, min_count)]
     hashes = np.concatenate([h for h, _ in found] + [np.empty(0, np.uint64)])

@@ -45,15 +45,14 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from corpusbuilder import stoplists
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.io import atomic_path
-from corpusbuilder.language import kept_blocks
+from corpusbuilder.tables import Survivors
+from corpusbuilder.tokenfile import TokenStream
 
 log = logging.getLogger(__name__)
 
@@ -204,21 +203,6 @@ def stoplist_for_language(code: str | None) -> frozenset[str]:
     return stoplists.load_stoplist(name) if name else frozenset()
 
 
-@dataclass
-class TokenStream:
-    """A shard's kept text as flat arrays: the tokens of block b are
-    ``token_hash[block_offsets[b]:block_offsets[b + 1]]``; block b is block ``block_index[b]``
-    of document ``doc_ids[block_doc[b]]``. Documents in crawl order, blocks in page order."""
-
-    token_hash: np.ndarray  # uint64
-    is_punct: np.ndarray  # bool
-    is_stop: np.ndarray  # bool
-    block_offsets: np.ndarray  # int64, n_blocks + 1
-    block_doc: np.ndarray  # int32
-    block_index: np.ndarray  # int32
-    doc_ids: np.ndarray  # str
-
-
 def tokenise_blocks(
     texts: Iterable[str], vocabulary: Vocabulary, progress_every: int = 50_000
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -236,32 +220,25 @@ def tokenise_blocks(
 
 
 def tokenise_shard(
-    docs: pd.DataFrame,
-    blocks: pd.DataFrame,
-    language: pd.DataFrame,
-    exact: pd.DataFrame,
+    kept: Survivors,
     params: TokeniseParams,
     stoplist_for: Callable[[str | None], frozenset[str]] = stoplist_for_language,
 ) -> TokenStream:
-    """Tokens of the good blocks (less blocks dropped by language) of the documents kept by
-    both the language filter and exact de-duplication."""
-    kept_ids = set(exact.loc[exact["kept"], "doc_id"])
-    order = docs.loc[docs["doc_id"].isin(kept_ids), ["doc_id", "record_index"]].sort_values("record_index")
-    doc_ids = order["doc_id"].to_numpy(dtype=str)
+    """Tokens of the surviving blocks (`tables.survivors`: the documents kept by the language
+    filter and exact de-duplication, their good blocks less those dropped by language)."""
+    doc_ids = kept.documents["doc_id"].to_numpy(dtype=str)
     doc_rank = pd.Series(np.arange(len(doc_ids), dtype=np.int32), index=doc_ids)
-    kept = kept_blocks(blocks.loc[blocks["doc_id"].isin(kept_ids)], language)
-    kept = kept.assign(doc=kept["doc_id"].map(doc_rank)).sort_values(["doc", "block_index"], kind="stable")
+    kept_blocks = kept.blocks.assign(doc=kept.blocks["doc_id"].map(doc_rank))
 
     vocabulary = Vocabulary(params.cjk_chars)
-    ids, block_offsets = tokenise_blocks(kept["text"], vocabulary)
+    ids, block_offsets = tokenise_blocks(kept_blocks["text"], vocabulary)
     types = vocabulary.type_list()
 
     # Stop words: one row of type flags per language present, picked per token by its block's document.
-    doc_language = language.set_index("doc_id")["language"].reindex(doc_ids)
-    codes, language_of_doc = np.unique(doc_language.fillna("").to_numpy(dtype=str), return_inverse=True)
+    codes, language_of_doc = np.unique(kept.documents["language"].fillna("").to_numpy(dtype=str), return_inverse=True)
     stop_rows = [stopword_types(types, stoplist_for(code or None)) for code in codes]
     stop_by_language = np.array(stop_rows, dtype=bool).reshape(len(codes), len(types))
-    block_doc = kept["doc"].to_numpy(dtype=np.int32)
+    block_doc = kept_blocks["doc"].to_numpy(dtype=np.int32)
     token_language = np.repeat(language_of_doc.reshape(-1)[block_doc], np.diff(block_offsets))
 
     stream = TokenStream(
@@ -270,7 +247,7 @@ def tokenise_shard(
         is_stop=stop_by_language[token_language, ids],
         block_offsets=block_offsets,
         block_doc=block_doc,
-        block_index=kept["block_index"].to_numpy(dtype=np.int32),
+        block_index=kept_blocks["block_index"].to_numpy(dtype=np.int32),
         doc_ids=doc_ids,
     )
     log.info(
@@ -278,14 +255,3 @@ def tokenise_shard(
         len(doc_ids), len(block_doc), len(ids), len(types), stream.is_punct.sum(), stream.is_stop.sum(),
     )
     return stream
-
-
-def write_token_stream(stream: TokenStream, path: Path | str) -> None:
-    """`work/tokens/{shard}.npz`: one uncompressed .npy member per field (readable piece by piece)."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as out:
-        np.savez(out, **vars(stream))
-
-
-def read_token_stream(path: Path | str) -> TokenStream:
-    with np.load(path, allow_pickle=False) as arrays:
-        return TokenStream(**{name: arrays[name] for name in TokenStream.__dataclass_fields__})

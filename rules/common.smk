@@ -13,9 +13,10 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
         )
     )
 
-from corpusbuilder.package_data import SHIPPED_MODEL
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.download import resolve_sources, shard_name
+from corpusbuilder.package_data import SHIPPED_MODEL
+from corpusbuilder.tables import FILES
 
 try:
     config.update(validate_config(config))
@@ -38,7 +39,7 @@ SHARDS = list(SOURCES) + list(TEXT_SOURCES)
 
 # The best preset's model is an input of extract, so a retrained model re-extracts the shards.
 EXTRACT_MODEL = (
-    [config["extract"].get("model") or str(SHIPPED_MODEL)]
+    [config["extract"]["model"] or str(SHIPPED_MODEL)]
     if config["extract"]["preset"] == "best"
     else []
 )
@@ -57,9 +58,7 @@ wildcard_constraints:
 
 
 def corpus_outputs():
-    outputs = expand(
-        "results/corpus/{shard}.{ext}", shard=SHARDS, ext=["jsonl.gz", "prevert.gz"]
-    )
+    outputs = expand([FILES.corpus_jsonl, FILES.corpus_prevert], shard=SHARDS)
     outputs.append("results/stats/funnel.tsv")
     if config["similarity"]["enabled"]:
         outputs.append("results/stats/similar_pairs.parquet")
@@ -72,15 +71,10 @@ def shards_through(shard):
 
 def export_inputs(wildcards):
     """Extract's tables, the document filters, and block dedup's verdicts when it runs."""
-    inputs = {
-        "docs": f"work/extract/{wildcards.shard}.docs.parquet",
-        "blocks": f"work/extract/{wildcards.shard}.blocks.parquet",
-        "language": f"work/language/{wildcards.shard}.parquet",
-        "exact": f"work/exact_dedup/{wildcards.shard}.parquet",
-    }
+    stages = ["docs", "blocks", "language", "exact"]
     if config["dedup"]["enabled"]:
-        inputs["block_classes"] = f"work/dedup/{wildcards.shard}.parquet"
-    return inputs
+        stages.append("dedup")
+    return {stage: getattr(FILES, stage).format(**wildcards) for stage in stages}
 
 
 def gold_sets(datasets):

@@ -3,11 +3,11 @@
 # who sent which n-gram to output is logged to a temporary directory in work/dedup meanwhile.
 rule dedup:
     input:
-        tokens=expand("work/tokens/{shard}.npz", shard=SHARDS),
-        blocks=expand("work/extract/{shard}.blocks.parquet", shard=SHARDS),
+        tokens=expand(FILES.tokens, shard=SHARDS),
+        blocks=expand(FILES.blocks, shard=SHARDS),
         duplicates=rules.dup_ngrams.output.dup,
     output:
-        dedup=expand("work/dedup/{shard}.parquet", shard=SHARDS),
+        dedup=expand(FILES.dedup, shard=SHARDS),
         stats="work/dedup/stats.json",
     log:
         "logs/dedup.log",

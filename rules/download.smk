@@ -5,8 +5,8 @@ localrules:
 
 rule download:
     output:
-        warc="data/warc/{shard}.warc.gz",
-        meta="data/warc/{shard}.json",
+        warc=FILES.warc,
+        meta=FILES.warc_meta,
     log:
         "logs/download/{shard}.log",
     conda:

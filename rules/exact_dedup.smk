@@ -1,9 +1,10 @@
 rule exact_hashes:
     input:
-        blocks="work/extract/{shard}.blocks.parquet",
-        language="work/language/{shard}.parquet",
+        docs=FILES.docs,
+        blocks=FILES.blocks,
+        language=FILES.language,
     output:
-        hashes="work/exact/{shard}.hashes.parquet",
+        hashes=FILES.exact_hashes,
     log:
         "logs/exact_hashes/{shard}.log",
     benchmark:
@@ -26,10 +27,10 @@ rule exact_hashes:
 rule exact_dedup:
     input:
         hashes=lambda wildcards: expand(
-            "work/exact/{shard}.hashes.parquet", shard=shards_through(wildcards.shard)
+            FILES.exact_hashes, shard=shards_through(wildcards.shard)
         ),
     output:
-        decisions="work/exact_dedup/{shard}.parquet",
+        decisions=FILES.exact,
     log:
         "logs/exact_dedup/{shard}.log",
     benchmark:

@@ -2,8 +2,8 @@ rule export:
     input:
         unpack(export_inputs),
     output:
-        jsonl="results/corpus/{shard}.jsonl.gz",
-        prevert="results/corpus/{shard}.prevert.gz",
+        jsonl=FILES.corpus_jsonl,
+        prevert=FILES.corpus_prevert,
     log:
         "logs/export/{shard}.log",
     benchmark:
@@ -19,10 +19,10 @@ rule export:
 
 rule funnel:
     input:
-        docs=expand("work/extract/{shard}.docs.parquet", shard=SHARDS),
-        blocks=expand("work/extract/{shard}.blocks.parquet", shard=SHARDS),
-        language=expand("work/language/{shard}.parquet", shard=SHARDS),
-        exact=expand("work/exact_dedup/{shard}.parquet", shard=SHARDS),
+        docs=expand(FILES.docs, shard=SHARDS),
+        blocks=expand(FILES.blocks, shard=SHARDS),
+        language=expand(FILES.language, shard=SHARDS),
+        exact=expand(FILES.exact, shard=SHARDS),
     output:
         funnel="results/stats/funnel.tsv",
         skipped="results/stats/skipped.tsv",

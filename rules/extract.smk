@@ -1,10 +1,10 @@
 rule extract:
     input:
-        warc="data/warc/{shard}.warc.gz",
+        warc=FILES.warc,
         model=EXTRACT_MODEL,
     output:
-        docs="work/extract/{shard}.docs.parquet",
-        blocks="work/extract/{shard}.blocks.parquet",
+        docs=FILES.docs,
+        blocks=FILES.blocks,
     log:
         "logs/extract/{shard}.log",
     benchmark:

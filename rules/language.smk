@@ -1,9 +1,9 @@
 rule language:
     input:
-        docs="work/extract/{shard}.docs.parquet",
-        blocks="work/extract/{shard}.blocks.parquet",
+        docs=FILES.docs,
+        blocks=FILES.blocks,
     output:
-        table="work/language/{shard}.parquet",
+        table=FILES.language,
     log:
         "logs/language/{shard}.log",
     benchmark:

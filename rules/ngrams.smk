@@ -2,9 +2,9 @@
 # the merge below re-reads every run.
 rule ngram_runs:
     input:
-        tokens="work/tokens/{shard}.npz",
+        tokens=FILES.tokens,
     output:
-        run="work/ngrams/runs/{shard}.parquet",
+        run=FILES.ngram_runs,
     log:
         "logs/ngram_runs/{shard}.log",
     benchmark:
@@ -22,7 +22,7 @@ rule ngram_runs:
 
 rule dup_ngrams:
     input:
-        runs=expand("work/ngrams/runs/{shard}.parquet", shard=SHARDS),
+        runs=expand(FILES.ngram_runs, shard=SHARDS),
     output:
         dup=f"work/ngrams/dup{NGRAM_CFG['n']}.npy",
         stats=f"work/ngrams/dup{NGRAM_CFG['n']}.stats.json",

@@ -10,7 +10,7 @@ REPORT_EVALUATION = {
 REPORT_WITH_EVALUATION = Path(config["evaluate"]["gold_dir"]).is_dir()
 REPORT_DEDUP = (
     {
-        "dedup": expand("work/dedup/{shard}.parquet", shard=SHARDS),
+        "dedup": expand(FILES.dedup, shard=SHARDS),
         "dedup_stats": "work/dedup/stats.json",
     }
     if config["dedup"]["enabled"]
@@ -23,8 +23,8 @@ rule corpus_stats:
     input:
         **REPORT_DEDUP,
         funnel="results/stats/funnel.tsv",
-        tokens=expand("work/tokens/{shard}.npz", shard=SHARDS),
-        blocks=expand("work/extract/{shard}.blocks.parquet", shard=SHARDS),
+        tokens=expand(FILES.tokens, shard=SHARDS),
+        blocks=expand(FILES.blocks, shard=SHARDS),
         model=EXTRACT_MODEL,
         # not read: waited for, so that the stage times include the evaluation's benchmarks
         evaluation=list(REPORT_EVALUATION.values()) if REPORT_WITH_EVALUATION else [],
@@ -41,7 +41,6 @@ rule corpus_stats:
     resources:
         mem_mb=lambda wildcards, input: 1000 + 3 * input.size_mb,
     params:
-        n=10,
         similarity=config["similarity"],
         config=config,
         benchmarks=lambda wildcards: {
@@ -57,10 +56,10 @@ rule report:
         **({"dedup": REPORT_DEDUP["dedup"]} if REPORT_DEDUP else {}),
         **(REPORT_EVALUATION if REPORT_WITH_EVALUATION else {}),
         skipped="results/stats/skipped.tsv",
-        docs=expand("work/extract/{shard}.docs.parquet", shard=SHARDS),
-        blocks=expand("work/extract/{shard}.blocks.parquet", shard=SHARDS),
-        language=expand("work/language/{shard}.parquet", shard=SHARDS),
-        exact=expand("work/exact_dedup/{shard}.parquet", shard=SHARDS),
+        docs=expand(FILES.docs, shard=SHARDS),
+        blocks=expand(FILES.blocks, shard=SHARDS),
+        language=expand(FILES.language, shard=SHARDS),
+        exact=expand(FILES.exact, shard=SHARDS),
     output:
         html="results/report.html",
     log:
@@ -72,7 +71,6 @@ rule report:
         mem_mb=lambda wildcards, input: 1000 + 3 * input.size_mb,
     params:
         sample_size=10,
-        evaluation=REPORT_EVALUATION,
         shards=SHARDS,
     script:
         "../scripts/report.py"

@@ -1,7 +1,7 @@
 # Near-duplicate pairs over the whole exported corpus (min-hash; corpusbuilder.similarity).
 rule similarity:
     input:
-        corpus=expand("results/corpus/{shard}.jsonl.gz", shard=SHARDS),
+        corpus=expand(FILES.corpus_jsonl, shard=SHARDS),
     output:
         pairs="results/stats/similar_pairs.parquet",
     log:

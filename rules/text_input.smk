@@ -8,8 +8,8 @@ rule text_input:
     input:
         lambda wildcards: sorted(Path(TEXT_SOURCES[wildcards.shard]).glob("*.txt")),
     output:
-        docs="work/extract/{shard}.docs.parquet",
-        blocks="work/extract/{shard}.blocks.parquet",
+        docs=FILES.docs,
+        blocks=FILES.blocks,
     log:
         "logs/text_input/{shard}.log",
     wildcard_constraints:
@@ -22,6 +22,7 @@ rule text_input:
     params:
         in_dir=lambda wildcards: TEXT_SOURCES[wildcards.shard],
         cfg=config["frequent_lines"],
+        stoplist_fallback=config["extract"]["stoplist_fallback"],
     script:
         "../scripts/text_input.py"
 

@@ -1,11 +1,11 @@
 rule tokenise:
     input:
-        docs="work/extract/{shard}.docs.parquet",
-        blocks="work/extract/{shard}.blocks.parquet",
-        language="work/language/{shard}.parquet",
-        exact="work/exact_dedup/{shard}.parquet",
+        docs=FILES.docs,
+        blocks=FILES.blocks,
+        language=FILES.language,
+        exact=FILES.exact,
     output:
-        tokens="work/tokens/{shard}.npz",
+        tokens=FILES.tokens,
     log:
         "logs/tokenise/{shard}.log",
     benchmark:

@@ -2,9 +2,8 @@
 results/stats/funnel_full.tsv, duplicates.tsv, stage_times.tsv, summary.json.
 
 Inputs: `funnel` (results/stats/funnel.tsv), lists in shard order `tokens` and `blocks`, and —
-when block de-duplication ran — `dedup` (same order) and `dedup_stats`. Params: `n` (n-gram length
-of the duplicate measure), `benchmarks` (rule → benchmark pattern; globbed at run time),
-`similarity` (config section: min-hash settings and dedup_threshold of the resemblance row),
+when block de-duplication ran — `dedup` (same order) and `dedup_stats`. Params: `benchmarks`
+(rule → benchmark pattern; globbed at run time), `similarity` (config section: min-hash settings and dedup_threshold of the resemblance row),
 `config` (the effective config) and the input `model` (none with a jusText preset) for the
 summary's provenance record.
 """
@@ -30,7 +29,6 @@ write_corpus_stats(
     {key: snakemake.output[key] for key in ("funnel_full", "duplicates", "stage_times", "summary")},
     benchmark_files(".", dict(snakemake.params.benchmarks)),
     inputs.get("dedup_stats") or None,
-    n=snakemake.params.n,
     resemblance=Resemblance(similarity["dedup_threshold"], MinHashParams.from_config(similarity)),
     provenance=provenance(dict(snakemake.params.config), next(iter(inputs.get("model") or []), None)),
 )

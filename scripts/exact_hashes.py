@@ -3,19 +3,13 @@
 
 import logging
 
-import pandas as pd
-
-from corpusbuilder.exact_dedup import ExactDedupParams, exact_hashes
+from corpusbuilder.exact_dedup import HASHED_COLUMNS, ExactDedupParams, exact_hashes
 from corpusbuilder.io import write_table
 from corpusbuilder.logs import setup_logging
+from corpusbuilder.tables import ShardTables, read_survivors
 
 setup_logging(snakemake.log[0])
-blocks = pd.read_parquet(
-    snakemake.input.blocks,
-    columns=["doc_id", "block_index", "text", "n_words", "final_class"],
-    filters=[("final_class", "==", "good")],
-)
-language = pd.read_parquet(snakemake.input.language, columns=["doc_id", "kept", "dropped_blocks"])
-table = exact_hashes(blocks, language, snakemake.params.shard_rank, ExactDedupParams.from_config(snakemake.params.cfg))
+kept = read_survivors(ShardTables(**dict(snakemake.input.items())), HASHED_COLUMNS)
+table = exact_hashes(kept, snakemake.params.shard_rank, ExactDedupParams.from_config(snakemake.params.cfg))
 write_table(table, snakemake.output.hashes)
 logging.getLogger("corpusbuilder.exact_dedup").info("%d documents hashed", table.num_rows)

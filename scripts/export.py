@@ -2,24 +2,11 @@
 
 import logging
 
-import pandas as pd
-
-from corpusbuilder.export import kept_documents, write_corpus
+from corpusbuilder.export import EXPORT_COLUMNS, kept_documents, write_corpus
 from corpusbuilder.logs import setup_logging
+from corpusbuilder.tables import ShardTables, read_survivors
 
 setup_logging(snakemake.log[0])
-
-
-def optional_table(name):
-    return pd.read_parquet(snakemake.input[name]) if name in snakemake.input.keys() else None
-
-
-documents = kept_documents(
-    pd.read_parquet(snakemake.input.docs),
-    pd.read_parquet(snakemake.input.blocks),
-    language=optional_table("language"),
-    exact=optional_table("exact"),
-    block_classes=optional_table("block_classes"),
-)
-count = write_corpus(documents, snakemake.output.jsonl, snakemake.output.prevert)
+tables = ShardTables(**dict(snakemake.input.items()))
+count = write_corpus(kept_documents(read_survivors(tables, EXPORT_COLUMNS)), snakemake.output.jsonl, snakemake.output.prevert)
 logging.getLogger("corpusbuilder.export").info("%s: %d documents exported", snakemake.wildcards.shard, count)

@@ -12,7 +12,6 @@ from corpusbuilder.similarity import MinHashParams, corpus_similar_pairs
 
 setup_logging(snakemake.log[0])
 section = snakemake.params.cfg
-params = MinHashParams.from_config(section)
 documents = (doc for path in snakemake.input.corpus for doc in read_corpus(Path(path)))
-pairs = corpus_similar_pairs(documents, section.get("threshold", 0.5), params)
+pairs = corpus_similar_pairs(documents, section["threshold"], MinHashParams.from_config(section))
 write_table(pa.Table.from_pandas(pairs, preserve_index=False), snakemake.output.pairs)

@@ -1,19 +1,21 @@
 """Rule `text_input`: a directory of .txt files → docs and blocks tables as extract writes them,
 with preambles and epilogues found by frequent lines (corpusbuilder.frequent_lines)."""
 
-from dataclasses import fields
 from pathlib import Path
 
 import pyarrow as pa
 
-from corpusbuilder.extract import BLOCKS_SCHEMA, DOCS_SCHEMA
 from corpusbuilder.frequent_lines import FrequentLinesParams, text_collection_tables
 from corpusbuilder.io import write_table
 from corpusbuilder.logs import setup_logging
+from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA
 
 setup_logging(snakemake.log[0])
-section = snakemake.params.cfg
-params = FrequentLinesParams(**{f.name: section[f.name] for f in fields(FrequentLinesParams) if f.name in section})
-docs, blocks = text_collection_tables(Path(snakemake.params.in_dir), snakemake.wildcards.shard, params)
+docs, blocks = text_collection_tables(
+    Path(snakemake.params.in_dir),
+    snakemake.wildcards.shard,
+    FrequentLinesParams.from_config(snakemake.params.cfg),
+    stoplist_fallback=snakemake.params.stoplist_fallback,
+)
 write_table(pa.Table.from_pylist(docs, schema=DOCS_SCHEMA), snakemake.output.docs)
 write_table(pa.Table.from_pylist(blocks, schema=BLOCKS_SCHEMA), snakemake.output.blocks)

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 import pytest
 
+from conftest import REPO
 from corpusbuilder.cli import main
-from corpusbuilder.config import ConfigError, load_config, validate_config
+from corpusbuilder.config import ConfigError, load_config, load_schema, validate_config
+from corpusbuilder.dedup import DedupParams
+from corpusbuilder.evaluation.report import EvaluateConfig
+from corpusbuilder.exact_dedup import ExactDedupParams
+from corpusbuilder.extract import ExtractParams
+from corpusbuilder.frequent_lines import FrequentLinesParams
+from corpusbuilder.language import LanguageParams
+from corpusbuilder.similarity import MinHashParams
+from corpusbuilder.site_boilerplate import SiteBoilerplateParams
+from corpusbuilder.tokenise import TokeniseParams
+from corpusbuilder.training import TrainParams
 
 
 def test_bundled_config_is_valid_and_defaults_are_filled():
-    config = load_config()
+    config = load_config(REPO / "config" / "config.yaml")
     assert config["extract"]["max_bytes"] == 5_000_000
     assert config["download"]["retries"] == 5
 
@@ -45,3 +59,58 @@ def test_a_model_without_the_best_preset_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="config key 'extract.model'"):
         check_input_paths(config, tmp_path)
     assert validate_config({})["extract"]["preset"] == "best"
+
+
+# Each stage's parameters dataclass, the config section it is built from, and its fields whose
+# config key is spelled otherwise.
+STAGE_PARAMETERS = [
+    (ExtractParams, "extract", {}),
+    (SiteBoilerplateParams, "extract.site_boilerplate", {}),
+    (LanguageParams, "language", {}),
+    (ExactDedupParams, "exact_dedup", {}),
+    (TokeniseParams, "tokenise", {}),
+    (DedupParams, "dedup", {"n": "ngram"}),
+    (MinHashParams, "similarity", {}),
+    (TrainParams, "train", {}),
+    (FrequentLinesParams, "frequent_lines", {}),
+    (EvaluateConfig, "evaluate", {}),
+]
+
+
+def _plain(value):
+    if dataclasses.is_dataclass(value):
+        return None  # a nested section, compared on its own row
+    if isinstance(value, tuple):
+        return list(value)
+    return str(value) if isinstance(value, Path) else value
+
+
+@pytest.mark.parametrize("cls, section, renamed", STAGE_PARAMETERS, ids=lambda v: getattr(v, "__name__", None))
+def test_dataclass_defaults_are_the_schemas(cls, section, renamed):
+    """The schema is the one source of defaults: a library user who builds a stage's parameters
+    by hand gets what the workflow gets from a config that leaves the key out."""
+    node = load_schema()
+    for part in section.split("."):
+        node = node["properties"][part]
+    properties = node["properties"]
+    compared = 0
+    for field in dataclasses.fields(cls):
+        key = renamed.get(field.name, field.name)
+        has_default = field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
+        if key not in properties or not has_default:
+            continue
+        default = field.default if field.default is not dataclasses.MISSING else field.default_factory()
+        if _plain(default) is None:
+            continue
+        assert "default" in properties[key], f"{section}.{key}: the schema has no default"
+        assert _plain(default) == properties[key]["default"], f"{cls.__name__}.{field.name} vs {section}.{key}"
+        compared += 1
+    assert compared, f"{cls.__name__}: no field compared with {section}"
+
+
+@pytest.mark.parametrize("cls, section, renamed", STAGE_PARAMETERS, ids=lambda v: getattr(v, "__name__", None))
+def test_from_config_of_the_schema_defaults_is_the_dataclass_default(cls, section, renamed):
+    filled = validate_config({})
+    for part in section.split("."):
+        filled = filled[part]
+    assert cls.from_config(filled) == cls(), cls.__name__

@@ -11,14 +11,17 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import truth_key
-from corpusbuilder.exact_dedup import (
-    DECISIONS_SCHEMA,
-    HASHES_SCHEMA,
-    ExactDedupParams,
-    exact_dedup,
-    exact_hashes,
-)
+from corpusbuilder.exact_dedup import ExactDedupParams, exact_dedup, exact_hashes
 from corpusbuilder.io import write_table
+from corpusbuilder.tables import DECISIONS_SCHEMA, HASHES_SCHEMA, survivors
+
+
+def hashes_of(blocks: pd.DataFrame, language: pd.DataFrame, rank: int, params=ExactDedupParams()):
+    """exact_hashes over what survives the language stage (every document a cleaned page)."""
+    ids = blocks["doc_id"].drop_duplicates()
+    docs = pd.DataFrame({"doc_id": ids, "record_index": [int(i.rsplit(":", 1)[1]) for i in ids],
+                         "uri": "http://a/", "outcome": "ok", "page_language": None})
+    return exact_hashes(survivors(docs, blocks, language.assign(language=None)), rank, params)
 
 
 def shard_tables(shard: str, pages: dict[int, list[str]], dropped_by_language=(), dropped_blocks=None):
@@ -41,7 +44,7 @@ def run_dedup(tmp_path: Path, shards: dict[str, dict[int, list[str]]], params=Ex
     for rank, (shard, pages) in enumerate(shards.items()):
         blocks, language = shard_tables(shard, pages, **kw.get(shard, {}))
         path = tmp_path / f"{shard}.hashes.parquet"
-        write_table(exact_hashes(blocks, language, rank, params), path)
+        write_table(hashes_of(blocks, language, rank, params), path)
         hash_paths.append(path)
         decision_paths.append(tmp_path / f"{shard}.exact.parquet")
     counts = exact_dedup(hash_paths, decision_paths, list(shards), batch_size=batch_size)
@@ -80,7 +83,7 @@ def test_a_shard_without_a_decisions_path_is_merged_through_but_not_written(tmp_
 
 def test_hashes_file_is_sorted_by_hash_and_holds_the_clean_text_words(tmp_path):
     blocks, language = shard_tables("s", {i: [f"text number {i}", "more"] for i in range(20)})
-    table = exact_hashes(blocks, language, 3, ExactDedupParams())
+    table = hashes_of(blocks, language, 3)
     assert table.schema.equals(HASHES_SCHEMA)
     md5s = table["md5"].to_pylist()
     assert md5s == sorted(md5s) and len(md5s) == 20
@@ -127,7 +130,7 @@ def test_merge_streams_row_by_row(tmp_path):
 
 def test_hashes_out_of_crawl_order_are_refused(tmp_path):
     blocks, language = shard_tables("s", {0: ["text"]})
-    write_table(exact_hashes(blocks, language, 1, ExactDedupParams()), tmp_path / "s.parquet")
+    write_table(hashes_of(blocks, language, 1), tmp_path / "s.parquet")
     with pytest.raises(ValueError, match="crawl order"):
         exact_dedup([tmp_path / "s.parquet"], [tmp_path / "s.exact.parquet"])
     assert not (tmp_path / "s.exact.parquet").exists()  # nothing half-written
@@ -180,7 +183,7 @@ def test_every_mirror_in_the_shared_crawl_is_grouped_with_its_original(tmp_path,
         )
         language = pd.DataFrame({"doc_id": blocks["doc_id"], "kept": True, "dropped_blocks": [[]] * len(blocks)})
         hash_paths.append(tmp_path / f"{shard}.hashes.parquet")
-        write_table(exact_hashes(blocks, language, rank, ExactDedupParams()), hash_paths[-1])
+        write_table(hashes_of(blocks, language, rank), hash_paths[-1])
         decision_paths.append(tmp_path / f"{shard}.exact.parquet")
     exact_dedup(hash_paths, decision_paths)
     decisions = pd.concat(pq.read_table(p).to_pandas() for p in decision_paths).set_index("doc_id")

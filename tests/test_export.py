@@ -7,6 +7,7 @@ import gzip
 import pandas as pd
 
 from corpusbuilder.export import kept_documents, read_corpus, write_corpus
+from corpusbuilder.tables import survivors
 
 
 def tables():
@@ -33,7 +34,7 @@ def tables():
 
 def test_only_good_blocks_of_kept_documents_in_page_order():
     docs, blocks = tables()
-    out = list(kept_documents(docs, blocks))
+    out = list(kept_documents(survivors(docs, blocks)))
     assert [d.id for d in out] == ["s:1", "s:3"]  # s:5 has no good block, s:7 was skipped
     assert out[0].paragraphs == ["Title", "Body <with> & text"]
     assert out[0].headings == [True, False]
@@ -44,14 +45,14 @@ def test_later_stages_verdicts_apply():
     language = pd.DataFrame({"doc_id": ["s:1", "s:3"], "language": ["en", "de"], "kept": [True, False]})
     exact = pd.DataFrame({"doc_id": ["s:1"], "kept": [True]})
     dedup = pd.DataFrame({"doc_id": ["s:1"] * 3, "block_index": [0, 1, 2], "final_class": ["good", "duplicate", "bad"]})
-    out = list(kept_documents(docs, blocks, language=language, exact=exact, block_classes=dedup))
+    out = list(kept_documents(survivors(docs, blocks, language, exact, dedup)))
     assert [(d.id, d.paragraphs) for d in out] == [("s:1", ["Title"])]
 
 
 def test_jsonl_and_prevertical_formats(tmp_path):
     docs, blocks = tables()
     jsonl, prevert = tmp_path / "c.jsonl.gz", tmp_path / "c.prevert.gz"
-    assert write_corpus(kept_documents(docs, blocks), jsonl, prevert) == 2
+    assert write_corpus(kept_documents(survivors(docs, blocks)), jsonl, prevert) == 2
     assert list(read_corpus(jsonl))[0] == {
         "id": "s:1", "url": "http://a/1", "language": "en", "paragraphs": ["Title", "Body <with> & text"],
     }
@@ -61,5 +62,5 @@ def test_jsonl_and_prevertical_formats(tmp_path):
         "<p>", "Body &lt;with&gt; &amp; text", "</p>",
     ]
     first = jsonl.read_bytes()
-    write_corpus(kept_documents(docs, blocks), jsonl, prevert)
+    write_corpus(kept_documents(survivors(docs, blocks)), jsonl, prevert)
     assert jsonl.read_bytes() == first, "the same corpus must have the same bytes"

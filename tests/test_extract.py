@@ -32,7 +32,8 @@ ARTICLE = (
 def extract(tmp_path, records, **params):
     warc = write_warc(tmp_path / "in.warc.gz", records)
     docs, blocks = tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet"
-    extract_shard(warc, "s", docs, blocks, ExtractParams(**params))
+    # jusText's own classes (preset `default`) unless a test asks for the learned one
+    extract_shard(warc, "s", docs, blocks, ExtractParams(**{"learned": False, **params}))
     return pd.read_parquet(docs), pd.read_parquet(blocks)
 
 

@@ -162,16 +162,16 @@ def test_text_input_tables_fit_the_extract_schemas_and_export(collection, tmp_pa
     import pyarrow as pa
 
     from corpusbuilder.export import kept_documents
-    from corpusbuilder.extract import BLOCKS_SCHEMA, DOCS_SCHEMA
     from corpusbuilder.frequent_lines import text_collection_tables
+    from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, survivors
 
     root, truths = collection
-    docs, blocks = text_collection_tables(root / "in", "books", FrequentLinesParams(heuristics=True))
+    docs, blocks = text_collection_tables(root / "in", "books", FrequentLinesParams(heuristics=True), "English")
     docs = pa.Table.from_pylist(docs, schema=DOCS_SCHEMA).to_pandas()
     blocks = pa.Table.from_pylist(blocks, schema=BLOCKS_SCHEMA).to_pandas()
     assert docs.doc_id.tolist() == [f"books:{i}" for i in range(len(truths))]
     assert set(docs.page_language) == {"en"} and (docs.outcome == "ok").all()
-    exported = {doc.url: doc for doc in kept_documents(docs, blocks)}
+    exported = {doc.url: doc for doc in kept_documents(survivors(docs, blocks))}
     exact = 0
     for truth in truths:
         good = exported[truth.name].paragraphs
@@ -181,3 +181,17 @@ def test_text_input_tables_fit_the_extract_schemas_and_export(collection, tmp_pa
     assert exact >= 0.95 * len(truths)
     bad = blocks[blocks.final_class == "bad"]
     assert bad.text.str.contains("START OF TH").any() and (bad.cf_class == "bad").all()
+
+
+def test_text_input_falls_back_to_the_configured_stop_list(tmp_path):
+    """A book in a language without a bundled stop list counts its stop words with
+    extract.stoplist_fallback's list, as extract does, not always with the English one."""
+    from corpusbuilder.frequent_lines import text_collection_tables
+
+    estonian = ["Hommikul läksime randa ja vaatasime, kuidas kalurid oma paate merele lükkasid.",
+                "Ilm oli selge ning tuul puhus kergelt läänest, nii et meri oli peaaegu rahulik.",
+                "Pärast lõunat jalutasime mööda metsateed tagasi külla, kus vanaema ootas meid.",
+                "Õhtul süütasime lõkke ja rääkisime lugusid, mida isa oli lapsena kuulnud."]
+    (tmp_path / "raamat.txt").write_text("\n\n".join(estonian), encoding="utf-8")
+    docs, _ = text_collection_tables(tmp_path, "books", FrequentLinesParams(), stoplist_fallback="German")
+    assert docs[0]["page_language"] == "et" and docs[0]["stoplist"] == "German"

@@ -9,13 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpusbuilder.language import (
-    LANGUAGE_SCHEMA,
-    LanguageParams,
-    identify_documents,
-    kept_blocks,
-    load_identifier,
-)
+from corpusbuilder.language import LanguageParams, identify_documents, load_identifier
+from corpusbuilder.tables import LANGUAGE_SCHEMA, survivors
 
 ENGLISH = (
     "The committee met on Tuesday to discuss the new budget for the city library, and most of "
@@ -100,7 +95,7 @@ def make_tables(pages: dict[str, list[tuple[str, str]]], skipped: tuple[str, ...
     """docs + blocks for pages {doc_id: [(text, final_class), ...]}; record order = dict order."""
     docs, blocks = [], []
     for index, (doc_id, page) in enumerate(pages.items()):
-        docs.append({"doc_id": doc_id, "record_index": index, "outcome": "ok"})
+        docs.append({"doc_id": doc_id, "record_index": index, "outcome": "ok", "uri": "http://a/", "page_language": None})
         for block_index, (text, final_class) in enumerate(page):
             blocks.append(
                 {"doc_id": doc_id, "block_index": block_index, "text": text,
@@ -188,7 +183,7 @@ def test_block_level_drops_confident_blocks_in_another_language():
     assert sorted(identifier.asked) == sorted(
         ["\n".join(["E" * 150, "G" * 150, "g" * 40]), "G" * 150 + "!", "E" * 150, "G" * 150]
     )  # neither the short block nor the single-block document is identified twice
-    kept = kept_blocks(blocks, table.to_pandas())
+    kept = survivors(docs, blocks, table.to_pandas()).blocks
     assert kept[["doc_id", "block_index"]].values.tolist() == [["s:0", 0], ["s:0", 2], ["s:1", 0]]
 
 
@@ -199,7 +194,7 @@ def test_without_block_level_nothing_is_dropped_and_share_is_not_measured():
     rows = table.to_pandas()
     assert rows["dropped_blocks"].map(len).tolist() == [0, 0]
     assert rows["share_in_language"].isna().all()
-    assert len(kept_blocks(blocks, rows)) == 4
+    assert len(survivors(docs, blocks, rows).blocks) == 4
 
 
 def test_shards_without_clean_text():

@@ -10,6 +10,7 @@ import pytest
 from conftest import CRAWL, require_shared
 
 from corpusbuilder import ngrams as ng
+from corpusbuilder.tokenfile import TokenStream, write_token_stream
 
 MASK64 = (1 << 64) - 1
 
@@ -60,7 +61,7 @@ def run_engine(tmp_path, shards, kind, n, chunk_tokens, min_count=2, mem_mb=256)
     runs = []
     for i, (token_hash, block_offsets, is_punct, is_stop) in enumerate(shards):
         tokens = tmp_path / f"shard{i}.npz"
-        ng.write_tokens(tokens, token_hash, block_offsets, is_punct, is_stop)
+        write_token_stream(TokenStream.of_blocks(token_hash, block_offsets, is_punct, is_stop), tokens)
         runs.append(tmp_path / f"runs/shard{i}.parquet")
         ng.shard_ngram_run(tokens, runs[-1], kind, n, mem_mb, chunk_tokens=chunk_tokens)
     stats = ng.write_duplicate_ngrams(runs, tmp_path / f"dup{n}.npy", tmp_path / "stats.json", mem_mb, min_count)
@@ -201,11 +202,11 @@ def test_adding_a_shard_keeps_the_old_runs_and_re_merges(tmp_path):
     shards = [random_corpus(rng, 2000, 500, 30, copies=10) for _ in range(3)]
     runs = []
     for i, (token_hash, block_offsets) in enumerate(shards[:2]):
-        ng.write_tokens(tmp_path / f"s{i}.npz", token_hash, block_offsets)
+        write_token_stream(TokenStream.of_blocks(token_hash, block_offsets), tmp_path / f"s{i}.npz")
         runs.append(tmp_path / f"s{i}.parquet")
         ng.shard_ngram_run(tmp_path / f"s{i}.npz", runs[-1], "all", 8, 256, chunk_tokens=400)
     old = [(path.stat().st_mtime_ns, path.read_bytes()) for path in runs]
-    ng.write_tokens(tmp_path / "s2.npz", *shards[2])
+    write_token_stream(TokenStream.of_blocks(*shards[2]), tmp_path / "s2.npz")
     runs.append(tmp_path / "s2.parquet")
     ng.shard_ngram_run(tmp_path / "s2.npz", runs[-1], "all", 8, 256, chunk_tokens=400)
     ng.write_duplicate_ngrams(runs, tmp_path / "dup8.npy", tmp_path / "stats.json", 256)
@@ -264,7 +265,7 @@ def test_reads_compressed_token_files_piece_by_piece(tmp_path):
     is_punct = rng.random(1000) < 0.3
     np.savez_compressed(tmp_path / "t.npz", token_hash=token_hash, is_punct=is_punct,
                         is_stop=np.zeros(1000, bool), block_offsets=block_offsets)
-    pieces = list(ng.read_token_pieces(tmp_path / "t.npz", "no-punct", 64))
+    pieces = list(ng.read_kept_token_pieces(tmp_path / "t.npz", "no-punct", 64))
     assert len(pieces) == 16
     kept, offsets, _ = ng.select_tokens(token_hash, block_offsets, ~is_punct)
     assert np.concatenate([p[0] for p in pieces]).tolist() == kept.tolist()

@@ -19,8 +19,6 @@ import yaml
 
 import corpusbuilder
 from conftest import BOILERPLATE, REPO, require_shared, unavailable
-from corpusbuilder.package_data import SHIPPED_MODEL
-from corpusbuilder.provenance import OUTPUT_LIBRARIES
 from corpusbuilder.evaluation.corpus_stats import (
     ShardFiles,
     benchmark_files,
@@ -30,7 +28,10 @@ from corpusbuilder.evaluation.corpus_stats import (
     stage_times,
     write_corpus_stats,
 )
-from corpusbuilder.evaluation.html_report import ReportFiles, ShardTables, render_report
+from corpusbuilder.evaluation.html_report import ReportFiles, render_report
+from corpusbuilder.package_data import SHIPPED_MODEL
+from corpusbuilder.provenance import OUTPUT_LIBRARIES
+from corpusbuilder.tables import ShardTables
 
 
 
@@ -153,9 +154,9 @@ def test_report_renders_from_hand_made_tables_without_evaluation(tmp_path):
     summary = write_corpus_stats(tmp_path / "funnel.tsv", [shard], outputs, {})
     assert summary["words_final"] == 24 and summary["duplicate_ngram_instances_after"] == 0
     assert json.loads(outputs["summary"].read_text())["final_stage"] == "block_dedup_kept"
-    files = ReportFiles(**outputs, shards=[ShardTables("a", tmp_path / "a.docs.parquet", tmp_path / "a.blocks.parquet",
+    files = ReportFiles(**outputs, shards=[ShardTables(tmp_path / "a.docs.parquet", tmp_path / "a.blocks.parquet",
                                                        tmp_path / "a.language.parquet", tmp_path / "a.exact.parquet",
-                                                       shard.dedup)],
+                                                       shard.dedup, "a")],
                         boilerplate=tmp_path / "absent.tsv", sweep_png=tmp_path / "absent.png")
     page = render_report(files)
     assert page.count("data:image/png;base64,") == 2  # funnel and duplicates; no stage times, no sweep

@@ -11,14 +11,14 @@ from corpusbuilder.tokenise import (
     Vocabulary,
     prepare_text,
     punctuation_types,
-    read_token_stream,
     stoplist_for_language,
     token_hashes,
     tokenise,
     tokenise_blocks,
     tokenise_shard,
-    write_token_stream,
 )
+from corpusbuilder.tables import survivors
+from corpusbuilder.tokenfile import read_token_stream, write_token_stream
 
 
 @pytest.mark.parametrize(
@@ -120,7 +120,8 @@ def test_stop_lists_come_from_the_language_code():
 
 
 def shard_tables():
-    docs = pd.DataFrame({"doc_id": ["s:4", "s:1", "s:2", "s:3", "s:0"], "record_index": [4, 1, 2, 3, 0]})
+    docs = pd.DataFrame({"doc_id": ["s:4", "s:1", "s:2", "s:3", "s:0"], "record_index": [4, 1, 2, 3, 0],
+                         "uri": "http://a/", "outcome": "ok", "page_language": None})
     rows = [
         ("s:0", 0, "The cat sat.", "good"), ("s:0", 1, "Menu", "bad"), ("s:0", 2, "Die Katze!", "good"),
         ("s:1", 0, "A dog and the cat.", "good"),
@@ -143,7 +144,7 @@ def shard_tables():
 
 def test_shard_tokens_cover_the_kept_blocks_of_the_kept_documents_in_crawl_order(tmp_path):
     stop = {"en": frozenset({"the", "a", "and"}), "fr": frozenset()}
-    stream = tokenise_shard(*shard_tables(), TokeniseParams(), stoplist_for=lambda code: stop[code])
+    stream = tokenise_shard(survivors(*shard_tables()), TokeniseParams(), stoplist_for=lambda code: stop[code])
     assert stream.doc_ids.tolist() == ["s:0", "s:1", "s:4"]
     assert stream.block_doc.tolist() == [0, 1, 2, 2]
     assert stream.block_index.tolist() == [0, 0, 0, 1]  # page order; "Die Katze!" was dropped
@@ -166,11 +167,11 @@ def test_shard_tokens_cover_the_kept_blocks_of_the_kept_documents_in_crawl_order
 
 def test_lowercase_hashes(tmp_path):
     docs, blocks, language, exact = shard_tables()
-    stream = tokenise_shard(docs, blocks, language, exact, TokeniseParams(lowercase=True), lambda code: frozenset())
+    stream = tokenise_shard(survivors(docs, blocks, language, exact), TokeniseParams(lowercase=True), lambda code: frozenset())
     assert stream.token_hash[0] == stream.token_hash[7]  # "The" == "the"
 
 
 def test_a_shard_with_nothing_kept():
     docs, blocks, language, exact = shard_tables()
-    stream = tokenise_shard(docs, blocks, language, exact.assign(kept=False), TokeniseParams(), lambda c: frozenset())
+    stream = tokenise_shard(survivors(docs, blocks, language, exact.assign(kept=False)), TokeniseParams(), lambda c: frozenset())
     assert len(stream.token_hash) == 0 and stream.block_offsets.tolist() == [0] and len(stream.doc_ids) == 0

@@ -43,11 +43,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.dedup import load_tokens
 from corpusbuilder.io import atomic_path
 from corpusbuilder.language import document_texts
 from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.similarity import MinHashParams, document_signatures, resemblance_dedup, similar_pairs
+from corpusbuilder.tables import good_after_dedup
+from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.corpus_stats")
 
@@ -102,16 +103,6 @@ def tokenised_blocks(tokens: dict) -> pd.DataFrame:
         "block_index": np.asarray(tokens["block_index"], np.int64),
         "tokens": np.diff(np.asarray(tokens["block_offsets"], np.int64)),
     })
-
-
-def kept_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.ndarray:
-    """Per row of ``blocks`` (doc_id, block_index): is its final class after block dedup good."""
-    if dedup is None:
-        return np.ones(len(blocks), dtype=bool)
-    good = dedup.loc[dedup["final_class"] == "good", ["doc_id", "block_index"]]
-    good_keys = pd.MultiIndex.from_arrays([good["doc_id"].astype(str), good["block_index"].astype(np.int64)])
-    keys = pd.MultiIndex.from_arrays([blocks["doc_id"].astype(str), blocks["block_index"].astype(np.int64)])
-    return np.asarray(keys.isin(good_keys), dtype=bool)
 
 
 def block_ngrams(tokens: dict, keep_blocks: np.ndarray | None = None, n: int = MEASURE_N,
@@ -184,7 +175,7 @@ def after_resemblance_dedup(shards: Sequence[ShardFiles], removed: set[str], n: 
     """Duplicate n-grams of the corpus without the `removed` documents; its documents, blocks, tokens."""
     hashes, totals = [], {"documents": 0, "blocks": 0, "tokens": 0}
     for shard in shards:
-        tokens = load_tokens(shard.tokens)
+        tokens = read_tokens(shard.tokens)
         table = tokenised_blocks(tokens)
         kept = ~table["doc_id"].isin(removed).to_numpy()
         totals["documents"] += int(table.loc[kept, "doc_id"].nunique())
@@ -209,7 +200,7 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
                                  "tokens_before", "tokens_after", "words_before", "words_after")}
     dedup_ran = False
     for shard in shards:
-        tokens = load_tokens(shard.tokens)
+        tokens = read_tokens(shard.tokens)
         table = tokenised_blocks(tokens)
         columns = ["doc_id", "block_index", "n_words"] + (["text"] if resemblance else [])
         words = pd.read_parquet(shard.blocks, columns=columns)
@@ -219,7 +210,7 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
         if shard.dedup is not None:
             dedup_ran = True
             dedup = pd.read_parquet(shard.dedup, columns=["doc_id", "block_index", "final_class"])
-        kept = kept_after_dedup(table, dedup)
+        kept = good_after_dedup(table, dedup)
         n_words = table["n_words"].fillna(0).to_numpy(np.int64)
         totals["documents_before"] += int(table["doc_id"].nunique())
         totals["documents_after"] += int(table.loc[kept, "doc_id"].nunique())

@@ -179,9 +179,9 @@ class Extractor:
 
 
 EXTRACTORS: dict[str, Extractor] = {
+    "best": Extractor("best", run_learned, True),
     **{f"justext-{preset}": Extractor(f"justext-{preset}", run_justext(params), True)
        for preset, params in PRESETS.items()},
-    "best": Extractor("best", run_learned, True),
     "keep-all": Extractor("keep-all", run_keep_all, True),
     "bte": Extractor("bte", run_bte, True),
     "defext-lxml": Extractor("defext-lxml", run_default_extractor, True),

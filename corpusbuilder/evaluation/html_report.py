@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.io import atomic_path
+from corpusbuilder.tables import ShardTables, dropped_block_mask
 
 log = logging.getLogger("corpusbuilder.report")
 
@@ -62,18 +63,6 @@ MAX_BLOCK_CHARS = 420
 # --- inputs ------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class ShardTables:
-    """One shard's stage tables; ``dedup`` is ``None`` when block de-duplication did not run."""
-
-    name: str
-    docs: Path
-    blocks: Path
-    language: Path | None = None
-    exact: Path | None = None
-    dedup: Path | None = None
-
-
-@dataclass(frozen=True)
 class ReportFiles:
     funnel_full: Path
     duplicates: Path
@@ -85,23 +74,6 @@ class ReportFiles:
     fragmentation: Path | None = None
     sweep_png: Path | None = None
     site_boilerplate: Path | None = None
-
-    @classmethod
-    def from_layout(cls, root: Path | str, shards: Sequence[str], dedup: bool = True) -> ReportFiles:
-        """The workflow's file layout under ``root`` (its working directory)."""
-        root = Path(root)
-        stats = root / "results" / "stats"
-        work = root / "work"
-        return cls(
-            funnel_full=stats / "funnel_full.tsv", duplicates=stats / "duplicates.tsv",
-            stage_times=stats / "stage_times.tsv", summary=stats / "summary.json",
-            skipped=stats / "skipped.tsv", boilerplate=stats / "boilerplate.tsv",
-            fragmentation=stats / "fragmentation.tsv", sweep_png=stats / "sweep.png",
-            site_boilerplate=stats / "site_boilerplate.tsv",
-            shards=[ShardTables(s, work / "extract" / f"{s}.docs.parquet", work / "extract" / f"{s}.blocks.parquet",
-                                work / "language" / f"{s}.parquet", work / "exact_dedup" / f"{s}.parquet",
-                                work / "dedup" / f"{s}.parquet" if dedup else None) for s in shards],
-        )
 
 
 def _exists(path: Path | str | None) -> Path | None:
@@ -344,11 +316,7 @@ def _block_kinds(shard: ShardTables, blocks: pd.DataFrame) -> pd.DataFrame:
         blocks["dup_share"] = merged["dup_share"].to_numpy()
     if shard.language is not None and _exists(shard.language):
         language = pd.read_parquet(shard.language, columns=["doc_id", "dropped_blocks"])
-        dropped = language.explode("dropped_blocks").dropna(subset=["dropped_blocks"])
-        if len(dropped):
-            keys = pd.MultiIndex.from_arrays([dropped["doc_id"], dropped["dropped_blocks"].astype(np.int64)])
-            mine = pd.MultiIndex.from_arrays([blocks["doc_id"], blocks["block_index"].astype(np.int64)])
-            kind = np.where(mine.isin(keys) & (kind == "good"), "lang", kind)
+        kind = np.where(dropped_block_mask(blocks, language) & (kind == "good"), "lang", kind)
     return blocks.assign(kind=kind)
 
 
@@ -656,7 +624,7 @@ def render_report(files: ReportFiles, sample_size: int = 10, title: str = "corpu
     duplicates = _read_tsv(files.duplicates)
     if duplicates is not None and len(duplicates):
         duplicates = duplicates.assign(label=[CORPUS_LABELS.get(c, c) for c in duplicates["corpus"]])
-        n = summary.get("measure_ngram", 10)
+        n = summary["measure_ngram"]
         body = (f'<p class="lead">Duplicate content measured as in thesis Table 3.4: {n}-grams of all tokens '
                 'within blocks; a duplicate n-gram occurs twice or more in that corpus, and each of its '
                 'occurrences is counted. "Before" is the exactly de-duplicated corpus (every tokenised '

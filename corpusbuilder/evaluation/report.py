@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from corpusbuilder.config import dataclass_values
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.io import atomic_path
 from corpusbuilder.justext import PRESETS, JustextParams
@@ -46,12 +47,12 @@ class EvaluateConfig:
 
     @classmethod
     def from_config(cls, section: dict) -> EvaluateConfig:
-        config = cls(
-            gold_dir=Path(section.get("gold_dir", cls.gold_dir)),
-            datasets=tuple(section.get("datasets", cls.datasets)),
-            extractors=tuple(section.get("extractors", cls.extractors)),
-            max_pages=int(section.get("max_pages", cls.max_pages)),
-            sweep_dataset=section.get("sweep_dataset", cls.sweep_dataset),
+        values = dataclass_values(cls, section)
+        config = replace(
+            cls(**values),
+            gold_dir=Path(values.get("gold_dir", cls.gold_dir)),
+            datasets=tuple(values.get("datasets", cls.datasets)),
+            extractors=tuple(values.get("extractors", cls.extractors)),
         )
         unknown = [d for d in (*config.datasets, config.sweep_dataset) if d not in READERS]
         unknown += [e for e in config.extractors if e not in EXTRACTORS]

@@ -1,0 +1,260 @@
+"""The tables passed between stages: where each lives, its schema, how it is read, and the one
+join every consumer asks — which documents and blocks survive the stages that ran.
+
+This is the library's contracts layer. A stage module computes over plain DataFrames and Arrow
+tables; it takes another stage's table from here and never names that table's columns or file
+layout itself. The workflow takes its per-shard paths from `FILES` (rules/common.smk), so a file
+is spelled once. The token file (``work/tokens/{shard}.npz``) has its own module, `tokenfile`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+# --------------------------------------------------------------------------- where
+
+
+@dataclass(frozen=True)
+class Files:
+    """Per-shard file patterns of the workflow (``{shard}`` is one input), relative to its
+    working directory."""
+
+    warc: str = "data/warc/{shard}.warc.gz"
+    warc_meta: str = "data/warc/{shard}.json"
+    docs: str = "work/extract/{shard}.docs.parquet"
+    blocks: str = "work/extract/{shard}.blocks.parquet"
+    language: str = "work/language/{shard}.parquet"
+    exact_hashes: str = "work/exact/{shard}.hashes.parquet"
+    exact: str = "work/exact_dedup/{shard}.parquet"
+    tokens: str = "work/tokens/{shard}.npz"
+    ngram_runs: str = "work/ngrams/runs/{shard}.parquet"
+    dedup: str = "work/dedup/{shard}.parquet"
+    corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
+    corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
+
+
+FILES = Files()
+
+# --------------------------------------------------------------------------- what
+
+# extract (and text_input): a row per WARC record, with why it was skipped
+DOCS_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("shard", pa.string()),
+        ("record_index", pa.int64()),
+        ("offset", pa.int64()),
+        ("warc_type", pa.string()),
+        ("uri", pa.string()),
+        ("status", pa.int32()),
+        ("content_type", pa.string()),
+        ("charset", pa.string()),
+        ("charset_source", pa.string()),
+        ("page_language", pa.string()),
+        ("page_language_probability", pa.float32()),
+        ("stoplist", pa.string()),
+        ("outcome", pa.string()),
+        ("reason", pa.string()),
+        ("n_blocks", pa.int32()),
+        ("n_good_blocks", pa.int32()),
+        ("n_good_words", pa.int32()),
+    ]
+)
+
+# extract: a row per jusText block of a cleaned page, in page order
+BLOCKS_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("block_index", pa.int32()),
+        ("text", pa.string()),
+        ("dom_path", pa.string()),
+        ("xpath", pa.string()),
+        ("heading", pa.bool_()),
+        ("n_chars", pa.int32()),
+        ("n_words", pa.int32()),
+        ("n_stopwords", pa.int32()),
+        ("link_density", pa.float32()),
+        ("stopword_density", pa.float32()),
+        ("cf_class", pa.string()),
+        ("final_class", pa.string()),
+        ("site_boilerplate", pa.bool_()),  # frequent across the host's pages (site_boilerplate.py)
+    ]
+)
+
+# language: a row per cleaned document
+LANGUAGE_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("language", pa.string()),  # null when not identified (no-text, too-short)
+        ("probability", pa.float32()),  # of `language`; null when not identified
+        ("kept", pa.bool_()),
+        ("reason", pa.string()),  # ok | no-text | too-short | low-probability | language-<code>
+        ("n_chars", pa.int32()),  # characters of the clean text
+        ("n_words", pa.int32()),  # words of the good blocks that are not dropped
+        ("share_in_language", pa.float32()),  # of the good characters; null when not identified
+        ("dropped_blocks", pa.list_(pa.int32())),  # block_index of dropped blocks (block_level)
+    ]
+)
+
+# exact_hashes: a row per document the language stage kept, sorted by md5
+HASHES_SCHEMA = pa.schema(
+    [
+        ("md5", pa.binary(16)),
+        ("shard_rank", pa.int32()),  # the shard's position in the configured input order
+        ("record_index", pa.int64()),
+        ("doc_id", pa.string()),
+        ("n_words", pa.int32()),  # words of the hashed text
+    ]
+)
+
+# exact_dedup: the decision on each hashed document of a shard
+DECISIONS_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("md5", pa.string()),  # hex
+        ("kept", pa.bool_()),
+        ("duplicate_of", pa.string()),  # the kept copy's doc_id; null when kept
+        ("n_words", pa.int32()),
+    ]
+)
+
+# dedup: every block of every tokenised document after block de-duplication
+DEDUP_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        ("block_index", pa.int32()),
+        ("final_class", pa.string()),
+        ("duplicate_of", pa.string()),
+        ("dup_share", pa.float32()),
+    ]
+)
+
+# ngram_runs: sorted (hash, count) runs, zstd
+RUN_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32())])
+
+GOOD = "good"
+
+# --------------------------------------------------------------------------- how it is read
+
+
+def read_table(path: Path | str, columns: list[str] | None = None, good_only: bool = False) -> pd.DataFrame:
+    """A stage table (all columns unless named); ``good_only`` keeps the blocks whose final
+    class is good, filtered while reading."""
+    filters = [("final_class", "==", GOOD)] if good_only else None
+    return pd.read_parquet(path, columns=columns, filters=filters)
+
+
+@dataclass(frozen=True)
+class ShardTables:
+    """One shard's stage tables: extract's two, and the verdicts of the stages that ran (None
+    for a stage that did not); ``name`` is the shard's."""
+
+    docs: Path | str
+    blocks: Path | str
+    language: Path | str | None = None
+    exact: Path | str | None = None
+    dedup: Path | str | None = None
+    name: str = ""
+
+    @classmethod
+    def of(cls, shard: str, root: Path | str = ".", dedup: bool = True) -> ShardTables:
+        """The workflow's files of ``shard`` under its working directory ``root``."""
+        root = Path(root)
+        return cls(
+            root / FILES.docs.format(shard=shard),
+            root / FILES.blocks.format(shard=shard),
+            root / FILES.language.format(shard=shard),
+            root / FILES.exact.format(shard=shard),
+            root / FILES.dedup.format(shard=shard) if dedup else None,
+            shard,
+        )
+
+
+# --------------------------------------------------------------------------- what survives
+
+
+@dataclass
+class Survivors:
+    """What of a shard reaches the corpus: ``documents`` (doc_id, record_index, uri, language)
+    in crawl order, and their ``blocks`` (doc_id, block_index and the block columns read) in
+    page order. Every document has at least one block."""
+
+    documents: pd.DataFrame
+    blocks: pd.DataFrame
+
+
+def dropped_block_mask(blocks: pd.DataFrame, language: pd.DataFrame) -> np.ndarray:
+    """Per row of ``blocks``: did the language stage drop this one block of its document
+    (block-level filtering, ``dropped_blocks``)."""
+    if "dropped_blocks" not in language:
+        return np.zeros(len(blocks), dtype=bool)
+    dropped = language[["doc_id", "dropped_blocks"]].explode("dropped_blocks").dropna(subset=["dropped_blocks"])
+    if dropped.empty:
+        return np.zeros(len(blocks), dtype=bool)
+    keys = pd.MultiIndex.from_arrays([dropped["doc_id"].astype(str), dropped["dropped_blocks"].astype(np.int64)])
+    mine = pd.MultiIndex.from_arrays([blocks["doc_id"].astype(str), blocks["block_index"].astype(np.int64)])
+    return np.asarray(mine.isin(keys), dtype=bool)
+
+
+def survivors(
+    docs: pd.DataFrame,
+    blocks: pd.DataFrame,
+    language: pd.DataFrame | None = None,
+    exact: pd.DataFrame | None = None,
+    dedup: pd.DataFrame | None = None,
+) -> Survivors:
+    """The documents and blocks that survive every stage that ran.
+
+    A cleaned page (extract's outcome ``ok``) keeps the blocks classified good — by block
+    de-duplication when it ran (``dedup``, which only ever demotes a block), else by extract;
+    the language stage drops whole documents and, with block-level filtering, single blocks; exact
+    de-duplication drops copies. A document left with no block is not in the corpus. The
+    document's language is the language stage's verdict when it ran, else the page language
+    extract guessed for its stop list.
+    """
+    documents = docs.loc[docs["outcome"] == "ok", ["doc_id", "record_index", "uri", "page_language"]]
+    documents = documents.rename(columns={"page_language": "language"})
+    good = blocks
+    if dedup is not None:
+        verdict = dedup[["doc_id", "block_index", "final_class"]]
+        good = good.drop(columns="final_class").merge(verdict, on=["doc_id", "block_index"])
+    good = good.loc[good["final_class"] == GOOD]
+    if language is not None:
+        kept = language.loc[language["kept"]]
+        documents = documents.drop(columns="language").merge(kept[["doc_id", "language"]], on="doc_id")
+        good = good.loc[good["doc_id"].isin(kept["doc_id"])]
+        good = good.loc[~dropped_block_mask(good, kept)]
+    if exact is not None:
+        documents = documents.loc[documents["doc_id"].isin(exact.loc[exact["kept"], "doc_id"])]
+    documents = documents.loc[documents["doc_id"].isin(good["doc_id"])]
+    documents = documents.sort_values("record_index", kind="stable").reset_index(drop=True)
+    rank = pd.Series(np.arange(len(documents)), index=documents["doc_id"])
+    good = good.loc[good["doc_id"].isin(documents["doc_id"])]
+    order = np.lexsort((good["block_index"].to_numpy(), good["doc_id"].map(rank).to_numpy()))
+    return Survivors(documents, good.iloc[order].reset_index(drop=True))
+
+
+def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text",)) -> Survivors:
+    """`survivors` of one shard's files, reading only what the join and ``block_columns`` need."""
+    docs = read_table(tables.docs, ["doc_id", "record_index", "uri", "outcome", "page_language"])
+    blocks = read_table(tables.blocks, ["doc_id", "block_index", "final_class", *block_columns], good_only=True)
+    language = read_table(tables.language, ["doc_id", "language", "kept", "dropped_blocks"]) if tables.language else None
+    exact = read_table(tables.exact, ["doc_id", "kept"]) if tables.exact else None
+    dedup = read_table(tables.dedup, ["doc_id", "block_index", "final_class"]) if tables.dedup else None
+    return survivors(docs, blocks, language, exact, dedup)
+
+
+def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.ndarray:
+    """Per row of ``blocks`` (doc_id, block_index): is it still good after block
+    de-duplication (all are, when it did not run)."""
+    if dedup is None:
+        return np.ones(len(blocks), dtype=bool)
+    good = dedup.loc[dedup["final_class"] == GOOD, ["doc_id", "block_index"]]
+    good_keys = pd.MultiIndex.from_arrays([good["doc_id"].astype(str), good["block_index"].astype(np.int64)])
+    keys = pd.MultiIndex.from_arrays([blocks["doc_id"].astype(str), blocks["block_index"].astype(np.int64)])
+    return np.asarray(keys.isin(good_keys), dtype=bool)

@@ -1,0 +1,102 @@
+"""The token file, ``work/tokens/{shard}.npz``: the one writer and the readers of the layout the
+tokenise stage hands to the n-gram stage, block de-duplication and the report.
+
+One uncompressed ``.npy`` member per field, so that a reader can take a shard whole
+(`read_tokens`) or stream its tokens piece by piece without loading it (`read_token_pieces`).
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from corpusbuilder.io import atomic_path
+
+
+@dataclass
+class TokenStream:
+    """A shard's kept text as flat arrays: the tokens of block b are
+    ``token_hash[block_offsets[b]:block_offsets[b + 1]]``; block b is block ``block_index[b]``
+    of document ``doc_ids[block_doc[b]]``. Documents in crawl order, blocks in page order."""
+
+    token_hash: np.ndarray  # uint64
+    is_punct: np.ndarray  # bool
+    is_stop: np.ndarray  # bool
+    block_offsets: np.ndarray  # int64, n_blocks + 1
+    block_doc: np.ndarray  # int32
+    block_index: np.ndarray  # int32
+    doc_ids: np.ndarray  # str
+
+    @classmethod
+    def of_blocks(cls, token_hash, block_offsets, is_punct=None, is_stop=None, doc_id: str = "input") -> TokenStream:
+        """Tokens not tied to a shard's documents (text given by hand, a benchmark's corpus): every
+        block belongs to one document, ``doc_id``; flags not given are False."""
+        count, blocks = len(token_hash), len(block_offsets) - 1
+        return cls(
+            token_hash=np.asarray(token_hash, dtype=np.uint64),
+            is_punct=np.zeros(count, bool) if is_punct is None else np.asarray(is_punct, bool),
+            is_stop=np.zeros(count, bool) if is_stop is None else np.asarray(is_stop, bool),
+            block_offsets=np.asarray(block_offsets, dtype=np.int64),
+            block_doc=np.zeros(blocks, np.int32),
+            block_index=np.arange(blocks, dtype=np.int32),
+            doc_ids=np.array([doc_id]),
+        )
+
+
+FIELDS = tuple(TokenStream.__dataclass_fields__)
+
+
+def write_token_stream(stream: TokenStream, path: Path | str) -> None:
+    with atomic_path(path) as tmp, open(tmp, "wb") as out:
+        np.savez(out, **vars(stream))
+
+
+def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> dict[str, np.ndarray]:
+    """The named fields of a token file, whole."""
+    with np.load(path, allow_pickle=False) as archive:
+        return {name: archive[name] for name in fields}
+
+
+def read_token_stream(path: Path | str) -> TokenStream:
+    return TokenStream(**read_tokens(path))
+
+
+def _npy_member(archive: zipfile.ZipFile, name: str):
+    """An open member of an .npz positioned at its data, with its dtype and length."""
+    member = archive.open(f"{name}.npy")
+    version = np.lib.format.read_magic(member)
+    shape, _, dtype = (
+        np.lib.format.read_array_header_1_0(member)
+        if version == (1, 0)
+        else np.lib.format.read_array_header_2_0(member)
+    )
+    return member, dtype, int(np.prod(shape))
+
+
+def read_token_pieces(
+    path: Path | str, fields: tuple[str, ...], piece_tokens: int
+) -> Iterator[tuple[dict[str, np.ndarray], np.ndarray]]:
+    """A shard's tokens as pieces of at most ``piece_tokens``: per piece, the named per-token
+    fields and the offsets (within the piece) at which a block starts. Only the block offsets
+    are held whole, never the tokens."""
+    with zipfile.ZipFile(path) as archive:
+        with archive.open("block_offsets.npy") as member:
+            block_offsets = np.lib.format.read_array(member).astype(np.int64)
+        members = {name: _npy_member(archive, name) for name in fields}
+        total = len(block_offsets) and int(block_offsets[-1])
+        try:
+            for begin in range(0, total, piece_tokens):
+                count = min(piece_tokens, total - begin)
+                arrays = {name: np.frombuffer(m.read(count * dtype.itemsize), dtype=dtype)
+                          for name, (m, dtype, _) in members.items()}
+                block_starts = block_offsets[
+                    np.searchsorted(block_offsets, begin) : np.searchsorted(block_offsets, begin + count)
+                ] - begin
+                yield arrays, block_starts
+        finally:
+            for member, _, _ in members.values():
+                member.close()
