@@ -47,8 +47,9 @@ import sys
 import tempfile
 import time
 from datetime import datetime, timezone
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+
+from corpusbuilder.provenance import library_versions
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -94,12 +95,7 @@ def git_commit() -> str | None:
 
 
 def machine_info() -> dict:
-    versions = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = version(name)
-        except PackageNotFoundError:
-            versions[name] = None
+    versions = library_versions(PACKAGES)
     return {"platform": platform.platform(), "cpu_model": cpu_model(), "cores": os.cpu_count(),
             "memory_gb": memory_gb(), "python": platform.python_version(), "packages": versions,
             "git_commit": git_commit(), "load_average": load_average(),

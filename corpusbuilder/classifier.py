@@ -33,8 +33,7 @@ from corpusbuilder.justext import (
     SHORT,
     Block,
     JustextParams,
-    classify_context_free,
-    classify_context_sensitive,
+    classify,
 )
 from corpusbuilder.package_data import SHIPPED_MODEL
 
@@ -147,8 +146,7 @@ def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
     chars = np.array([b.n_chars for b in blocks], dtype=np.float64)
     stop = np.array([b.stopword_density for b in blocks])
     links = np.array([b.link_density for b in blocks])
-    cf = classify_context_free(blocks, FEATURE_JUSTEXT)
-    final = classify_context_sensitive(cf, blocks, FEATURE_JUSTEXT)
+    cf, final = classify(blocks, FEATURE_JUSTEXT)
     justext_good = np.array([c == GOOD for c in final], dtype=np.float64)
     cf_good = np.array([c == GOOD for c in cf], dtype=np.float64)
     title_words = set(title.lower().split())

@@ -30,8 +30,7 @@ from corpusbuilder.language import load_identifier
 from corpusbuilder.justext import (
     PRESETS,
     JustextParams,
-    classify_context_free,
-    classify_context_sensitive,
+    classify,
     parse_html,
     segment_blocks,
 )
@@ -294,12 +293,6 @@ def guess_page_language(root, sample_chars: int) -> tuple[str, float]:
     return identify_sample(" ".join(text.split())[:sample_chars])
 
 
-def stoplist_for_page(code: str, fallback: str) -> tuple[str, frozenset[str]]:
-    name = stoplists.stoplist_name_for(code) if code else None
-    name = name or fallback
-    return name, stoplists.load_stoplist(name)
-
-
 # --------------------------------------------------------------------------- the stage
 
 
@@ -331,7 +324,7 @@ def clean_page(
         return CleanedPage(charset, charset_source, "", 0.0, "", [])
     if stoplist_name is None:
         language, probability = guess_page_language(root, params.language_sample_chars)
-        stoplist_name, stoplist = stoplist_for_page(language, params.stoplist_fallback)
+        stoplist_name, stoplist = stoplists.stoplist_for(language, params.stoplist_fallback)
     else:
         language, probability = "", 0.0
         stoplist = stoplists.load_stoplist(stoplist_name)
@@ -340,8 +333,7 @@ def clean_page(
         # the learned classes are final: Algorithm 2.3's context is among the model's features
         cf_classes = final_classes = classify_learned(blocks, page_title(root), load_model(params.model))
     else:
-        cf_classes = classify_context_free(blocks, params.justext)
-        final_classes = classify_context_sensitive(cf_classes, blocks, params.justext)
+        cf_classes, final_classes = classify(blocks, params.justext)
     for block, cf_class, final_class in zip(blocks, cf_classes, final_classes):
         block.cf_class = cf_class
         block.final_class = final_class

@@ -403,7 +403,8 @@ def text_collection_tables(in_dir: Path | str, shard: str, params: FrequentLines
     `good`, the preamble's and epilogue's `bad`), so every later stage runs unchanged. A file in a
     language without a stop list counts stop words with ``stoplist_fallback``'s, as extract does
     (config key ``extract.stoplist_fallback``)."""
-    from corpusbuilder.extract import identify_sample, stoplist_for_page
+    from corpusbuilder.extract import identify_sample
+    from corpusbuilder.stoplists import stoplist_for
 
     docs, blocks = [], []
     for index, (found, text) in enumerate(collection_boundaries(text_files(in_dir), params)):
@@ -418,7 +419,7 @@ def text_collection_tables(in_dir: Path | str, shard: str, params: FrequentLines
         body = body_slice(found)
         sample = " ".join(" ".join(lines[body]).split())[:language_sample_chars]
         code, probability = identify_sample(sample)
-        stoplist, stopwords = stoplist_for_page(code, stoplist_fallback)
+        stoplist, stopwords = stoplist_for(code, stoplist_fallback)
         parts = [("bad", lines[: body.start]), ("good", lines[body]), ("bad", lines[body.stop :])]
         rows = _block_rows(doc_id, parts, stopwords)
         good = [row for row in rows if row["final_class"] == "good"]

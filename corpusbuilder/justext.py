@@ -15,6 +15,7 @@ holding ``©`` or lying inside ``select`` is bad, and short headings before good
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from types import SimpleNamespace
@@ -520,12 +521,18 @@ def classify_context_sensitive_columns(cf_classes: list[str], n_chars: list[int]
                                                    for c, h in zip(n_chars, heading)], params)
 
 
+def classify(blocks: Sequence[Block], params: JustextParams) -> tuple[list[str], list[str]]:
+    """jusText's classification of a page's blocks (§2.7.2-2.7.3): the context-free classes of
+    Algorithm 2.2, and the final classes Algorithm 2.3 resolves from them."""
+    cf_classes = classify_context_free(blocks, params)
+    return cf_classes, classify_context_sensitive(cf_classes, blocks, params)
+
+
 def justext(html: str, stoplist: frozenset[str],
             params: JustextParams = PRESETS["default"]) -> list[Block]:
     """The whole of §2.7 on one page: blocks with ``cf_class`` and ``final_class`` filled in."""
     blocks = segment_blocks(parse_html(html), stoplist)
-    cf_classes = classify_context_free(blocks, params)
-    final_classes = classify_context_sensitive(cf_classes, blocks, params)
+    cf_classes, final_classes = classify(blocks, params)
     for block, cf_class, final_class in zip(blocks, cf_classes, final_classes):
         block.cf_class = cf_class
         block.final_class = final_class

@@ -30,6 +30,7 @@ __all__ = [
     "available_stoplists",
     "load_stoplist",
     "stoplist_name_for",
+    "stoplist_for",
     "LANGUAGE_CODES",
 ]
 
@@ -133,3 +134,10 @@ def stoplist_name_for(iso639_1: str) -> str | None:
     """
     code = iso639_1.strip().lower().replace("_", "-").split("-", 1)[0]
     return LANGUAGE_CODES.get(code)
+
+
+def stoplist_for(code: str | None, fallback: str | None = None) -> tuple[str | None, frozenset[str]]:
+    """(name, words) of the stop list for a language code, else of ``fallback`` (a list name);
+    (None, empty) when neither names one — no stop word is then counted."""
+    name = (stoplist_name_for(code) if isinstance(code, str) and code else None) or fallback
+    return name, load_stoplist(name) if name else frozenset()

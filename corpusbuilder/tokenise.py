@@ -199,8 +199,7 @@ def stopword_types(types: list[str], stoplist: frozenset[str]) -> np.ndarray:
 
 def stoplist_for_language(code: str | None) -> frozenset[str]:
     """The stop list of a language code from the language stage; empty if it has none."""
-    name = stoplists.stoplist_name_for(code) if isinstance(code, str) and code else None
-    return stoplists.load_stoplist(name) if name else frozenset()
+    return stoplists.stoplist_for(code)[1]
 
 
 def tokenise_blocks(

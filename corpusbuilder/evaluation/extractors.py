@@ -22,18 +22,17 @@ from corpusbuilder.extract import (
     UndecodableError,
     decode_html,
     guess_page_language,
-    stoplist_for_page,
 )
 from corpusbuilder.justext import (
     GOOD,
     PRESETS,
     Block,
     JustextParams,
-    classify_context_free,
-    classify_context_sensitive,
+    classify,
     parse_html,
     segment_blocks,
 )
+from corpusbuilder.stoplists import stoplist_for
 
 from .baselines import bte_extract, classify_default_extractor
 from .gold import GoldPage
@@ -81,7 +80,7 @@ def prepare_page(html: str, params: ExtractParams = ExtractParams()) -> Prepared
     if root is None:
         return PreparedPage(html, None, [], "")
     language, _ = guess_page_language(root, params.language_sample_chars)
-    name, stoplist = stoplist_for_page(language, params.stoplist_fallback)
+    name, stoplist = stoplist_for(language, params.stoplist_fallback)
     return PreparedPage(html, root, segment_blocks(root, stoplist), name)
 
 
@@ -95,8 +94,7 @@ def extraction_of_blocks(texts: list[str], kept: list[bool]) -> Extraction:
 
 def justext_kept(blocks: list[Block], params: JustextParams) -> list[bool]:
     """jusText's verdict per block (Algorithms 2.2 and 2.3): True = good."""
-    cf_classes = classify_context_free(blocks, params)
-    return [cls == GOOD for cls in classify_context_sensitive(cf_classes, blocks, params)]
+    return [cls == GOOD for cls in classify(blocks, params)[1]]
 
 
 def run_justext(params: JustextParams) -> Callable[[PreparedPage], Extraction]:

@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from corpusbuilder.extract import ExtractParams, iter_warc_records
-from corpusbuilder.justext import GOOD, JustextParams, classify_context_free, classify_context_sensitive
+from corpusbuilder.justext import GOOD, JustextParams, classify
 from corpusbuilder.site_boilerplate import SiteBoilerplateParams, combined_classes, host_of, mark_blocks
 
 from .extractors import decoded_html, extraction_of_blocks, prepare_page
@@ -53,8 +53,7 @@ def page_tables(pages: Sequence[GoldPage], justext: JustextParams,
     docs, blocks = [], []
     for index, page in enumerate(pages):
         prepared = prepare_page(decoded_html(page, params), params).blocks
-        cf = classify_context_free(prepared, justext)
-        final = classify_context_sensitive(cf, prepared, justext)
+        cf, final = classify(prepared, justext)
         docs.append({"doc_id": str(index), "uri": page.url or "", "outcome": "ok"})
         blocks.extend({"doc_id": str(index), "block_index": i, "text": b.text, "n_chars": b.n_chars,
                        "heading": b.heading, "cf_class": c, "final_class": f}
