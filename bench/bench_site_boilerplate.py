@@ -20,10 +20,12 @@ other sites' pages) and on the pages of multi-page hosts.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,12 +34,46 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from corpusbuilder.evaluation.site import SCOPES, crawl_gold, score_variants, site_rows  # noqa: E402
-from corpusbuilder.extract import ExtractParams, extract_shard, mark_site_boilerplate  # noqa: E402
+from corpusbuilder.evaluation.gold import GoldPage, iter_dataset, unwrap_cleaneval_input  # noqa: E402
+from corpusbuilder.evaluation.site import SCOPES, score_variants, site_rows  # noqa: E402
+from corpusbuilder.extract import ExtractParams, extract_shard, iter_warc_records, mark_site_boilerplate  # noqa: E402
 from corpusbuilder.site_boilerplate import SiteBoilerplateParams, host_of, mark_blocks  # noqa: E402
 
 DATASETS = REPO.parent / "shared" / "datasets"
 GOLD_SETS = ("cleaneval-dev", "cleaneval-final", "cleanportaleval", "l3s-gn1", "trafilatura-dev")
+
+
+def _sha1(data: bytes) -> str:
+    return hashlib.sha1(data).hexdigest()
+
+
+def crawl_gold(crawl_dir: Path, gold_dir: Path, datasets: Iterable[str]) -> dict[str, GoldPage]:
+    """doc_id (as extract names it) → gold, for the dev crawl's originals, mirrors and near copies.
+
+    truth.jsonl gives each record's kind and the sha1 of its body; an original's body is a gold
+    page's file (CleanEval's with its wrapper), a mirror's the same bytes, a near copy names the
+    original it re-templates (its ~3 % edited words count against every variant alike).
+    """
+    gold_by_hash = {_sha1(page.html): page for dataset in datasets for page in iter_dataset(dataset, gold_dir)}
+    truth = [json.loads(line) for line in (Path(crawl_dir) / "truth.jsonl").read_text().splitlines()]
+    sha1_of_id = {record["id"]: record["sha1"] for record in truth if "id" in record}
+    copied = {"original": lambda record: record["sha1"], "mirror": lambda record: record["sha1"],
+              "near": lambda record: sha1_of_id[record["of"][0]]}
+    # (shard, uri as warcio normalises it) → sha1 of the original body the record copies
+    source = {(record["shard"], record["uri"].strip().replace(" ", "%20")): copied[record["kind"]](record)
+              for record in truth if record["kind"] in copied}
+    unwrapped = {}  # sha1 of a crawled body → sha1 of the page inside CleanEval's wrapper
+    wanted = {}
+    for warc in sorted(Path(crawl_dir).glob("*.warc.gz")):
+        shard = warc.name.removesuffix(".warc.gz")
+        for record in iter_warc_records(warc, ExtractParams()):
+            # every original is a source itself, so the bodies outside `source` are never looked up
+            if record.body is None or (shard, record.uri) not in source:
+                continue
+            unwrapped[_sha1(record.body)] = _sha1(unwrap_cleaneval_input(record.body)[0])
+            wanted[f"{shard}:{record.record_index}"] = source[shard, record.uri]
+    return {doc_id: gold_by_hash[unwrapped[raw]] for doc_id, raw in wanted.items()
+            if raw in unwrapped and unwrapped[raw] in gold_by_hash}
 
 
 def extract_and_mark(crawl: Path, workdir: Path, site: SiteBoilerplateParams) -> tuple[list[dict], pd.DataFrame, pd.DataFrame]:

@@ -119,6 +119,26 @@ def cmd_dup_ngrams(args) -> int:
     return 0
 
 
+def cmd_compare_books(args) -> int:
+    from dataclasses import asdict
+
+    from corpusbuilder.book_relations import compare_paginated, read_pages
+    from corpusbuilder.similarity import MinHashParams
+
+    pages = []
+    for path in (args.book_a, args.book_b):
+        if not Path(path).is_file():
+            raise ConfigError(f"{path}: no such file")
+        pages.append(read_pages(path))
+        if not pages[-1]:
+            raise ConfigError(f"{path}: no text")
+    relation, signals = compare_paginated(*pages, MinHashParams.from_config(load_config(args.config)["similarity"]))
+    print(relation)
+    for name, value in asdict(signals).items():
+        print(f"{name}\t{value:.4f}")
+    return 0
+
+
 def cmd_slurm_status(args) -> int:
     from corpusbuilder.slurm_status import job_state, snakemake_status
 
@@ -184,6 +204,13 @@ def build_parser() -> argparse.ArgumentParser:
     pairs.add_argument("corpus", metavar="CORPUS.jsonl[.gz]")
     pairs.add_argument("out_tsv", metavar="OUT.tsv")
     pairs.add_argument("--threshold", type=float, default=0.5)
+
+    books = add("compare-books", cmd_compare_books,
+                "How two paginated documents relate (Spasojevic & Poncin): SAME_PAGINATION, DIFFERENT_PAGINATION, "
+                "CONTIGUOUS_SUBSET or OVERLAPPING_TEXT, then the page-level signals it was decided from. Pages are "
+                "separated by form feeds, as pdftotext writes them.")
+    books.add_argument("book_a", metavar="A.txt")
+    books.add_argument("book_b", metavar="B.txt")
 
     add("check-config", cmd_check_config, "Validate a config file and its input paths.")
 

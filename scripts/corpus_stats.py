@@ -1,4 +1,4 @@
-"""Rule `corpus_stats`: the thesis' corpus measurements (corpusbuilder.evaluation.corpus_stats) →
+"""Rule `corpus_stats`: the thesis' corpus measurements (corpusbuilder.report.corpus_stats) →
 results/stats/funnel_full.tsv, duplicates.tsv, stage_times.tsv, summary.json.
 
 Inputs: `funnel` (results/stats/funnel.tsv), lists in shard order `tokens` and `blocks`, and —
@@ -10,7 +10,7 @@ summary's provenance record.
 
 from pathlib import Path
 
-from corpusbuilder.evaluation.corpus_stats import Resemblance, ShardFiles, benchmark_files, write_corpus_stats
+from corpusbuilder.report.corpus_stats import Resemblance, ShardFiles, benchmark_files, write_corpus_stats
 from corpusbuilder.logs import setup_logging
 from corpusbuilder.provenance import provenance
 from corpusbuilder.similarity import MinHashParams

@@ -1,6 +1,6 @@
 """Rule `evaluate_boilerplate`: extractors × gold sets → boilerplate.tsv and fragmentation.tsv."""
 
-from corpusbuilder.evaluation.report import (
+from corpusbuilder.evaluation.scores import (
     BOILERPLATE_COLUMNS,
     FRAGMENTATION_COLUMNS,
     EvaluateConfig,

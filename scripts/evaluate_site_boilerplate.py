@@ -1,7 +1,7 @@
 """Rule `evaluate_site_boilerplate`: jusText with and without Ikeda et al.'s site-level marks on the
 gold sets, pages grouped by host → results/stats/site_boilerplate.tsv (corpusbuilder.evaluation.site)."""
 
-from corpusbuilder.evaluation.report import EvaluateConfig, write_tsv
+from corpusbuilder.evaluation.scores import EvaluateConfig, write_tsv
 from corpusbuilder.evaluation.site import SITE_COLUMNS, evaluate_gold_sets
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.logs import setup_logging

@@ -1,4 +1,4 @@
-"""Rule `report`: results/report.html, one self-contained page (corpusbuilder.evaluation.html_report).
+"""Rule `report`: results/report.html, one self-contained page (corpusbuilder.report.html_report).
 
 Inputs: funnel_full, duplicates, stage_times, summary, skipped; per-shard lists in shard order
 `docs`, `blocks`, `language`, `exact` and (when block de-duplication ran) `dedup`; and, when the gold
@@ -8,7 +8,7 @@ evaluation sections). Params: `shards`, `sample_size`.
 
 from pathlib import Path
 
-from corpusbuilder.evaluation.html_report import ReportFiles, write_report
+from corpusbuilder.report.html_report import ReportFiles, write_report
 from corpusbuilder.logs import setup_logging
 from corpusbuilder.tables import ShardTables
 

@@ -2,9 +2,9 @@
 with `train.cross_validate`, its held-out-dataset scores (results/stats/train_cv.tsv)."""
 
 from corpusbuilder.evaluation.gold import iter_dataset
-from corpusbuilder.evaluation.report import BOILERPLATE_COLUMNS, boilerplate_rows, write_tsv
+from corpusbuilder.evaluation.scores import BOILERPLATE_COLUMNS, boilerplate_rows, write_tsv
 from corpusbuilder.logs import setup_logging
-from corpusbuilder.training import TrainParams, cross_validate, fit, training_pages, training_table
+from corpusbuilder.evaluation.training import TrainParams, cross_validate, fit, training_pages, training_table
 
 setup_logging(snakemake.log[0])
 cfg = snakemake.params.cfg

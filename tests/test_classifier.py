@@ -21,7 +21,7 @@ from corpusbuilder.evaluation.metrics import scores
 from corpusbuilder.extract import ExtractParams, clean_page
 from corpusbuilder.justext import GOOD, HINT_BITS, parse_html, segment_blocks
 from corpusbuilder.stoplists import load_stoplist
-from corpusbuilder.training import (
+from corpusbuilder.evaluation.training import (
     TrainParams,
     block_labels,
     cross_validate,
@@ -85,7 +85,7 @@ def synthetic_table(rows: int = 600, seed: int = 0):
     rng = np.random.default_rng(seed)
     features = rng.normal(size=(rows, len(FEATURE_NAMES))).astype(np.float32)
     labels = (features[:, 0] + 0.5 * features[:, 3] - features[:, 7] * features[:, 2] > 0).astype(np.int8)
-    from corpusbuilder.training import TrainingTable
+    from corpusbuilder.evaluation.training import TrainingTable
     return TrainingTable(features, labels, rng.uniform(1, 5, rows), np.array(["a"] * rows, dtype=object))
 
 
@@ -158,7 +158,7 @@ def gold_sample(pages_per_set: int) -> list[GoldPage]:
 def test_shipped_model_quality_floor_on_a_fixed_sample():
     """A floor, not a snapshot: the shipped model on the first 40 pages of four gold sets."""
     from corpusbuilder.evaluation.extractors import EXTRACTORS
-    from corpusbuilder.evaluation.report import evaluate_pages
+    from corpusbuilder.evaluation.scores import evaluate_pages
 
     pages = gold_sample(40)
     tallies = {}

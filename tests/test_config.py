@@ -11,7 +11,7 @@ from conftest import REPO
 from corpusbuilder.cli import main
 from corpusbuilder.config import ConfigError, load_config, load_schema, validate_config
 from corpusbuilder.dedup import DedupParams
-from corpusbuilder.evaluation.report import EvaluateConfig
+from corpusbuilder.evaluation.scores import EvaluateConfig
 from corpusbuilder.exact_dedup import ExactDedupParams
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.frequent_lines import FrequentLinesParams
@@ -19,7 +19,7 @@ from corpusbuilder.language import LanguageParams
 from corpusbuilder.similarity import MinHashParams
 from corpusbuilder.site_boilerplate import SiteBoilerplateParams
 from corpusbuilder.tokenise import TokeniseParams
-from corpusbuilder.training import TrainParams
+from corpusbuilder.evaluation.training import TrainParams
 
 
 def test_bundled_config_is_valid_and_defaults_are_filled():

@@ -160,7 +160,7 @@ def test_default_extractor_decision_tree(words, density, expected):
 
 
 def test_main_content_overview_pivots_bag_of_words_and_snippet_f1():
-    from corpusbuilder.evaluation.html_report import main_content_overview
+    from corpusbuilder.report.html_report import main_content_overview
 
     rows = pd.DataFrame([
         {"extractor": "a", "dataset": "x", "pages": 10, "seconds": 1.0, "bow_f1": 0.9, "snippet_f1": None},

@@ -7,7 +7,7 @@ from conftest import BOILERPLATE, require_shared
 
 from corpusbuilder.evaluation.extractors import EXTRACTORS
 from corpusbuilder.evaluation.gold import iter_dataset
-from corpusbuilder.evaluation.report import (
+from corpusbuilder.evaluation.scores import (
     BOILERPLATE_COLUMNS,
     FRAGMENTATION_COLUMNS,
     SWEEP_COLUMNS,

@@ -19,7 +19,7 @@ import yaml
 
 import corpusbuilder
 from conftest import BOILERPLATE, REPO, require_shared, unavailable
-from corpusbuilder.evaluation.corpus_stats import (
+from corpusbuilder.report.corpus_stats import (
     ShardFiles,
     benchmark_files,
     block_ngrams,
@@ -28,7 +28,7 @@ from corpusbuilder.evaluation.corpus_stats import (
     stage_times,
     write_corpus_stats,
 )
-from corpusbuilder.evaluation.html_report import ReportFiles, render_report
+from corpusbuilder.report.html_report import ReportFiles, render_report
 from corpusbuilder.package_data import SHIPPED_MODEL
 from corpusbuilder.provenance import OUTPUT_LIBRARIES
 from corpusbuilder.tables import ShardTables

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from corpusbuilder.config import validate_config
-from corpusbuilder.evaluation.corpus_stats import Resemblance, ShardFiles, measure_corpus, write_corpus_stats
+from corpusbuilder.report.corpus_stats import Resemblance, ShardFiles, measure_corpus, write_corpus_stats
 
 # Three documents of one block or two, tokens numbered; each token's text is "w<number>":
 #   s:0  block A (tokens 1..40)

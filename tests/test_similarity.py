@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from corpusbuilder.book_relations import compare_paginated
 from corpusbuilder.similarity import (
     EMPTY,
     MinHashParams,
     cluster_labels,
-    compare_paginated,
     corpus_similar_pairs,
     document_signatures,
     estimated_resemblance,
@@ -178,3 +178,15 @@ def test_overlapping_text(book):
     relation, signals = compare_paginated(paginate(book, 300), paginate(other, 300))
     assert relation == "OVERLAPPING_TEXT", signals
     assert 0 < signals.book_similarity < 0.3
+
+
+def test_compare_books_reads_form_fed_pages(book, tmp_path, capsys):
+    """`corpusbuilder compare-books` on two files paginated as pdftotext writes them."""
+    from corpusbuilder.cli import main
+
+    (tmp_path / "a.txt").write_text("\f".join(paginate(book, 300)) + "\f")
+    (tmp_path / "b.txt").write_text("\f".join(paginate(book, 440)))
+    assert main(["compare-books", str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "DIFFERENT_PAGINATION" and out[1].startswith("book_similarity\t")
+    assert main(["compare-books", str(tmp_path / "a.txt"), str(tmp_path / "none.txt")]) == 2

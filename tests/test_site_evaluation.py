@@ -9,7 +9,7 @@ import pytest
 
 from conftest import BOILERPLATE, require_shared
 from corpusbuilder.evaluation.gold import GoldPage, iter_dataset
-from corpusbuilder.evaluation.report import EvaluateConfig, write_tsv
+from corpusbuilder.evaluation.scores import EvaluateConfig, write_tsv
 from corpusbuilder.evaluation.site import SITE_COLUMNS, evaluate_gold_sets, score_variants
 from corpusbuilder.justext import PRESETS
 from corpusbuilder.site_boilerplate import SiteBoilerplateParams

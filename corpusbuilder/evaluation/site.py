@@ -1,7 +1,7 @@
 """Does site-level boilerplate (Ikeda et al., `corpusbuilder.site_boilerplate`) help jusText?
 
 Pages are grouped by host as the extract stage groups them, each host's blocks are marked, and
-four block selections are scored with the gold-set measures of `report.py` (micro-averaged):
+four block selections are scored with the gold-set measures of `scores.py` (micro-averaged):
 
 - ``justext``: jusText alone (the preset's final classes);
 - ``justext+site``: mode ``combine`` — marked blocks enter Algorithm 2.3 as bad;
@@ -13,28 +13,23 @@ Each is reported over all pages of a set and over the pages on hosts with at lea
 ``min_pages_per_host`` pages (scope ``multi-page hosts``), the only pages the signal can change.
 
 Gold sets: hosts come from the pages' URLs (CleanEval's wrapper ids, L3S-GN1's url-mapping.txt).
-The dev crawl (``crawl_gold``): every response record whose truth is an original, a mirror or a
-near copy has the gold of the original page it was built from.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
 import pandas as pd
 
-from corpusbuilder.extract import ExtractParams, iter_warc_records
+from corpusbuilder.extract import ExtractParams
 from corpusbuilder.justext import GOOD, JustextParams, classify
 from corpusbuilder.site_boilerplate import SiteBoilerplateParams, combined_classes, host_of, mark_blocks
 
 from .extractors import decoded_html, extraction_of_blocks, prepare_page
-from .gold import GoldPage, iter_dataset, unwrap_cleaneval_input
-from .report import EvaluateConfig, Tally, _measured, score_page
+from .gold import GoldPage, iter_dataset
+from .scores import EvaluateConfig, Tally, _measured, score_page
 
 log = logging.getLogger(__name__)
 
@@ -133,39 +128,3 @@ def evaluate_gold_sets(config: EvaluateConfig, site: SiteBoilerplateParams, just
         log.info("%s: %d pages, %d on hosts with %d+ pages", dataset, len(pages),
                  tallies[SCOPES[1]]["justext"].pages, site.min_pages_per_host)
     return rows
-
-
-# --------------------------------------------------------------------------- the dev crawl
-
-
-def _sha1(data: bytes) -> str:
-    return hashlib.sha1(data).hexdigest()
-
-
-def crawl_gold(crawl_dir: Path, gold_dir: Path, datasets: Iterable[str]) -> dict[str, GoldPage]:
-    """doc_id (as extract names it) → gold, for the dev crawl's originals, mirrors and near copies.
-
-    truth.jsonl gives each record's kind and the sha1 of its body; an original's body is a gold
-    page's file (CleanEval's with its wrapper), a mirror's the same bytes, a near copy names the
-    original it re-templates (its ~3 % edited words count against every variant alike).
-    """
-    gold_by_hash = {_sha1(page.html): page for dataset in datasets for page in iter_dataset(dataset, gold_dir)}
-    truth = [json.loads(line) for line in (Path(crawl_dir) / "truth.jsonl").read_text().splitlines()]
-    sha1_of_id = {record["id"]: record["sha1"] for record in truth if "id" in record}
-    copied = {"original": lambda record: record["sha1"], "mirror": lambda record: record["sha1"],
-              "near": lambda record: sha1_of_id[record["of"][0]]}
-    # (shard, uri as warcio normalises it) → sha1 of the original body the record copies
-    source = {(record["shard"], record["uri"].strip().replace(" ", "%20")): copied[record["kind"]](record)
-              for record in truth if record["kind"] in copied}
-    unwrapped = {}  # sha1 of a crawled body → sha1 of the page inside CleanEval's wrapper
-    wanted = {}
-    for warc in sorted(Path(crawl_dir).glob("*.warc.gz")):
-        shard = warc.name.removesuffix(".warc.gz")
-        for record in iter_warc_records(warc, ExtractParams()):
-            # every original is a source itself, so the bodies outside `source` are never looked up
-            if record.body is None or (shard, record.uri) not in source:
-                continue
-            unwrapped[_sha1(record.body)] = _sha1(unwrap_cleaneval_input(record.body)[0])
-            wanted[f"{shard}:{record.record_index}"] = source[shard, record.uri]
-    return {doc_id: gold_by_hash[unwrapped[raw]] for doc_id, raw in wanted.items()
-            if raw in unwrapped and unwrapped[raw] in gold_by_hash}

@@ -25,7 +25,7 @@ from corpusbuilder.classifier import FEATURE_NAMES, BlockModel, block_features, 
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.evaluation.extractors import Extraction, decoded_html, extraction_of_blocks, prepare_page
 from corpusbuilder.evaluation.gold import GoldPage
-from corpusbuilder.evaluation.report import Tally, score_page
+from corpusbuilder.evaluation.scores import Tally, score_page
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.justext import Block
 
