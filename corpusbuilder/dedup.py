@@ -49,7 +49,7 @@ from corpusbuilder.justext import (
     classify_context_sensitive_columns,
 )
 from corpusbuilder.ngrams import NGRAM_KINDS, kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.tables import DEDUP_SCHEMA
+from corpusbuilder.tables import DEDUP_SCHEMA, read_duplicate_ngrams, read_table
 from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")
@@ -627,7 +627,7 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     """The dedup stage over every shard: tokens + blocks + G₂₊ → per-shard override tables."""
     started = time.perf_counter()
     stats = DedupStats()
-    store = duplicate_ngram_store(np.load(duplicates_path), params)
+    store = duplicate_ngram_store(read_duplicate_ngrams(duplicates_path), params)
     stats.duplicate_ngrams = len(store)
     stats.store_bytes = store.nbytes
 
@@ -697,7 +697,7 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     all_ids = np.array([i for ids in doc_ids for i in ids] or [""], dtype=object)
     for shard, shard_verdicts in zip(shards, verdicts):
         tokens = read_tokens(shard.tokens, ("doc_ids", "block_doc", "block_index"))
-        table = shard_output(pd.read_parquet(shard.blocks, columns=BLOCK_COLUMNS), tokens, shard_verdicts, all_ids,
+        table = shard_output(read_table(shard.blocks, BLOCK_COLUMNS), tokens, shard_verdicts, all_ids,
                              justext, params.n)
         _count(stats, table)
         write_table(pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
@@ -718,7 +718,7 @@ def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
     """What the context-sensitive pass reads of a shard's blocks, when it judges blocks."""
     if params.level != "block":
         return None
-    return pd.read_parquet(shard.blocks, columns=BLOCK_COLUMNS)
+    return read_table(shard.blocks, BLOCK_COLUMNS)
 
 
 def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, all_ids: np.ndarray,

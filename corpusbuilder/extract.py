@@ -35,7 +35,7 @@ from corpusbuilder.justext import (
     segment_blocks,
 )
 from corpusbuilder.site_boilerplate import SiteBoilerplateParams, mark_blocks, recount_good
-from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA
+from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, read_table
 
 log = logging.getLogger(__name__)
 
@@ -396,7 +396,7 @@ def mark_site_boilerplate(docs_path: Path, blocks_path: Path, params: ExtractPar
     Hosts are the shard's own: the pass needs every page of a host, and a shard is what one
     extract job sees.
     """
-    docs, blocks = pd.read_parquet(docs_path), pd.read_parquet(blocks_path)
+    docs, blocks = read_table(docs_path), read_table(blocks_path)
     blocks = mark_blocks(blocks, docs, params.site_boilerplate, params.justext)
     write_table(pa.Table.from_pandas(blocks, schema=BLOCKS_SCHEMA, preserve_index=False), blocks_path)
     if params.site_boilerplate.mode == "combine":  # `mark` adds a column; only `combine` changes classes

@@ -33,7 +33,10 @@ class Files:
     exact: str = "work/exact_dedup/{shard}.parquet"
     tokens: str = "work/tokens/{shard}.npz"
     ngram_runs: str = "work/ngrams/runs/{shard}.parquet"
+    duplicate_ngrams: str = "work/ngrams/dup{n}.npy"  # G₂₊ of n-grams, for the whole corpus
+    duplicate_ngrams_stats: str = "work/ngrams/dup{n}.stats.json"
     dedup: str = "work/dedup/{shard}.parquet"
+    dedup_stats: str = "work/dedup/stats.json"
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
     corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
 
@@ -142,11 +145,14 @@ GOOD = "good"
 # --------------------------------------------------------------------------- how it is read
 
 
-def read_table(path: Path | str, columns: list[str] | None = None, good_only: bool = False) -> pd.DataFrame:
-    """A stage table (all columns unless named); ``good_only`` keeps the blocks whose final
-    class is good, filtered while reading."""
-    filters = [("final_class", "==", GOOD)] if good_only else None
-    return pd.read_parquet(path, columns=columns, filters=filters)
+def read_table(path: Path | str, columns: list[str] | None = None, good_only: bool = False,
+               doc_ids: list[str] | None = None) -> pd.DataFrame:
+    """A stage table (all columns unless named), filtered while reading: ``good_only`` keeps the
+    blocks whose final class is good, ``doc_ids`` the rows of those documents."""
+    filters = [("final_class", "==", GOOD)] if good_only else []
+    if doc_ids is not None:
+        filters.append(("doc_id", "in", sorted(doc_ids)))
+    return pd.read_parquet(path, columns=columns, filters=filters or None)
 
 
 @dataclass(frozen=True)
@@ -247,6 +253,12 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
     exact = read_table(tables.exact, ["doc_id", "kept"]) if tables.exact else None
     dedup = read_table(tables.dedup, ["doc_id", "block_index", "final_class"]) if tables.dedup else None
     return survivors(docs, blocks, language, exact, dedup)
+
+
+def read_duplicate_ngrams(path: Path | str) -> np.ndarray:
+    """G₂₊ as the n-gram stage writes it: the sorted unique uint64 hashes of every n-gram seen
+    twice or more, a plain ``.npy``."""
+    return np.load(path, allow_pickle=False)
 
 
 def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.ndarray:

@@ -96,12 +96,12 @@ def gold_sets(datasets):
 
 
 def stale_corpus_files():
-    """Files in results/corpus/ that this config does not build: shards of an earlier run over
+    """Files in the corpus folder that this config does not build: shards of an earlier run over
     other inputs. They are not part of this corpus, yet sit beside it."""
     wanted = {str(Path(path)) for path in corpus_outputs()}
     return sorted(
         str(path)
-        for path in Path("results/corpus").glob("*")
+        for path in Path(FILES.corpus_jsonl).parent.glob("*")
         if path.is_file() and str(path) not in wanted
     )
 
@@ -109,7 +109,7 @@ def stale_corpus_files():
 onstart:
     if stale := stale_corpus_files():
         logger.warning(
-            f"results/corpus/ holds {len(stale)} file(s) of shards not in this config's input "
-            "(an earlier run over other WARCs); they are not part of this corpus. Remove them "
-            "with: rm " + " ".join(stale)
+            f"{Path(FILES.corpus_jsonl).parent}/ holds {len(stale)} file(s) of shards not in "
+            "this config's input (an earlier run over other WARCs); they are not part of this "
+            "corpus. Remove them with: rm " + " ".join(stale)
         )

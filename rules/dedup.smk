@@ -8,7 +8,7 @@ rule dedup:
         duplicates=rules.dup_ngrams.output.dup,
     output:
         dedup=expand(FILES.dedup, shard=SHARDS),
-        stats="work/dedup/stats.json",
+        stats=FILES.dedup_stats,
     log:
         "logs/dedup.log",
     benchmark:

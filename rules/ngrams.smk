@@ -24,8 +24,8 @@ rule dup_ngrams:
     input:
         runs=expand(FILES.ngram_runs, shard=SHARDS),
     output:
-        dup=f"work/ngrams/dup{NGRAM_CFG['n']}.npy",
-        stats=f"work/ngrams/dup{NGRAM_CFG['n']}.stats.json",
+        dup=FILES.duplicate_ngrams.format(n=NGRAM_CFG["n"]),
+        stats=FILES.duplicate_ngrams_stats.format(n=NGRAM_CFG["n"]),
     log:
         "logs/dup_ngrams.log",
     benchmark:

@@ -11,7 +11,7 @@ REPORT_WITH_EVALUATION = Path(config["evaluate"]["gold_dir"]).is_dir()
 REPORT_DEDUP = (
     {
         "dedup": expand(FILES.dedup, shard=SHARDS),
-        "dedup_stats": "work/dedup/stats.json",
+        "dedup_stats": FILES.dedup_stats,
     }
     if config["dedup"]["enabled"]
     else {}

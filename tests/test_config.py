@@ -114,3 +114,24 @@ def test_from_config_of_the_schema_defaults_is_the_dataclass_default(cls, sectio
     for part in section.split("."):
         filled = filled[part]
     assert cls.from_config(filled) == cls(), cls.__name__
+
+
+def test_config_reference_is_generated_from_the_schema():
+    """config/README.md says, key by key, what the schema validates: regenerated, it is the same."""
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, str(REPO / "tools" / "config_reference.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_every_config_key_says_what_it_does():
+    def undescribed(properties, prefix):
+        for name, spec in properties.items():
+            if "properties" in spec:
+                yield from undescribed(spec["properties"], f"{prefix}{name}.")
+            elif not spec.get("description"):
+                yield prefix + name
+
+    assert list(undescribed(load_schema()["properties"], "")) == []

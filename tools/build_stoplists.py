@@ -57,6 +57,8 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
+from corpusbuilder.stoplists import LANGUAGE_CODES
+
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "resources" / "stoplists"
 DEFAULT_TOP = 300
@@ -64,48 +66,11 @@ DEFAULT_MAX_WORDS = 3000
 MIN_WORDS = 100
 REFERENCE = "en"  # calibrated lists cover as much running text as English's top N
 
-# wordfreq language code -> list name (the names the reference `justext` package uses).
-LANGUAGES: dict[str, str] = {
-    "ar": "Arabic",
-    "bg": "Bulgarian",
-    "bn": "Bengali",
-    "ca": "Catalan",
-    "cs": "Czech",
-    "da": "Danish",
-    "de": "German",
-    "el": "Greek",
-    "en": "English",
-    "es": "Spanish",
-    "fa": "Persian",
-    "fi": "Finnish",
-    "fil": "Tagalog",
-    "fr": "French",
-    "he": "Hebrew",
-    "hi": "Hindi",
-    "hu": "Hungarian",
-    "id": "Indonesian",
-    "is": "Icelandic",
-    "it": "Italian",
-    "lt": "Lithuanian",
-    "lv": "Latvian",
-    "mk": "Macedonian",
-    "ms": "Malay",
-    "nb": "Norwegian_Bokmal",
-    "nl": "Dutch",
-    "pl": "Polish",
-    "pt": "Portuguese",
-    "ro": "Romanian",
-    "ru": "Russian",
-    "sh": "Serbo_Croatian",
-    "sk": "Slovak",
-    "sl": "Slovenian",
-    "sv": "Swedish",
-    "ta": "Tamil",
-    "tr": "Turkish",
-    "uk": "Ukrainian",
-    "ur": "Urdu",
-    "vi": "Vietnamese",
-}
+# wordfreq language code -> list name (the names the reference `justext` package uses): the
+# library's table less the codes that only alias a list there (py3langid's "no", "tl", "iw";
+# "bs" and "hr" share Serbo_Croatian with "sh"; Serbian is DERIVED).
+ALIASES = ("bs", "hr", "iw", "no", "sr", "tl")
+LANGUAGES: dict[str, str] = {code: name for code, name in LANGUAGE_CODES.items() if code not in ALIASES}
 # Lists derived from another language's data: name -> (source code, how).
 DERIVED: dict[str, tuple[str, str]] = {
     "Serbian": ("sh", "Latin words of the Serbo-Croatian list plus their Serbian Cyrillic spelling"),

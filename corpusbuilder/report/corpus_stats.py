@@ -47,7 +47,7 @@ from corpusbuilder.io import atomic_path
 from corpusbuilder.language import document_texts
 from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.similarity import MinHashParams, document_signatures, resemblance_dedup, similar_pairs
-from corpusbuilder.tables import good_after_dedup
+from corpusbuilder.tables import good_after_dedup, read_table
 from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.corpus_stats")
@@ -203,13 +203,13 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
         tokens = read_tokens(shard.tokens)
         table = tokenised_blocks(tokens)
         columns = ["doc_id", "block_index", "n_words"] + (["text"] if resemblance else [])
-        words = pd.read_parquet(shard.blocks, columns=columns)
+        words = read_table(shard.blocks, columns)
         table = table.merge(words.astype({"block_index": np.int64}), on=["doc_id", "block_index"],
                             how="left", sort=False)
         dedup = None
         if shard.dedup is not None:
             dedup_ran = True
-            dedup = pd.read_parquet(shard.dedup, columns=["doc_id", "block_index", "final_class"])
+            dedup = read_table(shard.dedup, ["doc_id", "block_index", "final_class"])
         kept = good_after_dedup(table, dedup)
         n_words = table["n_words"].fillna(0).to_numpy(np.int64)
         totals["documents_before"] += int(table["doc_id"].nunique())

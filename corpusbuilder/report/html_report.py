@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.io import atomic_path
-from corpusbuilder.tables import ShardTables, dropped_block_mask
+from corpusbuilder.tables import ShardTables, dropped_block_mask, read_table
 
 log = logging.getLogger("corpusbuilder.report")
 
@@ -276,21 +276,21 @@ class SampleDocument:
 
 def _shard_overview(shard: ShardTables) -> pd.DataFrame:
     """Per cleaned document of a shard: block counts by display kind and the document's verdict."""
-    docs = pd.read_parquet(shard.docs, columns=["doc_id", "record_index", "uri", "outcome"])
+    docs = read_table(shard.docs, ["doc_id", "record_index", "uri", "outcome"])
     docs = docs[docs["outcome"] == "ok"]
-    blocks = _block_kinds(shard, pd.read_parquet(shard.blocks, columns=["doc_id", "block_index", "final_class"]))
+    blocks = _block_kinds(shard, read_table(shard.blocks, ["doc_id", "block_index", "final_class"]))
     counts = pd.crosstab(blocks["doc_id"], blocks["kind"]).reindex(columns=list(BLOCK_KINDS), fill_value=0)
     overview = docs.merge(counts, left_on="doc_id", right_index=True, how="inner")
     overview["shard"] = shard.name
     overview["verdict"] = "kept"
     overview["removed"] = False
     if _exists(shard.language):
-        language = pd.read_parquet(shard.language, columns=["doc_id", "kept", "reason"]).set_index("doc_id")
+        language = read_table(shard.language, ["doc_id", "kept", "reason"]).set_index("doc_id")
         lost = overview["doc_id"].map(~language["kept"]).fillna(False).astype(bool)
         overview.loc[lost, "verdict"] = "dropped by the language filter: " + overview.loc[lost, "doc_id"].map(language["reason"])
         overview.loc[lost, "removed"] = True
     if _exists(shard.exact):
-        exact = pd.read_parquet(shard.exact, columns=["doc_id", "kept", "duplicate_of"]).set_index("doc_id")
+        exact = read_table(shard.exact, ["doc_id", "kept", "duplicate_of"]).set_index("doc_id")
         copy = overview["doc_id"].map(~exact["kept"]).fillna(False).astype(bool)
         overview.loc[copy, "verdict"] = "exact duplicate of " + overview.loc[copy, "doc_id"].map(exact["duplicate_of"]).astype(str)
         overview.loc[copy, "removed"] = True
@@ -306,7 +306,7 @@ def _block_kinds(shard: ShardTables, blocks: pd.DataFrame) -> pd.DataFrame:
     kind = np.where(blocks["final_class"] == "good", "good", "bad").astype(object)
     blocks = blocks.assign(duplicate_of=None, dup_share=np.nan)
     if shard.dedup is not None and _exists(shard.dedup):
-        dedup = pd.read_parquet(shard.dedup, columns=["doc_id", "block_index", "final_class", "duplicate_of", "dup_share"])
+        dedup = read_table(shard.dedup, ["doc_id", "block_index", "final_class", "duplicate_of", "dup_share"])
         merged = blocks[["doc_id", "block_index", "final_class"]].merge(
             dedup.rename(columns={"final_class": "after"}), on=["doc_id", "block_index"], how="left", sort=False)
         after = merged["after"].to_numpy(dtype=object)
@@ -315,7 +315,7 @@ def _block_kinds(shard: ShardTables, blocks: pd.DataFrame) -> pd.DataFrame:
         blocks["duplicate_of"] = merged["duplicate_of"].to_numpy(dtype=object)
         blocks["dup_share"] = merged["dup_share"].to_numpy()
     if shard.language is not None and _exists(shard.language):
-        language = pd.read_parquet(shard.language, columns=["doc_id", "dropped_blocks"])
+        language = read_table(shard.language, ["doc_id", "dropped_blocks"])
         kind = np.where(dropped_block_mask(blocks, language) & (kind == "good"), "lang", kind)
     return blocks.assign(kind=kind)
 
@@ -361,8 +361,7 @@ def sample_documents(shards: Sequence[ShardTables], size: int = 10) -> list[Samp
     for shard_name, rows in picked.groupby("shard", sort=False):
         shard = by_shard[shard_name]
         wanted = set(rows["doc_id"])
-        blocks = pd.read_parquet(shard.blocks, columns=["doc_id", "block_index", "text", "heading", "final_class"],
-                                 filters=[("doc_id", "in", sorted(wanted))])
+        blocks = read_table(shard.blocks, ["doc_id", "block_index", "text", "heading", "final_class"], doc_ids=wanted)
         blocks = _block_kinds(shard, blocks).sort_values(["doc_id", "block_index"], kind="stable")
         grouped = dict(tuple(blocks.groupby("doc_id", sort=False)))
         for row in rows.itertuples(index=False):
