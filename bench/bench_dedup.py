@@ -38,9 +38,11 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder import tokenise
-from corpusbuilder.dedup import DedupParams, Shard, dedup_corpus, duplicate_ngram_store
+from corpusbuilder.dedup.corpus import Shard, dedup_corpus
+from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.dedup.store import duplicate_ngram_store
 from corpusbuilder.justext import PRESETS
-from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.stoplists import load_stoplist
 from corpusbuilder.tables import ShardTables, read_survivors
 from corpusbuilder.tokenfile import write_token_stream

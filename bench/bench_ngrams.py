@@ -50,7 +50,7 @@ def reset_peak_rss() -> None:
 
 
 def worker_ours(shards: list[Path], n: int, kind: str, mem_mb: float, work: Path) -> dict:
-    from corpusbuilder.ngrams import shard_ngram_run, write_duplicate_ngrams
+    from corpusbuilder.ngrams.stage import shard_ngram_run, write_duplicate_ngrams
 
     started = time.perf_counter()
     runs = []
@@ -67,7 +67,7 @@ def worker_ours(shards: list[Path], n: int, kind: str, mem_mb: float, work: Path
 
 def worker_shard_run(shard: Path, run: Path, n: int, kind: str, mem_mb: float) -> dict:
     """One `ngram_runs` job."""
-    from corpusbuilder.ngrams import shard_ngram_run
+    from corpusbuilder.ngrams.stage import shard_ngram_run
 
     started = time.perf_counter()
     stats = shard_ngram_run(shard, run, kind, n, mem_mb)
@@ -77,7 +77,7 @@ def worker_shard_run(shard: Path, run: Path, n: int, kind: str, mem_mb: float) -
 
 def worker_merge(runs: list[Path], n: int, mem_mb: float, work: Path) -> dict:
     """The `dup_ngrams` job."""
-    from corpusbuilder.ngrams import write_duplicate_ngrams
+    from corpusbuilder.ngrams.stage import write_duplicate_ngrams
 
     started = time.perf_counter()
     stats = write_duplicate_ngrams(runs, work / f"dup{n}.npy", work / f"dup{n}.json", mem_mb)
@@ -99,7 +99,7 @@ def ours_per_job(shards: list[str], work: Path, options: list[str]) -> dict:
 
 
 def worker_baseline(shards: list[Path], n: int, kind: str) -> dict:
-    from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens
+    from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 
     started = time.perf_counter()
     hashes, tokens = [], 0
@@ -122,14 +122,16 @@ def worker_sa_bytes(tokens: int, path: str) -> dict:
     """Peak bytes per word of building the suffix array (and LCP) of `tokens` Zipf word ids."""
     from pydivsufsort import divsufsort, kasai
 
-    from corpusbuilder.ngrams import _resident_bytes, suffix_array, word_ids_by_first_appearance
+    from corpusbuilder.ngrams.chunks import resident_bytes
+
+    from corpusbuilder.ngrams.suffix import suffix_array, word_ids_by_first_appearance
     from zipf import zipf_shard
 
     rng = np.random.default_rng(0)
     ranks, _ = zipf_shard(rng, tokens, np.zeros(2_000_000, np.uint64), 1.15, 40, 0.05, None)
     ids, _ = word_ids_by_first_appearance(ranks)
     del ranks
-    before = _resident_bytes()
+    before = resident_bytes()
     reset_peak_rss()  # so the generator's own peak does not mask the suffix array's
     started = time.perf_counter()
     sa = suffix_array(ids) if path == "packed" else divsufsort(ids)

@@ -39,9 +39,9 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_dedup import TOKEN, final_classes_of, load_words, pattern_suffix, save, tengram_metric
 
-from corpusbuilder.dedup import page_blocks
+from corpusbuilder.dedup.context import page_blocks
 from corpusbuilder.justext import PRESETS
-from corpusbuilder.ngrams import ngram_hashes
+from corpusbuilder.ngrams.hashing import ngram_hashes
 
 N, THRESHOLD, MAX_STUB = 10, 0.5, 20
 ONION_BUFFER = 335_544_320  # the tool's default -b

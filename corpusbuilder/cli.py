@@ -112,7 +112,7 @@ def cmd_similar_pairs(args) -> int:
 
 
 def cmd_dup_ngrams(args) -> int:
-    from corpusbuilder.ngrams import dup_ngrams_from_text
+    from corpusbuilder.ngrams.stage import dup_ngrams_from_text
 
     count = dup_ngrams_from_text(args.input, args.output, args.n, args.mem_mb, args.min_count)
     print(f"{args.output}: {count} duplicate {args.n}-grams", file=sys.stderr)

@@ -17,7 +17,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import pandas as pd
 import pyarrow as pa
 from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeadersParser

@@ -7,7 +7,8 @@ Inputs and outputs are lists in shard order (`tokens`, `blocks`, `dedup`), plus 
 
 from pathlib import Path
 
-from corpusbuilder.dedup import DedupParams, Shard, dedup_corpus
+from corpusbuilder.dedup.corpus import Shard, dedup_corpus
+from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.logs import setup_logging
 

@@ -1,7 +1,7 @@
 """Rule `dup_ngrams`: every shard's run, in crawl order → G₂₊, work/ngrams/dup{n}.npy + stats."""
 
 from corpusbuilder.logs import setup_logging
-from corpusbuilder.ngrams import write_duplicate_ngrams
+from corpusbuilder.ngrams.stage import write_duplicate_ngrams
 
 setup_logging(snakemake.log[0])
 cfg = snakemake.params.cfg

@@ -4,7 +4,7 @@ A shard's run never depends on another shard, so adding a shard sorts only that 
 """
 
 from corpusbuilder.logs import setup_logging
-from corpusbuilder.ngrams import shard_ngram_run
+from corpusbuilder.ngrams.stage import shard_ngram_run
 
 setup_logging(snakemake.log[0])
 cfg = snakemake.params.cfg

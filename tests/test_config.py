@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO
 from corpusbuilder.cli import main
 from corpusbuilder.config import ConfigError, load_config, load_schema, validate_config
-from corpusbuilder.dedup import DedupParams
+from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.evaluation.scores import EvaluateConfig
 from corpusbuilder.exact_dedup import ExactDedupParams
 from corpusbuilder.extract import ExtractParams

@@ -8,21 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpusbuilder.dedup import (
-    DedupParams,
-    Provenance,
-    Shard,
-    UnitVerdicts,
-    covered_tokens,
-    dedup_corpus,
-    dedup_document,
-    duplicate_ngram_store,
-    final_classes,
-    processing_order,
-    unique_sorted_in_place,
-)
+from corpusbuilder.dedup.context import final_classes
+from corpusbuilder.dedup.corpus import Shard, dedup_corpus, processing_order
+from corpusbuilder.dedup.document import covered_tokens, dedup_document
+from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.justext import PRESETS
-from corpusbuilder.ngrams import ngram_hashes
+from corpusbuilder.ngrams.hashing import ngram_hashes
+from corpusbuilder.tokenfile import TokenStream, write_token_stream
 from corpusbuilder.tokenise import word_hashes
 
 N = 5
@@ -55,10 +47,9 @@ def write_corpus(tmp_path, shards: dict[str, list[tuple[str, list]]], n: int = N
         token_hash = word_hashes(np.array(words, dtype=object)) if words else np.empty(0, np.uint64)
         offsets = np.array(offsets, np.int64)
         all_hashes.append(ngram_hashes(token_hash, offsets, n)[0])
-        np.savez(tmp_path / f"{name}.npz", token_hash=token_hash, is_punct=np.zeros(len(words), bool),
-                 is_stop=np.zeros(len(words), bool), block_offsets=offsets,
-                 block_doc=np.array(block_doc, np.int32), block_index=np.array(block_index, np.int32),
-                 doc_ids=np.array([doc_id for doc_id, _ in pages]))
+        write_token_stream(TokenStream(token_hash, np.zeros(len(words), bool), np.zeros(len(words), bool), offsets,
+                                       np.array(block_doc, np.int32), np.array(block_index, np.int32),
+                                       np.array([doc_id for doc_id, _ in pages])), tmp_path / f"{name}.npz")
         pd.DataFrame(rows).astype({"block_index": "int32"}).to_parquet(tmp_path / f"{name}.blocks.parquet")
         out.append(Shard(name, tmp_path / f"{name}.npz", tmp_path / f"{name}.blocks.parquet",
                          tmp_path / "dedup" / f"{name}.parquet"))
@@ -361,46 +352,6 @@ def test_lower_threshold_removes_more(tmp_path):
         table = run(tmp_path, shards, threshold=threshold)
         removed.append(set(zip(table.doc_id[table.final_class != "good"], table.block_index[table.final_class != "good"])))
     assert len(removed[0]) < len(removed[1]) < len(removed[2])
-
-
-def test_store_moves_ngrams_from_g2_to_gout():
-    for backend in ("sorted-array", "judy"):
-        store = duplicate_ngram_store(np.array([5, 9, 1 << 40], np.uint64), DedupParams(backend=backend))
-        probe = np.array([5, 6, 9, 1 << 40], np.uint64)
-        assert store.is_duplicate(probe).tolist() == [True, False, True, True]
-        store.send_to_output(np.array([9], np.uint64))
-        assert store.is_output(np.array([5, 9, 1 << 40], np.uint64)).tolist() == [False, True, False]
-        assert store.is_duplicate(probe).tolist() == [True, False, True, True]
-        assert len(store) == 3
-
-
-def test_truncated_hashes_that_coincide_are_stored_once():
-    values = np.sort(np.random.default_rng(5).integers(0, 50, size=5000)).astype(np.uint64)
-    kept = unique_sorted_in_place(values.copy(), chunk=64)
-    expected = np.unique(values)
-    copy = values.copy()
-    assert kept == len(expected) and copy[:unique_sorted_in_place(copy, chunk=64)].tolist() == expected.tolist()
-    store = duplicate_ngram_store(np.array([0x1_0000_0005, 0x2_0000_0005, 7], np.uint64),
-                                  DedupParams(hash_bits=32))
-    assert len(store) == 2 and store.is_duplicate(np.array([5, 7, 9], np.uint64)).tolist() == [True, True, False]
-
-
-def test_provenance_resolves_the_most_common_owner(tmp_path):
-    """Logged in small chunks and joined back: sent n-grams name their senders, repeats of the
-    page name the page, equally frequent owners resolve to the smaller."""
-    for backend in ("sorted-array", "judy"):
-        store = duplicate_ngram_store(np.arange(10, 20, dtype=np.uint64), DedupParams(backend=backend))
-        log = Provenance(tmp_path, chunk_rows=2)
-        nothing = np.empty(0, np.int64)
-        for doc, sent in ((3, [10, 11, 12]), (1, [13, 14])):
-            log.record(UnitVerdicts(np.zeros(1), np.zeros(1, bool), store.locate(np.array(sent, np.uint64))[1],
-                                    nothing, nothing, nothing.astype(bool)), doc)
-        copy = UnitVerdicts(np.ones(3), np.array([True, False, True]), nothing, np.array([0, 0, 0, 2, 2, 2]),
-                            store.locate(np.array([10, 11, 13, 13, 14, 15], np.uint64))[1],
-                            np.array([False, False, False, False, False, True]))
-        assert log.record(copy, doc=7).tolist() == [0, -1, 1]
-        assert log.resolve(store.owner_table()).tolist() == [3, 1]
-        assert not list(tmp_path.glob(".provenance-*"))
 
 
 def test_bad_parameters_are_refused():

@@ -6,10 +6,11 @@ import collections
 import json
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 from conftest import CRAWL, require_shared
 
-from corpusbuilder import ngrams as ng
+from corpusbuilder.ngrams import chunks, hashing, runs, stage, suffix
 from corpusbuilder.tokenfile import TokenStream, write_token_stream
 
 MASK64 = (1 << 64) - 1
@@ -63,8 +64,8 @@ def run_engine(tmp_path, shards, kind, n, chunk_tokens, min_count=2, mem_mb=256)
         tokens = tmp_path / f"shard{i}.npz"
         write_token_stream(TokenStream.of_blocks(token_hash, block_offsets, is_punct, is_stop), tokens)
         runs.append(tmp_path / f"runs/shard{i}.parquet")
-        ng.shard_ngram_run(tokens, runs[-1], kind, n, mem_mb, chunk_tokens=chunk_tokens)
-    stats = ng.write_duplicate_ngrams(runs, tmp_path / f"dup{n}.npy", tmp_path / "stats.json", mem_mb, min_count)
+        stage.shard_ngram_run(tokens, runs[-1], kind, n, mem_mb, chunk_tokens=chunk_tokens)
+    stats = stage.write_duplicate_ngrams(runs, tmp_path / f"dup{n}.npy", tmp_path / "stats.json", mem_mb, min_count)
     return np.load(tmp_path / f"dup{n}.npy"), stats
 
 
@@ -75,7 +76,7 @@ def test_ngram_hashes_follow_the_formula_and_stay_inside_blocks():
     rng = np.random.default_rng(0)
     token_hash = rng.integers(0, 2**64 - 1, 30, dtype=np.uint64)
     block_offsets = np.array([0, 4, 4, 5, 17, 30])  # blocks of 4, 0, 1, 12 and 13 tokens
-    hashes, starts = ng.ngram_hashes(token_hash, block_offsets, 4)
+    hashes, starts = hashing.ngram_hashes(token_hash, block_offsets, 4)
     assert starts.tolist() == [0] + list(range(5, 14)) + list(range(17, 27))
     assert hashes.tolist() == [reference_hash(tuple(int(t) for t in token_hash[s:s + 4])) for s in starts]
 
@@ -85,20 +86,20 @@ def test_select_tokens_and_kinds():
     is_punct = np.array([0, 1, 0, 0, 0, 1, 0, 0, 0, 1], bool)
     is_stop = np.array([1, 0, 0, 1, 0, 0, 0, 0, 1, 0], bool)
     block_offsets = np.array([0, 3, 6, 10])
-    assert ng.kind_mask("all", is_punct, is_stop).all()
-    keep = ng.kind_mask("no-punct-no-stop", is_punct, is_stop)
+    assert hashing.kind_mask("all", is_punct, is_stop).all()
+    keep = hashing.kind_mask("no-punct-no-stop", is_punct, is_stop)
     assert np.flatnonzero(keep).tolist() == [2, 4, 6, 7]
-    kept, offsets, index = ng.select_tokens(token_hash, block_offsets, keep)
+    kept, offsets, index = hashing.select_tokens(token_hash, block_offsets, keep)
     assert kept.tolist() == [12, 14, 16, 17]
     assert offsets.tolist() == [0, 1, 2, 4]
     assert index.tolist() == [2, 4, 6, 7]
-    assert ng.kind_mask("no-punct", is_punct, is_stop).sum() == 7
+    assert hashing.kind_mask("no-punct", is_punct, is_stop).sum() == 7
     with pytest.raises(ValueError):
-        ng.kind_mask("no-stop", is_punct, is_stop)
+        hashing.kind_mask("no-stop", is_punct, is_stop)
 
 
 def test_word_ids_in_order_of_first_appearance():
-    ids, vocabulary = ng.word_ids_by_first_appearance(np.array([7, 3, 7, 9, 3, 1], np.uint64))
+    ids, vocabulary = suffix.word_ids_by_first_appearance(np.array([7, 3, 7, 9, 3, 1], np.uint64))
     assert ids.tolist() == [0, 1, 0, 2, 1, 3]
     assert vocabulary.tolist() == [7, 3, 9, 1]
 
@@ -109,7 +110,7 @@ def test_suffix_array_sorts_the_suffixes_of_word_ids(vocabulary):
     ids = rng.integers(0, vocabulary, 400).astype(np.int32)
     ids[-1] = vocabulary - 1
     expected = sorted(range(len(ids)), key=lambda i: ids[i:].tolist())
-    assert ng.suffix_array(ids).tolist() == expected
+    assert suffix.suffix_array(ids).tolist() == expected
 
 
 # --- one chunk, many chunks, many shards --------------------------------------------------------
@@ -119,7 +120,7 @@ def test_suffix_array_sorts_the_suffixes_of_word_ids(vocabulary):
 def test_chunk_counts_equal_a_brute_force_counter(n):
     rng = np.random.default_rng(n)
     token_hash, block_offsets = random_corpus(rng, 5000, 40, 150)
-    hashes, counts = ng.chunk_ngram_counts(token_hash, block_offsets, n)
+    hashes, counts = suffix.chunk_ngram_counts(token_hash, block_offsets, n)
     expected = {reference_hash(g): c for g, c in brute_force_counts(token_hash, block_offsets, n).items()}
     assert np.all(np.diff(hashes.astype(np.float64)) >= 0) and len(np.unique(hashes)) == len(hashes)
     assert dict(zip(hashes.tolist(), counts.tolist())) == expected
@@ -145,7 +146,7 @@ def test_repeated_spans_cover_what_a_brute_force_finds(min_len):
     rng = np.random.default_rng(min_len)
     token_hash, block_offsets = random_corpus(rng, 3000, 400, 80, copies=15)
     for owned in (3000, 2000):
-        spans = ng.chunk_repeated_spans(token_hash, block_offsets, min_len, owned)
+        spans = suffix.chunk_repeated_spans(token_hash, block_offsets, min_len, owned)
         covered = np.zeros(len(token_hash), bool)
         for start, end in spans:
             covered[start:end] = True
@@ -176,13 +177,13 @@ def test_duplicates_across_chunks_and_shards(tmp_path, chunk_tokens):
         assert sum(len(shard["chunks"]) for shard in stats["shards"]) > 200
 
 
-@pytest.mark.parametrize("kind", ng.NGRAM_KINDS)
+@pytest.mark.parametrize("kind", hashing.NGRAM_KINDS)
 def test_kinds_build_ngrams_from_the_kept_tokens(tmp_path, kind):
     rng = np.random.default_rng(7)
     token_hash, block_offsets = random_corpus(rng, 4000, 30, 100, copies=30)
     is_punct, is_stop = rng.random(4000) < 0.15, rng.random(4000) < 0.4
     dups, _ = run_engine(tmp_path, [(token_hash, block_offsets, is_punct, is_stop)], kind, 5, 97)
-    kept, offsets, _ = ng.select_tokens(token_hash, block_offsets, ng.kind_mask(kind, is_punct, is_stop))
+    kept, offsets, _ = hashing.select_tokens(token_hash, block_offsets, hashing.kind_mask(kind, is_punct, is_stop))
     assert dups.tolist() == brute_force_duplicates(kept, offsets, 5).tolist()
 
 
@@ -192,9 +193,9 @@ def test_min_count_and_parameter_checks(tmp_path):
     assert dups.tolist() == [reference_hash((1, 2, 3))]
     assert stats["duplicate_instances"] == 4
     with pytest.raises(ValueError):
-        ng.shard_ngram_run(tmp_path / "shard0.npz", tmp_path / "x.parquet", "all", 2, 256)
+        stage.shard_ngram_run(tmp_path / "shard0.npz", tmp_path / "x.parquet", "all", 2, 256)
     with pytest.raises(ValueError):
-        ng.shard_ngram_run(tmp_path / "shard0.npz", tmp_path / "x.parquet", "punct", 10, 256)
+        stage.shard_ngram_run(tmp_path / "shard0.npz", tmp_path / "x.parquet", "punct", 10, 256)
 
 
 def test_adding_a_shard_keeps_the_old_runs_and_re_merges(tmp_path):
@@ -204,12 +205,12 @@ def test_adding_a_shard_keeps_the_old_runs_and_re_merges(tmp_path):
     for i, (token_hash, block_offsets) in enumerate(shards[:2]):
         write_token_stream(TokenStream.of_blocks(token_hash, block_offsets), tmp_path / f"s{i}.npz")
         runs.append(tmp_path / f"s{i}.parquet")
-        ng.shard_ngram_run(tmp_path / f"s{i}.npz", runs[-1], "all", 8, 256, chunk_tokens=400)
+        stage.shard_ngram_run(tmp_path / f"s{i}.npz", runs[-1], "all", 8, 256, chunk_tokens=400)
     old = [(path.stat().st_mtime_ns, path.read_bytes()) for path in runs]
     write_token_stream(TokenStream.of_blocks(*shards[2]), tmp_path / "s2.npz")
     runs.append(tmp_path / "s2.parquet")
-    ng.shard_ngram_run(tmp_path / "s2.npz", runs[-1], "all", 8, 256, chunk_tokens=400)
-    ng.write_duplicate_ngrams(runs, tmp_path / "dup8.npy", tmp_path / "stats.json", 256)
+    stage.shard_ngram_run(tmp_path / "s2.npz", runs[-1], "all", 8, 256, chunk_tokens=400)
+    stage.write_duplicate_ngrams(runs, tmp_path / "dup8.npy", tmp_path / "stats.json", 256)
     assert [(path.stat().st_mtime_ns, path.read_bytes()) for path in runs[:2]] == old
     token_hash = np.concatenate([s[0] for s in shards])
     block_offsets = np.concatenate([[0]] + [s[1][1:] + 2000 * i for i, s in enumerate(shards)])
@@ -224,7 +225,7 @@ def test_merge_sums_equal_hashes_across_runs_and_blocks():
         return ((hashes[i:i + block], np.ones(len(hashes[i:i + block]), np.uint32))
                 for i in range(0, len(hashes), block))
 
-    merged = list(ng.merge_ngram_runs([run([1, 4, 9, 2**63 + 5], 1), run([4, 5, 9], 2), run([], 3), run([9], 5)]))
+    merged = list(runs.merge_ngram_runs([run([1, 4, 9, 2**63 + 5], 1), run([4, 5, 9], 2), run([], 3), run([9], 5)]))
     hashes = np.concatenate([h for h, _ in merged])
     counts = np.concatenate([c for _, c in merged])
     assert hashes.tolist() == [1, 4, 5, 9, 2**63 + 5]
@@ -234,14 +235,14 @@ def test_merge_sums_equal_hashes_across_runs_and_blocks():
 def test_runs_are_written_in_row_groups_and_read_in_bounded_blocks(tmp_path, monkeypatch):
     """Small blocks are gathered into row groups of RUN_ROW_GROUP rows; a run is read one row
     group at a time, in blocks of at most the requested rows."""
-    monkeypatch.setattr(ng, "RUN_ROW_GROUP", 100)
+    monkeypatch.setattr(runs, "RUN_ROW_GROUP", 100)
     hashes = np.arange(1000, dtype=np.uint64) * 7
     counts = np.arange(1000, dtype=np.uint32)
     blocks = [(hashes[i:i + 13], counts[i:i + 13]) for i in range(0, 1000, 13)]
-    assert ng.write_run(tmp_path / "r.parquet", blocks) == 1000
-    metadata = ng.pq.read_metadata(tmp_path / "r.parquet")
+    assert runs.write_run(tmp_path / "r.parquet", blocks) == 1000
+    metadata = pq.read_metadata(tmp_path / "r.parquet")
     assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)][:-1] == [100] * 9
-    read = list(ng.read_run(tmp_path / "r.parquet", 30))
+    read = list(runs.read_run(tmp_path / "r.parquet", 30))
     assert max(len(h) for h, _ in read) == 30
     assert np.concatenate([h for h, _ in read]).tolist() == hashes.tolist()
     assert np.concatenate([c for _, c in read]).tolist() == counts.tolist()
@@ -249,11 +250,11 @@ def test_runs_are_written_in_row_groups_and_read_in_bounded_blocks(tmp_path, mon
 
 def test_merge_in_passes_when_the_budget_allows_few_runs_at_once(tmp_path, monkeypatch):
     """A budget too small for MERGE_FAN_IN open runs merges fewer at a time, same result."""
-    monkeypatch.setattr(ng, "RUN_ROW_GROUP", 64)
-    monkeypatch.setattr(ng, "READ_BYTES_PER_ROW", 2**20)  # every open run "costs" 64 MB
+    monkeypatch.setattr(runs, "RUN_ROW_GROUP", 64)
+    monkeypatch.setattr(runs, "READ_BYTES_PER_ROW", 2**20)  # every open run "costs" 64 MB
     rng = np.random.default_rng(11)
     token_hash, block_offsets = random_corpus(rng, 3000, 300, 40, copies=20)
-    assert ng._fan_in([], 256) < ng.MERGE_FAN_IN
+    assert runs.runs_per_merge([], 256) < runs.MERGE_FAN_IN
     dups, stats = run_engine(tmp_path, [(token_hash, block_offsets, None, None)], "all", 6, 50)
     assert dups.tolist() == brute_force_duplicates(token_hash, block_offsets, 6).tolist()
     assert len(stats["shards"][0]["chunks"]) > 50
@@ -265,9 +266,9 @@ def test_reads_compressed_token_files_piece_by_piece(tmp_path):
     is_punct = rng.random(1000) < 0.3
     np.savez_compressed(tmp_path / "t.npz", token_hash=token_hash, is_punct=is_punct,
                         is_stop=np.zeros(1000, bool), block_offsets=block_offsets)
-    pieces = list(ng.read_kept_token_pieces(tmp_path / "t.npz", "no-punct", 64))
+    pieces = list(chunks.read_kept_token_pieces(tmp_path / "t.npz", "no-punct", 64))
     assert len(pieces) == 16
-    kept, offsets, _ = ng.select_tokens(token_hash, block_offsets, ~is_punct)
+    kept, offsets, _ = hashing.select_tokens(token_hash, block_offsets, ~is_punct)
     assert np.concatenate([p[0] for p in pieces]).tolist() == kept.tolist()
     starts = np.flatnonzero(np.concatenate([p[1] for p in pieces]))
     assert starts.tolist() == np.unique(offsets[:-1][offsets[:-1] < len(kept)]).tolist()
@@ -292,7 +293,7 @@ def read_tsv(path):
 def test_dup_ngrams_from_text_lists_count_and_text_most_frequent_first(tmp_path):
     lines = ["a b c d e f", "x a b c d e f y", "", "  a   b c  d e ", "c d e f a b c d e f", "f a b"]
     (tmp_path / "in.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    written = ng.dup_ngrams_from_text(tmp_path / "in.txt", tmp_path / "out.tsv", n=3, mem_mb=1)
+    written = stage.dup_ngrams_from_text(tmp_path / "in.txt", tmp_path / "out.tsv", n=3, mem_mb=1)
     rows = read_tsv(tmp_path / "out.tsv")
     assert written == len(rows)
     assert dict((text, count) for count, text in rows) == brute_force_text(lines, 3)
@@ -329,7 +330,7 @@ def crawl_text(tmp_path_factory):
 def test_real_crawl_text_matches_brute_force_with_many_chunks(crawl_text, tmp_path):
     path, lines = crawl_text
     # A budget below what the interpreter already holds gives the smallest chunks, 64·n tokens.
-    ng.dup_ngrams_from_text(path, tmp_path / "dup.tsv", n=10, mem_mb=1)
+    stage.dup_ngrams_from_text(path, tmp_path / "dup.tsv", n=10, mem_mb=1)
     got = {text: count for count, text in read_tsv(tmp_path / "dup.tsv")}
     expected = brute_force_text(lines, 10)
     assert len(expected) > 1000

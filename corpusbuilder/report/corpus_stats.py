@@ -45,7 +45,7 @@ import pandas as pd
 
 from corpusbuilder.io import atomic_path
 from corpusbuilder.language import document_texts
-from corpusbuilder.ngrams import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.similarity import MinHashParams, document_signatures, resemblance_dedup, similar_pairs
 from corpusbuilder.tables import good_after_dedup, read_table
 from corpusbuilder.tokenfile import read_tokens

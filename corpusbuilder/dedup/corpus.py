@@ -1,0 +1,318 @@
+"""The stage: every shard's duplicate n-grams, the global processing order, the buckets, the
+pass over them, and the per-shard output tables."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_after_dedup
+from corpusbuilder.dedup.document import dedup_document
+from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.dedup.provenance_log import Provenance
+from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
+from corpusbuilder.io import atomic_path, write_table
+from corpusbuilder.justext import PRESETS, JustextParams
+from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.tables import DEDUP_SCHEMA, read_duplicate_ngrams, read_table
+from corpusbuilder.tokenfile import read_tokens
+
+log = logging.getLogger("corpusbuilder.dedup")
+
+# --- shard preparation: n-grams of every document, only the duplicate ones kept ----------------
+
+
+@dataclass
+class ShardNgrams:
+    """One shard's documents reduced to what de-duplication reads: units in word positions and
+    the duplicate n-grams (G₂₊ ∪ G_out members), all in shard-wide word positions."""
+
+    doc_ids: list[str]
+    block_doc: np.ndarray  # int32, document of each block
+    block_index: np.ndarray  # int32, block's index in its page
+    word_offsets: np.ndarray  # int64, n_blocks + 1, blocks in words of the chosen kind
+    doc_blocks: np.ndarray  # int64, n_docs + 1, each document's block range
+    dup_handles: np.ndarray  # the duplicate n-grams as `store.locate` names them
+    dup_starts: np.ndarray
+    doc_ngrams: np.ndarray  # int64, n-grams per document
+    doc_duplicates: np.ndarray  # int64, duplicate n-grams per document
+    pages: PageBlocks | None = None  # every block of the pages, for the context-sensitive pass
+
+    def duplicate_share(self) -> np.ndarray:
+        """Share of each document's n-grams that are duplicate (the §3.5 ordering key)."""
+        return np.divide(self.doc_duplicates, self.doc_ngrams, out=np.zeros(len(self.doc_ngrams)),
+                         where=self.doc_ngrams > 0)
+
+    def document_units(self, doc: int, level: str) -> np.ndarray:
+        first, last = self.doc_blocks[doc], self.doc_blocks[doc + 1]
+        if level == "document":
+            return self.word_offsets[[first, last]]
+        return self.word_offsets[first:last + 1]
+
+    def document_duplicates(self, doc: int) -> tuple[np.ndarray, np.ndarray]:
+        first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
+        lo, hi = np.searchsorted(self.dup_starts, [first, last])
+        return self.dup_handles[lo:hi], self.dup_starts[lo:hi]
+
+
+def shard_ngrams(tokens: dict, params: DedupParams, store, blocks: pd.DataFrame | None = None) -> ShardNgrams:
+    """Hash every n-gram of a shard's tokens at once and keep the duplicate ones (with `blocks`,
+    the shard's blocks.parquet, every block of its pages for the context-sensitive pass)."""
+    keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
+    words, word_offsets, _ = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
+                                           np.asarray(tokens["block_offsets"], np.int64), keep)
+    hashes, starts = ngram_hashes(words, word_offsets, params.n)
+    hashes = truncate_hashes(hashes, params.hash_bits)
+    duplicate, handles = store.locate(hashes)
+    block_doc = np.asarray(tokens["block_doc"], np.int32)
+    doc_ids = [str(d) for d in tokens["doc_ids"]]
+    doc_blocks = np.searchsorted(block_doc, np.arange(len(doc_ids) + 1)).astype(np.int64)
+    if np.any(np.diff(block_doc) < 0):
+        raise ValueError("token file: blocks of a document must be contiguous and in document order")
+    doc_of_start = np.searchsorted(word_offsets[doc_blocks], starts, side="right") - 1
+    return ShardNgrams(
+        doc_ids=doc_ids, block_doc=block_doc, block_index=np.asarray(tokens["block_index"], np.int32),
+        word_offsets=word_offsets, doc_blocks=doc_blocks,
+        dup_handles=handles, dup_starts=starts[duplicate],
+        doc_ngrams=np.bincount(doc_of_start, minlength=len(doc_ids)),
+        doc_duplicates=np.bincount(doc_of_start[duplicate], minlength=len(doc_ids)),
+        pages=None if blocks is None else page_blocks(blocks, doc_ids, block_doc, tokens["block_index"]),
+    )
+
+
+def processing_order(shares: list[np.ndarray], order: str) -> np.ndarray:
+    """(shard, document) pairs in processing order: by increasing share of duplicate n-grams,
+    ties in crawl order (§3.5), or crawl order alone."""
+    shard = np.concatenate([np.full(len(s), i, np.int32) for i, s in enumerate(shares)] + [np.empty(0, np.int32)])
+    position = np.concatenate([np.arange(len(s), dtype=np.int32) for s in shares] + [np.empty(0, np.int32)])
+    if order == "dup-share":
+        keys = np.concatenate(list(shares) + [np.empty(0)])
+        ranked = np.lexsort((position, shard, keys))
+    else:
+        ranked = np.lexsort((position, shard))
+    return np.stack([shard[ranked], position[ranked]], axis=1)
+
+
+def buckets(order: np.ndarray, doc_tokens: list[np.ndarray], bucket_tokens: int) -> list[np.ndarray]:
+    """Cut the processing order into consecutive runs of at most `bucket_tokens` tokens
+    (a single longer document makes a bucket of its own)."""
+    sizes = np.array([doc_tokens[s][d] for s, d in order], dtype=np.int64)
+    bucket_of = np.cumsum(sizes) // max(bucket_tokens, 1)
+    cuts = np.flatnonzero(np.diff(bucket_of)) + 1
+    return [part for part in np.split(order, cuts) if len(part)]
+
+
+# --- the stage ---------------------------------------------------------------------------------
+
+@dataclass
+class Shard:
+    name: str
+    tokens: Path
+    blocks: Path
+    output: Path
+
+
+@dataclass
+class _BlockVerdicts:
+    """Per-block results of one shard, filled bucket by bucket."""
+
+    share: np.ndarray
+    duplicate: np.ndarray
+    duplicate_of: np.ndarray  # global document index
+
+    @classmethod
+    def empty(cls, blocks: int) -> _BlockVerdicts:
+        return cls(np.zeros(blocks, np.float32), np.zeros(blocks, bool), np.full(blocks, -1, np.int32))
+
+
+@dataclass
+class DedupStats:
+    documents: int = 0
+    documents_processed: int = 0  # documents holding at least one duplicate n-gram
+    duplicate_ngrams: int = 0
+    store_bytes: int = 0
+    tokens: int = 0
+    blocks: dict = field(default_factory=dict)  # final class → blocks (of the deduplicated ones)
+    words: dict = field(default_factory=dict)  # final class → words (blocks.parquet n_words)
+    seconds: dict = field(default_factory=dict)
+
+
+@dataclass
+class Plan:
+    """What pass 1 learns of the corpus: the processing order of its documents, their sizes and
+    ids, and the per-block verdicts to fill; shards prepared in pass 1 that pass 2 may reuse."""
+
+    order: np.ndarray  # (shard, document) pairs in processing order
+    doc_tokens: list[np.ndarray]
+    doc_ids: list[list[str]]
+    doc_base: np.ndarray  # global index of each shard's first document
+    verdicts: list[_BlockVerdicts]
+    cached: dict[int, ShardNgrams]
+
+
+def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: Path | str | None,
+                 params: DedupParams, justext: JustextParams = PRESETS["default"]) -> DedupStats:
+    """The dedup stage over every shard: tokens + blocks + G₂₊ → per-shard override tables."""
+    started = time.perf_counter()
+    stats = DedupStats()
+    store = duplicate_ngram_store(read_duplicate_ngrams(duplicates_path), params)
+    stats.duplicate_ngrams = len(store)
+    stats.store_bytes = store.nbytes
+    plan = plan_documents(shards, store, params, stats)
+    stats.seconds["order"] = round(time.perf_counter() - started, 3)
+
+    provenance = Provenance(shards[0].output.parent if shards else Path("."))
+    units = remove_duplicate_units(shards, plan, store, provenance, params, justext, stats)
+    # duplicate_of: the sets are given up for a table of who sent what to output
+    owners = store.owner_table()
+    del store
+    fill_duplicate_of(plan.verdicts, units, provenance.resolve(owners))
+    del owners
+    stats.seconds["dedup"] = round(time.perf_counter() - started - stats.seconds["order"], 3)
+
+    write_shard_outputs(shards, plan, params, justext, stats)
+    stats.seconds["total"] = round(time.perf_counter() - started, 3)
+    if stats_path is not None:
+        with atomic_path(stats_path) as tmp:
+            tmp.write_text(json.dumps({"params": asdict(params), **asdict(stats)}, indent=1) + "\n")
+    log.info("dedup: %d documents, %d tokens, blocks %s, %.1f s", stats.documents, stats.tokens,
+             stats.blocks, stats.seconds["total"])
+    return stats
+
+
+def plan_documents(shards: list[Shard], store, params: DedupParams, stats: DedupStats) -> Plan:
+    """Pass 1: ordering keys and sizes, one shard at a time. The prepared shards are cached for
+    pass 2 as long as they hold no more than `bucket_tokens` tokens (the memory a bucket may
+    take anyway), so a corpus that fits one bucket is read and hashed once."""
+    shares, doc_tokens, doc_ids, verdicts = [], [], [], []
+    cached: dict[int, ShardNgrams] = {}
+    cached_tokens = 0
+    for s, shard in enumerate(shards):
+        tokens = read_tokens(shard.tokens)
+        fits_cache = cached_tokens + len(tokens["token_hash"]) <= params.bucket_tokens
+        prepared = shard_ngrams(tokens, params, store, context_blocks(shard, params) if fits_cache else None)
+        if fits_cache:
+            cached[s] = prepared
+            cached_tokens += len(tokens["token_hash"])
+        shares.append(prepared.duplicate_share())
+        doc_tokens.append(np.diff(np.asarray(tokens["block_offsets"])[prepared.doc_blocks]))
+        doc_ids.append(prepared.doc_ids)
+        verdicts.append(_BlockVerdicts.empty(len(prepared.block_doc)))
+        stats.tokens += len(tokens["token_hash"])
+    doc_base = np.concatenate(([0], np.cumsum([len(ids) for ids in doc_ids]))).astype(np.int64)
+    stats.documents = int(doc_base[-1])
+    return Plan(processing_order(shares, params.order), doc_tokens, doc_ids, doc_base, verdicts, cached)
+
+
+def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: Provenance, params: DedupParams,
+                           justext: JustextParams, stats: DedupStats) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """Pass 2: Algorithm 3.1, bucket by bucket in processing order; fills ``plan.verdicts``'
+    shares and duplicate flags and logs who sent what. Returns, per document with duplicate
+    units, (shard, first block of each unit, block after it), in the order `provenance` numbered
+    them."""
+    units = []
+    for bucket in buckets(plan.order, plan.doc_tokens, params.bucket_tokens):
+        prepared = {}
+        for s in np.unique(bucket[:, 0]):
+            prepared[s] = plan.cached[s] if s in plan.cached else shard_ngrams(
+                read_tokens(shards[s].tokens), params, store, context_blocks(shards[s], params))
+        for s, d in bucket:
+            shard = prepared[s]
+            if shard.doc_duplicates[d] == 0:
+                continue
+            stats.documents_processed += 1
+            hashes, starts = shard.document_duplicates(d)
+            first, stop = shard.doc_blocks[d], shard.doc_blocks[d + 1]
+            smooth = None if shard.pages is None else partial(shard.pages.kept_blocks, d, first, justext=justext,
+                                                                     min_words=params.n)
+            result = dedup_document(hashes, starts, shard.document_units(d, params.level), params.n,
+                                    params.threshold, store, smooth)
+            provenance.record(result, int(plan.doc_base[s] + d))
+            # a document-level verdict is broadcast to all its blocks
+            plan.verdicts[s].share[first:stop] = result.share
+            plan.verdicts[s].duplicate[first:stop] = result.duplicate
+            if result.duplicate.any():
+                bounds = np.arange(first, stop + 1) if params.level == "block" else np.array([first, stop])
+                at = np.flatnonzero(result.duplicate)
+                units.append((s, bounds[at], bounds[at + 1]))
+        del prepared
+    plan.cached.clear()
+    return units
+
+
+def fill_duplicate_of(verdicts: list[_BlockVerdicts], units: list[tuple[int, np.ndarray, np.ndarray]],
+                      owner_of_unit: np.ndarray) -> None:
+    """Each duplicate unit's blocks name the document it duplicates (`Provenance.resolve`)."""
+    for (s, firsts, stops), owner in zip(units, np.split(owner_of_unit, np.cumsum([len(f) for _, f, _ in units]))):
+        for first, stop, doc in zip(firsts, stops, owner):
+            verdicts[s].duplicate_of[first:stop] = doc
+
+
+def write_shard_outputs(shards: list[Shard], plan: Plan, params: DedupParams, justext: JustextParams,
+                        stats: DedupStats) -> None:
+    """Pass 3: the context-sensitive pass on pages with duplicates, and the override tables."""
+    all_ids = np.array([i for ids in plan.doc_ids for i in ids] or [""], dtype=object)
+    for shard, shard_verdicts in zip(shards, plan.verdicts):
+        tokens = read_tokens(shard.tokens, ("doc_ids", "block_doc", "block_index"))
+        table = shard_output(read_table(shard.blocks, BLOCK_COLUMNS), tokens, shard_verdicts, all_ids,
+                             justext, params.n)
+        _count(stats, table)
+        write_table(pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
+                    shard.output)
+
+
+BLOCK_COLUMNS = ["doc_id", "block_index", "cf_class", "final_class", "n_chars", "heading", "n_words"]
+
+
+def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
+    """What the context-sensitive pass reads of a shard's blocks, when it judges blocks."""
+    if params.level != "block":
+        return None
+    return read_table(shard.blocks, BLOCK_COLUMNS)
+
+
+def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, all_ids: np.ndarray,
+                 justext: JustextParams, min_words: int) -> pd.DataFrame:
+    """Every block of the shard's de-duplicated documents with its class after de-duplication
+    (plus `n_words`, for the stats). Pages without a duplicate block keep jusText's classes."""
+    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    keyed = pd.DataFrame({
+        "doc_id": doc_ids[np.asarray(tokens["block_doc"])],
+        "block_index": np.asarray(tokens["block_index"], np.int32),
+        "dup_share": verdicts.share,
+        "duplicate": verdicts.duplicate,
+        "duplicate_of": pd.Series(all_ids[np.maximum(verdicts.duplicate_of, 0)]).where(verdicts.duplicate_of >= 0),
+    })
+    table = blocks.loc[blocks["doc_id"].isin(set(doc_ids)), BLOCK_COLUMNS]
+    # blocks.parquet order is page order; a left merge keeps it
+    table = table.merge(keyed, on=["doc_id", "block_index"], how="left", sort=False)
+    duplicate = table["duplicate"].astype("boolean").fillna(False).to_numpy(bool)
+    table["duplicate"] = duplicate
+    final = table["final_class"].to_numpy(dtype=object).copy()
+    page = table["doc_id"].to_numpy(dtype=object)
+    starts = np.flatnonzero(np.concatenate(([True], page[1:] != page[:-1]))) if len(page) else np.empty(0, int)
+    ends = np.append(starts[1:], len(page))
+    touched = np.flatnonzero(np.add.reduceat(duplicate, starts) > 0) if len(page) else starts
+    if len(touched):
+        cf, n_chars, heading, n_words = (table[c].to_numpy() for c in ("cf_class", "n_chars", "heading", "n_words"))
+        for first, last in zip(starts[touched], ends[touched]):
+            final[first:last] = page_classes_after_dedup(
+                cf[first:last].tolist(), final[first:last].tolist(), duplicate[first:last].tolist(),
+                n_chars[first:last].tolist(), heading[first:last].tolist(), n_words[first:last].tolist(),
+                justext, min_words)
+    table["final_class"] = final
+    return table[["doc_id", "block_index", "final_class", "duplicate_of", "dup_share", "n_words"]]
+
+
+def _count(stats: DedupStats, table: pd.DataFrame) -> None:
+    for cls, group in table.groupby("final_class"):
+        stats.blocks[cls] = stats.blocks.get(cls, 0) + len(group)
+        stats.words[cls] = stats.words.get(cls, 0) + int(group["n_words"].sum())

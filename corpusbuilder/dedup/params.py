@@ -1,0 +1,44 @@
+"""Block de-duplication's settings (config section `dedup`), with the thesis' defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from corpusbuilder.config import dataclass_values
+from corpusbuilder.ngrams.hashing import NGRAM_KINDS
+
+LEVELS = ("block", "document")
+ORDERS = ("dup-share", "input")
+BACKENDS = ("sorted-array", "judy")
+# no document known: an n-gram nobody has sent to output yet, a quoted n-gram whose sender is
+# looked up among G_out's owners later, a duplicate unit nothing is resolved to
+NO_DOCUMENT = -1
+
+
+@dataclass(frozen=True)
+class DedupParams:
+    """Block de-duplication settings (config section `dedup`); defaults are the thesis'."""
+
+    n: int = 10  # n-gram length; must match G₂₊ (§3.6.4, Table 3.4: 10-grams are the safe choice)
+    kind: str = "all"  # tokens the n-grams are built from, Table 3.3; must match G₂₊
+    threshold: float = 0.5  # §3.6.4: a unit with more than this share of duplicate words goes
+    level: str = "block"  # §3.5.2: judge text blocks ("block") or whole documents ("document")
+    order: str = "dup-share"  # §3.5: documents with the least duplicate content first; or "input"
+    backend: str = "sorted-array"  # storage of G₂₊/G_out: "sorted-array" or "judy" (§3.5.1)
+    hash_bits: int = 64  # n-gram hash width kept (§3.5.1: 56 bits are cheaper in Judy, Fig. 3.4)
+    bucket_tokens: int = 50_000_000  # tokens of one processing bucket (bounds memory, not results)
+
+    def __post_init__(self) -> None:
+        for name, value, allowed in (("kind", self.kind, NGRAM_KINDS), ("level", self.level, LEVELS),
+                                     ("order", self.order, ORDERS), ("backend", self.backend, BACKENDS)):
+            if value not in allowed:
+                raise ValueError(f"dedup {name} must be one of {', '.join(allowed)}, not {value!r}")
+        if not 0 <= self.threshold <= 1:
+            raise ValueError(f"dedup threshold must lie in [0, 1], not {self.threshold}")
+        if not 16 <= self.hash_bits <= 64:
+            raise ValueError(f"dedup hash_bits must lie in 16..64, not {self.hash_bits}")
+
+    @classmethod
+    def from_config(cls, section: dict) -> DedupParams:
+        """From the validated `dedup` config section (its n-gram length is the key `ngram`)."""
+        return cls(**dataclass_values(cls, section, renamed={"n": "ngram"}))

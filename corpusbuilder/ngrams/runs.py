@@ -1,0 +1,186 @@
+"""Sorted runs — Parquet (hash uint64, count uint32), sorted by hash — and their k-way merge in
+passes, within the memory budget."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from corpusbuilder.io import atomic_path
+from corpusbuilder.ngrams.chunks import resident_bytes
+from corpusbuilder.ngrams.suffix import _sum_equal_hashes
+from corpusbuilder.tables import RUN_SCHEMA
+
+# Bytes per (hash, count) row of a merge round: the round's rows concatenated (12 B), their
+# sort order (8 B), the sorted copy (12 B), the summed output and its masks.
+MERGE_BYTES_PER_ROW = 64
+# Bytes per row of a run's row group held while it is merged: the decoded columns (12 B) and
+# pyarrow's decompression buffers (measured: 10 open row groups of 2¹⁸ rows, 49 MB allocated).
+READ_BYTES_PER_ROW = 20
+# Runs merged at once: a merge round costs Python work per run, so thousands of chunk runs
+# are merged in passes of at most this many (fewer if their row groups do not fit the budget).
+MERGE_FAN_IN = 64
+# A merge holds one row group of each run it reads: 2¹⁶ rows are 1.3 MB with READ_BYTES_PER_ROW.
+RUN_ROW_GROUP = 1 << 16
+
+
+
+def write_run(path: Path | str, blocks: Iterable[tuple[np.ndarray, np.ndarray]], metadata: dict | None = None) -> int:
+    """Write sorted (hash, count) blocks as one run file, atomically; return its row count.
+
+    Small blocks (a merge's rounds) are gathered into row groups of RUN_ROW_GROUP rows, so a
+    run read back holds at most that many rows in memory whatever the blocks were.
+    """
+    rows = 0
+    schema = RUN_SCHEMA.with_metadata({"corpusbuilder": json.dumps(metadata or {})})
+    pending: list[tuple[np.ndarray, np.ndarray]] = []
+    pending_rows = 0
+
+    def flush(writer, final: bool = False) -> None:
+        nonlocal pending, pending_rows
+        hashes = np.concatenate([h for h, _ in pending])
+        counts = np.concatenate([c for _, c in pending])
+        full = len(hashes) if final else len(hashes) // RUN_ROW_GROUP * RUN_ROW_GROUP
+        writer.write_table(pa.table({"hash": hashes[:full], "count": counts[:full]}, schema=schema),
+                           row_group_size=RUN_ROW_GROUP)
+        pending = [(hashes[full:].copy(), counts[full:].copy())] if full < len(hashes) else []
+        pending_rows = len(hashes) - full
+
+    with atomic_path(path) as tmp:
+        with pq.ParquetWriter(tmp, schema, compression="zstd", use_dictionary=False) as writer:
+            for hashes, counts in blocks:
+                if not len(hashes):
+                    continue
+                rows += len(hashes)
+                pending.append((hashes, counts))
+                pending_rows += len(hashes)
+                if pending_rows >= RUN_ROW_GROUP:
+                    flush(writer)
+            if pending:
+                flush(writer, final=True)
+    return rows
+
+
+def read_run(path: Path | str, batch_rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Stream a run file as (hash, count) blocks of at most `batch_rows` rows.
+
+    Row group by row group, without threads: pyarrow's `iter_batches` reads ahead (measured:
+    34 MB held per open run at 2¹⁶-row batches, 54 MB at 658 k), which a merge of many runs
+    multiplies past any budget. Here a run holds one row group, and the blocks are views of it.
+    """
+    with pq.ParquetFile(path) as run:
+        for group in range(run.metadata.num_row_groups):
+            table = run.read_row_group(group, use_threads=False)
+            hashes = table.column(0).to_numpy()
+            counts = table.column(1).to_numpy()
+            del table
+            for begin in range(0, len(hashes), batch_rows):
+                yield hashes[begin:begin + batch_rows], counts[begin:begin + batch_rows]
+            del hashes, counts  # before the next row group is read
+
+
+def _largest_row_group(path: Path) -> int:
+    metadata = pq.read_metadata(path)
+    return max((metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)), default=0)
+
+
+def run_metadata(path: Path | str) -> dict:
+    return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])
+
+
+def merge_ngram_runs(runs: list[Iterator[tuple[np.ndarray, np.ndarray]]]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """k-way merge of sorted (hash, count) runs, summing the counts of equal hashes.
+
+    Vectorised by rounds: every hash up to the smallest last hash among the runs' current
+    blocks is already in memory, so that slice of every block is merged with one numpy sort.
+    """
+    heads = []  # [hashes, counts, iterator] of each run not yet exhausted
+    for run in runs:
+        block = next(run, None)
+        if block is not None:
+            heads.append([*block, run])
+    while heads:
+        bound = min(head[0][-1] for head in heads)
+        parts_h, parts_c = [], []
+        for head in heads:
+            cut = np.searchsorted(head[0], bound, side="right")
+            parts_h.append(head[0][:cut])
+            parts_c.append(head[1][:cut])
+            head[0], head[1] = head[0][cut:], head[1][cut:]
+        hashes, counts = np.concatenate(parts_h), np.concatenate(parts_c)
+        if len(parts_h) > 1:
+            order = np.argsort(hashes, kind="stable")
+            hashes, counts = hashes[order], counts[order]
+        yield _sum_equal_hashes(hashes, counts)
+        heads = [head for head in heads if len(head[0]) or _refill(head)]
+
+
+def _refill(head: list) -> bool:
+    """Load a run's next non-empty block into its head; False once the run is exhausted."""
+    for hashes, counts in head[2]:
+        if len(hashes):
+            head[0], head[1] = hashes, counts
+            return True
+    return False
+
+
+def merge_budget(mem_mb: float) -> float:
+    """Bytes a merge may use: the budget less what the process already holds."""
+    release_memory()
+    return mem_mb * 2**20 - resident_bytes()
+
+
+def merged_runs(run_paths: list[Path], mem_mb: float) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """merge_ngram_runs over run files. Each open run holds one row group; what is left of the
+    budget bounds the rows a merge round takes from each run."""
+    free_bytes = merge_budget(mem_mb)
+    held = sum(_largest_row_group(path) for path in run_paths) * READ_BYTES_PER_ROW
+    rows = max(1024, int((free_bytes - held) / (MERGE_BYTES_PER_ROW * max(len(run_paths), 1))))
+    return merge_ngram_runs([read_run(path, rows) for path in run_paths])
+
+
+def runs_per_merge(run_paths: list[Path], mem_mb: float) -> int:
+    """Runs merged at once: at most MERGE_FAN_IN, and no more than half the free budget's worth
+    of row groups (the other half is for the merge rounds)."""
+    group = max((_largest_row_group(path) for path in run_paths), default=RUN_ROW_GROUP)
+    fits = int(merge_budget(mem_mb) / 2 / (max(group, 1) * (READ_BYTES_PER_ROW + MERGE_BYTES_PER_ROW / 8)))
+    return max(2, min(MERGE_FAN_IN, fits))
+
+
+def merge_to_fan_in(run_paths: list[Path], tmp_dir: Path, mem_mb: float) -> list[Path]:
+    """Merge runs a fan-in at a time into temporary runs until at most that many are left."""
+    fan_in = runs_per_merge(run_paths, mem_mb)
+    while len(run_paths) > fan_in:
+        merged = []
+        for begin in range(0, len(run_paths), fan_in):
+            merged.append(tmp_dir / f"pass-{id(merged):x}-{begin:06d}.parquet")
+            write_run(merged[-1], merged_runs(run_paths[begin:begin + fan_in], mem_mb))
+        for path in run_paths:
+            if path.parent == tmp_dir:
+                path.unlink()
+        run_paths = merged
+    return run_paths
+
+
+def release_memory() -> None:
+    """Hand freed memory back to the system: pyarrow's pool and glibc's heap keep it otherwise,
+    and the next step's budget is computed from the resident set."""
+    pa.default_memory_pool().release_unused()
+    if _malloc_trim is not None:
+        _malloc_trim(0)
+
+
+def _load_malloc_trim():
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+
+
+_malloc_trim = _load_malloc_trim()

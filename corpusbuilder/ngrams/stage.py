@@ -1,0 +1,152 @@
+"""The stages: a shard's n-gram run (rule `ngram_runs`), G₂₊ of all runs (rule `dup_ngrams`),
+and `corpusbuilder dup-ngrams` on plain text."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+
+from corpusbuilder.io import atomic_path
+from corpusbuilder.ngrams.chunks import chunk_tokens_for_budget, iter_chunks, read_kept_token_pieces
+from corpusbuilder.ngrams.hashing import MAX_N, MIN_N, NGRAM_KINDS, ngram_hashes
+from corpusbuilder.ngrams.runs import merge_to_fan_in, merged_runs, release_memory, run_metadata, write_run
+from corpusbuilder.ngrams.suffix import chunk_ngram_counts
+from corpusbuilder.tokenfile import TokenStream, write_token_stream
+from corpusbuilder.tokenise import word_hashes
+
+log = logging.getLogger("corpusbuilder.ngrams")
+
+
+def check_ngram_params(kind: str, n: int) -> None:
+    if kind not in NGRAM_KINDS:
+        raise ValueError(f"unknown n-gram kind {kind!r}; expected one of {', '.join(NGRAM_KINDS)}")
+    if not MIN_N <= n <= MAX_N:
+        raise ValueError(f"n = {n}: n-grams of {MIN_N} to {MAX_N} tokens")
+
+
+def shard_ngram_run(
+    tokens_path: Path | str, run_path: Path | str, kind: str, n: int, mem_mb: float,
+    chunk_tokens: int | None = None,
+) -> dict:
+    """One shard's sorted run: chunk counts (§3.4.2) merged into one (hash, count) file.
+
+    Chunk runs are temporary files beside the output; the shard run keeps every n-gram, those
+    seen once included, so the corpus-wide merge can find n-grams repeated across shards.
+    """
+    check_ngram_params(kind, n)
+    run_path = Path(run_path)
+    chunk_tokens = chunk_tokens or chunk_tokens_for_budget(mem_mb, n)
+    stats = {"tokens_path": str(tokens_path), "kind": kind, "n": n, "chunk_tokens": chunk_tokens, "chunks": []}
+    run_path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{run_path.name}.", dir=run_path.parent) as tmp:
+        chunk_paths = []
+        pieces = read_kept_token_pieces(tokens_path, kind, max(chunk_tokens // 4, 1024))
+        for token_hash, block_offsets, owned in iter_chunks(pieces, chunk_tokens, n):
+            started = time.perf_counter()
+            hashes, counts = chunk_ngram_counts(token_hash, block_offsets, n, owned)
+            chunk_paths.append(Path(tmp) / f"chunk-{len(chunk_paths):05d}.parquet")
+            write_run(chunk_paths[-1], [(hashes, counts)])
+            stats["chunks"].append(
+                {"tokens": owned, "distinct": len(hashes), "seconds": round(time.perf_counter() - started, 3)}
+            )
+            del token_hash, block_offsets, hashes, counts
+            release_memory()
+        stats["tokens"] = sum(chunk["tokens"] for chunk in stats["chunks"])
+        started = time.perf_counter()
+        chunk_paths = merge_to_fan_in(chunk_paths, Path(tmp), mem_mb)
+        stats["distinct"] = write_run(run_path, merged_runs(chunk_paths, mem_mb), stats)
+        stats["merge_seconds"] = round(time.perf_counter() - started, 3)
+    log.info("%s: %d tokens in %d chunks, %d distinct %d-grams", tokens_path, stats["tokens"],
+             len(stats["chunks"]), stats["distinct"], n)
+    return stats
+
+
+def duplicate_ngrams(
+    run_paths: list[Path | str], mem_mb: float, min_count: int = 2
+) -> Iterator[tuple[np.ndarray, np.ndarray, int]]:
+    """Merge the shard runs; yield (hashes, counts) of n-grams seen ≥ `min_count` times and
+    the number of distinct n-grams of the round, block by block, in hash order."""
+    run_paths = [Path(path) for path in run_paths]
+    with tempfile.TemporaryDirectory(prefix=".merge.", dir=run_paths[0].parent if run_paths else None) as tmp:
+        for hashes, counts in merged_runs(merge_to_fan_in(run_paths, Path(tmp), mem_mb), mem_mb):
+            repeated = counts >= min_count
+            yield hashes[repeated], counts[repeated], len(hashes)
+
+
+def write_duplicate_ngrams(
+    run_paths: list[Path | str], output_path: Path | str, stats_path: Path | str,
+    mem_mb: float, min_count: int = 2,
+) -> dict:
+    """G₂₊: `output_path` (.npy of sorted unique uint64 hashes) and a JSON stats file."""
+    started = time.perf_counter()
+    stats = {"distinct_ngrams": 0, "duplicate_types": 0, "duplicate_instances": 0, "min_count": min_count}
+    output_path = Path(output_path)
+    with tempfile.TemporaryFile(dir=output_path.parent if output_path.parent.exists() else None) as raw:
+        for hashes, counts, distinct in duplicate_ngrams(run_paths, mem_mb, min_count):
+            stats["distinct_ngrams"] += distinct
+            stats["duplicate_types"] += len(hashes)
+            stats["duplicate_instances"] += int(counts.sum(dtype=np.uint64))
+            raw.write(hashes.astype("<u8").tobytes())
+        raw.seek(0)
+        with atomic_path(output_path) as tmp, open(tmp, "wb") as out:
+            np.lib.format.write_array_header_1_0(
+                out, {"descr": "<u8", "fortran_order": False, "shape": (stats["duplicate_types"],)}
+            )
+            shutil.copyfileobj(raw, out, 1 << 22)
+    stats["merge_seconds"] = round(time.perf_counter() - started, 3)
+    stats["shards"] = [run_metadata(path) for path in run_paths]
+    first = stats["shards"][0] if stats["shards"] else {}
+    stats["kind"], stats["n"] = first.get("kind"), first.get("n")
+    stats["tokens"] = sum(shard.get("tokens", 0) for shard in stats["shards"])
+    with atomic_path(stats_path) as tmp:
+        tmp.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
+    return stats
+
+
+# --- by hand: plain text in, TSV out ----------------------------------------------------------
+
+
+def dup_ngrams_from_text(
+    input_path: Path | str, output_path: Path | str, n: int = 10, mem_mb: float = 256, min_count: int = 2
+) -> int:
+    """`corpusbuilder dup-ngrams`: text with one block per line (tokens split on white space)
+    → TSV of every n-gram seen ≥ `min_count` times, `count<TAB>n-gram`, most frequent first.
+
+    The same engine as the workflow: a token file, a chunked run, the merge. Returns the number
+    of duplicate n-grams written.
+    """
+    check_ngram_params("all", n)
+    with open(input_path, encoding="utf-8") as text:
+        blocks = [line.split() for line in text]
+    words = np.array([word for block in blocks for word in block], dtype=object)
+    block_offsets = np.concatenate(([0], np.cumsum([len(block) for block in blocks]))).astype(np.int64)
+    del blocks
+    # The tokenise stage's hash, so a hand run's n-grams hash as the workflow's do.
+    token_hash = word_hashes(words)
+    output_path = Path(output_path)
+    output_path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{output_path.name}.", dir=output_path.parent) as tmp:
+        tokens_path, run_path = Path(tmp) / "tokens.npz", Path(tmp) / "run.parquet"
+        write_token_stream(TokenStream.of_blocks(token_hash, block_offsets), tokens_path)
+        shard_ngram_run(tokens_path, run_path, "all", n, mem_mb)
+        found = [(h, c) for h, c, _ in duplicate_ngrams([run_path], mem_mb, min_count)]
+    hashes = np.concatenate([h for h, _ in found] + [np.empty(0, np.uint64)])
+    counts = np.concatenate([c for _, c in found] + [np.empty(0, np.uint32)])
+    # Spell each duplicate n-gram from its first occurrence.
+    all_hashes, starts = ngram_hashes(token_hash, block_offsets, n)
+    hit = np.isin(all_hashes, hashes)
+    first_hash, first_at = np.unique(all_hashes[hit], return_index=True)
+    first_start = starts[hit][first_at]
+    order = np.lexsort((first_start[np.searchsorted(first_hash, hashes)], -counts.astype(np.int64)))
+    with atomic_path(output_path) as tmp, open(tmp, "w", encoding="utf-8") as out:
+        for i in order:
+            start = first_start[np.searchsorted(first_hash, hashes[i])]
+            out.write(f"{counts[i]}\t{' '.join(words[start:start + n])}\n")
+    return len(hashes)
