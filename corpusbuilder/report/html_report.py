@@ -599,55 +599,60 @@ def _best_per_dataset(table: pd.DataFrame, column: str) -> set[tuple[int, str]]:
     return best
 
 
-def render_report(files: ReportFiles, sample_size: int = 10, title: str = "corpusbuilder report") -> str:
-    """The whole page as a string."""
-    summary = json.loads(Path(files.summary).read_text()) if _exists(files.summary) else {}
-    sections = []
-
+def funnel_section(files: ReportFiles) -> str:
+    """The funnel: documents and words after each step, and why documents were lost."""
     funnel = _read_tsv(files.funnel_full)
-    if funnel is not None and len(funnel):
-        funnel = funnel.assign(label=[STAGE_LABELS.get(s, s) for s in funnel["stage"]])
-        classes = ["final" if i == len(funnel) - 1 else "" for i in range(len(funnel))]
-        body = ('<p class="lead">Documents and words left after each step, as thesis Tables 3.8/3.9 '
-                'report a corpus; each percentage is of the row before. Words are whitespace-separated '
-                'strings; tokens are counted once the text is tokenised.</p>')
-        body += _img(funnel_chart(funnel), "funnel chart") + html_table(funnel, FUNNEL_COLUMNS, row_classes=classes)
-        skipped = _read_tsv(files.skipped)
-        if skipped is not None and len(skipped):
-            skipped = skipped.assign(stage=[STAGE_LABELS.get(s, s) for s in skipped["stage"]])
-            body += "<h3>Why documents were lost</h3>" + html_table(
-                skipped, [Column("stage", "lost at the step to"), Column("reason", "reason"),
-                          Column("count", "documents", "int")])
-        sections.append(_section("funnel", "Funnel", body))
+    if funnel is None or not len(funnel):
+        return ""
+    funnel = funnel.assign(label=[STAGE_LABELS.get(s, s) for s in funnel["stage"]])
+    classes = ["final" if i == len(funnel) - 1 else "" for i in range(len(funnel))]
+    body = ('<p class="lead">Documents and words left after each step, as thesis Tables 3.8/3.9 '
+            'report a corpus; each percentage is of the row before. Words are whitespace-separated '
+            'strings; tokens are counted once the text is tokenised.</p>')
+    body += _img(funnel_chart(funnel), "funnel chart") + html_table(funnel, FUNNEL_COLUMNS, row_classes=classes)
+    skipped = _read_tsv(files.skipped)
+    if skipped is not None and len(skipped):
+        skipped = skipped.assign(stage=[STAGE_LABELS.get(s, s) for s in skipped["stage"]])
+        body += "<h3>Why documents were lost</h3>" + html_table(
+            skipped, [Column("stage", "lost at the step to"), Column("reason", "reason"),
+                      Column("count", "documents", "int")])
+    return _section("funnel", "Funnel", body)
 
+
+def duplicates_section(files: ReportFiles, summary: dict) -> str:
+    """Duplicate content before and after de-duplication (thesis Table 3.4) and the facts of the pass."""
     duplicates = _read_tsv(files.duplicates)
-    if duplicates is not None and len(duplicates):
-        duplicates = duplicates.assign(label=[CORPUS_LABELS.get(c, c) for c in duplicates["corpus"]])
-        n = summary["measure_ngram"]
-        body = (f'<p class="lead">Duplicate content measured as in thesis Table 3.4: {n}-grams of all tokens '
-                'within blocks; a duplicate n-gram occurs twice or more in that corpus, and each of its '
-                'occurrences is counted. "Before" is the exactly de-duplicated corpus (every tokenised '
-                'block), "after block dedup" only the blocks kept by block de-duplication, "after '
-                'resemblance dedup" the thesis\' document-level comparison ("rsmbl. de-dupl"): one document '
-                'kept per cluster of min-hash resemblance above similarity.dedup_threshold (thesis: 0.9), all of '
-                'its blocks.</p>')
-        body += _img(duplicates_chart(duplicates), "duplicate 10-grams chart")
-        body += f'<div class="scroll">{html_table(duplicates, DUPLICATE_COLUMNS, caption=CAPTION)}</div>'
-        dedup = summary.get("dedup") or {}
-        facts = []
-        if dedup.get("duplicate_ngrams_used") is not None:
-            params = dedup.get("params") or {}
-            facts.append(f'{format_number(dedup["duplicate_ngrams_used"])} distinct duplicate '
-                         f'{params.get("n", "")}-grams ({_esc(params.get("kind", ""))} tokens) were used for '
-                         f'de-duplication, stored in {format_number(dedup.get("store_bytes"))} bytes; threshold '
-                         f'{params.get("threshold", "")}, order {_esc(params.get("order", ""))}.')
-        if summary.get("blocks_per_document_before") is not None:
-            facts.append(f'Fragmentation: {summary["blocks_per_document_before"]:.2f} text blocks per document '
-                         f'before block de-duplication, {summary.get("blocks_per_document_after") or 0:.2f} after '
-                         '(thesis: 3.56 → 3.85).')
-        body += "".join(f'<p class="note">{fact}</p>' for fact in facts)
-        sections.append(_section("duplicates", "Duplicate content", body))
+    if duplicates is None or not len(duplicates):
+        return ""
+    duplicates = duplicates.assign(label=[CORPUS_LABELS.get(c, c) for c in duplicates["corpus"]])
+    n = summary["measure_ngram"]
+    body = (f'<p class="lead">Duplicate content measured as in thesis Table 3.4: {n}-grams of all tokens '
+            'within blocks; a duplicate n-gram occurs twice or more in that corpus, and each of its '
+            'occurrences is counted. "Before" is the exactly de-duplicated corpus (every tokenised '
+            'block), "after block dedup" only the blocks kept by block de-duplication, "after '
+            'resemblance dedup" the thesis\' document-level comparison ("rsmbl. de-dupl"): one document '
+            'kept per cluster of min-hash resemblance above similarity.dedup_threshold (thesis: 0.9), all of '
+            'its blocks.</p>')
+    body += _img(duplicates_chart(duplicates), "duplicate 10-grams chart")
+    body += f'<div class="scroll">{html_table(duplicates, DUPLICATE_COLUMNS, caption=CAPTION)}</div>'
+    dedup = summary.get("dedup") or {}
+    facts = []
+    if dedup.get("duplicate_ngrams_used") is not None:
+        params = dedup.get("params") or {}
+        facts.append(f'{format_number(dedup["duplicate_ngrams_used"])} distinct duplicate '
+                     f'{params.get("n", "")}-grams ({_esc(params.get("kind", ""))} tokens) were used for '
+                     f'de-duplication, stored in {format_number(dedup.get("store_bytes"))} bytes; threshold '
+                     f'{params.get("threshold", "")}, order {_esc(params.get("order", ""))}.')
+    if summary.get("blocks_per_document_before") is not None:
+        facts.append(f'Fragmentation: {summary["blocks_per_document_before"]:.2f} text blocks per document '
+                     f'before block de-duplication, {summary.get("blocks_per_document_after") or 0:.2f} after '
+                     '(thesis: 3.56 → 3.85).')
+    body += "".join(f'<p class="note">{fact}</p>' for fact in facts)
+    return _section("duplicates", "Duplicate content", body)
 
+
+def boilerplate_section(files: ReportFiles) -> str:
+    """The gold-set evaluation: scores, fragmentation, site-level boilerplate, the sweep."""
     boilerplate, fragmentation = _read_tsv(files.boilerplate), _read_tsv(files.fragmentation)
     sweep = _exists(files.sweep_png)
     body = ('<p class="lead">jusText and the baselines on the human-annotated gold sets (thesis §2.9): '
@@ -682,8 +687,11 @@ def render_report(files: ReportFiles, sample_size: int = 10, title: str = "corpu
         body += ("<h3>Parameter sweep (thesis Fig. 2.7 in small)</h3>"
                  '<p class="note">Word-level precision and recall as one jusText threshold at a time moves '
                  'away from the default (grey line).</p>' + _img(file_data_uri(sweep), "parameter sweep"))
-    sections.append(_section("boilerplate", "Boilerplate removal quality", body))
+    return _section("boilerplate", "Boilerplate removal quality", body)
 
+
+def stages_section(files: ReportFiles) -> str:
+    """Time and memory per rule, from Snakemake's benchmark files (thesis Table 3.7)."""
     stages = _read_tsv(files.stage_times)
     if stages is not None and len(stages):
         total = pd.DataFrame([{"rule": "total", "phase": "", "jobs": stages["jobs"].sum(),
@@ -695,11 +703,12 @@ def render_report(files: ReportFiles, sample_size: int = 10, title: str = "corpu
         body += _img(stage_chart(stages), "stage times chart")
         body += html_table(pd.concat([stages, total], ignore_index=True), STAGE_COLUMNS,
                            row_classes=[""] * len(stages) + ["total"])
-        sections.append(_section("stages", "Time and memory per stage", body))
-    else:
-        sections.append(_section("stages", "Time and memory per stage",
-                                 '<p class="missing">No benchmark files were found.</p>'))
+        return _section("stages", "Time and memory per stage", body)
+    return _section("stages", "Time and memory per stage", '<p class="missing">No benchmark files were found.</p>')
 
+
+def sample_section(files: ReportFiles, sample_size: int) -> str:
+    """A few documents, every block coloured by what happened to it."""
     documents = sample_documents(files.shards, sample_size) if files.shards else []
     legend = "".join(f'<span><span class="sw {k}"></span>{_esc(label)}</span>' for k, label in BLOCK_KINDS.items())
     body = ('<p class="lead">Every block of a few documents, in page order, coloured by what happened to it. '
@@ -707,8 +716,14 @@ def render_report(files: ReportFiles, sample_size: int = 10, title: str = "corpu
             'text it copies.</p>')
     body += f'<div class="legend">{legend}</div>'
     body += "".join(_document_html(d) for d in documents) or '<p class="missing">No cleaned documents.</p>'
-    sections.append(_section("sample", "Sample documents", body))
+    return _section("sample", "Sample documents", body)
 
+
+def render_report(files: ReportFiles, sample_size: int = 10, title: str = "corpusbuilder report") -> str:
+    """The whole page as a string: one section per function above, those without data left out."""
+    summary = json.loads(Path(files.summary).read_text()) if _exists(files.summary) else {}
+    sections = [funnel_section(files), duplicates_section(files, summary), boilerplate_section(files),
+                stages_section(files), sample_section(files, sample_size)]
     nav = "".join(f'<a href="#{a}">{t}</a>' for a, t in (
         ("funnel", "Funnel"), ("duplicates", "Duplicates"), ("boilerplate", "Boilerplate quality"),
         ("stages", "Stages"), ("sample", "Sample documents")))
