@@ -239,6 +239,21 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
         log.info("resemblance > %.2f: %d pairs, %d of %d documents removed", resemblance.threshold, len(pairs),
                  len(removed), len(doc_ids))
 
+    funnel = extended_funnel(funnel, totals, dedup_ran)
+    duplicates = duplicates_table(measured, before)
+    extra = {
+        "n": n,
+        "dedup_ran": dedup_ran,
+        "blocks_per_document_before": round(totals["blocks_before"] / totals["documents_before"], 2)
+        if totals["documents_before"] else None,
+        "blocks_per_document_after": round(totals["blocks_after"] / totals["documents_after"], 2)
+        if totals["documents_after"] else None,
+    }
+    return CorpusMeasures(funnel, duplicates, extra)
+
+
+def extended_funnel(funnel: pd.DataFrame, totals: dict[str, int], dedup_ran: bool) -> pd.DataFrame:
+    """funnel.tsv with tokens and, when block de-duplication ran, its row (thesis Table 3.9)."""
     funnel = funnel[["stage", "documents", "words"]].copy()
     funnel = funnel[funnel["stage"] != BLOCK_STAGE]
     exact_words = int(funnel.loc[funnel["stage"] == "exact_dedup_kept", "words"].sum())
@@ -255,6 +270,12 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
     funnel["pct_of_previous_words"] = _percent(funnel["words"].tolist())
     funnel = funnel[list(FUNNEL_COLUMNS)].reset_index(drop=True)
 
+    return funnel
+
+
+def duplicates_table(measured: list, before: DuplicateCounts) -> pd.DataFrame:
+    """duplicates.tsv: per corpus (name, counts, documents, blocks, tokens), its duplicate
+    n-grams and their share of those before block de-duplication (thesis Table 3.4)."""
     rows = []
     for name, counts, docs, blocks, tokens_ in measured:
         rows.append({
@@ -266,16 +287,7 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
             "pct_of_before": round(100 * counts.duplicate_instances / before.duplicate_instances, 2)
             if before.duplicate_instances else math.nan,
         })
-    duplicates = pd.DataFrame(rows, columns=list(DUPLICATES_COLUMNS))
-    extra = {
-        "n": n,
-        "dedup_ran": dedup_ran,
-        "blocks_per_document_before": round(totals["blocks_before"] / totals["documents_before"], 2)
-        if totals["documents_before"] else None,
-        "blocks_per_document_after": round(totals["blocks_after"] / totals["documents_after"], 2)
-        if totals["documents_after"] else None,
-    }
-    return CorpusMeasures(funnel, duplicates, extra)
+    return pd.DataFrame(rows, columns=list(DUPLICATES_COLUMNS))
 
 
 # --- stage times (Table 3.7) -------------------------------------------------------------------
