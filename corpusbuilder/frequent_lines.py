@@ -279,11 +279,13 @@ def count_frequent_lines(files: Iterable[Path], params: FrequentLinesParams):
     return counter
 
 
-def _last_of_run(frequent: np.ndarray, gap_max: int) -> int | None:
-    """Algorithm 1's walk: from the first frequent line, go on until `gap_max` infrequent lines
-    in a row; the index of the last frequent line seen, or None when none is frequent."""
+def _last_of_run(frequent: np.ndarray, gap_max: int, skip_to_first: bool = True) -> int | None:
+    """Algorithm 1's walk: go on until `gap_max` infrequent lines in a row; the index of the last
+    frequent line seen, or None when none was. The preamble's walk starts at the first frequent
+    line ("skip till frequent line seen"); the epilogue's starts at the file's last line, so
+    `gap_max` infrequent lines there end it before any frequent line ("no epilogue was seen")."""
     hits = np.flatnonzero(frequent)
-    if not len(hits):
+    if not len(hits) or (not skip_to_first and hits[0] >= gap_max):
         return None
     # A gap of gap_max infrequent lines is a jump of more than gap_max between frequent indices.
     breaks = np.flatnonzero(np.diff(hits) > gap_max)
@@ -305,7 +307,7 @@ def find_boundaries(text: TextFile, counter, params: FrequentLinesParams, name: 
         pre = _max_or_none(pre, _heuristic_preamble(text.lines[:top]))
     # The epilogue follows the preamble: in a short file the bottom window would reach into it.
     bottom = max(n - params.e_max, 0 if pre is None else pre + 1)
-    back = _last_of_run(frequent[bottom:][::-1], params.gap_max)
+    back = _last_of_run(frequent[bottom:][::-1], params.gap_max, skip_to_first=False)
     epi = None if back is None else n - 1 - back
     if params.heuristics:
         rule_epi = _heuristic_epilogue(text.lines[bottom:])

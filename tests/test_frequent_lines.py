@@ -22,11 +22,13 @@ from corpusbuilder.frequent_lines import (  # noqa: E402
     GeneralizedMajority,
     _last_of_run,
     boundary_errors,
+    find_boundaries,
     count_frequent_lines,
     is_trivial,
     line_hash,
     make_counter,
     preprocess_line,
+    read_text_file,
     strip_frequent_lines,
     text_files,
 )
@@ -55,6 +57,34 @@ def test_walk_stops_after_gap_max_infrequent_lines():
     assert _last_of_run(frequent, gap_max=10) == 15
     assert _last_of_run(frequent, gap_max=9) == 5
     assert _last_of_run(np.zeros(5, dtype=bool), gap_max=10) is None
+
+
+def test_the_epilogue_walk_starts_at_the_last_line():
+    """Kaser & Lemire, Algorithm 1, pass 2: the backward walk starts at the end of the file, and
+    gap_max infrequent lines before any frequent one mean no epilogue was seen."""
+    backwards = np.zeros(300, dtype=bool)
+    backwards[150] = True  # one frequent body line, 150 lines before the end
+    assert _last_of_run(backwards, gap_max=10, skip_to_first=False) is None
+    backwards[[2, 9]] = True  # a real epilogue: frequent lines within gap_max of the end
+    assert _last_of_run(backwards, gap_max=10, skip_to_first=False) == 9
+
+
+def test_a_frequent_body_line_near_the_end_cuts_no_body(tmp_path):
+    """A book whose only frequent line below its preamble is a body line 150 lines from the end
+    (a quotation every book of the collection shares) keeps those 150 lines."""
+    body = [f"Line {i} of the body of this book, with words enough to count." for i in range(1000)]
+    body[-150] = "A quotation that every book of this collection happens to share."
+    path = tmp_path / "book.txt"
+    path.write_text("\n".join(body) + "\n")
+    text = read_text_file(path, FrequentLinesParams().min_chars)
+
+    class OneFrequentLine:
+        def frequent(self, lines, hashes):
+            return np.array(["quotation that every book" in line.lower() for line in lines])
+
+    assert OneFrequentLine().frequent(text.lines, text.hashes).sum() == 1
+    found = find_boundaries(text, OneFrequentLine(), FrequentLinesParams(), "book.txt")
+    assert found.preamble_end == 0 and found.epilogue_start is None
 
 
 def test_heuristic_rules_of_section_3_4():

@@ -335,3 +335,18 @@ def test_real_crawl_text_matches_brute_force_with_many_chunks(crawl_text, tmp_pa
     expected = brute_force_text(lines, 10)
     assert len(expected) > 1000
     assert got == expected
+
+
+def test_counts_past_uint32_saturate_instead_of_wrapping():
+    """Two runs each seeing an n-gram 3·10⁹ times: the sum, 6·10⁹, does not fit a run's uint32
+    counts; wrapped it would be 1.7·10⁹ and, for a sum of exactly 2³², 0 — gone from G₂₊."""
+    big = np.uint32(3_000_000_000)
+    exact = [(np.array([5, 7], np.uint64), np.array([big, 1], np.uint32)),
+             (np.array([5, 9], np.uint64), np.array([big, 1], np.uint32))]
+    merged = list(runs.merge_ngram_runs([iter([run]) for run in exact]))
+    hashes, counts = (np.concatenate(part) for part in zip(*merged))
+    assert hashes.tolist() == [5, 7, 9] and counts.tolist() == [2**32 - 1, 1, 1]
+    half = np.uint32(1 << 31)
+    wrapping = [(np.array([5], np.uint64), np.array([half], np.uint32))] * 2
+    [(hashes, counts)] = list(runs.merge_ngram_runs([iter([run]) for run in wrapping]))
+    assert counts.tolist() == [2**32 - 1]  # 2³² would have wrapped to 0

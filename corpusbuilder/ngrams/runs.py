@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 
 from corpusbuilder.io import atomic_path
 from corpusbuilder.ngrams.chunks import resident_bytes
-from corpusbuilder.ngrams.suffix import _sum_equal_hashes
+from corpusbuilder.ngrams.suffix import sum_equal_hashes
 from corpusbuilder.tables import RUN_SCHEMA
 
 # Bytes per (hash, count) row of a merge round: the round's rows concatenated (12 B), their
@@ -117,7 +117,7 @@ def merge_ngram_runs(runs: list[Iterator[tuple[np.ndarray, np.ndarray]]]) -> Ite
         if len(parts_h) > 1:
             order = np.argsort(hashes, kind="stable")
             hashes, counts = hashes[order], counts[order]
-        yield _sum_equal_hashes(hashes, counts)
+        yield sum_equal_hashes(hashes, counts)
         heads = [head for head in heads if len(head[0]) or _refill(head)]
 
 

@@ -78,7 +78,7 @@ def chunk_ngram_counts(
     counts = np.diff(np.append(first, len(group))).astype(np.uint32)
     group_hash = hash_at[position[first]]
     order = np.argsort(group_hash)
-    return _sum_equal_hashes(group_hash[order], counts[order])
+    return sum_equal_hashes(group_hash[order], counts[order])
 
 
 def chunk_repeated_spans(
@@ -124,11 +124,18 @@ def chunk_repeated_spans(
     return np.stack([starts[opens], running_end[closes]], axis=1).astype(np.int64)
 
 
-def _sum_equal_hashes(hashes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Collapse runs of equal hashes in sorted input, summing their counts."""
+# A run stores counts as uint32; a sum past it saturates there instead of wrapping, so an n-gram
+# seen 2³² times stays in G₂₊ (its count is then a lower bound).
+COUNT_MAX = np.iinfo(np.uint32).max
+
+
+def sum_equal_hashes(hashes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Collapse runs of equal hashes in sorted input, summing their counts (saturating at
+    COUNT_MAX)."""
     if len(hashes) == 0:
         return hashes, counts.astype(np.uint32)
     first = np.flatnonzero(np.concatenate(([True], hashes[1:] != hashes[:-1])))
     if len(first) == len(hashes):
         return hashes, counts.astype(np.uint32)
-    return hashes[first], np.add.reduceat(counts.astype(np.uint64), first).astype(np.uint32)
+    summed = np.add.reduceat(counts.astype(np.uint64), first)
+    return hashes[first], np.minimum(summed, COUNT_MAX).astype(np.uint32)
