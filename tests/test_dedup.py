@@ -151,6 +151,17 @@ def test_dedup_document_matches_onions_loop():
             assert store.output == set(owner)
 
 
+def test_a_unit_at_exactly_the_threshold_is_kept():
+    """§3.6.4: a block goes when MORE than the threshold of it is duplicate; half is kept at 0.5."""
+    store = DictStore()
+    store.output.update([1, 2])
+    offsets = np.array([0, 10, 20])  # two units of 10 words; 5-grams at words 0 and 10
+    got = dedup_document(np.array([1, 2], np.int64), np.array([0, 10], np.int64), offsets, 5, 0.5, store)
+    assert got.share.tolist() == [0.5, 0.5] and got.duplicate.tolist() == [False, False]
+    got = dedup_document(np.array([1, 2], np.int64), np.array([0, 10], np.int64), offsets, 5, 0.49, store)
+    assert got.duplicate.tolist() == [True, True]
+
+
 def test_processing_order_by_duplicate_share_ties_in_crawl_order():
     shares = [np.array([0.5, 0.0]), np.array([0.5, 0.2])]
     assert processing_order(shares, "dup-share").tolist() == [[0, 1], [1, 1], [0, 0], [1, 0]]

@@ -59,6 +59,10 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     words = np.bincount(np.searchsorted(unit_offsets, covered + first_word, side="right") - 1, minlength=units)
     lengths = np.diff(unit_offsets)
     share = np.divide(words, lengths, out=np.zeros(units), where=lengths > 0)
+    # Removed when MORE than the threshold is duplicate: §3.6.4 ("all text blocks were marked as
+    # duplicate which contained more than 50 % of duplicate texts", the run behind Tables 3.4-3.9)
+    # and Algorithm 3.1's own output condition ("none ... has more than t percent of content in
+    # common"). Its loop test `|I|/|D| < t` would also drop a unit at exactly t; we keep it.
     duplicate = share > threshold
     kept = ~duplicate
     if smooth is not None and duplicate.any():
