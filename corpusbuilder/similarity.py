@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,7 +38,7 @@ class MinHashParams:
     k_page: int = 34  # min-hashes per page
     seed: int = 20110101  # the hash family; both sides of a comparison must share it
     bands: int | None = None  # LSH banding (b bands of k/b rows); None = collision counting
-    max_bucket: int = 1000  # buckets larger than this are boilerplate shingles, not evidence
+    max_bucket: int = 1000  # larger buckets are paired block by block, this many documents a side
 
     @classmethod
     def from_config(cls, section: dict) -> MinHashParams:
@@ -122,59 +122,94 @@ def estimated_resemblance(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- pairs and clusters
 
 
-def _pairs_within_groups(keys: np.ndarray, max_bucket: int) -> np.ndarray:
-    """All index pairs (i < j) of rows sharing a key, as int64 codes i·N + j (N = len(keys))."""
+def _buckets(keys: np.ndarray) -> Iterator[np.ndarray]:
+    """The sorted row indices of each group of rows sharing a key, for groups of two or more."""
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
     sizes = np.diff(np.r_[starts, len(keys)])
-    codes = []
-    n = np.int64(len(keys))
     for start, size in zip(starts[sizes > 1], sizes[sizes > 1]):
-        if size > max_bucket:
-            continue
-        members = np.sort(order[start : start + size]).astype(np.int64)
-        i, j = np.triu_indices(size, k=1)
-        codes.append(members[i] * n + members[j])
-    return np.concatenate(codes) if codes else np.empty(0, dtype=np.int64)
+        yield np.sort(order[start : start + size]).astype(np.int64)
+
+
+def _group_keys(signatures: np.ndarray, params: MinHashParams) -> Iterator[np.ndarray]:
+    """Per min-hash function (collision counting) or per LSH band, every document's bucket key;
+    an empty document gets a key of its own, so it pairs with nothing."""
+    n_docs, k = signatures.shape
+    distinct = np.where(signatures[:, 0] != EMPTY, False, True)
+    own = ~np.arange(n_docs, dtype=np.uint64)
+    if params.bands is None:
+        for column in signatures.T:  # each min-hash function's values are its own buckets
+            yield np.where(distinct, own, column)
+        return
+    if k % params.bands:
+        raise ValueError(f"k={k} is not a multiple of bands={params.bands}")
+    rows = k // params.bands
+    for band in range(params.bands):
+        key = np.zeros(n_docs, dtype=np.uint64)
+        for column in signatures[:, band * rows : (band + 1) * rows].T:
+            key = _mix64(key ^ column)
+        yield np.where(distinct, own, key)
+
+
+def candidate_pair_blocks(signatures: np.ndarray, params: MinHashParams = MinHashParams()) -> Iterator[np.ndarray]:
+    """(m × 2) blocks of index pairs (a < b) worth scoring, each of at most ``max_bucket``² pairs.
+
+    Collision counting (bands None): any pair sharing one min-hash value — the paper's
+    Algorithm 1, exhaustive for every pair with C ≥ 1. LSH banding: rows b·r = k; a pair is a
+    candidate when all r values of one band agree, probability 1 − (1 − s^r)^b for resemblance s
+    — a steep S-curve around (1/b)^(1/r) (e.g. 20 bands of 5 rows: 0.55). A bucket larger than
+    ``max_bucket`` (a near-duplicate cluster, or a shingle every page of a site shares) still gives
+    all its pairs, block by block; a large bucket whose members recur in another min-hash or band
+    is paired once. Pairs may repeat across blocks.
+    """
+    block = params.max_bucket
+    pending: list[np.ndarray] = []
+    pending_pairs = 0
+    large_seen: set[bytes] = set()
+    for keys in _group_keys(signatures, params):
+        for members in _buckets(keys):
+            if len(members) <= block:
+                i, j = np.triu_indices(len(members), k=1)
+                if pending_pairs + len(i) > block * block:
+                    yield np.concatenate(pending)
+                    pending, pending_pairs = [], 0
+                pending.append(np.column_stack([members[i], members[j]]))
+                pending_pairs += len(i)
+                continue
+            fingerprint = hashlib.blake2b(members.tobytes(), digest_size=16).digest()
+            if fingerprint in large_seen:
+                continue
+            large_seen.add(fingerprint)
+            for first in range(0, len(members), block):
+                rows = members[first : first + block]
+                for second in range(first, len(members), block):
+                    cols = members[second : second + block]
+                    a, b = np.meshgrid(rows, cols, indexing="ij")
+                    keep = a < b
+                    yield np.column_stack([a[keep], b[keep]])
+    if pending:
+        yield np.concatenate(pending)
 
 
 def candidate_pairs(signatures: np.ndarray, params: MinHashParams = MinHashParams()) -> np.ndarray:
-    """(m × 2) index pairs worth scoring.
-
-    Collision counting (bands None): any pair sharing one min-hash value — the paper's
-    Algorithm 1, exhaustive for every pair with C ≥ 1, but a bucket of a common shingle is
-    quadratic. LSH banding: rows b·r = k; a pair is a candidate when all r values of one band
-    agree, probability 1 − (1 − s^r)^b for resemblance s — a steep S-curve around (1/b)^(1/r)
-    (e.g. 20 bands of 5 rows: 0.55), so the all-pairs work shrinks to pairs above the curve.
-    """
-    n_docs, k = signatures.shape
-    valid = signatures[:, 0] != EMPTY
-    if params.bands is None:
-        groups = list(signatures.T)  # each min-hash function's values are its own buckets
-    else:
-        if k % params.bands:
-            raise ValueError(f"k={k} is not a multiple of bands={params.bands}")
-        rows = k // params.bands
-        groups = []
-        for band in range(params.bands):
-            key = np.zeros(n_docs, dtype=np.uint64)
-            for column in signatures[:, band * rows : (band + 1) * rows].T:
-                key = _mix64(key ^ column)
-            groups.append(key)
-    # empty documents get distinct keys, so they pair with nothing
-    codes = [_pairs_within_groups(np.where(valid, key, ~np.arange(n_docs, dtype=np.uint64)), params.max_bucket)
-             for key in groups]
-    codes = np.unique(np.concatenate(codes)) if codes else np.empty(0, dtype=np.int64)
-    return np.column_stack([codes // n_docs, codes % n_docs])
+    """Every candidate pair once, sorted (see `candidate_pair_blocks`)."""
+    blocks = list(candidate_pair_blocks(signatures, params))
+    if not blocks:
+        return np.empty((0, 2), dtype=np.int64)
+    return np.unique(np.concatenate(blocks), axis=0)
 
 
 def similar_pairs(signatures: np.ndarray, threshold: float, params: MinHashParams = MinHashParams()) -> pd.DataFrame:
-    """Index pairs (a < b) whose estimated resemblance exceeds `threshold`, with the estimate."""
-    pairs = candidate_pairs(signatures, params)
+    """Index pairs (a < b) whose estimated resemblance exceeds `threshold`, with the estimate.
+    Candidates are scored a block at a time: memory holds one block and the pairs found."""
+    found = [np.empty((0, 2), dtype=np.int64)]
+    for pairs in candidate_pair_blocks(signatures, params):
+        estimate = estimated_resemblance(signatures[pairs[:, 0]], signatures[pairs[:, 1]])
+        found.append(np.unique(pairs[estimate > threshold], axis=0))
+    pairs = np.unique(np.concatenate(found), axis=0)
     estimate = estimated_resemblance(signatures[pairs[:, 0]], signatures[pairs[:, 1]]) if len(pairs) else np.empty(0)
-    keep = estimate > threshold
-    return pd.DataFrame({"a": pairs[keep, 0], "b": pairs[keep, 1], "resemblance": estimate[keep]})
+    return pd.DataFrame({"a": pairs[:, 0], "b": pairs[:, 1], "resemblance": estimate})
 
 
 def cluster_labels(n: int, pairs: Iterable[tuple[int, int]]) -> np.ndarray:

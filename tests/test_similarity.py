@@ -12,6 +12,7 @@ import pytest
 
 from corpusbuilder.book_relations import compare_paginated
 from corpusbuilder.similarity import (
+    candidate_pair_blocks,
     EMPTY,
     MinHashParams,
     cluster_labels,
@@ -190,3 +191,19 @@ def test_compare_books_reads_form_fed_pages(book, tmp_path, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "DIFFERENT_PAGINATION" and out[1].startswith("book_similarity\t")
     assert main(["compare-books", str(tmp_path / "a.txt"), str(tmp_path / "none.txt")]) == 2
+
+
+@pytest.mark.parametrize("copies", [50, 51, 130])
+def test_a_bucket_larger_than_max_bucket_still_gives_every_pair(copies):
+    """The cliff the audit found: 1,000 near-identical documents gave 499,500 pairs and 1,001 gave
+    none. Here max_bucket is 50: 50, 51 and 130 copies of one text all give every pair, scored a
+    block of at most 50 × 50 at a time."""
+    rng = random.Random(4)
+    text = words(rng, 400)
+    texts = [" ".join(edited(random.Random(i), text, 0.01)) for i in range(copies)] + [" ".join(words(rng, 400))]
+    params = MinHashParams(max_bucket=50)
+    signatures = document_signatures(texts, params)
+    assert all(len(block) <= 50 * 50 for block in candidate_pair_blocks(signatures, params))
+    pairs = similar_pairs(signatures, 0.5, params)
+    assert len(pairs) == copies * (copies - 1) // 2 and pairs["b"].max() < copies
+    assert resemblance_dedup([str(i) for i in range(len(texts))], pairs, 0.5) == [str(i) for i in range(1, copies)]
