@@ -30,6 +30,7 @@ from corpusbuilder.justext import (
     PRESETS,
     JustextParams,
     classify,
+    classify_context_free,
     parse_html,
     segment_blocks,
 )
@@ -329,8 +330,11 @@ def clean_page(
         stoplist = stoplists.load_stoplist(stoplist_name)
     blocks = segment_blocks(root, stoplist)
     if params.learned:
-        # the learned classes are final: Algorithm 2.3's context is among the model's features
-        cf_classes = final_classes = classify_learned(blocks, page_title(root), load_model(params.model))
+        # The learned classes are final (Algorithm 2.3's context is among the model's features);
+        # jusText's context-free classes stay beside them, for the context pass that block
+        # de-duplication and site-level boilerplate run again once blocks are removed (§3.5.2).
+        final_classes = classify_learned(blocks, page_title(root), load_model(params.model))
+        cf_classes = classify_context_free(blocks, params.justext)
     else:
         cf_classes, final_classes = classify(blocks, params.justext)
     for block, cf_class, final_class in zip(blocks, cf_classes, final_classes):

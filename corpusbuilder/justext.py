@@ -521,6 +521,25 @@ def classify_context_sensitive_columns(cf_classes: list[str], n_chars: list[int]
                                                    for c, h in zip(n_chars, heading)], params)
 
 
+def classify_after_removal(cf_classes: list[str], final_classes: list[str], removed: list[bool],
+                           n_chars: list[int], heading: list[bool], params: JustextParams,
+                           removed_as: str = BAD) -> list[str]:
+    """A page's final classes once some of its blocks are removed — as duplicates (thesis §3.5.2,
+    Fig. 3.5) or as site-level boilerplate: Algorithm 2.3 runs again with them acting as bad, and
+    a block turns bad where the removal made it turn bad (a stub between removed blocks); what was
+    bad stays bad. Removed blocks get ``removed_as``.
+
+    The change is taken against Algorithm 2.3 on the same context-free classes without the
+    removal, not against ``final_classes``: so the learned preset `best`, whose final classes are
+    its own and whose context-free classes are jusText's, loses exactly the stubs the removal
+    leaves, and a jusText preset gets Algorithm 2.3 with the removed blocks as bad."""
+    before = classify_context_sensitive_columns(cf_classes, n_chars, heading, params)
+    marked = [DUPLICATE if gone else cls for cls, gone in zip(cf_classes, removed)]
+    after = classify_context_sensitive_columns(marked, n_chars, heading, params)
+    return [removed_as if gone else BAD if final == BAD or (now == BAD and was != BAD) else final
+            for gone, final, was, now in zip(removed, final_classes, before, after)]
+
+
 def classify(blocks: Sequence[Block], params: JustextParams) -> tuple[list[str], list[str]]:
     """jusText's classification of a page's blocks (§2.7.2-2.7.3): the context-free classes of
     Algorithm 2.2, and the final classes Algorithm 2.3 resolves from them."""

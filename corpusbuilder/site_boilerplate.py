@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.justext import BAD, GOOD, JustextParams, classify_context_sensitive_columns
+from corpusbuilder.justext import BAD, GOOD, JustextParams, classify_after_removal
 
 MODES = ("off", "mark", "combine")
 
@@ -242,12 +242,13 @@ def host_boilerplate(pages: Sequence[Sequence[str]], params: SiteBoilerplatePara
     return [shares >= params.min_coverage for shares in coverage]
 
 
-def combined_classes(cf_classes: Sequence[str], site: Sequence[bool], n_chars: Sequence[int],
-                     heading: Sequence[bool], justext: JustextParams) -> tuple[list[str], list[str]]:
+def combined_classes(cf_classes: Sequence[str], final_classes: Sequence[str], site: Sequence[bool],
+                     n_chars: Sequence[int], heading: Sequence[bool], justext: JustextParams) -> tuple[list[str], list[str]]:
     """`combine`: site-boilerplate blocks enter Algorithm 2.3 as bad, so short and near-good
     blocks between them turn bad too. Returns the new context-free and final classes."""
     cf = [BAD if marked else cls for cls, marked in zip(cf_classes, site)]
-    return cf, classify_context_sensitive_columns(cf, n_chars, heading, justext)
+    return cf, classify_after_removal(list(cf_classes), list(final_classes), list(site), list(n_chars),
+                                      list(heading), justext)
 
 
 # --------------------------------------------------------------------------- a shard's tables
@@ -281,7 +282,8 @@ def mark_blocks(blocks: pd.DataFrame, docs: pd.DataFrame, params: SiteBoilerplat
         for first, last in zip(spans["first"], spans["last"]):
             if marked[first:last].any():
                 cf[first:last], final[first:last] = combined_classes(
-                    cf[first:last], marked[first:last], n_chars[first:last], heading[first:last], justext)
+                    cf[first:last], final[first:last], marked[first:last], n_chars[first:last], heading[first:last],
+                    justext)
         out["cf_class"], out["final_class"] = cf, final
     return out
 

@@ -177,6 +177,22 @@ def test_stub_between_two_duplicates_goes_with_them():
                          PRESETS["default"]) == ["duplicate", "bad", "duplicate", "good"]
 
 
+def test_stub_between_two_duplicates_goes_with_them_under_the_learned_preset():
+    """Preset best keeps its own verdicts as final classes and jusText's context-free classes
+    beside them: stubs it kept next to removed duplicates go (Fig. 3.5), a short block it kept
+    between kept blocks stays, and nothing changes on a page without duplicates."""
+    cf = ["good", "short", "good", "short", "good", "short", "good"]
+    learned = ["good"] * 7
+    n_chars, heading = [300, 20, 300, 20, 300, 20, 300], [False] * 7
+    assert final_classes(cf, learned, [False] * 7, n_chars, heading, PRESETS["default"]) == learned
+    duplicate = [True, False, True, False, False, False, False]
+    assert final_classes(cf, learned, duplicate, n_chars, heading, PRESETS["default"]) == \
+        ["duplicate", "bad", "duplicate", "bad", "good", "good", "good"]
+    # before jusText's classes were kept beside the learned ones, the context pass saw only these
+    assert final_classes(learned, learned, duplicate, n_chars, heading, PRESETS["default"]) == \
+        ["duplicate", "good", "duplicate", "good", "good", "good", "good"]
+
+
 def test_jusText_bad_stays_bad():
     cf = ["good", "short", "good"]
     out = final_classes(cf, ["good", "bad", "good"], [False, False, False], [300, 20, 300], [False] * 3,

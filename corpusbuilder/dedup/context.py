@@ -9,22 +9,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.justext import (
-    BAD,
-    DUPLICATE,
-    GOOD,
-    JustextParams,
-    classify_context_sensitive_columns,
-)
+from corpusbuilder.justext import BAD, DUPLICATE, GOOD, JustextParams, classify_after_removal
 
 
 def final_classes(cf_classes: list[str], justext_final: list[str], duplicate: list[bool],
                   n_chars: list[int], heading: list[bool], params: JustextParams) -> list[str]:
     """Classes of one page's blocks after de-duplication: duplicate blocks enter Algorithm 2.3
-    as "duplicate" (bad for their neighbours), and what jusText already found bad stays bad."""
-    classes = [DUPLICATE if dup else cf for cf, dup in zip(cf_classes, duplicate)]
-    resolved = classify_context_sensitive_columns(classes, n_chars, heading, params)
-    return [BAD if before == BAD and cls != DUPLICATE else cls for cls, before in zip(resolved, justext_final)]
+    as "duplicate" (bad for their neighbours), stubs they leave go, and what the extractor already
+    found bad stays bad (`justext.classify_after_removal`)."""
+    return classify_after_removal(cf_classes, justext_final, duplicate, n_chars, heading, params, DUPLICATE)
 
 
 def drop_orphan_stubs(classes: list[str], duplicate: list[bool], n_words: list[int], min_words: int) -> list[str]:

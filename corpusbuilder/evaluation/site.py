@@ -61,8 +61,8 @@ def variant_keeps(page_blocks: pd.DataFrame, justext: JustextParams) -> dict[str
     """One page's blocks (extract's columns, `site_boilerplate` marked) → kept flags per variant."""
     marked = page_blocks["site_boilerplate"].tolist()
     jt = (page_blocks["final_class"] == GOOD).tolist()
-    _, combined = combined_classes(page_blocks["cf_class"].tolist(), marked, page_blocks["n_chars"].tolist(),
-                                   page_blocks["heading"].tolist(), justext)
+    _, combined = combined_classes(page_blocks["cf_class"].tolist(), page_blocks["final_class"].tolist(), marked,
+                                   page_blocks["n_chars"].tolist(), page_blocks["heading"].tolist(), justext)
     return {
         "justext": jt,
         "justext+site": [c == GOOD for c in combined],
