@@ -382,7 +382,9 @@ def classify_context_free(blocks: list[Block], params: JustextParams) -> list[st
     """Algorithm 2.2 with the package's extra rules: © and <select> mark a block bad (§2.7.1).
 
     Length is characters or words per ``params.length_unit``; comparisons are the package's
-    (``>=`` on stop-word density, ``>`` on link density and LENGTH_HIGH).
+    (``>=`` on stop-word density, ``>`` on link density and LENGTH_HIGH), and so are the features:
+    link density over characters, stop-word density over lower-cased whitespace tokens (§2.7.2
+    defines them over tokens and alphabetic words; README "Configuration" says where it matters).
     """
     by_words = params.length_unit == "words"
     length_low = params.length_low
