@@ -131,6 +131,7 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
 def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     """Stop early, naming the key, when a local WARC input does not exist."""
     from corpusbuilder.download import parse_source
+    from corpusbuilder.stoplists import PAGE, available_stoplists
 
     for index, source in enumerate(config["input"]["warcs"]):
         try:
@@ -148,6 +149,10 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     for index, directory in enumerate(config["input"]["text_dirs"]):
         if not (base_dir / directory).is_dir():
             raise ConfigError(f"config key 'input.text_dirs[{index}]': no such directory: {base_dir / directory}")
+    fallback = config["extract"]["stoplist_fallback"]
+    if fallback != PAGE and fallback not in available_stoplists():
+        raise ConfigError(f"config key 'extract.stoplist_fallback': no stop list {fallback!r}; "
+                          f"give {PAGE} or one of {', '.join(available_stoplists())}")
     if config["extract"]["model"] and config["extract"]["preset"] != "best":
         raise ConfigError("config key 'extract.model': a model is read only with extract.preset: best")
     if not (config["input"]["warcs"] or cc["listing"] or config["input"]["text_dirs"]):

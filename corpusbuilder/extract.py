@@ -15,6 +15,7 @@ import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 import pyarrow as pa
@@ -31,6 +32,7 @@ from corpusbuilder.justext import (
     JustextParams,
     classify,
     classify_context_free,
+    count_stopwords,
     parse_html,
     segment_blocks,
 )
@@ -52,7 +54,8 @@ class ExtractParams:
     html_content_types: tuple[str, ...] = HTML_CONTENT_TYPES
     max_control_share: float = 0.02  # share of C0 control bytes above which a body is binary
     language_sample_chars: int = 2000  # raw page text used to pick the stop list
-    stoplist_fallback: str = "English"  # stop list for pages in a language we have no list for
+    # a page in a language without a bundled list: "page" (its own most frequent words) or a list name
+    stoplist_fallback: str = "page"
     justext: JustextParams = field(default_factory=lambda: PRESETS["default"])
     # "best" (the default preset, as in the schema): the learned block classifier
     # (corpusbuilder.classifier) decides instead of jusText's thresholds; `model` is a retrained
@@ -293,9 +296,20 @@ def guess_page_language(root, sample_chars: int) -> tuple[str, float]:
     return identify_sample(" ".join(text.split())[:sample_chars])
 
 
+def segment_page(root, language: str, fallback: str) -> tuple[str | None, list]:
+    """jusText's blocks of a page (§2.7.1) with stop words counted by the list of its language,
+    else by ``fallback``'s; with fallback `page`, by a list of the page's own most frequent
+    words (`stoplists.page_stoplist`), or letters where the language has no spaces."""
+    name, stoplist = stoplists.stoplist_for(language, fallback)
+    blocks = segment_blocks(root, stoplist)
+    if name == stoplists.PAGE:
+        by_characters = stoplists.writes_without_spaces(language)
+        tokens = partial(stoplists.stop_tokens, by_characters=by_characters)
+        count_stopwords(blocks, stoplists.page_stoplist((b.text for b in blocks), by_characters), tokens)
+    return name, blocks
+
+
 # --------------------------------------------------------------------------- the stage
-
-
 
 
 @dataclass
@@ -324,11 +338,10 @@ def clean_page(
         return CleanedPage(charset, charset_source, "", 0.0, "", [])
     if stoplist_name is None:
         language, probability = guess_page_language(root, params.language_sample_chars)
-        stoplist_name, stoplist = stoplists.stoplist_for(language, params.stoplist_fallback)
+        stoplist_name, blocks = segment_page(root, language, params.stoplist_fallback)
     else:
         language, probability = "", 0.0
-        stoplist = stoplists.load_stoplist(stoplist_name)
-    blocks = segment_blocks(root, stoplist)
+        blocks = segment_blocks(root, stoplists.load_stoplist(stoplist_name))
     if params.learned:
         # The learned classes are final (Algorithm 2.3's context is among the model's features);
         # jusText's context-free classes stay beside them, for the context pass that block

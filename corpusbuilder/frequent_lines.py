@@ -26,6 +26,7 @@ import numpy as np
 
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.io import atomic_path
+from corpusbuilder.stoplists import PAGE, page_stoplist, stop_tokens, stoplist_for, writes_without_spaces
 
 
 @dataclass(frozen=True)
@@ -383,16 +384,18 @@ def paragraphs(lines: list[str]) -> list[str]:
     return out
 
 
-def _block_rows(doc_id: str, parts: list[tuple[str, list[str]]], stopwords: frozenset[str]) -> list[dict]:
+def _block_rows(doc_id: str, parts: list[tuple[str, list[str]]], stopwords: frozenset[str],
+                by_characters: bool = False) -> list[dict]:
     rows = []
     for final_class, lines in parts:
         for text in paragraphs(lines):
             words = text.split()
-            n_stop = sum(word.strip(".,;:!?\"'()").lower() in stopwords for word in words)
+            units = [unit.strip(".,;:!?\"'()") for unit in stop_tokens(text, by_characters)]
+            n_stop = sum(unit in stopwords for unit in units)
             rows.append({
                 "doc_id": doc_id, "block_index": len(rows), "text": text, "dom_path": "", "xpath": "",
                 "heading": False, "n_chars": len(text), "n_words": len(words), "n_stopwords": n_stop,
-                "link_density": 0.0, "stopword_density": n_stop / len(words),
+                "link_density": 0.0, "stopword_density": n_stop / max(len(units), 1),
                 "cf_class": final_class, "final_class": final_class,
             })
     return rows
@@ -406,7 +409,6 @@ def text_collection_tables(in_dir: Path | str, shard: str, params: FrequentLines
     language without a stop list counts stop words with ``stoplist_fallback``'s, as extract does
     (config key ``extract.stoplist_fallback``)."""
     from corpusbuilder.extract import identify_sample
-    from corpusbuilder.stoplists import stoplist_for
 
     docs, blocks = [], []
     for index, (found, text) in enumerate(collection_boundaries(text_files(in_dir), params)):
@@ -423,7 +425,10 @@ def text_collection_tables(in_dir: Path | str, shard: str, params: FrequentLines
         code, probability = identify_sample(sample)
         stoplist, stopwords = stoplist_for(code, stoplist_fallback)
         parts = [("bad", lines[: body.start]), ("good", lines[body]), ("bad", lines[body.stop :])]
-        rows = _block_rows(doc_id, parts, stopwords)
+        by_characters = stoplist == PAGE and writes_without_spaces(code)
+        if stoplist == PAGE:
+            stopwords = page_stoplist(paragraphs(lines), by_characters)
+        rows = _block_rows(doc_id, parts, stopwords, by_characters)
         good = [row for row in rows if row["final_class"] == "good"]
         docs.append({
             "doc_id": doc_id, "shard": shard, "record_index": index, "offset": 0, "warc_type": "text",

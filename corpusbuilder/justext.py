@@ -15,7 +15,7 @@ holding ``©`` or lying inside ``select`` is bad, and short headings before good
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from types import SimpleNamespace
@@ -251,6 +251,16 @@ def _make_block(text_nodes: list[str], chars_in_links: int, tags_count: int, pat
     # stripped non-empty text has at least one character and one word
     return Block(text, dom_path, xpath, heading, chars_in_links, tags_count, n_chars, n_words,
                  n_stopwords, chars_in_links / n_chars, n_stopwords / n_words, hints)
+
+
+def count_stopwords(blocks: list[Block], stoplist: frozenset[str], tokens: Callable[[str], list[str]]) -> None:
+    """Recount each block's stop words, in place, with another list and other units (``tokens``
+    of a block's text: the letters of a language written without spaces, say)."""
+    stoplist = _lowercased(stoplist)
+    for block in blocks:
+        units = tokens(block.text)
+        block.n_stopwords = sum(map(stoplist.__contains__, units))
+        block.stopword_density = block.n_stopwords / len(units) if units else 0.0
 
 
 def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:

@@ -21,6 +21,8 @@ True
 from __future__ import annotations
 
 import functools
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 from corpusbuilder.package_data import STOPLIST_DIR
@@ -31,6 +33,9 @@ __all__ = [
     "load_stoplist",
     "stoplist_name_for",
     "stoplist_for",
+    "page_stoplist",
+    "stop_tokens",
+    "PAGE",
     "LANGUAGE_CODES",
 ]
 
@@ -39,54 +44,95 @@ SUFFIX = ".txt"
 # ISO 639-1 code (as py3langid outputs it) -> stop list name. Codes py3langid uses for the
 # same list are all here: "no" (py3langid's Norwegian) and "nb" go to Norwegian_Bokmal,
 # "tl" (py3langid's Tagalog) and "fil" to Tagalog, "hr"/"bs"/"sh" to the Latin-script
-# Serbo_Croatian list and "sr" to Serbian (Cyrillic and Latin). Chinese, Japanese and Korean
-# have no list: jusText's whitespace tokenisation does not fit them.
+# Serbo_Croatian list and "sr" to Serbian (Cyrillic and Latin). A language without a list here
+# (Chinese and Japanese among them: no spaces between words) gets one from the page itself
+# (`page_stoplist`).
 LANGUAGE_CODES: dict[str, str] = {
+    "af": "Afrikaans",
+    "an": "Aragonese",
     "ar": "Arabic",
+    "az": "Azerbaijani",
+    "be": "Belarusian",
     "bg": "Bulgarian",
     "bn": "Bengali",
+    "br": "Breton",
     "bs": "Serbo_Croatian",
     "ca": "Catalan",
     "cs": "Czech",
+    "cy": "Welsh",
     "da": "Danish",
     "de": "German",
     "el": "Greek",
     "en": "English",
+    "eo": "Esperanto",
     "es": "Spanish",
+    "et": "Estonian",
+    "eu": "Basque",
     "fa": "Persian",
     "fi": "Finnish",
     "fil": "Tagalog",
     "fr": "French",
+    "fy": "West_Frisian",
+    "ga": "Irish",
+    "gl": "Galician",
+    "gu": "Gujarati",
     "he": "Hebrew",
     "hi": "Hindi",
     "hr": "Serbo_Croatian",
+    "ht": "Haitian",
     "hu": "Hungarian",
+    "hy": "Armenian",
     "id": "Indonesian",
+    "ig": "Igbo",
     "is": "Icelandic",
     "it": "Italian",
     "iw": "Hebrew",  # the pre-1989 code, still emitted by some tools
+    "jv": "Javanese",
+    "ka": "Georgian",
+    "kk": "Kazakh",
+    "kn": "Kannada",
+    "ko": "Korean",
+    "ku": "Kurdish",
+    "ky": "Kyrgyz",
+    "la": "Latin",
+    "lb": "Luxembourgish",
     "lt": "Lithuanian",
     "lv": "Latvian",
     "mk": "Macedonian",
+    "ml": "Malayalam",
+    "mr": "Marathi",
     "ms": "Malay",
+    "mt": "Maltese",
     "nb": "Norwegian_Bokmal",
+    "ne": "Nepali",
     "nl": "Dutch",
+    "nn": "Norwegian_Nynorsk",
     "no": "Norwegian_Bokmal",
+    "oc": "Occitan",
     "pl": "Polish",
     "pt": "Portuguese",
+    "qu": "Quechua",
     "ro": "Romanian",
     "ru": "Russian",
     "sh": "Serbo_Croatian",
     "sk": "Slovak",
     "sl": "Slovenian",
+    "sq": "Albanian",
     "sr": "Serbian",
     "sv": "Swedish",
+    "sw": "Swahili",
     "ta": "Tamil",
+    "te": "Telugu",
+    "tk": "Turkmen",
     "tl": "Tagalog",
     "tr": "Turkish",
     "uk": "Ukrainian",
     "ur": "Urdu",
+    "uz": "Uzbek",
     "vi": "Vietnamese",
+    "vo": "Volapuk",
+    "wa": "Walloon",
+    "yo": "Yoruba",
 }
 
 
@@ -137,7 +183,44 @@ def stoplist_name_for(iso639_1: str) -> str | None:
 
 
 def stoplist_for(code: str | None, fallback: str | None = None) -> tuple[str | None, frozenset[str]]:
-    """(name, words) of the stop list for a language code, else of ``fallback`` (a list name);
-    (None, empty) when neither names one — no stop word is then counted."""
+    """(name, words) of the stop list for a language code, else of ``fallback`` (a list name, or
+    PAGE: the caller derives one from the page with `page_stoplist`, and the words are empty
+    here); (None, empty) when neither names one — no stop word is then counted."""
     name = (stoplist_name_for(code) if isinstance(code, str) and code else None) or fallback
-    return name, load_stoplist(name) if name else frozenset()
+    return name, load_stoplist(name) if name and name != PAGE else frozenset()
+
+
+# `extract.stoplist_fallback: page`: a page in a language without a list gets one of its own.
+PAGE = "page"
+# Languages written without spaces between words: their stop "words" are letters (characters).
+WITHOUT_SPACES = frozenset({"zh", "ja", "th", "lo", "km", "my", "dz", "bo", "wuu", "yue"})
+# The share of its own running text a page's list covers: what the 300 most frequent English
+# words cover of English text (README.md beside the lists), so jusText's thresholds apply.
+PAGE_COVERAGE = 0.56
+
+
+def writes_without_spaces(code: str | None) -> bool:
+    return isinstance(code, str) and code.strip().lower().replace("_", "-").split("-", 1)[0] in WITHOUT_SPACES
+
+
+def stop_tokens(text: str, by_characters: bool = False) -> list[str]:
+    """What stop words are counted among: a block's lower-cased whitespace tokens (as jusText
+    counts them), or its letters for a language written without spaces."""
+    lowered = text.lower()
+    return [ch for ch in lowered if ch.isalpha()] if by_characters else lowered.split()
+
+
+def page_stoplist(texts: Iterable[str], by_characters: bool = False, coverage: float = PAGE_COVERAGE) -> frozenset[str]:
+    """A stop list from one page's own text: its most frequent tokens, each seen at least twice,
+    until they account for ``coverage`` of its tokens. Thesis §2.9.9: a stop list "can be
+    approximated by taking a list of the most frequent words in the language", derived "from
+    any reasonably large language sample (i.e. any longish document ...)" — here the page, for
+    the languages no bundled list covers."""
+    counts = Counter(token for text in texts for token in stop_tokens(text, by_characters))
+    wanted, covered, chosen = coverage * sum(counts.values()), 0, []
+    for token, count in counts.most_common():
+        if count < 2 or covered >= wanted:
+            break
+        chosen.append(token)
+        covered += count
+    return frozenset(chosen)

@@ -13,9 +13,9 @@ from imports import LIBRARY, REPO, imports_of
 
 # README "Architecture": a module imports its own layer or a lower one.
 LAYERS = {
-    "base": ["package_data", "io", "logs", "provenance", "config", "download"],
+    "base": ["package_data", "stoplists", "io", "logs", "provenance", "config", "download"],
     "contracts": ["tables", "tokenfile"],
-    "stages": ["justext", "stoplists", "classifier", "site_boilerplate", "extract", "frequent_lines", "language",
+    "stages": ["justext", "classifier", "site_boilerplate", "extract", "frequent_lines", "language",
                "exact_dedup", "tokenise", "ngrams", "dedup", "export", "funnel", "similarity", "book_relations",
                "slurm_status"],
     "measures": ["evaluation", "report"],

@@ -213,15 +213,18 @@ def test_text_input_tables_fit_the_extract_schemas_and_export(collection, tmp_pa
     assert bad.text.str.contains("START OF TH").any() and (bad.cf_class == "bad").all()
 
 
-def test_text_input_falls_back_to_the_configured_stop_list(tmp_path):
+def test_text_input_falls_back_to_the_configured_stop_list(tmp_path, monkeypatch):
     """A book in a language without a bundled stop list counts its stop words with
-    extract.stoplist_fallback's list, as extract does, not always with the English one."""
+    extract.stoplist_fallback's list, as extract does, not always with the English one; with
+    the default fallback `page`, with its own most frequent words."""
+    import corpusbuilder.extract
     from corpusbuilder.frequent_lines import text_collection_tables
 
-    estonian = ["Hommikul läksime randa ja vaatasime, kuidas kalurid oma paate merele lükkasid.",
-                "Ilm oli selge ning tuul puhus kergelt läänest, nii et meri oli peaaegu rahulik.",
-                "Pärast lõunat jalutasime mööda metsateed tagasi külla, kus vanaema ootas meid.",
-                "Õhtul süütasime lõkke ja rääkisime lugusid, mida isa oli lapsena kuulnud."]
-    (tmp_path / "raamat.txt").write_text("\n\n".join(estonian), encoding="utf-8")
+    monkeypatch.setattr(corpusbuilder.extract, "identify_sample", lambda sample: ("xx", 0.9))
+    lines = [f"Ka mea {i} e pa ana ki te whenua, ka mea ano te tangata ki a ia." for i in range(4)]
+    (tmp_path / "pukapuka.txt").write_text("\n\n".join(lines), encoding="utf-8")
     docs, _ = text_collection_tables(tmp_path, "books", FrequentLinesParams(), stoplist_fallback="German")
-    assert docs[0]["page_language"] == "et" and docs[0]["stoplist"] == "German"
+    assert docs[0]["page_language"] == "xx" and docs[0]["stoplist"] == "German"
+    docs, blocks = text_collection_tables(tmp_path, "books", FrequentLinesParams(), stoplist_fallback="page")
+    assert docs[0]["stoplist"] == "page"
+    assert all(block["stopword_density"] > 0.32 for block in blocks)  # "ka", "te", "ki", "a", ... repeat

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import unicodedata
 
 import pytest
@@ -16,6 +17,11 @@ from corpusbuilder.stoplists import (
 )
 
 NAMES = available_stoplists()
+# the lists taken from the justext package, as resources/stoplists/README.md records them: their
+# sizes are the package's (Haitian's Wikipedia gives 27 words)
+FROM_JUSTEXT = {line.split("|")[1].strip() for line in
+                (STOPLIST_DIR / "README.md").read_text(encoding="utf-8").split("## Languages from the justext package")[1]
+                .splitlines() if line.startswith("| ") and not line.startswith("| list")}
 
 
 def test_at_least_40_lists_are_bundled():
@@ -29,7 +35,7 @@ def test_at_least_40_lists_are_bundled():
 @pytest.mark.parametrize("name", NAMES)
 def test_list_is_non_empty_and_lower_case(name):
     words = load_stoplist(name)
-    assert len(words) >= 100
+    assert len(words) >= (20 if name in FROM_JUSTEXT else 100)
     assert all(w == w.lower() for w in words)
 
 
@@ -164,3 +170,95 @@ def test_provenance_is_recorded():
     assert "wordfreq" in readme and "tools/build_stoplists.py" in readme
     for name in NAMES:
         assert f"| {name} |" in readme
+
+
+# --- every language the identifier returns gets a usable stop list (issue 16) ---------------------
+
+# Letters of the scripts written without spaces, for generated text.
+NO_SPACE_LETTERS = {"zh": (0x4E00, 0x4FFF), "ja": (0x4E00, 0x4FFF), "wuu": (0x4E00, 0x4FFF),
+                    "yue": (0x4E00, 0x4FFF), "th": (0x0E01, 0x0E2E), "lo": (0x0E81, 0x0EAE),
+                    "km": (0x1780, 0x17A2), "my": (0x1000, 0x102A), "dz": (0x0F40, 0x0F6C), "bo": (0x0F40, 0x0F6C)}
+
+
+def identifier_languages() -> list[str]:
+    langid = pytest.importorskip("py3langid.langid")
+    return sorted(set(langid._get_identifier().nb_classes) - {"zxx"})  # zxx: no linguistic content
+
+
+def generated_page(code: str) -> tuple[str, list[str], str]:
+    """(html, article paragraphs, footer) in `code`: half of the article's tokens are the
+    language's function words — from its stop list where one ships, else a made-up set that the
+    page repeats, as function words repeat — the rest, and the footer, rarely repeated words."""
+    from corpusbuilder.stoplists import stoplist_for
+
+    rng = random.Random(code)
+    _, words = stoplist_for(code)
+    if code in NO_SPACE_LETTERS:
+        low, high = NO_SPACE_LETTERS[code]
+        letters = [chr(c) for c in range(low, high + 1)]
+        function, content = letters[:12], letters[12:]
+        joiner = ""
+    else:
+        function = sorted(words)[:30] if words else ["".join(rng.choice("aeioukmst") for _ in range(3)) for _ in range(12)]
+        content = ["".join(rng.choice("bcdfghlmnprstvz") + rng.choice("aeiou") for _ in range(4)) for _ in range(3000)]
+        joiner = " "
+    tokens = 300 if code in NO_SPACE_LETTERS else 120  # paragraphs of some 300 characters at least
+    article = [joiner.join(rng.choice(function) if i % 2 else rng.choice(content) for i in range(tokens)) for _ in range(4)]
+    footer = joiner.join(rng.choice(content) for _ in range(60))
+    body = "".join(f"<p>{p}</p>" for p in article)
+    html = (f"<html><body><ul><li><a href='/'>{content[0]}</a></li><li><a href='/x'>{content[1]}</a></li></ul>"
+            f"{body}<div>{footer}</div></body></html>")
+    return html, article, footer
+
+
+@pytest.mark.parametrize("code", identifier_languages())
+def test_every_identified_language_keeps_its_content_under_preset_default(code):
+    """A page in any language the identifier can return keeps its article under preset default:
+    by its bundled list, else by a list of its own most frequent words (letters where the language
+    has no spaces) — before, such a page got the English list and kept nothing."""
+    from corpusbuilder.extract import segment_page
+    from corpusbuilder.justext import PRESETS, classify, parse_html
+
+    html, article, footer = generated_page(code)
+    name, blocks = segment_page(parse_html(html), code, stoplists.PAGE)
+    _, final = classify(blocks, PRESETS["default"])
+    kept = [b.text for b, cls in zip(blocks, final) if cls == "good"]
+    assert kept == article, (code, name)
+    assert name == (stoplist_name_for(code) or stoplists.PAGE)
+
+
+def test_an_estonian_page_keeps_its_text():
+    """The audit's case: an Estonian page, guessed as Estonian, keeps its paragraphs."""
+    from corpusbuilder.extract import ExtractParams, clean_page
+
+    paragraphs = [
+        "Hommikul läksime randa ja vaatasime, kuidas kalurid oma paate merele lükkasid. Ilm oli selge ning "
+        "tuul puhus kergelt läänest, nii et meri oli peaaegu rahulik ja keegi ei kartnud, et tuleb torm.",
+        "Pärast lõunat jalutasime mööda metsateed tagasi külla, kus vanaema ootas meid värske leiva ja "
+        "suitsukalaga. Ta rääkis, et tema lapsepõlves oli see tee palju kitsam ja seal ei sõitnud ühtegi autot.",
+        "Õhtul süütasime lõkke ja rääkisime lugusid, mida isa oli lapsena kuulnud. Kui tähed taevasse tulid, "
+        "läksid lapsed magama, aga meie jäime veel kauaks istuma ja kuulasime, kuidas lained kivide vastu lõid.",
+    ]
+    html = ("<html><body><ul><li><a href='/'>Avaleht</a></li><li><a href='/k'>Kontakt</a></li></ul>"
+            + "".join(f"<p>{p}</p>" for p in paragraphs) + "</body></html>")
+    page = clean_page(html.encode(), "utf-8", ExtractParams().with_preset("default"))
+    assert page.language == "et" and page.stoplist == "Estonian"
+    assert [b.text for b in page.blocks if b.final_class == "good"] == paragraphs
+
+
+def test_a_page_list_is_its_most_frequent_tokens():
+    from corpusbuilder.stoplists import page_stoplist
+
+    text = "the cat and the dog and the bird saw a fox"
+    assert page_stoplist([text], coverage=0.3) == {"the", "and"}  # 5 of 11 tokens; each seen twice or more
+    assert page_stoplist(["一二一二三"], by_characters=True) == {"一", "二"}
+    assert page_stoplist(["no word repeats here"]) == frozenset()
+
+
+def test_a_fallback_that_is_no_list_names_the_key(tmp_path):
+    from corpusbuilder.config import ConfigError, check_input_paths, validate_config
+
+    (tmp_path / "a.warc.gz").write_bytes(b"")
+    config = validate_config({"input": {"warcs": ["a.warc.gz"]}, "extract": {"stoplist_fallback": "Klingon"}})
+    with pytest.raises(ConfigError, match="extract.stoplist_fallback"):
+        check_input_paths(config, tmp_path)

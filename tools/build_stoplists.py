@@ -66,11 +66,12 @@ DEFAULT_MAX_WORDS = 3000
 MIN_WORDS = 100
 REFERENCE = "en"  # calibrated lists cover as much running text as English's top N
 
-# wordfreq language code -> list name (the names the reference `justext` package uses): the
-# library's table less the codes that only alias a list there (py3langid's "no", "tl", "iw";
-# "bs" and "hr" share Serbo_Croatian with "sh"; Serbian is DERIVED).
-ALIASES = ("bs", "hr", "iw", "no", "sr", "tl")
-LANGUAGES: dict[str, str] = {code: name for code, name in LANGUAGE_CODES.items() if code not in ALIASES}
+# The languages built from wordfreq, by its codes; the list names are the library's
+# (`stoplists.LANGUAGE_CODES`, the names the reference `justext` package uses). Serbian is DERIVED.
+WORDFREQ_CODES = ("ar", "bg", "bn", "ca", "cs", "da", "de", "el", "en", "es", "fa", "fi", "fil", "fr", "he",
+                  "hi", "hu", "id", "is", "it", "lt", "lv", "mk", "ms", "nb", "nl", "pl", "pt", "ro", "ru",
+                  "sh", "sk", "sl", "sv", "ta", "tr", "uk", "ur", "vi")
+LANGUAGES: dict[str, str] = {code: LANGUAGE_CODES[code] for code in WORDFREQ_CODES}
 # Lists derived from another language's data: name -> (source code, how).
 DERIVED: dict[str, tuple[str, str]] = {
     "Serbian": ("sh", "Latin words of the Serbo-Croatian list plus their Serbian Cyrillic spelling"),
@@ -79,6 +80,14 @@ SKIPPED = {
     "zh": "written without spaces between words",
     "ja": "written without spaces between words",
     "ko": "wordfreq counts morphemes, not space-separated words",
+}
+
+# Languages the language identifier (py3langid) returns that wordfreq has no data for, but the
+# reference `justext` package ships a list for: Pomikálek's own lists, the most frequent words of
+# each language's Wikipedia (thesis §2.9.9). Every other code of the library's table.
+JUSTEXT_LANGUAGES: dict[str, str] = {
+    code: name for code, name in LANGUAGE_CODES.items()
+    if name not in LANGUAGES.values() and name not in ("Serbian",)
 }
 
 # Writing system of each language (the first word of the Unicode character names of its
@@ -285,13 +294,25 @@ def _dedupe(words: list[str]) -> list[str]:
     return out
 
 
+def build_from_justext(name: str) -> list[str]:
+    """The justext package's list `name`, as words a whitespace tokeniser sees (`is_word`: its
+    tokens with punctuation or digits attached are dropped), lower-cased, NFC, sorted (the
+    package's lists carry no frequency order)."""
+    import justext
+
+    words = {unicodedata.normalize("NFC", word.lower()) for word in justext.get_stoplist(name)}
+    return sorted(word for word in words if is_word(word))
+
+
 def write_list(path: Path, words: list[str]) -> None:
     path.write_text("".join(w + "\n" for w in words), encoding="utf-8")
 
 
 def write_readme(out: Path, args: argparse.Namespace, stats: dict[str, tuple[str, int, int, float]],
-                 target: float | None, command: str) -> None:
+                 target: float | None, command: str, imported: dict[str, tuple[str, int]]) -> None:
     version = importlib.metadata.version("wordfreq")
+    justext_version = importlib.metadata.version("justext")
+    imported_rows = "\n".join(f"| {name} | `{code}` | {words} |" for name, (code, words) in sorted(imported.items()))
     today = _dt.date.today().isoformat()
     rows = []
     for name, (code, base, lines, coverage) in sorted(stats.items()):
@@ -310,13 +331,15 @@ def write_readme(out: Path, args: argparse.Namespace, stats: dict[str, tuple[str
     text = f"""# Stop lists
 
 One file per language, `<Language>.txt` (English names, as the reference `justext` package
-names its lists), UTF-8, one lower-case word per line, most frequent first, no comments.
-Read them with `corpusbuilder.stoplists.load_stoplist(name)`; map a language code from
-language identification to a list name with `stoplist_name_for(code)`.
+names its lists), UTF-8, one lower-case word per line, most frequent first (the lists taken
+from the justext package: sorted), no comments. Read them with
+`corpusbuilder.stoplists.load_stoplist(name)`; map a language code from language identification
+to a list name with `stoplist_name_for(code)`. A language with no list here gets one derived
+from the page itself (`extract.stoplist_fallback: page`, `corpusbuilder.stoplists.page_stoplist`).
 
 ## Provenance
 
-- Source: the `wordfreq` package, version {version} (PyPI), `wordlist="best"`.
+- {len(stats)} lists from the `wordfreq` package, version {version} (PyPI), `wordlist="best"`.
   wordfreq (by Robyn Speer and contributors) is Apache-2.0 code with data under CC BY-SA 4.0;
   these lists are derived from that data and are shared under CC BY-SA 4.0 as well.
 {size}
@@ -368,7 +391,20 @@ jusText counts stop words among whitespace-separated, lower-cased tokens, so
 |---|---|---|---|---|---|
 {chr(10).join(rows)}
 
-Not built: {skipped}.
+Not built from wordfreq: {skipped}.
+
+## Languages from the justext package ({len(imported)})
+
+For languages the language identifier returns that wordfreq has no data for, the lists come from
+the reference `justext` package, version {justext_version} (PyPI): Jan Pomikálek's own stop lists,
+the most frequent words of each language's Wikipedia (thesis §2.9.9), under the package's BSD
+2-clause licence (`LICENSE-justext.rst` beside them). Only the tokens a whitespace tokeniser
+produces as words are kept (`is_word` in `tools/build_stoplists.py`: tokens with punctuation or
+digits attached are dropped); the package's lists have no frequency order, so these are sorted.
+
+| list | code | words |
+|---|---|---|
+{imported_rows}
 """
     (out / "README.md").write_text(text, encoding="utf-8")
 
@@ -396,7 +432,8 @@ def compare_with_justext(out: Path, names: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Build resources/stoplists/<Language>.txt from wordfreq's most frequent words.",
+        description="Build resources/stoplists/<Language>.txt from wordfreq's most frequent words, and "
+                    "from the justext package's lists for the languages wordfreq lacks.",
         epilog="By default every list covers as much running text as the --top most frequent English "
                "words do (see resources/stoplists/README.md). Needs `pip install wordfreq` "
                "(a build-time tool only, not a library dependency).",
@@ -419,11 +456,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.top < 1 or args.max_words < args.top:
         parser.error("need 1 <= --top <= --max-words")
     try:
+        import justext  # noqa: F401
         import wordfreq  # noqa: F401
     except ImportError:
-        parser.error("wordfreq is not installed: pip install wordfreq")
+        parser.error("wordfreq and justext are needed: pip install -e '.[tools]'")
 
-    all_names = sorted(list(LANGUAGES.values()) + list(DERIVED))
+    all_names = sorted(list(LANGUAGES.values()) + list(DERIVED) + list(JUSTEXT_LANGUAGES.values()))
     wanted = args.languages or all_names
     unknown = sorted(set(wanted) - set(all_names))
     if unknown:
@@ -447,6 +485,17 @@ def main(argv: list[str] | None = None) -> int:
             lines = build_list(code, words)
             write_list(args.out / f"{name}.txt", lines)
             stats[name] = (code, len(words), len(lines), coverage)
+    imported: dict[str, tuple[str, int]] = {}
+    for code, name in JUSTEXT_LANGUAGES.items():
+        if args.languages and name not in args.languages:
+            continue
+        words = build_from_justext(name)
+        write_list(args.out / f"{name}.txt", words)
+        imported[name] = (code, len(words))
+    if not args.languages:
+        license_file = Path(importlib.metadata.distribution("justext").locate_file("")) / \
+            f"justext-{importlib.metadata.version('justext')}.dist-info" / "LICENSE.rst"
+        (args.out / "LICENSE-justext.rst").write_text(license_file.read_text(encoding="utf-8"), encoding="utf-8")
     if "Serbian" in wanted:
         words, coverage = chosen["sh"]
         lines = build_serbian(words)
@@ -469,7 +518,7 @@ def main(argv: list[str] | None = None) -> int:
             out_shown = args.out
         if out_shown != DEFAULT_OUT.relative_to(REPO):
             shown += ["--out", str(out_shown)]
-        write_readme(args.out, args, stats, target, shlex.join(shown))
+        write_readme(args.out, args, stats, target, shlex.join(shown), imported)
         print(f"{len(stats)} lists and README.md written to {args.out}")
     if args.compare:
         compare_with_justext(args.out, [n for n in args.compare if n in stats])

@@ -22,6 +22,7 @@ from corpusbuilder.extract import (
     UndecodableError,
     decode_html,
     guess_page_language,
+    segment_page,
 )
 from corpusbuilder.justext import (
     GOOD,
@@ -30,9 +31,7 @@ from corpusbuilder.justext import (
     JustextParams,
     classify,
     parse_html,
-    segment_blocks,
 )
-from corpusbuilder.stoplists import stoplist_for
 
 from .baselines import bte_extract, classify_default_extractor
 from .gold import GoldPage
@@ -80,8 +79,8 @@ def prepare_page(html: str, params: ExtractParams = ExtractParams()) -> Prepared
     if root is None:
         return PreparedPage(html, None, [], "")
     language, _ = guess_page_language(root, params.language_sample_chars)
-    name, stoplist = stoplist_for(language, params.stoplist_fallback)
-    return PreparedPage(html, root, segment_blocks(root, stoplist), name)
+    name, blocks = segment_page(root, language, params.stoplist_fallback)
+    return PreparedPage(html, root, blocks, name)
 
 
 def extraction_of_blocks(texts: list[str], kept: list[bool]) -> Extraction:
