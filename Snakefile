@@ -1,11 +1,17 @@
 # corpusbuilder: WARC crawls → clean, de-duplicated text corpus (Pomikálek 2011: jusText + onion).
 # Stages and their files are listed in README.md; every threshold lives in config/config.yaml.
+from pathlib import Path
+
 from snakemake.utils import min_version
 
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# The working directory's config/config.yaml, when it has one; from a directory of your own,
+# give yours with --configfile (rules/common.smk says so when neither is there).
+if Path("config/config.yaml").is_file():
+
+    configfile: "config/config.yaml"
 
 
 include: "rules/common.smk"

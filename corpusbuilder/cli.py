@@ -39,27 +39,59 @@ def _stoplist_name(language: str) -> str | None:
     return name
 
 
-def cmd_clean_html(args) -> int:
+def _cleaned(body: bytes, params, stoplist_name: str | None, name: str, fmt: str) -> tuple[str, bool]:
+    """One page's output in ``fmt`` (txt: its good blocks one a line; json: one JSON line) and
+    whether it could be decoded."""
+    import json
+
     from corpusbuilder.extract import UndecodableError, clean_page
 
+    try:
+        page = clean_page(body, None, params, stoplist_name)
+    except UndecodableError as error:
+        print(f"{name}: skipped ({error})", file=sys.stderr)
+        return ("" if fmt == "txt" else json.dumps({"file": name, "error": str(error)}) + "\n"), False
+    good = [" ".join(block.text.split()) for block in page.blocks if block.final_class == "good"]
+    if fmt == "txt":
+        return "".join(text + "\n" for text in good), True
+    record = {"file": name, "language": page.language, "stoplist": page.stoplist, "text": "\n\n".join(good),
+              "paragraphs": good}
+    return json.dumps(record, ensure_ascii=False) + "\n", True
+
+
+def cmd_clean_html(args) -> int:
     params = _extract_params(args)
     stoplist_name = _stoplist_name(args.language)
-    pages = sorted(Path(args.in_dir).glob("*.html"))
-    if not pages:
-        print(f"no *.html files in {args.in_dir}", file=sys.stderr)
-        return 1
-    out_dir = Path(args.out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    failed = 0
-    for page_path in pages:
-        try:
-            page = clean_page(page_path.read_bytes(), None, params, stoplist_name)
-            good = [block.text for block in page.blocks if block.final_class == "good"]
-        except UndecodableError as error:
-            print(f"{page_path.name}: skipped ({error})", file=sys.stderr)
-            good, failed = [], failed + 1
-        (out_dir / f"{page_path.stem}.txt").write_text("".join(t + "\n" for t in good), encoding="utf-8")
-    print(f"{len(pages)} pages cleaned into {out_dir} ({failed} undecodable)", file=sys.stderr)
+    source, target = args.input, args.output
+    if source != "-" and Path(source).is_dir():
+        pages = sorted(Path(source).glob("*.html"))
+        if not pages:
+            raise ConfigError(f"no *.html files in {source}")
+        if target == "-" and args.format == "txt":
+            raise ConfigError("a directory of pages cleans into a directory (give OUT), or to stdout with --format json")
+        outputs = [_cleaned(path.read_bytes(), params, stoplist_name, path.name, args.format) for path in pages]
+        if target == "-":
+            sys.stdout.write("".join(text for text, _ in outputs))
+        else:
+            out_dir = Path(target)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            suffix = ".txt" if args.format == "txt" else ".json"
+            for path, (text, _) in zip(pages, outputs):
+                (out_dir / f"{path.stem}{suffix}").write_text(text, encoding="utf-8")
+        failed = sum(not ok for _, ok in outputs)
+        print(f"{len(pages)} pages cleaned into {target} ({failed} undecodable)", file=sys.stderr)
+        return 0
+    if source == "-":
+        body, name = sys.stdin.buffer.read(), "<stdin>"
+    elif Path(source).is_file():
+        body, name = Path(source).read_bytes(), Path(source).name
+    else:
+        raise ConfigError(f"{source}: no such file or directory")
+    text, _ = _cleaned(body, params, stoplist_name, name, args.format)
+    if target == "-":
+        sys.stdout.write(text)
+    else:
+        Path(target).write_text(text, encoding="utf-8")
     return 0
 
 
@@ -152,6 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Web crawls (WARC) to a clean, de-duplicated text corpus. The full build is "
         "`snakemake --cores N` in the checkout; these subcommands run single steps by hand.",
     )
+    from corpusbuilder import __version__
+
+    parser.add_argument("--version", action="version", version=f"corpusbuilder {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name, func, help_text):
@@ -164,10 +199,14 @@ def build_parser() -> argparse.ArgumentParser:
     presets = ["default", "A", "B", "C", "D", "best"]  # justext.PRESETS + "best", without importing lxml
     preset_help = ("jusText preset (default, thesis Table 2.7 A-D) or best, the learned block classifier "
                    "(default: the config's)")
-    clean = add("clean-html", cmd_clean_html, "Clean every *.html file of a directory with jusText or the "
-                "learned classifier; write <name>.txt with the good blocks, one per line.")
-    clean.add_argument("in_dir", metavar="IN_DIR")
-    clean.add_argument("out_dir", metavar="OUT_DIR")
+    clean = add("clean-html", cmd_clean_html, "Clean HTML pages with jusText or the learned classifier: a "
+                "page file, - (one page on stdin) or a directory of *.html files, into a file, - (stdout) or a "
+                "directory (<name>.txt or <name>.json per page). txt: the good blocks, one a line; json: one "
+                "line per page with file, language, stoplist, text and paragraphs.")
+    clean.add_argument("input", metavar="IN", help="a page, - for stdin, or a directory of *.html files")
+    clean.add_argument("output", metavar="OUT", nargs="?", default="-",
+                       help="a file, - for stdout (the default), or a directory for a directory IN")
+    clean.add_argument("--format", choices=["txt", "json"], default="txt", help="output format (default txt)")
     clean.add_argument("--language", default="auto",
                        help="stop list: auto (guess per page), a language name (German) or ISO code (de)")
     clean.add_argument("--preset", choices=presets, help=preset_help)

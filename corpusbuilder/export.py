@@ -1,14 +1,20 @@
-"""Stage `export`: the corpus a user takes away, in two formats that carry the same documents.
+"""Stage `export`: the corpus a user takes away, in three formats that carry the same documents.
 
-- `{shard}.jsonl.gz`, one JSON object per kept document (the architecture's contract):
-  ``{"id": "{shard}:{record index}", "url": ..., "language": ..., "paragraphs": [...]}``
-- `{shard}.prevert.gz`, the prevertical format Sketch Engine and CWB compile: ``<doc id url
-  language>``, one ``<p>`` per kept block (``heading="1"`` on headings), the text XML-escaped.
+- `{shard}.jsonl.gz`, one JSON object per kept document, with the fields the LLM-data tools read
+  (Dolma, datatrove, FineWeb): ``text`` (the kept blocks joined by blank lines), ``id``, ``url``,
+  ``language``, ``language_score``, ``warc_record_id``, ``date`` (WARC-Date), ``source`` (the
+  shard) and ``offset`` (the record's byte offset in its WARC), and ``paragraphs``, the blocks one
+  by one, for corpus linguists who work by paragraph.
+- `{shard}.prevert.gz`, prevertical text: ``<doc id url language>``, one ``<p>`` per kept block
+  (``heading="1"`` on headings), the text XML-escaped, one block a line.
+- `{shard}.vert.gz`, the vertical format CWB and Sketch Engine encode: the same structure with one
+  token a line (the tokenise stage's tokeniser).
 
 A document is exported when extract cleaned it, it has at least one good block, and each later
 stage that ran (language filter, exact de-duplication) kept it; a block when its final class
-(after block de-duplication, when that ran) is `good`. Both files are written with a fixed gzip
-timestamp, so the same corpus always has the same bytes.
+(after block de-duplication, when that ran) is `good`. White space inside a block is one space
+in every format. The files are written with a fixed gzip timestamp, so the same corpus always
+has the same bytes.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +30,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from corpusbuilder.io import atomic_path
 from corpusbuilder.tables import Survivors
-
+from corpusbuilder.tokenise import tokenise
 
 # the block columns an exported document carries
 EXPORT_COLUMNS = ("text", "heading")
@@ -34,8 +41,24 @@ class ExportDocument:
     id: str
     url: str
     language: str
-    paragraphs: list[str]
+    paragraphs: list[str]  # one line each: white space inside a block is one space
     headings: list[bool]
+    language_score: float | None = None
+    warc_record_id: str | None = None
+    date: str | None = None
+    source: str | None = None
+    offset: int | None = None
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(self.paragraphs)
+
+
+def _present(value):
+    """A table value, or None where it is missing (NaN, None)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value
 
 
 def kept_documents(kept: Survivors) -> Iterator[ExportDocument]:
@@ -43,25 +66,49 @@ def kept_documents(kept: Survivors) -> Iterator[ExportDocument]:
     by_doc = {doc_id: group for doc_id, group in kept.blocks.groupby("doc_id", sort=False)}
     for row in kept.documents.itertuples(index=False):
         group = by_doc[row.doc_id]
+        score, offset = _present(getattr(row, "language_score", None)), _present(getattr(row, "offset", None))
         yield ExportDocument(
             id=row.doc_id,
             url=row.uri,
             language=row.language or "",
-            paragraphs=group["text"].tolist(),
+            paragraphs=[" ".join(text.split()) for text in group["text"]],
             headings=group["heading"].tolist(),
+            language_score=None if score is None else round(float(score), 4),
+            warc_record_id=_present(getattr(row, "warc_record_id", None)),
+            date=_present(getattr(row, "date", None)),
+            source=_present(getattr(row, "shard", None)),
+            offset=None if offset is None else int(offset),
         )
 
 
 def to_json_line(doc: ExportDocument) -> str:
-    record = {"id": doc.id, "url": doc.url, "language": doc.language, "paragraphs": doc.paragraphs}
+    record = {"id": doc.id, "text": doc.text, "url": doc.url, "language": doc.language,
+              "language_score": doc.language_score, "warc_record_id": doc.warc_record_id, "date": doc.date,
+              "source": doc.source, "offset": doc.offset, "paragraphs": doc.paragraphs}
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
+def _doc_tag(doc: ExportDocument) -> str:
+    return f"<doc id={quoteattr(doc.id)} url={quoteattr(doc.url)} language={quoteattr(doc.language)}>"
+
+
 def to_prevertical(doc: ExportDocument) -> str:
-    lines = [f"<doc id={quoteattr(doc.id)} url={quoteattr(doc.url)} language={quoteattr(doc.language)}>"]
+    lines = [_doc_tag(doc)]
     for text, heading in zip(doc.paragraphs, doc.headings):
         lines.append('<p heading="1">' if heading else "<p>")
         lines.append(escape(text))
+        lines.append("</p>")
+    lines.append("</doc>")
+    return "\n".join(lines) + "\n"
+
+
+def to_vertical(doc: ExportDocument) -> str:
+    """One token a line inside ``<doc>`` and ``<p heading="0|1">``, XML-escaped: what
+    ``cwb-encode -xsB -S doc:0+id+url+language -S p:0+heading`` reads."""
+    lines = [_doc_tag(doc)]
+    for text, heading in zip(doc.paragraphs, doc.headings):
+        lines.append(f'<p heading="{int(heading)}">')
+        lines.extend(escape(token) for token in tokenise(text))
         lines.append("</p>")
     lines.append("</doc>")
     return "\n".join(lines) + "\n"
@@ -75,11 +122,14 @@ def _write_gzip_text(path: Path, chunks: Iterable[str]) -> None:
                     text.write(chunk)
 
 
-def write_corpus(documents: Iterable[ExportDocument], jsonl_path: Path, prevert_path: Path) -> int:
-    """Write both formats; returns the number of documents."""
+def write_corpus(documents: Iterable[ExportDocument], jsonl_path: Path, prevert_path: Path,
+                 vert_path: Path | None = None) -> int:
+    """Write the formats; returns the number of documents."""
     documents = list(documents)
     _write_gzip_text(Path(jsonl_path), map(to_json_line, documents))
     _write_gzip_text(Path(prevert_path), map(to_prevertical, documents))
+    if vert_path is not None:
+        _write_gzip_text(Path(vert_path), map(to_vertical, documents))
     return len(documents)
 
 

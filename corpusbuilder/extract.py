@@ -91,6 +91,8 @@ class WarcRecord:
     offset: int
     warc_type: str
     uri: str
+    record_id: str = ""  # WARC-Record-ID
+    date: str = ""  # WARC-Date: when the page was fetched
     status: int | None = None
     content_type: str = ""
     http_charset: str | None = None
@@ -143,7 +145,8 @@ def iter_warc_records(path: Path, params: ExtractParams) -> Iterator[WarcRecord]
 def _read_record(record, index: int, offset: int, params: ExtractParams) -> WarcRecord:
     headers = record.rec_headers
     uri = headers.get_header("WARC-Target-URI") or ""
-    out = WarcRecord(record_index=index, offset=offset, warc_type=record.rec_type, uri=uri)
+    out = WarcRecord(record_index=index, offset=offset, warc_type=record.rec_type, uri=uri,
+                     record_id=headers.get_header("WARC-Record-ID") or "", date=headers.get_header("WARC-Date") or "")
     if uri.startswith("dns:"):
         out.reason = "dns"
         return out
@@ -431,6 +434,8 @@ def _doc_row(shard: str, record: WarcRecord) -> dict:
         "offset": record.offset,
         "warc_type": record.warc_type,
         "uri": record.uri,
+        "warc_record_id": record.record_id or None,
+        "date": record.date or None,
         "status": record.status,
         "content_type": record.content_type,
         "charset": None,

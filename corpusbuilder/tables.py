@@ -39,6 +39,7 @@ class Files:
     dedup_stats: str = "work/dedup/stats.json"
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
     corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
+    corpus_vert: str = "results/corpus/{shard}.vert.gz"
 
 
 FILES = Files()
@@ -54,6 +55,8 @@ DOCS_SCHEMA = pa.schema(
         ("offset", pa.int64()),
         ("warc_type", pa.string()),
         ("uri", pa.string()),
+        ("warc_record_id", pa.string()),  # WARC-Record-ID, null for a text input
+        ("date", pa.string()),  # WARC-Date: when the page was fetched
         ("status", pa.int32()),
         ("content_type", pa.string()),
         ("charset", pa.string()),
@@ -186,12 +189,17 @@ class ShardTables:
 
 @dataclass
 class Survivors:
-    """What of a shard reaches the corpus: ``documents`` (doc_id, record_index, uri, language)
-    in crawl order, and their ``blocks`` (doc_id, block_index and the block columns read) in
-    page order. Every document has at least one block."""
+    """What of a shard reaches the corpus: ``documents`` (doc_id, record_index, uri, language,
+    language_score and, where the docs table has them, shard, offset, warc_record_id, date) in
+    crawl order, and their ``blocks`` (doc_id, block_index and the block columns read) in page
+    order. Every document has at least one block."""
 
     documents: pd.DataFrame
     blocks: pd.DataFrame
+
+
+# the docs-table columns a surviving document carries into the corpus, besides its language
+PROVENANCE_COLUMNS = ["shard", "offset", "warc_record_id", "date"]
 
 
 def dropped_block_mask(blocks: pd.DataFrame, language: pd.DataFrame) -> np.ndarray:
@@ -223,8 +231,9 @@ def survivors(
     document's language is the language stage's verdict when it ran, else the page language
     extract guessed for its stop list.
     """
-    documents = docs.loc[docs["outcome"] == "ok", ["doc_id", "record_index", "uri", "page_language"]]
-    documents = documents.rename(columns={"page_language": "language"})
+    carried = ["doc_id", "record_index", "uri", "page_language", "page_language_probability", *PROVENANCE_COLUMNS]
+    documents = docs.loc[docs["outcome"] == "ok", [c for c in carried if c in docs]]
+    documents = documents.rename(columns={"page_language": "language", "page_language_probability": "language_score"})
     good = blocks
     if dedup is not None:
         verdict = dedup[["doc_id", "block_index", "final_class"]]
@@ -232,7 +241,9 @@ def survivors(
     good = good.loc[good["final_class"] == GOOD]
     if language is not None:
         kept = language.loc[language["kept"]]
-        documents = documents.drop(columns="language").merge(kept[["doc_id", "language"]], on="doc_id")
+        verdict = kept[[c for c in ("doc_id", "language", "probability") if c in kept]]
+        documents = documents.drop(columns=["language", "language_score"], errors="ignore").merge(
+            verdict.rename(columns={"probability": "language_score"}), on="doc_id")
         good = good.loc[good["doc_id"].isin(kept["doc_id"])]
         good = good.loc[~dropped_block_mask(good, kept)]
     if exact is not None:
@@ -247,9 +258,11 @@ def survivors(
 
 def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text",)) -> Survivors:
     """`survivors` of one shard's files, reading only what the join and ``block_columns`` need."""
-    docs = read_table(tables.docs, ["doc_id", "record_index", "uri", "outcome", "page_language"])
+    docs = read_table(tables.docs, ["doc_id", "record_index", "uri", "outcome", "page_language",
+                                    "page_language_probability", *PROVENANCE_COLUMNS])
     blocks = read_table(tables.blocks, ["doc_id", "block_index", "final_class", *block_columns], good_only=True)
-    language = read_table(tables.language, ["doc_id", "language", "kept", "dropped_blocks"]) if tables.language else None
+    language = (read_table(tables.language, ["doc_id", "language", "probability", "kept", "dropped_blocks"])
+                if tables.language else None)
     exact = read_table(tables.exact, ["doc_id", "kept"]) if tables.exact else None
     dedup = read_table(tables.dedup, ["doc_id", "block_index", "final_class"]) if tables.dedup else None
     return survivors(docs, blocks, language, exact, dedup)

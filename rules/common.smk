@@ -18,6 +18,10 @@ from corpusbuilder.download import resolve_sources, shard_name
 from corpusbuilder.package_data import SHIPPED_MODEL
 from corpusbuilder.tables import FILES
 
+if not config:
+    raise WorkflowError(
+        f"no configuration: {Path.cwd()} has no config/config.yaml; give one with --configfile FILE"
+    )
 try:
     config.update(validate_config(config))
     check_input_paths(config, Path.cwd())
@@ -58,7 +62,9 @@ wildcard_constraints:
 
 
 def corpus_outputs():
-    outputs = expand([FILES.corpus_jsonl, FILES.corpus_prevert], shard=SHARDS)
+    outputs = expand(
+        [FILES.corpus_jsonl, FILES.corpus_prevert, FILES.corpus_vert], shard=SHARDS
+    )
     outputs.append("results/stats/funnel.tsv")
     if config["similarity"]["enabled"]:
         outputs.append("results/stats/similar_pairs.parquet")

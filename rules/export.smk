@@ -4,6 +4,7 @@ rule export:
     output:
         jsonl=FILES.corpus_jsonl,
         prevert=FILES.corpus_prevert,
+        vert=FILES.corpus_vert,
     log:
         "logs/export/{shard}.log",
     benchmark:

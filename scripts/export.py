@@ -1,4 +1,4 @@
-"""Rule `export`: the kept documents of one shard → corpus/{shard}.jsonl.gz and .prevert.gz."""
+"""Rule `export`: the kept documents of one shard → corpus/{shard}.jsonl.gz, .prevert.gz and .vert.gz."""
 
 import logging
 
@@ -8,5 +8,6 @@ from corpusbuilder.tables import ShardTables, read_survivors
 
 setup_logging(snakemake.log[0])
 tables = ShardTables(**dict(snakemake.input.items()))
-count = write_corpus(kept_documents(read_survivors(tables, EXPORT_COLUMNS)), snakemake.output.jsonl, snakemake.output.prevert)
+documents = kept_documents(read_survivors(tables, EXPORT_COLUMNS))
+count = write_corpus(documents, snakemake.output.jsonl, snakemake.output.prevert, snakemake.output.vert)
 logging.getLogger("corpusbuilder.export").info("%s: %d documents exported", snakemake.wildcards.shard, count)

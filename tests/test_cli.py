@@ -142,3 +142,46 @@ def test_a_config_that_is_not_yaml_is_one_line(tmp_path, capsys):
     assert main(["check-config", "--config", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "is not YAML" in err and len(err.strip().splitlines()) == 1
+
+
+WRAPPED = ARTICLE.replace("we set out", "we set\n   out")  # a hard line wrap inside a paragraph
+
+
+def test_clean_html_pipes_like_its_peers(tmp_path):
+    """A page on stdin, the good blocks on stdout, one block a line whatever the source's wraps."""
+    piped = subprocess.run([sys.executable, "-m", "corpusbuilder.cli", "clean-html", "-", "--preset", "default"],
+                           input=WRAPPED.encode(), capture_output=True)
+    assert piped.returncode == 0, piped.stderr
+    lines = piped.stdout.decode().splitlines()
+    assert any(line.startswith("When we set out in the morning") for line in lines)
+    assert not any("All rights reserved" in line for line in lines)
+
+
+def test_clean_html_file_to_file_and_json(tmp_path):
+    import json
+
+    page = tmp_path / "walk.html"
+    page.write_text(WRAPPED)
+    assert run("clean-html", str(page), str(tmp_path / "walk.txt"), "--preset", "default").returncode == 0
+    assert "When we set out" in (tmp_path / "walk.txt").read_text()
+    result = run("clean-html", str(page), "--format", "json", "--preset", "default")
+    record = json.loads(result.stdout)
+    assert record["file"] == "walk.html" and record["language"] == "en" and record["stoplist"] == "English"
+    assert record["text"] == "\n\n".join(record["paragraphs"]) and all("\n" not in p for p in record["paragraphs"])
+    directory = run("clean-html", str(tmp_path), "--format", "json", "--preset", "default")
+    assert [json.loads(line)["file"] for line in directory.stdout.splitlines()] == ["walk.html"]
+
+
+def test_clean_html_errors_are_one_line(tmp_path):
+    missing = run("clean-html", str(tmp_path / "nothing.html"))
+    assert missing.returncode == 2 and missing.stderr.strip().count("\n") == 0 and "no such file" in missing.stderr
+    (tmp_path / "pages").mkdir()
+    empty = run("clean-html", str(tmp_path / "pages"), str(tmp_path / "out"))
+    assert empty.returncode == 2 and "no *.html files" in empty.stderr
+
+
+def test_version():
+    import corpusbuilder
+
+    result = run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"corpusbuilder {corpusbuilder.__version__}"

@@ -1,4 +1,4 @@
-"""Export: which documents and blocks reach the corpus, and the two formats' exact shape."""
+"""Export: which documents and blocks reach the corpus, and the three formats' exact shape."""
 
 from __future__ import annotations
 
@@ -17,14 +17,19 @@ def tables():
             "record_index": [1, 3, 5, 7],
             "uri": ["http://a/1", "http://a/3", "http://a/5", "http://a/7"],
             "page_language": ["en", "de", "en", None],
+            "page_language_probability": [0.98, 0.9, 0.97, None],
             "outcome": ["ok", "ok", "ok", "skipped"],
+            "shard": "s",
+            "offset": [120, 900, 2000, 3000],
+            "warc_record_id": ["<urn:uuid:1>", "<urn:uuid:3>", "<urn:uuid:5>", "<urn:uuid:7>"],
+            "date": "2025-03-15T10:00:00Z",
         }
     )
     blocks = pd.DataFrame(
         {
             "doc_id": ["s:1", "s:1", "s:1", "s:3", "s:5"],
             "block_index": [0, 1, 2, 0, 0],
-            "text": ["Title", "Body <with> & text", "Menu", "Nur Text", "menu only"],
+            "text": ["Title", "Body <with> &\n  text", "Menu", "Nur Text", "menu only"],
             "heading": [True, False, False, False, False],
             "final_class": ["good", "good", "bad", "good", "bad"],
         }
@@ -54,7 +59,9 @@ def test_jsonl_and_prevertical_formats(tmp_path):
     jsonl, prevert = tmp_path / "c.jsonl.gz", tmp_path / "c.prevert.gz"
     assert write_corpus(kept_documents(survivors(docs, blocks)), jsonl, prevert) == 2
     assert list(read_corpus(jsonl))[0] == {
-        "id": "s:1", "url": "http://a/1", "language": "en", "paragraphs": ["Title", "Body <with> & text"],
+        "id": "s:1", "text": "Title\n\nBody <with> & text", "url": "http://a/1", "language": "en",
+        "language_score": 0.98, "warc_record_id": "<urn:uuid:1>", "date": "2025-03-15T10:00:00Z", "source": "s",
+        "offset": 120, "paragraphs": ["Title", "Body <with> & text"],  # one block, one line
     }
     assert gzip.open(prevert, "rt").read().splitlines()[:7] == [
         '<doc id="s:1" url="http://a/1" language="en">',
@@ -64,3 +71,41 @@ def test_jsonl_and_prevertical_formats(tmp_path):
     first = jsonl.read_bytes()
     write_corpus(kept_documents(survivors(docs, blocks)), jsonl, prevert)
     assert jsonl.read_bytes() == first, "the same corpus must have the same bytes"
+
+
+def test_the_jsonl_loads_in_the_readers_llm_data_tools_use(tmp_path):
+    """pyarrow's JSON reader (what `datasets.load_dataset("json")` uses) reads the corpus as is,
+    with `text`, `id` and the provenance fields typed."""
+    import pyarrow.json as pj
+
+    docs, blocks = tables()
+    jsonl = tmp_path / "c.jsonl"
+    write_corpus(kept_documents(survivors(docs, blocks)), tmp_path / "c.jsonl.gz", tmp_path / "c.prevert.gz")
+    jsonl.write_bytes(gzip.decompress((tmp_path / "c.jsonl.gz").read_bytes()))
+    table = pj.read_json(jsonl)
+    assert table.column("text").to_pylist() == ["Title\n\nBody <with> & text", "Nur Text"]
+    assert table.column("offset").to_pylist() == [120, 900]
+    assert str(table.schema.field("language_score").type) == "double"
+
+
+def test_vertical_is_one_token_a_line_in_balanced_structures(tmp_path):
+    """The vertical format's rules, as cwb-encode reads it: every line a structure tag or one
+    token without white space; <doc> and <p> opened and closed in order; text XML-escaped."""
+    import re
+
+    docs, blocks = tables()
+    vert = tmp_path / "c.vert.gz"
+    write_corpus(kept_documents(survivors(docs, blocks)), tmp_path / "c.jsonl.gz", tmp_path / "c.prevert.gz", vert)
+    lines = gzip.open(vert, "rt", encoding="utf-8").read().splitlines()
+    assert lines[:8] == ['<doc id="s:1" url="http://a/1" language="en">', '<p heading="1">', "Title", "</p>",
+                         '<p heading="0">', "Body", "&lt;", "with"]
+    open_tags = []
+    for line in lines:
+        if match := re.fullmatch(r'<(doc|p)( [a-z]+="[^"<>]*")*>', line):
+            open_tags.append(match.group(1))
+        elif match := re.fullmatch(r"</(doc|p)>", line):
+            assert open_tags.pop() == match.group(1)
+        else:
+            assert line and not any(ch.isspace() for ch in line) and "<" not in line and ">" not in line, line
+            assert open_tags == ["doc", "p"]
+    assert open_tags == []

@@ -222,3 +222,20 @@ def test_files_of_shards_no_longer_in_the_input_are_listed(tmp_path):
     assert result.returncode == 0, result.stderr[-3000:]
     assert "results/corpus/crawl-00.jsonl.gz" in result.stderr and "not part of this corpus" in result.stderr
     assert stale.exists()  # listed, not deleted: it is the user's file
+
+
+def test_running_from_a_directory_of_ones_own(tmp_path):
+    """`snakemake -s /path/to/Snakefile --configfile my.yaml` in a project directory: inputs are
+    relative to it; without a config there, one line says what to give."""
+    run = lambda *args: subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"),
+                                        "--cores", "1", *args], cwd=tmp_path, capture_output=True, text=True,
+                                       timeout=600)
+    missing = run("--dry-run")
+    assert missing.returncode != 0
+    assert f"no configuration: {tmp_path} has no config/config.yaml; give one with --configfile FILE" in missing.stderr + missing.stdout
+    (tmp_path / "crawl.warc.gz").write_bytes((REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes())
+    (tmp_path / "my.yaml").write_text(yaml.safe_dump({"input": {"warcs": ["crawl.warc.gz"]}}))
+    built = run("results/corpus/crawl.jsonl.gz", "--configfile", "my.yaml")  # --configfile takes several
+    assert built.returncode == 0, built.stderr[-3000:]
+    records = [json.loads(line) for line in gzip.open(tmp_path / "results" / "corpus" / "crawl.jsonl.gz", "rt")]
+    assert records and all(r["source"] == "crawl" and r["warc_record_id"].startswith("<urn:uuid:") for r in records)
