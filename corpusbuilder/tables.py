@@ -9,12 +9,14 @@ is spelled once. The token file (``work/tokens/{shard}.npz``) has its own module
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 # --------------------------------------------------------------------------- where
 
@@ -149,9 +151,13 @@ GOOD = "good"
 
 
 def read_table(path: Path | str, columns: list[str] | None = None, good_only: bool = False,
-               doc_ids: list[str] | None = None) -> pd.DataFrame:
+               doc_ids: list[str] | None = None, optional: Sequence[str] = ()) -> pd.DataFrame:
     """A stage table (all columns unless named), filtered while reading: ``good_only`` keeps the
-    blocks whose final class is good, ``doc_ids`` the rows of those documents."""
+    blocks whose final class is good, ``doc_ids`` the rows of those documents. ``optional``
+    columns are read where the file has them (a table an earlier version wrote may not)."""
+    if optional:
+        present = set(pq.read_schema(path).names)
+        columns = [*(columns or []), *(name for name in optional if name in present)]
     filters = [("final_class", "==", GOOD)] if good_only else []
     if doc_ids is not None:
         filters.append(("doc_id", "in", sorted(doc_ids)))
@@ -258,10 +264,10 @@ def survivors(
 
 def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text",)) -> Survivors:
     """`survivors` of one shard's files, reading only what the join and ``block_columns`` need."""
-    docs = read_table(tables.docs, ["doc_id", "record_index", "uri", "outcome", "page_language",
-                                    "page_language_probability", *PROVENANCE_COLUMNS])
+    docs = read_table(tables.docs, ["doc_id", "record_index", "uri", "outcome", "page_language"],
+                      optional=["page_language_probability", *PROVENANCE_COLUMNS])
     blocks = read_table(tables.blocks, ["doc_id", "block_index", "final_class", *block_columns], good_only=True)
-    language = (read_table(tables.language, ["doc_id", "language", "probability", "kept", "dropped_blocks"])
+    language = (read_table(tables.language, ["doc_id", "language", "kept", "dropped_blocks"], optional=["probability"])
                 if tables.language else None)
     exact = read_table(tables.exact, ["doc_id", "kept"]) if tables.exact else None
     dedup = read_table(tables.dedup, ["doc_id", "block_index", "final_class"]) if tables.dedup else None

@@ -88,6 +88,23 @@ def test_the_jsonl_loads_in_the_readers_llm_data_tools_use(tmp_path):
     assert str(table.schema.field("language_score").type) == "double"
 
 
+def test_the_jsonl_loads_in_datatrove(tmp_path):
+    """datatrove's JsonlReader takes the corpus folder as it is: `text` and `id` are the
+    document's, every other field its metadata."""
+    from conftest import unavailable
+
+    try:
+        from datatrove.pipeline.readers import JsonlReader
+    except ImportError:
+        unavailable("datatrove is not installed (the dev extra has it)")
+    docs, blocks = tables()
+    write_corpus(kept_documents(survivors(docs, blocks)), tmp_path / "c.jsonl.gz", tmp_path / "c.prevert.gz")
+    (tmp_path / "c.prevert.gz").unlink()
+    read = list(JsonlReader(str(tmp_path)).run(rank=0, world_size=1))
+    assert [(d.id, d.text) for d in read] == [("s:1", "Title\n\nBody <with> & text"), ("s:3", "Nur Text")]
+    assert read[0].metadata["warc_record_id"] == "<urn:uuid:1>" and read[0].metadata["offset"] == 120
+
+
 def test_vertical_is_one_token_a_line_in_balanced_structures(tmp_path):
     """The vertical format's rules, as cwb-encode reads it: every line a structure tag or one
     token without white space; <doc> and <p> opened and closed in order; text XML-escaped."""

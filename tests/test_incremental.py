@@ -121,7 +121,8 @@ def built(tmp_path_factory):
     two = write_config(root / "two.yaml", {"input": {"warcs": SAMPLES[:2]}})
     ok(snakemake(workdir, configfiles=[two]))
     assert sorted(p.name for p in (workdir / "results" / "corpus").iterdir()) == [
-        "sample-00.jsonl.gz", "sample-00.prevert.gz", "sample-01.jsonl.gz", "sample-01.prevert.gz",
+        "sample-00.jsonl.gz", "sample-00.prevert.gz", "sample-00.vert.gz",
+        "sample-01.jsonl.gz", "sample-01.prevert.gz", "sample-01.vert.gz",
     ]
     # Built means up to date: a dry-run plans nothing, so every count below is caused by the change.
     assert job_stats(ok(snakemake(workdir, "--dry-run", configfiles=[two]))) == Counter()
@@ -178,7 +179,7 @@ def test_adding_a_warc_really_leaves_the_old_shards_alone(built):
     assert stats["extract"] == 1 and stats["download"] == 1
     for pattern, files in before.items():
         assert mtimes(copy, pattern) == files, f"{pattern} was rewritten"
-    assert {"sample-02.jsonl.gz", "sample-02.prevert.gz"} <= set(corpus_bytes(copy))
+    assert {"sample-02.jsonl.gz", "sample-02.prevert.gz", "sample-02.vert.gz"} <= set(corpus_bytes(copy))
     assert (copy / "work" / "extract" / "sample-02.docs.parquet").is_file()
     assert job_stats(ok(snakemake(copy, "--dry-run", configfiles=[three]))) == Counter()
 
@@ -344,7 +345,8 @@ def test_interrupted_run_ends_with_the_outputs_of_an_uninterrupted_one(interrupt
     reference, workdir = interrupted["reference"], interrupted["workdir"]
     expected = corpus_bytes(reference)
     assert sorted(expected) == [
-        "crawl-cut.jsonl.gz", "crawl-cut.prevert.gz", "sample-00.jsonl.gz", "sample-00.prevert.gz",
+        "crawl-cut.jsonl.gz", "crawl-cut.prevert.gz", "crawl-cut.vert.gz",
+        "sample-00.jsonl.gz", "sample-00.prevert.gz", "sample-00.vert.gz",
     ]
     assert len(expected["crawl-cut.jsonl.gz"]) > 10_000
     assert corpus_bytes(workdir) == expected

@@ -28,7 +28,7 @@ from corpusbuilder.report.corpus_stats import (
     stage_times,
     write_corpus_stats,
 )
-from corpusbuilder.report.html_report import ReportFiles, render_report
+from corpusbuilder.report.html_report import ReportFiles, corpus_languages, render_report
 from corpusbuilder.package_data import SHIPPED_MODEL
 from corpusbuilder.provenance import OUTPUT_LIBRARIES
 from corpusbuilder.tables import ShardTables
@@ -70,7 +70,8 @@ def write_shard(root: Path, name: str = "a") -> ShardFiles:
     })
     dedup.to_parquet(root / f"{name}.dedup.parquet")
     docs = pd.DataFrame({"doc_id": [f"{name}:0", f"{name}:1", f"{name}:2"], "record_index": [0, 1, 2],
-                         "uri": ["http://x/0", "http://x/1", None], "outcome": ["ok", "ok", "skipped"]})
+                         "uri": ["http://x/0", "http://x/1", None], "outcome": ["ok", "ok", "skipped"],
+                         "page_language": ["en", "en", None]})
     docs.to_parquet(root / f"{name}.docs.parquet")
     pd.DataFrame({"doc_id": [f"{name}:0", f"{name}:1"], "kept": [True, True], "reason": ["ok", "ok"],
                   "language": ["en", "en"], "dropped_blocks": [[], []]}).to_parquet(root / f"{name}.language.parquet")
@@ -159,7 +160,11 @@ def test_report_renders_from_hand_made_tables_without_evaluation(tmp_path):
                                                        shard.dedup, "a")],
                         boilerplate=tmp_path / "absent.tsv", sweep_png=tmp_path / "absent.png")
     page = render_report(files)
-    assert page.count("data:image/png;base64,") == 2  # funnel and duplicates; no stage times, no sweep
+    assert page.count("data:image/png;base64,") == 3  # funnel, duplicates, lengths; no stage times, no sweep
+    table, lengths = corpus_languages(files.shards)
+    assert table.to_dict("records") == [{"language": "en", "identified": 2, "kept_by_filter": 2, "in_corpus": 2,
+                                         "words": 24}]  # the summary's words_final
+    assert sorted(lengths.tolist()) == [12, 12] and "Languages and lengths" in page
     assert 'class="blk dup"' in page and 'title="duplicate of a:0' in page
     assert 'class="blk ctx"' in page and 'class="blk bad"' in page
     assert "boilerplate.tsv is absent" in page

@@ -28,15 +28,16 @@ import io
 import json
 import logging
 import math
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from corpusbuilder.io import atomic_path
-from corpusbuilder.tables import ShardTables, dropped_block_mask, read_table
+from corpusbuilder.tables import ShardTables, dropped_block_mask, read_survivors, read_table
 
 log = logging.getLogger("corpusbuilder.report")
 
@@ -244,6 +245,56 @@ def stage_chart(stages: pd.DataFrame) -> str:
     axis.invert_yaxis()
     axis.set_xlim(0, max(seconds) * 1.45 if len(seconds) and max(seconds) > 0 else 1)
     axis.set_xlabel("wall seconds, summed over the rule's jobs")
+    figure.tight_layout()
+    return png_data_uri(figure)
+
+
+# --- languages and lengths of the corpus ------------------------------------------------------
+
+LENGTH_BINS = (1, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)
+LANGUAGE_COLUMNS = [
+    Column("language", "language"),
+    Column("identified", "documents identified", "int"),
+    Column("kept_by_filter", "kept by the language filter", "int"),
+    Column("in_corpus", "documents in the corpus", "int"),
+    Column("words", "words in the corpus", "int"),
+]
+
+
+def corpus_languages(shards: Sequence[ShardTables]) -> tuple[pd.DataFrame, np.ndarray]:
+    """Per language: documents the language stage identified as it, kept, and in the corpus, with
+    their words; and the words of every document in the corpus (for the length histogram)."""
+    identified, kept, in_corpus, words, lengths = Counter(), Counter(), Counter(), Counter(), []
+    for shard in shards:
+        if not (_exists(shard.language) and _exists(shard.docs) and _exists(shard.blocks)):
+            continue
+        language = read_table(shard.language, ["language", "kept"]).fillna({"language": "unidentified"})
+        identified.update(language["language"])
+        kept.update(language.loc[language["kept"], "language"])
+        corpus = read_survivors(replace(shard, dedup=shard.dedup if _exists(shard.dedup) else None), ("n_words",))
+        per_doc = corpus.blocks.groupby("doc_id", sort=False)["n_words"].sum()
+        codes = corpus.documents.set_index("doc_id")["language"].fillna("unidentified")
+        in_corpus.update(codes)
+        for doc_id, n in per_doc.items():
+            words[codes[doc_id]] += int(n)
+        lengths.append(per_doc.to_numpy(np.int64))
+    table = pd.DataFrame([{"language": code, "identified": identified[code], "kept_by_filter": kept[code],
+                           "in_corpus": in_corpus[code], "words": words[code]} for code in identified])
+    if len(table):
+        table = table.sort_values(["words", "identified", "language"], ascending=[False, False, True])
+    return table.reset_index(drop=True), np.concatenate(lengths) if lengths else np.empty(0, np.int64)
+
+
+def length_chart(lengths: np.ndarray) -> str:
+    plt = _pyplot()
+    edges = np.array([*LENGTH_BINS, max(int(lengths.max(initial=0)) + 1, LENGTH_BINS[-1] + 1)])
+    counts, _ = np.histogram(lengths, bins=edges)
+    labels = [f"{lo:,}–{hi - 1:,}" for lo, hi in zip(edges[:-2], edges[1:-1])] + [f"≥ {edges[-2]:,}"]
+    figure, axis = plt.subplots(figsize=(7, 2.6))
+    axis.bar(np.arange(len(counts)), counts, color="#5b8c5a")
+    axis.set_xticks(np.arange(len(counts)), labels, rotation=30, fontsize=8)
+    axis.set_xlabel("words per document in the corpus")
+    axis.set_ylabel("documents")
     figure.tight_layout()
     return png_data_uri(figure)
 
@@ -609,6 +660,10 @@ def funnel_section(files: ReportFiles) -> str:
     body = ('<p class="lead">Documents and words left after each step, as thesis Tables 3.8/3.9 '
             'report a corpus; each percentage is of the row before. Words are whitespace-separated '
             'strings; tokens are counted once the text is tokenised.</p>')
+    body += ('<p class="note">What to look for: the step that loses the most. A big loss to '
+             '"html documents" is the crawl (non-HTML, errors — see why below); to "good text", pages '
+             'whose language has no stop list or extractor settings too strict; to exact dedup, a crawl '
+             'with many mirrors.</p>')
     body += _img(funnel_chart(funnel), "funnel chart") + html_table(funnel, FUNNEL_COLUMNS, row_classes=classes)
     skipped = _read_tsv(files.skipped)
     if skipped is not None and len(skipped):
@@ -633,6 +688,9 @@ def duplicates_section(files: ReportFiles, summary: dict) -> str:
             'resemblance dedup" the thesis\' document-level comparison ("rsmbl. de-dupl"): one document '
             'kept per cluster of min-hash resemblance above similarity.dedup_threshold (thesis: 0.9), all of '
             'its blocks.</p>')
+    body += ('<p class="note">What to look for: the bar after block dedup should be a small fraction '
+             'of the one before; if resemblance dedup leaves much more, the duplicates are parts of '
+             'pages (quotes, boilerplate) that whole-document comparison cannot remove.</p>')
     body += _img(duplicates_chart(duplicates), "duplicate 10-grams chart")
     body += f'<div class="scroll">{html_table(duplicates, DUPLICATE_COLUMNS, caption=CAPTION)}</div>'
     dedup = summary.get("dedup") or {}
@@ -700,11 +758,31 @@ def stages_section(files: ReportFiles) -> str:
         body = ('<p class="lead">Wall and CPU time from Snakemake\'s benchmark files, summed over each rule\'s '
                 'jobs (per-shard rules run one job per shard, in parallel); peak memory is the largest '
                 'resident set of any one job (thesis Table 3.7).</p>')
+        body += ('<p class="note">What to look for: the rule that dominates wall time is the one to give '
+                 'more cores (per-shard rules) or a bigger node (dedup holds the duplicate n-grams); a peak '
+                 'memory near a rule\'s mem_mb is a job a larger crawl will run out of memory in.</p>')
         body += _img(stage_chart(stages), "stage times chart")
         body += html_table(pd.concat([stages, total], ignore_index=True), STAGE_COLUMNS,
                            row_classes=[""] * len(stages) + ["total"])
         return _section("stages", "Time and memory per stage", body)
     return _section("stages", "Time and memory per stage", '<p class="missing">No benchmark files were found.</p>')
+
+
+def languages_section(files: ReportFiles) -> str:
+    """Documents and words per language through the language filter into the corpus, and how long
+    the corpus's documents are."""
+    table, lengths = corpus_languages(files.shards)
+    if not len(table):
+        return ""
+    body = ('<p class="lead">Documents per language as the language stage identified them, kept by its '
+            'filter, and left in the corpus after de-duplication, with their words.</p>'
+            f'<div class="scroll">{html_table(table, LANGUAGE_COLUMNS)}</div>')
+    if len(lengths):
+        body += ('<h3>Document lengths</h3><p class="note">What to look for: a corpus of articles has most '
+                 'documents between 100 and 2,000 words; a tall first bar means many pages kept only a '
+                 'stub — look at them in the sample below before building on them.</p>'
+                 + _img(length_chart(lengths), "document length histogram"))
+    return _section("languages", "Languages and lengths", body)
 
 
 def sample_section(files: ReportFiles, sample_size: int) -> str:
@@ -722,11 +800,11 @@ def sample_section(files: ReportFiles, sample_size: int) -> str:
 def render_report(files: ReportFiles, sample_size: int = 10, title: str = "corpusbuilder report") -> str:
     """The whole page as a string: one section per function above, those without data left out."""
     summary = json.loads(Path(files.summary).read_text()) if _exists(files.summary) else {}
-    sections = [funnel_section(files), duplicates_section(files, summary), boilerplate_section(files),
-                stages_section(files), sample_section(files, sample_size)]
+    sections = [funnel_section(files), languages_section(files), duplicates_section(files, summary),
+                boilerplate_section(files), stages_section(files), sample_section(files, sample_size)]
     nav = "".join(f'<a href="#{a}">{t}</a>' for a, t in (
-        ("funnel", "Funnel"), ("duplicates", "Duplicates"), ("boilerplate", "Boilerplate quality"),
-        ("stages", "Stages"), ("sample", "Sample documents")))
+        ("funnel", "Funnel"), ("languages", "Languages"), ("duplicates", "Duplicates"),
+        ("boilerplate", "Boilerplate quality"), ("stages", "Stages"), ("sample", "Sample documents")))
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
