@@ -24,7 +24,7 @@ from warcio.statusandheaders import StatusAndHeadersParser
 
 from corpusbuilder import stoplists
 from corpusbuilder.classifier import classify_learned, load_model, page_title
-from corpusbuilder.config import dataclass_values
+from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.io import ParquetBatchWriter, write_table
 from corpusbuilder.language import load_identifier
 from corpusbuilder.justext import (
@@ -262,7 +262,32 @@ def decode_html(
                 return body.decode(name), name, source
             except (UnicodeDecodeError, LookupError):
                 continue
+    lenient = _decode_utf8_leniently(body, declared_utf8=any(c == "utf-8" for _, c in declared))
+    if lenient is not None:
+        return lenient, "utf-8", "utf8-lenient"
     return _decode_detected(body)
+
+
+# A UTF-8 page with a stray byte, or cut off inside its last character, keeps its text when no more
+# than one byte in this many is broken; each broken byte becomes U+FFFD (counted in the docs row).
+LENIENT_UTF8_BYTES_PER_ERROR = 1000
+
+
+def _decode_utf8_leniently(body: bytes, declared_utf8: bool) -> str | None:
+    """The body as UTF-8 with its few broken bytes replaced, when it is UTF-8 — declared so, or
+    holding valid multi-byte characters — and the broken bytes are rare; else None (a page in a
+    one-byte code page has a broken "byte" at every accented letter and goes to detection)."""
+    text = body.decode("utf-8", errors="replace")
+    broken = replaced_characters(text) - body.count(b"\xef\xbf\xbd")
+    if broken > max(1, len(body) // LENIENT_UTF8_BYTES_PER_ERROR):
+        return None
+    if declared_utf8 or any(ord(ch) > 127 and ch != "\ufffd" for ch in text):
+        return text
+    return None
+
+
+def replaced_characters(text: str) -> int:
+    return text.count("\ufffd")
 
 
 def _decode_detected(body: bytes) -> tuple[str, str, str]:
@@ -325,6 +350,7 @@ class CleanedPage:
     language_probability: float
     stoplist: str
     blocks: list
+    replaced_characters: int = 0  # broken bytes of a leniently decoded UTF-8 page
 
 
 def clean_page(
@@ -336,9 +362,10 @@ def clean_page(
     `stoplist_name` forces one stop list instead of guessing the page's language.
     """
     text, charset, charset_source = decode_html(body, http_charset, params.max_control_share)
+    replaced = replaced_characters(text) if charset_source == "utf8-lenient" else 0
     root = parse_html(text)
     if root is None:
-        return CleanedPage(charset, charset_source, "", 0.0, "", [])
+        return CleanedPage(charset, charset_source, "", 0.0, "", [], replaced)
     if stoplist_name is None:
         language, probability = guess_page_language(root, params.language_sample_chars)
         stoplist_name, blocks = segment_page(root, language, params.stoplist_fallback)
@@ -356,7 +383,7 @@ def clean_page(
     for block, cf_class, final_class in zip(blocks, cf_classes, final_classes):
         block.cf_class = cf_class
         block.final_class = final_class
-    return CleanedPage(charset, charset_source, language, probability, stoplist_name, blocks)
+    return CleanedPage(charset, charset_source, language, probability, stoplist_name, blocks, replaced)
 
 
 @dataclass
@@ -364,6 +391,7 @@ class ShardSummary:
     """Counts for the log and the caller: records by outcome and skip reason."""
 
     records: int = 0
+    attempted: int = 0  # records whose body was read to be cleaned
     pages: int = 0
     blocks: int = 0
     good_blocks: int = 0
@@ -382,7 +410,17 @@ def extract_shard(
     params: ExtractParams,
     progress_every: int = 500,
 ) -> ShardSummary:
-    """Read one WARC and write its docs and blocks tables (atomically, in batches)."""
+    """Read one WARC and write its docs and blocks tables (atomically, in batches).
+
+    A fault of one page is that page's row (reason ``error-…``); a fault of the environment — an
+    unreadable model, an I/O or memory error — fails the job, and so does a shard in which every
+    page failed, rather than leave tables of error rows that later stages take for a corpus."""
+    if params.learned:
+        try:
+            load_model(params.model)
+        except (OSError, ValueError, KeyError) as error:
+            raise ConfigError(f"config key 'extract.model': cannot load {params.model or 'the shipped model'}: "
+                              f"{type(error).__name__}: {error}") from None
     summary = ShardSummary()
     with ParquetBatchWriter(docs_path, DOCS_SCHEMA) as docs, ParquetBatchWriter(
         blocks_path, BLOCKS_SCHEMA
@@ -391,6 +429,7 @@ def extract_shard(
             summary.records += 1
             row = _doc_row(shard, record)
             if record.body is not None:
+                summary.attempted += 1
                 _clean_into(row, record, params, blocks_out, summary)
             if row["reason"] != "ok":
                 summary.count(row["reason"])
@@ -399,6 +438,10 @@ def extract_shard(
             docs.append(row)
             if summary.records % progress_every == 0:
                 log.info("%s: %d records, %d pages, %d blocks", shard, summary.records, summary.pages, summary.blocks)
+        failed = {reason: count for reason, count in summary.reasons.items() if reason.startswith("error-")}
+        if failed and sum(failed.values()) == summary.attempted:  # raised here, no table is written
+            raise RuntimeError(f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
+                               "machine, not of the pages; see the log")
     if params.site_boilerplate.mode != "off":
         summary.good_blocks = mark_site_boilerplate(docs_path, blocks_path, params)
     log.info(
@@ -440,6 +483,7 @@ def _doc_row(shard: str, record: WarcRecord) -> dict:
         "content_type": record.content_type,
         "charset": None,
         "charset_source": None,
+        "replaced_characters": None,
         "page_language": None,
         "page_language_probability": None,
         "stoplist": None,
@@ -457,6 +501,8 @@ def _clean_into(row: dict, record: WarcRecord, params: ExtractParams, blocks_out
     except UndecodableError as error:
         row["reason"] = str(error)
         return
+    except (OSError, MemoryError):
+        raise  # the machine's fault, not the page's: the job fails rather than write an empty shard
     except Exception as error:  # noqa: BLE001 - one hostile page must not stop the shard
         log.exception("%s: cleaning failed", row["doc_id"])
         row["reason"] = f"error-{type(error).__name__}"
@@ -464,6 +510,7 @@ def _clean_into(row: dict, record: WarcRecord, params: ExtractParams, blocks_out
     row.update(
         charset=page.charset,
         charset_source=page.charset_source,
+        replaced_characters=page.replaced_characters,
         page_language=page.language,
         page_language_probability=page.language_probability,
         stoplist=page.stoplist,

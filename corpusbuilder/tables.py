@@ -63,6 +63,7 @@ DOCS_SCHEMA = pa.schema(
         ("content_type", pa.string()),
         ("charset", pa.string()),
         ("charset_source", pa.string()),
+        ("replaced_characters", pa.int32()),  # broken UTF-8 bytes replaced by U+FFFD (charset_source utf8-lenient)
         ("page_language", pa.string()),
         ("page_language_probability", pa.float32()),
         ("stoplist", pa.string()),

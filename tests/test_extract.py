@@ -158,3 +158,61 @@ def test_deeply_nested_and_malformed_html_does_not_stop_the_shard(tmp_path):
     assert len(docs) == 3
     assert docs["reason"].iloc[2] == "ok"
     assert all(reason in {"ok", "no-text"} for reason in docs["reason"])
+
+
+# --- no silent loss (issue 17): faults of the machine fail the job; a page's own faults are its row
+
+
+def test_a_broken_model_fails_the_shard_naming_the_key(tmp_path):
+    from corpusbuilder.config import ConfigError
+
+    warc = write_warc(tmp_path / "in.warc.gz", [{"uri": "http://a.example/walk", "body": ARTICLE.encode()}])
+    broken = tmp_path / "model.npz"
+    broken.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    with pytest.raises(ConfigError, match="extract.model"):
+        extract_shard(warc, "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet",
+                      ExtractParams(learned=True, model=broken))
+    assert not (tmp_path / "s.docs.parquet").exists()
+
+
+def test_an_io_error_fails_the_job_instead_of_becoming_error_rows(tmp_path, monkeypatch):
+    import corpusbuilder.extract as extract_module
+
+    def disk_full(*args, **kwargs):
+        raise OSError(27, "File too large")
+
+    monkeypatch.setattr(extract_module, "clean_page", disk_full)
+    warc = write_warc(tmp_path / "in.warc.gz", [{"uri": "http://a.example/walk", "body": ARTICLE.encode()}])
+    with pytest.raises(OSError):
+        extract_shard(warc, "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet", ExtractParams())
+    assert not (tmp_path / "s.docs.parquet").exists()
+
+
+def test_a_shard_whose_every_page_failed_is_a_failed_job(tmp_path, monkeypatch):
+    import corpusbuilder.extract as extract_module
+
+    def bug(*args, **kwargs):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(extract_module, "clean_page", bug)
+    warc = write_warc(tmp_path / "in.warc.gz", [{"uri": f"http://a.example/{i}", "body": ARTICLE.encode()}
+                                                 for i in range(3)])
+    with pytest.raises(RuntimeError, match="every page failed"):
+        extract_shard(warc, "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet", ExtractParams())
+    assert not (tmp_path / "s.docs.parquet").exists()
+
+
+@pytest.mark.parametrize("damage", ["stray byte", "cut at the end"])
+def test_a_utf8_page_with_a_broken_byte_keeps_its_text(tmp_path, damage):
+    body = ARTICLE.replace("river", "rivière").encode("utf-8")
+    body = body.replace(b"morning", b"mor\xffning", 1) if damage == "stray byte" else body + "é".encode()[:1]
+    docs, blocks = extract(tmp_path, [{"uri": "http://a.example/walk", "body": body}])
+    assert docs["reason"].tolist() == ["ok"] and docs["charset_source"][0] == "utf8-lenient"
+    assert docs["replaced_characters"][0] == 1
+    assert any("rivière" in text for text in blocks["text"])
+
+
+def test_a_latin1_page_is_not_taken_for_broken_utf8(tmp_path):
+    body = ARTICLE.replace("river", "rivière").encode("latin-1")
+    docs, blocks = extract(tmp_path, [{"uri": "http://a.example/walk", "body": body}])
+    assert docs["charset_source"][0] != "utf8-lenient" and any("rivière" in text for text in blocks["text"])
