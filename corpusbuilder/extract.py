@@ -13,6 +13,7 @@ from __future__ import annotations
 import codecs
 import logging
 import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -119,27 +120,91 @@ def _read_limited(stream, max_bytes: int) -> bytes | None:
 def iter_warc_records(path: Path, params: ExtractParams) -> Iterator[WarcRecord]:
     """Yield every record of a WARC file in order, each with a reason when it is not a page.
 
-    A read error (truncated or corrupt gzip member, malformed headers) ends the iteration with
-    one last record of type `error` whose reason says what happened; the caller keeps what came
-    before it.
+    A record that cannot be read (malformed headers, a corrupt gzip member) gets a row of type
+    `error` with its index and offset, and reading resumes at the next record that can be found
+    (the next gzip member, or the next ``WARC/1.`` line of an uncompressed file); the row says how
+    many bytes were skipped. When none follows, the rest of the file is reported as truncated.
     """
     size = Path(path).stat().st_size
+    index = -1
+    start: int | None = 0
     with open(path, "rb") as stream:
-        records = ArchiveIterator(stream, check_digests=False)
-        index = -1
-        try:
-            for record in records:
-                index += 1
-                # records.offset is where this record starts; get_record_offset() would consume its body.
-                yield _read_record(record, index, records.offset, params)
-        except Exception as error:  # noqa: BLE001 - any failure of a stranger's file ends the shard
-            reason = f"truncated: {type(error).__name__}: {error}"
-        else:
-            # warcio ends quietly on a gzip member cut off before its first record line.
-            if records.offset >= size:
-                return
-            reason = f"truncated: {size - records.offset} bytes at the end are no complete record"
-        yield WarcRecord(index + 1, records.offset, "error", "", reason=reason[:500])
+        while start is not None:
+            stream.seek(start)
+            records = ArchiveIterator(stream, check_digests=False)
+            last_start, start = start, None
+            try:
+                for record in records:
+                    index += 1
+                    # records.offset is where this record starts; get_record_offset() would consume its body.
+                    last_start = records.offset
+                    row = _read_record_or_error(record, index, last_start, params)
+                    if row.reason.startswith("malformed"):
+                        # the reader's state after a malformed record is not to be trusted: go on
+                        # from the next record that can be found, whatever this one's length said
+                        start = _next_record_start(stream, last_start + 1, size)
+                        row.reason = (row.reason + (f"; the next record is {start - last_start} bytes on"
+                                                    if start is not None else "; no record follows"))[:500]
+                        yield row
+                        break
+                    yield row
+                else:
+                    if records.offset < size:
+                        failed_at = records.offset
+                        index += 1
+                        yield WarcRecord(index, failed_at, "error", "", reason=(
+                            f"truncated: {size - records.offset} bytes at the end are no complete record"))
+                continue
+            except Exception as error:  # noqa: BLE001 - any failure of a stranger's file is that record's
+                failed_at = max(records.offset, last_start)
+                # always forward: past the start of the last record read, so no record is read twice
+                start = _next_record_start(stream, failed_at + 1, size)
+                what = f"{type(error).__name__}: {ascii(str(error)[:200])}"
+                reason = (f"truncated: {what}" if start is None
+                          else f"unreadable, {start - failed_at} bytes skipped to the next record: {what}")
+            index += 1
+            yield WarcRecord(index, failed_at, "error", "", reason=reason[:500])
+
+
+def _read_record_or_error(record, index: int, offset: int, params: ExtractParams) -> WarcRecord:
+    try:
+        return _read_record(record, index, offset, params)
+    except Exception as error:  # noqa: BLE001 - a malformed record is its own row, not the shard's end
+        uri = record.rec_headers.get_header("WARC-Target-URI") or ""
+        return WarcRecord(index, offset, record.rec_type or "error", uri,
+                          reason=f"malformed: {type(error).__name__}: {error}"[:500])
+
+
+_GZIP_MEMBER = b"\x1f\x8b\x08"
+
+
+def _next_record_start(stream, after: int, size: int, chunk: int = 1 << 20) -> int | None:
+    """Offset of the first record that begins at or after `after`: a gzip member that inflates to
+    a WARC header, or, in an uncompressed file, a line starting ``WARC/1.``; None when there is none."""
+    stream.seek(0)
+    gzipped = stream.read(2) == _GZIP_MEMBER[:2]
+    marker = _GZIP_MEMBER if gzipped else b"\nWARC/1."
+    position = after
+    while position < size:
+        stream.seek(position)
+        data = stream.read(chunk + len(marker))
+        found = data.find(marker)
+        while found >= 0:
+            candidate = position + found + (0 if gzipped else 1)
+            if not gzipped or _inflates_to_warc(stream, candidate):
+                return candidate
+            found = data.find(marker, found + 1)
+        position += chunk
+    return None
+
+
+def _inflates_to_warc(stream, offset: int) -> bool:
+    stream.seek(offset)
+    try:
+        head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(stream.read(4096), 16)
+    except zlib.error:
+        return False
+    return head.startswith(b"WARC/")
 
 
 def _read_record(record, index: int, offset: int, params: ExtractParams) -> WarcRecord:

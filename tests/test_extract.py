@@ -216,3 +216,49 @@ def test_a_latin1_page_is_not_taken_for_broken_utf8(tmp_path):
     body = ARTICLE.replace("river", "rivière").encode("latin-1")
     docs, blocks = extract(tmp_path, [{"uri": "http://a.example/walk", "body": body}])
     assert docs["charset_source"][0] != "utf8-lenient" and any("rivière" in text for text in blocks["text"])
+
+
+def raw_record(uri: str | None, payload: bytes, length: str | None = None, content_type: str = "application/http; msgtype=response") -> bytes:
+    """One WARC response record as bytes, its headers as given (a malformed one on purpose)."""
+    headers = ["WARC/1.0", "WARC-Type: response", f"WARC-Record-ID: <urn:uuid:{abs(hash((uri, payload))):032x}>",
+               "WARC-Date: 2025-03-15T10:00:00Z"]
+    if uri is not None:
+        headers.append(f"WARC-Target-URI: {uri}")
+    headers += [f"Content-Type: {content_type}", f"Content-Length: {length if length is not None else len(payload)}"]
+    return ("\r\n".join(headers) + "\r\n\r\n").encode() + payload + b"\r\n\r\n"
+
+
+PAGE = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n" + ARTICLE.encode()
+MALFORMED = {
+    "no target uri": raw_record(None, PAGE),
+    "non-numeric length": raw_record("http://a.example/bad", PAGE, length="many"),
+    "negative length": raw_record("http://a.example/bad", PAGE, length="-5"),
+    "empty http payload, non-http uri": raw_record("urn:example:bad", b""),
+}
+
+
+@pytest.mark.parametrize("damage", list(MALFORMED))
+def test_a_malformed_record_is_its_own_row_and_reading_goes_on(tmp_path, damage):
+    """Issue 17: one malformed record used to end the shard (3 of 5 records lost) and its error
+    row took the next record's index. Now: five records, five rows, the bad one at index 2."""
+    members = [raw_record(f"http://a.example/{i}", PAGE) for i in range(5)]
+    members[2] = MALFORMED[damage]
+    warc = tmp_path / "bad.warc.gz"
+    warc.write_bytes(b"".join(gzip.compress(member) for member in members))
+    docs, _ = tmp_path / "d.parquet", tmp_path / "b.parquet"
+    extract_shard(warc, "bad", docs, _, ExtractParams().with_preset("default"))
+    table = pd.read_parquet(docs)
+    assert table["record_index"].tolist() == [0, 1, 2, 3, 4]
+    assert table["reason"].tolist()[:2] == ["ok", "ok"] and table["reason"].tolist()[3:] == ["ok", "ok"]
+    assert table["reason"][2] != "ok"
+
+
+def test_reading_resumes_after_a_corrupt_gzip_member(tmp_path):
+    members = [gzip.compress(raw_record(f"http://a.example/{i}", PAGE)) for i in range(4)]
+    garbage = gzip.compress(raw_record("http://a.example/lost", PAGE))[:40] + b"\x00" * 300
+    warc = tmp_path / "corrupt.warc.gz"
+    warc.write_bytes(members[0] + members[1] + garbage + members[2] + members[3])
+    records = list(iter_warc_records(warc, ExtractParams()))
+    assert [r.uri for r in records if r.reason == ""] == [f"http://a.example/{i}" for i in range(4)]
+    [error] = [r for r in records if r.warc_type == "error"]
+    assert error.offset == len(members[0] + members[1]) and f"{len(garbage)} bytes skipped" in error.reason
