@@ -327,7 +327,7 @@ def decode_html(
                 return body.decode(name), name, source
             except (UnicodeDecodeError, LookupError):
                 continue
-    lenient = _decode_utf8_leniently(body, declared_utf8=any(c == "utf-8" for _, c in declared))
+    lenient = _decode_utf8_leniently(body)
     if lenient is not None:
         return lenient, "utf-8", "utf8-lenient"
     return _decode_detected(body)
@@ -338,17 +338,17 @@ def decode_html(
 LENIENT_UTF8_BYTES_PER_ERROR = 1000
 
 
-def _decode_utf8_leniently(body: bytes, declared_utf8: bool) -> str | None:
-    """The body as UTF-8 with its few broken bytes replaced, when it is UTF-8 — declared so, or
-    holding valid multi-byte characters — and the broken bytes are rare; else None (a page in a
-    one-byte code page has a broken "byte" at every accented letter and goes to detection)."""
+def _decode_utf8_leniently(body: bytes) -> str | None:
+    """The body as UTF-8 with its few broken bytes replaced, when it is UTF-8 — it holds more
+    valid multi-byte characters than broken bytes — and the broken bytes are rare; else None. A
+    page in a one-byte code page (whatever its declaration says) has a broken "byte" at every
+    accented letter and no valid multi-byte character: it goes to detection."""
     text = body.decode("utf-8", errors="replace")
     broken = replaced_characters(text) - body.count(b"\xef\xbf\xbd")
     if broken > max(1, len(body) // LENIENT_UTF8_BYTES_PER_ERROR):
         return None
-    if declared_utf8 or any(ord(ch) > 127 and ch != "\ufffd" for ch in text):
-        return text
-    return None
+    multibyte = sum(1 for ch in text if ord(ch) > 127 and ch != "\ufffd")
+    return text if multibyte > broken else None
 
 
 def replaced_characters(text: str) -> int:

@@ -262,3 +262,13 @@ def test_reading_resumes_after_a_corrupt_gzip_member(tmp_path):
     assert [r.uri for r in records if r.reason == ""] == [f"http://a.example/{i}" for i in range(4)]
     [error] = [r for r in records if r.warc_type == "error"]
     assert error.offset == len(members[0] + members[1]) and f"{len(garbage)} bytes skipped" in error.reason
+
+
+def test_a_latin1_page_served_as_utf8_is_not_taken_for_broken_utf8(tmp_path):
+    """One accented letter in Latin-1 bytes under a UTF-8 header: no valid multi-byte character,
+    so it is no UTF-8 page with a stray byte — detection reads the letter right (a mirror of the
+    page served with the right header gets the same text, as exact dedup needs)."""
+    body = ARTICLE.replace("river", "rivière", 1).encode("latin-1")
+    docs, blocks = extract(tmp_path, [{"uri": "http://a.example/walk", "body": body,
+                                        "content_type": "text/html; charset=utf-8"}])
+    assert docs["charset_source"][0] != "utf8-lenient" and any("rivière" in text for text in blocks["text"])
