@@ -10,6 +10,8 @@ either of them with the same message, naming the key (``extract.max_bytes``), ne
 from __future__ import annotations
 
 import copy
+import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -128,19 +130,48 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
     return validate_config(raw)
 
 
+def _starts_like_a_warc(path: Path) -> bool:
+    """Whether a file begins with a WARC record header, gzipped or not (the first bytes only)."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head[:2] == b"\x1f\x8b":
+        try:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 16)
+        except zlib.error:
+            return False
+    return head.startswith(b"WARC/")
+
+
 def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
-    """Stop early, naming the key, when a local WARC input does not exist."""
-    from corpusbuilder.download import parse_source
+    """Stop early, naming the key, when an input cannot make a corpus: a local WARC that does not
+    exist or is no WARC, one listed twice, one inside the workflow's own data/warc/ (whose files
+    it replaces), and settings that contradict each other."""
+    from corpusbuilder.download import parse_source, resolve_sources
     from corpusbuilder.stoplists import PAGE, available_stoplists
 
+    # compared without following links: data/warc/ holds links to the originals
+    own_copies = Path(os.path.abspath(base_dir / "data" / "warc"))
     for index, source in enumerate(config["input"]["warcs"]):
         try:
             kind, location = parse_source(source)
         except ValueError as error:
             raise ConfigError(f"config key 'input.warcs[{index}]': {error}") from None
         path = base_dir / location
-        if kind == "local" and not path.is_file():
+        if kind != "local":
+            continue
+        if not path.is_file():
             raise ConfigError(f"config key 'input.warcs[{index}]': no such file: {path}")
+        if Path(os.path.abspath(path)).is_relative_to(own_copies):
+            raise ConfigError(f"config key 'input.warcs[{index}]': {path} is inside data/warc/, where the "
+                              "workflow keeps its own copies of the inputs (and replaces them); give the original")
+        if not _starts_like_a_warc(path):
+            raise ConfigError(f"config key 'input.warcs[{index}]': {path} is not a WARC file")
+    try:
+        resolve_sources(config["input"]["warcs"], base_dir=base_dir)
+    except ValueError as error:
+        raise ConfigError(f"config key 'input.warcs': {error}") from None
+    if config["extract"]["min_bytes"] > config["extract"]["max_bytes"]:
+        raise ConfigError("config key 'extract.min_bytes': larger than extract.max_bytes, so every page would be skipped")
     cc = config["input"]["cc_paths"]
     if cc["listing"] and cc["limit"] == 0:
         raise ConfigError("config key 'input.cc_paths.limit': set how many listing entries to take (> 0)")

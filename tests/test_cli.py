@@ -185,3 +185,29 @@ def test_version():
 
     result = run("--version")
     assert result.returncode == 0 and result.stdout.strip() == f"corpusbuilder {corpusbuilder.__version__}"
+
+
+def test_slurm_status_waits_when_the_scheduler_does_not_answer(monkeypatch):
+    """Issue 17: a transient scheduler time-out used to read as `failed`, so the profile would
+    resubmit a running job. No answer is `running` (asked again); a job nobody knows is `failed`."""
+    from corpusbuilder import slurm_status
+
+    def timed_out(command, **kwargs):
+        raise subprocess.TimeoutExpired(command, 60)
+
+    monkeypatch.setattr(slurm_status.subprocess, "run", timed_out)
+    assert slurm_status.snakemake_status(slurm_status.job_state("42")) == "running"
+
+    def socket_error(command, **kwargs):
+        return subprocess.CompletedProcess(command, 1, "", "slurm_load_jobs error: Socket timed out on send/recv")
+
+    monkeypatch.setattr(slurm_status.subprocess, "run", socket_error)
+    assert slurm_status.snakemake_status(slurm_status.job_state("42")) == "running"
+
+    def forgotten(command, **kwargs):
+        if command[0] == "sacct":
+            return subprocess.CompletedProcess(command, 1, "", "Slurm accounting storage is disabled")
+        return subprocess.CompletedProcess(command, 1, "", "slurm_load_jobs error: Invalid job id specified")
+
+    monkeypatch.setattr(slurm_status.subprocess, "run", forgotten)
+    assert slurm_status.snakemake_status(slurm_status.job_state("42")) == "failed"

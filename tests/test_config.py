@@ -54,7 +54,7 @@ def test_cli_check_config_reports_the_key(tmp_path, capsys):
 def test_a_model_without_the_best_preset_is_refused(tmp_path):
     from corpusbuilder.config import check_input_paths
 
-    (tmp_path / "a.warc.gz").write_bytes(b"")
+    (tmp_path / "a.warc.gz").write_bytes((REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes())
     config = validate_config({"input": {"warcs": ["a.warc.gz"]}, "extract": {"preset": "C", "model": "m.npz"}})
     with pytest.raises(ConfigError, match="config key 'extract.model'"):
         check_input_paths(config, tmp_path)
@@ -135,3 +135,30 @@ def test_every_config_key_says_what_it_does():
                 yield prefix + name
 
     assert list(undescribed(load_schema()["properties"], "")) == []
+
+
+def _warc_config(tmp_path, **extract):
+    return validate_config({"input": {"warcs": ["a.warc.gz"]}, "extract": extract})
+
+
+def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
+    """Issue 17: /etc/passwd as a WARC, min_bytes > max_bytes, a WARC inside data/warc/ (the
+    workflow's own copies, which it replaces) and a WARC listed twice finished with exit 0 or lost
+    the user's file; each now stops the config, naming the key — check-config as the workflow."""
+    from corpusbuilder.config import check_input_paths
+
+    (tmp_path / "a.warc.gz").write_bytes((REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes())
+    check_input_paths(_warc_config(tmp_path), tmp_path)
+    (tmp_path / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    with pytest.raises(ConfigError, match=r"input.warcs\[0\].*is not a WARC"):
+        check_input_paths(validate_config({"input": {"warcs": ["passwd"]}}), tmp_path)
+    with pytest.raises(ConfigError, match="extract.min_bytes"):
+        check_input_paths(_warc_config(tmp_path, min_bytes=1000, max_bytes=100), tmp_path)
+    (tmp_path / "data" / "warc").mkdir(parents=True)
+    (tmp_path / "data" / "warc" / "a.warc.gz").symlink_to(tmp_path / "a.warc.gz")
+    with pytest.raises(ConfigError, match=r"input.warcs\[0\].*data/warc"):
+        check_input_paths(validate_config({"input": {"warcs": ["data/warc/a.warc.gz"]}}), tmp_path)
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("input:\n  warcs: [a.warc.gz, ./a.warc.gz]\n")
+    with pytest.raises(ConfigError, match="input.warcs.*more than once"):
+        check_input_paths(load_config(twice), tmp_path)

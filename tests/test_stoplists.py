@@ -7,6 +7,7 @@ import unicodedata
 
 import pytest
 
+from conftest import REPO
 from corpusbuilder import stoplists
 from corpusbuilder.stoplists import (
     LANGUAGE_CODES,
@@ -258,7 +259,7 @@ def test_a_page_list_is_its_most_frequent_tokens():
 def test_a_fallback_that_is_no_list_names_the_key(tmp_path):
     from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 
-    (tmp_path / "a.warc.gz").write_bytes(b"")
+    (tmp_path / "a.warc.gz").write_bytes((REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes())
     config = validate_config({"input": {"warcs": ["a.warc.gz"]}, "extract": {"stoplist_fallback": "Klingon"}})
     with pytest.raises(ConfigError, match="extract.stoplist_fallback"):
         check_input_paths(config, tmp_path)
