@@ -127,6 +127,8 @@ def cmd_check_config(args) -> int:
 def cmd_strip_frequent_lines(args) -> int:
     from corpusbuilder.frequent_lines import FrequentLinesParams, strip_frequent_lines
 
+    if not Path(args.in_dir).is_dir():
+        raise ConfigError(f"{args.in_dir}: no such directory")
     section = load_config(args.config)["frequent_lines"]
     params = FrequentLinesParams.from_config({**section, "backend": args.backend or section["backend"],
                                                  "heuristics": args.heuristics or section["heuristics"]})
@@ -178,6 +180,13 @@ def cmd_slurm_status(args) -> int:
     return 0
 
 
+def _positive(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, not {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="corpusbuilder",
@@ -225,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     dup.add_argument("input", metavar="INPUT.txt", type=Path)
     dup.add_argument("output", metavar="OUTPUT.tsv", type=Path)
     dup.add_argument("--n", type=int, default=10, choices=range(3, 21), metavar="N", help="n-gram length, 3-20")
-    dup.add_argument("--mem-mb", type=float, default=256, help="memory budget of one chunk")
+    dup.add_argument("--mem-mb", type=_positive, default=256, help="memory budget of one chunk, in MB (> 0)")
     dup.add_argument("--min-count", type=int, default=2)
 
     strip = add("strip-frequent-lines", cmd_strip_frequent_lines,
@@ -267,6 +276,13 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except ConfigError as error:
         print(f"corpusbuilder: {error}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as error:
+        # a path given on the command line that is not what the command reads: one line, no traceback
+        print(f"corpusbuilder: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError as error:
+        print(f"corpusbuilder: an input is not UTF-8 text ({error.reason} at byte {error.start})", file=sys.stderr)
         return 2
 
 

@@ -170,6 +170,9 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         resolve_sources(config["input"]["warcs"], base_dir=base_dir)
     except ValueError as error:
         raise ConfigError(f"config key 'input.warcs': {error}") from None
+    bands, k = config["similarity"]["bands"], config["similarity"]["k"]
+    if bands and k % bands:
+        raise ConfigError(f"config key 'similarity.bands': {bands} does not divide similarity.k = {k}")
     if config["extract"]["min_bytes"] > config["extract"]["max_bytes"]:
         raise ConfigError("config key 'extract.min_bytes': larger than extract.max_bytes, so every page would be skipped")
     cc = config["input"]["cc_paths"]

@@ -26,7 +26,8 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax.saxutils import escape as _xml_escape
+from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
 from corpusbuilder.io import atomic_path
 from corpusbuilder.tables import Survivors
@@ -88,6 +89,19 @@ def to_json_line(doc: ExportDocument) -> str:
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
+# XML 1.0 allows no C0 control character but tab, newline and carriage return (a NUL or an ESC in
+# a URL or a page's text would make the vertical files ill-formed); they go, as the parsers would.
+_XML_FORBIDDEN = dict.fromkeys(c for c in range(32) if c not in (9, 10, 13))
+
+
+def escape(text: str) -> str:
+    return _xml_escape(text.translate(_XML_FORBIDDEN))
+
+
+def quoteattr(text: str) -> str:
+    return _xml_quoteattr(text.translate(_XML_FORBIDDEN))
+
+
 def _doc_tag(doc: ExportDocument) -> str:
     return f"<doc id={quoteattr(doc.id)} url={quoteattr(doc.url)} language={quoteattr(doc.language)}>"
 
@@ -108,7 +122,7 @@ def to_vertical(doc: ExportDocument) -> str:
     lines = [_doc_tag(doc)]
     for text, heading in zip(doc.paragraphs, doc.headings):
         lines.append(f'<p heading="{int(heading)}">')
-        lines.extend(escape(token) for token in tokenise(text))
+        lines.extend(token for token in map(escape, tokenise(text)) if token)
         lines.append("</p>")
     lines.append("</doc>")
     return "\n".join(lines) + "\n"

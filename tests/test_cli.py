@@ -211,3 +211,22 @@ def test_slurm_status_waits_when_the_scheduler_does_not_answer(monkeypatch):
 
     monkeypatch.setattr(slurm_status.subprocess, "run", forgotten)
     assert slurm_status.snakemake_status(slurm_status.job_state("42")) == "failed"
+
+
+
+def test_bad_paths_and_inputs_are_one_line_not_a_traceback(tmp_path):
+    """Issue 17: a missing file, a directory where a file belongs, a binary text input, a missing
+    folder, a zero memory budget: one line and a non-zero exit, never a traceback."""
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "binary.txt").write_bytes(bytes(range(256)) * 4)
+    for args in (["extract", str(tmp_path / "missing.warc.gz"), str(tmp_path / "out")],
+                 ["extract", str(tmp_path / "folder"), str(tmp_path / "out")],
+                 ["dup-ngrams", str(tmp_path / "binary.txt"), str(tmp_path / "out.tsv")],
+                 ["dup-ngrams", str(tmp_path / "missing.txt"), str(tmp_path / "out.tsv")],
+                 ["similar-pairs", str(tmp_path / "missing.jsonl.gz"), str(tmp_path / "out.tsv")],
+                 ["strip-frequent-lines", str(tmp_path / "missing"), str(tmp_path / "out")],
+                 ["dup-ngrams", str(tmp_path / "binary.txt"), str(tmp_path / "out.tsv"), "--mem-mb", "0"]):
+        result = run(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert "Traceback" not in result.stderr, (args, result.stderr)
+        assert result.stderr.strip().splitlines()[-1].startswith("corpusbuilder"), (args, result.stderr)

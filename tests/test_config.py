@@ -162,3 +162,14 @@ def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
     twice.write_text("input:\n  warcs: [a.warc.gz, ./a.warc.gz]\n")
     with pytest.raises(ConfigError, match="input.warcs.*more than once"):
         check_input_paths(load_config(twice), tmp_path)
+
+
+
+def test_lsh_bands_that_do_not_divide_k_stop_the_config(tmp_path):
+    """Issue 17: found only after the corpus was built, by the similarity job."""
+    from corpusbuilder.config import check_input_paths
+
+    (tmp_path / "a.warc.gz").write_bytes((REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes())
+    config = validate_config({"input": {"warcs": ["a.warc.gz"]}, "similarity": {"k": 100, "bands": 30}})
+    with pytest.raises(ConfigError, match="similarity.bands"):
+        check_input_paths(config, tmp_path)

@@ -126,3 +126,18 @@ def test_vertical_is_one_token_a_line_in_balanced_structures(tmp_path):
             assert line and not any(ch.isspace() for ch in line) and "<" not in line and ">" not in line, line
             assert open_tags == ["doc", "p"]
     assert open_tags == []
+
+
+def test_control_characters_do_not_break_the_xml_formats(tmp_path):
+    """Issue 17: a NUL or an ESC in a URL or a page's text made the prevertical ill-formed XML."""
+    import xml.etree.ElementTree as ET
+
+    docs, blocks = tables()
+    docs.loc[0, "uri"] = "http://a/1?q=\x00\x1b[31m"
+    blocks.loc[1, "text"] = "Body\x00 with\x1b an escape"
+    prevert, vert = tmp_path / "c.prevert.gz", tmp_path / "c.vert.gz"
+    write_corpus(kept_documents(survivors(docs, blocks)), tmp_path / "c.jsonl.gz", prevert, vert)
+    for path in (prevert, vert):
+        root = ET.fromstring("<corpus>" + gzip.open(path, "rt", encoding="utf-8").read() + "</corpus>")
+        assert root[0].get("url") == "http://a/1?q=[31m"
+    assert "Body with an escape" in gzip.open(prevert, "rt").read()
