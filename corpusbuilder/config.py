@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import os
-import zlib
 from pathlib import Path
 from typing import Any
 
@@ -130,23 +129,11 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
     return validate_config(raw)
 
 
-def _starts_like_a_warc(path: Path) -> bool:
-    """Whether a file begins with a WARC record header, gzipped or not (the first bytes only)."""
-    with open(path, "rb") as f:
-        head = f.read(4096)
-    if head[:2] == b"\x1f\x8b":
-        try:
-            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 16)
-        except zlib.error:
-            return False
-    return head.startswith(b"WARC/")
-
-
 def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     """Stop early, naming the key, when an input cannot make a corpus: a local WARC that does not
     exist or is no WARC, one listed twice, one inside the workflow's own data/warc/ (whose files
     it replaces), and settings that contradict each other."""
-    from corpusbuilder.download import parse_source, resolve_sources
+    from corpusbuilder.download import looks_like_warc, parse_source, resolve_sources
     from corpusbuilder.stoplists import PAGE, available_stoplists
 
     # compared without following links: data/warc/ holds links to the originals
@@ -164,7 +151,7 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         if Path(os.path.abspath(path)).is_relative_to(own_copies):
             raise ConfigError(f"config key 'input.warcs[{index}]': {path} is inside data/warc/, where the "
                               "workflow keeps its own copies of the inputs (and replaces them); give the original")
-        if not _starts_like_a_warc(path):
+        if not looks_like_warc(path):
             raise ConfigError(f"config key 'input.warcs[{index}]': {path} is not a WARC file")
     try:
         resolve_sources(config["input"]["warcs"], base_dir=base_dir)

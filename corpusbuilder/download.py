@@ -25,6 +25,7 @@ import unicodedata
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
@@ -38,6 +39,24 @@ PROGRESS_INTERVAL = 10.0  # seconds between progress lines of one download
 MAX_NAME_LENGTH = 100  # leaves room for suffixes like ".warc.gz.part" within 255-byte file names
 RETRY_STATUSES = {408, 425, 429}  # besides every 5xx
 GZIP_MAGIC = b"\x1f\x8b"
+MAX_RETRY_DELAY = 300.0  # seconds: the exponential back-off stops growing here
+# A server that trickles (a byte a second passes every read time-out) is a failed attempt: the
+# bytes received in each window of this many seconds must reach the minimum rate.
+SLOW_WINDOW = 60.0
+MIN_BYTES_PER_SECOND = 1024
+
+
+class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows redirects to http(s) only: a crawl file redirected to ftp:// or file:// is an error."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        scheme = urllib.parse.urlsplit(newurl).scheme.lower()
+        if scheme not in ("http", "https"):
+            raise urllib.error.URLError(f"redirected to {scheme}:// ({newurl}); only http(s) is followed")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+_OPENER = urllib.request.build_opener(_HttpOnlyRedirects)
 
 
 class DownloadError(RuntimeError):
@@ -199,6 +218,7 @@ def fetch(
     backoff: float = 1.0,
     timeout: float = 60,
     copy_local: bool = False,
+    expect_warc: bool = False,
     log=logger.info,
 ) -> dict:
     """Put the bytes of ``source`` at ``dest`` and write the sidecar; return the sidecar dict.
@@ -209,6 +229,8 @@ def fetch(
     and to every read. Local paths (relative to the current directory) and file:// URLs are
     symlinked, or copied when ``copy_local``. The sidecar (``meta_path``, default
     ``{dest}.json``) holds source, size, sha256, method ("http", "link" or "copy") and when.
+    With ``expect_warc``, a download that is no WARC (a login page served in its place) is an
+    error and is not kept.
     Progress, retries and the outcome are reported through ``log`` (default: this module's logger).
 
     Raises ValueError for an unsupported source, FileNotFoundError for a missing local file and
@@ -222,6 +244,12 @@ def fetch(
     if kind == "http":
         method = "http"
         _download(location, part, retries=retries, backoff=backoff, timeout=timeout, log=log)
+        _validator_path(part).unlink(missing_ok=True)
+        if expect_warc and not looks_like_warc(part):
+            with open(part, "rb") as f:
+                head = f.read(60)
+            part.unlink()
+            raise DownloadError(f"{location}: what arrived is not a WARC file (it begins {head!r}); nothing kept")
     else:
         method = "copy" if copy_local else "link"
         _place_local(_existing_file(location, Path.cwd(), source), part, copy=copy_local)
@@ -237,6 +265,18 @@ def fetch(
     _write_json(meta_path, meta)
     log(f"{dest.name}: {size} bytes, sha256 {sha256} ({method} from {source})")
     return meta
+
+
+def looks_like_warc(path: Path) -> bool:
+    """Whether a file begins with a WARC record header, gzipped or not (its first bytes only)."""
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if head[:2] == b"\x1f\x8b":
+        try:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 16)
+        except zlib.error:
+            return False
+    return head.startswith(b"WARC/")
 
 
 def _place_local(path: Path, part: Path, *, copy: bool) -> None:
@@ -269,19 +309,41 @@ def _download(url: str, part: Path, *, retries: int, backoff: float, timeout: fl
                     f"{url}: giving up after {failures} failed attempt(s) in a row, last: {err}; "
                     f"{_file_size(part)} bytes kept in {part} for the next run to resume"
                 ) from err
-            delay = backoff * 2 ** (failures - 1)
+            delay = min(backoff * 2 ** (failures - 1), MAX_RETRY_DELAY)
             log(f"{url}: {err}; retry {failures} of {retries} in {delay:.2f} s")
             time.sleep(delay)
 
 
+def _validator_path(part: Path) -> Path:
+    """Where the server's validator (ETag or Last-Modified) of a partial download is kept, so that
+    a later attempt, or a later run, resumes only the same version of the file."""
+    return part.with_name(part.name + ".validator")
+
+
+def _validator_of(headers) -> str | None:
+    """A strong ETag, else Last-Modified: what If-Range may carry (RFC 9110 §13.1.5)."""
+    etag = headers.get("ETag")
+    if etag and not etag.startswith("W/"):
+        return etag
+    return headers.get("Last-Modified")
+
+
 def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
-    """One request: append the rest of the body to part, or rewrite part if the server sends it all."""
+    """One request: append the rest of the body to part, or rewrite part if the server sends it all.
+
+    A resumed request carries If-Range with the validator the download began with: a file that
+    changed on the server since comes back whole (200) and replaces the partial one, so no
+    download mixes two versions."""
     offset = _file_size(part)
     headers = {"User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
+    validator_file = _validator_path(part)
+    validator = validator_file.read_text() if offset and validator_file.is_file() else None
     if offset:
         headers["Range"] = f"bytes={offset}-"
+        if validator:
+            headers["If-Range"] = validator
     try:
-        response = urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout)
+        response = _OPENER.open(urllib.request.Request(url, headers=headers), timeout=timeout)
     except urllib.error.HTTPError as err:
         err.close()
         if err.code == 416 and offset:
@@ -301,17 +363,28 @@ def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
         raise _TransientError(f"no valid response: {err!r}") from err
 
     with response:
+        current = _validator_of(response.headers)
         if response.status == 206:
             start, total = _parse_content_range(response.headers.get("Content-Range"))
             if start != offset:
                 part.unlink()
                 raise _TransientError(f"asked for bytes from {offset}, got a range from {start}; restarting")
+            if validator and current and current != validator:  # a server that ignores If-Range
+                part.unlink()
+                validator_file.unlink(missing_ok=True)
+                raise _TransientError("the file changed on the server since the download began; restarting")
         elif response.status == 200:
             if offset:
-                log(f"{url}: server ignored the Range request; restarting from zero")
+                log(f"{url}: the server sent the whole file (it changed since, or ignored the Range request); "
+                    "restarting from zero")
             start, total = 0, _int_or_none(response.headers.get("Content-Length"))
         else:
             raise DownloadError(f"{url}: unexpected HTTP {response.status} {response.reason}")
+        if start == 0:
+            if current:
+                validator_file.write_text(current)
+            else:
+                validator_file.unlink(missing_ok=True)
         _receive(response, part, start=start, total=total, label=part.name, log=log)
 
     size = _file_size(part)
@@ -326,6 +399,7 @@ def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
 def _receive(response, part: Path, *, start: int, total: int | None, label: str, log) -> None:
     """Write the response body to part from byte start on, logging progress now and then."""
     progress = _Progress(label, start, total, log)
+    window_start, window_bytes = time.monotonic(), 0
     with open(part, "ab" if start else "wb") as out:
         while True:
             try:
@@ -337,6 +411,13 @@ def _receive(response, part: Path, *, start: int, total: int | None, label: str,
                 return
             out.write(chunk)
             progress.advance(len(chunk))
+            window_bytes += len(chunk)
+            elapsed = time.monotonic() - window_start
+            if elapsed >= SLOW_WINDOW:
+                if window_bytes < MIN_BYTES_PER_SECOND * elapsed:
+                    raise _TransientError(f"{window_bytes / elapsed:.0f} bytes/s for {elapsed:.0f} s, below "
+                                          f"{MIN_BYTES_PER_SECOND} bytes/s; the next attempt resumes")
+                window_start, window_bytes = time.monotonic(), 0
 
 
 class _Progress:

@@ -12,5 +12,6 @@ fetch(
     snakemake.params.source,
     snakemake.output.warc,
     meta_path=snakemake.output.meta,
+    expect_warc=True,
     **{name: snakemake.params[name] for name in options if name in snakemake.params.keys()},
 )

@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -48,8 +49,31 @@ class _Handler(BaseHTTPRequestHandler):
         if mode == "error" or (mode == "flaky" and attempt <= 2):
             self.send_error(500)
             return
+        if mode == "to-ftp":
+            self.send_response(302)
+            self.send_header("Location", f"ftp://127.0.0.1/{name}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if mode == "trickle":  # a byte at a time, slowly, until the client gives up
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for byte in body[:200]:
+                if server.finished.is_set():
+                    return
+                try:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.02)
+            return
         start = 0
+        etag = f'"{hashlib.sha256(body).hexdigest()[:16]}"'
         requested = self.headers.get("Range")
+        if self.headers.get("If-Range") not in (None, etag):
+            requested = None  # RFC 9110: the file changed since, send it whole
         if requested and mode != "norange":
             start = int(re.fullmatch(r"bytes=(\d+)-", requested)[1])
             if start >= len(body):
@@ -63,6 +87,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self.send_response(200)
         rest = body[start:]
+        self.send_header("ETag", etag)
         self.send_header("Content-Length", str(len(rest)))
         self.end_headers()
         if attempt == 1 and mode in ("drop", "norange", "stall"):
@@ -443,3 +468,53 @@ rule download:
     assert meta["sha256"] == sha256(warc_bytes) and meta["source"] == source
     log = (tmp_path / "logs/download/crawl-00.log").read_text()
     assert "retry 1 of 2" in log and "sha256" in log
+
+
+def test_a_file_that_changed_between_attempts_is_downloaded_again_whole(server, warc_bytes, tmp_path):
+    """Issue 17: a resumed download could append the new version's tail to the old one's head.
+    The resumed request carries If-Range with the first response's ETag; the changed file comes
+    back whole."""
+    server.files["crawl-00.warc.gz"] = warc_bytes
+    dest = tmp_path / "crawl-00.warc.gz"
+    with pytest.raises(DownloadError):
+        fetch(url(server, "drop", "crawl-00.warc.gz"), dest, retries=0, backoff=0.001, timeout=5)
+    assert 0 < (tmp_path / "crawl-00.warc.gz.part").stat().st_size < len(warc_bytes)
+    changed = warc_bytes[: len(warc_bytes) // 3] + gzip.compress(b"WARC/1.0\r\nWARC-Type: resource\r\n\r\n")
+    server.files["crawl-00.warc.gz"] = changed
+    meta = fetch(url(server, "ok", "crawl-00.warc.gz"), dest, **FAST)
+    assert dest.read_bytes() == changed and meta["sha256"] == sha256(changed)
+    assert server.requests[-1][1] is not None  # it did ask to resume
+    assert not (tmp_path / "crawl-00.warc.gz.validator").exists()
+
+
+def test_a_page_that_is_no_warc_is_not_saved_as_one(server, tmp_path):
+    """Issue 17: a 72-byte "please log in" page was saved as the WARC and reported a success."""
+    server.files["crawl-00.warc.gz"] = b"<html><body>Please log in to download this file.</body></html>\n"
+    dest = tmp_path / "crawl-00.warc.gz"
+    with pytest.raises(DownloadError, match="not a WARC"):
+        fetch(url(server, "ok", "crawl-00.warc.gz"), dest, **FAST, expect_warc=True)
+    assert not dest.exists() and not (tmp_path / "crawl-00.warc.gz.part").exists()
+
+
+def test_a_redirect_to_ftp_is_not_followed(served, tmp_path):
+    with pytest.raises(DownloadError, match="ftp://"):
+        fetch(url(served, "to-ftp", "crawl-00.warc.gz"), tmp_path / "x.warc.gz", **FAST)
+
+
+def test_a_trickling_server_is_a_failed_attempt_not_a_wait_forever(served, tmp_path, monkeypatch):
+    """Issue 17: a byte a second passes every read time-out; the minimum rate over a window
+    ends the attempt (here 1 kB/s over 0.3 s; 60 s in production)."""
+    monkeypatch.setattr(download, "SLOW_WINDOW", 0.3)
+    started = time.monotonic()
+    with pytest.raises(DownloadError, match="bytes/s"):
+        fetch(url(served, "trickle", "crawl-00.warc.gz"), tmp_path / "x.warc.gz", retries=0, backoff=0.001, timeout=5)
+    assert time.monotonic() - started < 3
+
+
+def test_the_retry_delay_stops_growing(served, tmp_path, monkeypatch):
+    waits = []
+    monkeypatch.setattr(download.time, "sleep", waits.append)
+    monkeypatch.setattr(download, "MAX_RETRY_DELAY", 7.0)
+    with pytest.raises(DownloadError):
+        fetch(url(served, "error", "crawl-00.warc.gz"), tmp_path / "x.warc.gz", retries=4, backoff=2.0, timeout=5)
+    assert waits == [2.0, 4.0, 7.0, 7.0]
