@@ -44,11 +44,11 @@ def _cleaned(body: bytes, params, stoplist_name: str | None, name: str, fmt: str
     whether it could be decoded."""
     import json
 
-    from corpusbuilder.extract import UndecodableError, clean_page
+    from corpusbuilder.extract import TooManyBlocksError, UndecodableError, clean_page
 
     try:
         page = clean_page(body, None, params, stoplist_name)
-    except UndecodableError as error:
+    except (UndecodableError, TooManyBlocksError) as error:
         print(f"{name}: skipped ({error})", file=sys.stderr)
         return ("" if fmt == "txt" else json.dumps({"file": name, "error": str(error)}) + "\n"), False
     good = [" ".join(block.text.split()) for block in page.blocks if block.final_class == "good"]

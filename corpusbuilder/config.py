@@ -117,7 +117,12 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
         path = WORKFLOW_CONFIG_PATH
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text()) or {}
+        text = path.read_text()
+        if any(isinstance(event, yaml.AliasEvent) for event in yaml.parse(text)):
+            # an alias repeats a whole subtree without its bytes: a few lines can stand for
+            # billions of nodes ("billion laughs") that validation would then walk
+            raise ConfigError(f"config file {path} uses YAML aliases (*name); write the values out")
+        raw = yaml.safe_load(text) or {}
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
     except IsADirectoryError:

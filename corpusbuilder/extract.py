@@ -55,6 +55,9 @@ class ExtractParams:
     html_content_types: tuple[str, ...] = HTML_CONTENT_TYPES
     max_control_share: float = 0.02  # share of C0 control bytes above which a body is binary
     language_sample_chars: int = 2000  # raw page text used to pick the stop list
+    # a page cut into more blocks is skipped as too-many-blocks: memory and time grow with the
+    # blocks (the learned preset's features most), and no article has this many
+    max_blocks: int = 5000
     # a page in a language without a bundled list: "page" (its own most frequent words) or a list name
     stoplist_fallback: str = "page"
     justext: JustextParams = field(default_factory=lambda: PRESETS["default"])
@@ -277,6 +280,10 @@ _BOMS = (
 )
 
 
+class TooManyBlocksError(ValueError):
+    """A page cut into more blocks than `max_blocks` (its row's reason says how many)."""
+
+
 class UndecodableError(ValueError):
     """The body is binary or no charset turns it into text."""
 
@@ -437,6 +444,8 @@ def clean_page(
     else:
         language, probability = "", 0.0
         blocks = segment_blocks(root, stoplists.load_stoplist(stoplist_name))
+    if len(blocks) > params.max_blocks:
+        raise TooManyBlocksError(f"too-many-blocks: {len(blocks)} (extract.max_blocks {params.max_blocks})")
     if params.learned:
         # The learned classes are final (Algorithm 2.3's context is among the model's features);
         # jusText's context-free classes stay beside them, for the context pass that block
@@ -563,7 +572,7 @@ def _doc_row(shard: str, record: WarcRecord) -> dict:
 def _clean_into(row: dict, record: WarcRecord, params: ExtractParams, blocks_out, summary: ShardSummary) -> None:
     try:
         page = clean_page(record.body, record.http_charset, params)
-    except UndecodableError as error:
+    except (UndecodableError, TooManyBlocksError) as error:
         row["reason"] = str(error)
         return
     except (OSError, MemoryError):

@@ -173,3 +173,18 @@ def test_lsh_bands_that_do_not_divide_k_stop_the_config(tmp_path):
     config = validate_config({"input": {"warcs": ["a.warc.gz"]}, "similarity": {"k": 100, "bands": 30}})
     with pytest.raises(ConfigError, match="similarity.bands"):
         check_input_paths(config, tmp_path)
+
+
+def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded(tmp_path):
+    """Issue 17: a config of nested aliases stood for billions of nodes that validation walked."""
+    import time
+
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+              f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]" for i in range(8)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\n")
+    started = time.monotonic()
+    with pytest.raises(ConfigError, match="YAML aliases"):
+        load_config(bomb)
+    assert time.monotonic() - started < 5

@@ -272,3 +272,18 @@ def test_a_latin1_page_served_as_utf8_is_not_taken_for_broken_utf8(tmp_path):
     docs, blocks = extract(tmp_path, [{"uri": "http://a.example/walk", "body": body,
                                         "content_type": "text/html; charset=utf-8"}])
     assert docs["charset_source"][0] != "utf8-lenient" and any("rivière" in text for text in blocks["text"])
+
+
+def test_a_page_of_too_many_blocks_is_skipped_saying_so(tmp_path):
+    """Issue 17: memory grows with a page's blocks; past extract.max_blocks the page is its row."""
+    page = "<html><body>" + "".join(f"<p>item {i}</p>" for i in range(300)) + "</body></html>"
+    docs, _ = extract(tmp_path, [{"uri": "http://a.example/many", "body": page.encode()},
+                                 {"uri": "http://a.example/walk", "body": ARTICLE.encode()}], max_blocks=100)
+    assert docs["reason"][0].startswith("too-many-blocks: 300") and docs["reason"][1] == "ok"
+
+
+def test_a_gzip_of_plain_text_is_no_page_and_has_no_negative_offset(tmp_path):
+    plain = tmp_path / "notes.gz"
+    plain.write_bytes(gzip.compress(b"this is plain text, not a WARC\n" * 3000))
+    records = list(iter_warc_records(plain, ExtractParams()))
+    assert all(r.offset >= 0 for r in records) and not any(r.reason == "" for r in records)
