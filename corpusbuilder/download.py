@@ -267,16 +267,21 @@ def fetch(
     return meta
 
 
-def looks_like_warc(path: Path) -> bool:
-    """Whether a file begins with a WARC record header, gzipped or not (its first bytes only)."""
-    with open(path, "rb") as f:
-        head = f.read(4096)
-    if head[:2] == b"\x1f\x8b":
+def starts_a_warc_record(head: bytes) -> bool:
+    """Whether these bytes (the first few kB of a file, or of a gzip member) begin a WARC record,
+    gzipped or not."""
+    if head[:2] == GZIP_MAGIC:
         try:
             head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, 16)
         except zlib.error:
             return False
     return head.startswith(b"WARC/")
+
+
+def looks_like_warc(path: Path) -> bool:
+    """Whether a file begins with a WARC record header (its first bytes only)."""
+    with open(path, "rb") as f:
+        return starts_a_warc_record(f.read(4096))
 
 
 def _place_local(path: Path, part: Path, *, copy: bool) -> None:

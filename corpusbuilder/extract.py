@@ -13,7 +13,6 @@ from __future__ import annotations
 import codecs
 import logging
 import re
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -26,6 +25,7 @@ from warcio.statusandheaders import StatusAndHeadersParser
 from corpusbuilder import stoplists
 from corpusbuilder.classifier import classify_learned, load_model, page_title
 from corpusbuilder.config import ConfigError, dataclass_values
+from corpusbuilder.download import starts_a_warc_record
 from corpusbuilder.io import ParquetBatchWriter, write_table
 from corpusbuilder.language import load_identifier
 from corpusbuilder.justext import (
@@ -194,20 +194,16 @@ def _next_record_start(stream, after: int, size: int, chunk: int = 1 << 20) -> i
         found = data.find(marker)
         while found >= 0:
             candidate = position + found + (0 if gzipped else 1)
-            if not gzipped or _inflates_to_warc(stream, candidate):
+            if not gzipped or _member_starts_a_record(stream, candidate):
                 return candidate
             found = data.find(marker, found + 1)
         position += chunk
     return None
 
 
-def _inflates_to_warc(stream, offset: int) -> bool:
+def _member_starts_a_record(stream, offset: int) -> bool:
     stream.seek(offset)
-    try:
-        head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(stream.read(4096), 16)
-    except zlib.error:
-        return False
-    return head.startswith(b"WARC/")
+    return starts_a_warc_record(stream.read(4096))
 
 
 def _read_record(record, index: int, offset: int, params: ExtractParams) -> WarcRecord:

@@ -209,6 +209,12 @@ class Survivors:
 PROVENANCE_COLUMNS = ["shard", "offset", "warc_record_id", "date"]
 
 
+def block_keys(doc_ids, block_indexes) -> pd.MultiIndex:
+    """(doc_id, block_index) pairs, typed alike whatever table they come from, for `isin`."""
+    return pd.MultiIndex.from_arrays([pd.Series(doc_ids).astype(str).to_numpy(),
+                                      pd.Series(block_indexes).astype(np.int64).to_numpy()])
+
+
 def dropped_block_mask(blocks: pd.DataFrame, language: pd.DataFrame) -> np.ndarray:
     """Per row of ``blocks``: did the language stage drop this one block of its document
     (block-level filtering, ``dropped_blocks``)."""
@@ -217,9 +223,8 @@ def dropped_block_mask(blocks: pd.DataFrame, language: pd.DataFrame) -> np.ndarr
     dropped = language[["doc_id", "dropped_blocks"]].explode("dropped_blocks").dropna(subset=["dropped_blocks"])
     if dropped.empty:
         return np.zeros(len(blocks), dtype=bool)
-    keys = pd.MultiIndex.from_arrays([dropped["doc_id"].astype(str), dropped["dropped_blocks"].astype(np.int64)])
-    mine = pd.MultiIndex.from_arrays([blocks["doc_id"].astype(str), blocks["block_index"].astype(np.int64)])
-    return np.asarray(mine.isin(keys), dtype=bool)
+    mine = block_keys(blocks["doc_id"], blocks["block_index"])
+    return np.asarray(mine.isin(block_keys(dropped["doc_id"], dropped["dropped_blocks"])), dtype=bool)
 
 
 def survivors(
@@ -287,6 +292,5 @@ def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.nda
     if dedup is None:
         return np.ones(len(blocks), dtype=bool)
     good = dedup.loc[dedup["final_class"] == GOOD, ["doc_id", "block_index"]]
-    good_keys = pd.MultiIndex.from_arrays([good["doc_id"].astype(str), good["block_index"].astype(np.int64)])
-    keys = pd.MultiIndex.from_arrays([blocks["doc_id"].astype(str), blocks["block_index"].astype(np.int64)])
-    return np.asarray(keys.isin(good_keys), dtype=bool)
+    keys = block_keys(blocks["doc_id"], blocks["block_index"])
+    return np.asarray(keys.isin(block_keys(good["doc_id"], good["block_index"])), dtype=bool)
