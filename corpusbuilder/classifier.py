@@ -84,17 +84,25 @@ FEATURE_NAMES: tuple[str, ...] = (
 )
 
 
-def _xpath_steps(xpath: str) -> list[str]:
-    return [step for step in xpath.split("/") if step]
+def _top_container_steps(xpaths: list[str], top: int) -> tuple[np.ndarray, int]:
+    """How many leading xpath steps each block shares with the container of block ``top`` (its
+    parent element's path), and how many steps that container has.
 
-
-def _shared_prefix(a: list[str], b: list[str]) -> int:
-    shared = 0
-    for x, y in zip(a, b):
-        if x != y:
+    A block shares j steps when its xpath followed by "/" starts with the container's first j
+    steps spelled "/s1/…/sj/"; each j is one vectorised test over all blocks, and the count of j
+    that pass is the shared prefix (a block that fails at j fails at every longer one).
+    """
+    container = [step for step in xpaths[top].split("/") if step][:-1]
+    paths = np.strings.add(np.array(xpaths), "/")
+    shared = np.zeros(len(xpaths))
+    prefix = "/"
+    for step in container:
+        prefix += step + "/"
+        matches = np.strings.startswith(paths, prefix)
+        if not matches.any():
             break
-        shared += 1
-    return shared
+        shared += matches
+    return shared, len(container)
 
 
 def _codepoints(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -114,7 +122,8 @@ def _text_features(blocks: list[Block], title_words: set[str]) -> tuple[np.ndarr
     separators. Capitals are recognised in Latin, Greek and Cyrillic; a separator is one of
     ``_CLASS_MEMBERS[_SEPARATOR]`` or a dash between spaces.
     """
-    codes, starts, lengths = _codepoints([block.text for block in blocks])
+    texts = [block.text for block in blocks]
+    codes, starts, lengths = _codepoints(texts)
     classes = _CHAR_CLASSES[np.minimum(codes, len(_CHAR_CLASSES) - 1)]
     space = (classes & _SPACE) != 0
     space_after = np.append(space[1:], True)
@@ -127,13 +136,24 @@ def _text_features(blocks: list[Block], title_words: set[str]) -> tuple[np.ndarr
     counts = np.add.reduceat(np.column_stack([sentence_end, capital, digit, separator]).astype(np.int64),
                              starts, axis=0)
     final_stop = (classes[starts + lengths - 1] & _SENTENCE_FINAL) != 0
+    # The word-level features read the page's lower-cased text at once: no match of
+    # _LEGAL_PHRASES holds a newline, and splitting the newline-joined text gives each block's
+    # words in turn.
+    lowered = list(map(str.lower, texts))
+    joined = "\n".join(lowered)
+    lowered_lengths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered))
+    lowered_starts = np.concatenate([[0], np.cumsum(lowered_lengths + 1)[:-1]])
+    found = [match.start() for match in _LEGAL_PHRASES.finditer(joined)]
+    legal = np.bincount(np.searchsorted(lowered_starts, found, side="right") - 1,
+                        minlength=len(blocks)).astype(np.float64)
     title_overlap = np.zeros(len(blocks))
-    legal = np.zeros(len(blocks))
-    for i, block in enumerate(blocks):
-        lowered = block.text.lower()
-        legal[i] = len(_LEGAL_PHRASES.findall(lowered))
-        if title_words:
-            title_overlap[i] = sum(map(title_words.__contains__, lowered.split())) / block.n_words
+    if title_words:
+        in_title = np.fromiter(map(title_words.__contains__, joined.split()), dtype=np.int64)
+        hits_before = np.concatenate([[0], np.cumsum(in_title)])
+        word_counts = np.fromiter(map(len, map(str.split, lowered)), dtype=np.int64, count=len(lowered))
+        word_ends = np.cumsum(word_counts)
+        title_overlap = (hits_before[word_ends] - hits_before[word_ends - word_counts]) / np.array(
+            [block.n_words for block in blocks])
     return counts, final_stop, title_overlap, legal
 
 
@@ -197,11 +217,9 @@ def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
     page[:, 4] = np.average(justext_good, weights=words)
     # readability's idea: the container of the most content-like block holds the article
     top = int(np.argmax(words * stop * (1.0 - links)))
-    top_container = _xpath_steps(blocks[top].xpath)[:-1]
-    for i, block in enumerate(blocks):
-        shared = _shared_prefix(_xpath_steps(block.xpath), top_container)
-        page[i, 5] = shared == len(top_container)
-        page[i, 6] = shared / max(1, len(top_container))
+    shared, container_steps = _top_container_steps([b.xpath for b in blocks], top)
+    page[:, 5] = shared == container_steps
+    page[:, 6] = shared / max(1, container_steps)
     page[:, 7] = np.clip(index - top, -20, 20)
     title_headings = np.flatnonzero((per_block[:, _COLUMN["heading"]] > 0) & (per_block[:, _COLUMN["title_overlap"]] >= 0.5))
     page[:, 8] = index >= title_headings[0] if len(title_headings) else -1.0
@@ -230,23 +248,54 @@ class BlockModel:
 
     @cached_property
     def children(self) -> np.ndarray:
-        """Node i's right child at 2 i, its left child at 2 i + 1 (built once per model)."""
-        return np.column_stack([self.right, self.left]).ravel()
+        """Node i's right child at 2 i, its left child at 2 i + 1 (built once per model), as intp:
+        numpy would convert narrower indices on every gather."""
+        return np.column_stack([self.right, self.left]).ravel().astype(np.intp)
+
+    @cached_property
+    def feature_index(self) -> np.ndarray:
+        """``feature`` as intp, for the same reason."""
+        return self.feature.astype(np.intp)
+
+    @cached_property
+    def float32_threshold(self) -> np.ndarray:
+        """Split values as float32, each rounded down: a float32 feature x satisfies
+        ``x <= threshold`` exactly when it satisfies ``x <= float32_threshold``, so the float32
+        rows `block_features` gives are compared without widening them."""
+        narrow = self.threshold.astype(np.float32)
+        return np.where(narrow > self.threshold, np.nextafter(narrow, np.float32(-np.inf)), narrow)
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
         """P(content) per row of ``features``: all trees walked at once, one level per step.
 
         Flat indexing: a row's feature f sits at ``row * width + f``, and node i's children at
-        ``children[2 i + go_left]``, so each level is four gathers over (rows × trees).
+        ``children[2 i + go_left]``, so each level is four gathers over (rows × trees), done with
+        ``np.take`` into buffers allocated once; every index is in range, and ``mode="clip"``
+        spares numpy the check and the copy ``mode="raise"`` makes.
         """
         if len(features) == 0:
             return np.zeros(0)
-        flat = np.ascontiguousarray(features, dtype=np.float64).ravel()
-        row_starts = (np.arange(len(features), dtype=np.int64) * features.shape[1])[:, None]
-        nodes = np.broadcast_to(self.roots, (len(features), len(self.roots)))
+        if features.dtype == np.float32:
+            flat, threshold = np.ascontiguousarray(features).ravel(), self.float32_threshold
+        else:
+            flat, threshold = np.ascontiguousarray(features, dtype=np.float64).ravel(), self.threshold
+        row_starts = (np.arange(len(features), dtype=np.intp) * features.shape[1])[:, None]
+        nodes = np.repeat(self.roots.astype(np.intp)[None, :], len(features), axis=0)
+        index = np.empty_like(nodes)
+        values = np.empty(nodes.shape, dtype=flat.dtype)
+        split_values = np.empty(nodes.shape, dtype=flat.dtype)
+        go_left = np.empty(nodes.shape, dtype=bool)
         for _ in range(self.depth):
-            go_left = flat[row_starts + self.feature[nodes]] <= self.threshold[nodes]
-            nodes = self.children[2 * nodes + go_left]
+            np.take(self.feature_index, nodes, out=index, mode="clip")
+            index += row_starts
+            np.take(flat, index, out=values, mode="clip")
+            np.take(threshold, nodes, out=split_values, mode="clip")
+            np.less_equal(values, split_values, out=go_left)
+            np.multiply(nodes, 2, out=index)
+            index += go_left
+            np.take(self.children, index, out=nodes, mode="clip")
+        # summed along the rows of a C-ordered (rows × trees) array: numpy's pairwise sum, whose
+        # rounding the shipped model's outputs were taken with
         log_odds = self.baseline + self.value[nodes].sum(axis=1)
         return 1.0 / (1.0 + np.exp(-log_odds))
 

@@ -18,7 +18,7 @@ from corpusbuilder.classifier import (
 )
 from corpusbuilder.evaluation.gold import GoldPage, iter_dataset
 from corpusbuilder.evaluation.metrics import scores
-from corpusbuilder.extract import ExtractParams, clean_page
+from corpusbuilder.extract import ExtractParams, clean_page, decode_html
 from corpusbuilder.justext import BAD, GOOD, HINT_BITS, PRESETS, classify_context_free, parse_html, segment_blocks
 from corpusbuilder.stoplists import load_stoplist
 from corpusbuilder.evaluation.training import (
@@ -101,6 +101,73 @@ def test_numpy_tree_walk_equals_scikit_learn():
     ).fit(table.features, table.labels, sample_weight=table.weights)
     probe = synthetic_table(200, seed=1).features
     np.testing.assert_allclose(model.probabilities(probe), reference.predict_proba(probe)[:, 1], rtol=1e-9)
+
+
+PINNED = Path(__file__).resolve().parent / "fixtures" / "classifier" / "pinned_features.npz"
+
+
+def pinned_page_features(pages) -> list[np.ndarray]:
+    """block_features of the pinned pages (dataset-relative paths), segmented with the English list."""
+    features = []
+    for relative in pages:
+        root = parse_html(decode_html((BOILERPLATE / str(relative)).read_bytes(), None)[0])
+        features.append(block_features(segment_blocks(root, load_stoplist("English")), page_title(root)))
+    return features
+
+
+def test_block_features_are_pinned_on_real_pages():
+    """The features of 8 real pages (2 each of L3S-GN1, CleanEval-final, fundus, msv-chaos)
+    equal those the unoptimised code of commit 83b5455 computed, bit for bit; columns are matched
+    by name, so a feature added later is not compared until the fixture is written again:
+    ``np.savez_compressed(PINNED, pages=pages, feature_names=np.array(FEATURE_NAMES),
+    **{f"features_{i}": f for i, f in enumerate(pinned_page_features(pages))})``."""
+    require_shared(BOILERPLATE)
+    with np.load(PINNED) as pinned:
+        pages, names = pinned["pages"], [str(n) for n in pinned["feature_names"]]
+        expected = [pinned[f"features_{i}"] for i in range(len(pages))]
+    current = [FEATURE_NAMES.index(name) for name in names if name in FEATURE_NAMES]
+    kept = [i for i, name in enumerate(names) if name in FEATURE_NAMES]
+    for relative, mine, theirs in zip(pages, pinned_page_features(pages), expected):
+        assert mine.dtype == np.float32 and len(mine) == len(theirs), relative
+        for i, j in zip(kept, current):
+            assert np.array_equal(mine[:, j], theirs[:, i], equal_nan=True), (relative, names[i])
+
+
+def reference_probabilities(model: BlockModel, features: np.ndarray) -> np.ndarray:
+    """The trees walked one row and one tree at a time, in float64."""
+    leaves = np.empty((len(features), len(model.roots)), dtype=np.int64)
+    for row, values in enumerate(features.astype(np.float64)):
+        for tree, node in enumerate(model.roots):
+            while model.left[node] != node:
+                node = model.left[node] if values[model.feature[node]] <= model.threshold[node] else model.right[node]
+            leaves[row, tree] = node
+    return 1.0 / (1.0 + np.exp(-(model.baseline + model.value[leaves].sum(axis=1))))
+
+
+def test_tree_walk_equals_a_walk_node_by_node_on_real_pages():
+    """Bit for bit, on float32 rows (compared against float32-rounded split values) and float64."""
+    require_shared(BOILERPLATE)
+    model = load_model()
+    with np.load(PINNED) as pinned:
+        features = np.vstack([pinned[f"features_{i}"][:30] for i in range(len(pinned["pages"]))])
+    features = features[:, [FEATURE_NAMES.index(name) for name in model.feature_names]]
+    expected = reference_probabilities(model, features)
+    assert np.array_equal(model.probabilities(features), expected)
+    assert np.array_equal(model.probabilities(features.astype(np.float64)), expected)
+
+
+def test_float32_rows_split_as_in_float64():
+    """float32(0.1) lies above the split 0.1 and float32(0.7) below 0.7: both go the float64 way."""
+    stump = BlockModel(feature=np.array([0, 0, 0], dtype=np.int32), threshold=np.array([0.1, np.inf, np.inf]),
+                       left=np.array([1, 1, 2], dtype=np.int32), right=np.array([2, 1, 2], dtype=np.int32),
+                       value=np.array([0.0, -1.0, 1.0]), roots=np.array([0], dtype=np.int32), depth=1,
+                       baseline=0.0, threshold_good=0.5, feature_names=FEATURE_NAMES)
+    for split, above, below in ((0.1, 0.1, 0.0999999), (0.7, 0.7000001, 0.7)):
+        rows = np.zeros((2, len(FEATURE_NAMES)), dtype=np.float32)
+        rows[:, 0] = [above, below]
+        model = replace(stump, threshold=np.array([split, np.inf, np.inf]))
+        assert rows[0, 0].item() > split >= rows[1, 0].item()
+        assert (model.probabilities(rows) > 0.5).tolist() == [True, False]
 
 
 def test_model_round_trips_and_refuses_other_features(tmp_path):
