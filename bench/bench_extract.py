@@ -1,17 +1,27 @@
 #!/usr/bin/env python3
-"""Pages per second of our jusText (corpusbuilder.justext), or of the learned `best` preset
-(``--preset best``: jusText's segmentation + corpusbuilder.classifier), against the reference
-`justext` package.
+"""Pages per second per core of the `best` preset and our jusText against the `justext`
+package, trafilatura and resiliparse: the same pages, one process, CPU time.
 
-Both run parse + preprocessing + segmentation + classification (thesis §2.7) on the same decoded
-pages — L3S-GN1 originals and CleanEval inputs from ../shared — in the same process, page by
-page, alternating which one goes first, so that load from elsewhere on the machine hits both
-alike. Each round times every page once for each; the median round is reported.
+Each extractor starts from the same decoded page (a str; decoding is left out because the
+extractors would share it) and does its whole job on it:
 
-    python bench/bench_extract.py                     # all pages, 3 rounds
-    python bench/bench_extract.py --limit 200 --json bench.json
-    python bench/bench_extract.py --limit 100 --profile   # where our time goes
-    python bench/bench_extract.py --limit 400 --preset best --json bench/results/extract_best.json
+- ``best``: parse + segmentation (§2.7.1) + the 63 block features + the gradient-boosted trees;
+- ``justext-default``: parse + segmentation + Algorithms 2.2 and 2.3 (thesis §2.7), the `default` preset;
+- ``justext-package``: the reference ``justext`` 3.0.2 with the same stop list;
+- ``trafilatura``, ``resiliparse``: their main-content extraction as the evaluation calls them.
+
+Stop words are counted with the package's English list on every page, for ours and the
+package alike (the language guess that picks the list in the extract stage is left out).
+Pages: L3S-GN1 originals, CleanEval-final inputs, fundus and msv-chaos pages from ../shared,
+spread evenly over the four. Page by page, every extractor runs once, in an order that rotates
+from page to page and round to round, so load from elsewhere on the machine hits all alike;
+each call is timed in CPU time (``time.process_time``). The median of the rounds is reported,
+and every speed also as a ratio to the package in the same round, which moves far less with
+the machine's load than the absolute figures.
+
+    python bench/bench_extract.py                       # 300 pages, 3 rounds -> bench/results/extract.json
+    python bench/bench_extract.py --limit 60 --rounds 1 --json /tmp/extract.json
+    python bench/bench_extract.py --profile best        # where the best preset's time goes (cProfile)
 """
 
 from __future__ import annotations
@@ -32,36 +42,30 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-import justext as reference  # noqa: E402  (the package, a dev dependency)
+import justext as reference  # noqa: E402  (the package, from the `peers` extra)
+import trafilatura  # noqa: E402
 from justext.core import decode_html  # noqa: E402
+from resiliparse.extract.html2text import extract_plain_text  # noqa: E402
 
 from corpusbuilder import justext as ours  # noqa: E402
 from corpusbuilder.classifier import classify_learned, page_title  # noqa: E402
 
 DEFAULT_SHARED = REPO.parent / "shared"
+DEFAULT_JSON = REPO / "bench" / "results" / "extract.json"
+DATASETS = ("l3s-gn1/original", "cleaneval-final/input", "fundus/input", "msv-chaos/input")
+PACKAGE = "justext-package"
 
 
-def page_paths(shared: Path) -> list[Path]:
-    """L3S-GN1 originals, then CleanEval dev and final inputs, each in name order."""
-    boilerplate = shared / "datasets" / "boilerplate"
-    return (
-        sorted((boilerplate / "l3s-gn1" / "original").glob("*.html"))
-        + sorted((boilerplate / "cleaneval-dev" / "input").glob("*.html"))
-        + sorted((boilerplate / "cleaneval-final" / "input").glob("*.html"))
-    )
-
-
-def evenly_spaced(items: list, limit: int | None) -> list:
-    """A deterministic subset spread over all datasets rather than the first few of one."""
-    if limit is None or limit >= len(items):
-        return items
-    step = len(items) / limit
-    return [items[int(i * step)] for i in range(limit)]
-
-
-def load_pages(paths: list[Path]) -> list[str]:
-    """Decode each page once, as the package would (meta charset, else UTF-8), for both sides."""
-    return [decode_html(path.read_bytes()) for path in paths]
+def page_paths(shared: Path, limit: int) -> list[Path]:
+    """``limit`` pages, as even a share of each dataset as it has pages for, each share spread
+    over its dataset in name order."""
+    folders = [sorted((shared / "datasets" / "boilerplate" / folder).glob("*.html")) for folder in DATASETS]
+    folders = [paths for paths in folders if paths]
+    paths = []
+    for i, folder in enumerate(sorted(folders, key=len)):
+        share = min(len(folder), (limit - len(paths)) // (len(folders) - i))
+        paths += [folder[int(k * len(folder) / share)] for k in range(share)]
+    return paths
 
 
 def run_best(html: str, stoplist: frozenset[str]) -> list[str]:
@@ -70,118 +74,112 @@ def run_best(html: str, stoplist: frozenset[str]) -> list[str]:
     return classify_learned(ours.segment_blocks(root, stoplist), page_title(root))
 
 
-RUNNERS = {"justext": ours.justext, "best": run_best}
+EXTRACTORS = {
+    "best": run_best,
+    "justext-default": ours.justext,
+    PACKAGE: reference.justext,
+    "trafilatura": lambda html, stoplist: trafilatura.extract(html),
+    "resiliparse": lambda html, stoplist: extract_plain_text(html, main_content=True),
+}
 
 
-def usable_pages(pages: list[str], stoplist: frozenset[str], run_ours) -> tuple[list[str], int]:
-    """Pages both implementations process; also warms both up. The package raises on a few."""
+def usable_pages(pages: list[str], stoplist: frozenset[str]) -> tuple[list[str], int]:
+    """Pages every extractor processes; also warms all of them up. The package raises on a few."""
     usable = []
     for html in pages:
         try:
-            reference.justext(html, stoplist)
-        except Exception:  # noqa: BLE001 — any failure of the reference excludes the page
+            for run in EXTRACTORS.values():
+                run(html, stoplist)
+        except Exception:  # noqa: BLE001 — a page any extractor fails on is left out for all
             continue
-        run_ours(html, stoplist)
         usable.append(html)
     return usable, len(pages) - len(usable)
 
 
-def time_round(pages: list[str], stoplist: frozenset[str], round_index: int, run_ours) -> tuple[float, float]:
-    """Seconds spent by ours and by the package on all pages, alternating who goes first."""
-    ours_seconds = 0.0
-    reference_seconds = 0.0
-    clock = time.perf_counter
+def time_round(pages: list[str], stoplist: frozenset[str], round_index: int) -> dict[str, float]:
+    """CPU seconds each extractor spends on all pages."""
+    names = list(EXTRACTORS)
+    seconds = dict.fromkeys(names, 0.0)
+    clock = time.process_time
     for i, html in enumerate(pages):
-        if (i + round_index) % 2:
+        shift = (i + round_index) % len(names)
+        for name in names[shift:] + names[:shift]:
+            run = EXTRACTORS[name]
             start = clock()
-            run_ours(html, stoplist)
-            middle = clock()
-            reference.justext(html, stoplist)
-            end = clock()
-            ours_seconds += middle - start
-            reference_seconds += end - middle
-        else:
-            start = clock()
-            reference.justext(html, stoplist)
-            middle = clock()
-            run_ours(html, stoplist)
-            end = clock()
-            reference_seconds += middle - start
-            ours_seconds += end - middle
-    return ours_seconds, reference_seconds
+            run(html, stoplist)
+            seconds[name] += clock() - start
+    return seconds
 
 
 def machine_info() -> dict:
     return {
         "platform": platform.platform(),
-        "machine": platform.machine(),
         "processor": platform.processor(),
         "cpu_count": os.cpu_count(),
+        "load_average": os.getloadavg(),
         "python": platform.python_version(),
-        "lxml": version("lxml"),
-        "justext": version("jusText"),
+        **{package: version(package) for package in ("lxml", "numpy", "jusText", "trafilatura", "resiliparse")},
     }
 
 
-def profile_ours(pages: list[str], stoplist: frozenset[str], top: int, run_ours) -> None:
+def profile(name: str, pages: list[str], stoplist: frozenset[str], top: int = 30) -> None:
     profiler = cProfile.Profile()
+    run = EXTRACTORS[name]
     profiler.enable()
     for html in pages:
-        run_ours(html, stoplist)
+        run(html, stoplist)
     profiler.disable()
     pstats.Stats(profiler).sort_stats("tottime").print_stats(top)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--limit", type=int, default=None, help="use N pages spread evenly over the datasets")
+    parser.add_argument("--limit", type=int, default=300, help="pages, spread over the datasets (default 300)")
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds over all pages (default 3)")
     parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help="the shared/ folder (default ../shared)")
-    parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="also write the results as JSON")
-    parser.add_argument("--profile", action="store_true", help="cProfile our implementation instead of timing")
-    parser.add_argument("--preset", choices=sorted(RUNNERS), default="justext",
-                        help="ours = jusText (default preset) or best (the learned classifier)")
+    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, metavar="OUT",
+                        help=f"where to write the results (default {DEFAULT_JSON.relative_to(REPO)})")
+    parser.add_argument("--profile", choices=sorted(EXTRACTORS), help="cProfile one extractor instead of timing")
     args = parser.parse_args(argv)
 
-    paths = evenly_spaced(page_paths(args.shared), args.limit)
+    paths = page_paths(args.shared, args.limit)
     if not paths:
         parser.error(f"no pages under {args.shared / 'datasets' / 'boilerplate'}")
     stoplist = reference.get_stoplist("English")
-    run_ours = RUNNERS[args.preset]
-    pages, failed = usable_pages(load_pages(paths), stoplist, run_ours)
+    pages, failed = usable_pages([decode_html(path.read_bytes()) for path in paths], stoplist)
     print(f"{len(pages)} pages ({sum(map(len, pages)) / 1e6:.1f} M characters); "
-          f"{failed} skipped because the package raises on them")
-
+          f"{failed} left out because an extractor raises on them")
     if args.profile:
-        profile_ours(pages, stoplist, top=25, run_ours=run_ours)
+        profile(args.profile, pages, stoplist)
         return 0
 
     rounds = []
     for round_index in range(args.rounds):
         gc.collect()
-        ours_seconds, reference_seconds = time_round(pages, stoplist, round_index, run_ours)
+        seconds = time_round(pages, stoplist, round_index)
         rounds.append({
-            "ours_pages_per_s": len(pages) / ours_seconds,
-            "justext_pages_per_s": len(pages) / reference_seconds,
-            "ratio": reference_seconds / ours_seconds,
+            "pages_per_s": {name: len(pages) / s for name, s in seconds.items()},
+            "ratio_to_package": {name: seconds[PACKAGE] / s for name, s in seconds.items()},
         })
-        print(f"round {round_index + 1}: ours {rounds[-1]['ours_pages_per_s']:.1f} pages/s, "
-              f"justext {rounds[-1]['justext_pages_per_s']:.1f} pages/s, ratio {rounds[-1]['ratio']:.2f}x")
+        print(f"round {round_index + 1}: " + ", ".join(
+            f"{name} {speed:.0f}" for name, speed in rounds[-1]["pages_per_s"].items()) + " pages/s")
 
     result = {
-        "preset": args.preset,
         "pages": len(pages),
         "skipped_pages": failed,
+        "datasets": list(DATASETS),
+        "timing": "CPU time (process_time) per call, median of rounds",
+        "pages_per_s": {name: statistics.median(r["pages_per_s"][name] for r in rounds) for name in EXTRACTORS},
+        "ratio_to_package": {name: statistics.median(r["ratio_to_package"][name] for r in rounds)
+                             for name in EXTRACTORS},
         "rounds": rounds,
-        "ours_pages_per_s": statistics.median(r["ours_pages_per_s"] for r in rounds),
-        "justext_pages_per_s": statistics.median(r["justext_pages_per_s"] for r in rounds),
-        "ratio": statistics.median(r["ratio"] for r in rounds),
         "machine": machine_info(),
     }
-    print(f"median: ours {result['ours_pages_per_s']:.1f} pages/s, "
-          f"justext {result['justext_pages_per_s']:.1f} pages/s, ratio {result['ratio']:.2f}x")
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"\n{'extractor':<16} {'pages/s':>8} {'× package':>10}")
+    for name in EXTRACTORS:
+        print(f"{name:<16} {result['pages_per_s'][name]:>8.1f} {result['ratio_to_package'][name]:>9.2f}×")
+    args.json.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"written to {args.json}")
     return 0
 
 

@@ -392,12 +392,13 @@ def guess_page_language(root, sample_chars: int) -> tuple[str, float]:
     return identify_sample(" ".join(text.split())[:sample_chars])
 
 
-def segment_page(root, language: str, fallback: str) -> tuple[str | None, list]:
+def segment_page(root, language: str, fallback: str, structure_hints: bool = True) -> tuple[str | None, list]:
     """jusText's blocks of a page (§2.7.1) with stop words counted by the list of its language,
     else by ``fallback``'s; with fallback `page`, by a list of the page's own most frequent
-    words (`stoplists.page_stoplist`), or letters where the language has no spaces."""
+    words (`stoplists.page_stoplist`), or letters where the language has no spaces.
+    ``structure_hints``: as `segment_blocks` takes it."""
     name, stoplist = stoplists.stoplist_for(language, fallback)
-    blocks = segment_blocks(root, stoplist)
+    blocks = segment_blocks(root, stoplist, structure_hints)
     if name == stoplists.PAGE:
         by_characters = stoplists.writes_without_spaces(language)
         tokens = partial(stoplists.stop_tokens, by_characters=by_characters)
@@ -436,10 +437,10 @@ def clean_page(
         return CleanedPage(charset, charset_source, "", 0.0, "", [], replaced)
     if stoplist_name is None:
         language, probability = guess_page_language(root, params.language_sample_chars)
-        stoplist_name, blocks = segment_page(root, language, params.stoplist_fallback)
+        stoplist_name, blocks = segment_page(root, language, params.stoplist_fallback, params.learned)
     else:
         language, probability = "", 0.0
-        blocks = segment_blocks(root, stoplists.load_stoplist(stoplist_name))
+        blocks = segment_blocks(root, stoplists.load_stoplist(stoplist_name), params.learned)
     if len(blocks) > params.max_blocks:
         raise TooManyBlocksError(f"too-many-blocks: {len(blocks)} (extract.max_blocks {params.max_blocks})")
     if params.learned:

@@ -134,14 +134,16 @@ HINT_BITS: dict[str, int] = {name: 1 << i for i, name in enumerate(STRUCTURE_HIN
 # Pages of one site repeat their templates' class names: the bits are remembered across pages,
 # up to a bound that keeps a crawl of a million sites from growing the process.
 @lru_cache(maxsize=200_000)
-def _element_hints(tag: str, attributes: str | None) -> int:
+def _element_hints(tag: str, css_class: str | None, element_id: str | None) -> int:
     """STRUCTURE_HINTS bits of one element, from its tag and class + id."""
+    attributes = (None if css_class is None and element_id is None
+                  else f"{css_class or ''} {element_id or ''}".lower())
     bits = 0
     for name, (tags, words) in STRUCTURE_HINTS.items():
-        if tag in tags or (attributes and words.search(attributes.lower())):
+        if tag in tags or (attributes and words.search(attributes)):
             bits |= HINT_BITS[name]
     return bits
-_WHITESPACE = re.compile(r"\s+")
+
 _WHITESPACE_WITH_NEWLINE = re.compile(r"[^\S\n\r]*[\n\r]\s*")
 _WHITESPACE_WITHOUT_NEWLINE = re.compile(r"[^\S\n]+")
 _LOOKS_LIKE_FULL_HTML = re.compile(r"^\s*<(?:html|!doctype)", re.I)
@@ -191,10 +193,19 @@ def _lowercased(stoplist: frozenset[str]) -> frozenset[str]:
 
 
 def _normalize_whitespace(text: str) -> str:
-    """Each whitespace run becomes one newline if it holds a line break, else one space."""
-    if "\n" in text or "\r" in text:
+    """Each whitespace run of a stripped text becomes one newline if it holds a line break, else
+    one space. Without a carriage return, that is each line's words joined by spaces and the
+    lines that hold any joined by newlines: str methods, which are faster than regex substitution."""
+    if "\r" in text:
         return _WHITESPACE_WITHOUT_NEWLINE.sub(" ", _WHITESPACE_WITH_NEWLINE.sub("\n", text))
+    if "\n" in text:
+        return "\n".join([line for line in [" ".join(line.split()) for line in text.split("\n")] if line])
     return " ".join(text.split())
+
+
+def _collapsed_length(text: str) -> int:
+    """len(text) once each whitespace run is one space, for a text that is not all whitespace."""
+    return len(" ".join(text.split())) + text[0].isspace() + text[-1].isspace()
 
 
 # Path strings are remembered for ancestors at most this many steps above a block: enough for
@@ -203,21 +214,20 @@ def _normalize_whitespace(text: str) -> str:
 _MAX_REMEMBERED_STEPS = 256
 
 
-def _path_strings(node, known: dict) -> tuple[str, str, bool]:
-    """(dom_path, xpath, heading) of a path node, a (tag, position, parent) chain from the root.
+def _path_strings(node: list) -> tuple[str, str, bool]:
+    """(dom_path, xpath, heading) of a path node, a [tag, position, parent, hints, strings] chain
+    from the root.
 
     ``heading`` is whether any tag on the path holds a word "h<digit>" (the package searches the
     dotted path; dots are word boundaries, so testing each tag on its own is the same).
-    ``known`` maps id(node) to (node, dom_path, xpath, heading) for nodes already spelled out
-    on this page (the node is kept in the value so its id cannot be reused); sibling blocks
-    share their ancestors' strings instead of re-joining the whole path.
+    A node keeps its strings (slot 4, None until asked) once they are spelled out, so sibling
+    blocks share their ancestors' strings instead of re-joining the whole path.
     """
     steps = []
     dom_path, xpath, heading = "", "", False
     while node is not None:
-        entry = known.get(id(node))
-        if entry is not None:
-            _, dom_path, xpath, heading = entry
+        if node[4] is not None:
+            dom_path, xpath, heading = node[4]
             break
         steps.append(node)
         node = node[2]
@@ -232,18 +242,20 @@ def _path_strings(node, known: dict) -> tuple[str, str, bool]:
         dom_path = f"{dom_path}.{tag}" if dom_path else tag
         xpath = f"{xpath}/{tag}[{step[1]}]"
         heading = heading or _HEADING_IN_PATH.search(tag) is not None
-        known[id(step)] = (step, dom_path, xpath, heading)
+        step[4] = (dom_path, xpath, heading)
     return dom_path, (xpath or "/"), heading
 
 
 def _make_block(text_nodes: list[str], chars_in_links: int, tags_count: int, path_node,
-                stoplist: frozenset[str], known_paths: dict) -> Block | None:
+                stoplist: frozenset[str]) -> Block | None:
     """Features of one block, each computed once (§2.7.2); None when it holds no text."""
     text = _normalize_whitespace("".join(text_nodes).strip())
     if not text:
         return None
-    dom_path, xpath, heading = _path_strings(path_node, known_paths)
-    hints = path_node[3] if path_node is not None else 0
+    if path_node is None:
+        dom_path, xpath, heading, hints = "", "/", False, 0
+    else:
+        (dom_path, xpath, heading), hints = _path_strings(path_node), path_node[3]
     words = text.lower().split()
     n_chars = len(text)
     n_words = len(words)
@@ -263,7 +275,7 @@ def count_stopwords(blocks: list[Block], stoplist: frozenset[str], tokens: Calla
         block.stopword_density = block.n_stopwords / len(units) if units else 0.0
 
 
-def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
+def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True) -> list[Block]:
     """Preprocess the page, cut it into blocks and compute each block's features (§2.7.1).
 
     One iterative walk over the tree (no recursion, so any nesting depth is fine) that leaves the
@@ -275,6 +287,9 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
 
     A new block starts at every start and end of a block-level tag and at every second
     consecutive <br>; blocks whose text is empty once whitespace is stripped are dropped.
+
+    ``structure_hints=False`` leaves every block's ``hints`` 0: jusText's classes never read
+    them, and reading each element's class and id is a good part of the walk.
     """
     if root is None:
         return []
@@ -283,10 +298,9 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
         return []
     stoplist = _lowercased(stoplist)
     blocks: list[Block] = []
-    known_paths: dict = {}
 
-    # The path is a persistent (tag, position, parent, hints) chain so a block can keep the path
-    # at its start in O(1); strings are built only for blocks that end up holding text.
+    # The path is a persistent [tag, position, parent, hints, strings] chain so a block can keep
+    # the path at its start in O(1); strings are built only for blocks that end up holding text.
     path_node = None
     open_elements: list[tuple] = []  # (path node, {child tag: count}) for each open element
     child_counts: dict[str, int] = {}  # same-named children seen so far under the open element
@@ -329,7 +343,7 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
                 text_nodes.append(pending)
                 if in_link:
                     # length once whitespace runs are collapsed, as the package counts it
-                    chars_in_links += len(_WHITESPACE.sub(" ", pending))
+                    chars_in_links += _collapsed_length(pending)
                 after_br = False
             pending = ""
 
@@ -339,12 +353,10 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
             position = child_counts.get(tag, 0) + 1
             child_counts[tag] = position
             open_elements.append((path_node, child_counts))
-            css_class, element_id = el.get("class"), el.get("id")
-            attributes = (None if css_class is None and element_id is None
-                          else f"{css_class or ''} {element_id or ''}")
-            parent_hints = path_node[3] if path_node is not None else 0
-            path_node = (tag, position, path_node,
-                         parent_hints | _element_hints(tag, attributes))
+            hints = path_node[3] if path_node is not None else 0
+            if structure_hints:
+                hints |= _element_hints(tag, el.get("class"), el.get("id"))
+            path_node = [tag, position, path_node, hints, None]
             child_counts = {}
             new_block = tag in PARAGRAPH_TAGS or (after_br and tag == "br")
             if new_block:
@@ -367,8 +379,7 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
 
         if new_block:
             if text_nodes:
-                block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist,
-                                    known_paths)
+                block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist)
                 if block is not None:
                     blocks.append(block)
                 text_nodes = []
@@ -380,7 +391,7 @@ def segment_blocks(root, stoplist: frozenset[str]) -> list[Block]:
     if pending and not pending.isspace():
         text_nodes.append(pending)
     if text_nodes:
-        block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist, known_paths)
+        block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist)
         if block is not None:
             blocks.append(block)
     return blocks
@@ -562,7 +573,7 @@ def classify(blocks: Sequence[Block], params: JustextParams) -> tuple[list[str],
 def justext(html: str, stoplist: frozenset[str],
             params: JustextParams = PRESETS["default"]) -> list[Block]:
     """The whole of §2.7 on one page: blocks with ``cf_class`` and ``final_class`` filled in."""
-    blocks = segment_blocks(parse_html(html), stoplist)
+    blocks = segment_blocks(parse_html(html), stoplist, structure_hints=False)
     cf_classes, final_classes = classify(blocks, params)
     for block, cf_class, final_class in zip(blocks, cf_classes, final_classes):
         block.cf_class = cf_class
