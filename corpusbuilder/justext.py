@@ -214,48 +214,51 @@ def _collapsed_length(text: str) -> int:
 _MAX_REMEMBERED_STEPS = 256
 
 
-def _path_strings(node: list) -> tuple[str, str, bool]:
-    """(dom_path, xpath, heading) of a path node, a [tag, position, parent, hints, strings] chain
-    from the root.
+def _path_features(node: list, structure_hints: bool) -> tuple[str, str, bool, int]:
+    """(dom_path, xpath, heading, hints) of a path node, a [tag, position, parent, element,
+    features] chain from the root.
 
     ``heading`` is whether any tag on the path holds a word "h<digit>" (the package searches the
     dotted path; dots are word boundaries, so testing each tag on its own is the same).
-    A node keeps its strings (slot 4, None until asked) once they are spelled out, so sibling
-    blocks share their ancestors' strings instead of re-joining the whole path.
+    ``hints``: the STRUCTURE_HINTS bits of the path's elements (0 without ``structure_hints``).
+    A node keeps its features (slot 4, None until asked) once they are worked out, so sibling
+    blocks share their ancestors' instead of re-joining the whole path, and elements that never
+    start a block holding text (most inline ones) never have their class and id read.
     """
     steps = []
-    dom_path, xpath, heading = "", "", False
+    dom_path, xpath, heading, hints = "", "", False, 0
     while node is not None:
         if node[4] is not None:
-            dom_path, xpath, heading = node[4]
+            dom_path, xpath, heading, hints = node[4]
             break
         steps.append(node)
         node = node[2]
     steps.reverse()
-    if len(steps) > _MAX_REMEMBERED_STEPS:
+    remember = len(steps) <= _MAX_REMEMBERED_STEPS
+    if not remember:
         dom_tail = ".".join(step[0] for step in steps)
-        xpath_tail = "/".join(f"{step[0]}[{step[1]}]" for step in steps)
+        heading = heading or _HEADING_IN_PATH.search(dom_tail) is not None
         dom_path = f"{dom_path}.{dom_tail}" if dom_path else dom_tail
-        return dom_path, f"{xpath}/{xpath_tail}", heading or _HEADING_IN_PATH.search(dom_tail) is not None
+        xpath = f"{xpath}/" + "/".join(f"{step[0]}[{step[1]}]" for step in steps)
     for step in steps:
         tag = step[0]
-        dom_path = f"{dom_path}.{tag}" if dom_path else tag
-        xpath = f"{xpath}/{tag}[{step[1]}]"
-        heading = heading or _HEADING_IN_PATH.search(tag) is not None
-        step[4] = (dom_path, xpath, heading)
-    return dom_path, (xpath or "/"), heading
+        if structure_hints:
+            hints |= _element_hints(tag, step[3].get("class"), step[3].get("id"))
+        if remember:
+            dom_path = f"{dom_path}.{tag}" if dom_path else tag
+            xpath = f"{xpath}/{tag}[{step[1]}]"
+            heading = heading or _HEADING_IN_PATH.search(tag) is not None
+            step[4] = (dom_path, xpath, heading, hints)
+    return dom_path, (xpath or "/"), heading, hints
 
 
 def _make_block(text_nodes: list[str], chars_in_links: int, tags_count: int, path_node,
-                stoplist: frozenset[str]) -> Block | None:
+                stoplist: frozenset[str], structure_hints: bool) -> Block | None:
     """Features of one block, each computed once (§2.7.2); None when it holds no text."""
     text = _normalize_whitespace("".join(text_nodes).strip())
     if not text:
         return None
-    if path_node is None:
-        dom_path, xpath, heading, hints = "", "/", False, 0
-    else:
-        (dom_path, xpath, heading), hints = _path_strings(path_node), path_node[3]
+    dom_path, xpath, heading, hints = _path_features(path_node, structure_hints)
     words = text.lower().split()
     n_chars = len(text)
     n_words = len(words)
@@ -289,7 +292,7 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
     consecutive <br>; blocks whose text is empty once whitespace is stripped are dropped.
 
     ``structure_hints=False`` leaves every block's ``hints`` 0: jusText's classes never read
-    them, and reading each element's class and id is a good part of the walk.
+    them, and reading the elements' class and id is a good part of the walk.
     """
     if root is None:
         return []
@@ -299,8 +302,9 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
     stoplist = _lowercased(stoplist)
     blocks: list[Block] = []
 
-    # The path is a persistent [tag, position, parent, hints, strings] chain so a block can keep
-    # the path at its start in O(1); strings are built only for blocks that end up holding text.
+    # The path is a persistent [tag, position, parent, element, features] chain so a block can
+    # keep the path at its start in O(1); its features are worked out only for blocks that end up
+    # holding text.
     path_node = None
     open_elements: list[tuple] = []  # (path node, {child tag: count}) for each open element
     child_counts: dict[str, int] = {}  # same-named children seen so far under the open element
@@ -353,10 +357,7 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
             position = child_counts.get(tag, 0) + 1
             child_counts[tag] = position
             open_elements.append((path_node, child_counts))
-            hints = path_node[3] if path_node is not None else 0
-            if structure_hints:
-                hints |= _element_hints(tag, el.get("class"), el.get("id"))
-            path_node = [tag, position, path_node, hints, None]
+            path_node = [tag, position, path_node, el, None]
             child_counts = {}
             new_block = tag in PARAGRAPH_TAGS or (after_br and tag == "br")
             if new_block:
@@ -379,7 +380,7 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
 
         if new_block:
             if text_nodes:
-                block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist)
+                block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist, structure_hints)
                 if block is not None:
                     blocks.append(block)
                 text_nodes = []
@@ -391,7 +392,7 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
     if pending and not pending.isspace():
         text_nodes.append(pending)
     if text_nodes:
-        block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist)
+        block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist, structure_hints)
         if block is not None:
             blocks.append(block)
     return blocks
