@@ -19,6 +19,7 @@ from functools import partial
 from pathlib import Path
 
 import pyarrow as pa
+from lxml import etree
 from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeadersParser
 
@@ -375,6 +376,8 @@ def _decode_detected(body: bytes) -> tuple[str, str, str]:
 
 # --------------------------------------------------------------------------- page language
 
+_HIDDEN_TEXT_TAGS = frozenset({"script", "style"})
+
 
 def identify_sample(sample: str) -> tuple[str, float]:
     """ISO 639-1 code and probability of a text sample (py3langid, loaded once per process)."""
@@ -384,12 +387,41 @@ def identify_sample(sample: str) -> tuple[str, float]:
     return codes[0], float(probabilities[0])
 
 
-def guess_page_language(root, sample_chars: int) -> tuple[str, float]:
-    """ISO 639-1 code and probability of a page's visible text, to choose its stop list."""
+def visible_text_sample(root, sample_chars: int) -> str:
+    """The first ``sample_chars`` characters of the text in the page's <body> (else its root)
+    outside <script> and <style>, each whitespace run one space.
+
+    A walk that stops once it has the sample: the XPath ``.//text()[not(ancestor::script or
+    ancestor::style)]`` over the whole page, joined and cut, gave the same sample in four times
+    the time (and was a third of the extract stage's work per page).
+    """
     body = root.find("body")
     scope = body if body is not None else root
-    text = " ".join(scope.xpath(".//text()[not(ancestor::script or ancestor::style)]"))
-    return identify_sample(" ".join(text.split())[:sample_chars])
+    words: list[str] = []
+    length = -1  # of " ".join(words)
+    walker = etree.iterwalk(scope, events=("start", "end", "comment", "pi"))
+    for event, el in walker:
+        if event == "start":
+            if el.tag in _HIDDEN_TEXT_TAGS:
+                walker.skip_subtree()  # its tail still comes with its end event
+                continue
+            piece = el.text
+        elif el is scope:
+            break
+        else:
+            piece = el.tail
+        if piece:
+            for word in piece.split():
+                words.append(word)
+                length += len(word) + 1
+            if length >= sample_chars:
+                break
+    return " ".join(words)[:sample_chars]
+
+
+def guess_page_language(root, sample_chars: int) -> tuple[str, float]:
+    """ISO 639-1 code and probability of a page's visible text, to choose its stop list."""
+    return identify_sample(visible_text_sample(root, sample_chars))
 
 
 def segment_page(root, language: str, fallback: str, structure_hints: bool = True) -> tuple[str | None, list]:

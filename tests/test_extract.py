@@ -7,14 +7,16 @@ import gzip
 import pandas as pd
 import pytest
 
-from conftest import write_warc
+from conftest import BOILERPLATE, require_shared, write_warc
 from corpusbuilder.extract import (
     ExtractParams,
     UndecodableError,
     decode_html,
     extract_shard,
     iter_warc_records,
+    visible_text_sample,
 )
+from corpusbuilder.justext import parse_html
 
 ARTICLE = (
     "<html><head><title>t</title><script>var x = 'not text';</script></head><body>"
@@ -287,3 +289,32 @@ def test_a_gzip_of_plain_text_is_no_page_and_has_no_negative_offset(tmp_path):
     plain.write_bytes(gzip.compress(b"this is plain text, not a WARC\n" * 3000))
     records = list(iter_warc_records(plain, ExtractParams()))
     assert all(r.offset >= 0 for r in records) and not any(r.reason == "" for r in records)
+
+
+def xpath_sample(root, sample_chars: int) -> str:
+    """The language sample as the whole-page XPath gives it: what visible_text_sample must equal."""
+    body = root.find("body")
+    scope = body if body is not None else root
+    text = " ".join(scope.xpath(".//text()[not(ancestor::script or ancestor::style)]"))
+    return " ".join(text.split())[:sample_chars]
+
+
+@pytest.mark.parametrize("html", [
+    ARTICLE,
+    "<div>no body <script>x<b>y</b></script>tail of script<!-- c -->tail of comment<?pi p?>tail of pi</div>",
+    "<html><body><style>p {}</style><p>one<span>two</span>three</p>  <svg><style>s</style>after</svg></body></html>",
+    "<html><head><title>only a title</title></head></html>",
+    "<html><body><p>" + "word " * 500 + "</p><p>never reached</p></body></html>",
+])
+def test_language_sample_is_the_visible_text_the_xpath_gives(html):
+    root = parse_html(html)
+    for sample_chars in (0, 7, 2000, 10**6):
+        assert visible_text_sample(root, sample_chars) == xpath_sample(root, sample_chars)
+
+
+def test_language_sample_on_real_pages():
+    require_shared(BOILERPLATE)
+    for folder in ("l3s-gn1/original", "cleaneval-final/input", "fundus/input", "msv-chaos/input"):
+        for path in sorted((BOILERPLATE / folder).glob("*.html"))[:15]:
+            root = parse_html(decode_html(path.read_bytes(), None)[0])
+            assert visible_text_sample(root, 2000) == xpath_sample(root, 2000), path
