@@ -88,21 +88,20 @@ def _top_container_steps(xpaths: list[str], top: int) -> tuple[np.ndarray, int]:
     """How many leading xpath steps each block shares with the container of block ``top`` (its
     parent element's path), and how many steps that container has.
 
-    A block shares j steps when its xpath followed by "/" starts with the container's first j
-    steps spelled "/s1/…/sj/"; each j is one vectorised test over all blocks, and the count of j
-    that pass is the shared prefix (a block that fails at j fails at every longer one).
+    The container spelled "/s1/…/sk/" is compared with every xpath followed by "/" as code
+    points, all blocks at once: a block shares the steps whose closing "/" lies within the
+    characters they have in common.
     """
     container = [step for step in xpaths[top].split("/") if step][:-1]
-    paths = np.strings.add(np.array(xpaths), "/")
-    shared = np.zeros(len(xpaths))
-    prefix = "/"
-    for step in container:
-        prefix += step + "/"
-        matches = np.strings.startswith(paths, prefix)
-        if not matches.any():
-            break
-        shared += matches
-    return shared, len(container)
+    prefix = "".join(f"/{step}" for step in container) + "/"
+    codes = np.strings.add(np.array(xpaths), "/")
+    codes = codes.view(np.uint32).reshape(len(xpaths), -1)
+    width = min(codes.shape[1], len(prefix))
+    target = np.frombuffer(prefix.encode("utf-32-le"), dtype=np.uint32)[:width]
+    agree = codes[:, :width] == target
+    common = np.where(agree.all(axis=1), width, agree.argmin(axis=1))
+    steps_closed = np.concatenate([[0, 0], np.cumsum(target[1:] == ord("/"))])  # by common length
+    return steps_closed[common].astype(np.float64), len(container)
 
 
 def _codepoints(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -133,8 +132,9 @@ def _text_features(blocks: list[Block], title_words: set[str]) -> tuple[np.ndarr
     capital = word_start & ((classes & _CAPITAL) != 0)
     digit = (classes & _DIGIT) != 0
     separator = ((classes & _SEPARATOR) != 0) | ((codes == 45) & space_before & space_after)
-    counts = np.add.reduceat(np.column_stack([sentence_end, capital, digit, separator]).astype(np.int64),
-                             starts, axis=0)
+    # summed per block along contiguous rows of bytes: a quarter of the time of (chars × 4) int64
+    counts = np.add.reduceat(np.stack([sentence_end, capital, digit, separator]).view(np.uint8),
+                             starts, axis=1, dtype=np.int64).T
     final_stop = (classes[starts + lengths - 1] & _SENTENCE_FINAL) != 0
     # The word-level features read the page's lower-cased text at once: no match of
     # _LEGAL_PHRASES holds a newline, and splitting the newline-joined text gives each block's
