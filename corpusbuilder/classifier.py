@@ -94,8 +94,7 @@ def _top_container_steps(xpaths: list[str], top: int) -> tuple[np.ndarray, int]:
     """
     container = [step for step in xpaths[top].split("/") if step][:-1]
     prefix = "".join(f"/{step}" for step in container) + "/"
-    codes = np.strings.add(np.array(xpaths), "/")
-    codes = codes.view(np.uint32).reshape(len(xpaths), -1)
+    codes = np.array([f"{xpath}/" for xpath in xpaths]).view(np.uint32).reshape(len(xpaths), -1)
     width = min(codes.shape[1], len(prefix))
     target = np.frombuffer(prefix.encode("utf-32-le"), dtype=np.uint32)[:width]
     agree = codes[:, :width] == target

@@ -393,7 +393,7 @@ def visible_text_sample(root, sample_chars: int) -> str:
 
     A walk that stops once it has the sample: the XPath ``.//text()[not(ancestor::script or
     ancestor::style)]`` over the whole page, joined and cut, gave the same sample in four times
-    the time (and was a third of the extract stage's work per page).
+    the time (and was a quarter of the extract stage's work per page).
     """
     body = root.find("body")
     scope = body if body is not None else root

@@ -144,6 +144,7 @@ def _element_hints(tag: str, css_class: str | None, element_id: str | None) -> i
             bits |= HINT_BITS[name]
     return bits
 
+
 _WHITESPACE_WITH_NEWLINE = re.compile(r"[^\S\n\r]*[\n\r]\s*")
 _WHITESPACE_WITHOUT_NEWLINE = re.compile(r"[^\S\n]+")
 _LOOKS_LIKE_FULL_HTML = re.compile(r"^\s*<(?:html|!doctype)", re.I)
