@@ -77,10 +77,15 @@ _PAGE_FEATURES = (
     "position", "words_before_share", "word_share", "log_page_blocks", "page_good_share",
     "in_top_container", "top_prefix_share", "blocks_from_top", "after_title_heading",
 )
+# The element around a block and the one around that: an article's paragraphs share a container
+# full of long, link-free, stop-word-rich text; a menu's items share one full of links.
+CONTAINER_LEVELS = (1, 2)
+_CONTAINER_FEATURES = ("word_share", "log_blocks", "link_density", "stopword_density_vs_page", "justext_good_share")
 FEATURE_NAMES: tuple[str, ...] = (
     *_BLOCK_FEATURES,
     *(f"{name}@{offset:+d}" for offset in NEIGHBOUR_OFFSETS for name in _NEIGHBOUR_FEATURES),
     *_PAGE_FEATURES,
+    *(f"container{level}_{name}" for level in CONTAINER_LEVELS for name in _CONTAINER_FEATURES),
 )
 
 
@@ -156,6 +161,25 @@ def _text_features(blocks: list[Block], title_words: set[str]) -> tuple[np.ndarr
     return counts, final_stop, title_overlap, legal
 
 
+def _container_features(xpaths: list[str], words: np.ndarray, links: np.ndarray, stop: np.ndarray,
+                        page_stop: float, justext_good: np.ndarray) -> np.ndarray:
+    """Per block, what the blocks sharing its container (the element ``level`` steps above it,
+    for each of CONTAINER_LEVELS) hold together: their share of the page's words, how many they
+    are, and their word-weighted link density, stop-word density against the page's, and share
+    of words jusText keeps."""
+    columns = []
+    for level in CONTAINER_LEVELS:
+        _, container = np.unique([xpath.rsplit("/", level)[0] for xpath in xpaths], return_inverse=True)
+        container_words = np.bincount(container, weights=words)[container]
+        for weights in (None, words * links, words * stop, words * justext_good):
+            if weights is None:
+                columns += [container_words / words.sum(), np.log1p(np.bincount(container)[container])]
+            else:
+                columns.append(np.bincount(container, weights=weights)[container] / container_words)
+        columns[-2] = columns[-2] - page_stop
+    return np.column_stack(columns)
+
+
 def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
     """One row of FEATURE_NAMES per block (float32); ``title`` is the page's <title> text."""
     count = len(blocks)
@@ -222,7 +246,8 @@ def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
     page[:, 7] = np.clip(index - top, -20, 20)
     title_headings = np.flatnonzero((per_block[:, _COLUMN["heading"]] > 0) & (per_block[:, _COLUMN["title_overlap"]] >= 0.5))
     page[:, 8] = index >= title_headings[0] if len(title_headings) else -1.0
-    return np.hstack([per_block, *neighbours, page]).astype(np.float32)
+    containers = _container_features([b.xpath for b in blocks], words, links, stop, page_stop, justext_good)
+    return np.hstack([per_block, *neighbours, page, containers]).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -244,6 +269,7 @@ class BlockModel:
     baseline: float
     threshold_good: float
     feature_names: tuple[str, ...]
+    trained_on: tuple[str, ...] = ()  # the gold sources it learned from: it is never scored on them
 
     @cached_property
     def children(self) -> np.ndarray:
@@ -302,7 +328,8 @@ class BlockModel:
         np.savez_compressed(path, feature=self.feature, threshold=self.threshold, left=self.left,
                             right=self.right, value=self.value, roots=self.roots,
                             meta=np.array([self.depth, self.baseline, self.threshold_good]),
-                            feature_names=np.array(self.feature_names))
+                            feature_names=np.array(self.feature_names),
+                            trained_on=np.array(self.trained_on, dtype=str))
 
     @classmethod
     def load(cls, path: Path | str) -> BlockModel:
@@ -312,8 +339,10 @@ class BlockModel:
                 raise ValueError(f"{path}: model was trained on other features than this version "
                                  "computes; retrain it (snakemake train)")
             depth, baseline, threshold_good = data["meta"]
+            trained_on = tuple(str(s) for s in data["trained_on"]) if "trained_on" in data else ()
             return cls(data["feature"], data["threshold"].astype(np.float64), data["left"], data["right"],
-                       data["value"], data["roots"], int(depth), float(baseline), float(threshold_good), names)
+                       data["value"], data["roots"], int(depth), float(baseline), float(threshold_good), names,
+                       trained_on)
 
 
 @lru_cache(maxsize=4)

@@ -15,6 +15,7 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.download import resolve_sources, shard_name
+from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.package_data import SHIPPED_MODEL
 from corpusbuilder.tables import FILES
 
@@ -59,6 +60,8 @@ NGRAM_CFG = {
 
 wildcard_constraints:
     shard="[A-Za-z0-9][A-Za-z0-9._-]*",
+    dataset="[a-z0-9-]+",
+    source="[a-z0-9-]+",
 
 
 def corpus_outputs():
@@ -99,6 +102,27 @@ def gold_sets(datasets):
         return [str(gold_dir / name) for name in datasets]
 
     return folders
+
+
+def training_blocks(datasets=None):
+    """The stored training blocks of the train.datasets gold sets (all of them by default)."""
+    datasets = config["train"]["datasets"] if datasets is None else datasets
+    return [f"results/train/blocks/{dataset}.npz" for dataset in datasets]
+
+
+def training_blocks_without(wildcards):
+    """An input function: the training blocks of every gold set outside source {source}."""
+    return training_blocks(
+        [d for d in config["train"]["datasets"] if gold_source(d) != wildcards.source]
+    )
+
+
+def held_out_models():
+    """The models `best` is scored with: per gold source evaluated, one trained without it."""
+    if "best" not in config["evaluate"]["extractors"]:
+        return []
+    sources = sorted({gold_source(d) for d in config["evaluate"]["datasets"]})
+    return [f"results/model/held_out/{source}.npz" for source in sources]
 
 
 def stale_corpus_files():

@@ -4,10 +4,10 @@
 rule evaluate_boilerplate:
     input:
         gold=gold_sets(config["evaluate"]["datasets"]),
-        # the `best` extractor is the shipped model: a new one is scored again
-        model=str(SHIPPED_MODEL),
+        held_out=held_out_models(),
     output:
         boilerplate="results/stats/boilerplate.tsv",
+        languages="results/stats/boilerplate_languages.tsv",
         fragmentation="results/stats/fragmentation.tsv",
     log:
         "logs/evaluate/boilerplate.log",

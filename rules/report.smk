@@ -3,6 +3,7 @@
 # The gold-set evaluation is an input only when its gold sets exist (the report renders without).
 REPORT_EVALUATION = {
     "boilerplate": "results/stats/boilerplate.tsv",
+    "boilerplate_languages": "results/stats/boilerplate_languages.tsv",
     "fragmentation": "results/stats/fragmentation.tsv",
     "sweep": "results/stats/sweep.png",
     "site_boilerplate": "results/stats/site_boilerplate.tsv",

@@ -1,18 +1,27 @@
-"""Rule `evaluate_boilerplate`: extractors × gold sets → boilerplate.tsv and fragmentation.tsv."""
+"""Rule `evaluate_boilerplate`: extractors × gold sets → boilerplate.tsv, boilerplate_languages.tsv
+and fragmentation.tsv; `best` on each set is the model trained without that set's source."""
 
+from pathlib import Path
+
+from corpusbuilder.classifier import BlockModel
 from corpusbuilder.evaluation.scores import (
     BOILERPLATE_COLUMNS,
     FRAGMENTATION_COLUMNS,
+    LANGUAGE_COLUMNS,
     EvaluateConfig,
     boilerplate_rows,
     evaluate,
     fragmentation_rows,
+    language_rows,
     with_overall,
     write_tsv,
 )
 from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
-results = with_overall(evaluate(EvaluateConfig.from_config(snakemake.params.cfg)))
+held_out = {Path(path).stem: BlockModel.load(path) for path in snakemake.input.held_out}
+evaluation = evaluate(EvaluateConfig.from_config(snakemake.params.cfg), held_out)
+results = with_overall(evaluation.results)
 write_tsv(boilerplate_rows(results), BOILERPLATE_COLUMNS, snakemake.output.boilerplate)
+write_tsv(language_rows(evaluation.by_language), LANGUAGE_COLUMNS, snakemake.output.languages)
 write_tsv(fragmentation_rows(results), FRAGMENTATION_COLUMNS, snakemake.output.fragmentation)

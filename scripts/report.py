@@ -35,6 +35,7 @@ files = ReportFiles(
     summary=Path(inputs["summary"]),
     skipped=Path(inputs["skipped"]),
     boilerplate=evaluation("boilerplate"),
+    boilerplate_languages=evaluation("boilerplate_languages"),
     fragmentation=evaluation("fragmentation"),
     sweep_png=evaluation("sweep"),
     site_boilerplate=evaluation("site_boilerplate"),

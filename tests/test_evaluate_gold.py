@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 
 from corpusbuilder.evaluation.gold import (
+    READERS,
     cleaneval_gold_text,
+    gold_source,
     iter_cleaneval,
     iter_dataset,
     iter_l3s_gn1,
@@ -84,11 +86,28 @@ def test_a_gold_set_without_pages_is_no_score(tmp_path):
 # --- the real sets ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name, pages", [("cleaneval-dev", 58), ("cleaneval-final", 681),
-                                         ("cleanportaleval", 71), ("trafilatura-dev", 482)])
+                                         ("cleanportaleval", 71), ("trafilatura-dev", 482),
+                                         ("fundus", 181), ("msv-big9", 358), ("msv-chaos", 354)])
 def test_shared_sets_have_their_documented_page_counts(shared_gold, name, pages):
     read = list(iter_dataset(name, shared_gold))
     assert len(read) == pages
     assert len({page.page_id for page in read}) == pages
+
+
+@pytest.mark.parametrize("name", ["fundus", "msv-big9", "msv-chaos"])
+def test_shared_paragraph_per_line_sets_give_url_plain_gold_and_decodable_pages(shared_gold, name):
+    for page in iter_dataset(name, shared_gold, max_pages=15):
+        assert page.url.startswith("http") and not page.gold_text.startswith("URL:")
+        assert len(page.gold_text.split()) > 20
+        # most declare their charset late: decoded as the extract stage does, the gold's opening
+        # words are in the page
+        text = " ".join(decode_page(page.html, None).split())
+        assert " ".join(page.gold_text.split()[:3]) in text or page.gold_text.split()[0] in text
+
+
+def test_gold_sources_group_the_sets_annotated_together():
+    assert {gold_source(name) for name in READERS} == {
+        "cleaneval", "cleanportaleval", "l3s-gn1", "trafilatura-dev", "fundus", "msv"}
 
 
 def test_shared_cleaneval_gold_is_plain_text(shared_gold):

@@ -15,6 +15,7 @@ from corpusbuilder.evaluation.scores import (
     boilerplate_rows,
     evaluate,
     fragmentation_rows,
+    language_rows,
     plot_sweep,
     sweep,
     vary_one,
@@ -32,8 +33,9 @@ def rows():
     require_shared(BOILERPLATE)
     config = EvaluateConfig.from_config({"gold_dir": str(BOILERPLATE), "datasets": list(DATASETS),
                                          "extractors": list(OURS), "max_pages": 10})
-    results = with_overall(evaluate(config))
-    return boilerplate_rows(results), fragmentation_rows(results)
+    evaluation = evaluate(config)
+    results = with_overall(evaluation.results)
+    return boilerplate_rows(results), fragmentation_rows(results), language_rows(evaluation.by_language)
 
 
 def _row(rows, extractor, dataset):
@@ -43,7 +45,7 @@ def _row(rows, extractor, dataset):
 
 @pytest.mark.parametrize("dataset", ["l3s-gn1", "cleanportaleval"])
 def test_justext_is_more_precise_than_keeping_everything(rows, dataset):
-    scores, _ = rows
+    scores, _, _ = rows
     justext, keep_all = _row(scores, "justext-default", dataset), _row(scores, "keep-all", dataset)
     assert justext["pages"] == keep_all["pages"] == 10
     assert justext["word_precision"] > keep_all["word_precision"] + 0.1
@@ -52,7 +54,7 @@ def test_justext_is_more_precise_than_keeping_everything(rows, dataset):
 
 
 def test_rows_cover_every_extractor_and_dataset_with_the_right_measures(rows):
-    scores, fragments = rows
+    scores, fragments, _ = rows
     assert {(r["extractor"], r["dataset"]) for r in scores} == {
         (e, d) for e in OURS for d in (*DATASETS, "all")}
     snippets = _row(scores, "justext-default", "trafilatura-dev")
@@ -64,8 +66,16 @@ def test_rows_cover_every_extractor_and_dataset_with_the_right_measures(rows):
     assert _row(fragments, "justext-default", "l3s-gn1")["fragments_per_document"] >= 1.0
 
 
+def test_scores_per_page_language_add_up_to_the_set(rows):
+    scores, _, by_language = rows
+    multilingual = [r for r in by_language if r["dataset"] == "trafilatura-dev" and r["extractor"] == "keep-all"]
+    assert len({r["language"] for r in multilingual}) >= 2  # its first ten pages are not all one language
+    assert sum(r["pages"] for r in multilingual) == _row(scores, "keep-all", "trafilatura-dev")["pages"]
+    assert all(0 <= r["snippet_f1"] <= 1 for r in multilingual if "snippet_f1" in r)
+
+
 def test_tables_are_written_with_their_headers(rows, tmp_path):
-    scores, fragments = rows
+    scores, fragments, _ = rows
     write_tsv(scores, BOILERPLATE_COLUMNS, tmp_path / "boilerplate.tsv")
     write_tsv(fragments, FRAGMENTATION_COLUMNS, tmp_path / "fragmentation.tsv")
     with open(tmp_path / "boilerplate.tsv", encoding="utf-8") as table:

@@ -28,6 +28,7 @@ from corpusbuilder.report.corpus_stats import (
     stage_times,
     write_corpus_stats,
 )
+from corpusbuilder.classifier import BlockModel
 from corpusbuilder.report.html_report import ReportFiles, corpus_languages, render_report
 from corpusbuilder.package_data import SHIPPED_MODEL
 from corpusbuilder.provenance import OUTPUT_LIBRARIES
@@ -195,9 +196,11 @@ def report_run(tmp_path_factory):
     if os.environ.get("CI"):
         require_shared(BOILERPLATE)  # under CI the gold-set parts of the report are checked too
     with_gold = BOILERPLATE.is_dir()
-    config["evaluate"] = {"max_pages": 3, "datasets": ["cleaneval-dev"],
-                          "extractors": ["justext-default", "keep-all"],
+    # `best` is scored by models held out from each evaluated source, trained on a few pages
+    config["evaluate"] = {"max_pages": 10, "datasets": ["cleaneval-dev", "trafilatura-dev"],
+                          "extractors": ["best", "justext-default", "keep-all"],
                           "gold_dir": str(BOILERPLATE if with_gold else workdir / "no-gold-sets")}
+    config["train"] = {"max_pages": 5, "max_iter": 5, "datasets": ["cleaneval-dev", "l3s-gn1", "trafilatura-dev"]}
     configfile = workdir / "test-config.yaml"
     configfile.write_text(yaml.safe_dump(config))
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
@@ -239,6 +242,15 @@ def test_workflow_writes_the_measurements(report_run):
     if with_gold:
         site = pd.read_csv(stats / "site_boilerplate.tsv", sep="\t")
         assert set(site["variant"]) == {"justext", "justext+site", "justext-minus-site", "site-only"}
+        held_out = {source: BlockModel.load(workdir / "results" / "model" / "held_out" / f"{source}.npz")
+                    for source in ("cleaneval", "trafilatura-dev")}
+        assert held_out["cleaneval"].trained_on == ("l3s-gn1", "trafilatura-dev")
+        assert held_out["trafilatura-dev"].trained_on == ("cleaneval", "l3s-gn1")
+        scores = pd.read_csv(stats / "boilerplate.tsv", sep="\t")
+        assert set(scores["extractor"]) == {"best", "justext-default", "keep-all"}
+        languages = pd.read_csv(stats / "boilerplate_languages.tsv", sep="\t")
+        traf = languages[(languages["dataset"] == "trafilatura-dev") & (languages["extractor"] == "best")]
+        assert traf["language"].nunique() >= 2 and traf["pages"].sum() == 10
 
 
 @pytest.mark.workflow
@@ -256,6 +268,7 @@ def test_report_renders_in_chromium(report_run, tmp_path):
     assert 'class="blk bad' in page and 'class="legend"' in page
     if with_gold:
         assert "justext-default" in page and "cleaneval-dev" in page and "word F1" in page
+        assert "leave-one-source-out" in page and "Main-content F1 by page language" in page
     else:
         assert "boilerplate.tsv is absent" in page
     screenshot = tmp_path / "report.png"

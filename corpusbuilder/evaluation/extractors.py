@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 
-from corpusbuilder.classifier import classify_learned, page_title
+from corpusbuilder.classifier import BlockModel, classify_learned, page_title
 from corpusbuilder.extract import (
     ExtractParams,
     UndecodableError,
@@ -48,6 +48,7 @@ class PreparedPage:
     root: object  # lxml element, or None for an empty page
     blocks: list[Block]
     stoplist: str  # the stop list jusText's blocks were counted with
+    language: str = ""  # the page's guessed language ("" when not guessed)
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def prepare_page(html: str, params: ExtractParams = ExtractParams()) -> Prepared
         return PreparedPage(html, None, [], "")
     language, _ = guess_page_language(root, params.language_sample_chars)
     name, blocks = segment_page(root, language, params.stoplist_fallback)
-    return PreparedPage(html, root, blocks, name)
+    return PreparedPage(html, root, blocks, name, language)
 
 
 def extraction_of_blocks(texts: list[str], kept: list[bool]) -> Extraction:
@@ -102,10 +103,12 @@ def run_justext(params: JustextParams) -> Callable[[PreparedPage], Extraction]:
     return run
 
 
-def run_learned(page: PreparedPage) -> Extraction:
-    """The `best` preset: the shipped learned block classifier on jusText's blocks."""
-    classes = classify_learned(page.blocks, page_title(page.root))
-    return extraction_of_blocks([b.text for b in page.blocks], [cls == GOOD for cls in classes])
+def run_learned(model: BlockModel | None = None) -> Callable[[PreparedPage], Extraction]:
+    """The `best` preset: a learned block classifier on jusText's blocks (None: the shipped one)."""
+    def run(page: PreparedPage) -> Extraction:
+        classes = classify_learned(page.blocks, page_title(page.root), model)
+        return extraction_of_blocks([b.text for b in page.blocks], [cls == GOOD for cls in classes])
+    return run
 
 
 def run_keep_all(page: PreparedPage) -> Extraction:
@@ -176,7 +179,7 @@ class Extractor:
 
 
 EXTRACTORS: dict[str, Extractor] = {
-    "best": Extractor("best", run_learned, True),
+    "best": Extractor("best", run_learned(), True),
     **{f"justext-{preset}": Extractor(f"justext-{preset}", run_justext(params), True)
        for preset, params in PRESETS.items()},
     "keep-all": Extractor("keep-all", run_keep_all, True),
@@ -194,6 +197,11 @@ def available(name: str) -> bool:
     """Whether the extractor can run here (its optional package, if any, is importable)."""
     module = EXTRACTORS[name].module
     return module is None or importlib.util.find_spec(module) is not None
+
+
+def learned_with(model: BlockModel, name: str = "best") -> Extractor:
+    """The `best` extractor with another model (a held-out one, in the evaluation)."""
+    return Extractor(name, run_learned(model), True)
 
 
 def justext_with(params: JustextParams, name: str = "justext") -> Extractor:

@@ -87,8 +87,16 @@ def _numeric_then_name(path: Path) -> tuple:
     return (0, int(path.stem), "") if path.stem.isdigit() else (1, 0, path.stem)
 
 
+def gold_file_url(raw: str) -> str | None:
+    """The ``URL: …`` first line of a CleanEval-format gold file, if it has one."""
+    first = raw.split("\n", 1)[0]
+    return first.removeprefix("URL:").strip() or None if first.startswith("URL:") else None
+
+
 def iter_cleaneval(root: Path, dataset: str) -> Iterator[GoldPage]:
-    """CleanEval-format sets (cleaneval-dev, cleaneval-final, cleanportaleval).
+    """CleanEval-format sets: ``input/<id>.html`` and ``GoldStandard/<id>.txt`` (cleaneval-dev,
+    cleaneval-final, cleanportaleval; fundus, msv-big9 and msv-chaos share the layout, without
+    CleanEval's ``<text>`` wrapper and with one paragraph per gold line).
 
     Pages without a gold file are skipped (59 in cleaneval-final have none).
     """
@@ -99,8 +107,9 @@ def iter_cleaneval(root: Path, dataset: str) -> Iterator[GoldPage]:
             continue
         raw = html_path.read_bytes()
         html, charset = unwrap_cleaneval_input(raw)
-        gold = cleaneval_gold_text(_decode_text_file(gold_path.read_bytes()))
-        yield GoldPage(dataset, html_path.stem, html, charset, gold_text=gold, url=cleaneval_url(raw))
+        gold_raw = _decode_text_file(gold_path.read_bytes())
+        yield GoldPage(dataset, html_path.stem, html, charset, gold_text=cleaneval_gold_text(gold_raw),
+                       url=cleaneval_url(raw) or gold_file_url(gold_raw))
 
 
 # --- L3S-GN1 ------------------------------------------------------------------------------------
@@ -211,7 +220,22 @@ READERS: dict[str, Callable[[Path, str], Iterator[GoldPage]]] = {
     "cleanportaleval": iter_cleaneval,
     "l3s-gn1": iter_l3s_gn1,
     "trafilatura-dev": iter_snippet_set,
+    "fundus": iter_cleaneval,
+    "msv-big9": iter_cleaneval,
+    "msv-chaos": iter_cleaneval,
 }
+
+
+def gold_source(dataset: str) -> str:
+    """The annotation campaign a gold set comes from; a held-out model is trained without all of it.
+
+    CleanEval's dev and final sets were annotated together, as were msv-big9 and msv-chaos (one
+    team, one guide): a model that saw one of a pair has learned the other's conventions.
+    """
+    for prefix, source in (("cleaneval-", "cleaneval"), ("msv-", "msv")):
+        if dataset.startswith(prefix):
+            return source
+    return dataset
 
 
 def iter_dataset(name: str, gold_dir: Path | str, max_pages: int = 0) -> Iterator[GoldPage]:

@@ -12,17 +12,27 @@ import csv
 import logging
 import math
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from corpusbuilder.classifier import BlockModel, load_model
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.io import atomic_path
 from corpusbuilder.justext import PRESETS, JustextParams
 
-from .extractors import EXTRACTORS, Extraction, Extractor, available, decoded_html, justext_kept, prepare_page
-from .gold import READERS, GoldPage, iter_dataset
+from .extractors import (
+    EXTRACTORS,
+    Extraction,
+    Extractor,
+    available,
+    decoded_html,
+    justext_kept,
+    learned_with,
+    prepare_page,
+)
+from .gold import READERS, GoldPage, gold_source, iter_dataset
 from .metrics import (
     Counts,
     aligned_word_counts,
@@ -95,8 +105,10 @@ def score_page(tally: Tally, page: GoldPage, extraction: Extraction) -> None:
 
 
 def evaluate_pages(pages: Iterable[GoldPage], extractors: Sequence[Extractor],
-                   params: ExtractParams = ExtractParams()) -> dict[str, Tally]:
-    """Run every extractor on every page and tally its scores and time.
+                   params: ExtractParams = ExtractParams(),
+                   by_language: dict[str, dict[str, Tally]] | None = None) -> dict[str, Tally]:
+    """Run every extractor on every page and tally its scores and time (and, given
+    ``by_language``, its scores per guessed page language: {language: {extractor: Tally}}).
 
     Decoding is timed for every extractor, block preparation (parse, language, segmentation)
     only for those that use it, so seconds per extractor are what running it alone would cost.
@@ -127,6 +139,9 @@ def evaluate_pages(pages: Iterable[GoldPage], extractors: Sequence[Extractor],
             if extractor.uses_blocks:
                 tally.seconds += prepare_seconds
             score_page(tally, page, extraction)
+            if by_language is not None:
+                language = by_language.setdefault(prepared.language or "unknown", {})
+                score_page(language.setdefault(extractor.name, Tally(fragments=None)), page, extraction)
     return tallies
 
 
@@ -141,18 +156,43 @@ def resolve_extractors(names: Iterable[str]) -> list[Extractor]:
     return chosen
 
 
-def evaluate(config: EvaluateConfig) -> dict[str, dict[str, Tally]]:
-    """Tallies per dataset, then per extractor, for every configured dataset and extractor."""
+@dataclass
+class Evaluation:
+    """Tallies per dataset, then per extractor; and per dataset, page language, extractor."""
+
+    results: dict[str, dict[str, Tally]]
+    by_language: dict[str, dict[str, dict[str, Tally]]]
+
+
+def learned_for(dataset: str, held_out: Mapping[str, BlockModel] | None) -> Extractor:
+    """The `best` extractor as scored on ``dataset``: with the model trained without its gold
+    source. Without held-out models, the shipped one; named "best (in-sample)" when it learned
+    from that source, since its score then says nothing about unseen pages."""
+    source = gold_source(dataset)
+    if held_out is None:
+        model = load_model()
+        return learned_with(model, "best (in-sample)" if source in model.trained_on else "best")
+    if source not in held_out:
+        raise ValueError(f"evaluate: no model held out from {source} (the source of {dataset})")
+    if source in held_out[source].trained_on:
+        raise ValueError(f"evaluate: the model held out from {source} was trained on it")
+    return learned_with(held_out[source])
+
+
+def evaluate(config: EvaluateConfig, held_out: Mapping[str, BlockModel] | None = None) -> Evaluation:
+    """Every configured extractor on every configured dataset. ``held_out`` maps a gold source
+    to a model trained without it (:func:`learned_for`)."""
     extractors = resolve_extractors(config.extractors)
-    results = {}
+    evaluation = Evaluation({}, {})
     for dataset in config.datasets:
         started = time.perf_counter()
         pages = iter_dataset(dataset, config.gold_dir, config.max_pages)
-        results[dataset] = evaluate_pages(pages, extractors)
-        count = next(iter(results[dataset].values())).pages if extractors else 0
+        mine = [learned_for(dataset, held_out) if e.name == "best" else e for e in extractors]
+        evaluation.results[dataset] = evaluate_pages(pages, mine, by_language=evaluation.by_language.setdefault(dataset, {}))
+        count = next(iter(evaluation.results[dataset].values())).pages if extractors else 0
         log.info("%s: %d pages, %d extractors, %.1f s", dataset, count, len(extractors),
                  time.perf_counter() - started)
-    return results
+    return evaluation
 
 
 def with_overall(results: dict[str, dict[str, Tally]]) -> dict[str, dict[str, Tally]]:
@@ -173,6 +213,7 @@ BOILERPLATE_COLUMNS = (
     "snippet_precision", "snippet_recall", "snippet_f1",
     "seconds", "pages_per_second",
 )
+LANGUAGE_COLUMNS = ("language", *BOILERPLATE_COLUMNS[:-2])
 FRAGMENTATION_COLUMNS = (
     "extractor", "dataset", "documents", "fragments",
     "mean_fragment_chars", "median_fragment_chars", "fragments_per_document",
@@ -207,6 +248,14 @@ def boilerplate_rows(results: dict[str, dict[str, Tally]]) -> list[dict]:
                 "pages_per_second": tally.pages / tally.seconds if tally.seconds else math.nan,
             })
     return rows
+
+
+def language_rows(by_language: dict[str, dict[str, dict[str, Tally]]]) -> list[dict]:
+    """boilerplate_rows per (dataset, page language), the language in its own column."""
+    return [{"language": language, **row}
+            for dataset, languages in by_language.items()
+            for language, tallies in sorted(languages.items())
+            for row in boilerplate_rows({dataset: tallies})]
 
 
 def fragmentation_rows(results: dict[str, dict[str, Tally]]) -> list[dict]:
