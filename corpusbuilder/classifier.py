@@ -168,14 +168,18 @@ def _container_features(xpaths: list[str], words: np.ndarray, links: np.ndarray,
     are, and their word-weighted link density, stop-word density against the page's, and share
     of words jusText keeps."""
     columns = []
-    for level in CONTAINER_LEVELS:
-        _, container = np.unique([xpath.rsplit("/", level)[0] for xpath in xpaths], return_inverse=True)
+    paths = xpaths
+    for level in range(1, max(CONTAINER_LEVELS) + 1):
+        paths = [path.rpartition("/")[0] for path in paths]  # one element further up
+        if level not in CONTAINER_LEVELS:
+            continue
+        numbers: dict[str, int] = {}  # first-seen numbering: cheaper than sorting the strings
+        container = np.fromiter((numbers.setdefault(path, len(numbers)) for path in paths),
+                                dtype=np.intp, count=len(paths))
         container_words = np.bincount(container, weights=words)[container]
-        for weights in (None, words * links, words * stop, words * justext_good):
-            if weights is None:
-                columns += [container_words / words.sum(), np.log1p(np.bincount(container)[container])]
-            else:
-                columns.append(np.bincount(container, weights=weights)[container] / container_words)
+        columns += [container_words / words.sum(), np.log1p(np.bincount(container)[container])]
+        for weights in (words * links, words * stop, words * justext_good):
+            columns.append(np.bincount(container, weights=weights)[container] / container_words)
         columns[-2] = columns[-2] - page_stop
     return np.column_stack(columns)
 
