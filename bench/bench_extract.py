@@ -5,7 +5,7 @@ package, trafilatura and resiliparse: the same pages, one process, CPU time.
 Each extractor starts from the same decoded page (a str; decoding is left out because the
 extractors would share it) and does its whole job on it:
 
-- ``best``: parse + segmentation (§2.7.1) + the 73 block features + the gradient-boosted trees;
+- ``best``: parse + segmentation (§2.7.1) + the 84 block features + the gradient-boosted trees;
 - ``justext-default``: parse + segmentation + Algorithms 2.2 and 2.3 (thesis §2.7), the `default` preset;
 - ``justext-package``: the reference ``justext`` 3.0.2 with the same stop list;
 - ``trafilatura``, ``resiliparse``: their main-content extraction as the evaluation calls them.

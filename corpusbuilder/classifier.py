@@ -64,6 +64,7 @@ _BLOCK_FEATURES = (
     "tags_per_word", "heading", "depth", "title_overlap", "legal_phrases",
     "cf_bad", "cf_short", "cf_near_good", "cf_good", "justext_good",
     *(f"hint_{name}" for name in HINT_BITS),
+    *(f"near_hint_{name}" for name in HINT_BITS),
 )
 # Words that mark a site's legal and service lines in the languages of the gold sets; content
 # rarely says them (Kohlschütter's features are lexicon-free and miss a lone copyright line).
@@ -212,8 +213,10 @@ def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
     for column, cls in enumerate((BAD, SHORT, NEAR_GOOD, GOOD), start=_COLUMN["cf_bad"]):
         per_block[:, column] = [c == cls for c in cf]
     hints = np.array([b.hints for b in blocks])
-    for column, bit in enumerate(HINT_BITS.values(), start=_COLUMN["hint_nav"]):
-        per_block[:, column] = (hints & bit) != 0
+    near_hints = np.array([b.near_hints for b in blocks])
+    for column, bit in enumerate(HINT_BITS.values()):
+        per_block[:, _COLUMN["hint_nav"] + column] = (hints & bit) != 0
+        per_block[:, _COLUMN["near_hint_nav"] + column] = (near_hints & bit) != 0
     long_enough = words >= 10
     page_stop = np.average(stop[long_enough], weights=words[long_enough]) if long_enough.any() else stop.mean()
     per_block[:, _COLUMN["log_words"]] = np.log1p(words)

@@ -81,6 +81,7 @@ class Block:
     link_density: float
     stopword_density: float
     hints: int = 0  # STRUCTURE_HINTS bits of the block's element and its ancestors
+    near_hints: int = 0  # those of the block's element and its parent only
     cf_class: str = ""  # "bad" | "short" | "near-good" | "good"
     final_class: str = ""  # "good" | "bad"
 
@@ -260,13 +261,26 @@ def _make_block(text_nodes: list[str], chars_in_links: int, tags_count: int, pat
     if not text:
         return None
     dom_path, xpath, heading, hints = _path_features(path_node, structure_hints)
+    near_hints = _near_hints(path_node) if structure_hints else 0
     words = text.lower().split()
     n_chars = len(text)
     n_words = len(words)
     n_stopwords = sum(map(stoplist.__contains__, words))
     # stripped non-empty text has at least one character and one word
     return Block(text, dom_path, xpath, heading, chars_in_links, tags_count, n_chars, n_words,
-                 n_stopwords, chars_in_links / n_chars, n_stopwords / n_words, hints)
+                 n_stopwords, chars_in_links / n_chars, n_stopwords / n_words, hints, near_hints)
+
+
+def _near_hints(node: list) -> int:
+    """STRUCTURE_HINTS bits of a path node's element and its parent: a class on <body> or a
+    page-wide wrapper sets ``hints`` on every block; these say what is close around the block."""
+    bits = 0
+    for _ in range(2):
+        if node is None:
+            break
+        bits |= _element_hints(node[0], node[3].get("class"), node[3].get("id"))
+        node = node[2]
+    return bits
 
 
 def count_stopwords(blocks: list[Block], stoplist: frozenset[str], tokens: Callable[[str], list[str]]) -> None:

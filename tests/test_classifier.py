@@ -81,6 +81,16 @@ def test_feature_edges_are_marked_for_neighbours():
     assert block_features([]).shape == (0, len(FEATURE_NAMES))
 
 
+def test_near_hints_are_those_of_the_element_and_its_parent():
+    _, blocks = news_blocks()
+    features = block_features(blocks)
+    home = next(i for i, b in enumerate(blocks) if b.text == "Home")  # <li> in <ul> in <nav> in <header>
+    assert column(features, "hint_nav")[home] == 1 and column(features, "hint_header")[home] == 1
+    assert column(features, "near_hint_list")[home] == 1
+    assert column(features, "near_hint_nav")[home] == 0 and column(features, "near_hint_header")[home] == 0
+    assert all(b.near_hints & ~b.hints == 0 for b in blocks)  # near ones are a subset
+
+
 def test_structure_hints_are_inherited_from_ancestors():
     _, blocks = news_blocks()
     related = next(b for b in blocks if b.text.startswith("Storm"))
@@ -125,8 +135,8 @@ def pinned_page_features(pages) -> list[np.ndarray]:
 def test_block_features_are_pinned_on_real_pages():
     """The features of 8 real pages (2 each of L3S-GN1, CleanEval-final, fundus, msv-chaos)
     equal those the unoptimised code of commit 83b5455 computed, bit for bit (the container
-    features were added, and the fixture written again, after it); columns are matched by name,
-    so a feature added later is not compared until the fixture is written again:
+    and near-hint features were added, and the fixture written again, after it); columns are
+    matched by name, so a feature added later is not compared until the fixture is written again:
     ``np.savez_compressed(PINNED, pages=pages, feature_names=np.array(FEATURE_NAMES),
     **{f"features_{i}": f for i, f in enumerate(pinned_page_features(pages))})``."""
     require_shared(BOILERPLATE)

@@ -296,8 +296,8 @@ def test_segmentation_leaves_the_tree_untouched():
 def test_without_structure_hints_only_the_hints_are_left_out():
     root = parse_html((Path(__file__).resolve().parent / "fixtures" / "classifier" / "news.html").read_text())
     with_hints, without = segment_blocks(root, STOPLIST), segment_blocks(root, STOPLIST, structure_hints=False)
-    assert any(b.hints for b in with_hints) and not any(b.hints for b in without)
-    assert [replace(b, hints=0) for b in with_hints] == without
+    assert any(b.hints for b in with_hints) and not any(b.hints or b.near_hints for b in without)
+    assert [replace(b, hints=0, near_hints=0) for b in with_hints] == without
 
 
 def test_copyright_and_select_make_a_block_bad():
