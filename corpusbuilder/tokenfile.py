@@ -30,6 +30,8 @@ class TokenStream:
     block_doc: np.ndarray  # int32
     block_index: np.ndarray  # int32
     doc_ids: np.ndarray  # str
+    # bool: the token starts a sentence (`tokenise.sentence_starts`); None: each block is one
+    sentence_start: np.ndarray | None = None
 
     @classmethod
     def of_blocks(cls, token_hash, block_offsets, is_punct=None, is_stop=None, doc_id: str = "input") -> TokenStream:
@@ -50,15 +52,29 @@ class TokenStream:
 FIELDS = tuple(TokenStream.__dataclass_fields__)
 
 
+def block_starts(block_offsets: np.ndarray, tokens: int) -> np.ndarray:
+    """Per token: is it the first of its block (the sentence starts of a file that has none)."""
+    first = np.zeros(tokens + 1, bool)
+    first[np.asarray(block_offsets[:-1], np.int64)] = True
+    return first[:tokens]
+
+
 def write_token_stream(stream: TokenStream, path: Path | str) -> None:
+    fields = vars(stream).copy()
+    if fields["sentence_start"] is None:
+        fields["sentence_start"] = block_starts(stream.block_offsets, len(stream.token_hash))
     with atomic_path(path) as tmp, open(tmp, "wb") as out:
-        np.savez(out, **vars(stream))
+        np.savez(out, **fields)
 
 
 def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> dict[str, np.ndarray]:
-    """The named fields of a token file, whole."""
+    """The named fields of a token file, whole. A file written without sentence starts (by an
+    earlier version, or by hand) reads as one sentence per block."""
     with np.load(path, allow_pickle=False) as archive:
-        return {name: archive[name] for name in fields}
+        tokens = {name: archive[name] for name in fields if name in archive.files or name != "sentence_start"}
+        if "sentence_start" in fields and "sentence_start" not in tokens:
+            tokens["sentence_start"] = block_starts(archive["block_offsets"], len(archive["token_hash"]))
+        return tokens
 
 
 def read_token_stream(path: Path | str) -> TokenStream:
