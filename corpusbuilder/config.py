@@ -165,6 +165,9 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     bands, k = config["similarity"]["bands"], config["similarity"]["k"]
     if bands and k % bands:
         raise ConfigError(f"config key 'similarity.bands': {bands} does not divide similarity.k = {k}")
+    if config["dedup"]["sentence_low"] > config["dedup"]["sentence_high"]:
+        raise ConfigError("config key 'dedup.sentence_low': larger than dedup.sentence_high, so the band of "
+                          "blocks judged by their sentences is empty")
     if config["extract"]["min_bytes"] > config["extract"]["max_bytes"]:
         raise ConfigError("config key 'extract.min_bytes': larger than extract.max_bytes, so every page would be skipped")
     cc = config["input"]["cc_paths"]

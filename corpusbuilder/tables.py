@@ -9,6 +9,7 @@ is spelled once. The token file (``work/tokens/{shard}.npz``) has its own module
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ class Files:
     duplicate_ngrams_stats: str = "work/ngrams/dup{n}.stats.json"
     dedup: str = "work/dedup/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
+    dedup_state: str = "work/dedup/state.parquet"  # the corpus's output n-grams, for a later crawl's `dedup.against`
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
     corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
     corpus_vert: str = "results/corpus/{shard}.vert.gz"
@@ -138,13 +140,26 @@ DEDUP_SCHEMA = pa.schema(
         ("doc_id", pa.string()),
         ("block_index", pa.int32()),
         ("final_class", pa.string()),
-        ("duplicate_of", pa.string()),
-        ("dup_share", pa.float32()),
+        ("duplicate_of", pa.string()),  # a duplicate block: the document it copies most
+        ("dup_share", pa.float32()),  # of the block's words, covered by n-grams already output
+        # sentence mode, a block that lost some sentences and kept the others (null otherwise): the
+        # lost ones' indices among the block's sentences (tokenise.block_sentences), the document
+        # each copies, and the text the block keeps, which replaces extract's for every consumer
+        ("removed_sentences", pa.list_(pa.int32())),
+        ("removed_duplicate_of", pa.list_(pa.string())),
+        ("kept_text", pa.string()),
     ]
 )
 
 # ngram_runs: sorted (hash, count) runs, zstd
 RUN_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32())])
+
+# dedup's state: every distinct n-gram a corpus output (64-bit hashes, sorted), a count of 1 (so
+# that the n-gram merge reads the file as one more run), and the document that output it first:
+# its id and its rank in crawl order over every corpus merged into the state
+STATE_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32()), ("doc_rank", pa.int32()),
+                          ("doc_id", pa.string())])
+STATE_ROW_GROUP = 1 << 16
 
 GOOD = "good"
 
@@ -248,8 +263,13 @@ def survivors(
     documents = documents.rename(columns={"page_language": "language", "page_language_probability": "language_score"})
     good = blocks
     if dedup is not None:
-        verdict = dedup[["doc_id", "block_index", "final_class"]]
+        verdict = dedup[[c for c in ("doc_id", "block_index", "final_class", "kept_text") if c in dedup]]
         good = good.drop(columns="final_class").merge(verdict, on=["doc_id", "block_index"])
+        if "kept_text" in good:
+            # a block partly kept by sentence-mode de-duplication carries the text it keeps
+            if "text" in good:
+                good["text"] = good["kept_text"].where(good["kept_text"].notna(), good["text"])
+            good = good.drop(columns="kept_text")
     good = good.loc[good["final_class"] == GOOD]
     if language is not None:
         kept = language.loc[language["kept"]]
@@ -276,7 +296,8 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
     language = (read_table(tables.language, ["doc_id", "language", "kept", "dropped_blocks"], optional=["probability"])
                 if tables.language else None)
     exact = read_table(tables.exact, ["doc_id", "kept"]) if tables.exact else None
-    dedup = read_table(tables.dedup, ["doc_id", "block_index", "final_class"]) if tables.dedup else None
+    dedup = (read_table(tables.dedup, ["doc_id", "block_index", "final_class"],
+                        optional=["kept_text"] if "text" in block_columns else ()) if tables.dedup else None)
     return survivors(docs, blocks, language, exact, dedup)
 
 
@@ -294,3 +315,17 @@ def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.nda
     good = dedup.loc[dedup["final_class"] == GOOD, ["doc_id", "block_index"]]
     keys = block_keys(blocks["doc_id"], blocks["block_index"])
     return np.asarray(keys.isin(block_keys(good["doc_id"], good["block_index"])), dtype=bool)
+
+
+def dedup_state_metadata(path: Path | str) -> dict:
+    """The n-gram settings and size a state file was written with."""
+    return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])
+
+
+def read_dedup_state(path: Path | str):
+    """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow array)."""
+    with pq.ParquetFile(path) as state:
+        for group in range(state.metadata.num_row_groups):
+            table = state.read_row_group(group, columns=["hash", "doc_rank", "doc_id"], use_threads=False)
+            yield (table.column("hash").to_numpy(), table.column("doc_rank").to_numpy(),
+                   table.column("doc_id").combine_chunks())

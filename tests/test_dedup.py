@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,8 +16,10 @@ from corpusbuilder.dedup.document import covered_tokens, dedup_document
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams.hashing import ngram_hashes
+from corpusbuilder.ngrams.stage import shard_ngram_run, write_duplicate_ngrams
+from corpusbuilder.tables import survivors
 from corpusbuilder.tokenfile import TokenStream, write_token_stream
-from corpusbuilder.tokenise import word_hashes
+from corpusbuilder.tokenise import block_sentences, tokenise, word_hashes
 
 N = 5
 _fresh = itertools.count()
@@ -30,17 +34,21 @@ def write_corpus(tmp_path, shards: dict[str, list[tuple[str, list]]], n: int = N
     """Write blocks.parquet and tokens npz per shard, and G₂₊ (all tokens) as dup.npy.
 
     A page is (doc_id, blocks); a block is its text or (text, cf_class, final_class). Tokens are
-    white-space words of the final-good blocks, as the tokenise stage hands them over."""
+    the tokeniser's, with its sentence starts, of the final-good blocks, as the tokenise stage
+    hands them over (for the words of `para`, white-space words)."""
     out, all_hashes = [], []
     for name, pages in shards.items():
-        rows, words, offsets, block_doc, block_index = [], [], [0], [], []
+        rows, words, offsets, block_doc, block_index, starts = [], [], [0], [], [], []
         for d, (doc_id, blocks) in enumerate(pages):
             for i, block in enumerate(blocks):
                 text, cf, final = (block, "good", "good") if isinstance(block, str) else block
                 rows.append(dict(doc_id=doc_id, block_index=i, text=text, heading=False, n_chars=len(text),
                                  n_words=len(text.split()), cf_class=cf, final_class=final))
                 if final == "good":
-                    words += text.split()
+                    for sentence in block_sentences(text):
+                        tokens = tokenise(sentence)
+                        starts += [True] + [False] * (len(tokens) - 1)
+                        words += tokens
                     offsets.append(len(words))
                     block_doc.append(d)
                     block_index.append(i)
@@ -49,7 +57,8 @@ def write_corpus(tmp_path, shards: dict[str, list[tuple[str, list]]], n: int = N
         all_hashes.append(ngram_hashes(token_hash, offsets, n)[0])
         write_token_stream(TokenStream(token_hash, np.zeros(len(words), bool), np.zeros(len(words), bool), offsets,
                                        np.array(block_doc, np.int32), np.array(block_index, np.int32),
-                                       np.array([doc_id for doc_id, _ in pages])), tmp_path / f"{name}.npz")
+                                       np.array([doc_id for doc_id, _ in pages]), np.array(starts, bool)),
+                           tmp_path / f"{name}.npz")
         pd.DataFrame(rows).astype({"block_index": "int32"}).to_parquet(tmp_path / f"{name}.blocks.parquet")
         out.append(Shard(name, tmp_path / f"{name}.npz", tmp_path / f"{name}.blocks.parquet",
                          tmp_path / "dedup" / f"{name}.parquet"))
@@ -381,8 +390,124 @@ def test_lower_threshold_removes_more(tmp_path):
     assert len(removed[0]) < len(removed[1]) < len(removed[2])
 
 
+# --- sentence mode --------------------------------------------------------------------------------
+
+def sentences(count: int, words: int = 12) -> list[str]:
+    """Sentences of words seen nowhere else, each capitalised and ended by a full stop."""
+    return [" ".join([f"S{next(_fresh)}"] + para(words - 1).split()) + "." for _ in range(count)]
+
+
+def test_sentence_mode_removes_the_copied_sentences_and_keeps_the_fresh_ones(tmp_path):
+    copied, fresh = sentences(3), sentences(3)
+    source = [("source", [" ".join(copied + sentences(2))])]
+    mixed = [("mixed", [" ".join(copied[:2] + fresh[:2] + copied[2:] + fresh[2:]), para()])]
+    shards = write_corpus(tmp_path, {"s0": source + mixed})
+    table = run(tmp_path, shards, order="input", level="sentence")
+    block = table[(table.doc_id == "mixed") & (table.block_index == 0)].iloc[0]
+    assert block.final_class == "good" and pd.isna(block.duplicate_of)
+    # the block's share, as in block mode: half its words, and the full stop before the third
+    # copied sentence, which opens an n-gram the source has too
+    assert block.dup_share == pytest.approx(40 / 78)
+    assert block.removed_sentences.tolist() == [0, 1, 4]
+    assert block.removed_duplicate_of.tolist() == ["source"] * 3
+    assert block.kept_text == " ".join(fresh[:2] + fresh[2:])
+    assert classes(table, "source") == ["good"]
+    # the thesis' block mode removes the block whole, fresh half included
+    block_mode = run(tmp_path, shards, order="input")
+    assert classes(block_mode, "mixed") == ["duplicate", "good"]
+    assert block_mode.removed_sentences.isna().all() and block_mode.kept_text.isna().all()
+
+
+def test_sentence_mode_removes_a_block_copied_whole_as_one_unit(tmp_path):
+    """Above the band a block goes whole, as in block mode (with its one edited sentence); a
+    block whose every sentence goes is a duplicate block too, not a block with no sentence left."""
+    text = sentences(6)
+    edited = text[:5] + [text[5].replace(".", " changed.")]
+    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(text)]), ("copy", [" ".join(edited), para()]),
+                                            ("again", [" ".join(text[:3]), para()])]})
+    for high in (0.9, 1.0):
+        table = run(tmp_path, shards, order="input", level="sentence", sentence_high=high)
+        for doc in ("copy", "again"):
+            block = table[(table.doc_id == doc) & (table.block_index == 0)].iloc[0]
+            assert block.final_class == "duplicate" and block.duplicate_of == "source", (high, doc)
+            assert block.removed_sentences is None and pd.isna(block.kept_text)
+
+
+def test_sentence_mode_with_an_empty_band_is_block_mode(tmp_path):
+    shards = random_corpus(tmp_path, seed=4)
+    block_mode = run(tmp_path, shards)
+    for band in ((0.5, 0.5), (1.0, 1.0)):
+        table = run(tmp_path, shards, level="sentence", sentence_low=band[0], sentence_high=band[1])
+        pd.testing.assert_frame_equal(table, block_mode, obj=str(band))
+
+
+def test_a_partly_kept_block_reaches_the_corpus_with_its_kept_text(tmp_path):
+    copied, fresh = sentences(3), sentences(3)
+    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(copied)]),
+                                            ("mixed", [" ".join(copied[:2] + fresh)])]})
+    table = run(tmp_path, shards, order="input", level="sentence")
+    blocks = pd.read_parquet(shards[0].blocks)
+    docs = pd.DataFrame({"doc_id": ["source", "mixed"], "record_index": [0, 1], "uri": ["a", "b"],
+                         "outcome": ["ok", "ok"], "page_language": ["en", "en"]})
+    kept = survivors(docs, blocks, dedup=table)
+    assert kept.blocks.set_index("doc_id").text.to_dict() == {"source": " ".join(copied), "mixed": " ".join(fresh)}
+
+
+# --- against an earlier corpus --------------------------------------------------------------------
+
+def g2_with_state(tmp_path, shards: list[Shard], name: str, state=None) -> Path:
+    """G₂₊ as the workflow counts it: the shards' runs, and an earlier corpus's state as one more."""
+    runs = []
+    for shard in shards:
+        runs.append(tmp_path / "runs" / f"{shard.name}.parquet")
+        shard_ngram_run(shard.tokens, runs[-1], "all", N, 64)
+    write_duplicate_ngrams(runs + ([state] if state else []), tmp_path / f"{name}.npy", tmp_path / f"{name}.json", 64)
+    return tmp_path / f"{name}.npy"
+
+
+@pytest.mark.parametrize("level", ["block", "sentence"])
+def test_a_crawl_deduplicated_against_an_earlier_corpus_keeps_what_one_run_over_both_keeps(tmp_path, level):
+    """A, then B against A's state, gives B the verdicts (and the owners in A) of one run over A
+    and B in crawl order; B's state is that run's state, so it can be merged forward again."""
+    rng = np.random.default_rng(11)
+    pool = [" ".join(sentences(int(rng.integers(1, 4)), int(rng.integers(6, 20)))) for _ in range(30)]
+    crawl = {}
+    for s in ("a0", "a1", "b0"):
+        crawl[s] = [(f"{s}:{d}", [" ".join(rng.choice(pool + sentences(8), size=int(rng.integers(1, 4))))
+                                  for _ in range(int(rng.integers(1, 5)))]) for d in range(25)]
+    shards = write_corpus(tmp_path, crawl)
+    params = dict(n=N, order="input", level=level)
+    both = dataclasses.replace
+    one_run = [both(s, output=tmp_path / "both" / f"{s.name}.parquet") for s in shards]
+    dedup_corpus(one_run, tmp_path / "dup.npy", None, DedupParams(**params), PRESETS["default"],
+                 state_path=tmp_path / "both.state.parquet")
+    a = [both(s, output=tmp_path / "a" / f"{s.name}.parquet") for s in shards[:2]]
+    dedup_corpus(a, g2_with_state(tmp_path, a, "dupA"), None, DedupParams(**params), PRESETS["default"],
+                 state_path=tmp_path / "a.state.parquet")
+    b = [both(shards[2], output=tmp_path / "b" / "b0.parquet")]
+    dedup_corpus(b, g2_with_state(tmp_path, b, "dupB", tmp_path / "a.state.parquet"), None, DedupParams(**params),
+                 PRESETS["default"], against=tmp_path / "a.state.parquet", state_path=tmp_path / "b.state.parquet")
+    expected, got = pd.read_parquet(one_run[2].output), pd.read_parquet(b[0].output)
+    pd.testing.assert_frame_equal(got, expected)
+    assert (got.final_class == "duplicate").sum() > 10 and got.duplicate_of.str.startswith("a").sum() > 10
+    if level == "sentence":
+        assert got.kept_text.notna().sum() > 0
+    states = [pd.read_parquet(tmp_path / f"{name}.state.parquet") for name in ("both", "b")]
+    assert states[0].hash.is_monotonic_increasing and states[0].hash.is_unique
+    pd.testing.assert_frame_equal(states[1].astype({"doc_id": str}), states[0].astype({"doc_id": str}))
+
+
+def test_a_state_of_other_ngrams_is_refused_naming_the_key(tmp_path):
+    shards = write_corpus(tmp_path, {"a0": [("a0:0", [para()])]})
+    dedup_corpus(shards, tmp_path / "dup.npy", None, DedupParams(n=N), state_path=tmp_path / "state.parquet")
+    with pytest.raises(ValueError, match="dedup.against"):
+        dedup_corpus(shards, tmp_path / "dup.npy", None, DedupParams(n=N + 1), against=tmp_path / "state.parquet")
+
+
 def test_bad_parameters_are_refused():
     with pytest.raises(ValueError):
         DedupParams(order="random")
     with pytest.raises(ValueError):
         DedupParams(threshold=1.5)
+    with pytest.raises(ValueError, match="sentence_low"):
+        DedupParams(level="sentence", sentence_low=0.8, sentence_high=0.6)

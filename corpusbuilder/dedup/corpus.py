@@ -18,12 +18,15 @@ from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_af
 from corpusbuilder.dedup.document import dedup_document
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.provenance_log import Provenance
+from corpusbuilder.dedup.sentences import Sentences
+from corpusbuilder.dedup.state import check_state, kept_ngrams, merged_state, preload_output, write_dedup_state
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.io import atomic_path, write_table
 from corpusbuilder.justext import PRESETS, JustextParams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.tables import DEDUP_SCHEMA, read_duplicate_ngrams, read_table
+from corpusbuilder.tables import DEDUP_SCHEMA, GOOD, read_duplicate_ngrams, read_table
 from corpusbuilder.tokenfile import read_tokens
+from corpusbuilder.tokenise import block_sentences
 
 log = logging.getLogger("corpusbuilder.dedup")
 
@@ -45,6 +48,7 @@ class ShardNgrams:
     doc_ngrams: np.ndarray  # int64, n-grams per document
     doc_duplicates: np.ndarray  # int64, duplicate n-grams per document
     pages: PageBlocks | None = None  # every block of the pages, for the context-sensitive pass
+    sentences: Sentences | None = None  # sentence mode: where the sentences start
 
     def duplicate_share(self) -> np.ndarray:
         """Share of each document's n-grams that are duplicate (the §3.5 ordering key)."""
@@ -57,6 +61,14 @@ class ShardNgrams:
             return self.word_offsets[[first, last]]
         return self.word_offsets[first:last + 1]
 
+    def document_inner_starts(self, doc: int) -> np.ndarray | None:
+        """Sentence mode: the words at which a sentence starts inside one of the document's blocks."""
+        if self.sentences is None:
+            return None
+        first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
+        lo, hi = np.searchsorted(self.sentences.at, [first, last])
+        return self.sentences.at[lo:hi][self.sentences.inner[lo:hi]]
+
     def document_duplicates(self, doc: int) -> tuple[np.ndarray, np.ndarray]:
         first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
         lo, hi = np.searchsorted(self.dup_starts, [first, last])
@@ -67,8 +79,10 @@ def shard_ngrams(tokens: dict, params: DedupParams, store, blocks: pd.DataFrame 
     """Hash every n-gram of a shard's tokens at once and keep the duplicate ones (with `blocks`,
     the shard's blocks.parquet, every block of its pages for the context-sensitive pass)."""
     keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
-    words, word_offsets, _ = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
-                                           np.asarray(tokens["block_offsets"], np.int64), keep)
+    words, word_offsets, kept_tokens = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
+                                                     np.asarray(tokens["block_offsets"], np.int64), keep)
+    sentences = None if params.level != "sentence" else Sentences.of(
+        tokens["sentence_start"], tokens["block_offsets"], kept_tokens, word_offsets)
     hashes, starts = ngram_hashes(words, word_offsets, params.n)
     hashes = truncate_hashes(hashes, params.hash_bits)
     duplicate, handles = store.locate(hashes)
@@ -85,6 +99,7 @@ def shard_ngrams(tokens: dict, params: DedupParams, store, blocks: pd.DataFrame 
         doc_ngrams=np.bincount(doc_of_start, minlength=len(doc_ids)),
         doc_duplicates=np.bincount(doc_of_start[duplicate], minlength=len(doc_ids)),
         pages=None if blocks is None else page_blocks(blocks, doc_ids, block_doc, tokens["block_index"]),
+        sentences=sentences,
     )
 
 
@@ -122,11 +137,13 @@ class Shard:
 
 @dataclass
 class _BlockVerdicts:
-    """Per-block results of one shard, filled bucket by bucket."""
+    """Per-block results of one shard, filled bucket by bucket; in sentence mode also the
+    sentences removed from blocks that keep the rest."""
 
     share: np.ndarray
     duplicate: np.ndarray
     duplicate_of: np.ndarray  # global document index
+    removed: list[tuple[int, int, int]] = field(default_factory=list)  # (block, sentence, document)
 
     @classmethod
     def empty(cls, blocks: int) -> _BlockVerdicts:
@@ -140,6 +157,8 @@ class DedupStats:
     duplicate_ngrams: int = 0
     store_bytes: int = 0
     tokens: int = 0
+    partly_kept_blocks: int = 0  # sentence mode: blocks that lost some sentences and kept others
+    removed_sentences: int = 0  # sentence mode: the sentences they lost
     blocks: dict = field(default_factory=dict)  # final class → blocks (of the deduplicated ones)
     words: dict = field(default_factory=dict)  # final class → words (blocks.parquet n_words)
     seconds: dict = field(default_factory=dict)
@@ -156,20 +175,34 @@ class Plan:
     doc_base: np.ndarray  # global index of each shard's first document
     verdicts: list[_BlockVerdicts]
     cached: dict[int, ShardNgrams]
+    earlier_ids: list[str] = field(default_factory=list)  # documents of the corpus de-duplicated against
+
+    def all_ids(self) -> np.ndarray:
+        """Document ids by global index: this corpus's in crawl order, then the earlier corpus's
+        that own an n-gram this one repeats."""
+        return np.array([i for ids in self.doc_ids for i in ids] + self.earlier_ids or [""], dtype=object)
 
 
 def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: Path | str | None,
-                 params: DedupParams, justext: JustextParams = PRESETS["default"]) -> DedupStats:
-    """The dedup stage over every shard: tokens + blocks + G₂₊ → per-shard override tables."""
+                 params: DedupParams, justext: JustextParams = PRESETS["default"],
+                 against: Path | str | None = None, state_path: Path | str | None = None) -> DedupStats:
+    """The dedup stage over every shard: tokens + blocks + G₂₊ → per-shard override tables.
+
+    `against`: the state of an earlier corpus, whose output n-grams count as already output
+    (`dedup.state`); `state_path`: where this corpus's state goes (the earlier one merged in)."""
     started = time.perf_counter()
     stats = DedupStats()
     store = duplicate_ngram_store(read_duplicate_ngrams(duplicates_path), params)
     stats.duplicate_ngrams = len(store)
     stats.store_bytes = store.nbytes
+    if against is not None:
+        check_state(against, params)  # before the long pass 1
     plan = plan_documents(shards, store, params, stats)
     stats.seconds["order"] = round(time.perf_counter() - started, 3)
 
     provenance = Provenance(shards[0].output.parent if shards else Path("."))
+    if against is not None:
+        plan.earlier_ids = preload_output(against, store, params, provenance, stats.documents)
     units = remove_duplicate_units(shards, plan, store, provenance, params, justext, stats)
     # duplicate_of: the sets are given up for a table of who sent what to output
     owners = store.owner_table()
@@ -178,8 +211,14 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     del owners
     stats.seconds["dedup"] = round(time.perf_counter() - started - stats.seconds["order"], 3)
 
-    write_shard_outputs(shards, plan, params, justext, stats)
+    output = write_shard_outputs(shards, plan, params, justext, stats, keep_ngrams=state_path is not None)
     stats.seconds["total"] = round(time.perf_counter() - started, 3)
+    if state_path is not None:
+        hashes, first = np.unique(np.concatenate([h for h, _ in output] + [np.empty(0, np.uint64)]),
+                                  return_index=True)
+        docs = np.concatenate([d for _, d in output] + [np.empty(0, np.int64)])[first]
+        write_dedup_state(state_path, *merged_state(against, hashes, docs, plan.all_ids()[:stats.documents]), params)
+        stats.seconds["state"] = round(time.perf_counter() - started - stats.seconds["total"], 3)
     if stats_path is not None:
         with atomic_path(stats_path) as tmp:
             tmp.write_text(json.dumps({"params": asdict(params), **asdict(stats)}, indent=1) + "\n")
@@ -213,11 +252,11 @@ def plan_documents(shards: list[Shard], store, params: DedupParams, stats: Dedup
 
 
 def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: Provenance, params: DedupParams,
-                           justext: JustextParams, stats: DedupStats) -> list[tuple[int, np.ndarray, np.ndarray]]:
+                           justext: JustextParams, stats: DedupStats) -> list[tuple]:
     """Pass 2: Algorithm 3.1, bucket by bucket in processing order; fills ``plan.verdicts``'
     shares and duplicate flags and logs who sent what. Returns, per document with duplicate
-    units, (shard, first block of each unit, block after it), in the order `provenance` numbered
-    them."""
+    units, (shard, first block of each unit, block after it, the unit's sentence in its block or
+    -1 for whole blocks), in the order `provenance` numbered them."""
     units = []
     for bucket in buckets(plan.order, plan.doc_tokens, params.bucket_tokens):
         prepared = {}
@@ -234,39 +273,66 @@ def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: P
             smooth = None if shard.pages is None else partial(shard.pages.kept_blocks, d, first, justext=justext,
                                                                      min_words=params.n)
             result = dedup_document(hashes, starts, shard.document_units(d, params.level), params.n,
-                                    params.threshold, store, smooth)
+                                    params.threshold, store, smooth, shard.document_inner_starts(d),
+                                    params.sentence_band)
             provenance.record(result, int(plan.doc_base[s] + d))
-            # a document-level verdict is broadcast to all its blocks
-            plan.verdicts[s].share[first:stop] = result.share
-            plan.verdicts[s].duplicate[first:stop] = result.duplicate
+            # a block goes when all its units go; a document-level verdict is broadcast to all its blocks
+            whole = np.bincount(result.unit_block, weights=~result.duplicate, minlength=len(result.block_share)) == 0
+            plan.verdicts[s].share[first:stop] = result.block_share
+            plan.verdicts[s].duplicate[first:stop] = whole
             if result.duplicate.any():
-                bounds = np.arange(first, stop + 1) if params.level == "block" else np.array([first, stop])
-                at = np.flatnonzero(result.duplicate)
-                units.append((s, bounds[at], bounds[at + 1]))
+                bounds = np.arange(first, stop + 1) if params.level != "document" else np.array([first, stop])
+                at = result.unit_block[result.duplicate]
+                sentence = np.full(len(at), -1, np.int32)
+                cut = ~whole[at]
+                if cut.any():
+                    sentence[cut] = shard.sentences.index_at(result.unit_offsets[:-1][result.duplicate][cut])
+                units.append((s, bounds[at], bounds[at + 1], sentence))
         del prepared
     plan.cached.clear()
     return units
 
 
-def fill_duplicate_of(verdicts: list[_BlockVerdicts], units: list[tuple[int, np.ndarray, np.ndarray]],
-                      owner_of_unit: np.ndarray) -> None:
-    """Each duplicate unit's blocks name the document it duplicates (`Provenance.resolve`)."""
-    for (s, firsts, stops), owner in zip(units, np.split(owner_of_unit, np.cumsum([len(f) for _, f, _ in units]))):
-        for first, stop, doc in zip(firsts, stops, owner):
-            verdicts[s].duplicate_of[first:stop] = doc
+def fill_duplicate_of(verdicts: list[_BlockVerdicts], units: list[tuple], owner_of_unit: np.ndarray) -> None:
+    """Each duplicate unit's blocks, or removed sentence, name the document it duplicates
+    (`Provenance.resolve`)."""
+    for (s, firsts, stops, sentences), owner in zip(units, np.split(owner_of_unit,
+                                                                    np.cumsum([len(unit[1]) for unit in units]))):
+        for first, stop, sentence, doc in zip(firsts, stops, sentences, owner):
+            if sentence < 0:
+                verdicts[s].duplicate_of[first:stop] = doc
+            else:
+                verdicts[s].removed.append((int(first), int(sentence), int(doc)))
 
 
 def write_shard_outputs(shards: list[Shard], plan: Plan, params: DedupParams, justext: JustextParams,
-                        stats: DedupStats) -> None:
-    """Pass 3: the context-sensitive pass on pages with duplicates, and the override tables."""
-    all_ids = np.array([i for ids in plan.doc_ids for i in ids] or [""], dtype=object)
-    for shard, shard_verdicts in zip(shards, plan.verdicts):
-        tokens = read_tokens(shard.tokens, ("doc_ids", "block_doc", "block_index"))
+                        stats: DedupStats, keep_ngrams: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Pass 3: the context-sensitive pass on pages with duplicates, and the override tables.
+    With `keep_ngrams`, returns per shard the n-grams its kept units output and their documents
+    (global index), for the state."""
+    all_ids = plan.all_ids()
+    output = []
+    for s, (shard, shard_verdicts) in enumerate(zip(shards, plan.verdicts)):
+        tokens = read_tokens(shard.tokens) if keep_ngrams else read_tokens(
+            shard.tokens, ("doc_ids", "block_doc", "block_index"))
         table = shard_output(read_table(shard.blocks, BLOCK_COLUMNS), tokens, shard_verdicts, all_ids,
                              justext, params.n)
+        partly = table["removed_sentences"].notna() & (table["final_class"] == GOOD)
+        if partly.any():
+            texts = read_table(shard.blocks, ["doc_id", "block_index", "text"],
+                               doc_ids=table.loc[partly, "doc_id"].unique().tolist())
+            texts = table.loc[partly, ["doc_id", "block_index"]].merge(texts, on=["doc_id", "block_index"], how="left")
+            table.loc[partly, "kept_text"] = kept_sentences_text(texts["text"].tolist(),
+                                                                 table.loc[partly, "removed_sentences"].tolist())
+            stats.partly_kept_blocks += int(partly.sum())
+            stats.removed_sentences += int(table.loc[partly, "removed_sentences"].map(len).sum())
         _count(stats, table)
         write_table(pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
                     shard.output)
+        if keep_ngrams:
+            hashes, docs = kept_ngrams(tokens, table, params)
+            output.append((hashes, docs + plan.doc_base[s]))
+    return output
 
 
 BLOCK_COLUMNS = ["doc_id", "block_index", "cf_class", "final_class", "n_chars", "heading", "n_words"]
@@ -279,17 +345,48 @@ def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
     return read_table(shard.blocks, BLOCK_COLUMNS)
 
 
+def kept_sentences_text(texts: list[str], removed: list[list[int]]) -> list[str]:
+    """The text a partly kept block keeps: its sentences (`tokenise.block_sentences`, the cut the
+    token file's sentence starts mark) less the removed ones, joined by one space."""
+    kept = []
+    for text, gone in zip(texts, removed):
+        sentences = block_sentences(text)
+        if max(gone) >= len(sentences):
+            raise ValueError(f"a block has {len(sentences)} sentences, the token file more: tokens and blocks "
+                             "do not match (re-run tokenise)")
+        drop = set(gone)
+        kept.append(" ".join(sentence for i, sentence in enumerate(sentences) if i not in drop))
+    return kept
+
+
+def removed_sentence_lists(verdicts: _BlockVerdicts, all_ids: np.ndarray) -> tuple[pd.Series, pd.Series]:
+    """Per tokenised block, the sentences removed from it and the documents they duplicate (None
+    for a block kept whole or removed whole)."""
+    sentences = pd.Series([None] * len(verdicts.share), dtype=object)
+    owners = pd.Series([None] * len(verdicts.share), dtype=object)
+    if verdicts.removed:
+        table = pd.DataFrame(verdicts.removed, columns=["block", "sentence", "doc"]).sort_values(["block", "sentence"])
+        for block, group in table.groupby("block", sort=False):
+            sentences[block] = group["sentence"].tolist()
+            owners[block] = all_ids[np.maximum(group["doc"].to_numpy(), 0)].tolist()
+    return sentences, owners
+
+
 def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, all_ids: np.ndarray,
                  justext: JustextParams, min_words: int) -> pd.DataFrame:
     """Every block of the shard's de-duplicated documents with its class after de-duplication
-    (plus `n_words`, for the stats). Pages without a duplicate block keep jusText's classes."""
+    (plus `n_words`, for the stats); in sentence mode, the sentences a block lost and whom they
+    copy. Pages without a duplicate block keep jusText's classes."""
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    removed, removed_of = removed_sentence_lists(verdicts, all_ids)
     keyed = pd.DataFrame({
         "doc_id": doc_ids[np.asarray(tokens["block_doc"])],
         "block_index": np.asarray(tokens["block_index"], np.int32),
         "dup_share": verdicts.share,
         "duplicate": verdicts.duplicate,
         "duplicate_of": pd.Series(all_ids[np.maximum(verdicts.duplicate_of, 0)]).where(verdicts.duplicate_of >= 0),
+        "removed_sentences": removed,
+        "removed_duplicate_of": removed_of,
     })
     table = blocks.loc[blocks["doc_id"].isin(set(doc_ids)), BLOCK_COLUMNS]
     # blocks.parquet order is page order; a left merge keeps it
@@ -309,7 +406,9 @@ def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, a
                 n_chars[first:last].tolist(), heading[first:last].tolist(), n_words[first:last].tolist(),
                 justext, min_words)
     table["final_class"] = final
-    return table[["doc_id", "block_index", "final_class", "duplicate_of", "dup_share", "n_words"]]
+    table["kept_text"] = None
+    return table[["doc_id", "block_index", "final_class", "duplicate_of", "dup_share", "removed_sentences",
+                  "removed_duplicate_of", "kept_text", "n_words"]]
 
 
 def _count(stats: DedupStats, table: pd.DataFrame) -> None:

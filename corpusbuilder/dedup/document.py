@@ -18,10 +18,32 @@ def covered_tokens(ngram_starts: np.ndarray, n: int, length: int) -> np.ndarray:
     return np.cumsum(edges[:length]) > 0
 
 
+def unit_shares(covered: np.ndarray, unit_offsets: np.ndarray) -> np.ndarray:
+    """Each unit's share of covered words (`unit_offsets` in the positions of `covered`)."""
+    at = np.searchsorted(unit_offsets, np.flatnonzero(covered), side="right") - 1
+    words = np.bincount(at, minlength=len(unit_offsets) - 1)
+    lengths = np.diff(unit_offsets)
+    return np.divide(words, lengths, out=np.zeros(len(lengths)), where=lengths > 0)
+
+
+def sentence_units(block_offsets: np.ndarray, inner_starts: np.ndarray,
+                   split: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Units that cut the blocks flagged `split` at their sentence starts (`inner_starts`: where a
+    sentence starts inside a block, never at its first word), and each unit's block."""
+    block_of = np.searchsorted(block_offsets, inner_starts, side="right") - 1
+    cut = split[block_of]
+    offsets = np.concatenate([block_offsets, inner_starts[cut]])
+    blocks = np.concatenate([np.arange(len(block_offsets)), block_of[cut]])
+    # inner starts never equal a block offset; stable, so empty blocks keep their order and the
+    # end of the last block stays last
+    order = np.argsort(offsets, kind="stable")
+    return offsets[order], blocks[order][:-1]
+
+
 @dataclass
 class UnitVerdicts:
-    """Algorithm 3.1's decision for each unit (block or document) of one document, and what
-    `Provenance` logs of it."""
+    """Algorithm 3.1's decision for each unit (a block, a document, or in sentence mode a
+    sentence of a partly copied block) of one document, and what `Provenance` logs of it."""
 
     share: np.ndarray  # float: share of the unit's words covered by n-grams already output
     duplicate: np.ndarray  # bool: share > threshold
@@ -29,11 +51,16 @@ class UnitVerdicts:
     quoted_unit: np.ndarray  # int: the duplicate units' output n-grams: unit,
     quoted_handle: np.ndarray  # handle,
     quoted_self: np.ndarray  # bool: and whether it repeats this page rather than G_out
+    unit_offsets: np.ndarray  # the units judged, in word positions: the given ones, or finer
+    unit_block: np.ndarray  # int: the given unit (block) each judged unit lies in
+    block_share: np.ndarray  # float: share of each given unit
 
 
 def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np.ndarray,
                    n: int, threshold: float, store,
-                   smooth: Callable[[np.ndarray], np.ndarray] | None = None) -> UnitVerdicts:
+                   smooth: Callable[[np.ndarray], np.ndarray] | None = None,
+                   inner_starts: np.ndarray | None = None,
+                   band: tuple[float, float] = (0.0, 1.0)) -> UnitVerdicts:
     """Algorithm 3.1 over the units of one document; updates `store`.
 
     `handles`/`dup_starts` are the document's duplicate n-grams (members of G₂₊ ∪ G_out, as
@@ -44,21 +71,36 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     that repeats itself is judged like a copy of itself. So every unit is judged at once, and
     G_out changes only between documents, by the duplicate n-grams of the kept units.
 
-    `smooth`, given the units' duplicate flags when there is one, says which units the
+    Sentence mode (`inner_starts`, the sentence starts inside the blocks): a block whose share
+    lies in `band` (low, high] is judged by its sentences, each by the same test — more than
+    `threshold` of its words covered, counting the n-grams that reach into it from its
+    neighbours. A block whose sentences all go (or all stay) is one unit again, judged by its own
+    share, which then agrees with them (it is their word-weighted mean); only a mixed block stays
+    cut, its copied sentences removed and its fresh ones kept.
+
+    `smooth`, given the blocks' duplicate flags when there is one, says which blocks the
     context-sensitive pass keeps (§3.5.2); as onion smooths before it stores the document's
-    n-grams, the stubs it removes send nothing to output.
+    n-grams, the stubs it removes send nothing to output. A partly kept block is not duplicate.
     """
-    units = len(unit_offsets) - 1
     in_gout = store.in_output(handles)
     repeat = np.ones(len(handles), bool)
     repeat[np.unique(handles, return_index=True)[1]] = False
     output = in_gout | repeat
-    unit_of = np.searchsorted(unit_offsets, dup_starts, side="right") - 1
     first_word = unit_offsets[0]
-    covered = np.flatnonzero(covered_tokens(dup_starts[output] - first_word, n, unit_offsets[-1] - first_word))
-    words = np.bincount(np.searchsorted(unit_offsets, covered + first_word, side="right") - 1, minlength=units)
-    lengths = np.diff(unit_offsets)
-    share = np.divide(words, lengths, out=np.zeros(units), where=lengths > 0)
+    covered = covered_tokens(dup_starts[output] - first_word, n, unit_offsets[-1] - first_word)
+    blocks = unit_offsets - first_word
+    block_share = unit_shares(covered, blocks)
+    units, unit_block, share = blocks, np.arange(len(block_share)), block_share
+    if inner_starts is not None:
+        low, high = band
+        split = (block_share > low) & (block_share <= high)
+        if split.any():
+            units, unit_block = sentence_units(blocks, inner_starts - first_word, split)
+            duplicate = unit_shares(covered, units) > threshold
+            removed = np.bincount(unit_block, weights=duplicate, minlength=len(blocks) - 1)
+            mixed = (removed > 0) & (removed < np.bincount(unit_block, minlength=len(blocks) - 1))
+            units, unit_block = sentence_units(blocks, inner_starts - first_word, mixed)
+            share = unit_shares(covered, units)
     # Removed when MORE than the threshold is duplicate: §3.6.4 ("all text blocks were marked as
     # duplicate which contained more than 50 % of duplicate texts", the run behind Tables 3.4-3.9)
     # and Algorithm 3.1's own output condition ("none ... has more than t percent of content in
@@ -66,9 +108,12 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     duplicate = share > threshold
     kept = ~duplicate
     if smooth is not None and duplicate.any():
-        kept &= smooth(duplicate)
+        block_duplicate = np.bincount(unit_block, weights=~duplicate, minlength=len(blocks) - 1) == 0
+        kept &= smooth(block_duplicate)[unit_block]
+    unit_of = np.searchsorted(units, dup_starts - first_word, side="right") - 1
     send = np.unique(handles[~in_gout & kept[unit_of]])
     if len(send):
         store.send(send)
     quoted = output & duplicate[unit_of]
-    return UnitVerdicts(share, duplicate, send, unit_of[quoted], handles[quoted], ~in_gout[quoted])
+    return UnitVerdicts(share, duplicate, send, unit_of[quoted], handles[quoted], ~in_gout[quoted],
+                        units + first_word, unit_block, block_share)
