@@ -165,6 +165,10 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     bands, k = config["similarity"]["bands"], config["similarity"]["k"]
     if bands and k % bands:
         raise ConfigError(f"config key 'similarity.bands': {bands} does not divide similarity.k = {k}")
+    against = config["dedup"]["against"]
+    if against is not None and not (base_dir / against).is_file():
+        raise ConfigError(f"config key 'dedup.against': no such file: {base_dir / against} (give the "
+                          "work/dedup/state.parquet of the corpus built before)")
     if config["dedup"]["sentence_low"] > config["dedup"]["sentence_high"]:
         raise ConfigError("config key 'dedup.sentence_low': larger than dedup.sentence_high, so the band of "
                           "blocks judged by their sentences is empty")
