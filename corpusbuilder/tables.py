@@ -317,6 +317,31 @@ def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.nda
     return np.asarray(keys.isin(block_keys(good["doc_id"], good["block_index"])), dtype=bool)
 
 
+def kept_tokens(tokens: dict[str, np.ndarray], dedup: pd.DataFrame | None) -> np.ndarray:
+    """Per token of a shard's token file (`tokenfile.read_tokens`: doc_ids, block_doc, block_index,
+    block_offsets, sentence_start): does it survive block de-duplication — its block is good, and
+    its sentence is not one sentence mode removed (``removed_sentences``, counted from the block's
+    first sentence as the token file's sentence starts cut it)."""
+    offsets = np.asarray(tokens["block_offsets"], np.int64)
+    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    blocks = pd.DataFrame({"doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)] if len(doc_ids) else [],
+                           "block_index": tokens["block_index"]})
+    keep = np.repeat(good_after_dedup(blocks, dedup), np.diff(offsets))
+    if dedup is None or "removed_sentences" not in dedup:
+        return keep
+    partly = dedup.loc[dedup["removed_sentences"].notna() & (dedup["final_class"] == GOOD)]
+    if len(partly):
+        row = block_keys(blocks["doc_id"], blocks["block_index"]).get_indexer(
+            block_keys(partly["doc_id"], partly["block_index"]))
+        removed = np.concatenate([(np.int64(r) << 32) | np.asarray(s, np.int64)
+                                  for r, s in zip(row, partly["removed_sentences"])])
+        sentence = np.cumsum(tokens["sentence_start"]) - 1
+        block = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        in_block = sentence - sentence[offsets[:-1].clip(max=max(len(sentence) - 1, 0))][block]
+        keep &= ~np.isin((block.astype(np.int64) << 32) | in_block, removed)
+    return keep
+
+
 def dedup_state_metadata(path: Path | str) -> dict:
     """The n-gram settings and size a state file was written with."""
     return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])

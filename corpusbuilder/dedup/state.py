@@ -29,11 +29,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.dedup.sentences import Sentences
 from corpusbuilder.dedup.store import truncate_hashes
 from corpusbuilder.io import atomic_path
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.tables import STATE_ROW_GROUP, STATE_SCHEMA, dedup_state_metadata, good_after_dedup, read_dedup_state
+from corpusbuilder.tables import STATE_ROW_GROUP, STATE_SCHEMA, dedup_state_metadata, kept_tokens, read_dedup_state
 
 
 def state_settings(params: DedupParams) -> dict:
@@ -83,25 +82,14 @@ def preload_output(path, store, params: DedupParams, provenance, first_doc: int)
 def kept_ngrams(tokens: dict, table: pd.DataFrame, params: DedupParams) -> tuple[np.ndarray, np.ndarray]:
     """The n-grams (64-bit hashes of `params.kind`) of one shard that start in a unit the stage
     kept — a good block (`table` is the shard's output), less the sentences sentence mode removed
-    — and the document (its index in the shard) of each."""
+    (`tables.kept_tokens`) — and the document (its index in the shard) of each."""
     keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
-    words, word_offsets, kept_tokens = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
-                                                     np.asarray(tokens["block_offsets"], np.int64), keep)
+    words, word_offsets, token_of_word = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
+                                                       np.asarray(tokens["block_offsets"], np.int64), keep)
     hashes, starts = ngram_hashes(words, word_offsets, params.n)
-    block = np.searchsorted(word_offsets, starts, side="right") - 1
-    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
-    token_blocks = pd.DataFrame({"doc_id": doc_ids[tokens["block_doc"]], "block_index": tokens["block_index"]})
-    kept = good_after_dedup(token_blocks, table)[block]
-    partly = table.loc[table["removed_sentences"].notna() & (table["final_class"] == "good")]
-    if len(partly):
-        sentences = Sentences.of(tokens["sentence_start"], tokens["block_offsets"], kept_tokens, word_offsets)
-        sentence = sentences.index[np.searchsorted(sentences.at, starts, side="right") - 1]
-        row = pd.MultiIndex.from_frame(token_blocks).get_indexer(pd.MultiIndex.from_frame(partly[["doc_id",
-                                                                                                  "block_index"]]))
-        removed = np.concatenate([(np.int64(b) << 32) | np.asarray(s, np.int64)
-                                  for b, s in zip(row, partly["removed_sentences"])])
-        kept &= ~np.isin((block.astype(np.int64) << 32) | sentence, removed)
-    return hashes[kept], np.asarray(tokens["block_doc"])[block[kept]]
+    kept = kept_tokens(tokens, table)[token_of_word[starts]]
+    block = np.searchsorted(word_offsets, starts[kept], side="right") - 1
+    return hashes[kept], np.asarray(tokens["block_doc"])[block]
 
 
 def merged_state(old_path, new_hashes: np.ndarray, new_docs: np.ndarray,
