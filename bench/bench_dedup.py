@@ -171,14 +171,14 @@ def crawl(args) -> None:
             for threshold, order, level in itertools.product(args.thresholds, args.orders, args.levels):
                 shards = [Shard(name, t, b, work / "dedup" / f"{name}.parquet")
                           for name, t, b in zip(names, tokens, blocks)]
-                band = dict(zip(("sentence_low", "sentence_high"), args.sentence_band)) if level == "sentence" else {}
+                band = dict(zip(("partial_low", "partial_high"), args.partial_band)) if level == "sentence" else {}
                 params = DedupParams(n=n, kind=kind, threshold=threshold, order=order, level=level, **band)
                 stats = dedup_corpus(shards, work / "dup.npy", None, params, PRESETS["default"])
                 after = tengram_metric(tokens, [kept_after(shard.tokens, shard.output) for shard in shards])
                 # the same run with the stubs the context-sensitive pass took counted back as kept
                 alone = tengram_metric(tokens, [kept_after(shard.tokens, shard.output, True) for shard in shards])
                 row = {"kind": kind, "n": n, "threshold": threshold, "order": order,
-                       "level": level + (" ({sentence_low}, {sentence_high}]".format(**band) if band else ""),
+                       "level": level + (" ({partial_low}, {partial_high}]".format(**band) if band else ""),
                        "partly_kept_blocks": stats.partly_kept_blocks, "removed_sentences": stats.removed_sentences,
                        "duplicate_ngrams": stats.duplicate_ngrams,
                        "removed_duplicate_10gram_instances": round(
@@ -356,7 +356,7 @@ def main() -> None:
     c.add_argument("--thresholds", type=float, nargs="+", default=[0.5])
     c.add_argument("--orders", nargs="+", default=["dup-share"], choices=["dup-share", "input"])
     c.add_argument("--levels", nargs="+", default=["block", "sentence"], choices=["block", "sentence", "document"])
-    c.add_argument("--sentence-band", type=float, nargs=2, default=[DedupParams.sentence_low, DedupParams.sentence_high],
+    c.add_argument("--partial-band", type=float, nargs=2, default=[DedupParams.partial_low, DedupParams.partial_high],
                    metavar=("LOW", "HIGH"), help="level sentence: blocks with a share in (LOW, HIGH] are judged by sentences")
     c.add_argument("--token-pattern", default=TOKEN,
                    help="with --stage '': the regex that tokenises the blocks (e.g. '\\S+' for whitespace tokens); "

@@ -169,8 +169,8 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     if against is not None and not (base_dir / against).is_file():
         raise ConfigError(f"config key 'dedup.against': no such file: {base_dir / against} (give the "
                           "work/dedup/state.parquet of the corpus built before)")
-    if config["dedup"]["sentence_low"] > config["dedup"]["sentence_high"]:
-        raise ConfigError("config key 'dedup.sentence_low': larger than dedup.sentence_high, so the band of "
+    if config["dedup"]["partial_low"] > config["dedup"]["partial_high"]:
+        raise ConfigError("config key 'dedup.partial_low': larger than dedup.partial_high, so the band of "
                           "blocks judged by their sentences is empty")
     if config["extract"]["min_bytes"] > config["extract"]["max_bytes"]:
         raise ConfigError("config key 'extract.min_bytes': larger than extract.max_bytes, so every page would be skipped")

@@ -142,10 +142,12 @@ DEDUP_SCHEMA = pa.schema(
         ("final_class", pa.string()),
         ("duplicate_of", pa.string()),  # a duplicate block: the document it copies most
         ("dup_share", pa.float32()),  # of the block's words, covered by n-grams already output
-        # sentence mode, a block that lost some sentences and kept the others (null otherwise): the
-        # lost ones' indices among the block's sentences (tokenise.block_sentences), the document
-        # each copies, and the text the block keeps, which replaces extract's for every consumer
-        ("removed_sentences", pa.list_(pa.int32())),
+        # sentence and span modes, a block that lost some parts and kept the rest (null otherwise):
+        # the lost parts as token ranges [start, end) counted from the block's first token in the
+        # token file, the document each copies, and the text the block keeps
+        # (tokenise.kept_chunks), which replaces extract's for every consumer
+        ("removed_starts", pa.list_(pa.int32())),
+        ("removed_ends", pa.list_(pa.int32())),
         ("removed_duplicate_of", pa.list_(pa.string())),
         ("kept_text", pa.string()),
     ]
@@ -317,28 +319,34 @@ def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.nda
     return np.asarray(keys.isin(block_keys(good["doc_id"], good["block_index"])), dtype=bool)
 
 
-def kept_tokens(tokens: dict[str, np.ndarray], dedup: pd.DataFrame | None) -> np.ndarray:
-    """Per token of a shard's token file (`tokenfile.read_tokens`: doc_ids, block_doc, block_index,
-    block_offsets, sentence_start): does it survive block de-duplication — its block is good, and
-    its sentence is not one sentence mode removed (``removed_sentences``, counted from the block's
-    first sentence as the token file's sentence starts cut it)."""
+def kept_tokens(tokens: dict[str, np.ndarray], dedup: pd.DataFrame | None, whole_chunks: bool = True) -> np.ndarray:
+    """Per token of a shard's token file (`tokenfile.read_tokens`): does it survive block
+    de-duplication — its block is good and no removed part of it (``removed_starts``/``ends``)
+    holds it. With ``whole_chunks``, a whitespace chunk that keeps any token keeps all of them,
+    as the kept text does (`tokenise.kept_chunks`)."""
     offsets = np.asarray(tokens["block_offsets"], np.int64)
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
     blocks = pd.DataFrame({"doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)] if len(doc_ids) else [],
                            "block_index": tokens["block_index"]})
     keep = np.repeat(good_after_dedup(blocks, dedup), np.diff(offsets))
-    if dedup is None or "removed_sentences" not in dedup:
+    if dedup is None or "removed_starts" not in dedup:
         return keep
-    partly = dedup.loc[dedup["removed_sentences"].notna() & (dedup["final_class"] == GOOD)]
+    partly = dedup.loc[dedup["removed_starts"].notna() & (dedup["final_class"] == GOOD)]
     if len(partly):
         row = block_keys(blocks["doc_id"], blocks["block_index"]).get_indexer(
             block_keys(partly["doc_id"], partly["block_index"]))
-        removed = np.concatenate([(np.int64(r) << 32) | np.asarray(s, np.int64)
-                                  for r, s in zip(row, partly["removed_sentences"])])
-        sentence = np.cumsum(tokens["sentence_start"]) - 1
-        block = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-        in_block = sentence - sentence[offsets[:-1].clip(max=max(len(sentence) - 1, 0))][block]
-        keep &= ~np.isin((block.astype(np.int64) << 32) | in_block, removed)
+        lengths = partly["removed_starts"].map(len).to_numpy()
+        base = np.repeat(offsets[row], lengths)
+        starts = base + np.concatenate(partly["removed_starts"].to_numpy()).astype(np.int64)
+        ends = base + np.concatenate(partly["removed_ends"].to_numpy()).astype(np.int64)
+        inside = np.zeros(len(keep) + 1, np.int64)  # +1 at a range's start, -1 after it
+        np.add.at(inside, starts, 1)
+        np.add.at(inside, ends, -1)
+        removed = np.cumsum(inside)[:-1] > 0
+        if whole_chunks:
+            chunk = np.cumsum(tokens["chunk_start"]) - 1
+            removed &= np.bincount(chunk, weights=~removed & keep, minlength=chunk[-1] + 1)[chunk] == 0
+        keep &= ~removed
     return keep
 
 

@@ -32,6 +32,8 @@ class TokenStream:
     doc_ids: np.ndarray  # str
     # bool: the token starts a sentence (`tokenise.sentence_starts`); None: each block is one
     sentence_start: np.ndarray | None = None
+    # bool: the token starts a whitespace chunk of the text; None: each token is one
+    chunk_start: np.ndarray | None = None
 
     @classmethod
     def of_blocks(cls, token_hash, block_offsets, is_punct=None, is_stop=None, doc_id: str = "input") -> TokenStream:
@@ -63,18 +65,20 @@ def write_token_stream(stream: TokenStream, path: Path | str) -> None:
     fields = vars(stream).copy()
     if fields["sentence_start"] is None:
         fields["sentence_start"] = block_starts(stream.block_offsets, len(stream.token_hash))
+    if fields["chunk_start"] is None:
+        fields["chunk_start"] = np.ones(len(stream.token_hash), bool)
     with atomic_path(path) as tmp, open(tmp, "wb") as out:
         np.savez(out, **fields)
 
 
 def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> dict[str, np.ndarray]:
-    """The named fields of a token file, whole. A file written without sentence starts (by an
-    earlier version, or by hand) reads as one sentence per block."""
+    """The named fields of a token file, whole. A file written without sentence or chunk starts
+    (by an earlier version, or by hand) reads as one sentence per block, one chunk per token."""
+    optional = {"sentence_start": lambda a: block_starts(a["block_offsets"], len(a["token_hash"])),
+                "chunk_start": lambda a: np.ones(len(a["token_hash"]), bool)}
     with np.load(path, allow_pickle=False) as archive:
-        tokens = {name: archive[name] for name in fields if name in archive.files or name != "sentence_start"}
-        if "sentence_start" in fields and "sentence_start" not in tokens:
-            tokens["sentence_start"] = block_starts(archive["block_offsets"], len(archive["token_hash"]))
-        return tokens
+        return {name: archive[name] if name in archive.files or name not in optional else optional[name](archive)
+                for name in fields}
 
 
 def read_token_stream(path: Path | str) -> TokenStream:

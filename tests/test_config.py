@@ -161,9 +161,9 @@ def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
     with pytest.raises(ConfigError, match="dedup.against.*no such file"):
         check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]},
                                            "dedup": {"against": "old/work/dedup/state.parquet"}}), tmp_path)
-    with pytest.raises(ConfigError, match="dedup.sentence_low"):
+    with pytest.raises(ConfigError, match="dedup.partial_low"):
         check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]},
-                                           "dedup": {"sentence_low": 0.8, "sentence_high": 0.6}}), tmp_path)
+                                           "dedup": {"partial_low": 0.8, "partial_high": 0.6}}), tmp_path)
     twice = tmp_path / "twice.yaml"
     twice.write_text("input:\n  warcs: [a.warc.gz, ./a.warc.gz]\n")
     with pytest.raises(ConfigError, match="input.warcs.*more than once"):

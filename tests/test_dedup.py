@@ -38,7 +38,7 @@ def write_corpus(tmp_path, shards: dict[str, list[tuple[str, list]]], n: int = N
     hands them over (for the words of `para`, white-space words)."""
     out, all_hashes = [], []
     for name, pages in shards.items():
-        rows, words, offsets, block_doc, block_index, starts = [], [], [0], [], [], []
+        rows, words, offsets, block_doc, block_index, starts, chunks = [], [], [0], [], [], [], []
         for d, (doc_id, blocks) in enumerate(pages):
             for i, block in enumerate(blocks):
                 text, cf, final = (block, "good", "good") if isinstance(block, str) else block
@@ -46,9 +46,11 @@ def write_corpus(tmp_path, shards: dict[str, list[tuple[str, list]]], n: int = N
                                  n_words=len(text.split()), cf_class=cf, final_class=final))
                 if final == "good":
                     for sentence in block_sentences(text):
-                        tokens = tokenise(sentence)
-                        starts += [True] + [False] * (len(tokens) - 1)
-                        words += tokens
+                        for c, chunk in enumerate(sentence.split()):
+                            tokens = tokenise(chunk)
+                            starts += [c == 0] + [False] * (len(tokens) - 1)
+                            chunks += [True] + [False] * (len(tokens) - 1)
+                            words += tokens
                     offsets.append(len(words))
                     block_doc.append(d)
                     block_index.append(i)
@@ -57,7 +59,8 @@ def write_corpus(tmp_path, shards: dict[str, list[tuple[str, list]]], n: int = N
         all_hashes.append(ngram_hashes(token_hash, offsets, n)[0])
         write_token_stream(TokenStream(token_hash, np.zeros(len(words), bool), np.zeros(len(words), bool), offsets,
                                        np.array(block_doc, np.int32), np.array(block_index, np.int32),
-                                       np.array([doc_id for doc_id, _ in pages]), np.array(starts, bool)),
+                                       np.array([doc_id for doc_id, _ in pages]), np.array(starts, bool),
+                                       np.array(chunks, bool)),
                            tmp_path / f"{name}.npz")
         pd.DataFrame(rows).astype({"block_index": "int32"}).to_parquet(tmp_path / f"{name}.blocks.parquet")
         out.append(Shard(name, tmp_path / f"{name}.npz", tmp_path / f"{name}.blocks.parquet",
@@ -408,14 +411,15 @@ def test_sentence_mode_removes_the_copied_sentences_and_keeps_the_fresh_ones(tmp
     # the block's share, as in block mode: half its words, and the full stop before the third
     # copied sentence, which opens an n-gram the source has too
     assert block.dup_share == pytest.approx(40 / 78)
-    assert block.removed_sentences.tolist() == [0, 1, 4]
+    # sentences 0, 1 and 4 of 13 tokens each (12 words and the full stop)
+    assert (block.removed_starts.tolist(), block.removed_ends.tolist()) == ([0, 13, 52], [13, 26, 65])
     assert block.removed_duplicate_of.tolist() == ["source"] * 3
     assert block.kept_text == " ".join(fresh[:2] + fresh[2:])
     assert classes(table, "source") == ["good"]
     # the thesis' block mode removes the block whole, fresh half included
     block_mode = run(tmp_path, shards, order="input")
     assert classes(block_mode, "mixed") == ["duplicate", "good"]
-    assert block_mode.removed_sentences.isna().all() and block_mode.kept_text.isna().all()
+    assert block_mode.removed_starts.isna().all() and block_mode.kept_text.isna().all()
 
 
 def test_sentence_mode_removes_a_block_copied_whole_as_one_unit(tmp_path):
@@ -426,19 +430,56 @@ def test_sentence_mode_removes_a_block_copied_whole_as_one_unit(tmp_path):
     shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(text)]), ("copy", [" ".join(edited), para()]),
                                             ("again", [" ".join(text[:3]), para()])]})
     for high in (0.9, 1.0):
-        table = run(tmp_path, shards, order="input", level="sentence", sentence_high=high)
+        table = run(tmp_path, shards, order="input", level="sentence", partial_high=high)
         for doc in ("copy", "again"):
             block = table[(table.doc_id == doc) & (table.block_index == 0)].iloc[0]
             assert block.final_class == "duplicate" and block.duplicate_of == "source", (high, doc)
-            assert block.removed_sentences is None and pd.isna(block.kept_text)
+            assert block.removed_starts is None and pd.isna(block.kept_text)
 
 
 def test_sentence_mode_with_an_empty_band_is_block_mode(tmp_path):
     shards = random_corpus(tmp_path, seed=4)
     block_mode = run(tmp_path, shards)
     for band in ((0.5, 0.5), (1.0, 1.0)):
-        table = run(tmp_path, shards, level="sentence", sentence_low=band[0], sentence_high=band[1])
+        table = run(tmp_path, shards, level="sentence", partial_low=band[0], partial_high=band[1])
         pd.testing.assert_frame_equal(table, block_mode, obj=str(band))
+
+
+def test_span_mode_removes_a_copied_stretch_but_the_words_fresh_ngrams_need(tmp_path):
+    """Span mode keeps every word some fresh n-gram covers: of a 20-word stretch copied into
+    fresh text the n - 1 words at each edge stay (they belong to the n-grams that bridge into the
+    fresh text), the middle goes; a near copy keeps the 2n - 1 words around its edited word."""
+    source = para(40).split()
+    before, after = para(20).split(), para(20).split()
+    quoting = " ".join(before + source[:20] + after)
+    edited = source[:20] + ["edited"] + source[21:]
+    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(source)]), ("quoting", [quoting]),
+                                            ("near", [" ".join(edited)])]})
+    table = run(tmp_path, shards, order="input", level="span").set_index("doc_id")
+    quoted = table.loc["quoting"]
+    assert (quoted.removed_starts.tolist(), quoted.removed_ends.tolist()) == ([20 + N - 1], [40 - N + 1])
+    assert quoted.kept_text == " ".join(before + source[:N - 1] + source[20 - N + 1:20] + after)
+    assert quoted.final_class == "good" and quoted.removed_duplicate_of.tolist() == ["source"]
+    near = table.loc["near"]
+    assert near.kept_text == " ".join(edited[20 - N + 1:20 + N])
+    # the thesis' block mode removes both blocks whole
+    assert run(tmp_path, shards, order="input").set_index("doc_id").final_class.tolist() == \
+        ["good", "good", "duplicate"]
+
+
+def test_a_chunk_cut_by_a_removed_span_is_kept_whole(tmp_path):
+    """The kept text holds whole whitespace chunks, and the kept tokens count it so: "word,"
+    whose comma starts a removed span keeps its comma in both."""
+    from corpusbuilder.tables import kept_tokens
+    from corpusbuilder.tokenise import kept_chunks
+
+    assert kept_chunks("one two, three four.", [2], [4]) == "one two, four."
+    tokens = {"doc_ids": np.array(["d"]), "block_doc": np.array([0]), "block_index": np.array([0]),
+              "block_offsets": np.array([0, 6]), "chunk_start": np.array([1, 1, 0, 1, 1, 0], bool)}
+    dedup = pd.DataFrame({"doc_id": ["d"], "block_index": [0], "final_class": ["good"],
+                          "removed_starts": [[2]], "removed_ends": [[4]]})
+    assert kept_tokens(tokens, dedup).tolist() == [True, True, True, False, True, True]
+    assert kept_tokens(tokens, dedup, whole_chunks=False).tolist() == [True, True, False, False, True, True]
 
 
 def test_a_partly_kept_block_reaches_the_corpus_with_its_kept_text(tmp_path):
@@ -465,7 +506,7 @@ def g2_with_state(tmp_path, shards: list[Shard], name: str, state=None) -> Path:
     return tmp_path / f"{name}.npy"
 
 
-@pytest.mark.parametrize("level", ["block", "sentence"])
+@pytest.mark.parametrize("level", ["block", "sentence", "span"])
 def test_a_crawl_deduplicated_against_an_earlier_corpus_keeps_what_one_run_over_both_keeps(tmp_path, level):
     """A, then B against A's state, gives B the verdicts (and the owners in A) of one run over A
     and B in crawl order; B's state is that run's state, so it can be merged forward again."""
@@ -490,7 +531,7 @@ def test_a_crawl_deduplicated_against_an_earlier_corpus_keeps_what_one_run_over_
     expected, got = pd.read_parquet(one_run[2].output), pd.read_parquet(b[0].output)
     pd.testing.assert_frame_equal(got, expected)
     assert (got.final_class == "duplicate").sum() > 10 and got.duplicate_of.str.startswith("a").sum() > 10
-    if level == "sentence":
+    if level != "block":
         assert got.kept_text.notna().sum() > 0
     states = [pd.read_parquet(tmp_path / f"{name}.state.parquet") for name in ("both", "b")]
     assert states[0].hash.is_monotonic_increasing and states[0].hash.is_unique
@@ -509,5 +550,5 @@ def test_bad_parameters_are_refused():
         DedupParams(order="random")
     with pytest.raises(ValueError):
         DedupParams(threshold=1.5)
-    with pytest.raises(ValueError, match="sentence_low"):
-        DedupParams(level="sentence", sentence_low=0.8, sentence_high=0.6)
+    with pytest.raises(ValueError, match="partial_low"):
+        DedupParams(level="sentence", partial_low=0.8, partial_high=0.6)

@@ -16,9 +16,9 @@ import pyarrow as pa
 
 from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_after_dedup
 from corpusbuilder.dedup.document import dedup_document
-from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
 from corpusbuilder.dedup.provenance_log import Provenance
-from corpusbuilder.dedup.sentences import Sentences
+from corpusbuilder.dedup.sentences import inner_sentence_starts
 from corpusbuilder.dedup.state import check_state, kept_ngrams, merged_state, preload_output, write_dedup_state
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.io import atomic_path, write_table
@@ -26,7 +26,7 @@ from corpusbuilder.justext import PRESETS, JustextParams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.tables import DEDUP_SCHEMA, GOOD, read_duplicate_ngrams, read_table
 from corpusbuilder.tokenfile import read_tokens
-from corpusbuilder.tokenise import block_sentences
+from corpusbuilder.tokenise import kept_chunks
 
 log = logging.getLogger("corpusbuilder.dedup")
 
@@ -48,7 +48,7 @@ class ShardNgrams:
     doc_ngrams: np.ndarray  # int64, n-grams per document
     doc_duplicates: np.ndarray  # int64, duplicate n-grams per document
     pages: PageBlocks | None = None  # every block of the pages, for the context-sensitive pass
-    sentences: Sentences | None = None  # sentence mode: where the sentences start
+    sentence_starts: np.ndarray | None = None  # sentence mode: word positions starting a sentence inside a block
 
     def duplicate_share(self) -> np.ndarray:
         """Share of each document's n-grams that are duplicate (the §3.5 ordering key)."""
@@ -61,13 +61,13 @@ class ShardNgrams:
             return self.word_offsets[[first, last]]
         return self.word_offsets[first:last + 1]
 
-    def document_inner_starts(self, doc: int) -> np.ndarray | None:
+    def document_sentence_starts(self, doc: int) -> np.ndarray | None:
         """Sentence mode: the words at which a sentence starts inside one of the document's blocks."""
-        if self.sentences is None:
+        if self.sentence_starts is None:
             return None
         first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
-        lo, hi = np.searchsorted(self.sentences.at, [first, last])
-        return self.sentences.at[lo:hi][self.sentences.inner[lo:hi]]
+        lo, hi = np.searchsorted(self.sentence_starts, [first, last])
+        return self.sentence_starts[lo:hi]
 
     def document_duplicates(self, doc: int) -> tuple[np.ndarray, np.ndarray]:
         first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
@@ -81,8 +81,8 @@ def shard_ngrams(tokens: dict, params: DedupParams, store, blocks: pd.DataFrame 
     keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
     words, word_offsets, kept_tokens = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
                                                      np.asarray(tokens["block_offsets"], np.int64), keep)
-    sentences = None if params.level != "sentence" else Sentences.of(
-        tokens["sentence_start"], tokens["block_offsets"], kept_tokens, word_offsets)
+    sentences = None if params.level != "sentence" else inner_sentence_starts(
+        tokens["sentence_start"], kept_tokens, word_offsets)
     hashes, starts = ngram_hashes(words, word_offsets, params.n)
     hashes = truncate_hashes(hashes, params.hash_bits)
     duplicate, handles = store.locate(hashes)
@@ -99,7 +99,7 @@ def shard_ngrams(tokens: dict, params: DedupParams, store, blocks: pd.DataFrame 
         doc_ngrams=np.bincount(doc_of_start, minlength=len(doc_ids)),
         doc_duplicates=np.bincount(doc_of_start[duplicate], minlength=len(doc_ids)),
         pages=None if blocks is None else page_blocks(blocks, doc_ids, block_doc, tokens["block_index"]),
-        sentences=sentences,
+        sentence_starts=sentences,
     )
 
 
@@ -137,13 +137,13 @@ class Shard:
 
 @dataclass
 class _BlockVerdicts:
-    """Per-block results of one shard, filled bucket by bucket; in sentence mode also the
-    sentences removed from blocks that keep the rest."""
+    """Per-block results of one shard, filled bucket by bucket; in sentence and span modes also
+    the parts removed from blocks that keep the rest."""
 
     share: np.ndarray
     duplicate: np.ndarray
     duplicate_of: np.ndarray  # global document index
-    removed: list[tuple[int, int, int]] = field(default_factory=list)  # (block, sentence, document)
+    removed: list[tuple[int, int, int, int]] = field(default_factory=list)  # (block, first word, end, document)
 
     @classmethod
     def empty(cls, blocks: int) -> _BlockVerdicts:
@@ -157,8 +157,8 @@ class DedupStats:
     duplicate_ngrams: int = 0
     store_bytes: int = 0
     tokens: int = 0
-    partly_kept_blocks: int = 0  # sentence mode: blocks that lost some sentences and kept others
-    removed_sentences: int = 0  # sentence mode: the sentences they lost
+    partly_kept_blocks: int = 0  # sentence and span modes: blocks that lost some parts and kept others
+    removed_parts: int = 0  # the parts they lost
     blocks: dict = field(default_factory=dict)  # final class → blocks (of the deduplicated ones)
     words: dict = field(default_factory=dict)  # final class → words (blocks.parquet n_words)
     seconds: dict = field(default_factory=dict)
@@ -255,8 +255,8 @@ def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: P
                            justext: JustextParams, stats: DedupStats) -> list[tuple]:
     """Pass 2: Algorithm 3.1, bucket by bucket in processing order; fills ``plan.verdicts``'
     shares and duplicate flags and logs who sent what. Returns, per document with duplicate
-    units, (shard, first block of each unit, block after it, the unit's sentence in its block or
-    -1 for whole blocks), in the order `provenance` numbered them."""
+    units, (shard, first block of each unit, block after it, and for a part of a block its
+    first word and the word after it, else -1), in the order `provenance` numbered them."""
     units = []
     for bucket in buckets(plan.order, plan.doc_tokens, params.bucket_tokens):
         prepared = {}
@@ -273,8 +273,9 @@ def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: P
             smooth = None if shard.pages is None else partial(shard.pages.kept_blocks, d, first, justext=justext,
                                                                      min_words=params.n)
             result = dedup_document(hashes, starts, shard.document_units(d, params.level), params.n,
-                                    params.threshold, store, smooth, shard.document_inner_starts(d),
-                                    params.sentence_band)
+                                    params.threshold, store, smooth,
+                                    params.level if params.level in PART_LEVELS else None,
+                                    shard.document_sentence_starts(d), params.partial_band)
             provenance.record(result, int(plan.doc_base[s] + d))
             # a block goes when all its units go; a document-level verdict is broadcast to all its blocks
             whole = np.bincount(result.unit_block, weights=~result.duplicate, minlength=len(result.block_share)) == 0
@@ -283,26 +284,26 @@ def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: P
             if result.duplicate.any():
                 bounds = np.arange(first, stop + 1) if params.level != "document" else np.array([first, stop])
                 at = result.unit_block[result.duplicate]
-                sentence = np.full(len(at), -1, np.int32)
-                cut = ~whole[at]
-                if cut.any():
-                    sentence[cut] = shard.sentences.index_at(result.unit_offsets[:-1][result.duplicate][cut])
-                units.append((s, bounds[at], bounds[at + 1], sentence))
+                part = ~whole[at]
+                words = np.flatnonzero(result.duplicate)
+                part_first = np.where(part, result.unit_offsets[words], -1)
+                part_end = np.where(part, result.unit_offsets[words + 1], -1)
+                units.append((s, bounds[at], bounds[at + 1], part_first, part_end))
         del prepared
     plan.cached.clear()
     return units
 
 
 def fill_duplicate_of(verdicts: list[_BlockVerdicts], units: list[tuple], owner_of_unit: np.ndarray) -> None:
-    """Each duplicate unit's blocks, or removed sentence, name the document it duplicates
+    """Each duplicate unit's blocks, or removed part, name the document it duplicates
     (`Provenance.resolve`)."""
-    for (s, firsts, stops, sentences), owner in zip(units, np.split(owner_of_unit,
-                                                                    np.cumsum([len(unit[1]) for unit in units]))):
-        for first, stop, sentence, doc in zip(firsts, stops, sentences, owner):
-            if sentence < 0:
+    for (s, firsts, stops, part_firsts, part_ends), owner in zip(
+            units, np.split(owner_of_unit, np.cumsum([len(unit[1]) for unit in units]))):
+        for first, stop, part_first, part_end, doc in zip(firsts, stops, part_firsts, part_ends, owner):
+            if part_first < 0:
                 verdicts[s].duplicate_of[first:stop] = doc
             else:
-                verdicts[s].removed.append((int(first), int(sentence), int(doc)))
+                verdicts[s].removed.append((int(first), int(part_first), int(part_end), int(doc)))
 
 
 def write_shard_outputs(shards: list[Shard], plan: Plan, params: DedupParams, justext: JustextParams,
@@ -313,19 +314,20 @@ def write_shard_outputs(shards: list[Shard], plan: Plan, params: DedupParams, ju
     all_ids = plan.all_ids()
     output = []
     for s, (shard, shard_verdicts) in enumerate(zip(shards, plan.verdicts)):
-        tokens = read_tokens(shard.tokens) if keep_ngrams else read_tokens(
+        tokens = read_tokens(shard.tokens) if keep_ngrams or shard_verdicts.removed else read_tokens(
             shard.tokens, ("doc_ids", "block_doc", "block_index"))
         table = shard_output(read_table(shard.blocks, BLOCK_COLUMNS), tokens, shard_verdicts, all_ids,
-                             justext, params.n)
-        partly = table["removed_sentences"].notna() & (table["final_class"] == GOOD)
+                             justext, params)
+        partly = table["removed_starts"].notna() & (table["final_class"] == GOOD)
         if partly.any():
             texts = read_table(shard.blocks, ["doc_id", "block_index", "text"],
                                doc_ids=table.loc[partly, "doc_id"].unique().tolist())
             texts = table.loc[partly, ["doc_id", "block_index"]].merge(texts, on=["doc_id", "block_index"], how="left")
-            table.loc[partly, "kept_text"] = kept_sentences_text(texts["text"].tolist(),
-                                                                 table.loc[partly, "removed_sentences"].tolist())
+            table.loc[partly, "kept_text"] = [
+                kept_chunks(text, starts, ends) for text, starts, ends in
+                zip(texts["text"], table.loc[partly, "removed_starts"], table.loc[partly, "removed_ends"])]
             stats.partly_kept_blocks += int(partly.sum())
-            stats.removed_sentences += int(table.loc[partly, "removed_sentences"].map(len).sum())
+            stats.removed_parts += int(table.loc[partly, "removed_starts"].map(len).sum())
         _count(stats, table)
         write_table(pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
                     shard.output)
@@ -340,52 +342,45 @@ BLOCK_COLUMNS = ["doc_id", "block_index", "cf_class", "final_class", "n_chars", 
 
 def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
     """What the context-sensitive pass reads of a shard's blocks, when it judges blocks."""
-    if params.level != "block":
+    if params.level == "document":
         return None
     return read_table(shard.blocks, BLOCK_COLUMNS)
 
 
-def kept_sentences_text(texts: list[str], removed: list[list[int]]) -> list[str]:
-    """The text a partly kept block keeps: its sentences (`tokenise.block_sentences`, the cut the
-    token file's sentence starts mark) less the removed ones, joined by one space."""
-    kept = []
-    for text, gone in zip(texts, removed):
-        sentences = block_sentences(text)
-        if max(gone) >= len(sentences):
-            raise ValueError(f"a block has {len(sentences)} sentences, the token file more: tokens and blocks "
-                             "do not match (re-run tokenise)")
-        drop = set(gone)
-        kept.append(" ".join(sentence for i, sentence in enumerate(sentences) if i not in drop))
-    return kept
-
-
-def removed_sentence_lists(verdicts: _BlockVerdicts, all_ids: np.ndarray) -> tuple[pd.Series, pd.Series]:
-    """Per tokenised block, the sentences removed from it and the documents they duplicate (None
-    for a block kept whole or removed whole)."""
-    sentences = pd.Series([None] * len(verdicts.share), dtype=object)
-    owners = pd.Series([None] * len(verdicts.share), dtype=object)
+def removed_part_lists(verdicts: _BlockVerdicts, tokens: dict, params: DedupParams,
+                       all_ids: np.ndarray) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """Per tokenised block, the parts removed from it — first token and the token after it,
+    counted from the block's first token — and the documents they duplicate (None for a block
+    kept whole or removed whole). A part's words are taken back to tokens: under a kind other
+    than `all`, punctuation at its edges stays."""
+    lists = [pd.Series([None] * len(verdicts.share), dtype=object) for _ in range(3)]
     if verdicts.removed:
-        table = pd.DataFrame(verdicts.removed, columns=["block", "sentence", "doc"]).sort_values(["block", "sentence"])
-        for block, group in table.groupby("block", sort=False):
-            sentences[block] = group["sentence"].tolist()
-            owners[block] = all_ids[np.maximum(group["doc"].to_numpy(), 0)].tolist()
-    return sentences, owners
+        removed = pd.DataFrame(verdicts.removed, columns=["block", "first", "end", "doc"]).sort_values(["block", "first"])
+        token_of_word = np.flatnonzero(kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"]))
+        block_start = np.asarray(tokens["block_offsets"], np.int64)[removed["block"].to_numpy()]
+        removed["first"] = token_of_word[removed["first"].to_numpy()] - block_start
+        removed["end"] = token_of_word[removed["end"].to_numpy() - 1] + 1 - block_start
+        for block, group in removed.groupby("block", sort=False):
+            lists[0][block], lists[1][block] = group["first"].tolist(), group["end"].tolist()
+            lists[2][block] = all_ids[np.maximum(group["doc"].to_numpy(), 0)].tolist()
+    return tuple(lists)
 
 
 def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, all_ids: np.ndarray,
-                 justext: JustextParams, min_words: int) -> pd.DataFrame:
+                 justext: JustextParams, params: DedupParams) -> pd.DataFrame:
     """Every block of the shard's de-duplicated documents with its class after de-duplication
-    (plus `n_words`, for the stats); in sentence mode, the sentences a block lost and whom they
-    copy. Pages without a duplicate block keep jusText's classes."""
+    (plus `n_words`, for the stats); in sentence and span modes, the parts a block lost and whom
+    they copy. Pages without a duplicate block keep jusText's classes."""
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
-    removed, removed_of = removed_sentence_lists(verdicts, all_ids)
+    starts, ends, removed_of = removed_part_lists(verdicts, tokens, params, all_ids)
     keyed = pd.DataFrame({
         "doc_id": doc_ids[np.asarray(tokens["block_doc"])],
         "block_index": np.asarray(tokens["block_index"], np.int32),
         "dup_share": verdicts.share,
         "duplicate": verdicts.duplicate,
         "duplicate_of": pd.Series(all_ids[np.maximum(verdicts.duplicate_of, 0)]).where(verdicts.duplicate_of >= 0),
-        "removed_sentences": removed,
+        "removed_starts": starts,
+        "removed_ends": ends,
         "removed_duplicate_of": removed_of,
     })
     table = blocks.loc[blocks["doc_id"].isin(set(doc_ids)), BLOCK_COLUMNS]
@@ -404,11 +399,10 @@ def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, a
             final[first:last] = page_classes_after_dedup(
                 cf[first:last].tolist(), final[first:last].tolist(), duplicate[first:last].tolist(),
                 n_chars[first:last].tolist(), heading[first:last].tolist(), n_words[first:last].tolist(),
-                justext, min_words)
+                justext, params.n)
     table["final_class"] = final
-    table["kept_text"] = None
-    return table[["doc_id", "block_index", "final_class", "duplicate_of", "dup_share", "removed_sentences",
-                  "removed_duplicate_of", "kept_text", "n_words"]]
+    table["kept_text"] = None  # filled for the partly kept blocks once their text is read
+    return table[[*DEDUP_SCHEMA.names, "n_words"]]
 
 
 def _count(stats: DedupStats, table: pd.DataFrame) -> None:

@@ -26,10 +26,10 @@ def unit_shares(covered: np.ndarray, unit_offsets: np.ndarray) -> np.ndarray:
     return np.divide(words, lengths, out=np.zeros(len(lengths)), where=lengths > 0)
 
 
-def sentence_units(block_offsets: np.ndarray, inner_starts: np.ndarray,
-                   split: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Units that cut the blocks flagged `split` at their sentence starts (`inner_starts`: where a
-    sentence starts inside a block, never at its first word), and each unit's block."""
+def part_units(block_offsets: np.ndarray, inner_starts: np.ndarray,
+               split: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Units that cut the blocks flagged `split` into their parts (`inner_starts`: where a part
+    starts inside a block, never at its first word), and each unit's block."""
     block_of = np.searchsorted(block_offsets, inner_starts, side="right") - 1
     cut = split[block_of]
     offsets = np.concatenate([block_offsets, inner_starts[cut]])
@@ -40,13 +40,23 @@ def sentence_units(block_offsets: np.ndarray, inner_starts: np.ndarray,
     return offsets[order], blocks[order][:-1]
 
 
+def fresh_cover(output_starts: np.ndarray, block_offsets: np.ndarray, n: int) -> np.ndarray:
+    """Which words lie in an n-gram not already output (a fresh one: every n-gram of a block that
+    does not start at `output_starts`); positions relative to the document's first word."""
+    length = block_offsets[-1]
+    block_end = np.repeat(block_offsets[1:], np.diff(block_offsets))
+    fresh = np.arange(length) + n <= block_end
+    fresh[output_starts] = False
+    return covered_tokens(np.flatnonzero(fresh), n, length)
+
+
 @dataclass
 class UnitVerdicts:
-    """Algorithm 3.1's decision for each unit (a block, a document, or in sentence mode a
-    sentence of a partly copied block) of one document, and what `Provenance` logs of it."""
+    """Algorithm 3.1's decision for each unit (a block, a document, or a part of a partly copied
+    block: a sentence or a span) of one document, and what `Provenance` logs of it."""
 
     share: np.ndarray  # float: share of the unit's words covered by n-grams already output
-    duplicate: np.ndarray  # bool: share > threshold
+    duplicate: np.ndarray  # bool: the unit goes
     sent: np.ndarray  # handles the kept units moved from G₂₊ to G_out
     quoted_unit: np.ndarray  # int: the duplicate units' output n-grams: unit,
     quoted_handle: np.ndarray  # handle,
@@ -59,7 +69,7 @@ class UnitVerdicts:
 def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np.ndarray,
                    n: int, threshold: float, store,
                    smooth: Callable[[np.ndarray], np.ndarray] | None = None,
-                   inner_starts: np.ndarray | None = None,
+                   parts: str | None = None, inner_starts: np.ndarray | None = None,
                    band: tuple[float, float] = (0.0, 1.0)) -> UnitVerdicts:
     """Algorithm 3.1 over the units of one document; updates `store`.
 
@@ -71,12 +81,18 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     that repeats itself is judged like a copy of itself. So every unit is judged at once, and
     G_out changes only between documents, by the duplicate n-grams of the kept units.
 
-    Sentence mode (`inner_starts`, the sentence starts inside the blocks): a block whose share
-    lies in `band` (low, high] is judged by its sentences, each by the same test — more than
-    `threshold` of its words covered, counting the n-grams that reach into it from its
-    neighbours. A block whose sentences all go (or all stay) is one unit again, judged by its own
-    share, which then agrees with them (it is their word-weighted mean); only a mixed block stays
-    cut, its copied sentences removed and its fresh ones kept.
+    `parts` (beyond the thesis): a block whose share lies in `band` (low, high] is judged by
+    its parts instead —
+
+    - "sentence": its sentences (`inner_starts`: where one starts inside a block), each by the
+      block's test, more than `threshold` of its words covered (counting the n-grams that reach
+      into it from its neighbours);
+    - "span": the runs of its words that no fresh n-gram covers go, the rest stays: exactly the
+      words that only repeat output text, so every fresh n-gram stays whole and a copied stretch
+      goes once it is long enough (n + n - 1 words) that no fresh n-gram spans it.
+
+    A block whose parts all go is a duplicate block, one whose parts all stay is kept whole; only
+    a mixed block is cut.
 
     `smooth`, given the blocks' duplicate flags when there is one, says which blocks the
     context-sensitive pass keeps (§3.5.2); as onion smooths before it stores the document's
@@ -87,33 +103,44 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     repeat[np.unique(handles, return_index=True)[1]] = False
     output = in_gout | repeat
     first_word = unit_offsets[0]
-    covered = covered_tokens(dup_starts[output] - first_word, n, unit_offsets[-1] - first_word)
+    starts = dup_starts - first_word
+    covered = covered_tokens(starts[output], n, unit_offsets[-1] - first_word)
     blocks = unit_offsets - first_word
     block_share = unit_shares(covered, blocks)
-    units, unit_block, share = blocks, np.arange(len(block_share)), block_share
-    if inner_starts is not None:
-        low, high = band
-        split = (block_share > low) & (block_share <= high)
-        if split.any():
-            units, unit_block = sentence_units(blocks, inner_starts - first_word, split)
-            duplicate = unit_shares(covered, units) > threshold
-            removed = np.bincount(unit_block, weights=duplicate, minlength=len(blocks) - 1)
-            mixed = (removed > 0) & (removed < np.bincount(unit_block, minlength=len(blocks) - 1))
-            units, unit_block = sentence_units(blocks, inner_starts - first_word, mixed)
-            share = unit_shares(covered, units)
     # Removed when MORE than the threshold is duplicate: §3.6.4 ("all text blocks were marked as
     # duplicate which contained more than 50 % of duplicate texts", the run behind Tables 3.4-3.9)
     # and Algorithm 3.1's own output condition ("none ... has more than t percent of content in
     # common"). Its loop test `|I|/|D| < t` would also drop a unit at exactly t; we keep it.
-    duplicate = share > threshold
+    units, unit_block, duplicate = blocks, np.arange(len(block_share)), block_share > threshold
+    split = (block_share > band[0]) & (block_share <= band[1]) if parts else np.zeros(len(block_share), bool)
+    if split.any():
+        if parts == "span":
+            gone = ~fresh_cover(starts[output], blocks, n)
+            inner_starts = np.setdiff1d(np.flatnonzero(np.diff(gone)) + 1, blocks)
+
+            def goes(offsets):
+                return gone[offsets[:-1].clip(max=max(len(gone) - 1, 0))] & (np.diff(offsets) > 0)
+        else:
+            inner_starts = inner_starts - first_word
+
+            def goes(offsets):
+                return unit_shares(covered, offsets) > threshold
+        pieces, piece_block = part_units(blocks, inner_starts, split)
+        gone_pieces = np.bincount(piece_block, weights=goes(pieces), minlength=len(block_share))
+        all_pieces = np.bincount(piece_block, minlength=len(block_share))
+        mixed = split & (gone_pieces > 0) & (gone_pieces < all_pieces)
+        duplicate = np.where(split, gone_pieces == all_pieces, duplicate) & (np.diff(blocks) > 0)
+        units, unit_block = part_units(blocks, inner_starts, mixed)
+        duplicate = np.where(mixed[unit_block], goes(units), duplicate[unit_block])
     kept = ~duplicate
     if smooth is not None and duplicate.any():
-        block_duplicate = np.bincount(unit_block, weights=~duplicate, minlength=len(blocks) - 1) == 0
+        block_duplicate = np.bincount(unit_block, weights=~duplicate, minlength=len(block_share)) == 0
         kept &= smooth(block_duplicate)[unit_block]
-    unit_of = np.searchsorted(units, dup_starts - first_word, side="right") - 1
+    unit_of = np.searchsorted(units, starts, side="right") - 1
     send = np.unique(handles[~in_gout & kept[unit_of]])
     if len(send):
         store.send(send)
     quoted = output & duplicate[unit_of]
+    share = block_share if len(units) == len(blocks) else unit_shares(covered, units)
     return UnitVerdicts(share, duplicate, send, unit_of[quoted], handles[quoted], ~in_gout[quoted],
                         units + first_word, unit_block, block_share)

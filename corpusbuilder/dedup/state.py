@@ -87,7 +87,8 @@ def kept_ngrams(tokens: dict, table: pd.DataFrame, params: DedupParams) -> tuple
     words, word_offsets, token_of_word = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
                                                        np.asarray(tokens["block_offsets"], np.int64), keep)
     hashes, starts = ngram_hashes(words, word_offsets, params.n)
-    kept = kept_tokens(tokens, table)[token_of_word[starts]]
+    # the units the pass kept, as it judged them: no chunk rounding
+    kept = kept_tokens(tokens, table, whole_chunks=False)[token_of_word[starts]]
     block = np.searchsorted(word_offsets, starts[kept], side="right") - 1
     return hashes[kept], np.asarray(tokens["block_doc"])[block]
 

@@ -212,7 +212,7 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
         dedup = None
         if shard.dedup is not None:
             dedup_ran = True
-            dedup = read_table(shard.dedup, ["doc_id", "block_index", "final_class"], optional=["removed_sentences"])
+            dedup = read_table(shard.dedup, ["doc_id", "block_index", "final_class"], optional=["removed_starts", "removed_ends"])
         kept = good_after_dedup(table, dedup)
         kept_tokens_after = kept_tokens(tokens, dedup)
         n_words = table["n_words"].fillna(0).to_numpy(np.int64)
