@@ -39,7 +39,7 @@ import pandas as pd
 
 from corpusbuilder import tokenise
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus
-from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.dedup.params import LEVELS, PART_LEVELS, DedupParams
 from corpusbuilder.dedup.store import duplicate_ngram_store
 from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
@@ -171,15 +171,18 @@ def crawl(args) -> None:
             for threshold, order, level in itertools.product(args.thresholds, args.orders, args.levels):
                 shards = [Shard(name, t, b, work / "dedup" / f"{name}.parquet")
                           for name, t, b in zip(names, tokens, blocks)]
-                band = dict(zip(("partial_low", "partial_high"), args.partial_band)) if level == "sentence" else {}
+                band = dict(zip(("partial_low", "partial_high"), args.partial_band)) if level in PART_LEVELS else {}
+                if level == "span":
+                    band["span_repeat_ratio"] = args.span_repeat_ratio
                 params = DedupParams(n=n, kind=kind, threshold=threshold, order=order, level=level, **band)
                 stats = dedup_corpus(shards, work / "dup.npy", None, params, PRESETS["default"])
                 after = tengram_metric(tokens, [kept_after(shard.tokens, shard.output) for shard in shards])
                 # the same run with the stubs the context-sensitive pass took counted back as kept
                 alone = tengram_metric(tokens, [kept_after(shard.tokens, shard.output, True) for shard in shards])
                 row = {"kind": kind, "n": n, "threshold": threshold, "order": order,
-                       "level": level + (" ({partial_low}, {partial_high}]".format(**band) if band else ""),
-                       "partly_kept_blocks": stats.partly_kept_blocks, "removed_sentences": stats.removed_sentences,
+                       "level": level + (" ({partial_low}, {partial_high}]".format(**band) if band else "")
+                       + (" ratio {span_repeat_ratio}".format(**band) if level == "span" else ""),
+                       "partly_kept_blocks": stats.partly_kept_blocks, "removed_parts": stats.removed_parts,
                        "duplicate_ngrams": stats.duplicate_ngrams,
                        "removed_duplicate_10gram_instances": round(
                            1 - after["duplicate_10gram_instances"] / before["duplicate_10gram_instances"], 4),
@@ -355,9 +358,11 @@ def main() -> None:
     c.add_argument("--kinds", nargs="+", default=["all"])
     c.add_argument("--thresholds", type=float, nargs="+", default=[0.5])
     c.add_argument("--orders", nargs="+", default=["dup-share"], choices=["dup-share", "input"])
-    c.add_argument("--levels", nargs="+", default=["block", "sentence"], choices=["block", "sentence", "document"])
+    c.add_argument("--levels", nargs="+", default=["block", "sentence", "span"], choices=LEVELS)
     c.add_argument("--partial-band", type=float, nargs=2, default=[DedupParams.partial_low, DedupParams.partial_high],
-                   metavar=("LOW", "HIGH"), help="level sentence: blocks with a share in (LOW, HIGH] are judged by sentences")
+                   metavar=("LOW", "HIGH"), help="levels sentence and span: blocks with a share in (LOW, HIGH] are judged by their parts")
+    c.add_argument("--span-repeat-ratio", type=float, default=DedupParams.span_repeat_ratio,
+                   help="level span: a kept run goes when its output n-grams outnumber its fresh ones by more than this")
     c.add_argument("--token-pattern", default=TOKEN,
                    help="with --stage '': the regex that tokenises the blocks (e.g. '\\S+' for whitespace tokens); "
                         "a new --work dir per pattern")

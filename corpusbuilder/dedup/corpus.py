@@ -18,7 +18,7 @@ from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_af
 from corpusbuilder.dedup.document import dedup_document
 from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
 from corpusbuilder.dedup.provenance_log import Provenance
-from corpusbuilder.dedup.sentences import inner_sentence_starts
+from corpusbuilder.dedup.sentences import first_words_of_chunks, inner_sentence_starts
 from corpusbuilder.dedup.state import check_state, kept_ngrams, merged_state, preload_output, write_dedup_state
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.io import atomic_path, write_table
@@ -49,6 +49,7 @@ class ShardNgrams:
     doc_duplicates: np.ndarray  # int64, duplicate n-grams per document
     pages: PageBlocks | None = None  # every block of the pages, for the context-sensitive pass
     sentence_starts: np.ndarray | None = None  # sentence mode: word positions starting a sentence inside a block
+    chunk_start: np.ndarray | None = None  # span mode: per word, does it start a whitespace chunk
 
     def duplicate_share(self) -> np.ndarray:
         """Share of each document's n-grams that are duplicate (the §3.5 ordering key)."""
@@ -68,6 +69,12 @@ class ShardNgrams:
         first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
         lo, hi = np.searchsorted(self.sentence_starts, [first, last])
         return self.sentence_starts[lo:hi]
+
+    def document_chunk_starts(self, doc: int) -> np.ndarray | None:
+        if self.chunk_start is None:
+            return None
+        first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
+        return self.chunk_start[first:last]
 
     def document_duplicates(self, doc: int) -> tuple[np.ndarray, np.ndarray]:
         first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
@@ -100,6 +107,7 @@ def shard_ngrams(tokens: dict, params: DedupParams, store, blocks: pd.DataFrame 
         doc_duplicates=np.bincount(doc_of_start[duplicate], minlength=len(doc_ids)),
         pages=None if blocks is None else page_blocks(blocks, doc_ids, block_doc, tokens["block_index"]),
         sentence_starts=sentences,
+        chunk_start=None if params.level != "span" else first_words_of_chunks(tokens["chunk_start"], kept_tokens),
     )
 
 
@@ -275,7 +283,8 @@ def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: P
             result = dedup_document(hashes, starts, shard.document_units(d, params.level), params.n,
                                     params.threshold, store, smooth,
                                     params.level if params.level in PART_LEVELS else None,
-                                    shard.document_sentence_starts(d), params.partial_band)
+                                    shard.document_sentence_starts(d), params.partial_band,
+                                    params.span_repeat_ratio, shard.document_chunk_starts(d))
             provenance.record(result, int(plan.doc_base[s] + d))
             # a block goes when all its units go; a document-level verdict is broadcast to all its blocks
             whole = np.bincount(result.unit_block, weights=~result.duplicate, minlength=len(result.block_share)) == 0

@@ -40,14 +40,38 @@ def part_units(block_offsets: np.ndarray, inner_starts: np.ndarray,
     return offsets[order], blocks[order][:-1]
 
 
-def fresh_cover(output_starts: np.ndarray, block_offsets: np.ndarray, n: int) -> np.ndarray:
-    """Which words lie in an n-gram not already output (a fresh one: every n-gram of a block that
-    does not start at `output_starts`); positions relative to the document's first word."""
+def span_removal(output_starts: np.ndarray, block_offsets: np.ndarray, n: int, repeat_ratio: float,
+                 chunk_start: np.ndarray) -> np.ndarray:
+    """Span mode: which words of a document go. A word goes when no fresh n-gram covers it (every
+    n-gram of a block that does not start at `output_starts` is fresh): it only repeats output
+    text. Cuts fall between whitespace chunks (`chunk_start`, per word), as the kept text is
+    written: a chunk with a word that goes goes whole ("word," whose comma repeats output text),
+    which costs the one fresh n-gram that ends (or starts) at its other word, where keeping it
+    would keep an output n-gram whole. A run of words that stays goes too when the output n-grams
+    wholly inside it outnumber its fresh ones by more than `repeat_ratio` to one — a near copy
+    edited every few words, whose fresh n-grams overlap and hold the copied words between them.
+    Positions relative to the document's first word."""
     length = block_offsets[-1]
     block_end = np.repeat(block_offsets[1:], np.diff(block_offsets))
-    fresh = np.arange(length) + n <= block_end
-    fresh[output_starts] = False
-    return covered_tokens(np.flatnonzero(fresh), n, length)
+    fits = np.arange(length) + n <= block_end
+    output = np.zeros(length, bool)
+    output[output_starts] = True
+    fresh = fits & ~output
+    gone = ~covered_tokens(np.flatnonzero(fresh), n, length)
+    chunk_start = chunk_start.copy()
+    chunk_start[block_offsets[:-1][np.diff(block_offsets) > 0]] = True  # a chunk never spans blocks
+    chunk = np.cumsum(chunk_start) - 1
+    gone = (np.bincount(chunk, weights=gone) > 0)[chunk] if length else gone
+    if not np.isfinite(repeat_ratio):
+        return gone
+    # runs of words that stay or go, never across a block
+    bounds = np.union1d(block_offsets, np.flatnonzero(np.diff(gone)) + 1)
+    run = np.searchsorted(bounds, np.arange(length), side="right") - 1
+    last = np.minimum(np.arange(length) + n - 1, max(length - 1, 0))
+    inside = fits & output & (run == run[last])
+    repeated = np.bincount(run[inside], minlength=len(bounds))
+    new = np.bincount(run[fresh], minlength=len(bounds))
+    return gone | (repeated > repeat_ratio * new)[run]
 
 
 @dataclass
@@ -70,7 +94,8 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
                    n: int, threshold: float, store,
                    smooth: Callable[[np.ndarray], np.ndarray] | None = None,
                    parts: str | None = None, inner_starts: np.ndarray | None = None,
-                   band: tuple[float, float] = (0.0, 1.0)) -> UnitVerdicts:
+                   band: tuple[float, float] = (0.0, 1.0), repeat_ratio: float = np.inf,
+                   chunk_start: np.ndarray | None = None) -> UnitVerdicts:
     """Algorithm 3.1 over the units of one document; updates `store`.
 
     `handles`/`dup_starts` are the document's duplicate n-grams (members of G₂₊ ∪ G_out, as
@@ -89,7 +114,8 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
       into it from its neighbours);
     - "span": the runs of its words that no fresh n-gram covers go, the rest stays: exactly the
       words that only repeat output text, so every fresh n-gram stays whole and a copied stretch
-      goes once it is long enough (n + n - 1 words) that no fresh n-gram spans it.
+      goes once it is long enough (n + n - 1 words) that no fresh n-gram spans it; a run that
+      stays but repeats more than `repeat_ratio` times what it adds goes too (`span_removal`).
 
     A block whose parts all go is a duplicate block, one whose parts all stay is kept whole; only
     a mixed block is cut.
@@ -115,7 +141,7 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     split = (block_share > band[0]) & (block_share <= band[1]) if parts else np.zeros(len(block_share), bool)
     if split.any():
         if parts == "span":
-            gone = ~fresh_cover(starts[output], blocks, n)
+            gone = span_removal(starts[output], blocks, n, repeat_ratio, chunk_start)
             inner_starts = np.setdiff1d(np.flatnonzero(np.diff(gone)) + 1, blocks)
 
             def goes(offsets):
@@ -137,7 +163,12 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
         block_duplicate = np.bincount(unit_block, weights=~duplicate, minlength=len(block_share)) == 0
         kept &= smooth(block_duplicate)[unit_block]
     unit_of = np.searchsorted(units, starts, side="right") - 1
-    send = np.unique(handles[~in_gout & kept[unit_of]])
+    # an n-gram goes to output when all its words stay: one reaching from a kept part into a
+    # removed one is not in the kept text (a block is kept or removed whole, so in block mode this
+    # is its first word's unit)
+    kept_words = np.concatenate(([0], np.cumsum(np.repeat(kept, np.diff(units)))))
+    whole = kept_words[np.minimum(starts + n, len(kept_words) - 1)] - kept_words[starts] == n
+    send = np.unique(handles[~in_gout & whole])
     if len(send):
         store.send(send)
     quoted = output & duplicate[unit_of]

@@ -29,6 +29,9 @@ class DedupParams:
     level: str = "block"
     partial_low: float = 0.0  # sentence and span modes: a block at most this covered is judged whole
     partial_high: float = 1.0  # sentence and span modes: a block more than this covered goes whole
+    # span mode: a kept run of words goes when its output n-grams outnumber its fresh ones by more
+    # than this to one (measured on the dev crawl, README: 0.25 removes 99.2 % and keeps 99.6 %)
+    span_repeat_ratio: float = 0.25
     order: str = "dup-share"  # §3.5: documents with the least duplicate content first; or "input"
     backend: str = "sorted-array"  # storage of G₂₊/G_out: "sorted-array" or "judy" (§3.5.1)
     hash_bits: int = 64  # n-gram hash width kept (§3.5.1: 56 bits are cheaper in Judy, Fig. 3.4)

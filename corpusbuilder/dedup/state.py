@@ -1,7 +1,7 @@
 """De-duplicating a new crawl against an earlier corpus (`dedup.against`).
 
-A corpus's state is every distinct n-gram it output — the n-grams that start in a unit the stage
-kept, which Algorithm 3.1 would have moved to G_out had a later crawl repeated them — with the
+A corpus's state is every distinct n-gram it output — the n-grams whose words all stay, which
+Algorithm 3.1 would have moved to G_out had a later crawl repeated them — with the
 document that output it first (`tables.STATE_SCHEMA`, ``work/dedup/state.parquet``: 64-bit hashes,
 sorted; 8 bytes a hash plus the document's dictionary index, which zstd packs). A run against it:
 
@@ -80,15 +80,16 @@ def preload_output(path, store, params: DedupParams, provenance, first_doc: int)
 
 
 def kept_ngrams(tokens: dict, table: pd.DataFrame, params: DedupParams) -> tuple[np.ndarray, np.ndarray]:
-    """The n-grams (64-bit hashes of `params.kind`) of one shard that start in a unit the stage
-    kept — a good block (`table` is the shard's output), less the sentences sentence mode removed
+    """The n-grams (64-bit hashes of `params.kind`) of one shard whose words all stay — in a good
+    block (`table` is the shard's output), outside the parts sentence and span modes removed
     (`tables.kept_tokens`) — and the document (its index in the shard) of each."""
     keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
     words, word_offsets, token_of_word = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
                                                        np.asarray(tokens["block_offsets"], np.int64), keep)
     hashes, starts = ngram_hashes(words, word_offsets, params.n)
-    # the units the pass kept, as it judged them: no chunk rounding
-    kept = kept_tokens(tokens, table, whole_chunks=False)[token_of_word[starts]]
+    # the n-grams whose words all stay, as the pass sent them: no chunk rounding
+    kept_words = np.concatenate(([0], np.cumsum(kept_tokens(tokens, table, whole_chunks=False)[token_of_word])))
+    kept = kept_words[starts + params.n] - kept_words[starts] == params.n
     block = np.searchsorted(word_offsets, starts[kept], side="right") - 1
     return hashes[kept], np.asarray(tokens["block_doc"])[block]
 
