@@ -3,6 +3,7 @@
     python bench/bench_dedup.py crawl   [--stage DIR | --stage '' --warcs DIR] [--n 5 7 10] [--orders ...]  # §3.6.4
     python bench/bench_dedup.py memory  [--max 30000000]             # Figure 3.4 in small
     python bench/bench_dedup.py speed                                # tokens/s of the dedup pass
+    python bench/bench_dedup.py levels-speed [--stage DIR] [--rounds 5]  # CPU time per level, same inputs
 
 crawl: by default reads the real stage outputs of a workflow run (--stage, its `work` directory:
 tokens/*.npz, extract/*.blocks.parquet, ngrams/dup{n}.npy), i.e. exactly what the dedup rule sees
@@ -32,6 +33,7 @@ import re
 import resource
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -346,6 +348,30 @@ def speed(args) -> None:
     save("speed", results)
 
 
+def levels_speed(args) -> None:
+    """CPU seconds of the dedup stage on a workflow run's own inputs, one level after the other
+    in each round (the load of a shared machine falls on all alike), the median of the rounds."""
+    stage = Path(args.stage)
+    names = sorted(p.name.removesuffix(".npz") for p in (stage / "tokens").glob("*.npz"))
+    work = Path(args.work) / "levels"
+    shards = [Shard(name, stage / "tokens" / f"{name}.npz", stage / "extract" / f"{name}.blocks.parquet",
+                    work / f"{name}.parquet") for name in names]
+    seconds = {level: [] for level in args.levels}
+    for _ in range(args.rounds):
+        for level in args.levels:
+            started = time.process_time()
+            stats = dedup_corpus(shards, stage / "ngrams" / f"dup{args.n}.npy", None,
+                                 DedupParams(n=args.n, level=level), PRESETS["default"])
+            seconds[level].append(time.process_time() - started)
+    base = float(np.median(seconds[args.levels[0]]))
+    rows = [{"level": level, "cpu_seconds": [round(x, 3) for x in times], "median": round(float(np.median(times)), 3),
+             "tokens_per_cpu_second": round(stats.tokens / float(np.median(times))),
+             f"ratio_to_{args.levels[0]}": round(float(np.median(times)) / base, 3)} for level, times in seconds.items()]
+    for row in rows:
+        print(row, flush=True)
+    save("levels_speed", {"stage": str(stage), "n": args.n, "tokens": stats.tokens, "rounds": args.rounds, "runs": rows})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -377,11 +403,17 @@ def main() -> None:
     s.add_argument("--work", default="bench/results/tmp/dedup")
     s.add_argument("--shards", type=int, default=2)
     s.add_argument("--docs", type=int, default=3000)
+    v = sub.add_parser("levels-speed")
+    v.add_argument("--stage", default="work")
+    v.add_argument("--work", default="bench/results/tmp/dedup")
+    v.add_argument("--levels", nargs="+", default=["block", "sentence", "span"], choices=LEVELS)
+    v.add_argument("--n", type=int, default=10)
+    v.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     if args.command == "memory-point":
         print(json.dumps(memory_point(args.backend, args.keys, args.bits)))
     else:
-        {"crawl": crawl, "memory": memory, "speed": speed}[args.command](args)
+        {"crawl": crawl, "memory": memory, "speed": speed, "levels-speed": levels_speed}[args.command](args)
 
 
 if __name__ == "__main__":

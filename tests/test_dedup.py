@@ -467,6 +467,19 @@ def test_span_mode_removes_a_copied_stretch_but_the_words_fresh_ngrams_need(tmp_
         ["good", "good", "duplicate"]
 
 
+def test_span_mode_removes_a_near_copy_edited_every_few_words_only_by_its_repeat_ratio(tmp_path):
+    """Edited every 8th word, a copy keeps no word no fresh n-gram covers (their windows of
+    2n - 1 words overlap), yet between the edits it repeats 3 output n-grams for every 5 fresh
+    ones: above span_repeat_ratio it goes whole."""
+    source = para(64).split()
+    edited = [f"e{i}" if i % 8 == 4 else word for i, word in enumerate(source)]
+    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(source)]), ("near", [" ".join(edited), para()])]})
+    for ratio, expected in ((0.25, "duplicate"), (1.0, "good"), (float("inf"), "good")):
+        near = run(tmp_path, shards, order="input", level="span", span_repeat_ratio=ratio).set_index("doc_id").loc["near"]
+        assert near.final_class.tolist()[0] == expected, ratio
+        assert near.removed_starts.tolist()[0] is None
+
+
 def test_a_chunk_cut_by_a_removed_span_is_kept_whole(tmp_path):
     """The kept text holds whole whitespace chunks, and the kept tokens count it so: "word,"
     whose comma starts a removed span keeps its comma in both."""
