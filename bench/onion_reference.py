@@ -244,6 +244,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, nargs="+", default=[N], help="n-gram lengths the C tool runs with (the metric stays 10-grams)")
     parser.add_argument("--simulate", nargs="*", default=[], metavar="SMOOTHING,CROSS,COUNT")
     parser.add_argument("--token-pattern", default=TOKEN, help="the --token-pattern DIR was tokenised with")
+    parser.add_argument("--section", help="results/dedup.json section (default: onion_reference, _workflow for a stage dir)")
     args = parser.parse_args()
     # the tool must see the tokens the metric counts: the regex's (raw) or the tokenise stage's
     tokens_of = tokenise if args.layout == "stage" else partial(re.findall, args.token_pattern)
@@ -269,7 +270,8 @@ def main() -> None:
         rows.append(score(f"onion loop in numpy: smoothing={smoothing} cross={cross} count={count}",
                           tokens_paths, kept, before))
     # the workflow's input (a stage dir) and jusText's text of every page (raw) have sections of their own
-    save("onion_reference" + ("_workflow" if args.layout == "stage" else "") + pattern_suffix(args.token_pattern),
+    save(args.section or "onion_reference" + ("_workflow" if args.layout == "stage" else "")
+         + pattern_suffix(args.token_pattern),
          {"dir": str(args.dir), "layout": args.layout, "token_pattern": args.token_pattern, "n": N,
           "threshold": THRESHOLD, "before": before, "runs": rows})
 

@@ -85,9 +85,10 @@ class UnitVerdicts:
     quoted_unit: np.ndarray  # int: the duplicate units' output n-grams: unit,
     quoted_handle: np.ndarray  # handle,
     quoted_self: np.ndarray  # bool: and whether it repeats this page rather than G_out
-    unit_offsets: np.ndarray  # the units judged, in word positions: the given ones, or finer
-    unit_block: np.ndarray  # int: the given unit (block) each judged unit lies in
-    block_share: np.ndarray  # float: share of each given unit
+    # where the units lie (what the stage maps back to blocks; `Provenance` needs none of it):
+    unit_offsets: np.ndarray | None = None  # the units judged, in word positions: the given ones, or finer
+    unit_block: np.ndarray | None = None  # int: the given unit (block) each judged unit lies in
+    block_share: np.ndarray | None = None  # float: share of each given unit
 
 
 def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np.ndarray,
