@@ -144,12 +144,11 @@ DEDUP_SCHEMA = pa.schema(
         ("dup_share", pa.float32()),  # of the block's words, covered by n-grams already output
         # sentence and span modes, a block that lost some parts and kept the rest (null otherwise):
         # the lost parts as token ranges [start, end) counted from the block's first token in the
-        # token file, the document each copies, and the text the block keeps
-        # (tokenise.kept_chunks), which replaces extract's for every consumer
+        # token file, and the document each copies; `survivors` hands the ranges on, and the
+        # block's text is what is left of it (tokenise.kept_chunks)
         ("removed_starts", pa.list_(pa.int32())),
         ("removed_ends", pa.list_(pa.int32())),
         ("removed_duplicate_of", pa.list_(pa.string())),
-        ("kept_text", pa.string()),
     ]
 )
 
@@ -164,6 +163,8 @@ STATE_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32()), ("doc_r
 STATE_ROW_GROUP = 1 << 16
 
 GOOD = "good"
+# the dedup columns that say which tokens of a partly kept block are gone
+REMOVED_PARTS = ("removed_starts", "removed_ends")
 
 # --------------------------------------------------------------------------- how it is read
 
@@ -254,7 +255,9 @@ def survivors(
     """The documents and blocks that survive every stage that ran.
 
     A cleaned page (extract's outcome ``ok``) keeps the blocks classified good — by block
-    de-duplication when it ran (``dedup``, which only ever demotes a block), else by extract;
+    de-duplication when it ran (``dedup``, which only ever demotes a block, and whose
+    ``removed_starts``/``removed_ends`` a partly kept block carries: `tokenise.kept_chunks` is its
+    text), else by extract;
     the language stage drops whole documents and, with block-level filtering, single blocks; exact
     de-duplication drops copies. A document left with no block is not in the corpus. The
     document's language is the language stage's verdict when it ran, else the page language
@@ -265,13 +268,9 @@ def survivors(
     documents = documents.rename(columns={"page_language": "language", "page_language_probability": "language_score"})
     good = blocks
     if dedup is not None:
-        verdict = dedup[[c for c in ("doc_id", "block_index", "final_class", "kept_text") if c in dedup]]
+        # a block partly kept (sentence and span modes) carries its removed token ranges
+        verdict = dedup[[c for c in ("doc_id", "block_index", "final_class", *REMOVED_PARTS) if c in dedup]]
         good = good.drop(columns="final_class").merge(verdict, on=["doc_id", "block_index"])
-        if "kept_text" in good:
-            # a block partly kept by sentence-mode de-duplication carries the text it keeps
-            if "text" in good:
-                good["text"] = good["kept_text"].where(good["kept_text"].notna(), good["text"])
-            good = good.drop(columns="kept_text")
     good = good.loc[good["final_class"] == GOOD]
     if language is not None:
         kept = language.loc[language["kept"]]
@@ -299,7 +298,7 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
                 if tables.language else None)
     exact = read_table(tables.exact, ["doc_id", "kept"]) if tables.exact else None
     dedup = (read_table(tables.dedup, ["doc_id", "block_index", "final_class"],
-                        optional=["kept_text"] if "text" in block_columns else ()) if tables.dedup else None)
+                        optional=REMOVED_PARTS if "text" in block_columns else ()) if tables.dedup else None)
     return survivors(docs, blocks, language, exact, dedup)
 
 

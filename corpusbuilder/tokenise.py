@@ -275,23 +275,23 @@ def block_sentences(text: str, cjk_chars: bool = True) -> list[str]:
     return [" ".join(part) for part in np.split(chunks, np.flatnonzero(opens[1:]) + 1)] if len(chunks) else []
 
 
-def kept_chunks(text: str, removed_starts: list[int], removed_ends: list[int]) -> str:
-    """The text a block keeps once the token ranges [start, end) are removed: the whitespace
-    chunks that still hold a token, joined by one space, as export writes a block (a chunk cut
-    by a range — "word," losing its comma — is kept whole; `tables.kept_tokens` counts it so)."""
+def kept_chunks(text: str, removed_starts, removed_ends) -> str:
+    """What a block partly kept by de-duplication keeps of its text: the whitespace chunks that
+    still hold a token once the token ranges [start, end) are removed, joined by one space as
+    export writes a block (a chunk cut by a range keeps all of it, as `tables.kept_tokens` counts;
+    a chunk without a token — a lone soft hyphen — follows the chunk before it)."""
     found = Vocabulary().chunk_ids(text)
     lengths = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
-    keep = np.ones(int(lengths.sum()), bool)
+    kept = np.ones(int(lengths.sum()), bool)
     for start, end in zip(removed_starts, removed_ends):
-        if end > len(keep):
-            raise ValueError(f"a removed range ends at token {end} of a block of {len(keep)}: the token file and "
+        if end > len(kept):
+            raise ValueError(f"a removed range ends at token {end} of a block of {len(kept)}: the token file and "
                              "the blocks do not match (re-run tokenise)")
-        keep[start:end] = False
-    held = np.add.reduceat(keep, (np.cumsum(lengths) - lengths).clip(max=max(len(keep) - 1, 0))) if len(keep) else []
-    chunks = text.split()
-    # a chunk without a token (a lone soft hyphen) follows the chunk before it
-    kept = [bool(held[i]) if lengths[i] else (i > 0 and bool(held[i - 1])) for i in range(len(chunks))]
-    return " ".join(chunk for chunk, k in zip(chunks, kept) if k)
+        kept[start:end] = False
+    chunk = np.repeat(np.arange(len(found)), lengths)
+    holds = np.bincount(chunk, weights=kept, minlength=len(found)) > 0
+    holds[lengths == 0] = np.concatenate(([False], holds))[:-1][lengths == 0]
+    return " ".join(c for c, k in zip(text.split(), holds) if k)
 
 
 def tokenise_shard(

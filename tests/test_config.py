@@ -164,6 +164,9 @@ def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
     with pytest.raises(ConfigError, match="dedup.partial_low"):
         check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]},
                                            "dedup": {"partial_low": 0.8, "partial_high": 0.6}}), tmp_path)
+    with pytest.raises(ConfigError, match="dedup.level"):
+        check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]}, "dedup": {"level": "span"},
+                                           "tokenise": {"cjk_chars": False}}), tmp_path)
     twice = tmp_path / "twice.yaml"
     twice.write_text("input:\n  warcs: [a.warc.gz, ./a.warc.gz]\n")
     with pytest.raises(ConfigError, match="input.warcs.*more than once"):

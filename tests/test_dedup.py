@@ -17,6 +17,7 @@ from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams.hashing import ngram_hashes
 from corpusbuilder.ngrams.stage import shard_ngram_run, write_duplicate_ngrams
+from corpusbuilder.export import block_texts, kept_documents
 from corpusbuilder.tables import survivors
 from corpusbuilder.tokenfile import TokenStream, write_token_stream
 from corpusbuilder.tokenise import block_sentences, tokenise, word_hashes
@@ -75,6 +76,13 @@ def run(tmp_path, shards: list[Shard], **params) -> pd.DataFrame:
                          DedupParams(n=N, **params), PRESETS["default"])
     assert stats.documents == sum(len(np.load(s.tokens)["doc_ids"]) for s in shards)
     return pd.concat([pd.read_parquet(s.output) for s in shards], ignore_index=True)
+
+
+def kept_text(shards: list[Shard], row) -> str:
+    """What export writes of one block of the dedup table (`row`): its text less removed parts."""
+    blocks = pd.concat([pd.read_parquet(shard.blocks) for shard in shards]).set_index(["doc_id", "block_index"])
+    return block_texts(pd.DataFrame({"text": [blocks.text[(row.doc_id, row.block_index)]],
+                                     "removed_starts": [row.removed_starts], "removed_ends": [row.removed_ends]}))[0]
 
 
 def classes(table: pd.DataFrame, doc_id: str) -> list[str]:
@@ -414,12 +422,12 @@ def test_sentence_mode_removes_the_copied_sentences_and_keeps_the_fresh_ones(tmp
     # sentences 0, 1 and 4 of 13 tokens each (12 words and the full stop)
     assert (block.removed_starts.tolist(), block.removed_ends.tolist()) == ([0, 13, 52], [13, 26, 65])
     assert block.removed_duplicate_of.tolist() == ["source"] * 3
-    assert block.kept_text == " ".join(fresh[:2] + fresh[2:])
+    assert kept_text(shards, block) == " ".join(fresh[:2] + fresh[2:])
     assert classes(table, "source") == ["good"]
     # the thesis' block mode removes the block whole, fresh half included
     block_mode = run(tmp_path, shards, order="input")
     assert classes(block_mode, "mixed") == ["duplicate", "good"]
-    assert block_mode.removed_starts.isna().all() and block_mode.kept_text.isna().all()
+    assert block_mode.removed_starts.isna().all()
 
 
 def test_sentence_mode_removes_a_block_copied_whole_as_one_unit(tmp_path):
@@ -434,7 +442,7 @@ def test_sentence_mode_removes_a_block_copied_whole_as_one_unit(tmp_path):
         for doc in ("copy", "again"):
             block = table[(table.doc_id == doc) & (table.block_index == 0)].iloc[0]
             assert block.final_class == "duplicate" and block.duplicate_of == "source", (high, doc)
-            assert block.removed_starts is None and pd.isna(block.kept_text)
+            assert block.removed_starts is None
 
 
 def test_sentence_mode_with_an_empty_band_is_block_mode(tmp_path):
@@ -455,13 +463,13 @@ def test_span_mode_removes_a_copied_stretch_but_the_words_fresh_ngrams_need(tmp_
     edited = source[:20] + ["edited"] + source[21:]
     shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(source)]), ("quoting", [quoting]),
                                             ("near", [" ".join(edited)])]})
-    table = run(tmp_path, shards, order="input", level="span").set_index("doc_id")
-    quoted = table.loc["quoting"]
+    table = run(tmp_path, shards, order="input", level="span")
+    quoted = table.set_index("doc_id").loc["quoting"]
     assert (quoted.removed_starts.tolist(), quoted.removed_ends.tolist()) == ([20 + N - 1], [40 - N + 1])
-    assert quoted.kept_text == " ".join(before + source[:N - 1] + source[20 - N + 1:20] + after)
+    assert kept_text(shards, table[table.doc_id == "quoting"].iloc[0]) == \
+        " ".join(before + source[:N - 1] + source[20 - N + 1:20] + after)
     assert quoted.final_class == "good" and quoted.removed_duplicate_of.tolist() == ["source"]
-    near = table.loc["near"]
-    assert near.kept_text == " ".join(edited[20 - N + 1:20 + N])
+    assert kept_text(shards, table[table.doc_id == "near"].iloc[0]) == " ".join(edited[20 - N + 1:20 + N])
     # the thesis' block mode removes both blocks whole
     assert run(tmp_path, shards, order="input").set_index("doc_id").final_class.tolist() == \
         ["good", "good", "duplicate"]
@@ -480,22 +488,27 @@ def test_span_mode_removes_a_near_copy_edited_every_few_words_only_by_its_repeat
         assert near.removed_starts.tolist()[0] is None
 
 
-def test_a_chunk_cut_by_a_removed_span_is_kept_whole(tmp_path):
+def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
     """The kept text holds whole whitespace chunks, and the kept tokens count it so: "word,"
     whose comma starts a removed span keeps its comma in both."""
     from corpusbuilder.tables import kept_tokens
     from corpusbuilder.tokenise import kept_chunks
 
-    assert kept_chunks("one two, three four.", [2], [4]) == "one two, four."
     tokens = {"doc_ids": np.array(["d"]), "block_doc": np.array([0]), "block_index": np.array([0]),
               "block_offsets": np.array([0, 6]), "chunk_start": np.array([1, 1, 0, 1, 1, 0], bool)}
     dedup = pd.DataFrame({"doc_id": ["d"], "block_index": [0], "final_class": ["good"],
                           "removed_starts": [[2]], "removed_ends": [[4]]})
     assert kept_tokens(tokens, dedup).tolist() == [True, True, True, False, True, True]
     assert kept_tokens(tokens, dedup, whole_chunks=False).tolist() == [True, True, False, False, True, True]
+    assert kept_chunks("one two, three four.", [2], [4]) == "one two, four."
+    # a chunk without a token (a lone soft hyphen) goes with the chunk before it
+    assert kept_chunks("one two, \u00ad three four.", [2], [4]) == "one two, \u00ad four."
+    with pytest.raises(ValueError, match="re-run tokenise"):
+        kept_chunks("one two, three", [2], [5])
 
 
 def test_a_partly_kept_block_reaches_the_corpus_with_its_kept_text(tmp_path):
+    """survivors() hands export a partly kept block with its removed parts; export writes what is left."""
     copied, fresh = sentences(3), sentences(3)
     shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(copied)]),
                                             ("mixed", [" ".join(copied[:2] + fresh)])]})
@@ -503,8 +516,8 @@ def test_a_partly_kept_block_reaches_the_corpus_with_its_kept_text(tmp_path):
     blocks = pd.read_parquet(shards[0].blocks)
     docs = pd.DataFrame({"doc_id": ["source", "mixed"], "record_index": [0, 1], "uri": ["a", "b"],
                          "outcome": ["ok", "ok"], "page_language": ["en", "en"]})
-    kept = survivors(docs, blocks, dedup=table)
-    assert kept.blocks.set_index("doc_id").text.to_dict() == {"source": " ".join(copied), "mixed": " ".join(fresh)}
+    exported = {doc.id: doc.text for doc in kept_documents(survivors(docs, blocks, dedup=table))}
+    assert exported == {"source": " ".join(copied), "mixed": " ".join(fresh)}
 
 
 # --- against an earlier corpus --------------------------------------------------------------------
@@ -545,7 +558,7 @@ def test_a_crawl_deduplicated_against_an_earlier_corpus_keeps_what_one_run_over_
     pd.testing.assert_frame_equal(got, expected)
     assert (got.final_class == "duplicate").sum() > 10 and got.duplicate_of.str.startswith("a").sum() > 10
     if level != "block":
-        assert got.kept_text.notna().sum() > 0
+        assert got.removed_starts.notna().sum() > 0
     states = [pd.read_parquet(tmp_path / f"{name}.state.parquet") for name in ("both", "b")]
     assert states[0].hash.is_monotonic_increasing and states[0].hash.is_unique
     pd.testing.assert_frame_equal(states[1].astype({"doc_id": str}), states[0].astype({"doc_id": str}))

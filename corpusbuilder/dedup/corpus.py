@@ -26,7 +26,6 @@ from corpusbuilder.justext import PRESETS, JustextParams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.tables import DEDUP_SCHEMA, GOOD, read_duplicate_ngrams, read_table
 from corpusbuilder.tokenfile import read_tokens
-from corpusbuilder.tokenise import kept_chunks
 
 log = logging.getLogger("corpusbuilder.dedup")
 
@@ -287,8 +286,8 @@ def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: P
                                     params.span_repeat_ratio, shard.document_chunk_starts(d))
             provenance.record(result, int(plan.doc_base[s] + d))
             # a block goes when all its units go; a document-level verdict is broadcast to all its blocks
-            whole = np.bincount(result.unit_block, weights=~result.duplicate, minlength=len(result.block_share)) == 0
-            plan.verdicts[s].share[first:stop] = result.block_share
+            whole = np.bincount(result.unit_block, weights=~result.duplicate, minlength=len(result.share)) == 0
+            plan.verdicts[s].share[first:stop] = result.share
             plan.verdicts[s].duplicate[first:stop] = whole
             if result.duplicate.any():
                 bounds = np.arange(first, stop + 1) if params.level != "document" else np.array([first, stop])
@@ -323,20 +322,14 @@ def write_shard_outputs(shards: list[Shard], plan: Plan, params: DedupParams, ju
     all_ids = plan.all_ids()
     output = []
     for s, (shard, shard_verdicts) in enumerate(zip(shards, plan.verdicts)):
-        tokens = read_tokens(shard.tokens) if keep_ngrams or shard_verdicts.removed else read_tokens(
-            shard.tokens, ("doc_ids", "block_doc", "block_index"))
-        table = shard_output(read_table(shard.blocks, BLOCK_COLUMNS), tokens, shard_verdicts, all_ids,
-                             justext, params)
+        fields = ["doc_ids", "block_doc", "block_index"]
+        if shard_verdicts.removed:  # parts to take from words to tokens
+            fields += ["block_offsets", "is_punct", "is_stop"]
+        tokens = read_tokens(shard.tokens) if keep_ngrams else read_tokens(shard.tokens, tuple(fields))
+        table = shard_output(read_table(shard.blocks, BLOCK_COLUMNS), tokens, shard_verdicts, all_ids, justext, params)
         partly = table["removed_starts"].notna() & (table["final_class"] == GOOD)
-        if partly.any():
-            texts = read_table(shard.blocks, ["doc_id", "block_index", "text"],
-                               doc_ids=table.loc[partly, "doc_id"].unique().tolist())
-            texts = table.loc[partly, ["doc_id", "block_index"]].merge(texts, on=["doc_id", "block_index"], how="left")
-            table.loc[partly, "kept_text"] = [
-                kept_chunks(text, starts, ends) for text, starts, ends in
-                zip(texts["text"], table.loc[partly, "removed_starts"], table.loc[partly, "removed_ends"])]
-            stats.partly_kept_blocks += int(partly.sum())
-            stats.removed_parts += int(table.loc[partly, "removed_starts"].map(len).sum())
+        stats.partly_kept_blocks += int(partly.sum())
+        stats.removed_parts += int(table.loc[partly, "removed_starts"].map(len).sum())
         _count(stats, table)
         write_table(pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
                     shard.output)
@@ -362,24 +355,28 @@ def removed_part_lists(verdicts: _BlockVerdicts, tokens: dict, params: DedupPara
     counted from the block's first token — and the documents they duplicate (None for a block
     kept whole or removed whole). A part's words are taken back to tokens: under a kind other
     than `all`, punctuation at its edges stays."""
-    lists = [pd.Series([None] * len(verdicts.share), dtype=object) for _ in range(3)]
+    lists = [[None] * len(verdicts.share) for _ in range(3)]
     if verdicts.removed:
-        removed = pd.DataFrame(verdicts.removed, columns=["block", "first", "end", "doc"]).sort_values(["block", "first"])
+        block, first, end, doc = np.array(verdicts.removed, np.int64).T
+        order = np.lexsort((first, block))
+        block, first, end, doc = block[order], first[order], end[order], doc[order]
         token_of_word = np.flatnonzero(kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"]))
-        block_start = np.asarray(tokens["block_offsets"], np.int64)[removed["block"].to_numpy()]
-        removed["first"] = token_of_word[removed["first"].to_numpy()] - block_start
-        removed["end"] = token_of_word[removed["end"].to_numpy() - 1] + 1 - block_start
-        for block, group in removed.groupby("block", sort=False):
-            lists[0][block], lists[1][block] = group["first"].tolist(), group["end"].tolist()
-            lists[2][block] = all_ids[np.maximum(group["doc"].to_numpy(), 0)].tolist()
-    return tuple(lists)
+        block_start = np.asarray(tokens["block_offsets"], np.int64)[block]
+        first = token_of_word[first] - block_start
+        end = token_of_word[end - 1] + 1 - block_start
+        cuts = np.flatnonzero(np.diff(block)) + 1
+        for b, f, e, d in zip(block[np.r_[0, cuts]].tolist(), np.split(first, cuts), np.split(end, cuts),
+                              np.split(doc, cuts)):
+            lists[0][b], lists[1][b], lists[2][b] = f.tolist(), e.tolist(), all_ids[np.maximum(d, 0)].tolist()
+    return tuple(pd.Series(values, dtype=object) for values in lists)
 
 
 def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, all_ids: np.ndarray,
                  justext: JustextParams, params: DedupParams) -> pd.DataFrame:
     """Every block of the shard's de-duplicated documents with its class after de-duplication
     (plus `n_words`, for the stats); in sentence and span modes, the parts a block lost and whom
-    they copy. Pages without a duplicate block keep jusText's classes."""
+    they copy.
+    Pages without a duplicate block keep jusText's classes."""
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
     starts, ends, removed_of = removed_part_lists(verdicts, tokens, params, all_ids)
     keyed = pd.DataFrame({
@@ -410,7 +407,6 @@ def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, a
                 n_chars[first:last].tolist(), heading[first:last].tolist(), n_words[first:last].tolist(),
                 justext, params.n)
     table["final_class"] = final
-    table["kept_text"] = None  # filled for the partly kept blocks once their text is read
     return table[[*DEDUP_SCHEMA.names, "n_words"]]
 
 

@@ -65,8 +65,11 @@ def span_removal(output_starts: np.ndarray, block_offsets: np.ndarray, n: int, r
     if not np.isfinite(repeat_ratio):
         return gone
     # runs of words that stay or go, never across a block
-    bounds = np.union1d(block_offsets, np.flatnonzero(np.diff(gone)) + 1)
-    run = np.searchsorted(bounds, np.arange(length), side="right") - 1
+    opens = np.zeros(length, bool)
+    opens[1:] = gone[1:] != gone[:-1]
+    opens[block_offsets[:-1][np.diff(block_offsets) > 0]] = True
+    run = np.cumsum(opens) - 1
+    bounds = np.flatnonzero(opens)
     last = np.minimum(np.arange(length) + n - 1, max(length - 1, 0))
     inside = fits & output & (run == run[last])
     repeated = np.bincount(run[inside], minlength=len(bounds))
@@ -79,16 +82,15 @@ class UnitVerdicts:
     """Algorithm 3.1's decision for each unit (a block, a document, or a part of a partly copied
     block: a sentence or a span) of one document, and what `Provenance` logs of it."""
 
-    share: np.ndarray  # float: share of the unit's words covered by n-grams already output
-    duplicate: np.ndarray  # bool: the unit goes
+    share: np.ndarray  # float: share of each given unit's (block's) words covered by n-grams already output
+    duplicate: np.ndarray  # bool: the unit judged goes
     sent: np.ndarray  # handles the kept units moved from G₂₊ to G_out
     quoted_unit: np.ndarray  # int: the duplicate units' output n-grams: unit,
     quoted_handle: np.ndarray  # handle,
     quoted_self: np.ndarray  # bool: and whether it repeats this page rather than G_out
-    # where the units lie (what the stage maps back to blocks; `Provenance` needs none of it):
-    unit_offsets: np.ndarray | None = None  # the units judged, in word positions: the given ones, or finer
-    unit_block: np.ndarray | None = None  # int: the given unit (block) each judged unit lies in
-    block_share: np.ndarray | None = None  # float: share of each given unit
+    # where the units judged lie (what the stage maps back to blocks; `Provenance` needs none of it):
+    unit_offsets: np.ndarray | None = None  # in word positions: the given units, or finer
+    unit_block: np.ndarray | None = None  # int: the given unit (block) each lies in
 
 
 def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np.ndarray,
@@ -162,7 +164,8 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     kept = ~duplicate
     if smooth is not None and duplicate.any():
         block_duplicate = np.bincount(unit_block, weights=~duplicate, minlength=len(block_share)) == 0
-        kept &= smooth(block_duplicate)[unit_block]
+        if block_duplicate.any():  # parts removed from kept blocks leave no stub
+            kept &= smooth(block_duplicate)[unit_block]
     unit_of = np.searchsorted(units, starts, side="right") - 1
     # an n-gram goes to output when all its words stay: one reaching from a kept part into a
     # removed one is not in the kept text (a block is kept or removed whole, so in block mode this
@@ -173,6 +176,5 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     if len(send):
         store.send(send)
     quoted = output & duplicate[unit_of]
-    share = block_share if len(units) == len(blocks) else unit_shares(covered, units)
-    return UnitVerdicts(share, duplicate, send, unit_of[quoted], handles[quoted], ~in_gout[quoted],
-                        units + first_word, unit_block, block_share)
+    return UnitVerdicts(block_share, duplicate, send, unit_of[quoted], handles[quoted], ~in_gout[quoted],
+                        units + first_word, unit_block)
