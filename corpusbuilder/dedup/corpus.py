@@ -196,7 +196,7 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     """The dedup stage over every shard: tokens + blocks + G₂₊ → per-shard override tables.
 
     `against`: the state of an earlier corpus, whose output n-grams count as already output
-    (`dedup.state`); `state_path`: where this corpus's state goes (the earlier one merged in)."""
+    (`dedup.against`); `state_path`: where this corpus's state goes (the earlier one merged in)."""
     started = time.perf_counter()
     stats = DedupStats()
     store = duplicate_ngram_store(read_duplicate_ngrams(duplicates_path), params)
