@@ -168,7 +168,7 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     against = config["dedup"]["against"]
     if against is not None and not (base_dir / against).is_file():
         raise ConfigError(f"config key 'dedup.against': no such file: {base_dir / against} (give the "
-                          "work/dedup/state.parquet of the corpus built before)")
+                          "results/dedup_state.parquet of the corpus built before)")
     if config["dedup"]["level"] in ("sentence", "span") and not config["tokenise"]["cjk_chars"]:
         raise ConfigError(f"config key 'dedup.level': {config['dedup']['level']} cuts blocks where the token file "
                           "counts tokens, and export counts them with tokenise.cjk_chars: true; set it back")

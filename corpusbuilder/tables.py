@@ -40,7 +40,9 @@ class Files:
     duplicate_ngrams_stats: str = "work/ngrams/dup{n}.stats.json"
     dedup: str = "work/dedup/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
-    dedup_state: str = "work/dedup/state.parquet"  # the corpus's output n-grams, for a later crawl's `dedup.against`
+    # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and out of
+    # work/dedup/, whose *.parquet are the per-shard tables)
+    dedup_state: str = "results/dedup_state.parquet"
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
     corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
     corpus_vert: str = "results/corpus/{shard}.vert.gz"

@@ -160,7 +160,7 @@ def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
         check_input_paths(validate_config({"input": {"warcs": ["data/warc/a.warc.gz"]}}), tmp_path)
     with pytest.raises(ConfigError, match="dedup.against.*no such file"):
         check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]},
-                                           "dedup": {"against": "old/work/dedup/state.parquet"}}), tmp_path)
+                                           "dedup": {"against": "old/results/dedup_state.parquet"}}), tmp_path)
     with pytest.raises(ConfigError, match="dedup.partial_low"):
         check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]},
                                            "dedup": {"partial_low": 0.8, "partial_high": 0.6}}), tmp_path)
