@@ -333,9 +333,10 @@ def kept_tokens(tokens: dict[str, np.ndarray], dedup: pd.DataFrame | None, whole
     if dedup is None or "removed_starts" not in dedup:
         return keep
     partly = dedup.loc[dedup["removed_starts"].notna() & (dedup["final_class"] == GOOD)]
+    row = block_keys(blocks["doc_id"], blocks["block_index"]).get_indexer(
+        block_keys(partly["doc_id"], partly["block_index"]))
+    partly, row = partly[row >= 0], row[row >= 0]  # rows of other shards' blocks say nothing here
     if len(partly):
-        row = block_keys(blocks["doc_id"], blocks["block_index"]).get_indexer(
-            block_keys(partly["doc_id"], partly["block_index"]))
         lengths = partly["removed_starts"].map(len).to_numpy()
         base = np.repeat(offsets[row], lengths)
         starts = base + np.concatenate(partly["removed_starts"].to_numpy()).astype(np.int64)

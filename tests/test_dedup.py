@@ -475,6 +475,27 @@ def test_span_mode_removes_a_copied_stretch_but_the_words_fresh_ngrams_need(tmp_
         ["good", "good", "duplicate"]
 
 
+def test_span_mode_loses_no_ngram_and_block_mode_does(tmp_path):
+    """Without the repeat ratio, span mode keeps every word a fresh n-gram needs: each n-gram of
+    the input is still whole somewhere in the kept text (the n-grams of a removed stretch repeat
+    text output before). Block mode loses the fresh n-grams of the blocks it removes."""
+    from corpusbuilder.report.corpus_stats import block_ngrams
+    from corpusbuilder.tables import kept_tokens
+    from corpusbuilder.tokenfile import read_tokens
+
+    shards = random_corpus(tmp_path, seed=5)
+
+    def distinct_kept(**params):
+        table = run(tmp_path, shards, **params)
+        kept = [block_ngrams(read_tokens(shard.tokens), kept_tokens(read_tokens(shard.tokens), table), N)
+                for shard in shards]
+        return len(np.unique(np.concatenate(kept)))
+
+    everything = len(np.unique(np.concatenate([block_ngrams(read_tokens(shard.tokens), None, N) for shard in shards])))
+    assert distinct_kept(level="span", span_repeat_ratio=float("inf")) == everything
+    assert distinct_kept() < everything
+
+
 def test_span_mode_removes_a_near_copy_edited_every_few_words_only_by_its_repeat_ratio(tmp_path):
     """Edited every 8th word, a copy keeps no word no fresh n-gram covers (their windows of
     2n - 1 words overlap), yet between the edits it repeats 3 output n-grams for every 5 fresh
