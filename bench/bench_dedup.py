@@ -205,7 +205,7 @@ def crawl(args) -> None:
                 rows.append(row)
     # two inputs, two sections: the workflow's (after language and exact dedup) and jusText's
     # clean text of every page (the input the onion reference figures were measured on)
-    section = "crawl" if args.stage else "crawl_justext_only" + pattern_suffix(args.token_pattern)
+    section = args.section or ("crawl" if args.stage else "crawl_justext_only" + pattern_suffix(args.token_pattern))
     save(section, {"stage": str(args.stage), "warcs": str(args.warcs), "before": before,
                    **({"before_exact_dedup": before_exact} if before_exact else {}),
                    "runs": merged_runs(section, before, rows)})
@@ -387,6 +387,7 @@ def main() -> None:
     c.add_argument("--levels", nargs="+", default=["block", "sentence", "span"], choices=LEVELS)
     c.add_argument("--partial-band", type=float, nargs=2, default=[DedupParams.partial_low, DedupParams.partial_high],
                    metavar=("LOW", "HIGH"), help="levels sentence and span: blocks with a share in (LOW, HIGH] are judged by their parts")
+    c.add_argument("--section", help="results/dedup.json section (default: crawl, or crawl_justext_only with --stage '')")
     c.add_argument("--span-repeat-ratio", type=float, default=DedupParams.span_repeat_ratio,
                    help="level span: a kept run goes when its output n-grams outnumber its fresh ones by more than this")
     c.add_argument("--token-pattern", default=TOKEN,
