@@ -599,3 +599,29 @@ def test_bad_parameters_are_refused():
         DedupParams(threshold=1.5)
     with pytest.raises(ValueError, match="partial_low"):
         DedupParams(level="sentence", partial_low=0.8, partial_high=0.6)
+
+
+def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_path):
+    """The state's k-way merge over runs of several row groups: each hash once, sorted, owned by
+    the lowest rank among the runs that hold it (the first document, in crawl order, to output it)."""
+    import pyarrow as pa
+
+    from corpusbuilder.dedup.state import merge_state_runs, write_state_rows
+    from corpusbuilder.tables import STATE_ROW_GROUP
+
+    rng = np.random.default_rng(9)
+    everything = []
+    paths = []
+    for run in range(3):
+        hashes = np.unique(rng.integers(0, 4 * STATE_ROW_GROUP, size=2 * STATE_ROW_GROUP).astype(np.uint64))
+        ranks = rng.integers(0, 1000, size=len(hashes)).astype(np.int32)
+        paths.append(tmp_path / f"run{run}.parquet")
+        write_state_rows(paths[-1], [(hashes, ranks, pa.array([f"d{r}" for r in ranks.tolist()]))], {})
+        everything.append(pd.DataFrame({"hash": hashes, "rank": ranks}))
+    expected = pd.concat(everything).sort_values(["hash", "rank"]).drop_duplicates("hash")
+    merged = [(h, r, ids.to_pylist()) for h, r, ids in merge_state_runs(paths)]
+    hashes = np.concatenate([h for h, _, _ in merged])
+    ranks = np.concatenate([r for _, r, _ in merged])
+    assert hashes.tolist() == expected["hash"].tolist() and ranks.tolist() == expected["rank"].tolist()
+    assert [i for _, _, ids in merged for i in ids] == [f"d{r}" for r in ranks.tolist()]
+    assert len(merged) > 1  # more than one round

@@ -19,7 +19,7 @@ from corpusbuilder.dedup.document import dedup_document
 from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
 from corpusbuilder.dedup.provenance_log import Provenance
 from corpusbuilder.dedup.sentences import first_words_of_chunks, inner_sentence_starts
-from corpusbuilder.dedup.state import check_state, kept_ngrams, merged_state, preload_output, write_dedup_state
+from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, preload_output
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.io import atomic_path, write_table
 from corpusbuilder.justext import PRESETS, JustextParams
@@ -218,13 +218,11 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     del owners
     stats.seconds["dedup"] = round(time.perf_counter() - started - stats.seconds["order"], 3)
 
-    output = write_shard_outputs(shards, plan, params, justext, stats, keep_ngrams=state_path is not None)
+    runs = None if state_path is None else OutputRuns(Path(state_path).parent, against, stats.documents)
+    write_shard_outputs(shards, plan, params, justext, stats, runs)
     stats.seconds["total"] = round(time.perf_counter() - started, 3)
-    if state_path is not None:
-        hashes, first = np.unique(np.concatenate([h for h, _ in output] + [np.empty(0, np.uint64)]),
-                                  return_index=True)
-        docs = np.concatenate([d for _, d in output] + [np.empty(0, np.int64)])[first]
-        write_dedup_state(state_path, *merged_state(against, hashes, docs, plan.all_ids()[:stats.documents]), params)
+    if runs is not None:
+        runs.write(state_path, params)
         stats.seconds["state"] = round(time.perf_counter() - started - stats.seconds["total"], 3)
     if stats_path is not None:
         with atomic_path(stats_path) as tmp:
@@ -315,17 +313,15 @@ def fill_duplicate_of(verdicts: list[_BlockVerdicts], units: list[tuple], owner_
 
 
 def write_shard_outputs(shards: list[Shard], plan: Plan, params: DedupParams, justext: JustextParams,
-                        stats: DedupStats, keep_ngrams: bool = False) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Pass 3: the context-sensitive pass on pages with duplicates, and the override tables.
-    With `keep_ngrams`, returns per shard the n-grams its kept units output and their documents
-    (global index), for the state."""
+                        stats: DedupStats, runs: OutputRuns | None = None) -> None:
+    """Pass 3: the context-sensitive pass on pages with duplicates, and the override tables;
+    with `runs`, each shard's output n-grams go to the state's runs."""
     all_ids = plan.all_ids()
-    output = []
     for s, (shard, shard_verdicts) in enumerate(zip(shards, plan.verdicts)):
         fields = ["doc_ids", "block_doc", "block_index"]
         if shard_verdicts.removed:  # parts to take from words to tokens
             fields += ["block_offsets", "is_punct", "is_stop"]
-        tokens = read_tokens(shard.tokens) if keep_ngrams else read_tokens(shard.tokens, tuple(fields))
+        tokens = read_tokens(shard.tokens) if runs is not None else read_tokens(shard.tokens, tuple(fields))
         table = shard_output(read_table(shard.blocks, BLOCK_COLUMNS), tokens, shard_verdicts, all_ids, justext, params)
         partly = table["removed_starts"].notna() & (table["final_class"] == GOOD)
         stats.partly_kept_blocks += int(partly.sum())
@@ -333,10 +329,9 @@ def write_shard_outputs(shards: list[Shard], plan: Plan, params: DedupParams, ju
         _count(stats, table)
         write_table(pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
                     shard.output)
-        if keep_ngrams:
+        if runs is not None:
             hashes, docs = kept_ngrams(tokens, table, params)
-            output.append((hashes, docs + plan.doc_base[s]))
-    return output
+            runs.add(hashes, docs + plan.doc_base[s], all_ids)
 
 
 BLOCK_COLUMNS = ["doc_id", "block_index", "cf_class", "final_class", "n_chars", "heading", "n_words"]

@@ -22,6 +22,9 @@ does not read the state: a page identical to an old one loses its blocks here in
 from __future__ import annotations
 
 import json
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -94,36 +97,77 @@ def kept_ngrams(tokens: dict, table: pd.DataFrame, params: DedupParams) -> tuple
     return hashes[kept], np.asarray(tokens["block_doc"])[block]
 
 
-def merged_state(old_path, new_hashes: np.ndarray, new_docs: np.ndarray,
-                 new_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-    """The old state (if any) and this run's output n-grams (`new_docs` index `new_ids`, in
-    crawl order) as one sorted state; an n-gram in both keeps its old owner, the first to
-    output it. Returns (hashes, document ranks, document ids)."""
-    hashes, ranks, ids = [], [], []
-    if old_path is not None:
-        for part, doc_rank, doc_id in read_dedup_state(old_path):
-            hashes.append(part)
-            ranks.append(doc_rank)
-            ids.append(doc_id)
-    after = max((int(r.max()) + 1 for r in ranks if len(r)), default=0)
-    hashes.append(new_hashes)
-    ranks.append((after + np.asarray(new_docs, np.int64)).astype(np.int32))
-    ids.append(pa.array(np.asarray(new_ids, dtype=object)[np.asarray(new_docs, np.int64)], pa.string()))
-    unique, first = np.unique(np.concatenate(hashes), return_index=True)
-    return unique, np.concatenate(ranks)[first], pa.concat_arrays(ids).take(first)
+class OutputRuns:
+    """This run's output n-grams for its state: a sorted run per shard (`tables.STATE_SCHEMA`) in a
+    temporary directory, merged with the earlier corpus's state by `write`. Held a shard at a
+    time, like the tokens; the merge holds a row group of each run."""
+
+    def __init__(self, directory, against, documents: int):
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        self._tmp = tempfile.TemporaryDirectory(dir=directory, prefix=".state-")
+        self.runs = [Path(against)] if against is not None else []
+        # ranks continue the earlier corpus's, in crawl order: the first to output an n-gram owns it
+        self.first_rank = dedup_state_metadata(against).get("next_rank", 0) if against is not None else 0
+        self.next_rank = self.first_rank + documents
+
+    def add(self, hashes: np.ndarray, docs: np.ndarray, doc_ids: np.ndarray) -> None:
+        """One shard's output n-grams and their documents (index into `doc_ids`, in crawl order)."""
+        hashes, first = np.unique(hashes, return_index=True)
+        docs = np.asarray(docs, np.int64)[first]
+        self.runs.append(Path(self._tmp.name) / f"run-{len(self.runs):05d}.parquet")
+        write_state_rows(self.runs[-1], [(hashes, (self.first_rank + docs).astype(np.int32),
+                                          pa.array(np.asarray(doc_ids, dtype=object)[docs], pa.string()))], {})
+
+    def write(self, path, params: DedupParams) -> None:
+        """The merged state: each n-gram once, owned by the document of the lowest rank."""
+        write_state_rows(path, merge_state_runs(self.runs), {**state_settings(params), "next_rank": self.next_rank})
+        self._tmp.cleanup()
 
 
-def write_dedup_state(path, hashes: np.ndarray, doc_rank: np.ndarray, doc_id: pa.Array, params: DedupParams) -> None:
-    """The state file (`tables.STATE_SCHEMA`, a row per n-gram: sorted unique `hashes` and who
-    output each first), with the n-gram settings a later run checks."""
-    metadata = {**state_settings(params), "ngrams": len(hashes)}
+def merge_state_runs(paths) -> Iterator[tuple[np.ndarray, np.ndarray, pa.Array]]:
+    """k-way merge of sorted state runs, a round at a time: every hash up to the smallest last
+    hash among the runs' current row groups is in memory, so that slice of each is merged with
+    one sort; of equal hashes the lowest rank stays."""
+    heads = [[*part, reader] for reader in (read_dedup_state(path) for path in paths)
+             if (part := next(reader, None)) is not None]
+    while heads:
+        heads = [head for head in heads if len(head[0]) or _refill(head)]
+        if not heads:
+            return
+        bound = min(head[0][-1] for head in heads)
+        parts = []
+        for head in heads:
+            cut = int(np.searchsorted(head[0], bound, side="right"))
+            parts.append((head[0][:cut], head[1][:cut], head[2].slice(0, cut)))
+            head[0], head[1], head[2] = head[0][cut:], head[1][cut:], head[2].slice(cut)
+        hashes = np.concatenate([h for h, _, _ in parts])
+        ranks = np.concatenate([r for _, r, _ in parts])
+        order = np.lexsort((ranks, hashes))
+        first = order[np.concatenate(([True], hashes[order][1:] != hashes[order][:-1]))]
+        yield hashes[first], ranks[first], pa.concat_arrays([ids for _, _, ids in parts]).take(pa.array(first))
+
+
+def _refill(head: list) -> bool:
+    for part in head[3]:
+        if len(part[0]):
+            head[0], head[1], head[2] = part
+            return True
+    return False
+
+
+def write_state_rows(path, parts, metadata: dict) -> None:
+    """A state file (`tables.STATE_SCHEMA`) of sorted (hashes, ranks, doc ids) parts, with the
+    n-gram settings a later run checks in `metadata`; always a row group, if an empty one."""
     schema = STATE_SCHEMA.with_metadata({"corpusbuilder": json.dumps(metadata)})
     with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
-        for begin in range(0, max(len(hashes), 1), STATE_ROW_GROUP):
-            part = slice(begin, begin + STATE_ROW_GROUP)
-            writer.write_table(pa.table({
-                "hash": pa.array(hashes[part], pa.uint64()),
-                "count": pa.array(np.ones(len(hashes[part]), np.uint32)),
-                "doc_rank": pa.array(doc_rank[part], pa.int32()),
-                "doc_id": doc_id[part],
-            }, schema=schema))
+        written = False
+        for hashes, ranks, ids in parts:
+            for begin in range(0, len(hashes), STATE_ROW_GROUP):
+                part = slice(begin, begin + STATE_ROW_GROUP)
+                writer.write_table(pa.table({"hash": pa.array(hashes[part], pa.uint64()),
+                                             "count": pa.array(np.ones(len(hashes[part]), np.uint32)),
+                                             "doc_rank": pa.array(ranks[part], pa.int32()),
+                                             "doc_id": ids.slice(begin, STATE_ROW_GROUP)}, schema=schema))
+                written = True
+        if not written:
+            writer.write_table(schema.empty_table())
