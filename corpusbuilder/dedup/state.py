@@ -1,9 +1,10 @@
 """De-duplicating a new crawl against an earlier corpus (`dedup.against`).
 
 A corpus's state is every distinct n-gram it output — the n-grams whose words all stay, which
-Algorithm 3.1 would have moved to G_out had a later crawl repeated them — with the
-document that output it first (`tables.STATE_SCHEMA`, ``results/dedup_state.parquet``: 64-bit hashes,
-sorted; 8 bytes a hash plus the document's dictionary index, which zstd packs). A run against it:
+Algorithm 3.1 would have moved to G_out had a later crawl repeated them — with the document that
+output it first, by its id and its rank in crawl order over every corpus merged in
+(`tables.STATE_SCHEMA`, ``results/dedup_state.parquet``: 64-bit hashes, sorted; 12.5 bytes an
+n-gram on the dev crawl, zstd). A run against it:
 
 - counts the state as one more run in the n-gram merge (each n-gram once), so an n-gram the new
   crawl holds once and the old corpus output is in G₂₊;
