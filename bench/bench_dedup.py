@@ -3,6 +3,7 @@
     python bench/bench_dedup.py crawl   [--stage DIR | --stage '' --warcs DIR] [--n 5 7 10] [--orders ...]  # §3.6.4
     python bench/bench_dedup.py memory  [--max 30000000]             # Figure 3.4 in small
     python bench/bench_dedup.py speed                                # tokens/s of the dedup pass
+    python bench/bench_dedup.py levels-speed [--stage DIR] [--rounds 5]  # CPU time per level, same inputs
 
 crawl: by default reads the real stage outputs of a workflow run (--stage, its `work` directory:
 tokens/*.npz, extract/*.blocks.parquet, ngrams/dup{n}.npy), i.e. exactly what the dedup rule sees
@@ -32,6 +33,7 @@ import re
 import resource
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -39,14 +41,15 @@ import pandas as pd
 
 from corpusbuilder import tokenise
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus
-from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.dedup.params import LEVELS, PART_LEVELS, DedupParams
 from corpusbuilder.dedup.store import duplicate_ngram_store
 from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.stoplists import load_stoplist
-from corpusbuilder.tables import ShardTables, read_survivors
-from corpusbuilder.tokenfile import write_token_stream
-from corpusbuilder.tokenise import word_hashes
+from corpusbuilder.report.corpus_stats import block_ngrams
+from corpusbuilder.tables import ShardTables, kept_tokens, read_survivors
+from corpusbuilder.tokenfile import TokenStream, read_tokens, write_token_stream
+from corpusbuilder.tokenise import block_sentences, word_hashes
 
 RESULTS = Path(__file__).parent / "results" / "dedup.json"
 TOKEN = r"\w+|[^\w\s]"  # the raw layout's stand-in tokeniser: words and punctuation marks
@@ -67,19 +70,24 @@ def pattern_suffix(pattern: str) -> str:
 
 
 def regex_tokenise_shard(blocks_path: Path, tokens_path: Path, stoplist: frozenset[str], pattern: str = TOKEN) -> None:
-    """A stand-in for the tokenise stage: the final-good blocks' regex tokens in its npz layout."""
+    """A stand-in for the tokenise stage: the final-good blocks' regex tokens in its npz layout,
+    with the sentence starts of the tokeniser's sentences (`tokenise.block_sentences`)."""
     blocks = pd.read_parquet(blocks_path, columns=["doc_id", "block_index", "text", "final_class"])
     good = blocks[blocks.final_class == "good"]
-    tokens = [re.findall(pattern, text) for text in good.text]
+    sentences = [[re.findall(pattern, sentence) for sentence in block_sentences(text)] for text in good.text]
+    tokens = [[w for sentence in block for w in sentence] for block in sentences]
     words = np.array([w for block in tokens for w in block], dtype=object)
     doc_ids = pd.unique(good.doc_id)  # crawl order
     block_doc = pd.Index(doc_ids).get_indexer(good.doc_id)
-    np.savez(tokens_path, token_hash=word_hashes(words),
-             is_punct=np.array([not w[0].isalnum() and w[0] != "_" for w in words], bool),
-             is_stop=np.array([w.lower() in stoplist for w in words], bool),
-             block_offsets=np.concatenate(([0], np.cumsum([len(t) for t in tokens]))).astype(np.int64),
-             block_doc=block_doc.astype(np.int32), block_index=good.block_index.to_numpy(np.int32),
-             doc_ids=np.array(doc_ids, dtype=str))
+    write_token_stream(TokenStream(
+        token_hash=word_hashes(words),
+        is_punct=np.array([not w[0].isalnum() and w[0] != "_" for w in words], bool),
+        is_stop=np.array([w.lower() in stoplist for w in words], bool),
+        block_offsets=np.concatenate(([0], np.cumsum([len(t) for t in tokens]))).astype(np.int64),
+        block_doc=block_doc.astype(np.int32), block_index=good.block_index.to_numpy(np.int32),
+        doc_ids=np.array(doc_ids, dtype=str),
+        sentence_start=np.array([i == 0 for block in sentences for sentence in block for i in range(len(sentence))],
+                                bool)), tokens_path)
 
 
 def tokens_before_exact_dedup(stage: Path, name: str, tokens_path: Path) -> Path:
@@ -106,27 +114,24 @@ def duplicate_ngrams(tokens_paths: list[Path], n: int, kind: str) -> np.ndarray:
 
 
 def tengram_metric(tokens_paths: list[Path], kept: list[np.ndarray] | None) -> dict:
-    """Instances of 10-grams (all tokens) seen 2+ times, and distinct 10-grams, over the blocks
-    in `kept` (a bool per token block of each shard; None = all)."""
-    hashes = []
-    for i, path in enumerate(tokens_paths):
-        words, offsets = load_words(path, "all")
-        h, starts = ngram_hashes(words, offsets, 10)
-        if kept is not None:
-            block = np.searchsorted(offsets, starts, side="right") - 1
-            h = h[kept[i][block]]
-        hashes.append(h)
+    """Instances of 10-grams (all tokens) seen 2+ times, and distinct 10-grams, over the tokens
+    in `kept` (a bool per token of each shard; None = all): the report's count
+    (`corpus_stats.block_ngrams`), which takes only 10-grams of the original text, never one
+    bridging a removed block or sentence."""
+    hashes = [block_ngrams(read_tokens(path), None if kept is None else kept[i], 10)
+              for i, path in enumerate(tokens_paths)]
     _, counts = np.unique(np.concatenate(hashes), return_counts=True)
     return {"duplicate_10gram_instances": int(counts[counts >= 2].sum()), "distinct_10grams": len(counts),
             "10gram_instances": int(counts.sum())}
 
 
-def final_classes_of(tokens_path: Path, output: Path) -> np.ndarray:
-    """The dedup stage's final class of each block of a token stream (NaN: a block it has no row for)."""
-    classes = pd.read_parquet(output).set_index(["doc_id", "block_index"]).final_class
-    with np.load(tokens_path) as t:
-        index = pd.MultiIndex.from_arrays([t["doc_ids"][t["block_doc"]], t["block_index"]])
-    return classes.reindex(index).to_numpy()
+def kept_after(tokens_path: Path, output: Path, stubs_back: bool = False) -> np.ndarray:
+    """Per token: kept by the dedup stage (`tables.kept_tokens`); with `stubs_back`, the blocks the
+    context-sensitive pass took next to duplicates count as kept too."""
+    table = pd.read_parquet(output)
+    if stubs_back:
+        table = table.assign(final_class=table.final_class.where(table.final_class == "duplicate", "good"))
+    return kept_tokens(read_tokens(tokens_path), table)
 
 
 def crawl(args) -> None:
@@ -165,16 +170,21 @@ def crawl(args) -> None:
                 np.save(work / "dup.npy", np.load(staged))
             else:
                 np.save(work / "dup.npy", duplicate_ngrams(tokens, n, kind))
-            for threshold, order in itertools.product(args.thresholds, args.orders):
+            for threshold, order, level in itertools.product(args.thresholds, args.orders, args.levels):
                 shards = [Shard(name, t, b, work / "dedup" / f"{name}.parquet")
                           for name, t, b in zip(names, tokens, blocks)]
-                params = DedupParams(n=n, kind=kind, threshold=threshold, order=order)
+                band = dict(zip(("partial_low", "partial_high"), args.partial_band)) if level in PART_LEVELS else {}
+                if level == "span":
+                    band["span_repeat_ratio"] = args.span_repeat_ratio
+                params = DedupParams(n=n, kind=kind, threshold=threshold, order=order, level=level, **band)
                 stats = dedup_corpus(shards, work / "dup.npy", None, params, PRESETS["default"])
-                final = [final_classes_of(shard.tokens, shard.output) for shard in shards]
-                after = tengram_metric(tokens, [f == "good" for f in final])
+                after = tengram_metric(tokens, [kept_after(shard.tokens, shard.output) for shard in shards])
                 # the same run with the stubs the context-sensitive pass took counted back as kept
-                alone = tengram_metric(tokens, [f != "duplicate" for f in final])
+                alone = tengram_metric(tokens, [kept_after(shard.tokens, shard.output, True) for shard in shards])
                 row = {"kind": kind, "n": n, "threshold": threshold, "order": order,
+                       "level": level + (" ({partial_low}, {partial_high}]".format(**band) if band else "")
+                       + (" ratio {span_repeat_ratio}".format(**band) if level == "span" else ""),
+                       "partly_kept_blocks": stats.partly_kept_blocks, "removed_parts": stats.removed_parts,
                        "duplicate_ngrams": stats.duplicate_ngrams,
                        "removed_duplicate_10gram_instances": round(
                            1 - after["duplicate_10gram_instances"] / before["duplicate_10gram_instances"], 4),
@@ -195,7 +205,7 @@ def crawl(args) -> None:
                 rows.append(row)
     # two inputs, two sections: the workflow's (after language and exact dedup) and jusText's
     # clean text of every page (the input the onion reference figures were measured on)
-    section = "crawl" if args.stage else "crawl_justext_only" + pattern_suffix(args.token_pattern)
+    section = args.section or ("crawl" if args.stage else "crawl_justext_only" + pattern_suffix(args.token_pattern))
     save(section, {"stage": str(args.stage), "warcs": str(args.warcs), "before": before,
                    **({"before_exact_dedup": before_exact} if before_exact else {}),
                    "runs": merged_runs(section, before, rows)})
@@ -205,8 +215,8 @@ def merged_runs(section: str, before: dict, rows: list[dict]) -> list[dict]:
     """A run with other settings (a threshold sweep, one n) adds its rows to those already saved
     for the same input, replacing only the rows of the same settings."""
     saved = json.loads(RESULTS.read_text()).get(section, {}) if RESULTS.exists() else {}
-    settings = ("kind", "n", "threshold", "order")
-    by_setting = {tuple(row[k] for k in settings): row
+    settings = ("kind", "n", "threshold", "order", "level")
+    by_setting = {tuple(row.get(k, "block") for k in settings): row
                   for row in (saved.get("runs", []) if saved.get("before") == before else [])}
     by_setting.update((tuple(row[k] for k in settings), row) for row in rows)
     return [by_setting[key] for key in sorted(by_setting)]
@@ -338,6 +348,30 @@ def speed(args) -> None:
     save("speed", results)
 
 
+def levels_speed(args) -> None:
+    """CPU seconds of the dedup stage on a workflow run's own inputs, one level after the other
+    in each round (the load of a shared machine falls on all alike), the median of the rounds."""
+    stage = Path(args.stage)
+    names = sorted(p.name.removesuffix(".npz") for p in (stage / "tokens").glob("*.npz"))
+    work = Path(args.work) / "levels"
+    shards = [Shard(name, stage / "tokens" / f"{name}.npz", stage / "extract" / f"{name}.blocks.parquet",
+                    work / f"{name}.parquet") for name in names]
+    seconds = {level: [] for level in args.levels}
+    for _ in range(args.rounds):
+        for level in args.levels:
+            started = time.process_time()
+            stats = dedup_corpus(shards, stage / "ngrams" / f"dup{args.n}.npy", None,
+                                 DedupParams(n=args.n, level=level), PRESETS["default"])
+            seconds[level].append(time.process_time() - started)
+    base = float(np.median(seconds[args.levels[0]]))
+    rows = [{"level": level, "cpu_seconds": [round(x, 3) for x in times], "median": round(float(np.median(times)), 3),
+             "tokens_per_cpu_second": round(stats.tokens / float(np.median(times))),
+             f"ratio_to_{args.levels[0]}": round(float(np.median(times)) / base, 3)} for level, times in seconds.items()]
+    for row in rows:
+        print(row, flush=True)
+    save("levels_speed", {"stage": str(stage), "n": args.n, "tokens": stats.tokens, "rounds": args.rounds, "runs": rows})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -350,6 +384,12 @@ def main() -> None:
     c.add_argument("--kinds", nargs="+", default=["all"])
     c.add_argument("--thresholds", type=float, nargs="+", default=[0.5])
     c.add_argument("--orders", nargs="+", default=["dup-share"], choices=["dup-share", "input"])
+    c.add_argument("--levels", nargs="+", default=["block", "sentence", "span"], choices=LEVELS)
+    c.add_argument("--partial-band", type=float, nargs=2, default=[DedupParams.partial_low, DedupParams.partial_high],
+                   metavar=("LOW", "HIGH"), help="levels sentence and span: blocks with a share in (LOW, HIGH] are judged by their parts")
+    c.add_argument("--section", help="results/dedup.json section (default: crawl, or crawl_justext_only with --stage '')")
+    c.add_argument("--span-repeat-ratio", type=float, default=DedupParams.span_repeat_ratio,
+                   help="level span: a kept run goes when its output n-grams outnumber its fresh ones by more than this")
     c.add_argument("--token-pattern", default=TOKEN,
                    help="with --stage '': the regex that tokenises the blocks (e.g. '\\S+' for whitespace tokens); "
                         "a new --work dir per pattern")
@@ -364,11 +404,17 @@ def main() -> None:
     s.add_argument("--work", default="bench/results/tmp/dedup")
     s.add_argument("--shards", type=int, default=2)
     s.add_argument("--docs", type=int, default=3000)
+    v = sub.add_parser("levels-speed")
+    v.add_argument("--stage", default="work")
+    v.add_argument("--work", default="bench/results/tmp/dedup")
+    v.add_argument("--levels", nargs="+", default=["block", "sentence", "span"], choices=LEVELS)
+    v.add_argument("--n", type=int, default=10)
+    v.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     if args.command == "memory-point":
         print(json.dumps(memory_point(args.backend, args.keys, args.bits)))
     else:
-        {"crawl": crawl, "memory": memory, "speed": speed}[args.command](args)
+        {"crawl": crawl, "memory": memory, "speed": speed, "levels-speed": levels_speed}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from bench_language import CRAWL, crawl_page_texts  # noqa: E402
 from corpusbuilder.tokenise import (  # noqa: E402
     Vocabulary,
     punctuation_types,
+    sentence_starts,
     stoplist_for_language,
     stopword_types,
     token_hashes,
@@ -41,8 +42,9 @@ def block_texts(paths: list[str]) -> list[str]:
 
 def stage_work(texts: list[str]) -> int:
     vocabulary = Vocabulary()
-    ids, _ = tokenise_blocks(texts, vocabulary, progress_every=10**9)
+    ids, offsets, chunk_first = tokenise_blocks(texts, vocabulary, progress_every=10**9)
     types = vocabulary.type_list()
+    sentence_starts(ids, chunk_first, offsets, types)
     token_hashes(types)[ids]
     punctuation_types(types)[ids]
     stopword_types(types, stoplist_for_language("en"))[ids]

@@ -9,8 +9,9 @@ with bench_dedup's metric, to tell the algorithm's figures from the input's.
         --simulate onion,1,tokens justext,0,tokens none,0,tokens
 
 --onion BINARY: the C tool (n = 10, t = 0.5, its own smoothing) on the blocks written as a vertical
-file (a token per line, a <p> per block, a <doc> per page, crawl order); needs the `raw` layout,
-whose tokens are bench_dedup's regex tokens of the blocks' text, so the tool sees the same tokens.
+file (a token per line, a <p> per block, a <doc> per page, crawl order), cut by the tokeniser the
+streams were made with (the `raw` layout: bench_dedup's regex; `stage`: the tokenise stage's), so
+the tool sees the tokens the metric counts.
 --simulate SMOOTHING,CROSS,COUNT: onion's loop re-enacted in numpy, to vary one thing at a time:
 SMOOTHING onion (non-removed runs of <= 20 tokens between removed paragraphs or page ends go),
 justext (our context-sensitive pass) or none; CROSS 1 = n-grams cross paragraphs inside a page as
@@ -27,21 +28,25 @@ metric) and across blocks of a page.
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 import subprocess
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_dedup import TOKEN, final_classes_of, load_words, pattern_suffix, save, tengram_metric
+from bench_dedup import TOKEN, kept_after, load_words, pattern_suffix, save, tengram_metric
 
 from corpusbuilder.dedup.context import page_blocks
 from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams.hashing import ngram_hashes
+from corpusbuilder.tokenfile import read_tokens
+from corpusbuilder.tokenise import tokenise
 
 N, THRESHOLD, MAX_STUB = 10, 0.5, 20
 ONION_BUFFER = 335_544_320  # the tool's default -b
@@ -72,22 +77,23 @@ def block_count(tokens_path: Path) -> int:
 
 # --- the C tool -----------------------------------------------------------------------------------
 
-def write_vertical(tokens_paths: list[Path], blocks_paths: list[Path], pattern: str, path: Path) -> None:
-    """The good blocks as onion's input. A token starting with '<' would be read as a tag: it gets a
-    leading space, which no token has (tokens never hold whitespace), so it stays distinct."""
+def write_vertical(tokens_paths: list[Path], blocks_paths: list[Path], tokens_of, path: Path) -> None:
+    """The token streams' blocks as onion's input, each block's text cut by `tokens_of` (the
+    stream's own tokeniser, checked against its token counts). A token starting with '<' would be
+    read as a tag: it gets a leading space, which no token has (tokens never hold whitespace), so
+    it stays distinct."""
     with path.open("w") as out:
         for tokens_path, blocks_path in zip(tokens_paths, blocks_paths):
-            blocks = pd.read_parquet(blocks_path, columns=["doc_id", "text", "final_class"])
-            good = blocks[blocks.final_class == "good"]
-            with np.load(tokens_path) as t:
-                lengths = np.diff(t["block_offsets"])
-            if len(good) != len(lengths):
-                sys.exit(f"{tokens_path}: not the raw layout's tokens of {blocks_path}")
+            t = read_tokens(tokens_path, ("doc_ids", "block_doc", "block_index", "block_offsets"))
+            doc_ids = np.asarray(t["doc_ids"]).astype(str)[t["block_doc"]]
+            texts = pd.read_parquet(blocks_path, columns=["doc_id", "block_index", "text"]).set_index(
+                ["doc_id", "block_index"])["text"]
+            texts = texts.reindex(pd.MultiIndex.from_arrays([doc_ids, t["block_index"]]))
             previous = None
-            for doc_id, text, length in zip(good.doc_id, good.text, lengths):
-                words = re.findall(pattern, text)
+            for doc_id, text, length in zip(doc_ids, texts, np.diff(t["block_offsets"])):
+                words = tokens_of(text)
                 if len(words) != length:
-                    sys.exit(f"{tokens_path}: tokens differ from --token-pattern's tokens of {blocks_path}")
+                    sys.exit(f"{tokens_path}: its tokens are not the tokeniser's of {blocks_path}")
                 if doc_id != previous:
                     out.write("</doc>\n<doc>\n" if previous is not None else "<doc>\n")
                     previous = doc_id
@@ -95,16 +101,16 @@ def write_vertical(tokens_paths: list[Path], blocks_paths: list[Path], pattern: 
             out.write("</doc>\n")
 
 
-def run_onion(binary: str, tokens_paths: list[Path], blocks_paths: list[Path], pattern: str) -> list[np.ndarray]:
+def run_onion(binary: str, tokens_paths: list[Path], blocks_paths: list[Path], tokens_of, n: int = N) -> list[np.ndarray]:
     """The tool's kept flag per block, from its per-paragraph marks (build_onion.sh adds them)."""
     with tempfile.TemporaryDirectory() as tmp:
         vertical, listing = Path(tmp) / "input.vert", Path(tmp) / "files.txt"
-        write_vertical(tokens_paths, blocks_paths, pattern, vertical)
+        write_vertical(tokens_paths, blocks_paths, tokens_of, vertical)
         if vertical.stat().st_size >= ONION_BUFFER:
             sys.exit(f"{binary}: the refactored tool reads one {ONION_BUFFER}-byte buffer per input file; "
                      "the input is larger")
         listing.write_text(f"{vertical}\n")
-        stdout = subprocess.run([binary, "-n", str(N), "-t", str(THRESHOLD), "-l", str(MAX_STUB), "-q",
+        stdout = subprocess.run([binary, "-n", str(n), "-t", str(THRESHOLD), "-l", str(MAX_STUB), "-q",
                                  "-D", "bench", "-L", str(listing), "-O", tmp + "/"],  # it appends names bare
                                 capture_output=True, text=True, check=True).stdout
     removed = np.array([line.endswith("1") for line in stdout.splitlines() if line.startswith("PAR\t")])
@@ -194,13 +200,12 @@ def simulate(tokens_paths: list[Path], blocks_paths: list[Path], smoothing: str,
 # --- scoring --------------------------------------------------------------------------------------
 
 def cross_block_metric(tokens_paths: list[Path], kept: list[np.ndarray] | None) -> dict:
-    """10-grams over each page's kept tokens, crossing blocks."""
+    """10-grams over each page's kept tokens (a flag per token; None = all), crossing blocks."""
     hashes = []
     for i, path in enumerate(tokens_paths):
         words, block_offsets = load_words(path, "all")
         page_tokens, _ = doc_offsets(path)
-        keep = np.repeat(np.ones(len(block_offsets) - 1, bool) if kept is None else kept[i],
-                         np.diff(block_offsets))
+        keep = np.ones(len(words), bool) if kept is None else kept[i]
         kept_before = np.concatenate(([0], np.cumsum(keep)))
         hashes.append(ngram_hashes(words[keep], kept_before[page_tokens], 10)[0])
     _, counts = np.unique(np.concatenate(hashes), return_counts=True)
@@ -208,17 +213,17 @@ def cross_block_metric(tokens_paths: list[Path], kept: list[np.ndarray] | None) 
 
 
 def kept_of_outputs(tokens_paths: list[Path], outputs: list[Path]) -> list[np.ndarray]:
-    """Our dedup stage's kept flag per block of the token streams."""
-    kept = []
-    for tokens_path, output in zip(tokens_paths, outputs):
-        final = final_classes_of(tokens_path, output)
-        if pd.isna(final).any():
-            sys.exit(f"{output}: no class for {int(pd.isna(final).sum())} blocks of {tokens_path}: another run's output")
-        kept.append(final == "good")
-    return kept
+    """Our dedup stage's kept flag per token of the token streams (`bench_dedup.kept_after`)."""
+    return [kept_after(tokens_path, output) for tokens_path, output in zip(tokens_paths, outputs)]
+
+
+def per_token(tokens_paths: list[Path], kept_blocks: list[np.ndarray]) -> list[np.ndarray]:
+    """A kept flag per block (onion's verdicts) as one per token."""
+    return [np.repeat(kept, np.diff(load_words(path, "all")[1])) for path, kept in zip(tokens_paths, kept_blocks)]
 
 
 def score(name: str, tokens_paths: list[Path], kept: list[np.ndarray], before: dict) -> dict:
+    """The metric of `kept`, a flag per token of each stream."""
     row = {"run": name}
     for scope, metric in (("within_blocks", tengram_metric), ("across_blocks", cross_block_metric)):
         after = metric(tokens_paths, kept)
@@ -236,11 +241,13 @@ def main() -> None:
     parser.add_argument("--layout", choices=["raw", "stage"], default="raw")
     parser.add_argument("--ours", type=Path, help="our dedup outputs ({shard}.parquet) for the same shards")
     parser.add_argument("--onion", nargs="*", default=[], help="onion binaries built by build_onion.sh")
+    parser.add_argument("--n", type=int, nargs="+", default=[N], help="n-gram lengths the C tool runs with (the metric stays 10-grams)")
     parser.add_argument("--simulate", nargs="*", default=[], metavar="SMOOTHING,CROSS,COUNT")
     parser.add_argument("--token-pattern", default=TOKEN, help="the --token-pattern DIR was tokenised with")
+    parser.add_argument("--section", help="results/dedup.json section (default: onion_reference, _workflow for a stage dir)")
     args = parser.parse_args()
-    if args.onion and args.layout != "raw":
-        parser.error("--onion needs --layout raw: the tool must see the regex tokens the metric counts")
+    # the tool must see the tokens the metric counts: the regex's (raw) or the tokenise stage's
+    tokens_of = tokenise if args.layout == "stage" else partial(re.findall, args.token_pattern)
     tokens_paths, blocks_paths = shard_paths(args.dir, args.layout)
     if not tokens_paths:
         parser.error(f"{args.dir}: no token streams (*.npz)")
@@ -251,17 +258,20 @@ def main() -> None:
     if args.ours:
         outputs = [args.ours / f"{p.stem}.parquet" for p in tokens_paths]
         rows.append(score(f"ours ({args.ours})", tokens_paths, kept_of_outputs(tokens_paths, outputs), before))
-    for binary in args.onion:
-        kept = run_onion(binary, tokens_paths, blocks_paths, args.token_pattern)
-        rows.append(score(f"onion C tool ({Path(binary).parent.name})", tokens_paths, kept, before))
+    for binary, n in itertools.product(args.onion, args.n):
+        kept = per_token(tokens_paths, run_onion(binary, tokens_paths, blocks_paths, tokens_of, n))
+        rows.append(score(f"onion C tool ({Path(binary).parent.name})" + (f", n = {n}" if n != N else ""),
+                          tokens_paths, kept, before))
     for spec in args.simulate:
         smoothing, cross, count = (spec.split(",") + ["", "", ""])[:3]
         if smoothing not in ("onion", "justext", "none") or cross not in ("0", "1") or count not in ("tokens", "ngrams"):
             parser.error(f"--simulate {spec}: expected onion|justext|none,0|1,tokens|ngrams")
-        kept = simulate(tokens_paths, blocks_paths, smoothing, cross == "1", count)
+        kept = per_token(tokens_paths, simulate(tokens_paths, blocks_paths, smoothing, cross == "1", count))
         rows.append(score(f"onion loop in numpy: smoothing={smoothing} cross={cross} count={count}",
                           tokens_paths, kept, before))
-    save("onion_reference" + pattern_suffix(args.token_pattern),
+    # the workflow's input (a stage dir) and jusText's text of every page (raw) have sections of their own
+    save(args.section or "onion_reference" + ("_workflow" if args.layout == "stage" else "")
+         + pattern_suffix(args.token_pattern),
          {"dir": str(args.dir), "layout": args.layout, "token_pattern": args.token_pattern, "n": N,
           "threshold": THRESHOLD, "before": before, "runs": rows})
 

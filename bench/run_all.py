@@ -265,7 +265,7 @@ def bench_dedup(args, logs: Path, work: Path) -> list[dict]:
     try:
         results.unlink(missing_ok=True)  # so each section read below is this run's
         run, _ = run_measured("dedup-crawl", [sys.executable, script, "crawl", "--stage", str(work / "work"),
-                                              "--work", str(scratch / "crawl"), "--n", "10"], logs)
+                                              "--work", str(scratch / "crawl"), "--n", "10", "--levels", "block"], logs)
         data = json.loads(results.read_text()) if results.exists() else {}
         if "crawl" in data and not run["returncode"]:
             crawl = data["crawl"]["runs"][0]

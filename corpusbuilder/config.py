@@ -165,6 +165,16 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     bands, k = config["similarity"]["bands"], config["similarity"]["k"]
     if bands and k % bands:
         raise ConfigError(f"config key 'similarity.bands': {bands} does not divide similarity.k = {k}")
+    against = config["dedup"]["against"]
+    if against is not None and not (base_dir / against).is_file():
+        raise ConfigError(f"config key 'dedup.against': no such file: {base_dir / against} (give the "
+                          "results/dedup_state.parquet of the corpus built before)")
+    if config["dedup"]["level"] in ("sentence", "span") and not config["tokenise"]["cjk_chars"]:
+        raise ConfigError(f"config key 'dedup.level': {config['dedup']['level']} cuts blocks where the token file "
+                          "counts tokens, and export counts them with tokenise.cjk_chars: true; set it back")
+    if config["dedup"]["partial_low"] > config["dedup"]["partial_high"]:
+        raise ConfigError("config key 'dedup.partial_low': larger than dedup.partial_high, so the band of "
+                          "blocks judged by their sentences is empty")
     if config["extract"]["min_bytes"] > config["extract"]["max_bytes"]:
         raise ConfigError("config key 'extract.min_bytes': larger than extract.max_bytes, so every page would be skipped")
     cc = config["input"]["cc_paths"]

@@ -30,8 +30,10 @@ from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
 from corpusbuilder.io import atomic_path
-from corpusbuilder.tables import Survivors
-from corpusbuilder.tokenise import tokenise
+import numpy as np
+
+from corpusbuilder.tables import REMOVED_PARTS, Survivors
+from corpusbuilder.tokenise import kept_chunks, tokenise
 
 # the block columns an exported document carries
 EXPORT_COLUMNS = ("text", "heading")
@@ -62,6 +64,15 @@ def _present(value):
     return value
 
 
+def block_texts(blocks) -> list[str]:
+    """Each block's text on one line; of a block partly kept by de-duplication, what it keeps."""
+    if REMOVED_PARTS[0] not in blocks:
+        return [" ".join(text.split()) for text in blocks["text"]]
+    # a block kept or removed whole has no ranges (a null, NaN after a join)
+    return [kept_chunks(text, starts, ends) if isinstance(starts, (list, np.ndarray)) else " ".join(text.split())
+            for text, starts, ends in zip(blocks["text"], blocks[REMOVED_PARTS[0]], blocks[REMOVED_PARTS[1]])]
+
+
 def kept_documents(kept: Survivors) -> Iterator[ExportDocument]:
     """The surviving documents (`tables.survivors`) with their blocks, in crawl order."""
     by_doc = {doc_id: group for doc_id, group in kept.blocks.groupby("doc_id", sort=False)}
@@ -72,7 +83,7 @@ def kept_documents(kept: Survivors) -> Iterator[ExportDocument]:
             id=row.doc_id,
             url=row.uri,
             language=row.language or "",
-            paragraphs=[" ".join(text.split()) for text in group["text"]],
+            paragraphs=block_texts(group),
             headings=group["heading"].tolist(),
             language_score=None if score is None else round(float(score), 4),
             warc_record_id=_present(getattr(row, "warc_record_id", None)),

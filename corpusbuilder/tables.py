@@ -9,6 +9,7 @@ is spelled once. The token file (``work/tokens/{shard}.npz``) has its own module
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,9 @@ class Files:
     duplicate_ngrams_stats: str = "work/ngrams/dup{n}.stats.json"
     dedup: str = "work/dedup/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
+    # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and out of
+    # work/dedup/, whose *.parquet are the per-shard tables)
+    dedup_state: str = "results/dedup_state.parquet"
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
     corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
     corpus_vert: str = "results/corpus/{shard}.vert.gz"
@@ -138,15 +142,31 @@ DEDUP_SCHEMA = pa.schema(
         ("doc_id", pa.string()),
         ("block_index", pa.int32()),
         ("final_class", pa.string()),
-        ("duplicate_of", pa.string()),
-        ("dup_share", pa.float32()),
+        ("duplicate_of", pa.string()),  # a duplicate block: the document it copies most
+        ("dup_share", pa.float32()),  # of the block's words, covered by n-grams already output
+        # sentence and span modes, a block that lost some parts and kept the rest (null otherwise):
+        # the lost parts as token ranges [start, end) counted from the block's first token in the
+        # token file, and the document each copies; `survivors` hands the ranges on, and the
+        # block's text is what is left of it (tokenise.kept_chunks)
+        ("removed_starts", pa.list_(pa.int32())),
+        ("removed_ends", pa.list_(pa.int32())),
+        ("removed_duplicate_of", pa.list_(pa.string())),
     ]
 )
 
 # ngram_runs: sorted (hash, count) runs, zstd
 RUN_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32())])
 
+# dedup's state: every distinct n-gram a corpus output (64-bit hashes, sorted), a count of 1 (so
+# that the n-gram merge reads the file as one more run), and the document that output it first:
+# its id and its rank in crawl order over every corpus merged into the state
+STATE_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32()), ("doc_rank", pa.int32()),
+                          ("doc_id", pa.string())])
+STATE_ROW_GROUP = 1 << 16
+
 GOOD = "good"
+# the dedup columns that say which tokens of a partly kept block are gone
+REMOVED_PARTS = ("removed_starts", "removed_ends")
 
 # --------------------------------------------------------------------------- how it is read
 
@@ -237,7 +257,9 @@ def survivors(
     """The documents and blocks that survive every stage that ran.
 
     A cleaned page (extract's outcome ``ok``) keeps the blocks classified good — by block
-    de-duplication when it ran (``dedup``, which only ever demotes a block), else by extract;
+    de-duplication when it ran (``dedup``, which only ever demotes a block, and whose
+    ``removed_starts``/``removed_ends`` a partly kept block carries: `tokenise.kept_chunks` is its
+    text), else by extract;
     the language stage drops whole documents and, with block-level filtering, single blocks; exact
     de-duplication drops copies. A document left with no block is not in the corpus. The
     document's language is the language stage's verdict when it ran, else the page language
@@ -248,7 +270,8 @@ def survivors(
     documents = documents.rename(columns={"page_language": "language", "page_language_probability": "language_score"})
     good = blocks
     if dedup is not None:
-        verdict = dedup[["doc_id", "block_index", "final_class"]]
+        # a block partly kept (sentence and span modes) carries its removed token ranges
+        verdict = dedup[[c for c in ("doc_id", "block_index", "final_class", *REMOVED_PARTS) if c in dedup]]
         good = good.drop(columns="final_class").merge(verdict, on=["doc_id", "block_index"])
     good = good.loc[good["final_class"] == GOOD]
     if language is not None:
@@ -276,7 +299,8 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
     language = (read_table(tables.language, ["doc_id", "language", "kept", "dropped_blocks"], optional=["probability"])
                 if tables.language else None)
     exact = read_table(tables.exact, ["doc_id", "kept"]) if tables.exact else None
-    dedup = read_table(tables.dedup, ["doc_id", "block_index", "final_class"]) if tables.dedup else None
+    dedup = (read_table(tables.dedup, ["doc_id", "block_index", "final_class"],
+                        optional=REMOVED_PARTS if "text" in block_columns else ()) if tables.dedup else None)
     return survivors(docs, blocks, language, exact, dedup)
 
 
@@ -294,3 +318,49 @@ def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.nda
     good = dedup.loc[dedup["final_class"] == GOOD, ["doc_id", "block_index"]]
     keys = block_keys(blocks["doc_id"], blocks["block_index"])
     return np.asarray(keys.isin(block_keys(good["doc_id"], good["block_index"])), dtype=bool)
+
+
+def kept_tokens(tokens: dict[str, np.ndarray], dedup: pd.DataFrame | None, whole_chunks: bool = True) -> np.ndarray:
+    """Per token of a shard's token file (`tokenfile.read_tokens`): does it survive block
+    de-duplication — its block is good and no removed part of it (``removed_starts``/``ends``)
+    holds it. With ``whole_chunks``, a whitespace chunk that keeps any token keeps all of them,
+    as the kept text does (`tokenise.kept_chunks`)."""
+    offsets = np.asarray(tokens["block_offsets"], np.int64)
+    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    blocks = pd.DataFrame({"doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)] if len(doc_ids) else [],
+                           "block_index": tokens["block_index"]})
+    keep = np.repeat(good_after_dedup(blocks, dedup), np.diff(offsets))
+    if dedup is None or "removed_starts" not in dedup:
+        return keep
+    partly = dedup.loc[dedup["removed_starts"].notna() & (dedup["final_class"] == GOOD)]
+    row = block_keys(blocks["doc_id"], blocks["block_index"]).get_indexer(
+        block_keys(partly["doc_id"], partly["block_index"]))
+    partly, row = partly[row >= 0], row[row >= 0]  # rows of other shards' blocks say nothing here
+    if len(partly):
+        lengths = partly["removed_starts"].map(len).to_numpy()
+        base = np.repeat(offsets[row], lengths)
+        starts = base + np.concatenate(partly["removed_starts"].to_numpy()).astype(np.int64)
+        ends = base + np.concatenate(partly["removed_ends"].to_numpy()).astype(np.int64)
+        inside = np.zeros(len(keep) + 1, np.int64)  # +1 at a range's start, -1 after it
+        np.add.at(inside, starts, 1)
+        np.add.at(inside, ends, -1)
+        removed = np.cumsum(inside)[:-1] > 0
+        if whole_chunks:
+            chunk = np.cumsum(tokens["chunk_start"]) - 1
+            removed &= np.bincount(chunk, weights=~removed & keep, minlength=chunk[-1] + 1)[chunk] == 0
+        keep &= ~removed
+    return keep
+
+
+def dedup_state_metadata(path: Path | str) -> dict:
+    """The n-gram settings and size a state file was written with."""
+    return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])
+
+
+def read_dedup_state(path: Path | str):
+    """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow array)."""
+    with pq.ParquetFile(path) as state:
+        for group in range(state.metadata.num_row_groups):
+            table = state.read_row_group(group, columns=["hash", "doc_rank", "doc_id"], use_threads=False)
+            yield (table.column("hash").to_numpy(), table.column("doc_rank").to_numpy(),
+                   table.column("doc_id").combine_chunks())

@@ -30,6 +30,10 @@ class TokenStream:
     block_doc: np.ndarray  # int32
     block_index: np.ndarray  # int32
     doc_ids: np.ndarray  # str
+    # bool: the token starts a sentence (`tokenise.sentence_starts`); None: each block is one
+    sentence_start: np.ndarray | None = None
+    # bool: the token starts a whitespace chunk of the text; None: each token is one
+    chunk_start: np.ndarray | None = None
 
     @classmethod
     def of_blocks(cls, token_hash, block_offsets, is_punct=None, is_stop=None, doc_id: str = "input") -> TokenStream:
@@ -50,15 +54,31 @@ class TokenStream:
 FIELDS = tuple(TokenStream.__dataclass_fields__)
 
 
+def block_starts(block_offsets: np.ndarray, tokens: int) -> np.ndarray:
+    """Per token: is it the first of its block (the sentence starts of a file that has none)."""
+    first = np.zeros(tokens + 1, bool)
+    first[np.asarray(block_offsets[:-1], np.int64)] = True
+    return first[:tokens]
+
+
 def write_token_stream(stream: TokenStream, path: Path | str) -> None:
+    fields = vars(stream).copy()
+    if fields["sentence_start"] is None:
+        fields["sentence_start"] = block_starts(stream.block_offsets, len(stream.token_hash))
+    if fields["chunk_start"] is None:
+        fields["chunk_start"] = np.ones(len(stream.token_hash), bool)
     with atomic_path(path) as tmp, open(tmp, "wb") as out:
-        np.savez(out, **vars(stream))
+        np.savez(out, **fields)
 
 
 def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> dict[str, np.ndarray]:
-    """The named fields of a token file, whole."""
+    """The named fields of a token file, whole. A file written without sentence or chunk starts
+    (by an earlier version, or by hand) reads as one sentence per block, one chunk per token."""
+    optional = {"sentence_start": lambda a: block_starts(a["block_offsets"], len(a["token_hash"])),
+                "chunk_start": lambda a: np.ones(len(a["token_hash"]), bool)}
     with np.load(path, allow_pickle=False) as archive:
-        return {name: archive[name] for name in fields}
+        return {name: archive[name] if name in archive.files or name not in optional else optional[name](archive)
+                for name in fields}
 
 
 def read_token_stream(path: Path | str) -> TokenStream:

@@ -30,6 +30,15 @@ language without a list has none). `token_hash` is the first 8 bytes of BLAKE2b 
 UTF-8 (lower-cased first if ``lowercase``; case is kept by default, as the thesis' n-grams do):
 stable across shards, runs and machines.
 
+Sentences (`sentence_starts`): a token starts a sentence when it opens its block, or when it
+opens a whitespace chunk of the text, the chunk before ends in a sentence-final mark (``.``, ``!``,
+``?``, ``…``, their full-width forms; a closing quote or bracket may follow it) and the token does
+not begin with a lower-case letter. Boundaries fall between whitespace chunks only, so a block's
+sentences are runs of its chunks (`block_sentences`) and tokenising them one by one gives the
+block's tokens; text written without spaces keeps a block one sentence. No abbreviation list:
+"Mr. Smith" is cut after "Mr.", which costs block de-duplication's sentence mode (its one user)
+only a finer unit.
+
 Speed: most whitespace chunks recur ("the", "of", "said,"), so a shard keeps a memo of chunk →
 token type ids and runs the regular expression only on chunks it has not seen; hashes, the
 punctuation and stop-word flags are computed once per type and spread to tokens with numpy.
@@ -150,14 +159,18 @@ class Vocabulary:
         if len(self._memo) >= self.max_memo:
             self._memo.clear()
         types = self.types
-        # A chunk of letters only is one word; the regular expression would say so, slowly.
-        tokens = (chunk,) if chunk.isalpha() else self._find(chunk)
+        # Preparing a chunk alone gives what preparing the text gives (no step joins or splits
+        # across white space); it may split the chunk (a zero-width space, no-space scripts).
+        # A part of letters only is one word; the regular expression would say so, slowly.
+        tokens = [t for part in prepare_text(chunk, self.cjk_chars).split()
+                  for t in ((part,) if part.isalpha() else self._find(part))]
         ids = self._memo[chunk] = tuple([types.setdefault(t, len(types)) for t in tokens])
         return ids
 
     def chunk_ids(self, text: str) -> list[tuple[int, ...]]:
-        """Type ids of the tokens of `text`, one tuple per whitespace chunk."""
-        chunks = prepare_text(text, self.cjk_chars).split()
+        """Type ids of the tokens of `text`, one tuple per whitespace chunk of the text as given
+        (the chunks sentences are made of; `tokenise` gives the same tokens)."""
+        chunks = text.split()
         found = list(map(self._memo.get, chunks))  # loops in C: most chunks are in the memo
         missing = 0
         while True:  # only the chunks not in the memo are visited in Python
@@ -204,8 +217,9 @@ def stoplist_for_language(code: str | None) -> frozenset[str]:
 
 def tokenise_blocks(
     texts: Iterable[str], vocabulary: Vocabulary, progress_every: int = 50_000
-) -> tuple[np.ndarray, np.ndarray]:
-    """(type id of every token, block offsets) for a sequence of block texts."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(type id of every token, block offsets, whether each token opens a whitespace chunk)
+    for a sequence of block texts."""
     chunks: list[tuple[int, ...]] = []
     offsets = [0]
     for count, text in enumerate(texts, 1):
@@ -215,7 +229,69 @@ def tokenise_blocks(
         if count % progress_every == 0:
             log.info("tokenise: %d blocks, %d tokens, %d types", count, offsets[-1], len(vocabulary.types))
     ids = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=offsets[-1])
-    return ids, np.array(offsets, dtype=np.int64)
+    return ids, np.array(offsets, dtype=np.int64), chunk_openers(chunks, offsets[-1])
+
+
+def chunk_openers(chunks: list[tuple[int, ...]], tokens: int) -> np.ndarray:
+    """Per token: is it the first of its whitespace chunk (chunks without a token open nothing)."""
+    lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    first = np.zeros(tokens + 1, bool)
+    first[np.cumsum(lengths) - lengths] = True
+    return first[:tokens]
+
+
+# Sentence-final marks, and the closing quotes and brackets that may follow one (module doc)
+SENTENCE_FINAL = frozenset(".!?…。！？‼⁇⁈⁉؟।")
+SENTENCE_CLOSERS = frozenset("\"'”’»)]」』")
+
+
+def sentence_starts(ids: np.ndarray, chunk_first: np.ndarray, block_offsets: np.ndarray,
+                    types: list[str]) -> np.ndarray:
+    """Per token (type ids into `types`): does it start a sentence (module doc) — in numpy over
+    the whole shard, with a flag per type, not a loop per token."""
+    final = np.fromiter((t in SENTENCE_FINAL for t in types), bool, len(types))[ids]
+    closer = np.fromiter((t in SENTENCE_CLOSERS for t in types), bool, len(types))[ids]
+    lower = np.fromiter((t[0].islower() for t in types), bool, len(types))[ids]
+    ends = final.copy()
+    ends[1:] |= closer[1:] & final[:-1]
+    starts = np.zeros(len(ids), bool)
+    starts[1:] = chunk_first[1:] & ends[:-1] & ~lower[1:]
+    block_starts = block_offsets[:-1][np.diff(block_offsets) > 0]
+    starts[block_starts] = True
+    return starts
+
+
+def block_sentences(text: str, cjk_chars: bool = True) -> list[str]:
+    """The sentences of one block's text (`sentence_starts`), each its whitespace chunks joined by
+    one space, as export writes a block; a chunk without a token stays with the sentence before."""
+    vocabulary = Vocabulary(cjk_chars)
+    found = vocabulary.chunk_ids(text)
+    lengths = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    ids = np.fromiter(itertools.chain.from_iterable(found), dtype=np.int64, count=int(lengths.sum()))
+    starts = sentence_starts(ids, chunk_openers(found, len(ids)), np.array([0, len(ids)]), vocabulary.type_list())
+    opens = np.zeros(len(found), bool)
+    opens[lengths > 0] = starts[(np.cumsum(lengths) - lengths)[lengths > 0]]
+    chunks = np.array(text.split(), dtype=object)
+    return [" ".join(part) for part in np.split(chunks, np.flatnonzero(opens[1:]) + 1)] if len(chunks) else []
+
+
+def kept_chunks(text: str, removed_starts, removed_ends) -> str:
+    """What a block partly kept by de-duplication keeps of its text: the whitespace chunks that
+    still hold a token once the token ranges [start, end) are removed, joined by one space as
+    export writes a block (a chunk cut by a range keeps all of it, as `tables.kept_tokens` counts;
+    a chunk without a token — a lone soft hyphen — follows the chunk before it)."""
+    found = Vocabulary().chunk_ids(text)
+    lengths = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
+    kept = np.ones(int(lengths.sum()), bool)
+    for start, end in zip(removed_starts, removed_ends):
+        if end > len(kept):
+            raise ValueError(f"a removed range ends at token {end} of a block of {len(kept)}: the token file and "
+                             "the blocks do not match (re-run tokenise)")
+        kept[start:end] = False
+    chunk = np.repeat(np.arange(len(found)), lengths)
+    holds = np.bincount(chunk, weights=kept, minlength=len(found)) > 0
+    holds[lengths == 0] = np.concatenate(([False], holds))[:-1][lengths == 0]
+    return " ".join(c for c, k in zip(text.split(), holds) if k)
 
 
 def tokenise_shard(
@@ -230,7 +306,7 @@ def tokenise_shard(
     kept_blocks = kept.blocks.assign(doc=kept.blocks["doc_id"].map(doc_rank))
 
     vocabulary = Vocabulary(params.cjk_chars)
-    ids, block_offsets = tokenise_blocks(kept_blocks["text"], vocabulary)
+    ids, block_offsets, chunk_first = tokenise_blocks(kept_blocks["text"], vocabulary)
     types = vocabulary.type_list()
 
     # Stop words: one row of type flags per language present, picked per token by its block's document.
@@ -248,6 +324,8 @@ def tokenise_shard(
         block_doc=block_doc,
         block_index=kept_blocks["block_index"].to_numpy(dtype=np.int32),
         doc_ids=doc_ids,
+        sentence_start=sentence_starts(ids, chunk_first, block_offsets, types),
+        chunk_start=chunk_first,
     )
     log.info(
         "tokenise: %d documents, %d blocks, %d tokens of %d types, %d punctuation, %d stop words",

@@ -49,6 +49,11 @@ EXTRACT_MODEL = (
     else []
 )
 
+# An earlier corpus's dedup state: one more run of G2+, and G_out's start (dedup.against).
+AGAINST = [config["dedup"]["against"]] if config["dedup"]["against"] else []
+# ... and this corpus's, for the next (dedup.write_state)
+DEDUP_STATE = [FILES.dedup_state] if config["dedup"]["write_state"] else []
+
 # The n-gram list G2+ and the dedup pass must agree on n and on the token kind.
 NGRAM_CFG = {
     "n": config["dedup"]["ngram"],

@@ -20,9 +20,11 @@ rule ngram_runs:
         "../scripts/ngram_runs.py"
 
 
+# With dedup.against, the earlier corpus's state is one more run (each of its n-grams once).
 rule dup_ngrams:
     input:
         runs=expand(FILES.ngram_runs, shard=SHARDS),
+        against=AGAINST,
     output:
         dup=FILES.duplicate_ngrams.format(n=NGRAM_CFG["n"]),
         stats=FILES.duplicate_ngrams_stats.format(n=NGRAM_CFG["n"]),

@@ -2,7 +2,7 @@
 
 One job for the whole corpus: Algorithm 3.1 needs one G_out and one global processing order.
 Inputs and outputs are lists in shard order (`tokens`, `blocks`, `dedup`), plus `duplicates`
-(work/ngrams/dup{n}.npy) and `stats`.
+(work/ngrams/dup{n}.npy) and `stats`; `against` and `state` (each empty, or a state file).
 """
 
 from pathlib import Path
@@ -25,4 +25,6 @@ dedup_corpus(
     Path(snakemake.output.stats),
     DedupParams.from_config(snakemake.params.cfg),
     ExtractParams.from_config(snakemake.params.extract).justext,
+    against=Path(snakemake.input.against[0]) if snakemake.input.against else None,
+    state_path=Path(snakemake.output.state[0]) if snakemake.output.state else None,
 )

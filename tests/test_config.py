@@ -158,6 +158,15 @@ def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
     (tmp_path / "data" / "warc" / "a.warc.gz").symlink_to(tmp_path / "a.warc.gz")
     with pytest.raises(ConfigError, match=r"input.warcs\[0\].*data/warc"):
         check_input_paths(validate_config({"input": {"warcs": ["data/warc/a.warc.gz"]}}), tmp_path)
+    with pytest.raises(ConfigError, match="dedup.against.*no such file"):
+        check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]},
+                                           "dedup": {"against": "old/results/dedup_state.parquet"}}), tmp_path)
+    with pytest.raises(ConfigError, match="dedup.partial_low"):
+        check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]},
+                                           "dedup": {"partial_low": 0.8, "partial_high": 0.6}}), tmp_path)
+    with pytest.raises(ConfigError, match="dedup.level"):
+        check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]}, "dedup": {"level": "span"},
+                                           "tokenise": {"cjk_chars": False}}), tmp_path)
     twice = tmp_path / "twice.yaml"
     twice.write_text("input:\n  warcs: [a.warc.gz, ./a.warc.gz]\n")
     with pytest.raises(ConfigError, match="input.warcs.*more than once"):

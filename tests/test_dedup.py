@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,8 +16,11 @@ from corpusbuilder.dedup.document import covered_tokens, dedup_document
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams.hashing import ngram_hashes
+from corpusbuilder.ngrams.stage import shard_ngram_run, write_duplicate_ngrams
+from corpusbuilder.export import block_texts, kept_documents
+from corpusbuilder.tables import survivors
 from corpusbuilder.tokenfile import TokenStream, write_token_stream
-from corpusbuilder.tokenise import word_hashes
+from corpusbuilder.tokenise import block_sentences, tokenise, word_hashes
 
 N = 5
 _fresh = itertools.count()
@@ -30,17 +35,23 @@ def write_corpus(tmp_path, shards: dict[str, list[tuple[str, list]]], n: int = N
     """Write blocks.parquet and tokens npz per shard, and G₂₊ (all tokens) as dup.npy.
 
     A page is (doc_id, blocks); a block is its text or (text, cf_class, final_class). Tokens are
-    white-space words of the final-good blocks, as the tokenise stage hands them over."""
+    the tokeniser's, with its sentence starts, of the final-good blocks, as the tokenise stage
+    hands them over (for the words of `para`, white-space words)."""
     out, all_hashes = [], []
     for name, pages in shards.items():
-        rows, words, offsets, block_doc, block_index = [], [], [0], [], []
+        rows, words, offsets, block_doc, block_index, starts, chunks = [], [], [0], [], [], [], []
         for d, (doc_id, blocks) in enumerate(pages):
             for i, block in enumerate(blocks):
                 text, cf, final = (block, "good", "good") if isinstance(block, str) else block
                 rows.append(dict(doc_id=doc_id, block_index=i, text=text, heading=False, n_chars=len(text),
                                  n_words=len(text.split()), cf_class=cf, final_class=final))
                 if final == "good":
-                    words += text.split()
+                    for sentence in block_sentences(text):
+                        for c, chunk in enumerate(sentence.split()):
+                            tokens = tokenise(chunk)
+                            starts += [c == 0] + [False] * (len(tokens) - 1)
+                            chunks += [True] + [False] * (len(tokens) - 1)
+                            words += tokens
                     offsets.append(len(words))
                     block_doc.append(d)
                     block_index.append(i)
@@ -49,7 +60,9 @@ def write_corpus(tmp_path, shards: dict[str, list[tuple[str, list]]], n: int = N
         all_hashes.append(ngram_hashes(token_hash, offsets, n)[0])
         write_token_stream(TokenStream(token_hash, np.zeros(len(words), bool), np.zeros(len(words), bool), offsets,
                                        np.array(block_doc, np.int32), np.array(block_index, np.int32),
-                                       np.array([doc_id for doc_id, _ in pages])), tmp_path / f"{name}.npz")
+                                       np.array([doc_id for doc_id, _ in pages]), np.array(starts, bool),
+                                       np.array(chunks, bool)),
+                           tmp_path / f"{name}.npz")
         pd.DataFrame(rows).astype({"block_index": "int32"}).to_parquet(tmp_path / f"{name}.blocks.parquet")
         out.append(Shard(name, tmp_path / f"{name}.npz", tmp_path / f"{name}.blocks.parquet",
                          tmp_path / "dedup" / f"{name}.parquet"))
@@ -63,6 +76,13 @@ def run(tmp_path, shards: list[Shard], **params) -> pd.DataFrame:
                          DedupParams(n=N, **params), PRESETS["default"])
     assert stats.documents == sum(len(np.load(s.tokens)["doc_ids"]) for s in shards)
     return pd.concat([pd.read_parquet(s.output) for s in shards], ignore_index=True)
+
+
+def kept_text(shards: list[Shard], row) -> str:
+    """What export writes of one block of the dedup table (`row`): its text less removed parts."""
+    blocks = pd.concat([pd.read_parquet(shard.blocks) for shard in shards]).set_index(["doc_id", "block_index"])
+    return block_texts(pd.DataFrame({"text": [blocks.text[(row.doc_id, row.block_index)]],
+                                     "removed_starts": [row.removed_starts], "removed_ends": [row.removed_ends]}))[0]
 
 
 def classes(table: pd.DataFrame, doc_id: str) -> list[str]:
@@ -381,8 +401,227 @@ def test_lower_threshold_removes_more(tmp_path):
     assert len(removed[0]) < len(removed[1]) < len(removed[2])
 
 
+# --- sentence mode --------------------------------------------------------------------------------
+
+def sentences(count: int, words: int = 12) -> list[str]:
+    """Sentences of words seen nowhere else, each capitalised and ended by a full stop."""
+    return [" ".join([f"S{next(_fresh)}"] + para(words - 1).split()) + "." for _ in range(count)]
+
+
+def test_sentence_mode_removes_the_copied_sentences_and_keeps_the_fresh_ones(tmp_path):
+    copied, fresh = sentences(3), sentences(3)
+    source = [("source", [" ".join(copied + sentences(2))])]
+    mixed = [("mixed", [" ".join(copied[:2] + fresh[:2] + copied[2:] + fresh[2:]), para()])]
+    shards = write_corpus(tmp_path, {"s0": source + mixed})
+    table = run(tmp_path, shards, order="input", level="sentence")
+    block = table[(table.doc_id == "mixed") & (table.block_index == 0)].iloc[0]
+    assert block.final_class == "good" and pd.isna(block.duplicate_of)
+    # the block's share, as in block mode: half its words, and the full stop before the third
+    # copied sentence, which opens an n-gram the source has too
+    assert block.dup_share == pytest.approx(40 / 78)
+    # sentences 0, 1 and 4 of 13 tokens each (12 words and the full stop)
+    assert (block.removed_starts.tolist(), block.removed_ends.tolist()) == ([0, 13, 52], [13, 26, 65])
+    assert block.removed_duplicate_of.tolist() == ["source"] * 3
+    assert kept_text(shards, block) == " ".join(fresh[:2] + fresh[2:])
+    assert classes(table, "source") == ["good"]
+    # the thesis' block mode removes the block whole, fresh half included
+    block_mode = run(tmp_path, shards, order="input")
+    assert classes(block_mode, "mixed") == ["duplicate", "good"]
+    assert block_mode.removed_starts.isna().all()
+
+
+def test_sentence_mode_removes_a_block_copied_whole_as_one_unit(tmp_path):
+    """Above the band a block goes whole, as in block mode (with its one edited sentence); a
+    block whose every sentence goes is a duplicate block too, not a block with no sentence left."""
+    text = sentences(6)
+    edited = text[:5] + [text[5].replace(".", " changed.")]
+    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(text)]), ("copy", [" ".join(edited), para()]),
+                                            ("again", [" ".join(text[:3]), para()])]})
+    for high in (0.9, 1.0):
+        table = run(tmp_path, shards, order="input", level="sentence", partial_high=high)
+        for doc in ("copy", "again"):
+            block = table[(table.doc_id == doc) & (table.block_index == 0)].iloc[0]
+            assert block.final_class == "duplicate" and block.duplicate_of == "source", (high, doc)
+            assert block.removed_starts is None
+
+
+def test_sentence_mode_with_an_empty_band_is_block_mode(tmp_path):
+    shards = random_corpus(tmp_path, seed=4)
+    block_mode = run(tmp_path, shards)
+    for band in ((0.5, 0.5), (1.0, 1.0)):
+        table = run(tmp_path, shards, level="sentence", partial_low=band[0], partial_high=band[1])
+        pd.testing.assert_frame_equal(table, block_mode, obj=str(band))
+
+
+def test_span_mode_removes_a_copied_stretch_but_the_words_fresh_ngrams_need(tmp_path):
+    """Span mode keeps every word some fresh n-gram covers: of a 20-word stretch copied into
+    fresh text the n - 1 words at each edge stay (they belong to the n-grams that bridge into the
+    fresh text), the middle goes; a near copy keeps the 2n - 1 words around its edited word."""
+    source = para(40).split()
+    before, after = para(20).split(), para(20).split()
+    quoting = " ".join(before + source[:20] + after)
+    edited = source[:20] + ["edited"] + source[21:]
+    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(source)]), ("quoting", [quoting]),
+                                            ("near", [" ".join(edited)])]})
+    table = run(tmp_path, shards, order="input", level="span")
+    quoted = table.set_index("doc_id").loc["quoting"]
+    assert (quoted.removed_starts.tolist(), quoted.removed_ends.tolist()) == ([20 + N - 1], [40 - N + 1])
+    assert kept_text(shards, table[table.doc_id == "quoting"].iloc[0]) == \
+        " ".join(before + source[:N - 1] + source[20 - N + 1:20] + after)
+    assert quoted.final_class == "good" and quoted.removed_duplicate_of.tolist() == ["source"]
+    assert kept_text(shards, table[table.doc_id == "near"].iloc[0]) == " ".join(edited[20 - N + 1:20 + N])
+    # the thesis' block mode removes both blocks whole
+    assert run(tmp_path, shards, order="input").set_index("doc_id").final_class.tolist() == \
+        ["good", "good", "duplicate"]
+
+
+def test_span_mode_loses_no_ngram_and_block_mode_does(tmp_path):
+    """Without the repeat ratio, span mode keeps every word a fresh n-gram needs: each n-gram of
+    the input is still whole somewhere in the kept text (the n-grams of a removed stretch repeat
+    text output before). Block mode loses the fresh n-grams of the blocks it removes."""
+    from corpusbuilder.report.corpus_stats import block_ngrams
+    from corpusbuilder.tables import kept_tokens
+    from corpusbuilder.tokenfile import read_tokens
+
+    shards = random_corpus(tmp_path, seed=5)
+
+    def distinct_kept(**params):
+        table = run(tmp_path, shards, **params)
+        kept = [block_ngrams(read_tokens(shard.tokens), kept_tokens(read_tokens(shard.tokens), table), N)
+                for shard in shards]
+        return len(np.unique(np.concatenate(kept)))
+
+    everything = len(np.unique(np.concatenate([block_ngrams(read_tokens(shard.tokens), None, N) for shard in shards])))
+    assert distinct_kept(level="span", span_repeat_ratio=float("inf")) == everything
+    assert distinct_kept() < everything
+
+
+def test_span_mode_removes_a_near_copy_edited_every_few_words_only_by_its_repeat_ratio(tmp_path):
+    """Edited every 8th word, a copy keeps no word no fresh n-gram covers (their windows of
+    2n - 1 words overlap), yet between the edits it repeats 3 output n-grams for every 5 fresh
+    ones: above span_repeat_ratio it goes whole."""
+    source = para(64).split()
+    edited = [f"e{i}" if i % 8 == 4 else word for i, word in enumerate(source)]
+    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(source)]), ("near", [" ".join(edited), para()])]})
+    for ratio, expected in ((0.25, "duplicate"), (1.0, "good"), (float("inf"), "good")):
+        near = run(tmp_path, shards, order="input", level="span", span_repeat_ratio=ratio).set_index("doc_id").loc["near"]
+        assert near.final_class.tolist()[0] == expected, ratio
+        assert near.removed_starts.tolist()[0] is None
+
+
+def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
+    """The kept text holds whole whitespace chunks, and the kept tokens count it so: "word,"
+    whose comma starts a removed span keeps its comma in both."""
+    from corpusbuilder.tables import kept_tokens
+    from corpusbuilder.tokenise import kept_chunks
+
+    tokens = {"doc_ids": np.array(["d"]), "block_doc": np.array([0]), "block_index": np.array([0]),
+              "block_offsets": np.array([0, 6]), "chunk_start": np.array([1, 1, 0, 1, 1, 0], bool)}
+    dedup = pd.DataFrame({"doc_id": ["d"], "block_index": [0], "final_class": ["good"],
+                          "removed_starts": [[2]], "removed_ends": [[4]]})
+    assert kept_tokens(tokens, dedup).tolist() == [True, True, True, False, True, True]
+    assert kept_tokens(tokens, dedup, whole_chunks=False).tolist() == [True, True, False, False, True, True]
+    assert kept_chunks("one two, three four.", [2], [4]) == "one two, four."
+    # a chunk without a token (a lone soft hyphen) goes with the chunk before it
+    assert kept_chunks("one two, \u00ad three four.", [2], [4]) == "one two, \u00ad four."
+    with pytest.raises(ValueError, match="re-run tokenise"):
+        kept_chunks("one two, three", [2], [5])
+
+
+def test_a_partly_kept_block_reaches_the_corpus_with_its_kept_text(tmp_path):
+    """survivors() hands export a partly kept block with its removed parts; export writes what is left."""
+    copied, fresh = sentences(3), sentences(3)
+    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(copied)]),
+                                            ("mixed", [" ".join(copied[:2] + fresh)])]})
+    table = run(tmp_path, shards, order="input", level="sentence")
+    blocks = pd.read_parquet(shards[0].blocks)
+    docs = pd.DataFrame({"doc_id": ["source", "mixed"], "record_index": [0, 1], "uri": ["a", "b"],
+                         "outcome": ["ok", "ok"], "page_language": ["en", "en"]})
+    exported = {doc.id: doc.text for doc in kept_documents(survivors(docs, blocks, dedup=table))}
+    assert exported == {"source": " ".join(copied), "mixed": " ".join(fresh)}
+
+
+# --- against an earlier corpus --------------------------------------------------------------------
+
+def g2_with_state(tmp_path, shards: list[Shard], name: str, state=None) -> Path:
+    """G₂₊ as the workflow counts it: the shards' runs, and an earlier corpus's state as one more."""
+    runs = []
+    for shard in shards:
+        runs.append(tmp_path / "runs" / f"{shard.name}.parquet")
+        shard_ngram_run(shard.tokens, runs[-1], "all", N, 64)
+    write_duplicate_ngrams(runs + ([state] if state else []), tmp_path / f"{name}.npy", tmp_path / f"{name}.json", 64)
+    return tmp_path / f"{name}.npy"
+
+
+@pytest.mark.parametrize("level", ["block", "sentence", "span"])
+def test_a_crawl_deduplicated_against_an_earlier_corpus_keeps_what_one_run_over_both_keeps(tmp_path, level):
+    """A, then B against A's state, gives B the verdicts (and the owners in A) of one run over A
+    and B in crawl order; B's state is that run's state, so it can be merged forward again."""
+    rng = np.random.default_rng(11)
+    pool = [" ".join(sentences(int(rng.integers(1, 4)), int(rng.integers(6, 20)))) for _ in range(30)]
+    crawl = {}
+    for s in ("a0", "a1", "b0"):
+        crawl[s] = [(f"{s}:{d}", [" ".join(rng.choice(pool + sentences(8), size=int(rng.integers(1, 4))))
+                                  for _ in range(int(rng.integers(1, 5)))]) for d in range(25)]
+    shards = write_corpus(tmp_path, crawl)
+    params = dict(n=N, order="input", level=level)
+    both = dataclasses.replace
+    one_run = [both(s, output=tmp_path / "both" / f"{s.name}.parquet") for s in shards]
+    dedup_corpus(one_run, tmp_path / "dup.npy", None, DedupParams(**params), PRESETS["default"],
+                 state_path=tmp_path / "both.state.parquet")
+    a = [both(s, output=tmp_path / "a" / f"{s.name}.parquet") for s in shards[:2]]
+    dedup_corpus(a, g2_with_state(tmp_path, a, "dupA"), None, DedupParams(**params), PRESETS["default"],
+                 state_path=tmp_path / "a.state.parquet")
+    b = [both(shards[2], output=tmp_path / "b" / "b0.parquet")]
+    dedup_corpus(b, g2_with_state(tmp_path, b, "dupB", tmp_path / "a.state.parquet"), None, DedupParams(**params),
+                 PRESETS["default"], against=tmp_path / "a.state.parquet", state_path=tmp_path / "b.state.parquet")
+    expected, got = pd.read_parquet(one_run[2].output), pd.read_parquet(b[0].output)
+    pd.testing.assert_frame_equal(got, expected)
+    assert (got.final_class == "duplicate").sum() > 10 and got.duplicate_of.str.startswith("a").sum() > 10
+    if level != "block":
+        assert got.removed_starts.notna().sum() > 0
+    states = [pd.read_parquet(tmp_path / f"{name}.state.parquet") for name in ("both", "b")]
+    assert states[0].hash.is_monotonic_increasing and states[0].hash.is_unique
+    pd.testing.assert_frame_equal(states[1].astype({"doc_id": str}), states[0].astype({"doc_id": str}))
+
+
+def test_a_state_of_other_ngrams_is_refused_naming_the_key(tmp_path):
+    shards = write_corpus(tmp_path, {"a0": [("a0:0", [para()])]})
+    dedup_corpus(shards, tmp_path / "dup.npy", None, DedupParams(n=N), state_path=tmp_path / "state.parquet")
+    with pytest.raises(ValueError, match="dedup.against"):
+        dedup_corpus(shards, tmp_path / "dup.npy", None, DedupParams(n=N + 1), against=tmp_path / "state.parquet")
+
+
 def test_bad_parameters_are_refused():
     with pytest.raises(ValueError):
         DedupParams(order="random")
     with pytest.raises(ValueError):
         DedupParams(threshold=1.5)
+    with pytest.raises(ValueError, match="partial_low"):
+        DedupParams(level="sentence", partial_low=0.8, partial_high=0.6)
+
+
+def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_path):
+    """The state's k-way merge over runs of several row groups: each hash once, sorted, owned by
+    the lowest rank among the runs that hold it (the first document, in crawl order, to output it)."""
+    import pyarrow as pa
+
+    from corpusbuilder.dedup.state import merge_state_runs, write_state_rows
+    from corpusbuilder.tables import STATE_ROW_GROUP
+
+    rng = np.random.default_rng(9)
+    everything = []
+    paths = []
+    for run in range(3):
+        hashes = np.unique(rng.integers(0, 4 * STATE_ROW_GROUP, size=2 * STATE_ROW_GROUP).astype(np.uint64))
+        ranks = rng.integers(0, 1000, size=len(hashes)).astype(np.int32)
+        paths.append(tmp_path / f"run{run}.parquet")
+        write_state_rows(paths[-1], [(hashes, ranks, pa.array([f"d{r}" for r in ranks.tolist()]))], {})
+        everything.append(pd.DataFrame({"hash": hashes, "rank": ranks}))
+    expected = pd.concat(everything).sort_values(["hash", "rank"]).drop_duplicates("hash")
+    merged = [(h, r, ids.to_pylist()) for h, r, ids in merge_state_runs(paths)]
+    hashes = np.concatenate([h for h, _, _ in merged])
+    ranks = np.concatenate([r for _, r, _ in merged])
+    assert hashes.tolist() == expected["hash"].tolist() and ranks.tolist() == expected["rank"].tolist()
+    assert [i for _, _, ids in merged for i in ids] == [f"d{r}" for r in ranks.tolist()]
+    assert len(merged) > 1  # more than one round

@@ -101,7 +101,13 @@ def test_ngrams_never_bridge_a_dropped_block(tmp_path):
     tokens = dict(np.load(shard.tokens))
     assert len(block_ngrams(tokens)) == 3 + 3 + 3
     # dropping the copy must not create 10-grams spanning a:0/0 → a:1/1
-    assert len(block_ngrams(tokens, np.array([True, False, True, True]))) == 6
+    blocks = np.array([True, False, True, True])
+    assert len(block_ngrams(tokens, np.repeat(blocks, np.diff(tokens["block_offsets"])))) == 6
+    # nor dropping a stretch inside a block (sentences removed from it): the first block's first
+    # 10-gram survives only when its first token is kept
+    keep = np.ones(tokens["block_offsets"][-1], bool)
+    keep[tokens["block_offsets"][0]] = False
+    assert len(block_ngrams(tokens, keep)) == 3 + 3 + 3 - 1
 
 
 def test_measures_on_a_hand_made_corpus(tmp_path):

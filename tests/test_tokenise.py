@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from corpusbuilder.tables import survivors
+from corpusbuilder.tokenfile import read_token_stream, write_token_stream
 from corpusbuilder.tokenise import (
     TokeniseParams,
     Vocabulary,
+    block_sentences,
     prepare_text,
     punctuation_types,
+    sentence_starts,
     stoplist_for_language,
     token_hashes,
     tokenise,
     tokenise_blocks,
     tokenise_shard,
 )
-from corpusbuilder.tables import survivors
-from corpusbuilder.tokenfile import read_token_stream, write_token_stream
 
 
 @pytest.mark.parametrize(
@@ -92,7 +96,7 @@ def test_vocabulary_memo_gives_the_tokenisers_tokens():
     texts = SAMPLES * 3 + ["the the the, the."] * 2
     for max_memo in (10**6, 3):  # a memo cleared again and again changes nothing
         vocabulary = Vocabulary(max_memo=max_memo)
-        ids, offsets = tokenise_blocks(texts, vocabulary)
+        ids, offsets, _ = tokenise_blocks(texts, vocabulary)
         types = np.array(vocabulary.type_list(), dtype=object)
         for b, text in enumerate(texts):
             assert types[ids[offsets[b] : offsets[b + 1]]].tolist() == tokenise(text)
@@ -175,3 +179,25 @@ def test_a_shard_with_nothing_kept():
     docs, blocks, language, exact = shard_tables()
     stream = tokenise_shard(survivors(docs, blocks, language, exact.assign(kept=False)), TokeniseParams(), lambda c: frozenset())
     assert len(stream.token_hash) == 0 and stream.block_offsets.tolist() == [0] and len(stream.doc_ids) == 0
+
+
+def test_sentences_start_after_a_final_mark_at_a_chunk_boundary_before_no_lower_case_letter():
+    """The rule of `sentence_starts`, and `block_sentences` cuts a block's text where the token
+    file's flags do (the two are how dedup's sentence mode and export agree on a sentence)."""
+    text = 'He said "Stop." Then he left. e.g. not here. Mr. Smith came! Did he? 3.14 is pi. 中文。下面'
+    expected = ['He said "Stop."', "Then he left. e.g. not here.", "Mr.", "Smith came!", "Did he?",
+                "3.14 is pi.", "中文。下面"]
+    assert block_sentences(text) == expected
+    assert block_sentences("") == [] and block_sentences("  one  ") == ["one"]
+    texts = [text, "", "no end here", "A. B.\u00ad \u00ad C."]
+    vocabulary = Vocabulary()
+    ids, offsets, chunk_first = tokenise_blocks(texts, vocabulary)
+    starts = sentence_starts(ids, chunk_first, offsets, vocabulary.type_list())
+    for b, block in enumerate(texts):
+        flags = starts[offsets[b]:offsets[b + 1]]
+        sentences = block_sentences(block)
+        assert flags.sum() == len(sentences)
+        # each sentence tokenised alone is the run of tokens between two flags
+        cuts = np.flatnonzero(flags).tolist() + [len(flags)]
+        types = np.array(vocabulary.type_list(), dtype=object)[ids[offsets[b]:offsets[b + 1]]]
+        assert [types[a:z].tolist() for a, z in itertools.pairwise(cuts)] == [tokenise(s) for s in sentences]

@@ -243,3 +243,30 @@ def test_running_from_a_directory_of_ones_own(tmp_path):
     assert built.returncode == 0, built.stderr[-3000:]
     records = [json.loads(line) for line in gzip.open(tmp_path / "results" / "corpus" / "crawl.jsonl.gz", "rt")]
     assert records and all(r["source"] == "crawl" and r["warc_record_id"].startswith("<urn:uuid:") for r in records)
+
+
+def corpus_texts(workdir: Path, shard: str) -> dict[str, str]:
+    with gzip.open(workdir / "results" / "corpus" / f"{shard}.jsonl.gz", "rt") as lines:
+        return {doc["id"]: doc["text"] for doc in map(json.loads, lines)}
+
+
+def test_a_crawl_built_against_an_earlier_corpus_equals_its_part_of_one_build_over_both(tmp_path):
+    """Issue 19: build A (two shards), then B (the third) with dedup.against A's state: B's corpus
+    is the B part of one build over A and B, in sentence mode and crawl order (where the order of
+    one run is that of A then B); B's state holds A's, merged forward."""
+    sample = [str(REPO / "resources" / "sample" / f"sample-0{i}.warc.gz") for i in range(3)]
+    dedup = {"order": "input", "level": "sentence"}
+    runs = {}
+    for name, warcs, against in (("both", sample, None), ("a", sample[:2], None),
+                                 ("b", sample[2:], tmp_path / "a" / "results" / "dedup_state.parquet")):
+        runs[name] = tmp_path / name
+        runs[name].mkdir()
+        config = {"input": {"warcs": warcs}, "dedup": {**dedup, **({"against": str(against)} if against else {})}}
+        result = snakemake(runs[name], config)
+        assert result.returncode == 0, result.stderr[-5000:]
+    expected, got = corpus_texts(runs["both"], "sample-02"), corpus_texts(runs["b"], "sample-02")
+    assert got == expected
+    removed = read_shards(runs["b"], "work/dedup/*.parquet")
+    assert removed.duplicate_of.dropna().str.startswith(("sample-00", "sample-01")).any()
+    states = {name: pd.read_parquet(runs[name] / "results" / "dedup_state.parquet") for name in runs}
+    assert set(states["a"].hash) < set(states["b"].hash) == set(states["both"].hash)

@@ -22,7 +22,11 @@ n-grams are kept, then the bucket is processed in order. Per block, three small 
 owner per n-gram (the default backend holds 8⅛ bytes per duplicate n-gram); who sent what to
 output is logged to disk and joined back for ``duplicate_of`` after the pass (`Provenance`).
 
+Beyond the thesis, a block partly copied can be judged by its parts (`dedup.level` sentence or
+span: `document`), and a corpus can be de-duplicated against an earlier one's state (`state`).
+
 Modules: `params` (settings), `store` (G₂₊ and G_out), `provenance_log` (who sent what),
-`document` (Algorithm 3.1 on one document), `context` (the final classes with duplicates),
+`document` (Algorithm 3.1 on one document), `sentences` (sentence and chunk starts in words),
+`context` (the final classes with duplicates), `state` (an earlier corpus's output n-grams),
 `corpus` (the stage: `dedup_corpus`).
 """

@@ -16,13 +16,15 @@ import pyarrow as pa
 
 from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_after_dedup
 from corpusbuilder.dedup.document import dedup_document
-from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
 from corpusbuilder.dedup.provenance_log import Provenance
+from corpusbuilder.dedup.sentences import first_words_of_chunks, inner_sentence_starts
+from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, preload_output
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.io import atomic_path, write_table
 from corpusbuilder.justext import PRESETS, JustextParams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.tables import DEDUP_SCHEMA, read_duplicate_ngrams, read_table
+from corpusbuilder.tables import DEDUP_SCHEMA, GOOD, read_duplicate_ngrams, read_table
 from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")
@@ -45,6 +47,8 @@ class ShardNgrams:
     doc_ngrams: np.ndarray  # int64, n-grams per document
     doc_duplicates: np.ndarray  # int64, duplicate n-grams per document
     pages: PageBlocks | None = None  # every block of the pages, for the context-sensitive pass
+    sentence_starts: np.ndarray | None = None  # sentence mode: word positions starting a sentence inside a block
+    chunk_start: np.ndarray | None = None  # span mode: per word, does it start a whitespace chunk
 
     def duplicate_share(self) -> np.ndarray:
         """Share of each document's n-grams that are duplicate (the §3.5 ordering key)."""
@@ -57,6 +61,20 @@ class ShardNgrams:
             return self.word_offsets[[first, last]]
         return self.word_offsets[first:last + 1]
 
+    def document_sentence_starts(self, doc: int) -> np.ndarray | None:
+        """Sentence mode: the words at which a sentence starts inside one of the document's blocks."""
+        if self.sentence_starts is None:
+            return None
+        first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
+        lo, hi = np.searchsorted(self.sentence_starts, [first, last])
+        return self.sentence_starts[lo:hi]
+
+    def document_chunk_starts(self, doc: int) -> np.ndarray | None:
+        if self.chunk_start is None:
+            return None
+        first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
+        return self.chunk_start[first:last]
+
     def document_duplicates(self, doc: int) -> tuple[np.ndarray, np.ndarray]:
         first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
         lo, hi = np.searchsorted(self.dup_starts, [first, last])
@@ -67,8 +85,10 @@ def shard_ngrams(tokens: dict, params: DedupParams, store, blocks: pd.DataFrame 
     """Hash every n-gram of a shard's tokens at once and keep the duplicate ones (with `blocks`,
     the shard's blocks.parquet, every block of its pages for the context-sensitive pass)."""
     keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
-    words, word_offsets, _ = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
-                                           np.asarray(tokens["block_offsets"], np.int64), keep)
+    words, word_offsets, kept_tokens = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
+                                                     np.asarray(tokens["block_offsets"], np.int64), keep)
+    sentences = None if params.level != "sentence" else inner_sentence_starts(
+        tokens["sentence_start"], kept_tokens, word_offsets)
     hashes, starts = ngram_hashes(words, word_offsets, params.n)
     hashes = truncate_hashes(hashes, params.hash_bits)
     duplicate, handles = store.locate(hashes)
@@ -85,6 +105,8 @@ def shard_ngrams(tokens: dict, params: DedupParams, store, blocks: pd.DataFrame 
         doc_ngrams=np.bincount(doc_of_start, minlength=len(doc_ids)),
         doc_duplicates=np.bincount(doc_of_start[duplicate], minlength=len(doc_ids)),
         pages=None if blocks is None else page_blocks(blocks, doc_ids, block_doc, tokens["block_index"]),
+        sentence_starts=sentences,
+        chunk_start=None if params.level != "span" else first_words_of_chunks(tokens["chunk_start"], kept_tokens),
     )
 
 
@@ -122,11 +144,13 @@ class Shard:
 
 @dataclass
 class _BlockVerdicts:
-    """Per-block results of one shard, filled bucket by bucket."""
+    """Per-block results of one shard, filled bucket by bucket; in sentence and span modes also
+    the parts removed from blocks that keep the rest."""
 
     share: np.ndarray
     duplicate: np.ndarray
     duplicate_of: np.ndarray  # global document index
+    removed: list[tuple[int, int, int, int]] = field(default_factory=list)  # (block, first word, end, document)
 
     @classmethod
     def empty(cls, blocks: int) -> _BlockVerdicts:
@@ -140,6 +164,8 @@ class DedupStats:
     duplicate_ngrams: int = 0
     store_bytes: int = 0
     tokens: int = 0
+    partly_kept_blocks: int = 0  # sentence and span modes: blocks that lost some parts and kept others
+    removed_parts: int = 0  # the parts they lost
     blocks: dict = field(default_factory=dict)  # final class → blocks (of the deduplicated ones)
     words: dict = field(default_factory=dict)  # final class → words (blocks.parquet n_words)
     seconds: dict = field(default_factory=dict)
@@ -156,20 +182,34 @@ class Plan:
     doc_base: np.ndarray  # global index of each shard's first document
     verdicts: list[_BlockVerdicts]
     cached: dict[int, ShardNgrams]
+    earlier_ids: list[str] = field(default_factory=list)  # documents of the corpus de-duplicated against
+
+    def all_ids(self) -> np.ndarray:
+        """Document ids by global index: this corpus's in crawl order, then the earlier corpus's
+        that own an n-gram this one repeats."""
+        return np.array([i for ids in self.doc_ids for i in ids] + self.earlier_ids or [""], dtype=object)
 
 
 def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: Path | str | None,
-                 params: DedupParams, justext: JustextParams = PRESETS["default"]) -> DedupStats:
-    """The dedup stage over every shard: tokens + blocks + G₂₊ → per-shard override tables."""
+                 params: DedupParams, justext: JustextParams = PRESETS["default"],
+                 against: Path | str | None = None, state_path: Path | str | None = None) -> DedupStats:
+    """The dedup stage over every shard: tokens + blocks + G₂₊ → per-shard override tables.
+
+    `against`: the state of an earlier corpus, whose output n-grams count as already output
+    (`dedup.against`); `state_path`: where this corpus's state goes (the earlier one merged in)."""
     started = time.perf_counter()
     stats = DedupStats()
     store = duplicate_ngram_store(read_duplicate_ngrams(duplicates_path), params)
     stats.duplicate_ngrams = len(store)
     stats.store_bytes = store.nbytes
+    if against is not None:
+        check_state(against, params)  # before the long pass 1
     plan = plan_documents(shards, store, params, stats)
     stats.seconds["order"] = round(time.perf_counter() - started, 3)
 
     provenance = Provenance(shards[0].output.parent if shards else Path("."))
+    if against is not None:
+        plan.earlier_ids = preload_output(against, store, params, provenance, stats.documents)
     units = remove_duplicate_units(shards, plan, store, provenance, params, justext, stats)
     # duplicate_of: the sets are given up for a table of who sent what to output
     owners = store.owner_table()
@@ -178,8 +218,12 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     del owners
     stats.seconds["dedup"] = round(time.perf_counter() - started - stats.seconds["order"], 3)
 
-    write_shard_outputs(shards, plan, params, justext, stats)
+    runs = None if state_path is None else OutputRuns(Path(state_path).parent, against, stats.documents)
+    write_shard_outputs(shards, plan, params, justext, stats, runs)
     stats.seconds["total"] = round(time.perf_counter() - started, 3)
+    if runs is not None:
+        runs.write(state_path, params)
+        stats.seconds["state"] = round(time.perf_counter() - started - stats.seconds["total"], 3)
     if stats_path is not None:
         with atomic_path(stats_path) as tmp:
             tmp.write_text(json.dumps({"params": asdict(params), **asdict(stats)}, indent=1) + "\n")
@@ -213,11 +257,11 @@ def plan_documents(shards: list[Shard], store, params: DedupParams, stats: Dedup
 
 
 def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: Provenance, params: DedupParams,
-                           justext: JustextParams, stats: DedupStats) -> list[tuple[int, np.ndarray, np.ndarray]]:
+                           justext: JustextParams, stats: DedupStats) -> list[tuple]:
     """Pass 2: Algorithm 3.1, bucket by bucket in processing order; fills ``plan.verdicts``'
     shares and duplicate flags and logs who sent what. Returns, per document with duplicate
-    units, (shard, first block of each unit, block after it), in the order `provenance` numbered
-    them."""
+    units, (shard, first block of each unit, block after it, and for a part of a block its
+    first word and the word after it, else -1), in the order `provenance` numbered them."""
     units = []
     for bucket in buckets(plan.order, plan.doc_tokens, params.bucket_tokens):
         prepared = {}
@@ -234,39 +278,60 @@ def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: P
             smooth = None if shard.pages is None else partial(shard.pages.kept_blocks, d, first, justext=justext,
                                                                      min_words=params.n)
             result = dedup_document(hashes, starts, shard.document_units(d, params.level), params.n,
-                                    params.threshold, store, smooth)
+                                    params.threshold, store, smooth,
+                                    params.level if params.level in PART_LEVELS else None,
+                                    shard.document_sentence_starts(d), params.partial_band,
+                                    params.span_repeat_ratio, shard.document_chunk_starts(d))
             provenance.record(result, int(plan.doc_base[s] + d))
-            # a document-level verdict is broadcast to all its blocks
+            # a block goes when all its units go; a document-level verdict is broadcast to all its blocks
+            whole = np.bincount(result.unit_block, weights=~result.duplicate, minlength=len(result.share)) == 0
             plan.verdicts[s].share[first:stop] = result.share
-            plan.verdicts[s].duplicate[first:stop] = result.duplicate
+            plan.verdicts[s].duplicate[first:stop] = whole
             if result.duplicate.any():
-                bounds = np.arange(first, stop + 1) if params.level == "block" else np.array([first, stop])
-                at = np.flatnonzero(result.duplicate)
-                units.append((s, bounds[at], bounds[at + 1]))
+                bounds = np.arange(first, stop + 1) if params.level != "document" else np.array([first, stop])
+                at = result.unit_block[result.duplicate]
+                part = ~whole[at]
+                words = np.flatnonzero(result.duplicate)
+                part_first = np.where(part, result.unit_offsets[words], -1)
+                part_end = np.where(part, result.unit_offsets[words + 1], -1)
+                units.append((s, bounds[at], bounds[at + 1], part_first, part_end))
         del prepared
     plan.cached.clear()
     return units
 
 
-def fill_duplicate_of(verdicts: list[_BlockVerdicts], units: list[tuple[int, np.ndarray, np.ndarray]],
-                      owner_of_unit: np.ndarray) -> None:
-    """Each duplicate unit's blocks name the document it duplicates (`Provenance.resolve`)."""
-    for (s, firsts, stops), owner in zip(units, np.split(owner_of_unit, np.cumsum([len(f) for _, f, _ in units]))):
-        for first, stop, doc in zip(firsts, stops, owner):
-            verdicts[s].duplicate_of[first:stop] = doc
+def fill_duplicate_of(verdicts: list[_BlockVerdicts], units: list[tuple], owner_of_unit: np.ndarray) -> None:
+    """Each duplicate unit's blocks, or removed part, name the document it duplicates
+    (`Provenance.resolve`)."""
+    for (s, firsts, stops, part_firsts, part_ends), owner in zip(
+            units, np.split(owner_of_unit, np.cumsum([len(unit[1]) for unit in units]))):
+        for first, stop, part_first, part_end, doc in zip(firsts, stops, part_firsts, part_ends, owner):
+            if part_first < 0:
+                verdicts[s].duplicate_of[first:stop] = doc
+            else:
+                verdicts[s].removed.append((int(first), int(part_first), int(part_end), int(doc)))
 
 
 def write_shard_outputs(shards: list[Shard], plan: Plan, params: DedupParams, justext: JustextParams,
-                        stats: DedupStats) -> None:
-    """Pass 3: the context-sensitive pass on pages with duplicates, and the override tables."""
-    all_ids = np.array([i for ids in plan.doc_ids for i in ids] or [""], dtype=object)
-    for shard, shard_verdicts in zip(shards, plan.verdicts):
-        tokens = read_tokens(shard.tokens, ("doc_ids", "block_doc", "block_index"))
-        table = shard_output(read_table(shard.blocks, BLOCK_COLUMNS), tokens, shard_verdicts, all_ids,
-                             justext, params.n)
+                        stats: DedupStats, runs: OutputRuns | None = None) -> None:
+    """Pass 3: the context-sensitive pass on pages with duplicates, and the override tables;
+    with `runs`, each shard's output n-grams go to the state's runs."""
+    all_ids = plan.all_ids()
+    for s, (shard, shard_verdicts) in enumerate(zip(shards, plan.verdicts)):
+        fields = ["doc_ids", "block_doc", "block_index"]
+        if shard_verdicts.removed:  # parts to take from words to tokens
+            fields += ["block_offsets", "is_punct", "is_stop"]
+        tokens = read_tokens(shard.tokens) if runs is not None else read_tokens(shard.tokens, tuple(fields))
+        table = shard_output(read_table(shard.blocks, BLOCK_COLUMNS), tokens, shard_verdicts, all_ids, justext, params)
+        partly = table["removed_starts"].notna() & (table["final_class"] == GOOD)
+        stats.partly_kept_blocks += int(partly.sum())
+        stats.removed_parts += int(table.loc[partly, "removed_starts"].map(len).sum())
         _count(stats, table)
         write_table(pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
                     shard.output)
+        if runs is not None:
+            hashes, docs = kept_ngrams(tokens, table, params)
+            runs.add(hashes, docs + plan.doc_base[s], all_ids)
 
 
 BLOCK_COLUMNS = ["doc_id", "block_index", "cf_class", "final_class", "n_chars", "heading", "n_words"]
@@ -274,22 +339,50 @@ BLOCK_COLUMNS = ["doc_id", "block_index", "cf_class", "final_class", "n_chars", 
 
 def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
     """What the context-sensitive pass reads of a shard's blocks, when it judges blocks."""
-    if params.level != "block":
+    if params.level == "document":
         return None
     return read_table(shard.blocks, BLOCK_COLUMNS)
 
 
+def removed_part_lists(verdicts: _BlockVerdicts, tokens: dict, params: DedupParams,
+                       all_ids: np.ndarray) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """Per tokenised block, the parts removed from it — first token and the token after it,
+    counted from the block's first token — and the documents they duplicate (None for a block
+    kept whole or removed whole). A part's words are taken back to tokens: under a kind other
+    than `all`, punctuation at its edges stays."""
+    lists = [[None] * len(verdicts.share) for _ in range(3)]
+    if verdicts.removed:
+        block, first, end, doc = np.array(verdicts.removed, np.int64).T
+        order = np.lexsort((first, block))
+        block, first, end, doc = block[order], first[order], end[order], doc[order]
+        token_of_word = np.flatnonzero(kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"]))
+        block_start = np.asarray(tokens["block_offsets"], np.int64)[block]
+        first = token_of_word[first] - block_start
+        end = token_of_word[end - 1] + 1 - block_start
+        cuts = np.flatnonzero(np.diff(block)) + 1
+        for b, f, e, d in zip(block[np.r_[0, cuts]].tolist(), np.split(first, cuts), np.split(end, cuts),
+                              np.split(doc, cuts)):
+            lists[0][b], lists[1][b], lists[2][b] = f.tolist(), e.tolist(), all_ids[np.maximum(d, 0)].tolist()
+    return tuple(pd.Series(values, dtype=object) for values in lists)
+
+
 def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, all_ids: np.ndarray,
-                 justext: JustextParams, min_words: int) -> pd.DataFrame:
+                 justext: JustextParams, params: DedupParams) -> pd.DataFrame:
     """Every block of the shard's de-duplicated documents with its class after de-duplication
-    (plus `n_words`, for the stats). Pages without a duplicate block keep jusText's classes."""
+    (plus `n_words`, for the stats); in sentence and span modes, the parts a block lost and whom
+    they copy.
+    Pages without a duplicate block keep jusText's classes."""
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    starts, ends, removed_of = removed_part_lists(verdicts, tokens, params, all_ids)
     keyed = pd.DataFrame({
         "doc_id": doc_ids[np.asarray(tokens["block_doc"])],
         "block_index": np.asarray(tokens["block_index"], np.int32),
         "dup_share": verdicts.share,
         "duplicate": verdicts.duplicate,
         "duplicate_of": pd.Series(all_ids[np.maximum(verdicts.duplicate_of, 0)]).where(verdicts.duplicate_of >= 0),
+        "removed_starts": starts,
+        "removed_ends": ends,
+        "removed_duplicate_of": removed_of,
     })
     table = blocks.loc[blocks["doc_id"].isin(set(doc_ids)), BLOCK_COLUMNS]
     # blocks.parquet order is page order; a left merge keeps it
@@ -307,9 +400,9 @@ def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, a
             final[first:last] = page_classes_after_dedup(
                 cf[first:last].tolist(), final[first:last].tolist(), duplicate[first:last].tolist(),
                 n_chars[first:last].tolist(), heading[first:last].tolist(), n_words[first:last].tolist(),
-                justext, min_words)
+                justext, params.n)
     table["final_class"] = final
-    return table[["doc_id", "block_index", "final_class", "duplicate_of", "dup_share", "n_words"]]
+    return table[[*DEDUP_SCHEMA.names, "n_words"]]
 
 
 def _count(stats: DedupStats, table: pd.DataFrame) -> None:

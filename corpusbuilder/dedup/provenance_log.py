@@ -51,6 +51,13 @@ class Provenance:
             self._flush()
         return numbers
 
+    def record_sent(self, handles: np.ndarray, docs: np.ndarray) -> None:
+        """Log n-grams put in G_out by documents outside the pass (an earlier corpus's state)."""
+        sent = np.empty(len(handles), SENT)
+        sent["handle"], sent["doc"] = handles, docs
+        self._pending["sent"].append(sent)
+        self._pending_rows += len(sent)
+
     def _flush(self) -> None:
         for name, rows in self._pending.items():
             if rows:

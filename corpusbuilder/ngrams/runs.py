@@ -76,7 +76,8 @@ def read_run(path: Path | str, batch_rows: int) -> Iterator[tuple[np.ndarray, np
     """
     with pq.ParquetFile(path) as run:
         for group in range(run.metadata.num_row_groups):
-            table = run.read_row_group(group, use_threads=False)
+            # a dedup state (tables.STATE_SCHEMA) is a run with its owners beside it: not read here
+            table = run.read_row_group(group, columns=["hash", "count"], use_threads=False)
             hashes = table.column(0).to_numpy()
             counts = table.column(1).to_numpy()
             del table

@@ -47,7 +47,7 @@ from corpusbuilder.io import atomic_path
 from corpusbuilder.language import document_texts
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.similarity import MinHashParams, document_signatures, resemblance_dedup, similar_pairs
-from corpusbuilder.tables import good_after_dedup, read_table
+from corpusbuilder.tables import good_after_dedup, kept_tokens, read_table
 from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.corpus_stats")
@@ -105,16 +105,19 @@ def tokenised_blocks(tokens: dict) -> pd.DataFrame:
     })
 
 
-def block_ngrams(tokens: dict, keep_blocks: np.ndarray | None = None, n: int = MEASURE_N,
+def block_ngrams(tokens: dict, keep_tokens: np.ndarray | None = None, n: int = MEASURE_N,
                  kind: str = "all") -> np.ndarray:
     """Hashes of every n-gram (tokens of ``kind``; all by default) inside one block, over the
-    blocks of ``keep_blocks`` (all when ``None``). Dropped blocks become empty, so no n-gram
-    bridges the gap they leave."""
+    tokens of ``keep_tokens`` (all when ``None``; `tables.kept_tokens` after de-duplication). A
+    dropped stretch — a block, or sentences removed from one — ends the text before it, so no
+    n-gram bridges the gap: only n-grams of the original text are counted."""
     token_hash = np.asarray(tokens["token_hash"], np.uint64)
     offsets = np.asarray(tokens["block_offsets"], np.int64)
     keep = kind_mask(kind, tokens["is_punct"], tokens["is_stop"])
-    if keep_blocks is not None:
-        keep = keep & np.repeat(np.asarray(keep_blocks, bool), np.diff(offsets))
+    if keep_tokens is not None:
+        gaps = np.flatnonzero(np.diff(np.asarray(keep_tokens, np.int8))) + 1
+        offsets = np.union1d(offsets, gaps)
+        keep = keep & keep_tokens
     words, word_offsets, _ = select_tokens(token_hash, offsets, keep)
     hashes, _ = ngram_hashes(words, word_offsets, n)
     return hashes
@@ -181,7 +184,7 @@ def after_resemblance_dedup(shards: Sequence[ShardFiles], removed: set[str], n: 
         totals["documents"] += int(table.loc[kept, "doc_id"].nunique())
         totals["blocks"] += int(kept.sum())
         totals["tokens"] += int(table.loc[kept, "tokens"].sum())
-        hashes.append(block_ngrams(tokens, kept, n))
+        hashes.append(block_ngrams(tokens, np.repeat(kept, table["tokens"].to_numpy()), n))
     return duplicate_counts(hashes), totals
 
 
@@ -209,19 +212,20 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
         dedup = None
         if shard.dedup is not None:
             dedup_ran = True
-            dedup = read_table(shard.dedup, ["doc_id", "block_index", "final_class"])
+            dedup = read_table(shard.dedup, ["doc_id", "block_index", "final_class"], optional=["removed_starts", "removed_ends"])
         kept = good_after_dedup(table, dedup)
+        kept_tokens_after = kept_tokens(tokens, dedup)
         n_words = table["n_words"].fillna(0).to_numpy(np.int64)
         totals["documents_before"] += int(table["doc_id"].nunique())
         totals["documents_after"] += int(table.loc[kept, "doc_id"].nunique())
         totals["blocks_before"] += len(table)
         totals["blocks_after"] += int(kept.sum())
         totals["tokens_before"] += int(table["tokens"].sum())
-        totals["tokens_after"] += int(table.loc[kept, "tokens"].sum())
+        totals["tokens_after"] += int(kept_tokens_after.sum())
         totals["words_before"] += int(n_words.sum())
         totals["words_after"] += int(n_words[kept].sum())
         before_hashes.append(block_ngrams(tokens, None, n))
-        after_hashes.append(block_ngrams(tokens, kept, n))
+        after_hashes.append(block_ngrams(tokens, kept_tokens_after, n))
         if resemblance:
             # a tokenised block without a blocks.parquet row has no text
             texts = document_texts(table.assign(text=table["text"].fillna("")))

@@ -37,7 +37,8 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.io import atomic_path
-from corpusbuilder.tables import ShardTables, dropped_block_mask, read_survivors, read_table
+from corpusbuilder.tables import REMOVED_PARTS, ShardTables, dropped_block_mask, read_survivors, read_table
+from corpusbuilder.tokenise import kept_chunks
 
 log = logging.getLogger("corpusbuilder.report")
 
@@ -356,9 +357,11 @@ def _shard_overview(shard: ShardTables) -> pd.DataFrame:
 def _block_kinds(shard: ShardTables, blocks: pd.DataFrame) -> pd.DataFrame:
     """``blocks`` with columns kind, duplicate_of, dup_share: the block's display kind."""
     kind = np.where(blocks["final_class"] == "good", "good", "bad").astype(object)
-    blocks = blocks.assign(duplicate_of=None, dup_share=np.nan)
+    blocks = blocks.assign(duplicate_of=None, dup_share=np.nan, removed_starts=None, removed_ends=None,
+                           removed_duplicate_of=None)
     if shard.dedup is not None and _exists(shard.dedup):
-        dedup = read_table(shard.dedup, ["doc_id", "block_index", "final_class", "duplicate_of", "dup_share"])
+        dedup = read_table(shard.dedup, ["doc_id", "block_index", "final_class", "duplicate_of", "dup_share"],
+                           optional=[*REMOVED_PARTS, "removed_duplicate_of"])
         merged = blocks[["doc_id", "block_index", "final_class"]].merge(
             dedup.rename(columns={"final_class": "after"}), on=["doc_id", "block_index"], how="left", sort=False)
         after = merged["after"].to_numpy(dtype=object)
@@ -366,6 +369,9 @@ def _block_kinds(shard: ShardTables, blocks: pd.DataFrame) -> pd.DataFrame:
         kind = np.where((after == "bad") & (merged["final_class"].to_numpy(dtype=object) == "good"), "ctx", kind)
         blocks["duplicate_of"] = merged["duplicate_of"].to_numpy(dtype=object)
         blocks["dup_share"] = merged["dup_share"].to_numpy()
+        for column in (*REMOVED_PARTS, "removed_duplicate_of"):  # sentence and span modes
+            if column in merged:
+                blocks[column] = merged[column].to_numpy(dtype=object)
     if shard.language is not None and _exists(shard.language):
         language = read_table(shard.language, ["doc_id", "dropped_blocks"])
         kind = np.where(dropped_block_mask(blocks, language) & (kind == "good"), "lang", kind)
@@ -432,7 +438,13 @@ def sample_documents(shards: Sequence[ShardTables], size: int = 10) -> list[Samp
                         title = "dropped by the block-level language filter"
                     elif block.kind == "bad":
                         title = "boilerplate: the extract stage classified it bad"
-                    document.blocks.append(SampleBlock(str(block.text), block.kind, bool(block.heading), title))
+                    text = str(block.text)
+                    if block.kind == "good" and isinstance(block.removed_starts, (list, np.ndarray)):
+                        # a block partly kept (sentence and span modes): the text the corpus keeps
+                        text = kept_chunks(text, block.removed_starts, block.removed_ends)
+                        title = (f"{len(block.removed_starts)} part(s) removed as duplicates of "
+                                 f"{', '.join(dict.fromkeys(block.removed_duplicate_of))}")
+                    document.blocks.append(SampleBlock(text, block.kind, bool(block.heading), title))
                 document.hidden_blocks = max(0, len(page) - MAX_BLOCKS_SHOWN)
             documents[row.doc_id] = document
     return [documents[d] for d in picked["doc_id"] if d in documents]

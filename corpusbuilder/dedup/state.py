@@ -1,0 +1,174 @@
+"""De-duplicating a new crawl against an earlier corpus (`dedup.against`).
+
+A corpus's state is every distinct n-gram it output — the n-grams whose words all stay, which
+Algorithm 3.1 would have moved to G_out had a later crawl repeated them — with the document that
+output it first, by its id and its rank in crawl order over every corpus merged in
+(`tables.STATE_SCHEMA`, ``results/dedup_state.parquet``: 64-bit hashes, sorted; 12.5 bytes an
+n-gram on the dev crawl, zstd). A run against it:
+
+- counts the state as one more run in the n-gram merge (each n-gram once), so an n-gram the new
+  crawl holds once and the old corpus output is in G₂₊;
+- puts those n-grams in G_out before the first document, owned by the old corpus's documents,
+  so the new corpus keeps only what the old one lacks and `duplicate_of` can name an old page;
+- writes its own state as the old one merged with what it output, so month after month each
+  crawl is de-duplicated against all before it.
+
+With ``dedup.order: input`` this is the run over both crawls at once, restricted to the new one:
+the old documents come first in crawl order and send exactly the state's n-grams that the new
+crawl repeats. With ``dup-share`` the one run would interleave old and new documents by a share
+computed over both, so no state of the old corpus alone can reproduce it. Exact de-duplication
+does not read the state: a page identical to an old one loses its blocks here instead.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.dedup.store import truncate_hashes
+from corpusbuilder.io import atomic_path
+from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.tables import STATE_ROW_GROUP, STATE_SCHEMA, dedup_state_metadata, kept_tokens, read_dedup_state
+
+
+def state_settings(params: DedupParams) -> dict:
+    """What must agree between a state and the run that reads it."""
+    return {"n": params.n, "kind": params.kind}
+
+
+def check_state(path, params: DedupParams) -> dict:
+    """The state's metadata, once its n-gram settings are this run's (else a ValueError naming the key)."""
+    metadata = dedup_state_metadata(path)
+    wanted = state_settings(params)
+    if {key: metadata.get(key) for key in wanted} != wanted:
+        raise ValueError(f"config key 'dedup.against': {path} holds n-grams of "
+                         f"{ {key: metadata.get(key) for key in wanted} }, this run counts {wanted} "
+                         "(dedup.ngram and dedup.kind must be the earlier corpus's)")
+    return metadata
+
+
+def preload_output(path, store, params: DedupParams, provenance, first_doc: int) -> list[str]:
+    """Put the state's n-grams that this run's G₂₊ holds into G_out, each owned by the old
+    document that output it, numbered from `first_doc` on (after this run's documents) in the
+    old corpus's order, so that ties in `duplicate_of` fall as one run over both would break
+    them; returns those documents' ids in that numbering."""
+    check_state(path, params)
+    handles, ranks, ids = [], [], []
+    for hashes, doc_rank, doc_id in read_dedup_state(path):
+        found, located = store.locate(truncate_hashes(hashes.copy(), params.hash_bits))
+        # hashes that coincide once truncated: one is enough
+        located, first = np.unique(located, return_index=True)
+        rows = np.flatnonzero(found)[first]
+        handles.append(located)
+        ranks.append(doc_rank[rows])
+        ids.append(doc_id.take(rows).to_numpy(zero_copy_only=False))
+    # (a state file has a row group, if an empty one: its handles have the store's type)
+    handles, first = np.unique(np.concatenate(handles), return_index=True)
+    ranks = np.concatenate(ranks)[first]
+    ids = np.concatenate(ids)[first]
+    fresh = ~store.in_output(handles)
+    used, number = np.unique(ranks[fresh], return_inverse=True)
+    store.send(handles[fresh])
+    provenance.record_sent(handles[fresh], (first_doc + number).astype(np.int32))
+    names = np.empty(len(used), object)
+    names[number] = ids[fresh]
+    return names.tolist()
+
+
+def kept_ngrams(tokens: dict, table: pd.DataFrame, params: DedupParams) -> tuple[np.ndarray, np.ndarray]:
+    """The n-grams (64-bit hashes of `params.kind`) of one shard whose words all stay — in a good
+    block (`table` is the shard's output), outside the parts sentence and span modes removed
+    (`tables.kept_tokens`) — and the document (its index in the shard) of each."""
+    keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
+    words, word_offsets, token_of_word = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
+                                                       np.asarray(tokens["block_offsets"], np.int64), keep)
+    hashes, starts = ngram_hashes(words, word_offsets, params.n)
+    # the n-grams whose words all stay, as the pass sent them: no chunk rounding
+    kept_words = np.concatenate(([0], np.cumsum(kept_tokens(tokens, table, whole_chunks=False)[token_of_word])))
+    kept = kept_words[starts + params.n] - kept_words[starts] == params.n
+    block = np.searchsorted(word_offsets, starts[kept], side="right") - 1
+    return hashes[kept], np.asarray(tokens["block_doc"])[block]
+
+
+class OutputRuns:
+    """This run's output n-grams for its state: a sorted run per shard (`tables.STATE_SCHEMA`) in a
+    temporary directory, merged with the earlier corpus's state by `write`. Held a shard at a
+    time, like the tokens; the merge holds a row group of each run."""
+
+    def __init__(self, directory, against, documents: int):
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        self._tmp = tempfile.TemporaryDirectory(dir=directory, prefix=".state-")
+        self.runs = [Path(against)] if against is not None else []
+        # ranks continue the earlier corpus's, in crawl order: the first to output an n-gram owns it
+        self.first_rank = dedup_state_metadata(against).get("next_rank", 0) if against is not None else 0
+        self.next_rank = self.first_rank + documents
+
+    def add(self, hashes: np.ndarray, docs: np.ndarray, doc_ids: np.ndarray) -> None:
+        """One shard's output n-grams and their documents (index into `doc_ids`, in crawl order)."""
+        hashes, first = np.unique(hashes, return_index=True)
+        docs = np.asarray(docs, np.int64)[first]
+        self.runs.append(Path(self._tmp.name) / f"run-{len(self.runs):05d}.parquet")
+        write_state_rows(self.runs[-1], [(hashes, (self.first_rank + docs).astype(np.int32),
+                                          pa.array(np.asarray(doc_ids, dtype=object)[docs], pa.string()))], {})
+
+    def write(self, path, params: DedupParams) -> None:
+        """The merged state: each n-gram once, owned by the document of the lowest rank."""
+        write_state_rows(path, merge_state_runs(self.runs), {**state_settings(params), "next_rank": self.next_rank})
+        self._tmp.cleanup()
+
+
+def merge_state_runs(paths) -> Iterator[tuple[np.ndarray, np.ndarray, pa.Array]]:
+    """k-way merge of sorted state runs, a round at a time: every hash up to the smallest last
+    hash among the runs' current row groups is in memory, so that slice of each is merged with
+    one sort; of equal hashes the lowest rank stays."""
+    heads = [[*part, reader] for reader in (read_dedup_state(path) for path in paths)
+             if (part := next(reader, None)) is not None]
+    while heads:
+        heads = [head for head in heads if len(head[0]) or _refill(head)]
+        if not heads:
+            return
+        bound = min(head[0][-1] for head in heads)
+        parts = []
+        for head in heads:
+            cut = int(np.searchsorted(head[0], bound, side="right"))
+            parts.append((head[0][:cut], head[1][:cut], head[2].slice(0, cut)))
+            head[0], head[1], head[2] = head[0][cut:], head[1][cut:], head[2].slice(cut)
+        hashes = np.concatenate([h for h, _, _ in parts])
+        ranks = np.concatenate([r for _, r, _ in parts])
+        order = np.lexsort((ranks, hashes))
+        first = order[np.concatenate(([True], hashes[order][1:] != hashes[order][:-1]))]
+        yield hashes[first], ranks[first], pa.concat_arrays([ids for _, _, ids in parts]).take(pa.array(first))
+
+
+def _refill(head: list) -> bool:
+    for part in head[3]:
+        if len(part[0]):
+            head[0], head[1], head[2] = part
+            return True
+    return False
+
+
+def write_state_rows(path, parts, metadata: dict) -> None:
+    """A state file (`tables.STATE_SCHEMA`) of sorted (hashes, ranks, doc ids) parts, with the
+    n-gram settings a later run checks in `metadata`; always a row group, if an empty one."""
+    schema = STATE_SCHEMA.with_metadata({"corpusbuilder": json.dumps(metadata)})
+    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+        written = False
+        for hashes, ranks, ids in parts:
+            for begin in range(0, len(hashes), STATE_ROW_GROUP):
+                part = slice(begin, begin + STATE_ROW_GROUP)
+                writer.write_table(pa.table({"hash": pa.array(hashes[part], pa.uint64()),
+                                             "count": pa.array(np.ones(len(hashes[part]), np.uint32)),
+                                             "doc_rank": pa.array(ranks[part], pa.int32()),
+                                             "doc_id": ids.slice(begin, STATE_ROW_GROUP)}, schema=schema))
+                written = True
+        if not written:
+            writer.write_table(schema.empty_table())
