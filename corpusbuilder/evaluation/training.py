@@ -135,16 +135,19 @@ class TrainingTable:
     group: np.ndarray
 
 
+def _joined(arrays: list[np.ndarray], empty: np.ndarray) -> np.ndarray:
+    """``np.concatenate``, or ``empty`` when there is nothing to join (a set of empty pages)."""
+    return np.concatenate(arrays) if arrays else empty
+
+
 def training_blocks(pages: Sequence[TrainingPage]) -> dict[str, np.ndarray]:
     """The labelled blocks of one gold set's pages as arrays (what rule ``training_blocks`` stores)."""
-    known = [page.labels >= 0 for page in pages]
-    width = len(FEATURE_NAMES)
+    known = [(page, page.labels >= 0) for page in pages]
     return {
-        "features": np.concatenate([page.features[k] for page, k in zip(pages, known)] or
-                                   [np.zeros((0, width))]).astype(np.float32),
-        "labels": np.concatenate([page.labels[k] for page, k in zip(pages, known)] or [np.zeros(0)]).astype(np.int8),
-        "words": np.concatenate([np.array([b.n_words for b in page.blocks], dtype=np.float64)[k]
-                                 for page, k in zip(pages, known)] or [np.zeros(0)]),
+        "features": _joined([page.features[k] for page, k in known], np.zeros((0, len(FEATURE_NAMES)))),
+        "labels": _joined([page.labels[k] for page, k in known], np.zeros(0, dtype=np.int8)),
+        "words": _joined([np.array([b.n_words for b in page.blocks], dtype=np.float64)[k] for page, k in known],
+                         np.zeros(0)),
         "feature_names": np.array(FEATURE_NAMES),
     }
 
@@ -175,17 +178,16 @@ def training_table(pages: Sequence[TrainingPage]) -> TrainingTable:
 def weighted_table(parts: Sequence[dict[str, np.ndarray]]) -> TrainingTable:
     """One table of the gold sets' blocks. A block weighs its words, and every gold source weighs
     the same in total, so the small snippet set counts as much as the large CleanEval."""
-    group = np.concatenate([np.full(len(part["labels"]), gold_source(str(part["dataset"])), dtype=object)
-                            for part in parts]) if parts else np.zeros(0, dtype=object)
-    weights = np.concatenate([part["words"] for part in parts]) if parts else np.zeros(0)
+    group = _joined([np.full(len(part["labels"]), gold_source(str(part["dataset"])), dtype=object)
+                     for part in parts], np.zeros(0, dtype=object))
+    weights = _joined([part["words"] for part in parts], np.zeros(0))
     sources = pd.unique(group)
     for name in sources:
         mine = group == name
         weights[mine] *= len(weights) / (weights[mine].sum() * len(sources))
-    width = len(FEATURE_NAMES)
     return TrainingTable(
-        np.concatenate([part["features"] for part in parts] or [np.zeros((0, width))]).astype(np.float32),
-        np.concatenate([part["labels"] for part in parts] or [np.zeros(0)]).astype(np.int8), weights, group)
+        _joined([part["features"] for part in parts], np.zeros((0, len(FEATURE_NAMES)))).astype(np.float32),
+        _joined([part["labels"] for part in parts], np.zeros(0)).astype(np.int8), weights, group)
 
 
 def fit(table: TrainingTable, params: TrainParams = TrainParams(), without: str | None = None) -> BlockModel:
