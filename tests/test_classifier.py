@@ -296,6 +296,9 @@ def test_evaluation_scores_best_only_with_a_model_held_out_from_the_set(tmp_path
         learned_for("msv-chaos", models)
     with pytest.raises(ValueError, match="was trained on it"):
         learned_for("l3s-gn1", {"l3s-gn1": models["cleaneval"]})
+    # without held-out models the shipped one is used, and its row says it saw the set
+    assert "fundus" in load_model().trained_on
+    assert learned_for("fundus", None).name == "best (in-sample)"
 
 
 def test_learned_classes_for_an_empty_page():
