@@ -1,3 +1,6 @@
+# Map (per shard) -> reduce (per hash partition) -> split (per shard): N + P + N jobs and 2·N·P
+# file edges for N shards and P partitions, so the plan grows linearly with the crawl
+# (corpusbuilder.exact_dedup).
 rule exact_hashes:
     input:
         docs=FILES.docs,
@@ -16,18 +19,46 @@ rule exact_hashes:
         mem_mb=lambda wildcards, input: 1000 + 2 * input.size_mb,
     params:
         cfg=config["exact_dedup"],
-        shard_rank=lambda wildcards: SHARDS.index(wildcards.shard),
+        shard_rank=lambda wildcards: SHARD_RANK[wildcards.shard],
+        earlier_shards=lambda wildcards: EARLIER_SHARDS[wildcards.shard],
     script:
         "../scripts/exact_hashes.py"
 
 
-# One job per shard: the first copy in crawl order wins, so a shard's decisions depend only on
-# its own hashes and those of the shards before it; adding a shard at the end leaves the old
-# shards' decisions (and their tokenise and ngram_runs) untouched.
+# One job per hash partition: equal texts share a partition, so each job decides first-wins in
+# crawl order over its partition of every shard. It holds one partition of the crawl's hashes
+# in memory (about 100 bytes a document; exact_dedup.partitions sets how many).
+rule exact_partition:
+    input:
+        hashes=expand(FILES.exact_hashes, shard=SHARDS),
+    output:
+        decisions=FILES.exact_partition,
+    log:
+        "logs/exact_partition/{partition}.log",
+    benchmark:
+        "benchmarks/exact_partition/{partition}.tsv"
+    conda:
+        "../envs/dedup.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, input: 1000 + 6 * input.size_mb // EXACT_PARTITIONS,
+    params:
+        partitions=EXACT_PARTITIONS,
+    script:
+        "../scripts/exact_partition.py"
+
+
+# One job per shard. The first copy in crawl order wins, so adding a shard at the end changes no
+# old shard's decisions, although every partition is decided again: the partitions are ancient()
+# here, so that their new files start no old shard's exact_dedup (nor its tokenise and
+# ngram_runs). What does change an old shard's decisions re-hashes it, and its own hashes
+# file starts it: its text or the exact_dedup settings (through its exact_hashes job), or the
+# shards before it (their sources are a param of its exact_hashes job).
 rule exact_dedup:
     input:
-        hashes=lambda wildcards: expand(
-            FILES.exact_hashes, shard=shards_through(wildcards.shard)
+        hashes=FILES.exact_hashes,
+        partitions=ancient(
+            expand(FILES.exact_partition, partition=range(EXACT_PARTITIONS))
         ),
     output:
         decisions=FILES.exact,
@@ -39,8 +70,8 @@ rule exact_dedup:
         "../envs/dedup.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
+        mem_mb=lambda wildcards, input: 1000 + 4 * input.size_mb // EXACT_PARTITIONS,
     params:
-        shards=lambda wildcards: shards_through(wildcards.shard),
+        shard_rank=lambda wildcards: SHARD_RANK[wildcards.shard],
     script:
         "../scripts/exact_dedup.py"
