@@ -19,6 +19,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpusbuilder.io import atomic_path
+
 # --------------------------------------------------------------------------- where
 
 
@@ -36,6 +38,8 @@ class Files:
     # one hash range of every shard's exact_hashes, decided (its rows sorted by shard): exact_dedup
     # reads its shard's rows of each
     exact_partition: str = "work/exact/partitions/{partition}.parquet"
+    # every shard's exact_hashes file in crawl order, one a line: the partition jobs' one input
+    exact_manifest: str = "work/exact/hashes.txt"
     exact: str = "work/exact_dedup/{shard}.parquet"
     tokens: str = "work/tokens/{shard}.npz"
     ngram_runs: str = "work/ngrams/runs/{shard}.parquet"
@@ -191,6 +195,16 @@ def read_table(path: Path | str, columns: list[str] | None = None, good_only: bo
     if doc_ids is not None:
         filters.append(("doc_id", "in", sorted(doc_ids)))
     return pd.read_parquet(path, columns=columns, filters=filters or None)
+
+
+def write_manifest(paths: Sequence[Path | str], path: Path | str) -> None:
+    """A list of files, one a line, in order (written atomically)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text("".join(f"{name}\n" for name in paths))
+
+
+def read_manifest(path: Path | str) -> list[str]:
+    return Path(path).read_text().splitlines()
 
 
 def read_hash_partition(path: Path | str, partition: int, partitions: int) -> pa.Table:

@@ -49,6 +49,7 @@ EARLIER_SHARDS = dict(
     zip(SHARDS, earlier_shards_digests([*SOURCES.values(), *TEXT_SOURCES.values()]))
 )
 EXACT_PARTITIONS = config["exact_dedup"]["partitions"]
+EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 
 # The best preset's model is an input of extract, so a retrained model re-extracts the shards.
 EXTRACT_MODEL = (
@@ -86,6 +87,14 @@ def corpus_outputs():
     if config["similarity"]["enabled"]:
         outputs.append("results/stats/similar_pairs.parquet")
     return outputs
+
+
+def exact_hashes_mb():
+    """The size of the hashes files there are (a partition job's memory is a share of it)."""
+    return (
+        sum(os.path.getsize(path) for path in EXACT_HASHES if os.path.exists(path))
+        >> 20
+    )
 
 
 def export_inputs(wildcards):

@@ -1,6 +1,6 @@
-# Map (per shard) -> reduce (per hash partition) -> split (per shard): N + P + N jobs and 2·N·P
-# file edges for N shards and P partitions, so the plan grows linearly with the crawl
-# (corpusbuilder.exact_dedup).
+# Map (per shard) -> reduce (per hash partition) -> split (per shard): N + 1 + P + N jobs and
+# N + P + N·P file edges for N shards and P partitions, so the plan grows linearly with the
+# crawl (corpusbuilder.exact_dedup).
 rule exact_hashes:
     input:
         docs=FILES.docs,
@@ -25,12 +25,32 @@ rule exact_hashes:
         "../scripts/exact_hashes.py"
 
 
+# The partition jobs' one input: were they to list every shard's hashes file, Snakemake would
+# scan that list of N for each of the N·P partition files the exact_dedup jobs ask for (N²·P).
+rule exact_manifest:
+    input:
+        hashes=EXACT_HASHES,
+    output:
+        manifest=FILES.exact_manifest,
+    log:
+        "logs/exact_manifest.log",
+    benchmark:
+        "benchmarks/exact_manifest.tsv"
+    conda:
+        "../envs/dedup.yaml"
+    threads: 1
+    resources:
+        mem_mb=200,
+    script:
+        "../scripts/exact_manifest.py"
+
+
 # One job per hash partition: equal texts share a partition, so each job decides first-wins in
-# crawl order over its partition of every shard. It holds one partition of the crawl's hashes
-# in memory (about 100 bytes a document; exact_dedup.partitions sets how many).
+# crawl order over its partition of every shard (the manifest's files). It holds one partition
+# of the crawl's hashes in memory; exact_dedup.partitions sets how many.
 rule exact_partition:
     input:
-        hashes=expand(FILES.exact_hashes, shard=SHARDS),
+        manifest=FILES.exact_manifest,
     output:
         decisions=FILES.exact_partition,
     log:
@@ -41,7 +61,7 @@ rule exact_partition:
         "../envs/dedup.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, input: 1000 + 6 * input.size_mb // EXACT_PARTITIONS,
+        mem_mb=lambda wildcards: 1000 + 8 * exact_hashes_mb() // EXACT_PARTITIONS,
     params:
         partitions=EXACT_PARTITIONS,
     script:

@@ -19,7 +19,7 @@ from corpusbuilder.exact_dedup import (
     md5_partitions, shard_decisions,
 )
 from corpusbuilder.io import write_row_groups, write_table
-from corpusbuilder.tables import DECISIONS_SCHEMA, HASHES_SCHEMA, survivors
+from corpusbuilder.tables import DECISIONS_SCHEMA, HASHES_SCHEMA, read_manifest, survivors, write_manifest
 
 SAMPLE = REPO / "resources" / "sample"
 
@@ -61,9 +61,11 @@ def decide(tmp_path: Path, tables: dict[str, pa.Table], partitions: int = 16) ->
     partition, one per shard (read back as written)."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     hash_paths = write_hashes(tmp_path, tables, partitions)
+    write_manifest(hash_paths, tmp_path / "hashes.txt")
     partition_paths = [tmp_path / f"partition-{p}.parquet" for p in range(partitions)]
     for partition, path in enumerate(partition_paths):
-        write_table(decide_partition(hash_paths, partition, partitions), path, row_group_size=3)
+        decisions = decide_partition(read_manifest(tmp_path / "hashes.txt"), partition, partitions)
+        write_table(decisions, path, row_group_size=3)
     decisions = {}
     for rank, (shard, hashes_path) in enumerate(zip(tables, hash_paths)):
         write_table(shard_decisions(partition_paths, hashes_path, rank), tmp_path / f"{shard}.exact.parquet")

@@ -35,7 +35,7 @@ pytestmark = pytest.mark.workflow
 
 # Every rule that runs after extract on the way to the default target (`all`).
 DOWNSTREAM_OF_EXTRACT = {
-    "extract", "language", "exact_hashes", "exact_partition", "exact_dedup", "tokenise", "ngram_runs",
+    "extract", "language", "exact_hashes", "exact_manifest", "exact_partition", "exact_dedup", "tokenise", "ngram_runs",
     "dup_ngrams", "dedup", "export", "funnel", "all",
 }
 
@@ -152,7 +152,7 @@ def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(pl
     assert not any(shard in {"sample-00", "sample-01"} for rule, shard in jobs if rule in {"download", "extract"})
     # The global stages run once over all three shards, exact dedup's once per hash partition;
     # every shard is exported again, since block dedup (one job) rewrites every shard's verdicts.
-    for rule in ("dup_ngrams", "dedup", "funnel", "all"):
+    for rule in ("exact_manifest", "dup_ngrams", "dedup", "funnel", "all"):
         assert stats[rule] == 1, (rule, stats)
     assert stats["exact_partition"] == EXACT_PARTITIONS
     assert stats["export"] == 3
@@ -203,7 +203,7 @@ def test_a_justext_threshold_reruns_extract_for_every_shard_and_everything_after
         ("dup_ngrams", "dedup", "funnel", "all"), 1
     ), stats
     assert stats["exact_dedup"] == 2, stats  # one job per shard
-    assert stats["exact_partition"] == EXACT_PARTITIONS, stats
+    assert (stats["exact_manifest"], stats["exact_partition"]) == (1, EXACT_PARTITIONS), stats
 
 
 def test_a_justext_threshold_given_with_dash_dash_config_reruns_extract(built):
