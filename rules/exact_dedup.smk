@@ -61,7 +61,7 @@ rule exact_partition:
         "../envs/dedup.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards: 1000 + 8 * exact_hashes_mb() // EXACT_PARTITIONS,
+        mem_mb=lambda wildcards: 1000 + 16 * exact_hashes_mb() // EXACT_PARTITIONS,
     params:
         partitions=EXACT_PARTITIONS,
     script:
