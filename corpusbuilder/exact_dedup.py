@@ -125,15 +125,21 @@ def hash_partitions(hashes: pa.Table, partitions: int) -> list[pa.Table]:
 
 
 _HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+# rows per chunk of `md5_hex`: a string array's offsets are 32-bit
+_HEX_CHUNK_ROWS = 1 << 24
 
 
-def md5_hex(md5: np.ndarray) -> pa.Array:
+def md5_hex(md5: np.ndarray) -> pa.ChunkedArray:
     """(n, 16) hashes as 32-character lower-case hex strings."""
-    digits = np.empty((len(md5), 32), dtype=np.uint8)
-    digits[:, 0::2] = _HEX_DIGITS[md5 >> 4]
-    digits[:, 1::2] = _HEX_DIGITS[md5 & 15]
-    offsets = np.arange(0, 32 * len(md5) + 1, 32, dtype=np.int32)
-    return pa.StringArray.from_buffers(len(md5), pa.py_buffer(offsets), pa.py_buffer(digits))
+    chunks = []
+    for start in range(0, max(len(md5), 1), _HEX_CHUNK_ROWS):
+        part = md5[start:start + _HEX_CHUNK_ROWS]
+        digits = np.empty((len(part), 32), dtype=np.uint8)
+        digits[:, 0::2] = _HEX_DIGITS[part >> 4]
+        digits[:, 1::2] = _HEX_DIGITS[part & 15]
+        offsets = np.arange(0, 32 * len(part) + 1, 32, dtype=np.int32)
+        chunks.append(pa.StringArray.from_buffers(len(part), pa.py_buffer(offsets), pa.py_buffer(digits)))
+    return pa.chunked_array(chunks, pa.string())
 
 
 def first_copy_decisions(hashes: pa.Table) -> pa.Table:

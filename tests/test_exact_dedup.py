@@ -157,10 +157,13 @@ def test_hash_partitions_are_equal_ranges_of_the_hash_in_hash_order(tmp_path):
     assert pq.ParquetFile(tmp_path / "h.parquet").num_row_groups == 7
 
 
-def test_md5_hex_is_bytes_hex():
+def test_md5_hex_is_bytes_hex_across_chunks(monkeypatch):
     md5 = np.array([list(hashlib.md5(str(i).encode()).digest()) for i in range(50)], dtype=np.uint8)
     assert md5_hex(md5).to_pylist() == [bytes(row).hex() for row in md5]
     assert md5_hex(md5[:0]).to_pylist() == []
+    monkeypatch.setattr("corpusbuilder.exact_dedup._HEX_CHUNK_ROWS", 7)
+    chunked = md5_hex(md5)
+    assert chunked.num_chunks == 8 and chunked.to_pylist() == [bytes(row).hex() for row in md5]
 
 
 @pytest.mark.parametrize(
