@@ -89,12 +89,10 @@ def corpus_outputs():
     return outputs
 
 
-def exact_hashes_mb():
-    """The size of the hashes files there are (a partition job's memory is a share of it)."""
-    return (
-        sum(os.path.getsize(path) for path in EXACT_HASHES if os.path.exists(path))
-        >> 20
-    )
+def files_mb(paths):
+    """The size of those of `paths` there are, in MB (a job's memory scaled by files that are
+    not its inputs, or not all of them)."""
+    return sum(os.path.getsize(path) for path in paths if os.path.exists(path)) >> 20
 
 
 def export_inputs(wildcards):

@@ -61,7 +61,7 @@ rule exact_partition:
         "../envs/dedup.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards: 1000 + 16 * exact_hashes_mb() // EXACT_PARTITIONS,
+        mem_mb=lambda wildcards: 1000 + 16 * files_mb(EXACT_HASHES) // EXACT_PARTITIONS,
     params:
         partitions=EXACT_PARTITIONS,
     script:
@@ -90,7 +90,8 @@ rule exact_dedup:
         "../envs/dedup.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, input: 1000 + 4 * input.size_mb // EXACT_PARTITIONS,
+        # its rows only, about as many as its hashes file holds
+        mem_mb=lambda wildcards, input: 1000 + 16 * files_mb([input.hashes]),
     params:
         shard_rank=lambda wildcards: SHARD_RANK[wildcards.shard],
     script:
