@@ -57,7 +57,7 @@ THESIS_STAGES = {
     "dedup": ("block level de-duplication", 69 + 8 / 60, 1),
 }
 STAGE_OF_RULE = {"extract": "extract", "language": "language", "tokenise": "tokenise",
-                 "exact_hashes": "exact dedup", "exact_dedup": "exact dedup",
+                 "exact_hashes": "exact dedup", "exact_partition": "exact dedup", "exact_dedup": "exact dedup",
                  "ngram_runs": "dup n-grams", "dup_ngrams": "dup n-grams", "dedup": "dedup"}
 
 

@@ -6,47 +6,54 @@ boilerplate, not of the page's HTML (footnote 12), so a page mirrored under anot
 re-served with different markup around the same text is caught. Here the kept one is the first
 in crawl order: (shard rank in the configured input order, record index in the WARC).
 
-Two steps, so that shards are hashed in parallel and only the merge is global:
+Map, reduce by hash partition, split back by shard, so that no job reads more than one
+partition of every shard or every partition of one shard (a linear plan: N + P + N jobs, 2·N·P
+file edges for N shards and P = `ExactDedupParams.partitions`):
 
 - map (`exact_hashes`, per shard): MD5 of each document the language stage kept, over its
   clean text (`tables.survivors`: good blocks, less blocks dropped by block-level language
   filtering, joined by "\\n"), normalised per `ExactDedupParams`; written sorted by
-  (md5, record_index) — `tables.HASHES_SCHEMA`.
-- reduce (`exact_dedup`): a k-way merge (`heapq.merge`) of the sorted per-shard files, each read
-  in record batches, so memory holds one batch per shard, never a shard. Of each run of equal
-  hashes the first is kept and the others are `duplicate_of` it. Every document the language
-  stage kept gets one row in its shard's decisions file (`tables.DECISIONS_SCHEMA`), in md5 order;
-  documents the language stage dropped do not appear (their reason is in the language table).
+  (md5, record_index) — `tables.HASHES_SCHEMA` — as one row group per hash partition: P ranges of
+  equal width of the hash's first 32 bits (`md5_partitions`), so partitions in order are hashes in
+  order, and equal hashes share one.
+- reduce (`exact_partition`, per partition): the partition's rows of every shard, in crawl order;
+  of each group of equal hashes the first in crawl order is kept and the others are `duplicate_of`
+  it (`first_copy_decisions`, vectorised over one partition in memory).
+- split (`exact_dedup`, per shard): the shard's rows of each partition's decisions, concatenated
+  in partition order (`shard_decisions`). Every document the language stage kept gets one row in
+  its shard's decisions file (`tables.DECISIONS_SCHEMA`), in md5 order; documents the language
+  stage dropped do not appear (their reason is in the language table).
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import heapq
-import itertools
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
-import pyarrow.parquet as pq
+import pyarrow.compute as pc
 
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.io import ParquetBatchWriter
 from corpusbuilder.language import document_texts
-from corpusbuilder.tables import DECISIONS_SCHEMA, HASHES_SCHEMA, Survivors
+from corpusbuilder.tables import (
+    HASHES_SCHEMA, PARTITION_DECISIONS_SCHEMA, Survivors, read_hash_partition, read_shard_decisions, read_table,
+)
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class ExactDedupParams:
-    """What counts as the same text (config section `exact_dedup`), thesis §3.6.1."""
+    """What counts as the same text (config section `exact_dedup`), thesis §3.6.1, and how many
+    hash partitions the decisions are made in (the same decisions for any number)."""
 
     normalise_whitespace: bool = True  # runs of whitespace (block breaks too) count as one space
     lowercase: bool = False  # the thesis compares the text as it is
+    partitions: int = 16
 
     @classmethod
     def from_config(cls, section: dict) -> ExactDedupParams:
@@ -92,62 +99,119 @@ def exact_hashes(kept: Survivors, shard_rank: int, params: ExactDedupParams) -> 
     return table.sort_by([("md5", "ascending"), ("record_index", "ascending")])
 
 
-def read_hashes(path: Path | str, shard_rank: int, batch_size: int) -> Iterator[tuple[bytes, int, int, str, int]]:
-    """The rows of one sorted hashes file as (md5, shard_rank, record_index, doc_id, n_words),
-    read `batch_size` rows at a time; the file must be the shard at `shard_rank` in crawl order."""
-    with pq.ParquetFile(path) as hashes:
-        for batch in hashes.iter_batches(batch_size=batch_size, columns=HASHES_SCHEMA.names):
-            ranks = set(batch.column("shard_rank").unique().to_pylist())
-            if ranks != {shard_rank}:
-                raise ValueError(f"{path}: shard_rank {sorted(ranks)}, but it is shard {shard_rank} in crawl order")
-            yield from zip(*(batch.column(name).to_pylist() for name in HASHES_SCHEMA.names))
+def md5_bytes(md5: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """The hashes of a binary(16) column as an (n, 16) uint8 array."""
+    if isinstance(md5, pa.ChunkedArray):
+        md5 = md5.combine_chunks()
+    buffer = md5.buffers()[1]
+    if buffer is None:  # an empty array may have no data buffer
+        return np.zeros((0, 16), dtype=np.uint8)
+    return np.frombuffer(buffer, dtype=np.uint8, count=16 * len(md5), offset=16 * md5.offset).reshape(-1, 16)
 
 
-def exact_decisions(merged: Iterator[tuple[bytes, int, int, str, int]]) -> Iterator[tuple[int, dict]]:
-    """(shard_rank, decision row) for every row of a stream sorted by (md5, shard_rank,
-    record_index): the first of each run of equal hashes is kept, the rest are its duplicates."""
-    for md5, group in itertools.groupby(merged, key=lambda row: row[0]):
-        _, first_rank, _, first_id, first_words = next(group)
-        hex_md5 = md5.hex()
-        yield first_rank, {"doc_id": first_id, "md5": hex_md5, "kept": True, "duplicate_of": None, "n_words": first_words}
-        for _, rank, _, doc_id, n_words in group:
-            yield rank, {"doc_id": doc_id, "md5": hex_md5, "kept": False, "duplicate_of": first_id, "n_words": n_words}
+def md5_partitions(md5: np.ndarray, partitions: int) -> np.ndarray:
+    """The hash partition of each (n, 16) hash: `partitions` ranges of equal width of its first 32
+    bits, so sorted hashes have non-decreasing partitions."""
+    top = md5[:, :4].copy().view(">u4").ravel().astype(np.uint64)
+    return (top * np.uint64(partitions)) >> np.uint64(32)
 
 
-def exact_dedup(
-    hash_paths: Sequence[Path | str],
-    decision_paths: Sequence[Path | str | None],
-    shard_names: Sequence[str] | None = None,
-    batch_size: int = 65536,
-    progress_every: int = 100_000,
-) -> dict[str, int]:
-    """Merge the per-shard hash files (in crawl order) into per-shard decision files; a shard whose
-    decision path is None only takes part (its copies come first), its decisions are not written.
+def hash_partitions(hashes: pa.Table, partitions: int) -> list[pa.Table]:
+    """A hashes table sorted by md5 cut into its `partitions` hash partitions, in order, empty ones
+    too (the row groups of its exact_hashes file)."""
+    ids = md5_partitions(md5_bytes(hashes["md5"]), partitions)
+    bounds = np.searchsorted(ids, np.arange(partitions + 1, dtype=np.uint64))
+    return [hashes.slice(lo, hi - lo) for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
 
-    Returns counts: documents, kept, duplicates; logs the duplicates found in each shard.
-    """
-    if len(hash_paths) != len(decision_paths):
-        raise ValueError("exact_dedup: one decisions file per hashes file")
-    shards = [read_hashes(path, rank, batch_size) for rank, path in enumerate(hash_paths)]
-    merged = heapq.merge(*shards, key=lambda row: row[:3])
-    counts = {"documents": 0, "kept": 0, "duplicates": 0}
-    per_shard = [[0, 0] for _ in hash_paths]  # documents, duplicates
-    with contextlib.ExitStack() as stack:
-        writers = [
-            None if path is None
-            else stack.enter_context(ParquetBatchWriter(path, DECISIONS_SCHEMA, batch_rows=batch_size))
-            for path in decision_paths
-        ]
-        for rank, row in exact_decisions(merged):
-            if writers[rank] is not None:
-                writers[rank].append(row)
-            counts["documents"] += 1
-            counts["kept" if row["kept"] else "duplicates"] += 1
-            per_shard[rank][0] += 1
-            per_shard[rank][1] += not row["kept"]
-            if counts["documents"] % progress_every == 0:
-                log.info("exact dedup: %d documents merged, %d duplicates", counts["documents"], counts["duplicates"])
-    for name, (documents, duplicates) in zip(shard_names or map(str, hash_paths), per_shard):
-        log.info("exact dedup: %s: %d documents, %d exact duplicates", name, documents, duplicates)
-    log.info("exact dedup: %d documents, %d kept, %d exact duplicates", counts["documents"], counts["kept"], counts["duplicates"])
-    return counts
+
+_HEX_DIGITS = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+# rows per chunk of `md5_hex`: a string array's offsets are 32-bit
+_HEX_CHUNK_ROWS = 1 << 24
+
+
+def md5_hex(md5: np.ndarray) -> pa.ChunkedArray:
+    """(n, 16) hashes as 32-character lower-case hex strings."""
+    chunks = []
+    for start in range(0, max(len(md5), 1), _HEX_CHUNK_ROWS):
+        part = md5[start:start + _HEX_CHUNK_ROWS]
+        digits = np.empty((len(part), 32), dtype=np.uint8)
+        digits[:, 0::2] = _HEX_DIGITS[part >> 4]
+        digits[:, 1::2] = _HEX_DIGITS[part & 15]
+        offsets = np.arange(0, 32 * len(part) + 1, 32, dtype=np.int32)
+        chunks.append(pa.StringArray.from_buffers(len(part), pa.py_buffer(offsets), pa.py_buffer(digits)))
+    return pa.chunked_array(chunks, pa.string())
+
+
+def first_copy_decisions(hashes: pa.Table) -> pa.Table:
+    """The decisions on the hashes of one partition of every shard (HASHES_SCHEMA rows, any order):
+    of each group of equal hashes the first in crawl order, (shard_rank, record_index), is kept,
+    the others are `duplicate_of` it. PARTITION_DECISIONS_SCHEMA rows, sorted by (shard_rank,
+    md5, record_index)."""
+    md5 = md5_bytes(hashes["md5"])
+    high = md5[:, :8].copy().view(">u8").ravel()
+    low = md5[:, 8:].copy().view(">u8").ravel()
+    rank = hashes["shard_rank"].to_numpy()
+    record = hashes["record_index"].to_numpy()
+    crawl_order = np.lexsort((record, rank, low, high))
+    starts = np.ones(len(crawl_order), dtype=bool)  # the first of a group of equal hashes
+    starts[1:] = (np.diff(high[crawl_order]) != 0) | (np.diff(low[crawl_order]) != 0)
+    first = crawl_order[np.maximum.accumulate(np.where(starts, np.arange(len(starts)), 0))]
+    kept = np.empty_like(starts)
+    kept[crawl_order] = starts
+    first_of = np.empty_like(crawl_order)
+    first_of[crawl_order] = first
+    table = pa.table(
+        {
+            "shard_rank": hashes["shard_rank"],
+            "doc_id": hashes["doc_id"],
+            "md5": md5_hex(md5),
+            "kept": kept,
+            "duplicate_of": pc.if_else(kept, pa.scalar(None, pa.string()), hashes["doc_id"].take(first_of)),
+            "n_words": hashes["n_words"],
+        },
+        schema=PARTITION_DECISIONS_SCHEMA,
+    )
+    return table.take(np.lexsort((record, low, high, rank)))
+
+
+def decide_partition(hash_paths: Sequence[Path | str], partition: int, partitions: int) -> pa.Table:
+    """`first_copy_decisions` over hash partition `partition` of every shard's exact_hashes file,
+    given in crawl order (each file must hold the shard of its rank)."""
+    parts = []
+    for rank, path in enumerate(hash_paths):
+        part = read_hash_partition(path, partition, partitions)
+        if pc.any(pc.not_equal(part["shard_rank"], rank)).as_py():
+            ranks = sorted(set(part["shard_rank"].to_pylist()))
+            raise ValueError(f"{path}: shard_rank {ranks}, but it is shard {rank} in crawl order")
+        parts.append(part)
+    return first_copy_decisions(pa.concat_tables(parts))
+
+
+def shard_decisions(partition_paths: Sequence[Path | str], hashes_path: Path | str, shard_rank: int) -> pa.Table:
+    """The decisions file of the shard at `shard_rank`: its rows of every partition's decisions, in
+    partition order, so in md5 order; one for each document of its exact_hashes file."""
+    table = pa.concat_tables([read_shard_decisions(path, shard_rank) for path in partition_paths])
+    hashed = read_table(hashes_path, ["doc_id"])["doc_id"]
+    if table.num_rows != len(hashed) or set(table["doc_id"].to_pylist()) != set(hashed):
+        raise ValueError(f"{hashes_path}: {len(hashed)} documents hashed, but the partitions decide "
+                         f"{table.num_rows} of shard {shard_rank}; are they of another crawl order?")
+    return table
+
+
+def decision_counts(decisions: pa.Table) -> dict[str, int]:
+    """Documents, kept and duplicates of a decisions table."""
+    kept = pc.sum(decisions["kept"]).as_py() or 0
+    return {"documents": decisions.num_rows, "kept": kept, "duplicates": decisions.num_rows - kept}
+
+
+def earlier_shards_digests(sources: Sequence[str]) -> list[str]:
+    """For each shard in crawl order, a digest of the sources of the shards before it. A shard's
+    decisions depend on those shards, yet its exact_dedup job does not wait for them (so adding a
+    shard at the end decides no old shard again); this digest, a param of its exact_hashes job,
+    hashes it again, and so decides it again, when an earlier shard is removed, replaced or moved."""
+    digest = hashlib.sha1()
+    digests = []
+    for source in sources:
+        digests.append(digest.hexdigest())
+        digest.update(source.encode("utf-8", errors="surrogatepass") + b"\n")
+    return digests

@@ -11,7 +11,7 @@ import contextlib
 import glob
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -42,10 +42,19 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
         tmp_path.unlink(missing_ok=True)
 
 
-def write_table(table: pa.Table, path: Path | str) -> None:
-    """Write an Arrow table as Parquet (zstd), atomically."""
+def write_table(table: pa.Table, path: Path | str, row_group_size: int | None = None) -> None:
+    """Write an Arrow table as Parquet (zstd), atomically; ``row_group_size`` rows per row group
+    where readers filter by row group statistics (pyarrow's default otherwise)."""
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
+        pq.write_table(table, tmp, compression="zstd", row_group_size=row_group_size)
+
+
+def write_row_groups(parts: Sequence[pa.Table], path: Path | str) -> None:
+    """Write tables of one schema as one Parquet file (zstd), atomically, each as one row group
+    (an empty one too), so that a reader finds part i as row group i."""
+    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, parts[0].schema, compression="zstd") as writer:
+        for part in parts:
+            writer.write_table(part, row_group_size=max(part.num_rows, 1))
 
 
 class ParquetBatchWriter:

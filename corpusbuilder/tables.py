@@ -19,6 +19,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpusbuilder.io import atomic_path
+
 # --------------------------------------------------------------------------- where
 
 
@@ -33,6 +35,11 @@ class Files:
     blocks: str = "work/extract/{shard}.blocks.parquet"
     language: str = "work/language/{shard}.parquet"
     exact_hashes: str = "work/exact/{shard}.hashes.parquet"
+    # one hash range of every shard's exact_hashes, decided (its rows sorted by shard): exact_dedup
+    # reads its shard's rows of each
+    exact_partition: str = "work/exact/partitions/{partition}.parquet"
+    # every shard's exact_hashes file in crawl order, one a line: the partition jobs' one input
+    exact_manifest: str = "work/exact/hashes.txt"
     exact: str = "work/exact_dedup/{shard}.parquet"
     tokens: str = "work/tokens/{shard}.npz"
     ngram_runs: str = "work/ngrams/runs/{shard}.parquet"
@@ -114,7 +121,8 @@ LANGUAGE_SCHEMA = pa.schema(
     ]
 )
 
-# exact_hashes: a row per document the language stage kept, sorted by md5
+# exact_hashes: a row per document the language stage kept, sorted by md5, one row group per
+# hash partition (exact_dedup.partitions of them, empty ones too)
 HASHES_SCHEMA = pa.schema(
     [
         ("md5", pa.binary(16)),
@@ -135,6 +143,10 @@ DECISIONS_SCHEMA = pa.schema(
         ("n_words", pa.int32()),
     ]
 )
+
+# exact_partition: the decisions on one hash partition of every shard, sorted by (shard_rank, md5,
+# record_index), so each shard's rows are one run in the order of its decisions file
+PARTITION_DECISIONS_SCHEMA = pa.schema([("shard_rank", pa.int32()), *DECISIONS_SCHEMA])
 
 # dedup: every block of every tokenised document after block de-duplication
 DEDUP_SCHEMA = pa.schema(
@@ -183,6 +195,32 @@ def read_table(path: Path | str, columns: list[str] | None = None, good_only: bo
     if doc_ids is not None:
         filters.append(("doc_id", "in", sorted(doc_ids)))
     return pd.read_parquet(path, columns=columns, filters=filters or None)
+
+
+def write_manifest(paths: Sequence[Path | str], path: Path | str) -> None:
+    """A list of files, one a line, in order (written atomically)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text("".join(f"{name}\n" for name in paths))
+
+
+def read_manifest(path: Path | str) -> list[str]:
+    return Path(path).read_text().splitlines()
+
+
+def read_hash_partition(path: Path | str, partition: int, partitions: int) -> pa.Table:
+    """Hash partition ``partition`` of an exact_hashes file: its row group of that number."""
+    with pq.ParquetFile(path) as hashes:
+        if hashes.num_row_groups != partitions:
+            raise ValueError(f"{path}: {hashes.num_row_groups} hash partitions, but exact_dedup.partitions is "
+                             f"{partitions}; hash the shard again")
+        return hashes.read_row_group(partition, columns=HASHES_SCHEMA.names)
+
+
+def read_shard_decisions(path: Path | str, shard_rank: int) -> pa.Table:
+    """One shard's rows of an exact_partition file (DECISIONS_SCHEMA); the file is sorted by
+    shard, so the row group statistics skip the other shards' rows unread."""
+    table = pq.read_table(path, columns=DECISIONS_SCHEMA.names, filters=[("shard_rank", "==", shard_rank)])
+    return table.cast(DECISIONS_SCHEMA)
 
 
 @dataclass(frozen=True)

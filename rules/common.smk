@@ -16,6 +16,7 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.download import resolve_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
+from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.package_data import SHIPPED_MODEL
 from corpusbuilder.tables import FILES
 
@@ -41,6 +42,14 @@ TEXT_SOURCES = {
     for directory in config["input"]["text_dirs"]
 }
 SHARDS = list(SOURCES) + list(TEXT_SOURCES)
+# a shard's position in crawl order (a dict: SHARDS.index per job would make planning quadratic)
+SHARD_RANK = {shard: rank for rank, shard in enumerate(SHARDS)}
+# exact dedup: the sources of the shards before each (rules/exact_dedup.smk), and its partitions
+EARLIER_SHARDS = dict(
+    zip(SHARDS, earlier_shards_digests([*SOURCES.values(), *TEXT_SOURCES.values()]))
+)
+EXACT_PARTITIONS = config["exact_dedup"]["partitions"]
+EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 
 # The best preset's model is an input of extract, so a retrained model re-extracts the shards.
 EXTRACT_MODEL = (
@@ -67,6 +76,7 @@ wildcard_constraints:
     shard="[A-Za-z0-9][A-Za-z0-9._-]*",
     dataset="[a-z0-9-]+",
     source="[a-z0-9-]+",
+    partition="[0-9]+",
 
 
 def corpus_outputs():
@@ -79,8 +89,10 @@ def corpus_outputs():
     return outputs
 
 
-def shards_through(shard):
-    return SHARDS[: SHARDS.index(shard) + 1]
+def files_mb(paths):
+    """The size of those of `paths` there are, in MB (a job's memory scaled by files that are
+    not its inputs, or not all of them)."""
+    return sum(os.path.getsize(path) for path in paths if os.path.exists(path)) >> 20
 
 
 def export_inputs(wildcards):

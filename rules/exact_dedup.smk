@@ -1,3 +1,6 @@
+# Map (per shard) -> reduce (per hash partition) -> split (per shard): N + 1 + P + N jobs and
+# N + P + N·P file edges for N shards and P partitions, so the plan grows linearly with the
+# crawl (corpusbuilder.exact_dedup).
 rule exact_hashes:
     input:
         docs=FILES.docs,
@@ -16,18 +19,66 @@ rule exact_hashes:
         mem_mb=lambda wildcards, input: 1000 + 2 * input.size_mb,
     params:
         cfg=config["exact_dedup"],
-        shard_rank=lambda wildcards: SHARDS.index(wildcards.shard),
+        shard_rank=lambda wildcards: SHARD_RANK[wildcards.shard],
+        earlier_shards=lambda wildcards: EARLIER_SHARDS[wildcards.shard],
     script:
         "../scripts/exact_hashes.py"
 
 
-# One job per shard: the first copy in crawl order wins, so a shard's decisions depend only on
-# its own hashes and those of the shards before it; adding a shard at the end leaves the old
-# shards' decisions (and their tokenise and ngram_runs) untouched.
+# The partition jobs' one input: were they to list every shard's hashes file, Snakemake would
+# scan that list of N for each of the N·P partition files the exact_dedup jobs ask for (N²·P).
+rule exact_manifest:
+    input:
+        hashes=EXACT_HASHES,
+    output:
+        manifest=FILES.exact_manifest,
+    log:
+        "logs/exact_manifest.log",
+    benchmark:
+        "benchmarks/exact_manifest.tsv"
+    conda:
+        "../envs/dedup.yaml"
+    threads: 1
+    resources:
+        mem_mb=200,
+    script:
+        "../scripts/exact_manifest.py"
+
+
+# One job per hash partition: equal texts share a partition, so each job decides first-wins in
+# crawl order over its partition of every shard (the manifest's files). It holds one partition
+# of the crawl's hashes in memory; exact_dedup.partitions sets how many.
+rule exact_partition:
+    input:
+        manifest=FILES.exact_manifest,
+    output:
+        decisions=FILES.exact_partition,
+    log:
+        "logs/exact_partition/{partition}.log",
+    benchmark:
+        "benchmarks/exact_partition/{partition}.tsv"
+    conda:
+        "../envs/dedup.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards: 1000 + 16 * files_mb(EXACT_HASHES) // EXACT_PARTITIONS,
+    params:
+        partitions=EXACT_PARTITIONS,
+    script:
+        "../scripts/exact_partition.py"
+
+
+# One job per shard. The first copy in crawl order wins, so adding a shard at the end changes no
+# old shard's decisions, although every partition is decided again: the partitions are ancient()
+# here, so that their new files start no old shard's exact_dedup (nor its tokenise and
+# ngram_runs). What does change an old shard's decisions re-hashes it, and its own hashes
+# file starts it: its text or the exact_dedup settings (through its exact_hashes job), or the
+# shards before it (their sources are a param of its exact_hashes job).
 rule exact_dedup:
     input:
-        hashes=lambda wildcards: expand(
-            FILES.exact_hashes, shard=shards_through(wildcards.shard)
+        hashes=FILES.exact_hashes,
+        partitions=ancient(
+            expand(FILES.exact_partition, partition=range(EXACT_PARTITIONS))
         ),
     output:
         decisions=FILES.exact,
@@ -39,8 +90,9 @@ rule exact_dedup:
         "../envs/dedup.yaml"
     threads: 1
     resources:
-        mem_mb=2000,
+        # its rows only, about as many as its hashes file holds
+        mem_mb=lambda wildcards, input: 1000 + 16 * files_mb([input.hashes]),
     params:
-        shards=lambda wildcards: shards_through(wildcards.shard),
+        shard_rank=lambda wildcards: SHARD_RANK[wildcards.shard],
     script:
         "../scripts/exact_dedup.py"

@@ -1,15 +1,16 @@
-"""Rule `exact_hashes`: MD5 of the clean text of each kept document of one shard, sorted by hash
-(corpusbuilder.exact_dedup, thesis §3.6.1)."""
+"""Rule `exact_hashes`: MD5 of the clean text of each kept document of one shard, sorted by hash,
+one row group per hash partition (corpusbuilder.exact_dedup, thesis §3.6.1)."""
 
 import logging
 
-from corpusbuilder.exact_dedup import HASHED_COLUMNS, ExactDedupParams, exact_hashes
-from corpusbuilder.io import write_table
+from corpusbuilder.exact_dedup import HASHED_COLUMNS, ExactDedupParams, exact_hashes, hash_partitions
+from corpusbuilder.io import write_row_groups
 from corpusbuilder.logs import setup_logging
 from corpusbuilder.tables import ShardTables, read_survivors
 
 setup_logging(snakemake.log[0])
+params = ExactDedupParams.from_config(snakemake.params.cfg)
 kept = read_survivors(ShardTables(**dict(snakemake.input.items())), HASHED_COLUMNS)
-table = exact_hashes(kept, snakemake.params.shard_rank, ExactDedupParams.from_config(snakemake.params.cfg))
-write_table(table, snakemake.output.hashes)
+table = exact_hashes(kept, snakemake.params.shard_rank, params)
+write_row_groups(hash_partitions(table, params.partitions), snakemake.output.hashes)
 logging.getLogger("corpusbuilder.exact_dedup").info("%d documents hashed", table.num_rows)

@@ -1,4 +1,5 @@
-"""Exact de-duplication: MD5 groups, first copy in crawl order, streaming merge, the shared crawl."""
+"""Exact de-duplication: MD5 groups, first copy in crawl order, decided by hash partition, the
+sample WARCs and the shared crawl against the rule spelled plainly."""
 
 from __future__ import annotations
 
@@ -6,14 +7,21 @@ import hashlib
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import truth_key
-from corpusbuilder.exact_dedup import ExactDedupParams, exact_dedup, exact_hashes
-from corpusbuilder.io import write_table
-from corpusbuilder.tables import DECISIONS_SCHEMA, HASHES_SCHEMA, survivors
+from conftest import REPO, truth_key
+from corpusbuilder.exact_dedup import (
+    ExactDedupParams, decide_partition, earlier_shards_digests, exact_hashes, hash_partitions, md5_bytes, md5_hex,
+    md5_partitions, shard_decisions,
+)
+from corpusbuilder.io import write_row_groups, write_table
+from corpusbuilder.tables import DECISIONS_SCHEMA, HASHES_SCHEMA, read_manifest, survivors, write_manifest
+
+SAMPLE = REPO / "resources" / "sample"
 
 
 def hashes_of(blocks: pd.DataFrame, language: pd.DataFrame, rank: int, params=ExactDedupParams()):
@@ -39,17 +47,63 @@ def shard_tables(shard: str, pages: dict[int, list[str]], dropped_by_language=()
     return pd.DataFrame(blocks), pd.DataFrame(language)
 
 
-def run_dedup(tmp_path: Path, shards: dict[str, dict[int, list[str]]], params=ExactDedupParams(), batch_size=65536, **kw):
-    hash_paths, decision_paths = [], []
+def write_hashes(tmp_path: Path, tables: dict[str, pa.Table], partitions: int) -> list[Path]:
+    """The exact_hashes files of {shard: hashes table}, as the rule writes them."""
+    paths = []
+    for shard, table in tables.items():
+        paths.append(tmp_path / f"{shard}.hashes.parquet")
+        write_row_groups(hash_partitions(table, partitions), paths[-1])
+    return paths
+
+
+def decide(tmp_path: Path, tables: dict[str, pa.Table], partitions: int = 16) -> dict[str, pd.DataFrame]:
+    """The three rules on {shard: hashes table} in crawl order: hashes files, one decisions file per
+    partition, one per shard (read back as written)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    hash_paths = write_hashes(tmp_path, tables, partitions)
+    write_manifest(hash_paths, tmp_path / "hashes.txt")
+    partition_paths = [tmp_path / f"partition-{p}.parquet" for p in range(partitions)]
+    for partition, path in enumerate(partition_paths):
+        decisions = decide_partition(read_manifest(tmp_path / "hashes.txt"), partition, partitions)
+        write_table(decisions, path, row_group_size=3)
+    decisions = {}
+    for rank, (shard, hashes_path) in enumerate(zip(tables, hash_paths)):
+        write_table(shard_decisions(partition_paths, hashes_path, rank), tmp_path / f"{shard}.exact.parquet")
+        decisions[shard] = pq.read_table(tmp_path / f"{shard}.exact.parquet").to_pandas()
+    return decisions
+
+
+def reference_decisions(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
+    """The rule spelled plainly, row by row: documents in crawl order (shard, record index), the
+    first of each hash kept; each shard's rows in (md5, record index) order, as before the
+    partitions."""
+    first: dict[bytes, str] = {}
+    decisions = {}
+    for shard, table in tables.items():
+        rows = []
+        for row in sorted(table.to_pylist(), key=lambda row: row["record_index"]):
+            original = first.setdefault(row["md5"], row["doc_id"])
+            rows.append({"doc_id": row["doc_id"], "md5": row["md5"].hex(), "kept": original == row["doc_id"],
+                         "duplicate_of": None if original == row["doc_id"] else original,
+                         "n_words": row["n_words"], "record_index": row["record_index"]})
+        frame = pd.DataFrame(rows, columns=[*DECISIONS_SCHEMA.names, "record_index"])
+        frame = frame.sort_values(["md5", "record_index"], kind="stable").drop(columns="record_index")
+        decisions[shard] = pa.Table.from_pandas(frame, schema=DECISIONS_SCHEMA, preserve_index=False).to_pandas()
+    return decisions
+
+
+def assert_same_decisions(got: dict[str, pd.DataFrame], expected: dict[str, pd.DataFrame]):
+    assert list(got) == list(expected)
+    for shard in expected:
+        pd.testing.assert_frame_equal(got[shard].reset_index(drop=True), expected[shard].reset_index(drop=True))
+
+
+def run_dedup(tmp_path: Path, shards: dict[str, dict[int, list[str]]], params=ExactDedupParams(), partitions=16, **kw):
+    tables = {}
     for rank, (shard, pages) in enumerate(shards.items()):
         blocks, language = shard_tables(shard, pages, **kw.get(shard, {}))
-        path = tmp_path / f"{shard}.hashes.parquet"
-        write_table(hashes_of(blocks, language, rank, params), path)
-        hash_paths.append(path)
-        decision_paths.append(tmp_path / f"{shard}.exact.parquet")
-    counts = exact_dedup(hash_paths, decision_paths, list(shards), batch_size=batch_size)
-    decisions = pd.concat(pq.read_table(p).to_pandas() for p in decision_paths)
-    return decisions.set_index("doc_id"), counts
+        tables[shard] = hashes_of(blocks, language, rank, params)
+    return pd.concat(decide(tmp_path, tables, partitions).values()).set_index("doc_id")
 
 
 def test_first_copy_in_crawl_order_is_kept_across_shards(tmp_path):
@@ -58,27 +112,22 @@ def test_first_copy_in_crawl_order_is_kept_across_shards(tmp_path):
         "a": {5: ["shared text"], 9: ["unique a"]},
         "c": {1: ["shared text"]},
     }
-    decisions, counts = run_dedup(tmp_path, shards)
+    decisions = run_dedup(tmp_path, shards)
     # "b" is first in crawl order although "a:5" sorts first by name.
     assert decisions["duplicate_of"].dropna().to_dict() == {"a:5": "b:0", "c:1": "b:0", "b:7": "b:4"}
     assert decisions.loc[["b:0", "b:3", "b:4", "a:9"], "kept"].all()
-    assert counts == {"documents": 7, "kept": 4, "duplicates": 3}
+    assert (decisions["kept"].sum(), len(decisions)) == (4, 7)
     assert decisions.loc["a:5", "md5"] == hashlib.md5(b"shared text").hexdigest()
     assert pq.read_schema(tmp_path / "a.exact.parquet").equals(DECISIONS_SCHEMA)
     assert set(pq.read_table(tmp_path / "a.exact.parquet")["doc_id"].to_pylist()) == {"a:5", "a:9"}
 
 
-def test_a_shard_without_a_decisions_path_is_merged_through_but_not_written(tmp_path):
-    """The per-shard rule: earlier shards decide the last one's copies, only its file is written."""
+def test_adding_a_shard_at_the_end_leaves_the_old_shards_decisions(tmp_path):
     shards = {"b": {0: ["shared text"], 3: ["unique b"]}, "a": {5: ["shared text"], 9: ["unique a"]}}
-    full, _ = run_dedup(tmp_path, shards)
-    hash_paths = [tmp_path / f"{shard}.hashes.parquet" for shard in shards]
-    (tmp_path / "b.exact.parquet").unlink()
-    counts = exact_dedup(hash_paths, [None, tmp_path / "last.parquet"], list(shards))
-    last = pq.read_table(tmp_path / "last.parquet").to_pandas().set_index("doc_id")
-    assert not (tmp_path / "b.exact.parquet").exists()
-    assert last.equals(full.loc[["a:5", "a:9"]])
-    assert counts == {"documents": 4, "kept": 3, "duplicates": 1}
+    before = run_dedup(tmp_path / "two", shards)
+    after = run_dedup(tmp_path / "three", {**shards, "c": {0: ["unique a"], 1: ["new"]}})
+    pd.testing.assert_frame_equal(after.loc[before.index], before)
+    assert after.loc["c:0", "duplicate_of"] == "a:9" and after.loc["c:1", "kept"]
 
 
 def test_hashes_file_is_sorted_by_hash_and_holds_the_clean_text_words(tmp_path):
@@ -93,6 +142,30 @@ def test_hashes_file_is_sorted_by_hash_and_holds_the_clean_text_words(tmp_path):
     assert row["md5"] == hashlib.md5(b"text number 7 more").digest()  # blocks joined, whitespace normalised
 
 
+def test_hash_partitions_are_equal_ranges_of_the_hash_in_hash_order(tmp_path):
+    md5 = np.array([[0] * 16, [0x3F] + [0xFF] * 15, [0x40] + [0] * 15, [0xBF] + [0] * 15, [0xC0] + [0] * 15,
+                    [0xFF] * 16], dtype=np.uint8)
+    assert md5_partitions(md5, 4).tolist() == [0, 0, 1, 2, 3, 3]
+    assert md5_partitions(md5, 1).tolist() == [0] * 6
+    blocks, language = shard_tables("s", {i: [f"text {i}"] for i in range(200)})
+    table = hashes_of(blocks, language, 0)
+    parts = hash_partitions(table, 7)
+    assert len(parts) == 7 and pa.concat_tables(parts).equals(table)
+    for partition, part in enumerate(parts):
+        assert set(md5_partitions(md5_bytes(part["md5"]), 7).tolist()) == {partition}
+    write_row_groups(parts, tmp_path / "h.parquet")
+    assert pq.ParquetFile(tmp_path / "h.parquet").num_row_groups == 7
+
+
+def test_md5_hex_is_bytes_hex_across_chunks(monkeypatch):
+    md5 = np.array([list(hashlib.md5(str(i).encode()).digest()) for i in range(50)], dtype=np.uint8)
+    assert md5_hex(md5).to_pylist() == [bytes(row).hex() for row in md5]
+    assert md5_hex(md5[:0]).to_pylist() == []
+    monkeypatch.setattr("corpusbuilder.exact_dedup._HEX_CHUNK_ROWS", 7)
+    chunked = md5_hex(md5)
+    assert chunked.num_chunks == 8 and chunked.to_pylist() == [bytes(row).hex() for row in md5]
+
+
 @pytest.mark.parametrize(
     "params, same",
     [
@@ -104,7 +177,7 @@ def test_hashes_file_is_sorted_by_hash_and_holds_the_clean_text_words(tmp_path):
 def test_whitespace_and_case_normalisation(tmp_path, params, same):
     pages = {0: ["One two", "three"], 1: ["One  two three"], 2: ["ONE two three"]}
     names = {"s:0": "joined", "s:1": "spaced", "s:2": "upper"}
-    decisions, _ = run_dedup(tmp_path, {"s": pages}, params=params)
+    decisions = run_dedup(tmp_path, {"s": pages}, params=params)
     group = {names[d] for d, row in decisions.iterrows() if row["duplicate_of"] == "s:0" or d == "s:0"}
     assert group - {"joined"} == same - {"joined"}
 
@@ -112,28 +185,44 @@ def test_whitespace_and_case_normalisation(tmp_path, params, same):
 def test_documents_dropped_by_language_are_not_hashed_and_dropped_blocks_do_not_count(tmp_path):
     shards = {"s": {0: ["keep me", "Guten Tag"], 1: ["keep me"], 2: ["keep me"]}}
     options = {"s": {"dropped_by_language": {2}, "dropped_blocks": {0: [1]}}}
-    decisions, _ = run_dedup(tmp_path, shards, **options)
+    decisions = run_dedup(tmp_path, shards, **options)
     assert set(decisions.index) == {"s:0", "s:1"}
     assert decisions.loc["s:1", "duplicate_of"] == "s:0"  # "Guten Tag" was dropped from s:0
 
 
-def test_merge_streams_row_by_row(tmp_path):
-    shards = {
-        f"s{k}": {i: [f"text {(i * 7 + k) % 13}"] for i in range(30)} for k in range(4)
-    }
-    (tmp_path / "row-by-row").mkdir()
-    streamed, _ = run_dedup(tmp_path / "row-by-row", shards, batch_size=1)
-    whole, _ = run_dedup(tmp_path, shards)
-    pd.testing.assert_frame_equal(streamed.sort_index(), whole.sort_index())
-    assert whole["kept"].sum() == 13
+@pytest.mark.parametrize("partitions", [1, 3, 64])
+def test_any_number_of_partitions_makes_the_rules_decisions(tmp_path, partitions):
+    tables = {}
+    for k in range(4):
+        blocks, language = shard_tables(f"s{k}", {i: [f"text {(i * 7 + k) % 13}"] for i in range(30)})
+        tables[f"s{k}"] = hashes_of(blocks, language, k)
+    decisions = decide(tmp_path, tables, partitions)
+    assert_same_decisions(decisions, reference_decisions(tables))
+    assert sum(d["kept"].sum() for d in decisions.values()) == 13
 
 
 def test_hashes_out_of_crawl_order_are_refused(tmp_path):
     blocks, language = shard_tables("s", {0: ["text"]})
-    write_table(hashes_of(blocks, language, 1), tmp_path / "s.parquet")
+    [path] = write_hashes(tmp_path, {"s": hashes_of(blocks, language, 1)}, 1)
     with pytest.raises(ValueError, match="crawl order"):
-        exact_dedup([tmp_path / "s.parquet"], [tmp_path / "s.exact.parquet"])
-    assert not (tmp_path / "s.exact.parquet").exists()  # nothing half-written
+        decide_partition([path], 0, 1)
+
+
+def test_hashes_of_another_partition_count_are_refused(tmp_path):
+    blocks, language = shard_tables("s", {0: ["text"]})
+    [path] = write_hashes(tmp_path, {"s": hashes_of(blocks, language, 0)}, 4)
+    with pytest.raises(ValueError, match="exact_dedup.partitions is 8"):
+        decide_partition([path], 0, 8)
+
+
+def test_earlier_shards_digests_change_for_the_shards_after_a_change_only():
+    digests = earlier_shards_digests(["a", "b", "c"])
+    assert len(set(digests)) == 3
+    assert earlier_shards_digests(["a", "b", "c", "d"])[:3] == digests  # a shard added at the end
+    replaced = earlier_shards_digests(["a", "x", "c"])
+    assert replaced[:2] == digests[:2] and replaced[2] != digests[2]
+    swapped = earlier_shards_digests(["b", "a", "c"])
+    assert swapped[2] != digests[2]
 
 
 # --------------------------------------------------------------------------- the shared crawl
@@ -168,12 +257,11 @@ def body_texts(warc: Path) -> dict[tuple[str, int], str]:
     return texts
 
 
-@pytest.mark.shared
-@pytest.mark.slow
-def test_every_mirror_in_the_shared_crawl_is_grouped_with_its_original(tmp_path, shared_crawl):
-    truth = [json.loads(line) for line in (shared_crawl / "truth.jsonl").read_text().splitlines()]
-    hash_paths, decision_paths, doc_of = [], [], {}
-    for rank, warc in enumerate(sorted(shared_crawl.glob("crawl-*.warc.gz"))):
+def crawl_hashes(warcs: list[Path]) -> tuple[dict[str, pa.Table], dict[tuple[str, str], str]]:
+    """The hashes of each WARC's pages ({shard: table}, in the order given) over a quick
+    extraction (`body_texts`), and the doc id of each (shard, uri)."""
+    tables, doc_of = {}, {}
+    for rank, warc in enumerate(warcs):
         shard = warc.name.removesuffix(".warc.gz")
         pages = body_texts(warc)
         doc_of.update({(shard, uri): f"{shard}:{index}" for uri, index in pages})
@@ -182,11 +270,28 @@ def test_every_mirror_in_the_shared_crawl_is_grouped_with_its_original(tmp_path,
              "final_class": "good", "n_words": [len(t.split()) for t in pages.values()]}
         )
         language = pd.DataFrame({"doc_id": blocks["doc_id"], "kept": True, "dropped_blocks": [[]] * len(blocks)})
-        hash_paths.append(tmp_path / f"{shard}.hashes.parquet")
-        write_table(hashes_of(blocks, language, rank), hash_paths[-1])
-        decision_paths.append(tmp_path / f"{shard}.exact.parquet")
-    exact_dedup(hash_paths, decision_paths)
-    decisions = pd.concat(pq.read_table(p).to_pandas() for p in decision_paths).set_index("doc_id")
+        tables[shard] = hashes_of(blocks, language, rank)
+    return tables, doc_of
+
+
+def test_the_sample_warcs_are_decided_as_the_rule_says_in_any_crawl_order(tmp_path):
+    warcs = sorted(SAMPLE.glob("sample-*.warc.gz"))
+    for name, order in {"forward": warcs, "backward": warcs[::-1]}.items():
+        tables, _ = crawl_hashes(order)
+        decisions = decide(tmp_path / name, tables, partitions=5)
+        assert_same_decisions(decisions, reference_decisions(tables))
+        assert sum(len(d) for d in decisions.values()) > 30
+        assert sum((~d["kept"]).sum() for d in decisions.values()) >= 1, "the samples hold no copy to decide"
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_every_mirror_in_the_shared_crawl_is_grouped_with_its_original(tmp_path, shared_crawl):
+    truth = [json.loads(line) for line in (shared_crawl / "truth.jsonl").read_text().splitlines()]
+    tables, doc_of = crawl_hashes(sorted(shared_crawl.glob("crawl-*.warc.gz")))
+    by_shard = decide(tmp_path, tables)
+    assert_same_decisions(by_shard, reference_decisions(tables))
+    decisions = pd.concat(by_shard.values()).set_index("doc_id")
     group = decisions["duplicate_of"].fillna(pd.Series(decisions.index, index=decisions.index))
 
     def doc(record):

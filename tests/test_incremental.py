@@ -29,12 +29,13 @@ from conftest import CRAWL, REPO, corpus_bytes, require_shared
 
 SAMPLE = REPO / "resources" / "sample"
 SAMPLES = [str(SAMPLE / f"sample-0{i}.warc.gz") for i in range(3)]
+EXACT_PARTITIONS = 16  # the default of exact_dedup.partitions
 
 pytestmark = pytest.mark.workflow
 
 # Every rule that runs after extract on the way to the default target (`all`).
 DOWNSTREAM_OF_EXTRACT = {
-    "extract", "language", "exact_hashes", "exact_dedup", "tokenise", "ngram_runs",
+    "extract", "language", "exact_hashes", "exact_manifest", "exact_partition", "exact_dedup", "tokenise", "ngram_runs",
     "dup_ngrams", "dedup", "export", "funnel", "all",
 }
 
@@ -144,15 +145,16 @@ def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(pl
     output = plan_with_a_third_warc
     stats = job_stats(output)
     jobs = planned_jobs(output)
-    # Old shards are neither fetched nor re-extracted, language-filtered or re-hashed.
-    for rule in ("download", "extract", "language", "exact_hashes"):
+    # Old shards are neither fetched nor re-extracted, language-filtered, re-hashed or decided again.
+    for rule in ("download", "extract", "language", "exact_hashes", "exact_dedup"):
         assert stats[rule] == 1, (rule, stats)
         assert jobs[(rule, "sample-02")] == 1, (rule, jobs)
     assert not any(shard in {"sample-00", "sample-01"} for rule, shard in jobs if rule in {"download", "extract"})
-    # The global stages run once over all three shards; every shard is exported again, since
-    # block dedup (one job) rewrites every shard's verdicts.
-    for rule in ("exact_dedup", "dup_ngrams", "dedup", "funnel", "all"):
+    # The global stages run once over all three shards, exact dedup's once per hash partition;
+    # every shard is exported again, since block dedup (one job) rewrites every shard's verdicts.
+    for rule in ("exact_manifest", "dup_ngrams", "dedup", "funnel", "all"):
         assert stats[rule] == 1, (rule, stats)
+    assert stats["exact_partition"] == EXACT_PARTITIONS
     assert stats["export"] == 3
     assert {shard for rule, shard in jobs if rule == "export"} == {"sample-00", "sample-01", "sample-02"}
     assert set(stats) <= DOWNSTREAM_OF_EXTRACT | {"download"}
@@ -172,7 +174,8 @@ def test_adding_a_warc_really_leaves_the_old_shards_alone(built):
     before = {
         pattern: mtimes(copy, pattern)
         for pattern in ("data/warc/sample-0[01]*", "work/extract/sample-0[01]*", "work/language/sample-0[01]*",
-                        "work/exact/sample-0[01]*")
+                        "work/exact/sample-0[01]*", "work/exact_dedup/sample-0[01]*", "work/tokens/sample-0[01]*",
+                        "work/ngrams/runs/sample-0[01]*")
     }
     assert all(len(files) >= 1 for files in before.values()), before
     stats = job_stats(ok(snakemake(copy, configfiles=[three])))
@@ -200,6 +203,7 @@ def test_a_justext_threshold_reruns_extract_for_every_shard_and_everything_after
         ("dup_ngrams", "dedup", "funnel", "all"), 1
     ), stats
     assert stats["exact_dedup"] == 2, stats  # one job per shard
+    assert (stats["exact_manifest"], stats["exact_partition"]) == (1, EXACT_PARTITIONS), stats
 
 
 def test_a_justext_threshold_given_with_dash_dash_config_reruns_extract(built):
