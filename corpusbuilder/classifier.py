@@ -179,9 +179,10 @@ def _container_features(xpaths: list[str], words: np.ndarray, links: np.ndarray,
                                 dtype=np.intp, count=len(paths))
         container_words = np.bincount(container, weights=words)[container]
         columns += [container_words / words.sum(), np.log1p(np.bincount(container)[container])]
-        for weights in (words * links, words * stop, words * justext_good):
-            columns.append(np.bincount(container, weights=weights)[container] / container_words)
-        columns[-2] = columns[-2] - page_stop
+        def container_mean(values: np.ndarray) -> np.ndarray:
+            return np.bincount(container, weights=words * values)[container] / container_words
+
+        columns += [container_mean(links), container_mean(stop) - page_stop, container_mean(justext_good)]
     return np.column_stack(columns)
 
 

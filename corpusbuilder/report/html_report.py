@@ -615,11 +615,15 @@ STAGE_COLUMNS = [
 ]
 
 
+def _with_main_f1(scores: pd.DataFrame) -> pd.DataFrame:
+    """The rows with column ``f1``: bag-of-words F1, or snippet F1 where the set lists snippets."""
+    return scores.assign(f1=scores["bow_f1"].fillna(scores["snippet_f1"]))
+
+
 def main_content_overview(boilerplate: pd.DataFrame) -> pd.DataFrame:
     """One row per extractor: its main-content F1 on each gold set (bag of words, or snippets where
     the set has snippets), their mean over the sets, and pages/s over all of them; best mean first."""
-    per_set = boilerplate[boilerplate["dataset"] != "all"].copy()
-    per_set["f1"] = per_set["bow_f1"].fillna(per_set["snippet_f1"])
+    per_set = _with_main_f1(boilerplate[boilerplate["dataset"] != "all"])
     table = per_set.pivot(index="extractor", columns="dataset", values="f1")
     table["mean"] = table.mean(axis=1, skipna=False)
     seconds = per_set.groupby("extractor")[["pages", "seconds"]].sum()
@@ -630,8 +634,7 @@ def main_content_overview(boilerplate: pd.DataFrame) -> pd.DataFrame:
 def main_content_by_language(languages: pd.DataFrame) -> pd.DataFrame:
     """Per gold set that holds pages of several languages, one row per (set, page language): its
     pages and each extractor's main-content F1 on them, extractors in the order of their mean."""
-    languages = languages.copy()
-    languages["f1"] = languages["bow_f1"].fillna(languages["snippet_f1"])
+    languages = _with_main_f1(languages)
     multilingual = languages.groupby("dataset")["language"].nunique()
     languages = languages[languages["dataset"].isin(multilingual[multilingual > 1].index)]
     table = languages.pivot_table(index=["dataset", "language"], columns="extractor", values="f1")
