@@ -21,7 +21,8 @@ drawn from the pages written so far (in this and earlier shards):
 
 Junk records (a few per shard): warcinfo, request records, a 404, an image/png, a text/plain
 response, an empty body. Size: --gb is the target of *uncompressed HTTP payload bytes* (the HTML)
-over all shards; the WARC files on disk are gzip'd, typically ~2.2× smaller (random word order compresses worse than prose). A summary (pages,
+over all shards; the WARC files on disk are gzip'd, typically ~2.2× smaller (random word order compresses worse than prose),
+or plain with --no-gzip (~1.08× the HTML: record and HTTP headers). A summary (pages,
 words, copies planted, bytes) goes to <out>/crawl.json.
 
     python bench/make_crawl.py /tmp/scale/warcs --gb 0.25 --shards 4 --seed 1
@@ -248,7 +249,7 @@ class Crawl:
         date = f"2009-0{1 + shard % 9}-15T12:00:00Z"
         payload_bytes = pages = records = 0
         with open(path, "wb") as stream:
-            writer = WARCWriter(stream, gzip=True)
+            writer = WARCWriter(stream, gzip=self.args.gzip)
 
             def write(uri, kind, body: bytes, http=None, content_type=None):
                 nonlocal records
@@ -313,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop-density", type=float, default=0.40)
     parser.add_argument("--zipf-a", type=float, default=1.15)
     parser.add_argument("--prefix", default="synth")
+    parser.add_argument("--no-gzip", dest="gzip", action="store_false",
+                        help="write plain .warc files (a crawler's uncompressed WARCs) instead of per-record gzip")
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
@@ -321,9 +324,9 @@ def main(argv: list[str] | None = None) -> int:
     budget = int(args.gb * 1e9 / args.shards)
     shards = []
     for shard in range(args.shards):
-        shards.append(crawl.write_shard(args.out / f"{args.prefix}-{shard:02d}.warc.gz", budget, shard))
+        shards.append(crawl.write_shard(args.out / f"{args.prefix}-{shard:02d}.warc{'.gz' if args.gzip else ''}", budget, shard))
         print(f"{shards[-1]['path']}: {shards[-1]['pages']} pages, {shards[-1]['payload_bytes'] / 1e6:.0f} MB HTML, "
-              f"{shards[-1]['file_bytes'] / 1e6:.0f} MB gzip'd", flush=True)
+              f"{shards[-1]['file_bytes'] / 1e6:.0f} MB on disk", flush=True)
     summary = {"args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
                "payload_bytes": sum(s["payload_bytes"] for s in shards),
                "file_bytes": sum(s["file_bytes"] for s in shards),

@@ -5,6 +5,8 @@ Snakemake's benchmark files, projected to 10^9 words next to the thesis' Table 3
     python bench/scale.py                         # 0.25 GB of HTML, 8 shards, --cores 2, in /tmp/cb-scale
     python bench/scale.py --gb 1 --dir /tmp/scale # the 1 GB run (~4× as long)
     python bench/scale.py --report-only --dir /tmp/cb-scale   # re-read a finished run
+    python bench/scale.py --gb 1.9 --shards 32 --no-gzip --executor slurm --dir /tmp/scale2 \
+        --out bench/results/scale_slurm.json      # ≥ 2 GB of WARC files, every job through profiles/slurm
 
 Steps: generate the crawl into DIR/warcs (skipped when DIR/warcs/crawl.json has the same
 --gb/--shards/--seed), write DIR/config.yaml (input.warcs = those shards, everything else at its
@@ -15,6 +17,8 @@ default: jusText default preset, language filter, exact dedup, block dedup n = 1
 - per stage: the `s` (wall seconds of the job) and `cpu_time` columns of benchmarks/<rule>/*.tsv,
   summed over the stage's jobs. Jobs are single-threaded, so summed job seconds ≈ core-seconds
   (on a shared machine they include time spent waiting for a core: an upper bound);
+- per rule: jobs, summed job seconds and CPU seconds, the largest peak RSS (`max_rss`); with
+  `--executor slurm` the jobs run under slurmd, so their CPU is counted from these files only;
 - words: results/stats/funnel.tsv — `html_documents` words (all text of the HTML pages, the
   thesis' "original corpus" count, 24.6 G in Table 3.8) and `good_text` words (after jusText);
 - projections per 10^9 words of original text: wall hours on this machine (total wall ÷ words),
@@ -28,8 +32,10 @@ extrapolated linearly to 1 GB in `extrapolated_1gb`, marked as such.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -42,6 +48,25 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from run_all import machine_info  # noqa: E402
+
+
+@contextlib.contextmanager
+def local_slurm(directory: Path, cpus: int):
+    """The one-node SLURM cluster of the tests, with this machine's cores and most of its memory."""
+    sys.path.insert(0, str(REPO / "tests"))
+    from slurm_cluster import LocalSlurm, foreign_config, missing_daemons
+
+    if missing := missing_daemons():
+        raise SystemExit(f"--executor slurm: missing {', '.join(missing)} (apt-get install slurm-wlm munge)")
+    if foreign_config():
+        raise SystemExit("--executor slurm: /etc/slurm/slurm.conf belongs to a real cluster; submit with its profile")
+    memory_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20 * 3 // 4
+    cluster = LocalSlurm(directory, cpus=cpus, memory_mb=memory_mb)
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
 
 RESULTS = HERE / "results" / "scale.json"
 
@@ -119,12 +144,17 @@ def report(directory: Path, wall_s: float | None, cpu_s: float | None, cores: in
     result = {
         "dir": str(directory), "cores": cores, "crawl": crawl, "funnel": funnel,
         "words_original": words, "words_after_jusText": clean_words,
-        "wall_s": wall_s, "cpu_s_all_processes": cpu_s, "stages": stages,
+        "wall_s": wall_s, "cpu_s_all_processes": cpu_s,
+        # every job's own CPU seconds (Snakemake's benchmark files): also what jobs that slurmd ran spent
+        "cpu_s_jobs": round(sum(entry["cpu_time"] for entry in rules.values()), 1),
+        "words_per_wall_second": round(words / wall_s) if wall_s else None,
+        "rules": rules, "stages": stages,
         "pipeline_job_s": round(sum(s["job_s"] for s in pipeline), 1),
         "projection_per_1e9_original_words": {
             "wall_hours_this_machine": round(wall_s * per_billion, 2) if wall_s else None,
             "core_hours_pipeline_stages_job_wall": round(sum(s["job_s"] for s in pipeline) * per_billion, 2),
             "cpu_hours_whole_run": round(cpu_s * per_billion, 2) if cpu_s else None,
+            "cpu_hours_jobs": round(sum(entry["cpu_time"] for entry in rules.values()) * per_billion, 2),
             "per_1e9_clean_words_wall_hours": round(wall_s * 1e9 / clean_words / 3600, 2) if wall_s else None,
         },
         "thesis_table_3_7": {
@@ -152,10 +182,16 @@ def report(directory: Path, wall_s: float | None, cpu_s: float | None, cores: in
 
 def print_report(result: dict) -> None:
     crawl = result["crawl"] or {}
-    print(f"\ncrawl: {crawl.get('payload_bytes', 0) / 1e9:.3f} GB HTML ({crawl.get('file_bytes', 0) / 1e9:.3f} GB gzip'd), "
+    on_disk = "gzip'd" if crawl.get("args", {}).get("gzip", True) else "plain .warc"
+    print(f"\ncrawl: {crawl.get('payload_bytes', 0) / 1e9:.3f} GB HTML ({crawl.get('file_bytes', 0) / 1e9:.3f} GB of "
+          f"WARC files, {on_disk}, {len(crawl.get('shards', []))} files), "
           f"{crawl.get('pages', '?')} pages; {result['words_original']:,} words of page text, "
           f"{result['words_after_jusText']:,} after jusText; wall {result['wall_s'] or float('nan'):.0f} s on --cores {result['cores']}, "
-          f"CPU {result['cpu_s_all_processes'] or float('nan'):.0f} s (all processes)")
+          f"CPU {result['cpu_s_all_processes'] or float('nan'):.0f} s (all processes), {result['cpu_s_jobs']:.0f} s "
+          f"in jobs; {result['words_per_wall_second'] or 0:,} words per wall second")
+    print("\n| rule | jobs | job s (sum) | cpu_time s (sum) | peak RSS MB (max) |\n|---|---|---|---|---|")
+    for rule, entry in sorted(result["rules"].items()):
+        print(f"| {rule} | {entry['jobs']} | {entry['s']:.1f} | {entry['cpu_time']:.1f} | {entry['max_rss_mb']:.0f} |")
     print("\n| stage | jobs | job s (sum) | cpu_time s | peak RSS MB | core-h / 10^9 words | thesis core-h / 10^9 | per-core speed-up |")
     print("|---|---|---|---|---|---|---|---|")
     for name, s in result["stages"].items():
@@ -183,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shards", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--no-gzip", dest="gzip", action="store_false", help="plain .warc files (make_crawl.py --no-gzip)")
+    parser.add_argument("--executor", choices=("local", "slurm"), default="local",
+                        help="slurm: submit every job through profiles/slurm to a one-node SLURM cluster started on "
+                             "this machine for the run (tests/slurm_cluster.py; needs slurm-wlm and munge, as root)")
     parser.add_argument("--report-only", action="store_true", help="read a finished run in --dir")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -193,33 +233,51 @@ def main(argv: list[str] | None = None) -> int:
     wall_s = cpu_s = None
     if not args.report_only:
         crawl = json.loads(crawl_json.read_text()) if crawl_json.exists() else None
-        if not crawl or [crawl["args"][k] for k in ("gb", "shards", "seed")] != [args.gb, args.shards, args.seed]:
+        wanted = [args.gb, args.shards, args.seed, args.gzip]
+        if not crawl or [crawl["args"].get(k, True) for k in ("gb", "shards", "seed", "gzip")] != wanted:
+            shutil.rmtree(warcs_dir, ignore_errors=True)
             subprocess.run([sys.executable, str(HERE / "make_crawl.py"), str(warcs_dir), "--gb", str(args.gb),
-                            "--shards", str(args.shards), "--seed", str(args.seed)], check=True)
+                            "--shards", str(args.shards), "--seed", str(args.seed),
+                            *([] if args.gzip else ["--no-gzip"])], check=True)
         crawl = json.loads(crawl_json.read_text())
         config = directory / "config.yaml"
-        config.write_text("input:\n  warcs:\n" + "".join(f"    - {s['path']}\n" for s in crawl["shards"]))
-        print(f"[{time.strftime('%H:%M:%S')}] workflow on {len(crawl['shards'])} shards, --cores {args.cores}", flush=True)
+        # The run times the corpus build: with no gold sets in reach, the stage-times table does not
+        # wait for the gold-set evaluation (and its model training) first.
+        config.write_text("input:\n  warcs:\n" + "".join(f"    - {s['path']}\n" for s in crawl["shards"])
+                          + f"evaluate:\n  gold_dir: {directory / 'no-gold-sets'}\n")
+        print(f"[{time.strftime('%H:%M:%S')}] workflow on {len(crawl['shards'])} shards, "
+              f"{'--cores ' + str(args.cores) if args.executor == 'local' else 'SLURM profile'}", flush=True)
         for stale in ("benchmarks", "work", "results", "logs", "data", ".snakemake"):
             shutil.rmtree(directory / stale, ignore_errors=True)  # a fresh run, so every stage is timed
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        with open(directory / "run.log", "w") as log:
-            done = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-                                   "--directory", str(directory), "--configfile", str(config),
-                                   "--cores", str(args.cores), "all", "results/stats/stage_times.tsv"],
-                                  stdout=log, stderr=subprocess.STDOUT, check=False)
-        wall_s = round(time.perf_counter() - started, 1)
+        command = [sys.executable, "-m", "snakemake", "all", "results/stats/stage_times.tsv",
+                   "--snakefile", str(REPO / "Snakefile"), "--directory", str(directory), "--configfile", str(config)]
+        with contextlib.ExitStack() as stack:
+            env = None
+            if args.executor == "slurm":
+                env = stack.enter_context(local_slurm(directory / "slurm", args.cores)).env
+                command += ["--workflow-profile", str(REPO / "profiles" / "slurm"), "--slurm-no-account",
+                            "--slurm-init-seconds-before-status-checks", "5"]
+            else:
+                command += ["--cores", str(args.cores)]
+            usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            with open(directory / "run.log", "w") as log:
+                done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=env, check=False)
+            wall_s = round(time.perf_counter() - started, 1)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu_s = round(after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime, 1)
+        # Jobs that slurmd started are no children of this process: their CPU is in the benchmark files.
+        cpu_s = round(after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime, 1) \
+            if args.executor == "local" else None
         if done.returncode:
             raise SystemExit(f"workflow failed after {wall_s} s, see {directory / 'run.log'}")
-        (directory / "wall_s.txt").write_text(f"{wall_s} {cpu_s}\n")
+        (directory / "wall_s.txt").write_text(f"{wall_s} {cpu_s or 'nan'} {args.executor}\n")
     else:
         crawl = json.loads(crawl_json.read_text()) if crawl_json.exists() else None
         if (directory / "wall_s.txt").exists():
-            wall_s, cpu_s = map(float, (directory / "wall_s.txt").read_text().split())
+            wall, cpu, *executor = (directory / "wall_s.txt").read_text().split()
+            wall_s, cpu_s, args.executor = float(wall), None if cpu == "nan" else float(cpu), *(executor or ["local"])
     result = report(directory, wall_s, cpu_s, args.cores, crawl)
+    result["executor"] = args.executor
     result["machine"] = machine_info()
     print_report(result)
     args.out.parent.mkdir(parents=True, exist_ok=True)
