@@ -36,6 +36,9 @@ logger = logging.getLogger(__name__)
 
 USER_AGENT = f"corpusbuilder/{__version__}"
 CHUNK_SIZE = 1 << 20
+# botocore's read(n) drops what it got of a chunk the connection lost, so S3 bodies are read in
+# smaller chunks: a dropped connection costs at most this much to download again.
+S3_CHUNK_SIZE = 1 << 16
 PROGRESS_INTERVAL = 10.0  # seconds between progress lines of one download
 MAX_NAME_LENGTH = 100  # leaves room for suffixes like ".warc.gz.part" within 255-byte file names
 RETRY_STATUSES = {408, 425, 429}  # besides every 5xx
@@ -464,7 +467,7 @@ def _s3_attempt(client, url: str, part: Path, *, log) -> None:
             ranged = {"Range": f"bytes={offset}-"} if offset else {}
             body = client.get_object(Bucket=bucket, Key=key, IfMatch=etag, **ranged)["Body"]
             _receive(body.read, part, start=offset, total=total, label=part.name, log=log,
-                     errors=(OSError, boto.HTTPClientError, boto.IncompleteReadError))
+                     chunk_size=S3_CHUNK_SIZE, errors=(OSError, boto.HTTPClientError, boto.IncompleteReadError))
     except boto.ClientError as err:
         raise _s3_failure(url, err) from err
     except (boto.HTTPClientError, boto.ConnectionError) as err:
@@ -512,7 +515,7 @@ def _plain_md5(head: dict) -> str | None:
     return etag if re.fullmatch(r"[0-9a-f]{32}", etag) else None
 
 
-def _receive(read, part: Path, *, start: int, total: int | None, label: str, log,
+def _receive(read, part: Path, *, start: int, total: int | None, label: str, log, chunk_size: int = CHUNK_SIZE,
              errors: tuple[type[Exception], ...] = (OSError, http.client.HTTPException)) -> None:
     """Write what ``read(n)`` returns to part from byte start on, until it returns nothing,
     logging progress now and then; ``errors`` raised by read are a lost connection."""
@@ -522,7 +525,7 @@ def _receive(read, part: Path, *, start: int, total: int | None, label: str, log
         while True:
             try:
                 # HTTP's read1 hands over whatever has arrived, so bytes received before a timeout are kept.
-                chunk = read(CHUNK_SIZE)
+                chunk = read(chunk_size)
             except errors as err:
                 raise _TransientError(f"connection lost after {progress.done} bytes: {err!r}") from err
             if not chunk:
