@@ -197,7 +197,10 @@ def _read_listing(listing: str, base_dir: Path, s3: dict | None) -> str:
     if kind in REMOTE:
         with tempfile.TemporaryDirectory() as tmp:
             copy = Path(tmp) / "listing"
-            fetch(listing, copy, s3=s3)
+            try:
+                fetch(listing, copy, s3=s3)
+            except DownloadError as err:  # the workflow reads the listing while it plans: a line, not a traceback
+                raise ValueError(f"cannot read listing {listing!r}: {err}") from err
             data = copy.read_bytes()
     else:
         data = _existing_file(location, base_dir, listing).read_bytes()

@@ -715,6 +715,12 @@ def test_cc_listing_and_its_warcs_on_s3(s3, tmp_path):
     }
 
 
+def test_missing_cc_listing_on_s3_is_one_clear_error(s3):
+    listing = "s3://crawl/crawl-data/CC-MAIN-1999-01/warc.paths.gz"
+    with pytest.raises(ValueError, match=re.escape(f"cannot read listing {listing!r}") + ".*no such bucket or object"):
+        resolve_sources([], cc_listing=listing, cc_base_url="s3://crawl/", s3=s3.options)
+
+
 # --- remote inputs in the workflow ----------------------------------------------------------
 
 
