@@ -442,7 +442,8 @@ def _s3_client(options: dict, timeout: float):
         retries={"total_max_attempts": 1},
         signature_version=botocore.UNSIGNED if options.get("anonymous") else None,
     )
-    return boto3.client("s3", endpoint_url=options.get("endpoint_url"), config=config)
+    # A session of its own: boto3's default one keeps the credentials it found first.
+    return boto3.session.Session().client("s3", endpoint_url=options.get("endpoint_url"), config=config)
 
 
 def _s3_attempt(client, url: str, part: Path, *, log) -> None:
@@ -461,12 +462,14 @@ def _s3_attempt(client, url: str, part: Path, *, log) -> None:
         etag, total = head["ETag"], head["ContentLength"]
         began = validator_file.read_text() if offset and validator_file.is_file() else etag
         if began != etag or offset > total:
-            log(f"{url}: the object changed since the download began; restarting from zero")
+            why = "the object changed since the download began" if began != etag else "the partial file is too long"
+            log(f"{url}: {why}; restarting from zero")
             part.unlink()
             offset = 0
         validator_file.write_text(etag)
+        # offset == total > 0: part holds every byte already. From byte 0 no Range is sent, which
+        # S3 would refuse for an empty object.
         if offset == 0 or offset < total:
-            # A Range from byte 0 of an empty object would be refused, hence none from 0.
             ranged = {"Range": f"bytes={offset}-"} if offset else {}
             body = client.get_object(Bucket=bucket, Key=key, IfMatch=etag, **ranged)["Body"]
             _receive(body.read, part, start=offset, total=total, label=part.name, log=log,
@@ -475,7 +478,10 @@ def _s3_attempt(client, url: str, part: Path, *, log) -> None:
         raise _s3_failure(url, err) from err
     except (boto.HTTPClientError, boto.ConnectionError) as err:
         raise _TransientError(f"no valid response: {err}") from err
-    except boto.BotoCoreError as err:  # no credentials, a malformed endpoint: no retry mends these
+    except boto.NoCredentialsError as err:
+        raise DownloadError(f"{url}: no AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
+                            "~/.aws/credentials); a bucket open to everyone needs download.s3.anonymous") from err
+    except boto.BotoCoreError as err:  # a malformed endpoint, a bad profile: no retry mends these
         raise DownloadError(f"{url}: {err}") from err
 
     size = _file_size(part)

@@ -573,6 +573,7 @@ def moto_server():
         for name, value in {
             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
             "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull, "no_proxy": "127.0.0.1",
+            "AWS_EC2_METADATA_DISABLED": "true",  # no credentials from an instance's metadata service
         }.items():
             patch.setenv(name, value)
         for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
@@ -681,6 +682,14 @@ def test_denied_s3_access_is_one_clear_error(s3, s3_object, tmp_path):
     with pytest.raises(DownloadError, match=re.escape(S3_URL) + r": access denied .*download\.s3\.anonymous"):
         fetch(S3_URL, tmp_path / "x.warc.gz", s3={**s3.options, "anonymous": True}, **FAST)
     assert len(s3.requests) == 1
+
+
+def test_s3_without_credentials_says_where_they_go(s3, s3_object, monkeypatch, tmp_path):
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    with pytest.raises(DownloadError, match=re.escape(S3_URL) + ": no AWS credentials .*AWS_ACCESS_KEY_ID"):
+        fetch(S3_URL, tmp_path / "x.warc.gz", s3=s3.options, **FAST)
+    assert s3.requests == []
 
 
 def test_s3_without_boto3_says_what_to_install(monkeypatch, tmp_path):
