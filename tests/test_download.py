@@ -536,7 +536,7 @@ def test_the_retry_delay_stops_growing(served, tmp_path, monkeypatch):
 class _S3Proxy(BaseHTTPRequestHandler):
     """Passes every request on to the S3 server at ``server.upstream`` and records (method, path,
     Range, If-Match). The first ``server.drop_gets`` GETs send their whole Content-Length but
-    half the body, then close the connection."""
+    half the body, then close the connection; ``server.on_drop()`` runs before each such cut."""
 
     def forward(self):
         server = self.server
@@ -551,6 +551,8 @@ class _S3Proxy(BaseHTTPRequestHandler):
             server.requests.append((self.command, self.path, self.headers.get("Range"), self.headers.get("If-Match")))
             drop = self.command == "GET" and server.drop_gets > 0
             server.drop_gets -= drop
+        if drop:
+            server.on_drop()
         self.send_response(response.status)
         for name, value in response.getheaders():
             if name.lower() not in ("connection", "transfer-encoding", "server", "date"):
@@ -591,6 +593,7 @@ def s3(moto_server):
     proxy), ``s3.requests`` and ``s3.drop_gets`` (see _S3Proxy)."""
     proxy = ThreadingHTTPServer(("127.0.0.1", 0), _S3Proxy)
     proxy.upstream, proxy.requests, proxy.drop_gets, proxy.lock = moto_server, [], 0, threading.Lock()
+    proxy.on_drop = lambda: None
     thread = threading.Thread(target=proxy.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
     thread.start()
     proxy.client = boto3.client("s3", endpoint_url="http://{}:{}".format(*moto_server))
@@ -657,6 +660,18 @@ def test_s3_object_replaced_since_the_download_began_is_downloaded_again_whole(s
     assert (tmp_path / "x.warc.gz").read_bytes() == warc_bytes
     assert gets(s3) == [(None, s3_object)] and "changed since the download began" in lines[0]
     assert not (tmp_path / "x.warc.gz.part.validator").exists()
+
+
+def test_s3_object_replaced_between_two_attempts_is_not_spliced(s3, s3_object, warc_bytes, tmp_path):
+    """The object is replaced while the first GET is under way: the second attempt sees another
+    ETag and starts from zero, rather than appending the new version's tail to the old head."""
+    replacement = warc_bytes[: len(warc_bytes) // 3] + gzip.compress(b"WARC/1.0\r\nWARC-Type: resource\r\n\r\n")
+    s3.drop_gets = 1
+    s3.on_drop = lambda: s3.client.put_object(Bucket="crawl", Key=S3_KEY, Body=replacement)
+    meta = fetch(S3_URL, tmp_path / "x.warc.gz", s3=s3.options, **FAST)
+    assert (tmp_path / "x.warc.gz").read_bytes() == replacement and meta["sha256"] == sha256(replacement)
+    new_etag = f'"{hashlib.md5(replacement).hexdigest()}"'
+    assert gets(s3) == [(None, s3_object), (None, new_etag)]
 
 
 def test_s3_bytes_that_do_not_have_the_etags_md5_are_downloaded_again(s3, s3_object, warc_bytes, tmp_path):
