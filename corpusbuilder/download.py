@@ -427,6 +427,18 @@ def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
         raise _TransientError(f"connection closed after {size} of {total} bytes")
 
 
+S3_INSTALL_HINT = "s3:// inputs need boto3: pip install 'corpusbuilder[s3]'"
+
+
+def s3_available() -> bool:
+    """Whether boto3, which s3:// inputs need, is installed (the config check asks before any job)."""
+    try:
+        import boto3  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def _s3_client(options: dict, timeout: float):
     """A boto3 S3 client for download.s3's ``options``. botocore's own retries are off: fetch's
     back-off is the one that counts, and a connection lost mid-body is resumed, not re-read."""
@@ -435,7 +447,7 @@ def _s3_client(options: dict, timeout: float):
         import botocore
         from botocore.config import Config
     except ImportError as err:
-        raise DownloadError("s3:// inputs need boto3: pip install 'corpusbuilder[s3]'") from err
+        raise DownloadError(S3_INSTALL_HINT) from err
     config = Config(
         connect_timeout=timeout,
         read_timeout=timeout,

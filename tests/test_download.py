@@ -26,6 +26,7 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from corpusbuilder import download
+from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.download import DownloadError, fetch, resolve_sources, shard_name
 
 from conftest import corpus_bytes
@@ -711,6 +712,11 @@ def test_s3_without_boto3_says_what_to_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "boto3", None)  # import boto3 raises ImportError
     with pytest.raises(DownloadError, match=re.escape("pip install 'corpusbuilder[s3]'")):
         fetch(S3_URL, tmp_path / "x.warc.gz")
+    # and the workflow's config check says so, naming the key, before any job runs
+    config = validate_config({"input": {"cc_paths": {"listing": "s3://commoncrawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz",
+                                                     "base_url": "s3://commoncrawl/", "limit": 1}}})
+    with pytest.raises(ConfigError, match=r"^config key 'input\.cc_paths\.listing': s3:// inputs need boto3"):
+        check_input_paths(config, tmp_path)
 
 
 @pytest.mark.parametrize(
