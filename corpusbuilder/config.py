@@ -137,8 +137,8 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
 def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     """Stop early, naming the key, when an input cannot make a corpus: a local WARC that does not
     exist or is no WARC, one listed twice, one inside the workflow's own data/warc/ (whose files
-    it replaces), and settings that contradict each other."""
-    from corpusbuilder.download import looks_like_warc, parse_source, resolve_sources
+    it replaces), an s3:// input without boto3 installed, and settings that contradict each other."""
+    from corpusbuilder.download import S3_INSTALL_HINT, looks_like_warc, parse_source, resolve_sources, s3_available
     from corpusbuilder.stoplists import PAGE, available_stoplists
 
     # compared without following links: data/warc/ holds links to the originals
@@ -158,6 +158,12 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
                               "workflow keeps its own copies of the inputs (and replaces them); give the original")
         if not looks_like_warc(path):
             raise ConfigError(f"config key 'input.warcs[{index}]': {path} is not a WARC file")
+    cc_paths = config["input"]["cc_paths"]
+    s3_keys = [f"input.warcs[{index}]" for index, source in enumerate(config["input"]["warcs"])
+               if source.startswith("s3://")]
+    s3_keys += [f"input.cc_paths.{key}" for key in ("listing", "base_url") if (cc_paths[key] or "").startswith("s3://")]
+    if s3_keys and not s3_available():
+        raise ConfigError(f"config key '{s3_keys[0]}': {S3_INSTALL_HINT}")
     try:
         resolve_sources(config["input"]["warcs"], base_dir=base_dir)
     except ValueError as error:

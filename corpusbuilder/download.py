@@ -1,15 +1,16 @@
 """Download stage: turn the configured inputs into local WARC shards under data/warc/.
 
-Inputs are URLs (http, https), local paths and file:// URLs, or a Common-Crawl-style
+Inputs are URLs (http, https, s3), local paths and file:// URLs, or a Common-Crawl-style
 ``warc.paths(.gz)`` listing joined to a base URL. Each input gets a sanitised, unique shard name.
-HTTP downloads go to ``{dest}.part``, resume with Range requests, retry with exponential back-off
-and are moved into place only when complete; local files are symlinked (or copied), never
+HTTP and S3 downloads go to ``{dest}.part``, resume with byte ranges, retry with exponential
+back-off and are moved into place only when complete; local files are symlinked (or copied), never
 downloaded. Every shard gets a JSON sidecar with its source, size and sha256. Only bytes are
 checked here: the extract stage copes with truncated WARC content.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import http.client
@@ -35,10 +36,14 @@ logger = logging.getLogger(__name__)
 
 USER_AGENT = f"corpusbuilder/{__version__}"
 CHUNK_SIZE = 1 << 20
+# botocore's read(n) drops what it got of a chunk the connection lost, so S3 bodies are read in
+# smaller chunks: a dropped connection costs at most this much to download again.
+S3_CHUNK_SIZE = 1 << 16
 PROGRESS_INTERVAL = 10.0  # seconds between progress lines of one download
 MAX_NAME_LENGTH = 100  # leaves room for suffixes like ".warc.gz.part" within 255-byte file names
 RETRY_STATUSES = {408, 425, 429}  # besides every 5xx
 GZIP_MAGIC = b"\x1f\x8b"
+REMOTE = ("http", "s3")  # the kinds of input that are downloaded
 MAX_RETRY_DELAY = 300.0  # seconds: the exponential back-off stops growing here
 # A server that trickles (a byte a second passes every read time-out) is a failed attempt: the
 # bytes received in each window of this many seconds must reach the minimum rate.
@@ -68,7 +73,7 @@ class _TransientError(Exception):
 
 
 def parse_source(source: str) -> tuple[str, str]:
-    """Classify one input as ("http", url) or ("local", path); reject every other kind."""
+    """Classify one input as ("http", url), ("s3", url) or ("local", path); reject every other kind."""
     if not isinstance(source, str) or not source:
         raise ValueError(f"empty or non-string input entry: {source!r}")
     try:
@@ -83,6 +88,10 @@ def parse_source(source: str) -> tuple[str, str]:
         if re.search(r"[\x00-\x20\x7f]", source):
             raise ValueError(f"URL {source!r} contains spaces or control characters; percent-encode them")
         return "http", source
+    if parts.scheme == "s3":
+        if not parts.netloc or not parts.path.strip("/"):
+            raise ValueError(f"S3 URL {source!r} needs a bucket and a key: s3://bucket/key")
+        return "s3", source
     if parts.scheme == "file":
         if parts.netloc not in ("", "localhost"):
             raise ValueError(
@@ -93,7 +102,7 @@ def parse_source(source: str) -> tuple[str, str]:
         return "local", source
     raise ValueError(
         f"unsupported scheme {parts.scheme!r} in input entry {source!r}: use http://, https://, "
-        "file:// or a local path (write a relative path containing ':' as ./path)"
+        "s3://, file:// or a local path (write a relative path containing ':' as ./path)"
     )
 
 
@@ -105,7 +114,7 @@ def shard_name(source: str) -> str:
     resolve_sources() disambiguates collisions.
     """
     kind, location = parse_source(source)
-    if kind == "http":
+    if kind in REMOTE:
         parts = urllib.parse.urlsplit(location)
         path, fallback = urllib.parse.unquote(parts.path), parts.hostname
     else:
@@ -126,26 +135,28 @@ def resolve_sources(
     cc_base_url: str | None = None,
     cc_limit: int | None = None,
     base_dir: str | Path = Path("."),
+    s3: dict | None = None,
 ) -> dict[str, str]:
     """Map every input to a unique shard name: ``{shard: source}`` in input order.
 
     The inputs are ``warcs`` followed by the first ``cc_limit`` entries (all when None) of the
     listing ``cc_listing`` (a local path or URL, plain or gzipped), each joined to
     ``cc_base_url`` when given. Relative local paths, including the listing's, are resolved
-    against ``base_dir`` and returned absolute; URLs are returned unchanged. Colliding names get
-    ``-2``, ``-3``, ... in input order. Raises ValueError for an unsupported or repeated input.
+    against ``base_dir`` and returned absolute; URLs are returned unchanged. A listing on S3 is
+    read with the options ``s3`` (see fetch). Colliding names get ``-2``, ``-3``, ... in input
+    order. Raises ValueError for an unsupported or repeated input.
     """
     if isinstance(warcs, str):
         raise ValueError(f"input.warcs must be a list of paths or URLs, not the string {warcs!r}")
     entries = list(warcs or [])
     if cc_listing is not None:
-        entries += _listing_entries(cc_listing, cc_base_url, cc_limit, Path(base_dir))
+        entries += _listing_entries(cc_listing, cc_base_url, cc_limit, Path(base_dir), s3)
     shards: dict[str, str] = {}
     sources: set[str] = set()
     taken: set[str] = set()
     for entry in entries:
         kind, location = parse_source(entry)
-        source = location if kind == "http" else str(_local_path(location, Path(base_dir)))
+        source = location if kind in REMOTE else str(_local_path(location, Path(base_dir)))
         if source in sources:
             raise ValueError(f"input {entry!r} is listed more than once")
         sources.add(source)
@@ -164,11 +175,12 @@ def _unique_name(name: str, taken: set[str]) -> str:
     return candidate
 
 
-def _listing_entries(listing: str, base_url: str | None, limit: int | None, base_dir: Path) -> list[str]:
+def _listing_entries(listing: str, base_url: str | None, limit: int | None, base_dir: Path,
+                     s3: dict | None) -> list[str]:
     """The first ``limit`` non-blank lines of a warc.paths listing, joined to ``base_url`` when given."""
     if limit is not None and (not isinstance(limit, int) or limit < 0):
         raise ValueError(f"the listing limit must be a non-negative integer, not {limit!r}")
-    lines = (line.strip() for line in _read_listing(listing, base_dir).splitlines())
+    lines = (line.strip() for line in _read_listing(listing, base_dir, s3).splitlines())
     entries = list(itertools.islice(filter(None, lines), limit))
     if base_url is None:
         return entries
@@ -179,13 +191,16 @@ def _listing_entries(listing: str, base_url: str | None, limit: int | None, base
     return [base_url.rstrip("/") + "/" + entry.lstrip("/") for entry in entries]
 
 
-def _read_listing(listing: str, base_dir: Path) -> str:
+def _read_listing(listing: str, base_dir: Path, s3: dict | None) -> str:
     """Text of a listing given as a local path or URL, gunzipped when it is gzip data."""
     kind, location = parse_source(listing)
-    if kind == "http":
+    if kind in REMOTE:
         with tempfile.TemporaryDirectory() as tmp:
             copy = Path(tmp) / "listing"
-            fetch(listing, copy)
+            try:
+                fetch(listing, copy, s3=s3)
+            except DownloadError as err:  # the workflow reads the listing while it plans: a line, not a traceback
+                raise ValueError(f"cannot read listing {listing!r}: {err}") from err
             data = copy.read_bytes()
     else:
         data = _existing_file(location, base_dir, listing).read_bytes()
@@ -219,6 +234,7 @@ def fetch(
     timeout: float = 60,
     copy_local: bool = False,
     expect_warc: bool = False,
+    s3: dict | None = None,
     log=logger.info,
 ) -> dict:
     """Put the bytes of ``source`` at ``dest`` and write the sidecar; return the sidecar dict.
@@ -226,24 +242,33 @@ def fetch(
     HTTP(S) sources are downloaded into ``{dest}.part``, resumed from where it ends (also by a
     later run), and moved to ``dest`` only when complete. ``retries`` counts consecutive failed
     attempts; the n-th waits ``backoff * 2**(n-1)`` seconds. ``timeout`` applies to connecting
-    and to every read. Local paths (relative to the current directory) and file:// URLs are
-    symlinked, or copied when ``copy_local``. The sidecar (``meta_path``, default
-    ``{dest}.json``) holds source, size, sha256, method ("http", "link" or "copy") and when.
+    and to every read. S3 objects (s3://bucket/key) take the same way, resumed by byte range
+    only while their ETag stays the same, and checked against the object's size and, where its
+    ETag is one, MD5. ``s3`` holds download.s3's options: ``endpoint_url`` of an S3-compatible
+    store, ``anonymous`` for a public bucket; credentials come the standard AWS way (environment,
+    ~/.aws). Local paths (relative to the current directory) and file:// URLs are symlinked, or
+    copied when ``copy_local``. The sidecar (``meta_path``, default ``{dest}.json``) holds source,
+    size, sha256, method ("http", "s3", "link" or "copy") and when.
     With ``expect_warc``, a download that is no WARC (a login page served in its place) is an
     error and is not kept.
     Progress, retries and the outcome are reported through ``log`` (default: this module's logger).
 
     Raises ValueError for an unsupported source, FileNotFoundError for a missing local file and
-    DownloadError when the server refuses the request or the retries run out.
+    DownloadError when the server refuses the request (a missing object, denied access), the
+    retries run out, or s3:// is used without boto3 installed.
     """
     kind, location = parse_source(source)
     dest = Path(dest)
     meta_path = Path(meta_path) if meta_path is not None else dest.with_name(dest.name + ".json")
     part = dest.with_name(dest.name + ".part")
     dest.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "http":
-        method = "http"
-        _download(location, part, retries=retries, backoff=backoff, timeout=timeout, log=log)
+    if kind in REMOTE:
+        method = kind
+        if kind == "http":
+            attempt = functools.partial(_download_attempt, location, part, timeout=timeout, log=log)
+        else:
+            attempt = functools.partial(_s3_attempt, _s3_client(s3 or {}, timeout), location, part, log=log)
+        _download(location, part, attempt, retries=retries, backoff=backoff, log=log)
         _validator_path(part).unlink(missing_ok=True)
         if expect_warc and not looks_like_warc(part):
             with open(part, "rb") as f:
@@ -295,8 +320,9 @@ def _place_local(path: Path, part: Path, *, copy: bool) -> None:
         os.symlink(path, part)
 
 
-def _download(url: str, part: Path, *, retries: int, backoff: float, timeout: float, log) -> None:
-    """Download url into part, keeping what part already holds; retry with exponential back-off."""
+def _download(url: str, part: Path, attempt, *, retries: int, backoff: float, log) -> None:
+    """Download url into part by calls of ``attempt()``, each keeping what part already holds;
+    retry with exponential back-off."""
     if part.is_symlink():
         # Left by an interrupted local run; appending would write into the linked file.
         part.unlink()
@@ -304,7 +330,7 @@ def _download(url: str, part: Path, *, retries: int, backoff: float, timeout: fl
     while True:
         before = _file_size(part)
         try:
-            _download_attempt(url, part, timeout=timeout, log=log)
+            attempt()
             return
         except _TransientError as err:
             # An attempt that grew the partial file made progress, so only fruitless attempts in a row count.
@@ -390,7 +416,7 @@ def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
                 validator_file.write_text(current)
             else:
                 validator_file.unlink(missing_ok=True)
-        _receive(response, part, start=start, total=total, label=part.name, log=log)
+        _receive(response.read1, part, start=start, total=total, label=part.name, log=log)
 
     size = _file_size(part)
     if total is not None and size > total:
@@ -401,16 +427,127 @@ def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
         raise _TransientError(f"connection closed after {size} of {total} bytes")
 
 
-def _receive(response, part: Path, *, start: int, total: int | None, label: str, log) -> None:
-    """Write the response body to part from byte start on, logging progress now and then."""
+S3_INSTALL_HINT = "s3:// inputs need boto3: pip install 'corpusbuilder[s3]'"
+
+
+def s3_available() -> bool:
+    """Whether boto3, which s3:// inputs need, is installed (the config check asks before any job)."""
+    try:
+        import boto3  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _s3_client(options: dict, timeout: float):
+    """A boto3 S3 client for download.s3's ``options``. botocore's own retries are off: fetch's
+    back-off is the one that counts, and a connection lost mid-body is resumed, not re-read."""
+    try:
+        import boto3
+        import botocore
+        from botocore.config import Config
+    except ImportError as err:
+        raise DownloadError(S3_INSTALL_HINT) from err
+    config = Config(
+        connect_timeout=timeout,
+        read_timeout=timeout,
+        retries={"total_max_attempts": 1},
+        signature_version=botocore.UNSIGNED if options.get("anonymous") else None,
+    )
+    # A session of its own: boto3's default one keeps the credentials it found first.
+    return boto3.session.Session().client("s3", endpoint_url=options.get("endpoint_url"), config=config)
+
+
+def _s3_attempt(client, url: str, part: Path, *, log) -> None:
+    """One attempt at an S3 object: read its size and ETag, then append the bytes part lacks.
+
+    The ETag the download began with is kept beside part, and the ranged GET carries If-Match: an
+    object replaced since restarts from zero, so no download mixes two versions. When complete,
+    the size must be the object's and so must the MD5, where the ETag is one (_plain_md5)."""
+    from botocore import exceptions as boto
+
+    bucket, _, key = url.removeprefix("s3://").partition("/")
+    validator_file = _validator_path(part)
+    offset = _file_size(part)
+    try:
+        head = client.head_object(Bucket=bucket, Key=key)
+        etag, total = head["ETag"], head["ContentLength"]
+        began = validator_file.read_text() if offset and validator_file.is_file() else etag
+        if began != etag or offset > total:
+            why = "the object changed since the download began" if began != etag else "the partial file is too long"
+            log(f"{url}: {why}; restarting from zero")
+            part.unlink()
+            offset = 0
+        validator_file.write_text(etag)
+        # offset == total > 0: part holds every byte already. From byte 0 no Range is sent, which
+        # S3 would refuse for an empty object.
+        if offset == 0 or offset < total:
+            ranged = {"Range": f"bytes={offset}-"} if offset else {}
+            body = client.get_object(Bucket=bucket, Key=key, IfMatch=etag, **ranged)["Body"]
+            _receive(body.read, part, start=offset, total=total, label=part.name, log=log,
+                     chunk_size=S3_CHUNK_SIZE, errors=(OSError, boto.HTTPClientError, boto.IncompleteReadError))
+    except boto.ClientError as err:
+        raise _s3_failure(url, err) from err
+    except (boto.HTTPClientError, boto.ConnectionError) as err:
+        raise _TransientError(f"no valid response: {err}") from err
+    except boto.NoCredentialsError as err:
+        raise DownloadError(f"{url}: no AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
+                            "~/.aws/credentials); a bucket open to everyone needs download.s3.anonymous") from err
+    except boto.BotoCoreError as err:  # a malformed endpoint, a bad profile: no retry mends these
+        raise DownloadError(f"{url}: {err}") from err
+
+    size = _file_size(part)
+    if size != total:
+        part.unlink()
+        raise _TransientError(f"received {size} bytes, the object has {total}; restarting")
+    md5 = _plain_md5(head)
+    if md5 is not None and _hex_digest(part, "md5") != md5:
+        part.unlink()
+        raise _TransientError(f"the bytes received do not have the object's MD5 {md5}; restarting")
+
+
+S3_RETRY_CODES = {"SlowDown", "RequestTimeout", "Throttling", "ThrottlingException", "InternalError"}
+
+
+def _s3_failure(url: str, err) -> Exception:
+    """The error an S3 error response stands for: a retry for a server's trouble or an object
+    replaced in mid-download, else one DownloadError line naming the URL."""
+    status = err.response.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0
+    code = err.response.get("Error", {}).get("Code") or str(status)
+    if status == 412:  # If-Match failed: the next attempt's HEAD sees the new ETag and restarts
+        return _TransientError("the object changed since the download began")
+    if status in RETRY_STATUSES or status >= 500 or code in S3_RETRY_CODES:
+        return _TransientError(f"S3 {status} {code}")
+    explanation = {
+        403: "access denied (check the AWS credentials, or set download.s3.anonymous for a public bucket)",
+        404: "no such bucket or object",
+    }.get(status, err.response.get("Error", {}).get("Message") or "refused")
+    detail = str(status) if code == str(status) else f"{status} {code}"  # a HEAD's error has no code
+    return DownloadError(f"{url}: {explanation} (S3 {detail})")
+
+
+def _plain_md5(head: dict) -> str | None:
+    """The MD5 of an S3 object's bytes as its ETag states it; None where the ETag is no MD5: an
+    object uploaded in parts ("<hex>-<parts>") or encrypted with a KMS or customer key."""
+    etag = head["ETag"].strip('"')
+    encryption = head.get("ServerSideEncryption")
+    if encryption not in (None, "AES256") or "SSECustomerAlgorithm" in head:
+        return None
+    return etag if re.fullmatch(r"[0-9a-f]{32}", etag) else None
+
+
+def _receive(read, part: Path, *, start: int, total: int | None, label: str, log, chunk_size: int = CHUNK_SIZE,
+             errors: tuple[type[Exception], ...] = (OSError, http.client.HTTPException)) -> None:
+    """Write what ``read(n)`` returns to part from byte start on, until it returns nothing,
+    logging progress now and then; ``errors`` raised by read are a lost connection."""
     progress = _Progress(label, start, total, log)
     window_start, window_bytes = time.monotonic(), 0
     with open(part, "ab" if start else "wb") as out:
         while True:
             try:
-                # read1 hands over whatever has arrived, so bytes received before a timeout are kept.
-                chunk = response.read1(CHUNK_SIZE)
-            except (OSError, http.client.HTTPException) as err:
+                # HTTP's read1 hands over whatever has arrived, so bytes received before a timeout are kept.
+                chunk = read(chunk_size)
+            except errors as err:
                 raise _TransientError(f"connection lost after {progress.done} bytes: {err!r}") from err
             if not chunk:
                 return
@@ -468,12 +605,15 @@ def _file_size(path: Path) -> int:
 
 
 def _size_and_sha256(path: Path) -> tuple[int, str]:
-    digest, size = hashlib.sha256(), 0
+    return _file_size(path), _hex_digest(path, "sha256")
+
+
+def _hex_digest(path: Path, algorithm: str) -> str:
+    digest = hashlib.new(algorithm)
     with open(path, "rb") as f:
         while chunk := f.read(CHUNK_SIZE):
             digest.update(chunk)
-            size += len(chunk)
-    return size, digest.hexdigest()
+    return digest.hexdigest()
 
 
 def _write_json(path: Path, data: dict) -> None:

@@ -33,6 +33,7 @@ try:
         cc_base_url=config["input"]["cc_paths"]["base_url"],
         cc_limit=config["input"]["cc_paths"]["limit"],
         base_dir=Path.cwd(),
+        s3=config["download"]["s3"],
     )
 except (ConfigError, ValueError) as error:
     raise WorkflowError(f"bad configuration: {error}") from None

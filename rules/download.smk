@@ -20,5 +20,6 @@ rule download:
         backoff=config["download"]["backoff"],
         timeout=config["download"]["timeout"],
         copy_local=config["download"]["copy_local"],
+        s3=config["download"]["s3"],
     script:
         "../scripts/download.py"

@@ -1,11 +1,14 @@
-"""Tests of the download stage against a real HTTP server on 127.0.0.1 (no network mocks)."""
+"""Tests of the download stage against real servers on 127.0.0.1, an HTTP server and moto's S3 server
+(no network mocks)."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import http.client
 import io
 import json
+import logging
 import os
 import random
 import re
@@ -16,12 +19,18 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import boto3
 import pytest
+from moto.server import ThreadedMotoServer
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from corpusbuilder import download
+from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.download import DownloadError, fetch, resolve_sources, shard_name
+
+from conftest import corpus_bytes
+from test_workflow import snakemake
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = {"retries": 3, "backoff": 0.001, "timeout": 5}
@@ -326,6 +335,7 @@ CC_URL = (
         ("naïve crawl.WARC.GZ", "naive_crawl"),
         (".hidden.warc.gz", "hidden"),
         ("-rf.warc", "rf"),
+        ("s3://commoncrawl/crawl-data/CC-MAIN-2024-10/segments/1/warc/x-00001.warc.gz", "x-00001"),
     ],
 )
 def test_shard_name(source, expected):
@@ -351,7 +361,8 @@ def test_nameless_inputs_get_distinct_hashed_names():
 REJECTED = [
     "ftp://host/x.warc.gz",
     "javascript:alert(1)",
-    "s3://bucket/x.warc.gz",
+    "s3://bucket/",
+    "s3:///x.warc.gz",
     "data:text/plain,hi",
     "file://otherhost/x.warc.gz",
     "http:///x.warc.gz",
@@ -518,3 +529,253 @@ def test_the_retry_delay_stops_growing(served, tmp_path, monkeypatch):
     with pytest.raises(DownloadError):
         fetch(url(served, "error", "crawl-00.warc.gz"), tmp_path / "x.warc.gz", retries=4, backoff=2.0, timeout=5)
     assert waits == [2.0, 4.0, 7.0, 7.0]
+
+
+# --- S3 -----------------------------------------------------------------------------------
+
+
+class _S3Proxy(BaseHTTPRequestHandler):
+    """Passes every request on to the S3 server at ``server.upstream`` and records (method, path,
+    Range, If-Match). The first ``server.drop_gets`` GETs send their whole Content-Length but
+    half the body, then close the connection; ``server.on_drop()`` runs before each such cut."""
+
+    def forward(self):
+        server = self.server
+        length = int(self.headers.get("Content-Length") or 0)
+        upstream = http.client.HTTPConnection(*server.upstream, timeout=10)
+        upstream.request(self.command, self.path, body=self.rfile.read(length) if length else None,
+                         headers=dict(self.headers))
+        response = upstream.getresponse()
+        body = response.read()
+        upstream.close()
+        with server.lock:
+            server.requests.append((self.command, self.path, self.headers.get("Range"), self.headers.get("If-Match")))
+            drop = self.command == "GET" and server.drop_gets > 0
+            server.drop_gets -= drop
+        if drop:
+            server.on_drop()
+        self.send_response(response.status)
+        for name, value in response.getheaders():
+            if name.lower() not in ("connection", "transfer-encoding", "server", "date"):
+                self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body[: len(body) // 2] if drop else body)
+
+    do_GET = do_HEAD = do_PUT = forward
+
+    def log_message(self, *args):
+        """Keep the proxy's access log out of pytest's output."""
+
+
+@pytest.fixture(scope="module")
+def moto_server():
+    """moto's S3 server on a free port of 127.0.0.1, with test credentials in the environment
+    (and none read from ~/.aws)."""
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's access log
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {
+            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull, "no_proxy": "127.0.0.1",
+            "AWS_EC2_METADATA_DISABLED": "true",  # no credentials from an instance's metadata service
+        }.items():
+            patch.setenv(name, value)
+        for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
+            patch.delenv(name, raising=False)
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        server.start()
+        yield server.get_host_and_port()
+        server.stop()
+
+
+@pytest.fixture
+def s3(moto_server):
+    """A proxy in front of the moto server, whose bucket `crawl` exists: ``s3.client`` (boto3,
+    straight to moto, to set up objects), ``s3.options`` (download.s3 for fetch, through the
+    proxy), ``s3.requests`` and ``s3.drop_gets`` (see _S3Proxy)."""
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), _S3Proxy)
+    proxy.upstream, proxy.requests, proxy.drop_gets, proxy.lock = moto_server, [], 0, threading.Lock()
+    proxy.on_drop = lambda: None
+    thread = threading.Thread(target=proxy.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    proxy.client = boto3.client("s3", endpoint_url="http://{}:{}".format(*moto_server))
+    proxy.client.create_bucket(Bucket="crawl")
+    proxy.options = {"endpoint_url": f"http://127.0.0.1:{proxy.server_port}"}
+    yield proxy
+    proxy.shutdown()
+    proxy.server_close()
+    thread.join()
+
+
+def gets(s3) -> list[tuple[str | None, str | None]]:
+    """(Range, If-Match) of every GET the proxy passed on."""
+    return [(rng, if_match) for method, _, rng, if_match in s3.requests if method == "GET"]
+
+
+S3_KEY = "crawl-data/CC-MAIN-2024-10/segments/1/warc/crawl-00.warc.gz"
+S3_URL = f"s3://crawl/{S3_KEY}"
+
+
+@pytest.fixture
+def s3_object(s3, warc_bytes) -> str:
+    """The ETag of warc_bytes stored at S3_URL."""
+    return s3.client.put_object(Bucket="crawl", Key=S3_KEY, Body=warc_bytes)["ETag"]
+
+
+def test_s3_object_is_fetched_with_its_sidecar(s3, s3_object, warc_bytes, tmp_path):
+    dest = tmp_path / "data/warc/crawl-00.warc.gz"
+    meta = fetch(S3_URL, dest, s3=s3.options, expect_warc=True, **FAST)
+    assert dest.read_bytes() == warc_bytes
+    assert json.loads((tmp_path / "data/warc/crawl-00.warc.gz.json").read_text()) == meta
+    assert meta["source"] == S3_URL and meta["method"] == "s3"
+    assert meta["size"] == len(warc_bytes) and meta["sha256"] == sha256(warc_bytes)
+    assert [method for method, *_ in s3.requests] == ["HEAD", "GET"] and gets(s3) == [(None, s3_object)]
+    assert sorted(p.name for p in dest.parent.iterdir()) == ["crawl-00.warc.gz", "crawl-00.warc.gz.json"]
+
+
+def test_s3_dropped_connection_resumes_by_range_of_the_same_object(s3, s3_object, warc_bytes, tmp_path):
+    s3.drop_gets = 1
+    lines = []
+    meta = fetch(S3_URL, tmp_path / "x.warc.gz", s3=s3.options, log=lines.append, **FAST)
+    assert (tmp_path / "x.warc.gz").read_bytes() == warc_bytes and meta["sha256"] == sha256(warc_bytes)
+    (first, _), (resumed, if_match) = gets(s3)
+    # what arrived before the drop is kept, but for the chunk it cut short
+    kept = int(re.fullmatch(r"bytes=(\d+)-", resumed)[1])
+    assert first is None and 0 < kept <= len(warc_bytes) // 2 and if_match == s3_object
+    assert any("retry 1 of 3" in line for line in lines)
+
+
+def test_partial_s3_download_of_an_earlier_run_is_resumed(s3, s3_object, warc_bytes, tmp_path):
+    (tmp_path / "x.warc.gz.part").write_bytes(warc_bytes[:1000])
+    fetch(S3_URL, tmp_path / "x.warc.gz", s3=s3.options, **FAST)
+    assert (tmp_path / "x.warc.gz").read_bytes() == warc_bytes
+    assert gets(s3) == [("bytes=1000-", s3_object)]
+
+
+def test_s3_object_replaced_since_the_download_began_is_downloaded_again_whole(s3, s3_object, warc_bytes, tmp_path):
+    """The partial file began with another version (its ETag kept beside it): resuming would
+    join two versions, so the download restarts from zero."""
+    (tmp_path / "x.warc.gz.part").write_bytes(b"old version " * 100)
+    (tmp_path / "x.warc.gz.part.validator").write_text('"0123456789abcdef0123456789abcdef"')
+    lines = []
+    fetch(S3_URL, tmp_path / "x.warc.gz", s3=s3.options, log=lines.append, **FAST)
+    assert (tmp_path / "x.warc.gz").read_bytes() == warc_bytes
+    assert gets(s3) == [(None, s3_object)] and "changed since the download began" in lines[0]
+    assert not (tmp_path / "x.warc.gz.part.validator").exists()
+
+
+def test_s3_object_replaced_between_two_attempts_is_not_spliced(s3, s3_object, warc_bytes, tmp_path):
+    """The object is replaced while the first GET is under way: the second attempt sees another
+    ETag and starts from zero, rather than appending the new version's tail to the old head."""
+    replacement = warc_bytes[: len(warc_bytes) // 3] + gzip.compress(b"WARC/1.0\r\nWARC-Type: resource\r\n\r\n")
+    s3.drop_gets = 1
+    s3.on_drop = lambda: s3.client.put_object(Bucket="crawl", Key=S3_KEY, Body=replacement)
+    meta = fetch(S3_URL, tmp_path / "x.warc.gz", s3=s3.options, **FAST)
+    assert (tmp_path / "x.warc.gz").read_bytes() == replacement and meta["sha256"] == sha256(replacement)
+    new_etag = f'"{hashlib.md5(replacement).hexdigest()}"'
+    assert gets(s3) == [(None, s3_object), (None, new_etag)]
+
+
+def test_s3_bytes_that_do_not_have_the_etags_md5_are_downloaded_again(s3, s3_object, warc_bytes, tmp_path):
+    """A partial file of unknown origin (no ETag kept) is resumed; the MD5 of the result is not
+    the object's, so the download starts again from zero."""
+    (tmp_path / "x.warc.gz.part").write_bytes(bytes(1000))
+    lines = []
+    fetch(S3_URL, tmp_path / "x.warc.gz", s3=s3.options, log=lines.append, **FAST)
+    assert (tmp_path / "x.warc.gz").read_bytes() == warc_bytes
+    assert gets(s3) == [("bytes=1000-", s3_object), (None, s3_object)]
+    assert "do not have the object's MD5" in lines[0]
+
+
+@pytest.mark.parametrize("source", ["s3://crawl/missing.warc.gz", "s3://no-such-bucket/crawl-00.warc.gz"])
+def test_missing_s3_object_is_one_clear_error_without_retries(s3, source, tmp_path):
+    with pytest.raises(DownloadError, match=re.escape(source) + r": no such bucket or object \(S3 404\)$"):
+        fetch(source, tmp_path / "x.warc.gz", s3=s3.options, **FAST)
+    assert len(s3.requests) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_denied_s3_access_is_one_clear_error(s3, s3_object, tmp_path):
+    """moto refuses a request without credentials, as AWS does for Common Crawl's bucket."""
+    with pytest.raises(DownloadError, match=re.escape(S3_URL) + r": access denied .*download\.s3\.anonymous"):
+        fetch(S3_URL, tmp_path / "x.warc.gz", s3={**s3.options, "anonymous": True}, **FAST)
+    assert len(s3.requests) == 1
+
+
+def test_s3_without_credentials_says_where_they_go(s3, s3_object, monkeypatch, tmp_path):
+    monkeypatch.delenv("AWS_ACCESS_KEY_ID")
+    monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
+    with pytest.raises(DownloadError, match=re.escape(S3_URL) + ": no AWS credentials .*AWS_ACCESS_KEY_ID"):
+        fetch(S3_URL, tmp_path / "x.warc.gz", s3=s3.options, **FAST)
+    assert s3.requests == []
+
+
+def test_s3_without_boto3_says_what_to_install(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "boto3", None)  # import boto3 raises ImportError
+    with pytest.raises(DownloadError, match=re.escape("pip install 'corpusbuilder[s3]'")):
+        fetch(S3_URL, tmp_path / "x.warc.gz")
+    # and the workflow's config check says so, naming the key, before any job runs
+    config = validate_config({"input": {"cc_paths": {"listing": "s3://commoncrawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz",
+                                                     "base_url": "s3://commoncrawl/", "limit": 1}}})
+    with pytest.raises(ConfigError, match=r"^config key 'input\.cc_paths\.listing': s3:// inputs need boto3"):
+        check_input_paths(config, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "head, md5",
+    [
+        ({"ETag": '"e65657c813effa08fb54bbb4fe30dba7"'}, "e65657c813effa08fb54bbb4fe30dba7"),
+        ({"ETag": '"e65657c813effa08fb54bbb4fe30dba7"', "ServerSideEncryption": "AES256"},
+         "e65657c813effa08fb54bbb4fe30dba7"),
+        ({"ETag": '"e65657c813effa08fb54bbb4fe30dba7-3"'}, None),  # uploaded in 3 parts
+        ({"ETag": '"e65657c813effa08fb54bbb4fe30dba7"', "ServerSideEncryption": "aws:kms"}, None),
+        ({"ETag": '"e65657c813effa08fb54bbb4fe30dba7"', "SSECustomerAlgorithm": "AES256"}, None),
+    ],
+)
+def test_only_a_plain_md5_etag_is_checked(head, md5):
+    assert download._plain_md5(head) == md5
+
+
+def test_cc_listing_and_its_warcs_on_s3(s3, tmp_path):
+    s3.client.put_object(Bucket="crawl", Key="crawl-data/CC-MAIN-2024-10/warc.paths.gz",
+                         Body=gzip.compress("\n".join(LISTING).encode()))
+    shards = resolve_sources([], cc_listing="s3://crawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz",
+                             cc_base_url="s3://crawl/", cc_limit=2, s3=s3.options)
+    assert shards == {
+        "CC-MAIN-20240220211055-20240221001055-00000": "s3://crawl/" + LISTING[0],
+        "CC-MAIN-20240220211055-20240221001055-00001": "s3://crawl/" + LISTING[2],
+    }
+
+
+def test_missing_cc_listing_on_s3_is_one_clear_error(s3):
+    listing = "s3://crawl/crawl-data/CC-MAIN-1999-01/warc.paths.gz"
+    with pytest.raises(ValueError, match=re.escape(f"cannot read listing {listing!r}") + ".*no such bucket or object"):
+        resolve_sources([], cc_listing=listing, cc_base_url="s3://crawl/", s3=s3.options)
+
+
+# --- remote inputs in the workflow ----------------------------------------------------------
+
+
+@pytest.mark.workflow
+@pytest.mark.slow
+def test_s3_and_flaky_http_inputs_build_the_corpus_of_local_files(server, s3, tmp_path):
+    """The sample crawl's WARCs from S3 (the first GET of each cut off half-way) and over HTTP
+    (the drop mode) make the same corpus, byte for byte, as the same WARCs read as local files."""
+    warcs = sorted((REPO / "resources" / "sample").glob("sample-*.warc.gz"))
+    for warc in warcs[:2]:
+        s3.client.put_object(Bucket="crawl", Key=f"sample/{warc.name}", Body=warc.read_bytes())
+    server.files[warcs[2].name] = warcs[2].read_bytes()
+    s3.drop_gets = 2
+    remote = [f"s3://crawl/sample/{warcs[0].name}", f"s3://crawl/sample/{warcs[1].name}",
+              url(server, "drop", warcs[2].name)]
+    download_options = {"retries": 2, "backoff": 0.01, "timeout": 10, "s3": s3.options}
+    runs = {"local": [str(warc) for warc in warcs], "remote": remote}
+    for name, inputs in runs.items():
+        (tmp_path / name).mkdir()
+        result = snakemake(tmp_path / name, {"input": {"warcs": inputs}, "download": download_options})
+        assert result.returncode == 0, result.stderr[-4000:]
+    meta = {p.name: json.loads(p.read_text()) for p in (tmp_path / "remote/data/warc").glob("*.json")}
+    assert [m["method"] for _, m in sorted(meta.items())] == ["s3", "s3", "http"]
+    assert [m["source"] for _, m in sorted(meta.items())] == remote
+    assert s3.drop_gets == 0 and len(gets(s3)) == 4  # both S3 downloads were cut off, then resumed
+    assert [rng for _, rng in server.requests] == [None, f"bytes={warcs[2].stat().st_size // 2}-"]
+    expected = corpus_bytes(tmp_path / "local")
+    assert len(expected) == 9 and corpus_bytes(tmp_path / "remote") == expected

@@ -198,6 +198,8 @@ def test_originals_have_good_blocks_and_reach_the_corpus(crawl_run):
         ({"extract": {"justext": {"stopwords_low": 2}}}, "extract.justext.stopwords_low"),
         ({"extrct": {}}, "extrct"),
         ({"input": {"warcs": ["/no/such/file.warc.gz"]}}, "input.warcs[0]"),
+        ({"input": {"warcs": ["s3://bucket-without-key"]}}, "input.warcs[0]"),
+        ({"download": {"s3": {"endpoint_url": "127.0.0.1:9000"}}}, "download.s3.endpoint_url"),
     ],
 )
 def test_bad_config_stops_with_a_message_naming_the_key(tmp_path, config, message):
