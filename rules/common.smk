@@ -104,15 +104,16 @@ def files_mb(paths):
 
 
 def dedup_mem_mb(wildcards, input):
-    """The dedup job's memory with a tenth to spare, from G2+'s parts and the token files there
-    are: before they exist only the modules count, and Snakemake evaluates it again once the job
-    is ready to run, when all of them do."""
+    """The dedup job's memory with a fifth to spare (its peak on the dev crawl varied from 317 to
+    355 MB against 336 stated), from G2+'s parts and the token files there are: before they exist
+    only the modules count, and Snakemake evaluates it again once the job is ready to run.
+    """
     need = dedup_memory_mb(
         duplicate_ngram_count([p for p in input.duplicates if os.path.exists(p)]),
         [token_count(p) for p in input.tokens if os.path.exists(p)],
         DedupParams.from_config(config["dedup"]),
     )
-    return math.ceil(need["total"] * 1.1)
+    return math.ceil(need["total"] * 1.2)
 
 
 def export_inputs(wildcards):
