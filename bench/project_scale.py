@@ -2,12 +2,13 @@
 """What a crawl of 10^9, 10^10 and 10^11 words of original text needs — jobs, hours on N cores,
 the dedup job's memory — computed from measured rates, never typed in:
 
-    python bench/project_scale.py [--cores 2 64 512] [--warc-gb 1.0]   # → bench/results/projection.json
+    python bench/project_scale.py [--cores 2 64 512] [--shard-words N]   # → bench/results/projection.json
 
 Sources, each re-read on every run (so a new scale run gives a new table):
 
 - bench/results/scale.json (bench/scale.py): per stage, job-seconds per original word, the words
-  per gzip'd WARC byte of its crawl, and the funnel's share of words that reaches dedup;
+  of its shards (the shard size projected, unless --shard-words), and the funnel's share of words
+  that reaches dedup;
 - bench/results/ngrams.json `partitioned_merge` (bench/bench_ngrams.py --partitions): the merge's
   share of the duplicate n-gram stage, when scale.json predates the merge's own rule figures;
 - corpusbuilder.dedup.memory: the dedup job's memory, the function the job checks itself with.
@@ -86,7 +87,8 @@ def measured_rates(scale: dict, ngrams: dict) -> dict:
         "parallel_s_per_word": parallel_s / words,
         "merge_s_per_word": merge_s / words, "merge_source": merge_source, "merge_s_per_part_and_run": edge_s,
         "dedup_s_per_word": stages["dedup"]["job_s"] / words,
-        "words_per_gzip_byte": words / scale["crawl"]["file_bytes"],
+        "shard_words": words / len(scale["crawl"]["shards"]),
+        "shard_gzip_bytes": scale["crawl"]["file_bytes"] / len(scale["crawl"]["shards"]),
         "tokens_per_word": tokens_per_word, "tokens_source": tokens_source,
         "scale_run": {"words": words, "shards": len(scale["crawl"]["shards"]), "cores": scale["cores"]},
     }
@@ -101,8 +103,8 @@ def merge_passes(runs: int) -> int:
     return passes
 
 
-def project(rates: dict, words: int, cores: int, warc_gb: float) -> dict:
-    shards = math.ceil(words / (rates["words_per_gzip_byte"] * warc_gb * 1e9))
+def project(rates: dict, words: int, cores: int, shard_words: float) -> dict:
+    shards = math.ceil(words / shard_words)
     partitions = min(cores, MAX_PARTITIONS)
     # the scale run merged its runs in one pass
     merge_s = rates["merge_s_per_word"] * words * merge_passes(shards) + rates["merge_s_per_part_and_run"] * partitions * shards
@@ -126,12 +128,13 @@ def project(rates: dict, words: int, cores: int, warc_gb: float) -> dict:
 
 def table(rows: list[dict]) -> str:
     names = list(DUPLICATE_RATES)
-    lines = ["| words | WARCs | jobs: per shard + exact + merge + dedup | cores | per-shard h | merge h | dedup h | "
+    lines = ["| words | shards | jobs: per shard + exact + merge + dedup | cores | per-shard h | merge h | dedup h | "
              "total h | dedup memory " + " / ".join(f"{name} ({DUPLICATE_RATES[name]})" for name in names) + " |",
              "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         hours, jobs = row["hours"], row["jobs"]
-        memory = " / ".join(f"{row['dedup_memory_mb'][name]['total'] / 1024:,.1f} GB" for name in names)
+        memory = " / ".join(f"{row['dedup_memory_mb'][name]['total'] / 1024:,.1f} GB "
+                            f"(G₂₊ {row['dedup_memory_mb'][name]['duplicate_ngrams'] / 1024:,.1f})" for name in names)
         lines.append(f"| 10^{round(math.log10(row['words']))} | {row['shards']:,} | {jobs['per_shard']:,} + "
                      f"{jobs['exact_partitions']} + {jobs['merge']} + 1 | {row['cores']} | {hours['parallel']:,.1f} | "
                      f"{hours['merge']:,.2f} | {hours['dedup']:,.1f} | {sum(hours.values()):,.1f} | {memory} |")
@@ -141,7 +144,8 @@ def table(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cores", type=int, nargs="+", default=[2, 64, 512])
-    parser.add_argument("--warc-gb", type=float, default=1.0, help="gzip'd size of one WARC (Common Crawl: about 1 GB)")
+    parser.add_argument("--shard-words", type=float,
+                        help="words of original text per shard (default: the scale run's shards)")
     parser.add_argument("--scale", type=Path, default=SCALE)
     parser.add_argument("--ngrams", type=Path, default=NGRAMS)
     parser.add_argument("--out", type=Path, default=RESULTS)
@@ -149,21 +153,22 @@ def main(argv: list[str] | None = None) -> int:
 
     scale = json.loads(args.scale.read_text())
     rates = measured_rates(scale, json.loads(args.ngrams.read_text()))
-    rows = [project(rates, words, cores, args.warc_gb) for words in WORDS for cores in args.cores]
+    shard_words = args.shard_words or rates["shard_words"]
+    rows = [project(rates, words, cores, shard_words) for words in WORDS for cores in args.cores]
     print(table(rows))
     largest = rows[-1]["dedup_memory_mb"]["ClueWeb09"]
     print(f"\nrates from {args.scale} ({rates['scale_run']['words']:,} words, {rates['scale_run']['shards']} shards): "
           f"per-shard stages {rates['parallel_s_per_word'] * 1e9 / 3600:.2f} job-h per 10^9 words, merge "
           f"{rates['merge_s_per_word'] * 1e9 / 3600:.3f} ({rates['merge_source']}) + "
           f"{rates['merge_s_per_part_and_run'] * 1e3:.1f} ms per part and run, dedup "
-          f"{rates['dedup_s_per_word'] * 1e9 / 3600:.2f} (one job); {rates['words_per_gzip_byte'] * 1e9 * args.warc_gb / 1e6:,.0f} M "
-          f"words per {args.warc_gb:g} GB WARC; {rates['tokens_per_word']:.3f} tokens at dedup per original word "
+          f"{rates['dedup_s_per_word'] * 1e9 / 3600:.2f} (one job); shards of {shard_words / 1e6:.1f} M words "
+          f"(the scale run's: {rates['shard_words'] / 1e6:.1f} M words, {rates['shard_gzip_bytes'] / 1e6:.0f} MB gzip'd); "
+          f"{rates['tokens_per_word']:.3f} tokens at dedup per original word "
           f"({rates['tokens_source']}).")
     print(f"dedup memory at 10^11 words, ClueWeb09 rate: {largest}. Left out: the dedup pass prepares every shard "
           "its bucket touches, so at this scale it re-reads the corpus once per dedup.bucket_tokens of documents "
-          "that hold a duplicate (its hours here are the linear rate, a lower bound); a crawl's own words per "
-          "WARC byte (the synthetic crawl's pages carry less markup than Common Crawl's).")
-    args.out.write_text(json.dumps({"rates": rates, "warc_gb": args.warc_gb, "duplicate_rates": DUPLICATE_RATES,
+          "that hold a duplicate (its hours here are the linear rate, a lower bound).")
+    args.out.write_text(json.dumps({"rates": rates, "shard_words": shard_words, "duplicate_rates": DUPLICATE_RATES,
                                     "rows": rows}, indent=1) + "\n")
     print(f"\n{args.out} written")
     return 0
