@@ -118,7 +118,8 @@ def write_duplicate_ngrams(
             )
             shutil.copyfileobj(raw, out, 1 << 22)
     stats["merge_seconds"] = round(time.perf_counter() - started, 3)
-    stats["shards"] = [run_metadata(path) for path in run_paths]
+    # the runs' own stats once, in the first part: every part would read every run's footer again
+    stats["shards"] = [run_metadata(path) for path in run_paths] if partition == 0 else []
     first = stats["shards"][0] if stats["shards"] else {}
     stats["kind"], stats["n"] = first.get("kind"), first.get("n")
     stats["tokens"] = sum(shard.get("tokens", 0) for shard in stats["shards"])
@@ -132,8 +133,9 @@ PART_SUMS = ("distinct_ngrams", "duplicate_types", "duplicate_instances", "merge
 
 
 def write_duplicate_ngrams_stats(part_stats_paths: list[Path | str], stats_path: Path | str) -> dict:
-    """Rule `dup_ngrams`: the stats of G₂₊ from those of its parts (in partition order); the
-    merge's seconds are summed over the parts (CPU time, not the wall time of parallel jobs)."""
+    """Rule `dup_ngrams`: the stats of G₂₊ from those of its parts (in partition order; the
+    first holds the runs' stats); the merge's seconds are summed over the parts (CPU time, not the
+    wall time of parallel jobs)."""
     parts = [json.loads(Path(path).read_text(encoding="utf-8")) for path in part_stats_paths]
     found = [part["partition"] for part in parts]
     if found != list(range(len(parts))) or any(part["partitions"] != len(parts) for part in parts):
