@@ -30,12 +30,11 @@ import math
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+from corpusbuilder.dedup.memory import dedup_memory_mb
+from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.ngrams.runs import MERGE_FAN_IN
 
-from corpusbuilder.dedup.memory import dedup_memory_mb  # noqa: E402
-from corpusbuilder.dedup.params import DedupParams  # noqa: E402
-from corpusbuilder.ngrams.runs import MERGE_FAN_IN  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 SCALE = HERE / "results" / "scale.json"
 NGRAMS = HERE / "results" / "ngrams.json"

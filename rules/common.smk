@@ -15,13 +15,13 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
     )
 
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
-from corpusbuilder.dedup.memory import dedup_memory_mb, token_count
+from corpusbuilder.dedup.memory import dedup_memory_mb_by_sizes
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download import resolve_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.package_data import SHIPPED_MODEL
-from corpusbuilder.tables import FILES, duplicate_ngram_count
+from corpusbuilder.tables import FILES
 
 if not config:
     raise WorkflowError(
@@ -105,12 +105,13 @@ def files_mb(paths):
 
 def dedup_mem_mb(wildcards, input):
     """The dedup job's memory with a fifth to spare (its peak on the dev crawl varied from 317 to
-    355 MB against 336 stated), from G2+'s parts and the token files there are: before they exist
-    only the modules count, and Snakemake evaluates it again once the job is ready to run.
+    355 MB against 336 stated), from the sizes of G2+'s parts and of the token files there are:
+    before they exist only the modules count, and Snakemake evaluates it again once the job is
+    ready to run.
     """
-    need = dedup_memory_mb(
-        duplicate_ngram_count([p for p in input.duplicates if os.path.exists(p)]),
-        [token_count(p) for p in input.tokens if os.path.exists(p)],
+    need = dedup_memory_mb_by_sizes(
+        [p for p in input.duplicates if os.path.exists(p)],
+        [p for p in input.tokens if os.path.exists(p)],
         DedupParams.from_config(config["dedup"]),
     )
     return math.ceil(need["total"] * 1.2)

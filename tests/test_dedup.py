@@ -628,7 +628,9 @@ def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_pat
 
 
 def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp_path, caplog):
-    from corpusbuilder.dedup.memory import BYTES_PER_DUPLICATE_NGRAM, DedupMemoryError, check_dedup_memory, token_count
+    from corpusbuilder.dedup.memory import (
+        BYTES_PER_DUPLICATE_NGRAM, DedupMemoryError, check_dedup_memory, dedup_memory_mb_by_sizes, token_count,
+    )
 
     shards = write_corpus(tmp_path, {"s0": [("a", [para()]), ("b", [para()])], "s1": [("c", [para(), para()])]})
     parts = []
@@ -640,6 +642,8 @@ def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp
     with caplog.at_level("INFO", logger="corpusbuilder.dedup"):
         need = check_dedup_memory(parts, tokens, DedupParams(n=N), 10_000)
     assert "dedup needs" in caplog.text and "5 duplicate n-grams" in caplog.text
+    # the rule's default mem_mb, from the files' sizes, never falls short of the job's own figure
+    assert need["total"] <= dedup_memory_mb_by_sizes(parts, tokens, DedupParams(n=N))["total"]
     judy = check_dedup_memory(parts * 100_000, tokens, DedupParams(n=N, backend="judy"), None)
     assert judy["duplicate_ngrams"] == round(500_000 * BYTES_PER_DUPLICATE_NGRAM["judy"] / 2**20)
     with pytest.raises(DedupMemoryError, match=rf"resources.mem_mb of {need['total'] - 1}: give it more with "

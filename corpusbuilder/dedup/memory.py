@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import math
+import os
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +36,11 @@ MODULES_MB = 155
 LARGEST_SHARD_BYTES_PER_TOKEN = 187.0
 
 
+# a token file holds its token hash and four flags per token (`tokenfile`), then block and document
+# arrays: its size over this is at least its tokens
+TOKEN_FILE_BYTES_PER_TOKEN = 12
+
+
 class DedupMemoryError(ValueError):
     """The dedup job's `resources.mem_mb` cannot hold what it needs."""
 
@@ -46,6 +52,13 @@ def token_count(tokens_path: Path | str) -> int:
         shape, _, _ = (np.lib.format.read_array_header_1_0(member) if version == (1, 0)
                        else np.lib.format.read_array_header_2_0(member))
     return int(np.prod(shape))
+
+
+def dedup_memory_mb_by_sizes(duplicates: Sequence[Path | str], tokens: Sequence[Path | str], params: DedupParams) -> dict:
+    """`dedup_memory_mb` from the files' sizes alone (a stat each, for the rule's resources):
+    at least what the job computes from their headers, since each file is at least its payload."""
+    return dedup_memory_mb(sum(os.path.getsize(path) for path in duplicates) // 8,
+                           [os.path.getsize(path) // TOKEN_FILE_BYTES_PER_TOKEN for path in tokens], params)
 
 
 def dedup_memory_mb(duplicate_ngrams: int, shard_tokens: Sequence[int], params: DedupParams) -> dict:
