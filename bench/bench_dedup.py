@@ -4,13 +4,14 @@
     python bench/bench_dedup.py memory  [--max 30000000]             # Figure 3.4 in small
     python bench/bench_dedup.py speed                                # tokens/s of the dedup pass
     python bench/bench_dedup.py levels-speed [--stage DIR] [--rounds 5]  # CPU time per level, same inputs
+    python bench/bench_dedup.py job-memory [--stage DIR]             # the dedup job's memory terms
 
 crawl: by default reads the real stage outputs of a workflow run (--stage, its `work` directory:
-tokens/*.npz, extract/*.blocks.parquet, ngrams/dup{n}.npy), i.e. exactly what the dedup rule sees
+tokens/*.npz, extract/*.blocks.parquet, ngrams/dup{n}/*.npy), i.e. exactly what the dedup rule sees
 (pages after the language filter and exact dedup, the tokenise stage's tokens). With --stage '' it
 extracts each WARC (`corpusbuilder extract`) into --work and tokenises every page's jusText-good
 blocks with a regex stand-in: no language filter, no exact dedup, the input the onion reference
-figures were measured on. G₂₊ is the stage's dup{n}.npy when present, else counted in numpy. It
+figures were measured on. G₂₊ is the stage's dup{n}/*.npy when present, else counted in numpy. It
 runs the dedup stage and reports the thesis' metric: instances of 10-grams (all tokens) seen 2+
 times in the corpus before and after, and the share of distinct 10-grams kept, with and without
 the stubs the context-sensitive pass took next to duplicates counted back. With --stage it also
@@ -20,6 +21,11 @@ run with every language-kept page), so the share the whole de-duplication remove
 memory: bytes per stored hash of each backend and width, each point measured as the RSS delta of
 a fresh subprocess (Judy's own MemUsed alongside): with G₂₊ full, with every hash in G_out, the
 peak of that, and the owner table `duplicate_of` is resolved with after the pass.
+job-memory: the terms of the dedup job's memory (corpusbuilder.dedup.memory) on a workflow run's
+shards, in a fresh subprocess: the resident set once the job's modules are imported, and per token
+of each shard the peak while it is hashed and located (`shard_ngrams`) and what its prepared form
+keeps afterwards (pass 1 caches it, pass 2 holds every shard its bucket touches).
+
 Results go to bench/results/dedup.json.
 """
 
@@ -47,7 +53,7 @@ from corpusbuilder.justext import PRESETS
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.stoplists import load_stoplist
 from corpusbuilder.report.corpus_stats import block_ngrams
-from corpusbuilder.tables import ShardTables, kept_tokens, read_survivors
+from corpusbuilder.tables import ShardTables, kept_tokens, read_duplicate_ngrams, read_survivors
 from corpusbuilder.tokenfile import TokenStream, read_tokens, write_token_stream
 from corpusbuilder.tokenise import block_sentences, word_hashes
 
@@ -165,9 +171,9 @@ def crawl(args) -> None:
     for kind in args.kinds:
         for n in args.n:
             # G₂₊ depends on the n-grams only, not on the threshold or the order
-            staged = Path(args.stage or work) / "ngrams" / f"dup{n}.npy"
-            if args.stage and kind == "all" and staged.exists():
-                np.save(work / "dup.npy", np.load(staged))
+            staged = staged_duplicates(Path(args.stage or work), n)
+            if args.stage and kind == "all" and staged:
+                np.save(work / "dup.npy", read_duplicate_ngrams(staged))
             else:
                 np.save(work / "dup.npy", duplicate_ngrams(tokens, n, kind))
             for threshold, order, level in itertools.product(args.thresholds, args.orders, args.levels):
@@ -297,6 +303,86 @@ def memory(args) -> None:
     save("memory", points)
 
 
+def staged_duplicates(stage: Path, n: int) -> list[Path]:
+    """G₂₊ of a workflow run's work directory: its parts (ngrams/dup{n}/{partition}.npy) in order."""
+    return sorted((stage / "ngrams" / f"dup{n}").glob("*.npy"), key=lambda path: int(path.stem))
+
+
+def job_memory_point(stage: Path) -> dict:
+    """In this (fresh) process: the resident set with the dedup job's modules imported, then per
+    shard the peak and the kept bytes per token of reading and preparing it (`shard_ngrams`),
+    as tracemalloc counts them (numpy's and Python's allocations: the resident set's deltas are
+    blurred by the allocator's reuse); G₂₊'s store is built first, so neither counts it."""
+    import tracemalloc
+
+    import corpusbuilder.extract  # noqa: F401  (the rule script imports it: its modules count too)
+    from corpusbuilder.dedup.corpus import context_blocks, shard_ngrams
+
+    point = {"stage": str(stage), "modules_mb": round(_rss() / 2**20, 1), "shards": []}
+    params = DedupParams()
+    store = duplicate_ngram_store(read_duplicate_ngrams(staged_duplicates(stage, params.n)), params)
+    kept = []
+    for path in sorted((stage / "tokens").glob("*.npz")):
+        name = path.name.removesuffix(".npz")
+        shard = Shard(name, path, stage / "extract" / f"{name}.blocks.parquet", path)
+        tracemalloc.start()
+        tokens = read_tokens(path)
+        count = len(tokens["token_hash"])
+        kept.append(shard_ngrams(tokens, params, store, context_blocks(shard, params)))
+        del tokens
+        held, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        point["shards"].append({"shard": name, "tokens": count, "token_file_bytes": path.stat().st_size,
+                                "peak_bytes_per_token": round(peak / count, 1),
+                                "kept_bytes_per_token": round(held / count, 1)})
+    return point
+
+
+def job_run_point(stage: Path, work: Path) -> dict:
+    """In this (fresh) process: the whole dedup job on the stage's shards, as the rule runs it
+    (its state written too), and its peak resident set."""
+    import corpusbuilder.extract  # noqa: F401
+
+    modules = _rss()
+    names = sorted(path.name.removesuffix(".npz") for path in (stage / "tokens").glob("*.npz"))
+    shards = [Shard(name, stage / "tokens" / f"{name}.npz", stage / "extract" / f"{name}.blocks.parquet",
+                    work / f"{name}.parquet") for name in names]
+    resource_peak_reset()
+    stats = dedup_corpus(shards, staged_duplicates(stage, DedupParams.n), None, DedupParams(), PRESETS["default"],
+                         state_path=work / "state.parquet")
+    return {"modules_mb": round(modules / 2**20, 1), "duplicate_ngrams": stats.duplicate_ngrams, "tokens": stats.tokens,
+            "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def resource_peak_reset() -> None:
+    """Reset this process's peak resident set (Linux ≥ 4.0), so ru_maxrss is the next step's peak."""
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")
+
+
+def job_memory(args) -> None:
+    """The terms per shard, then the whole job; what the terms leave of its peak is charged to the
+    largest shard per token (pass 3 and the state hold one shard's tokens and tables too)."""
+    from corpusbuilder.dedup.memory import BYTES_PER_DUPLICATE_NGRAM
+
+    def fresh(*command: str) -> dict:
+        return json.loads(subprocess.run([sys.executable, __file__, *command], check=True,
+                                         capture_output=True, text=True).stdout)
+
+    point = fresh("job-memory-point", args.stage)
+    Path(args.work).mkdir(parents=True, exist_ok=True)
+    point["job"] = fresh("job-run-point", args.stage, str(Path(args.work) / "job"))
+    point["max_peak_bytes_per_token"] = max(s["peak_bytes_per_token"] for s in point["shards"])
+    point["max_kept_bytes_per_token"] = max(s["kept_bytes_per_token"] for s in point["shards"])
+    job, largest = point["job"], max(s["tokens"] for s in point["shards"])
+    rest = (job["peak_mb"] * 2**20 - job["modules_mb"] * 2**20
+            - job["duplicate_ngrams"] * BYTES_PER_DUPLICATE_NGRAM["sorted-array"]
+            - job["tokens"] * point["max_kept_bytes_per_token"])
+    point["job_largest_shard_bytes_per_token"] = round(rest / largest, 1)
+    print(point)
+    save("job_memory", point)
+
+
 # --- speed: tokens/s of the dedup pass ----------------------------------------------------------
 
 def speed(args) -> None:
@@ -360,7 +446,7 @@ def levels_speed(args) -> None:
     for _ in range(args.rounds):
         for level in args.levels:
             started = time.process_time()
-            stats = dedup_corpus(shards, stage / "ngrams" / f"dup{args.n}.npy", None,
+            stats = dedup_corpus(shards, staged_duplicates(stage, args.n), None,
                                  DedupParams(n=args.n, level=level), PRESETS["default"])
             seconds[level].append(time.process_time() - started)
     base = float(np.median(seconds[args.levels[0]]))
@@ -410,11 +496,23 @@ def main() -> None:
     v.add_argument("--levels", nargs="+", default=["block", "sentence", "span"], choices=LEVELS)
     v.add_argument("--n", type=int, default=10)
     v.add_argument("--rounds", type=int, default=5)
+    j = sub.add_parser("job-memory")
+    j.add_argument("--stage", default="work")
+    j.add_argument("--work", default="bench/results/tmp/dedup")
+    sub.add_parser("job-memory-point").add_argument("stage", type=Path)
+    r = sub.add_parser("job-run-point")
+    r.add_argument("stage", type=Path)
+    r.add_argument("work", type=Path)
     args = parser.parse_args()
     if args.command == "memory-point":
         print(json.dumps(memory_point(args.backend, args.keys, args.bits)))
+    elif args.command == "job-memory-point":
+        print(json.dumps(job_memory_point(args.stage)))
+    elif args.command == "job-run-point":
+        print(json.dumps(job_run_point(args.stage, args.work)))
     else:
-        {"crawl": crawl, "memory": memory, "speed": speed, "levels-speed": levels_speed}[args.command](args)
+        {"crawl": crawl, "memory": memory, "speed": speed, "levels-speed": levels_speed,
+         "job-memory": job_memory}[args.command](args)
 
 
 if __name__ == "__main__":

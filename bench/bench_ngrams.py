@@ -14,6 +14,12 @@ shards; then, in fresh subprocesses so that each peak RSS is its own:
 - baseline: every shard's n-gram hashes (`ngram_hashes`) in memory at once, one np.sort, the
   repeated values — fastest possible in numpy, memory growing with the corpus.
 
+With `--partitions 1 4 16` it measures the merge alone instead (rule `dup_ngram_part`, one process
+per hash range of every run, each a job of its own in the workflow): per number of ranges, each
+part's CPU seconds (the less of two runs: wall time on a shared machine is mostly waiting), their
+sum (core-seconds) and the longest (the wall time given as many cores), the parts' G₂₊ checked equal to the one-range merge; saved as
+`partitioned_merge` beside the rest.
+
 Both must find the same number of duplicate types. The machine is shared, so read the ratio
 (ours / baseline, same run) rather than the absolute seconds. `--sa-bytes` measures the peak
 bytes per word of the suffix-array step alone, ours and pydivsufsort's integer path.
@@ -69,20 +75,47 @@ def worker_shard_run(shard: Path, run: Path, n: int, kind: str, mem_mb: float) -
     """One `ngram_runs` job."""
     from corpusbuilder.ngrams.stage import shard_ngram_run
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     stats = shard_ngram_run(shard, run, kind, n, mem_mb)
-    return {"seconds": time.perf_counter() - started, "tokens": stats["tokens"], "chunks": len(stats["chunks"]),
+    return {"seconds": time.perf_counter() - started, "cpu_seconds": time.process_time() - cpu,
+            "tokens": stats["tokens"], "chunks": len(stats["chunks"]),
             "chunk_tokens": stats["chunk_tokens"], "run_bytes": run.stat().st_size, "peak_rss_mb": peak_rss_mb()}
 
 
-def worker_merge(runs: list[Path], n: int, mem_mb: float, work: Path) -> dict:
-    """The `dup_ngrams` job."""
+def worker_merge(runs: list[Path], n: int, mem_mb: float, work: Path, partition: int = 0, partitions: int = 1) -> dict:
+    """A `dup_ngram_part` job (with one partition, the whole merge)."""
     from corpusbuilder.ngrams.stage import write_duplicate_ngrams
 
-    started = time.perf_counter()
-    stats = write_duplicate_ngrams(runs, work / f"dup{n}.npy", work / f"dup{n}.json", mem_mb)
-    return {"seconds": time.perf_counter() - started, "duplicate_types": stats["duplicate_types"],
-            "peak_rss_mb": peak_rss_mb()}
+    started, cpu = time.perf_counter(), time.process_time()
+    stats = write_duplicate_ngrams(runs, work / f"dup{n}-{partition}.npy", work / f"dup{n}-{partition}.json", mem_mb,
+                                   partition=partition, partitions=partitions)
+    return {"seconds": time.perf_counter() - started, "cpu_seconds": time.process_time() - cpu,
+            "duplicate_types": stats["duplicate_types"], "peak_rss_mb": peak_rss_mb()}
+
+
+def partitioned_merge(runs: list[Path], work: Path, counts: list[int], n: int, options: list[str]) -> list[dict]:
+    """The merge of `runs` in each number of hash ranges, one process per range; the parts of
+    each checked equal to the merge in one range."""
+    from corpusbuilder.tables import read_duplicate_ngrams
+
+    rows, whole = [], None
+    for partitions in counts:
+        out = work / f"P{partitions}"
+        out.mkdir()
+        # CPU seconds, the less of two runs: on a shared machine a part's wall time is mostly waiting
+        parts = [min((in_subprocess("merge", str(out), *map(str, runs), *options, "--partition", str(p),
+                                    "--partitions", str(partitions)) for _ in range(2)),
+                     key=lambda part: part["cpu_seconds"])
+                 for p in range(partitions)]
+        g2 = read_duplicate_ngrams([out / f"dup{n}-{p}.npy" for p in range(partitions)])
+        whole = g2 if whole is None else whole
+        assert np.array_equal(g2, whole), partitions
+        seconds = [part["cpu_seconds"] for part in parts]
+        rows.append({"partitions": partitions, "duplicate_types": len(g2), "part_seconds": [round(x, 3) for x in seconds],
+                     "core_seconds": round(sum(seconds), 3), "longest_part_seconds": round(max(seconds), 3),
+                     "peak_rss_mb": round(max(part["peak_rss_mb"] for part in parts), 1)})
+        print(rows[-1], flush=True)
+    return rows
 
 
 def ours_per_job(shards: list[str], work: Path, options: list[str]) -> dict:
@@ -165,6 +198,9 @@ def main() -> None:
     parser.add_argument("--sa-bytes", type=int, default=5_000_000, help="tokens for the bytes-per-word probe (0: skip)")
     parser.add_argument("--no-one-process", dest="one_process", action="store_false",
                         help="skip the run of every job in one process")
+    parser.add_argument("--partitions", type=int, nargs="+",
+                        help="measure the merge alone in each of these numbers of hash ranges (first --sizes only)")
+    parser.add_argument("--partition", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -174,7 +210,8 @@ def main() -> None:
         elif role == "shard-run":
             result = worker_shard_run(Path(rest[0]), Path(rest[1]), args.n, args.kind, args.mem_mb)
         elif role == "merge":
-            result = worker_merge([Path(p) for p in rest[1:]], args.n, args.mem_mb, Path(rest[0]))
+            result = worker_merge([Path(p) for p in rest[1:]], args.n, args.mem_mb, Path(rest[0]), args.partition,
+                                  (args.partitions or [1])[0])
         elif role == "ours":
             result = worker_ours([Path(p) for p in rest[1:]], args.n, args.kind, args.mem_mb, Path(rest[0]))
         else:
@@ -184,13 +221,28 @@ def main() -> None:
 
     from zipf import write_zipf_corpus
 
+    options = ["--n", str(args.n), "--kind", args.kind, "--mem-mb", str(args.mem_mb)]
+    if args.partitions:
+        with tempfile.TemporaryDirectory(prefix="bench-ngrams-") as tmp:
+            shards = [str(p) for p in write_zipf_corpus(Path(tmp) / "tokens", parse_size(args.sizes[0]))]
+            runs = [Path(tmp) / f"{Path(shard).stem}.parquet" for shard in shards]
+            shard_runs = [in_subprocess("shard-run", shard, str(run), *options) for shard, run in zip(shards, runs)]
+            rows = partitioned_merge(runs, Path(tmp), args.partitions, args.n, options)
+        results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+        results["partitioned_merge"] = {
+            "size": args.sizes[0], "tokens": sum(job["tokens"] for job in shard_runs), "runs": len(runs),
+            "run_bytes": sum(job["run_bytes"] for job in shard_runs),
+            "shard_run_cpu_seconds": round(sum(job["cpu_seconds"] for job in shard_runs), 3), "mem_mb": args.mem_mb,
+            "merges": rows}
+        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+        return
+
     report = {"n": args.n, "kind": args.kind, "mem_mb": args.mem_mb, "sizes": []}
     if args.sa_bytes:
         report["suffix_array"] = [in_subprocess("sa-bytes", str(args.sa_bytes), path) for path in ("packed", "pydivsufsort-int")]
         for row in report["suffix_array"]:
             print(f"suffix array of {row['tokens']:,} ids, {row['path']}: {row['sa_seconds']:.2f} s, "
                   f"{row['sa_bytes_per_word']:.1f} B/word (with LCP {row['sa_lcp_bytes_per_word']:.1f})", flush=True)
-    options = ["--n", str(args.n), "--kind", args.kind, "--mem-mb", str(args.mem_mb)]
     for size in args.sizes:
         with tempfile.TemporaryDirectory(prefix="bench-ngrams-") as tmp:
             shards = [str(p) for p in write_zipf_corpus(Path(tmp) / "tokens", parse_size(size))]

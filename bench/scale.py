@@ -25,7 +25,9 @@ default: jusText default preset, language filter, exact dedup, block dedup n = 1
   and core-hours per stage — next to Table 3.7 divided the same way (24.63 G original words;
   jusText, language, tokenisation on 8 cores, the rest on 1).
 
-Results: bench/results/scale.json (with the machine description). Runs smaller than 1 GB are
+Results: bench/results/scale.json (with the machine description, per-rule figures, and the tokens
+and duplicate n-grams of the dedup job); `python bench/project_scale.py` projects them to 10^9,
+10^10 and 10^11 words. Runs smaller than 1 GB are
 extrapolated linearly to 1 GB in `extrapolated_1gb`, marked as such.
 """
 
@@ -83,7 +85,8 @@ THESIS_STAGES = {
 }
 STAGE_OF_RULE = {"extract": "extract", "language": "language", "tokenise": "tokenise",
                  "exact_hashes": "exact dedup", "exact_partition": "exact dedup", "exact_dedup": "exact dedup",
-                 "ngram_runs": "dup n-grams", "dup_ngrams": "dup n-grams", "dedup": "dedup"}
+                 "ngram_runs": "dup n-grams", "dup_ngram_part": "dup n-grams", "dup_ngrams": "dup n-grams",
+                 "dedup": "dedup"}
 
 
 def read_benchmarks(directory: Path) -> dict[str, dict]:
@@ -169,6 +172,10 @@ def report(directory: Path, wall_s: float | None, cpu_s: float | None, cores: in
         "stage_times_tsv": (directory / "results" / "stats" / "stage_times.tsv").read_text()
         if (directory / "results" / "stats" / "stage_times.tsv").exists() else None,
     }
+    dedup_stats = directory / "work" / "dedup" / "stats.json"
+    if dedup_stats.exists():  # what bench/project_scale.py sizes the dedup job by
+        dedup = json.loads(dedup_stats.read_text())
+        result["dedup_tokens"], result["dedup_duplicate_ngrams"] = dedup["tokens"], dedup["duplicate_ngrams"]
     if crawl and crawl["args"]["gb"] < 1:
         factor = 1 / crawl["args"]["gb"]
         result["extrapolated_1gb"] = {

@@ -43,7 +43,9 @@ class Files:
     exact: str = "work/exact_dedup/{shard}.parquet"
     tokens: str = "work/tokens/{shard}.npz"
     ngram_runs: str = "work/ngrams/runs/{shard}.parquet"
-    duplicate_ngrams: str = "work/ngrams/dup{n}.npy"  # G₂₊ of n-grams, for the whole corpus
+    # G₂₊ of n-grams, for the whole corpus, in `ngrams.partitions` hash ranges; and its stats
+    duplicate_ngrams: str = "work/ngrams/dup{n}/{partition}.npy"
+    duplicate_ngrams_part_stats: str = "work/ngrams/dup{n}/{partition}.stats.json"
     duplicate_ngrams_stats: str = "work/ngrams/dup{n}.stats.json"
     dedup: str = "work/dedup/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
@@ -342,10 +344,40 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
     return survivors(docs, blocks, language, exact, dedup)
 
 
-def read_duplicate_ngrams(path: Path | str) -> np.ndarray:
+def _npy_header(npy) -> tuple[int, np.dtype]:
+    """Length and dtype of an open .npy, left positioned at its data."""
+    version = np.lib.format.read_magic(npy)
+    shape, _, dtype = (np.lib.format.read_array_header_1_0(npy) if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0(npy))
+    return int(np.prod(shape)), dtype
+
+
+def duplicate_ngram_count(paths: Path | str | Sequence[Path | str]) -> int:
+    """|G₂₊|: the hashes its parts hold, from their headers alone."""
+    paths = [paths] if isinstance(paths, (str, Path)) else paths
+    total = 0
+    for path in paths:
+        with open(path, "rb") as npy:
+            total += _npy_header(npy)[0]
+    return total
+
+
+def read_duplicate_ngrams(paths: Path | str | Sequence[Path | str]) -> np.ndarray:
     """G₂₊ as the n-gram stage writes it: the sorted unique uint64 hashes of every n-gram seen
-    twice or more, a plain ``.npy``."""
-    return np.load(path, allow_pickle=False)
+    twice or more, a plain ``.npy`` per hash range (`ngrams.partitions`), given in partition
+    order. The parts are read into one array of their total length: no part is held twice."""
+    paths = [paths] if isinstance(paths, (str, Path)) else paths
+    hashes = np.empty(duplicate_ngram_count(paths), np.uint64)
+    filled = 0
+    for path in paths:
+        with open(path, "rb") as npy:
+            count, dtype = _npy_header(npy)
+            if dtype != np.dtype("<u8"):
+                raise ValueError(f"{path}: G₂₊ holds {dtype} hashes, not uint64")
+            if npy.readinto(memoryview(hashes[filled:filled + count]).cast("B")) != count * 8:
+                raise ValueError(f"{path}: G₂₊ part is shorter than its header says")
+        filled += count
+    return hashes
 
 
 def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.ndarray:

@@ -1,5 +1,6 @@
 # One job for the whole corpus (thesis Algorithm 3.1): one G_out and one global document order;
-# it holds one shard's tokens at a time (bucketed dup-share order) and 8⅛ B per duplicate n-gram;
+# its memory (corpusbuilder.dedup.memory: G2+ at the backend's bytes per n-gram, the shards' tokens)
+# is computed from its inputs and checked before the pass;
 # who sent which n-gram to output is logged to a temporary directory in work/dedup meanwhile.
 # It writes the corpus's state (its output n-grams) for a later crawl's dedup.against
 # (dedup.write_state).
@@ -7,7 +8,8 @@ rule dedup:
     input:
         tokens=expand(FILES.tokens, shard=SHARDS),
         blocks=expand(FILES.blocks, shard=SHARDS),
-        duplicates=rules.dup_ngrams.output.dup,
+        duplicates=DUPLICATE_NGRAMS,
+        duplicates_stats=rules.dup_ngrams.output.stats,
         against=AGAINST,
     output:
         dedup=expand(FILES.dedup, shard=SHARDS),
@@ -21,7 +23,7 @@ rule dedup:
         "../envs/dedup.yaml"
     threads: 1
     resources:
-        mem_mb=4000,
+        mem_mb=dedup_mem_mb,
     params:
         shards=SHARDS,
         cfg=config["dedup"],

@@ -20,13 +20,41 @@ rule ngram_runs:
         "../scripts/ngram_runs.py"
 
 
-# With dedup.against, the earlier corpus's state is one more run (each of its n-grams once).
-rule dup_ngrams:
+# One job per hash range (ngrams.partitions): that range of every run (runs are sorted by hash,
+# so a contiguous slice of each), merged into that part of G2+. With dedup.against, the earlier
+# corpus's state is one more run (each of its n-grams once). N shards and P parts are N·P edges.
+rule dup_ngram_part:
     input:
         runs=expand(FILES.ngram_runs, shard=SHARDS),
         against=AGAINST,
     output:
-        dup=FILES.duplicate_ngrams.format(n=NGRAM_CFG["n"]),
+        dup=FILES.duplicate_ngrams.replace("{n}", str(NGRAM_CFG["n"])),
+        stats=FILES.duplicate_ngrams_part_stats.replace("{n}", str(NGRAM_CFG["n"])),
+    log:
+        "logs/dup_ngram_part/{partition}.log",
+    benchmark:
+        "benchmarks/dup_ngram_part/{partition}.tsv"
+    conda:
+        "../envs/dedup.yaml"
+    threads: 1
+    resources:
+        mem_mb=int(config["ngrams"]["mem_mb"] * 1.2),
+    params:
+        cfg=NGRAM_CFG,
+        partitions=NGRAM_PARTITIONS,
+    script:
+        "../scripts/dup_ngram_part.py"
+
+
+# G2+'s stats (sizes, counts) summed over its parts: the report's and dedup's memory figures.
+rule dup_ngrams:
+    input:
+        stats=expand(
+            FILES.duplicate_ngrams_part_stats,
+            n=NGRAM_CFG["n"],
+            partition=range(NGRAM_PARTITIONS),
+        ),
+    output:
         stats=FILES.duplicate_ngrams_stats.format(n=NGRAM_CFG["n"]),
     log:
         "logs/dup_ngrams.log",
@@ -36,8 +64,6 @@ rule dup_ngrams:
         "../envs/dedup.yaml"
     threads: 1
     resources:
-        mem_mb=int(config["ngrams"]["mem_mb"] * 1.2),
-    params:
-        cfg=NGRAM_CFG,
+        mem_mb=200,
     script:
         "../scripts/dup_ngrams.py"

@@ -2,17 +2,27 @@
 
 One job for the whole corpus: Algorithm 3.1 needs one G_out and one global processing order.
 Inputs and outputs are lists in shard order (`tokens`, `blocks`, `dedup`), plus `duplicates`
-(work/ngrams/dup{n}.npy) and `stats`; `against` and `state` (each empty, or a state file).
+(G₂₊ in hash ranges, work/ngrams/dup{n}/{partition}.npy, in partition order) and `stats`;
+`against` and `state` (each empty, or a state file). Its memory is checked before the pass
+(corpusbuilder.dedup.memory).
 """
 
+import sys
 from pathlib import Path
 
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus
+from corpusbuilder.dedup.memory import DedupMemoryError, check_dedup_memory
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.logs import setup_logging
 
-setup_logging(snakemake.log[0])
+log = setup_logging(snakemake.log[0])
+params = DedupParams.from_config(snakemake.params.cfg)
+try:
+    check_dedup_memory(snakemake.input.duplicates, snakemake.input.tokens, params, snakemake.resources.mem_mb)
+except DedupMemoryError as error:
+    log.error("%s", error)
+    sys.exit(1)
 shards = [
     Shard(name, Path(tokens), Path(blocks), Path(output))
     for name, tokens, blocks, output in zip(
@@ -21,9 +31,9 @@ shards = [
 ]
 dedup_corpus(
     shards,
-    Path(snakemake.input.duplicates),
+    list(snakemake.input.duplicates),
     Path(snakemake.output.stats),
-    DedupParams.from_config(snakemake.params.cfg),
+    params,
     ExtractParams.from_config(snakemake.params.extract).justext,
     against=Path(snakemake.input.against[0]) if snakemake.input.against else None,
     state_path=Path(snakemake.output.state[0]) if snakemake.output.state else None,

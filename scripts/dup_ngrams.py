@@ -1,15 +1,7 @@
-"""Rule `dup_ngrams`: every shard's run, in crawl order (and an earlier corpus's dedup state, which
-is a run too) → G₂₊, work/ngrams/dup{n}.npy + stats."""
+"""Rule `dup_ngrams`: the stats of every part of G₂₊, in partition order → work/ngrams/dup{n}.stats.json."""
 
 from corpusbuilder.logs import setup_logging
-from corpusbuilder.ngrams.stage import write_duplicate_ngrams
+from corpusbuilder.ngrams.stage import write_duplicate_ngrams_stats
 
 setup_logging(snakemake.log[0])
-cfg = snakemake.params.cfg
-write_duplicate_ngrams(
-    list(snakemake.input.runs) + list(snakemake.input.against),
-    snakemake.output.dup,
-    snakemake.output.stats,
-    cfg["mem_mb"],
-    cfg["min_count"],
-)
+write_duplicate_ngrams_stats(snakemake.input.stats, snakemake.output.stats)

@@ -19,7 +19,7 @@ from corpusbuilder.ngrams.hashing import ngram_hashes
 from corpusbuilder.ngrams.stage import shard_ngram_run, write_duplicate_ngrams
 from corpusbuilder.export import block_texts, kept_documents
 from corpusbuilder.tables import survivors
-from corpusbuilder.tokenfile import TokenStream, write_token_stream
+from corpusbuilder.tokenfile import TokenStream, read_tokens, write_token_stream
 from corpusbuilder.tokenise import block_sentences, tokenise, word_hashes
 
 N = 5
@@ -625,3 +625,27 @@ def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_pat
     assert hashes.tolist() == expected["hash"].tolist() and ranks.tolist() == expected["rank"].tolist()
     assert [i for _, _, ids in merged for i in ids] == [f"d{r}" for r in ranks.tolist()]
     assert len(merged) > 1  # more than one round
+
+
+def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp_path, caplog):
+    from corpusbuilder.dedup.memory import (
+        BYTES_PER_DUPLICATE_NGRAM, DedupMemoryError, check_dedup_memory, dedup_memory_mb_by_sizes, token_count,
+    )
+
+    shards = write_corpus(tmp_path, {"s0": [("a", [para()]), ("b", [para()])], "s1": [("c", [para(), para()])]})
+    parts = []
+    for p, hashes in enumerate(([1, 5, 9], [], [2**63, 2**64 - 1])):
+        parts.append(tmp_path / f"part{p}.npy")
+        np.save(parts[-1], np.array(hashes, np.uint64))
+    tokens = [shard.tokens for shard in shards]
+    assert [token_count(path) for path in tokens] == [len(read_tokens(path)["token_hash"]) for path in tokens]
+    with caplog.at_level("INFO", logger="corpusbuilder.dedup"):
+        need = check_dedup_memory(parts, tokens, DedupParams(n=N), 10_000)
+    assert "dedup needs" in caplog.text and "5 duplicate n-grams" in caplog.text
+    # the rule's default mem_mb, from the files' sizes, never falls short of the job's own figure
+    assert need["total"] <= dedup_memory_mb_by_sizes(parts, tokens, DedupParams(n=N))["total"]
+    judy = check_dedup_memory(parts * 100_000, tokens, DedupParams(n=N, backend="judy"), None)
+    assert judy["duplicate_ngrams"] == round(500_000 * BYTES_PER_DUPLICATE_NGRAM["judy"] / 2**20)
+    with pytest.raises(DedupMemoryError, match=rf"resources.mem_mb of {need['total'] - 1}: give it more with "
+                                               rf"--set-resources dedup:mem_mb={need['total']}$"):
+        check_dedup_memory(parts, tokens, DedupParams(n=N), need["total"] - 1)

@@ -30,13 +30,14 @@ from conftest import CRAWL, REPO, corpus_bytes, require_shared
 SAMPLE = REPO / "resources" / "sample"
 SAMPLES = [str(SAMPLE / f"sample-0{i}.warc.gz") for i in range(3)]
 EXACT_PARTITIONS = 16  # the default of exact_dedup.partitions
+NGRAM_PARTITIONS = 8  # the default of ngrams.partitions
 
 pytestmark = pytest.mark.workflow
 
 # Every rule that runs after extract on the way to the default target (`all`).
 DOWNSTREAM_OF_EXTRACT = {
     "extract", "language", "exact_hashes", "exact_manifest", "exact_partition", "exact_dedup", "tokenise", "ngram_runs",
-    "dup_ngrams", "dedup", "export", "funnel", "all",
+    "dup_ngram_part", "dup_ngrams", "dedup", "export", "funnel", "all",
 }
 
 
@@ -155,6 +156,7 @@ def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(pl
     for rule in ("exact_manifest", "dup_ngrams", "dedup", "funnel", "all"):
         assert stats[rule] == 1, (rule, stats)
     assert stats["exact_partition"] == EXACT_PARTITIONS
+    assert stats["dup_ngram_part"] == NGRAM_PARTITIONS
     assert stats["export"] == 3
     assert {shard for rule, shard in jobs if rule == "export"} == {"sample-00", "sample-01", "sample-02"}
     assert set(stats) <= DOWNSTREAM_OF_EXTRACT | {"download"}
@@ -204,6 +206,7 @@ def test_a_justext_threshold_reruns_extract_for_every_shard_and_everything_after
     ), stats
     assert stats["exact_dedup"] == 2, stats  # one job per shard
     assert (stats["exact_manifest"], stats["exact_partition"]) == (1, EXACT_PARTITIONS), stats
+    assert stats["dup_ngram_part"] == NGRAM_PARTITIONS, stats
 
 
 def test_a_justext_threshold_given_with_dash_dash_config_reruns_extract(built):

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import CRAWL, require_shared
 
+from corpusbuilder import tables
 from corpusbuilder.ngrams import chunks, hashing, runs, stage, suffix
 from corpusbuilder.tokenfile import TokenStream, write_token_stream
 
@@ -350,3 +351,47 @@ def test_counts_past_uint32_saturate_instead_of_wrapping():
     wrapping = [(np.array([5], np.uint64), np.array([half], np.uint32))] * 2
     [(hashes, counts)] = list(runs.merge_ngram_runs([iter([run]) for run in wrapping]))
     assert counts.tolist() == [2**32 - 1]  # 2³² would have wrapped to 0
+
+
+def test_hash_ranges_cover_the_hashes_once_and_read_only_their_row_groups(tmp_path):
+    """A merge part reads only the row groups of each run that overlap its hash range (found by
+    their statistics), and the parts in order are the whole run."""
+    rng = np.random.default_rng(7)
+    hashes = np.unique(rng.integers(0, 2**64 - 1, 5 * runs.RUN_ROW_GROUP, dtype=np.uint64, endpoint=True))
+    hashes[-1] = np.uint64(2**64 - 1)  # the largest hash belongs to the last part
+    counts = rng.integers(1, 5, len(hashes)).astype(np.uint32)
+    runs.write_run(tmp_path / "run.parquet", [(hashes, counts)])
+    metadata = pq.read_metadata(tmp_path / "run.parquet")
+    partitions = 7
+    bounds = [runs.partition_hash_range(p, partitions) for p in range(partitions)]
+    assert bounds[0][0] == 0 and bounds[-1][1] == 2**64
+    assert all(high == low for (_, high), (low, _) in zip(bounds, bounds[1:]))
+    parts = []
+    for hash_range in bounds:
+        assert len(runs._row_groups_in(metadata, hash_range)) <= 2 < metadata.num_row_groups
+        parts.append(list(runs.read_run(tmp_path / "run.parquet", 1000, hash_range)))
+    assert np.array_equal(np.concatenate([h for part in parts for h, _ in part]), hashes)
+    assert np.array_equal(np.concatenate([c for part in parts for _, c in part]), counts)
+    with pytest.raises(ValueError, match="partition 7 of 7"):
+        runs.partition_hash_range(7, 7)
+
+
+def test_g2_merged_in_parts_is_the_one_merge_and_its_stats_sum(tmp_path):
+    rng = np.random.default_rng(5)
+    shards = [(*random_corpus(rng, 3000, 400, 40, copies=15), None, None) for _ in range(3)]
+    whole, stats = run_engine(tmp_path, shards, "all", 6, chunk_tokens=700)
+    run_paths = sorted((tmp_path / "runs").glob("*.parquet"))
+    partitions = 5
+    for p in range(partitions):
+        stage.write_duplicate_ngrams(run_paths, tmp_path / f"part{p}.npy", tmp_path / f"part{p}.json", 256,
+                                     partition=p, partitions=partitions)
+    part_paths = [tmp_path / f"part{p}.npy" for p in range(partitions)]
+    assert all(len(np.load(path)) for path in part_paths)
+    assert np.array_equal(tables.read_duplicate_ngrams(part_paths), whole)
+    assert tables.duplicate_ngram_count(part_paths) == len(whole)
+    summed = stage.write_duplicate_ngrams_stats([tmp_path / f"part{p}.json" for p in range(partitions)],
+                                                tmp_path / "summed.json")
+    for key in ("distinct_ngrams", "duplicate_types", "duplicate_instances", "tokens", "n", "kind"):
+        assert summed[key] == stats[key], key
+    with pytest.raises(ValueError, match="expected partitions 0 to 1 of 2"):
+        stage.write_duplicate_ngrams_stats([tmp_path / "part0.json", tmp_path / "part2.json"], tmp_path / "bad.json")

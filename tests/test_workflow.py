@@ -272,3 +272,59 @@ def test_a_crawl_built_against_an_earlier_corpus_equals_its_part_of_one_build_ov
     assert removed.duplicate_of.dropna().str.startswith(("sample-00", "sample-01")).any()
     states = {name: pd.read_parquet(runs[name] / "results" / "dedup_state.parquet") for name in runs}
     assert set(states["a"].hash) < set(states["b"].hash) == set(states["both"].hash)
+
+
+def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merge(crawl_run, tmp_path):
+    """Issue 20: the parallel merge jobs' parts of G₂₊, in partition order, are the one-job
+    merge of every run, and block dedup reading the parts decides as it does over the one file."""
+    import numpy as np
+
+    from corpusbuilder.config import validate_config
+    from corpusbuilder.dedup.corpus import Shard, dedup_corpus
+    from corpusbuilder.dedup.params import DedupParams
+    from corpusbuilder.extract import ExtractParams
+    from corpusbuilder.ngrams.stage import write_duplicate_ngrams
+
+    workdir, _, _ = crawl_run
+    config = validate_config({})
+    parts = sorted((workdir / "work" / "ngrams" / "dup10").glob("*.npy"), key=lambda path: int(path.stem))
+    assert len(parts) == config["ngrams"]["partitions"] > 1
+    runs = sorted((workdir / "work" / "ngrams" / "runs").glob("*.parquet"))
+    one = write_duplicate_ngrams(runs, tmp_path / "dup10.npy", tmp_path / "dup10.json", 1024)
+    whole = np.load(tmp_path / "dup10.npy")
+    assert len(whole) > 10_000 and all(len(np.load(part)) for part in parts)
+    assert np.array_equal(np.concatenate([np.load(part) for part in parts]), whole)
+    summed = json.loads((workdir / "work" / "ngrams" / "dup10.stats.json").read_text())
+    for key in ("distinct_ngrams", "duplicate_types", "duplicate_instances", "tokens"):
+        assert summed[key] == one[key], key
+
+    names = [path.stem for path in runs]
+    shards = [Shard(name, workdir / "work" / "tokens" / f"{name}.npz",
+                    workdir / "work" / "extract" / f"{name}.blocks.parquet", tmp_path / "dedup" / f"{name}.parquet")
+              for name in names]
+    dedup_corpus(shards, tmp_path / "dup10.npy", None, DedupParams.from_config(config["dedup"]),
+                 ExtractParams.from_config(config["extract"]).justext)
+    for shard in shards:
+        expected = pd.read_parquet(workdir / "work" / "dedup" / f"{shard.name}.parquet")
+        pd.testing.assert_frame_equal(pd.read_parquet(shard.output), expected)
+    assert sum((pd.read_parquet(shard.output).final_class == "duplicate").sum() for shard in shards) > 100
+
+
+def test_dedup_states_its_memory_and_stops_naming_resources_mem_mb_when_it_is_too_small(crawl_run, tmp_path):
+    """Issue 20: the dedup job logs what it needs before the pass, its default mem_mb (computed
+    from its inputs) holds that, and a smaller one stops the job with one line naming the key."""
+    import re
+    import shutil
+
+    workdir, _, _ = crawl_run
+    stated = re.search(r"dedup needs (\d+) MB .*; resources.mem_mb is (\d+)", (workdir / "logs" / "dedup.log").read_text())
+    assert stated and int(stated[2]) >= int(stated[1]) > 100, stated
+    copy = tmp_path / "copy"
+    shutil.copytree(workdir, copy, symlinks=True, ignore=shutil.ignore_patterns(".snakemake"))
+    config = yaml.safe_load((workdir / "test-config.yaml").read_text())
+    result = snakemake(copy, config, "--forcerun", "dedup", "--set-resources", "dedup:mem_mb=100", "--until", "dedup")
+    assert result.returncode != 0
+    line = f"more than its resources.mem_mb of 100: give it more with --set-resources dedup:mem_mb={stated[1]}"
+    errors = [text for text in (copy / "logs" / "dedup.log").read_text().splitlines() if "ERROR" in text]
+    assert len(errors) == 1 and errors[0].endswith(line), errors
+    assert "Traceback" not in (copy / "logs" / "dedup.log").read_text()

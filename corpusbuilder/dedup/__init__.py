@@ -1,13 +1,13 @@
 """Removing duplicate text blocks with a list of duplicate n-grams (thesis §3.5, Algorithm 3.1).
 
 G₂₊ holds the hashes of every n-gram seen at least twice in the corpus (the ngrams stage,
-``work/ngrams/dup{n}.npy``); G_out those already sent to output. Documents are taken in an order
-(§3.5: increasing share of duplicate n-grams), and each unit — a text block (§3.5.2) or a whole
-document — is judged by the share of its words covered by n-grams already output: in G_out, or,
-as the public onion tool counts them, seen earlier in the same document. Over the threshold it
-becomes ``duplicate``; otherwise it is kept and its duplicate n-grams move from G₂₊ to G_out.
-jusText's context-sensitive pass then runs again with ``duplicate`` acting as ``bad`` (Fig. 3.5),
-so stubs left between removed duplicates go too.
+``work/ngrams/dup{n}/{partition}.npy``: hash ranges, read in order); G_out those already sent to
+output. Documents are taken in an order (§3.5: increasing share of duplicate n-grams), and each
+unit — a text block (§3.5.2) or a whole document — is judged by the share of its words covered by
+n-grams already output: in G_out, or, as the public onion tool counts them, seen earlier in the
+same document. Over the threshold it becomes ``duplicate``; otherwise it is kept and its duplicate
+n-grams move from G₂₊ to G_out. jusText's context-sensitive pass then runs again with
+``duplicate`` acting as ``bad`` (Fig. 3.5), so stubs left between removed duplicates go too.
 
 Speed: G₂₊ ∪ G_out never changes (n-grams only move between the two), so "is this n-gram a
 duplicate at all" is answered for a whole shard with one numpy membership test; only the rare

@@ -167,7 +167,8 @@ class JudyOwners:
 
 def duplicate_ngram_store(duplicates: np.ndarray, params: DedupParams):
     """G₂₊ in the configured backend, at the configured hash width. `duplicates` (sorted unique
-    hashes, as dup{n}.npy holds them) is taken over and reused in place: no second copy is made."""
+    hashes: G₂₊'s parts read into one array) is taken over and reused in place: no second copy is
+    made."""
     duplicates = truncate_hashes(np.asarray(duplicates, dtype=np.uint64), params.hash_bits)
     if params.hash_bits < 64:
         duplicates.sort()  # truncation breaks the order; two hashes may now coincide

@@ -3,6 +3,7 @@ passes, within the memory budget."""
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import json
 from collections.abc import Iterable, Iterator
@@ -67,20 +68,66 @@ def write_run(path: Path | str, blocks: Iterable[tuple[np.ndarray, np.ndarray]],
     return rows
 
 
-def read_run(path: Path | str, batch_rows: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Stream a run file as (hash, count) blocks of at most `batch_rows` rows.
+HashRange = tuple[int, int]  # [low, high) of uint64 hashes, as Python ints (high may be 2⁶⁴)
+ALL_HASHES: HashRange = (0, 1 << 64)
+
+
+def partition_hash_range(partition: int, partitions: int) -> HashRange:
+    """Partition `partition` of `partitions`: equal ranges of the hash's top 32 bits, as
+    `exact_dedup.md5_partitions` cuts (n-gram hashes are uniform, so the parts are about equal)."""
+    if not 0 <= partition < partitions:
+        raise ValueError(f"partition {partition} of {partitions}: partitions are numbered 0 to {partitions - 1}")
+
+    def low(p: int) -> int:
+        return -(-(p << 32) // partitions) << 32
+
+    return low(partition), low(partition + 1)
+
+
+def _row_groups_in(metadata: pq.FileMetaData, hash_range: HashRange) -> range:
+    """The row groups of a sorted run that may hold hashes of `hash_range`, by their min/max
+    statistics: a contiguous range of groups, found by binary search."""
+    groups = metadata.num_row_groups
+    if hash_range == ALL_HASHES or not groups:
+        return range(groups)
+
+    def bound(group: int, which: str) -> int:
+        stats = metadata.row_group(group).column(0).statistics
+        if stats is None or not stats.has_min_max:  # a run written without statistics: read it all
+            return 0 if which == "min" else (1 << 64) - 1
+        return getattr(stats, which)
+
+    low, high = hash_range
+    first = bisect.bisect_left(range(groups), low, key=lambda g: bound(g, "max"))
+    stop = bisect.bisect_left(range(groups), high, key=lambda g: bound(g, "min"))
+    return range(first, max(first, stop))
+
+
+def _in_range(hashes: np.ndarray, hash_range: HashRange) -> slice:
+    """The slice of sorted `hashes` that lies in `hash_range`."""
+    low, high = hash_range
+    begin = int(np.searchsorted(hashes, np.uint64(low))) if low else 0
+    end = int(np.searchsorted(hashes, np.uint64(high))) if high < 1 << 64 else len(hashes)
+    return slice(begin, end)
+
+
+def read_run(path: Path | str, batch_rows: int, hash_range: HashRange = ALL_HASHES) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Stream a run file's hashes in `hash_range` as (hash, count) blocks of at most `batch_rows` rows.
 
     Row group by row group, without threads: pyarrow's `iter_batches` reads ahead (measured:
     34 MB held per open run at 2¹⁶-row batches, 54 MB at 658 k), which a merge of many runs
     multiplies past any budget. Here a run holds one row group, and the blocks are views of it.
+    Only the row groups that overlap `hash_range` are read (a merge partition reads its slice).
     """
     with pq.ParquetFile(path) as run:
-        for group in range(run.metadata.num_row_groups):
+        for group in _row_groups_in(run.metadata, hash_range):
             # a dedup state (tables.STATE_SCHEMA) is a run with its owners beside it: not read here
             table = run.read_row_group(group, columns=["hash", "count"], use_threads=False)
             hashes = table.column(0).to_numpy()
             counts = table.column(1).to_numpy()
             del table
+            kept = _in_range(hashes, hash_range)
+            hashes, counts = hashes[kept], counts[kept]
             for begin in range(0, len(hashes), batch_rows):
                 yield hashes[begin:begin + batch_rows], counts[begin:begin + batch_rows]
             del hashes, counts  # before the next row group is read
@@ -137,13 +184,14 @@ def merge_budget(mem_mb: float) -> float:
     return mem_mb * 2**20 - resident_bytes()
 
 
-def merged_runs(run_paths: list[Path], mem_mb: float) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """merge_ngram_runs over run files. Each open run holds one row group; what is left of the
-    budget bounds the rows a merge round takes from each run."""
+def merged_runs(run_paths: list[Path], mem_mb: float,
+                hash_range: HashRange = ALL_HASHES) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """merge_ngram_runs over run files' `hash_range`. Each open run holds one row group; what is
+    left of the budget bounds the rows a merge round takes from each run."""
     free_bytes = merge_budget(mem_mb)
     held = sum(_largest_row_group(path) for path in run_paths) * READ_BYTES_PER_ROW
     rows = max(1024, int((free_bytes - held) / (MERGE_BYTES_PER_ROW * max(len(run_paths), 1))))
-    return merge_ngram_runs([read_run(path, rows) for path in run_paths])
+    return merge_ngram_runs([read_run(path, rows, hash_range) for path in run_paths])
 
 
 def runs_per_merge(run_paths: list[Path], mem_mb: float) -> int:
@@ -154,14 +202,16 @@ def runs_per_merge(run_paths: list[Path], mem_mb: float) -> int:
     return max(2, min(MERGE_FAN_IN, fits))
 
 
-def merge_to_fan_in(run_paths: list[Path], tmp_dir: Path, mem_mb: float) -> list[Path]:
-    """Merge runs a fan-in at a time into temporary runs until at most that many are left."""
+def merge_to_fan_in(run_paths: list[Path], tmp_dir: Path, mem_mb: float,
+                    hash_range: HashRange = ALL_HASHES) -> list[Path]:
+    """Merge runs' `hash_range` a fan-in at a time into temporary runs until at most that many
+    are left (the temporary runs hold that range only, and a range of them is all of them)."""
     fan_in = runs_per_merge(run_paths, mem_mb)
     while len(run_paths) > fan_in:
         merged = []
         for begin in range(0, len(run_paths), fan_in):
             merged.append(tmp_dir / f"pass-{id(merged):x}-{begin:06d}.parquet")
-            write_run(merged[-1], merged_runs(run_paths[begin:begin + fan_in], mem_mb))
+            write_run(merged[-1], merged_runs(run_paths[begin:begin + fan_in], mem_mb, hash_range))
         for path in run_paths:
             if path.parent == tmp_dir:
                 path.unlink()

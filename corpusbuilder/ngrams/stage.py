@@ -1,5 +1,5 @@
-"""The stages: a shard's n-gram run (rule `ngram_runs`), G₂₊ of all runs (rule `dup_ngrams`),
-and `corpusbuilder dup-ngrams` on plain text."""
+"""The stages: a shard's n-gram run (rule `ngram_runs`), G₂₊ of all runs by hash range (rules
+`dup_ngram_part`, and `dup_ngrams` for its stats), and `corpusbuilder dup-ngrams` on plain text."""
 
 from __future__ import annotations
 
@@ -14,9 +14,22 @@ from pathlib import Path
 import numpy as np
 
 from corpusbuilder.io import atomic_path
-from corpusbuilder.ngrams.chunks import chunk_tokens_for_budget, iter_chunks, read_kept_token_pieces
+from corpusbuilder.ngrams.chunks import (
+    chunk_tokens_for_budget,
+    iter_chunks,
+    read_kept_token_pieces,
+)
 from corpusbuilder.ngrams.hashing import MAX_N, MIN_N, NGRAM_KINDS, ngram_hashes
-from corpusbuilder.ngrams.runs import merge_to_fan_in, merged_runs, release_memory, run_metadata, write_run
+from corpusbuilder.ngrams.runs import (
+    ALL_HASHES,
+    HashRange,
+    merge_to_fan_in,
+    merged_runs,
+    partition_hash_range,
+    release_memory,
+    run_metadata,
+    write_run,
+)
 from corpusbuilder.ngrams.suffix import chunk_ngram_counts
 from corpusbuilder.tokenfile import TokenStream, write_token_stream
 from corpusbuilder.tokenise import word_hashes
@@ -69,27 +82,31 @@ def shard_ngram_run(
 
 
 def duplicate_ngrams(
-    run_paths: list[Path | str], mem_mb: float, min_count: int = 2
+    run_paths: list[Path | str], mem_mb: float, min_count: int = 2, hash_range: HashRange = ALL_HASHES
 ) -> Iterator[tuple[np.ndarray, np.ndarray, int]]:
-    """Merge the shard runs; yield (hashes, counts) of n-grams seen ≥ `min_count` times and
-    the number of distinct n-grams of the round, block by block, in hash order."""
+    """Merge the shard runs' `hash_range`; yield (hashes, counts) of n-grams seen ≥ `min_count`
+    times and the number of distinct n-grams of the round, block by block, in hash order."""
     run_paths = [Path(path) for path in run_paths]
     with tempfile.TemporaryDirectory(prefix=".merge.", dir=run_paths[0].parent if run_paths else None) as tmp:
-        for hashes, counts in merged_runs(merge_to_fan_in(run_paths, Path(tmp), mem_mb), mem_mb):
+        passes = merge_to_fan_in(run_paths, Path(tmp), mem_mb, hash_range)
+        for hashes, counts in merged_runs(passes, mem_mb, hash_range):
             repeated = counts >= min_count
             yield hashes[repeated], counts[repeated], len(hashes)
 
 
 def write_duplicate_ngrams(
     run_paths: list[Path | str], output_path: Path | str, stats_path: Path | str,
-    mem_mb: float, min_count: int = 2,
+    mem_mb: float, min_count: int = 2, partition: int = 0, partitions: int = 1,
 ) -> dict:
-    """G₂₊: `output_path` (.npy of sorted unique uint64 hashes) and a JSON stats file."""
+    """G₂₊, or its part `partition` of `partitions` hash ranges (rule `dup_ngram_part`):
+    `output_path` (.npy of sorted unique uint64 hashes) and a JSON stats file."""
     started = time.perf_counter()
-    stats = {"distinct_ngrams": 0, "duplicate_types": 0, "duplicate_instances": 0, "min_count": min_count}
+    stats = {"distinct_ngrams": 0, "duplicate_types": 0, "duplicate_instances": 0, "min_count": min_count,
+             "partition": partition, "partitions": partitions}
     output_path = Path(output_path)
+    hash_range = partition_hash_range(partition, partitions)
     with tempfile.TemporaryFile(dir=output_path.parent if output_path.parent.exists() else None) as raw:
-        for hashes, counts, distinct in duplicate_ngrams(run_paths, mem_mb, min_count):
+        for hashes, counts, distinct in duplicate_ngrams(run_paths, mem_mb, min_count, hash_range):
             stats["distinct_ngrams"] += distinct
             stats["duplicate_types"] += len(hashes)
             stats["duplicate_instances"] += int(counts.sum(dtype=np.uint64))
@@ -101,10 +118,33 @@ def write_duplicate_ngrams(
             )
             shutil.copyfileobj(raw, out, 1 << 22)
     stats["merge_seconds"] = round(time.perf_counter() - started, 3)
-    stats["shards"] = [run_metadata(path) for path in run_paths]
+    # the runs' own stats once, in the first part: every part would read every run's footer again
+    stats["shards"] = [run_metadata(path) for path in run_paths] if partition == 0 else []
     first = stats["shards"][0] if stats["shards"] else {}
     stats["kind"], stats["n"] = first.get("kind"), first.get("n")
     stats["tokens"] = sum(shard.get("tokens", 0) for shard in stats["shards"])
+    with atomic_path(stats_path) as tmp:
+        tmp.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
+    return stats
+
+
+# the counts a part holds of its hash range: the whole G₂₊ holds their sums
+PART_SUMS = ("distinct_ngrams", "duplicate_types", "duplicate_instances", "merge_seconds")
+
+
+def write_duplicate_ngrams_stats(part_stats_paths: list[Path | str], stats_path: Path | str) -> dict:
+    """Rule `dup_ngrams`: the stats of G₂₊ from those of its parts (in partition order; the
+    first holds the runs' stats); the merge's seconds are summed over the parts (CPU time, not the
+    wall time of parallel jobs)."""
+    parts = [json.loads(Path(path).read_text(encoding="utf-8")) for path in part_stats_paths]
+    found = [part["partition"] for part in parts]
+    if found != list(range(len(parts))) or any(part["partitions"] != len(parts) for part in parts):
+        raise ValueError(f"G₂₊ parts {found} of {[part['partitions'] for part in parts]}: "
+                         f"expected partitions 0 to {len(parts) - 1} of {len(parts)}")
+    stats = {**parts[0], **{key: sum(part[key] for part in parts) for key in PART_SUMS}}
+    stats["partitions"] = len(parts)
+    stats["part_merge_seconds"] = [part["merge_seconds"] for part in parts]
+    del stats["partition"]
     with atomic_path(stats_path) as tmp:
         tmp.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
     return stats

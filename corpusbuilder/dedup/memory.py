@@ -1,0 +1,94 @@
+"""The dedup job's memory (issue 20): stated before the pass and checked against the job's
+`resources.mem_mb`, since Algorithm 3.1 is one sequential job whose G₂₊ grows with the crawl.
+
+Four terms, each measured (bench/bench_dedup.py, bench/results/dedup.json):
+
+- G₂₊ and G_out: bytes per duplicate n-gram of the backend at its peak — loading, the pass, and
+  the table of who sent what that replaces the sets after it (`memory`: 8.1–8.6 B for the sorted
+  array, 16–31 B for Judy at 3 M–30 M hashes; the largest is taken);
+- the shards prepared and kept (`job_memory`, tracemalloc: 3.4–4.0 B per token): pass 1 caches
+  them, and pass 2 prepares every shard a bucket of the processing order touches — in dup-share
+  order a bucket takes documents from nearly every shard, so all of them;
+- the interpreter with the job's modules (`job_memory`: 155 MB);
+- one shard at a time: the whole job's peak on the dev crawl (335 MB) less the terms above, per
+  token of its largest shard (187 B; pass 1 hashes a shard at 51–53 B per token, pass 3 builds
+  its output table and its part of the state).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from corpusbuilder.dedup.params import DedupParams
+
+log = logging.getLogger("corpusbuilder.dedup")
+
+BYTES_PER_DUPLICATE_NGRAM = {"sorted-array": 8.6, "judy": 31.0}
+PREPARED_BYTES_PER_TOKEN = 4.0
+MODULES_MB = 155
+LARGEST_SHARD_BYTES_PER_TOKEN = 187.0
+
+
+# a token file holds its token hash and four flags per token (`tokenfile`), then block and document
+# arrays: its size over this is at least its tokens
+TOKEN_FILE_BYTES_PER_TOKEN = 12
+
+
+class DedupMemoryError(ValueError):
+    """The dedup job's `resources.mem_mb` cannot hold what it needs."""
+
+
+def token_count(tokens_path: Path | str) -> int:
+    """The tokens of a token file, from its header alone (`tokenfile`: uncompressed .npy members)."""
+    with zipfile.ZipFile(tokens_path) as archive, archive.open("token_hash.npy") as member:
+        version = np.lib.format.read_magic(member)
+        shape, _, _ = (np.lib.format.read_array_header_1_0(member) if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0(member))
+    return int(np.prod(shape))
+
+
+def dedup_memory_mb_by_sizes(duplicates: Sequence[Path | str], tokens: Sequence[Path | str], params: DedupParams) -> dict:
+    """`dedup_memory_mb` from the files' sizes alone (a stat each, for the rule's resources):
+    at least what the job computes from their headers, since each file is at least its payload."""
+    return dedup_memory_mb(sum(os.path.getsize(path) for path in duplicates) // 8,
+                           [os.path.getsize(path) // TOKEN_FILE_BYTES_PER_TOKEN for path in tokens], params)
+
+
+def dedup_memory_mb(duplicate_ngrams: int, shard_tokens: Sequence[int], params: DedupParams) -> dict:
+    """The memory the dedup job needs, in MB, and its terms: |G₂₊| = `duplicate_ngrams`, and the
+    tokens of each shard."""
+    terms = {
+        "duplicate_ngrams": duplicate_ngrams * BYTES_PER_DUPLICATE_NGRAM[params.backend] / 2**20,
+        "largest_shard": max(shard_tokens, default=0) * LARGEST_SHARD_BYTES_PER_TOKEN / 2**20,
+        "prepared_shards": sum(shard_tokens) * PREPARED_BYTES_PER_TOKEN / 2**20,
+        "modules": MODULES_MB,
+    }
+    return {"total": math.ceil(sum(terms.values())), **{key: round(value) for key, value in terms.items()}}
+
+
+def check_dedup_memory(duplicates: Sequence[Path | str], tokens: Sequence[Path | str], params: DedupParams,
+                       mem_mb: int | None) -> dict:
+    """Log the memory the job needs, in one line, before the pass; a DedupMemoryError naming
+    `resources.mem_mb` when the job's `mem_mb` cannot hold it."""
+    from corpusbuilder.tables import duplicate_ngram_count
+
+    count = duplicate_ngram_count(duplicates)
+    shard_tokens = [token_count(path) for path in tokens]
+    need = dedup_memory_mb(count, shard_tokens, params)
+    terms = (f"{count:,} duplicate n-grams × {BYTES_PER_DUPLICATE_NGRAM[params.backend]} B ({params.backend}) "
+             f"{need['duplicate_ngrams']} MB + {len(shard_tokens)} shards' {sum(shard_tokens):,} tokens prepared "
+             f"{need['prepared_shards']} MB + the largest shard's {max(shard_tokens, default=0):,} tokens "
+             f"{need['largest_shard']} MB + modules {need['modules']} MB")
+    log.info("dedup needs %d MB (%s); resources.mem_mb is %s", need["total"], terms, mem_mb)
+    if mem_mb is not None and need["total"] > mem_mb:
+        raise DedupMemoryError(
+            f"dedup needs {need['total']} MB ({terms}), more than its resources.mem_mb of {mem_mb}: "
+            f"give it more with --set-resources dedup:mem_mb={need['total']}")
+    return need
