@@ -12,6 +12,7 @@ import logging
 import os
 import random
 import re
+import ssl
 import subprocess
 import sys
 import threading
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import boto3
 import pytest
+import trustme
 from moto.server import ThreadedMotoServer
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -110,11 +112,13 @@ class _Handler(BaseHTTPRequestHandler):
         """Keep the test server's access log out of pytest's output."""
 
 
-@pytest.fixture
-def server(monkeypatch):
+def _serve(monkeypatch, tls_context: ssl.SSLContext | None = None):
     # A proxy configured in the environment must not intercept requests to the test server.
     monkeypatch.setenv("no_proxy", "127.0.0.1")
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    if tls_context is not None:
+        httpd.socket = tls_context.wrap_socket(httpd.socket, server_side=True)
+    httpd.scheme = "https" if tls_context else "http"
     httpd.files, httpd.requests = {}, []
     httpd.lock, httpd.finished = threading.Lock(), threading.Event()
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
@@ -126,8 +130,34 @@ def server(monkeypatch):
     thread.join()
 
 
+@pytest.fixture
+def server(monkeypatch):
+    yield from _serve(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def certificate_authority(tmp_path_factory):
+    """A certificate authority of the tests' own (trustme) with a server certificate for 127.0.0.1,
+    and the file of its root certificate."""
+    authority = trustme.CA()
+    bundle = tmp_path_factory.mktemp("tls") / "ca.pem"
+    authority.cert_pem.write_to_path(str(bundle))
+    return authority.issue_cert("127.0.0.1"), bundle
+
+
+@pytest.fixture
+def https_server(monkeypatch, certificate_authority):
+    """The same server behind TLS. Clients trust it as they would a site's private CA: through
+    SSL_CERT_FILE, which this process and the Snakemake runs it starts inherit."""
+    certificate, bundle = certificate_authority
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    certificate.configure_cert(context)
+    monkeypatch.setenv("SSL_CERT_FILE", str(bundle))
+    yield from _serve(monkeypatch, context)
+
+
 def url(server, mode: str, name: str) -> str:
-    return f"http://127.0.0.1:{server.server_port}/{mode}/{name}"
+    return f"{server.scheme}://127.0.0.1:{server.server_port}/{mode}/{name}"
 
 
 @pytest.fixture(scope="module")
@@ -174,6 +204,22 @@ def test_dropped_connection_resumes_with_range(served, warc_bytes, tmp_path):
     meta = fetch(url(served, "drop", "crawl-00.warc.gz"), dest, **FAST)
     assert sha256(dest.read_bytes()) == meta["sha256"] == sha256(warc_bytes)
     assert [rng for _, rng in served.requests] == [None, f"bytes={len(warc_bytes) // 2}-"]
+
+
+def test_dropped_https_connection_resumes_with_range(https_server, warc_bytes, tmp_path):
+    https_server.files["crawl-00.warc.gz"] = warc_bytes
+    dest = tmp_path / "x.warc.gz"
+    meta = fetch(url(https_server, "drop", "crawl-00.warc.gz"), dest, **FAST)
+    assert sha256(dest.read_bytes()) == meta["sha256"] == sha256(warc_bytes)
+    assert [rng for _, rng in https_server.requests] == [None, f"bytes={len(warc_bytes) // 2}-"]
+
+
+def test_an_untrusted_https_certificate_is_refused_not_retried(https_server, warc_bytes, tmp_path, monkeypatch):
+    monkeypatch.delenv("SSL_CERT_FILE")
+    https_server.files["crawl-00.warc.gz"] = warc_bytes
+    with pytest.raises(DownloadError, match="CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
+        fetch(url(https_server, "ok", "crawl-00.warc.gz"), tmp_path / "x.warc.gz", **FAST)
+    assert not (tmp_path / "x.warc.gz").exists()
 
 
 def test_partial_file_of_an_earlier_run_is_resumed(served, warc_bytes, tmp_path):
@@ -756,16 +802,16 @@ def test_missing_cc_listing_on_s3_is_one_clear_error(s3):
 
 @pytest.mark.workflow
 @pytest.mark.slow
-def test_s3_and_flaky_http_inputs_build_the_corpus_of_local_files(server, s3, tmp_path):
-    """The sample crawl's WARCs from S3 (the first GET of each cut off half-way) and over HTTP
+def test_s3_and_flaky_https_inputs_build_the_corpus_of_local_files(https_server, s3, tmp_path):
+    """The sample crawl's WARCs from S3 (the first GET of each cut off half-way) and over HTTPS
     (the drop mode) make the same corpus, byte for byte, as the same WARCs read as local files."""
     warcs = sorted((REPO / "resources" / "sample").glob("sample-*.warc.gz"))
     for warc in warcs[:2]:
         s3.client.put_object(Bucket="crawl", Key=f"sample/{warc.name}", Body=warc.read_bytes())
-    server.files[warcs[2].name] = warcs[2].read_bytes()
+    https_server.files[warcs[2].name] = warcs[2].read_bytes()
     s3.drop_gets = 2
     remote = [f"s3://crawl/sample/{warcs[0].name}", f"s3://crawl/sample/{warcs[1].name}",
-              url(server, "drop", warcs[2].name)]
+              url(https_server, "drop", warcs[2].name)]
     download_options = {"retries": 2, "backoff": 0.01, "timeout": 10, "s3": s3.options}
     runs = {"local": [str(warc) for warc in warcs], "remote": remote}
     for name, inputs in runs.items():
@@ -776,6 +822,6 @@ def test_s3_and_flaky_http_inputs_build_the_corpus_of_local_files(server, s3, tm
     assert [m["method"] for _, m in sorted(meta.items())] == ["s3", "s3", "http"]
     assert [m["source"] for _, m in sorted(meta.items())] == remote
     assert s3.drop_gets == 0 and len(gets(s3)) == 4  # both S3 downloads were cut off, then resumed
-    assert [rng for _, rng in server.requests] == [None, f"bytes={warcs[2].stat().st_size // 2}-"]
+    assert [rng for _, rng in https_server.requests] == [None, f"bytes={warcs[2].stat().st_size // 2}-"]
     expected = corpus_bytes(tmp_path / "local")
     assert len(expected) == 9 and corpus_bytes(tmp_path / "remote") == expected
