@@ -10,7 +10,7 @@ rule dedup:
         duplicates=rules.dup_ngrams.output.dup,
         against=AGAINST,
     output:
-        dedup=expand(FILES.dedup, shard=SHARDS),
+        dedup=directory(FILES.dedup_tables),
         stats=FILES.dedup_stats,
         state=DEDUP_STATE,
     log:
