@@ -1,8 +1,9 @@
 """Rule `dedup`: every shard's tokens + blocks and G₂₊ → per-shard override tables (corpusbuilder.dedup).
 
 One job for the whole corpus: Algorithm 3.1 needs one G_out and one global processing order.
-Inputs and outputs are lists in shard order (`tokens`, `blocks`, `dedup`), plus `duplicates`
-(work/ngrams/dup{n}.npy) and `stats`; `against` and `state` (each empty, or a state file).
+Inputs are lists in shard order (`tokens`, `blocks`; params.shards their names), plus `duplicates`
+(work/ngrams/dup{n}.npy); outputs `dedup`, the folder of the shards' tables (tables.FILES.dedup), and
+`stats`; `against` and `state` (each empty, or a state file).
 """
 
 from pathlib import Path
@@ -11,13 +12,13 @@ from corpusbuilder.dedup.corpus import Shard, dedup_corpus
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.logs import setup_logging
+from corpusbuilder.tables import FILES
 
 setup_logging(snakemake.log[0])
+Path(snakemake.output.dedup).mkdir(parents=True, exist_ok=True)
 shards = [
-    Shard(name, Path(tokens), Path(blocks), Path(output))
-    for name, tokens, blocks, output in zip(
-        snakemake.params.shards, snakemake.input.tokens, snakemake.input.blocks, snakemake.output.dedup
-    )
+    Shard(name, Path(tokens), Path(blocks), Path(FILES.dedup.format(shard=name)))
+    for name, tokens, blocks in zip(snakemake.params.shards, snakemake.input.tokens, snakemake.input.blocks, strict=True)
 ]
 dedup_corpus(
     shards,

@@ -3,17 +3,21 @@ the grouping, a truncated WARC that costs its group nothing else, the key's bad 
 
 from __future__ import annotations
 
+import gzip
 import json
+import shutil
+from collections import Counter
 
 import pandas as pd
 import pytest
 
-from conftest import write_warc
+from conftest import REPO, write_warc
 from corpusbuilder.config import ConfigError, validate_config
 from corpusbuilder.download import fetch_shard, group_sources, resolve_sources, warc_file, warc_sidecar
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.extract import ExtractParams, extract_shard
 from test_extract import ARTICLE
+from test_incremental import copy_workdir, job_stats, mtimes, ok, planned_jobs, snakemake, write_config
 
 WARCS = [f"/crawl/w{i}.warc.gz" for i in range(5)]
 
@@ -121,3 +125,72 @@ def test_a_shard_is_fetched_whole_or_not_at_all(tmp_path, three_warcs):
         assert warc_file(folder, name).read_bytes() == path.read_bytes()
         assert json.loads(warc_sidecar(folder, name).read_text())["size"] == path.stat().st_size
     assert not list(staging.iterdir())
+
+
+# --- the workflow -------------------------------------------------------------------------------------------
+
+SAMPLES = [str(REPO / "resources" / "sample" / f"sample-0{i}.warc.gz") for i in range(3)]
+
+
+def corpus_documents(workdir) -> list[dict]:
+    """Every exported document, in crawl order (shards in input order)."""
+    shards = sorted((workdir / "results" / "corpus").glob("*.jsonl.gz"))
+    return [json.loads(line) for path in shards for line in gzip.open(path, "rt")]
+
+
+@pytest.fixture(scope="module")
+def built_in_groups(tmp_path_factory):
+    """The three sample WARCs built one a shard and two a shard (shards sample-00 and sample-02)."""
+    root = tmp_path_factory.mktemp("shards")
+    workdirs = {}
+    for per_shard in (1, 2):
+        workdirs[per_shard] = root / f"per-{per_shard}"
+        config = write_config(root / f"per-{per_shard}.yaml",
+                              {"input": {"warcs": SAMPLES, "warcs_per_shard": per_shard}})
+        ok(snakemake(workdirs[per_shard], configfiles=[config]))
+    return root, workdirs
+
+
+@pytest.mark.workflow
+def test_two_warcs_a_shard_build_the_same_documents(built_in_groups):
+    _, workdirs = built_in_groups
+    assert sorted(p.name for p in (workdirs[2] / "results" / "corpus").glob("*.jsonl.gz")) == [
+        "sample-00.jsonl.gz", "sample-02.jsonl.gz"]
+    assert sorted(p.name for p in (workdirs[2] / "data" / "warc" / "sample-00").glob("sample-*")) == [
+        "sample-00.json", "sample-00.warc.gz", "sample-01.json", "sample-01.warc.gz"]
+    alone, grouped = corpus_documents(workdirs[1]), corpus_documents(workdirs[2])
+    assert len(alone) > 20 and {doc["source"] for doc in grouped} == {"sample-00", "sample-01", "sample-02"}
+    assert grouped == alone  # same ids, text, sources and offsets
+    assert (workdirs[1] / "results/stats/funnel.tsv").read_text() == (workdirs[2] / "results/stats/funnel.tsv").read_text()
+
+
+@pytest.mark.workflow
+def test_a_warc_added_at_the_end_changes_only_the_last_shard(built_in_groups):
+    """Two a shard: a fourth WARC joins the last shard (sample-02). The full shard sample-00 is
+    neither fetched, extracted, filtered, hashed, decided nor tokenised again; the global stages
+    and every export run again (block dedup is one job), and sample-00's decisions stand."""
+    root, workdirs = built_in_groups
+    copy = copy_workdir(workdirs[2], root / "added")
+    late = root / "late-03.warc.gz"
+    shutil.copyfile(SAMPLES[0], late)  # every page a copy of an earlier one: exact dedup drops them all
+    four = write_config(root / "four.yaml", {"input": {"warcs": [*SAMPLES, str(late)], "warcs_per_shard": 2}})
+    old = ("work/extract/sample-00*", "work/language/sample-00*", "work/exact/sample-00*",
+           "work/exact_dedup/sample-00*", "work/tokens/sample-00*", "work/ngrams/runs/sample-00*")
+    before = {pattern: mtimes(copy, pattern) for pattern in old} | {"data/warc/sample-00": mtimes(copy, "data/warc/sample-00/*")}
+    decisions = pd.read_parquet(copy / "work/exact_dedup/sample-00.parquet")
+    output = ok(snakemake(copy, configfiles=[four]))
+    stats, jobs = job_stats(output), planned_jobs(output)
+    assert stats == Counter(download=1, extract=1, language=1, exact_hashes=1, exact_manifest=1, exact_partition=16,
+                            exact_dedup=1, tokenise=1, ngram_runs=1, dup_ngrams=1, dedup=1, export=2, funnel=1,
+                            all=1)
+    assert {shard for (rule, shard) in jobs if rule not in {"export"}} == {"sample-02", None}
+    after = {pattern: mtimes(copy, pattern) for pattern in old} | {"data/warc/sample-00": mtimes(copy, "data/warc/sample-00/*")}
+    assert after == before and all(before.values())
+    pd.testing.assert_frame_equal(pd.read_parquet(copy / "work/exact_dedup/sample-00.parquet"), decisions)
+    late_decisions = pd.read_parquet(copy / "work/exact_dedup/sample-02.parquet").set_index("doc_id")
+    late_ids = late_decisions.index[late_decisions.index.str.startswith("late-03:")]
+    assert len(late_ids) > 5 and not late_decisions.loc[late_ids, "kept"].any()
+    assert set(late_decisions.loc[late_ids, "duplicate_of"].str.split(":").str[0]) == {"sample-00"}
+    # and the new WARC is in the last shard's folder, beside the one it had
+    assert sorted(p.name for p in (copy / "data/warc/sample-02").glob("*.warc.gz")) == [
+        "late-03.warc.gz", "sample-02.warc.gz"]
