@@ -105,7 +105,11 @@ def shard_name(source: str) -> str:
     without a usable name gets ``shard-`` plus a hash of the input). It is not necessarily unique;
     resolve_sources() disambiguates collisions.
     """
-    kind, location = parse_source(source)
+    return _name_of(source, *parse_source(source))
+
+
+def _name_of(source: str, kind: str, location: str) -> str:
+    """`shard_name` of a source already parsed (a listing's 100,000 entries are parsed once)."""
     if kind == "http":
         parts = urllib.parse.urlsplit(location)
         path, fallback = urllib.parse.unquote(parts.path), parts.hostname
@@ -150,7 +154,7 @@ def resolve_sources(
         if source in sources:
             raise ValueError(f"input {entry!r} is listed more than once")
         sources.add(source)
-        shards[_unique_name(shard_name(entry), taken)] = source
+        shards[_unique_name(_name_of(entry, kind, location), taken)] = source
     return shards
 
 

@@ -54,7 +54,7 @@ class Files:
     dedup: str = "work/dedup/shards/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
     # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and out of
-    # work/dedup/, whose *.parquet are the per-shard tables)
+    # work/dedup/, whose shards/ folder holds the per-shard tables)
     dedup_state: str = "results/dedup_state.parquet"
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
     corpus_prevert: str = "results/corpus/{shard}.prevert.gz"

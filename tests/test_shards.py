@@ -10,14 +10,28 @@ from collections import Counter
 
 import pandas as pd
 import pytest
+from conftest import REPO, corpus_bytes, write_warc
+from test_extract import ARTICLE
+from test_incremental import (
+    copy_workdir,
+    job_stats,
+    mtimes,
+    ok,
+    planned_jobs,
+    snakemake,
+    write_config,
+)
 
-from conftest import REPO, write_warc
 from corpusbuilder.config import ConfigError, validate_config
-from corpusbuilder.download import fetch_shard, group_sources, resolve_sources, warc_file, warc_sidecar
+from corpusbuilder.download import (
+    fetch_shard,
+    group_sources,
+    resolve_sources,
+    warc_file,
+    warc_sidecar,
+)
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.extract import ExtractParams, extract_shard
-from test_extract import ARTICLE
-from test_incremental import copy_workdir, job_stats, mtimes, ok, planned_jobs, snakemake, write_config
 
 WARCS = [f"/crawl/w{i}.warc.gz" for i in range(5)]
 
@@ -168,7 +182,9 @@ def test_two_warcs_a_shard_build_the_same_documents(built_in_groups):
 def test_a_warc_added_at_the_end_changes_only_the_last_shard(built_in_groups):
     """Two a shard: a fourth WARC joins the last shard (sample-02). The full shard sample-00 is
     neither fetched, extracted, filtered, hashed, decided nor tokenised again; the global stages
-    and every export run again (block dedup is one job), and sample-00's decisions stand."""
+    and every export run again (block dedup is one job), and sample-00's decisions and corpus stand.
+    The last shard's folder is fetched again whole: Snakemake deletes a job's output before it
+    reruns the job (here links, as the inputs are local)."""
     root, workdirs = built_in_groups
     copy = copy_workdir(workdirs[2], root / "added")
     late = root / "late-03.warc.gz"
@@ -178,6 +194,7 @@ def test_a_warc_added_at_the_end_changes_only_the_last_shard(built_in_groups):
            "work/exact_dedup/sample-00*", "work/tokens/sample-00*", "work/ngrams/runs/sample-00*")
     before = {pattern: mtimes(copy, pattern) for pattern in old} | {"data/warc/sample-00": mtimes(copy, "data/warc/sample-00/*")}
     decisions = pd.read_parquet(copy / "work/exact_dedup/sample-00.parquet")
+    corpus = {name: data for name, data in corpus_bytes(copy).items() if name.startswith("sample-00.")}
     output = ok(snakemake(copy, configfiles=[four]))
     stats, jobs = job_stats(output), planned_jobs(output)
     assert stats == Counter(download=1, extract=1, language=1, exact_hashes=1, exact_manifest=1, exact_partition=16,
@@ -187,6 +204,8 @@ def test_a_warc_added_at_the_end_changes_only_the_last_shard(built_in_groups):
     after = {pattern: mtimes(copy, pattern) for pattern in old} | {"data/warc/sample-00": mtimes(copy, "data/warc/sample-00/*")}
     assert after == before and all(before.values())
     pd.testing.assert_frame_equal(pd.read_parquet(copy / "work/exact_dedup/sample-00.parquet"), decisions)
+    # exported again (block dedup is one job), to the same bytes
+    assert {name: data for name, data in corpus_bytes(copy).items() if name.startswith("sample-00.")} == corpus
     late_decisions = pd.read_parquet(copy / "work/exact_dedup/sample-02.parquet").set_index("doc_id")
     late_ids = late_decisions.index[late_decisions.index.str.startswith("late-03:")]
     assert len(late_ids) > 5 and not late_decisions.loc[late_ids, "kept"].any()
