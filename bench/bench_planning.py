@@ -74,7 +74,8 @@ def write_workdir(directory: Path, inputs: str, n: int, per_shard: int) -> Path:
 
 
 def timed(command: list[str]) -> dict:
-    """Wall seconds, peak RSS (MB) and output of one command in a fresh process."""
+    """Wall seconds, CPU seconds (user + system: what a busy shared machine does not inflate),
+    peak RSS (MB) and output of one command in a fresh process."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output = process.stdout.read()
@@ -83,7 +84,8 @@ def timed(command: list[str]) -> dict:
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode:
         raise RuntimeError(f"{' '.join(command[:6])}... failed ({process.returncode}):\n{output[-3000:]}")
-    return {"wall_s": round(wall, 2), "peak_rss_mb": round(usage.ru_maxrss / 1024), "output": output}
+    return {"wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+            "peak_rss_mb": round(usage.ru_maxrss / 1024), "output": output}
 
 
 def plan(snakefile: Path, directory: Path, config: Path) -> dict:
@@ -93,20 +95,21 @@ def plan(snakefile: Path, directory: Path, config: Path) -> dict:
     dry = timed([*base, "--dry-run", "--quiet", "rules"])
     total = re.search(r"^\s*total\s+(\d+)\s*$", dry["output"], re.MULTILINE)
     return {"parse_s": parse["wall_s"], "parse_peak_rss_mb": parse["peak_rss_mb"],
-            "dry_run_s": dry["wall_s"], "dry_run_peak_rss_mb": dry["peak_rss_mb"],
+            "dry_run_s": dry["wall_s"], "dry_run_cpu_s": dry["cpu_s"], "dry_run_peak_rss_mb": dry["peak_rss_mb"],
             "jobs": int(total.group(1)) if total else None}
 
 
 def print_table(label: str, rows: dict[str, dict]) -> None:
-    """The points, and the dry-run's seconds per job: about constant where planning grows linearly."""
+    """The points, and the dry-run's CPU time per job: about constant where planning grows linearly."""
     print(f"\n{label}")
     print(f"{'inputs':<10} {'WARCs':>8} {'a shard':>7} {'jobs':>9} {'parse s':>8} {'parse MB':>9} {'-n s':>8} "
-          f"{'-n MB':>7} {'ms/job':>7}")
+          f"{'-n CPU s':>8} {'-n MB':>7} {'CPU ms/job':>10}")
     for row in rows.values():
-        per_job = 1000 * row["dry_run_s"] / row["jobs"] if row["jobs"] else float("nan")
+        cpu = row.get("dry_run_cpu_s", float("nan"))
+        per_job = 1000 * cpu / row["jobs"] if row["jobs"] else float("nan")
         print(f"{row['inputs']:<10} {row['warcs']:>8,} {row.get('warcs_per_shard', 1):>7} {row['jobs'] or 0:>9,} "
-              f"{row['parse_s']:>8.1f} {row['parse_peak_rss_mb']:>9,} {row['dry_run_s']:>8.1f} "
-              f"{row['dry_run_peak_rss_mb']:>7,} {per_job:>7.2f}")
+              f"{row['parse_s']:>8.1f} {row['parse_peak_rss_mb']:>9,} {row['dry_run_s']:>8.1f} {cpu:>8.1f} "
+              f"{row['dry_run_peak_rss_mb']:>7,} {per_job:>10.2f}")
 
 
 def main(argv: list[str] | None = None) -> int:
