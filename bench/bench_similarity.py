@@ -85,7 +85,7 @@ def main() -> None:
         args.extracted = Path(tempfile.mkdtemp())
         for warc in sorted(CRAWL.glob("crawl-*.warc.gz")):
             shard = warc.name.split(".")[0]
-            extract_shard(warc, shard, args.extracted / f"{shard}.docs.parquet", args.extracted / f"{shard}.blocks.parquet", ExtractParams().with_preset("default"))
+            extract_shard([(shard, warc)], shard, args.extracted / f"{shard}.docs.parquet", args.extracted / f"{shard}.blocks.parquet", ExtractParams().with_preset("default"))
     texts = load_texts(args.extracted)
     truth = truth_pairs(texts)
     report = {"documents": len(texts), "truth_pairs": len(truth), "methods": {}}

@@ -83,7 +83,7 @@ def extract_and_mark(crawl: Path, workdir: Path, site: SiteBoilerplateParams) ->
         shard = warc.name.removesuffix(".warc.gz")
         docs_path, blocks_path = workdir / f"{shard}.docs.parquet", workdir / f"{shard}.blocks.parquet"
         started = time.perf_counter()
-        extract_shard(warc, shard, docs_path, blocks_path, ExtractParams().with_preset("default"))
+        extract_shard([(shard, warc)], shard, docs_path, blocks_path, ExtractParams().with_preset("default"))
         extracted = time.perf_counter()
         mark_site_boilerplate(docs_path, blocks_path, replace(ExtractParams().with_preset("default"), site_boilerplate=site))
         marked = time.perf_counter()

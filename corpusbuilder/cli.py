@@ -103,7 +103,7 @@ def cmd_extract(args) -> int:
     prefix = Path(args.out_prefix)
     shard = args.shard or prefix.name
     summary = extract_shard(
-        Path(args.warc),
+        [(shard, Path(args.warc))],
         shard,
         Path(f"{prefix}.docs.parquet"),
         Path(f"{prefix}.blocks.parquet"),

@@ -1,7 +1,8 @@
 """Download stage: turn the configured inputs into local WARC shards under data/warc/.
 
 Inputs are URLs (http, https, s3), local paths and file:// URLs, or a Common-Crawl-style
-``warc.paths(.gz)`` listing joined to a base URL. Each input gets a sanitised, unique shard name.
+``warc.paths(.gz)`` listing joined to a base URL. Each input gets a sanitised, unique WARC name;
+consecutive inputs, ``input.warcs_per_shard`` at a time, make one shard, named after its first.
 HTTP and S3 downloads go to ``{dest}.part``, resume with byte ranges, retry with exponential
 back-off and are moved into place only when complete; local files are symlinked (or copied), never
 downloaded. Every shard gets a JSON sidecar with its source, size and sha256. Only bytes are
@@ -113,7 +114,11 @@ def shard_name(source: str) -> str:
     without a usable name gets ``shard-`` plus a hash of the input). It is not necessarily unique;
     resolve_sources() disambiguates collisions.
     """
-    kind, location = parse_source(source)
+    return _name_of(source, *parse_source(source))
+
+
+def _name_of(source: str, kind: str, location: str) -> str:
+    """`shard_name` of a source already parsed (a listing's 100,000 entries are parsed once)."""
     if kind in REMOTE:
         parts = urllib.parse.urlsplit(location)
         path, fallback = urllib.parse.unquote(parts.path), parts.hostname
@@ -160,8 +165,56 @@ def resolve_sources(
         if source in sources:
             raise ValueError(f"input {entry!r} is listed more than once")
         sources.add(source)
-        shards[_unique_name(shard_name(entry), taken)] = source
+        shards[_unique_name(_name_of(entry, kind, location), taken)] = source
     return shards
+
+
+def group_sources(sources: dict[str, str], warcs_per_shard: int) -> dict[str, dict[str, str]]:
+    """Consecutive inputs of `resolve_sources`, ``warcs_per_shard`` at a time, as shards:
+    ``{shard: {warc: source}}`` in input order, each shard named after its first WARC.
+
+    Groups are counted from the first input, so inputs added at the end change only the last
+    shard (when it was not full) and make new ones; one WARC a shard keeps its name as shard name.
+    """
+    if not isinstance(warcs_per_shard, int) or isinstance(warcs_per_shard, bool) or warcs_per_shard < 1:
+        raise ValueError(f"input.warcs_per_shard must be a positive integer, not {warcs_per_shard!r}")
+    warcs = list(sources.items())
+    groups = (dict(warcs[start:start + warcs_per_shard]) for start in range(0, len(warcs), warcs_per_shard))
+    return {next(iter(group)): group for group in groups}
+
+
+def fetch_shard(sources: dict[str, str], folder: str | Path, staging: str | Path, **options) -> list[dict]:
+    """`fetch` each WARC of one shard (``{warc: source}``, `group_sources`) to
+    ``{folder}/{warc}.warc.gz`` with its sidecar ``{warc}.json``; return the sidecars in order.
+
+    Each file goes to ``staging`` first and all move into ``folder`` at the end: a failed
+    download fails the shard, and the WARCs it had complete stay in ``staging`` (where a later
+    run takes them up, if from the same source) rather than in a folder the workflow deletes
+    before it runs the shard again. ``options`` are fetch's (retries, backoff, timeout, copy_local).
+    """
+    metas = []
+    for warc, source in sources.items():
+        staged, meta_path = warc_file(staging, warc), warc_sidecar(staging, warc)
+        earlier = json.loads(meta_path.read_text()) if staged.exists() and meta_path.is_file() else None
+        if earlier is not None and earlier["source"] == source:
+            metas.append(earlier)
+        else:
+            metas.append(fetch(source, staged, meta_path=meta_path, expect_warc=True, **options))
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for warc in sources:
+        for where in (warc_file, warc_sidecar):
+            os.replace(where(staging, warc), where(folder, warc))
+    return metas
+
+
+def warc_file(folder: str | Path, warc: str) -> Path:
+    """Where a shard's folder (`fetch_shard`) holds its WARC named ``warc``."""
+    return Path(folder) / f"{warc}.warc.gz"
+
+
+def warc_sidecar(folder: str | Path, warc: str) -> Path:
+    """... and that WARC's sidecar (source, size, sha256)."""
+    return Path(folder) / f"{warc}.json"
 
 
 def _unique_name(name: str, taken: set[str]) -> str:

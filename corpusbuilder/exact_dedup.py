@@ -72,11 +72,6 @@ def text_md5(text: str, params: ExactDedupParams) -> bytes:
     return hashlib.md5(normalise_text(text, params).encode("utf-8", errors="surrogatepass")).digest()
 
 
-def record_index_of(doc_id: str) -> int:
-    """The record index in a document id "{shard}:{record index}"."""
-    return int(doc_id.rsplit(":", 1)[1])
-
-
 # the block columns a document's hash and word count are computed from
 HASHED_COLUMNS = ("text", "n_words")
 
@@ -90,7 +85,7 @@ def exact_hashes(kept: Survivors, shard_rank: int, params: ExactDedupParams) -> 
         {
             "md5": [text_md5(text, params) for text in texts],
             "shard_rank": [shard_rank] * len(texts),
-            "record_index": [record_index_of(doc_id) for doc_id in texts.index],
+            "record_index": kept.documents.set_index("doc_id")["record_index"].reindex(texts.index).tolist(),
             "doc_id": texts.index.tolist(),
             "n_words": n_words.reindex(texts.index).tolist(),
         },

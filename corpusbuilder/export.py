@@ -88,7 +88,8 @@ def kept_documents(kept: Survivors) -> Iterator[ExportDocument]:
             language_score=None if score is None else round(float(score), 4),
             warc_record_id=_present(getattr(row, "warc_record_id", None)),
             date=_present(getattr(row, "date", None)),
-            source=_present(getattr(row, "shard", None)),
+            # the WARC the offset is in (a text input's is its shard)
+            source=_present(getattr(row, "warc", None)) or _present(getattr(row, "shard", None)),
             offset=None if offset is None else int(offset),
         )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import codecs
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -506,15 +506,19 @@ class ShardSummary:
 
 
 def extract_shard(
-    warc_path: Path,
+    warcs: Sequence[tuple[str, Path]],
     shard: str,
     docs_path: Path,
     blocks_path: Path,
     params: ExtractParams,
     progress_every: int = 500,
 ) -> ShardSummary:
-    """Read one WARC and write its docs and blocks tables (atomically, in batches).
+    """Read a shard's WARCs, ``(name, path)`` in crawl order, and write its docs and blocks
+    tables (atomically, in batches).
 
+    A record's id is its WARC's name and its index there, so it is the same whichever shard
+    holds the WARC; ``record_index`` counts on across the shard's WARCs (crawl order). A WARC cut
+    short ends with its truncated row, and the next WARC is read all the same.
     A fault of one page is that page's row (reason ``error-…``); a fault of the environment — an
     unreadable model, an I/O or memory error — fails the job, and so does a shard in which every
     page failed, rather than leave tables of error rows that later stages take for a corpus."""
@@ -528,19 +532,21 @@ def extract_shard(
     with ParquetBatchWriter(docs_path, DOCS_SCHEMA) as docs, ParquetBatchWriter(
         blocks_path, BLOCKS_SCHEMA
     ) as blocks_out:
-        for record in iter_warc_records(warc_path, params):
-            summary.records += 1
-            row = _doc_row(shard, record)
-            if record.body is not None:
-                summary.attempted += 1
-                _clean_into(row, record, params, blocks_out, summary)
-            if row["reason"] != "ok":
-                summary.count(row["reason"])
-                if row["reason"].startswith("truncated"):
-                    log.warning("%s: reading stopped at offset %d: %s", shard, record.offset, row["reason"])
-            docs.append(row)
-            if summary.records % progress_every == 0:
-                log.info("%s: %d records, %d pages, %d blocks", shard, summary.records, summary.pages, summary.blocks)
+        for warc, path in warcs:
+            for record in iter_warc_records(path, params):
+                row = _doc_row(shard, warc, summary.records, record)
+                summary.records += 1
+                if record.body is not None:
+                    summary.attempted += 1
+                    _clean_into(row, record, params, blocks_out, summary)
+                if row["reason"] != "ok":
+                    summary.count(row["reason"])
+                    if row["reason"].startswith("truncated"):
+                        log.warning("%s: reading stopped at offset %d: %s", warc, record.offset, row["reason"])
+                docs.append(row)
+                if summary.records % progress_every == 0:
+                    log.info("%s: %d records, %d pages, %d blocks", shard, summary.records, summary.pages,
+                             summary.blocks)
         failed = {reason: count for reason, count in summary.reasons.items() if reason.startswith("error-")}
         if failed and sum(failed.values()) == summary.attempted:  # raised here, no table is written
             raise RuntimeError(f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
@@ -572,11 +578,12 @@ def mark_site_boilerplate(docs_path: Path, blocks_path: Path, params: ExtractPar
     return int((blocks["final_class"] == "good").sum())
 
 
-def _doc_row(shard: str, record: WarcRecord) -> dict:
+def _doc_row(shard: str, warc: str, record_index: int, record: WarcRecord) -> dict:
     return {
-        "doc_id": f"{shard}:{record.record_index}",
+        "doc_id": f"{warc}:{record.record_index}",
         "shard": shard,
-        "record_index": record.record_index,
+        "record_index": record_index,
+        "warc": warc,
         "offset": record.offset,
         "warc_type": record.warc_type,
         "uri": record.uri,

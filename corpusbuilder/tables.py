@@ -29,8 +29,11 @@ class Files:
     """Per-shard file patterns of the workflow (``{shard}`` is one input), relative to its
     working directory."""
 
-    warc: str = "data/warc/{shard}.warc.gz"
-    warc_meta: str = "data/warc/{shard}.json"
+    # a shard's WARCs (input.warcs_per_shard of them), each {warc}.warc.gz with its {warc}.json
+    # sidecar (download.warc_file, warc_sidecar); {shard} is the name of its first WARC
+    warcs: str = "data/warc/{shard}"
+    # where a shard's WARCs wait until every one of them is complete (download.fetch_shard)
+    warcs_staging: str = "data/warc/.partial"
     docs: str = "work/extract/{shard}.docs.parquet"
     blocks: str = "work/extract/{shard}.blocks.parquet"
     language: str = "work/language/{shard}.parquet"
@@ -47,10 +50,13 @@ class Files:
     duplicate_ngrams: str = "work/ngrams/dup{n}/{partition}.npy"
     duplicate_ngrams_part_stats: str = "work/ngrams/dup{n}/{partition}.stats.json"
     duplicate_ngrams_stats: str = "work/ngrams/dup{n}.stats.json"
-    dedup: str = "work/dedup/{shard}.parquet"
+    # one folder, the dedup job's one output: listing the N tables as its outputs would have
+    # Snakemake scan that list for each of the N files export asks for (N²)
+    dedup_tables: str = "work/dedup/shards"
+    dedup: str = "work/dedup/shards/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
     # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and out of
-    # work/dedup/, whose *.parquet are the per-shard tables)
+    # work/dedup/, whose shards/ folder holds the per-shard tables)
     dedup_state: str = "results/dedup_state.parquet"
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
     corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
@@ -64,10 +70,11 @@ FILES = Files()
 # extract (and text_input): a row per WARC record, with why it was skipped
 DOCS_SCHEMA = pa.schema(
     [
-        ("doc_id", pa.string()),
+        ("doc_id", pa.string()),  # "{warc}:{its index in that WARC}", whatever shard holds the WARC
         ("shard", pa.string()),
-        ("record_index", pa.int64()),
-        ("offset", pa.int64()),
+        ("record_index", pa.int64()),  # position in the shard (its WARCs in input order)
+        ("warc", pa.string()),  # the WARC the record is in; null for a text input
+        ("offset", pa.int64()),  # in that WARC
         ("warc_type", pa.string()),
         ("uri", pa.string()),
         ("warc_record_id", pa.string()),  # WARC-Record-ID, null for a text input
@@ -257,7 +264,7 @@ class ShardTables:
 @dataclass
 class Survivors:
     """What of a shard reaches the corpus: ``documents`` (doc_id, record_index, uri, language,
-    language_score and, where the docs table has them, shard, offset, warc_record_id, date) in
+    language_score and, where the docs table has them, shard, warc, offset, warc_record_id, date) in
     crawl order, and their ``blocks`` (doc_id, block_index and the block columns read) in page
     order. Every document has at least one block."""
 
@@ -266,7 +273,7 @@ class Survivors:
 
 
 # the docs-table columns a surviving document carries into the corpus, besides its language
-PROVENANCE_COLUMNS = ["shard", "offset", "warc_record_id", "date"]
+PROVENANCE_COLUMNS = ["shard", "warc", "offset", "warc_record_id", "date"]
 
 
 def block_keys(doc_ids, block_indexes) -> pd.MultiIndex:

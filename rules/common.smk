@@ -17,7 +17,7 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.dedup.memory import dedup_memory_mb_by_sizes
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.download import resolve_sources, shard_name
+from corpusbuilder.download import group_sources, resolve_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.package_data import SHIPPED_MODEL
@@ -30,13 +30,17 @@ if not config:
 try:
     config.update(validate_config(config))
     check_input_paths(config, Path.cwd())
-    SOURCES = resolve_sources(
-        config["input"]["warcs"],
-        cc_listing=config["input"]["cc_paths"]["listing"],
-        cc_base_url=config["input"]["cc_paths"]["base_url"],
-        cc_limit=config["input"]["cc_paths"]["limit"],
-        base_dir=Path.cwd(),
-        s3=config["download"]["s3"],
+    # {shard: {warc: source}}, input.warcs_per_shard WARCs a shard
+    SOURCES = group_sources(
+        resolve_sources(
+            config["input"]["warcs"],
+            cc_listing=config["input"]["cc_paths"]["listing"],
+            cc_base_url=config["input"]["cc_paths"]["base_url"],
+            cc_limit=config["input"]["cc_paths"]["limit"],
+            base_dir=Path.cwd(),
+            s3=config["download"]["s3"],
+        ),
+        config["input"]["warcs_per_shard"],
     )
 except (ConfigError, ValueError) as error:
     raise WorkflowError(f"bad configuration: {error}") from None
@@ -50,7 +54,15 @@ SHARDS = list(SOURCES) + list(TEXT_SOURCES)
 SHARD_RANK = {shard: rank for rank, shard in enumerate(SHARDS)}
 # exact dedup: the sources of the shards before each (rules/exact_dedup.smk), and its partitions
 EARLIER_SHARDS = dict(
-    zip(SHARDS, earlier_shards_digests([*SOURCES.values(), *TEXT_SOURCES.values()]))
+    zip(
+        SHARDS,
+        earlier_shards_digests(
+            [
+                *("\n".join(warcs.values()) for warcs in SOURCES.values()),
+                *TEXT_SOURCES.values(),
+            ]
+        ),
+    )
 )
 EXACT_PARTITIONS = config["exact_dedup"]["partitions"]
 EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
@@ -119,11 +131,15 @@ def dedup_mem_mb(wildcards, input):
 
 
 def export_inputs(wildcards):
-    """Extract's tables, the document filters, and block dedup's verdicts when it runs."""
-    stages = ["docs", "blocks", "language", "exact"]
+    """Extract's tables, the document filters, and block dedup's verdicts when it runs (its
+    folder of every shard's tables: the dedup job's one output)."""
+    inputs = {
+        stage: getattr(FILES, stage).format(**wildcards)
+        for stage in ["docs", "blocks", "language", "exact"]
+    }
     if config["dedup"]["enabled"]:
-        stages.append("dedup")
-    return {stage: getattr(FILES, stage).format(**wildcards) for stage in stages}
+        inputs["dedup"] = FILES.dedup_tables
+    return inputs
 
 
 def gold_sets(datasets):

@@ -12,7 +12,7 @@ rule dedup:
         duplicates_stats=rules.dup_ngrams.output.stats,
         against=AGAINST,
     output:
-        dedup=expand(FILES.dedup, shard=SHARDS),
+        dedup=directory(FILES.dedup_tables),
         stats=FILES.dedup_stats,
         state=DEDUP_STATE,
     log:

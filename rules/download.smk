@@ -3,10 +3,10 @@ localrules:
     download,
 
 
+# One job per shard, fetching its WARCs one after the other (input.warcs_per_shard of them).
 rule download:
     output:
-        warc=FILES.warc,
-        meta=FILES.warc_meta,
+        warcs=directory(FILES.warcs),
     log:
         "logs/download/{shard}.log",
     conda:
@@ -15,7 +15,8 @@ rule download:
     resources:
         mem_mb=200,
     params:
-        source=lambda wildcards: SOURCES[wildcards.shard],
+        sources=lambda wildcards: SOURCES[wildcards.shard],
+        staging=FILES.warcs_staging,
         retries=config["download"]["retries"],
         backoff=config["download"]["backoff"],
         timeout=config["download"]["timeout"],

@@ -1,6 +1,6 @@
 rule extract:
     input:
-        warc=FILES.warc,
+        warcs=FILES.warcs,
         model=EXTRACT_MODEL,
     output:
         docs=FILES.docs,
@@ -15,6 +15,7 @@ rule extract:
     resources:
         mem_mb=2000,
     params:
+        warcs=lambda wildcards: list(SOURCES[wildcards.shard]),
         cfg=config["extract"],
     script:
         "../scripts/extract.py"

@@ -11,7 +11,7 @@ REPORT_EVALUATION = {
 REPORT_WITH_EVALUATION = Path(config["evaluate"]["gold_dir"]).is_dir()
 REPORT_DEDUP = (
     {
-        "dedup": expand(FILES.dedup, shard=SHARDS),
+        "dedup": FILES.dedup_tables,
         "dedup_stats": FILES.dedup_stats,
     }
     if config["dedup"]["enabled"]
@@ -42,6 +42,7 @@ rule corpus_stats:
     resources:
         mem_mb=lambda wildcards, input: 1000 + 3 * input.size_mb,
     params:
+        shards=SHARDS,
         similarity=config["similarity"],
         config=config,
         benchmarks=lambda wildcards: {

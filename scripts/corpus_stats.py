@@ -2,7 +2,8 @@
 results/stats/funnel_full.tsv, duplicates.tsv, stage_times.tsv, summary.json.
 
 Inputs: `funnel` (results/stats/funnel.tsv), lists in shard order `tokens` and `blocks`, and —
-when block de-duplication ran — `dedup` (same order) and `dedup_stats`. Params: `benchmarks`
+when block de-duplication ran — `dedup` (the folder of its tables) and `dedup_stats`. Params: `shards` (in
+that order), `benchmarks`
 (rule → benchmark pattern; globbed at run time), `similarity` (config section: min-hash settings and dedup_threshold of the resemblance row),
 `config` (the effective config) and the input `model` (none with a jusText preset) for the
 summary's provenance record.
@@ -14,11 +15,13 @@ from corpusbuilder.report.corpus_stats import Resemblance, ShardFiles, benchmark
 from corpusbuilder.logs import setup_logging
 from corpusbuilder.provenance import provenance
 from corpusbuilder.similarity import MinHashParams
+from corpusbuilder.tables import FILES
 
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
 similarity = snakemake.params.similarity
-dedup = list(inputs.get("dedup") or []) or [None] * len(snakemake.input.tokens)
+# block dedup's input is the folder of every shard's tables
+dedup = [FILES.dedup.format(shard=shard) if "dedup" in inputs else None for shard in snakemake.params.shards]
 shards = [
     ShardFiles(Path(tokens), Path(blocks), Path(verdicts) if verdicts else None)
     for tokens, blocks, verdicts in zip(snakemake.input.tokens, snakemake.input.blocks, dedup, strict=True)

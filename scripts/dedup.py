@@ -1,10 +1,10 @@
 """Rule `dedup`: every shard's tokens + blocks and G₂₊ → per-shard override tables (corpusbuilder.dedup).
 
 One job for the whole corpus: Algorithm 3.1 needs one G_out and one global processing order.
-Inputs and outputs are lists in shard order (`tokens`, `blocks`, `dedup`), plus `duplicates`
-(G₂₊ in hash ranges, work/ngrams/dup{n}/{partition}.npy, in partition order) and `stats`;
-`against` and `state` (each empty, or a state file). Its memory is checked before the pass
-(corpusbuilder.dedup.memory).
+Inputs are lists in shard order (`tokens`, `blocks`; params.shards their names), plus `duplicates`
+(G₂₊ in hash ranges, work/ngrams/dup{n}/{partition}.npy, in partition order) and `stats`; outputs
+`dedup`, the folder of the shards' tables (tables.FILES.dedup), and `stats`; `against` and `state`
+(each empty, or a state file). Its memory is checked before the pass (corpusbuilder.dedup.memory).
 """
 
 import sys
@@ -15,6 +15,7 @@ from corpusbuilder.dedup.memory import DedupMemoryError, check_dedup_memory
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.logs import setup_logging
+from corpusbuilder.tables import FILES
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)
@@ -23,11 +24,10 @@ try:
 except DedupMemoryError as error:
     log.error("%s", error)
     sys.exit(1)
+Path(snakemake.output.dedup).mkdir(parents=True, exist_ok=True)
 shards = [
-    Shard(name, Path(tokens), Path(blocks), Path(output))
-    for name, tokens, blocks, output in zip(
-        snakemake.params.shards, snakemake.input.tokens, snakemake.input.blocks, snakemake.output.dedup
-    )
+    Shard(name, Path(tokens), Path(blocks), Path(FILES.dedup.format(shard=name)))
+    for name, tokens, blocks in zip(snakemake.params.shards, snakemake.input.tokens, snakemake.input.blocks, strict=True)
 ]
 dedup_corpus(
     shards,

@@ -1,17 +1,17 @@
-"""Rule `download`: params.source → output.warc, with its sidecar at output.meta (corpusbuilder.download).
+"""Rule `download`: params.sources ({warc: source} of one shard) → output.warcs, a folder of the
+WARCs and their sidecars (corpusbuilder.download.fetch_shard), through params.staging.
 
 The params retries, backoff, timeout, copy_local and s3 are optional; fetch's defaults apply otherwise.
 """
 
-from corpusbuilder.download import fetch
+from corpusbuilder.download import fetch_shard
 from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 options = ("retries", "backoff", "timeout", "copy_local", "s3")
-fetch(
-    snakemake.params.source,
-    snakemake.output.warc,
-    meta_path=snakemake.output.meta,
-    expect_warc=True,
+fetch_shard(
+    snakemake.params.sources,
+    snakemake.output.warcs,
+    snakemake.params.staging,
     **{name: snakemake.params[name] for name in options if name in snakemake.params.keys()},
 )

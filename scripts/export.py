@@ -4,10 +4,13 @@ import logging
 
 from corpusbuilder.export import EXPORT_COLUMNS, kept_documents, write_corpus
 from corpusbuilder.logs import setup_logging
-from corpusbuilder.tables import ShardTables, read_survivors
+from corpusbuilder.tables import FILES, ShardTables, read_survivors
 
 setup_logging(snakemake.log[0])
-tables = ShardTables(**dict(snakemake.input.items()))
+shard = snakemake.wildcards.shard
+# block dedup's input is the folder of every shard's tables: this shard's is one of them
+dedup = {"dedup": FILES.dedup.format(shard=shard)} if "dedup" in snakemake.input.keys() else {}
+tables = ShardTables(**{**dict(snakemake.input.items()), **dedup})
 documents = kept_documents(read_survivors(tables, EXPORT_COLUMNS))
 count = write_corpus(documents, snakemake.output.jsonl, snakemake.output.prevert, snakemake.output.vert)
-logging.getLogger("corpusbuilder.export").info("%s: %d documents exported", snakemake.wildcards.shard, count)
+logging.getLogger("corpusbuilder.export").info("%s: %d documents exported", shard, count)

@@ -1,13 +1,15 @@
-"""Rule `extract`: one WARC shard → docs and blocks tables (corpusbuilder.extract)."""
+"""Rule `extract`: a shard's WARCs (input.warcs, params.warcs their names in crawl order) → docs
+and blocks tables (corpusbuilder.extract)."""
 
 from pathlib import Path
 
+from corpusbuilder.download import warc_file
 from corpusbuilder.extract import ExtractParams, extract_shard
 from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 extract_shard(
-    Path(snakemake.input.warc),
+    [(warc, warc_file(snakemake.input.warcs, warc)) for warc in snakemake.params.warcs],
     snakemake.wildcards.shard,
     Path(snakemake.output.docs),
     Path(snakemake.output.blocks),

@@ -1,7 +1,8 @@
 """Rule `report`: results/report.html, one self-contained page (corpusbuilder.report.html_report).
 
 Inputs: funnel_full, duplicates, stage_times, summary, skipped; per-shard lists in shard order
-`docs`, `blocks`, `language`, `exact` and (when block de-duplication ran) `dedup`; and, when the gold
+`docs`, `blocks`, `language`, `exact`, and (when block de-duplication ran) `dedup`, the folder of
+its tables; and, when the gold
 sets exist, boilerplate, fragmentation, sweep, site_boilerplate (without them the report has no
 evaluation sections). Params: `shards`, `sample_size`.
 """
@@ -10,11 +11,12 @@ from pathlib import Path
 
 from corpusbuilder.report.html_report import ReportFiles, write_report
 from corpusbuilder.logs import setup_logging
-from corpusbuilder.tables import ShardTables
+from corpusbuilder.tables import FILES, ShardTables
 
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
-dedup = list(inputs.get("dedup") or []) or [None] * len(snakemake.params.shards)
+# block dedup's input is the folder of every shard's tables
+dedup = [FILES.dedup.format(shard=shard) if "dedup" in inputs else None for shard in snakemake.params.shards]
 shards = [
     ShardTables(docs, blocks, language, exact, verdicts, name)
     for name, docs, blocks, language, exact, verdicts in zip(

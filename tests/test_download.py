@@ -496,15 +496,16 @@ def test_missing_cc_listing_names_the_path(tmp_path):
 
 @pytest.mark.workflow
 def test_snakemake_script_downloads_one_shard(served, warc_bytes, tmp_path):
-    source = url(served, "drop", "crawl-00.warc.gz")
+    """A shard of two WARCs (input.warcs_per_shard: 2), the first one's connection dropped once."""
+    sources = {"crawl-00": url(served, "drop", "crawl-00.warc.gz"), "crawl-01": url(served, "ok", "crawl-00.warc.gz")}
     (tmp_path / "Snakefile").write_text(
         f"""
 rule download:
     output:
-        warc="data/warc/{{shard}}.warc.gz",
-        meta="data/warc/{{shard}}.json",
+        warcs=directory("data/warc/{{shard}}"),
     params:
-        source={source!r},
+        sources={sources!r},
+        staging="data/warc/.partial",
         retries=2,
         backoff=0.001,
         timeout=5,
@@ -516,13 +517,14 @@ rule download:
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     run = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--cores", "1", "data/warc/crawl-00.warc.gz"],
+        [sys.executable, "-m", "snakemake", "--cores", "1", "data/warc/crawl-00"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
     )
     assert run.returncode == 0, run.stderr
-    assert (tmp_path / "data/warc/crawl-00.warc.gz").read_bytes() == warc_bytes
-    meta = json.loads((tmp_path / "data/warc/crawl-00.json").read_text())
-    assert meta["sha256"] == sha256(warc_bytes) and meta["source"] == source
+    for name, source in sources.items():
+        assert (tmp_path / f"data/warc/crawl-00/{name}.warc.gz").read_bytes() == warc_bytes
+        meta = json.loads((tmp_path / f"data/warc/crawl-00/{name}.json").read_text())
+        assert meta["sha256"] == sha256(warc_bytes) and meta["source"] == source
     log = (tmp_path / "logs/download/crawl-00.log").read_text()
     assert "retry 1 of 2" in log and "sha256" in log
 
@@ -818,7 +820,7 @@ def test_s3_and_flaky_https_inputs_build_the_corpus_of_local_files(https_server,
         (tmp_path / name).mkdir()
         result = snakemake(tmp_path / name, {"input": {"warcs": inputs}, "download": download_options})
         assert result.returncode == 0, result.stderr[-4000:]
-    meta = {p.name: json.loads(p.read_text()) for p in (tmp_path / "remote/data/warc").glob("*.json")}
+    meta = {p.name: json.loads(p.read_text()) for p in (tmp_path / "remote/data/warc").glob("*/*.json")}
     assert [m["method"] for _, m in sorted(meta.items())] == ["s3", "s3", "http"]
     assert [m["source"] for _, m in sorted(meta.items())] == remote
     assert s3.drop_gets == 0 and len(gets(s3)) == 4  # both S3 downloads were cut off, then resumed

@@ -35,7 +35,7 @@ def extract(tmp_path, records, **params):
     warc = write_warc(tmp_path / "in.warc.gz", records)
     docs, blocks = tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet"
     # jusText's own classes (preset `default`) unless a test asks for the learned one
-    extract_shard(warc, "s", docs, blocks, ExtractParams(**{"learned": False, **params}))
+    extract_shard([("s", warc)], "s", docs, blocks, ExtractParams(**{"learned": False, **params}))
     return pd.read_parquet(docs), pd.read_parquet(blocks)
 
 
@@ -129,7 +129,7 @@ def test_truncated_shard_keeps_what_was_read(tmp_path, cut_at):
     assert len(records) == 3 and records[-1].reason.startswith("truncated")
     assert records[-1].warc_type == ("response" if cut_at == "mid-body" else "error")
     docs, blocks = tmp_path / "d.parquet", tmp_path / "b.parquet"
-    extract_shard(cut, "cut", docs, blocks, ExtractParams())
+    extract_shard([("cut", cut)], "cut", docs, blocks, ExtractParams())
     table = pd.read_parquet(docs)
     assert table["reason"].str.startswith("truncated").tolist() == [False, False, True]
     assert (table["reason"] == "ok").sum() == 2
@@ -172,7 +172,7 @@ def test_a_broken_model_fails_the_shard_naming_the_key(tmp_path):
     broken = tmp_path / "model.npz"
     broken.write_text("root:x:0:0:root:/root:/bin/bash\n")
     with pytest.raises(ConfigError, match="extract.model"):
-        extract_shard(warc, "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet",
+        extract_shard([("s", warc)], "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet",
                       ExtractParams(learned=True, model=broken))
     assert not (tmp_path / "s.docs.parquet").exists()
 
@@ -186,7 +186,7 @@ def test_an_io_error_fails_the_job_instead_of_becoming_error_rows(tmp_path, monk
     monkeypatch.setattr(extract_module, "clean_page", disk_full)
     warc = write_warc(tmp_path / "in.warc.gz", [{"uri": "http://a.example/walk", "body": ARTICLE.encode()}])
     with pytest.raises(OSError):
-        extract_shard(warc, "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet", ExtractParams())
+        extract_shard([("s", warc)], "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet", ExtractParams())
     assert not (tmp_path / "s.docs.parquet").exists()
 
 
@@ -200,7 +200,7 @@ def test_a_shard_whose_every_page_failed_is_a_failed_job(tmp_path, monkeypatch):
     warc = write_warc(tmp_path / "in.warc.gz", [{"uri": f"http://a.example/{i}", "body": ARTICLE.encode()}
                                                  for i in range(3)])
     with pytest.raises(RuntimeError, match="every page failed"):
-        extract_shard(warc, "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet", ExtractParams())
+        extract_shard([("s", warc)], "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet", ExtractParams())
     assert not (tmp_path / "s.docs.parquet").exists()
 
 
@@ -248,7 +248,7 @@ def test_a_malformed_record_is_its_own_row_and_reading_goes_on(tmp_path, damage)
     warc = tmp_path / "bad.warc.gz"
     warc.write_bytes(b"".join(gzip.compress(member) for member in members))
     docs, _ = tmp_path / "d.parquet", tmp_path / "b.parquet"
-    extract_shard(warc, "bad", docs, _, ExtractParams().with_preset("default"))
+    extract_shard([("bad", warc)], "bad", docs, _, ExtractParams().with_preset("default"))
     table = pd.read_parquet(docs)
     assert table["record_index"].tolist() == [0, 1, 2, 3, 4]
     assert table["reason"].tolist()[:2] == ["ok", "ok"] and table["reason"].tolist()[3:] == ["ok", "ok"]

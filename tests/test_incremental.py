@@ -250,12 +250,12 @@ def test_forcing_dedup_reruns_dedup_and_what_depends_on_it(built):
     assert job_stats(plan) == Counter(dedup=1, export=2, all=1)
     copy = copy_workdir(workdir, root / "forced")
     upstream = mtimes(copy, "work/[elt]*/*") | mtimes(copy, "work/ngrams/**/*")
-    dedup_before = mtimes(copy, "work/dedup/*")
+    dedup_before = mtimes(copy, "work/dedup/shards/*")
     corpus_before = corpus_bytes(copy)
     ran = job_stats(ok(snakemake(copy, "-R", "dedup", configfiles=[two])))
     assert ran == Counter(dedup=1, export=2, all=1)
     assert mtimes(copy, "work/[elt]*/*") | mtimes(copy, "work/ngrams/**/*") == upstream
-    after = mtimes(copy, "work/dedup/*")
+    after = mtimes(copy, "work/dedup/shards/*")
     assert after.keys() == dedup_before.keys() and all(after[k] > dedup_before[k] for k in after)
     assert corpus_bytes(copy) == corpus_before  # same inputs, same corpus
 
@@ -357,7 +357,7 @@ def test_interrupted_run_ends_with_the_outputs_of_an_uninterrupted_one(interrupt
     ]
     assert len(expected["crawl-cut.jsonl.gz"]) > 10_000
     assert corpus_bytes(workdir) == expected
-    for pattern in ("work/extract/*.parquet", "work/language/*.parquet", "work/dedup/*.parquet"):
+    for pattern in ("work/extract/*.parquet", "work/language/*.parquet", "work/dedup/shards/*.parquet"):
         names = sorted(p.name for p in reference.glob(pattern))
         assert names == sorted(p.name for p in workdir.glob(pattern)) and names, pattern
         for name in names:

@@ -159,7 +159,7 @@ def test_extract_stage_honours_the_mode(tmp_path):
     for mode in ("off", "mark", "combine"):
         params = ExtractParams.from_config({"site_boilerplate": {"mode": mode}})
         docs, blocks = tmp_path / f"{mode}.docs.parquet", tmp_path / f"{mode}.blocks.parquet"
-        extract_shard(warc, "s", docs, blocks, params)
+        extract_shard([("s", warc)], "s", docs, blocks, params)
         results[mode] = pd.read_parquet(docs), pd.read_parquet(blocks)
     colophon = results["off"][1]["text"].str.startswith("This newspaper is published")
     assert (results["off"][1].loc[colophon, "final_class"] == "good").all()  # jusText alone keeps it

@@ -89,7 +89,7 @@ def test_no_two_kept_documents_have_the_same_clean_text(crawl_run):
 
 def test_block_dedup_removes_the_copies_and_keeps_originals(crawl_run):
     workdir, truth, docs = crawl_run
-    dedup = read_shards(workdir, "work/dedup/*.parquet")
+    dedup = read_shards(workdir, "work/dedup/shards/*.parquet")
     kinds = {}
     doc_of = {(s, u): d for s, u, d in zip(docs["shard"], docs["uri"], docs["doc_id"])}
     for record in truth:
@@ -224,7 +224,7 @@ def test_files_of_shards_no_longer_in_the_input_are_listed(tmp_path):
     stale.write_bytes(b"")
     sample = sorted((REPO / "resources" / "sample").glob("*.warc.gz"))
     # one cheap real job (the download symlink) is enough for the run to start
-    result = snakemake(tmp_path, {"input": {"warcs": [str(p) for p in sample]}}, "data/warc/sample-00.warc.gz")
+    result = snakemake(tmp_path, {"input": {"warcs": [str(p) for p in sample]}}, "data/warc/sample-00")
     assert result.returncode == 0, result.stderr[-3000:]
     assert "results/corpus/crawl-00.jsonl.gz" in result.stderr and "not part of this corpus" in result.stderr
     assert stale.exists()  # listed, not deleted: it is the user's file
@@ -268,7 +268,7 @@ def test_a_crawl_built_against_an_earlier_corpus_equals_its_part_of_one_build_ov
         assert result.returncode == 0, result.stderr[-5000:]
     expected, got = corpus_texts(runs["both"], "sample-02"), corpus_texts(runs["b"], "sample-02")
     assert got == expected
-    removed = read_shards(runs["b"], "work/dedup/*.parquet")
+    removed = read_shards(runs["b"], "work/dedup/shards/*.parquet")
     assert removed.duplicate_of.dropna().str.startswith(("sample-00", "sample-01")).any()
     states = {name: pd.read_parquet(runs[name] / "results" / "dedup_state.parquet") for name in runs}
     assert set(states["a"].hash) < set(states["b"].hash) == set(states["both"].hash)

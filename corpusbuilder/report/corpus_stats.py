@@ -11,7 +11,7 @@ Three tables and a summary, from files the workflow already wrote:
 - **duplicates** (Table 3.4's last columns, Table 3.9's last rows): 10-grams built on *all* tokens
   (whatever ``dedup.kind`` the de-duplication used), never across a block boundary, counted in the
   corpus before block de-duplication (every tokenised block: the exactly de-duplicated corpus) and
-  after it (only the blocks whose final class in ``work/dedup/{shard}.parquet`` is ``good``). A
+  after it (only the blocks whose final class in ``work/dedup/shards/{shard}.parquet`` is ``good``). A
   duplicate 10-gram is one occurring twice or more *within that corpus*; as in the thesis,
   ``duplicate_instances`` counts every occurrence of such a 10-gram, ``distinct_duplicates`` the
   10-gram types. The n-gram hashes are the dedup stage's (`ngrams.ngram_hashes`). With
