@@ -198,8 +198,8 @@ def test_a_warc_added_at_the_end_changes_only_the_last_shard(built_in_groups):
     output = ok(snakemake(copy, configfiles=[four]))
     stats, jobs = job_stats(output), planned_jobs(output)
     assert stats == Counter(download=1, extract=1, language=1, exact_hashes=1, exact_manifest=1, exact_partition=16,
-                            exact_dedup=1, tokenise=1, ngram_runs=1, dup_ngrams=1, dedup=1, export=2, funnel=1,
-                            all=1)
+                            exact_dedup=1, tokenise=1, ngram_runs=1, dup_ngram_part=8, dup_ngrams=1, dedup=1, export=2,
+                            funnel=1, all=1)
     assert {shard for (rule, shard) in jobs if rule not in {"export"}} == {"sample-02", None}
     after = {pattern: mtimes(copy, pattern) for pattern in old} | {"data/warc/sample-00": mtimes(copy, "data/warc/sample-00/*")}
     assert after == before and all(before.values())
