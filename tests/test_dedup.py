@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from corpusbuilder.dedup.context import final_classes
+from corpusbuilder.dedup import corpus
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus, processing_order
 from corpusbuilder.dedup.document import covered_tokens, dedup_document
 from corpusbuilder.dedup.params import DedupParams
@@ -360,12 +361,12 @@ def test_index_page_of_article_openings(tmp_path):
         assert classes(table, doc_id)[0] == "duplicate"
 
 
-def random_corpus(tmp_path, seed: int = 1) -> list[Shard]:
+def random_corpus(tmp_path, seed: int = 1, shards: int = 3) -> list[Shard]:
     """Pages mixing fresh paragraphs with paragraphs (and halves of them) drawn from a pool."""
     rng = np.random.default_rng(seed)
     pool = [para(int(rng.integers(8, 50))) for _ in range(40)]
-    shards = {}
-    for s in range(3):
+    count, shards = shards, {}
+    for s in range(count):
         pages = []
         for d in range(30):
             blocks = []
@@ -390,6 +391,25 @@ def test_backends_and_bucketing_give_identical_results(tmp_path):
     for params in (dict(backend="judy"), dict(bucket_tokens=200), dict(backend="judy", bucket_tokens=1),
                    dict(hash_bits=56), dict(backend="judy", hash_bits=56)):
         pd.testing.assert_frame_equal(run(tmp_path, shards, **params), reference, obj=str(params))
+
+
+@pytest.mark.parametrize("level", ["document", "block", "sentence", "span"])
+def test_many_buckets_prepare_each_shard_once_and_match_one_bucket(tmp_path, monkeypatch, level):
+    shards = random_corpus(tmp_path, seed=3, shards=6)
+    reference = run(tmp_path, shards, level=level)
+    prepared = []
+    prepare = corpus.shard_ngrams
+
+    def counted(tokens, *args, **kwargs):
+        prepared.append(str(tokens["doc_ids"][0]))
+        return prepare(tokens, *args, **kwargs)
+
+    monkeypatch.setattr(corpus, "shard_ngrams", counted)
+    # 60 tokens a bucket: hundreds of buckets, each touching most shards in dup-share order
+    many = run(tmp_path, shards, level=level, bucket_tokens=60)
+    pd.testing.assert_frame_equal(many, reference)
+    assert sorted(prepared) == sorted(f"s{s}:0" for s in range(len(shards)))
+    assert not list(tmp_path.rglob(".prepared-*")), "the spilled shards outlive the job"
 
 
 def test_lower_threshold_removes_more(tmp_path):
