@@ -22,9 +22,11 @@ memory: bytes per stored hash of each backend and width, each point measured as 
 a fresh subprocess (Judy's own MemUsed alongside): with G₂₊ full, with every hash in G_out, the
 peak of that, and the owner table `duplicate_of` is resolved with after the pass.
 job-memory: the terms of the dedup job's memory (corpusbuilder.dedup.memory) on a workflow run's
-shards, in a fresh subprocess: the resident set once the job's modules are imported, and per token
-of each shard the peak while it is hashed and located (`shard_ngrams`) and what its prepared form
-keeps afterwards (pass 1 caches it, pass 2 holds every shard its bucket touches).
+shards, in a fresh subprocess: the resident set once the job's modules are imported, per token of
+each shard the peak while it is hashed and located (`shard_ngrams`), and per token of the corpus
+what pass 1 keeps in memory once every shard is prepared and spilled (the plan) and what it
+spills to disk; then the whole job, in a fresh subprocess per `--bucket-tokens`, its peak
+resident set and seconds (pass 2 maps the spilled shards a bucket touches).
 
 Results go to bench/results/dedup.json.
 """
@@ -39,6 +41,7 @@ import re
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -316,31 +319,39 @@ def job_memory_point(stage: Path) -> dict:
     import tracemalloc
 
     import corpusbuilder.extract  # noqa: F401  (the rule script imports it: its modules count too)
-    from corpusbuilder.dedup.corpus import context_blocks, shard_ngrams
+    from corpusbuilder.dedup.corpus import DedupStats, context_blocks, plan_documents, shard_ngrams
 
     point = {"stage": str(stage), "modules_mb": round(_rss() / 2**20, 1), "shards": []}
     params = DedupParams()
     store = duplicate_ngram_store(read_duplicate_ngrams(staged_duplicates(stage, params.n)), params)
-    kept = []
+    shards = []
     for path in sorted((stage / "tokens").glob("*.npz")):
         name = path.name.removesuffix(".npz")
-        shard = Shard(name, path, stage / "extract" / f"{name}.blocks.parquet", path)
+        shards.append(Shard(name, path, stage / "extract" / f"{name}.blocks.parquet", path))
         tracemalloc.start()
         tokens = read_tokens(path)
         count = len(tokens["token_hash"])
-        kept.append(shard_ngrams(tokens, params, store, context_blocks(shard, params)))
+        shard_ngrams(tokens, params, store, context_blocks(shards[-1], params))
         del tokens
-        held, peak = tracemalloc.get_traced_memory()
+        _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         point["shards"].append({"shard": name, "tokens": count, "token_file_bytes": path.stat().st_size,
-                                "peak_bytes_per_token": round(peak / count, 1),
-                                "kept_bytes_per_token": round(held / count, 1)})
+                                "peak_bytes_per_token": round(peak / count, 1)})
+    with tempfile.TemporaryDirectory() as scratch:
+        stats = DedupStats()
+        tracemalloc.start()
+        plan = plan_documents(shards, store, params, stats, Path(scratch))
+        held, _ = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        plan.prepared.cleanup()
+    point["plan_bytes_per_token"] = round(held / stats.tokens, 2)
+    point["spilled_bytes_per_token"] = round(stats.spilled_bytes / stats.tokens, 2)
     return point
 
 
-def job_run_point(stage: Path, work: Path) -> dict:
+def job_run_point(stage: Path, work: Path, bucket_tokens: int = DedupParams.bucket_tokens) -> dict:
     """In this (fresh) process: the whole dedup job on the stage's shards, as the rule runs it
-    (its state written too), and its peak resident set."""
+    (its state written too), its peak resident set and its seconds."""
     import corpusbuilder.extract  # noqa: F401
 
     modules = _rss()
@@ -348,10 +359,11 @@ def job_run_point(stage: Path, work: Path) -> dict:
     shards = [Shard(name, stage / "tokens" / f"{name}.npz", stage / "extract" / f"{name}.blocks.parquet",
                     work / f"{name}.parquet") for name in names]
     resource_peak_reset()
-    stats = dedup_corpus(shards, staged_duplicates(stage, DedupParams.n), None, DedupParams(), PRESETS["default"],
-                         state_path=work / "state.parquet")
+    stats = dedup_corpus(shards, staged_duplicates(stage, DedupParams.n), None, DedupParams(bucket_tokens=bucket_tokens),
+                         PRESETS["default"], state_path=work / "state.parquet")
     return {"modules_mb": round(modules / 2**20, 1), "duplicate_ngrams": stats.duplicate_ngrams, "tokens": stats.tokens,
-            "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+            "bucket_tokens": bucket_tokens, "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+            "seconds": stats.seconds}
 
 
 def resource_peak_reset() -> None:
@@ -371,13 +383,13 @@ def job_memory(args) -> None:
 
     point = fresh("job-memory-point", args.stage)
     Path(args.work).mkdir(parents=True, exist_ok=True)
-    point["job"] = fresh("job-run-point", args.stage, str(Path(args.work) / "job"))
+    point["jobs"] = [fresh("job-run-point", args.stage, str(Path(args.work) / "job"), str(bucket))
+                     for bucket in args.bucket_tokens]
     point["max_peak_bytes_per_token"] = max(s["peak_bytes_per_token"] for s in point["shards"])
-    point["max_kept_bytes_per_token"] = max(s["kept_bytes_per_token"] for s in point["shards"])
-    job, largest = point["job"], max(s["tokens"] for s in point["shards"])
+    job, largest = point["jobs"][0], max(s["tokens"] for s in point["shards"])
     rest = (job["peak_mb"] * 2**20 - job["modules_mb"] * 2**20
             - job["duplicate_ngrams"] * BYTES_PER_DUPLICATE_NGRAM["sorted-array"]
-            - job["tokens"] * point["max_kept_bytes_per_token"])
+            - job["tokens"] * point["plan_bytes_per_token"])
     point["job_largest_shard_bytes_per_token"] = round(rest / largest, 1)
     print(point)
     save("job_memory", point)
@@ -499,17 +511,20 @@ def main() -> None:
     j = sub.add_parser("job-memory")
     j.add_argument("--stage", default="work")
     j.add_argument("--work", default="bench/results/tmp/dedup")
+    j.add_argument("--bucket-tokens", type=int, nargs="+", default=[DedupParams.bucket_tokens, 500_000, 100_000],
+                   help="dedup.bucket_tokens of each whole-job run; the first is the one the terms are fitted to")
     sub.add_parser("job-memory-point").add_argument("stage", type=Path)
     r = sub.add_parser("job-run-point")
     r.add_argument("stage", type=Path)
     r.add_argument("work", type=Path)
+    r.add_argument("bucket_tokens", type=int, nargs="?", default=DedupParams.bucket_tokens)
     args = parser.parse_args()
     if args.command == "memory-point":
         print(json.dumps(memory_point(args.backend, args.keys, args.bits)))
     elif args.command == "job-memory-point":
         print(json.dumps(job_memory_point(args.stage)))
     elif args.command == "job-run-point":
-        print(json.dumps(job_run_point(args.stage, args.work)))
+        print(json.dumps(job_run_point(args.stage, args.work, args.bucket_tokens)))
     else:
         {"crawl": crawl, "memory": memory, "speed": speed, "levels-speed": levels_speed,
          "job-memory": job_memory}[args.command](args)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from corpusbuilder.dedup.context import final_classes
+from corpusbuilder.dedup import corpus
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus, processing_order
 from corpusbuilder.dedup.document import covered_tokens, dedup_document
 from corpusbuilder.dedup.params import DedupParams
@@ -360,12 +361,12 @@ def test_index_page_of_article_openings(tmp_path):
         assert classes(table, doc_id)[0] == "duplicate"
 
 
-def random_corpus(tmp_path, seed: int = 1) -> list[Shard]:
+def random_corpus(tmp_path, seed: int = 1, shards: int = 3) -> list[Shard]:
     """Pages mixing fresh paragraphs with paragraphs (and halves of them) drawn from a pool."""
     rng = np.random.default_rng(seed)
     pool = [para(int(rng.integers(8, 50))) for _ in range(40)]
-    shards = {}
-    for s in range(3):
+    count, shards = shards, {}
+    for s in range(count):
         pages = []
         for d in range(30):
             blocks = []
@@ -390,6 +391,57 @@ def test_backends_and_bucketing_give_identical_results(tmp_path):
     for params in (dict(backend="judy"), dict(bucket_tokens=200), dict(backend="judy", bucket_tokens=1),
                    dict(hash_bits=56), dict(backend="judy", hash_bits=56)):
         pd.testing.assert_frame_equal(run(tmp_path, shards, **params), reference, obj=str(params))
+
+
+@pytest.mark.parametrize("level", ["document", "block", "sentence", "span"])
+def test_many_buckets_prepare_each_shard_once_and_match_one_bucket(tmp_path, monkeypatch, level):
+    shards = random_corpus(tmp_path, seed=3, shards=6)
+    reference = run(tmp_path, shards, level=level)
+    prepared = []
+    prepare = corpus.shard_ngrams
+
+    def counted(tokens, *args, **kwargs):
+        prepared.append(str(tokens["doc_ids"][0]))
+        return prepare(tokens, *args, **kwargs)
+
+    monkeypatch.setattr(corpus, "shard_ngrams", counted)
+    # 60 tokens a bucket: hundreds of buckets, each touching most shards in dup-share order
+    many = run(tmp_path, shards, level=level, bucket_tokens=60)
+    pd.testing.assert_frame_equal(many, reference)
+    assert sorted(prepared) == sorted(f"s{s}:0" for s in range(len(shards)))
+    assert not list(tmp_path.rglob(".prepared-*")), "the spilled shards outlive the job"
+
+
+def test_a_spilled_shard_maps_back_as_it_was_put(tmp_path):
+    from corpusbuilder.dedup.context import PageBlocks
+    from corpusbuilder.dedup.corpus import ShardNgrams
+    from corpusbuilder.dedup.spill import SpilledShards
+
+    rng = np.random.default_rng(0)
+    pages = PageBlocks(np.array([0, 3]), np.array([0, 2]), np.array(["good", "bad"], dtype=object),
+                       np.array([0, 1, 0], np.int8), np.array([1, 1, 0], np.int8), rng.integers(0, 99, 3),
+                       np.array([True, False, False]), rng.integers(0, 9, 3))
+    full = ShardNgrams(["a"], np.zeros(2, np.int32), np.array([0, 2], np.int32), np.array([0, 4, 9]),
+                       np.array([0, 2]), rng.integers(0, 2**63, 3, dtype=np.uint64), np.array([0, 3, 5]),
+                       np.array([7]), np.array([3]), pages, np.array([6]), rng.random(9) < 0.5)
+    empty = ShardNgrams([], *(np.empty(0, dtype) for dtype in (np.int32, np.int32, np.int64)), np.zeros(1, np.int64),
+                        np.empty(0, np.uint64), *(np.empty(0, np.int64) for _ in range(3)))
+    spilled = SpilledShards(tmp_path)
+    for key, shard in enumerate((full, empty)):
+        spilled.put(key, shard)
+    for key, shard in enumerate((full, empty)):
+        mapped = spilled.get(key)
+        for name, value in vars(shard).items():
+            if isinstance(value, np.ndarray):
+                np.testing.assert_array_equal(getattr(mapped, name), value, err_msg=name)
+                assert getattr(mapped, name).dtype == value.dtype and not getattr(mapped, name).flags.writeable
+        assert mapped.doc_ids == shard.doc_ids
+    assert spilled.get(1).pages is None and spilled.get(1).chunk_start is None
+    for name, value in vars(pages).items():
+        np.testing.assert_array_equal(getattr(spilled.get(0).pages, name), value, err_msg=name)
+    assert spilled.nbytes > 0
+    spilled.cleanup()
+    assert not list(tmp_path.iterdir())
 
 
 def test_lower_threshold_removes_more(tmp_path):

@@ -14,10 +14,11 @@ duplicate at all" is answered for a whole shard with one numpy membership test; 
 duplicate n-grams reach the per-document loop and the set structures.
 
 Memory: the dup-share order is global, but no more than one shard's tokens are held at a time.
-A first pass reads each shard once and keeps per document only its sort key (share, shard, position)
-and token count. The sorted keys are cut into buckets of at most ``bucket_tokens`` tokens; for each
-bucket the shards holding its documents are read one at a time and only those documents' duplicate
-n-grams are kept, then the bucket is processed in order. Per block, three small result arrays
+A first pass reads and prepares each shard once (its duplicate n-grams, units and page context),
+spills the prepared arrays to a scratch file next to the outputs (`spill`), and keeps per document
+only its sort key (share, shard, position) and token count. The sorted keys are cut into buckets of
+at most ``bucket_tokens`` tokens; each bucket maps the spilled shards holding its documents, reads
+the pages of those documents only, and is processed in order. Per block, three small result arrays
 (share, duplicate flag, provenance) live until the output is written. The hash sets keep no
 owner per n-gram (the default backend holds 8⅛ bytes per duplicate n-gram); who sent what to
 output is logged to disk and joined back for ``duplicate_of`` after the pass (`Provenance`).
@@ -27,6 +28,7 @@ span: `document`), and a corpus can be de-duplicated against an earlier one's st
 
 Modules: `params` (settings), `store` (G₂₊ and G_out), `provenance_log` (who sent what),
 `document` (Algorithm 3.1 on one document), `sentences` (sentence and chunk starts in words),
+`spill` (prepared shards on disk between the passes),
 `context` (the final classes with duplicates), `state` (an earlier corpus's output n-grams),
 `corpus` (the stage: `dedup_corpus`).
 """

@@ -19,6 +19,7 @@ from corpusbuilder.dedup.document import dedup_document
 from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
 from corpusbuilder.dedup.provenance_log import Provenance
 from corpusbuilder.dedup.sentences import first_words_of_chunks, inner_sentence_starts
+from corpusbuilder.dedup.spill import SpilledShards
 from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, preload_output
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.io import atomic_path, write_table
@@ -163,6 +164,7 @@ class DedupStats:
     documents_processed: int = 0  # documents holding at least one duplicate n-gram
     duplicate_ngrams: int = 0
     store_bytes: int = 0
+    spilled_bytes: int = 0  # the prepared shards pass 1 wrote for pass 2 (removed after it)
     tokens: int = 0
     partly_kept_blocks: int = 0  # sentence and span modes: blocks that lost some parts and kept others
     removed_parts: int = 0  # the parts they lost
@@ -174,14 +176,14 @@ class DedupStats:
 @dataclass
 class Plan:
     """What pass 1 learns of the corpus: the processing order of its documents, their sizes and
-    ids, and the per-block verdicts to fill; shards prepared in pass 1 that pass 2 may reuse."""
+    ids, and the per-block verdicts to fill; every shard as pass 1 prepared it, spilled for pass 2."""
 
     order: np.ndarray  # (shard, document) pairs in processing order
     doc_tokens: list[np.ndarray]
     doc_ids: list[list[str]]
     doc_base: np.ndarray  # global index of each shard's first document
     verdicts: list[_BlockVerdicts]
-    cached: dict[int, ShardNgrams]
+    prepared: SpilledShards
     earlier_ids: list[str] = field(default_factory=list)  # documents of the corpus de-duplicated against
 
     def all_ids(self) -> np.ndarray:
@@ -204,13 +206,14 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     stats.store_bytes = store.nbytes
     if against is not None:
         check_state(against, params)  # before the long pass 1
-    plan = plan_documents(shards, store, params, stats)
+    scratch = shards[0].output.parent if shards else Path(".")
+    plan = plan_documents(shards, store, params, stats, scratch)
     stats.seconds["order"] = round(time.perf_counter() - started, 3)
 
-    provenance = Provenance(shards[0].output.parent if shards else Path("."))
+    provenance = Provenance(scratch)
     if against is not None:
         plan.earlier_ids = preload_output(against, store, params, provenance, stats.documents)
-    units = remove_duplicate_units(shards, plan, store, provenance, params, justext, stats)
+    units = remove_duplicate_units(plan, store, provenance, params, justext, stats)
     # duplicate_of: the sets are given up for a table of who sent what to output
     owners = store.owner_table()
     del store
@@ -232,20 +235,16 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     return stats
 
 
-def plan_documents(shards: list[Shard], store, params: DedupParams, stats: DedupStats) -> Plan:
-    """Pass 1: ordering keys and sizes, one shard at a time. The prepared shards are cached for
-    pass 2 as long as they hold no more than `bucket_tokens` tokens (the memory a bucket may
-    take anyway), so a corpus that fits one bucket is read and hashed once."""
+def plan_documents(shards: list[Shard], store, params: DedupParams, stats: DedupStats, scratch: Path) -> Plan:
+    """Pass 1: ordering keys and sizes, one shard at a time. Each shard is read and prepared
+    here only, and spilled to a scratch directory in `scratch` for pass 2, so the corpus is
+    hashed once and memory holds one prepared shard, whatever its size."""
     shares, doc_tokens, doc_ids, verdicts = [], [], [], []
-    cached: dict[int, ShardNgrams] = {}
-    cached_tokens = 0
+    spilled = SpilledShards(scratch)
     for s, shard in enumerate(shards):
         tokens = read_tokens(shard.tokens)
-        fits_cache = cached_tokens + len(tokens["token_hash"]) <= params.bucket_tokens
-        prepared = shard_ngrams(tokens, params, store, context_blocks(shard, params) if fits_cache else None)
-        if fits_cache:
-            cached[s] = prepared
-            cached_tokens += len(tokens["token_hash"])
+        prepared = shard_ngrams(tokens, params, store, context_blocks(shard, params))
+        spilled.put(s, prepared)
         shares.append(prepared.duplicate_share())
         doc_tokens.append(np.diff(np.asarray(tokens["block_offsets"])[prepared.doc_blocks]))
         doc_ids.append(prepared.doc_ids)
@@ -253,21 +252,20 @@ def plan_documents(shards: list[Shard], store, params: DedupParams, stats: Dedup
         stats.tokens += len(tokens["token_hash"])
     doc_base = np.concatenate(([0], np.cumsum([len(ids) for ids in doc_ids]))).astype(np.int64)
     stats.documents = int(doc_base[-1])
-    return Plan(processing_order(shares, params.order), doc_tokens, doc_ids, doc_base, verdicts, cached)
+    stats.spilled_bytes = spilled.nbytes
+    return Plan(processing_order(shares, params.order), doc_tokens, doc_ids, doc_base, verdicts, spilled)
 
 
-def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: Provenance, params: DedupParams,
+def remove_duplicate_units(plan: Plan, store, provenance: Provenance, params: DedupParams,
                            justext: JustextParams, stats: DedupStats) -> list[tuple]:
-    """Pass 2: Algorithm 3.1, bucket by bucket in processing order; fills ``plan.verdicts``'
-    shares and duplicate flags and logs who sent what. Returns, per document with duplicate
+    """Pass 2: Algorithm 3.1, bucket by bucket in processing order (the spilled shards a bucket
+    touches are mapped for it, so the pages it reads leave the job's resident set after it);
+    fills ``plan.verdicts``' shares and duplicate flags and logs who sent what. Returns, per document with duplicate
     units, (shard, first block of each unit, block after it, and for a part of a block its
     first word and the word after it, else -1), in the order `provenance` numbered them."""
     units = []
     for bucket in buckets(plan.order, plan.doc_tokens, params.bucket_tokens):
-        prepared = {}
-        for s in np.unique(bucket[:, 0]):
-            prepared[s] = plan.cached[s] if s in plan.cached else shard_ngrams(
-                read_tokens(shards[s].tokens), params, store, context_blocks(shards[s], params))
+        prepared = {s: plan.prepared.get(s) for s in np.unique(bucket[:, 0])}
         for s, d in bucket:
             shard = prepared[s]
             if shard.doc_duplicates[d] == 0:
@@ -296,7 +294,7 @@ def remove_duplicate_units(shards: list[Shard], plan: Plan, store, provenance: P
                 part_end = np.where(part, result.unit_offsets[words + 1], -1)
                 units.append((s, bounds[at], bounds[at + 1], part_first, part_end))
         del prepared
-    plan.cached.clear()
+    plan.prepared.cleanup()
     return units
 
 

@@ -6,12 +6,14 @@ Four terms, each measured (bench/bench_dedup.py, bench/results/dedup.json):
 - G₂₊ and G_out: bytes per duplicate n-gram of the backend at its peak — loading, the pass, and
   the table of who sent what that replaces the sets after it (`memory`: 8.1–8.6 B for the sorted
   array, 16–31 B for Judy at 3 M–30 M hashes; the largest is taken);
-- the shards prepared and kept (`job_memory`, tracemalloc: 3.4–4.0 B per token): pass 1 caches
-  them, and pass 2 prepares every shard a bucket of the processing order touches — in dup-share
-  order a bucket takes documents from nearly every shard, so all of them;
-- the interpreter with the job's modules (`job_memory`: 155 MB);
-- one shard at a time: the whole job's peak on the dev crawl (335 MB) less the terms above, per
-  token of its largest shard (187 B; pass 1 hashes a shard at 51–53 B per token, pass 3 builds
+- the plan (`job_memory`, tracemalloc: 0.31 B per token of the corpus): what pass 1 keeps of
+  every shard for the passes after it — document ids, sizes and ordering keys, and the per-block
+  verdicts pass 2 fills. The prepared shards themselves are not held: pass 1 spills each to a
+  scratch file (`spill`, 3.35 B per token on disk) and pass 2 maps only those its bucket touches,
+  clean page-cache pages the kernel takes back under pressure, so they are no term here;
+- the interpreter with the job's modules (`job_memory`: 163 MB);
+- one shard at a time: the whole job's peak on the dev crawl (356 MB) less the terms above, per
+  token of its largest shard (213 B; pass 1 hashes a shard at 51–53 B per token, pass 3 builds
   its output table and its part of the state).
 """
 
@@ -31,9 +33,9 @@ from corpusbuilder.dedup.params import DedupParams
 log = logging.getLogger("corpusbuilder.dedup")
 
 BYTES_PER_DUPLICATE_NGRAM = {"sorted-array": 8.6, "judy": 31.0}
-PREPARED_BYTES_PER_TOKEN = 4.0
-MODULES_MB = 155
-LARGEST_SHARD_BYTES_PER_TOKEN = 187.0
+PLAN_BYTES_PER_TOKEN = 0.31
+MODULES_MB = 163
+LARGEST_SHARD_BYTES_PER_TOKEN = 213.0
 
 
 # a token file holds its token hash and four flags per token (`tokenfile`), then block and document
@@ -67,7 +69,7 @@ def dedup_memory_mb(duplicate_ngrams: int, shard_tokens: Sequence[int], params: 
     terms = {
         "duplicate_ngrams": duplicate_ngrams * BYTES_PER_DUPLICATE_NGRAM[params.backend] / 2**20,
         "largest_shard": max(shard_tokens, default=0) * LARGEST_SHARD_BYTES_PER_TOKEN / 2**20,
-        "prepared_shards": sum(shard_tokens) * PREPARED_BYTES_PER_TOKEN / 2**20,
+        "plan": sum(shard_tokens) * PLAN_BYTES_PER_TOKEN / 2**20,
         "modules": MODULES_MB,
     }
     return {"total": math.ceil(sum(terms.values())), **{key: round(value) for key, value in terms.items()}}
@@ -83,8 +85,8 @@ def check_dedup_memory(duplicates: Sequence[Path | str], tokens: Sequence[Path |
     shard_tokens = [token_count(path) for path in tokens]
     need = dedup_memory_mb(count, shard_tokens, params)
     terms = (f"{count:,} duplicate n-grams × {BYTES_PER_DUPLICATE_NGRAM[params.backend]} B ({params.backend}) "
-             f"{need['duplicate_ngrams']} MB + {len(shard_tokens)} shards' {sum(shard_tokens):,} tokens prepared "
-             f"{need['prepared_shards']} MB + the largest shard's {max(shard_tokens, default=0):,} tokens "
+             f"{need['duplicate_ngrams']} MB + {len(shard_tokens)} shards' {sum(shard_tokens):,} tokens planned "
+             f"{need['plan']} MB + the largest shard's {max(shard_tokens, default=0):,} tokens "
              f"{need['largest_shard']} MB + modules {need['modules']} MB")
     log.info("dedup needs %d MB (%s); resources.mem_mb is %s", need["total"], terms, mem_mb)
     if mem_mb is not None and need["total"] > mem_mb:
