@@ -284,6 +284,7 @@ def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merg
     from corpusbuilder.dedup.params import DedupParams
     from corpusbuilder.extract import ExtractParams
     from corpusbuilder.ngrams.stage import write_duplicate_ngrams
+    from corpusbuilder.tables import FILES
 
     workdir, _, _ = crawl_run
     config = validate_config({})
@@ -305,7 +306,7 @@ def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merg
     dedup_corpus(shards, tmp_path / "dup10.npy", None, DedupParams.from_config(config["dedup"]),
                  ExtractParams.from_config(config["extract"]).justext)
     for shard in shards:
-        expected = pd.read_parquet(workdir / "work" / "dedup" / f"{shard.name}.parquet")
+        expected = pd.read_parquet(workdir / FILES.dedup.format(shard=shard.name))
         pd.testing.assert_frame_equal(pd.read_parquet(shard.output), expected)
     assert sum((pd.read_parquet(shard.output).final_class == "duplicate").sum() for shard in shards) > 100
 
