@@ -469,7 +469,7 @@ def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
                 validator_file.write_text(current)
             else:
                 validator_file.unlink(missing_ok=True)
-        _receive(response.read1, part, start=start, total=total, label=part.name, log=log)
+        _receive(response.read1, part, start=start, total=total, label=part.name, log=log, chunk_size=CHUNK_SIZE)
 
     size = _file_size(part)
     if total is not None and size > total:
@@ -589,7 +589,7 @@ def _plain_md5(head: dict) -> str | None:
     return etag if re.fullmatch(r"[0-9a-f]{32}", etag) else None
 
 
-def _receive(read, part: Path, *, start: int, total: int | None, label: str, log, chunk_size: int = CHUNK_SIZE,
+def _receive(read, part: Path, *, start: int, total: int | None, label: str, log, chunk_size: int,
              errors: tuple[type[Exception], ...] = (OSError, http.client.HTTPException)) -> None:
     """Write what ``read(n)`` returns to part from byte start on, until it returns nothing,
     logging progress now and then; ``errors`` raised by read are a lost connection."""
