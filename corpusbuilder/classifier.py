@@ -363,7 +363,9 @@ def page_title(root) -> str:
     """The page's <title>, whitespace collapsed ("" for none)."""
     if root is None:
         return ""
-    return " ".join((root.findtext(".//title") or "").split())
+    # the first <title> in document order, as ".//title" finds it, without ElementPath's Python
+    title = next(root.iter("title"), None)
+    return " ".join((title.text or "").split()) if title is not None else ""
 
 
 def classify_learned(blocks: list[Block], title: str = "", model: BlockModel | None = None) -> list[str]:

@@ -1,10 +1,14 @@
-"""Shared test helpers: where ../shared is, and a WARC writer for hand-made records."""
+"""Shared test helpers: where ../shared is, a WARC writer for hand-made records, and the sample
+crawl built once per test session."""
 
 from __future__ import annotations
 
 import gzip
 import io
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 CRAWL = SHARED / "datasets" / "crawl" / "dev"
 BOILERPLATE = SHARED / "datasets" / "boilerplate"
+SAMPLE_WARCS = sorted((REPO / "resources" / "sample").glob("sample-*.warc.gz"))
 
 
 def truth_key(record: dict) -> tuple[str, str]:
@@ -40,6 +45,29 @@ def require_shared(path: Path) -> Path:
 def corpus_bytes(workdir: Path) -> dict[str, bytes]:
     """A workflow run's decompressed results/corpus/*.gz by file name."""
     return {p.name: gzip.decompress(p.read_bytes()) for p in sorted((workdir / "results" / "corpus").glob("*.gz"))}
+
+
+@pytest.fixture(scope="session")
+def sample_build(tmp_path_factory) -> Path:
+    """The three sample WARCs built to the default target with every default, once per session:
+    the reference that builds by other routes (SLURM, S3, grouped shards) must equal byte for
+    byte. Tests read it and never change it (copy it first)."""
+    workdir = tmp_path_factory.mktemp("sample-build")
+    config = workdir / "sample.yaml"
+    config.write_text("input:\n  warcs:\n" + "".join(f"    - {path}\n" for path in SAMPLE_WARCS))
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
+         "--cores", "2", "--configfile", str(config)],
+        capture_output=True, text=True, timeout=1200)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
+    return workdir
+
+
+def copy_workdir(source: Path, target: Path) -> Path:
+    """A copy keeping mtimes (copy2), symlinks (data/warc) and the .snakemake metadata, so
+    Snakemake finds the copy as up to date as the original."""
+    shutil.copytree(source, target, symlinks=True)
+    return target
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,7 +24,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import CRAWL, REPO, corpus_bytes, require_shared
+from conftest import CRAWL, REPO, copy_workdir, corpus_bytes, require_shared
 
 SAMPLE = REPO / "resources" / "sample"
 SAMPLES = [str(SAMPLE / f"sample-0{i}.warc.gz") for i in range(3)]
@@ -90,12 +89,6 @@ def planned_jobs(output: str) -> Counter:
         shard = re.search(r"^\s+wildcards: shard=([\w.-]+)", body, re.MULTILINE)
         jobs[(head.group(1), shard.group(1) if shard else None)] += 1
     return jobs
-
-
-def copy_workdir(source: Path, target: Path) -> Path:
-    """A copy keeping mtimes (copy2), symlinks (data/warc) and the .snakemake metadata."""
-    shutil.copytree(source, target, symlinks=True)
-    return target
 
 
 def mtimes(workdir: Path, pattern: str) -> dict[str, int]:

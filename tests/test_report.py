@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 import corpusbuilder
-from conftest import BOILERPLATE, REPO, require_shared, unavailable
+from conftest import BOILERPLATE, REPO, SAMPLE_WARCS, copy_workdir, require_shared, unavailable
 from corpusbuilder.report.corpus_stats import (
     ShardFiles,
     benchmark_files,
@@ -196,9 +196,10 @@ def run_chromium(browser: str, profile: Path, *args: str) -> subprocess.Complete
 
 
 @pytest.fixture(scope="module")
-def report_run(tmp_path_factory):
-    workdir = tmp_path_factory.mktemp("report")
-    config = {"input": {"warcs": [str(p) for p in sorted((REPO / "resources" / "sample").glob("*.warc.gz"))]}}
+def report_run(tmp_path_factory, sample_build):
+    """The session's sample build, copied, taken on to the report: evaluation, training, figures."""
+    workdir = copy_workdir(sample_build, tmp_path_factory.mktemp("report") / "build")
+    config = {"input": {"warcs": list(map(str, SAMPLE_WARCS))}}
     if os.environ.get("CI"):
         require_shared(BOILERPLATE)  # under CI the gold-set parts of the report are checked too
     with_gold = BOILERPLATE.is_dir()

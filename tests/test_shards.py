@@ -10,10 +10,9 @@ from collections import Counter
 
 import pandas as pd
 import pytest
-from conftest import REPO, corpus_bytes, write_warc
+from conftest import SAMPLE_WARCS, copy_workdir, corpus_bytes, write_warc
 from test_extract import ARTICLE
 from test_incremental import (
-    copy_workdir,
     job_stats,
     mtimes,
     ok,
@@ -143,7 +142,7 @@ def test_a_shard_is_fetched_whole_or_not_at_all(tmp_path, three_warcs):
 
 # --- the workflow -------------------------------------------------------------------------------------------
 
-SAMPLES = [str(REPO / "resources" / "sample" / f"sample-0{i}.warc.gz") for i in range(3)]
+SAMPLES = list(map(str, SAMPLE_WARCS))
 
 
 def corpus_documents(workdir) -> list[dict]:
@@ -153,15 +152,13 @@ def corpus_documents(workdir) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def built_in_groups(tmp_path_factory):
-    """The three sample WARCs built one a shard and two a shard (shards sample-00 and sample-02)."""
+def built_in_groups(tmp_path_factory, sample_build):
+    """The three sample WARCs built one a shard (the session's sample build) and two a shard
+    (shards sample-00 and sample-02)."""
     root = tmp_path_factory.mktemp("shards")
-    workdirs = {}
-    for per_shard in (1, 2):
-        workdirs[per_shard] = root / f"per-{per_shard}"
-        config = write_config(root / f"per-{per_shard}.yaml",
-                              {"input": {"warcs": SAMPLES, "warcs_per_shard": per_shard}})
-        ok(snakemake(workdirs[per_shard], configfiles=[config]))
+    workdirs = {1: sample_build, 2: root / "per-2"}
+    config = write_config(root / "per-2.yaml", {"input": {"warcs": SAMPLES, "warcs_per_shard": 2}})
+    ok(snakemake(workdirs[2], configfiles=[config]))
     return root, workdirs
 
 
