@@ -223,15 +223,16 @@ def _path_features(node: list, structure_hints: bool) -> tuple[str, str, bool, i
     ``heading`` is whether any tag on the path holds a word "h<digit>" (the package searches the
     dotted path; dots are word boundaries, so testing each tag on its own is the same).
     ``hints``: the STRUCTURE_HINTS bits of the path's elements (0 without ``structure_hints``).
-    A node keeps its features (slot 4, None until asked) once they are worked out, so sibling
-    blocks share their ancestors' instead of re-joining the whole path, and elements that never
-    start a block holding text (most inline ones) never have their class and id read.
+    A node keeps its features (slot 4: these four and its own element's hint bits, None until
+    asked) once they are worked out, so sibling blocks share their ancestors' instead of
+    re-joining the whole path, and elements that never start a block holding text (most inline
+    ones) never have their class and id read.
     """
     steps = []
     dom_path, xpath, heading, hints = "", "", False, 0
     while node is not None:
         if node[4] is not None:
-            dom_path, xpath, heading, hints = node[4]
+            dom_path, xpath, heading, hints, _ = node[4]
             break
         steps.append(node)
         node = node[2]
@@ -244,13 +245,13 @@ def _path_features(node: list, structure_hints: bool) -> tuple[str, str, bool, i
         xpath = f"{xpath}/" + "/".join(f"{step[0]}[{step[1]}]" for step in steps)
     for step in steps:
         tag = step[0]
-        if structure_hints:
-            hints |= _element_hints(tag, step[3].get("class"), step[3].get("id"))
+        own_hints = _element_hints(tag, step[3].get("class"), step[3].get("id")) if structure_hints else 0
+        hints |= own_hints
         if remember:
             dom_path = f"{dom_path}.{tag}" if dom_path else tag
             xpath = f"{xpath}/{tag}[{step[1]}]"
             heading = heading or _HEADING_IN_PATH.search(tag) is not None
-            step[4] = (dom_path, xpath, heading, hints)
+            step[4] = (dom_path, xpath, heading, hints, own_hints)
     return dom_path, (xpath or "/"), heading, hints
 
 
@@ -273,12 +274,15 @@ def _make_block(text_nodes: list[str], chars_in_links: int, tags_count: int, pat
 
 def _near_hints(node: list) -> int:
     """STRUCTURE_HINTS bits of a path node's element and its parent: a class on <body> or a
-    page-wide wrapper sets ``hints`` on every block; these say what is close around the block."""
+    page-wide wrapper sets ``hints`` on every block; these say what is close around the block.
+    Read from the features :func:`_path_features` left on the nodes, where it left them."""
     bits = 0
     for _ in range(2):
         if node is None:
             break
-        bits |= _element_hints(node[0], node[3].get("class"), node[3].get("id"))
+        remembered = node[4]
+        bits |= (remembered[4] if remembered is not None
+                 else _element_hints(node[0], node[3].get("class"), node[3].get("id")))
         node = node[2]
     return bits
 

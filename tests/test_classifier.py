@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import replace
 from pathlib import Path
 
@@ -9,12 +11,14 @@ import numpy as np
 import pytest
 
 from corpusbuilder.classifier import (
+    _LEGAL_PHRASES,
     FEATURE_NAMES,
     BlockModel,
     block_features,
     classify_learned,
     load_model,
     page_title,
+    _legal_phrase_starts,
 )
 from corpusbuilder.evaluation.gold import GoldPage, iter_dataset
 from corpusbuilder.evaluation.metrics import scores
@@ -96,6 +100,20 @@ def test_structure_hints_are_inherited_from_ancestors():
     related = next(b for b in blocks if b.text.startswith("Storm"))
     assert related.hints & HINT_BITS["aside"] and related.hints & HINT_BITS["list"]
     assert not related.hints & HINT_BITS["article"]
+
+
+def test_legal_phrases_are_found_as_the_regex_alternation_finds_them():
+    alternation = re.compile("|".join(re.escape(p) + (r"\d{4}" if p == "(c) " else "") for p in _LEGAL_PHRASES))
+    texts = [
+        "copyrights reserved",  # "rights reserved" inside "copyright…": counted once
+        "(c) 199 (c) 2024 (c) ٢٠٢٤ ©© privacy cookie-policy",  # \d is any decimal digit
+        "terms of use\nterms of service\npowered by\n(c) 20",
+        "nutzungsbedingungenutzungsbedingungen impressum datenschutz",
+        " ".join(b.text.lower() for b in news_blocks()[1]),
+    ]
+    for text in texts:
+        assert _legal_phrase_starts(text) == [m.start() for m in alternation.finditer(text)]
+    assert len(_legal_phrase_starts(texts[0])) == 1 and len(_legal_phrase_starts(texts[1])) == 6
 
 
 def synthetic_table(rows: int = 600, seed: int = 0):
