@@ -73,7 +73,7 @@ _LEGAL_PHRASES = (
     "impressum", "datenschutz", "alle rechte", "nutzungsbedingungen", "derechos reservados", "aviso legal",
     "tous droits", "mentions légales", "wszelkie prawa", "polityka prywatności", "powered by",
 )
-_BEFORE_YEAR = "(c) "  # counts only when a four-digit year follows
+_COPYRIGHT_BEFORE_YEAR = "(c) "  # counts only when a four-digit year follows
 _COLUMN = {name: i for i, name in enumerate(_BLOCK_FEATURES)}
 _NEIGHBOUR_FEATURES = ("log_words", "link_density", "stopword_density", "cf_good", "justext_good")
 _PAGE_FEATURES = (
@@ -120,7 +120,7 @@ def _legal_phrase_starts(text: str) -> list[int]:
         start = text.find(phrase)
         while start >= 0:
             end = start + len(phrase)
-            if phrase != _BEFORE_YEAR:
+            if phrase != _COPYRIGHT_BEFORE_YEAR:
                 matches.append((start, priority, end))
             elif len(year := text[end:end + 4]) == 4 and year.isdecimal():  # as the regex \d{4}
                 matches.append((start, priority, end + 4))
