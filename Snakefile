@@ -28,6 +28,7 @@ include: "rules/similarity.smk"
 include: "rules/report.smk"
 include: "rules/evaluate.smk"
 include: "rules/train.smk"
+include: "rules/adapt.smk"
 
 
 rule all:

@@ -452,13 +452,14 @@ class CleanedPage:
     stoplist: str
     blocks: list
     replaced_characters: int = 0  # broken bytes of a leniently decoded UTF-8 page
+    title: str = ""  # the page's <title>, a feature of the learned classifier
 
 
-def clean_page(
+def segmented_page(
     body: bytes, http_charset: str | None, params: ExtractParams, stoplist_name: str | None = None
 ) -> CleanedPage:
-    """Decode, parse, pick the stop list by the page's language and run jusText (§2.7), or the
-    learned classifier on jusText's blocks with ``params.learned``.
+    """Decode, parse, pick the stop list by the page's language and cut the page into jusText's
+    blocks (§2.7.1), not yet classified.
 
     `stoplist_name` forces one stop list instead of guessing the page's language.
     """
@@ -475,18 +476,30 @@ def clean_page(
         blocks = segment_blocks(root, stoplists.load_stoplist(stoplist_name), params.learned)
     if len(blocks) > params.max_blocks:
         raise TooManyBlocksError(f"too-many-blocks: {len(blocks)} (extract.max_blocks {params.max_blocks})")
+    return CleanedPage(charset, charset_source, language, probability, stoplist_name, blocks, replaced,
+                       page_title(root))
+
+
+def clean_page(
+    body: bytes, http_charset: str | None, params: ExtractParams, stoplist_name: str | None = None
+) -> CleanedPage:
+    """:func:`segmented_page`, then jusText's classification (§2.7), or the learned classifier's
+    with ``params.learned``."""
+    page = segmented_page(body, http_charset, params, stoplist_name)
+    if not page.blocks:
+        return page
     if params.learned:
         # The learned classes are final (Algorithm 2.3's context is among the model's features);
         # jusText's context-free classes stay beside them, for the context pass that block
         # de-duplication and site-level boilerplate run again once blocks are removed (§3.5.2).
-        final_classes = classify_learned(blocks, page_title(root), load_model(params.model))
-        cf_classes = classify_context_free(blocks, params.justext)
+        final_classes = classify_learned(page.blocks, page.title, load_model(params.model))
+        cf_classes = classify_context_free(page.blocks, params.justext)
     else:
-        cf_classes, final_classes = classify(blocks, params.justext)
-    for block, cf_class, final_class in zip(blocks, cf_classes, final_classes):
+        cf_classes, final_classes = classify(page.blocks, params.justext)
+    for block, cf_class, final_class in zip(page.blocks, cf_classes, final_classes):
         block.cf_class = cf_class
         block.final_class = final_class
-    return CleanedPage(charset, charset_source, language, probability, stoplist_name, blocks, replaced)
+    return page
 
 
 @dataclass

@@ -67,12 +67,26 @@ EARLIER_SHARDS = dict(
 EXACT_PARTITIONS = config["exact_dedup"]["partitions"]
 EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 
-# The best preset's model is an input of extract, so a retrained model re-extracts the shards.
+# The best preset's model is an input of extract, so a retrained model re-extracts the shards;
+# with adapt.enabled, the model adapted to this crawl (rules/adapt.smk) from the configured one.
+BASE_MODEL = config["extract"]["model"] or str(SHIPPED_MODEL)
+ADAPTED_MODEL = "results/model/adapted.npz"
+if config["adapt"]["enabled"] and config["extract"]["preset"] != "best":
+    raise WorkflowError(
+        "bad configuration: config key 'adapt.enabled': self-training adapts the learned "
+        f"classifier of extract.preset best, not preset {config['extract']['preset']}"
+    )
+if config["adapt"]["enabled"] and not SOURCES:
+    raise WorkflowError(
+        "bad configuration: config key 'adapt.enabled': there are no WARC inputs to adapt to "
+        "(input.warcs); text_dirs shards are not extracted"
+    )
 EXTRACT_MODEL = (
-    [config["extract"]["model"] or str(SHIPPED_MODEL)]
+    [ADAPTED_MODEL if config["adapt"]["enabled"] else BASE_MODEL]
     if config["extract"]["preset"] == "best"
     else []
 )
+EXTRACT_CFG = {**config["extract"], "model": (EXTRACT_MODEL or [None])[0]}
 
 # An earlier corpus's dedup state: one more run of G2+, and G_out's start (dedup.against).
 AGAINST = [config["dedup"]["against"]] if config["dedup"]["against"] else []
@@ -173,12 +187,25 @@ def training_blocks_without(wildcards):
     )
 
 
-def held_out_models():
-    """The models `best` is scored with: per gold source evaluated, one trained without it."""
-    if "best" not in config["evaluate"]["extractors"]:
+def held_out_models(extractor="best"):
+    """The models an extractor is scored with: per gold source evaluated, one trained without
+    it (`best`), and that one adapted to the source's pages by self-training (`best-adapted`).
+    """
+    if extractor not in config["evaluate"]["extractors"]:
         return []
+    folder = {"best": "held_out", "best-adapted": "adapted_held_out"}[extractor]
     sources = sorted({gold_source(d) for d in config["evaluate"]["datasets"]})
-    return [f"results/model/held_out/{source}.npz" for source in sources]
+    return [f"results/model/{folder}/{source}.npz" for source in sources]
+
+
+def source_pages(wildcards):
+    """An input function: every block of the evaluated gold sets of source {source}, the pages
+    the held-out model adapts to and is then scored on."""
+    return [
+        f"results/train/pages/{dataset}.npz"
+        for dataset in config["evaluate"]["datasets"]
+        if gold_source(dataset) == wildcards.source
+    ]
 
 
 def stale_corpus_files():

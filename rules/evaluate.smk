@@ -4,7 +4,8 @@
 rule evaluate_boilerplate:
     input:
         gold=gold_sets(config["evaluate"]["datasets"]),
-        held_out=held_out_models(),
+        held_out=held_out_models("best"),
+        adapted=held_out_models("best-adapted"),
     output:
         boilerplate="results/stats/boilerplate.tsv",
         languages="results/stats/boilerplate_languages.tsv",

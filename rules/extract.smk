@@ -16,6 +16,6 @@ rule extract:
         mem_mb=2000,
     params:
         warcs=lambda wildcards: list(SOURCES[wildcards.shard]),
-        cfg=config["extract"],
+        cfg=EXTRACT_CFG,
     script:
         "../scripts/extract.py"

@@ -4,12 +4,14 @@
 # without that set's source (results/model/held_out/{source}.npz): leave-one-source-out.
 
 
-# Each gold set is segmented and labelled once, whichever models are trained from it.
+# Each gold set is segmented and labelled once, whichever models are trained from it; `pages`
+# keeps every block unlabelled, for the held-out model to adapt to (rules/adapt.smk).
 rule training_blocks:
     input:
         gold=lambda wildcards: gold_sets([wildcards.dataset])(wildcards),
     output:
         blocks="results/train/blocks/{dataset}.npz",
+        pages="results/train/pages/{dataset}.npz",
     log:
         "logs/train/blocks/{dataset}.log",
     benchmark:

@@ -1,5 +1,6 @@
 """Rule `evaluate_boilerplate`: extractors × gold sets → boilerplate.tsv, boilerplate_languages.tsv
-and fragmentation.tsv; `best` on each set is the model trained without that set's source."""
+and fragmentation.tsv; `best` on each set is the model trained without that set's source, and
+`best-adapted` that model self-trained on the set's pages."""
 
 from pathlib import Path
 
@@ -19,7 +20,10 @@ from corpusbuilder.evaluation.scores import (
 from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
-held_out = {Path(path).stem: BlockModel.load(path) for path in snakemake.input.held_out}
+held_out = {
+    name: {Path(path).stem: BlockModel.load(path) for path in paths}
+    for name, paths in (("best", snakemake.input.held_out), ("best-adapted", snakemake.input.adapted))
+}
 evaluation = evaluate(EvaluateConfig.from_config(snakemake.params.cfg), held_out)
 results = with_overall(evaluation.results)
 write_tsv(boilerplate_rows(results), BOILERPLATE_COLUMNS, snakemake.output.boilerplate)

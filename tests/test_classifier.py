@@ -310,7 +310,7 @@ def test_evaluation_scores_best_only_with_a_model_held_out_from_the_set(tmp_path
     params = TrainParams(max_iter=4)
     models = {source: fit(table, params, without=source) for source in ("cleaneval", "l3s-gn1")}
     assert learned_for("cleaneval-final", models).name == "best"
-    with pytest.raises(ValueError, match="no model held out from msv"):
+    with pytest.raises(ValueError, match="no best model held out from msv"):
         learned_for("msv-chaos", models)
     with pytest.raises(ValueError, match="was trained on it"):
         learned_for("l3s-gn1", {"l3s-gn1": models["cleaneval"]})

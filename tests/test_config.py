@@ -19,7 +19,7 @@ from corpusbuilder.language import LanguageParams
 from corpusbuilder.similarity import MinHashParams
 from corpusbuilder.site_boilerplate import SiteBoilerplateParams
 from corpusbuilder.tokenise import TokeniseParams
-from corpusbuilder.evaluation.training import TrainParams
+from corpusbuilder.evaluation.training import AdaptParams, TrainParams
 
 
 def test_bundled_config_is_valid_and_defaults_are_filled():
@@ -37,6 +37,7 @@ def test_bundled_config_is_valid_and_defaults_are_filled():
         ({"download": {"timeout": 0}}, "config key 'download.timeout'"),
         ({"nonsense": 1}, "at the top level: nonsense"),
         ({"train": {"threshold_good": 1.5}}, "config key 'train.threshold_good'"),
+        ({"adapt": {"confidence": 0.4}}, "config key 'adapt.confidence'"),
     ],
 )
 def test_bad_values_name_the_key(config, message):
@@ -72,6 +73,7 @@ STAGE_PARAMETERS = [
     (DedupParams, "dedup", {"n": "ngram"}),
     (MinHashParams, "similarity", {}),
     (TrainParams, "train", {}),
+    (AdaptParams, "adapt", {}),
     (FrequentLinesParams, "frequent_lines", {}),
     (EvaluateConfig, "evaluate", {}),
 ]

@@ -205,9 +205,10 @@ def report_run(tmp_path_factory, sample_build):
     with_gold = BOILERPLATE.is_dir()
     # `best` is scored by models held out from each evaluated source, trained on a few pages
     config["evaluate"] = {"max_pages": 10, "datasets": ["cleaneval-dev", "trafilatura-dev"],
-                          "extractors": ["best", "justext-default", "keep-all"],
+                          "extractors": ["best", "best-adapted", "justext-default", "keep-all"],
                           "gold_dir": str(BOILERPLATE if with_gold else workdir / "no-gold-sets")}
     config["train"] = {"max_pages": 5, "max_iter": 5, "datasets": ["cleaneval-dev", "l3s-gn1", "trafilatura-dev"]}
+    config["adapt"] = {"rounds": 1, "pages": 4}
     configfile = workdir / "test-config.yaml"
     configfile.write_text(yaml.safe_dump(config))
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
@@ -253,8 +254,13 @@ def test_workflow_writes_the_measurements(report_run):
                     for source in ("cleaneval", "trafilatura-dev")}
         assert held_out["cleaneval"].trained_on == ("l3s-gn1", "trafilatura-dev")
         assert held_out["trafilatura-dev"].trained_on == ("cleaneval", "l3s-gn1")
+        adapted = {source: BlockModel.load(workdir / "results" / "model" / "adapted_held_out" / f"{source}.npz")
+                   for source in ("cleaneval", "trafilatura-dev")}
+        # adapted to the held-out source's own pages, still without its gold labels
+        assert adapted["cleaneval"].trained_on == ("l3s-gn1", "self-labelled:cleaneval", "trafilatura-dev")
+        assert "round 1: " in (workdir / "logs" / "adapt" / "held_out" / "cleaneval.log").read_text()
         scores = pd.read_csv(stats / "boilerplate.tsv", sep="\t")
-        assert set(scores["extractor"]) == {"best", "justext-default", "keep-all"}
+        assert set(scores["extractor"]) == {"best", "best-adapted", "justext-default", "keep-all"}
         languages = pd.read_csv(stats / "boilerplate_languages.tsv", sep="\t")
         traf = languages[(languages["dataset"] == "trafilatura-dev") & (languages["extractor"] == "best")]
         assert traf["language"].nunique() >= 2 and traf["pages"].sum() == 10

@@ -44,6 +44,11 @@ from .metrics import (
 
 log = logging.getLogger(__name__)
 
+# Scored on each gold set with a model held out from its source: `best` as trained, and
+# `best-adapted` after self-training on the set's pages (evaluation.training.self_train).
+ADAPTED = "best-adapted"
+LEARNED = ("best", ADAPTED)
+
 
 @dataclass(frozen=True)
 class EvaluateConfig:
@@ -51,7 +56,7 @@ class EvaluateConfig:
 
     gold_dir: Path = Path("../shared/datasets/boilerplate")
     datasets: tuple[str, ...] = tuple(READERS)
-    extractors: tuple[str, ...] = tuple(EXTRACTORS)
+    extractors: tuple[str, ...] = (*LEARNED, *(name for name in EXTRACTORS if name not in LEARNED))
     max_pages: int = 0  # per dataset; 0 = all
     sweep_dataset: str = "cleaneval-dev"
 
@@ -65,7 +70,7 @@ class EvaluateConfig:
             extractors=tuple(values.get("extractors", cls.extractors)),
         )
         unknown = [d for d in (*config.datasets, config.sweep_dataset) if d not in READERS]
-        unknown += [e for e in config.extractors if e not in EXTRACTORS]
+        unknown += [e for e in config.extractors if e not in EXTRACTORS and e not in LEARNED]
         if unknown:
             raise ValueError(f"evaluate: unknown dataset or extractor: {', '.join(unknown)}")
         return config
@@ -164,33 +169,40 @@ class Evaluation:
     by_language: dict[str, dict[str, dict[str, Tally]]]
 
 
-def learned_for(dataset: str, held_out: Mapping[str, BlockModel] | None) -> Extractor:
-    """The `best` extractor as scored on ``dataset``: with the model trained without its gold
-    source. Without held-out models, the shipped one; named "best (in-sample)" when it learned
-    from that source, since its score then says nothing about unseen pages."""
+def learned_for(dataset: str, held_out: Mapping[str, BlockModel] | None, name: str = "best") -> Extractor:
+    """The learned extractor ``name`` as scored on ``dataset``: with its model held out from the
+    set's gold source. Without held-out models, `best` is the shipped model, named
+    "best (in-sample)" when it learned from that source, since its score then says nothing about
+    unseen pages; `best-adapted` has no such stand-in."""
     source = gold_source(dataset)
     if held_out is None:
+        if name == ADAPTED:
+            raise ValueError(f"evaluate: {ADAPTED} is scored only with models held out from each source and "
+                             "adapted to its pages (rule adapt_held_out)")
         model = load_model()
         return learned_with(model, "best (in-sample)" if source in model.trained_on else "best")
     if source not in held_out:
-        raise ValueError(f"evaluate: no model held out from {source} (the source of {dataset})")
+        raise ValueError(f"evaluate: no {name} model held out from {source} (the source of {dataset})")
     if source in held_out[source].trained_on:
-        raise ValueError(f"evaluate: the model held out from {source} was trained on it")
-    return learned_with(held_out[source])
+        raise ValueError(f"evaluate: the {name} model held out from {source} was trained on it")
+    return learned_with(held_out[source], name)
 
 
-def evaluate(config: EvaluateConfig, held_out: Mapping[str, BlockModel] | None = None) -> Evaluation:
-    """Every configured extractor on every configured dataset. ``held_out`` maps a gold source
-    to a model trained without it (:func:`learned_for`)."""
-    extractors = resolve_extractors(config.extractors)
+def evaluate(config: EvaluateConfig, held_out: Mapping[str, Mapping[str, BlockModel]] | None = None) -> Evaluation:
+    """Every configured extractor on every configured dataset. ``held_out`` maps each learned
+    extractor (`best`, `best-adapted`) to its models by the gold source each was held out from
+    (:func:`learned_for`)."""
+    fixed = {e.name: e for e in resolve_extractors(name for name in config.extractors if name not in LEARNED)}
+    names = [name for name in config.extractors if name in LEARNED or name in fixed]
     evaluation = Evaluation({}, {})
     for dataset in config.datasets:
         started = time.perf_counter()
         pages = iter_dataset(dataset, config.gold_dir, config.max_pages)
-        mine = [learned_for(dataset, held_out) if e.name == "best" else e for e in extractors]
+        mine = [learned_for(dataset, None if held_out is None else held_out.get(name, {}), name)
+                if name in LEARNED else fixed[name] for name in names]
         evaluation.results[dataset] = evaluate_pages(pages, mine, by_language=evaluation.by_language.setdefault(dataset, {}))
-        count = next(iter(evaluation.results[dataset].values())).pages if extractors else 0
-        log.info("%s: %d pages, %d extractors, %.1f s", dataset, count, len(extractors),
+        count = next(iter(evaluation.results[dataset].values())).pages if mine else 0
+        log.info("%s: %d pages, %d extractors, %.1f s", dataset, count, len(mine),
                  time.perf_counter() - started)
     return evaluation
 

@@ -11,6 +11,11 @@ Models are judged leave-one-source-out: the evaluation scores each gold set with
 without its whole source (:func:`gold_source`), so a score says how the classifier does on pages
 from a source it never saw. Needs scikit-learn (the
 ``train`` extra); the fitted trees are exported to ``classifier.BlockModel``'s numpy arrays.
+
+:func:`self_train` adapts a model to the pages it is about to extract (rules ``adapt`` and
+``adapt_held_out``): the model labels those pages' blocks, its confident labels join the gold
+blocks as one more source, the trees are refitted, and so on for a few rounds. No gold label of
+the target pages is read, so the held-out evaluation can score it the way a crawl gets it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from corpusbuilder.adapt import UnlabelledBlocks
 from corpusbuilder.classifier import (
     FEATURE_NAMES,
     BlockModel,
@@ -55,6 +61,21 @@ class TrainParams:
 
     @classmethod
     def from_config(cls, section: dict) -> TrainParams:
+        return cls(**dataclass_values(cls, section))
+
+
+@dataclass(frozen=True)
+class AdaptParams:
+    """Self-training on the target pages (config section ``adapt``; not in the thesis, whose
+    classifier has no learned part). Defaults: the best held-out mean F1 of the rounds tried
+    (README, "Self-training on the crawl's own pages")."""
+
+    rounds: int = 4  # label, refit; each round labels with the last round's model
+    confidence: float = 0.8  # a block is a pseudo-label when p >= confidence or p <= 1 - confidence
+    pages: int = 500  # target pages sampled (the crawl's, spread over its shards; a gold source's)
+
+    @classmethod
+    def from_config(cls, section: dict) -> AdaptParams:
         return cls(**dataclass_values(cls, section))
 
 
@@ -125,6 +146,13 @@ def training_pages(pages: Iterable[GoldPage], params: ExtractParams = ExtractPar
     return prepared
 
 
+def unlabelled_blocks(pages: Sequence[TrainingPage]) -> UnlabelledBlocks:
+    """Every block of the gold pages (those with any), labels dropped: the target of the held-out
+    self-training."""
+    return UnlabelledBlocks.of_pages([(page.features, np.array([b.n_words for b in page.blocks], dtype=np.float64))
+                                      for page in pages if page.blocks])
+
+
 @dataclass
 class TrainingTable:
     """Features, labels and weights of every labelled block, and the gold source of each."""
@@ -190,9 +218,42 @@ def weighted_table(parts: Sequence[dict[str, np.ndarray]]) -> TrainingTable:
         _joined([part["labels"] for part in parts], np.zeros(0)).astype(np.int8), weights, group)
 
 
+def self_train(table: TrainingTable, target: UnlabelledBlocks, model: BlockModel, params: TrainParams = TrainParams(),
+               adapt: AdaptParams = AdaptParams(), target_name: str = "target") -> BlockModel:
+    """``model`` adapted to the ``target`` pages by self-training (see the module docstring).
+
+    Each round, ``model`` labels the blocks of ``adapt.pages`` sampled target pages; those it is
+    sure of (``adapt.confidence``) join ``table`` as one more source, weighing what one gold
+    source weighs, and the trees are refitted on it all. Returns the last round's model."""
+    target = target.sample(adapt.pages, params.seed)
+    source_weight = table.weights.sum() / len(pd.unique(table.group))
+    group = f"self-labelled:{target_name}"
+    for number in range(1, adapt.rounds + 1):
+        probability = model.probabilities(target.features)
+        sure = (probability >= adapt.confidence) | (probability <= 1 - adapt.confidence)
+        words = target.words[sure]
+        if not words.sum():
+            log.warning("round %d: no block of the %d target pages is labelled with confidence %.2f; "
+                        "the model stays as it is", number, target.pages, adapt.confidence)
+            break
+        labels = (probability[sure] >= adapt.confidence).astype(np.int8)
+        log.info("round %d: %d of %d target blocks self-labelled (%.0f %% of their words content)", number,
+                 int(sure.sum()), len(sure), 100 * float(words[labels == 1].sum() / words.sum()))
+        model = fit(TrainingTable(np.concatenate([table.features, target.features[sure]]),
+                                  np.concatenate([table.labels, labels]),
+                                  np.concatenate([table.weights, words * (source_weight / words.sum())]),
+                                  np.concatenate([table.group, np.full(len(labels), group, dtype=object)])),
+                    params)
+    return model
+
+
 def fit(table: TrainingTable, params: TrainParams = TrainParams(), without: str | None = None) -> BlockModel:
     """Gradient-boosted trees on the table, or on all of it but one gold source, as a BlockModel."""
-    from sklearn.ensemble import HistGradientBoostingClassifier
+    try:
+        from sklearn.ensemble import HistGradientBoostingClassifier
+    except ImportError:
+        raise ImportError("training and adapting the best preset's model need scikit-learn: "
+                          "pip install 'corpusbuilder[train]'") from None
 
     mask = table.group != without
     if not mask.any() or len(np.unique(table.labels[mask])) < 2:

@@ -756,8 +756,10 @@ def boilerplate_section(files: ReportFiles) -> str:
                  'whitespace tokens (snippet F1 where the set lists snippets), micro-averaged over each set\'s '
                  'pages. "best", the learned preset, is scored leave-one-source-out: on each set by a model '
                  'trained without that set\'s source (CleanEval dev + final and msv-big9 + msv-chaos count as '
-                 'one source each), so its row says what to expect on pages of a site it never saw. Look at '
-                 'the mean, and at the sets where a peer beats it.</p>'
+                 'one source each), so its row says what to expect on pages of a site it never saw. '
+                 '"best-adapted" is that held-out model after self-training on the set\'s own pages (its '
+                 'confident labels of them, never their gold labels), as adapt.enabled does to a crawl. Look '
+                 'at the mean, and at the sets where a peer beats it.</p>'
                  f'<div class="scroll">{html_table(overview, columns)}</div>')
         body += _languages_table(_read_tsv(files.boilerplate_languages))
         body += "<h3>All measures</h3>"

@@ -1,0 +1,123 @@
+"""Self-training the `best` preset on the crawl it is about to extract (rules ``adapt_sample``
+and ``adapt``; config section ``adapt``).
+
+The shipped classifier learned from eight gold sources; a crawl is a ninth that it never saw.
+Rule ``adapt_sample`` draws pages from each shard at random and cuts them into blocks exactly as
+the extract stage does; rule ``adapt`` lets the model label those blocks and refits it on the gold
+blocks plus the ones it was sure of (``evaluation.training.self_train``). Extract then runs with
+the adapted model. Not in the thesis: its classifier has no learned part to adapt.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from corpusbuilder.classifier import FEATURE_NAMES, block_features
+from corpusbuilder.extract import (
+    ExtractParams,
+    TooManyBlocksError,
+    UndecodableError,
+    WarcRecord,
+    iter_warc_records,
+    segmented_page,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class UnlabelledBlocks:
+    """Every block of some pages, unlabelled: what self-training labels. ``page`` numbers each
+    block's page, so pages can be sampled whole."""
+
+    features: np.ndarray
+    words: np.ndarray
+    page: np.ndarray
+
+    @classmethod
+    def of_pages(cls, pages: Sequence[tuple[np.ndarray, np.ndarray]]) -> UnlabelledBlocks:
+        """From ``(features, words)`` per page."""
+        return cls(np.concatenate([np.zeros((0, len(FEATURE_NAMES))), *(f for f, _ in pages)], dtype=np.float32),
+                   np.concatenate([np.zeros(0), *(w for _, w in pages)], dtype=np.float64),
+                   np.concatenate([np.zeros(0, np.int32), *(np.full(len(w), i, np.int32) for i, (_, w) in enumerate(pages))]))
+
+    @classmethod
+    def joined(cls, parts: Sequence[UnlabelledBlocks]) -> UnlabelledBlocks:
+        """Several parts as one, their pages numbered on."""
+        offsets = np.cumsum([0] + [part.pages for part in parts])
+        empty = cls.of_pages([])
+        return cls(np.concatenate([empty.features, *(p.features for p in parts)]),
+                   np.concatenate([empty.words, *(p.words for p in parts)]),
+                   np.concatenate([empty.page, *(p.page + o for p, o in zip(parts, offsets))]).astype(np.int32))
+
+    @property
+    def pages(self) -> int:
+        return int(self.page.max()) + 1 if len(self.page) else 0
+
+    def sample(self, pages: int, seed: int) -> UnlabelledBlocks:
+        """The blocks of ``pages`` pages drawn at random (all of them when there are no more)."""
+        if self.pages <= pages:
+            return self
+        chosen = np.zeros(self.pages, dtype=bool)
+        chosen[np.random.default_rng(seed).choice(self.pages, pages, replace=False)] = True
+        mine = chosen[self.page]
+        return UnlabelledBlocks(self.features[mine], self.words[mine], np.unique(self.page[mine], return_inverse=True)[1])
+
+    def save(self, path: Path | str) -> None:
+        np.savez_compressed(path, features=self.features, words=self.words, page=self.page,
+                            feature_names=np.array(FEATURE_NAMES))
+
+    @classmethod
+    def load(cls, path: Path | str) -> UnlabelledBlocks:
+        with np.load(path) as data:
+            if tuple(str(n) for n in data["feature_names"]) != FEATURE_NAMES:
+                raise ValueError(f"{path}: blocks of an older feature set; delete it and rerun")
+            return cls(data["features"], data["words"], data["page"])
+
+
+def sample_pages(warcs: Iterable[Path], pages: int, seed: int | Sequence[int], params: ExtractParams) -> list[WarcRecord]:
+    """``pages`` records drawn uniformly from the pages (records with a body to clean) of the
+    WARCs, in one pass (reservoir sampling, Vitter's algorithm R)."""
+    rng = np.random.default_rng(seed)
+    chosen: list[WarcRecord] = []
+    seen = 0
+    for path in warcs:
+        for record in iter_warc_records(path, params):
+            if record.body is None:
+                continue
+            seen += 1
+            if len(chosen) < pages:
+                chosen.append(record)
+            elif (slot := int(rng.integers(seen))) < pages:
+                chosen[slot] = record
+    log.info("%d pages drawn from %d", len(chosen), seen)
+    return chosen
+
+
+def crawl_blocks(records: Sequence[WarcRecord], params: ExtractParams) -> tuple[UnlabelledBlocks, dict[str, int]]:
+    """The blocks' features of the pages, segmented as the extract stage segments them, and the
+    pages left out by reason (those the extract stage skips too)."""
+    pages, skipped = [], {}
+    for record in records:
+        try:
+            page = segmented_page(record.body, record.http_charset, params)
+        except (UndecodableError, TooManyBlocksError) as error:
+            reason = str(error).split(":", 1)[0]
+        except (OSError, MemoryError):
+            raise
+        except Exception as error:  # noqa: BLE001 - one hostile page must not stop the sample
+            log.exception("record %d: segmentation failed", record.record_index)
+            reason = f"error-{type(error).__name__}"
+        else:
+            if page.blocks:
+                pages.append((block_features(page.blocks, page.title),
+                              np.array([b.n_words for b in page.blocks], dtype=np.float64)))
+                continue
+            reason = "no-text"
+        skipped[reason] = skipped.get(reason, 0) + 1
+    return UnlabelledBlocks.of_pages(pages), skipped

@@ -1,0 +1,62 @@
+# Self-training `best` on the crawl's own pages (config section adapt; corpusbuilder.adapt):
+# pages drawn from every shard, labelled by the model, its confident blocks added to the gold
+# blocks, refitted. With adapt.enabled the extract stage runs with results/model/adapted.npz.
+# adapt_held_out does the same for the evaluation: the model held out from a gold source adapts
+# to that source's pages (never their gold labels) and is scored as `best-adapted`.
+
+
+rule adapt_sample:
+    input:
+        warcs=FILES.warcs,
+    output:
+        blocks=temp("results/adapt/sample/{shard}.npz"),
+    log:
+        "logs/adapt/sample/{shard}.log",
+    conda:
+        "../envs/extract.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+    params:
+        warcs=lambda wildcards: list(SOURCES[wildcards.shard]),
+        cfg=config["extract"],
+        pages=math.ceil(config["adapt"]["pages"] / max(1, len(SOURCES))),
+        seed=lambda wildcards: [config["train"]["seed"], SHARD_RANK[wildcards.shard]],
+    script:
+        "../scripts/adapt_sample.py"
+
+
+rule adapt:
+    input:
+        blocks=training_blocks(),
+        target=expand(rules.adapt_sample.output.blocks, shard=list(SOURCES)),
+        model=BASE_MODEL,
+    output:
+        model=ADAPTED_MODEL,
+    log:
+        "logs/adapt/adapt.log",
+    benchmark:
+        "benchmarks/adapt/adapt.tsv"
+    conda:
+        "../envs/train.yaml"
+    threads: 2
+    resources:
+        mem_mb=4000,
+    params:
+        train=config["train"],
+        adapt=config["adapt"],
+    script:
+        "../scripts/adapt.py"
+
+
+use rule adapt as adapt_held_out with:
+    input:
+        blocks=training_blocks_without,
+        target=source_pages,
+        model="results/model/held_out/{source}.npz",
+    output:
+        model="results/model/adapted_held_out/{source}.npz",
+    log:
+        "logs/adapt/held_out/{source}.log",
+    benchmark:
+        "benchmarks/adapt/held_out/{source}.tsv"

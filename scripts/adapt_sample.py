@@ -1,0 +1,19 @@
+"""Rule `adapt_sample`: a shard's WARCs → every block of pages drawn from it at random, as the
+extract stage segments them (corpusbuilder.adapt), unlabelled."""
+
+import logging
+
+from corpusbuilder.adapt import crawl_blocks, sample_pages
+from corpusbuilder.download import warc_file
+from corpusbuilder.extract import ExtractParams
+from corpusbuilder.logs import setup_logging
+
+setup_logging(snakemake.log[0])
+params = ExtractParams.from_config(snakemake.params.cfg)
+records = sample_pages([warc_file(snakemake.input.warcs, warc) for warc in snakemake.params.warcs],
+                       snakemake.params.pages, snakemake.params.seed, params)
+blocks, skipped = crawl_blocks(records, params)
+logging.getLogger("corpusbuilder.adapt").info(
+    "%s: %d pages, %d blocks; left out: %s", snakemake.wildcards.shard, blocks.pages, len(blocks.words),
+    ", ".join(f"{reason}={count}" for reason, count in sorted(skipped.items())) or "none")
+blocks.save(snakemake.output.blocks)

@@ -1,0 +1,167 @@
+"""Self-training `best` on the crawl's own pages: the page sample, its blocks, the refit rounds,
+and the workflow's `adapt` path on the sample crawl."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from corpusbuilder.adapt import crawl_blocks, sample_pages
+from corpusbuilder.classifier import FEATURE_NAMES, BlockModel, block_features
+from corpusbuilder.evaluation import training
+from corpusbuilder.evaluation.gold import iter_dataset
+from corpusbuilder.evaluation.training import (
+    AdaptParams,
+    TrainParams,
+    UnlabelledBlocks,
+    fit,
+    self_train,
+    training_pages,
+    training_table,
+    unlabelled_blocks,
+)
+from corpusbuilder.extract import ExtractParams, clean_page, extract_shard, iter_warc_records
+from corpusbuilder.tables import FILES
+
+from conftest import BOILERPLATE, REPO, SAMPLE_WARCS, require_shared
+
+PARAMS = ExtractParams()  # the best preset, as the extract stage runs it by default
+
+
+def test_pages_are_drawn_at_random_but_reproducibly_from_the_records_with_a_body():
+    pages = [r for path in SAMPLE_WARCS for r in iter_warc_records(path, PARAMS) if r.body is not None]
+    drawn = sample_pages(SAMPLE_WARCS, 10, [1, 0], PARAMS)
+    assert len(drawn) == 10 and all(r.body is not None for r in drawn)
+    assert [r.uri for r in drawn] == [r.uri for r in sample_pages(SAMPLE_WARCS, 10, [1, 0], PARAMS)]
+    assert [r.uri for r in drawn] != [r.uri for r in sample_pages(SAMPLE_WARCS, 10, [1, 1], PARAMS)]
+    assert {r.uri for r in drawn} <= {r.uri for r in pages}
+    # asked for more than there are: every page, in crawl order
+    assert [r.uri for r in sample_pages(SAMPLE_WARCS, len(pages) + 5, 1, PARAMS)] == [r.uri for r in pages]
+
+
+def test_a_shard_sample_has_the_blocks_the_extract_stage_cuts(tmp_path):
+    warc = SAMPLE_WARCS[0]
+    extract_shard([(warc.name, warc)], "s", tmp_path / "docs.parquet", tmp_path / "blocks.parquet", PARAMS)
+    docs = pd.read_parquet(tmp_path / "docs.parquet")
+    blocks, skipped = crawl_blocks(sample_pages([warc], 10_000, 1, PARAMS), PARAMS)
+    ok = docs[docs["reason"] == "ok"]
+    assert blocks.pages == len(ok) and len(blocks.words) == ok["n_blocks"].sum()
+    assert np.array_equal(np.bincount(blocks.page), ok["n_blocks"].to_numpy())
+    table_words = pd.read_parquet(tmp_path / "blocks.parquet")["n_words"].to_numpy()
+    assert np.array_equal(blocks.words, table_words)
+    cleaned = docs[docs["outcome"] != "ok"]["reason"].str.split(":").str[0]
+    assert skipped == cleaned[cleaned.isin(["no-text", "binary", "undecodable", "too-many-blocks"])].value_counts().to_dict()
+    assert blocks.features.shape == (len(blocks.words), len(FEATURE_NAMES))
+
+
+def test_unlabelled_blocks_sample_whole_pages_and_survive_a_round_trip(tmp_path):
+    pages = [(np.full((n, len(FEATURE_NAMES)), n, dtype=np.float32), np.arange(n, dtype=np.float64))
+             for n in (3, 1, 4, 2)]
+    blocks = UnlabelledBlocks.of_pages(pages)
+    assert blocks.pages == 4 and list(blocks.page) == [0, 0, 0, 1, 2, 2, 2, 2, 3, 3]
+    two = blocks.sample(2, seed=5)
+    assert two.pages == 2 and len(two.words) in {1 + 2, 1 + 3, 1 + 4, 2 + 3, 2 + 4, 3 + 4}
+    # a page's blocks all came along: each kept page's rows carry its own block count
+    for page in range(2):
+        rows = two.features[two.page == page]
+        assert len(rows) == rows[0, 0]
+    assert blocks.sample(9, seed=5) is blocks
+    joined = UnlabelledBlocks.joined([blocks, two])
+    assert joined.pages == 6 and list(joined.page[-len(two.page):]) == list(two.page + 4)
+    blocks.save(tmp_path / "b.npz")
+    back = UnlabelledBlocks.load(tmp_path / "b.npz")
+    assert np.array_equal(back.features, blocks.features) and np.array_equal(back.page, blocks.page)
+
+
+@pytest.fixture(scope="module")
+def gold():
+    require_shared(BOILERPLATE)
+    pages = training_pages([page for name in ("cleaneval-final", "l3s-gn1", "trafilatura-dev")
+                            for page in iter_dataset(name, BOILERPLATE, 8)])
+    return pages
+
+
+def test_each_round_labels_the_target_with_the_last_model_and_adds_its_sure_blocks_as_one_source(gold, monkeypatch):
+    table = training_table([p for p in gold if p.gold.dataset != "l3s-gn1"])
+    target = unlabelled_blocks([p for p in gold if p.gold.dataset == "l3s-gn1"])
+    params, adapt = TrainParams(max_iter=6), AdaptParams(rounds=2, confidence=0.7, pages=100)
+    base = fit(table, params)
+    fitted, seen = [], []
+    real_fit = training.fit
+
+    def recording_fit(table, params, without=None):
+        seen.append(table)
+        fitted.append(real_fit(table, params, without))
+        return fitted[-1]
+
+    monkeypatch.setattr(training, "fit", recording_fit)
+    adapted = self_train(table, target, base, params, adapt, target_name="l3s-gn1")
+    assert len(seen) == 2 and adapted is fitted[-1]
+    for labeller, refit_on in zip([base, fitted[0]], seen):
+        mine = refit_on.group == "self-labelled:l3s-gn1"
+        assert np.array_equal(refit_on.features[~mine], table.features)  # the gold blocks, all of them
+        assert np.array_equal(refit_on.weights[~mine], table.weights)
+        p = labeller.probabilities(target.features)
+        sure = (p >= 0.7) | (p <= 0.3)
+        assert np.array_equal(refit_on.features[mine], target.features[sure])
+        assert np.array_equal(refit_on.labels[mine], (p[sure] >= 0.7).astype(np.int8))
+        # weighed as one gold source: its words, scaled to a source's share of the table
+        assert refit_on.weights[mine].sum() == pytest.approx(table.weights.sum() / 2)
+        assert np.allclose(refit_on.weights[mine] / target.words[sure], refit_on.weights[mine][0] / target.words[sure][0])
+    assert adapted.trained_on == ("cleaneval", "self-labelled:l3s-gn1", "trafilatura-dev")
+    assert not np.array_equal(adapted.value, base.value)
+
+
+def test_a_target_with_no_confident_block_leaves_the_model_as_it_is(gold, caplog):
+    table = training_table(gold)
+    base = fit(table, TrainParams(max_iter=3))
+    # three trees barely move off the prior: no block reaches 0.99 either way
+    target = unlabelled_blocks(gold[:3])
+    assert ((base.probabilities(target.features) > 0.01) & (base.probabilities(target.features) < 0.99)).all()
+    assert self_train(table, target, base, TrainParams(max_iter=3), AdaptParams(confidence=0.99)) is base
+    assert "no block of the 3 target pages" in caplog.text
+
+
+@pytest.mark.workflow
+def test_the_sample_crawl_is_extracted_with_a_model_adapted_to_it(tmp_path):
+    """adapt.enabled: pages drawn from each shard, the model refitted on them, extract runs with it."""
+    require_shared(BOILERPLATE)
+    config = {"input": {"warcs": list(map(str, SAMPLE_WARCS))},
+              "evaluate": {"gold_dir": str(BOILERPLATE)},
+              "train": {"max_pages": 5, "max_iter": 5, "datasets": ["cleaneval-dev", "l3s-gn1"]},
+              "adapt": {"enabled": True, "rounds": 2, "pages": 12}}
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
+    shards = ("sample-00", "sample-01", "sample-02")
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(tmp_path),
+               "--configfile", str(tmp_path / "config.yaml"), "--cores", "2",
+               *(FILES.docs.format(shard=shard) for shard in shards)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-5000:]
+    model = tmp_path / "results" / "model" / "adapted.npz"
+    adapted = BlockModel.load(model)
+    assert adapted.trained_on == ("cleaneval", "l3s-gn1", "self-labelled:crawl")
+    for shard in shards:  # 12 pages over three shards
+        log = (tmp_path / "logs" / "adapt" / "sample" / f"{shard}.log").read_text()
+        assert f"{shard}: 4 pages" in log
+    assert not list((tmp_path / "results" / "adapt").rglob("*.npz"))  # temp(): gone once adapt has run
+    assert "round 2:" in (tmp_path / "logs" / "adapt" / "adapt.log").read_text()
+    # the shards' good blocks are the adapted model's, not the shipped one's
+    docs = pd.read_parquet(tmp_path / FILES.docs.format(shard="sample-00")).set_index("doc_id")
+    with_adapted, with_shipped = replace(PARAMS, model=model), PARAMS
+    records = {f"{SAMPLE_WARCS[0].name.removesuffix('.warc.gz')}:{r.record_index}": r
+               for r in iter_warc_records(SAMPLE_WARCS[0], PARAMS) if r.body is not None}
+    differ = 0
+    for doc_id in docs.index[docs["reason"] == "ok"]:
+        record = records[doc_id]
+        good = [b.n_words for b in clean_page(record.body, record.http_charset, with_adapted).blocks
+                if b.final_class == "good"]
+        assert docs.at[doc_id, "n_good_words"] == sum(good)
+        shipped = clean_page(record.body, record.http_charset, with_shipped).blocks
+        differ += sum(b.n_words for b in shipped if b.final_class == "good") != sum(good)
+    assert differ  # five trees on ten gold pages and twelve crawl pages: not the shipped model
