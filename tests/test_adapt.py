@@ -12,21 +12,21 @@ import pandas as pd
 import pytest
 import yaml
 
-from corpusbuilder.adapt import crawl_blocks, sample_pages
+from corpusbuilder.adapt import UnlabelledBlocks, crawl_blocks, is_target, sample_pages
 from corpusbuilder.classifier import FEATURE_NAMES, BlockModel, block_features
 from corpusbuilder.evaluation import training
 from corpusbuilder.evaluation.gold import iter_dataset
 from corpusbuilder.evaluation.training import (
     AdaptParams,
     TrainParams,
-    UnlabelledBlocks,
     fit,
     self_train,
     training_pages,
     training_table,
     unlabelled_blocks,
 )
-from corpusbuilder.extract import ExtractParams, clean_page, extract_shard, iter_warc_records
+from corpusbuilder.extract import ExtractParams, WarcRecord, clean_page, extract_shard, iter_warc_records
+from corpusbuilder.stoplists import writes_without_spaces
 from corpusbuilder.tables import FILES
 
 from conftest import BOILERPLATE, REPO, SAMPLE_WARCS, require_shared
@@ -51,6 +51,10 @@ def test_a_shard_sample_has_the_blocks_the_extract_stage_cuts(tmp_path):
     docs = pd.read_parquet(tmp_path / "docs.parquet")
     blocks, skipped = crawl_blocks(sample_pages([warc], 10_000, 1, PARAMS), PARAMS)
     ok = docs[docs["reason"] == "ok"]
+    without_spaces = ok["page_language"].map(writes_without_spaces)
+    if without_spaces.any():
+        assert skipped.pop("language-without-spaces") == without_spaces.sum()
+    ok = ok[~without_spaces]
     assert blocks.pages == len(ok) and len(blocks.words) == ok["n_blocks"].sum()
     assert np.array_equal(np.bincount(blocks.page), ok["n_blocks"].to_numpy())
     table_words = pd.read_parquet(tmp_path / "blocks.parquet")["n_words"].to_numpy()
@@ -58,6 +62,19 @@ def test_a_shard_sample_has_the_blocks_the_extract_stage_cuts(tmp_path):
     cleaned = docs[docs["outcome"] != "ok"]["reason"].str.split(":").str[0]
     assert skipped == cleaned[cleaned.isin(["no-text", "binary", "undecodable", "too-many-blocks"])].value_counts().to_dict()
     assert blocks.features.shape == (len(blocks.words), len(FEATURE_NAMES))
+
+
+JAPANESE = ("<html><head><title>ニュース</title></head><body><div id='content'>"
+            + "<p>東京都は十五日、新しい公園の整備計画を発表した。市民の意見を取り入れ、来年春の開園を目指す。"
+              "計画では、子どもが安全に遊べる広場や、高齢者が休めるベンチを多く設けるという。</p>" * 4
+            + "</div></body></html>")
+
+
+def test_pages_of_a_language_written_without_spaces_are_no_target():
+    assert not is_target("ja") and not is_target("zh") and is_target("de") and is_target("")
+    japanese = WarcRecord(0, 0, "response", "http://example.jp/", body=JAPANESE.encode(), http_charset="utf-8")
+    blocks, skipped = crawl_blocks([japanese], PARAMS)
+    assert blocks.pages == 0 and skipped == {"language-without-spaces": 1}
 
 
 def test_unlabelled_blocks_sample_whole_pages_and_survive_a_round_trip(tmp_path):
@@ -126,6 +143,13 @@ def test_a_target_with_no_confident_block_leaves_the_model_as_it_is(gold, caplog
     assert ((base.probabilities(target.features) > 0.01) & (base.probabilities(target.features) < 0.99)).all()
     assert self_train(table, target, base, TrainParams(max_iter=3), AdaptParams(confidence=0.99)) is base
     assert "no block of the 3 target pages" in caplog.text
+
+
+def test_the_held_out_target_is_every_block_of_the_gold_pages_in_languages_with_spaces(gold):
+    target = unlabelled_blocks(gold)
+    assert target.pages == len(gold) and len(target.words) == sum(len(p.blocks) for p in gold)
+    relabelled = [replace(page, language="ja") if i % 2 else page for i, page in enumerate(gold)]
+    assert unlabelled_blocks(relabelled).pages == (len(gold) + 1) // 2
 
 
 @pytest.mark.workflow

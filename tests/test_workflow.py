@@ -200,7 +200,8 @@ def test_originals_have_good_blocks_and_reach_the_corpus(crawl_run):
         ({"input": {"warcs": ["/no/such/file.warc.gz"]}}, "input.warcs[0]"),
         ({"input": {"warcs": ["s3://bucket-without-key"]}}, "input.warcs[0]"),
         ({"download": {"s3": {"endpoint_url": "127.0.0.1:9000"}}}, "download.s3.endpoint_url"),
-        ({"extract": {"preset": "C"}, "adapt": {"enabled": True}}, "config key 'adapt.enabled'"),
+        ({"input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
+          "extract": {"preset": "C"}, "adapt": {"enabled": True}}, "config key 'adapt.enabled'"),
     ],
 )
 def test_bad_config_stops_with_a_message_naming_the_key(tmp_path, config, message):

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.adapt import UnlabelledBlocks
+from corpusbuilder.adapt import UnlabelledBlocks, is_target
 from corpusbuilder.classifier import (
     FEATURE_NAMES,
     BlockModel,
@@ -132,6 +132,7 @@ class TrainingPage:
     blocks: list[Block]
     features: np.ndarray
     labels: np.ndarray
+    language: str = ""  # guessed, as the extract stage guesses it to pick the stop list
 
 
 def training_pages(pages: Iterable[GoldPage], params: ExtractParams = ExtractParams()) -> list[TrainingPage]:
@@ -142,15 +143,15 @@ def training_pages(pages: Iterable[GoldPage], params: ExtractParams = ExtractPar
             log.info("%s: %d pages segmented and labelled", gold.dataset, number)
         page = prepare_page(decoded_html(gold, params), params)
         prepared.append(TrainingPage(gold, page.blocks, block_features(page.blocks, page_title(page.root)),
-                                     block_labels(page.blocks, gold)))
+                                     block_labels(page.blocks, gold), page.language))
     return prepared
 
 
 def unlabelled_blocks(pages: Sequence[TrainingPage]) -> UnlabelledBlocks:
-    """Every block of the gold pages (those with any), labels dropped: the target of the held-out
-    self-training."""
+    """Every block of the gold pages that can be a self-training target (with blocks, in a
+    language :func:`adapt.is_target` accepts), labels dropped: the held-out self-training's target."""
     return UnlabelledBlocks.of_pages([(page.features, np.array([b.n_words for b in page.blocks], dtype=np.float64))
-                                      for page in pages if page.blocks])
+                                      for page in pages if page.blocks and is_target(page.language)])
 
 
 @dataclass
