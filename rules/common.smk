@@ -81,6 +81,18 @@ if config["adapt"]["enabled"] and not SOURCES:
         "bad configuration: config key 'adapt.enabled': there are no WARC inputs to adapt to "
         "(input.warcs); text_dirs shards are not extracted"
     )
+if config["adapt"]["enabled"]:
+    missing_gold = [
+        name
+        for name in config["train"]["datasets"]
+        if not (Path(config["evaluate"]["gold_dir"]) / name).is_dir()
+    ]
+    if missing_gold:
+        raise WorkflowError(
+            "bad configuration: config key 'adapt.enabled': self-training refits beside the gold "
+            f"sets of train.datasets, and evaluate.gold_dir ({config['evaluate']['gold_dir']}) "
+            f"holds no {', '.join(missing_gold)}"
+        )
 EXTRACT_MODEL = (
     [ADAPTED_MODEL if config["adapt"]["enabled"] else BASE_MODEL]
     if config["extract"]["preset"] == "best"

@@ -202,6 +202,8 @@ def test_originals_have_good_blocks_and_reach_the_corpus(crawl_run):
         ({"download": {"s3": {"endpoint_url": "127.0.0.1:9000"}}}, "download.s3.endpoint_url"),
         ({"input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
           "extract": {"preset": "C"}, "adapt": {"enabled": True}}, "config key 'adapt.enabled'"),
+        ({"input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
+          "adapt": {"enabled": True}, "evaluate": {"gold_dir": "/no/gold"}}, "config key 'adapt.enabled'"),
     ],
 )
 def test_bad_config_stops_with_a_message_naming_the_key(tmp_path, config, message):
