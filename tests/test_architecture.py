@@ -16,7 +16,7 @@ LAYERS = {
     "base": ["package_data", "stoplists", "io", "logs", "provenance", "config", "download"],
     "contracts": ["tables", "tokenfile"],
     "stages": ["justext", "classifier", "site_boilerplate", "extract", "frequent_lines", "language",
-               "exact_dedup", "tokenise", "ngrams", "dedup", "export", "funnel", "similarity", "book_relations",
+               "exact_dedup", "tokenise", "ngrams", "dedup", "export", "funnel", "similarity", "book_relations", "adapt",
                "slurm_status"],
     "measures": ["evaluation", "report"],
     "command": ["cli"],
