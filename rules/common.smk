@@ -71,28 +71,28 @@ EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 # with adapt.enabled, the model adapted to this crawl (rules/adapt.smk) from the configured one.
 BASE_MODEL = config["extract"]["model"] or str(SHIPPED_MODEL)
 ADAPTED_MODEL = "results/model/adapted.npz"
-if config["adapt"]["enabled"] and config["extract"]["preset"] != "best":
-    raise WorkflowError(
-        "bad configuration: config key 'adapt.enabled': self-training adapts the learned "
-        f"classifier of extract.preset best, not preset {config['extract']['preset']}"
-    )
-if config["adapt"]["enabled"] and not SOURCES:
-    raise WorkflowError(
-        "bad configuration: config key 'adapt.enabled': there are no WARC inputs to adapt to "
-        "(input.warcs); text_dirs shards are not extracted"
-    )
-if config["adapt"]["enabled"]:
-    missing_gold = [
-        name
-        for name in config["train"]["datasets"]
-        if not (Path(config["evaluate"]["gold_dir"]) / name).is_dir()
-    ]
-    if missing_gold:
-        raise WorkflowError(
-            "bad configuration: config key 'adapt.enabled': self-training refits beside the gold "
-            f"sets of train.datasets, and evaluate.gold_dir ({config['evaluate']['gold_dir']}) "
-            f"holds no {', '.join(missing_gold)}"
+
+
+def adapt_problem():
+    """Why adapt.enabled cannot run with this config, or None: self-training adapts the best
+    preset's model to WARC pages, beside the gold sets it refits on."""
+    if config["extract"]["preset"] != "best":
+        return f"it adapts the learned classifier of extract.preset best, not preset {config['extract']['preset']}"
+    if not SOURCES:
+        return "there are no WARC inputs to adapt to (input.warcs); text_dirs shards are not extracted"
+    gold_dir = Path(config["evaluate"]["gold_dir"])
+    missing = [d for d in config["train"]["datasets"] if not (gold_dir / d).is_dir()]
+    if missing:
+        return (
+            f"it refits beside the gold sets of train.datasets, and evaluate.gold_dir ({gold_dir}) "
+            f"holds no {', '.join(missing)}"
         )
+    return None
+
+
+if config["adapt"]["enabled"] and (problem := adapt_problem()):
+    raise WorkflowError(f"bad configuration: config key 'adapt.enabled': {problem}")
+
 EXTRACT_MODEL = (
     [ADAPTED_MODEL if config["adapt"]["enabled"] else BASE_MODEL]
     if config["extract"]["preset"] == "best"
