@@ -33,19 +33,23 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class UnlabelledBlocks:
-    """Every block of some pages, unlabelled: what self-training labels. ``page`` numbers each
-    block's page, so pages can be sampled whole."""
+    """Every block of some drawn pages, unlabelled: what self-training labels. ``page`` numbers
+    each block's page among ``pages`` drawn, so pages are sampled whole; a drawn page that cannot
+    be a target (no text, :func:`is_target`) counts as drawn and holds no block, so the crawl's
+    sample and a gold source's are drawn and thinned alike."""
 
     features: np.ndarray
     words: np.ndarray
     page: np.ndarray
+    pages: int
 
     @classmethod
     def of_pages(cls, pages: Sequence[tuple[np.ndarray, np.ndarray]]) -> UnlabelledBlocks:
-        """From ``(features, words)`` per page."""
+        """From ``(features, words)`` per drawn page (empty arrays for a page left out)."""
         return cls(np.concatenate([np.zeros((0, len(FEATURE_NAMES))), *(f for f, _ in pages)], dtype=np.float32),
                    np.concatenate([np.zeros(0), *(w for _, w in pages)], dtype=np.float64),
-                   np.concatenate([np.zeros(0, np.int32), *(np.full(len(w), i, np.int32) for i, (_, w) in enumerate(pages))]))
+                   np.concatenate([np.zeros(0, np.int32), *(np.full(len(w), i, np.int32) for i, (_, w) in enumerate(pages))]),
+                   len(pages))
 
     @classmethod
     def joined(cls, parts: Sequence[UnlabelledBlocks]) -> UnlabelledBlocks:
@@ -54,11 +58,13 @@ class UnlabelledBlocks:
         empty = cls.of_pages([])
         return cls(np.concatenate([empty.features, *(p.features for p in parts)]),
                    np.concatenate([empty.words, *(p.words for p in parts)]),
-                   np.concatenate([empty.page, *(p.page + o for p, o in zip(parts, offsets))]).astype(np.int32))
+                   np.concatenate([empty.page, *(p.page + o for p, o in zip(parts, offsets))]).astype(np.int32),
+                   int(offsets[-1]))
 
     @property
-    def pages(self) -> int:
-        return int(self.page.max()) + 1 if len(self.page) else 0
+    def targets(self) -> int:
+        """Pages with blocks."""
+        return len(np.unique(self.page))
 
     def sample(self, pages: int, seed: int) -> UnlabelledBlocks:
         """The blocks of ``pages`` pages drawn at random (all of them when there are no more)."""
@@ -67,18 +73,19 @@ class UnlabelledBlocks:
         chosen = np.zeros(self.pages, dtype=bool)
         chosen[np.random.default_rng(seed).choice(self.pages, pages, replace=False)] = True
         mine = chosen[self.page]
-        return UnlabelledBlocks(self.features[mine], self.words[mine], np.unique(self.page[mine], return_inverse=True)[1])
+        renumbered = (np.cumsum(chosen) - 1).astype(np.int32)
+        return UnlabelledBlocks(self.features[mine], self.words[mine], renumbered[self.page[mine]], pages)
 
     def save(self, path: Path | str) -> None:
         np.savez_compressed(path, features=self.features, words=self.words, page=self.page,
-                            feature_names=np.array(FEATURE_NAMES))
+                            pages=np.array(self.pages), feature_names=np.array(FEATURE_NAMES))
 
     @classmethod
     def load(cls, path: Path | str) -> UnlabelledBlocks:
         with np.load(path) as data:
-            if tuple(str(n) for n in data["feature_names"]) != FEATURE_NAMES:
-                raise ValueError(f"{path}: blocks of an older feature set; delete it and rerun")
-            return cls(data["features"], data["words"], data["page"])
+            if "pages" not in data.files or tuple(str(n) for n in data["feature_names"]) != FEATURE_NAMES:
+                raise ValueError(f"{path}: blocks of an older format or feature set; delete it and rerun")
+            return cls(data["features"], data["words"], data["page"], int(data["pages"]))
 
 
 def is_target(language: str) -> bool:
@@ -110,9 +117,9 @@ def sample_pages(warcs: Iterable[Path], pages: int, seed: int | Sequence[int], p
 
 
 def crawl_blocks(records: Sequence[WarcRecord], params: ExtractParams) -> tuple[UnlabelledBlocks, dict[str, int]]:
-    """The blocks' features of the pages, segmented as the extract stage segments them, and the
-    pages left out by reason: those the extract stage skips too, and those :func:`is_target`
-    refuses."""
+    """The blocks' features of the drawn pages, segmented as the extract stage segments them, and
+    the pages left out (drawn, with no block) by reason: those the extract stage skips too, and
+    those :func:`is_target` refuses."""
     pages, skipped = [], {}
     for record in records:
         try:
@@ -134,4 +141,5 @@ def crawl_blocks(records: Sequence[WarcRecord], params: ExtractParams) -> tuple[
                               np.array([b.n_words for b in page.blocks], dtype=np.float64)))
                 continue
         skipped[reason] = skipped.get(reason, 0) + 1
+        pages.append((np.zeros((0, len(FEATURE_NAMES))), np.zeros(0)))
     return UnlabelledBlocks.of_pages(pages), skipped

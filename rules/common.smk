@@ -98,7 +98,13 @@ EXTRACT_MODEL = (
     if config["extract"]["preset"] == "best"
     else []
 )
-EXTRACT_CFG = {**config["extract"], "model": (EXTRACT_MODEL or [None])[0]}
+# The extract rule's parameters name the adapted model only when there is one: a path of this
+# checkout in them would re-extract every shard whenever the checkout moves.
+EXTRACT_CFG = (
+    {**config["extract"], "model": ADAPTED_MODEL}
+    if config["adapt"]["enabled"]
+    else config["extract"]
+)
 
 # An earlier corpus's dedup state: one more run of G2+, and G_out's start (dedup.against).
 AGAINST = [config["dedup"]["against"]] if config["dedup"]["against"] else []
@@ -211,8 +217,9 @@ def held_out_models(extractor="best"):
 
 
 def source_pages(wildcards):
-    """An input function: every block of the evaluated gold sets of source {source}, the pages
-    the held-out model adapts to and is then scored on."""
+    """An input function: every block of the evaluated gold sets of source {source}, as
+    training_blocks reads them (train.max_pages): what the held-out model adapts to before it is
+    scored on those sets (evaluate.max_pages of their pages)."""
     return [
         f"results/train/pages/{dataset}.npz"
         for dataset in config["evaluate"]["datasets"]

@@ -111,3 +111,10 @@ def test_config_refuses_unknown_names():
         EvaluateConfig.from_config({"extractors": ["nope"]})
     # every extractor, and `best` once more as adapted to each held-out set's pages
     assert set(EvaluateConfig().extractors) == set(EXTRACTORS) | {"best-adapted"}
+
+
+def test_best_adapted_is_skipped_without_models_adapted_to_each_source():
+    require_shared(BOILERPLATE)
+    config = EvaluateConfig.from_config({"gold_dir": str(BOILERPLATE), "datasets": ["cleaneval-dev"],
+                                         "extractors": ["best-adapted", "keep-all"], "max_pages": 2})
+    assert set(evaluate(config).results["cleaneval-dev"]) == {"keep-all"}

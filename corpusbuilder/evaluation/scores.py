@@ -194,6 +194,10 @@ def evaluate(config: EvaluateConfig, held_out: Mapping[str, Mapping[str, BlockMo
     (:func:`learned_for`)."""
     fixed = {e.name: e for e in resolve_extractors(name for name in config.extractors if name not in LEARNED)}
     names = [name for name in config.extractors if name in LEARNED or name in fixed]
+    if held_out is None and ADAPTED in names:
+        log.info("extractor %s skipped: it is scored only with held-out models adapted to each source "
+                 "(rule adapt_held_out)", ADAPTED)
+        names.remove(ADAPTED)
     evaluation = Evaluation({}, {})
     for dataset in config.datasets:
         started = time.perf_counter()

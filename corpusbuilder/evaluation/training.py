@@ -148,10 +148,12 @@ def training_pages(pages: Iterable[GoldPage], params: ExtractParams = ExtractPar
 
 
 def unlabelled_blocks(pages: Sequence[TrainingPage]) -> UnlabelledBlocks:
-    """Every block of the gold pages that can be a self-training target (with blocks, in a
-    language :func:`adapt.is_target` accepts), labels dropped: the held-out self-training's target."""
-    return UnlabelledBlocks.of_pages([(page.features, np.array([b.n_words for b in page.blocks], dtype=np.float64))
-                                      for page in pages if page.blocks and is_target(page.language)])
+    """The gold pages as the held-out self-training's target, labels dropped: every block of each
+    page in a language :func:`adapt.is_target` accepts, none of the others (drawn all the same,
+    as the crawl's pages are)."""
+    return UnlabelledBlocks.of_pages([
+        (page.features, np.array([b.n_words for b in page.blocks], dtype=np.float64)) if is_target(page.language)
+        else (page.features[:0], np.zeros(0)) for page in pages])
 
 
 @dataclass
@@ -234,8 +236,8 @@ def self_train(table: TrainingTable, target: UnlabelledBlocks, model: BlockModel
         sure = (probability >= adapt.confidence) | (probability <= 1 - adapt.confidence)
         words = target.words[sure]
         if not words.sum():
-            log.warning("round %d: no block of the %d target pages is labelled with confidence %.2f; "
-                        "the model stays as it is", number, target.pages, adapt.confidence)
+            log.warning("round %d: no block of the %d target pages (of %d drawn) is labelled with confidence "
+                        "%.2f; the model stays as it is", number, target.targets, target.pages, adapt.confidence)
             break
         labels = (probability[sure] >= adapt.confidence).astype(np.int8)
         log.info("round %d: %d of %d target blocks self-labelled (%.0f %% of their words content)", number,
