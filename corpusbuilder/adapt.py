@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.classifier import FEATURE_NAMES, block_features
+from corpusbuilder.classifier import FEATURE_NAMES, block_features, block_words
 from corpusbuilder.extract import (
     ExtractParams,
     TooManyBlocksError,
@@ -44,11 +44,12 @@ class UnlabelledBlocks:
     pages: int
 
     @classmethod
-    def of_pages(cls, pages: Sequence[tuple[np.ndarray, np.ndarray]]) -> UnlabelledBlocks:
-        """From ``(features, words)`` per drawn page (empty arrays for a page left out)."""
-        return cls(np.concatenate([np.zeros((0, len(FEATURE_NAMES))), *(f for f, _ in pages)], dtype=np.float32),
-                   np.concatenate([np.zeros(0), *(w for _, w in pages)], dtype=np.float64),
-                   np.concatenate([np.zeros(0, np.int32), *(np.full(len(w), i, np.int32) for i, (_, w) in enumerate(pages))]),
+    def of_pages(cls, pages: Sequence[tuple[np.ndarray, np.ndarray] | None]) -> UnlabelledBlocks:
+        """From ``(features, words)`` per drawn page, None for a page left out."""
+        kept = [(i, page) for i, page in enumerate(pages) if page is not None]
+        return cls(np.concatenate([np.zeros((0, len(FEATURE_NAMES))), *(f for _, (f, _) in kept)], dtype=np.float32),
+                   np.concatenate([np.zeros(0), *(w for _, (_, w) in kept)], dtype=np.float64),
+                   np.concatenate([np.zeros(0, np.int32), *(np.full(len(w), i, np.int32) for i, (_, w) in kept)]),
                    len(pages))
 
     @classmethod
@@ -62,8 +63,8 @@ class UnlabelledBlocks:
                    int(offsets[-1]))
 
     @property
-    def targets(self) -> int:
-        """Pages with blocks."""
+    def target_pages(self) -> int:
+        """Drawn pages with blocks (not left out)."""
         return len(np.unique(self.page))
 
     def sample(self, pages: int, seed: int) -> UnlabelledBlocks:
@@ -137,9 +138,8 @@ def crawl_blocks(records: Sequence[WarcRecord], params: ExtractParams) -> tuple[
             elif not is_target(page.language):
                 reason = "language-without-spaces"
             else:
-                pages.append((block_features(page.blocks, page.title),
-                              np.array([b.n_words for b in page.blocks], dtype=np.float64)))
+                pages.append((block_features(page.blocks, page.title), block_words(page.blocks)))
                 continue
         skipped[reason] = skipped.get(reason, 0) + 1
-        pages.append((np.zeros((0, len(FEATURE_NAMES))), np.zeros(0)))
+        pages.append(None)
     return UnlabelledBlocks.of_pages(pages), skipped

@@ -211,12 +211,18 @@ def _container_features(xpaths: list[str], words: np.ndarray, links: np.ndarray,
     return np.column_stack(columns)
 
 
+def block_words(blocks: list[Block]) -> np.ndarray:
+    """Each block's whitespace words: a feature, and the weight a block has in training and in
+    the evaluation, which counts words."""
+    return np.array([b.n_words for b in blocks], dtype=np.float64)
+
+
 def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
     """One row of FEATURE_NAMES per block (float32); ``title`` is the page's <title> text."""
     count = len(blocks)
     if count == 0:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
-    words = np.array([b.n_words for b in blocks], dtype=np.float64)
+    words = block_words(blocks)
     chars = np.array([b.n_chars for b in blocks], dtype=np.float64)
     stop = np.array([b.stopword_density for b in blocks])
     links = np.array([b.link_density for b in blocks])

@@ -14,6 +14,6 @@ records = sample_pages([warc_file(snakemake.input.warcs, warc) for warc in snake
                        snakemake.params.pages, snakemake.params.seed, params)
 blocks, skipped = crawl_blocks(records, params)
 logging.getLogger("corpusbuilder.adapt").info(
-    "%s: %d target pages, %d blocks; left out: %s", snakemake.wildcards.shard, blocks.targets, len(blocks.words),
+    "%s: %d target pages, %d blocks; left out: %s", snakemake.wildcards.shard, blocks.target_pages, len(blocks.words),
     ", ".join(f"{reason}={count}" for reason, count in sorted(skipped.items())) or "none")
 blocks.save(snakemake.output.blocks)

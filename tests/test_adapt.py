@@ -56,7 +56,7 @@ def test_a_shard_sample_has_the_blocks_the_extract_stage_cuts(tmp_path):
         assert skipped.pop("language-without-spaces") == without_spaces.sum()
     ok = ok[~without_spaces]
     # every drawn page counts, those left out with no block
-    assert blocks.pages == blocks.targets + sum(skipped.values()) and blocks.targets == len(ok)
+    assert blocks.pages == blocks.target_pages + sum(skipped.values()) and blocks.target_pages == len(ok)
     per_page = np.bincount(blocks.page, minlength=blocks.pages)
     assert np.array_equal(per_page[per_page > 0], ok["n_blocks"].to_numpy())
     table_words = pd.read_parquet(tmp_path / "blocks.parquet")["n_words"].to_numpy()
@@ -76,22 +76,22 @@ def test_pages_of_a_language_written_without_spaces_are_no_target():
     assert not is_target("ja") and not is_target("zh") and is_target("de") and is_target("")
     japanese = WarcRecord(0, 0, "response", "http://example.jp/", body=JAPANESE.encode(), http_charset="utf-8")
     blocks, skipped = crawl_blocks([japanese], PARAMS)
-    assert (blocks.pages, blocks.targets) == (1, 0) and skipped == {"language-without-spaces": 1}
+    assert (blocks.pages, blocks.target_pages) == (1, 0) and skipped == {"language-without-spaces": 1}
 
 
 def test_unlabelled_blocks_sample_whole_pages_and_survive_a_round_trip(tmp_path):
     pages = [(np.full((n, len(FEATURE_NAMES)), n, dtype=np.float32), np.arange(n, dtype=np.float64))
              for n in (3, 1, 0, 4, 2)]  # the third page drawn, and left out
     blocks = UnlabelledBlocks.of_pages(pages)
-    assert (blocks.pages, blocks.targets) == (5, 4) and list(blocks.page) == [0, 0, 0, 1, 3, 3, 3, 3, 4, 4]
+    assert (blocks.pages, blocks.target_pages) == (5, 4) and list(blocks.page) == [0, 0, 0, 1, 3, 3, 3, 3, 4, 4]
     for seed in range(20):
         three = blocks.sample(3, seed=seed)
-        assert three.pages == 3 and three.targets in (2, 3) and set(three.page) <= {0, 1, 2}
+        assert three.pages == 3 and three.target_pages in (2, 3) and set(three.page) <= {0, 1, 2}
         # a page's blocks all came along: each kept page's rows carry its own block count
         for page in set(three.page):
             rows = three.features[three.page == page]
             assert len(rows) == rows[0, 0]
-    assert {blocks.sample(3, seed=seed).targets for seed in range(20)} == {2, 3}  # the empty page is drawn too
+    assert {blocks.sample(3, seed=seed).target_pages for seed in range(20)} == {2, 3}  # the empty page is drawn too
     assert blocks.sample(9, seed=5) is blocks
     three = blocks.sample(3, seed=1)
     joined = UnlabelledBlocks.joined([blocks, three])
@@ -153,10 +153,10 @@ def test_a_target_with_no_confident_block_leaves_the_model_as_it_is(gold, caplog
 
 def test_the_held_out_target_is_every_block_of_the_gold_pages_in_languages_with_spaces(gold):
     target = unlabelled_blocks(gold)
-    assert target.pages == target.targets == len(gold) and len(target.words) == sum(len(p.blocks) for p in gold)
+    assert target.pages == target.target_pages == len(gold) and len(target.words) == sum(len(p.blocks) for p in gold)
     relabelled = [replace(page, language="ja") if i % 2 else page for i, page in enumerate(gold)]
     thinned = unlabelled_blocks(relabelled)
-    assert (thinned.pages, thinned.targets) == (len(gold), (len(gold) + 1) // 2)
+    assert (thinned.pages, thinned.target_pages) == (len(gold), (len(gold) + 1) // 2)
 
 
 @pytest.mark.workflow

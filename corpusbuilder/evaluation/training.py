@@ -33,6 +33,7 @@ from corpusbuilder.classifier import (
     FEATURE_NAMES,
     BlockModel,
     block_features,
+    block_words,
     page_title,
 )
 from corpusbuilder.config import dataclass_values
@@ -151,9 +152,8 @@ def unlabelled_blocks(pages: Sequence[TrainingPage]) -> UnlabelledBlocks:
     """The gold pages as the held-out self-training's target, labels dropped: every block of each
     page in a language :func:`adapt.is_target` accepts, none of the others (drawn all the same,
     as the crawl's pages are)."""
-    return UnlabelledBlocks.of_pages([
-        (page.features, np.array([b.n_words for b in page.blocks], dtype=np.float64)) if is_target(page.language)
-        else (page.features[:0], np.zeros(0)) for page in pages])
+    return UnlabelledBlocks.of_pages([(page.features, block_words(page.blocks)) if is_target(page.language) else None
+                                      for page in pages])
 
 
 @dataclass
@@ -177,7 +177,7 @@ def training_blocks(pages: Sequence[TrainingPage]) -> dict[str, np.ndarray]:
     return {
         "features": _joined([page.features[k] for page, k in known], np.zeros((0, len(FEATURE_NAMES)))),
         "labels": _joined([page.labels[k] for page, k in known], np.zeros(0, dtype=np.int8)),
-        "words": _joined([np.array([b.n_words for b in page.blocks], dtype=np.float64)[k] for page, k in known],
+        "words": _joined([block_words(page.blocks)[k] for page, k in known],
                          np.zeros(0)),
         "feature_names": np.array(FEATURE_NAMES),
     }
@@ -237,7 +237,7 @@ def self_train(table: TrainingTable, target: UnlabelledBlocks, model: BlockModel
         words = target.words[sure]
         if not words.sum():
             log.warning("round %d: no block of the %d target pages (of %d drawn) is labelled with confidence "
-                        "%.2f; the model stays as it is", number, target.targets, target.pages, adapt.confidence)
+                        "%.2f; the model stays as it is", number, target.target_pages, target.pages, adapt.confidence)
             break
         labels = (probability[sure] >= adapt.confidence).astype(np.int8)
         log.info("round %d: %d of %d target blocks self-labelled (%.0f %% of their words content)", number,
