@@ -476,8 +476,9 @@ def segmented_page(
         blocks = segment_blocks(root, stoplists.load_stoplist(stoplist_name), params.learned)
     if len(blocks) > params.max_blocks:
         raise TooManyBlocksError(f"too-many-blocks: {len(blocks)} (extract.max_blocks {params.max_blocks})")
+    # the title is a feature of the learned classifier only: the jusText presets skip the lookup
     return CleanedPage(charset, charset_source, language, probability, stoplist_name, blocks, replaced,
-                       page_title(root))
+                       page_title(root) if params.learned else "")
 
 
 def clean_page(
