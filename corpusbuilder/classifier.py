@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from operator import attrgetter, methodcaller
 from pathlib import Path
 
 import numpy as np
@@ -143,20 +144,21 @@ def _codepoints(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32), starts, lengths
 
 
-def _text_features(blocks: list[Block], title_words: set[str]) -> tuple[np.ndarray, ...]:
+def _text_features(texts: list[str], words: np.ndarray, title_words: set[str]) -> tuple[np.ndarray, ...]:
     """Character-level text features of every block, counted over the page's code points at once,
-    and the legal-phrase count and title overlap, which need each block's words.
+    and the legal-phrase count and title overlap, which need each block's words (``words``: how
+    many whitespace words each text has).
 
     Columns: sentence ends, final character ends a sentence, capitalised words, digits,
     separators. Capitals are recognised in Latin, Greek and Cyrillic; a separator is one of
     ``_CLASS_MEMBERS[_SEPARATOR]`` or a dash between spaces.
     """
-    texts = [block.text for block in blocks]
     codes, starts, lengths = _codepoints(texts)
     classes = _CHAR_CLASSES[np.minimum(codes, len(_CHAR_CLASSES) - 1)]
     space = (classes & _SPACE) != 0
+    # every block ends in the newline that joins it to the next, a space to this test
     space_after = np.append(space[1:], True)
-    space_before = np.insert(space[:-1], 0, True)
+    space_before = np.concatenate([[True], space[:-1]])
     sentence_end = ((classes & _SENTENCE_END) != 0) & space_after
     word_start = ~space & space_before
     capital = word_start & ((classes & _CAPITAL) != 0)
@@ -168,22 +170,22 @@ def _text_features(blocks: list[Block], title_words: set[str]) -> tuple[np.ndarr
     final_stop = (classes[starts + lengths - 1] & _SENTENCE_FINAL) != 0
     # The word-level features read the page's lower-cased text at once: no match of
     # _LEGAL_PHRASES holds a newline, and splitting the newline-joined text gives each block's
-    # words in turn.
+    # words in turn, as many as ``words`` says (lower-casing may lengthen a text, as "İ" does,
+    # so the starts are counted again).
     lowered = list(map(str.lower, texts))
     joined = "\n".join(lowered)
     lowered_lengths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered))
     lowered_starts = np.concatenate([[0], np.cumsum(lowered_lengths + 1)[:-1]])
     found = _legal_phrase_starts(joined)
     legal = np.bincount(np.searchsorted(lowered_starts, found, side="right") - 1,
-                        minlength=len(blocks)).astype(np.float64)
-    title_overlap = np.zeros(len(blocks))
+                        minlength=len(texts)).astype(np.float64)
+    title_overlap = np.zeros(len(texts))
     if title_words:
-        in_title = np.fromiter(map(title_words.__contains__, joined.split()), dtype=np.int64)
+        page_words = joined.split()
+        in_title = np.fromiter(map(title_words.__contains__, page_words), dtype=bool, count=len(page_words))
         hits_before = np.concatenate([[0], np.cumsum(in_title)])
-        word_counts = np.fromiter(map(len, map(str.split, lowered)), dtype=np.int64, count=len(lowered))
-        word_ends = np.cumsum(word_counts)
-        title_overlap = (hits_before[word_ends] - hits_before[word_ends - word_counts]) / np.array(
-            [block.n_words for block in blocks])
+        word_ends = np.cumsum(words).astype(np.intp)
+        title_overlap = (hits_before[word_ends] - hits_before[word_ends - words.astype(np.intp)]) / words
     return counts, final_stop, title_overlap, legal
 
 
@@ -217,35 +219,43 @@ def block_words(blocks: list[Block]) -> np.ndarray:
     return np.array([b.n_words for b in blocks], dtype=np.float64)
 
 
+# What block_features reads of each Block, gathered by C-level getters rather than a Python loop
+# per attribute (numbers, and hint bits, which float64 holds exactly).
+_BLOCK_NUMBERS = attrgetter("n_words", "n_chars", "stopword_density", "link_density", "tags_count", "heading",
+                            "hints", "near_hints")
+_TEXT = attrgetter("text")
+_XPATH = attrgetter("xpath")
+_STEPS = methodcaller("count", "/")
+
+
 def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
     """One row of FEATURE_NAMES per block (float32); ``title`` is the page's <title> text."""
     count = len(blocks)
     if count == 0:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
-    words = block_words(blocks)
-    chars = np.array([b.n_chars for b in blocks], dtype=np.float64)
-    stop = np.array([b.stopword_density for b in blocks])
-    links = np.array([b.link_density for b in blocks])
+    numbers = np.array(list(map(_BLOCK_NUMBERS, blocks)), dtype=np.float64)
+    words, chars, stop, links, tags, heading = numbers[:, :6].T
+    hints, near_hints = numbers[:, 6:].astype(np.int64).T
+    texts = list(map(_TEXT, blocks))
+    xpaths = list(map(_XPATH, blocks))
     cf, final = classify(blocks, FEATURE_JUSTEXT)
     justext_good = np.array([c == GOOD for c in final], dtype=np.float64)
     cf_good = np.array([c == GOOD for c in cf], dtype=np.float64)
     title_words = set(title.lower().split())
 
-    counts, final_stop, title_overlap, legal = _text_features(blocks, title_words)
+    counts, final_stop, title_overlap, legal = _text_features(texts, words, title_words)
     per_block = np.zeros((count, len(_BLOCK_FEATURES)))
     per_block[:, _COLUMN["mean_sentence_words"]] = words / np.maximum(1, counts[:, 0])
     per_block[:, _COLUMN["sentence_ends_per_word"]] = counts[:, 0] / words
     per_block[:, _COLUMN["ends_with_stop"]] = final_stop
     per_block[:, _COLUMN["capitalised_per_word"]:_COLUMN["separators_per_word"] + 1] = counts[:, 1:4] / words[:, None]
-    per_block[:, _COLUMN["tags_per_word"]] = [b.tags_count for b in blocks] / words
-    per_block[:, _COLUMN["heading"]] = [b.heading for b in blocks]
-    per_block[:, _COLUMN["depth"]] = [b.xpath.count("/") for b in blocks]
+    per_block[:, _COLUMN["tags_per_word"]] = tags / words
+    per_block[:, _COLUMN["heading"]] = heading
+    per_block[:, _COLUMN["depth"]] = list(map(_STEPS, xpaths))
     per_block[:, _COLUMN["title_overlap"]] = title_overlap
     per_block[:, _COLUMN["legal_phrases"]] = legal
     for column, cls in enumerate((BAD, SHORT, NEAR_GOOD, GOOD), start=_COLUMN["cf_bad"]):
         per_block[:, column] = [c == cls for c in cf]
-    hints = np.array([b.hints for b in blocks])
-    near_hints = np.array([b.near_hints for b in blocks])
     for column, bit in enumerate(HINT_BITS.values()):
         per_block[:, _COLUMN["hint_nav"] + column] = (hints & bit) != 0
         per_block[:, _COLUMN["near_hint_nav"] + column] = (near_hints & bit) != 0
@@ -279,13 +289,13 @@ def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
     page[:, 4] = np.average(justext_good, weights=words)
     # readability's idea: the container of the most content-like block holds the article
     top = int(np.argmax(words * stop * (1.0 - links)))
-    shared, container_steps = _top_container_steps([b.xpath for b in blocks], top)
+    shared, container_steps = _top_container_steps(xpaths, top)
     page[:, 5] = shared == container_steps
     page[:, 6] = shared / max(1, container_steps)
     page[:, 7] = np.clip(index - top, -20, 20)
     title_headings = np.flatnonzero((per_block[:, _COLUMN["heading"]] > 0) & (per_block[:, _COLUMN["title_overlap"]] >= 0.5))
     page[:, 8] = index >= title_headings[0] if len(title_headings) else -1.0
-    containers = _container_features([b.xpath for b in blocks], words, links, stop, page_stop, justext_good)
+    containers = _container_features(xpaths, words, links, stop, page_stop, justext_good)
     return np.hstack([per_block, *neighbours, page, containers]).astype(np.float32)
 
 

@@ -110,39 +110,63 @@ _HEADING_IN_PATH = re.compile(r"\bh\d\b")
 # What a page's markup says about a block beyond jusText's features: the semantic elements and
 # the class/id words templates use for navigation, comments and the article itself. jusText
 # ignores them; the learned classifier (corpusbuilder.classifier) reads them as features.
-STRUCTURE_HINTS: dict[str, tuple[frozenset[str], re.Pattern]] = {
+# Per hint: its tags, the substrings of class or id that set it, and the words that set it only
+# at a word boundary (a regex). Substrings are tested with `in`: a regex alternation tries every
+# alternative at every position.
+STRUCTURE_HINTS: dict[str, tuple[frozenset[str], tuple[str, ...], re.Pattern | None]] = {
     "nav": (frozenset({"nav", "menu"}),
-            re.compile(r"nav|menu|breadcrumb|pagination|pager|toolbar|tabs|skip|login|search")),
-    "footer": (frozenset({"footer"}), re.compile(r"foot|copyright|legal|disclaimer|bottom")),
-    "header": (frozenset({"header"}), re.compile(r"header|masthead|banner|topbar|logo")),
+            ("nav", "menu", "breadcrumb", "pagination", "pager", "toolbar", "tabs", "skip", "login", "search"),
+            None),
+    "footer": (frozenset({"footer"}), ("foot", "copyright", "legal", "disclaimer", "bottom"), None),
+    "header": (frozenset({"header"}), ("header", "masthead", "banner", "topbar", "logo"), None),
     "aside": (frozenset({"aside"}),
-              re.compile(r"side|widget|related|recommend|promo|sponsor|teaser|popular|trending|"
-                         r"\bads?\b|advert|newsletter|subscribe|cookie|modal|popup")),
-    "comment": (frozenset(), re.compile(r"comment|reply|respond|discussion|disqus|forum")),
-    "social": (frozenset(), re.compile(r"share|social|twitter|facebook|\btags?\b|keyword|categor|"
-                                       r"byline|author|dateline|\bmeta\b|caption|credit")),
+              ("side", "widget", "related", "recommend", "promo", "sponsor", "teaser", "popular", "trending",
+               "advert", "newsletter", "subscribe", "cookie", "modal", "popup"),
+              re.compile(r"\bads?\b")),
+    "comment": (frozenset(), ("comment", "reply", "respond", "discussion", "disqus", "forum"), None),
+    "social": (frozenset(), ("share", "social", "twitter", "facebook", "keyword", "categor", "byline", "author",
+                             "dateline", "caption", "credit"),
+               re.compile(r"\btags?\b|\bmeta\b")),
     "article": (frozenset({"article", "main"}),
-                re.compile(r"article|content|\bpost|entry|story|\bmain|\bbody|\btext|blog|"
-                           r"\bnews|detail|artikel|inhalt|beitrag")),
-    "list": (frozenset({"li", "ul", "ol", "dl", "dd", "dt", "option"}), re.compile(r"(?!)")),
-    "table": (frozenset({"td", "th", "tr", "table"}), re.compile(r"(?!)")),
-    "quote": (frozenset({"blockquote", "pre", "code"}), re.compile(r"quote")),
-    "paragraph": (frozenset({"p"}), re.compile(r"(?!)")),
+                ("article", "content", "entry", "story", "blog", "detail", "artikel", "inhalt", "beitrag"),
+                re.compile(r"\bpost|\bmain|\bbody|\btext|\bnews")),
+    "list": (frozenset({"li", "ul", "ol", "dl", "dd", "dt", "option"}), (), None),
+    "table": (frozenset({"td", "th", "tr", "table"}), (), None),
+    "quote": (frozenset({"blockquote", "pre", "code"}), ("quote",), None),
+    "paragraph": (frozenset({"p"}), (), None),
 }
 HINT_BITS: dict[str, int] = {name: 1 << i for i, name in enumerate(STRUCTURE_HINTS)}
+_TAG_HINTS: dict[str, int] = {}
+for _name, (_tags, _, _) in STRUCTURE_HINTS.items():
+    for _tag in _tags:
+        _TAG_HINTS[_tag] = _TAG_HINTS.get(_tag, 0) | HINT_BITS[_name]
 
 
-# Pages of one site repeat their templates' class names: the bits are remembered across pages,
-# up to a bound that keeps a crawl of a million sites from growing the process.
+# Bounded caches: pages of one site repeat their templates' class names, and sites share most
+# class words ("container", "row", "clearfix"), while a crawl of a million sites must not grow
+# the process without end.
+@lru_cache(maxsize=200_000)
+def _word_hints(word: str) -> int:
+    """STRUCTURE_HINTS bits that one whitespace-free word of a class or id sets."""
+    bits = 0
+    for name, (_, substrings, words) in STRUCTURE_HINTS.items():
+        if any(substring in word for substring in substrings) or (words is not None and words.search(word)):
+            bits |= HINT_BITS[name]
+    return bits
+
+
 @lru_cache(maxsize=200_000)
 def _element_hints(tag: str, css_class: str | None, element_id: str | None) -> int:
-    """STRUCTURE_HINTS bits of one element, from its tag and class + id."""
-    attributes = (None if css_class is None and element_id is None
-                  else f"{css_class or ''} {element_id or ''}".lower())
-    bits = 0
-    for name, (tags, words) in STRUCTURE_HINTS.items():
-        if tag in tags or (attributes and words.search(attributes)):
-            bits |= HINT_BITS[name]
+    """STRUCTURE_HINTS bits of one element, from its tag and class + id.
+
+    A hint's class/id test is met by "class id" as a whole exactly when one of its words meets
+    it: no substring holds whitespace, and a word boundary falls where whitespace does.
+    """
+    bits = _TAG_HINTS.get(tag, 0)
+    for attribute in (css_class, element_id):
+        if attribute:
+            for word in attribute.lower().split():
+                bits |= _word_hints(word)
     return bits
 
 

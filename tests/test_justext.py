@@ -16,7 +16,9 @@ from lxml import etree
 
 from conftest import BOILERPLATE, require_shared
 from corpusbuilder.justext import (
+    HINT_BITS,
     PRESETS,
+    STRUCTURE_HINTS,
     Block,
     JustextParams,
     classify_context_free,
@@ -25,6 +27,7 @@ from corpusbuilder.justext import (
     parse_html,
     segment_blocks,
 )
+from corpusbuilder.justext import _element_hints
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "justext"
 
@@ -298,6 +301,24 @@ def test_without_structure_hints_only_the_hints_are_left_out():
     with_hints, without = segment_blocks(root, STOPLIST), segment_blocks(root, STOPLIST, structure_hints=False)
     assert any(b.hints for b in with_hints) and not any(b.hints or b.near_hints for b in without)
     assert [replace(b, hints=0, near_hints=0) for b in with_hints] == without
+
+
+@pytest.mark.parametrize("css_class, element_id", [
+    ("ads", None), ("x-ads top", None), ("adsense", None), ("ad_slot", "ad"), ("meta-data", "post_body"),
+    ("Tags\tnewsletter", "mainContent"), ("headline bodytext", None), ("ΑΣ σχόλια", "news"), ("", ""),
+    ("col-md-8\nentry-content", "main"), ("shareTools", "sidebar_2"), ("postmeta", "textwidget"),
+])
+@pytest.mark.parametrize("tag", ["div", "nav", "li", "article"])
+def test_element_hints_are_the_hints_of_class_and_id_as_one_string(tag, css_class, element_id):
+    """Hints are worked out word by word of class and id (and remembered per word); that must
+    be what each hint's substrings and boundary words find in "class id" as a whole."""
+    assert not any(ch.isspace() for _, substrings, _ in STRUCTURE_HINTS.values() for s in substrings for ch in s)
+    attributes = f"{css_class or ''} {element_id or ''}".lower()
+    expected = 0
+    for name, (tags, substrings, words) in STRUCTURE_HINTS.items():
+        if tag in tags or any(s in attributes for s in substrings) or (words is not None and words.search(attributes)):
+            expected |= HINT_BITS[name]
+    assert _element_hints(tag, css_class, element_id) == expected
 
 
 def test_copyright_and_select_make_a_block_bad():
