@@ -184,8 +184,9 @@ def _text_features(texts: list[str], words: np.ndarray, title_words: set[str]) -
         page_words = joined.split()
         in_title = np.fromiter(map(title_words.__contains__, page_words), dtype=bool, count=len(page_words))
         hits_before = np.concatenate([[0], np.cumsum(in_title)])
-        word_ends = np.cumsum(words).astype(np.intp)
-        title_overlap = (hits_before[word_ends] - hits_before[word_ends - words.astype(np.intp)]) / words
+        word_counts = words.astype(np.intp)
+        word_ends = np.cumsum(word_counts)
+        title_overlap = (hits_before[word_ends] - hits_before[word_ends - word_counts]) / words
     return counts, final_stop, title_overlap, legal
 
 
@@ -225,7 +226,7 @@ _BLOCK_NUMBERS = attrgetter("n_words", "n_chars", "stopword_density", "link_dens
                             "hints", "near_hints")
 _TEXT = attrgetter("text")
 _XPATH = attrgetter("xpath")
-_STEPS = methodcaller("count", "/")
+_PATH_DEPTH = methodcaller("count", "/")
 
 
 def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
@@ -251,7 +252,7 @@ def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
     per_block[:, _COLUMN["capitalised_per_word"]:_COLUMN["separators_per_word"] + 1] = counts[:, 1:4] / words[:, None]
     per_block[:, _COLUMN["tags_per_word"]] = tags / words
     per_block[:, _COLUMN["heading"]] = heading
-    per_block[:, _COLUMN["depth"]] = list(map(_STEPS, xpaths))
+    per_block[:, _COLUMN["depth"]] = list(map(_PATH_DEPTH, xpaths))
     per_block[:, _COLUMN["title_overlap"]] = title_overlap
     per_block[:, _COLUMN["legal_phrases"]] = legal
     for column, cls in enumerate((BAD, SHORT, NEAR_GOOD, GOOD), start=_COLUMN["cf_bad"]):

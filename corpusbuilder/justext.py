@@ -136,10 +136,10 @@ STRUCTURE_HINTS: dict[str, tuple[frozenset[str], tuple[str, ...], re.Pattern | N
     "paragraph": (frozenset({"p"}), (), None),
 }
 HINT_BITS: dict[str, int] = {name: 1 << i for i, name in enumerate(STRUCTURE_HINTS)}
-_TAG_HINTS: dict[str, int] = {}
-for _name, (_tags, _, _) in STRUCTURE_HINTS.items():
-    for _tag in _tags:
-        _TAG_HINTS[_tag] = _TAG_HINTS.get(_tag, 0) | HINT_BITS[_name]
+_TAG_HINTS: dict[str, int] = {
+    tag: sum(HINT_BITS[name] for name, (tags, _, _) in STRUCTURE_HINTS.items() if tag in tags)
+    for tags, _, _ in STRUCTURE_HINTS.values() for tag in tags
+}
 
 
 # Bounded caches: pages of one site repeat their templates' class names, and sites share most
@@ -149,8 +149,9 @@ for _name, (_tags, _, _) in STRUCTURE_HINTS.items():
 def _word_hints(word: str) -> int:
     """STRUCTURE_HINTS bits that one whitespace-free word of a class or id sets."""
     bits = 0
-    for name, (_, substrings, words) in STRUCTURE_HINTS.items():
-        if any(substring in word for substring in substrings) or (words is not None and words.search(word)):
+    for name, (_, substrings, boundary_words) in STRUCTURE_HINTS.items():
+        if any(substring in word for substring in substrings) or (
+                boundary_words is not None and boundary_words.search(word)):
             bits |= HINT_BITS[name]
     return bits
 
