@@ -27,6 +27,11 @@ rule exact_hashes:
 
 # The partition jobs' one input: were they to list every shard's hashes file, Snakemake would
 # scan that list of N for each of the N·P partition files the exact_dedup jobs ask for (N²·P).
+# Writing a list of names is no work for a cluster job: it runs where Snakemake runs.
+localrules:
+    exact_manifest,
+
+
 rule exact_manifest:
     input:
         hashes=EXACT_HASHES,

@@ -47,6 +47,11 @@ rule dup_ngram_part:
 
 
 # G2+'s stats (sizes, counts) summed over its parts: the report's and dedup's memory figures.
+# Summing a few numbers is no work for a cluster job: it runs where Snakemake runs.
+localrules:
+    dup_ngrams,
+
+
 rule dup_ngrams:
     input:
         stats=expand(
