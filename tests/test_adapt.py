@@ -29,7 +29,7 @@ from corpusbuilder.extract import ExtractParams, WarcRecord, clean_page, extract
 from corpusbuilder.stoplists import writes_without_spaces
 from corpusbuilder.tables import FILES
 
-from conftest import BOILERPLATE, REPO, SAMPLE_WARCS, require_shared
+from conftest import BOILERPLATE, QUICK_BINS, REPO, SAMPLE_WARCS, require_shared
 
 PARAMS = ExtractParams()  # the best preset, as the extract stage runs it by default
 
@@ -113,7 +113,7 @@ def gold():
 def test_each_round_labels_the_target_with_the_last_model_and_adds_its_sure_blocks_as_one_source(gold, monkeypatch):
     table = training_table([p for p in gold if p.gold.dataset != "l3s-gn1"])
     target = unlabelled_blocks([p for p in gold if p.gold.dataset == "l3s-gn1"])
-    params, adapt = TrainParams(max_iter=6), AdaptParams(rounds=2, confidence=0.7, pages=100)
+    params, adapt = TrainParams(max_bins=QUICK_BINS, max_iter=6), AdaptParams(rounds=2, confidence=0.7, pages=100)
     base = fit(table, params)
     fitted, seen = [], []
     real_fit = training.fit
@@ -143,11 +143,11 @@ def test_each_round_labels_the_target_with_the_last_model_and_adds_its_sure_bloc
 
 def test_a_target_with_no_confident_block_leaves_the_model_as_it_is(gold, caplog):
     table = training_table(gold)
-    base = fit(table, TrainParams(max_iter=3))
+    base = fit(table, TrainParams(max_bins=QUICK_BINS, max_iter=3))
     # three trees barely move off the prior: no block reaches 0.99 either way
     target = unlabelled_blocks(gold[:3])
     assert ((base.probabilities(target.features) > 0.01) & (base.probabilities(target.features) < 0.99)).all()
-    assert self_train(table, target, base, TrainParams(max_iter=3), AdaptParams(confidence=0.99)) is base
+    assert self_train(table, target, base, TrainParams(max_bins=QUICK_BINS, max_iter=3), AdaptParams(confidence=0.99)) is base
     assert "no block of the 3 target pages" in caplog.text
 
 
@@ -165,7 +165,7 @@ def test_the_sample_crawl_is_extracted_with_a_model_adapted_to_it(tmp_path):
     require_shared(BOILERPLATE)
     config = {"input": {"warcs": list(map(str, SAMPLE_WARCS))},
               "evaluate": {"gold_dir": str(BOILERPLATE)},
-              "train": {"max_pages": 5, "max_iter": 5, "datasets": ["cleaneval-dev", "l3s-gn1"]},
+              "train": {"max_pages": 5, "max_iter": 5, "max_bins": QUICK_BINS, "datasets": ["cleaneval-dev", "l3s-gn1"]},
               "adapt": {"enabled": True, "rounds": 2, "pages": 12}}
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     shards = ("sample-00", "sample-01", "sample-02")

@@ -35,7 +35,7 @@ from corpusbuilder.evaluation.training import (
     write_training_blocks,
 )
 
-from conftest import BOILERPLATE, require_shared
+from conftest import BOILERPLATE, QUICK_BINS, require_shared
 
 NEWS = Path(__file__).resolve().parent / "fixtures" / "classifier" / "news.html"
 ARTICLE_START = "After three years"
@@ -128,10 +128,11 @@ def test_numpy_tree_walk_equals_scikit_learn():
     from sklearn.ensemble import HistGradientBoostingClassifier
 
     table = synthetic_table()
-    params = TrainParams(max_iter=25, min_samples_leaf=5)
+    params = TrainParams(max_bins=QUICK_BINS, max_iter=25, min_samples_leaf=5)
     model = fit(table, params)
     reference = HistGradientBoostingClassifier(
         max_iter=25, learning_rate=params.learning_rate, max_depth=params.max_depth, min_samples_leaf=5,
+        max_bins=params.max_bins,
         l2_regularization=params.l2_regularization, early_stopping=False, random_state=params.seed,
     ).fit(table.features, table.labels, sample_weight=table.weights)
     probe = synthetic_table(200, seed=1).features
@@ -207,7 +208,7 @@ def test_float32_rows_split_as_in_float64():
 
 
 def test_model_round_trips_and_refuses_other_features(tmp_path):
-    model = fit(synthetic_table(), TrainParams(max_iter=5, min_samples_leaf=5))
+    model = fit(synthetic_table(), TrainParams(max_bins=QUICK_BINS, max_iter=5, min_samples_leaf=5))
     model.save(tmp_path / "m.npz")
     loaded = BlockModel.load(tmp_path / "m.npz")
     probe = synthetic_table(50, seed=2).features
@@ -248,7 +249,7 @@ def test_shipped_model_keeps_the_article_and_drops_the_template():
 def test_preset_best_from_config_and_model_file(tmp_path):
     params = ExtractParams.from_config({"preset": "best"})
     assert params.learned and params.model is None
-    model = fit(synthetic_table(), TrainParams(max_iter=3, min_samples_leaf=5))
+    model = fit(synthetic_table(), TrainParams(max_bins=QUICK_BINS, max_iter=3, min_samples_leaf=5))
     model.save(tmp_path / "m.npz")
     params = ExtractParams.from_config({"preset": "best", "model": str(tmp_path / "m.npz")})
     assert load_model(params.model).feature.shape == model.feature.shape
@@ -283,7 +284,7 @@ def test_shipped_model_quality_floor_on_a_fixed_sample():
 
 def test_training_is_seeded_and_a_held_out_model_never_saw_its_source(tmp_path):
     pages = training_pages(gold_sample(6))
-    params = TrainParams(max_iter=8)
+    params = TrainParams(max_bins=QUICK_BINS, max_iter=8)
     first, second = fit(training_table(pages), params), fit(training_table(pages), params)
     for name in ("feature", "threshold", "value"):
         np.testing.assert_array_equal(getattr(first, name), getattr(second, name))
@@ -307,7 +308,7 @@ def test_evaluation_scores_best_only_with_a_model_held_out_from_the_set(tmp_path
 
     pages = training_pages(gold_sample(4))
     table = training_table(pages)
-    params = TrainParams(max_iter=4)
+    params = TrainParams(max_bins=QUICK_BINS, max_iter=4)
     models = {source: fit(table, params, without=source) for source in ("cleaneval", "l3s-gn1")}
     assert learned_for("cleaneval-final", models).name == "best"
     with pytest.raises(ValueError, match="no best model held out from msv"):

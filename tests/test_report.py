@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 import corpusbuilder
-from conftest import BOILERPLATE, REPO, SAMPLE_WARCS, copy_workdir, require_shared, unavailable
+from conftest import BOILERPLATE, QUICK_BINS, REPO, SAMPLE_WARCS, copy_workdir, require_shared, unavailable
 from corpusbuilder.report.corpus_stats import (
     ShardFiles,
     benchmark_files,
@@ -207,7 +207,7 @@ def report_run(tmp_path_factory, sample_build):
     config["evaluate"] = {"max_pages": 10, "datasets": ["cleaneval-dev", "trafilatura-dev"],
                           "extractors": ["best", "best-adapted", "justext-default", "keep-all"],
                           "gold_dir": str(BOILERPLATE if with_gold else workdir / "no-gold-sets")}
-    config["train"] = {"max_pages": 5, "max_iter": 5, "datasets": ["cleaneval-dev", "l3s-gn1", "trafilatura-dev"]}
+    config["train"] = {"max_pages": 5, "max_iter": 5, "max_bins": QUICK_BINS, "datasets": ["cleaneval-dev", "l3s-gn1", "trafilatura-dev"]}
     config["adapt"] = {"rounds": 1, "pages": 4, "confidence": 0.51}  # five trees are never sure
     configfile = workdir / "test-config.yaml"
     configfile.write_text(yaml.safe_dump(config))
