@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, SAMPLE_WARCS, corpus_bytes, unavailable
+from conftest import FEW_PARTITIONS, REPO, SAMPLE_WARCS, corpus_bytes, unavailable
 from slurm_cluster import LocalSlurm, foreign_config, missing_daemons
 
 pytestmark = [pytest.mark.workflow, pytest.mark.cluster]
@@ -61,7 +61,7 @@ def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path, sa
     result = run_snakemake(
         tmp_path, "--workflow-profile", str(REPO / "profiles" / "slurm"), "--slurm-no-account",
         "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1", env=slurm.env,
-        exact_dedup={"partitions": 2}, ngrams={"partitions": 2},
+        **FEW_PARTITIONS,
     )
     assert result.returncode == 0, result.stderr[-4000:] + slurm.logs()
     assert "sbatch" in result.stderr or "SLURM" in result.stderr

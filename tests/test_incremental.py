@@ -24,7 +24,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import CRAWL, REPO, copy_workdir, corpus_bytes, require_shared
+from conftest import CRAWL, FEW_PARTITIONS, REPO, copy_workdir, corpus_bytes, require_shared
 
 SAMPLE = REPO / "resources" / "sample"
 SAMPLES = [str(SAMPLE / f"sample-0{i}.warc.gz") for i in range(3)]
@@ -276,7 +276,7 @@ def interrupted(tmp_path_factory):
             pytest.fail("crawl-00 has fewer than 700 records")
         stream.seek(0)
         cut.write_bytes(stream.read(end))
-    config = write_config(root / "config.yaml", {"input": {"warcs": [SAMPLES[0], str(cut)]}})
+    config = write_config(root / "config.yaml", {"input": {"warcs": [SAMPLES[0], str(cut)]}, **FEW_PARTITIONS})
 
     reference = root / "reference"
     reference.mkdir()

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import CRAWL, REPO, require_shared, truth_key
+from conftest import CRAWL, FEW_PARTITIONS, REPO, require_shared, truth_key
 
 pytestmark = pytest.mark.workflow
 
@@ -244,7 +244,7 @@ def test_running_from_a_directory_of_ones_own(tmp_path):
     assert missing.returncode != 0
     assert f"no configuration: {tmp_path} has no config/config.yaml; give one with --configfile FILE" in missing.stderr + missing.stdout
     (tmp_path / "crawl.warc.gz").write_bytes((REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes())
-    (tmp_path / "my.yaml").write_text(yaml.safe_dump({"input": {"warcs": ["crawl.warc.gz"]}}))
+    (tmp_path / "my.yaml").write_text(yaml.safe_dump({"input": {"warcs": ["crawl.warc.gz"]}, **FEW_PARTITIONS}))
     built = run("results/corpus/crawl.jsonl.gz", "--configfile", "my.yaml")  # --configfile takes several
     assert built.returncode == 0, built.stderr[-3000:]
     records = [json.loads(line) for line in gzip.open(tmp_path / "results" / "corpus" / "crawl.jsonl.gz", "rt")]
@@ -267,7 +267,8 @@ def test_a_crawl_built_against_an_earlier_corpus_equals_its_part_of_one_build_ov
                                  ("b", sample[2:], tmp_path / "a" / "results" / "dedup_state.parquet")):
         runs[name] = tmp_path / name
         runs[name].mkdir()
-        config = {"input": {"warcs": warcs}, "dedup": {**dedup, **({"against": str(against)} if against else {})}}
+        config = {"input": {"warcs": warcs}, "dedup": {**dedup, **({"against": str(against)} if against else {})},
+                  **FEW_PARTITIONS}
         result = snakemake(runs[name], config)
         assert result.returncode == 0, result.stderr[-5000:]
     expected, got = corpus_texts(runs["both"], "sample-02"), corpus_texts(runs["b"], "sample-02")
