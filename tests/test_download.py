@@ -31,7 +31,7 @@ from corpusbuilder import download
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.download import DownloadError, fetch, resolve_sources, shard_name
 
-from conftest import SAMPLE_WARCS, corpus_bytes
+from conftest import FEW_PARTITIONS, SAMPLE_WARCS, corpus_bytes
 from test_workflow import snakemake
 
 REPO = Path(__file__).resolve().parents[1]
@@ -815,7 +815,7 @@ def test_s3_and_flaky_https_inputs_build_the_corpus_of_local_files(https_server,
     remote = [f"s3://crawl/sample/{warcs[0].name}", f"s3://crawl/sample/{warcs[1].name}",
               url(https_server, "drop", warcs[2].name)]
     download_options = {"retries": 2, "backoff": 0.01, "timeout": 10, "s3": s3.options}
-    result = snakemake(tmp_path, {"input": {"warcs": remote}, "download": download_options})
+    result = snakemake(tmp_path, {"input": {"warcs": remote}, "download": download_options, **FEW_PARTITIONS})
     assert result.returncode == 0, result.stderr[-4000:]
     meta = {p.name: json.loads(p.read_text()) for p in (tmp_path / "data/warc").glob("*/*.json")}
     assert [m["method"] for _, m in sorted(meta.items())] == ["s3", "s3", "http"]
