@@ -54,10 +54,10 @@ def run_snakemake(workdir: Path, *args: str, env=None, **settings) -> subprocess
 
 
 def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path, sample_build):
-    """Every job a SLURM job, against the local build with the defaults. A job costs ~10 s here
-    (a Snakemake start inside it), so the hash partitions are 2 instead of 16 and 8 — the
-    decisions are the same for any number, which this checks too — and the status is checked
-    every second instead of every 10."""
+    """Every job but the local rules' a SLURM job, the profile's groups one job per shard each,
+    against the local build with the defaults. A job costs ~10 s here (a Snakemake start inside
+    it), so the hash partitions are 2 instead of 16 and 8 — the decisions are the same for any
+    number, which this checks too — and the status is checked every second instead of every 10."""
     result = run_snakemake(
         tmp_path, "--workflow-profile", str(REPO / "profiles" / "slurm"), "--slurm-no-account",
         "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1", env=slurm.env,
@@ -65,6 +65,11 @@ def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path, sa
     )
     assert result.returncode == 0, result.stderr[-4000:] + slurm.logs()
     assert "sbatch" in result.stderr or "SLURM" in result.stderr
+    shards = len(SAMPLE_WARCS)
+    for group in ("per_shard", "per_shard_after_merge"):
+        assert result.stderr.count(f"Group job {group} (") == shards
+    for rule in ("download", "exact_manifest", "dup_ngrams"):
+        assert f"localrule {rule}:" in result.stderr
     cluster_corpus = corpus_bytes(tmp_path)
     assert cluster_corpus and cluster_corpus == corpus_bytes(sample_build)
 
