@@ -42,10 +42,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-import justext as reference  # noqa: E402  (the package, from the `peers` extra)
-import trafilatura  # noqa: E402
-from justext.core import decode_html  # noqa: E402
-from resiliparse.extract.html2text import extract_plain_text  # noqa: E402
+try:  # the peers it is measured against come from the `peers` extra
+    import justext as reference
+    import trafilatura
+    from justext.core import decode_html
+    from resiliparse.extract.html2text import extract_plain_text
+except ModuleNotFoundError as missing:
+    sys.exit(f"bench_extract: {missing.name} is not installed; the peers come with pip install -e '.[dev,peers]'")
 
 from corpusbuilder import justext as ours  # noqa: E402
 from corpusbuilder.classifier import classify_learned, page_title  # noqa: E402

@@ -39,9 +39,9 @@ def _stoplist_name(language: str) -> str | None:
     return name
 
 
-def _cleaned(body: bytes, params, stoplist_name: str | None, name: str, fmt: str) -> tuple[str, bool]:
+def _cleaned(body: bytes, params, stoplist_name: str | None, name: str, fmt: str) -> tuple[str, str]:
     """One page's output in ``fmt`` (txt: its good blocks one a line; json: one JSON line) and
-    whether it could be decoded."""
+    what became of it: "cleaned", "skipped" (undecodable, too many blocks) or "no text"."""
     import json
 
     from corpusbuilder.extract import TooManyBlocksError, UndecodableError, clean_page
@@ -50,13 +50,17 @@ def _cleaned(body: bytes, params, stoplist_name: str | None, name: str, fmt: str
         page = clean_page(body, None, params, stoplist_name)
     except (UndecodableError, TooManyBlocksError) as error:
         print(f"{name}: skipped ({error})", file=sys.stderr)
-        return ("" if fmt == "txt" else json.dumps({"file": name, "error": str(error)}) + "\n"), False
+        return ("" if fmt == "txt" else json.dumps({"file": name, "error": str(error)}) + "\n"), "skipped"
+    if not page.blocks:
+        # an empty output is then no verdict of the classifier: say so
+        print(f"{name}: no text in the page", file=sys.stderr)
     good = [" ".join(block.text.split()) for block in page.blocks if block.final_class == "good"]
+    status = "cleaned" if page.blocks else "no text"
     if fmt == "txt":
-        return "".join(text + "\n" for text in good), True
+        return "".join(text + "\n" for text in good), status
     record = {"file": name, "language": page.language, "stoplist": page.stoplist, "text": "\n\n".join(good),
               "paragraphs": good}
-    return json.dumps(record, ensure_ascii=False) + "\n", True
+    return json.dumps(record, ensure_ascii=False) + "\n", status
 
 
 def cmd_clean_html(args) -> int:
@@ -78,8 +82,9 @@ def cmd_clean_html(args) -> int:
             suffix = ".txt" if args.format == "txt" else ".json"
             for path, (text, _) in zip(pages, outputs):
                 (out_dir / f"{path.stem}{suffix}").write_text(text, encoding="utf-8")
-        failed = sum(not ok for _, ok in outputs)
-        print(f"{len(pages)} pages cleaned into {target} ({failed} undecodable)", file=sys.stderr)
+        statuses = [status for _, status in outputs]
+        print(f"{len(pages)} pages cleaned into {target} ({statuses.count('skipped')} skipped, "
+              f"{statuses.count('no text')} without text)", file=sys.stderr)
         return 0
     if source == "-":
         body, name = sys.stdin.buffer.read(), "<stdin>"
@@ -96,9 +101,14 @@ def cmd_clean_html(args) -> int:
 
 
 def cmd_extract(args) -> int:
+    from corpusbuilder.download import looks_like_warc
     from corpusbuilder.extract import extract_shard
     from corpusbuilder.logs import setup_logging
 
+    # as the workflow's check of input.warcs: a file that does not start with a WARC record is no
+    # shard with 0 records but a wrong argument
+    if not looks_like_warc(Path(args.warc)):
+        raise ConfigError(f"{args.warc}: not a WARC file (no WARC record at its start, plain or gzipped)")
     setup_logging()
     prefix = Path(args.out_prefix)
     shard = args.shard or prefix.name
@@ -118,7 +128,8 @@ def cmd_check_config(args) -> int:
 
     path = args.config or WORKFLOW_CONFIG_PATH
     if not path.exists():
-        raise ConfigError(f"config file not found: {path} (give one with --config)")
+        raise ConfigError(f"config file not found: {path} (run it in the workflow's directory, or give one "
+                          "with --config)")
     check_input_paths(load_config(path), Path.cwd())
     print(f"{path}: valid")
     return 0
@@ -138,9 +149,21 @@ def cmd_strip_frequent_lines(args) -> int:
 
 
 def cmd_similar_pairs(args) -> int:
+    import gzip
+    import json
+
     from corpusbuilder.similarity import write_similar_pairs_tsv
 
-    count = write_similar_pairs_tsv([Path(args.corpus)], Path(args.out_tsv), args.threshold)
+    try:
+        count = write_similar_pairs_tsv([Path(args.corpus)], Path(args.out_tsv), args.threshold)
+    except (gzip.BadGzipFile, EOFError) as error:
+        raise ConfigError(f"{args.corpus}: not a gzipped corpus ({error})") from None
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{args.corpus}: a line is not JSON ({error.msg}); give a corpus as export writes "
+                          "it (results/corpus/*.jsonl.gz)") from None
+    except KeyError as error:
+        raise ConfigError(f"{args.corpus}: a document without the field {error}; give a corpus as export "
+                          "writes it (results/corpus/*.jsonl.gz)") from None
     print(f"{count} pairs above {args.threshold} in {args.out_tsv}", file=sys.stderr)
     return 0
 
@@ -187,6 +210,20 @@ def _positive(text: str) -> float:
     return value
 
 
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, not {text}")
+    return value
+
+
+def _count(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="corpusbuilder",
@@ -198,10 +235,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"corpusbuilder {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add(name, func, help_text):
+    def add(name, func, help_text, config_help=f"config file (default: {WORKFLOW_CONFIG_PATH} when the working "
+            "directory has one, else the schema's defaults)"):
         sub = commands.add_parser(name, help=help_text, description=help_text)
-        sub.add_argument("--config", type=Path, help=f"config file (default: {WORKFLOW_CONFIG_PATH} when the working "
-                         "directory has one, else the schema's defaults)")
+        sub.add_argument("--config", type=Path, help=config_help)
         sub.set_defaults(func=func)
         return sub
 
@@ -222,8 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     extract = add("extract", cmd_extract, "Extract one WARC shard: write OUT_PREFIX.docs.parquet "
                   "(a row per record, with skip reasons) and OUT_PREFIX.blocks.parquet (jusText blocks).")
-    extract.add_argument("warc", metavar="WARC")
-    extract.add_argument("out_prefix", metavar="OUT_PREFIX")
+    extract.add_argument("warc", metavar="WARC", help="a WARC file, plain or gzipped (.warc, .warc.gz)")
+    extract.add_argument("out_prefix", metavar="OUT_PREFIX",
+                         help="where the two tables go: OUT_PREFIX.docs.parquet and OUT_PREFIX.blocks.parquet")
     extract.add_argument("--shard", help="shard name used in document ids (default: OUT_PREFIX's file name)")
     extract.add_argument("--preset", choices=presets, help=preset_help)
 
@@ -233,9 +271,12 @@ def build_parser() -> argparse.ArgumentParser:
               "most frequent first.")
     dup.add_argument("input", metavar="INPUT.txt", type=Path)
     dup.add_argument("output", metavar="OUTPUT.tsv", type=Path)
-    dup.add_argument("--n", type=int, default=10, choices=range(3, 21), metavar="N", help="n-gram length, 3-20")
-    dup.add_argument("--mem-mb", type=_positive, default=256, help="memory budget of one chunk, in MB (> 0)")
-    dup.add_argument("--min-count", type=int, default=2)
+    dup.add_argument("--n", type=int, default=10, choices=range(3, 21), metavar="N",
+                     help="n-gram length, 3-20 (default 10, the thesis' §3.4)")
+    dup.add_argument("--mem-mb", type=_positive, default=256,
+                     help="memory budget of one chunk, in MB (> 0; default 256)")
+    dup.add_argument("--min-count", type=_count, default=2,
+                     help="write the n-grams seen at least this many times (≥ 1; default 2, the duplicates)")
 
     strip = add("strip-frequent-lines", cmd_strip_frequent_lines,
                 "Remove the preambles and epilogues that many *.txt files of IN_DIR share (Kaser & Lemire's "
@@ -249,9 +290,10 @@ def build_parser() -> argparse.ArgumentParser:
     pairs = add("similar-pairs", cmd_similar_pairs,
                 "Write id_a, id_b and the estimated resemblance (min-hash of 5-word shingles) of every pair "
                 "of documents of an exported corpus above a threshold.")
-    pairs.add_argument("corpus", metavar="CORPUS.jsonl[.gz]")
+    pairs.add_argument("corpus", metavar="CORPUS.jsonl[.gz]", help="a corpus as export writes it")
     pairs.add_argument("out_tsv", metavar="OUT.tsv")
-    pairs.add_argument("--threshold", type=float, default=0.5)
+    pairs.add_argument("--threshold", type=_share, default=0.5,
+                       help="write the pairs whose estimated resemblance is above this, 0-1 (default 0.5)")
 
     books = add("compare-books", cmd_compare_books,
                 "How two paginated documents relate (Spasojevic & Poncin): SAME_PAGINATION, DIFFERENT_PAGINATION, "
@@ -260,11 +302,13 @@ def build_parser() -> argparse.ArgumentParser:
     books.add_argument("book_a", metavar="A.txt")
     books.add_argument("book_b", metavar="B.txt")
 
-    add("check-config", cmd_check_config, "Validate a config file and its input paths.")
+    add("check-config", cmd_check_config, "Validate a config file and its input paths, as the workflow does "
+        "before it plans any job.", config_help=f"config file (default: {WORKFLOW_CONFIG_PATH}, which the "
+        "working directory must then have)")
 
-    status = commands.add_parser(
-        "slurm-status", help="Print running, success or failed for a SLURM job id (the status "
-        "command of profiles/cluster-generic).")
+    status_help = ("Print running, success or failed for a SLURM job id, as Snakemake's cluster-generic "
+                   "executor asks it (the status command of profiles/cluster-generic).")
+    status = commands.add_parser("slurm-status", help=status_help, description=status_help)
     status.add_argument("job_id", metavar="JOBID")
     status.set_defaults(func=cmd_slurm_status)
     return parser

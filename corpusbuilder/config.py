@@ -137,7 +137,8 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
 def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     """Stop early, naming the key, when an input cannot make a corpus: a local WARC that does not
     exist or is no WARC, one listed twice, one inside the workflow's own data/warc/ (whose files
-    it replaces), an s3:// input without boto3 installed, and settings that contradict each other."""
+    it replaces), a local Common Crawl listing that is missing or unreadable, an s3:// input
+    without boto3 installed, and settings that contradict each other."""
     from corpusbuilder.download import S3_INSTALL_HINT, looks_like_warc, parse_source, resolve_sources, s3_available
     from corpusbuilder.stoplists import PAGE, available_stoplists
 
@@ -168,6 +169,14 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         resolve_sources(config["input"]["warcs"], base_dir=base_dir)
     except ValueError as error:
         raise ConfigError(f"config key 'input.warcs': {error}") from None
+    listing = cc_paths["listing"]
+    try:
+        # a remote listing is read once, when the workflow plans its jobs (its errors name it)
+        if listing is not None and parse_source(listing)[0] == "local":
+            resolve_sources([], cc_listing=listing, cc_base_url=cc_paths["base_url"], cc_limit=cc_paths["limit"],
+                            base_dir=base_dir)
+    except (ValueError, OSError) as error:
+        raise ConfigError(f"config key 'input.cc_paths.listing': {error}") from None
     bands, k = config["similarity"]["bands"], config["similarity"]["k"]
     if bands and k % bands:
         raise ConfigError(f"config key 'similarity.bands': {bands} does not divide similarity.k = {k}")

@@ -30,11 +30,15 @@ def test_clean_html_writes_good_blocks_per_page(tmp_path):
     (pages / "walk.html").write_text(ARTICLE)
     (pages / "fluss.html").write_text(GERMAN)
     (pages / "notes.txt").write_text("not a page")
+    (pages / "blank.html").write_text("<html><body>  </body></html>")
     # jusText's thresholds: on this five-block page the learned preset keeps the lone copyright
     # line (p = 0.84); test_clean_html_with_the_best_preset covers it on a page with a template
     result = run("clean-html", str(pages), str(out), "--preset", "default")
     assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["fluss.txt", "walk.txt"]
+    assert sorted(p.name for p in out.iterdir()) == ["blank.txt", "fluss.txt", "walk.txt"]
+    # an empty output that is no verdict of the classifier says so
+    assert "blank.html: no text in the page" in result.stderr
+    assert "3 pages cleaned" in result.stderr and "(0 skipped, 1 without text)" in result.stderr
     walk = (out / "walk.txt").read_text().splitlines()
     assert walk[0].startswith("A walk along the river") or walk[0].startswith("When we set out")
     assert not any("All rights reserved" in line for line in walk)
@@ -68,6 +72,10 @@ def test_help_explains_every_command():
     assert result.returncode == 0
     for command in ("clean-html", "extract", "check-config"):
         assert command in result.stdout
+    # every option says what it does and its default
+    assert "default 2" in run("dup-ngrams", "--help").stdout
+    assert "default 0.5" in run("similar-pairs", "--help").stdout
+    assert "OUT_PREFIX.docs.parquet" in run("extract", "--help").stdout
 
 
 def test_strip_frequent_lines_writes_bodies_and_boundaries(tmp_path):
@@ -219,8 +227,16 @@ def test_bad_paths_and_inputs_are_one_line_not_a_traceback(tmp_path):
     folder, a zero memory budget: one line and a non-zero exit, never a traceback."""
     (tmp_path / "folder").mkdir()
     (tmp_path / "binary.txt").write_bytes(bytes(range(256)) * 4)
+    (tmp_path / "not-gzip.jsonl.gz").write_text("plain text\n")
+    (tmp_path / "not-json.jsonl").write_text("plain text\n")
+    (tmp_path / "no-id.jsonl").write_text('{"text": "a document without an id"}\n')
     for args in (["extract", str(tmp_path / "missing.warc.gz"), str(tmp_path / "out")],
                  ["extract", str(tmp_path / "folder"), str(tmp_path / "out")],
+                 ["extract", str(tmp_path / "binary.txt"), str(tmp_path / "out")],
+                 ["similar-pairs", str(tmp_path / "not-gzip.jsonl.gz"), str(tmp_path / "out.tsv")],
+                 ["similar-pairs", str(tmp_path / "not-json.jsonl"), str(tmp_path / "out.tsv")],
+                 ["similar-pairs", str(tmp_path / "no-id.jsonl"), str(tmp_path / "out.tsv")],
+                 ["similar-pairs", str(tmp_path / "no-id.jsonl"), str(tmp_path / "out.tsv"), "--threshold", "7"],
                  ["dup-ngrams", str(tmp_path / "binary.txt"), str(tmp_path / "out.tsv")],
                  ["dup-ngrams", str(tmp_path / "missing.txt"), str(tmp_path / "out.tsv")],
                  ["similar-pairs", str(tmp_path / "missing.jsonl.gz"), str(tmp_path / "out.tsv")],
@@ -230,6 +246,8 @@ def test_bad_paths_and_inputs_are_one_line_not_a_traceback(tmp_path):
         assert result.returncode == 2, (args, result.stderr)
         assert "Traceback" not in result.stderr, (args, result.stderr)
         assert result.stderr.strip().splitlines()[-1].startswith("corpusbuilder"), (args, result.stderr)
+    # a file that is no WARC is a wrong argument, not a shard of 0 records
+    assert not (tmp_path / "out.docs.parquet").exists()
 
 
 def test_a_full_disk_fails_the_extract_instead_of_writing_error_rows(tmp_path):

@@ -143,6 +143,24 @@ def _warc_config(tmp_path, **extract):
     return validate_config({"input": {"warcs": ["a.warc.gz"]}, "extract": extract})
 
 
+def test_a_local_listing_that_cannot_be_read_is_refused_naming_the_key(tmp_path):
+    """check-config said "valid" for a missing, binary or escaping warc.paths listing, and the
+    workflow stopped on it with a traceback; now both stop at the config, naming the key."""
+    from corpusbuilder.config import check_input_paths
+
+    def listing_config(listing):
+        return validate_config({"input": {"cc_paths": {"listing": listing, "limit": 5,
+                                                       "base_url": "https://data.commoncrawl.org/"}}})
+
+    (tmp_path / "good.paths").write_text("crawl-data/a.warc.gz\ncrawl-data/b.warc.gz\n")
+    check_input_paths(listing_config("good.paths"), tmp_path)
+    (tmp_path / "binary.paths").write_bytes(bytes(range(128, 256)))
+    (tmp_path / "climbing.paths").write_text("crawl-data/a.warc.gz\n../../etc/b.warc.gz\n")
+    for listing, problem in (("missing.paths", "missing"), ("binary.paths", "cannot read"), ("climbing.paths", "'..'")):
+        with pytest.raises(ConfigError, match=rf"input.cc_paths.listing.*{problem}"):
+            check_input_paths(listing_config(listing), tmp_path)
+
+
 def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
     """Issue 17: /etc/passwd as a WARC, min_bytes > max_bytes, a WARC inside data/warc/ (the
     workflow's own copies, which it replaces) and a WARC listed twice finished with exit 0 or lost
