@@ -149,21 +149,13 @@ def cmd_strip_frequent_lines(args) -> int:
 
 
 def cmd_similar_pairs(args) -> int:
-    import gzip
-    import json
-
+    from corpusbuilder.export import CorpusFormatError
     from corpusbuilder.similarity import write_similar_pairs_tsv
 
     try:
         count = write_similar_pairs_tsv([Path(args.corpus)], Path(args.out_tsv), args.threshold)
-    except (gzip.BadGzipFile, EOFError) as error:
-        raise ConfigError(f"{args.corpus}: not a gzipped corpus ({error})") from None
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{args.corpus}: a line is not JSON ({error.msg}); give a corpus as export writes "
-                          "it (results/corpus/*.jsonl.gz)") from None
-    except KeyError as error:
-        raise ConfigError(f"{args.corpus}: a document without the field {error}; give a corpus as export "
-                          "writes it (results/corpus/*.jsonl.gz)") from None
+    except CorpusFormatError as error:
+        raise ConfigError(f"{error}; give a corpus as export writes it (results/corpus/*.jsonl.gz)") from None
     print(f"{count} pairs above {args.threshold} in {args.out_tsv}", file=sys.stderr)
     return 0
 
@@ -254,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a file, - for stdout (the default), or a directory for a directory IN")
     clean.add_argument("--format", choices=["txt", "json"], default="txt", help="output format (default txt)")
     clean.add_argument("--language", default="auto",
-                       help="stop list: auto (guess per page), a language name (German) or ISO code (de)")
+                       help="stop list: auto (guess per page; the default), a language name (German) or ISO code (de)")
     clean.add_argument("--preset", choices=presets, help=preset_help)
 
     extract = add("extract", cmd_extract, "Extract one WARC shard: write OUT_PREFIX.docs.parquet "

@@ -261,7 +261,7 @@ def _read_listing(listing: str, base_dir: Path, s3: dict | None) -> str:
         if data.startswith(GZIP_MAGIC):
             data = gzip.decompress(data)
         return data.decode("utf-8")
-    except (OSError, EOFError, UnicodeDecodeError) as err:
+    except (OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
         raise ValueError(f"cannot read listing {listing!r}: {err}") from err
 
 

@@ -23,6 +23,7 @@ import gzip
 import io
 import json
 import math
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,10 +160,34 @@ def write_corpus(documents: Iterable[ExportDocument], jsonl_path: Path, prevert_
     return len(documents)
 
 
+class CorpusFormatError(ValueError):
+    """A file read as a corpus that is not one as `write_corpus` writes it."""
+
+
 def read_corpus(path: Path) -> Iterator[dict]:
-    """Read an exported `.jsonl.gz` (or plain `.jsonl`) corpus back, one dict per document."""
+    """Read an exported `.jsonl.gz` (or plain `.jsonl`) corpus back, one dict per document.
+
+    Raises CorpusFormatError, naming the file (and line), for what is not such a corpus: a
+    ``.gz`` that is not gzip, cut short or damaged, a line that is not JSON or no document
+    (an object with a string ``id`` and a list of ``paragraphs``)."""
     opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as lines:
-        for line in lines:
-            if line.strip():
-                yield json.loads(line)
+    try:
+        with opener(path, "rt", encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    document = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise CorpusFormatError(f"{path}: line {number} is not JSON ({error.msg})") from None
+                if not (isinstance(document, dict) and isinstance(document.get("id"), str)
+                        and isinstance(document.get("paragraphs"), list)):
+                    raise CorpusFormatError(f"{path}: line {number} is no document (a JSON object with a string "
+                                            "id and a list of paragraphs)")
+                yield document
+    except gzip.BadGzipFile:
+        raise CorpusFormatError(f"{path}: not gzip data") from None
+    except EOFError:
+        raise CorpusFormatError(f"{path}: cut short (its gzip stream ends early)") from None
+    except zlib.error as error:
+        raise CorpusFormatError(f"{path}: damaged gzip data ({error})") from None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import subprocess
 import sys
 
@@ -230,13 +231,24 @@ def test_bad_paths_and_inputs_are_one_line_not_a_traceback(tmp_path):
     (tmp_path / "not-gzip.jsonl.gz").write_text("plain text\n")
     (tmp_path / "not-json.jsonl").write_text("plain text\n")
     (tmp_path / "no-id.jsonl").write_text('{"text": "a document without an id"}\n')
+    (tmp_path / "no-object.jsonl").write_text('[1, 2]\n')
+    corpus = gzip.compress(b"".join(b'{"id": "s:%d", "paragraphs": ["word %d and more words"]}\n' % (i, i)
+                                    for i in range(200)))
+    (tmp_path / "cut.jsonl.gz").write_bytes(corpus[:len(corpus) // 2])
+    damaged = bytearray(corpus)
+    damaged[30:60] = bytes(30)
+    (tmp_path / "damaged.jsonl.gz").write_bytes(bytes(damaged))
+    (tmp_path / "good.jsonl.gz").write_bytes(corpus)
     for args in (["extract", str(tmp_path / "missing.warc.gz"), str(tmp_path / "out")],
                  ["extract", str(tmp_path / "folder"), str(tmp_path / "out")],
                  ["extract", str(tmp_path / "binary.txt"), str(tmp_path / "out")],
                  ["similar-pairs", str(tmp_path / "not-gzip.jsonl.gz"), str(tmp_path / "out.tsv")],
                  ["similar-pairs", str(tmp_path / "not-json.jsonl"), str(tmp_path / "out.tsv")],
                  ["similar-pairs", str(tmp_path / "no-id.jsonl"), str(tmp_path / "out.tsv")],
-                 ["similar-pairs", str(tmp_path / "no-id.jsonl"), str(tmp_path / "out.tsv"), "--threshold", "7"],
+                 ["similar-pairs", str(tmp_path / "no-object.jsonl"), str(tmp_path / "out.tsv")],
+                 ["similar-pairs", str(tmp_path / "cut.jsonl.gz"), str(tmp_path / "out.tsv")],
+                 ["similar-pairs", str(tmp_path / "damaged.jsonl.gz"), str(tmp_path / "out.tsv")],
+                 ["similar-pairs", str(tmp_path / "good.jsonl.gz"), str(tmp_path / "out.tsv"), "--threshold", "7"],
                  ["dup-ngrams", str(tmp_path / "binary.txt"), str(tmp_path / "out.tsv")],
                  ["dup-ngrams", str(tmp_path / "missing.txt"), str(tmp_path / "out.tsv")],
                  ["similar-pairs", str(tmp_path / "missing.jsonl.gz"), str(tmp_path / "out.tsv")],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gzip
 from pathlib import Path
 
 import pytest
@@ -148,17 +149,28 @@ def test_a_local_listing_that_cannot_be_read_is_refused_naming_the_key(tmp_path)
     workflow stopped on it with a traceback; now both stop at the config, naming the key."""
     from corpusbuilder.config import check_input_paths
 
-    def listing_config(listing):
-        return validate_config({"input": {"cc_paths": {"listing": listing, "limit": 5,
-                                                       "base_url": "https://data.commoncrawl.org/"}}})
+    def listing_config(listing, warcs=()):
+        return validate_config({"input": {"warcs": list(warcs), "cc_paths": {
+            "listing": listing, "limit": 5, "base_url": "https://data.commoncrawl.org/"}}})
 
-    (tmp_path / "good.paths").write_text("crawl-data/a.warc.gz\ncrawl-data/b.warc.gz\n")
+    entries = b"crawl-data/a.warc.gz\ncrawl-data/b.warc.gz\n"
+    (tmp_path / "good.paths").write_bytes(entries)
+    (tmp_path / "good.paths.gz").write_bytes(gzip.compress(entries))
     check_input_paths(listing_config("good.paths"), tmp_path)
+    check_input_paths(listing_config("good.paths.gz"), tmp_path)
     (tmp_path / "binary.paths").write_bytes(bytes(range(128, 256)))
+    damaged = bytearray(gzip.compress(entries * 50))
+    damaged[20:40] = bytes(20)
+    (tmp_path / "damaged.paths.gz").write_bytes(bytes(damaged))
     (tmp_path / "climbing.paths").write_text("crawl-data/a.warc.gz\n../../etc/b.warc.gz\n")
-    for listing, problem in (("missing.paths", "missing"), ("binary.paths", "cannot read"), ("climbing.paths", "'..'")):
+    for listing, problem in (("missing.paths", "missing"), ("binary.paths", "cannot read"),
+                             ("damaged.paths.gz", "cannot read"), ("climbing.paths", "'..'")):
         with pytest.raises(ConfigError, match=rf"input.cc_paths.listing.*{problem}"):
             check_input_paths(listing_config(listing), tmp_path)
+    # as the workflow reads them: a listing entry that repeats one of input.warcs
+    with pytest.raises(ConfigError, match="input.cc_paths.listing.*more than once"):
+        check_input_paths(listing_config("good.paths", ["https://data.commoncrawl.org/crawl-data/a.warc.gz"]),
+                          tmp_path)
 
 
 def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
