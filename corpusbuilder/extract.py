@@ -164,7 +164,10 @@ def iter_warc_records(path: Path, params: ExtractParams) -> Iterator[WarcRecord]
                 # always forward: past the start of the last record read, so no record is read twice
                 start = _next_record_start(stream, failed_at + 1, size)
                 what = f"{type(error).__name__}: {ascii(str(error)[:200])}"
-                reason = (f"truncated: {what}" if start is None
+                # the reader's own error (warcio's, on a record cut off mid-header or mid-body) is
+                # kept for diagnosis, after what it means for the file
+                reason = (f"truncated: the last {size - failed_at} bytes are an incomplete record ({what})"
+                          if start is None
                           else f"unreadable, {start - failed_at} bytes skipped to the next record: {what}")
             index += 1
             yield WarcRecord(index, failed_at, "error", "", reason=reason[:500])

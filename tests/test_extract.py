@@ -116,6 +116,19 @@ def test_decode_order_of_evidence():
         decode_html(bytes(range(32)) * 10, "utf-8")
 
 
+def test_a_last_record_shorter_than_its_length_is_reported_in_plain_words(tmp_path):
+    """As the shared crawl's truncated shard ends: a complete gzip member whose record promises
+    99,999 bytes. The reader fails inside warcio; the row says what that means for the file first."""
+    warc = write_warc(tmp_path / "a.warc.gz", [{"uri": "http://a.example/1", "body": ARTICLE.encode()}])
+    cut_off = gzip.compress(b"WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 99999\r\n\r\nHTTP/1.1 200 OK\r\n")
+    cut = tmp_path / "cut.warc.gz"
+    cut.write_bytes(warc.read_bytes() + cut_off)
+    records = list(iter_warc_records(cut, ExtractParams()))
+    assert [r.reason for r in records[:1]] == [""] and len(records) == 2
+    assert records[1].offset == warc.stat().st_size
+    assert records[1].reason.startswith(f"truncated: the last {len(cut_off)} bytes are an incomplete record (")
+
+
 @pytest.mark.parametrize("cut_at", ["mid-body", "member-start"])
 def test_truncated_shard_keeps_what_was_read(tmp_path, cut_at):
     page = ARTICLE.encode()
