@@ -209,7 +209,7 @@ def _share(text: str) -> float:
     return value
 
 
-def _count(text: str) -> int:
+def _at_least_one(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {text}")
@@ -267,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="n-gram length, 3-20 (default 10, the thesis' §3.4)")
     dup.add_argument("--mem-mb", type=_positive, default=256,
                      help="memory budget of one chunk, in MB (> 0; default 256)")
-    dup.add_argument("--min-count", type=_count, default=2,
+    dup.add_argument("--min-count", type=_at_least_one, default=2,
                      help="write the n-grams seen at least this many times (≥ 1; default 2, the duplicates)")
 
     strip = add("strip-frequent-lines", cmd_strip_frequent_lines,

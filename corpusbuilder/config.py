@@ -174,8 +174,8 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         # a remote listing is read once, when the workflow plans its jobs (its errors name it); a
         # local one with input.warcs, as the workflow reads them: an entry may repeat a WARC
         if listing is not None and parse_source(listing)[0] == "local":
-            resolve_sources(config["input"]["warcs"], cc_listing=listing, cc_base_url=cc_paths["base_url"], cc_limit=cc_paths["limit"],
-                            base_dir=base_dir)
+            resolve_sources(config["input"]["warcs"], cc_listing=listing, cc_base_url=cc_paths["base_url"],
+                            cc_limit=cc_paths["limit"], base_dir=base_dir)
     except (ValueError, OSError) as error:
         raise ConfigError(f"config key 'input.cc_paths.listing': {error}") from None
     bands, k = config["similarity"]["bands"], config["similarity"]["k"]
