@@ -174,3 +174,20 @@ def test_main_content_overview_pivots_bag_of_words_and_snippet_f1():
     assert overview.set_index("extractor").loc["a", "s"] == 0.7
     assert overview.set_index("extractor").loc["b", "mean"] == pytest.approx(0.9)
     assert overview.set_index("extractor").loc["a", "pages/s"] == pytest.approx(20 / 5.0)
+
+
+def test_a_peer_scored_alone_reads_the_page():
+    # Without one of our block extractors the page is not segmented, but the peer still gets it
+    # (it was once handed an empty page and scored 0 on every set).
+    from corpusbuilder.evaluation.extractors import Extraction, Extractor
+    from corpusbuilder.evaluation.gold import GoldPage
+    from corpusbuilder.evaluation.scores import evaluate_pages
+
+    def whole_text(page):
+        return Extraction(" ".join(parse_html(page.html).itertext()))
+
+    html = b"<html><body><p>The river rose overnight and the town woke to water.</p></body></html>"
+    page = GoldPage("hand", "1", html, gold_text="The river rose overnight and the town woke to water.")
+    alone = evaluate_pages([page], [Extractor("peer", whole_text, uses_blocks=False, module="peer")])["peer"]
+    assert alone.failures == 0
+    assert scores(alone.words).f1 == 1.0

@@ -26,6 +26,7 @@ from .extractors import (
     EXTRACTORS,
     Extraction,
     Extractor,
+    PreparedPage,
     available,
     decoded_html,
     justext_kept,
@@ -126,7 +127,9 @@ def evaluate_pages(pages: Iterable[GoldPage], extractors: Sequence[Extractor],
         started = time.perf_counter()
         html = decoded_html(page, params)
         decoded = time.perf_counter()
-        prepared = prepare_page(html, params) if any_blocks else prepare_page("", params)
+        # Without a block extractor the page is not parsed or segmented, but the peers still
+        # need its text: an empty page here scored every peer 0 when none of ours was chosen.
+        prepared = prepare_page(html, params) if any_blocks else PreparedPage(html, None, [], "")
         prepare_seconds = time.perf_counter() - decoded
         decode_seconds = decoded - started
         for extractor in extractors:
