@@ -184,7 +184,8 @@ def test_a_peer_scored_alone_reads_the_page():
     from corpusbuilder.evaluation.scores import evaluate_pages
 
     def whole_text(page):
-        return Extraction(" ".join(parse_html(page.html).itertext()))
+        root = parse_html(page.html)
+        return Extraction(" ".join(root.itertext()) if root is not None else "")
 
     html = b"<html><body><p>The river rose overnight and the town woke to water.</p></body></html>"
     page = GoldPage("hand", "1", html, gold_text="The river rose overnight and the town woke to water.")

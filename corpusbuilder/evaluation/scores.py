@@ -127,8 +127,9 @@ def evaluate_pages(pages: Iterable[GoldPage], extractors: Sequence[Extractor],
         started = time.perf_counter()
         html = decoded_html(page, params)
         decoded = time.perf_counter()
-        # Without a block extractor the page is not parsed or segmented, but the peers still
-        # need its text: an empty page here scored every peer 0 when none of ours was chosen.
+        # Without a block extractor the page is not parsed, language-guessed or segmented (its
+        # per-language tallies fall under "unknown"), but the peers still need its text: an
+        # empty page here once scored every peer 0 when none of ours was chosen.
         prepared = prepare_page(html, params) if any_blocks else PreparedPage(html, None, [], "")
         prepare_seconds = time.perf_counter() - decoded
         decode_seconds = decoded - started
