@@ -51,11 +51,11 @@ def _cleaned(body: bytes, params, stoplist_name: str | None, name: str, fmt: str
     except (UndecodableError, TooManyBlocksError) as error:
         print(f"{name}: skipped ({error})", file=sys.stderr)
         return ("" if fmt == "txt" else json.dumps({"file": name, "error": str(error)}) + "\n"), "skipped"
-    if not page.blocks:
+    status = "cleaned" if page.blocks else "no text"
+    if status == "no text":
         # an empty output is then no verdict of the classifier: say so
         print(f"{name}: no text in the page", file=sys.stderr)
     good = [" ".join(block.text.split()) for block in page.blocks if block.final_class == "good"]
-    status = "cleaned" if page.blocks else "no text"
     if fmt == "txt":
         return "".join(text + "\n" for text in good), status
     record = {"file": name, "language": page.language, "stoplist": page.stoplist, "text": "\n\n".join(good),
