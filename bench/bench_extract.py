@@ -6,6 +6,8 @@ Each extractor starts from the same decoded page (a str; decoding is left out be
 extractors would share it) and does its whole job on it:
 
 - ``best``: parse + segmentation (§2.7.1) + the 84 block features + the gradient-boosted trees;
+- ``best-python-walks``: the same with the Python walks of segmentation and trees, as a package
+  built without a C compiler runs it (listed when the compiled module is built);
 - ``justext-default``: parse + segmentation + Algorithms 2.2 and 2.3 (thesis §2.7), the `default` preset;
 - ``justext-package``: the reference ``justext`` 3.0.2 with the same stop list;
 - ``trafilatura``, ``resiliparse``: their main-content extraction as the evaluation calls them.
@@ -36,6 +38,7 @@ import pstats
 import statistics
 import sys
 import time
+from contextlib import contextmanager
 from importlib.metadata import version
 from pathlib import Path
 
@@ -50,6 +53,7 @@ try:  # the peers it is measured against come from the `peers` extra
 except ModuleNotFoundError as missing:
     sys.exit(f"bench_extract: {missing.name} is not installed; the peers come with pip install -e '.[dev,peers]'")
 
+from corpusbuilder import classifier  # noqa: E402
 from corpusbuilder import justext as ours  # noqa: E402
 from corpusbuilder.classifier import classify_learned, page_title  # noqa: E402
 
@@ -77,8 +81,26 @@ def run_best(html: str, stoplist: frozenset[str]) -> list[str]:
     return classify_learned(ours.segment_blocks(root, stoplist), page_title(root))
 
 
+@contextmanager
+def python_walks():
+    """Run as a package built without a C compiler runs: without corpusbuilder._fastpath."""
+    compiled = ours._fastpath
+    ours._fastpath = classifier._fastpath = None
+    try:
+        yield
+    finally:
+        ours._fastpath = classifier._fastpath = compiled
+
+
+def run_best_python(html: str, stoplist: frozenset[str]) -> list[str]:
+    """`best` with the Python walks (segmentation and trees), same results."""
+    with python_walks():
+        return run_best(html, stoplist)
+
+
 EXTRACTORS = {
     "best": run_best,
+    **({"best-python-walks": run_best_python} if ours._fastpath is not None else {}),
     "justext-default": ours.justext,
     PACKAGE: reference.justext,
     "trafilatura": lambda html, stoplist: trafilatura.extract(html),
@@ -172,15 +194,16 @@ def main(argv: list[str] | None = None) -> int:
         "skipped_pages": failed,
         "datasets": list(DATASETS),
         "timing": "CPU time (process_time) per call, median of rounds",
+        "compiled_walks": ours._fastpath is not None,
         "pages_per_s": {name: statistics.median(r["pages_per_s"][name] for r in rounds) for name in EXTRACTORS},
         "ratio_to_package": {name: statistics.median(r["ratio_to_package"][name] for r in rounds)
                              for name in EXTRACTORS},
         "rounds": rounds,
         "machine": machine_info(),
     }
-    print(f"\n{'extractor':<16} {'pages/s':>8} {'× package':>10}")
+    print(f"\n{'extractor':<18} {'pages/s':>8} {'× package':>10}")
     for name in EXTRACTORS:
-        print(f"{name:<16} {result['pages_per_s'][name]:>8.1f} {result['ratio_to_package'][name]:>9.2f}×")
+        print(f"{name:<18} {result['pages_per_s'][name]:>8.1f} {result['ratio_to_package'][name]:>9.2f}×")
     args.json.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written to {args.json}")
     return 0

@@ -36,6 +36,11 @@ from corpusbuilder.justext import (
 )
 from corpusbuilder.package_data import SHIPPED_MODEL
 
+try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
+    from corpusbuilder import _fastpath
+except ImportError:
+    _fastpath = None
+
 # jusText's verdicts enter as features; preset C is the thesis' best single setting (Table 2.8).
 FEATURE_JUSTEXT: JustextParams = PRESETS["C"]
 # Kohlschütter's text density wraps text at 80 columns.
@@ -341,21 +346,41 @@ class BlockModel:
         return np.where(narrow > self.threshold, np.nextafter(narrow, np.float32(-np.inf)), narrow)
 
     def probabilities(self, features: np.ndarray) -> np.ndarray:
-        """P(content) per row of ``features``: all trees walked at once, one level per step.
+        """P(content) per row of ``features``: the leaves' values summed as log-odds."""
+        if len(features) == 0:
+            return np.zeros(0)
+        # summed along the rows of a C-ordered (rows × trees) array: numpy's pairwise sum, whose
+        # rounding the shipped model's outputs were taken with
+        log_odds = self.baseline + self.value[self._leaves(features)].sum(axis=1)
+        return 1.0 / (1.0 + np.exp(-log_odds))
+
+    def _leaves(self, features: np.ndarray) -> np.ndarray:
+        """The leaf each row reaches in each tree (rows × trees): compiled for the float32 rows
+        `block_features` gives, when the compiled module is there."""
+        if _fastpath is not None and features.dtype == np.float32:
+            return _fastpath.tree_leaves(np.ascontiguousarray(features), self.feature_index, self.float32_threshold,
+                                         self.children, self.root_index, self.depth)
+        return self._leaves_numpy(features)
+
+    @cached_property
+    def root_index(self) -> np.ndarray:
+        """``roots`` as intp."""
+        return self.roots.astype(np.intp)
+
+    def _leaves_numpy(self, features: np.ndarray) -> np.ndarray:
+        """All trees walked at once, one level per step.
 
         Flat indexing: a row's feature f sits at ``row * width + f``, and node i's children at
         ``children[2 i + go_left]``, so each level is four gathers over (rows × trees), done with
         ``np.take`` into buffers allocated once; every index is in range, and ``mode="clip"``
         spares numpy the check and the copy ``mode="raise"`` makes.
         """
-        if len(features) == 0:
-            return np.zeros(0)
         if features.dtype == np.float32:
             flat, threshold = np.ascontiguousarray(features).ravel(), self.float32_threshold
         else:
             flat, threshold = np.ascontiguousarray(features, dtype=np.float64).ravel(), self.threshold
         row_starts = (np.arange(len(features), dtype=np.intp) * features.shape[1])[:, None]
-        nodes = np.repeat(self.roots.astype(np.intp)[None, :], len(features), axis=0)
+        nodes = np.repeat(self.root_index[None, :], len(features), axis=0)
         index = np.empty_like(nodes)
         values = np.empty(nodes.shape, dtype=flat.dtype)
         split_values = np.empty(nodes.shape, dtype=flat.dtype)
@@ -369,10 +394,7 @@ class BlockModel:
             np.multiply(nodes, 2, out=index)
             index += go_left
             np.take(self.children, index, out=nodes, mode="clip")
-        # summed along the rows of a C-ordered (rows × trees) array: numpy's pairwise sum, whose
-        # rounding the shipped model's outputs were taken with
-        log_odds = self.baseline + self.value[nodes].sum(axis=1)
-        return 1.0 / (1.0 + np.exp(-log_odds))
+        return nodes
 
     def save(self, path: Path | str) -> None:
         np.savez_compressed(path, feature=self.feature, threshold=self.threshold, left=self.left,

@@ -23,6 +23,11 @@ from types import SimpleNamespace
 from lxml import etree
 from lxml.html.defs import block_tags as _FRAGMENT_BLOCK_TAGS  # div or span around a fragment
 
+try:  # the compiled walk, built with the package where a C compiler was at hand (setup.py)
+    from corpusbuilder import _fastpath
+except ImportError:
+    _fastpath = None
+
 GOOD = "good"
 BAD = "bad"
 SHORT = "short"
@@ -337,12 +342,27 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
 
     ``structure_hints=False`` leaves every block's ``hints`` 0: jusText's classes never read
     them, and reading the elements' class and id is a good part of the walk.
+
+    With the compiled module (``corpusbuilder._fastpath``) the walk runs over libxml2's nodes,
+    with the same blocks; a page holding a node it does not model takes the walk below.
     """
     if root is None:
         return []
     root_tag = root.tag
     if not isinstance(root_tag, str) or root_tag in _KILLED_TAGS:
         return []
+    if _fastpath is not None:
+        try:
+            return _fastpath.segment_walk(root, _make_block, _lowercased(stoplist), structure_hints,
+                                          PARAGRAPH_TAGS, _KILLED_TAGS, _UNWRAPPED_TAGS, _collapsed_length)
+        except _fastpath.Unsupported:
+            pass
+    return _segment_blocks_python(root, stoplist, structure_hints)
+
+
+def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool) -> list[Block]:
+    """:func:`segment_blocks`' walk with lxml's ``iterwalk``, for a root that is an element whose
+    tag is not killed."""
     stoplist = _lowercased(stoplist)
     blocks: list[Block] = []
 

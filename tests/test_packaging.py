@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
+import zipfile
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from conftest import REPO, write_warc
+from corpusbuilder import justext
 from imports import LIBRARY, third_party_closure, workflow_rules
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
@@ -176,6 +179,9 @@ def test_wheel_runs_from_any_directory(installed_wheel):
     bin_dir, work = installed_wheel
     where = run_installed(installed_wheel, "python", "-c", "import corpusbuilder, sys; print(corpusbuilder.__file__)")
     assert where.returncode == 0 and not where.stdout.startswith(str(REPO)), where.stdout + where.stderr
+    if justext._fastpath is not None:  # this machine compiles it, so the wheel carries it too
+        compiled = run_installed(installed_wheel, "python", "-c", "import corpusbuilder._fastpath")
+        assert compiled.returncode == 0, compiled.stderr
 
     pages = work / "pages"
     pages.mkdir()
@@ -200,6 +206,27 @@ def test_wheel_runs_from_any_directory(installed_wheel):
     (work / "bad.yaml").write_text(yaml.safe_dump({"extract": {"max_bytes": -1}}))
     bad = run_installed(installed_wheel, "corpusbuilder", "check-config", "--config", "bad.yaml")
     assert bad.returncode == 2 and "extract.max_bytes" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.slow
+def test_without_a_c_compiler_the_package_builds_without_its_compiled_walks(tmp_path):
+    # a fresh machine may lack gcc or Python's headers: the build warns and goes on. Built from
+    # the checkout's files without what an earlier build left in it (the editable install's .so).
+    source = tmp_path / "source"
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=REPO,
+                            capture_output=True, text=True, check=True).stdout
+    for name in filter(None, listed.split("\0")):
+        if (REPO / name).exists() or (REPO / name).is_symlink():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, source / name, follow_symlinks=False)
+    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--verbose", "--no-cache-dir", "--no-deps",
+                             "--wheel-dir", str(tmp_path / "dist"), str(source)],
+                            env={**os.environ, "CC": "false"}, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "the compiled walks were not built" in result.stdout + result.stderr
+    with zipfile.ZipFile(next((tmp_path / "dist").glob("corpusbuilder-*.whl"))) as wheel:
+        names = wheel.namelist()
+    assert "corpusbuilder/justext.py" in names and not [n for n in names if n.endswith((".so", ".c"))]
 
 
 # --------------------------------------------------------------------------- the workflow's style

@@ -1,0 +1,306 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""The `best` preset's two hot loops, compiled: jusText's segmentation walk (§2.7.1) over libxml2's
+nodes, and the walk of the gradient-boosted trees.
+
+Built by setup.py when a C compiler and Python's headers are at hand; without them the package
+installs all the same and :mod:`corpusbuilder.justext` and :mod:`corpusbuilder.classifier` run
+their Python walks, which give the same blocks and the same probabilities
+(tests/test_fastpath.py holds the two to each other on every gold page).
+
+Why the segmentation is faster here: lxml's ``iterwalk`` makes a Python object of every element
+and copies its text and tail into new strings at each event, and the Python loop then merges
+the pieces. Here the text nodes are read where libxml2 keeps them and merged in one buffer; only
+what a block keeps (its text pieces, its path) becomes Python objects. Only libxml2's structs are
+read — no libxml2 function is called, so this module does not link against the libxml2 inside
+lxml's own extension.
+"""
+
+from libc.stdlib cimport free, realloc
+from libc.string cimport memcpy, strcmp, strlen
+
+cimport lxml.includes.etreepublic as cetree
+from lxml.includes.tree cimport (
+    XML_COMMENT_NODE,
+    XML_ELEMENT_NODE,
+    XML_TEXT_NODE,
+    xmlAttr,
+    xmlNode,
+)
+
+import numpy as np
+
+cetree.import_lxml__etree()
+
+
+class Unsupported(Exception):
+    """The page holds a node this walk does not model (a processing instruction, CDATA, an
+    element in a namespace …): the caller runs the Python walk on it instead."""
+
+
+cdef class ElementAttributes:
+    """An element's attributes as the path features read them: ``get`` as lxml's ``Element.get``
+    for a name without a namespace. Holds the page's root so the document outlives it."""
+
+    cdef xmlNode* c_node
+    cdef object owner
+
+    def get(self, str name, default=None):
+        cdef bytes key = name.encode("utf8")
+        cdef xmlAttr* attribute = self.c_node.properties
+        cdef xmlNode* value
+        cdef bytearray text
+        while attribute is not NULL:
+            if attribute.ns is NULL and strcmp(<const char*> attribute.name, key) == 0:
+                value = attribute.children
+                if value is not NULL and value.next is NULL and value.type == XML_TEXT_NODE:
+                    return _utf8(value.content)
+                text = bytearray()  # what xmlNodeListGetString joins: the text children
+                while value is not NULL:
+                    if value.type != XML_TEXT_NODE:
+                        raise Unsupported("an attribute value that is not plain text")
+                    text += value.content[:strlen(<const char*> value.content)]
+                    value = value.next
+                return text.decode("utf8")
+            attribute = attribute.next
+        return default
+
+
+cdef inline str _utf8(const unsigned char* text):
+    return (<const char*> text)[:strlen(<const char*> text)].decode("utf8")
+
+
+cdef ElementAttributes _attributes(xmlNode* c_node, object owner):
+    cdef ElementAttributes attributes = ElementAttributes.__new__(ElementAttributes)
+    attributes.c_node = c_node
+    attributes.owner = owner
+    return attributes
+
+
+cdef struct Buffer:
+    char* data
+    size_t length
+    size_t capacity
+
+
+cdef int _append(Buffer* buffer, const unsigned char* text) except -1:
+    cdef size_t size = strlen(<const char*> text)
+    cdef size_t needed = buffer.length + size
+    cdef char* grown
+    if needed > buffer.capacity:
+        grown = <char*> realloc(buffer.data, needed * 2 + 64)
+        if grown is NULL:
+            raise MemoryError()
+        buffer.data = grown
+        buffer.capacity = needed * 2 + 64
+    memcpy(buffer.data + buffer.length, text, size)
+    buffer.length = needed
+    return 0
+
+
+cdef inline bint _ascii_blank(const unsigned char* text, size_t length, bint* decided):
+    """Whether the text is whitespace by str.isspace when its bytes decide it: all ASCII
+    whitespace (yes) or any other ASCII byte (no); ``decided`` is left False otherwise."""
+    cdef size_t i
+    cdef unsigned char byte
+    cdef bint only_ascii = True
+    for i in range(length):
+        byte = text[i]
+        if byte >= 0x80:
+            only_ascii = False
+        elif not (byte == 0x20 or 0x09 <= byte <= 0x0D or 0x1C <= byte <= 0x1F):
+            decided[0] = True
+            return False
+    decided[0] = only_ascii
+    return only_ascii
+
+
+cdef class _Blocks:
+    """The block being filled and the blocks made so far, as segment_blocks keeps them."""
+
+    cdef Buffer pending  # text nodes that form one text node once the page is cleaned, UTF-8
+    cdef list text_nodes
+    cdef long chars_in_links, tags_count
+    cdef object block_path
+    cdef bint in_link, after_br
+    cdef list blocks
+    cdef object make_block, stoplist, collapsed_length
+    cdef bint structure_hints
+
+    def __dealloc__(self):
+        free(self.pending.data)
+
+    cdef int close_text_node(self, bint count_links) except -1:
+        """A kept element's start or end closes the text node before it; a blank one is ignored."""
+        cdef bint decided
+        cdef str piece
+        if self.pending.length == 0:
+            return 0
+        if not _ascii_blank(<const unsigned char*> self.pending.data, self.pending.length, &decided) or not decided:
+            piece = self.pending.data[:self.pending.length].decode("utf8")
+            if decided or not piece.isspace():
+                self.text_nodes.append(piece)
+                if count_links and self.in_link:
+                    # length once whitespace runs are collapsed, as the package counts it
+                    self.chars_in_links += self.collapsed_length(piece)
+                self.after_br = False
+        self.pending.length = 0
+        return 0
+
+    cdef int close_block(self) except -1:
+        if self.text_nodes:
+            block = self.make_block(self.text_nodes, self.chars_in_links, self.tags_count, self.block_path,
+                                    self.stoplist, self.structure_hints)
+            if block is not None:
+                self.blocks.append(block)
+            self.text_nodes = []
+        return 0
+
+
+def segment_walk(cetree._Element root, make_block, stoplist, bint structure_hints,
+                 paragraph_tags, killed_tags, unwrapped_tags, collapsed_length):
+    """The blocks of :func:`corpusbuilder.justext.segment_blocks` for a root that is an element
+    whose tag is not killed; raises :class:`Unsupported` on a node it does not model.
+
+    The Python walk's events map onto libxml2's node lists: its text, tail and comment-tail
+    pieces are the text nodes between two kept elements' starts and ends, in document order;
+    killed elements and comments are skipped with everything inside, and unwrapped elements
+    are walked through without events of their own.
+    """
+    cdef xmlNode* c_root = root._c_node
+    cdef xmlNode* c_node = c_root
+    cdef xmlNode* c_parent = NULL
+    cdef bint opening = True, new_block, closed_root = False
+    cdef _Blocks state = _Blocks.__new__(_Blocks)
+    state.text_nodes = []
+    state.blocks = []
+    state.make_block = make_block
+    state.stoplist = stoplist
+    state.structure_hints = structure_hints
+    state.collapsed_length = collapsed_length
+
+    if c_root.ns is not NULL:
+        raise Unsupported("a root element in a namespace")
+    tag = _utf8(c_root.name)
+    if tag == "link":
+        raise Unsupported("a <link> root")
+    if tag in unwrapped_tags:
+        tag = "div"  # the Cleaner cannot unwrap the root, it renames it
+
+    # The path is the Python walk's [tag, position, parent, attributes, features] chain.
+    path_node = None
+    open_elements = []  # (path node, {child tag: count}) for each open kept element
+    child_counts = {}
+    descended = []  # per element walked into: its tag when kept, None when unwrapped
+    while True:
+        state.close_text_node(True)
+        if opening:  # c_node: a kept element, tag its tag
+            if tag == "image":
+                tag = "img"  # the Cleaner's normalisation of an IE quirk
+            position = child_counts.get(tag, 0) + 1
+            child_counts[tag] = position
+            open_elements.append((path_node, child_counts))
+            path_node = [tag, position, path_node, _attributes(c_node, root), None]
+            child_counts = {}
+            new_block = tag in paragraph_tags or (state.after_br and tag == "br")
+            if new_block:
+                if tag == "br":
+                    state.tags_count -= 1  # the first <br> of a <br><br> separator is no inline tag
+            else:
+                state.after_br = tag == "br"
+                if state.after_br:
+                    state.text_nodes.append(" ")
+                elif tag == "a":
+                    state.in_link = True
+                state.tags_count += 1
+            descended.append(tag)
+            c_parent = c_node
+            c_node = c_node.children
+        else:  # c_parent's children are done, tag its tag
+            path_node, child_counts = open_elements.pop()
+            new_block = tag in paragraph_tags
+            if tag == "a":
+                state.in_link = False
+            if c_parent == c_root:
+                closed_root = True
+            else:
+                c_node = c_parent.next
+                c_parent = c_parent.parent
+        if new_block:
+            state.close_block()
+            state.chars_in_links = 0
+            state.tags_count = 0
+            state.block_path = path_node
+        if closed_root:
+            break
+
+        # on to the next kept element's start or end, gathering the text nodes on the way
+        while True:
+            while c_node is not NULL:
+                if c_node.type == XML_TEXT_NODE:
+                    _append(&state.pending, c_node.content)
+                elif c_node.type == XML_ELEMENT_NODE:
+                    if c_node.ns is not NULL:
+                        raise Unsupported("an element in a namespace")
+                    tag = _utf8(c_node.name)
+                    if not (tag in killed_tags or (
+                            tag == "link" and "stylesheet" in _attributes(c_node, root).get("rel", "").lower())):
+                        if tag not in unwrapped_tags:
+                            break
+                        descended.append(None)
+                        c_parent = c_node
+                        c_node = c_node.children
+                        continue
+                elif c_node.type != XML_COMMENT_NODE:
+                    raise Unsupported(f"a node of libxml2 type {c_node.type}")
+                c_node = c_node.next
+            if c_node is not NULL:
+                opening = True
+                break
+            tag = descended.pop()
+            if tag is not None:
+                opening = False
+                break
+            c_node = c_parent.next  # an unwrapped element ends without an event
+            c_parent = c_parent.parent
+
+    # the root's own tail is read too, as the package does (no link is open any more)
+    c_node = c_root.next
+    while c_node is not NULL and c_node.type == XML_TEXT_NODE:
+        _append(&state.pending, c_node.content)
+        c_node = c_node.next
+    state.close_text_node(False)
+    state.close_block()
+    return state.blocks
+
+
+cdef enum:
+    LANES = 8  # rows walked side by side
+
+
+def tree_leaves(const float[:, ::1] features, const Py_ssize_t[::1] feature_index, const float[::1] threshold,
+                const Py_ssize_t[::1] children, const Py_ssize_t[::1] roots, int depth):
+    """The leaf each row of ``features`` reaches in each tree, (rows × trees) as intp: the walk of
+    :meth:`corpusbuilder.classifier.BlockModel.probabilities` for float32 rows.
+
+    A step of one walk waits on the step before it (node, its feature, the comparison, the
+    child), so LANES rows walk a tree side by side and their steps overlap; a leaf points to
+    itself, so a walk that reaches one early stays there for the remaining levels.
+    """
+    cdef Py_ssize_t rows = features.shape[0], trees = roots.shape[0], row, tree, start, lane, lanes
+    cdef Py_ssize_t node[LANES]
+    cdef int level
+    leaves = np.empty((rows, trees), dtype=np.intp)
+    cdef Py_ssize_t[:, ::1] out = leaves
+    for tree in range(trees):  # tree by tree, so one tree's nodes stay in the cache
+        for start in range(0, rows, LANES):
+            lanes = min(LANES, rows - start)
+            for lane in range(lanes):
+                node[lane] = roots[tree]
+            for level in range(depth):
+                for lane in range(lanes):
+                    row = start + lane
+                    node[lane] = children[2 * node[lane]
+                                          + (features[row, feature_index[node[lane]]] <= threshold[node[lane]])]
+            for lane in range(lanes):
+                out[start + lane, tree] = node[lane]
+    return leaves

@@ -1,0 +1,132 @@
+"""The compiled walks (corpusbuilder._fastpath, built by setup.py) give what the Python walks give:
+the same blocks, field for field, and the same leaves of every tree."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import BOILERPLATE, require_shared, unavailable
+from lxml import etree
+
+from corpusbuilder import justext
+from corpusbuilder.classifier import block_features, load_model, page_title
+from corpusbuilder.justext import _segment_blocks_python, parse_html, segment_blocks
+from corpusbuilder.stoplists import load_stoplist
+
+STOPLIST = load_stoplist("English")
+
+
+@pytest.fixture(scope="module")
+def fastpath():
+    if justext._fastpath is None:
+        unavailable("corpusbuilder._fastpath is not built (no C compiler at install time): "
+                    "the package runs its Python walks")
+    return justext._fastpath
+
+
+def compiled_blocks(fastpath, root, structure_hints=True):
+    return fastpath.segment_walk(root, justext._make_block, justext._lowercased(STOPLIST), structure_hints,
+                                 justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS,
+                                 justext._collapsed_length)
+
+
+# Each page holds a case where the two walks could part: text pieces merged across comments and
+# removed elements, blank pieces (ASCII or not), unwrapped elements and root, links, <br> runs.
+QUIRKS = {
+    "comment and script between pieces": "<html><body><p>one <!-- c --> two<script>x</script> three</p></body></html>",
+    "killed element's tail in a link": "<html><body><p><a href=x>link <style>s</style> text</a> after</p></body></html>",
+    "unwrapped elements": "<html><body><form>form text<p>para</p>tail of p</form><iframe>frame</iframe>x</body></html>",
+    "unwrapped root": "<form><p>inside a form root</p>after</form>",
+    "stylesheet link": "<html><body><p>a<link rel='Alternate StyleSheet' href=s>b<link rel=next>c</p></body></html>",
+    "double br": "<html><body><p>one<br>two<br><br>three<br> <br>four</p></body></html>",
+    "non-ASCII blank piece": "<html><body><div>\u00a0<span>\u2003</span>\u00a0<p>x\u00a0y</p>\u3000</div></body></html>",
+    "non-ASCII text": "<html><body><p>Größe — 東京 <b>ünïcödé</b></p></body></html>",
+    "image and positions": "<html><body><div><image src=a>i</image><img src=b><p>1</p><p>2</p><div><p>3</p></div></div></body></html>",
+    "classes with entities": "<html><body><div class='nav &amp; menu' id=side><p>menu</p></div>"
+                             "<div class><p>no class</p></div></body></html>",
+    "nested links": "<html><body><p><a>out <a>in</a> still</a> plain</p></body></html>",
+    "text after the root": "<html><body><p>body</p></body></html> trailing words",
+    "fragment": "<p>just a fragment</p> with a tail",
+    "headings and tables": "<html><body><h2>Title</h2><table><tr><td>a</td><td>b <i>c</i></td></tr></table></body></html>",
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUIRKS))
+@pytest.mark.parametrize("structure_hints", [True, False])
+def test_compiled_walk_gives_the_python_walks_blocks(fastpath, name, structure_hints):
+    root = parse_html(QUIRKS[name])
+    expected = _segment_blocks_python(root, STOPLIST, structure_hints)
+    assert expected, "a case without blocks tests nothing"
+    assert compiled_blocks(fastpath, root, structure_hints) == expected
+
+
+def test_compiled_walk_on_a_page_spelled_out(fastpath):
+    # pinned, not only compared: the merged pieces, the link characters and the path; the link
+    # holds "link " and the style's tail " text", one piece "link  text", 9 characters collapsed
+    root = parse_html(QUIRKS["killed element's tail in a link"])
+    (block,) = compiled_blocks(fastpath, root)
+    assert (block.text, block.chars_in_links, block.tags_count, block.xpath) == (
+        "link text after", 9, 1, "/html[1]/body[1]/p[1]")
+    first, second = compiled_blocks(fastpath, parse_html(QUIRKS["classes with entities"]))
+    assert first.near_hints & justext.HINT_BITS["nav"] and first.near_hints & justext.HINT_BITS["aside"]
+    assert not second.near_hints & justext.HINT_BITS["nav"]
+
+
+def test_nodes_the_compiled_walk_does_not_model_take_the_python_walk(fastpath):
+    # a processing instruction and an element in a namespace: lxml can build them, libxml2's HTML
+    # parser does not
+    root = parse_html("<html><body><p>before</p><div>text</div></body></html>")
+    root.find(".//div").append(etree.ProcessingInstruction("php", "echo 1"))
+    with pytest.raises(fastpath.Unsupported):
+        compiled_blocks(fastpath, root)
+    assert segment_blocks(root, STOPLIST) == _segment_blocks_python(root, STOPLIST, True)
+    root = parse_html("<html><body><p>before</p></body></html>")
+    etree.SubElement(root.find("body"), "{http://example.org/ns}note").text = "namespaced"
+    with pytest.raises(fastpath.Unsupported):
+        compiled_blocks(fastpath, root)
+    assert [b.text for b in segment_blocks(root, STOPLIST)] == ["before", "namespaced"]
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_compiled_walk_gives_the_python_walks_blocks_on_every_gold_page(fastpath):
+    require_shared(BOILERPLATE)
+    paths = sorted(BOILERPLATE.glob("*/input/*.html")) + sorted(BOILERPLATE.glob("*/original/*.html"))
+    assert len(paths) > 2000
+    compared = 0
+    for path in paths:
+        root = parse_html(path.read_bytes())
+        if root is None or not isinstance(root.tag, str) or root.tag in justext._KILLED_TAGS:
+            continue
+        for structure_hints in (True, False):
+            assert compiled_blocks(fastpath, root, structure_hints) == _segment_blocks_python(
+                root, STOPLIST, structure_hints), path
+        compared += 1
+    assert compared > 2000
+
+
+def test_compiled_tree_walk_reaches_the_numpy_walks_leaves(fastpath):
+    model = load_model()
+    rng = np.random.default_rng(7)
+    # rows of real pages' features and random ones, which reach leaves the pages do not
+    root = parse_html(QUIRKS["headings and tables"] + QUIRKS["image and positions"])
+    real = block_features(segment_blocks(root, STOPLIST), page_title(root))
+    noise = rng.normal(0.0, 2.0, size=(37, real.shape[1])).astype(np.float32)
+    noise[::5] = np.nan  # NaN goes right, as numpy's `<=` says
+    for features in (real, noise, noise[:1]):
+        leaves = model._leaves(features)
+        assert leaves.shape == (len(features), len(model.roots))
+        assert np.array_equal(leaves, model._leaves_numpy(features))
+    assert model._leaves(noise).dtype == np.intp
+
+
+def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monkeypatch):
+    # what a package built without a C compiler runs, against what this one runs
+    from corpusbuilder import classifier
+    from corpusbuilder.classifier import classify_learned
+
+    pages = [parse_html(html) for html in QUIRKS.values()]
+    compiled = [classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages]
+    monkeypatch.setattr(justext, "_fastpath", None)
+    monkeypatch.setattr(classifier, "_fastpath", None)
+    assert [classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages] == compiled
