@@ -1,10 +1,10 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""The `best` preset's two hot loops, compiled: jusText's segmentation walk (§2.7.1) over libxml2's
-nodes, and the walk of the gradient-boosted trees.
+"""The `best` preset's hot loops, compiled: jusText's segmentation walk (§2.7.1) over libxml2's
+nodes, the character counts of the block features and the walk of the gradient-boosted trees.
 
 Built by setup.py when a C compiler and Python's headers are at hand; without them the package
 installs all the same and :mod:`corpusbuilder.justext` and :mod:`corpusbuilder.classifier` run
-their Python walks, which give the same blocks and the same probabilities
+their Python and numpy versions, which give the same blocks, features and probabilities
 (tests/test_fastpath.py holds the two to each other on every gold page).
 
 Why the segmentation is faster here: lxml's ``iterwalk`` makes a Python object of every element
@@ -15,6 +15,7 @@ read — no libxml2 function is called, so this module does not link against the
 lxml's own extension.
 """
 
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy, strcmp, strlen
 
@@ -304,3 +305,48 @@ def tree_leaves(const float[:, ::1] features, const Py_ssize_t[::1] feature_inde
             for lane in range(lanes):
                 out[start + lane, tree] = node[lane]
     return leaves
+
+
+def character_counts(list texts, const unsigned char[::1] classes, unsigned char space, unsigned char sentence_end,
+                     unsigned char sentence_final, unsigned char separator, unsigned char capital, unsigned char digit):
+    """Per text: its (sentence ends, capitalised words, digits, separators) and whether its last
+    character may end a sentence — :func:`corpusbuilder.classifier._character_counts`, text by text.
+
+    ``classes`` holds each code point's class bits (codes beyond it: its last entry); a text's
+    neighbours are the newlines that join the page's texts there, so the edges count as spaces.
+    """
+    cdef Py_ssize_t count = len(texts), i, j, length, last = classes.shape[0] - 1
+    cdef Py_UCS4 code
+    cdef unsigned char here, after
+    cdef bint space_before, space_after
+    cdef int kind
+    cdef void* data
+    cdef str text
+    counts = np.zeros((count, 4), dtype=np.int64)
+    final_stop = np.zeros(count, dtype=np.uint8)
+    cdef long long[:, ::1] out = counts
+    cdef unsigned char[::1] final = final_stop
+    for i in range(count):
+        text = texts[i]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        length = PyUnicode_GET_LENGTH(text)
+        space_before = True
+        after = classes[min(<Py_ssize_t> PyUnicode_READ(kind, data, 0), last)] if length else space
+        for j in range(length):
+            code = PyUnicode_READ(kind, data, j)
+            here = after
+            after = classes[min(<Py_ssize_t> PyUnicode_READ(kind, data, j + 1), last)] if j + 1 < length else space
+            space_after = (after & space) != 0
+            if here & sentence_end and space_after:
+                out[i, 0] += 1
+            if here & capital and space_before:
+                out[i, 1] += 1
+            if here & digit:
+                out[i, 2] += 1
+            if here & separator or (code == 45 and space_before and space_after):
+                out[i, 3] += 1
+            space_before = (here & space) != 0
+        if length:
+            final[i] = (here & sentence_final) != 0
+    return counts, final_stop.view(bool)

@@ -150,29 +150,14 @@ def _codepoints(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _text_features(texts: list[str], words: np.ndarray, title_words: set[str]) -> tuple[np.ndarray, ...]:
-    """Character-level text features of every block, counted over the page's code points at once,
+    """Character counts of every block (:func:`_character_counts`, compiled where it is built),
     and the legal-phrase count and title overlap, which need each block's words (``words``: how
-    many whitespace words each text has).
-
-    Columns: sentence ends, final character ends a sentence, capitalised words, digits,
-    separators. Capitals are recognised in Latin, Greek and Cyrillic; a separator is one of
-    ``_CLASS_MEMBERS[_SEPARATOR]`` or a dash between spaces.
-    """
-    codes, starts, lengths = _codepoints(texts)
-    classes = _CHAR_CLASSES[np.minimum(codes, len(_CHAR_CLASSES) - 1)]
-    space = (classes & _SPACE) != 0
-    # every block ends in the newline that joins it to the next, a space to this test
-    space_after = np.append(space[1:], True)
-    space_before = np.concatenate([[True], space[:-1]])
-    sentence_end = ((classes & _SENTENCE_END) != 0) & space_after
-    word_start = ~space & space_before
-    capital = word_start & ((classes & _CAPITAL) != 0)
-    digit = (classes & _DIGIT) != 0
-    separator = ((classes & _SEPARATOR) != 0) | ((codes == 45) & space_before & space_after)
-    # summed per block along contiguous rows of bytes: a quarter of the time of (chars × 4) int64
-    counts = np.add.reduceat(np.stack([sentence_end, capital, digit, separator]).view(np.uint8),
-                             starts, axis=1, dtype=np.int64).T
-    final_stop = (classes[starts + lengths - 1] & _SENTENCE_FINAL) != 0
+    many whitespace words each text has)."""
+    if _fastpath is not None:
+        counts, final_stop = _fastpath.character_counts(texts, _CHAR_CLASSES, _SPACE, _SENTENCE_END, _SENTENCE_FINAL,
+                                                        _SEPARATOR, _CAPITAL, _DIGIT)
+    else:
+        counts, final_stop = _character_counts(texts)
     # The word-level features read the page's lower-cased text at once: no match of
     # _LEGAL_PHRASES holds a newline, and splitting the newline-joined text gives each block's
     # words in turn, as many as ``words`` says (lower-casing may lengthen a text, as "İ" does,
@@ -193,6 +178,31 @@ def _text_features(texts: list[str], words: np.ndarray, title_words: set[str]) -
         word_ends = np.cumsum(word_counts)
         title_overlap = (hits_before[word_ends] - hits_before[word_ends - word_counts]) / words
     return counts, final_stop, title_overlap, legal
+
+
+def _character_counts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per text: sentence ends, capitalised words, digits and separators (texts × 4), counted over
+    the page's code points at once, and whether its last character may end a sentence.
+
+    Capitals are recognised in Latin, Greek and Cyrillic; a separator is one of
+    ``_CLASS_MEMBERS[_SEPARATOR]`` or a dash between spaces.
+    """
+    codes, starts, lengths = _codepoints(texts)
+    classes = _CHAR_CLASSES[np.minimum(codes, len(_CHAR_CLASSES) - 1)]
+    space = (classes & _SPACE) != 0
+    # every block ends in the newline that joins it to the next, a space to this test
+    space_after = np.append(space[1:], True)
+    space_before = np.concatenate([[True], space[:-1]])
+    sentence_end = ((classes & _SENTENCE_END) != 0) & space_after
+    word_start = ~space & space_before
+    capital = word_start & ((classes & _CAPITAL) != 0)
+    digit = (classes & _DIGIT) != 0
+    separator = ((classes & _SEPARATOR) != 0) | ((codes == 45) & space_before & space_after)
+    # summed per block along contiguous rows of bytes: a quarter of the time of (chars × 4) int64
+    counts = np.add.reduceat(np.stack([sentence_end, capital, digit, separator]).view(np.uint8),
+                             starts, axis=1, dtype=np.int64).T
+    final_stop = (classes[starts + lengths - 1] & _SENTENCE_FINAL) != 0
+    return counts, final_stop
 
 
 def _container_features(xpaths: list[str], words: np.ndarray, links: np.ndarray, stop: np.ndarray,

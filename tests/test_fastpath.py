@@ -8,7 +8,7 @@ import pytest
 from conftest import BOILERPLATE, require_shared, unavailable
 from lxml import etree
 
-from corpusbuilder import justext
+from corpusbuilder import classifier, justext
 from corpusbuilder.classifier import block_features, load_model, page_title
 from corpusbuilder.justext import _segment_blocks_python, parse_html, segment_blocks
 from corpusbuilder.stoplists import load_stoplist
@@ -99,10 +99,38 @@ def test_compiled_walk_gives_the_python_walks_blocks_on_every_gold_page(fastpath
         if root is None or not isinstance(root.tag, str) or root.tag in justext._KILLED_TAGS:
             continue
         for structure_hints in (True, False):
-            assert compiled_blocks(fastpath, root, structure_hints) == _segment_blocks_python(
-                root, STOPLIST, structure_hints), path
+            blocks = compiled_blocks(fastpath, root, structure_hints)
+            assert blocks == _segment_blocks_python(root, STOPLIST, structure_hints), path
+        if blocks:
+            assert_same_character_counts(fastpath, [block.text for block in blocks])
         compared += 1
     assert compared > 2000
+
+
+def assert_same_character_counts(fastpath, texts):
+    counts, final_stop = compiled_character_counts(fastpath, texts)
+    expected_counts, expected_final_stop = classifier._character_counts(texts)
+    assert counts.dtype == expected_counts.dtype and final_stop.dtype == expected_final_stop.dtype
+    assert np.array_equal(counts, expected_counts) and np.array_equal(final_stop, expected_final_stop)
+
+
+def compiled_character_counts(fastpath, texts):
+    return fastpath.character_counts(texts, classifier._CHAR_CLASSES, classifier._SPACE, classifier._SENTENCE_END,
+                                     classifier._SENTENCE_FINAL, classifier._SEPARATOR, classifier._CAPITAL,
+                                     classifier._DIGIT)
+
+
+def test_compiled_character_counts_are_the_numpy_counts(fastpath):
+    texts = ["One. Two! Three?", "a - b | c » d", "-dash at the start and end -", "Ölçü 12 ДОМ Ωmega",
+             "astral 𝔘𝔫𝔦 ends here.", "“Quoted.”", "x", "No stop", "U.S. and e.g. inside", "9"]
+    assert_same_character_counts(fastpath, texts)
+    counts, final_stop = compiled_character_counts(fastpath, texts)
+    # pinned: sentence ends before a space or the text's end, capitals at word starts, dashes
+    # between spaces, where a text's edges count as spaces (the final " -", not the first "-d");
+    # "“Quoted.”" ends with a closing quote, which may end a sentence
+    assert counts[0].tolist() == [3, 3, 0, 0] and counts[1].tolist() == [0, 0, 0, 3]
+    assert counts[2].tolist() == [0, 0, 0, 1] and counts[3].tolist() == [0, 3, 2, 0]
+    assert final_stop.tolist() == [True, False, False, False, True, True, False, False, False, False]
 
 
 def test_compiled_tree_walk_reaches_the_numpy_walks_leaves(fastpath):
@@ -122,7 +150,6 @@ def test_compiled_tree_walk_reaches_the_numpy_walks_leaves(fastpath):
 
 def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monkeypatch):
     # what a package built without a C compiler runs, against what this one runs
-    from corpusbuilder import classifier
     from corpusbuilder.classifier import classify_learned
 
     pages = [parse_html(html) for html in QUIRKS.values()]
