@@ -83,9 +83,7 @@ cdef struct Buffer:
     size_t capacity
 
 
-cdef int _append(Buffer* buffer, const unsigned char* text) except -1:
-    cdef size_t size = strlen(<const char*> text)
-    cdef size_t needed = buffer.length + size
+cdef int _reserve(Buffer* buffer, size_t needed) except -1:
     cdef char* grown
     if needed > buffer.capacity:
         grown = <char*> realloc(buffer.data, needed * 2 + 64)
@@ -93,91 +91,166 @@ cdef int _append(Buffer* buffer, const unsigned char* text) except -1:
             raise MemoryError()
         buffer.data = grown
         buffer.capacity = needed * 2 + 64
-    memcpy(buffer.data + buffer.length, text, size)
-    buffer.length = needed
     return 0
 
 
-cdef inline bint _ascii_blank(const unsigned char* text, size_t length, bint* decided):
-    """Whether the text is whitespace by str.isspace when its bytes decide it: all ASCII
-    whitespace (yes) or any other ASCII byte (no); ``decided`` is left False otherwise."""
-    cdef size_t i
-    cdef unsigned char byte
-    cdef bint only_ascii = True
-    for i in range(length):
-        byte = text[i]
-        if byte >= 0x80:
-            only_ascii = False
-        elif not (byte == 0x20 or 0x09 <= byte <= 0x0D or 0x1C <= byte <= 0x1F):
-            decided[0] = True
+cdef int _append(Buffer* buffer, const char* text, size_t size) except -1:
+    _reserve(buffer, buffer.length + size)
+    memcpy(buffer.data + buffer.length, text, size)
+    buffer.length += size
+    return 0
+
+
+cdef inline size_t _space_at(const unsigned char* text, size_t left) noexcept:
+    """The bytes of the whitespace character (by str.isspace) that starts ``text``, 0 if it is
+    none: ASCII's, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+    UTF-8's lead bytes never occur inside a character, so any byte may be asked."""
+    cdef unsigned char byte = text[0]
+    if byte < 0x80:
+        return byte == 0x20 or 0x09 <= byte <= 0x0D or 0x1C <= byte <= 0x1F
+    if byte == 0xC2:
+        return 2 if left >= 2 and (text[1] == 0x85 or text[1] == 0xA0) else 0
+    if left < 3:
+        return 0
+    if byte == 0xE2:
+        if text[1] == 0x80:
+            return 3 if text[2] <= 0x8A or text[2] == 0xA8 or text[2] == 0xA9 or text[2] == 0xAF else 0
+        return 3 if text[1] == 0x81 and text[2] == 0x9F else 0
+    if byte == 0xE1:
+        return 3 if text[1] == 0x9A and text[2] == 0x80 else 0
+    if byte == 0xE3:
+        return 3 if text[1] == 0x80 and text[2] == 0x80 else 0
+    return 0
+
+
+cdef bint _blank(const Buffer* text) noexcept:
+    """str.isspace of the text (True for none, where the Python walk has no piece at all)."""
+    cdef size_t i = 0, step
+    cdef const unsigned char* data = <const unsigned char*> text.data
+    while i < text.length:
+        step = _space_at(data + i, text.length - i)
+        if step == 0:
             return False
-    decided[0] = only_ascii
-    return only_ascii
+        i += step
+    return True
+
+
+cdef size_t _collapsed_length(const Buffer* text) noexcept:
+    """justext._collapsed_length of a text that is not all whitespace: its code points, each
+    whitespace run counted as one."""
+    cdef size_t i = 0, step, length = 0
+    cdef bint in_space = False
+    cdef const unsigned char* data = <const unsigned char*> text.data
+    while i < text.length:
+        step = _space_at(data + i, text.length - i)
+        if step:
+            length += not in_space
+            in_space = True
+            i += step
+        else:
+            length += (data[i] & 0xC0) != 0x80  # not a continuation byte: a new code point
+            in_space = False
+            i += 1
+    return length
+
+
+cdef int _normalized(const Buffer* text, Buffer* out) except -1:
+    """justext._normalize_whitespace of the stripped text into ``out``: each whitespace run that
+    holds a line break (\\n or \\r) one newline, any other one space."""
+    cdef size_t i = 0, step
+    cdef bint in_space = False, line_break = False
+    cdef const unsigned char* data = <const unsigned char*> text.data
+    cdef char mark
+    _reserve(out, text.length)
+    out.length = 0
+    while i < text.length:
+        step = _space_at(data + i, text.length - i)
+        if step:
+            line_break = line_break or data[i] == 0x0A or data[i] == 0x0D
+            in_space = True
+            i += step
+            continue
+        if in_space and out.length:  # a run between two words; the stripped edges write nothing
+            mark = b"\n" if line_break else b" "
+            out.data[out.length] = mark
+            out.length += 1
+        in_space = line_break = False
+        out.data[out.length] = data[i]
+        out.length += 1
+        i += 1
+    return 0
 
 
 cdef class _Blocks:
     """The block being filled and the blocks made so far, as segment_blocks keeps them."""
 
     cdef Buffer pending  # text nodes that form one text node once the page is cleaned, UTF-8
-    cdef list text_nodes
+    cdef Buffer text  # the block's text pieces, joined
+    cdef Buffer normalized
+    cdef bint has_text  # the Python walk's text_nodes is not empty
     cdef long chars_in_links, tags_count
     cdef object block_path
     cdef bint in_link, after_br
     cdef list blocks
-    cdef object make_block, stoplist, collapsed_length
+    cdef object make_block, stoplist
     cdef bint structure_hints
 
     def __dealloc__(self):
         free(self.pending.data)
+        free(self.text.data)
+        free(self.normalized.data)
 
     cdef int close_text_node(self, bint count_links) except -1:
         """A kept element's start or end closes the text node before it; a blank one is ignored."""
-        cdef bint decided
-        cdef str piece
-        if self.pending.length == 0:
-            return 0
-        if not _ascii_blank(<const unsigned char*> self.pending.data, self.pending.length, &decided) or not decided:
-            piece = self.pending.data[:self.pending.length].decode("utf8")
-            if decided or not piece.isspace():
-                self.text_nodes.append(piece)
-                if count_links and self.in_link:
-                    # length once whitespace runs are collapsed, as the package counts it
-                    self.chars_in_links += self.collapsed_length(piece)
-                self.after_br = False
+        if not _blank(&self.pending):
+            _append(&self.text, self.pending.data, self.pending.length)
+            self.has_text = True
+            if count_links and self.in_link:
+                # length once whitespace runs are collapsed, as the package counts it
+                self.chars_in_links += _collapsed_length(&self.pending)
+            self.after_br = False
         self.pending.length = 0
         return 0
 
+    cdef int add_break(self) except -1:
+        """A single <br> joins its neighbours with a space."""
+        _append(&self.text, " ", 1)
+        self.has_text = True
+        return 0
+
     cdef int close_block(self) except -1:
-        if self.text_nodes:
-            block = self.make_block(self.text_nodes, self.chars_in_links, self.tags_count, self.block_path,
-                                    self.stoplist, self.structure_hints)
-            if block is not None:
+        if self.has_text:
+            _normalized(&self.text, &self.normalized)
+            if self.normalized.length:
+                block = self.make_block(self.normalized.data[:self.normalized.length].decode("utf8"),
+                                        self.chars_in_links, self.tags_count, self.block_path, self.stoplist,
+                                        self.structure_hints)
                 self.blocks.append(block)
-            self.text_nodes = []
+            self.text.length = 0
+            self.has_text = False
         return 0
 
 
 def segment_walk(cetree._Element root, make_block, stoplist, bint structure_hints,
-                 paragraph_tags, killed_tags, unwrapped_tags, collapsed_length):
+                 paragraph_tags, killed_tags, unwrapped_tags):
     """The blocks of :func:`corpusbuilder.justext.segment_blocks` for a root that is an element
     whose tag is not killed; raises :class:`Unsupported` on a node it does not model.
 
     The Python walk's events map onto libxml2's node lists: its text, tail and comment-tail
     pieces are the text nodes between two kept elements' starts and ends, in document order;
     killed elements and comments are skipped with everything inside, and unwrapped elements
-    are walked through without events of their own.
+    are walked through without events of their own. The block's text is kept as UTF-8 bytes
+    until it is whole and normalised: one str per block.
     """
     cdef xmlNode* c_root = root._c_node
     cdef xmlNode* c_node = c_root
     cdef xmlNode* c_parent = NULL
     cdef bint opening = True, new_block, closed_root = False
     cdef _Blocks state = _Blocks.__new__(_Blocks)
-    state.text_nodes = []
     state.blocks = []
     state.make_block = make_block
     state.stoplist = stoplist
     state.structure_hints = structure_hints
-    state.collapsed_length = collapsed_length
 
     if c_root.ns is not NULL:
         raise Unsupported("a root element in a namespace")
@@ -209,7 +282,7 @@ def segment_walk(cetree._Element root, make_block, stoplist, bint structure_hint
             else:
                 state.after_br = tag == "br"
                 if state.after_br:
-                    state.text_nodes.append(" ")
+                    state.add_break()
                 elif tag == "a":
                     state.in_link = True
                 state.tags_count += 1
@@ -238,7 +311,7 @@ def segment_walk(cetree._Element root, make_block, stoplist, bint structure_hint
         while True:
             while c_node is not NULL:
                 if c_node.type == XML_TEXT_NODE:
-                    _append(&state.pending, c_node.content)
+                    _append(&state.pending, <const char*> c_node.content, strlen(<const char*> c_node.content))
                 elif c_node.type == XML_ELEMENT_NODE:
                     if c_node.ns is not NULL:
                         raise Unsupported("an element in a namespace")
@@ -267,7 +340,7 @@ def segment_walk(cetree._Element root, make_block, stoplist, bint structure_hint
     # the root's own tail is read too, as the package does (no link is open any more)
     c_node = c_root.next
     while c_node is not NULL and c_node.type == XML_TEXT_NODE:
-        _append(&state.pending, c_node.content)
+        _append(&state.pending, <const char*> c_node.content, strlen(<const char*> c_node.content))
         c_node = c_node.next
     state.close_text_node(False)
     state.close_block()

@@ -285,10 +285,10 @@ def _path_features(node: list, structure_hints: bool) -> tuple[str, str, bool, i
     return dom_path, (xpath or "/"), heading, hints
 
 
-def _make_block(text_nodes: list[str], chars_in_links: int, tags_count: int, path_node,
+def _make_block(text: str, chars_in_links: int, tags_count: int, path_node,
                 stoplist: frozenset[str], structure_hints: bool) -> Block | None:
-    """Features of one block, each computed once (§2.7.2); None when it holds no text."""
-    text = _normalize_whitespace("".join(text_nodes).strip())
+    """Features of one block from its text, stripped and whitespace-normalised, each computed once
+    (§2.7.2); None when it holds no text."""
     if not text:
         return None
     dom_path, xpath, heading, hints = _path_features(path_node, structure_hints)
@@ -354,7 +354,7 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
     if _fastpath is not None:
         try:
             return _fastpath.segment_walk(root, _make_block, _lowercased(stoplist), structure_hints,
-                                          PARAGRAPH_TAGS, _KILLED_TAGS, _UNWRAPPED_TAGS, _collapsed_length)
+                                          PARAGRAPH_TAGS, _KILLED_TAGS, _UNWRAPPED_TAGS)
         except _fastpath.Unsupported:
             pass
     return _segment_blocks_python(root, stoplist, structure_hints)
@@ -444,7 +444,8 @@ def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool
 
         if new_block:
             if text_nodes:
-                block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist, structure_hints)
+                block = _make_block(_normalize_whitespace("".join(text_nodes).strip()), chars_in_links, tags_count,
+                                    block_path, stoplist, structure_hints)
                 if block is not None:
                     blocks.append(block)
                 text_nodes = []
@@ -456,7 +457,8 @@ def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool
     if pending and not pending.isspace():
         text_nodes.append(pending)
     if text_nodes:
-        block = _make_block(text_nodes, chars_in_links, tags_count, block_path, stoplist, structure_hints)
+        block = _make_block(_normalize_whitespace("".join(text_nodes).strip()), chars_in_links, tags_count,
+                            block_path, stoplist, structure_hints)
         if block is not None:
             blocks.append(block)
     return blocks

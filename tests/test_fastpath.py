@@ -26,8 +26,7 @@ def fastpath():
 
 def compiled_blocks(fastpath, root, structure_hints=True):
     return fastpath.segment_walk(root, justext._make_block, justext._lowercased(STOPLIST), structure_hints,
-                                 justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS,
-                                 justext._collapsed_length)
+                                 justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
 
 
 # Each page holds a case where the two walks could part: text pieces merged across comments and
@@ -41,6 +40,8 @@ QUIRKS = {
     "double br": "<html><body><p>one<br>two<br><br>three<br> <br>four</p></body></html>",
     "non-ASCII blank piece": "<html><body><div>\u00a0<span>\u2003</span>\u00a0<p>x\u00a0y</p>\u3000</div></body></html>",
     "non-ASCII text": "<html><body><p>Größe — 東京 <b>ünïcödé</b></p></body></html>",
+    "line breaks of every kind": "<html><body><p>a\r\n b \u2028c\x85 d\x0b\x1c e</p><p><a>\u3000in\u2003a\r link </a>"
+                                 "\u200bzero-width</p></body></html>",
     "image and positions": "<html><body><div><image src=a>i</image><img src=b><p>1</p><p>2</p><div><p>3</p></div></div></body></html>",
     "classes with entities": "<html><body><div class='nav &amp; menu' id=side><p>menu</p></div>"
                              "<div class><p>no class</p></div></body></html>",
@@ -49,6 +50,43 @@ QUIRKS = {
     "fragment": "<p>just a fragment</p> with a tail",
     "headings and tables": "<html><body><h2>Title</h2><table><tr><td>a</td><td>b <i>c</i></td></tr></table></body></html>",
 }
+
+
+# every character str.isspace calls whitespace (what the compiled walk must tell apart in UTF-8),
+# and some that it does not but look alike
+SPACES = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+NOT_SPACES = ["\u200b", "\u2060", "\ufeff", "\u180e", "\u00ad", "\u2800", "\u3164", "\u1160"]
+
+
+def random_page(rng) -> str:
+    """Words, whitespace of every kind, links, <br>s and comments, in random order."""
+    def text() -> str:
+        pieces = []
+        for _ in range(rng.integers(1, 8)):
+            kind = rng.integers(0, 4)
+            if kind == 0:
+                pieces.append("".join(rng.choice(SPACES, size=rng.integers(1, 4))))
+            elif kind == 1:
+                pieces.append(rng.choice(NOT_SPACES))
+            else:
+                pieces.append(rng.choice(["word", "Wörter", "東京", "a", "the", "x.y"]))
+        return "".join(pieces)
+
+    parts = []
+    for _ in range(rng.integers(1, 12)):
+        kind = rng.integers(0, 6)
+        parts.append([f"<p>{text()}</p>", f"<a href=x>{text()}</a>", "<br>", f"<!-- {text()} -->",
+                      f"<span>{text()}</span>", text()][kind])
+    return "<html><body><div>" + "".join(parts) + "</div></body></html>"
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_compiled_walk_on_random_whitespace(fastpath, seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(25):
+        html = random_page(rng)
+        root = parse_html(html)
+        assert compiled_blocks(fastpath, root) == _segment_blocks_python(root, STOPLIST, True), repr(html)
 
 
 @pytest.mark.parametrize("name", sorted(QUIRKS))
