@@ -190,7 +190,8 @@ def parse_html(html: str | bytes):
     <div>/<span> around its parts, as lxml.html does, so block paths match the package's.
     Plain etree elements (not lxml.html's) keep the later tree walk cheap.
     """
-    parser = etree.HTMLParser()
+    # collect_ids: libxml2 would hash every id attribute for lookups by id, which nothing here makes
+    parser = etree.HTMLParser(collect_ids=False)
     try:
         doc = etree.fromstring(html, parser)
     except ValueError:
