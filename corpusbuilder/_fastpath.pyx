@@ -351,23 +351,59 @@ cdef enum:
     LANES = 8  # rows walked side by side
 
 
-def tree_leaves(const float[:, ::1] features, const Py_ssize_t[::1] feature_index, const float[::1] threshold,
-                const Py_ssize_t[::1] children, const Py_ssize_t[::1] roots, int depth):
-    """The leaf each row of ``features`` reaches in each tree, (rows × trees) as intp: the walk of
-    :meth:`corpusbuilder.classifier.BlockModel.probabilities` for float32 rows.
+cdef double _pairwise_sum(const double* values, Py_ssize_t count) noexcept:
+    """numpy's pairwise summation (``np.add.reduce`` of contiguous float64), in its order."""
+    cdef double r[8]
+    cdef double total
+    cdef Py_ssize_t i, half
+    if count < 8:
+        total = 0.0
+        for i in range(count):
+            total += values[i]
+        return total
+    if count <= 128:
+        for i in range(8):
+            r[i] = values[i]
+        i = 8
+        while i < count - count % 8:
+            r[0] += values[i]
+            r[1] += values[i + 1]
+            r[2] += values[i + 2]
+            r[3] += values[i + 3]
+            r[4] += values[i + 4]
+            r[5] += values[i + 5]
+            r[6] += values[i + 6]
+            r[7] += values[i + 7]
+            i += 8
+        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < count:
+            total += values[i]
+            i += 1
+        return total
+    half = count // 2
+    half -= half % 8
+    return _pairwise_sum(values, half) + _pairwise_sum(values + half, count - half)
+
+
+def tree_sums(const float[:, ::1] features, const Py_ssize_t[::1] feature_index, const float[::1] threshold,
+              const Py_ssize_t[::1] children, const Py_ssize_t[::1] roots, int depth, const double[::1] value):
+    """Each row's leaf values summed over the trees, in numpy's order: the walk and the sum of
+    :meth:`corpusbuilder.classifier.BlockModel._leaf_sums` for float32 rows.
 
     A step of one walk waits on the step before it (node, its feature, the comparison, the
-    child), so LANES rows walk a tree side by side and their steps overlap; a leaf points to
-    itself, so a walk that reaches one early stays there for the remaining levels.
+    child), so LANES rows walk each tree side by side and their steps overlap; a leaf points to
+    itself, so a walk that reaches one early stays there for the remaining levels. A row's leaf
+    values are summed as soon as its LANES rows have walked every tree: no (rows × trees) array.
     """
     cdef Py_ssize_t rows = features.shape[0], trees = roots.shape[0], row, tree, start, lane, lanes
     cdef Py_ssize_t node[LANES]
     cdef int level
-    leaves = np.empty((rows, trees), dtype=np.intp)
-    cdef Py_ssize_t[:, ::1] out = leaves
-    for tree in range(trees):  # tree by tree, so one tree's nodes stay in the cache
-        for start in range(0, rows, LANES):
-            lanes = min(LANES, rows - start)
+    sums = np.empty(rows, dtype=np.float64)
+    cdef double[::1] out = sums
+    cdef double[:, ::1] leaf_values = np.empty((LANES, trees), dtype=np.float64)
+    for start in range(0, rows, LANES):
+        lanes = min(LANES, rows - start)
+        for tree in range(trees):
             for lane in range(lanes):
                 node[lane] = roots[tree]
             for level in range(depth):
@@ -376,8 +412,10 @@ def tree_leaves(const float[:, ::1] features, const Py_ssize_t[::1] feature_inde
                     node[lane] = children[2 * node[lane]
                                           + (features[row, feature_index[node[lane]]] <= threshold[node[lane]])]
             for lane in range(lanes):
-                out[start + lane, tree] = node[lane]
-    return leaves
+                leaf_values[lane, tree] = value[node[lane]]
+        for lane in range(lanes):
+            out[start + lane] = _pairwise_sum(&leaf_values[lane, 0], trees)
+    return sums
 
 
 def character_counts(list texts, const unsigned char[::1] classes, unsigned char space, unsigned char sentence_end,

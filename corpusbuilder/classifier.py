@@ -359,26 +359,26 @@ class BlockModel:
         """P(content) per row of ``features``: the leaves' values summed as log-odds."""
         if len(features) == 0:
             return np.zeros(0)
-        # summed along the rows of a C-ordered (rows × trees) array: numpy's pairwise sum, whose
-        # rounding the shipped model's outputs were taken with
-        log_odds = self.baseline + self.value[self._leaves(features)].sum(axis=1)
-        return 1.0 / (1.0 + np.exp(-log_odds))
+        return 1.0 / (1.0 + np.exp(-(self.baseline + self._leaf_sums(features))))
 
-    def _leaves(self, features: np.ndarray) -> np.ndarray:
-        """The leaf each row reaches in each tree (rows × trees): compiled for the float32 rows
-        `block_features` gives, when the compiled module is there."""
+    def _leaf_sums(self, features: np.ndarray) -> np.ndarray:
+        """Each row's leaf values summed over the trees in numpy's pairwise order, whose rounding
+        the shipped model's outputs were taken with: compiled for the float32 rows
+        `block_features` gives, when the compiled module is there, else summed along the rows of
+        the C-ordered (rows × trees) values."""
         if _fastpath is not None and features.dtype == np.float32:
-            return _fastpath.tree_leaves(np.ascontiguousarray(features), self.feature_index, self.float32_threshold,
-                                         self.children, self.root_index, self.depth)
-        return self._leaves_numpy(features)
+            return _fastpath.tree_sums(np.ascontiguousarray(features), self.feature_index, self.float32_threshold,
+                                       self.children, self.root_index, self.depth, self.value)
+        return self.value[self._leaves(features)].sum(axis=1)
 
     @cached_property
     def root_index(self) -> np.ndarray:
         """``roots`` as intp."""
         return self.roots.astype(np.intp)
 
-    def _leaves_numpy(self, features: np.ndarray) -> np.ndarray:
-        """All trees walked at once, one level per step.
+    def _leaves(self, features: np.ndarray) -> np.ndarray:
+        """The leaf each row reaches in each tree (rows × trees): all trees walked at once, one
+        level per step.
 
         Flat indexing: a row's feature f sits at ``row * width + f``, and node i's children at
         ``children[2 i + go_left]``, so each level is four gathers over (rows × trees), done with

@@ -171,19 +171,20 @@ def test_compiled_character_counts_are_the_numpy_counts(fastpath):
     assert final_stop.tolist() == [True, False, False, False, True, True, False, False, False, False]
 
 
-def test_compiled_tree_walk_reaches_the_numpy_walks_leaves(fastpath):
+def test_compiled_tree_walk_sums_the_numpy_walks_leaves_bit_for_bit(fastpath):
     model = load_model()
     rng = np.random.default_rng(7)
-    # rows of real pages' features and random ones, which reach leaves the pages do not
+    # rows of real pages' features and random ones, which reach leaves the pages do not; row
+    # counts on both sides of the 8 walked side by side
     root = parse_html(QUIRKS["headings and tables"] + QUIRKS["image and positions"])
     real = block_features(segment_blocks(root, STOPLIST), page_title(root))
-    noise = rng.normal(0.0, 2.0, size=(37, real.shape[1])).astype(np.float32)
-    noise[::5] = np.nan  # NaN goes right, as numpy's `<=` says
-    for features in (real, noise, noise[:1]):
-        leaves = model._leaves(features)
-        assert leaves.shape == (len(features), len(model.roots))
-        assert np.array_equal(leaves, model._leaves_numpy(features))
-    assert model._leaves(noise).dtype == np.intp
+    noise = rng.normal(0.0, 2.0, size=(397, real.shape[1])).astype(np.float32)
+    noise[::5, ::3] = np.nan  # NaN goes right, as numpy's `<=` says
+    for features in (real, noise, noise[:1], noise[:8], noise[:9]):
+        sums = model._leaf_sums(features)
+        assert sums.shape == (len(features),) and sums.dtype == np.float64
+        # numpy's pairwise sum of the leaves' values, in its rounding
+        assert np.array_equal(sums, model.value[model._leaves(features)].sum(axis=1))
 
 
 def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monkeypatch):
