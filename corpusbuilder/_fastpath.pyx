@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
 """The `best` preset's hot loops, compiled: jusText's segmentation walk (§2.7.1) over libxml2's
-nodes, the character counts of the block features and the walk of the gradient-boosted trees.
+nodes, the character and title-word counts of the block features and the walk of the
+gradient-boosted trees.
 
 Built by setup.py when a C compiler and Python's headers are at hand; without them the package
 installs all the same and :mod:`corpusbuilder.justext` and :mod:`corpusbuilder.classifier` run
@@ -15,7 +16,13 @@ read — no libxml2 function is called, so this module does not link against the
 lxml's own extension.
 """
 
-from cpython.unicode cimport PyUnicode_DATA, PyUnicode_GET_LENGTH, PyUnicode_KIND, PyUnicode_READ
+from cpython.unicode cimport (
+    Py_UNICODE_ISSPACE,
+    PyUnicode_DATA,
+    PyUnicode_GET_LENGTH,
+    PyUnicode_KIND,
+    PyUnicode_READ,
+)
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcpy, strcmp, strlen
 
@@ -461,3 +468,33 @@ def character_counts(list texts, const unsigned char[::1] classes, unsigned char
         if length:
             final[i] = (here & sentence_final) != 0
     return counts, final_stop.view(bool)
+
+
+def title_word_counts(list texts, set title_words):
+    """Per text: how many of its whitespace words (``str.split``) are in ``title_words`` — the
+    count behind :func:`corpusbuilder.classifier._text_features`' title overlap. A word is looked
+    up only when some title word has its length."""
+    cdef Py_ssize_t count = len(texts), i, j, start, length
+    cdef int kind
+    cdef void* data
+    cdef str text
+    cdef unsigned long long lengths = 0  # bit k: a title word of k code points (k < 63), bit 63: longer
+    for word in title_words:
+        lengths |= 1ULL << min(len(<str> word), 63)
+    counts = np.zeros(count, dtype=np.float64)
+    cdef double[::1] out = counts
+    for i in range(count):
+        text = texts[i]
+        kind = PyUnicode_KIND(text)
+        data = PyUnicode_DATA(text)
+        length = PyUnicode_GET_LENGTH(text)
+        j = 0
+        while j < length:
+            while j < length and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
+                j += 1
+            start = j
+            while j < length and not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
+                j += 1
+            if j > start and lengths >> min(j - start, 63) & 1 and text[start:j] in title_words:
+                out[i] += 1
+    return counts

@@ -171,12 +171,15 @@ def _text_features(texts: list[str], words: np.ndarray, title_words: set[str]) -
                         minlength=len(texts)).astype(np.float64)
     title_overlap = np.zeros(len(texts))
     if title_words:
-        page_words = joined.split()
-        in_title = np.fromiter(map(title_words.__contains__, page_words), dtype=bool, count=len(page_words))
-        hits_before = np.concatenate([[0], np.cumsum(in_title)])
-        word_counts = words.astype(np.intp)
-        word_ends = np.cumsum(word_counts)
-        title_overlap = (hits_before[word_ends] - hits_before[word_ends - word_counts]) / words
+        if _fastpath is not None:
+            title_overlap = _fastpath.title_word_counts(lowered, title_words) / words
+        else:
+            page_words = joined.split()
+            in_title = np.fromiter(map(title_words.__contains__, page_words), dtype=bool, count=len(page_words))
+            hits_before = np.concatenate([[0], np.cumsum(in_title)])
+            word_counts = words.astype(np.intp)
+            word_ends = np.cumsum(word_counts)
+            title_overlap = (hits_before[word_ends] - hits_before[word_ends - word_counts]) / words
     return counts, final_stop, title_overlap, legal
 
 

@@ -127,7 +127,7 @@ def test_nodes_the_compiled_walk_does_not_model_take_the_python_walk(fastpath):
 
 @pytest.mark.shared
 @pytest.mark.slow
-def test_compiled_walk_gives_the_python_walks_blocks_on_every_gold_page(fastpath):
+def test_compiled_walks_give_the_python_walks_blocks_and_features_on_every_gold_page(fastpath, monkeypatch):
     require_shared(BOILERPLATE)
     paths = sorted(BOILERPLATE.glob("*/input/*.html")) + sorted(BOILERPLATE.glob("*/original/*.html"))
     assert len(paths) > 2000
@@ -136,10 +136,15 @@ def test_compiled_walk_gives_the_python_walks_blocks_on_every_gold_page(fastpath
         root = parse_html(path.read_bytes())
         if root is None or not isinstance(root.tag, str) or root.tag in justext._KILLED_TAGS:
             continue
-        for structure_hints in (True, False):
+        for structure_hints in (False, True):
             blocks = compiled_blocks(fastpath, root, structure_hints)
             assert blocks == _segment_blocks_python(root, STOPLIST, structure_hints), path
         if blocks:
+            title = page_title(root)
+            features = block_features(blocks, title)
+            with monkeypatch.context() as numpy_only:
+                numpy_only.setattr(classifier, "_fastpath", None)
+                assert np.array_equal(features, block_features(blocks, title), equal_nan=True), path
             assert_same_character_counts(fastpath, [block.text for block in blocks])
         compared += 1
     assert compared > 2000
@@ -196,3 +201,12 @@ def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monk
     monkeypatch.setattr(justext, "_fastpath", None)
     monkeypatch.setattr(classifier, "_fastpath", None)
     assert [classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages] == compiled
+
+
+def test_compiled_title_word_counts_split_as_str_split(fastpath):
+    long_word = "x" * 70  # longer than the length filter's bits
+    title = {"ferry", "東京", long_word, "a"}
+    texts = ["the ferry\u3000東京\u2028ferry", "a\u00a0b a", f"{long_word} {long_word}y ferryman", "none here"]
+    expected = [sum(word in title for word in text.split()) for text in texts]
+    assert expected == [3, 2, 1, 0]
+    assert fastpath.title_word_counts(texts, title).tolist() == expected
