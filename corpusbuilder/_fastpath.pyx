@@ -24,7 +24,7 @@ from cpython.unicode cimport (
     PyUnicode_READ,
 )
 from libc.stdlib cimport free, realloc
-from libc.string cimport memcpy, strcmp, strlen
+from libc.string cimport memcmp, memcpy, strcmp, strlen
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes.tree cimport (
@@ -188,24 +188,105 @@ cdef int _normalized(const Buffer* text, Buffer* out) except -1:
     return 0
 
 
+cdef inline unsigned long long _fnv1a(const unsigned char* data, size_t length) noexcept:
+    cdef unsigned long long value = 14695981039346656037ULL
+    cdef size_t i
+    for i in range(length):
+        value = (value ^ data[i]) * 1099511628211ULL
+    return value
+
+
+cdef class StopWords:
+    """A lower-cased stop list as the walk counts words against it: the ASCII words in a table of
+    their bytes (open addressing on FNV-1a), so a word of ASCII letters is looked up without
+    becoming a Python string; any other word is lower-cased and looked up in the set itself, as
+    ``text.lower().split()`` and ``in`` do (lower-casing a non-ASCII word can make it ASCII: the
+    Kelvin sign's "K" is "k")."""
+
+    cdef readonly frozenset words
+    cdef bytes keys  # the ASCII words, one after another
+    cdef Py_ssize_t[:, ::1] slots  # per slot: offset in keys + 1 (0: empty), length
+    cdef unsigned long long mask
+
+    def __init__(self, frozenset words):
+        self.words = words
+        ascii_words = sorted(word.encode("ascii") for word in words if word.isascii())
+        size = 16
+        while size < 2 * len(ascii_words) + 1:
+            size *= 2
+        self.mask = size - 1
+        self.keys = b"".join(ascii_words)
+        slots = np.zeros((size, 2), dtype=np.intp)
+        offset = 0
+        for word in ascii_words:
+            slot = _fnv1a(word, len(word)) & self.mask
+            while slots[slot, 0]:
+                slot = (slot + 1) & self.mask
+            slots[slot] = offset + 1, len(word)
+            offset += len(word)
+        self.slots = slots
+
+    cdef bint contains_ascii(self, const unsigned char* word, size_t length) noexcept:
+        """Whether a word of ASCII characters, lower-cased already, is on the list."""
+        cdef unsigned long long slot = _fnv1a(word, length) & self.mask
+        cdef const unsigned char* keys = self.keys
+        while self.slots[slot, 0]:
+            if <size_t> self.slots[slot, 1] == length and memcmp(keys + self.slots[slot, 0] - 1, word, length) == 0:
+                return True
+            slot = (slot + 1) & self.mask
+        return False
+
+    cdef int count(self, const Buffer* text, Buffer* scratch, Py_ssize_t* words, Py_ssize_t* stop_words) except -1:
+        """The words of a normalised text (runs between spaces and newlines) and how many are
+        on the list, lower-cased."""
+        cdef size_t i = 0, start, j
+        cdef const unsigned char* data = <const unsigned char*> text.data
+        cdef bint ascii
+        cdef unsigned char byte
+        words[0] = stop_words[0] = 0
+        _reserve(scratch, text.length)
+        while i < text.length:
+            while i < text.length and (data[i] == 0x20 or data[i] == 0x0A):
+                i += 1
+            if i == text.length:
+                break
+            start = i
+            ascii = True
+            while i < text.length and data[i] != 0x20 and data[i] != 0x0A:
+                byte = data[i]
+                if byte >= 0x80:
+                    ascii = False
+                scratch.data[i - start] = byte + 32 if 0x41 <= byte <= 0x5A else byte
+                i += 1
+            words[0] += 1
+            if ascii:
+                stop_words[0] += self.contains_ascii(<const unsigned char*> scratch.data, i - start)
+            else:
+                stop_words[0] += (<str> text.data[start:i].decode("utf8")).lower() in self.words
+        return 0
+
+
 cdef class _Blocks:
     """The block being filled and the blocks made so far, as segment_blocks keeps them."""
 
     cdef Buffer pending  # text nodes that form one text node once the page is cleaned, UTF-8
     cdef Buffer text  # the block's text pieces, joined
     cdef Buffer normalized
+    cdef Buffer scratch  # a word, lower-cased
     cdef bint has_text  # the Python walk's text_nodes is not empty
     cdef long chars_in_links, tags_count
     cdef object block_path
     cdef bint in_link, after_br
     cdef list blocks
-    cdef object make_block, stoplist
+    cdef object make_block
+    cdef StopWords stop_words
     cdef bint structure_hints
 
     def __dealloc__(self):
         free(self.pending.data)
         free(self.text.data)
         free(self.normalized.data)
+        free(self.scratch.data)
 
     cdef int close_text_node(self, bint count_links) except -1:
         """A kept element's start or end closes the text node before it; a blank one is ignored."""
@@ -226,11 +307,13 @@ cdef class _Blocks:
         return 0
 
     cdef int close_block(self) except -1:
+        cdef Py_ssize_t words, stop_words
         if self.has_text:
             _normalized(&self.text, &self.normalized)
             if self.normalized.length:
-                block = self.make_block(self.normalized.data[:self.normalized.length].decode("utf8"),
-                                        self.chars_in_links, self.tags_count, self.block_path, self.stoplist,
+                self.stop_words.count(&self.normalized, &self.scratch, &words, &stop_words)
+                block = self.make_block(self.normalized.data[:self.normalized.length].decode("utf8"), words,
+                                        stop_words, self.chars_in_links, self.tags_count, self.block_path,
                                         self.structure_hints)
                 self.blocks.append(block)
             self.text.length = 0
@@ -238,7 +321,7 @@ cdef class _Blocks:
         return 0
 
 
-def segment_walk(cetree._Element root, make_block, stoplist, bint structure_hints,
+def segment_walk(cetree._Element root, make_block, StopWords stop_words, bint structure_hints,
                  paragraph_tags, killed_tags, unwrapped_tags):
     """The blocks of :func:`corpusbuilder.justext.segment_blocks` for a root that is an element
     whose tag is not killed; raises :class:`Unsupported` on a node it does not model.
@@ -256,7 +339,7 @@ def segment_walk(cetree._Element root, make_block, stoplist, bint structure_hint
     cdef _Blocks state = _Blocks.__new__(_Blocks)
     state.blocks = []
     state.make_block = make_block
-    state.stoplist = stoplist
+    state.stop_words = stop_words
     state.structure_hints = structure_hints
 
     if c_root.ns is not NULL:

@@ -225,6 +225,12 @@ def _lowercased(stoplist: frozenset[str]) -> frozenset[str]:
     return frozenset(word.lower() for word in stoplist)
 
 
+@lru_cache(maxsize=128)
+def _stop_words(stoplist: frozenset[str]) -> _fastpath.StopWords:
+    """The lower-cased list as the compiled walk looks words up in it."""
+    return _fastpath.StopWords(_lowercased(stoplist))
+
+
 def _normalize_whitespace(text: str) -> str:
     """Each whitespace run of a stripped text becomes one newline if it holds a line break, else
     one space. Without a carriage return, that is each line's words joined by spaces and the
@@ -286,21 +292,30 @@ def _path_features(node: list, structure_hints: bool) -> tuple[str, str, bool, i
     return dom_path, (xpath or "/"), heading, hints
 
 
-def _make_block(text: str, chars_in_links: int, tags_count: int, path_node,
-                stoplist: frozenset[str], structure_hints: bool) -> Block | None:
-    """Features of one block from its text, stripped and whitespace-normalised, each computed once
-    (§2.7.2); None when it holds no text."""
-    if not text:
-        return None
+def _word_counts(text: str, stoplist: frozenset[str]) -> tuple[int, int]:
+    """A text's words (``text.lower().split()``) and how many of them the lower-cased stop list holds."""
+    words = text.lower().split()
+    return len(words), sum(map(stoplist.__contains__, words))
+
+
+def _make_block(text: str, n_words: int, n_stopwords: int, chars_in_links: int, tags_count: int, path_node,
+                structure_hints: bool) -> Block:
+    """Features of one block from its text, stripped, whitespace-normalised and not empty, and
+    its word counts (:func:`_word_counts`), each computed once (§2.7.2)."""
     dom_path, xpath, heading, hints = _path_features(path_node, structure_hints)
     near_hints = _near_hints(path_node) if structure_hints else 0
-    words = text.lower().split()
     n_chars = len(text)
-    n_words = len(words)
-    n_stopwords = sum(map(stoplist.__contains__, words))
-    # stripped non-empty text has at least one character and one word
     return Block(text, dom_path, xpath, heading, chars_in_links, tags_count, n_chars, n_words,
                  n_stopwords, chars_in_links / n_chars, n_stopwords / n_words, hints, near_hints)
+
+
+def _close_block(blocks: list[Block], text_nodes: list[str], chars_in_links: int, tags_count: int, path_node,
+                 stoplist: frozenset[str], structure_hints: bool) -> None:
+    """The Python walk's end of a block: its pieces joined and normalised; no block without text."""
+    text = _normalize_whitespace("".join(text_nodes).strip())
+    if text:
+        blocks.append(_make_block(text, *_word_counts(text, stoplist), chars_in_links, tags_count, path_node,
+                                  structure_hints))
 
 
 def _near_hints(node: list) -> int:
@@ -354,7 +369,7 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
         return []
     if _fastpath is not None:
         try:
-            return _fastpath.segment_walk(root, _make_block, _lowercased(stoplist), structure_hints,
+            return _fastpath.segment_walk(root, _make_block, _stop_words(stoplist), structure_hints,
                                           PARAGRAPH_TAGS, _KILLED_TAGS, _UNWRAPPED_TAGS)
         except _fastpath.Unsupported:
             pass
@@ -445,10 +460,7 @@ def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool
 
         if new_block:
             if text_nodes:
-                block = _make_block(_normalize_whitespace("".join(text_nodes).strip()), chars_in_links, tags_count,
-                                    block_path, stoplist, structure_hints)
-                if block is not None:
-                    blocks.append(block)
+                _close_block(blocks, text_nodes, chars_in_links, tags_count, block_path, stoplist, structure_hints)
                 text_nodes = []
             chars_in_links = 0
             tags_count = 0
@@ -458,10 +470,7 @@ def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool
     if pending and not pending.isspace():
         text_nodes.append(pending)
     if text_nodes:
-        block = _make_block(_normalize_whitespace("".join(text_nodes).strip()), chars_in_links, tags_count,
-                            block_path, stoplist, structure_hints)
-        if block is not None:
-            blocks.append(block)
+        _close_block(blocks, text_nodes, chars_in_links, tags_count, block_path, stoplist, structure_hints)
     return blocks
 
 

@@ -25,7 +25,7 @@ def fastpath():
 
 
 def compiled_blocks(fastpath, root, structure_hints=True):
-    return fastpath.segment_walk(root, justext._make_block, justext._lowercased(STOPLIST), structure_hints,
+    return fastpath.segment_walk(root, justext._make_block, justext._stop_words(STOPLIST), structure_hints,
                                  justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
 
 
@@ -210,3 +210,19 @@ def test_compiled_title_word_counts_split_as_str_split(fastpath):
     expected = [sum(word in title for word in text.split()) for text in texts]
     assert expected == [3, 2, 1, 0]
     assert fastpath.title_word_counts(texts, title).tolist() == expected
+
+
+@pytest.mark.parametrize("language", ["German", "Greek", "Turkish", "Polish"])
+def test_compiled_walk_counts_stop_words_as_python_does(fastpath, language):
+    # words on a list with letters beyond ASCII, capitals of every kind, and the Kelvin sign,
+    # which lower-cases to an ASCII "k"
+    stoplist = load_stoplist(language)
+    words = sorted(stoplist)[::7]
+    text = " ".join(words + [w.upper() for w in words] + [w.title() for w in words] + ["\u212a", "ΣΑΣ", "İSTANBUL"])
+    root = parse_html(f"<html><body><p>{text}</p><div>{' '.join(words[:5])}<br>x</div></body></html>")
+    compiled = fastpath.segment_walk(root, justext._make_block, justext._stop_words(stoplist), True,
+                                     justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
+    expected = _segment_blocks_python(root, stoplist, True)
+    assert compiled == expected
+    # each word as listed; upper-cased and back not always (Turkish "altı" comes back "alti")
+    assert expected[0].n_stopwords >= len(words)
