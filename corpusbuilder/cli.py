@@ -216,15 +216,26 @@ def _at_least_one(text: str) -> int:
     return value
 
 
+class _Version(argparse.Action):
+    """--version, which also says whether the package was built with its compiled walks (it
+    imports lxml to find out, so only when asked)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from corpusbuilder import __version__, justext
+
+        walks = "compiled walks" if justext._fastpath is not None else "Python walks: built without a C compiler"
+        print(f"corpusbuilder {__version__} ({walks})")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="corpusbuilder",
         description="Web crawls (WARC) to a clean, de-duplicated text corpus. The full build is "
         "`snakemake --cores N` in the checkout; these subcommands run single steps by hand.",
     )
-    from corpusbuilder import __version__
-
-    parser.add_argument("--version", action="version", version=f"corpusbuilder {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help="show the version and whether the `best` preset's walks are compiled, and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name, func, help_text, config_help=f"config file (default: {WORKFLOW_CONFIG_PATH} when the working "

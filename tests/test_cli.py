@@ -192,8 +192,11 @@ def test_clean_html_errors_are_one_line(tmp_path):
 def test_version():
     import corpusbuilder
 
+    from corpusbuilder import justext
+
     result = run("--version")
-    assert result.returncode == 0 and result.stdout.strip() == f"corpusbuilder {corpusbuilder.__version__}"
+    walks = "compiled walks" if justext._fastpath is not None else "Python walks: built without a C compiler"
+    assert result.returncode == 0 and result.stdout.strip() == f"corpusbuilder {corpusbuilder.__version__} ({walks})"
 
 
 def test_slurm_status_waits_when_the_scheduler_does_not_answer(monkeypatch):
