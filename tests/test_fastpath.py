@@ -127,10 +127,11 @@ def test_nodes_the_compiled_walk_does_not_model_take_the_python_walk(fastpath):
 
 @pytest.mark.shared
 @pytest.mark.slow
-def test_compiled_walks_give_the_python_walks_blocks_and_features_on_every_gold_page(fastpath, monkeypatch):
+def test_compiled_walks_give_the_python_walks_blocks_features_and_sums_on_every_gold_page(fastpath, monkeypatch):
     require_shared(BOILERPLATE)
     paths = sorted(BOILERPLATE.glob("*/input/*.html")) + sorted(BOILERPLATE.glob("*/original/*.html"))
     assert len(paths) > 2000
+    model = load_model()
     compared = 0
     for path in paths:
         root = parse_html(path.read_bytes())
@@ -145,6 +146,7 @@ def test_compiled_walks_give_the_python_walks_blocks_and_features_on_every_gold_
             with monkeypatch.context() as numpy_only:
                 numpy_only.setattr(classifier, "_fastpath", None)
                 assert np.array_equal(features, block_features(blocks, title), equal_nan=True), path
+            assert np.array_equal(model._leaf_sums(features), model.value[model._leaves(features)].sum(axis=1)), path
             assert_same_character_counts(fastpath, [block.text for block in blocks])
         compared += 1
     assert compared > 2000
