@@ -28,15 +28,25 @@ from libc.string cimport memcmp, memcpy, strcmp, strlen
 
 cimport lxml.includes.etreepublic as cetree
 from lxml.includes.tree cimport (
+    XML_CDATA_SECTION_NODE,
     XML_COMMENT_NODE,
     XML_ELEMENT_NODE,
     XML_TEXT_NODE,
+    XML_XINCLUDE_END,
+    XML_XINCLUDE_START,
     xmlAttr,
     xmlNode,
 )
 
 import numpy as np
+from lxml import etree
 
+# The walk reads lxml's element structs and libxml2's nodes as the headers of the lxml it was
+# built against lay them out; another lxml at run time makes the import fail, and the package
+# then runs its Python walks.
+if etree.__version__ != cetree.LXML_VERSION_STRING.decode():
+    raise ImportError(f"corpusbuilder._fastpath was built against lxml {cetree.LXML_VERSION_STRING.decode()}, "
+                      f"not {etree.__version__}: reinstall corpusbuilder to rebuild it")
 cetree.import_lxml__etree()
 
 
@@ -321,7 +331,7 @@ cdef class _Blocks:
         return 0
 
 
-def segment_walk(cetree._Element root, make_block, StopWords stop_words, bint structure_hints,
+def segment_walk(cetree._Element root not None, make_block, StopWords stop_words not None, bint structure_hints,
                  paragraph_tags, killed_tags, unwrapped_tags):
     """The blocks of :func:`corpusbuilder.justext.segment_blocks` for a root that is an element
     whose tag is not killed; raises :class:`Unsupported` on a node it does not model.
@@ -331,6 +341,9 @@ def segment_walk(cetree._Element root, make_block, StopWords stop_words, bint st
     killed elements and comments are skipped with everything inside, and unwrapped elements
     are walked through without events of their own. The block's text is kept as UTF-8 bytes
     until it is whole and normalised: one str per block.
+
+    The walk holds libxml2's nodes across its calls of ``make_block``, which must not change
+    the tree (``_make_block`` only reads class and id through the path).
     """
     cdef xmlNode* c_root = root._c_node
     cdef xmlNode* c_node = c_root
@@ -429,7 +442,10 @@ def segment_walk(cetree._Element root, make_block, StopWords stop_words, bint st
 
     # the root's own tail is read too, as the package does (no link is open any more)
     c_node = c_root.next
-    while c_node is not NULL and c_node.type == XML_TEXT_NODE:
+    while c_node is not NULL and c_node.type in (XML_TEXT_NODE, XML_CDATA_SECTION_NODE, XML_XINCLUDE_START,
+                                                  XML_XINCLUDE_END):
+        if c_node.type != XML_TEXT_NODE:  # lxml's tail takes CDATA too and skips XInclude marks
+            raise Unsupported(f"a node of libxml2 type {c_node.type} after the root")
         _append(&state.pending, <const char*> c_node.content, strlen(<const char*> c_node.content))
         c_node = c_node.next
     state.close_text_node(False)
@@ -504,8 +520,16 @@ def tree_sums(const float[:, ::1] features, const Py_ssize_t[::1] feature_index,
             for lane in range(lanes):
                 leaf_values[lane, tree] = value[node[lane]]
         for lane in range(lanes):
-            out[start + lane] = _pairwise_sum(&leaf_values[lane, 0], trees)
+            # numpy's reduction adds the pairwise sum to 0.0 (so a sum of -0.0s is +0.0)
+            out[start + lane] = 0.0 + _pairwise_sum(&leaf_values[lane, 0], trees)
     return sums
+
+
+cdef inline str _text(object value):
+    """A str the loops may read code point by code point (a str subclass is one too)."""
+    if not isinstance(value, str):
+        raise TypeError(f"expected str, not {type(value).__name__}")
+    return <str> value
 
 
 def character_counts(list texts, const unsigned char[::1] classes, unsigned char space, unsigned char sentence_end,
@@ -518,7 +542,7 @@ def character_counts(list texts, const unsigned char[::1] classes, unsigned char
     """
     cdef Py_ssize_t count = len(texts), i, j, length, last = classes.shape[0] - 1
     cdef Py_UCS4 code
-    cdef unsigned char here, after
+    cdef unsigned char here = 0, after
     cdef bint space_before, space_after
     cdef int kind
     cdef void* data
@@ -528,7 +552,7 @@ def character_counts(list texts, const unsigned char[::1] classes, unsigned char
     cdef long long[:, ::1] out = counts
     cdef unsigned char[::1] final = final_stop
     for i in range(count):
-        text = texts[i]
+        text = _text(texts[i])
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
         length = PyUnicode_GET_LENGTH(text)
@@ -553,7 +577,7 @@ def character_counts(list texts, const unsigned char[::1] classes, unsigned char
     return counts, final_stop.view(bool)
 
 
-def title_word_counts(list texts, set title_words):
+def title_word_counts(list texts, title_words):
     """Per text: how many of its whitespace words (``str.split``) are in ``title_words`` — the
     count behind :func:`corpusbuilder.classifier._text_features`' title overlap. A word is looked
     up only when some title word has its length."""
@@ -563,11 +587,11 @@ def title_word_counts(list texts, set title_words):
     cdef str text
     cdef unsigned long long lengths = 0  # bit k: a title word of k code points (k < 63), bit 63: longer
     for word in title_words:
-        lengths |= 1ULL << min(len(<str> word), 63)
+        lengths |= 1ULL << min(len(_text(word)), 63)
     counts = np.zeros(count, dtype=np.float64)
     cdef double[::1] out = counts
     for i in range(count):
-        text = texts[i]
+        text = _text(texts[i])
         kind = PyUnicode_KIND(text)
         data = PyUnicode_DATA(text)
         length = PyUnicode_GET_LENGTH(text)

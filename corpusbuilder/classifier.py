@@ -362,14 +362,21 @@ class BlockModel:
         """P(content) per row of ``features``: the leaves' values summed as log-odds."""
         if len(features) == 0:
             return np.zeros(0)
+        if features.ndim != 2 or features.shape[1] <= self.widest_feature:
+            raise ValueError(f"features of shape {features.shape}: the model reads column {self.widest_feature}")
         return 1.0 / (1.0 + np.exp(-(self.baseline + self._leaf_sums(features))))
+
+    @cached_property
+    def widest_feature(self) -> int:
+        """The highest feature column a split reads."""
+        return int(self.feature.max(initial=0))
 
     def _leaf_sums(self, features: np.ndarray) -> np.ndarray:
         """Each row's leaf values summed over the trees in numpy's pairwise order, whose rounding
         the shipped model's outputs were taken with: compiled for the float32 rows
         `block_features` gives, when the compiled module is there, else summed along the rows of
         the C-ordered (rows × trees) values."""
-        if _fastpath is not None and features.dtype == np.float32:
+        if _fastpath is not None and features.dtype == np.float32 and self.value.dtype == np.float64:
             return _fastpath.tree_sums(np.ascontiguousarray(features), self.feature_index, self.float32_threshold,
                                        self.children, self.root_index, self.depth, self.value)
         return self.value[self._leaves(features)].sum(axis=1)

@@ -228,3 +228,49 @@ def test_compiled_walk_counts_stop_words_as_python_does(fastpath, language):
     assert compiled == expected
     # each word as listed; upper-cased and back not always (Turkish "altı" comes back "alti")
     assert expected[0].n_stopwords >= len(words)
+
+
+def test_each_whitespace_character_alone_between_words(fastpath):
+    # the compiled walk knows str.isspace's characters by their UTF-8: every one of this
+    # interpreter's, each inside a text, around a link and as a piece on its own
+    for space in SPACES + NOT_SPACES:
+        html = f"<html><body><p>a{space}b<a>{space}link{space}</a>{space}<b>c</b></p><div>{space}</div></body></html>"
+        root = parse_html(html)
+        assert compiled_blocks(fastpath, root) == _segment_blocks_python(root, STOPLIST, True), hex(ord(space))
+
+
+def test_cdata_after_the_root_takes_the_python_walk(fastpath):
+    # lxml's tail reads CDATA too; the compiled walk says it does not model it
+    root = parse_html("<html><body><p>para</p></body></html>")
+    root.tail = etree.CDATA("tail words")
+    with pytest.raises(fastpath.Unsupported):
+        compiled_blocks(fastpath, root)
+    assert [b.text for b in segment_blocks(root, STOPLIST)] == ["para", "tail words"]
+
+
+def test_compiled_functions_refuse_what_they_cannot_read(fastpath):
+    with pytest.raises(TypeError):
+        fastpath.segment_walk(None, justext._make_block, justext._stop_words(STOPLIST), True,
+                              justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
+    with pytest.raises(TypeError):
+        compiled_character_counts(fastpath, ["text", None])
+    with pytest.raises(TypeError):
+        fastpath.title_word_counts([None], {"x"})
+    assert fastpath.title_word_counts(["a b a"], frozenset({"a"})).tolist() == [2.0]
+    model = load_model()
+    with pytest.raises(ValueError, match="reads column"):
+        model.probabilities(np.zeros((2, 3), dtype=np.float32))  # narrower than the model's features
+
+
+def test_compiled_sum_of_negative_zeros_is_numpys_positive_zero(fastpath):
+    # numpy adds the pairwise sum to 0.0, so trees whose leaves all hold -0.0 sum to +0.0
+    trees = 9
+    zeros = np.zeros(trees, dtype=np.int32)
+    model = classifier.BlockModel(feature=zeros, threshold=np.zeros(trees), left=np.arange(trees, dtype=np.int32),
+                                  right=np.arange(trees, dtype=np.int32), value=np.full(trees, -0.0),
+                                  roots=np.arange(trees, dtype=np.int32), depth=1, baseline=0.0, threshold_good=0.5,
+                                  feature_names=("x",))
+    features = np.ones((3, 1), dtype=np.float32)
+    expected = model.value[model._leaves(features)].sum(axis=1)
+    sums = model._leaf_sums(features)
+    assert np.array_equal(np.signbit(sums), np.signbit(expected)) and not np.signbit(sums).any()
