@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import justext as reference
 import lxml.html
+import numpy as np
 import pytest
 from justext.core import decode_html, revise_paragraph_classification
 from lxml import etree
@@ -27,7 +28,7 @@ from corpusbuilder.justext import (
     parse_html,
     segment_blocks,
 )
-from corpusbuilder.justext import _element_hints
+from corpusbuilder.justext import _element_hints, _word_hints
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "justext"
 
@@ -319,6 +320,22 @@ def test_element_hints_are_the_hints_of_class_and_id_as_one_string(tag, css_clas
         if tag in tags or any(s in attributes for s in substrings) or (words is not None and words.search(attributes)):
             expected |= HINT_BITS[name]
     assert _element_hints(tag, css_class, element_id) == expected
+
+
+def test_word_hints_are_each_hints_own_tests_on_any_word():
+    # _word_hints first asks one regex whether any hint matches at all; that must never hide one
+    rng = np.random.default_rng(5)
+    pieces = [s for _, substrings, _ in STRUCTURE_HINTS.values() for s in substrings]
+    pieces += ["ad", "ads", "tag", "tags", "meta", "post", "main", "body", "text", "news", "-", "_", "x", "1", "é"]
+    words = ["".join(rng.choice(pieces, size=rng.integers(1, 4))) for _ in range(3000)]
+    words += ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz-_0123456789"), size=rng.integers(2, 14)))
+              for _ in range(3000)]
+    for word in words:
+        expected = 0
+        for name, (_, substrings, boundary_words) in STRUCTURE_HINTS.items():
+            if any(s in word for s in substrings) or (boundary_words is not None and boundary_words.search(word)):
+                expected |= HINT_BITS[name]
+        assert _word_hints(word) == expected, word
 
 
 def test_copyright_and_select_make_a_block_bad():
