@@ -10,10 +10,10 @@ their Python and numpy versions, which give the same blocks, features and probab
 
 Why the segmentation is faster here: lxml's ``iterwalk`` makes a Python object of every element
 and copies its text and tail into new strings at each event, and the Python loop then merges
-the pieces. Here the text nodes are read where libxml2 keeps them and merged in one buffer; only
-what a block keeps (its text pieces, its path) becomes Python objects. Only libxml2's structs are
-read — no libxml2 function is called, so this module does not link against the libxml2 inside
-lxml's own extension.
+the pieces. Here the text nodes are read where libxml2 keeps them and merged in one UTF-8 buffer,
+which is normalised and counted in place; only what a block keeps (its text, one str, and its
+path) becomes Python objects. Only libxml2's structs are read — no libxml2 function is called,
+so this module does not link against the libxml2 inside lxml's own extension.
 """
 
 from cpython.unicode cimport (
