@@ -118,6 +118,10 @@ cdef int _append(Buffer* buffer, const char* text, size_t size) except -1:
     return 0
 
 
+cdef inline int _append_text_node(Buffer* buffer, const xmlNode* c_node) except -1:
+    return _append(buffer, <const char*> c_node.content, strlen(<const char*> c_node.content))
+
+
 cdef inline size_t _space_at(const unsigned char* text, size_t left) noexcept:
     """The bytes of the whitespace character (by str.isspace) that starts ``text``, 0 if it is
     none: ASCII's, U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
@@ -249,7 +253,7 @@ cdef class StopWords:
     cdef int count(self, const Buffer* text, Buffer* scratch, Py_ssize_t* words, Py_ssize_t* stop_words) except -1:
         """The words of a normalised text (runs between spaces and newlines) and how many are
         on the list, lower-cased."""
-        cdef size_t i = 0, start, j
+        cdef size_t i = 0, start
         cdef const unsigned char* data = <const unsigned char*> text.data
         cdef bint ascii
         cdef unsigned char byte
@@ -414,7 +418,7 @@ def segment_walk(cetree._Element root not None, make_block, StopWords stop_words
         while True:
             while c_node is not NULL:
                 if c_node.type == XML_TEXT_NODE:
-                    _append(&state.pending, <const char*> c_node.content, strlen(<const char*> c_node.content))
+                    _append_text_node(&state.pending, c_node)
                 elif c_node.type == XML_ELEMENT_NODE:
                     if c_node.ns is not NULL:
                         raise Unsupported("an element in a namespace")
@@ -446,7 +450,7 @@ def segment_walk(cetree._Element root not None, make_block, StopWords stop_words
                                                   XML_XINCLUDE_END):
         if c_node.type != XML_TEXT_NODE:  # lxml's tail takes CDATA too and skips XInclude marks
             raise Unsupported(f"a node of libxml2 type {c_node.type} after the root")
-        _append(&state.pending, <const char*> c_node.content, strlen(<const char*> c_node.content))
+        _append_text_node(&state.pending, c_node)
         c_node = c_node.next
     state.close_text_node(False)
     state.close_block()

@@ -362,12 +362,13 @@ class BlockModel:
         """P(content) per row of ``features``: the leaves' values summed as log-odds."""
         if len(features) == 0:
             return np.zeros(0)
-        if features.ndim != 2 or features.shape[1] <= self.widest_feature:
-            raise ValueError(f"features of shape {features.shape}: the model reads column {self.widest_feature}")
+        if features.ndim != 2 or features.shape[1] <= self.highest_feature_column:
+            raise ValueError(f"features of shape {features.shape}: the model reads column "
+                             f"{self.highest_feature_column}")
         return 1.0 / (1.0 + np.exp(-(self.baseline + self._leaf_sums(features))))
 
     @cached_property
-    def widest_feature(self) -> int:
+    def highest_feature_column(self) -> int:
         """The highest feature column a split reads."""
         return int(self.feature.max(initial=0))
 
