@@ -150,14 +150,10 @@ def _codepoints(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _text_features(texts: list[str], words: np.ndarray, title_words: set[str]) -> tuple[np.ndarray, ...]:
-    """Character counts of every block (:func:`_character_counts`, compiled where it is built),
-    and the legal-phrase count and title overlap, which need each block's words (``words``: how
-    many whitespace words each text has)."""
-    if _fastpath is not None:
-        counts, final_stop = _fastpath.character_counts(texts, _CHAR_CLASSES, _SPACE, _SENTENCE_END, _SENTENCE_FINAL,
-                                                        _SEPARATOR, _CAPITAL, _DIGIT)
-    else:
-        counts, final_stop = _character_counts(texts)
+    """Character counts of every block (:func:`_character_counts`), and the legal-phrase count
+    and title overlap, which need each block's words (``words``: how many whitespace words each
+    text has)."""
+    counts, final_stop = _character_counts(texts)
     # The word-level features read the page's lower-cased text at once: no match of
     # _LEGAL_PHRASES holds a newline, and splitting the newline-joined text gives each block's
     # words in turn, as many as ``words`` says (lower-casing may lengthen a text, as "İ" does,
@@ -171,15 +167,12 @@ def _text_features(texts: list[str], words: np.ndarray, title_words: set[str]) -
                         minlength=len(texts)).astype(np.float64)
     title_overlap = np.zeros(len(texts))
     if title_words:
-        if _fastpath is not None:
-            title_overlap = _fastpath.title_word_counts(lowered, title_words) / words
-        else:
-            page_words = joined.split()
-            in_title = np.fromiter(map(title_words.__contains__, page_words), dtype=bool, count=len(page_words))
-            hits_before = np.concatenate([[0], np.cumsum(in_title)])
-            word_counts = words.astype(np.intp)
-            word_ends = np.cumsum(word_counts)
-            title_overlap = (hits_before[word_ends] - hits_before[word_ends - word_counts]) / words
+        page_words = joined.split()
+        in_title = np.fromiter(map(title_words.__contains__, page_words), dtype=bool, count=len(page_words))
+        hits_before = np.concatenate([[0], np.cumsum(in_title)])
+        word_counts = words.astype(np.intp)
+        word_ends = np.cumsum(word_counts)
+        title_overlap = (hits_before[word_ends] - hits_before[word_ends - word_counts]) / words
     return counts, final_stop, title_overlap, legal
 
 
@@ -249,18 +242,37 @@ _PATH_DEPTH = methodcaller("count", "/")
 
 def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
     """One row of FEATURE_NAMES per block (float32); ``title`` is the page's <title> text."""
-    count = len(blocks)
-    if count == 0:
+    if not blocks:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
+    cf, final = classify(blocks, FEATURE_JUSTEXT)
+    title_words = set(title.lower().split())
+    if _fastpath is not None:
+        return _fastpath.feature_rows(_feature_tables(), blocks, cf, final, title_words)
+    return _block_features_numpy(blocks, cf, final, title_words)
+
+
+@lru_cache(maxsize=1)
+def _feature_tables() -> _fastpath.FeatureTables:
+    """This module's tables and feature columns, as the compiled features read them. The
+    logarithms of counts are numpy's (a table of the counts most blocks and pages have, and
+    np.log1p beyond it): libm's log1p differs from numpy's in the last bit of some values."""
+    log1p_of_counts = np.log1p(np.arange(1 << 16, dtype=np.float64))
+    return _fastpath.FeatureTables(
+        _CHAR_CLASSES, (_SPACE, _SENTENCE_END, _SENTENCE_FINAL, _SEPARATOR, _CAPITAL, _DIGIT), _LEGAL_PHRASES,
+        _COPYRIGHT_BEFORE_YEAR, log1p_of_counts, np.log1p, (BAD, SHORT, NEAR_GOOD, GOOD), WRAP_COLUMNS,
+        FEATURE_NAMES, HINT_BITS, NEIGHBOUR_OFFSETS, _NEIGHBOUR_FEATURES, CONTAINER_LEVELS, _CONTAINER_FEATURES)
+
+
+def _block_features_numpy(blocks: list[Block], cf: list[str], final: list[str], title_words: set[str]) -> np.ndarray:
+    """block_features given jusText's classes and the title's words, in numpy."""
+    count = len(blocks)
     numbers = np.array(list(map(_BLOCK_NUMBERS, blocks)), dtype=np.float64)
     words, chars, stop, links, tags, heading = numbers[:, :6].T
     hints, near_hints = numbers[:, 6:].astype(np.int64).T
     texts = list(map(_TEXT, blocks))
     xpaths = list(map(_XPATH, blocks))
-    cf, final = classify(blocks, FEATURE_JUSTEXT)
     justext_good = np.array([c == GOOD for c in final], dtype=np.float64)
     cf_good = np.array([c == GOOD for c in cf], dtype=np.float64)
-    title_words = set(title.lower().split())
 
     counts, final_stop, title_overlap, legal = _text_features(texts, words, title_words)
     per_block = np.zeros((count, len(_BLOCK_FEATURES)))

@@ -3,6 +3,8 @@ the same blocks, field for field, and the same leaves of every tree."""
 
 from __future__ import annotations
 
+from dataclasses import astuple
+
 import numpy as np
 import pytest
 from conftest import BOILERPLATE, require_shared, unavailable
@@ -147,35 +149,112 @@ def test_compiled_walks_give_the_python_walks_blocks_features_and_sums_on_every_
                 numpy_only.setattr(classifier, "_fastpath", None)
                 assert np.array_equal(features, block_features(blocks, title), equal_nan=True), path
             assert np.array_equal(model._leaf_sums(features), model.value[model._leaves(features)].sum(axis=1)), path
-            assert_same_character_counts(fastpath, [block.text for block in blocks])
         compared += 1
     assert compared > 2000
 
 
-def assert_same_character_counts(fastpath, texts):
-    counts, final_stop = compiled_character_counts(fastpath, texts)
-    expected_counts, expected_final_stop = classifier._character_counts(texts)
-    assert counts.dtype == expected_counts.dtype and final_stop.dtype == expected_final_stop.dtype
-    assert np.array_equal(counts, expected_counts) and np.array_equal(final_stop, expected_final_stop)
+def make_block(text, xpath="/html[1]/body[1]/p[1]", heading=False, hints=0, near_hints=0, tags_count=0,
+               chars_in_links=0, n_words=None):
+    """A block as segmentation makes one, its words and stop words counted as the walks count them."""
+    words, stop_words = justext._word_counts(text, STOPLIST)
+    n_words = words if n_words is None else n_words
+    return justext.Block(text, "", xpath, heading, chars_in_links, tags_count, len(text), n_words, stop_words,
+                         chars_in_links / len(text), stop_words / n_words if n_words else 0.0, hints, near_hints)
 
 
-def compiled_character_counts(fastpath, texts):
-    return fastpath.character_counts(texts, classifier._CHAR_CLASSES, classifier._SPACE, classifier._SENTENCE_END,
-                                     classifier._SENTENCE_FINAL, classifier._SEPARATOR, classifier._CAPITAL,
-                                     classifier._DIGIT)
+def assert_compiled_features_are_numpys(blocks, title, monkeypatch):
+    features = block_features(blocks, title)
+    with monkeypatch.context() as numpy_only:
+        numpy_only.setattr(classifier, "_fastpath", None)
+        expected = block_features(blocks, title)
+    assert features.dtype == expected.dtype == np.float32 and features.shape == expected.shape
+    differ = ~((features == expected) | (np.isnan(features) & np.isnan(expected)))
+    assert not differ.any(), {classifier.FEATURE_NAMES[c] for c in np.flatnonzero(differ.any(axis=0))}
+    return features
 
 
-def test_compiled_character_counts_are_the_numpy_counts(fastpath):
+def feature(features, name):
+    return features[:, classifier.FEATURE_NAMES.index(name)].tolist()
+
+
+def test_compiled_features_count_characters_as_numpy_does(fastpath, monkeypatch):
     texts = ["One. Two! Three?", "a - b | c » d", "-dash at the start and end -", "Ölçü 12 ДОМ Ωmega",
              "astral 𝔘𝔫𝔦 ends here.", "“Quoted.”", "x", "No stop", "U.S. and e.g. inside", "9"]
-    assert_same_character_counts(fastpath, texts)
-    counts, final_stop = compiled_character_counts(fastpath, texts)
+    features = assert_compiled_features_are_numpys([make_block(text) for text in texts], "", monkeypatch)
     # pinned: sentence ends before a space or the text's end, capitals at word starts, dashes
     # between spaces, where a text's edges count as spaces (the final " -", not the first "-d");
     # "“Quoted.”" ends with a closing quote, which may end a sentence
-    assert counts[0].tolist() == [3, 3, 0, 0] and counts[1].tolist() == [0, 0, 0, 3]
-    assert counts[2].tolist() == [0, 0, 0, 1] and counts[3].tolist() == [0, 3, 2, 0]
-    assert final_stop.tolist() == [True, False, False, False, True, True, False, False, False, False]
+    words = np.array([block.n_words for block in map(make_block, texts)])
+    def counts(name):
+        return np.rint(np.array(feature(features, name)) * words)[:4].tolist()
+
+    assert counts("sentence_ends_per_word") == [3, 0, 0, 0] and counts("capitalised_per_word") == [3, 0, 0, 3]
+    assert counts("separators_per_word") == [0, 3, 1, 0] and counts("digits_per_word") == [0, 0, 0, 2]
+    assert feature(features, "ends_with_stop") == [1, 0, 0, 0, 1, 1, 0, 0, 0, 0]
+
+
+def test_compiled_features_find_legal_phrases_and_title_words_as_numpy_does(fastpath, monkeypatch):
+    long_word = "x" * 70  # longer than the title words' length filter
+    texts = ["copyrights reserved", "(c) 199 (c) 2024 (c) ٢٠٢٤ ©© Privacy cookie-policy", "powered by\n(c) 20",
+             "Nutzungsbedingungenutzungsbedingungen impressum datenschutz", "the ferry\u3000東京\u2028ferry",
+             "a\u00a0b a", f"{long_word} {long_word}y ferryman", "©", "(c) 2024", "ends in (c) 202", "İstanbul privacy"]
+    blocks = [make_block(text) for text in texts]
+    features = assert_compiled_features_are_numpys(blocks, f"The FERRY 東京 {long_word} a İstanbul", monkeypatch)
+    assert feature(features, "legal_phrases") == [1, 6, 1, 3, 0, 0, 0, 1, 1, 0, 1]  # none inside another
+    title_words = [round(share * block.n_words) for share, block in zip(feature(features, "title_overlap"), blocks)]
+    assert title_words == [0, 0, 0, 0, 4, 2, 1, 0, 0, 0, 1]  # "the" is a title word too
+    assert_compiled_features_are_numpys(blocks, "", monkeypatch)
+
+
+def random_blocks(rng, count):
+    """Blocks in containers that repeat (non-ASCII tags among them), with legal phrases, capitals,
+    sentence ends, hints and headings, in random measure."""
+    tags = ["div", "p", "li", "td", "section", "größe", "ünï", "x"]
+    vocabulary = ["the", "Ferry", "of", "privacy", "(c) 2024", "©", "cookie", "a.", "Ölçü", "9", "-", "|", "東京",
+                  "İ", "end!", "terms of use", "rights reserved"]
+    paths, blocks = ["/html[1]/body[1]"], []
+    for _ in range(count):
+        base = paths[rng.integers(len(paths))]
+        xpath = f"{base}/{tags[rng.integers(len(tags))]}[{rng.integers(1, 4)}]"
+        paths.append(xpath)
+        text = " ".join(rng.choice(vocabulary, size=rng.integers(1, 40)))
+        blocks.append(make_block(text, xpath, heading=bool(rng.random() < 0.1), hints=int(rng.integers(0, 2048)),
+                                 near_hints=int(rng.integers(0, 2048)), tags_count=int(rng.integers(0, 5)),
+                                 chars_in_links=int(rng.integers(0, len(text) + 1))))
+    return blocks
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_compiled_features_on_random_pages(fastpath, monkeypatch, seed):
+    rng = np.random.default_rng(seed)
+    for count in (1, 2, 3, 7, 8, 9, 129, 400):  # pairwise sums of a few, of one block of 128 and of halves
+        blocks = random_blocks(rng, count)
+        assert_compiled_features_are_numpys(blocks, "Ferry privacy the", monkeypatch)
+
+
+def test_compiled_features_of_counts_beyond_the_log1p_table(fastpath, monkeypatch):
+    # numpy's log1p, not libm's, for counts the table does not hold: a block of 70,000 characters
+    # and a page of 70,000 blocks
+    big = make_block("word " * 14_000 + "end.")
+    features = assert_compiled_features_are_numpys([big, make_block("short")], "", monkeypatch)
+    assert feature(features, "log_chars")[0] == np.float32(np.log1p(len(big.text)))
+    many = [make_block(f"w{i}", f"/html[1]/body[1]/div[{i // 100}]/p[1]") for i in range(70_000)]
+    assert_compiled_features_are_numpys(many, "", monkeypatch)
+
+
+def test_compiled_features_of_a_block_without_words_are_numpys_infinities(fastpath, monkeypatch):
+    # segmentation never makes one; a hand-made one divides by zero in both versions alike
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert_compiled_features_are_numpys([make_block("text", n_words=0), make_block("more words")], "", monkeypatch)
+
+
+def test_compiled_features_refuse_a_classifier_they_do_not_know(fastpath):
+    # a feature the classifier lists that the compiled module does not compute
+    tables = classifier._feature_tables.__wrapped__
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(classifier, "FEATURE_NAMES", (*classifier.FEATURE_NAMES, "a_new_feature"))
+        with pytest.raises(ValueError, match="a_new_feature"):
+            tables()
 
 
 def test_compiled_tree_walk_sums_the_numpy_walks_leaves_bit_for_bit(fastpath):
@@ -203,15 +282,6 @@ def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monk
     monkeypatch.setattr(justext, "_fastpath", None)
     monkeypatch.setattr(classifier, "_fastpath", None)
     assert [classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages] == compiled
-
-
-def test_compiled_title_word_counts_split_as_str_split(fastpath):
-    long_word = "x" * 70  # longer than the length filter's bits
-    title = {"ferry", "東京", long_word, "a"}
-    texts = ["the ferry\u3000東京\u2028ferry", "a\u00a0b a", f"{long_word} {long_word}y ferryman", "none here"]
-    expected = [sum(word in title for word in text.split()) for text in texts]
-    assert expected == [3, 2, 1, 0]
-    assert fastpath.title_word_counts(texts, title).tolist() == expected
 
 
 @pytest.mark.parametrize("language", ["German", "Greek", "Turkish", "Polish"])
@@ -252,11 +322,15 @@ def test_compiled_functions_refuse_what_they_cannot_read(fastpath):
     with pytest.raises(TypeError):
         fastpath.segment_walk(None, justext._make_block, justext._stop_words(STOPLIST), True,
                               justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
+    tables = classifier._feature_tables()
+    block = make_block("text")
     with pytest.raises(TypeError):
-        compiled_character_counts(fastpath, ["text", None])
+        fastpath.feature_rows(tables, [make_block("text"), justext.Block(None, *astuple(block)[1:])], ["good"] * 2,
+                              ["good"] * 2, set())
+    with pytest.raises(ValueError, match="one each"):
+        fastpath.feature_rows(tables, [block], [], [], set())
     with pytest.raises(TypeError):
-        fastpath.title_word_counts([None], {"x"})
-    assert fastpath.title_word_counts(["a b a"], frozenset({"a"})).tolist() == [2.0]
+        fastpath.feature_rows(tables, [block], ["good"], ["good"], {None})
     model = load_model()
     with pytest.raises(ValueError, match="reads column"):
         model.probabilities(np.zeros((2, 3), dtype=np.float32))  # narrower than the model's features
