@@ -6,7 +6,7 @@ Each extractor starts from the same decoded page (a str; decoding is left out be
 extractors would share it) and does its whole job on it:
 
 - ``best``: parse + segmentation (§2.7.1) + the 84 block features + the gradient-boosted trees;
-- ``best-python-walks``: the same with the Python walks of segmentation and trees, as a package
+- ``best-python-walks``: the same with the Python versions of segmentation, features and trees, as a package
   built without a C compiler runs it (listed when the compiled module is built);
 - ``justext-default``: parse + segmentation + Algorithms 2.2 and 2.3 (thesis §2.7), the `default` preset;
 - ``justext-package``: the reference ``justext`` 3.0.2 with the same stop list;
@@ -93,7 +93,7 @@ def python_walks():
 
 
 def run_best_python(html: str, stoplist: frozenset[str]) -> list[str]:
-    """`best` with the Python walks (segmentation and trees), same results."""
+    """`best` with the Python walks (segmentation, features and trees), same results."""
     with python_walks():
         return run_best(html, stoplist)
 

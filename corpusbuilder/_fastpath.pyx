@@ -290,6 +290,71 @@ cdef class StopWords:
         return 0
 
 
+cdef class BlockMaker:
+    """Makes a block as :func:`corpusbuilder.justext._make_block` does, from the classes and
+    functions of :mod:`corpusbuilder.justext` given once: the common case of a block's path —
+    its element new, its parent's features remembered already — is worked out here, any other
+    is left to ``path_features``."""
+
+    cdef object block_class, path_features, element_hints, heading_tag
+
+    def __init__(self, block_class, path_features, element_hints, heading_tag):
+        self.block_class = block_class
+        self.path_features = path_features
+        self.element_hints = element_hints
+        self.heading_tag = heading_tag
+
+    cdef object own_hints(self, list node):
+        attributes = node[3]
+        return self.element_hints(node[0], attributes.get("class"), attributes.get("id"))
+
+    cdef tuple path(self, object path_node, bint structure_hints):
+        """(dom_path, xpath, heading, hints) of a path node, as ``path_features`` gives them,
+        which it leaves on the node as ``path_features`` does."""
+        if path_node is None:
+            return self.path_features(path_node, structure_hints)
+        cdef list node = <list> path_node
+        cdef tuple remembered = node[4]
+        if remembered is not None:
+            return remembered[:4]
+        parent = node[2]
+        if parent is None:
+            dom_path, xpath, heading, hints = "", "", False, 0
+        else:
+            remembered = (<list> parent)[4]
+            if remembered is None:  # more than one step to work out
+                return self.path_features(path_node, structure_hints)
+            dom_path, xpath, heading, hints = remembered[:4]
+        tag = node[0]
+        own_hints = self.own_hints(node) if structure_hints else 0
+        hints |= own_hints
+        dom_path = f"{dom_path}.{tag}" if dom_path else tag
+        xpath = f"{xpath}/{tag}[{node[1]}]"
+        heading = heading or self.heading_tag(tag)
+        node[4] = (dom_path, xpath, heading, hints, own_hints)
+        return dom_path, xpath, heading, hints
+
+    cdef object near_hints(self, object node):
+        """:func:`corpusbuilder.justext._near_hints`: the hint bits of a path node's element and its parent."""
+        bits = 0
+        for _ in range(2):
+            if node is None:
+                break
+            remembered = (<list> node)[4]
+            bits |= remembered[4] if remembered is not None else self.own_hints(<list> node)
+            node = (<list> node)[2]
+        return bits
+
+    cdef object make(self, str text, Py_ssize_t n_words, Py_ssize_t n_stopwords, long chars_in_links, long tags_count,
+                     object path_node, bint structure_hints):
+        dom_path, xpath, heading, hints = self.path(path_node, structure_hints)
+        near_hints = self.near_hints(path_node) if structure_hints else 0
+        cdef Py_ssize_t n_chars = len(text)
+        return self.block_class(text, dom_path, xpath, heading, chars_in_links, tags_count, n_chars, n_words,
+                                n_stopwords, <double> chars_in_links / n_chars, <double> n_stopwords / n_words, hints,
+                                near_hints)
+
+
 cdef class _Blocks:
     """The block being filled and the blocks made so far, as segment_blocks keeps them."""
 
@@ -302,7 +367,7 @@ cdef class _Blocks:
     cdef object block_path
     cdef bint in_link, after_br
     cdef list blocks
-    cdef object make_block
+    cdef BlockMaker block_maker
     cdef StopWords stop_words
     cdef bint structure_hints
 
@@ -336,17 +401,17 @@ cdef class _Blocks:
             _normalized(&self.text, &self.normalized)
             if self.normalized.length:
                 self.stop_words.count(&self.normalized, &self.scratch, &words, &stop_words)
-                block = self.make_block(self.normalized.data[:self.normalized.length].decode("utf8"), words,
-                                        stop_words, self.chars_in_links, self.tags_count, self.block_path,
-                                        self.structure_hints)
+                block = self.block_maker.make(self.normalized.data[:self.normalized.length].decode("utf8"), words,
+                                              stop_words, self.chars_in_links, self.tags_count, self.block_path,
+                                              self.structure_hints)
                 self.blocks.append(block)
             self.text.length = 0
             self.has_text = False
         return 0
 
 
-def segment_walk(cetree._Element root not None, make_block, StopWords stop_words not None, bint structure_hints,
-                 paragraph_tags, killed_tags, unwrapped_tags):
+def segment_walk(cetree._Element root not None, BlockMaker block_maker not None, StopWords stop_words not None,
+                 bint structure_hints, paragraph_tags, killed_tags, unwrapped_tags):
     """The blocks of :func:`corpusbuilder.justext.segment_blocks` for a root that is an element
     whose tag is not killed; raises :class:`Unsupported` on a node it does not model.
 
@@ -356,8 +421,8 @@ def segment_walk(cetree._Element root not None, make_block, StopWords stop_words
     are walked through without events of their own. The block's text is kept as UTF-8 bytes
     until it is whole and normalised: one str per block.
 
-    The walk holds libxml2's nodes across its calls of ``make_block``, which must not change
-    the tree (``_make_block`` only reads class and id through the path).
+    The walk holds libxml2's nodes while it makes blocks, which reads class and id through the
+    path and must not change the tree (nor do the functions of ``block_maker``).
     """
     cdef xmlNode* c_root = root._c_node
     cdef xmlNode* c_node = c_root
@@ -365,7 +430,7 @@ def segment_walk(cetree._Element root not None, make_block, StopWords stop_words
     cdef bint opening = True, new_block, closed_root = False
     cdef _Blocks state = _Blocks.__new__(_Blocks)
     state.blocks = []
-    state.make_block = make_block
+    state.block_maker = block_maker
     state.stop_words = stop_words
     state.structure_hints = structure_hints
 

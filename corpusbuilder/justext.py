@@ -299,9 +299,15 @@ def _path_features(node: list, structure_hints: bool) -> tuple[str, str, bool, i
         if remember:
             dom_path = f"{dom_path}.{tag}" if dom_path else tag
             xpath = f"{xpath}/{tag}[{step[1]}]"
-            heading = heading or _HEADING_IN_PATH.search(tag) is not None
+            heading = heading or _heading_tag(tag)
             step[4] = (dom_path, xpath, heading, hints, own_hints)
     return dom_path, (xpath or "/"), heading, hints
+
+
+@lru_cache(maxsize=4096)
+def _heading_tag(tag: str) -> bool:
+    """Whether a tag holds a word "h<digit>", as the package's search of the dotted path finds it."""
+    return _HEADING_IN_PATH.search(tag) is not None
 
 
 def _word_counts(text: str, stoplist: frozenset[str]) -> tuple[int, int]:
@@ -381,11 +387,18 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
         return []
     if _fastpath is not None:
         try:
-            return _fastpath.segment_walk(root, _make_block, _stop_words(stoplist), structure_hints,
+            return _fastpath.segment_walk(root, _block_maker(), _stop_words(stoplist), structure_hints,
                                           PARAGRAPH_TAGS, _KILLED_TAGS, _UNWRAPPED_TAGS)
         except _fastpath.Unsupported:
             pass
     return _segment_blocks_python(root, stoplist, structure_hints)
+
+
+@lru_cache(maxsize=1)
+def _block_maker() -> _fastpath.BlockMaker:
+    """The compiled walk's maker of blocks, which does :func:`_make_block`'s work for the common
+    case and calls :func:`_path_features` for the rest."""
+    return _fastpath.BlockMaker(Block, _path_features, _element_hints, _heading_tag)
 
 
 def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool) -> list[Block]:

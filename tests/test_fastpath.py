@@ -27,7 +27,7 @@ def fastpath():
 
 
 def compiled_blocks(fastpath, root, structure_hints=True):
-    return fastpath.segment_walk(root, justext._make_block, justext._stop_words(STOPLIST), structure_hints,
+    return fastpath.segment_walk(root, justext._block_maker(), justext._stop_words(STOPLIST), structure_hints,
                                  justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
 
 
@@ -292,7 +292,7 @@ def test_compiled_walk_counts_stop_words_as_python_does(fastpath, language):
     words = sorted(stoplist)[::7]
     text = " ".join(words + [w.upper() for w in words] + [w.title() for w in words] + ["\u212a", "ΣΑΣ", "İSTANBUL"])
     root = parse_html(f"<html><body><p>{text}</p><div>{' '.join(words[:5])}<br>x</div></body></html>")
-    compiled = fastpath.segment_walk(root, justext._make_block, justext._stop_words(stoplist), True,
+    compiled = fastpath.segment_walk(root, justext._block_maker(), justext._stop_words(stoplist), True,
                                      justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
     expected = _segment_blocks_python(root, stoplist, True)
     assert compiled == expected
@@ -320,7 +320,7 @@ def test_cdata_after_the_root_takes_the_python_walk(fastpath):
 
 def test_compiled_functions_refuse_what_they_cannot_read(fastpath):
     with pytest.raises(TypeError):
-        fastpath.segment_walk(None, justext._make_block, justext._stop_words(STOPLIST), True,
+        fastpath.segment_walk(None, justext._block_maker(), justext._stop_words(STOPLIST), True,
                               justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
     tables = classifier._feature_tables()
     block = make_block("text")
