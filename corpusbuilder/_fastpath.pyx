@@ -292,17 +292,19 @@ cdef class StopWords:
 
 cdef class BlockMaker:
     """Makes a block as :func:`corpusbuilder.justext._make_block` does, from the classes and
-    functions of :mod:`corpusbuilder.justext` given once: the common case of a block's path —
-    its element new, its parent's features remembered already — is worked out here, any other
-    is left to ``path_features``."""
+    functions of :mod:`corpusbuilder.justext` given once. A block's path is worked out here from
+    the nearest ancestor whose features are remembered, as ``path_features`` does; a path of
+    more new steps than ``path_features`` remembers is left to it."""
 
     cdef object block_class, path_features, element_hints, heading_tag
+    cdef Py_ssize_t max_remembered_steps
 
-    def __init__(self, block_class, path_features, element_hints, heading_tag):
+    def __init__(self, block_class, path_features, element_hints, heading_tag, Py_ssize_t max_remembered_steps):
         self.block_class = block_class
         self.path_features = path_features
         self.element_hints = element_hints
         self.heading_tag = heading_tag
+        self.max_remembered_steps = max_remembered_steps
 
     cdef object own_hints(self, list node):
         attributes = node[3]
@@ -310,28 +312,34 @@ cdef class BlockMaker:
 
     cdef tuple path(self, object path_node, bint structure_hints):
         """(dom_path, xpath, heading, hints) of a path node, as ``path_features`` gives them,
-        which it leaves on the node as ``path_features`` does."""
-        if path_node is None:
+        each new step's features left on its node as ``path_features`` leaves them."""
+        cdef list steps = []
+        cdef list step
+        cdef tuple remembered = None
+        node = path_node
+        while node is not None:
+            remembered = (<list> node)[4]
+            if remembered is not None:
+                break
+            steps.append(node)
+            node = (<list> node)[2]
+        if not steps:
+            return remembered[:4] if remembered is not None else self.path_features(path_node, structure_hints)
+        if len(steps) > self.max_remembered_steps:
             return self.path_features(path_node, structure_hints)
-        cdef list node = <list> path_node
-        cdef tuple remembered = node[4]
-        if remembered is not None:
-            return remembered[:4]
-        parent = node[2]
-        if parent is None:
+        if remembered is None:
             dom_path, xpath, heading, hints = "", "", False, 0
         else:
-            remembered = (<list> parent)[4]
-            if remembered is None:  # more than one step to work out
-                return self.path_features(path_node, structure_hints)
             dom_path, xpath, heading, hints = remembered[:4]
-        tag = node[0]
-        own_hints = self.own_hints(node) if structure_hints else 0
-        hints |= own_hints
-        dom_path = f"{dom_path}.{tag}" if dom_path else tag
-        xpath = f"{xpath}/{tag}[{node[1]}]"
-        heading = heading or self.heading_tag(tag)
-        node[4] = (dom_path, xpath, heading, hints, own_hints)
+        for index in range(len(steps) - 1, -1, -1):
+            step = <list> steps[index]
+            tag = step[0]
+            own_hints = self.own_hints(step) if structure_hints else 0
+            hints |= own_hints
+            dom_path = f"{dom_path}.{tag}" if dom_path else tag
+            xpath = f"{xpath}/{tag}[{step[1]}]"
+            heading = heading or self.heading_tag(tag)
+            step[4] = (dom_path, xpath, heading, hints, own_hints)
         return dom_path, xpath, heading, hints
 
     cdef object near_hints(self, object node):

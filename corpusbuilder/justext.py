@@ -396,9 +396,9 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
 
 @lru_cache(maxsize=1)
 def _block_maker() -> _fastpath.BlockMaker:
-    """The compiled walk's maker of blocks, which does :func:`_make_block`'s work for the common
-    case and calls :func:`_path_features` for the rest."""
-    return _fastpath.BlockMaker(Block, _path_features, _element_hints, _heading_tag)
+    """The compiled walk's maker of blocks, which does :func:`_make_block`'s work and calls
+    :func:`_path_features` only for a path too deep to remember."""
+    return _fastpath.BlockMaker(Block, _path_features, _element_hints, _heading_tag, _MAX_REMEMBERED_STEPS)
 
 
 def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool) -> list[Block]:
