@@ -764,21 +764,48 @@ cdef int _character_counts(str text, FeatureTables tables, double* row) except -
     return 0
 
 
-cdef Py_ssize_t _title_words_in(str text, title_words, unsigned long long title_lengths) except -1:
-    """How many of a text's whitespace words (``str.split``) are in ``title_words``; a word is
-    looked up only when some title word has its length (``title_lengths``: bit k for k code
-    points, k < 63; bit 63 for longer)."""
+cdef inline unsigned long long _word_hash(int kind, const void* data, Py_ssize_t start, Py_ssize_t end) noexcept:
+    """FNV-1a of a word's code points."""
+    cdef unsigned long long value = 14695981039346656037ULL
+    cdef Py_ssize_t k
+    for k in range(start, end):
+        value = (value ^ <unsigned long long> PyUnicode_READ(kind, data, k)) * 1099511628211ULL
+    return value
+
+
+cdef inline unsigned long long _bloom_bits(unsigned long long word_hash) noexcept:
+    """Two of 64 bits per word: a word whose bits a filter lacks is not among its words."""
+    return (1ULL << (word_hash & 63)) | (1ULL << ((word_hash >> 6) & 63))
+
+
+cdef unsigned long long _title_filter(title_words) except? 0:
+    """The bloom bits of the title's words (each a str, else TypeError)."""
+    cdef unsigned long long bits = 0
+    cdef str word
+    for value in title_words:
+        word = _text(value)
+        bits |= _bloom_bits(_word_hash(PyUnicode_KIND(word), PyUnicode_DATA(word), 0, PyUnicode_GET_LENGTH(word)))
+    return bits
+
+
+cdef Py_ssize_t _title_words_in(str text, title_words, unsigned long long title_filter) except -1:
+    """How many of a text's whitespace words (``str.split``) are in ``title_words``; a word
+    becomes a str and is looked up only when ``title_filter`` (:func:`_title_filter`) holds its
+    bits, so most words of a page are never made into objects."""
     cdef Py_ssize_t j = 0, start, length = PyUnicode_GET_LENGTH(text), found = 0
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
+    cdef unsigned long long bits
     while j < length:
         while j < length and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
             j += 1
         start = j
         while j < length and not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
             j += 1
-        if j > start and title_lengths >> min(j - start, 63) & 1 and text[start:j] in title_words:
-            found += 1
+        if j > start:
+            bits = _bloom_bits(_word_hash(kind, data, start, j))
+            if bits & title_filter == bits and text[start:j] in title_words:
+                found += 1
     return found
 
 
@@ -952,9 +979,7 @@ def feature_rows(FeatureTables tables not None, list blocks not None, list cf_cl
     cdef long long[:, ::1] hints = np.empty((count, 2), dtype=np.int64)
     cdef double* row
     cdef str text, cf
-    cdef unsigned long long title_lengths = 0
-    for word in title_words:
-        title_lengths |= 1ULL << min(len(_text(word)), 63)
+    cdef unsigned long long title_filter = _title_filter(title_words)
     xpaths = []
     for i in range(count):
         block = blocks[i]
@@ -977,7 +1002,7 @@ def feature_rows(FeatureTables tables not None, list blocks not None, list cf_cl
         row[DIGITS_PER_WORD] /= words[i]
         row[SEPARATORS_PER_WORD] /= words[i]
         lowered = text.lower()
-        row[TITLE_OVERLAP] = _title_words_in(lowered, title_words, title_lengths) / words[i] if title_lengths else 0.0
+        row[TITLE_OVERLAP] = _title_words_in(lowered, title_words, title_filter) / words[i] if title_words else 0.0
         row[LEGAL_PHRASES] = _legal_phrases_in(lowered, tables)
         row[DEPTH] = xpath.count("/")
         cf = _text(cf_classes[i])

@@ -194,7 +194,7 @@ def test_compiled_features_count_characters_as_numpy_does(fastpath, monkeypatch)
 
 
 def test_compiled_features_find_legal_phrases_and_title_words_as_numpy_does(fastpath, monkeypatch):
-    long_word = "x" * 70  # longer than the title words' length filter
+    long_word = "x" * 70  # one title word, and a text word that only starts with it
     texts = ["copyrights reserved", "(c) 199 (c) 2024 (c) ٢٠٢٤ ©© Privacy cookie-policy", "powered by\n(c) 20",
              "Nutzungsbedingungenutzungsbedingungen impressum datenschutz", "the ferry\u3000東京\u2028ferry",
              "a\u00a0b a", f"{long_word} {long_word}y ferryman", "©", "(c) 2024", "ends in (c) 202", "İstanbul privacy"]
