@@ -918,8 +918,10 @@ cdef int _number_containers(list xpaths, const Py_ssize_t[::1] ends, Py_ssize_t[
 
 
 cdef double _log1p_count(FeatureTables tables, double count) except? -1.0:
-    """numpy's log1p of a count: numpy's, not libm's, as the two differ in the last bit."""
-    if count < tables.log1p_table.shape[0]:
+    """numpy's log1p of a count: numpy's, not libm's, as the two differ in the last bit. The
+    table holds the small counts; anything else (a large count, or what a hand-made block may
+    hold: a negative or fractional one, NaN) goes to numpy."""
+    if 0.0 <= count < tables.log1p_table.shape[0] and count == <double> <Py_ssize_t> count:
         return tables.log1p_table[<Py_ssize_t> count]
     return tables.log1p(count)
 

@@ -242,10 +242,13 @@ def test_compiled_features_of_counts_beyond_the_log1p_table(fastpath, monkeypatc
     assert_compiled_features_are_numpys(many, "", monkeypatch)
 
 
-def test_compiled_features_of_a_block_without_words_are_numpys_infinities(fastpath, monkeypatch):
-    # segmentation never makes one; a hand-made one divides by zero in both versions alike
+def test_compiled_features_of_hand_made_counts_are_numpys(fastpath, monkeypatch):
+    # segmentation never makes these; a hand-made block with no, negative or fractional words
+    # gets numpy's infinities, NaNs and logarithms in both versions alike
     with np.errstate(divide="ignore", invalid="ignore"):
-        assert_compiled_features_are_numpys([make_block("text", n_words=0), make_block("more words")], "", monkeypatch)
+        for n_words in (0, -1, -3, 2.5, float("nan")):
+            blocks = [make_block("text", n_words=n_words), make_block("more words")]
+            assert_compiled_features_are_numpys(blocks, "", monkeypatch)
 
 
 def test_compiled_features_refuse_a_classifier_they_do_not_know(fastpath):
