@@ -10,8 +10,9 @@ blocks jusText's segmentation already gives (§2.7.1), adds what the markup says
 context-free and context-sensitive classes, and scores each block with a small ensemble of
 gradient-boosted trees stored as plain numpy arrays (``models/best.npz``).
 
-Inference is numpy only; scikit-learn is needed only to retrain (``corpusbuilder.evaluation.training``,
-rule ``train``).
+Inference needs numpy only (the features and the tree walk run compiled where
+``corpusbuilder._fastpath`` is built, with the same results); scikit-learn is needed only to
+retrain (``corpusbuilder.evaluation.training``, rule ``train``).
 """
 
 from __future__ import annotations
