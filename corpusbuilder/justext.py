@@ -668,6 +668,8 @@ def classify_after_removal(cf_classes: list[str], final_classes: list[str], remo
 def classify(blocks: Sequence[Block], params: JustextParams) -> tuple[list[str], list[str]]:
     """jusText's classification of a page's blocks (§2.7.2-2.7.3): the context-free classes of
     Algorithm 2.2, and the final classes Algorithm 2.3 resolves from them."""
+    if _fastpath is not None:  # the same classes, compiled
+        return _fastpath.justext_classes(blocks, params, (BAD, SHORT, NEAR_GOOD, GOOD))
     cf_classes = classify_context_free(blocks, params)
     return cf_classes, classify_context_sensitive(cf_classes, blocks, params)
 

@@ -149,6 +149,8 @@ def test_compiled_walks_give_the_python_walks_blocks_features_and_sums_on_every_
                 numpy_only.setattr(classifier, "_fastpath", None)
                 assert np.array_equal(features, block_features(blocks, title), equal_nan=True), path
             assert np.array_equal(model._leaf_sums(features), model.value[model._leaves(features)].sum(axis=1)), path
+            for params in justext.PRESETS.values():
+                assert compiled_classes(fastpath, blocks, params) == python_classes(blocks, params), path
         compared += 1
     assert compared > 2000
 
@@ -249,6 +251,42 @@ def test_compiled_features_of_hand_made_counts_are_numpys(fastpath, monkeypatch)
         for n_words in (0, -1, -3, 2.5, float("nan")):
             blocks = [make_block("text", n_words=n_words), make_block("more words")]
             assert_compiled_features_are_numpys(blocks, "", monkeypatch)
+
+
+def compiled_classes(fastpath, blocks, params):
+    return fastpath.justext_classes(blocks, params, (justext.BAD, justext.SHORT, justext.NEAR_GOOD, justext.GOOD))
+
+
+def python_classes(blocks, params):
+    cf_classes = justext.classify_context_free(blocks, params)
+    return cf_classes, justext.classify_context_sensitive(cf_classes, blocks, params)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_compiled_justext_classes_on_random_pages(fastpath, seed):
+    # Algorithm 2.3's corners: runs of short and near-good blocks between good and bad ones,
+    # headings near good text, the © and <select> rules, densities on the thresholds
+    rng = np.random.default_rng(seed)
+    params_of = [*justext.PRESETS.values(), justext.JustextParams(no_headings=True),
+                 justext.JustextParams(max_heading_distance=0, length_unit="words", length_low=3, length_high=6)]
+    for count in (1, 2, 5, 40, 300):
+        blocks = []
+        for _ in range(count):
+            text = " ".join(rng.choice(["the", "word", "a"], size=rng.integers(1, 30)))
+            text += str(rng.choice(["", "", "", "", "", "", " ©", " &copy;"]))
+            block = make_block(text, heading=bool(rng.random() < 0.2), chars_in_links=int(rng.random() < 0.3))
+            block.dom_path = str(rng.choice(["html.body.p"] * 8 + ["html.body.form.select.option", "html.body.h2"]))
+            block.stopword_density = float(rng.choice([0.0, 0.2, 0.25, 0.3, 0.32, 0.5, rng.random()]))
+            block.link_density = float(rng.choice([0.0, 0.0, 0.0, 0.2, 0.21, rng.random() / 2]))
+            block.n_chars = int(rng.choice([5, 69, 70, 71, 199, 200, 201, rng.integers(0, 500)]))
+            blocks.append(block)
+        for params in params_of:
+            assert compiled_classes(fastpath, blocks, params) == python_classes(blocks, params)
+        if count == 300:  # every class arises, before and after Algorithm 2.3
+            cf_classes, final_classes = python_classes(blocks, justext.PRESETS["default"])
+            assert set(cf_classes) == {justext.BAD, justext.SHORT, justext.NEAR_GOOD, justext.GOOD}
+            assert set(final_classes) == {justext.BAD, justext.GOOD}
+    assert compiled_classes(fastpath, [], justext.PRESETS["default"]) == ([], [])
 
 
 def test_compiled_features_refuse_a_classifier_they_do_not_know(fastpath):
