@@ -73,7 +73,11 @@ cdef class ElementAttributes:
     cdef object owner
 
     def get(self, str name, default=None):
-        cdef bytes key = name.encode("utf8")
+        value = self.value(name.encode("utf8"))
+        return default if value is None else value
+
+    cdef object value(self, const char* key):
+        """The attribute ``key`` names (UTF-8), or None."""
         cdef xmlAttr* attribute = self.c_node.properties
         cdef xmlNode* value
         cdef bytearray text
@@ -90,7 +94,7 @@ cdef class ElementAttributes:
                     value = value.next
                 return text.decode("utf8")
             attribute = attribute.next
-        return default
+        return None
 
 
 cdef inline str _utf8(const unsigned char* text):
@@ -307,12 +311,13 @@ cdef class BlockMaker:
         self.max_remembered_steps = max_remembered_steps
 
     cdef object own_hints(self, list node):
-        attributes = node[3]
-        return self.element_hints(node[0], attributes.get("class"), attributes.get("id"))
+        cdef ElementAttributes attributes = <ElementAttributes?> node[3]  # the compiled walk's nodes hold these
+        return self.element_hints(node[0], attributes.value(b"class"), attributes.value(b"id"))
 
     cdef tuple path(self, object path_node, bint structure_hints):
-        """(dom_path, xpath, heading, hints) of a path node, as ``path_features`` gives them,
-        each new step's features left on its node as ``path_features`` leaves them."""
+        """(dom_path, xpath, heading, hints, …) of a path node, as ``path_features`` gives them
+        (the remembered tuple itself where there is one, which holds one more item), each new
+        step's features left on its node as ``path_features`` leaves them."""
         cdef list steps = []
         cdef list step
         cdef tuple remembered = None
@@ -324,13 +329,13 @@ cdef class BlockMaker:
             steps.append(node)
             node = (<list> node)[2]
         if not steps:
-            return remembered[:4] if remembered is not None else self.path_features(path_node, structure_hints)
+            return remembered if remembered is not None else self.path_features(path_node, structure_hints)
         if len(steps) > self.max_remembered_steps:
             return self.path_features(path_node, structure_hints)
         if remembered is None:
             dom_path, xpath, heading, hints = "", "", False, 0
         else:
-            dom_path, xpath, heading, hints = remembered[:4]
+            dom_path, xpath, heading, hints = remembered[0], remembered[1], remembered[2], remembered[3]
         for index in range(len(steps) - 1, -1, -1):
             step = <list> steps[index]
             tag = step[0]
@@ -339,8 +344,9 @@ cdef class BlockMaker:
             dom_path = f"{dom_path}.{tag}" if dom_path else tag
             xpath = f"{xpath}/{tag}[{step[1]}]"
             heading = heading or self.heading_tag(tag)
-            step[4] = (dom_path, xpath, heading, hints, own_hints)
-        return dom_path, xpath, heading, hints
+            remembered = (dom_path, xpath, heading, hints, own_hints)
+            step[4] = remembered
+        return remembered
 
     cdef object near_hints(self, object node):
         """:func:`corpusbuilder.justext._near_hints`: the hint bits of a path node's element and its parent."""
@@ -355,11 +361,11 @@ cdef class BlockMaker:
 
     cdef object make(self, str text, Py_ssize_t n_words, Py_ssize_t n_stopwords, long chars_in_links, long tags_count,
                      object path_node, bint structure_hints):
-        dom_path, xpath, heading, hints = self.path(path_node, structure_hints)
+        cdef tuple path = self.path(path_node, structure_hints)
         near_hints = self.near_hints(path_node) if structure_hints else 0
         cdef Py_ssize_t n_chars = len(text)
-        return self.block_class(text, dom_path, xpath, heading, chars_in_links, tags_count, n_chars, n_words,
-                                n_stopwords, <double> chars_in_links / n_chars, <double> n_stopwords / n_words, hints,
+        return self.block_class(text, path[0], path[1], path[2], chars_in_links, tags_count, n_chars, n_words,
+                                n_stopwords, <double> chars_in_links / n_chars, <double> n_stopwords / n_words, path[3],
                                 near_hints)
 
 
@@ -452,9 +458,9 @@ def segment_walk(cetree._Element root not None, BlockMaker block_maker not None,
 
     # The path is the Python walk's [tag, position, parent, attributes, features] chain.
     path_node = None
-    open_elements = []  # (path node, {child tag: count}) for each open kept element
-    child_counts = {}
-    descended = []  # per element walked into: its tag when kept, None when unwrapped
+    cdef list open_elements = []  # path node, {child tag: count}, for each open kept element
+    cdef dict child_counts = {}
+    cdef list descended = []  # per element walked into: its tag when kept, None when unwrapped
     while True:
         state.close_text_node(True)
         if opening:  # c_node: a kept element, tag its tag
@@ -462,7 +468,8 @@ def segment_walk(cetree._Element root not None, BlockMaker block_maker not None,
                 tag = "img"  # the Cleaner's normalisation of an IE quirk
             position = child_counts.get(tag, 0) + 1
             child_counts[tag] = position
-            open_elements.append((path_node, child_counts))
+            open_elements.append(path_node)
+            open_elements.append(child_counts)
             path_node = [tag, position, path_node, _attributes(c_node, root), None]
             child_counts = {}
             new_block = tag in paragraph_tags or (state.after_br and tag == "br")
@@ -480,7 +487,8 @@ def segment_walk(cetree._Element root not None, BlockMaker block_maker not None,
             c_parent = c_node
             c_node = c_node.children
         else:  # c_parent's children are done, tag its tag
-            path_node, child_counts = open_elements.pop()
+            child_counts = open_elements.pop()
+            path_node = open_elements.pop()
             new_block = tag in paragraph_tags
             if tag == "a":
                 state.in_link = False
