@@ -30,7 +30,7 @@ from cpython.unicode cimport (
     PyUnicode_READ,
     PyUnicode_READ_CHAR,
 )
-from libc.math cimport ceil, isnan
+from libc.math cimport ceil, isnan, signbit
 from libc.stdlib cimport free, realloc
 from libc.string cimport memcmp, memcpy, strcmp, strlen
 
@@ -928,8 +928,8 @@ cdef int _number_containers(list xpaths, const Py_ssize_t[::1] ends, Py_ssize_t[
 cdef double _log1p_count(FeatureTables tables, double count) except? -1.0:
     """numpy's log1p of a count: numpy's, not libm's, as the two differ in the last bit. The
     table holds the small counts; anything else (a large count, or what a hand-made block may
-    hold: a negative or fractional one, NaN) goes to numpy."""
-    if 0.0 <= count < tables.log1p_table.shape[0] and count == <double> <Py_ssize_t> count:
+    hold: a negative, fractional or negative-zero one, NaN) goes to numpy."""
+    if 0.0 <= count < tables.log1p_table.shape[0] and count == <double> <Py_ssize_t> count and not signbit(count):
         return tables.log1p_table[<Py_ssize_t> count]
     return tables.log1p(count)
 
@@ -988,6 +988,7 @@ def feature_rows(FeatureTables tables not None, list blocks not None, list cf_cl
     cdef double[::1] chars = scratch[4]
     cdef long long[:, ::1] hints = np.empty((count, 2), dtype=np.int64)
     cdef double* row
+    cdef double lines
     cdef str text, cf
     cdef unsigned long long title_filter = _title_filter(title_words)
     xpaths = []
@@ -1024,7 +1025,8 @@ def feature_rows(FeatureTables tables not None, list blocks not None, list cf_cl
         row[LOG_WORDS] = _log1p_count(tables, words[i])
         row[LOG_CHARS] = _log1p_count(tables, chars[i])
         row[MEAN_WORD_LENGTH] = chars[i] / words[i]
-        row[TEXT_DENSITY] = words[i] / max(1.0, ceil(chars[i] / tables.wrap_columns))
+        lines = ceil(chars[i] / tables.wrap_columns)
+        row[TEXT_DENSITY] = words[i] / (lines if lines > 1.0 or isnan(lines) else 1.0)  # np.maximum keeps a NaN
         if words[i] >= 10:
             long_words[long_blocks] = words[i]
             long_weighted[long_blocks] = row[STOPWORD_DENSITY] * words[i]
@@ -1144,10 +1146,10 @@ def justext_classes(blocks, params, tuple class_names not None):
     cdef int[::1] cf = codes[0], short_resolved = codes[1], final = codes[2]
     cdef int[::1] good_or_bad_before = codes[3], non_short_before = codes[4]
     cdef int[::1] good_or_bad_after = codes[5], non_short_after = codes[6]
-    cdef long long[::1] n_chars = np.empty(count, dtype=np.longlong)
+    cdef double[::1] n_chars = np.empty(count, dtype=np.float64)  # a hand-made block may hold a float
     cdef unsigned char[::1] heading = np.empty(count, dtype=np.uint8)
     cdef int cls, last_good_or_bad, last_non_short, before, after
-    cdef long long gap
+    cdef double gap
     cdef bint gap_known
 
     for i in range(count):  # Algorithm 2.2, with the package's © and <select> rules
