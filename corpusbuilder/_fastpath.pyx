@@ -897,22 +897,16 @@ cdef int _number_containers(list xpaths, const Py_ssize_t[::1] ends, Py_ssize_t[
     containers): ``container[i]`` is block i's. Open addressing on FNV-1a of a prefix's length
     and last code points: containers differ at their ends (``div[3]``, ``div[4]``), and a shared
     hash costs a comparison, never a wrong number."""
-    cdef Py_ssize_t count = len(xpaths), size = 16, i, k, slot, numbered = 0
+    cdef Py_ssize_t count = len(xpaths), size = 16, i, slot, numbered = 0
     cdef unsigned long long value
     cdef str xpath
-    cdef int kind
-    cdef const void* data
     while size < 2 * count:
         size *= 2
     cdef Py_ssize_t[::1] first = np.full(size, -1, dtype=np.intp)  # per slot: the first block with its prefix
     for i in range(count):
         xpath = <str> xpaths[i]
-        kind = PyUnicode_KIND(xpath)
-        data = PyUnicode_DATA(xpath)
-        value = (14695981039346656037ULL ^ <unsigned long long> ends[i]) * 1099511628211ULL
-        for k in range(max(ends[i] - 24, 0), ends[i]):
-            value = (value ^ <unsigned long long> PyUnicode_READ(kind, data, k)) * 1099511628211ULL
-        slot = value & (size - 1)
+        value = _word_hash(PyUnicode_KIND(xpath), PyUnicode_DATA(xpath), max(ends[i] - 24, 0), ends[i])
+        slot = (value ^ <unsigned long long> ends[i] * 1099511628211ULL) & (size - 1)
         while first[slot] >= 0 and not (ends[first[slot]] == ends[i]
                                          and _same_prefix(<str> xpaths[first[slot]], xpath, ends[i])):
             slot = (slot + 1) & (size - 1)
@@ -1061,7 +1055,7 @@ def feature_rows(FeatureTables tables not None, list blocks not None, list cf_cl
 
     rows = np.empty((count, tables.width), dtype=np.float32)
     cdef float[:, ::1] out = rows
-    cdef double cumulative = 0.0
+    cdef double cumulative = 0.0, log_page_blocks = _log1p_count(tables, count)
     for i in range(count):
         values[i, STOPWORD_DENSITY_VS_PAGE] = values[i, STOPWORD_DENSITY] - page_stop
     for i in range(count):
@@ -1080,7 +1074,7 @@ def feature_rows(FeatureTables tables not None, list blocks not None, list cf_cl
         out[i, tables.page_columns[POSITION]] = <float> (<double> i / max(1, count - 1))
         out[i, tables.page_columns[WORDS_BEFORE_SHARE]] = <float> ((cumulative - words[i]) / total_words)
         out[i, tables.page_columns[WORD_SHARE]] = <float> (words[i] / total_words)
-        out[i, tables.page_columns[LOG_PAGE_BLOCKS]] = <float> _log1p_count(tables, count)
+        out[i, tables.page_columns[LOG_PAGE_BLOCKS]] = <float> log_page_blocks
         out[i, tables.page_columns[PAGE_GOOD_SHARE]] = <float> page_good_share
         out[i, tables.page_columns[IN_TOP_CONTAINER]] = shared[i] == container_steps
         out[i, tables.page_columns[TOP_PREFIX_SHARE]] = <float> (<double> shared[i] / max(1, container_steps))
@@ -1124,6 +1118,21 @@ cdef enum:
     CLASS_BAD, CLASS_SHORT, CLASS_NEAR_GOOD, CLASS_GOOD
 
 
+cdef void _nearest_classes(const int[::1] classes, bint after, int[::1] good_or_bad, int[::1] non_short) noexcept:
+    """:func:`corpusbuilder.justext._nearest_before`, or its mirror with ``after``: for each
+    block, the class of the nearest good-or-bad block and of the nearest non-short block strictly
+    before it (after it); the document's edge counts as bad."""
+    cdef Py_ssize_t count = classes.shape[0], step, i
+    cdef int last_good_or_bad = CLASS_BAD, last_non_short = CLASS_BAD
+    for step in range(count):
+        i = count - 1 - step if after else step
+        good_or_bad[i], non_short[i] = last_good_or_bad, last_non_short
+        if classes[i] == CLASS_GOOD or classes[i] == CLASS_BAD:
+            last_good_or_bad = classes[i]
+        if classes[i] != CLASS_SHORT:
+            last_non_short = classes[i]
+
+
 def justext_classes(blocks, params, tuple class_names not None):
     """:func:`corpusbuilder.justext.classify`: the context-free classes of Algorithm 2.2 and the
     final classes Algorithm 2.3 and the package's heading rule resolve from them (§2.7.2–2.7.3),
@@ -1148,7 +1157,7 @@ def justext_classes(blocks, params, tuple class_names not None):
     cdef int[::1] good_or_bad_after = codes[5], non_short_after = codes[6]
     cdef double[::1] n_chars = np.empty(count, dtype=np.float64)  # a hand-made block may hold a float
     cdef unsigned char[::1] heading = np.empty(count, dtype=np.uint8)
-    cdef int cls, last_good_or_bad, last_non_short, before, after
+    cdef int cls, before, after
     cdef double gap
     cdef bint gap_known
 
@@ -1175,21 +1184,9 @@ def justext_classes(blocks, params, tuple class_names not None):
             cf[i] = CLASS_BAD
 
     # short blocks, all judged on the context-free classes: the nearest good-or-bad and
-    # non-short blocks on either side (the document's edges count as bad)
-    last_good_or_bad = last_non_short = CLASS_BAD
-    for i in range(count):
-        good_or_bad_before[i], non_short_before[i] = last_good_or_bad, last_non_short
-        if cf[i] == CLASS_GOOD or cf[i] == CLASS_BAD:
-            last_good_or_bad = cf[i]
-        if cf[i] != CLASS_SHORT:
-            last_non_short = cf[i]
-    last_good_or_bad = last_non_short = CLASS_BAD
-    for i in range(count - 1, -1, -1):
-        good_or_bad_after[i], non_short_after[i] = last_good_or_bad, last_non_short
-        if cf[i] == CLASS_GOOD or cf[i] == CLASS_BAD:
-            last_good_or_bad = cf[i]
-        if cf[i] != CLASS_SHORT:
-            last_non_short = cf[i]
+    # non-short blocks on either side
+    _nearest_classes(cf, False, good_or_bad_before, non_short_before)
+    _nearest_classes(cf, True, good_or_bad_after, non_short_after)
     for i in range(count):
         cls = cf[i]
         if cls == CLASS_SHORT:
@@ -1204,11 +1201,7 @@ def justext_classes(blocks, params, tuple class_names not None):
         short_resolved[i] = cls
 
     # near-good blocks, left to right: the block before is resolved already
-    last_good_or_bad = CLASS_BAD
-    for i in range(count - 1, -1, -1):
-        good_or_bad_after[i] = last_good_or_bad
-        if short_resolved[i] == CLASS_GOOD or short_resolved[i] == CLASS_BAD:
-            last_good_or_bad = short_resolved[i]
+    _nearest_classes(short_resolved, True, good_or_bad_after, non_short_after)
     before = CLASS_BAD
     for i in range(count):
         cls = short_resolved[i]
