@@ -194,32 +194,78 @@ _LOOKS_LIKE_FULL_HTML = re.compile(r"^\s*<(?:html|!doctype)", re.I)
 _LOOKS_LIKE_FULL_HTML_BYTES = re.compile(rb"^\s*<(?:html|!doctype)", re.I)
 
 
-def parse_html(html: str | bytes):
+def _parsed(html: str | bytes):
+    """(libxml2's document or None, the input it read): a str libxml2 refuses is read as UTF-8."""
+    # collect_ids: libxml2 would hash every id attribute for lookups by id, which nothing here makes
+    parser = etree.HTMLParser(collect_ids=False)
+    try:
+        return etree.fromstring(html, parser), html
+    except ValueError:
+        # A str with an XML encoding declaration (or unencodable surrogates): the package
+        # re-encodes it as UTF-8 and lets libxml2 read the bytes.
+        if not isinstance(html, str):
+            return None, html
+        html = html.encode("utf8", "replace")
+        try:
+            return etree.fromstring(html, parser), html
+        except (ValueError, etree.LxmlError):
+            return None, html
+    except etree.LxmlError:
+        return None, html
+
+
+_TITLE_START = re.compile(r"<title\b[^>]*>", re.I)
+_TITLE_END = re.compile(r"</title[\s/>]", re.I)
+_TAG_START = re.compile(r"<[a-z/!]", re.I)
+_TITLE_START_BYTES = re.compile(_TITLE_START.pattern.encode(), re.I)
+_TITLE_END_BYTES = re.compile(_TITLE_END.pattern.encode(), re.I)
+_TAG_START_BYTES = re.compile(_TAG_START.pattern.encode(), re.I)
+
+
+def _runaway_title_closed(html: str | bytes) -> str | bytes | None:
+    """The page with a ``</title>`` put before the first tag after its <title>, when the title is
+    never closed; None when it is closed, or nothing follows it.
+
+    libxml2, like HTML5, reads everything up to ``</title>`` as the title's text, so a page whose
+    end tag was lost (crawls hold them; nine L3S-GN1 pages, whose annotators saw their articles)
+    parses as one long title and no body. Browsers of the time closed the title at the next tag.
+    """
+    start_tag, end_tag, tag_start = (
+        (_TITLE_START, _TITLE_END, _TAG_START) if isinstance(html, str)
+        else (_TITLE_START_BYTES, _TITLE_END_BYTES, _TAG_START_BYTES))
+    start = start_tag.search(html)
+    if start is None or end_tag.search(html, start.end()):
+        return None
+    inner_tag = tag_start.search(html, start.end())
+    if inner_tag is None:
+        return None
+    cut = inner_tag.start()
+    return html[:cut] + ("</title>" if isinstance(html, str) else b"</title>") + html[cut:]
+
+
+def parse_html(html: str | bytes, close_runaway_title: bool = True):
     """Parse a page into an lxml element the way ``lxml.html.fromstring`` does (§2.7.1).
 
     Returns None when there is nothing to parse; never raises on malformed, binary-ish or empty
     input. A full document gives its <html> root; a fragment gives its single element, or a
     <div>/<span> around its parts, as lxml.html does, so block paths match the package's.
     Plain etree elements (not lxml.html's) keep the later tree walk cheap.
+
+    `close_runaway_title`: a <title> never closed swallows the rest of the page as its text
+    (:func:`_runaway_title_closed`); the page is parsed again with the title closed where its
+    text meets the first tag. False keeps what the ``justext`` package (lxml) does: no blocks.
     """
-    # collect_ids: libxml2 would hash every id attribute for lookups by id, which nothing here makes
-    parser = etree.HTMLParser(collect_ids=False)
-    try:
-        doc = etree.fromstring(html, parser)
-    except ValueError:
-        # A str with an XML encoding declaration (or unencodable surrogates): the package
-        # re-encodes it as UTF-8 and lets libxml2 read the bytes.
-        if not isinstance(html, str):
-            return None
-        html = html.encode("utf8", "replace")
-        try:
-            doc = etree.fromstring(html, parser)
-        except (ValueError, etree.LxmlError):
-            return None
-    except etree.LxmlError:
-        return None
+    doc, html = _parsed(html)
     if doc is None:
         return None
+    if close_runaway_title:
+        title = doc.find("head/title")
+        if title is not None and title.text and "<" in title.text:
+            repaired = _runaway_title_closed(html)
+            if repaired is not None:
+                doc, html = _parsed(repaired)
+                if doc is None:
+                    return None
     looks_full = _LOOKS_LIKE_FULL_HTML if isinstance(html, str) else _LOOKS_LIKE_FULL_HTML_BYTES
     if looks_full.match(html) or doc.find("head") is not None:
         return doc
@@ -677,7 +723,7 @@ def classify(blocks: Sequence[Block], params: JustextParams) -> tuple[list[str],
 def justext(html: str, stoplist: frozenset[str],
             params: JustextParams = PRESETS["default"]) -> list[Block]:
     """The whole of §2.7 on one page: blocks with ``cf_class`` and ``final_class`` filled in."""
-    blocks = segment_blocks(parse_html(html), stoplist, structure_hints=False)
+    blocks = segment_blocks(parse_html(html, close_runaway_title=False), stoplist, structure_hints=False)
     cf_classes, final_classes = classify(blocks, params)
     for block, cf_class, final_class in zip(blocks, cf_classes, final_classes):
         block.cf_class = cf_class
