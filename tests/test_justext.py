@@ -275,6 +275,39 @@ def test_double_br_splits_blocks_and_single_br_does_not():
     assert blocks[2].xpath == "/html[1]/body[1]/p[2]/br[2]"
 
 
+RUNAWAY_TITLE = (
+    "<html><head><title>Storm hits the coast\n<script>var edition = 1;</script></head><body>"
+    "<p>The storm reached the coast on Tuesday night, and the town was without power for most of"
+    " the week.</p></body></html>"
+)
+
+
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_a_runaway_title_is_closed_at_its_first_tag(as_bytes):
+    page = RUNAWAY_TITLE.encode() if as_bytes else RUNAWAY_TITLE
+    swallowed = parse_html(page, close_runaway_title=False)
+    assert swallowed.find("body") is None and "<p>" in swallowed.findtext("head/title")
+    root = parse_html(page)
+    assert root.findtext("head/title").strip() == "Storm hits the coast"
+    stoplist = frozenset(reference.get_stoplist("English"))
+    assert [b.text for b in segment_blocks(root, stoplist)] == [
+        "The storm reached the coast on Tuesday night, and the town was without power for most of the week."]
+
+
+def test_the_package_function_reads_a_runaway_title_as_the_package_does():
+    stoplist = reference.get_stoplist("English")
+    assert reference.justext(RUNAWAY_TITLE, stoplist) == []
+    assert justext(RUNAWAY_TITLE, frozenset(stoplist)) == []
+
+
+def test_only_a_title_without_an_end_tag_is_closed():
+    closed = parse_html("<html><head><title>a <b> c</title></head><body><p>text</p></body></html>")
+    assert closed.findtext("head/title") == "a <b> c"  # libxml2's reading: the title's own text
+    # an end tag cut short (`</titlevalue`) closes nothing, so the title is closed at it
+    cut = parse_html("<html><head><title>News</titlevalue=1 --></head><body><p>Body text</p></body></html>")
+    assert cut.findtext("head/title") == "News" and cut.findtext("body/p") == "Body text"
+
+
 def test_preprocessing_removes_what_the_package_cleaner_removes():
     blocks = segment_blocks(parse_html(fixture("preprocessing.html")), STOPLIST)
     text = "\n".join(b.text for b in blocks)
