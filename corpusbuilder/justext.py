@@ -227,7 +227,7 @@ def _runaway_title_closed(html: str | bytes) -> str | bytes | None:
     never closed; None when it is closed, or nothing follows it.
 
     libxml2, like HTML5, reads everything up to ``</title>`` as the title's text, so a page whose
-    end tag was lost (crawls hold them; nine L3S-GN1 pages, whose annotators saw their articles)
+    end tag was lost (crawls hold them; eight L3S-GN1 pages, whose annotators saw their articles)
     parses as one long title and no body. Browsers of the time closed the title at the next tag.
     """
     start_tag, end_tag, tag_start = (
