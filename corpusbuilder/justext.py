@@ -214,12 +214,14 @@ def _parsed(html: str | bytes):
         return None, html
 
 
-_TITLE_START = re.compile(r"<title\b[^>]*>", re.I)
-_TITLE_END = re.compile(r"</title[\s/>]", re.I)
-_TAG_START = re.compile(r"<[a-z/!]", re.I)
-_TITLE_START_BYTES = re.compile(_TITLE_START.pattern.encode(), re.I)
-_TITLE_END_BYTES = re.compile(_TITLE_END.pattern.encode(), re.I)
-_TAG_START_BYTES = re.compile(_TAG_START.pattern.encode(), re.I)
+def _runaway_title_patterns(text: type):
+    """(title start tag, title end tag, any tag's start, the end tag to insert) for str or bytes."""
+    encode = str.encode if text is bytes else str
+    return (re.compile(encode(r"<title\b[^>]*>"), re.I), re.compile(encode(r"</title[\s/>]"), re.I),
+            re.compile(encode(r"<[a-z/!]"), re.I), encode("</title>"))
+
+
+_RUNAWAY_TITLE_PATTERNS = {text: _runaway_title_patterns(text) for text in (str, bytes)}
 
 
 def _runaway_title_closed(html: str | bytes) -> str | bytes | None:
@@ -230,9 +232,7 @@ def _runaway_title_closed(html: str | bytes) -> str | bytes | None:
     end tag was lost (crawls hold them; eight L3S-GN1 pages, whose annotators saw their articles)
     parses as one long title and no body. Browsers of the time closed the title at the next tag.
     """
-    start_tag, end_tag, tag_start = (
-        (_TITLE_START, _TITLE_END, _TAG_START) if isinstance(html, str)
-        else (_TITLE_START_BYTES, _TITLE_END_BYTES, _TAG_START_BYTES))
+    start_tag, end_tag, tag_start, closing = _RUNAWAY_TITLE_PATTERNS[str if isinstance(html, str) else bytes]
     start = start_tag.search(html)
     if start is None or end_tag.search(html, start.end()):
         return None
@@ -240,7 +240,7 @@ def _runaway_title_closed(html: str | bytes) -> str | bytes | None:
     if inner_tag is None:
         return None
     cut = inner_tag.start()
-    return html[:cut] + ("</title>" if isinstance(html, str) else b"</title>") + html[cut:]
+    return html[:cut] + closing + html[cut:]
 
 
 def parse_html(html: str | bytes, close_runaway_title: bool = True):

@@ -87,9 +87,7 @@ def cleaneval_gold_text(raw: str) -> str:
     (``it&#8217;s``, ``&mdash;``: 1,186 in 64 of its 71 files), which no extractor's text holds.
     Only references closed by ``;`` are read, so a plain-text ``&copy2016`` stays as it is.
     """
-    lines = raw.splitlines()
-    while lines and not lines[0].strip():
-        lines = lines[1:]
+    lines = raw.lstrip().splitlines()  # the URL line past leading blank lines, as gold_file_url reads it
     if lines and lines[0].startswith("URL:"):
         lines = lines[1:]
     text = _CLEANEVAL_MARKERS.sub(" ", "\n".join(lines))
