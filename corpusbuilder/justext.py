@@ -100,6 +100,22 @@ PARAGRAPH_TAGS = frozenset({
     "p", "pre", "table", "td", "textarea", "tfoot", "th", "thead", "tr",
     "ul", "li", "h1", "h2", "h3", "h4", "h5", "h6",
 })
+# HTML's block-level elements that jusText's list (written before HTML5) lacks. The learned
+# classifier's blocks break at them too: a <figcaption>, or an <aside> of teasers, then no longer
+# shares a block with the article's text, and no block classifier can split a block (issue 18).
+HTML5_BLOCK_TAGS = frozenset({
+    "address", "article", "aside", "details", "dialog", "figcaption", "figure", "footer", "header",
+    "hgroup", "hr", "main", "nav", "ol", "section", "summary",
+})
+LEARNED_PARAGRAPH_TAGS = PARAGRAPH_TAGS | HTML5_BLOCK_TAGS
+
+
+def paragraph_tags(structure_hints: bool) -> frozenset[str]:
+    """The tags a block breaks at: jusText's (and the package's) without structure hints; with
+    them, as the learned classifier reads a page, HTML's other block-level elements too."""
+    return LEARNED_PARAGRAPH_TAGS if structure_hints else PARAGRAPH_TAGS
+
+
 # The package cleans pages with lxml_html_clean's Cleaner(scripts, comments, style, embedded,
 # forms, kill_tags=head). Its effect, reproduced without copying or mutating the tree:
 # these elements vanish with everything inside them (their tail text stays), and so does a
@@ -129,7 +145,7 @@ STRUCTURE_HINTS: dict[str, tuple[frozenset[str], tuple[str, ...], re.Pattern | N
                "advert", "newsletter", "subscribe", "cookie", "modal", "popup"),
               re.compile(r"\bads?\b")),
     "comment": (frozenset(), ("comment", "reply", "respond", "discussion", "disqus", "forum"), None),
-    "social": (frozenset(), ("share", "social", "twitter", "facebook", "keyword", "categor", "byline", "author",
+    "social": (frozenset({"figcaption"}), ("share", "social", "twitter", "facebook", "keyword", "categor", "byline", "author",
                              "dateline", "caption", "credit"),
                re.compile(r"\btags?\b|\bmeta\b")),
     "article": (frozenset({"article", "main"}),
@@ -420,8 +436,10 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
     A new block starts at every start and end of a block-level tag and at every second
     consecutive <br>; blocks whose text is empty once whitespace is stripped are dropped.
 
-    ``structure_hints=False`` leaves every block's ``hints`` 0: jusText's classes never read
-    them, and reading the elements' class and id is a good part of the walk.
+    ``structure_hints=False`` is jusText's own reading, the package's blocks: every block's
+    ``hints`` stay 0 (jusText's classes never read them, and reading the elements' class and id is
+    a good part of the walk) and blocks break only at PARAGRAPH_TAGS. With them, as the learned
+    classifier reads a page, blocks break at HTML5_BLOCK_TAGS too (:func:`paragraph_tags`).
 
     With the compiled module (``corpusbuilder._fastpath``) the walk runs over libxml2's nodes,
     with the same blocks; a page holding a node it does not model takes the walk below.
@@ -434,7 +452,7 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
     if _fastpath is not None:
         try:
             return _fastpath.segment_walk(root, _block_maker(), _stop_words(stoplist), structure_hints,
-                                          PARAGRAPH_TAGS, _KILLED_TAGS, _UNWRAPPED_TAGS)
+                                          paragraph_tags(structure_hints), _KILLED_TAGS, _UNWRAPPED_TAGS)
         except _fastpath.Unsupported:
             pass
     return _segment_blocks_python(root, stoplist, structure_hints)
@@ -451,6 +469,7 @@ def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool
     """:func:`segment_blocks`' walk with lxml's ``iterwalk``, for a root that is an element whose
     tag is not killed."""
     stoplist = _lowercased(stoplist)
+    block_tags = paragraph_tags(structure_hints)
     blocks: list[Block] = []
 
     # The path is a persistent [tag, position, parent, element, features] chain so a block can
@@ -510,7 +529,7 @@ def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool
             open_elements.append((path_node, child_counts))
             path_node = [tag, position, path_node, el, None]
             child_counts = {}
-            new_block = tag in PARAGRAPH_TAGS or (after_br and tag == "br")
+            new_block = tag in block_tags or (after_br and tag == "br")
             if new_block:
                 if tag == "br":
                     tags_count -= 1  # the first <br> of a <br><br> separator is no inline tag
@@ -524,7 +543,7 @@ def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool
             pending = el.text or ""
         else:
             path_node, child_counts = open_elements.pop()
-            new_block = tag in PARAGRAPH_TAGS
+            new_block = tag in block_tags
             if tag == "a":
                 in_link = False
             pending = el.tail or ""

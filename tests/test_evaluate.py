@@ -189,6 +189,6 @@ def test_a_peer_scored_alone_reads_the_page():
 
     html = b"<html><body><p>The river rose overnight and the town woke to water.</p></body></html>"
     page = GoldPage("hand", "1", html, gold_text="The river rose overnight and the town woke to water.")
-    alone = evaluate_pages([page], [Extractor("peer", whole_text, uses_blocks=False, module="peer")])["peer"]
+    alone = evaluate_pages([page], [Extractor("peer", whole_text, reading=None, module="peer")])["peer"]
     assert alone.failures == 0
     assert scores(alone.words).f1 == 1.0

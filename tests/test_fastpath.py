@@ -28,7 +28,7 @@ def fastpath():
 
 def compiled_blocks(fastpath, root, structure_hints=True):
     return fastpath.segment_walk(root, justext._block_maker(), justext._stop_words(STOPLIST), structure_hints,
-                                 justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
+                                 justext.paragraph_tags(structure_hints), justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
 
 
 # Each page holds a case where the two walks could part: text pieces merged across comments and
@@ -51,6 +51,8 @@ QUIRKS = {
     "text after the root": "<html><body><p>body</p></body></html> trailing words",
     "fragment": "<p>just a fragment</p> with a tail",
     "headings and tables": "<html><body><h2>Title</h2><table><tr><td>a</td><td>b <i>c</i></td></tr></table></body></html>",
+    "HTML5 block elements": "<html><body><article>lead<header>head</header><figure><img src=a><figcaption>cap"
+                            "</figcaption></figure>text<section>s<hr>t</section><ol><li>i</li></ol></article></body></html>",
 }
 
 

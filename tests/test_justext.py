@@ -330,11 +330,28 @@ def test_segmentation_leaves_the_tree_untouched():
     assert etree.tostring(root) == before
 
 
-def test_without_structure_hints_only_the_hints_are_left_out():
+def test_without_structure_hints_only_the_hints_and_html5_breaks_are_left_out():
     root = parse_html((Path(__file__).resolve().parent / "fixtures" / "classifier" / "news.html").read_text())
     with_hints, without = segment_blocks(root, STOPLIST), segment_blocks(root, STOPLIST, structure_hints=False)
     assert any(b.hints for b in with_hints) and not any(b.hints or b.near_hints for b in without)
+    assert " ".join(b.text for b in with_hints).split() == " ".join(b.text for b in without).split()
+    # the fixture's HTML5 elements wrap block-level children, so here they add no break
     assert [replace(b, hints=0, near_hints=0) for b in with_hints] == without
+
+
+def test_the_learned_reading_breaks_blocks_at_html5_block_elements():
+    root = parse_html("<html><body><div>The storm reached the coast at night. <figure><img src=a>"
+                      "<figcaption>Photo: Agency</figcaption></figure>By morning the river had risen."
+                      "<aside>Read also: ten tips</aside></div></body></html>")
+    justext_blocks = segment_blocks(root, STOPLIST, structure_hints=False)
+    # one block, as the package reads it: caption, text and teaser, words glued where no space was
+    assert [b.text for b in justext_blocks] == [
+        "The storm reached the coast at night. Photo: AgencyBy morning the river had risen.Read also: ten tips"]
+    learned = segment_blocks(root, STOPLIST)
+    assert [b.text for b in learned] == ["The storm reached the coast at night.", "Photo: Agency",
+                                         "By morning the river had risen.", "Read also: ten tips"]
+    assert [bool(b.hints & HINT_BITS["social"]) for b in learned] == [False, True, False, False]
+    assert [bool(b.near_hints & HINT_BITS["aside"]) for b in learned] == [False, False, False, True]
 
 
 @pytest.mark.parametrize("css_class, element_id", [

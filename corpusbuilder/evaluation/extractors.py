@@ -1,9 +1,11 @@
 """The extractors the evaluation compares, each a function of one prepared page.
 
-A page is decoded, parsed and cut into jusText blocks once (:func:`prepare_page`, with the stop
-list of its guessed language as the extract stage picks it); jusText with every preset, the
-keep-everything baseline, DefaultExtractor and the learned `best` classifier classify those same
-blocks, so their differences are the classifiers' alone. BTE tokenises the parsed tree itself (§2.6.1). External references
+A page is decoded, parsed and cut into blocks once per reading (:func:`prepare_page`, with the
+stop list of its guessed language as the extract stage picks it): jusText with every preset, the
+keep-everything baseline and DefaultExtractor classify the same jusText blocks, so their
+differences are the classifiers' alone; the learned `best` classifier reads the blocks the extract
+stage gives it, which also break at HTML5's block-level elements. BTE tokenises the parsed tree
+itself (§2.6.1). External references
 (the ``justext`` package, trafilatura, resiliparse, readability-lxml, boilerpy3) get the decoded HTML and
 are offered only when importable; they are never dependencies of the library.
 """
@@ -74,13 +76,20 @@ def decoded_html(page: GoldPage, params: ExtractParams = ExtractParams()) -> str
         return ""
 
 
-def prepare_page(html: str, params: ExtractParams = ExtractParams()) -> PreparedPage:
-    """Parse, guess the language, pick its stop list and segment into jusText blocks (§2.7.1)."""
+# The two ways a page is cut into blocks (justext.segment_blocks): jusText's own (§2.7.1, the
+# package's blocks), and the learned classifier's (structure hints, and blocks that break at
+# HTML5's block-level elements too).
+JUSTEXT, LEARNED = "justext", "learned"
+
+
+def prepare_page(html: str, params: ExtractParams = ExtractParams(), reading: str = JUSTEXT) -> PreparedPage:
+    """Parse, guess the language, pick its stop list and segment into blocks (§2.7.1) as
+    ``reading`` (JUSTEXT or LEARNED) cuts them."""
     root = parse_html(html)
     if root is None:
         return PreparedPage(html, None, [], "")
     language, _ = guess_page_language(root, params.language_sample_chars)
-    name, blocks = segment_page(root, language, params.stoplist_fallback)
+    name, blocks = segment_page(root, language, params.stoplist_fallback, structure_hints=reading == LEARNED)
     return PreparedPage(html, root, blocks, name, language)
 
 
@@ -104,7 +113,8 @@ def run_justext(params: JustextParams) -> Callable[[PreparedPage], Extraction]:
 
 
 def run_learned(model: BlockModel | None = None) -> Callable[[PreparedPage], Extraction]:
-    """The `best` preset: a learned block classifier on jusText's blocks (None: the shipped one)."""
+    """The `best` preset: a learned block classifier on the LEARNED reading's blocks (None: the
+    shipped model)."""
     def run(page: PreparedPage) -> Extraction:
         classes = classify_learned(page.blocks, page_title(page.root), model)
         return extraction_of_blocks([b.text for b in page.blocks], [cls == GOOD for cls in classes])
@@ -174,22 +184,24 @@ def run_boilerpy3(page: PreparedPage) -> Extraction:
 class Extractor:
     name: str
     run: Callable[[PreparedPage], Extraction]
-    uses_blocks: bool  # needs prepare_page's parse, language guess and segmentation
+    # the blocks it reads, prepare_page's parse, language guess and segmentation: JUSTEXT or
+    # LEARNED; None for an extractor that reads the decoded HTML alone
+    reading: str | None
     module: str | None = None  # an optional package the extractor needs
 
 
 EXTRACTORS: dict[str, Extractor] = {
-    "best": Extractor("best", run_learned(), True),
-    **{f"justext-{preset}": Extractor(f"justext-{preset}", run_justext(params), True)
+    "best": Extractor("best", run_learned(), LEARNED),
+    **{f"justext-{preset}": Extractor(f"justext-{preset}", run_justext(params), JUSTEXT)
        for preset, params in PRESETS.items()},
-    "keep-all": Extractor("keep-all", run_keep_all, True),
-    "bte": Extractor("bte", run_bte, True),
-    "defext-lxml": Extractor("defext-lxml", run_default_extractor, True),
-    "justext-package": Extractor("justext-package", run_justext_package, False, "justext"),
-    "trafilatura": Extractor("trafilatura", run_trafilatura, False, "trafilatura"),
-    "resiliparse": Extractor("resiliparse", run_resiliparse, False, "resiliparse"),
-    "readability": Extractor("readability", run_readability, False, "readability"),
-    "boilerpy3": Extractor("boilerpy3", run_boilerpy3, False, "boilerpy3"),
+    "keep-all": Extractor("keep-all", run_keep_all, JUSTEXT),
+    "bte": Extractor("bte", run_bte, JUSTEXT),
+    "defext-lxml": Extractor("defext-lxml", run_default_extractor, JUSTEXT),
+    "justext-package": Extractor("justext-package", run_justext_package, None, "justext"),
+    "trafilatura": Extractor("trafilatura", run_trafilatura, None, "trafilatura"),
+    "resiliparse": Extractor("resiliparse", run_resiliparse, None, "resiliparse"),
+    "readability": Extractor("readability", run_readability, None, "readability"),
+    "boilerpy3": Extractor("boilerpy3", run_boilerpy3, None, "boilerpy3"),
 }
 
 
@@ -201,9 +213,9 @@ def available(name: str) -> bool:
 
 def learned_with(model: BlockModel, name: str = "best") -> Extractor:
     """The `best` extractor with another model (a held-out one, in the evaluation)."""
-    return Extractor(name, run_learned(model), True)
+    return Extractor(name, run_learned(model), LEARNED)
 
 
 def justext_with(params: JustextParams, name: str = "justext") -> Extractor:
     """An ad-hoc jusText extractor (the sweep's one-threshold variations)."""
-    return Extractor(name, run_justext(params), True)
+    return Extractor(name, run_justext(params), JUSTEXT)

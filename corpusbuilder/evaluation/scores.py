@@ -117,40 +117,43 @@ def evaluate_pages(pages: Iterable[GoldPage], extractors: Sequence[Extractor],
     ``by_language``, its scores per guessed page language: {language: {extractor: Tally}}).
 
     Decoding is timed for every extractor, block preparation (parse, language, segmentation)
-    only for those that use it, so seconds per extractor are what running it alone would cost.
+    only for those that read blocks, each reading's for its own readers, so seconds per extractor
+    are what running it alone would cost.
     An external extractor that raises scores an empty output for the page and is counted in
     ``failures``; our own extractors' errors propagate, since they are bugs.
     """
     tallies = {extractor.name: Tally() for extractor in extractors}
-    any_blocks = any(extractor.uses_blocks for extractor in extractors)
+    readings = sorted({extractor.reading for extractor in extractors} - {None})
     for page in pages:
         started = time.perf_counter()
         html = decoded_html(page, params)
-        decoded = time.perf_counter()
+        decode_seconds = time.perf_counter() - started
         # Without a block extractor the page is not parsed, language-guessed or segmented (its
         # per-language tallies fall under "unknown"), but the peers still need its text: an
         # empty page here once scored every peer 0 when none of ours was chosen.
-        prepared = prepare_page(html, params) if any_blocks else PreparedPage(html, None, [], "")
-        prepare_seconds = time.perf_counter() - decoded
-        decode_seconds = decoded - started
+        prepared = {None: PreparedPage(html, None, [], "")}
+        prepare_seconds = {None: 0.0}
+        for reading in readings:
+            started = time.perf_counter()
+            prepared[reading] = prepare_page(html, params, reading)
+            prepare_seconds[reading] = time.perf_counter() - started
+        language = prepared[readings[0]].language if readings else ""
         for extractor in extractors:
             tally = tallies[extractor.name]
             started = time.perf_counter()
             try:
-                extraction = extractor.run(prepared)
+                extraction = extractor.run(prepared[extractor.reading])
             except Exception as error:  # noqa: BLE001 - third-party code, see docstring
                 if extractor.module is None:
                     raise
                 log.warning("%s failed on %s %s: %r", extractor.name, page.dataset, page.page_id, error)
                 tally.failures += 1
                 extraction = Extraction("")
-            tally.seconds += time.perf_counter() - started + decode_seconds
-            if extractor.uses_blocks:
-                tally.seconds += prepare_seconds
+            tally.seconds += time.perf_counter() - started + decode_seconds + prepare_seconds[extractor.reading]
             score_page(tally, page, extraction)
             if by_language is not None:
-                language = by_language.setdefault(prepared.language or "unknown", {})
-                score_page(language.setdefault(extractor.name, Tally(fragments=None)), page, extraction)
+                tallies_of_language = by_language.setdefault(language or "unknown", {})
+                score_page(tallies_of_language.setdefault(extractor.name, Tally(fragments=None)), page, extraction)
     return tallies
 
 

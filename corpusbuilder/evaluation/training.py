@@ -37,7 +37,7 @@ from corpusbuilder.classifier import (
     page_title,
 )
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.evaluation.extractors import decoded_html, prepare_page
+from corpusbuilder.evaluation.extractors import LEARNED, decoded_html, prepare_page
 from corpusbuilder.evaluation.gold import GoldPage, gold_source
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.justext import Block
@@ -147,7 +147,7 @@ def training_pages(pages: Iterable[GoldPage], params: ExtractParams = ExtractPar
     for number, gold in enumerate(pages, start=1):
         if number % 250 == 0:
             log.info("%s: %d pages segmented and labelled", gold.dataset, number)
-        page = prepare_page(decoded_html(gold, params), params)
+        page = prepare_page(decoded_html(gold, params), params, LEARNED)
         prepared.append(TrainingPage(gold, page.blocks, block_features(page.blocks, page_title(page.root)),
                                      block_labels(page.blocks, gold), page.language))
     return prepared
