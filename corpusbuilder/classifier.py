@@ -1,11 +1,12 @@
-"""The `best` preset: a learned block classifier over jusText's blocks.
+"""The `best` preset: a learned block classifier over jusText's blocks, cut at HTML5's block elements too.
 
 jusText (thesis §2.7) decides from three features and fixed thresholds. Kohlschütter et al.
 (``001_624bfa154ca76c9e.txt``) show that a handful of shallow features of a block and its
 neighbours — word count, text density, link density, average word and sentence length, capital
 and full-stop ratios, the tag around it, its position — separate content from boilerplate
 well when a classifier learns how to combine them. This module computes those features on the
-blocks jusText's segmentation already gives (§2.7.1), adds what the markup says
+blocks jusText's segmentation already gives (§2.7.1; also cut at HTML5's block-level elements,
+``justext.HTML5_BLOCK_TAGS``), adds what the markup says
 (``justext.STRUCTURE_HINTS``: navigation, comment and article containers), jusText's own
 context-free and context-sensitive classes, and scores each block with a small ensemble of
 gradient-boosted trees stored as plain numpy arrays (``models/best.npz``).

@@ -428,7 +428,8 @@ def guess_page_language(root, sample_chars: int) -> tuple[str, float]:
 
 
 def segment_page(root, language: str, fallback: str, structure_hints: bool = True) -> tuple[str | None, list]:
-    """jusText's blocks of a page (§2.7.1) with stop words counted by the list of its language,
+    """jusText's blocks of a page (§2.7.1; with ``structure_hints``, as the `best` preset reads
+    them, also cut at HTML5's block-level elements) with stop words counted by the list of its language,
     else by ``fallback``'s; with fallback `page`, by a list of the page's own most frequent
     words (`stoplists.page_stoplist`), or letters where the language has no spaces.
     ``structure_hints``: as `segment_blocks` takes it."""
@@ -462,7 +463,7 @@ def segmented_page(
     body: bytes, http_charset: str | None, params: ExtractParams, stoplist_name: str | None = None
 ) -> CleanedPage:
     """Decode, parse, pick the stop list by the page's language and cut the page into jusText's
-    blocks (§2.7.1), not yet classified.
+    blocks (§2.7.1; the `best` preset's also at HTML5's block-level elements), not yet classified.
 
     `stoplist_name` forces one stop list instead of guessing the page's language.
     """

@@ -1,4 +1,4 @@
-"""Rule `training_blocks`: one gold set → its jusText blocks' features, labels and word counts
+"""Rule `training_blocks`: one gold set → its blocks' features (as the `best` preset cuts them), labels and word counts
 (the labelled ones), and every block of its pages unlabelled."""
 
 from corpusbuilder.evaluation.gold import iter_dataset

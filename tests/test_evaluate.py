@@ -192,3 +192,34 @@ def test_a_peer_scored_alone_reads_the_page():
     alone = evaluate_pages([page], [Extractor("peer", whole_text, reading=None, module="peer")])["peer"]
     assert alone.failures == 0
     assert scores(alone.words).f1 == 1.0
+
+
+def test_each_extractor_reads_the_blocks_of_its_own_reading():
+    # jusText's presets get the package's blocks, `best` the blocks cut at HTML5's elements too
+    from corpusbuilder.evaluation.extractors import (
+        JUSTEXT_BLOCKS,
+        LEARNED_BLOCKS,
+        Extraction,
+        Extractor,
+        prepare_page,
+    )
+    from corpusbuilder.evaluation.gold import GoldPage
+    from corpusbuilder.evaluation.scores import evaluate_pages
+
+    seen = {}
+
+    def recording(name):
+        def run(page):
+            seen[name] = [block.text for block in page.blocks]
+            return Extraction("\n".join(seen[name]))
+        return run
+
+    html = (b"<html><body><div>The river rose overnight. <figure><figcaption>Photo: Agency</figcaption>"
+            b"</figure>The town woke to water.</div></body></html>")
+    page = GoldPage("hand", "1", html, gold_text="The river rose overnight. The town woke to water.")
+    evaluate_pages([page], [Extractor("jt", recording("jt"), JUSTEXT_BLOCKS),
+                            Extractor("learned", recording("learned"), LEARNED_BLOCKS)])
+    assert seen["jt"] == ["The river rose overnight. Photo: AgencyThe town woke to water."]
+    assert seen["learned"] == ["The river rose overnight.", "Photo: Agency", "The town woke to water."]
+    with pytest.raises(ValueError, match="unknown reading 'hints'"):
+        prepare_page("<p>x</p>", reading="hints")

@@ -342,7 +342,7 @@ def test_compiled_walk_counts_stop_words_as_python_does(fastpath, language):
     text = " ".join(words + [w.upper() for w in words] + [w.title() for w in words] + ["\u212a", "ΣΑΣ", "İSTANBUL"])
     root = parse_html(f"<html><body><p>{text}</p><div>{' '.join(words[:5])}<br>x</div></body></html>")
     compiled = fastpath.segment_walk(root, justext._block_maker(), justext._stop_words(stoplist), True,
-                                     justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
+                                     justext.paragraph_tags(True), justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
     expected = _segment_blocks_python(root, stoplist, True)
     assert compiled == expected
     # each word as listed; upper-cased and back not always (Turkish "altı" comes back "alti")

@@ -49,7 +49,7 @@ class PreparedPage:
     html: str  # decoded
     root: object  # lxml element, or None for an empty page
     blocks: list[Block]
-    stoplist: str  # the stop list jusText's blocks were counted with
+    stoplist: str  # the stop list the blocks were counted with
     language: str = ""  # the page's guessed language ("" when not guessed)
 
 
@@ -79,17 +79,20 @@ def decoded_html(page: GoldPage, params: ExtractParams = ExtractParams()) -> str
 # The two ways a page is cut into blocks (justext.segment_blocks): jusText's own (§2.7.1, the
 # package's blocks), and the learned classifier's (structure hints, and blocks that break at
 # HTML5's block-level elements too).
-JUSTEXT, LEARNED = "justext", "learned"
+JUSTEXT_BLOCKS, LEARNED_BLOCKS = "justext", "learned"
+READINGS = (JUSTEXT_BLOCKS, LEARNED_BLOCKS)
 
 
-def prepare_page(html: str, params: ExtractParams = ExtractParams(), reading: str = JUSTEXT) -> PreparedPage:
+def prepare_page(html: str, params: ExtractParams = ExtractParams(), reading: str = JUSTEXT_BLOCKS) -> PreparedPage:
     """Parse, guess the language, pick its stop list and segment into blocks (§2.7.1) as
-    ``reading`` (JUSTEXT or LEARNED) cuts them."""
+    ``reading`` (JUSTEXT_BLOCKS or LEARNED_BLOCKS) cuts them."""
+    if reading not in READINGS:
+        raise ValueError(f"unknown reading {reading!r}: one of {', '.join(READINGS)}")
     root = parse_html(html)
     if root is None:
         return PreparedPage(html, None, [], "")
     language, _ = guess_page_language(root, params.language_sample_chars)
-    name, blocks = segment_page(root, language, params.stoplist_fallback, structure_hints=reading == LEARNED)
+    name, blocks = segment_page(root, language, params.stoplist_fallback, structure_hints=reading == LEARNED_BLOCKS)
     return PreparedPage(html, root, blocks, name, language)
 
 
@@ -113,7 +116,7 @@ def run_justext(params: JustextParams) -> Callable[[PreparedPage], Extraction]:
 
 
 def run_learned(model: BlockModel | None = None) -> Callable[[PreparedPage], Extraction]:
-    """The `best` preset: a learned block classifier on the LEARNED reading's blocks (None: the
+    """The `best` preset: a learned block classifier on the LEARNED_BLOCKS reading (None: the
     shipped model)."""
     def run(page: PreparedPage) -> Extraction:
         classes = classify_learned(page.blocks, page_title(page.root), model)
@@ -184,19 +187,19 @@ def run_boilerpy3(page: PreparedPage) -> Extraction:
 class Extractor:
     name: str
     run: Callable[[PreparedPage], Extraction]
-    # the blocks it reads, prepare_page's parse, language guess and segmentation: JUSTEXT or
-    # LEARNED; None for an extractor that reads the decoded HTML alone
+    # the blocks it reads, prepare_page's parse, language guess and segmentation: JUSTEXT_BLOCKS
+    # or LEARNED_BLOCKS; None for an extractor that reads the decoded HTML alone
     reading: str | None
     module: str | None = None  # an optional package the extractor needs
 
 
 EXTRACTORS: dict[str, Extractor] = {
-    "best": Extractor("best", run_learned(), LEARNED),
-    **{f"justext-{preset}": Extractor(f"justext-{preset}", run_justext(params), JUSTEXT)
+    "best": Extractor("best", run_learned(), LEARNED_BLOCKS),
+    **{f"justext-{preset}": Extractor(f"justext-{preset}", run_justext(params), JUSTEXT_BLOCKS)
        for preset, params in PRESETS.items()},
-    "keep-all": Extractor("keep-all", run_keep_all, JUSTEXT),
-    "bte": Extractor("bte", run_bte, JUSTEXT),
-    "defext-lxml": Extractor("defext-lxml", run_default_extractor, JUSTEXT),
+    "keep-all": Extractor("keep-all", run_keep_all, JUSTEXT_BLOCKS),
+    "bte": Extractor("bte", run_bte, JUSTEXT_BLOCKS),
+    "defext-lxml": Extractor("defext-lxml", run_default_extractor, JUSTEXT_BLOCKS),
     "justext-package": Extractor("justext-package", run_justext_package, None, "justext"),
     "trafilatura": Extractor("trafilatura", run_trafilatura, None, "trafilatura"),
     "resiliparse": Extractor("resiliparse", run_resiliparse, None, "resiliparse"),
@@ -213,9 +216,9 @@ def available(name: str) -> bool:
 
 def learned_with(model: BlockModel, name: str = "best") -> Extractor:
     """The `best` extractor with another model (a held-out one, in the evaluation)."""
-    return Extractor(name, run_learned(model), LEARNED)
+    return Extractor(name, run_learned(model), LEARNED_BLOCKS)
 
 
 def justext_with(params: JustextParams, name: str = "justext") -> Extractor:
     """An ad-hoc jusText extractor (the sweep's one-threshold variations)."""
-    return Extractor(name, run_justext(params), JUSTEXT)
+    return Extractor(name, run_justext(params), JUSTEXT_BLOCKS)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from corpusbuilder.classifier import BlockModel, load_model
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.extract import ExtractParams
+from corpusbuilder.extract import ExtractParams, identify_sample
 from corpusbuilder.io import atomic_path
 from corpusbuilder.justext import PRESETS, JustextParams
 
@@ -124,6 +124,9 @@ def evaluate_pages(pages: Iterable[GoldPage], extractors: Sequence[Extractor],
     """
     tallies = {extractor.name: Tally() for extractor in extractors}
     readings = sorted({extractor.reading for extractor in extractors} - {None})
+    if readings:
+        # the language model loads once per process: not inside the first reading's first page
+        identify_sample("warm up")
     for page in pages:
         started = time.perf_counter()
         html = decoded_html(page, params)

@@ -1,7 +1,8 @@
 """Training the `best` preset's block classifier from the gold sets (rule ``train``).
 
 Gold sets give clean text per page, not a label per block, so blocks are labelled by aligning
-the gold text to jusText's segmentation: a block is content when most of its words sit in word
+the gold text to the blocks the `best` preset reads (jusText's segmentation, also cut at HTML5's
+block-level elements): a block is content when most of its words sit in word
 trigrams of the gold text (a short block: when its whole text appears in the gold text). The
 snippet set labels a block content when it covers a snippet that must be kept, boilerplate when
 it covers one that must not, and leaves the rest out. Blocks are weighted by their words, since
@@ -37,7 +38,7 @@ from corpusbuilder.classifier import (
     page_title,
 )
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.evaluation.extractors import LEARNED, decoded_html, prepare_page
+from corpusbuilder.evaluation.extractors import LEARNED_BLOCKS, decoded_html, prepare_page
 from corpusbuilder.evaluation.gold import GoldPage, gold_source
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.justext import Block
@@ -132,7 +133,7 @@ def block_labels(blocks: list[Block], page: GoldPage) -> np.ndarray:
 
 @dataclass
 class TrainingPage:
-    """A gold page cut into jusText blocks, with each block's features and label."""
+    """A gold page cut into the `best` preset's blocks, with each block's features and label."""
 
     gold: GoldPage
     blocks: list[Block]
@@ -147,7 +148,7 @@ def training_pages(pages: Iterable[GoldPage], params: ExtractParams = ExtractPar
     for number, gold in enumerate(pages, start=1):
         if number % 250 == 0:
             log.info("%s: %d pages segmented and labelled", gold.dataset, number)
-        page = prepare_page(decoded_html(gold, params), params, LEARNED)
+        page = prepare_page(decoded_html(gold, params), params, LEARNED_BLOCKS)
         prepared.append(TrainingPage(gold, page.blocks, block_features(page.blocks, page_title(page.root)),
                                      block_labels(page.blocks, gold), page.language))
     return prepared
