@@ -27,13 +27,21 @@ class OptionalBuildExt(build_ext):
             self._skip(error)
 
     def _skip(self, error):
-        self.warn(f"corpusbuilder: the compiled walks were not built ({error}); "
-                  "the `best` preset runs its Python walks, with the same results, about 2.1x slower")
+        self.warn(
+            f"corpusbuilder: the compiled walks were not built ({error}); "
+            "the `best` preset runs its Python walks, with the same results, about 2.1x slower"
+        )
 
 
 setup(
     ext_modules=cythonize(
-        [Extension("corpusbuilder._fastpath", ["corpusbuilder/_fastpath.pyx"], include_dirs=lxml.get_include())],
+        [
+            Extension(
+                "corpusbuilder._fastpath",
+                ["corpusbuilder/_fastpath.pyx"],
+                include_dirs=lxml.get_include(),
+            )
+        ],
         compiler_directives={"language_level": 3},
     ),
     cmdclass={"build_ext": OptionalBuildExt},

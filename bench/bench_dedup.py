@@ -73,38 +73,57 @@ def save(section: str, value) -> None:
 
 # --- crawl: the §3.6.4 metric --------------------------------------------------------------------
 
+
 def pattern_suffix(pattern: str) -> str:
     """Results of another tokenisation go to their own section, beside the default's."""
     return "" if pattern == TOKEN else f" (tokens {pattern})"
 
 
-def regex_tokenise_shard(blocks_path: Path, tokens_path: Path, stoplist: frozenset[str], pattern: str = TOKEN) -> None:
+def regex_tokenise_shard(
+    blocks_path: Path, tokens_path: Path, stoplist: frozenset[str], pattern: str = TOKEN
+) -> None:
     """A stand-in for the tokenise stage: the final-good blocks' regex tokens in its npz layout,
     with the sentence starts of the tokeniser's sentences (`tokenise.block_sentences`)."""
     blocks = pd.read_parquet(blocks_path, columns=["doc_id", "block_index", "text", "final_class"])
     good = blocks[blocks.final_class == "good"]
-    sentences = [[re.findall(pattern, sentence) for sentence in block_sentences(text)] for text in good.text]
+    sentences = [
+        [re.findall(pattern, sentence) for sentence in block_sentences(text)] for text in good.text
+    ]
     tokens = [[w for sentence in block for w in sentence] for block in sentences]
     words = np.array([w for block in tokens for w in block], dtype=object)
     doc_ids = pd.unique(good.doc_id)  # crawl order
     block_doc = pd.Index(doc_ids).get_indexer(good.doc_id)
-    write_token_stream(TokenStream(
-        token_hash=word_hashes(words),
-        is_punct=np.array([not w[0].isalnum() and w[0] != "_" for w in words], bool),
-        is_stop=np.array([w.lower() in stoplist for w in words], bool),
-        block_offsets=np.concatenate(([0], np.cumsum([len(t) for t in tokens]))).astype(np.int64),
-        block_doc=block_doc.astype(np.int32), block_index=good.block_index.to_numpy(np.int32),
-        doc_ids=np.array(doc_ids, dtype=str),
-        sentence_start=np.array([i == 0 for block in sentences for sentence in block for i in range(len(sentence))],
-                                bool)), tokens_path)
+    write_token_stream(
+        TokenStream(
+            token_hash=word_hashes(words),
+            is_punct=np.array([not w[0].isalnum() and w[0] != "_" for w in words], bool),
+            is_stop=np.array([w.lower() in stoplist for w in words], bool),
+            block_offsets=np.concatenate(([0], np.cumsum([len(t) for t in tokens]))).astype(
+                np.int64
+            ),
+            block_doc=block_doc.astype(np.int32),
+            block_index=good.block_index.to_numpy(np.int32),
+            doc_ids=np.array(doc_ids, dtype=str),
+            sentence_start=np.array(
+                [i == 0 for block in sentences for sentence in block for i in range(len(sentence))],
+                bool,
+            ),
+        ),
+        tokens_path,
+    )
 
 
 def tokens_before_exact_dedup(stage: Path, name: str, tokens_path: Path) -> Path:
     """The tokenise stage's tokens of one shard as if exact dedup had kept every page the
     language filter kept: the text the whole de-duplication (exact, then block) starts from."""
-    tables = ShardTables(stage / "extract" / f"{name}.docs.parquet", stage / "extract" / f"{name}.blocks.parquet",
-                         stage / "language" / f"{name}.parquet")
-    write_token_stream(tokenise.tokenise_shard(read_survivors(tables), tokenise.TokeniseParams()), tokens_path)
+    tables = ShardTables(
+        stage / "extract" / f"{name}.docs.parquet",
+        stage / "extract" / f"{name}.blocks.parquet",
+        stage / "language" / f"{name}.parquet",
+    )
+    write_token_stream(
+        tokenise.tokenise_shard(read_survivors(tables), tokenise.TokeniseParams()), tokens_path
+    )
     return tokens_path
 
 
@@ -127,11 +146,16 @@ def tengram_metric(tokens_paths: list[Path], kept: list[np.ndarray] | None) -> d
     in `kept` (a bool per token of each shard; None = all): the report's count
     (`corpus_stats.block_ngrams`), which takes only 10-grams of the original text, never one
     bridging a removed block or sentence."""
-    hashes = [block_ngrams(read_tokens(path), None if kept is None else kept[i], 10)
-              for i, path in enumerate(tokens_paths)]
+    hashes = [
+        block_ngrams(read_tokens(path), None if kept is None else kept[i], 10)
+        for i, path in enumerate(tokens_paths)
+    ]
     _, counts = np.unique(np.concatenate(hashes), return_counts=True)
-    return {"duplicate_10gram_instances": int(counts[counts >= 2].sum()), "distinct_10grams": len(counts),
-            "10gram_instances": int(counts.sum())}
+    return {
+        "duplicate_10gram_instances": int(counts[counts >= 2].sum()),
+        "distinct_10grams": len(counts),
+        "10gram_instances": int(counts.sum()),
+    }
 
 
 def kept_after(tokens_path: Path, output: Path, stubs_back: bool = False) -> np.ndarray:
@@ -139,7 +163,9 @@ def kept_after(tokens_path: Path, output: Path, stubs_back: bool = False) -> np.
     context-sensitive pass took next to duplicates count as kept too."""
     table = pd.read_parquet(output)
     if stubs_back:
-        table = table.assign(final_class=table.final_class.where(table.final_class == "duplicate", "good"))
+        table = table.assign(
+            final_class=table.final_class.where(table.final_class == "duplicate", "good")
+        )
     return kept_tokens(read_tokens(tokens_path), table)
 
 
@@ -157,18 +183,39 @@ def crawl(args) -> None:
         for name in names:
             if not (work / f"{name}.blocks.parquet").exists():
                 # jusText's text, as the thesis and the onion reference measure (not the `best` preset)
-                subprocess.run(["corpusbuilder", "extract", str(Path(args.warcs) / f"{name}.warc.gz"),
-                                str(work / name), "--shard", name, "--preset", "default"], check=True)
+                subprocess.run(
+                    [
+                        "corpusbuilder",
+                        "extract",
+                        str(Path(args.warcs) / f"{name}.warc.gz"),
+                        str(work / name),
+                        "--shard",
+                        name,
+                        "--preset",
+                        "default",
+                    ],
+                    check=True,
+                )
             if not (work / f"{name}.npz").exists():
-                regex_tokenise_shard(work / f"{name}.blocks.parquet", work / f"{name}.npz", stoplist, args.token_pattern)
+                regex_tokenise_shard(
+                    work / f"{name}.blocks.parquet",
+                    work / f"{name}.npz",
+                    stoplist,
+                    args.token_pattern,
+                )
         tokens = [work / f"{name}.npz" for name in names]
         blocks = [work / f"{name}.blocks.parquet" for name in names]
     before = tengram_metric(tokens, None)
     print("before", before)
     before_exact = None
     if args.stage:
-        before_exact = tengram_metric([tokens_before_exact_dedup(stage, name, work / f"{name}.before-exact.npz")
-                                       for name in names], None)
+        before_exact = tengram_metric(
+            [
+                tokens_before_exact_dedup(stage, name, work / f"{name}.before-exact.npz")
+                for name in names
+            ],
+            None,
+        )
         print("before exact dedup", before_exact)
     rows = []
     for kind in args.kinds:
@@ -179,45 +226,100 @@ def crawl(args) -> None:
                 np.save(work / "dup.npy", read_duplicate_ngrams(staged))
             else:
                 np.save(work / "dup.npy", duplicate_ngrams(tokens, n, kind))
-            for threshold, order, level in itertools.product(args.thresholds, args.orders, args.levels):
-                shards = [Shard(name, t, b, work / "dedup" / f"{name}.parquet")
-                          for name, t, b in zip(names, tokens, blocks)]
-                band = dict(zip(("partial_low", "partial_high"), args.partial_band)) if level in PART_LEVELS else {}
+            for threshold, order, level in itertools.product(
+                args.thresholds, args.orders, args.levels
+            ):
+                shards = [
+                    Shard(name, t, b, work / "dedup" / f"{name}.parquet")
+                    for name, t, b in zip(names, tokens, blocks)
+                ]
+                band = (
+                    dict(zip(("partial_low", "partial_high"), args.partial_band))
+                    if level in PART_LEVELS
+                    else {}
+                )
                 if level == "span":
                     band["span_repeat_ratio"] = args.span_repeat_ratio
-                params = DedupParams(n=n, kind=kind, threshold=threshold, order=order, level=level, **band)
+                params = DedupParams(
+                    n=n, kind=kind, threshold=threshold, order=order, level=level, **band
+                )
                 stats = dedup_corpus(shards, work / "dup.npy", None, params, PRESETS["default"])
-                after = tengram_metric(tokens, [kept_after(shard.tokens, shard.output) for shard in shards])
+                after = tengram_metric(
+                    tokens, [kept_after(shard.tokens, shard.output) for shard in shards]
+                )
                 # the same run with the stubs the context-sensitive pass took counted back as kept
-                alone = tengram_metric(tokens, [kept_after(shard.tokens, shard.output, True) for shard in shards])
-                row = {"kind": kind, "n": n, "threshold": threshold, "order": order,
-                       "level": level + (" ({partial_low}, {partial_high}]".format(**band) if band else "")
-                       + (" ratio {span_repeat_ratio}".format(**band) if level == "span" else ""),
-                       "partly_kept_blocks": stats.partly_kept_blocks, "removed_parts": stats.removed_parts,
-                       "duplicate_ngrams": stats.duplicate_ngrams,
-                       "removed_duplicate_10gram_instances": round(
-                           1 - after["duplicate_10gram_instances"] / before["duplicate_10gram_instances"], 4),
-                       "kept_distinct_10grams": round(after["distinct_10grams"] / before["distinct_10grams"], 4),
-                       "kept_tokens": round(after["10gram_instances"] / before["10gram_instances"], 4),
-                       "stubs_counted_back": {
-                           "removed_duplicate_10gram_instances": round(
-                               1 - alone["duplicate_10gram_instances"] / before["duplicate_10gram_instances"], 4),
-                           "kept_distinct_10grams": round(alone["distinct_10grams"] / before["distinct_10grams"], 4)},
-                       # exact and block dedup together, from the language-filtered text
-                       **({"pipeline_removed_duplicate_10gram_instances": round(
-                           1 - after["duplicate_10gram_instances"] / before_exact["duplicate_10gram_instances"], 4)}
-                          if before_exact else {}),
-                       "store_bytes_per_duplicate_ngram": round(stats.store_bytes / max(stats.duplicate_ngrams, 1), 2),
-                       "tokens": stats.tokens, "seconds": stats.seconds,
-                       "tokens_per_second": round(stats.tokens / stats.seconds["total"])}
+                alone = tengram_metric(
+                    tokens, [kept_after(shard.tokens, shard.output, True) for shard in shards]
+                )
+                row = {
+                    "kind": kind,
+                    "n": n,
+                    "threshold": threshold,
+                    "order": order,
+                    "level": level
+                    + (" ({partial_low}, {partial_high}]".format(**band) if band else "")
+                    + (" ratio {span_repeat_ratio}".format(**band) if level == "span" else ""),
+                    "partly_kept_blocks": stats.partly_kept_blocks,
+                    "removed_parts": stats.removed_parts,
+                    "duplicate_ngrams": stats.duplicate_ngrams,
+                    "removed_duplicate_10gram_instances": round(
+                        1
+                        - after["duplicate_10gram_instances"]
+                        / before["duplicate_10gram_instances"],
+                        4,
+                    ),
+                    "kept_distinct_10grams": round(
+                        after["distinct_10grams"] / before["distinct_10grams"], 4
+                    ),
+                    "kept_tokens": round(after["10gram_instances"] / before["10gram_instances"], 4),
+                    "stubs_counted_back": {
+                        "removed_duplicate_10gram_instances": round(
+                            1
+                            - alone["duplicate_10gram_instances"]
+                            / before["duplicate_10gram_instances"],
+                            4,
+                        ),
+                        "kept_distinct_10grams": round(
+                            alone["distinct_10grams"] / before["distinct_10grams"], 4
+                        ),
+                    },
+                    # exact and block dedup together, from the language-filtered text
+                    **(
+                        {
+                            "pipeline_removed_duplicate_10gram_instances": round(
+                                1
+                                - after["duplicate_10gram_instances"]
+                                / before_exact["duplicate_10gram_instances"],
+                                4,
+                            )
+                        }
+                        if before_exact
+                        else {}
+                    ),
+                    "store_bytes_per_duplicate_ngram": round(
+                        stats.store_bytes / max(stats.duplicate_ngrams, 1), 2
+                    ),
+                    "tokens": stats.tokens,
+                    "seconds": stats.seconds,
+                    "tokens_per_second": round(stats.tokens / stats.seconds["total"]),
+                }
                 print(row)
                 rows.append(row)
     # two inputs, two sections: the workflow's (after language and exact dedup) and jusText's
     # clean text of every page (the input the onion reference figures were measured on)
-    section = args.section or ("crawl" if args.stage else "crawl_justext_only" + pattern_suffix(args.token_pattern))
-    save(section, {"stage": str(args.stage), "warcs": str(args.warcs), "before": before,
-                   **({"before_exact_dedup": before_exact} if before_exact else {}),
-                   "runs": merged_runs(section, before, rows)})
+    section = args.section or (
+        "crawl" if args.stage else "crawl_justext_only" + pattern_suffix(args.token_pattern)
+    )
+    save(
+        section,
+        {
+            "stage": str(args.stage),
+            "warcs": str(args.warcs),
+            "before": before,
+            **({"before_exact_dedup": before_exact} if before_exact else {}),
+            "runs": merged_runs(section, before, rows),
+        },
+    )
 
 
 def merged_runs(section: str, before: dict, rows: list[dict]) -> list[dict]:
@@ -225,13 +327,16 @@ def merged_runs(section: str, before: dict, rows: list[dict]) -> list[dict]:
     for the same input, replacing only the rows of the same settings."""
     saved = json.loads(RESULTS.read_text()).get(section, {}) if RESULTS.exists() else {}
     settings = ("kind", "n", "threshold", "order", "level")
-    by_setting = {tuple(row.get(k, "block") for k in settings): row
-                  for row in (saved.get("runs", []) if saved.get("before") == before else [])}
+    by_setting = {
+        tuple(row.get(k, "block") for k in settings): row
+        for row in (saved.get("runs", []) if saved.get("before") == before else [])
+    }
     by_setting.update((tuple(row[k] for k in settings), row) for row in rows)
     return [by_setting[key] for key in sorted(by_setting)]
 
 
 # --- memory: Figure 3.4 in small ------------------------------------------------------------------
+
 
 def _rss() -> int:
     ctypes.CDLL("libc.so.6").malloc_trim(0)  # return freed heap pages, so the delta is the store's
@@ -242,7 +347,9 @@ def _rss() -> int:
 def random_hashes(path: Path, count: int) -> Path:
     """`count` random 64-bit hashes, sorted, as dup{n}.npy would hold them (written once)."""
     if not path.exists():
-        keys = np.random.default_rng(count).integers(0, np.iinfo(np.uint64).max, size=count, dtype=np.uint64)
+        keys = np.random.default_rng(count).integers(
+            0, np.iinfo(np.uint64).max, size=count, dtype=np.uint64
+        )
         keys.sort()
         np.save(path, keys)
     return path
@@ -255,15 +362,20 @@ def memory_point(backend: str, keys_path: Path, bits: int) -> dict:
     baseline = _rss()
     store = duplicate_ngram_store(np.load(keys_path), DedupParams(backend=backend, hash_bits=bits))
     stored = len(store)
-    point = {"backend": backend, "bits": bits, "hashes": stored,
-             "start_bytes_per_hash": round((_rss() - baseline) / stored, 2)}
+    point = {
+        "backend": backend,
+        "bits": bits,
+        "hashes": stored,
+        "start_bytes_per_hash": round((_rss() - baseline) / stored, 2),
+    }
     if backend == "judy":
         import judy
 
         point["judy1_memused_per_hash"] = round(store.g2.__sizeof__() / stored, 2)
         # the peak of loading and building (the end state below is built in bulk, with a copy)
         point["peak_bytes_per_hash"] = round(
-            (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline) / stored, 2)
+            (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline) / stored, 2
+        )
         # every duplicate n-gram sent to output: G_out full, G₂₊ empty
         keys = store.g2.ToArray()
         store.g2.clear()
@@ -275,12 +387,15 @@ def memory_point(backend: str, keys_path: Path, bits: int) -> dict:
             store.send(np.arange(start, min(start + 4096, stored)))
         # the peak while the sets live: loading, building and the pass
         point["peak_bytes_per_hash"] = round(
-            (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline) / stored, 2)
+            (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - baseline) / stored, 2
+        )
     point["end_bytes_per_hash"] = round((_rss() - baseline) / stored, 2)
     if backend == "judy":
         keys = store.g_out.ToArray()
         owners = store.owner_table()
-        owners.owner = judy.JudyIntIntMap.FromArray(keys, np.arange(stored, dtype=np.uint64) % 1_000_003)
+        owners.owner = judy.JudyIntIntMap.FromArray(
+            keys, np.arange(stored, dtype=np.uint64) % 1_000_003
+        )
         del keys
         point["owners_judyl_memused_per_hash"] = round(owners.owner.__sizeof__() / stored, 2)
     else:
@@ -291,15 +406,21 @@ def memory_point(backend: str, keys_path: Path, bits: int) -> dict:
 
 
 def memory(args) -> None:
-    counts = [c for c in (1_000_000, 3_000_000, 10_000_000, 30_000_000, 100_000_000) if c <= args.max]
+    counts = [
+        c for c in (1_000_000, 3_000_000, 10_000_000, 30_000_000, 100_000_000) if c <= args.max
+    ]
     Path(args.work).mkdir(parents=True, exist_ok=True)
     points = []
     for count in counts:
         keys = random_hashes(Path(args.work) / f"keys-{count}.npy", count)
         for backend in ("sorted-array", "judy"):
             for bits in (56, 60, 64):
-                out = subprocess.run([sys.executable, __file__, "memory-point", backend, str(keys), str(bits)],
-                                     check=True, capture_output=True, text=True).stdout
+                out = subprocess.run(
+                    [sys.executable, __file__, "memory-point", backend, str(keys), str(bits)],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout
                 points.append(json.loads(out))
                 print(points[-1], flush=True)
         keys.unlink()
@@ -335,8 +456,14 @@ def job_memory_point(stage: Path) -> dict:
         del tokens
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        point["shards"].append({"shard": name, "tokens": count, "token_file_bytes": path.stat().st_size,
-                                "peak_bytes_per_token": round(peak / count, 1)})
+        point["shards"].append(
+            {
+                "shard": name,
+                "tokens": count,
+                "token_file_bytes": path.stat().st_size,
+                "peak_bytes_per_token": round(peak / count, 1),
+            }
+        )
     with tempfile.TemporaryDirectory() as scratch:
         stats = DedupStats()
         tracemalloc.start()
@@ -356,14 +483,32 @@ def job_run_point(stage: Path, work: Path, bucket_tokens: int = DedupParams.buck
 
     modules = _rss()
     names = sorted(path.name.removesuffix(".npz") for path in (stage / "tokens").glob("*.npz"))
-    shards = [Shard(name, stage / "tokens" / f"{name}.npz", stage / "extract" / f"{name}.blocks.parquet",
-                    work / f"{name}.parquet") for name in names]
+    shards = [
+        Shard(
+            name,
+            stage / "tokens" / f"{name}.npz",
+            stage / "extract" / f"{name}.blocks.parquet",
+            work / f"{name}.parquet",
+        )
+        for name in names
+    ]
     resource_peak_reset()
-    stats = dedup_corpus(shards, staged_duplicates(stage, DedupParams.n), None, DedupParams(bucket_tokens=bucket_tokens),
-                         PRESETS["default"], state_path=work / "state.parquet")
-    return {"modules_mb": round(modules / 2**20, 1), "duplicate_ngrams": stats.duplicate_ngrams, "tokens": stats.tokens,
-            "bucket_tokens": bucket_tokens, "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "seconds": stats.seconds}
+    stats = dedup_corpus(
+        shards,
+        staged_duplicates(stage, DedupParams.n),
+        None,
+        DedupParams(bucket_tokens=bucket_tokens),
+        PRESETS["default"],
+        state_path=work / "state.parquet",
+    )
+    return {
+        "modules_mb": round(modules / 2**20, 1),
+        "duplicate_ngrams": stats.duplicate_ngrams,
+        "tokens": stats.tokens,
+        "bucket_tokens": bucket_tokens,
+        "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "seconds": stats.seconds,
+    }
 
 
 def resource_peak_reset() -> None:
@@ -378,24 +523,33 @@ def job_memory(args) -> None:
     from corpusbuilder.dedup.memory import BYTES_PER_DUPLICATE_NGRAM
 
     def fresh(*command: str) -> dict:
-        return json.loads(subprocess.run([sys.executable, __file__, *command], check=True,
-                                         capture_output=True, text=True).stdout)
+        return json.loads(
+            subprocess.run(
+                [sys.executable, __file__, *command], check=True, capture_output=True, text=True
+            ).stdout
+        )
 
     point = fresh("job-memory-point", args.stage)
     Path(args.work).mkdir(parents=True, exist_ok=True)
-    point["jobs"] = [fresh("job-run-point", args.stage, str(Path(args.work) / "job"), str(bucket))
-                     for bucket in args.bucket_tokens]
+    point["jobs"] = [
+        fresh("job-run-point", args.stage, str(Path(args.work) / "job"), str(bucket))
+        for bucket in args.bucket_tokens
+    ]
     point["max_peak_bytes_per_token"] = max(s["peak_bytes_per_token"] for s in point["shards"])
     job, largest = point["jobs"][0], max(s["tokens"] for s in point["shards"])
-    rest = (job["peak_mb"] * 2**20 - job["modules_mb"] * 2**20
-            - job["duplicate_ngrams"] * BYTES_PER_DUPLICATE_NGRAM["sorted-array"]
-            - job["tokens"] * point["plan_bytes_per_token"])
+    rest = (
+        job["peak_mb"] * 2**20
+        - job["modules_mb"] * 2**20
+        - job["duplicate_ngrams"] * BYTES_PER_DUPLICATE_NGRAM["sorted-array"]
+        - job["tokens"] * point["plan_bytes_per_token"]
+    )
     point["job_largest_shard_bytes_per_token"] = round(rest / largest, 1)
     print(point)
     save("job_memory", point)
 
 
 # --- speed: tokens/s of the dedup pass ----------------------------------------------------------
+
 
 def speed(args) -> None:
     """Synthetic crawl: Zipf words, pages of fresh and copied paragraphs; tokens/s end to end and
@@ -411,36 +565,65 @@ def speed(args) -> None:
                 if pool and rng.random() < 0.3:
                     para = pool[rng.integers(len(pool))]
                 else:
-                    para = (rng.zipf(1.3, size=int(rng.integers(10, 120))) % 200_000).astype(np.uint64)
+                    para = (rng.zipf(1.3, size=int(rng.integers(10, 120))) % 200_000).astype(
+                        np.uint64
+                    )
                     if rng.random() < 0.05:
                         pool.append(para)
                 words.append(para)
                 offsets.append(offsets[-1] + len(para))
                 block_doc.append(d)
                 block_index.append(b)
-                rows.append({"doc_id": f"s{s}:{d}", "block_index": b, "heading": False, "n_chars": 6 * len(para),
-                             "n_words": len(para), "cf_class": "good", "final_class": "good"})
+                rows.append(
+                    {
+                        "doc_id": f"s{s}:{d}",
+                        "block_index": b,
+                        "heading": False,
+                        "n_chars": 6 * len(para),
+                        "n_words": len(para),
+                        "cf_class": "good",
+                        "final_class": "good",
+                    }
+                )
         token_hash = word_hashes(np.concatenate(words).astype(str).astype(object))
         name = f"s{s}"
-        np.savez(work / f"{name}.npz", token_hash=token_hash, is_punct=np.zeros(len(token_hash), bool),
-                 is_stop=np.zeros(len(token_hash), bool), block_offsets=np.array(offsets, np.int64),
-                 block_doc=np.array(block_doc, np.int32), block_index=np.array(block_index, np.int32),
-                 doc_ids=np.array([f"s{s}:{d}" for d in range(args.docs)]))
-        pd.DataFrame(rows).astype({"block_index": "int32"}).to_parquet(work / f"{name}.blocks.parquet")
+        np.savez(
+            work / f"{name}.npz",
+            token_hash=token_hash,
+            is_punct=np.zeros(len(token_hash), bool),
+            is_stop=np.zeros(len(token_hash), bool),
+            block_offsets=np.array(offsets, np.int64),
+            block_doc=np.array(block_doc, np.int32),
+            block_index=np.array(block_index, np.int32),
+            doc_ids=np.array([f"s{s}:{d}" for d in range(args.docs)]),
+        )
+        pd.DataFrame(rows).astype({"block_index": "int32"}).to_parquet(
+            work / f"{name}.blocks.parquet"
+        )
         names.append(name)
     tokens = [work / f"{name}.npz" for name in names]
     results = []
     for backend in ("sorted-array", "judy"):
         np.save(work / "dup.npy", duplicate_ngrams(tokens, 10, "all"))
-        shards = [Shard(n, work / f"{n}.npz", work / f"{n}.blocks.parquet", work / "out" / f"{n}.parquet")
-                  for n in names]
-        stats = dedup_corpus(shards, work / "dup.npy", None, DedupParams(backend=backend), PRESETS["default"])
-        row = {"backend": backend, "tokens": stats.tokens, "duplicate_ngrams": stats.duplicate_ngrams,
-               "documents_processed": stats.documents_processed, "seconds": stats.seconds,
-               "tokens_per_second_total": round(stats.tokens / stats.seconds["total"]),
-               "tokens_per_second_order_and_dedup": round(
-                   stats.tokens / (stats.seconds["order"] + stats.seconds["dedup"])),
-               "store_bytes_per_duplicate_ngram": round(stats.store_bytes / stats.duplicate_ngrams, 2)}
+        shards = [
+            Shard(n, work / f"{n}.npz", work / f"{n}.blocks.parquet", work / "out" / f"{n}.parquet")
+            for n in names
+        ]
+        stats = dedup_corpus(
+            shards, work / "dup.npy", None, DedupParams(backend=backend), PRESETS["default"]
+        )
+        row = {
+            "backend": backend,
+            "tokens": stats.tokens,
+            "duplicate_ngrams": stats.duplicate_ngrams,
+            "documents_processed": stats.documents_processed,
+            "seconds": stats.seconds,
+            "tokens_per_second_total": round(stats.tokens / stats.seconds["total"]),
+            "tokens_per_second_order_and_dedup": round(
+                stats.tokens / (stats.seconds["order"] + stats.seconds["dedup"])
+            ),
+            "store_bytes_per_duplicate_ngram": round(stats.store_bytes / stats.duplicate_ngrams, 2),
+        }
         print(row, flush=True)
         results.append(row)
     save("speed", results)
@@ -452,45 +635,97 @@ def levels_speed(args) -> None:
     stage = Path(args.stage)
     names = sorted(p.name.removesuffix(".npz") for p in (stage / "tokens").glob("*.npz"))
     work = Path(args.work) / "levels"
-    shards = [Shard(name, stage / "tokens" / f"{name}.npz", stage / "extract" / f"{name}.blocks.parquet",
-                    work / f"{name}.parquet") for name in names]
+    shards = [
+        Shard(
+            name,
+            stage / "tokens" / f"{name}.npz",
+            stage / "extract" / f"{name}.blocks.parquet",
+            work / f"{name}.parquet",
+        )
+        for name in names
+    ]
     seconds = {level: [] for level in args.levels}
     for _ in range(args.rounds):
         for level in args.levels:
             started = time.process_time()
-            stats = dedup_corpus(shards, staged_duplicates(stage, args.n), None,
-                                 DedupParams(n=args.n, level=level), PRESETS["default"])
+            stats = dedup_corpus(
+                shards,
+                staged_duplicates(stage, args.n),
+                None,
+                DedupParams(n=args.n, level=level),
+                PRESETS["default"],
+            )
             seconds[level].append(time.process_time() - started)
     base = float(np.median(seconds[args.levels[0]]))
-    rows = [{"level": level, "cpu_seconds": [round(x, 3) for x in times], "median": round(float(np.median(times)), 3),
-             "tokens_per_cpu_second": round(stats.tokens / float(np.median(times))),
-             f"ratio_to_{args.levels[0]}": round(float(np.median(times)) / base, 3)} for level, times in seconds.items()]
+    rows = [
+        {
+            "level": level,
+            "cpu_seconds": [round(x, 3) for x in times],
+            "median": round(float(np.median(times)), 3),
+            "tokens_per_cpu_second": round(stats.tokens / float(np.median(times))),
+            f"ratio_to_{args.levels[0]}": round(float(np.median(times)) / base, 3),
+        }
+        for level, times in seconds.items()
+    ]
     for row in rows:
         print(row, flush=True)
-    save("levels_speed", {"stage": str(stage), "n": args.n, "tokens": stats.tokens, "rounds": args.rounds, "runs": rows})
+    save(
+        "levels_speed",
+        {
+            "stage": str(stage),
+            "n": args.n,
+            "tokens": stats.tokens,
+            "rounds": args.rounds,
+            "runs": rows,
+        },
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("crawl")
-    c.add_argument("--stage", default="work",
-                   help="a workflow run's work directory (default: ./work); '' to extract and tokenise --warcs here")
-    c.add_argument("--warcs", default=str(Path(__file__).resolve().parents[2] / "shared" / "datasets" / "crawl" / "dev"))
+    c.add_argument(
+        "--stage",
+        default="work",
+        help="a workflow run's work directory (default: ./work); '' to extract and tokenise --warcs here",
+    )
+    c.add_argument(
+        "--warcs",
+        default=str(Path(__file__).resolve().parents[2] / "shared" / "datasets" / "crawl" / "dev"),
+    )
     c.add_argument("--work", default="bench/results/tmp/dedup")
     c.add_argument("--n", type=int, nargs="+", default=[5, 7, 10])
     c.add_argument("--kinds", nargs="+", default=["all"])
     c.add_argument("--thresholds", type=float, nargs="+", default=[0.5])
     c.add_argument("--orders", nargs="+", default=["dup-share"], choices=["dup-share", "input"])
     c.add_argument("--levels", nargs="+", default=["block", "sentence", "span"], choices=LEVELS)
-    c.add_argument("--partial-band", type=float, nargs=2, default=[DedupParams.partial_low, DedupParams.partial_high],
-                   metavar=("LOW", "HIGH"), help="levels sentence and span: blocks with a share in (LOW, HIGH] are judged by their parts")
-    c.add_argument("--section", help="results/dedup.json section (default: crawl, or crawl_justext_only with --stage '')")
-    c.add_argument("--span-repeat-ratio", type=float, default=DedupParams.span_repeat_ratio,
-                   help="level span: a kept run goes when its output n-grams outnumber its fresh ones by more than this")
-    c.add_argument("--token-pattern", default=TOKEN,
-                   help="with --stage '': the regex that tokenises the blocks (e.g. '\\S+' for whitespace tokens); "
-                        "a new --work dir per pattern")
+    c.add_argument(
+        "--partial-band",
+        type=float,
+        nargs=2,
+        default=[DedupParams.partial_low, DedupParams.partial_high],
+        metavar=("LOW", "HIGH"),
+        help="levels sentence and span: blocks with a share in (LOW, HIGH] are judged by their parts",
+    )
+    c.add_argument(
+        "--section",
+        help="results/dedup.json section (default: crawl, or crawl_justext_only with --stage '')",
+    )
+    c.add_argument(
+        "--span-repeat-ratio",
+        type=float,
+        default=DedupParams.span_repeat_ratio,
+        help="level span: a kept run goes when its output n-grams outnumber its fresh ones by more than this",
+    )
+    c.add_argument(
+        "--token-pattern",
+        default=TOKEN,
+        help="with --stage '': the regex that tokenises the blocks (e.g. '\\S+' for whitespace tokens); "
+        "a new --work dir per pattern",
+    )
     m = sub.add_parser("memory")
     m.add_argument("--max", type=int, default=30_000_000)
     m.add_argument("--work", default="bench/results/tmp/dedup")
@@ -511,8 +746,13 @@ def main() -> None:
     j = sub.add_parser("job-memory")
     j.add_argument("--stage", default="work")
     j.add_argument("--work", default="bench/results/tmp/dedup")
-    j.add_argument("--bucket-tokens", type=int, nargs="+", default=[DedupParams.bucket_tokens, 500_000, 100_000],
-                   help="dedup.bucket_tokens of each whole-job run; the first is the one the terms are fitted to")
+    j.add_argument(
+        "--bucket-tokens",
+        type=int,
+        nargs="+",
+        default=[DedupParams.bucket_tokens, 500_000, 100_000],
+        help="dedup.bucket_tokens of each whole-job run; the first is the one the terms are fitted to",
+    )
     sub.add_parser("job-memory-point").add_argument("stage", type=Path)
     r = sub.add_parser("job-run-point")
     r.add_argument("stage", type=Path)
@@ -526,8 +766,13 @@ def main() -> None:
     elif args.command == "job-run-point":
         print(json.dumps(job_run_point(args.stage, args.work, args.bucket_tokens)))
     else:
-        {"crawl": crawl, "memory": memory, "speed": speed, "levels-speed": levels_speed,
-         "job-memory": job_memory}[args.command](args)
+        {
+            "crawl": crawl,
+            "memory": memory,
+            "speed": speed,
+            "levels-speed": levels_speed,
+            "job-memory": job_memory,
+        }[args.command](args)
 
 
 if __name__ == "__main__":

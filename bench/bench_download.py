@@ -59,9 +59,15 @@ def write_warc(path: Path, megabytes: int) -> None:
     with open(path, "wb") as out:
         writer = WARCWriter(out, gzip=True)
         for i in range(megabytes * 1_000_000 // RECORD_BYTES):
-            headers = StatusAndHeaders("200 OK", [("Content-Type", "application/octet-stream")], protocol="HTTP/1.0")
-            record = writer.create_warc_record(f"http://example.com/{i}", "response", http_headers=headers,
-                                               payload=io.BytesIO(rng.randbytes(RECORD_BYTES)))
+            headers = StatusAndHeaders(
+                "200 OK", [("Content-Type", "application/octet-stream")], protocol="HTTP/1.0"
+            )
+            record = writer.create_warc_record(
+                f"http://example.com/{i}",
+                "response",
+                http_headers=headers,
+                payload=io.BytesIO(rng.randbytes(RECORD_BYTES)),
+            )
             writer.write_record(record)
 
 
@@ -86,13 +92,19 @@ def timed(call) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--mb", type=int, default=64, help="size of the WARC in megabytes")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's access log
-    os.environ.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench", AWS_DEFAULT_REGION="us-east-1",
-                      no_proxy="127.0.0.1")
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="bench",
+        AWS_SECRET_ACCESS_KEY="bench",
+        AWS_DEFAULT_REGION="us-east-1",
+        no_proxy="127.0.0.1",
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -101,7 +113,9 @@ def main() -> None:
         write_warc(warc, args.mb)
         size = warc.stat().st_size
 
-        http = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(tmp / "served")))
+        http = ThreadingHTTPServer(
+            ("127.0.0.1", 0), functools.partial(_Quiet, directory=str(tmp / "served"))
+        )
         threading.Thread(target=http.serve_forever, daemon=True).start()
         moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         moto.start()
@@ -114,9 +128,16 @@ def main() -> None:
         runs = {
             "http_fetch": lambda dest: fetch(http_url, dest, expect_warc=True, log=lambda _: None),
             "http_urlretrieve": lambda dest: urllib.request.urlretrieve(http_url, dest),
-            "s3_fetch": lambda dest: fetch("s3://bench/crawl.warc.gz", dest, expect_warc=True,
-                                           s3={"endpoint_url": endpoint}, log=lambda _: None),
-            "s3_boto3_download_file": lambda dest: client.download_file("bench", "crawl.warc.gz", str(dest)),
+            "s3_fetch": lambda dest: fetch(
+                "s3://bench/crawl.warc.gz",
+                dest,
+                expect_warc=True,
+                s3={"endpoint_url": endpoint},
+                log=lambda _: None,
+            ),
+            "s3_boto3_download_file": lambda dest: client.download_file(
+                "bench", "crawl.warc.gz", str(dest)
+            ),
         }
         seconds: dict[str, list[float]] = {name: [] for name in runs}
         for _ in range(args.rounds):
@@ -126,8 +147,12 @@ def main() -> None:
                 seconds[name].append(timed(functools.partial(run, dest)))
                 assert dest.stat().st_size == size
                 dest.unlink()
-        digest_s = {algorithm: min(timed(functools.partial(digest, warc, algorithm)) for _ in range(args.rounds))
-                    for algorithm in ("sha256", "md5")}
+        digest_s = {
+            algorithm: min(
+                timed(functools.partial(digest, warc, algorithm)) for _ in range(args.rounds)
+            )
+            for algorithm in ("sha256", "md5")
+        }
         moto.stop()
         http.shutdown()
 
@@ -144,7 +169,12 @@ def main() -> None:
         "machine": machine_info(),
     }
     RESULTS.write_text(json.dumps(result, indent=1) + "\n")
-    print(json.dumps({key: value for key, value in result.items() if key not in ("seconds", "machine")}, indent=1))
+    print(
+        json.dumps(
+            {key: value for key, value in result.items() if key not in ("seconds", "machine")},
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -51,7 +51,9 @@ try:  # the peers it is measured against come from the `peers` extra
     from justext.core import decode_html
     from resiliparse.extract.html2text import extract_plain_text
 except ModuleNotFoundError as missing:
-    sys.exit(f"bench_extract: {missing.name} is not installed; the peers come with pip install -e '.[dev,peers]'")
+    sys.exit(
+        f"bench_extract: {missing.name} is not installed; the peers come with pip install -e '.[dev,peers]'"
+    )
 
 from corpusbuilder import classifier  # noqa: E402
 from corpusbuilder import justext as ours  # noqa: E402
@@ -66,7 +68,9 @@ PACKAGE = "justext-package"
 def page_paths(shared: Path, limit: int) -> list[Path]:
     """``limit`` pages, as even a share of each dataset as it has pages for, each share spread
     over its dataset in name order."""
-    folders = [sorted((shared / "datasets" / "boilerplate" / folder).glob("*.html")) for folder in DATASETS]
+    folders = [
+        sorted((shared / "datasets" / "boilerplate" / folder).glob("*.html")) for folder in DATASETS
+    ]
     folders = [paths for paths in folders if paths]
     paths = []
     for i, folder in enumerate(sorted(folders, key=len)):
@@ -143,7 +147,10 @@ def machine_info() -> dict:
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
         "python": platform.python_version(),
-        **{package: version(package) for package in ("lxml", "numpy", "jusText", "trafilatura", "resiliparse")},
+        **{
+            package: version(package)
+            for package in ("lxml", "numpy", "jusText", "trafilatura", "resiliparse")
+        },
     }
 
 
@@ -158,13 +165,28 @@ def profile(name: str, pages: list[str], stoplist: frozenset[str], top: int = 30
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--limit", type=int, default=300, help="pages, spread over the datasets (default 300)")
-    parser.add_argument("--rounds", type=int, default=3, help="timed rounds over all pages (default 3)")
-    parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help="the shared/ folder (default ../shared)")
-    parser.add_argument("--json", type=Path, default=DEFAULT_JSON, metavar="OUT",
-                        help=f"where to write the results (default {DEFAULT_JSON.relative_to(REPO)})")
-    parser.add_argument("--profile", choices=sorted(EXTRACTORS), help="cProfile one extractor instead of timing")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--limit", type=int, default=300, help="pages, spread over the datasets (default 300)"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="timed rounds over all pages (default 3)"
+    )
+    parser.add_argument(
+        "--shared", type=Path, default=DEFAULT_SHARED, help="the shared/ folder (default ../shared)"
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        default=DEFAULT_JSON,
+        metavar="OUT",
+        help=f"where to write the results (default {DEFAULT_JSON.relative_to(REPO)})",
+    )
+    parser.add_argument(
+        "--profile", choices=sorted(EXTRACTORS), help="cProfile one extractor instead of timing"
+    )
     args = parser.parse_args(argv)
 
     paths = page_paths(args.shared, args.limit)
@@ -172,8 +194,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no pages under {args.shared / 'datasets' / 'boilerplate'}")
     stoplist = reference.get_stoplist("English")
     pages, failed = usable_pages([decode_html(path.read_bytes()) for path in paths], stoplist)
-    print(f"{len(pages)} pages ({sum(map(len, pages)) / 1e6:.1f} M characters); "
-          f"{failed} left out because an extractor raises on them")
+    print(
+        f"{len(pages)} pages ({sum(map(len, pages)) / 1e6:.1f} M characters); "
+        f"{failed} left out because an extractor raises on them"
+    )
     if args.profile:
         profile(args.profile, pages, stoplist)
         return 0
@@ -182,12 +206,17 @@ def main(argv: list[str] | None = None) -> int:
     for round_index in range(args.rounds):
         gc.collect()
         seconds = time_round(pages, stoplist, round_index)
-        rounds.append({
-            "pages_per_s": {name: len(pages) / s for name, s in seconds.items()},
-            "ratio_to_package": {name: seconds[PACKAGE] / s for name, s in seconds.items()},
-        })
-        print(f"round {round_index + 1}: " + ", ".join(
-            f"{name} {speed:.0f}" for name, speed in rounds[-1]["pages_per_s"].items()) + " pages/s")
+        rounds.append(
+            {
+                "pages_per_s": {name: len(pages) / s for name, s in seconds.items()},
+                "ratio_to_package": {name: seconds[PACKAGE] / s for name, s in seconds.items()},
+            }
+        )
+        print(
+            f"round {round_index + 1}: "
+            + ", ".join(f"{name} {speed:.0f}" for name, speed in rounds[-1]["pages_per_s"].items())
+            + " pages/s"
+        )
 
     result = {
         "pages": len(pages),
@@ -195,15 +224,21 @@ def main(argv: list[str] | None = None) -> int:
         "datasets": list(DATASETS),
         "timing": "CPU time (process_time) per call, median of rounds",
         "compiled_walks": ours._fastpath is not None,
-        "pages_per_s": {name: statistics.median(r["pages_per_s"][name] for r in rounds) for name in EXTRACTORS},
-        "ratio_to_package": {name: statistics.median(r["ratio_to_package"][name] for r in rounds)
-                             for name in EXTRACTORS},
+        "pages_per_s": {
+            name: statistics.median(r["pages_per_s"][name] for r in rounds) for name in EXTRACTORS
+        },
+        "ratio_to_package": {
+            name: statistics.median(r["ratio_to_package"][name] for r in rounds)
+            for name in EXTRACTORS
+        },
         "rounds": rounds,
         "machine": machine_info(),
     }
     print(f"\n{'extractor':<18} {'pages/s':>8} {'× package':>10}")
     for name in EXTRACTORS:
-        print(f"{name:<18} {result['pages_per_s'][name]:>8.1f} {result['ratio_to_package'][name]:>9.2f}×")
+        print(
+            f"{name:<18} {result['pages_per_s'][name]:>8.1f} {result['ratio_to_package'][name]:>9.2f}×"
+        )
     args.json.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written to {args.json}")
     return 0

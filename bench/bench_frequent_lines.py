@@ -82,13 +82,25 @@ def main() -> None:
     truth_frequent = counters["exact"].frequent(all_lines, all_hashes)
     exact_bounds = [find_boundaries(t, counters["exact"], base) for t in texts]
     exact_time = statistics.median(times["exact"])
-    report = {"files": args.files, "pass1_lines": n_lines, "heuristics": args.heuristics, "variants": {}}
+    report = {
+        "files": args.files,
+        "pass1_lines": n_lines,
+        "heuristics": args.heuristics,
+        "variants": {},
+    }
     for name, options in VARIANTS.items():
         params = replace(base, **options)
         found = counters[name].frequent(all_lines, all_hashes)
         bounds = [find_boundaries(t, counters[name], params) for t in texts]
-        errors = np.array([boundary_errors(b, t.preamble_end, t.epilogue_start) for b, t in zip(bounds, truths)])
-        same = np.mean([(b.preamble_end, b.epilogue_start) == (e.preamble_end, e.epilogue_start) for b, e in zip(bounds, exact_bounds)])
+        errors = np.array(
+            [boundary_errors(b, t.preamble_end, t.epilogue_start) for b, t in zip(bounds, truths)]
+        )
+        same = np.mean(
+            [
+                (b.preamble_end, b.epilogue_start) == (e.preamble_end, e.epilogue_start)
+                for b, e in zip(bounds, exact_bounds)
+            ]
+        )
         report["variants"][name] = {
             "build_time_vs_exact": round(statistics.median(times[name]) / exact_time, 3),
             "memory_bytes": int(counters[name].memory_bytes()),

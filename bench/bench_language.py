@@ -48,7 +48,11 @@ def crawl_page_texts(warcs: list[Path]) -> list[str]:
             try:
                 for record in ArchiveIterator(stream):
                     headers = record.http_headers
-                    if record.rec_type == "response" and headers and "html" in (headers.get_header("Content-Type") or ""):
+                    if (
+                        record.rec_type == "response"
+                        and headers
+                        and "html" in (headers.get_header("Content-Type") or "")
+                    ):
                         if text := page_text(record.content_stream().read()):
                             texts.append(text)
             except Exception as error:  # noqa: BLE001 - the last shard ends in a truncated member
@@ -75,10 +79,19 @@ def measure(name: str, texts: list[str], rounds: int) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--blocks", nargs="+", metavar="PARQUET", help="extract blocks tables to take clean texts from")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--blocks",
+        nargs="+",
+        metavar="PARQUET",
+        help="extract blocks tables to take clean texts from",
+    )
     parser.add_argument("--limit", type=int, default=0, help="use only the first N documents")
-    parser.add_argument("--rounds", type=int, default=3, help="repetitions; the fastest counts (default 3)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="repetitions; the fastest counts (default 3)"
+    )
     args = parser.parse_args(argv)
 
     if args.blocks:
@@ -92,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         texts = texts[: args.limit]
     chars = np.array([len(t) for t in texts])
     print(f"{len(texts)} documents ({source})")
-    print(f"characters per document: mean {chars.mean():.0f}, median {np.median(chars):.0f}, total {chars.sum() / 1e6:.1f} M")
+    print(
+        f"characters per document: mean {chars.mean():.0f}, median {np.median(chars):.0f}, total {chars.sum() / 1e6:.1f} M"
+    )
 
     results = []
     for name in IDENTIFIERS:
@@ -103,11 +118,15 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"\n{'identifier':16s} {'load s':>7s} {'docs/s':>9s} {'MB/s':>6s}")
     for r in results:
-        print(f"{r['name']:16s} {r['load_s']:7.2f} {len(texts) / r['seconds']:9.0f} {chars.sum() / r['seconds'] / 1e6:6.2f}")
+        print(
+            f"{r['name']:16s} {r['load_s']:7.2f} {len(texts) / r['seconds']:9.0f} {chars.sum() / r['seconds'] / 1e6:6.2f}"
+        )
     if len(results) == 2:
         a, b = results
         agree = np.mean([x == y for x, y in zip(a["codes"], b["codes"])])
-        print(f"{a['name']} / {b['name']} speed ratio: {b['seconds'] / a['seconds']:.2f}; same language for {agree:.1%} of documents")
+        print(
+            f"{a['name']} / {b['name']} speed ratio: {b['seconds'] / a['seconds']:.2f}; same language for {agree:.1%} of documents"
+        )
     return 0
 
 

@@ -66,9 +66,15 @@ def worker_ours(shards: list[Path], n: int, kind: str, mem_mb: float, work: Path
     stats = write_duplicate_ngrams(runs, work / f"dup{n}.npy", work / f"dup{n}.json", mem_mb)
     seconds = time.perf_counter() - started
     chunks = [chunk for shard in stats["shards"] for chunk in shard["chunks"]]
-    return {"seconds": seconds, "tokens": stats["tokens"], "duplicate_types": stats["duplicate_types"],
-            "chunks": len(chunks), "chunk_tokens": stats["shards"][0]["chunk_tokens"],
-            "run_bytes": sum(path.stat().st_size for path in runs), "peak_rss_mb": peak_rss_mb()}
+    return {
+        "seconds": seconds,
+        "tokens": stats["tokens"],
+        "duplicate_types": stats["duplicate_types"],
+        "chunks": len(chunks),
+        "chunk_tokens": stats["shards"][0]["chunk_tokens"],
+        "run_bytes": sum(path.stat().st_size for path in runs),
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
 def worker_shard_run(shard: Path, run: Path, n: int, kind: str, mem_mb: float) -> dict:
@@ -77,23 +83,43 @@ def worker_shard_run(shard: Path, run: Path, n: int, kind: str, mem_mb: float) -
 
     started, cpu = time.perf_counter(), time.process_time()
     stats = shard_ngram_run(shard, run, kind, n, mem_mb)
-    return {"seconds": time.perf_counter() - started, "cpu_seconds": time.process_time() - cpu,
-            "tokens": stats["tokens"], "chunks": len(stats["chunks"]),
-            "chunk_tokens": stats["chunk_tokens"], "run_bytes": run.stat().st_size, "peak_rss_mb": peak_rss_mb()}
+    return {
+        "seconds": time.perf_counter() - started,
+        "cpu_seconds": time.process_time() - cpu,
+        "tokens": stats["tokens"],
+        "chunks": len(stats["chunks"]),
+        "chunk_tokens": stats["chunk_tokens"],
+        "run_bytes": run.stat().st_size,
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
-def worker_merge(runs: list[Path], n: int, mem_mb: float, work: Path, partition: int = 0, partitions: int = 1) -> dict:
+def worker_merge(
+    runs: list[Path], n: int, mem_mb: float, work: Path, partition: int = 0, partitions: int = 1
+) -> dict:
     """A `dup_ngram_part` job (with one partition, the whole merge)."""
     from corpusbuilder.ngrams.stage import write_duplicate_ngrams
 
     started, cpu = time.perf_counter(), time.process_time()
-    stats = write_duplicate_ngrams(runs, work / f"dup{n}-{partition}.npy", work / f"dup{n}-{partition}.json", mem_mb,
-                                   partition=partition, partitions=partitions)
-    return {"seconds": time.perf_counter() - started, "cpu_seconds": time.process_time() - cpu,
-            "duplicate_types": stats["duplicate_types"], "peak_rss_mb": peak_rss_mb()}
+    stats = write_duplicate_ngrams(
+        runs,
+        work / f"dup{n}-{partition}.npy",
+        work / f"dup{n}-{partition}.json",
+        mem_mb,
+        partition=partition,
+        partitions=partitions,
+    )
+    return {
+        "seconds": time.perf_counter() - started,
+        "cpu_seconds": time.process_time() - cpu,
+        "duplicate_types": stats["duplicate_types"],
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
-def partitioned_merge(runs: list[Path], work: Path, counts: list[int], n: int, options: list[str]) -> list[dict]:
+def partitioned_merge(
+    runs: list[Path], work: Path, counts: list[int], n: int, options: list[str]
+) -> list[dict]:
     """The merge of `runs` in each number of hash ranges, one process per range; the parts of
     each checked equal to the merge in one range."""
     from corpusbuilder.tables import read_duplicate_ngrams
@@ -103,17 +129,39 @@ def partitioned_merge(runs: list[Path], work: Path, counts: list[int], n: int, o
         out = work / f"P{partitions}"
         out.mkdir()
         # CPU seconds, the less of two runs: on a shared machine a part's wall time is mostly waiting
-        parts = [min((in_subprocess("merge", str(out), *map(str, runs), *options, "--partition", str(p),
-                                    "--partitions", str(partitions)) for _ in range(2)),
-                     key=lambda part: part["cpu_seconds"])
-                 for p in range(partitions)]
+        parts = [
+            min(
+                (
+                    in_subprocess(
+                        "merge",
+                        str(out),
+                        *map(str, runs),
+                        *options,
+                        "--partition",
+                        str(p),
+                        "--partitions",
+                        str(partitions),
+                    )
+                    for _ in range(2)
+                ),
+                key=lambda part: part["cpu_seconds"],
+            )
+            for p in range(partitions)
+        ]
         g2 = read_duplicate_ngrams([out / f"dup{n}-{p}.npy" for p in range(partitions)])
         whole = g2 if whole is None else whole
         assert np.array_equal(g2, whole), partitions
         seconds = [part["cpu_seconds"] for part in parts]
-        rows.append({"partitions": partitions, "duplicate_types": len(g2), "part_seconds": [round(x, 3) for x in seconds],
-                     "core_seconds": round(sum(seconds), 3), "longest_part_seconds": round(max(seconds), 3),
-                     "peak_rss_mb": round(max(part["peak_rss_mb"] for part in parts), 1)})
+        rows.append(
+            {
+                "partitions": partitions,
+                "duplicate_types": len(g2),
+                "part_seconds": [round(x, 3) for x in seconds],
+                "core_seconds": round(sum(seconds), 3),
+                "longest_part_seconds": round(max(seconds), 3),
+                "peak_rss_mb": round(max(part["peak_rss_mb"] for part in parts), 1),
+            }
+        )
         print(rows[-1], flush=True)
     return rows
 
@@ -121,14 +169,22 @@ def partitioned_merge(runs: list[Path], work: Path, counts: list[int], n: int, o
 def ours_per_job(shards: list[str], work: Path, options: list[str]) -> dict:
     """One process per shard run, one for the merge: the workflow's jobs."""
     runs = [work / f"{Path(shard).stem}.parquet" for shard in shards]
-    shard_runs = [in_subprocess("shard-run", shard, str(run), *options) for shard, run in zip(shards, runs)]
+    shard_runs = [
+        in_subprocess("shard-run", shard, str(run), *options) for shard, run in zip(shards, runs)
+    ]
     merge = in_subprocess("merge", str(work), *map(str, runs), *options)
-    return {"seconds": sum(job["seconds"] for job in shard_runs) + merge["seconds"],
-            "tokens": sum(job["tokens"] for job in shard_runs), "duplicate_types": merge["duplicate_types"],
-            "chunks": sum(job["chunks"] for job in shard_runs), "chunk_tokens": shard_runs[0]["chunk_tokens"],
-            "run_bytes": sum(job["run_bytes"] for job in shard_runs),
-            "shard_run_peak_rss_mb": max(job["peak_rss_mb"] for job in shard_runs),
-            "merge_peak_rss_mb": merge["peak_rss_mb"], "shard_runs": shard_runs, "merge": merge}
+    return {
+        "seconds": sum(job["seconds"] for job in shard_runs) + merge["seconds"],
+        "tokens": sum(job["tokens"] for job in shard_runs),
+        "duplicate_types": merge["duplicate_types"],
+        "chunks": sum(job["chunks"] for job in shard_runs),
+        "chunk_tokens": shard_runs[0]["chunk_tokens"],
+        "run_bytes": sum(job["run_bytes"] for job in shard_runs),
+        "shard_run_peak_rss_mb": max(job["peak_rss_mb"] for job in shard_runs),
+        "merge_peak_rss_mb": merge["peak_rss_mb"],
+        "shard_runs": shard_runs,
+        "merge": merge,
+    }
 
 
 def worker_baseline(shards: list[Path], n: int, kind: str) -> dict:
@@ -148,7 +204,12 @@ def worker_baseline(shards: list[Path], n: int, kind: str) -> dict:
     repeated = hashes[1:] == hashes[:-1]
     duplicates = np.unique(hashes[1:][repeated])
     seconds = time.perf_counter() - started
-    return {"seconds": seconds, "tokens": tokens, "duplicate_types": len(duplicates), "peak_rss_mb": peak_rss_mb()}
+    return {
+        "seconds": seconds,
+        "tokens": tokens,
+        "duplicate_types": len(duplicates),
+        "peak_rss_mb": peak_rss_mb(),
+    }
 
 
 def worker_sa_bytes(tokens: int, path: str) -> dict:
@@ -172,14 +233,21 @@ def worker_sa_bytes(tokens: int, path: str) -> dict:
     sa_peak = peak_rss_mb() * 2**20 - before
     started = time.perf_counter()
     kasai(ids, sa)
-    return {"path": path, "tokens": tokens, "sa_seconds": sa_seconds,
-            "sa_bytes_per_word": sa_peak / tokens,
-            "sa_lcp_bytes_per_word": (peak_rss_mb() * 2**20 - before) / tokens,
-            "lcp_seconds": time.perf_counter() - started, "vocabulary": int(ids.max()) + 1}
+    return {
+        "path": path,
+        "tokens": tokens,
+        "sa_seconds": sa_seconds,
+        "sa_bytes_per_word": sa_peak / tokens,
+        "sa_lcp_bytes_per_word": (peak_rss_mb() * 2**20 - before) / tokens,
+        "lcp_seconds": time.perf_counter() - started,
+        "vocabulary": int(ids.max()) + 1,
+    }
 
 
 def in_subprocess(*args: str) -> dict:
-    done = subprocess.run([sys.executable, __file__, "--worker", *args], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, __file__, "--worker", *args], capture_output=True, text=True
+    )
     if done.returncode:
         raise RuntimeError(f"worker {args[0]} failed:\n{done.stderr}")
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -195,11 +263,24 @@ def main() -> None:
     parser.add_argument("--mem-mb", type=float, default=512)
     parser.add_argument("--n", type=int, default=10)
     parser.add_argument("--kind", default="all")
-    parser.add_argument("--sa-bytes", type=int, default=5_000_000, help="tokens for the bytes-per-word probe (0: skip)")
-    parser.add_argument("--no-one-process", dest="one_process", action="store_false",
-                        help="skip the run of every job in one process")
-    parser.add_argument("--partitions", type=int, nargs="+",
-                        help="measure the merge alone in each of these numbers of hash ranges (first --sizes only)")
+    parser.add_argument(
+        "--sa-bytes",
+        type=int,
+        default=5_000_000,
+        help="tokens for the bytes-per-word probe (0: skip)",
+    )
+    parser.add_argument(
+        "--no-one-process",
+        dest="one_process",
+        action="store_false",
+        help="skip the run of every job in one process",
+    )
+    parser.add_argument(
+        "--partitions",
+        type=int,
+        nargs="+",
+        help="measure the merge alone in each of these numbers of hash ranges (first --sizes only)",
+    )
     parser.add_argument("--partition", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -210,10 +291,18 @@ def main() -> None:
         elif role == "shard-run":
             result = worker_shard_run(Path(rest[0]), Path(rest[1]), args.n, args.kind, args.mem_mb)
         elif role == "merge":
-            result = worker_merge([Path(p) for p in rest[1:]], args.n, args.mem_mb, Path(rest[0]), args.partition,
-                                  (args.partitions or [1])[0])
+            result = worker_merge(
+                [Path(p) for p in rest[1:]],
+                args.n,
+                args.mem_mb,
+                Path(rest[0]),
+                args.partition,
+                (args.partitions or [1])[0],
+            )
         elif role == "ours":
-            result = worker_ours([Path(p) for p in rest[1:]], args.n, args.kind, args.mem_mb, Path(rest[0]))
+            result = worker_ours(
+                [Path(p) for p in rest[1:]], args.n, args.kind, args.mem_mb, Path(rest[0])
+            )
         else:
             result = worker_baseline([Path(p) for p in rest], args.n, args.kind)
         print(json.dumps(result))
@@ -224,49 +313,80 @@ def main() -> None:
     options = ["--n", str(args.n), "--kind", args.kind, "--mem-mb", str(args.mem_mb)]
     if args.partitions:
         with tempfile.TemporaryDirectory(prefix="bench-ngrams-") as tmp:
-            shards = [str(p) for p in write_zipf_corpus(Path(tmp) / "tokens", parse_size(args.sizes[0]))]
+            shards = [
+                str(p) for p in write_zipf_corpus(Path(tmp) / "tokens", parse_size(args.sizes[0]))
+            ]
             runs = [Path(tmp) / f"{Path(shard).stem}.parquet" for shard in shards]
-            shard_runs = [in_subprocess("shard-run", shard, str(run), *options) for shard, run in zip(shards, runs)]
+            shard_runs = [
+                in_subprocess("shard-run", shard, str(run), *options)
+                for shard, run in zip(shards, runs)
+            ]
             rows = partitioned_merge(runs, Path(tmp), args.partitions, args.n, options)
         results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
         results["partitioned_merge"] = {
-            "size": args.sizes[0], "tokens": sum(job["tokens"] for job in shard_runs), "runs": len(runs),
+            "size": args.sizes[0],
+            "tokens": sum(job["tokens"] for job in shard_runs),
+            "runs": len(runs),
             "run_bytes": sum(job["run_bytes"] for job in shard_runs),
-            "shard_run_cpu_seconds": round(sum(job["cpu_seconds"] for job in shard_runs), 3), "mem_mb": args.mem_mb,
-            "merges": rows}
+            "shard_run_cpu_seconds": round(sum(job["cpu_seconds"] for job in shard_runs), 3),
+            "mem_mb": args.mem_mb,
+            "merges": rows,
+        }
         RESULTS.write_text(json.dumps(results, indent=1) + "\n")
         return
 
     report = {"n": args.n, "kind": args.kind, "mem_mb": args.mem_mb, "sizes": []}
     if args.sa_bytes:
-        report["suffix_array"] = [in_subprocess("sa-bytes", str(args.sa_bytes), path) for path in ("packed", "pydivsufsort-int")]
+        report["suffix_array"] = [
+            in_subprocess("sa-bytes", str(args.sa_bytes), path)
+            for path in ("packed", "pydivsufsort-int")
+        ]
         for row in report["suffix_array"]:
-            print(f"suffix array of {row['tokens']:,} ids, {row['path']}: {row['sa_seconds']:.2f} s, "
-                  f"{row['sa_bytes_per_word']:.1f} B/word (with LCP {row['sa_lcp_bytes_per_word']:.1f})", flush=True)
+            print(
+                f"suffix array of {row['tokens']:,} ids, {row['path']}: {row['sa_seconds']:.2f} s, "
+                f"{row['sa_bytes_per_word']:.1f} B/word (with LCP {row['sa_lcp_bytes_per_word']:.1f})",
+                flush=True,
+            )
     for size in args.sizes:
         with tempfile.TemporaryDirectory(prefix="bench-ngrams-") as tmp:
             shards = [str(p) for p in write_zipf_corpus(Path(tmp) / "tokens", parse_size(size))]
             for work in ("jobs", "one-process"):
                 (Path(tmp) / work).mkdir()
             per_job = ours_per_job(shards, Path(tmp) / "jobs", options)
-            whole = in_subprocess("ours", str(Path(tmp) / "one-process"), *shards, *options) if args.one_process else None
+            whole = (
+                in_subprocess("ours", str(Path(tmp) / "one-process"), *shards, *options)
+                if args.one_process
+                else None
+            )
             baseline = in_subprocess("baseline", *shards, *options)
         for ours in filter(None, (per_job, whole)):
             assert ours["duplicate_types"] == baseline["duplicate_types"], (ours, baseline)
-        row = {"size": size, "ours_per_job": per_job, "ours_one_process": whole, "baseline": baseline,
-               "ours_tokens_per_s": per_job["tokens"] / per_job["seconds"],
-               "baseline_tokens_per_s": baseline["tokens"] / baseline["seconds"],
-               "speed_ratio": baseline["seconds"] / per_job["seconds"]}
+        row = {
+            "size": size,
+            "ours_per_job": per_job,
+            "ours_one_process": whole,
+            "baseline": baseline,
+            "ours_tokens_per_s": per_job["tokens"] / per_job["seconds"],
+            "baseline_tokens_per_s": baseline["tokens"] / baseline["seconds"],
+            "speed_ratio": baseline["seconds"] / per_job["seconds"],
+        }
         report["sizes"].append(row)
         budget = args.mem_mb
-        print(f"{size}: ours {row['ours_tokens_per_s'] / 1e6:.2f} M tokens/s ({per_job['chunks']} chunks of "
-              f"{per_job['chunk_tokens']:,}); peak RSS per job: shard run {per_job['shard_run_peak_rss_mb']:.0f} MB "
-              f"({per_job['shard_run_peak_rss_mb'] / budget - 1:+.0%} of the budget), merge "
-              f"{per_job['merge_peak_rss_mb']:.0f} MB ({per_job['merge_peak_rss_mb'] / budget - 1:+.0%})"
-              + (f"; all jobs in one process {whole['peak_rss_mb']:.0f} MB ({whole['tokens'] / whole['seconds'] / 1e6:.2f}"
-                 f" M tokens/s)" if whole else "")
-              + f"; baseline {row['baseline_tokens_per_s'] / 1e6:.2f} M tokens/s, peak {baseline['peak_rss_mb']:.0f} MB; "
-              f"ours/baseline speed {row['speed_ratio']:.2f}; {per_job['duplicate_types']:,} duplicate types", flush=True)
+        print(
+            f"{size}: ours {row['ours_tokens_per_s'] / 1e6:.2f} M tokens/s ({per_job['chunks']} chunks of "
+            f"{per_job['chunk_tokens']:,}); peak RSS per job: shard run {per_job['shard_run_peak_rss_mb']:.0f} MB "
+            f"({per_job['shard_run_peak_rss_mb'] / budget - 1:+.0%} of the budget), merge "
+            f"{per_job['merge_peak_rss_mb']:.0f} MB ({per_job['merge_peak_rss_mb'] / budget - 1:+.0%})"
+            + (
+                f"; all jobs in one process {whole['peak_rss_mb']:.0f} MB ({whole['tokens'] / whole['seconds'] / 1e6:.2f}"
+                f" M tokens/s)"
+                if whole
+                else ""
+            )
+            + f"; baseline {row['baseline_tokens_per_s'] / 1e6:.2f} M tokens/s, peak {baseline['peak_rss_mb']:.0f} MB; "
+            f"ours/baseline speed {row['speed_ratio']:.2f}; {per_job['duplicate_types']:,} duplicate types",
+            flush=True,
+        )
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=1) + "\n")
 

@@ -48,7 +48,9 @@ CC_BASE_URL = "https://data.commoncrawl.org"
 def cc_path(index: int) -> str:
     """A Common Crawl WARC path of the usual shape (segment, then file number)."""
     segment = f"1707947473{index // 1000:03d}.{index % 97:02d}"
-    return f"crawl-data/CC-MAIN-2024-10/segments/{segment}/warc/CC-MAIN-20240220-{index:05d}.warc.gz"
+    return (
+        f"crawl-data/CC-MAIN-2024-10/segments/{segment}/warc/CC-MAIN-20240220-{index:05d}.warc.gz"
+    )
 
 
 def write_workdir(directory: Path, inputs: str, n: int, per_shard: int) -> Path:
@@ -58,7 +60,9 @@ def write_workdir(directory: Path, inputs: str, n: int, per_shard: int) -> Path:
     if inputs == "cc_paths":
         listing = directory / "warc.paths.gz"
         listing.write_bytes(gzip.compress("".join(cc_path(i) + "\n" for i in range(n)).encode()))
-        config = {"input": {"cc_paths": {"listing": str(listing), "base_url": CC_BASE_URL, "limit": n}}}
+        config = {
+            "input": {"cc_paths": {"listing": str(listing), "base_url": CC_BASE_URL, "limit": n}}
+        }
     else:
         links = directory / "warcs"
         links.mkdir(exist_ok=True)
@@ -83,39 +87,69 @@ def timed(command: list[str]) -> dict:
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode:
-        raise RuntimeError(f"{' '.join(command[:6])}... failed ({process.returncode}):\n{output[-3000:]}")
-    return {"wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
-            "peak_rss_mb": round(usage.ru_maxrss / 1024), "output": output}
+        raise RuntimeError(
+            f"{' '.join(command[:6])}... failed ({process.returncode}):\n{output[-3000:]}"
+        )
+    return {
+        "wall_s": round(wall, 2),
+        "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024),
+        "output": output,
+    }
 
 
 def plan(snakefile: Path, directory: Path, config: Path) -> dict:
-    base = [sys.executable, "-m", "snakemake", "--snakefile", str(snakefile), "--directory", str(directory),
-            "--cores", "1", "--configfile", str(config)]
+    base = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(snakefile),
+        "--directory",
+        str(directory),
+        "--cores",
+        "1",
+        "--configfile",
+        str(config),
+    ]
     parse = timed([*base, "--list-rules"])
     dry = timed([*base, "--dry-run", "--quiet", "rules"])
     total = re.search(r"^\s*total\s+(\d+)\s*$", dry["output"], re.MULTILINE)
-    return {"parse_s": parse["wall_s"], "parse_peak_rss_mb": parse["peak_rss_mb"],
-            "dry_run_s": dry["wall_s"], "dry_run_cpu_s": dry["cpu_s"], "dry_run_peak_rss_mb": dry["peak_rss_mb"],
-            "jobs": int(total.group(1)) if total else None}
+    return {
+        "parse_s": parse["wall_s"],
+        "parse_peak_rss_mb": parse["peak_rss_mb"],
+        "dry_run_s": dry["wall_s"],
+        "dry_run_cpu_s": dry["cpu_s"],
+        "dry_run_peak_rss_mb": dry["peak_rss_mb"],
+        "jobs": int(total.group(1)) if total else None,
+    }
 
 
 def print_table(label: str, rows: dict[str, dict]) -> None:
     """The points, and the dry-run's CPU time per job: about constant where planning grows linearly."""
     print(f"\n{label}")
-    print(f"{'inputs':<10} {'WARCs':>8} {'a shard':>7} {'jobs':>9} {'parse s':>8} {'parse MB':>9} {'-n s':>8} "
-          f"{'-n CPU s':>8} {'-n MB':>7} {'CPU ms/job':>10}")
+    print(
+        f"{'inputs':<10} {'WARCs':>8} {'a shard':>7} {'jobs':>9} {'parse s':>8} {'parse MB':>9} {'-n s':>8} "
+        f"{'-n CPU s':>8} {'-n MB':>7} {'CPU ms/job':>10}"
+    )
     for row in rows.values():
         cpu = row.get("dry_run_cpu_s", float("nan"))
         per_job = 1000 * cpu / row["jobs"] if row["jobs"] else float("nan")
-        print(f"{row['inputs']:<10} {row['warcs']:>8,} {row.get('warcs_per_shard', 1):>7} {row['jobs'] or 0:>9,} "
-              f"{row['parse_s']:>8.1f} {row['parse_peak_rss_mb']:>9,} {row['dry_run_s']:>8.1f} {cpu:>8.1f} "
-              f"{row['dry_run_peak_rss_mb']:>7,} {per_job:>10.2f}")
+        print(
+            f"{row['inputs']:<10} {row['warcs']:>8,} {row.get('warcs_per_shard', 1):>7} {row['jobs'] or 0:>9,} "
+            f"{row['parse_s']:>8.1f} {row['parse_peak_rss_mb']:>9,} {row['dry_run_s']:>8.1f} {cpu:>8.1f} "
+            f"{row['dry_run_peak_rss_mb']:>7,} {per_job:>10.2f}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--warcs", type=int, nargs="+", default=[1000, 10_000])
-    parser.add_argument("--inputs", nargs="+", choices=["cc_paths", "local"], default=["cc_paths", "local"])
+    parser.add_argument(
+        "--inputs", nargs="+", choices=["cc_paths", "local"], default=["cc_paths", "local"]
+    )
     parser.add_argument("--warcs-per-shard", type=int, nargs="+", default=[1])
     parser.add_argument("--snakefile", type=Path, default=REPO / "Snakefile")
     parser.add_argument("--label", default="grouped", help="key of this series in the results file")
@@ -132,8 +166,12 @@ def main(argv: list[str] | None = None) -> int:
                 name = f"{inputs}-{n}" + (f"-per-{per_shard}" if per_shard != 1 else "")
                 directory = args.dir / name
                 config = write_workdir(directory, inputs, n, per_shard)
-                series["points"][name] = {"inputs": inputs, "warcs": n, "warcs_per_shard": per_shard,
-                                          **plan(args.snakefile, directory, config)}
+                series["points"][name] = {
+                    "inputs": inputs,
+                    "warcs": n,
+                    "warcs_per_shard": per_shard,
+                    **plan(args.snakefile, directory, config),
+                }
             series["machine"] = machine_info()
             args.out.parent.mkdir(parents=True, exist_ok=True)
             args.out.write_text(json.dumps(results, indent=1) + "\n")  # after each point: long runs

@@ -65,13 +65,20 @@ def truth_pairs(texts: pd.DataFrame) -> set[tuple[int, int]]:
                 groups[orig].add(index[(r["shard"], r["uri"])])
                 if orig in original_of:
                     groups[orig].add(original_of[orig])
-    return {tuple(sorted(p)) for members in groups.values() for p in itertools.combinations(sorted(members), 2)}
+    return {
+        tuple(sorted(p))
+        for members in groups.values()
+        for p in itertools.combinations(sorted(members), 2)
+    }
 
 
 def score(found: set, truth: set) -> dict:
     tp = len(found & truth)
-    return {"pairs": len(found), "precision": round(tp / len(found), 4) if found else None,
-            "recall": round(tp / len(truth), 4)}
+    return {
+        "pairs": len(found),
+        "precision": round(tp / len(found), 4) if found else None,
+        "recall": round(tp / len(truth), 4),
+    }
 
 
 def main() -> None:
@@ -85,7 +92,13 @@ def main() -> None:
         args.extracted = Path(tempfile.mkdtemp())
         for warc in sorted(CRAWL.glob("crawl-*.warc.gz")):
             shard = warc.name.split(".")[0]
-            extract_shard([(shard, warc)], shard, args.extracted / f"{shard}.docs.parquet", args.extracted / f"{shard}.blocks.parquet", ExtractParams().with_preset("default"))
+            extract_shard(
+                [(shard, warc)],
+                shard,
+                args.extracted / f"{shard}.docs.parquet",
+                args.extracted / f"{shard}.blocks.parquet",
+                ExtractParams().with_preset("default"),
+            )
     texts = load_texts(args.extracted)
     truth = truth_pairs(texts)
     report = {"documents": len(texts), "truth_pairs": len(truth), "methods": {}}

@@ -65,9 +65,18 @@ def best_of(function, texts: list[str], rounds: int) -> tuple[int, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--blocks", nargs="+", metavar="PARQUET", help="extract blocks tables (good blocks are used)")
-    parser.add_argument("--rounds", type=int, default=3, help="repetitions; the fastest counts (default 3)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--blocks",
+        nargs="+",
+        metavar="PARQUET",
+        help="extract blocks tables (good blocks are used)",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="repetitions; the fastest counts (default 3)"
+    )
     args = parser.parse_args(argv)
     if args.blocks:
         texts = block_texts(args.blocks)
@@ -76,13 +85,22 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"no crawl at {CRAWL}; pass --blocks")
         import re
 
-        texts = [line for page in crawl_page_texts(sorted(CRAWL.glob("*.warc.gz"))) for line in re.split(r"(?<=[.!?]) ", page)]
+        texts = [
+            line
+            for page in crawl_page_texts(sorted(CRAWL.glob("*.warc.gz")))
+            for line in re.split(r"(?<=[.!?]) ", page)
+        ]
     tokenise("warm up: build the pattern")
     chars = sum(map(len, texts))
     print(f"{len(texts)} blocks, {chars / 1e6:.1f} M characters")
-    for name, function in (("stage (memo + numpy)", stage_work), ("regex only, no memo", regex_only)):
+    for name, function in (
+        ("stage (memo + numpy)", stage_work),
+        ("regex only, no memo", regex_only),
+    ):
         tokens, seconds = best_of(function, texts, args.rounds)
-        print(f"{name:22s} {tokens:>10d} tokens  {seconds:6.2f} s  {tokens / seconds / 1e6:5.2f} M tokens/s")
+        print(
+            f"{name:22s} {tokens:>10d} tokens  {seconds:6.2f} s  {tokens / seconds / 1e6:5.2f} M tokens/s"
+        )
     return 0
 
 

@@ -53,9 +53,13 @@ WORD = re.compile(r"[a-z]{3,}")
 
 # --- vocabulary -----------------------------------------------------------------------------------
 
+
 def stop_words() -> np.ndarray:
     """The English stop list in its file order (most frequent first)."""
-    return np.array([w.strip() for w in STOPLIST.read_text(encoding="utf-8").splitlines() if w.strip()], dtype=object)
+    return np.array(
+        [w.strip() for w in STOPLIST.read_text(encoding="utf-8").splitlines() if w.strip()],
+        dtype=object,
+    )
 
 
 def content_vocabulary(stops: set[str], rng: np.random.Generator, size: int = 60_000) -> np.ndarray:
@@ -67,11 +71,37 @@ def content_vocabulary(stops: set[str], rng: np.random.Generator, size: int = 60
         text = path.read_text(encoding="utf-8", errors="replace").lower()
         counts.update(w for w in WORD.findall(text) if w not in stops)
     words = [w for w, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
-    syllables = ["ba", "con", "de", "fer", "gal", "hin", "ter", "lo", "man", "nor", "pre", "ra", "sen",
-                 "tion", "ul", "ver", "wel", "im", "ly", "ment", "ous", "pa", "ri", "sto"]
+    syllables = [
+        "ba",
+        "con",
+        "de",
+        "fer",
+        "gal",
+        "hin",
+        "ter",
+        "lo",
+        "man",
+        "nor",
+        "pre",
+        "ra",
+        "sen",
+        "tion",
+        "ul",
+        "ver",
+        "wel",
+        "im",
+        "ly",
+        "ment",
+        "ous",
+        "pa",
+        "ri",
+        "sto",
+    ]
     seen = set(words)
     while len(words) < size:
-        word = "".join(syllables[i] for i in rng.integers(0, len(syllables), int(rng.integers(2, 5))))
+        word = "".join(
+            syllables[i] for i in rng.integers(0, len(syllables), int(rng.integers(2, 5)))
+        )
         if word not in seen and word not in stops:
             seen.add(word)
             words.append(word)
@@ -82,9 +112,21 @@ class Words:
     """An endless stream of English-like words: Zipf content words (zipf.zipf_shard ranks, drawn in
     batches) interleaved with Zipf-ranked stop words at the given density."""
 
-    def __init__(self, rng: np.random.Generator, content: np.ndarray, stops: np.ndarray, a: float,
-                 stop_density: float):
-        self.rng, self.content, self.stops, self.a, self.stop_density = rng, content, stops, a, stop_density
+    def __init__(
+        self,
+        rng: np.random.Generator,
+        content: np.ndarray,
+        stops: np.ndarray,
+        a: float,
+        stop_density: float,
+    ):
+        self.rng, self.content, self.stops, self.a, self.stop_density = (
+            rng,
+            content,
+            stops,
+            a,
+            stop_density,
+        )
         self.buffer: np.ndarray = np.empty(0, dtype=object)
         self.position = 0
 
@@ -100,7 +142,7 @@ class Words:
     def take(self, count: int) -> list[str]:
         if self.position + count > len(self.buffer):
             self._refill()
-        words = self.buffer[self.position:self.position + count].tolist()
+        words = self.buffer[self.position : self.position + count].tolist()
         self.position += count
         return words
 
@@ -126,6 +168,7 @@ class Words:
 
 # --- sites and pages ------------------------------------------------------------------------------
 
+
 def esc(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -150,29 +193,79 @@ class Site:
         return f"http://{self.host}/{self.pages}/{slug}.html"
 
     def links(self, labels: list[str], prefix: str) -> str:
-        return "".join(f'<li><a href="/{prefix}/{i}.html">{esc(label)}</a></li>' for i, label in enumerate(labels))
+        return "".join(
+            f'<li><a href="/{prefix}/{i}.html">{esc(label)}</a></li>'
+            for i, label in enumerate(labels)
+        )
 
     def render(self, title: str, article: list[tuple[str, str]], related: list[str]) -> str:
-        body = "\n".join(f"<h2>{esc(text)}</h2>" if kind == "h" else f"<p>{esc(text)}</p>" for kind, text in article)
-        head = (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{esc(title)} | {esc(self.name)}"
-                f"</title><style>body{{font-family:sans-serif}}</style><script>var s='{self.host}';</script></head>\n")
-        header = (f'<div class="header"><h1><a href="/">{esc(self.name)}</a></h1><div class="tagline">'
-                  f"{esc(self.tagline)}</div></div>\n<div class=\"nav\"><ul>{self.links(self.nav, 'section')}</ul></div>\n")
-        sidebar = (f'<div class="sidebar"><h3>Archives</h3><ul>{self.links(self.sidebar, "archive")}</ul>'
-                   f'<div class="ad">Advertisement: <a href="http://ads.example/{self.host}">{esc(self.ad)}</a></div></div>\n')
-        related_box = (f'<div class="related"><h3>Related</h3><ul>{self.links(related, "story")}</ul></div>\n'
-                       if related else "")
-        footer = (f'<div class="footer"><ul>{self.links(self.footer_links, "about")}</ul>'
-                  f"<p>© {self.year} {esc(self.name)}. All rights reserved.</p></div>\n")
+        body = "\n".join(
+            f"<h2>{esc(text)}</h2>" if kind == "h" else f"<p>{esc(text)}</p>"
+            for kind, text in article
+        )
+        head = (
+            f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{esc(title)} | {esc(self.name)}'
+            f"</title><style>body{{font-family:sans-serif}}</style><script>var s='{self.host}';</script></head>\n"
+        )
+        header = (
+            f'<div class="header"><h1><a href="/">{esc(self.name)}</a></h1><div class="tagline">'
+            f'{esc(self.tagline)}</div></div>\n<div class="nav"><ul>{self.links(self.nav, "section")}</ul></div>\n'
+        )
+        sidebar = (
+            f'<div class="sidebar"><h3>Archives</h3><ul>{self.links(self.sidebar, "archive")}</ul>'
+            f'<div class="ad">Advertisement: <a href="http://ads.example/{self.host}">{esc(self.ad)}</a></div></div>\n'
+        )
+        related_box = (
+            f'<div class="related"><h3>Related</h3><ul>{self.links(related, "story")}</ul></div>\n'
+            if related
+            else ""
+        )
+        footer = (
+            f'<div class="footer"><ul>{self.links(self.footer_links, "about")}</ul>'
+            f"<p>© {self.year} {esc(self.name)}. All rights reserved.</p></div>\n"
+        )
         main = f'<div class="content"><h1>{esc(title)}</h1>\n{body}\n</div>\n'
         if self.style == 1:
-            return (head + "<body><table><tr><td colspan=2>" + header + "</td></tr><tr><td>" + sidebar +
-                    "</td><td>" + main + related_box + "</td></tr><tr><td colspan=2>" + footer +
-                    "</td></tr></table></body></html>\n")
+            return (
+                head
+                + "<body><table><tr><td colspan=2>"
+                + header
+                + "</td></tr><tr><td>"
+                + sidebar
+                + "</td><td>"
+                + main
+                + related_box
+                + "</td></tr><tr><td colspan=2>"
+                + footer
+                + "</td></tr></table></body></html>\n"
+            )
         if self.style == 2:
-            return (head + "<body><header>" + header + "</header><main><article>" + main + "</article>" +
-                    related_box + "</main><aside>" + sidebar + "</aside><footer>" + footer + "</footer></body></html>\n")
-        return head + "<body>" + header + '<div class="wrap">' + main + related_box + sidebar + "</div>" + footer + "</body></html>\n"
+            return (
+                head
+                + "<body><header>"
+                + header
+                + "</header><main><article>"
+                + main
+                + "</article>"
+                + related_box
+                + "</main><aside>"
+                + sidebar
+                + "</aside><footer>"
+                + footer
+                + "</footer></body></html>\n"
+            )
+        return (
+            head
+            + "<body>"
+            + header
+            + '<div class="wrap">'
+            + main
+            + related_box
+            + sidebar
+            + "</div>"
+            + footer
+            + "</body></html>\n"
+        )
 
 
 class Crawl:
@@ -180,7 +273,13 @@ class Crawl:
         self.args = args
         self.rng = np.random.default_rng(args.seed)
         stops = stop_words()
-        self.words = Words(self.rng, content_vocabulary(set(stops), self.rng), stops, args.zipf_a, args.stop_density)
+        self.words = Words(
+            self.rng,
+            content_vocabulary(set(stops), self.rng),
+            stops,
+            args.zipf_a,
+            args.stop_density,
+        )
         self.sites = [Site(i, self.words, self.rng) for i in range(args.sites)]
         self.pool: list[tuple[str, list[tuple[str, str]]]] = []  # earlier articles, for copies
         self.counts = Counter()
@@ -225,8 +324,10 @@ class Crawl:
                 for _ in range(int(self.rng.integers(1, 3))):
                     _, source = self.pool[int(self.rng.integers(0, len(self.pool)))]
                     paragraphs = [item for item in source if item[0] == "p"]
-                    article.insert(int(self.rng.integers(0, len(article) + 1)),
-                                   paragraphs[int(self.rng.integers(0, len(paragraphs)))])
+                    article.insert(
+                        int(self.rng.integers(0, len(article) + 1)),
+                        paragraphs[int(self.rng.integers(0, len(paragraphs)))],
+                    )
                     self.counts["quoted_paragraph"] += 1
             self.counts["fresh"] += 1
             if len(self.pool) < 5000:
@@ -254,68 +355,130 @@ class Crawl:
             def write(uri, kind, body: bytes, http=None, content_type=None):
                 nonlocal records
                 headers = {"WARC-Record-ID": self.record_id(), "WARC-Date": date}
-                record = writer.create_warc_record(uri, kind, payload=BytesIO(body), length=len(body),
-                                                   http_headers=http, warc_content_type=content_type,
-                                                   warc_headers_dict=headers)
+                record = writer.create_warc_record(
+                    uri,
+                    kind,
+                    payload=BytesIO(body),
+                    length=len(body),
+                    http_headers=http,
+                    warc_content_type=content_type,
+                    warc_headers_dict=headers,
+                )
                 writer.write_record(record)
                 records += 1
 
-            write(None, "warcinfo", f"software: bench/make_crawl.py\nseed: {self.args.seed}\nshard: {shard}\n".encode(),
-                  content_type="application/warc-fields")
+            write(
+                None,
+                "warcinfo",
+                f"software: bench/make_crawl.py\nseed: {self.args.seed}\nshard: {shard}\n".encode(),
+                content_type="application/warc-fields",
+            )
             junk_every = max(1, int(1 / self.args.junk)) if self.args.junk > 0 else 0
             while payload_bytes < budget:
                 url, html = self.page()
                 body = html.encode("utf-8")
-                if self.rng.random() < 0.05:  # a request record now and then, as crawlers write them
-                    write(url, "request", f"GET {url[url.index('/', 7):]} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
-                          content_type="application/http; msgtype=request")
-                http = StatusAndHeaders("200 OK", [("Content-Type", "text/html; charset=utf-8"),
-                                                   ("Content-Length", str(len(body)))], protocol="HTTP/1.1")
+                if (
+                    self.rng.random() < 0.05
+                ):  # a request record now and then, as crawlers write them
+                    write(
+                        url,
+                        "request",
+                        f"GET {url[url.index('/', 7) :]} HTTP/1.1\r\nHost: x\r\n\r\n".encode(),
+                        content_type="application/http; msgtype=request",
+                    )
+                http = StatusAndHeaders(
+                    "200 OK",
+                    [
+                        ("Content-Type", "text/html; charset=utf-8"),
+                        ("Content-Length", str(len(body))),
+                    ],
+                    protocol="HTTP/1.1",
+                )
                 write(url, "response", body, http)
                 pages += 1
                 payload_bytes += len(body)
                 if junk_every and pages % junk_every == 0:
                     self.junk(write, StatusAndHeaders, url, pages // junk_every)
-        return {"path": str(path), "pages": pages, "records": records, "payload_bytes": payload_bytes,
-                "file_bytes": path.stat().st_size}
+        return {
+            "path": str(path),
+            "pages": pages,
+            "records": records,
+            "payload_bytes": payload_bytes,
+            "file_bytes": path.stat().st_size,
+        }
 
     def junk(self, write, StatusAndHeaders, url: str, k: int) -> None:
         """One junk record, cycling through the kinds extract must skip."""
         kind = k % 4
         if kind == 0:
             body = b"<html><body><h1>404 Not Found</h1></body></html>"
-            write(url + "?missing", "response", body, StatusAndHeaders(
-                "404 Not Found", [("Content-Type", "text/html")], protocol="HTTP/1.1"))
+            write(
+                url + "?missing",
+                "response",
+                body,
+                StatusAndHeaders(
+                    "404 Not Found", [("Content-Type", "text/html")], protocol="HTTP/1.1"
+                ),
+            )
         elif kind == 1:
             body = b"\x89PNG\r\n\x1a\n" + self.rng.integers(0, 256, 600, dtype=np.uint8).tobytes()
-            write(url.replace(".html", ".png"), "response", body, StatusAndHeaders(
-                "200 OK", [("Content-Type", "image/png")], protocol="HTTP/1.1"))
+            write(
+                url.replace(".html", ".png"),
+                "response",
+                body,
+                StatusAndHeaders("200 OK", [("Content-Type", "image/png")], protocol="HTTP/1.1"),
+            )
         elif kind == 2:
             body = " ".join(self.words.take(80)).encode()
-            write(url.replace(".html", ".txt"), "response", body, StatusAndHeaders(
-                "200 OK", [("Content-Type", "text/plain")], protocol="HTTP/1.1"))
+            write(
+                url.replace(".html", ".txt"),
+                "response",
+                body,
+                StatusAndHeaders("200 OK", [("Content-Type", "text/plain")], protocol="HTTP/1.1"),
+            )
         else:
-            write(url + "?empty", "response", b"", StatusAndHeaders(
-                "200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1"))
+            write(
+                url + "?empty",
+                "response",
+                b"",
+                StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.1"),
+            )
         self.counts["junk_records"] += 1
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("out", type=Path, help="folder for the WARC shards")
-    parser.add_argument("--gb", type=float, default=1.0, help="uncompressed HTML payload, GB (10^9 bytes), all shards")
+    parser.add_argument(
+        "--gb",
+        type=float,
+        default=1.0,
+        help="uncompressed HTML payload, GB (10^9 bytes), all shards",
+    )
     parser.add_argument("--shards", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sites", type=int, default=400)
-    parser.add_argument("--mirror", type=float, default=0.05, help="share of pages that mirror an earlier article")
-    parser.add_argument("--near", type=float, default=0.05, help="share of pages that near-duplicate one")
-    parser.add_argument("--quote", type=float, default=0.15, help="share of fresh pages quoting earlier paragraphs")
+    parser.add_argument(
+        "--mirror", type=float, default=0.05, help="share of pages that mirror an earlier article"
+    )
+    parser.add_argument(
+        "--near", type=float, default=0.05, help="share of pages that near-duplicate one"
+    )
+    parser.add_argument(
+        "--quote", type=float, default=0.15, help="share of fresh pages quoting earlier paragraphs"
+    )
     parser.add_argument("--junk", type=float, default=0.01, help="junk records per page")
     parser.add_argument("--stop-density", type=float, default=0.40)
     parser.add_argument("--zipf-a", type=float, default=1.15)
     parser.add_argument("--prefix", default="synth")
-    parser.add_argument("--no-gzip", dest="gzip", action="store_false",
-                        help="write plain .warc files (a crawler's uncompressed WARCs) instead of per-record gzip")
+    parser.add_argument(
+        "--no-gzip",
+        dest="gzip",
+        action="store_false",
+        help="write plain .warc files (a crawler's uncompressed WARCs) instead of per-record gzip",
+    )
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
@@ -324,14 +487,27 @@ def main(argv: list[str] | None = None) -> int:
     budget = int(args.gb * 1e9 / args.shards)
     shards = []
     for shard in range(args.shards):
-        shards.append(crawl.write_shard(args.out / f"{args.prefix}-{shard:02d}.warc{'.gz' if args.gzip else ''}", budget, shard))
-        print(f"{shards[-1]['path']}: {shards[-1]['pages']} pages, {shards[-1]['payload_bytes'] / 1e6:.0f} MB HTML, "
-              f"{shards[-1]['file_bytes'] / 1e6:.0f} MB on disk", flush=True)
-    summary = {"args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
-               "payload_bytes": sum(s["payload_bytes"] for s in shards),
-               "file_bytes": sum(s["file_bytes"] for s in shards),
-               "pages": sum(s["pages"] for s in shards), "planted": dict(crawl.counts),
-               "seconds": round(time.perf_counter() - started, 1), "shards": shards}
+        shards.append(
+            crawl.write_shard(
+                args.out / f"{args.prefix}-{shard:02d}.warc{'.gz' if args.gzip else ''}",
+                budget,
+                shard,
+            )
+        )
+        print(
+            f"{shards[-1]['path']}: {shards[-1]['pages']} pages, {shards[-1]['payload_bytes'] / 1e6:.0f} MB HTML, "
+            f"{shards[-1]['file_bytes'] / 1e6:.0f} MB on disk",
+            flush=True,
+        )
+    summary = {
+        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
+        "payload_bytes": sum(s["payload_bytes"] for s in shards),
+        "file_bytes": sum(s["file_bytes"] for s in shards),
+        "pages": sum(s["pages"] for s in shards),
+        "planted": dict(crawl.counts),
+        "seconds": round(time.perf_counter() - started, 1),
+        "shards": shards,
+    }
     (args.out / "crawl.json").write_text(json.dumps(summary, indent=1) + "\n")
     print(json.dumps({k: v for k, v in summary.items() if k != "shards"}))
     return 0

@@ -50,7 +50,16 @@ DUPLICATE_RATES = {"dev crawl": 0.028, "ClueWeb09": 0.072}
 # tokens per word of the text dedup reads, on the dev crawl (work/dedup/stats.json tokens over
 # funnel.tsv exact_dedup_kept words: 2,985,071 / 2,548,065), for a scale.json that does not count them
 DEV_TOKENS_PER_WORD = 1.1715
-PER_SHARD_RULES = ("download", "extract", "language", "exact_hashes", "exact_dedup", "tokenise", "ngram_runs", "export")
+PER_SHARD_RULES = (
+    "download",
+    "extract",
+    "language",
+    "exact_hashes",
+    "exact_dedup",
+    "tokenise",
+    "ngram_runs",
+    "export",
+)
 EXACT_PARTITIONS = 16  # exact_dedup.partitions' default
 MAX_PARTITIONS = 4096  # ngrams.partitions' maximum
 
@@ -70,29 +79,44 @@ def measured_rates(scale: dict, ngrams: dict) -> dict:
         one = next(row for row in bench["merges"] if row["partitions"] == 1)
         share = one["core_seconds"] / (one["core_seconds"] + bench["shard_run_cpu_seconds"])
         merge_s = stages["dup n-grams"]["job_s"] * share
-        merge_source = (f"scale.json stage 'dup n-grams' x {share:.3f}, the merge's share of it in "
-                        f"bench_ngrams --partitions ({bench['size']} tokens, {bench['runs']} runs)")
+        merge_source = (
+            f"scale.json stage 'dup n-grams' x {share:.3f}, the merge's share of it in "
+            f"bench_ngrams --partitions ({bench['size']} tokens, {bench['runs']} runs)"
+        )
     parallel_s = sum(stage["job_s"] for name, stage in stages.items() if name != "dedup") - merge_s
     # a part reads the row groups at its range's edges of every run whole: seconds per (part, run)
     bench = ngrams["partitioned_merge"]
     one, most = bench["merges"][0], bench["merges"][-1]
-    edge_s = max(0.0, (most["core_seconds"] - one["core_seconds"]) / ((most["partitions"] - one["partitions"]) * bench["runs"]))
+    edge_s = max(
+        0.0,
+        (most["core_seconds"] - one["core_seconds"])
+        / ((most["partitions"] - one["partitions"]) * bench["runs"]),
+    )
     if "dedup_tokens" in scale:
         tokens_per_word = scale["dedup_tokens"] / words
         tokens_source = "scale.json dedup_tokens"
     else:
         kept = scale["funnel"]["exact_dedup_kept"]["words"] / words
         tokens_per_word = kept * DEV_TOKENS_PER_WORD
-        tokens_source = (f"scale.json funnel exact_dedup_kept / html_documents words ({kept:.3f}) x "
-                         f"{DEV_TOKENS_PER_WORD} tokens per word (dev crawl)")
+        tokens_source = (
+            f"scale.json funnel exact_dedup_kept / html_documents words ({kept:.3f}) x "
+            f"{DEV_TOKENS_PER_WORD} tokens per word (dev crawl)"
+        )
     return {
         "parallel_s_per_word": parallel_s / words,
-        "merge_s_per_word": merge_s / words, "merge_source": merge_source, "merge_s_per_part_and_run": edge_s,
+        "merge_s_per_word": merge_s / words,
+        "merge_source": merge_source,
+        "merge_s_per_part_and_run": edge_s,
         "dedup_s_per_word": stages["dedup"]["job_s"] / words,
         "shard_words": words / len(scale["crawl"]["shards"]),
         "shard_gzip_bytes": scale["crawl"]["file_bytes"] / len(scale["crawl"]["shards"]),
-        "tokens_per_word": tokens_per_word, "tokens_source": tokens_source,
-        "scale_run": {"words": words, "shards": len(scale["crawl"]["shards"]), "cores": scale["cores"]},
+        "tokens_per_word": tokens_per_word,
+        "tokens_source": tokens_source,
+        "scale_run": {
+            "words": words,
+            "shards": len(scale["crawl"]["shards"]),
+            "cores": scale["cores"],
+        },
     }
 
 
@@ -109,45 +133,72 @@ def project(rates: dict, words: int, cores: int, shard_words: float) -> dict:
     shards = math.ceil(words / shard_words)
     partitions = min(cores, MAX_PARTITIONS)
     # the scale run merged its runs in one pass
-    merge_s = rates["merge_s_per_word"] * words * merge_passes(shards) + rates["merge_s_per_part_and_run"] * partitions * shards
+    merge_s = (
+        rates["merge_s_per_word"] * words * merge_passes(shards)
+        + rates["merge_s_per_part_and_run"] * partitions * shards
+    )
     dedup_s = rates["dedup_s_per_word"] * words
     parallel_s = rates["parallel_s_per_word"] * words
     tokens = words * rates["tokens_per_word"]
     shard_tokens = [round(tokens / shards)] * shards
-    memory = {name: dedup_memory_mb(round(rate * tokens), shard_tokens, DedupParams())
-              for name, rate in DUPLICATE_RATES.items()}
+    memory = {
+        name: dedup_memory_mb(round(rate * tokens), shard_tokens, DedupParams())
+        for name, rate in DUPLICATE_RATES.items()
+    }
     return {
-        "words": words, "cores": cores, "shards": shards,
-        "jobs": {"per_shard": shards * len(PER_SHARD_RULES), "exact_partitions": EXACT_PARTITIONS,
-                 "merge": partitions, "dedup": 1},
+        "words": words,
+        "cores": cores,
+        "shards": shards,
+        "jobs": {
+            "per_shard": shards * len(PER_SHARD_RULES),
+            "exact_partitions": EXACT_PARTITIONS,
+            "merge": partitions,
+            "dedup": 1,
+        },
         "merge_passes": merge_passes(shards),
-        "hours": {"parallel": parallel_s / cores / 3600,
-                  "merge": merge_s / partitions * math.ceil(partitions / cores) / 3600,
-                  "dedup": dedup_s / 3600},
+        "hours": {
+            "parallel": parallel_s / cores / 3600,
+            "merge": merge_s / partitions * math.ceil(partitions / cores) / 3600,
+            "dedup": dedup_s / 3600,
+        },
         "dedup_memory_mb": memory,
     }
 
 
 def table(rows: list[dict]) -> str:
     names = list(DUPLICATE_RATES)
-    lines = ["| words | shards | jobs: per shard + exact + merge + dedup | cores | per-shard h | merge h | dedup h | "
-             "total h | dedup memory " + " / ".join(f"{name} ({DUPLICATE_RATES[name]})" for name in names) + " |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| words | shards | jobs: per shard + exact + merge + dedup | cores | per-shard h | merge h | dedup h | "
+        "total h | dedup memory "
+        + " / ".join(f"{name} ({DUPLICATE_RATES[name]})" for name in names)
+        + " |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
         hours, jobs = row["hours"], row["jobs"]
-        memory = " / ".join(f"{row['dedup_memory_mb'][name]['total'] / 1024:,.1f} GB "
-                            f"(G₂₊ {row['dedup_memory_mb'][name]['duplicate_ngrams'] / 1024:,.1f})" for name in names)
-        lines.append(f"| 10^{round(math.log10(row['words']))} | {row['shards']:,} | {jobs['per_shard']:,} + "
-                     f"{jobs['exact_partitions']} + {jobs['merge']} + 1 | {row['cores']} | {hours['parallel']:,.1f} | "
-                     f"{hours['merge']:,.2f} | {hours['dedup']:,.1f} | {sum(hours.values()):,.1f} | {memory} |")
+        memory = " / ".join(
+            f"{row['dedup_memory_mb'][name]['total'] / 1024:,.1f} GB "
+            f"(G₂₊ {row['dedup_memory_mb'][name]['duplicate_ngrams'] / 1024:,.1f})"
+            for name in names
+        )
+        lines.append(
+            f"| 10^{round(math.log10(row['words']))} | {row['shards']:,} | {jobs['per_shard']:,} + "
+            f"{jobs['exact_partitions']} + {jobs['merge']} + 1 | {row['cores']} | {hours['parallel']:,.1f} | "
+            f"{hours['merge']:,.2f} | {hours['dedup']:,.1f} | {sum(hours.values()):,.1f} | {memory} |"
+        )
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cores", type=int, nargs="+", default=[2, 64, 512])
-    parser.add_argument("--shard-words", type=float,
-                        help="words of original text per shard (default: the scale run's shards)")
+    parser.add_argument(
+        "--shard-words",
+        type=float,
+        help="words of original text per shard (default: the scale run's shards)",
+    )
     parser.add_argument("--scale", type=Path, default=SCALE)
     parser.add_argument("--ngrams", type=Path, default=NGRAMS)
     parser.add_argument("--dedup", type=Path, default=DEDUP)
@@ -160,21 +211,38 @@ def main(argv: list[str] | None = None) -> int:
     rows = [project(rates, words, cores, shard_words) for words in WORDS for cores in args.cores]
     print(table(rows))
     largest = rows[-1]["dedup_memory_mb"]["ClueWeb09"]
-    print(f"\nrates from {args.scale} ({rates['scale_run']['words']:,} words, {rates['scale_run']['shards']} shards): "
-          f"per-shard stages {rates['parallel_s_per_word'] * 1e9 / 3600:.2f} job-h per 10^9 words, merge "
-          f"{rates['merge_s_per_word'] * 1e9 / 3600:.3f} ({rates['merge_source']}) + "
-          f"{rates['merge_s_per_part_and_run'] * 1e3:.1f} ms per part and run, dedup "
-          f"{rates['dedup_s_per_word'] * 1e9 / 3600:.2f} (one job); shards of {shard_words / 1e6:.1f} M words "
-          f"(the scale run's: {rates['shard_words'] / 1e6:.1f} M words, {rates['shard_gzip_bytes'] / 1e6:.0f} MB gzip'd); "
-          f"{rates['tokens_per_word']:.3f} tokens at dedup per original word "
-          f"({rates['tokens_source']}).")
-    spilled = (json.loads(args.dedup.read_text())["job_memory"]["spilled_bytes_per_token"]
-               * WORDS[-1] * rates["tokens_per_word"])
-    print(f"dedup memory at 10^11 words, ClueWeb09 rate: {largest}. Left out: dedup's pass 1 spills the prepared "
-          f"shards to disk ({spilled / 1e9:,.0f} GB at 10^11 words) and pass 2 reads them in processing order; its "
-          "hours here are the rate measured with them in the page cache, a lower bound once they outgrow it.")
-    args.out.write_text(json.dumps({"rates": rates, "shard_words": shard_words, "duplicate_rates": DUPLICATE_RATES,
-                                    "rows": rows}, indent=1) + "\n")
+    print(
+        f"\nrates from {args.scale} ({rates['scale_run']['words']:,} words, {rates['scale_run']['shards']} shards): "
+        f"per-shard stages {rates['parallel_s_per_word'] * 1e9 / 3600:.2f} job-h per 10^9 words, merge "
+        f"{rates['merge_s_per_word'] * 1e9 / 3600:.3f} ({rates['merge_source']}) + "
+        f"{rates['merge_s_per_part_and_run'] * 1e3:.1f} ms per part and run, dedup "
+        f"{rates['dedup_s_per_word'] * 1e9 / 3600:.2f} (one job); shards of {shard_words / 1e6:.1f} M words "
+        f"(the scale run's: {rates['shard_words'] / 1e6:.1f} M words, {rates['shard_gzip_bytes'] / 1e6:.0f} MB gzip'd); "
+        f"{rates['tokens_per_word']:.3f} tokens at dedup per original word "
+        f"({rates['tokens_source']})."
+    )
+    spilled = (
+        json.loads(args.dedup.read_text())["job_memory"]["spilled_bytes_per_token"]
+        * WORDS[-1]
+        * rates["tokens_per_word"]
+    )
+    print(
+        f"dedup memory at 10^11 words, ClueWeb09 rate: {largest}. Left out: dedup's pass 1 spills the prepared "
+        f"shards to disk ({spilled / 1e9:,.0f} GB at 10^11 words) and pass 2 reads them in processing order; its "
+        "hours here are the rate measured with them in the page cache, a lower bound once they outgrow it."
+    )
+    args.out.write_text(
+        json.dumps(
+            {
+                "rates": rates,
+                "shard_words": shard_words,
+                "duplicate_rates": DUPLICATE_RATES,
+                "rows": rows,
+            },
+            indent=1,
+        )
+        + "\n"
+    )
     print(f"\n{args.out} written")
     return 0
 

@@ -59,9 +59,13 @@ def local_slurm(directory: Path, cpus: int):
     from slurm_cluster import LocalSlurm, foreign_config, missing_daemons
 
     if missing := missing_daemons():
-        raise SystemExit(f"--executor slurm: missing {', '.join(missing)} (apt-get install slurm-wlm munge)")
+        raise SystemExit(
+            f"--executor slurm: missing {', '.join(missing)} (apt-get install slurm-wlm munge)"
+        )
     if foreign_config():
-        raise SystemExit("--executor slurm: /etc/slurm/slurm.conf belongs to a real cluster; submit with its profile")
+        raise SystemExit(
+            "--executor slurm: /etc/slurm/slurm.conf belongs to a real cluster; submit with its profile"
+        )
     memory_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20 * 3 // 4
     cluster = LocalSlurm(directory, cpus=cpus, memory_mb=memory_mb)
     try:
@@ -69,6 +73,7 @@ def local_slurm(directory: Path, cpus: int):
         yield cluster
     finally:
         cluster.stop()
+
 
 RESULTS = HERE / "results" / "scale.json"
 
@@ -83,15 +88,25 @@ THESIS_STAGES = {
     "dup n-grams": ("duplicate n-grams extraction", 9 + 49 / 60, 1),
     "dedup": ("block level de-duplication", 69 + 8 / 60, 1),
 }
-STAGE_OF_RULE = {"extract": "extract", "language": "language", "tokenise": "tokenise",
-                 "exact_hashes": "exact dedup", "exact_partition": "exact dedup", "exact_dedup": "exact dedup",
-                 "ngram_runs": "dup n-grams", "dup_ngram_part": "dup n-grams", "dup_ngrams": "dup n-grams",
-                 "dedup": "dedup"}
+STAGE_OF_RULE = {
+    "extract": "extract",
+    "language": "language",
+    "tokenise": "tokenise",
+    "exact_hashes": "exact dedup",
+    "exact_partition": "exact dedup",
+    "exact_dedup": "exact dedup",
+    "ngram_runs": "dup n-grams",
+    "dup_ngram_part": "dup n-grams",
+    "dup_ngrams": "dup n-grams",
+    "dedup": "dedup",
+}
 
 
 def read_benchmarks(directory: Path) -> dict[str, dict]:
     """rule → {jobs, s (sum), cpu_time (sum), max_rss (max, MB)} from benchmarks/<rule>[/...].tsv."""
-    rules: dict[str, dict] = defaultdict(lambda: {"jobs": 0, "s": 0.0, "cpu_time": 0.0, "max_rss_mb": 0.0})
+    rules: dict[str, dict] = defaultdict(
+        lambda: {"jobs": 0, "s": 0.0, "cpu_time": 0.0, "max_rss_mb": 0.0}
+    )
     for path in sorted((directory / "benchmarks").rglob("*.tsv")):
         relative = path.relative_to(directory / "benchmarks")
         rule = relative.parts[0] if len(relative.parts) > 1 else path.stem
@@ -110,11 +125,15 @@ def read_benchmarks(directory: Path) -> dict[str, dict]:
 
 def read_funnel(directory: Path) -> dict[str, dict]:
     with open(directory / "results" / "stats" / "funnel.tsv") as stream:
-        return {row["stage"]: {"documents": int(row["documents"]), "words": int(row["words"])}
-                for row in csv.DictReader(stream, delimiter="\t")}
+        return {
+            row["stage"]: {"documents": int(row["documents"]), "words": int(row["words"])}
+            for row in csv.DictReader(stream, delimiter="\t")
+        }
 
 
-def report(directory: Path, wall_s: float | None, cpu_s: float | None, cores: int, crawl: dict | None) -> dict:
+def report(
+    directory: Path, wall_s: float | None, cpu_s: float | None, cores: int, crawl: dict | None
+) -> dict:
     rules = read_benchmarks(directory)
     funnel = read_funnel(directory)
     words = funnel["html_documents"]["words"]
@@ -123,7 +142,9 @@ def report(directory: Path, wall_s: float | None, cpu_s: float | None, cores: in
     stages = {}
     for rule, entry in rules.items():
         stage = STAGE_OF_RULE.get(rule, rule)
-        s = stages.setdefault(stage, {"rules": [], "jobs": 0, "job_s": 0.0, "cpu_time_s": 0.0, "max_rss_mb": 0.0})
+        s = stages.setdefault(
+            stage, {"rules": [], "jobs": 0, "job_s": 0.0, "cpu_time_s": 0.0, "max_rss_mb": 0.0}
+        )
         s["rules"].append(rule)
         s["jobs"] += entry["jobs"]
         s["job_s"] += entry["s"]
@@ -133,49 +154,79 @@ def report(directory: Path, wall_s: float | None, cpu_s: float | None, cores: in
         s["core_hours_per_1e9_words"] = round(s["job_s"] * per_billion, 3)
         if stage in THESIS_STAGES:
             name, hours, thesis_cores = THESIS_STAGES[stage]
-            s["thesis"] = {"phase": name, "hours": round(hours, 2), "cores": thesis_cores,
-                           "core_hours_per_1e9_words": round(hours * thesis_cores / THESIS_WORDS * 1e9, 3)}
-            s["speedup_vs_thesis_per_core"] = round(s["thesis"]["core_hours_per_1e9_words"] / s["core_hours_per_1e9_words"], 2) \
-                if s["core_hours_per_1e9_words"] else None
+            s["thesis"] = {
+                "phase": name,
+                "hours": round(hours, 2),
+                "cores": thesis_cores,
+                "core_hours_per_1e9_words": round(hours * thesis_cores / THESIS_WORDS * 1e9, 3),
+            }
+            s["speedup_vs_thesis_per_core"] = (
+                round(s["thesis"]["core_hours_per_1e9_words"] / s["core_hours_per_1e9_words"], 2)
+                if s["core_hours_per_1e9_words"]
+                else None
+            )
         s["job_s"] = round(s["job_s"], 1)
         s["cpu_time_s"] = round(s["cpu_time_s"], 1)
     order = list(THESIS_STAGES)
-    stages = dict(sorted(stages.items(), key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0])))
+    stages = dict(
+        sorted(
+            stages.items(),
+            key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0]),
+        )
+    )
     pipeline = [s for name, s in stages.items() if name in THESIS_STAGES]
     thesis_wall = sum(h for _, h, _ in THESIS_STAGES.values())
     thesis_core = sum(h * c for _, h, c in THESIS_STAGES.values())
     result = {
-        "dir": str(directory), "cores": cores, "crawl": crawl, "funnel": funnel,
-        "words_original": words, "words_after_jusText": clean_words,
-        "wall_s": wall_s, "cpu_s_all_processes": cpu_s,
+        "dir": str(directory),
+        "cores": cores,
+        "crawl": crawl,
+        "funnel": funnel,
+        "words_original": words,
+        "words_after_jusText": clean_words,
+        "wall_s": wall_s,
+        "cpu_s_all_processes": cpu_s,
         # every job's own CPU seconds (Snakemake's benchmark files): also what jobs that slurmd ran spent
         "cpu_s_jobs": round(sum(entry["cpu_time"] for entry in rules.values()), 1),
         "words_per_wall_second": round(words / wall_s) if wall_s else None,
-        "rules": rules, "stages": stages,
+        "rules": rules,
+        "stages": stages,
         "pipeline_job_s": round(sum(s["job_s"] for s in pipeline), 1),
         "projection_per_1e9_original_words": {
             "wall_hours_this_machine": round(wall_s * per_billion, 2) if wall_s else None,
-            "core_hours_pipeline_stages_job_wall": round(sum(s["job_s"] for s in pipeline) * per_billion, 2),
+            "core_hours_pipeline_stages_job_wall": round(
+                sum(s["job_s"] for s in pipeline) * per_billion, 2
+            ),
             "cpu_hours_whole_run": round(cpu_s * per_billion, 2) if cpu_s else None,
-            "cpu_hours_jobs": round(sum(entry["cpu_time"] for entry in rules.values()) * per_billion, 2),
-            "per_1e9_clean_words_wall_hours": round(wall_s * 1e9 / clean_words / 3600, 2) if wall_s else None,
+            "cpu_hours_jobs": round(
+                sum(entry["cpu_time"] for entry in rules.values()) * per_billion, 2
+            ),
+            "per_1e9_clean_words_wall_hours": round(wall_s * 1e9 / clean_words / 3600, 2)
+            if wall_s
+            else None,
         },
         "thesis_table_3_7": {
-            "original_words": THESIS_WORDS, "clean_words": THESIS_CLEAN_WORDS,
-            "wall_hours": round(thesis_wall, 1), "core_hours": round(thesis_core, 1),
+            "original_words": THESIS_WORDS,
+            "clean_words": THESIS_CLEAN_WORDS,
+            "wall_hours": round(thesis_wall, 1),
+            "core_hours": round(thesis_core, 1),
             "wall_hours_per_1e9_original_words": round(thesis_wall / THESIS_WORDS * 1e9, 2),
             "core_hours_per_1e9_original_words": round(thesis_core / THESIS_WORDS * 1e9, 2),
             "brief_upper_bound_core_hours_per_1e9": round(6 * 24 * 8 / THESIS_WORDS * 1e9, 1),
             "note": "6 days x 8 cores / 24.6 G words = 47 core-h per 10^9 words counts 8 cores for the "
-                    "single-process phases too; Table 3.7's own phases and cores give the core-hours above",
+            "single-process phases too; Table 3.7's own phases and cores give the core-hours above",
         },
         "stage_times_tsv": (directory / "results" / "stats" / "stage_times.tsv").read_text()
-        if (directory / "results" / "stats" / "stage_times.tsv").exists() else None,
+        if (directory / "results" / "stats" / "stage_times.tsv").exists()
+        else None,
     }
     dedup_stats = directory / "work" / "dedup" / "stats.json"
     if dedup_stats.exists():  # what bench/project_scale.py sizes the dedup job by
         dedup = json.loads(dedup_stats.read_text())
-        result["dedup_tokens"], result["dedup_duplicate_ngrams"] = dedup["tokens"], dedup["duplicate_ngrams"]
+        result["dedup_tokens"], result["dedup_duplicate_ngrams"] = (
+            dedup["tokens"],
+            dedup["duplicate_ngrams"],
+        )
     if crawl and crawl["args"]["gb"] < 1:
         factor = 1 / crawl["args"]["gb"]
         result["extrapolated_1gb"] = {
@@ -190,46 +241,72 @@ def report(directory: Path, wall_s: float | None, cpu_s: float | None, cores: in
 def print_report(result: dict) -> None:
     crawl = result["crawl"] or {}
     on_disk = "gzip'd" if crawl.get("args", {}).get("gzip", True) else "plain .warc"
-    print(f"\ncrawl: {crawl.get('payload_bytes', 0) / 1e9:.3f} GB HTML ({crawl.get('file_bytes', 0) / 1e9:.3f} GB of "
-          f"WARC files, {on_disk}, {len(crawl.get('shards', []))} files), "
-          f"{crawl.get('pages', '?')} pages; {result['words_original']:,} words of page text, "
-          f"{result['words_after_jusText']:,} after jusText; wall {result['wall_s'] or float('nan'):.0f} s on --cores {result['cores']}, "
-          f"CPU {result['cpu_s_all_processes'] or float('nan'):.0f} s (all processes), {result['cpu_s_jobs']:.0f} s "
-          f"in jobs; {result['words_per_wall_second'] or 0:,} words per wall second")
-    print("\n| rule | jobs | job s (sum) | cpu_time s (sum) | peak RSS MB (max) |\n|---|---|---|---|---|")
+    print(
+        f"\ncrawl: {crawl.get('payload_bytes', 0) / 1e9:.3f} GB HTML ({crawl.get('file_bytes', 0) / 1e9:.3f} GB of "
+        f"WARC files, {on_disk}, {len(crawl.get('shards', []))} files), "
+        f"{crawl.get('pages', '?')} pages; {result['words_original']:,} words of page text, "
+        f"{result['words_after_jusText']:,} after jusText; wall {result['wall_s'] or float('nan'):.0f} s on --cores {result['cores']}, "
+        f"CPU {result['cpu_s_all_processes'] or float('nan'):.0f} s (all processes), {result['cpu_s_jobs']:.0f} s "
+        f"in jobs; {result['words_per_wall_second'] or 0:,} words per wall second"
+    )
+    print(
+        "\n| rule | jobs | job s (sum) | cpu_time s (sum) | peak RSS MB (max) |\n|---|---|---|---|---|"
+    )
     for rule, entry in sorted(result["rules"].items()):
-        print(f"| {rule} | {entry['jobs']} | {entry['s']:.1f} | {entry['cpu_time']:.1f} | {entry['max_rss_mb']:.0f} |")
-    print("\n| stage | jobs | job s (sum) | cpu_time s | peak RSS MB | core-h / 10^9 words | thesis core-h / 10^9 | per-core speed-up |")
+        print(
+            f"| {rule} | {entry['jobs']} | {entry['s']:.1f} | {entry['cpu_time']:.1f} | {entry['max_rss_mb']:.0f} |"
+        )
+    print(
+        "\n| stage | jobs | job s (sum) | cpu_time s | peak RSS MB | core-h / 10^9 words | thesis core-h / 10^9 | per-core speed-up |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for name, s in result["stages"].items():
         thesis = s.get("thesis")
-        print(f"| {name} | {s['jobs']} | {s['job_s']:.1f} | {s['cpu_time_s']:.1f} | {s['max_rss_mb']:.0f} | "
-              f"{s['core_hours_per_1e9_words']:.2f} | {thesis['core_hours_per_1e9_words']:.2f} | "
-              f"{s['speedup_vs_thesis_per_core']}× |" if thesis else
-              f"| {name} | {s['jobs']} | {s['job_s']:.1f} | {s['cpu_time_s']:.1f} | {s['max_rss_mb']:.0f} | "
-              f"{s['core_hours_per_1e9_words']:.2f} | — | — |")
+        print(
+            f"| {name} | {s['jobs']} | {s['job_s']:.1f} | {s['cpu_time_s']:.1f} | {s['max_rss_mb']:.0f} | "
+            f"{s['core_hours_per_1e9_words']:.2f} | {thesis['core_hours_per_1e9_words']:.2f} | "
+            f"{s['speedup_vs_thesis_per_core']}× |"
+            if thesis
+            else f"| {name} | {s['jobs']} | {s['job_s']:.1f} | {s['cpu_time_s']:.1f} | {s['max_rss_mb']:.0f} | "
+            f"{s['core_hours_per_1e9_words']:.2f} | — | — |"
+        )
     p, t = result["projection_per_1e9_original_words"], result["thesis_table_3_7"]
-    print(f"\nper 10^9 original words: {p['wall_hours_this_machine']} wall hours here (--cores {result['cores']}), "
-          f"{p['core_hours_pipeline_stages_job_wall']} job-hours in the six thesis stages (job wall time, an upper bound "
-          f"on core-hours under load), {p['cpu_hours_whole_run']} CPU-hours measured over the whole run (rusage); thesis: "
-          f"{t['wall_hours_per_1e9_original_words']} wall h (8 cores), {t['core_hours_per_1e9_original_words']} core-h "
-          f"(the brief's upper bound {t['brief_upper_bound_core_hours_per_1e9']})")
+    print(
+        f"\nper 10^9 original words: {p['wall_hours_this_machine']} wall hours here (--cores {result['cores']}), "
+        f"{p['core_hours_pipeline_stages_job_wall']} job-hours in the six thesis stages (job wall time, an upper bound "
+        f"on core-hours under load), {p['cpu_hours_whole_run']} CPU-hours measured over the whole run (rusage); thesis: "
+        f"{t['wall_hours_per_1e9_original_words']} wall h (8 cores), {t['core_hours_per_1e9_original_words']} core-h "
+        f"(the brief's upper bound {t['brief_upper_bound_core_hours_per_1e9']})"
+    )
     if "extrapolated_1gb" in result:
         e = result["extrapolated_1gb"]
-        print(f"EXTRAPOLATED to 1 GB ({e['EXTRAPOLATED']}): {e['wall_s']} s wall, {e['words_original']:,} words")
+        print(
+            f"EXTRAPOLATED to 1 GB ({e['EXTRAPOLATED']}): {e['wall_s']} s wall, {e['words_original']:,} words"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dir", type=Path, default=Path("/tmp/cb-scale"))
     parser.add_argument("--gb", type=float, default=0.25, help="uncompressed HTML, GB (10^9 bytes)")
     parser.add_argument("--shards", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--no-gzip", dest="gzip", action="store_false", help="plain .warc files (make_crawl.py --no-gzip)")
-    parser.add_argument("--executor", choices=("local", "slurm"), default="local",
-                        help="slurm: submit every job through profiles/slurm to a one-node SLURM cluster started on "
-                             "this machine for the run (tests/slurm_cluster.py; needs slurm-wlm and munge, as root)")
+    parser.add_argument(
+        "--no-gzip",
+        dest="gzip",
+        action="store_false",
+        help="plain .warc files (make_crawl.py --no-gzip)",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=("local", "slurm"),
+        default="local",
+        help="slurm: submit every job through profiles/slurm to a one-node SLURM cluster started on "
+        "this machine for the run (tests/slurm_cluster.py; needs slurm-wlm and munge, as root)",
+    )
     parser.add_argument("--report-only", action="store_true", help="read a finished run in --dir")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -241,40 +318,84 @@ def main(argv: list[str] | None = None) -> int:
     if not args.report_only:
         crawl = json.loads(crawl_json.read_text()) if crawl_json.exists() else None
         wanted = [args.gb, args.shards, args.seed, args.gzip]
-        if not crawl or [crawl["args"].get(k, True) for k in ("gb", "shards", "seed", "gzip")] != wanted:
+        if (
+            not crawl
+            or [crawl["args"].get(k, True) for k in ("gb", "shards", "seed", "gzip")] != wanted
+        ):
             shutil.rmtree(warcs_dir, ignore_errors=True)
-            subprocess.run([sys.executable, str(HERE / "make_crawl.py"), str(warcs_dir), "--gb", str(args.gb),
-                            "--shards", str(args.shards), "--seed", str(args.seed),
-                            *([] if args.gzip else ["--no-gzip"])], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(HERE / "make_crawl.py"),
+                    str(warcs_dir),
+                    "--gb",
+                    str(args.gb),
+                    "--shards",
+                    str(args.shards),
+                    "--seed",
+                    str(args.seed),
+                    *([] if args.gzip else ["--no-gzip"]),
+                ],
+                check=True,
+            )
         crawl = json.loads(crawl_json.read_text())
         config = directory / "config.yaml"
         # The run times the corpus build: with no gold sets in reach, the stage-times table does not
         # wait for the gold-set evaluation (and its model training) first.
-        config.write_text("input:\n  warcs:\n" + "".join(f"    - {s['path']}\n" for s in crawl["shards"])
-                          + f"evaluate:\n  gold_dir: {directory / 'no-gold-sets'}\n")
-        print(f"[{time.strftime('%H:%M:%S')}] workflow on {len(crawl['shards'])} shards, "
-              f"{'--cores ' + str(args.cores) if args.executor == 'local' else 'SLURM profile'}", flush=True)
+        config.write_text(
+            "input:\n  warcs:\n"
+            + "".join(f"    - {s['path']}\n" for s in crawl["shards"])
+            + f"evaluate:\n  gold_dir: {directory / 'no-gold-sets'}\n"
+        )
+        print(
+            f"[{time.strftime('%H:%M:%S')}] workflow on {len(crawl['shards'])} shards, "
+            f"{'--cores ' + str(args.cores) if args.executor == 'local' else 'SLURM profile'}",
+            flush=True,
+        )
         for stale in ("benchmarks", "work", "results", "logs", "data", ".snakemake"):
-            shutil.rmtree(directory / stale, ignore_errors=True)  # a fresh run, so every stage is timed
-        command = [sys.executable, "-m", "snakemake", "all", "results/stats/stage_times.tsv",
-                   "--snakefile", str(REPO / "Snakefile"), "--directory", str(directory), "--configfile", str(config)]
+            shutil.rmtree(
+                directory / stale, ignore_errors=True
+            )  # a fresh run, so every stage is timed
+        command = [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "all",
+            "results/stats/stage_times.tsv",
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(directory),
+            "--configfile",
+            str(config),
+        ]
         with contextlib.ExitStack() as stack:
             env = None
             if args.executor == "slurm":
                 env = stack.enter_context(local_slurm(directory / "slurm", args.cores)).env
-                command += ["--workflow-profile", str(REPO / "profiles" / "slurm"), "--slurm-no-account",
-                            "--slurm-init-seconds-before-status-checks", "5"]
+                command += [
+                    "--workflow-profile",
+                    str(REPO / "profiles" / "slurm"),
+                    "--slurm-no-account",
+                    "--slurm-init-seconds-before-status-checks",
+                    "5",
+                ]
             else:
                 command += ["--cores", str(args.cores)]
             usage = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
             with open(directory / "run.log", "w") as log:
-                done = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, env=env, check=False)
+                done = subprocess.run(
+                    command, stdout=log, stderr=subprocess.STDOUT, env=env, check=False
+                )
             wall_s = round(time.perf_counter() - started, 1)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         # Jobs that slurmd started are no children of this process: their CPU is in the benchmark files.
-        cpu_s = round(after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime, 1) \
-            if args.executor == "local" else None
+        cpu_s = (
+            round(after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime, 1)
+            if args.executor == "local"
+            else None
+        )
         if done.returncode:
             raise SystemExit(f"workflow failed after {wall_s} s, see {directory / 'run.log'}")
         (directory / "wall_s.txt").write_text(f"{wall_s} {cpu_s or 'nan'} {args.executor}\n")
@@ -282,7 +403,11 @@ def main(argv: list[str] | None = None) -> int:
         crawl = json.loads(crawl_json.read_text()) if crawl_json.exists() else None
         if (directory / "wall_s.txt").exists():
             wall, cpu, *executor = (directory / "wall_s.txt").read_text().split()
-            wall_s, cpu_s, args.executor = float(wall), None if cpu == "nan" else float(cpu), *(executor or ["local"])
+            wall_s, cpu_s, args.executor = (
+                float(wall),
+                None if cpu == "nan" else float(cpu),
+                *(executor or ["local"]),
+            )
     result = report(directory, wall_s, cpu_s, args.cores, crawl)
     result["executor"] = args.executor
     result["machine"] = machine_info()

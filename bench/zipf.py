@@ -19,8 +19,15 @@ import numpy as np
 from corpusbuilder.tokenfile import TokenStream, write_token_stream
 
 
-def zipf_shard(rng, tokens: int, vocabulary: np.ndarray, a: float, block_mean: float,
-               copy_share: float, previous: np.ndarray | None):
+def zipf_shard(
+    rng,
+    tokens: int,
+    vocabulary: np.ndarray,
+    a: float,
+    block_mean: float,
+    copy_share: float,
+    previous: np.ndarray | None,
+):
     ranks = rng.zipf(a, tokens) - 1
     ranks = np.where(ranks < len(vocabulary), ranks, rng.integers(0, len(vocabulary), tokens))
     lengths = rng.geometric(1 / block_mean, int(tokens / block_mean * 1.2) + 16)
@@ -32,14 +39,21 @@ def zipf_shard(rng, tokens: int, vocabulary: np.ndarray, a: float, block_mean: f
         target = int(rng.integers(0, tokens - length))
         source_ranks = previous if previous is not None and rng.random() < 0.3 else ranks
         source = int(rng.integers(0, len(source_ranks) - length))
-        ranks[target:target + length] = source_ranks[source:source + length]
+        ranks[target : target + length] = source_ranks[source : source + length]
         planted += length
     return ranks, offsets
 
 
-def write_zipf_corpus(out_dir: Path | str, tokens: int, shard_tokens: int = 10_000_000, seed: int = 0,
-                      vocabulary_size: int = 2_000_000, a: float = 1.15, block_mean: float = 40,
-                      copy_share: float = 0.05) -> list[Path]:
+def write_zipf_corpus(
+    out_dir: Path | str,
+    tokens: int,
+    shard_tokens: int = 10_000_000,
+    seed: int = 0,
+    vocabulary_size: int = 2_000_000,
+    a: float = 1.15,
+    block_mean: float = 40,
+    copy_share: float = 0.05,
+) -> list[Path]:
     """Write ceil(tokens / shard_tokens) shards; return their paths in crawl order."""
     rng = np.random.default_rng(seed)
     vocabulary = rng.integers(0, 2**64 - 1, vocabulary_size, dtype=np.uint64)
@@ -48,10 +62,16 @@ def write_zipf_corpus(out_dir: Path | str, tokens: int, shard_tokens: int = 10_0
     out_dir = Path(out_dir)
     paths, previous = [], None
     for shard, begin in enumerate(range(0, tokens, shard_tokens)):
-        ranks, offsets = zipf_shard(rng, min(shard_tokens, tokens - begin), vocabulary, a, block_mean,
-                                    copy_share, previous)
+        ranks, offsets = zipf_shard(
+            rng, min(shard_tokens, tokens - begin), vocabulary, a, block_mean, copy_share, previous
+        )
         paths.append(out_dir / f"zipf-{shard:03d}.npz")
-        write_token_stream(TokenStream.of_blocks(vocabulary[ranks], offsets, is_punct_rank[ranks], is_stop_rank[ranks]), paths[-1])
+        write_token_stream(
+            TokenStream.of_blocks(
+                vocabulary[ranks], offsets, is_punct_rank[ranks], is_stop_rank[ranks]
+            ),
+            paths[-1],
+        )
         previous = ranks
     return paths
 

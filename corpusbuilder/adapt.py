@@ -47,20 +47,30 @@ class UnlabelledBlocks:
     def of_pages(cls, pages: Sequence[tuple[np.ndarray, np.ndarray] | None]) -> UnlabelledBlocks:
         """From ``(features, words)`` per drawn page, None for a page left out."""
         kept = [(i, page) for i, page in enumerate(pages) if page is not None]
-        return cls(np.concatenate([np.zeros((0, len(FEATURE_NAMES))), *(f for _, (f, _) in kept)], dtype=np.float32),
-                   np.concatenate([np.zeros(0), *(w for _, (_, w) in kept)], dtype=np.float64),
-                   np.concatenate([np.zeros(0, np.int32), *(np.full(len(w), i, np.int32) for i, (_, w) in kept)]),
-                   len(pages))
+        return cls(
+            np.concatenate(
+                [np.zeros((0, len(FEATURE_NAMES))), *(f for _, (f, _) in kept)], dtype=np.float32
+            ),
+            np.concatenate([np.zeros(0), *(w for _, (_, w) in kept)], dtype=np.float64),
+            np.concatenate(
+                [np.zeros(0, np.int32), *(np.full(len(w), i, np.int32) for i, (_, w) in kept)]
+            ),
+            len(pages),
+        )
 
     @classmethod
     def joined(cls, parts: Sequence[UnlabelledBlocks]) -> UnlabelledBlocks:
         """Several parts as one, their pages numbered on."""
         offsets = np.cumsum([0] + [part.pages for part in parts])
         empty = cls.of_pages([])
-        return cls(np.concatenate([empty.features, *(p.features for p in parts)]),
-                   np.concatenate([empty.words, *(p.words for p in parts)]),
-                   np.concatenate([empty.page, *(p.page + o for p, o in zip(parts, offsets))]).astype(np.int32),
-                   int(offsets[-1]))
+        return cls(
+            np.concatenate([empty.features, *(p.features for p in parts)]),
+            np.concatenate([empty.words, *(p.words for p in parts)]),
+            np.concatenate([empty.page, *(p.page + o for p, o in zip(parts, offsets))]).astype(
+                np.int32
+            ),
+            int(offsets[-1]),
+        )
 
     @property
     def target_pages(self) -> int:
@@ -75,17 +85,30 @@ class UnlabelledBlocks:
         chosen[np.random.default_rng(seed).choice(self.pages, pages, replace=False)] = True
         mine = chosen[self.page]
         renumbered = (np.cumsum(chosen) - 1).astype(np.int32)
-        return UnlabelledBlocks(self.features[mine], self.words[mine], renumbered[self.page[mine]], pages)
+        return UnlabelledBlocks(
+            self.features[mine], self.words[mine], renumbered[self.page[mine]], pages
+        )
 
     def save(self, path: Path | str) -> None:
-        np.savez_compressed(path, features=self.features, words=self.words, page=self.page,
-                            pages=np.array(self.pages), feature_names=np.array(FEATURE_NAMES))
+        np.savez_compressed(
+            path,
+            features=self.features,
+            words=self.words,
+            page=self.page,
+            pages=np.array(self.pages),
+            feature_names=np.array(FEATURE_NAMES),
+        )
 
     @classmethod
     def load(cls, path: Path | str) -> UnlabelledBlocks:
         with np.load(path) as data:
-            if "pages" not in data.files or tuple(str(n) for n in data["feature_names"]) != FEATURE_NAMES:
-                raise ValueError(f"{path}: blocks of an older format or feature set; delete it and rerun")
+            if (
+                "pages" not in data.files
+                or tuple(str(n) for n in data["feature_names"]) != FEATURE_NAMES
+            ):
+                raise ValueError(
+                    f"{path}: blocks of an older format or feature set; delete it and rerun"
+                )
             return cls(data["features"], data["words"], data["page"], int(data["pages"]))
 
 
@@ -98,7 +121,9 @@ def is_target(language: str) -> bool:
     return not writes_without_spaces(language)
 
 
-def sample_pages(warcs: Iterable[Path], pages: int, seed: int | Sequence[int], params: ExtractParams) -> list[WarcRecord]:
+def sample_pages(
+    warcs: Iterable[Path], pages: int, seed: int | Sequence[int], params: ExtractParams
+) -> list[WarcRecord]:
     """``pages`` records drawn uniformly from the pages (records with a body to clean) of the
     WARCs, in one pass (reservoir sampling, Vitter's algorithm R)."""
     rng = np.random.default_rng(seed)
@@ -117,7 +142,9 @@ def sample_pages(warcs: Iterable[Path], pages: int, seed: int | Sequence[int], p
     return chosen
 
 
-def crawl_blocks(records: Sequence[WarcRecord], params: ExtractParams) -> tuple[UnlabelledBlocks, dict[str, int]]:
+def crawl_blocks(
+    records: Sequence[WarcRecord], params: ExtractParams
+) -> tuple[UnlabelledBlocks, dict[str, int]]:
     """The blocks' features of the drawn pages, segmented as the extract stage segments them, and
     the pages left out (drawn, with no block) by reason: those the extract stage skips too, and
     those :func:`is_target` refuses."""

@@ -30,8 +30,14 @@ RELATIONS = ("SAME_PAGINATION", "DIFFERENT_PAGINATION", "CONTIGUOUS_SUBSET", "OV
 
 def page_signatures(pages: Sequence[str], params: MinHashParams = MinHashParams()) -> np.ndarray:
     """(pages × k_page) min-hashes; a page is a group of blocks (or a printed page)."""
-    rows = [minhash_signature(shingle_fingerprints(normalised_words(p), params.shingle_words), params.k_page, params.seed)
-            for p in pages]
+    rows = [
+        minhash_signature(
+            shingle_fingerprints(normalised_words(p), params.shingle_words),
+            params.k_page,
+            params.seed,
+        )
+        for p in pages
+    ]
     return np.vstack(rows) if rows else np.empty((0, params.k_page), dtype=np.uint64)
 
 
@@ -53,8 +59,13 @@ class RelationSignals:
     coverage_2: float  # share of book 2's pages with a match
 
 
-def relation_signals(book_1: np.ndarray, pages_1: np.ndarray, book_2: np.ndarray, pages_2: np.ndarray,
-                     min_page_similarity: float = 0.1) -> RelationSignals:
+def relation_signals(
+    book_1: np.ndarray,
+    pages_1: np.ndarray,
+    book_2: np.ndarray,
+    pages_2: np.ndarray,
+    min_page_similarity: float = 0.1,
+) -> RelationSignals:
     """Signals from book and page signatures; pass the denser-paged book (fewer pages) first."""
     sim = page_similarity_matrix(pages_1, pages_2)
     sim = np.where(sim >= min_page_similarity, sim, 0.0)
@@ -68,7 +79,9 @@ def relation_signals(book_1: np.ndarray, pages_1: np.ndarray, book_2: np.ndarray
     delta = (len(pages_2) - 1) - (slope * (len(pages_1) - 1) + offset)
     # pages of book 1 that overlap two consecutive pages of book 2: the wrap-around of re-pagination
     both = (sim[:, :-1] > 0) & (sim[:, 1:] > 0)
-    consecutive = float((np.where(both, sim[:, :-1] + sim[:, 1:], 0.0)).sum() / max(len(pages_1), 1))
+    consecutive = float(
+        (np.where(both, sim[:, :-1] + sim[:, 1:], 0.0)).sum() / max(len(pages_1), 1)
+    )
     return RelationSignals(
         book_similarity=float(estimated_resemblance(book_1, book_2)),
         page_similarity=float(sim[p1, p2].mean()) if len(p1) else 0.0,
@@ -99,12 +112,17 @@ def relation_confidences(s: RelationSignals) -> dict[str, float]:
     same_extent = low_pass(abs(s.delta_page_count) + abs(s.offset), 0.5, 2.0)
     return {
         # the paper's own φ for mean page similarity: max(0, 1 − ((1 − s)/0.4)²)
-        "SAME_PAGINATION": high_pass(s.page_similarity, 1.0, 0.4) * band_pass(s.slope, 1.0, 0.1)
-        * low_pass(s.consecutive_correlation, 0.1, 0.3) * same_extent,
-        "DIFFERENT_PAGINATION": high_pass(s.book_similarity, 1.0, 0.5) * high_pass(s.consecutive_correlation, 0.4, 0.4)
+        "SAME_PAGINATION": high_pass(s.page_similarity, 1.0, 0.4)
+        * band_pass(s.slope, 1.0, 0.1)
+        * low_pass(s.consecutive_correlation, 0.1, 0.3)
+        * same_extent,
+        "DIFFERENT_PAGINATION": high_pass(s.book_similarity, 1.0, 0.5)
+        * high_pass(s.consecutive_correlation, 0.4, 0.4)
         * high_pass(min(s.coverage_1, s.coverage_2), 0.9, 0.3),
-        "CONTIGUOUS_SUBSET": high_pass(s.page_similarity, 1.0, 0.4) * band_pass(s.slope, 1.0, 0.1)
-        * low_pass(s.consecutive_correlation, 0.1, 0.3) * (1.0 - same_extent)
+        "CONTIGUOUS_SUBSET": high_pass(s.page_similarity, 1.0, 0.4)
+        * band_pass(s.slope, 1.0, 0.1)
+        * low_pass(s.consecutive_correlation, 0.1, 0.3)
+        * (1.0 - same_extent)
         * high_pass(max(s.coverage_1, s.coverage_2), 0.95, 0.2),
     }
 
@@ -116,12 +134,18 @@ def classify_relation(s: RelationSignals, min_confidence: float = 0.5) -> str:
     return best if confidences[best] >= min_confidence else "OVERLAPPING_TEXT"
 
 
-def compare_paginated(pages_a: Sequence[str], pages_b: Sequence[str], params: MinHashParams = MinHashParams()) -> tuple[str, RelationSignals]:
+def compare_paginated(
+    pages_a: Sequence[str], pages_b: Sequence[str], params: MinHashParams = MinHashParams()
+) -> tuple[str, RelationSignals]:
     """Relation class and signals of two documents given as lists of page texts."""
-    if sum(map(len, pages_a)) / max(len(pages_a), 1) < sum(map(len, pages_b)) / max(len(pages_b), 1):
+    if sum(map(len, pages_a)) / max(len(pages_a), 1) < sum(map(len, pages_b)) / max(
+        len(pages_b), 1
+    ):
         pages_a, pages_b = pages_b, pages_a  # book 1 has the higher text density
     books = document_signatures(["\n".join(pages_a), "\n".join(pages_b)], params)
-    signals = relation_signals(books[0], page_signatures(pages_a, params), books[1], page_signatures(pages_b, params))
+    signals = relation_signals(
+        books[0], page_signatures(pages_a, params), books[1], page_signatures(pages_b, params)
+    )
     return classify_relation(signals), signals
 
 

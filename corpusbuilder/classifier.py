@@ -54,21 +54,51 @@ _SPACE, _SENTENCE_END, _SENTENCE_FINAL, _SEPARATOR, _CAPITAL, _DIGIT = (1 << i f
 _CLASS_MEMBERS = {
     _SPACE: " \n",  # blocks are whitespace-normalised: only spaces and newlines remain
     _SENTENCE_END: ".!?…",
-    _SENTENCE_FINAL: ".!?…\"”",
+    _SENTENCE_FINAL: '.!?…"”',
     _SEPARATOR: "|•·»«›‹/>",
-    _CAPITAL: "".join(map(chr, [*range(65, 91), *range(192, 215), *range(216, 223),
-                               *range(913, 938), *range(1040, 1072)])),
+    _CAPITAL: "".join(
+        map(
+            chr,
+            [
+                *range(65, 91),
+                *range(192, 215),
+                *range(216, 223),
+                *range(913, 938),
+                *range(1040, 1072),
+            ],
+        )
+    ),
     _DIGIT: "0123456789",
 }
-_CHAR_CLASSES = np.zeros(0x2040, dtype=np.uint8)  # the last entry (U+203F) stays 0 for clipped codes
+_CHAR_CLASSES = np.zeros(
+    0x2040, dtype=np.uint8
+)  # the last entry (U+203F) stays 0 for clipped codes
 for _bit, _members in _CLASS_MEMBERS.items():
     _CHAR_CLASSES[[ord(c) for c in _members]] |= _bit
 _BLOCK_FEATURES = (
-    "log_words", "log_chars", "stopword_density", "stopword_density_vs_page", "link_density",
-    "mean_word_length", "text_density", "mean_sentence_words", "sentence_ends_per_word",
-    "ends_with_stop", "capitalised_per_word", "digits_per_word", "separators_per_word",
-    "tags_per_word", "heading", "depth", "title_overlap", "legal_phrases",
-    "cf_bad", "cf_short", "cf_near_good", "cf_good", "justext_good",
+    "log_words",
+    "log_chars",
+    "stopword_density",
+    "stopword_density_vs_page",
+    "link_density",
+    "mean_word_length",
+    "text_density",
+    "mean_sentence_words",
+    "sentence_ends_per_word",
+    "ends_with_stop",
+    "capitalised_per_word",
+    "digits_per_word",
+    "separators_per_word",
+    "tags_per_word",
+    "heading",
+    "depth",
+    "title_overlap",
+    "legal_phrases",
+    "cf_bad",
+    "cf_short",
+    "cf_near_good",
+    "cf_good",
+    "justext_good",
     *(f"hint_{name}" for name in HINT_BITS),
     *(f"near_hint_{name}" for name in HINT_BITS),
 )
@@ -77,21 +107,50 @@ _BLOCK_FEATURES = (
 # Found with str.find, phrase by phrase: as one regex alternation they cost twice the time,
 # since they start with letters so common that the regex tries them at most positions.
 _LEGAL_PHRASES = (
-    "©", "(c) ", "copyright", "rights reserved", "privacy", "cookie", "terms of use", "terms of service",
-    "impressum", "datenschutz", "alle rechte", "nutzungsbedingungen", "derechos reservados", "aviso legal",
-    "tous droits", "mentions légales", "wszelkie prawa", "polityka prywatności", "powered by",
+    "©",
+    "(c) ",
+    "copyright",
+    "rights reserved",
+    "privacy",
+    "cookie",
+    "terms of use",
+    "terms of service",
+    "impressum",
+    "datenschutz",
+    "alle rechte",
+    "nutzungsbedingungen",
+    "derechos reservados",
+    "aviso legal",
+    "tous droits",
+    "mentions légales",
+    "wszelkie prawa",
+    "polityka prywatności",
+    "powered by",
 )
 _COPYRIGHT_BEFORE_YEAR = "(c) "  # counts only when a four-digit year follows
 _COLUMN = {name: i for i, name in enumerate(_BLOCK_FEATURES)}
 _NEIGHBOUR_FEATURES = ("log_words", "link_density", "stopword_density", "cf_good", "justext_good")
 _PAGE_FEATURES = (
-    "position", "words_before_share", "word_share", "log_page_blocks", "page_good_share",
-    "in_top_container", "top_prefix_share", "blocks_from_top", "after_title_heading",
+    "position",
+    "words_before_share",
+    "word_share",
+    "log_page_blocks",
+    "page_good_share",
+    "in_top_container",
+    "top_prefix_share",
+    "blocks_from_top",
+    "after_title_heading",
 )
 # The element around a block and the one around that: an article's paragraphs share a container
 # full of long, link-free, stop-word-rich text; a menu's items share one full of links.
 CONTAINER_LEVELS = (1, 2)
-_CONTAINER_FEATURES = ("word_share", "log_blocks", "link_density", "stopword_density_vs_page", "justext_good_share")
+_CONTAINER_FEATURES = (
+    "word_share",
+    "log_blocks",
+    "link_density",
+    "stopword_density_vs_page",
+    "justext_good_share",
+)
 FEATURE_NAMES: tuple[str, ...] = (
     *_BLOCK_FEATURES,
     *(f"{name}@{offset:+d}" for offset in NEIGHBOUR_OFFSETS for name in _NEIGHBOUR_FEATURES),
@@ -130,7 +189,7 @@ def _legal_phrase_starts(text: str) -> list[int]:
             end = start + len(phrase)
             if phrase != _COPYRIGHT_BEFORE_YEAR:
                 matches.append((start, priority, end))
-            elif len(year := text[end:end + 4]) == 4 and year.isdecimal():  # as the regex \d{4}
+            elif len(year := text[end : end + 4]) == 4 and year.isdecimal():  # as the regex \d{4}
                 matches.append((start, priority, end + 4))
             start = text.find(phrase, start + 1)
     matches.sort()
@@ -151,7 +210,9 @@ def _codepoints(texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32), starts, lengths
 
 
-def _text_features(texts: list[str], words: np.ndarray, title_words: set[str]) -> tuple[np.ndarray, ...]:
+def _text_features(
+    texts: list[str], words: np.ndarray, title_words: set[str]
+) -> tuple[np.ndarray, ...]:
     """Character counts of every block (:func:`_character_counts`), and the legal-phrase count
     and title overlap, which need each block's words (``words``: how many whitespace words each
     text has)."""
@@ -165,12 +226,15 @@ def _text_features(texts: list[str], words: np.ndarray, title_words: set[str]) -
     lowered_lengths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered))
     lowered_starts = np.concatenate([[0], np.cumsum(lowered_lengths + 1)[:-1]])
     found = _legal_phrase_starts(joined)
-    legal = np.bincount(np.searchsorted(lowered_starts, found, side="right") - 1,
-                        minlength=len(texts)).astype(np.float64)
+    legal = np.bincount(
+        np.searchsorted(lowered_starts, found, side="right") - 1, minlength=len(texts)
+    ).astype(np.float64)
     title_overlap = np.zeros(len(texts))
     if title_words:
         page_words = joined.split()
-        in_title = np.fromiter(map(title_words.__contains__, page_words), dtype=bool, count=len(page_words))
+        in_title = np.fromiter(
+            map(title_words.__contains__, page_words), dtype=bool, count=len(page_words)
+        )
         hits_before = np.concatenate([[0], np.cumsum(in_title)])
         word_counts = words.astype(np.intp)
         word_ends = np.cumsum(word_counts)
@@ -197,14 +261,24 @@ def _character_counts(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
     digit = (classes & _DIGIT) != 0
     separator = ((classes & _SEPARATOR) != 0) | ((codes == 45) & space_before & space_after)
     # summed per block along contiguous rows of bytes: a quarter of the time of (chars × 4) int64
-    counts = np.add.reduceat(np.stack([sentence_end, capital, digit, separator]).view(np.uint8),
-                             starts, axis=1, dtype=np.int64).T
+    counts = np.add.reduceat(
+        np.stack([sentence_end, capital, digit, separator]).view(np.uint8),
+        starts,
+        axis=1,
+        dtype=np.int64,
+    ).T
     final_stop = (classes[starts + lengths - 1] & _SENTENCE_FINAL) != 0
     return counts, final_stop
 
 
-def _container_features(xpaths: list[str], words: np.ndarray, links: np.ndarray, stop: np.ndarray,
-                        page_stop: float, justext_good: np.ndarray) -> np.ndarray:
+def _container_features(
+    xpaths: list[str],
+    words: np.ndarray,
+    links: np.ndarray,
+    stop: np.ndarray,
+    page_stop: float,
+    justext_good: np.ndarray,
+) -> np.ndarray:
     """Per block, what the blocks sharing its container (the element ``level`` steps above it,
     for each of CONTAINER_LEVELS) hold together: their share of the page's words, how many they
     are, and their word-weighted link density, stop-word density against the page's, and share
@@ -216,14 +290,22 @@ def _container_features(xpaths: list[str], words: np.ndarray, links: np.ndarray,
         if level not in CONTAINER_LEVELS:
             continue
         numbers: dict[str, int] = {}  # first-seen numbering: cheaper than sorting the strings
-        container = np.fromiter((numbers.setdefault(path, len(numbers)) for path in paths),
-                                dtype=np.intp, count=len(paths))
+        container = np.fromiter(
+            (numbers.setdefault(path, len(numbers)) for path in paths),
+            dtype=np.intp,
+            count=len(paths),
+        )
         container_words = np.bincount(container, weights=words)[container]
         columns += [container_words / words.sum(), np.log1p(np.bincount(container)[container])]
+
         def container_mean(values: np.ndarray) -> np.ndarray:
             return np.bincount(container, weights=words * values)[container] / container_words
 
-        columns += [container_mean(links), container_mean(stop) - page_stop, container_mean(justext_good)]
+        columns += [
+            container_mean(links),
+            container_mean(stop) - page_stop,
+            container_mean(justext_good),
+        ]
     return np.column_stack(columns)
 
 
@@ -235,8 +317,16 @@ def block_words(blocks: list[Block]) -> np.ndarray:
 
 # What block_features reads of each Block, gathered by C-level getters rather than a Python loop
 # per attribute (numbers, and hint bits, which float64 holds exactly).
-_BLOCK_NUMBERS = attrgetter("n_words", "n_chars", "stopword_density", "link_density", "tags_count", "heading",
-                            "hints", "near_hints")
+_BLOCK_NUMBERS = attrgetter(
+    "n_words",
+    "n_chars",
+    "stopword_density",
+    "link_density",
+    "tags_count",
+    "heading",
+    "hints",
+    "near_hints",
+)
 _TEXT = attrgetter("text")
 _XPATH = attrgetter("xpath")
 _PATH_DEPTH = methodcaller("count", "/")
@@ -260,12 +350,26 @@ def _feature_tables() -> _fastpath.FeatureTables:
     np.log1p beyond it): libm's log1p differs from numpy's in the last bit of some values."""
     log1p_of_counts = np.log1p(np.arange(1 << 16, dtype=np.float64))
     return _fastpath.FeatureTables(
-        _CHAR_CLASSES, (_SPACE, _SENTENCE_END, _SENTENCE_FINAL, _SEPARATOR, _CAPITAL, _DIGIT), _LEGAL_PHRASES,
-        _COPYRIGHT_BEFORE_YEAR, log1p_of_counts, np.log1p, (BAD, SHORT, NEAR_GOOD, GOOD), WRAP_COLUMNS,
-        FEATURE_NAMES, HINT_BITS, NEIGHBOUR_OFFSETS, _NEIGHBOUR_FEATURES, CONTAINER_LEVELS, _CONTAINER_FEATURES)
+        _CHAR_CLASSES,
+        (_SPACE, _SENTENCE_END, _SENTENCE_FINAL, _SEPARATOR, _CAPITAL, _DIGIT),
+        _LEGAL_PHRASES,
+        _COPYRIGHT_BEFORE_YEAR,
+        log1p_of_counts,
+        np.log1p,
+        (BAD, SHORT, NEAR_GOOD, GOOD),
+        WRAP_COLUMNS,
+        FEATURE_NAMES,
+        HINT_BITS,
+        NEIGHBOUR_OFFSETS,
+        _NEIGHBOUR_FEATURES,
+        CONTAINER_LEVELS,
+        _CONTAINER_FEATURES,
+    )
 
 
-def _block_features_numpy(blocks: list[Block], cf: list[str], final: list[str], title_words: set[str]) -> np.ndarray:
+def _block_features_numpy(
+    blocks: list[Block], cf: list[str], final: list[str], title_words: set[str]
+) -> np.ndarray:
     """block_features given jusText's classes and the title's words, in numpy."""
     count = len(blocks)
     numbers = np.array(list(map(_BLOCK_NUMBERS, blocks)), dtype=np.float64)
@@ -281,7 +385,9 @@ def _block_features_numpy(blocks: list[Block], cf: list[str], final: list[str], 
     per_block[:, _COLUMN["mean_sentence_words"]] = words / np.maximum(1, counts[:, 0])
     per_block[:, _COLUMN["sentence_ends_per_word"]] = counts[:, 0] / words
     per_block[:, _COLUMN["ends_with_stop"]] = final_stop
-    per_block[:, _COLUMN["capitalised_per_word"]:_COLUMN["separators_per_word"] + 1] = counts[:, 1:4] / words[:, None]
+    per_block[:, _COLUMN["capitalised_per_word"] : _COLUMN["separators_per_word"] + 1] = (
+        counts[:, 1:4] / words[:, None]
+    )
     per_block[:, _COLUMN["tags_per_word"]] = tags / words
     per_block[:, _COLUMN["heading"]] = heading
     per_block[:, _COLUMN["depth"]] = list(map(_PATH_DEPTH, xpaths))
@@ -293,7 +399,11 @@ def _block_features_numpy(blocks: list[Block], cf: list[str], final: list[str], 
         per_block[:, _COLUMN["hint_nav"] + column] = (hints & bit) != 0
         per_block[:, _COLUMN["near_hint_nav"] + column] = (near_hints & bit) != 0
     long_enough = words >= 10
-    page_stop = np.average(stop[long_enough], weights=words[long_enough]) if long_enough.any() else stop.mean()
+    page_stop = (
+        np.average(stop[long_enough], weights=words[long_enough])
+        if long_enough.any()
+        else stop.mean()
+    )
     per_block[:, _COLUMN["log_words"]] = np.log1p(words)
     per_block[:, _COLUMN["log_chars"]] = np.log1p(chars)
     per_block[:, _COLUMN["stopword_density"]] = stop
@@ -303,7 +413,9 @@ def _block_features_numpy(blocks: list[Block], cf: list[str], final: list[str], 
     per_block[:, _COLUMN["text_density"]] = words / np.maximum(1.0, np.ceil(chars / WRAP_COLUMNS))
     per_block[:, _COLUMN["justext_good"]] = justext_good
 
-    neighbour_source = np.column_stack([per_block[:, _COLUMN["log_words"]], links, stop, cf_good, justext_good])
+    neighbour_source = np.column_stack(
+        [per_block[:, _COLUMN["log_words"]], links, stop, cf_good, justext_good]
+    )
     neighbours = []
     for offset in NEIGHBOUR_OFFSETS:
         shifted = np.full_like(neighbour_source, -1.0)  # -1: beyond the page's edge
@@ -326,7 +438,9 @@ def _block_features_numpy(blocks: list[Block], cf: list[str], final: list[str], 
     page[:, 5] = shared == container_steps
     page[:, 6] = shared / max(1, container_steps)
     page[:, 7] = np.clip(index - top, -20, 20)
-    title_headings = np.flatnonzero((per_block[:, _COLUMN["heading"]] > 0) & (per_block[:, _COLUMN["title_overlap"]] >= 0.5))
+    title_headings = np.flatnonzero(
+        (per_block[:, _COLUMN["heading"]] > 0) & (per_block[:, _COLUMN["title_overlap"]] >= 0.5)
+    )
     page[:, 8] = index >= title_headings[0] if len(title_headings) else -1.0
     containers = _container_features(xpaths, words, links, stop, page_stop, justext_good)
     return np.hstack([per_block, *neighbours, page, containers]).astype(np.float32)
@@ -377,8 +491,10 @@ class BlockModel:
         if len(features) == 0:
             return np.zeros(0)
         if features.ndim != 2 or features.shape[1] <= self.highest_feature_column:
-            raise ValueError(f"features of shape {features.shape}: the model reads column "
-                             f"{self.highest_feature_column}")
+            raise ValueError(
+                f"features of shape {features.shape}: the model reads column "
+                f"{self.highest_feature_column}"
+            )
         return 1.0 / (1.0 + np.exp(-(self.baseline + self._leaf_sums(features))))
 
     @cached_property
@@ -391,9 +507,20 @@ class BlockModel:
         the shipped model's outputs were taken with: compiled for the float32 rows
         `block_features` gives, when the compiled module is there, else summed along the rows of
         the C-ordered (rows × trees) values."""
-        if _fastpath is not None and features.dtype == np.float32 and self.value.dtype == np.float64:
-            return _fastpath.tree_sums(np.ascontiguousarray(features), self.feature_index, self.float32_threshold,
-                                       self.children, self.root_index, self.depth, self.value)
+        if (
+            _fastpath is not None
+            and features.dtype == np.float32
+            and self.value.dtype == np.float64
+        ):
+            return _fastpath.tree_sums(
+                np.ascontiguousarray(features),
+                self.feature_index,
+                self.float32_threshold,
+                self.children,
+                self.root_index,
+                self.depth,
+                self.value,
+            )
         return self.value[self._leaves(features)].sum(axis=1)
 
     @cached_property
@@ -413,7 +540,10 @@ class BlockModel:
         if features.dtype == np.float32:
             flat, threshold = np.ascontiguousarray(features).ravel(), self.float32_threshold
         else:
-            flat, threshold = np.ascontiguousarray(features, dtype=np.float64).ravel(), self.threshold
+            flat, threshold = (
+                np.ascontiguousarray(features, dtype=np.float64).ravel(),
+                self.threshold,
+            )
         row_starts = (np.arange(len(features), dtype=np.intp) * features.shape[1])[:, None]
         nodes = np.repeat(self.root_index[None, :], len(features), axis=0)
         index = np.empty_like(nodes)
@@ -432,24 +562,43 @@ class BlockModel:
         return nodes
 
     def save(self, path: Path | str) -> None:
-        np.savez_compressed(path, feature=self.feature, threshold=self.threshold, left=self.left,
-                            right=self.right, value=self.value, roots=self.roots,
-                            meta=np.array([self.depth, self.baseline, self.threshold_good]),
-                            feature_names=np.array(self.feature_names),
-                            trained_on=np.array(self.trained_on, dtype=str))
+        np.savez_compressed(
+            path,
+            feature=self.feature,
+            threshold=self.threshold,
+            left=self.left,
+            right=self.right,
+            value=self.value,
+            roots=self.roots,
+            meta=np.array([self.depth, self.baseline, self.threshold_good]),
+            feature_names=np.array(self.feature_names),
+            trained_on=np.array(self.trained_on, dtype=str),
+        )
 
     @classmethod
     def load(cls, path: Path | str) -> BlockModel:
         with np.load(path) as data:
             names = tuple(str(n) for n in data["feature_names"])
             if names != FEATURE_NAMES:
-                raise ValueError(f"{path}: model was trained on other features than this version "
-                                 "computes; retrain it (snakemake train)")
+                raise ValueError(
+                    f"{path}: model was trained on other features than this version "
+                    "computes; retrain it (snakemake train)"
+                )
             depth, baseline, threshold_good = data["meta"]
             trained_on = tuple(str(s) for s in data["trained_on"]) if "trained_on" in data else ()
-            return cls(data["feature"], data["threshold"].astype(np.float64), data["left"], data["right"],
-                       data["value"], data["roots"], int(depth), float(baseline), float(threshold_good), names,
-                       trained_on)
+            return cls(
+                data["feature"],
+                data["threshold"].astype(np.float64),
+                data["left"],
+                data["right"],
+                data["value"],
+                data["roots"],
+                int(depth),
+                float(baseline),
+                float(threshold_good),
+                names,
+                trained_on,
+            )
 
 
 @lru_cache(maxsize=4)
@@ -467,7 +616,9 @@ def page_title(root) -> str:
     return " ".join((title.text or "").split()) if title is not None else ""
 
 
-def classify_learned(blocks: list[Block], title: str = "", model: BlockModel | None = None) -> list[str]:
+def classify_learned(
+    blocks: list[Block], title: str = "", model: BlockModel | None = None
+) -> list[str]:
     """``good`` or ``bad`` per block, as the `best` preset decides."""
     model = model or load_model()
     keep = model.probabilities(block_features(blocks, title)) >= model.threshold_good

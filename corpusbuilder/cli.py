@@ -39,7 +39,9 @@ def _stoplist_name(language: str) -> str | None:
     return name
 
 
-def _cleaned(body: bytes, params, stoplist_name: str | None, name: str, fmt: str) -> tuple[str, str]:
+def _cleaned(
+    body: bytes, params, stoplist_name: str | None, name: str, fmt: str
+) -> tuple[str, str]:
     """One page's output in ``fmt`` (txt: its good blocks one a line; json: one JSON line) and
     what became of it: "cleaned", "skipped" (undecodable, too many blocks) or "no text"."""
     import json
@@ -50,7 +52,9 @@ def _cleaned(body: bytes, params, stoplist_name: str | None, name: str, fmt: str
         page = clean_page(body, None, params, stoplist_name)
     except (UndecodableError, TooManyBlocksError) as error:
         print(f"{name}: skipped ({error})", file=sys.stderr)
-        return ("" if fmt == "txt" else json.dumps({"file": name, "error": str(error)}) + "\n"), "skipped"
+        return (
+            "" if fmt == "txt" else json.dumps({"file": name, "error": str(error)}) + "\n"
+        ), "skipped"
     status = "cleaned" if page.blocks else "no text"
     if status == "no text":
         # an empty output is then no verdict of the classifier: say so
@@ -58,8 +62,13 @@ def _cleaned(body: bytes, params, stoplist_name: str | None, name: str, fmt: str
     good = [" ".join(block.text.split()) for block in page.blocks if block.final_class == "good"]
     if fmt == "txt":
         return "".join(text + "\n" for text in good), status
-    record = {"file": name, "language": page.language, "stoplist": page.stoplist, "text": "\n\n".join(good),
-              "paragraphs": good}
+    record = {
+        "file": name,
+        "language": page.language,
+        "stoplist": page.stoplist,
+        "text": "\n\n".join(good),
+        "paragraphs": good,
+    }
     return json.dumps(record, ensure_ascii=False) + "\n", status
 
 
@@ -72,8 +81,13 @@ def cmd_clean_html(args) -> int:
         if not pages:
             raise ConfigError(f"no *.html files in {source}")
         if target == "-" and args.format == "txt":
-            raise ConfigError("a directory of pages cleans into a directory (give OUT), or to stdout with --format json")
-        outputs = [_cleaned(path.read_bytes(), params, stoplist_name, path.name, args.format) for path in pages]
+            raise ConfigError(
+                "a directory of pages cleans into a directory (give OUT), or to stdout with --format json"
+            )
+        outputs = [
+            _cleaned(path.read_bytes(), params, stoplist_name, path.name, args.format)
+            for path in pages
+        ]
         if target == "-":
             sys.stdout.write("".join(text for text, _ in outputs))
         else:
@@ -83,8 +97,11 @@ def cmd_clean_html(args) -> int:
             for path, (text, _) in zip(pages, outputs):
                 (out_dir / f"{path.stem}{suffix}").write_text(text, encoding="utf-8")
         statuses = [status for _, status in outputs]
-        print(f"{len(pages)} pages cleaned into {target} ({statuses.count('skipped')} skipped, "
-              f"{statuses.count('no text')} without text)", file=sys.stderr)
+        print(
+            f"{len(pages)} pages cleaned into {target} ({statuses.count('skipped')} skipped, "
+            f"{statuses.count('no text')} without text)",
+            file=sys.stderr,
+        )
         return 0
     if source == "-":
         body, name = sys.stdin.buffer.read(), "<stdin>"
@@ -108,7 +125,9 @@ def cmd_extract(args) -> int:
     # as the workflow's check of input.warcs: a file that does not start with a WARC record is no
     # shard with 0 records but a wrong argument
     if not looks_like_warc(Path(args.warc)):
-        raise ConfigError(f"{args.warc}: not a WARC file (no WARC record at its start, plain or gzipped)")
+        raise ConfigError(
+            f"{args.warc}: not a WARC file (no WARC record at its start, plain or gzipped)"
+        )
     setup_logging()
     prefix = Path(args.out_prefix)
     shard = args.shard or prefix.name
@@ -119,7 +138,9 @@ def cmd_extract(args) -> int:
         Path(f"{prefix}.blocks.parquet"),
         _extract_params(args),
     )
-    print(f"{prefix}.docs.parquet: {summary.records} records; {prefix}.blocks.parquet: {summary.blocks} blocks")
+    print(
+        f"{prefix}.docs.parquet: {summary.records} records; {prefix}.blocks.parquet: {summary.blocks} blocks"
+    )
     return 0
 
 
@@ -128,8 +149,10 @@ def cmd_check_config(args) -> int:
 
     path = args.config or WORKFLOW_CONFIG_PATH
     if not path.exists():
-        raise ConfigError(f"config file not found: {path} (run it in the workflow's directory, or give one "
-                          "with --config)")
+        raise ConfigError(
+            f"config file not found: {path} (run it in the workflow's directory, or give one "
+            "with --config)"
+        )
     check_input_paths(load_config(path), Path.cwd())
     print(f"{path}: valid")
     return 0
@@ -141,10 +164,18 @@ def cmd_strip_frequent_lines(args) -> int:
     if not Path(args.in_dir).is_dir():
         raise ConfigError(f"{args.in_dir}: no such directory")
     section = load_config(args.config)["frequent_lines"]
-    params = FrequentLinesParams.from_config({**section, "backend": args.backend or section["backend"],
-                                                 "heuristics": args.heuristics or section["heuristics"]})
+    params = FrequentLinesParams.from_config(
+        {
+            **section,
+            "backend": args.backend or section["backend"],
+            "heuristics": args.heuristics or section["heuristics"],
+        }
+    )
     found = strip_frequent_lines(Path(args.in_dir), Path(args.out_dir), params)
-    print(f"{len(found)} files; boundaries in {Path(args.out_dir) / 'boundaries.tsv'}", file=sys.stderr)
+    print(
+        f"{len(found)} files; boundaries in {Path(args.out_dir) / 'boundaries.tsv'}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -155,7 +186,9 @@ def cmd_similar_pairs(args) -> int:
     try:
         count = write_similar_pairs_tsv([Path(args.corpus)], Path(args.out_tsv), args.threshold)
     except CorpusFormatError as error:
-        raise ConfigError(f"{error}; give a corpus as export writes it (results/corpus/*.jsonl.gz)") from None
+        raise ConfigError(
+            f"{error}; give a corpus as export writes it (results/corpus/*.jsonl.gz)"
+        ) from None
     print(f"{count} pairs above {args.threshold} in {args.out_tsv}", file=sys.stderr)
     return 0
 
@@ -181,7 +214,9 @@ def cmd_compare_books(args) -> int:
         pages.append(read_pages(path))
         if not pages[-1]:
             raise ConfigError(f"{path}: no text")
-    relation, signals = compare_paginated(*pages, MinHashParams.from_config(load_config(args.config)["similarity"]))
+    relation, signals = compare_paginated(
+        *pages, MinHashParams.from_config(load_config(args.config)["similarity"])
+    )
     print(relation)
     for name, value in asdict(signals).items():
         print(f"{name}\t{value:.4f}")
@@ -223,7 +258,11 @@ class _Version(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         from corpusbuilder import __version__, justext
 
-        walks = "compiled walks" if justext._fastpath is not None else "Python walks: built without a C compiler"
+        walks = (
+            "compiled walks"
+            if justext._fastpath is not None
+            else "Python walks: built without a C compiler"
+        )
         print(f"corpusbuilder {__version__} ({walks})")
         parser.exit()
 
@@ -234,83 +273,169 @@ def build_parser() -> argparse.ArgumentParser:
         description="Web crawls (WARC) to a clean, de-duplicated text corpus. The full build is "
         "`snakemake --cores N` in the checkout; these subcommands run single steps by hand.",
     )
-    parser.add_argument("--version", action=_Version, nargs=0,
-                        help="show the version and whether the `best` preset's walks are compiled, and exit")
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="show the version and whether the `best` preset's walks are compiled, and exit",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add(name, func, help_text, config_help=f"config file (default: {WORKFLOW_CONFIG_PATH} when the working "
-            "directory has one, else the schema's defaults)"):
+    def add(
+        name,
+        func,
+        help_text,
+        config_help=f"config file (default: {WORKFLOW_CONFIG_PATH} when the working "
+        "directory has one, else the schema's defaults)",
+    ):
         sub = commands.add_parser(name, help=help_text, description=help_text)
         sub.add_argument("--config", type=Path, help=config_help)
         sub.set_defaults(func=func)
         return sub
 
-    presets = ["default", "A", "B", "C", "D", "best"]  # justext.PRESETS + "best", without importing lxml
-    preset_help = ("jusText preset (default, thesis Table 2.7 A-D) or best, the learned block classifier "
-                   "(default: the config's)")
-    clean = add("clean-html", cmd_clean_html, "Clean HTML pages with jusText or the learned classifier: a "
-                "page file, - (one page on stdin) or a directory of *.html files, into a file, - (stdout) or a "
-                "directory (<name>.txt or <name>.json per page). txt: the good blocks, one a line; json: one "
-                "line per page with file, language, stoplist, text and paragraphs.")
-    clean.add_argument("input", metavar="IN", help="a page, - for stdin, or a directory of *.html files")
-    clean.add_argument("output", metavar="OUT", nargs="?", default="-",
-                       help="a file, - for stdout (the default), or a directory for a directory IN")
-    clean.add_argument("--format", choices=["txt", "json"], default="txt", help="output format (default txt)")
-    clean.add_argument("--language", default="auto",
-                       help="stop list: auto (guess per page; the default), a language name (German) or ISO code (de)")
+    presets = [
+        "default",
+        "A",
+        "B",
+        "C",
+        "D",
+        "best",
+    ]  # justext.PRESETS + "best", without importing lxml
+    preset_help = (
+        "jusText preset (default, thesis Table 2.7 A-D) or best, the learned block classifier "
+        "(default: the config's)"
+    )
+    clean = add(
+        "clean-html",
+        cmd_clean_html,
+        "Clean HTML pages with jusText or the learned classifier: a "
+        "page file, - (one page on stdin) or a directory of *.html files, into a file, - (stdout) or a "
+        "directory (<name>.txt or <name>.json per page). txt: the good blocks, one a line; json: one "
+        "line per page with file, language, stoplist, text and paragraphs.",
+    )
+    clean.add_argument(
+        "input", metavar="IN", help="a page, - for stdin, or a directory of *.html files"
+    )
+    clean.add_argument(
+        "output",
+        metavar="OUT",
+        nargs="?",
+        default="-",
+        help="a file, - for stdout (the default), or a directory for a directory IN",
+    )
+    clean.add_argument(
+        "--format", choices=["txt", "json"], default="txt", help="output format (default txt)"
+    )
+    clean.add_argument(
+        "--language",
+        default="auto",
+        help="stop list: auto (guess per page; the default), a language name (German) or ISO code (de)",
+    )
     clean.add_argument("--preset", choices=presets, help=preset_help)
 
-    extract = add("extract", cmd_extract, "Extract one WARC shard: write OUT_PREFIX.docs.parquet "
-                  "(a row per record, with skip reasons) and OUT_PREFIX.blocks.parquet (jusText blocks).")
-    extract.add_argument("warc", metavar="WARC", help="a WARC file, plain or gzipped (.warc, .warc.gz)")
-    extract.add_argument("out_prefix", metavar="OUT_PREFIX",
-                         help="where the two tables go: OUT_PREFIX.docs.parquet and OUT_PREFIX.blocks.parquet")
-    extract.add_argument("--shard", help="shard name used in document ids (default: OUT_PREFIX's file name)")
+    extract = add(
+        "extract",
+        cmd_extract,
+        "Extract one WARC shard: write OUT_PREFIX.docs.parquet "
+        "(a row per record, with skip reasons) and OUT_PREFIX.blocks.parquet (jusText blocks).",
+    )
+    extract.add_argument(
+        "warc", metavar="WARC", help="a WARC file, plain or gzipped (.warc, .warc.gz)"
+    )
+    extract.add_argument(
+        "out_prefix",
+        metavar="OUT_PREFIX",
+        help="where the two tables go: OUT_PREFIX.docs.parquet and OUT_PREFIX.blocks.parquet",
+    )
+    extract.add_argument(
+        "--shard", help="shard name used in document ids (default: OUT_PREFIX's file name)"
+    )
     extract.add_argument("--preset", choices=presets, help=preset_help)
 
-    dup = add("dup-ngrams", cmd_dup_ngrams,
-              "Every n-gram seen at least --min-count times in INPUT (plain text, one block per line, tokens "
-              "split on white space), by suffix sorting in memory-bounded chunks; OUTPUT: count<TAB>n-gram, "
-              "most frequent first.")
+    dup = add(
+        "dup-ngrams",
+        cmd_dup_ngrams,
+        "Every n-gram seen at least --min-count times in INPUT (plain text, one block per line, tokens "
+        "split on white space), by suffix sorting in memory-bounded chunks; OUTPUT: count<TAB>n-gram, "
+        "most frequent first.",
+    )
     dup.add_argument("input", metavar="INPUT.txt", type=Path)
     dup.add_argument("output", metavar="OUTPUT.tsv", type=Path)
-    dup.add_argument("--n", type=int, default=10, choices=range(3, 21), metavar="N",
-                     help="n-gram length, 3-20 (default 10, the thesis' §3.4)")
-    dup.add_argument("--mem-mb", type=_positive, default=256,
-                     help="memory budget of one chunk, in MB (> 0; default 256)")
-    dup.add_argument("--min-count", type=_at_least_one, default=2,
-                     help="write the n-grams seen at least this many times (≥ 1; default 2, the duplicates)")
+    dup.add_argument(
+        "--n",
+        type=int,
+        default=10,
+        choices=range(3, 21),
+        metavar="N",
+        help="n-gram length, 3-20 (default 10, the thesis' §3.4)",
+    )
+    dup.add_argument(
+        "--mem-mb",
+        type=_positive,
+        default=256,
+        help="memory budget of one chunk, in MB (> 0; default 256)",
+    )
+    dup.add_argument(
+        "--min-count",
+        type=_at_least_one,
+        default=2,
+        help="write the n-grams seen at least this many times (≥ 1; default 2, the duplicates)",
+    )
 
-    strip = add("strip-frequent-lines", cmd_strip_frequent_lines,
-                "Remove the preambles and epilogues that many *.txt files of IN_DIR share (Kaser & Lemire's "
-                "frequent lines); write each body to OUT_DIR under the same name, and OUT_DIR/boundaries.tsv.")
+    strip = add(
+        "strip-frequent-lines",
+        cmd_strip_frequent_lines,
+        "Remove the preambles and epilogues that many *.txt files of IN_DIR share (Kaser & Lemire's "
+        "frequent lines); write each body to OUT_DIR under the same name, and OUT_DIR/boundaries.tsv.",
+    )
     strip.add_argument("in_dir", metavar="IN_DIR")
     strip.add_argument("out_dir", metavar="OUT_DIR")
-    strip.add_argument("--backend", choices=["exact", "checksum", "hashed", "gm"],
-                       help="line counting structure (default: the config's frequent_lines.backend)")
-    strip.add_argument("--heuristics", action="store_true", help="add the Project Gutenberg regular expressions")
+    strip.add_argument(
+        "--backend",
+        choices=["exact", "checksum", "hashed", "gm"],
+        help="line counting structure (default: the config's frequent_lines.backend)",
+    )
+    strip.add_argument(
+        "--heuristics", action="store_true", help="add the Project Gutenberg regular expressions"
+    )
 
-    pairs = add("similar-pairs", cmd_similar_pairs,
-                "Write id_a, id_b and the estimated resemblance (min-hash of 5-word shingles) of every pair "
-                "of documents of an exported corpus above a threshold.")
+    pairs = add(
+        "similar-pairs",
+        cmd_similar_pairs,
+        "Write id_a, id_b and the estimated resemblance (min-hash of 5-word shingles) of every pair "
+        "of documents of an exported corpus above a threshold.",
+    )
     pairs.add_argument("corpus", metavar="CORPUS.jsonl[.gz]", help="a corpus as export writes it")
     pairs.add_argument("out_tsv", metavar="OUT.tsv")
-    pairs.add_argument("--threshold", type=_share, default=0.5,
-                       help="write the pairs whose estimated resemblance is above this, 0-1 (default 0.5)")
+    pairs.add_argument(
+        "--threshold",
+        type=_share,
+        default=0.5,
+        help="write the pairs whose estimated resemblance is above this, 0-1 (default 0.5)",
+    )
 
-    books = add("compare-books", cmd_compare_books,
-                "How two paginated documents relate (Spasojevic & Poncin): SAME_PAGINATION, DIFFERENT_PAGINATION, "
-                "CONTIGUOUS_SUBSET or OVERLAPPING_TEXT, then the page-level signals it was decided from. Pages are "
-                "separated by form feeds, as pdftotext writes them.")
+    books = add(
+        "compare-books",
+        cmd_compare_books,
+        "How two paginated documents relate (Spasojevic & Poncin): SAME_PAGINATION, DIFFERENT_PAGINATION, "
+        "CONTIGUOUS_SUBSET or OVERLAPPING_TEXT, then the page-level signals it was decided from. Pages are "
+        "separated by form feeds, as pdftotext writes them.",
+    )
     books.add_argument("book_a", metavar="A.txt")
     books.add_argument("book_b", metavar="B.txt")
 
-    add("check-config", cmd_check_config, "Validate a config file and its input paths, as the workflow does "
-        "before it plans any job.", config_help=f"config file (default: {WORKFLOW_CONFIG_PATH}, which the "
-        "working directory must then have)")
+    add(
+        "check-config",
+        cmd_check_config,
+        "Validate a config file and its input paths, as the workflow does before it plans any job.",
+        config_help=f"config file (default: {WORKFLOW_CONFIG_PATH}, which the "
+        "working directory must then have)",
+    )
 
-    status_help = ("Print running, success or failed for a SLURM job id, as Snakemake's cluster-generic "
-                   "executor asks it (the status command of profiles/cluster-generic).")
+    status_help = (
+        "Print running, success or failed for a SLURM job id, as Snakemake's cluster-generic "
+        "executor asks it (the status command of profiles/cluster-generic)."
+    )
     status = commands.add_parser("slurm-status", help=status_help, description=status_help)
     status.add_argument("job_id", metavar="JOBID")
     status.set_defaults(func=cmd_slurm_status)
@@ -329,7 +454,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpusbuilder: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return 2
     except UnicodeDecodeError as error:
-        print(f"corpusbuilder: an input is not UTF-8 text ({error.reason} at byte {error.start})", file=sys.stderr)
+        print(
+            f"corpusbuilder: an input is not UTF-8 text ({error.reason} at byte {error.start})",
+            file=sys.stderr,
+        )
         return 2
 
 

@@ -33,8 +33,11 @@ def dataclass_values(cls, section: dict, renamed: dict[str, str] | None = None) 
     where the two differ. Missing fields keep the class defaults, which
     tests/test_config.py holds equal to the schema's."""
     renamed = renamed or {}
-    return {name: section[renamed.get(name, name)] for name in cls.__dataclass_fields__
-            if renamed.get(name, name) in section}
+    return {
+        name: section[renamed.get(name, name)]
+        for name in cls.__dataclass_fields__
+        if renamed.get(name, name) in section
+    }
 
 
 def _key_path(path) -> str:
@@ -53,7 +56,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
         allowed = sorted(error.schema.get("properties", {}))
         unknown = sorted(set(error.instance) - set(allowed))
         where = f"under '{key}'" if error.absolute_path else "at the top level"
-        return f"unknown config key {where}: {', '.join(unknown)} (known keys: {', '.join(allowed)})"
+        return (
+            f"unknown config key {where}: {', '.join(unknown)} (known keys: {', '.join(allowed)})"
+        )
     return f"config key '{key}': {error.message}"
 
 
@@ -130,7 +135,9 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
     except (yaml.YAMLError, UnicodeDecodeError) as error:
         raise ConfigError(f"config file {path} is not YAML: {str(error).splitlines()[0]}") from None
     if not isinstance(raw, dict):
-        raise ConfigError(f"config file {path} must hold a mapping of keys, not {type(raw).__name__}")
+        raise ConfigError(
+            f"config file {path} must hold a mapping of keys, not {type(raw).__name__}"
+        )
     return validate_config(raw)
 
 
@@ -139,7 +146,13 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     exist or is no WARC, one listed twice, one inside the workflow's own data/warc/ (whose files
     it replaces), a local Common Crawl listing that is missing or unreadable, an s3:// input
     without boto3 installed, and settings that contradict each other."""
-    from corpusbuilder.download import S3_INSTALL_HINT, looks_like_warc, parse_source, resolve_sources, s3_available
+    from corpusbuilder.download import (
+        S3_INSTALL_HINT,
+        looks_like_warc,
+        parse_source,
+        resolve_sources,
+        s3_available,
+    )
     from corpusbuilder.stoplists import PAGE, available_stoplists
 
     # compared without following links: data/warc/ holds links to the originals
@@ -155,14 +168,23 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         if not path.is_file():
             raise ConfigError(f"config key 'input.warcs[{index}]': no such file: {path}")
         if Path(os.path.abspath(path)).is_relative_to(own_copies):
-            raise ConfigError(f"config key 'input.warcs[{index}]': {path} is inside data/warc/, where the "
-                              "workflow keeps its own copies of the inputs (and replaces them); give the original")
+            raise ConfigError(
+                f"config key 'input.warcs[{index}]': {path} is inside data/warc/, where the "
+                "workflow keeps its own copies of the inputs (and replaces them); give the original"
+            )
         if not looks_like_warc(path):
             raise ConfigError(f"config key 'input.warcs[{index}]': {path} is not a WARC file")
     cc_paths = config["input"]["cc_paths"]
-    s3_keys = [f"input.warcs[{index}]" for index, source in enumerate(config["input"]["warcs"])
-               if source.startswith("s3://")]
-    s3_keys += [f"input.cc_paths.{key}" for key in ("listing", "base_url") if (cc_paths[key] or "").startswith("s3://")]
+    s3_keys = [
+        f"input.warcs[{index}]"
+        for index, source in enumerate(config["input"]["warcs"])
+        if source.startswith("s3://")
+    ]
+    s3_keys += [
+        f"input.cc_paths.{key}"
+        for key in ("listing", "base_url")
+        if (cc_paths[key] or "").startswith("s3://")
+    ]
     if s3_keys and not s3_available():
         raise ConfigError(f"config key '{s3_keys[0]}': {S3_INSTALL_HINT}")
     try:
@@ -174,39 +196,64 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         # a remote listing is read once, when the workflow plans its jobs (its errors name it); a
         # local one with input.warcs, as the workflow reads them: an entry may repeat a WARC
         if listing is not None and parse_source(listing)[0] == "local":
-            resolve_sources(config["input"]["warcs"], cc_listing=listing, cc_base_url=cc_paths["base_url"],
-                            cc_limit=cc_paths["limit"], base_dir=base_dir)
+            resolve_sources(
+                config["input"]["warcs"],
+                cc_listing=listing,
+                cc_base_url=cc_paths["base_url"],
+                cc_limit=cc_paths["limit"],
+                base_dir=base_dir,
+            )
     except (ValueError, OSError) as error:
         raise ConfigError(f"config key 'input.cc_paths.listing': {error}") from None
     bands, k = config["similarity"]["bands"], config["similarity"]["k"]
     if bands and k % bands:
-        raise ConfigError(f"config key 'similarity.bands': {bands} does not divide similarity.k = {k}")
+        raise ConfigError(
+            f"config key 'similarity.bands': {bands} does not divide similarity.k = {k}"
+        )
     against = config["dedup"]["against"]
     if against is not None and not (base_dir / against).is_file():
-        raise ConfigError(f"config key 'dedup.against': no such file: {base_dir / against} (give the "
-                          "results/dedup_state.parquet of the corpus built before)")
+        raise ConfigError(
+            f"config key 'dedup.against': no such file: {base_dir / against} (give the "
+            "results/dedup_state.parquet of the corpus built before)"
+        )
     if config["dedup"]["level"] in ("sentence", "span") and not config["tokenise"]["cjk_chars"]:
-        raise ConfigError(f"config key 'dedup.level': {config['dedup']['level']} cuts blocks where the token file "
-                          "counts tokens, and export counts them with tokenise.cjk_chars: true; set it back")
+        raise ConfigError(
+            f"config key 'dedup.level': {config['dedup']['level']} cuts blocks where the token file "
+            "counts tokens, and export counts them with tokenise.cjk_chars: true; set it back"
+        )
     if config["dedup"]["partial_low"] > config["dedup"]["partial_high"]:
-        raise ConfigError("config key 'dedup.partial_low': larger than dedup.partial_high, so the band of "
-                          "blocks judged by their sentences is empty")
+        raise ConfigError(
+            "config key 'dedup.partial_low': larger than dedup.partial_high, so the band of "
+            "blocks judged by their sentences is empty"
+        )
     if config["extract"]["min_bytes"] > config["extract"]["max_bytes"]:
-        raise ConfigError("config key 'extract.min_bytes': larger than extract.max_bytes, so every page would be skipped")
+        raise ConfigError(
+            "config key 'extract.min_bytes': larger than extract.max_bytes, so every page would be skipped"
+        )
     cc = config["input"]["cc_paths"]
     if cc["listing"] and cc["limit"] == 0:
-        raise ConfigError("config key 'input.cc_paths.limit': set how many listing entries to take (> 0)")
+        raise ConfigError(
+            "config key 'input.cc_paths.limit': set how many listing entries to take (> 0)"
+        )
     if cc["listing"] and not cc["base_url"]:
-        raise ConfigError("config key 'input.cc_paths.base_url': required with input.cc_paths.listing")
+        raise ConfigError(
+            "config key 'input.cc_paths.base_url': required with input.cc_paths.listing"
+        )
     for index, directory in enumerate(config["input"]["text_dirs"]):
         if not (base_dir / directory).is_dir():
-            raise ConfigError(f"config key 'input.text_dirs[{index}]': no such directory: {base_dir / directory}")
+            raise ConfigError(
+                f"config key 'input.text_dirs[{index}]': no such directory: {base_dir / directory}"
+            )
     fallback = config["extract"]["stoplist_fallback"]
     if fallback != PAGE and fallback not in available_stoplists():
-        raise ConfigError(f"config key 'extract.stoplist_fallback': no stop list {fallback!r}; "
-                          f"give {PAGE} or one of {', '.join(available_stoplists())}")
+        raise ConfigError(
+            f"config key 'extract.stoplist_fallback': no stop list {fallback!r}; "
+            f"give {PAGE} or one of {', '.join(available_stoplists())}"
+        )
     if config["extract"]["model"] and config["extract"]["preset"] != "best":
-        raise ConfigError("config key 'extract.model': a model is read only with extract.preset: best")
+        raise ConfigError(
+            "config key 'extract.model': a model is read only with extract.preset: best"
+        )
     if not (config["input"]["warcs"] or cc["listing"] or config["input"]["text_dirs"]):
         raise ConfigError(
             "config key 'input.warcs': no input - give WARC paths/URLs, input.cc_paths or input.text_dirs"

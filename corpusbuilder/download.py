@@ -58,7 +58,9 @@ class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, req, fp, code, msg, headers, newurl):
         scheme = urllib.parse.urlsplit(newurl).scheme.lower()
         if scheme not in ("http", "https"):
-            raise urllib.error.URLError(f"redirected to {scheme}:// ({newurl}); only http(s) is followed")
+            raise urllib.error.URLError(
+                f"redirected to {scheme}:// ({newurl}); only http(s) is followed"
+            )
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
@@ -87,7 +89,9 @@ def parse_source(source: str) -> tuple[str, str]:
             raise ValueError(f"URL {source!r} has no host")
         # http.client refuses these late with an exception that looks transient.
         if re.search(r"[\x00-\x20\x7f]", source):
-            raise ValueError(f"URL {source!r} contains spaces or control characters; percent-encode them")
+            raise ValueError(
+                f"URL {source!r} contains spaces or control characters; percent-encode them"
+            )
         return "http", source
     if parts.scheme == "s3":
         if not parts.netloc or not parts.path.strip("/"):
@@ -176,14 +180,25 @@ def group_sources(sources: dict[str, str], warcs_per_shard: int) -> dict[str, di
     Groups are counted from the first input, so inputs added at the end change only the last
     shard (when it was not full) and make new ones; one WARC a shard keeps its name as shard name.
     """
-    if not isinstance(warcs_per_shard, int) or isinstance(warcs_per_shard, bool) or warcs_per_shard < 1:
-        raise ValueError(f"input.warcs_per_shard must be a positive integer, not {warcs_per_shard!r}")
+    if (
+        not isinstance(warcs_per_shard, int)
+        or isinstance(warcs_per_shard, bool)
+        or warcs_per_shard < 1
+    ):
+        raise ValueError(
+            f"input.warcs_per_shard must be a positive integer, not {warcs_per_shard!r}"
+        )
     warcs = list(sources.items())
-    groups = (dict(warcs[start:start + warcs_per_shard]) for start in range(0, len(warcs), warcs_per_shard))
+    groups = (
+        dict(warcs[start : start + warcs_per_shard])
+        for start in range(0, len(warcs), warcs_per_shard)
+    )
     return {next(iter(group)): group for group in groups}
 
 
-def fetch_shard(sources: dict[str, str], folder: str | Path, staging: str | Path, **options) -> list[dict]:
+def fetch_shard(
+    sources: dict[str, str], folder: str | Path, staging: str | Path, **options
+) -> list[dict]:
     """`fetch` each WARC of one shard (``{warc: source}``, `group_sources`) to
     ``{folder}/{warc}.warc.gz`` with its sidecar ``{warc}.json``; return the sidecars in order.
 
@@ -195,7 +210,9 @@ def fetch_shard(sources: dict[str, str], folder: str | Path, staging: str | Path
     metas = []
     for warc, source in sources.items():
         staged, meta_path = warc_file(staging, warc), warc_sidecar(staging, warc)
-        earlier = json.loads(meta_path.read_text()) if staged.exists() and meta_path.is_file() else None
+        earlier = (
+            json.loads(meta_path.read_text()) if staged.exists() and meta_path.is_file() else None
+        )
         if earlier is not None and earlier["source"] == source:
             metas.append(earlier)
         else:
@@ -228,8 +245,9 @@ def _unique_name(name: str, taken: set[str]) -> str:
     return candidate
 
 
-def _listing_entries(listing: str, base_url: str | None, limit: int | None, base_dir: Path,
-                     s3: dict | None) -> list[str]:
+def _listing_entries(
+    listing: str, base_url: str | None, limit: int | None, base_dir: Path, s3: dict | None
+) -> list[str]:
     """The first ``limit`` non-blank lines of a warc.paths listing, joined to ``base_url`` when given."""
     if limit is not None and (not isinstance(limit, int) or limit < 0):
         raise ValueError(f"the listing limit must be a non-negative integer, not {limit!r}")
@@ -240,7 +258,9 @@ def _listing_entries(listing: str, base_url: str | None, limit: int | None, base
     for entry in entries:
         # A fetched listing must not steer us outside the base (e.g. to local files).
         if ".." in entry.split("/"):
-            raise ValueError(f"entry {entry!r} of listing {listing!r} climbs out of the base URL with '..'")
+            raise ValueError(
+                f"entry {entry!r} of listing {listing!r} climbs out of the base URL with '..'"
+            )
     return [base_url.rstrip("/") + "/" + entry.lstrip("/") for entry in entries]
 
 
@@ -252,7 +272,9 @@ def _read_listing(listing: str, base_dir: Path, s3: dict | None) -> str:
             copy = Path(tmp) / "listing"
             try:
                 fetch(listing, copy, s3=s3)
-            except DownloadError as err:  # the workflow reads the listing while it plans: a line, not a traceback
+            except (
+                DownloadError
+            ) as err:  # the workflow reads the listing while it plans: a line, not a traceback
                 raise ValueError(f"cannot read listing {listing!r}: {err}") from err
             data = copy.read_bytes()
     else:
@@ -273,7 +295,9 @@ def _local_path(location: str, base_dir: Path) -> Path:
 def _existing_file(location: str, base_dir: Path, source: str) -> Path:
     path = _local_path(location, base_dir)
     if not path.is_file():
-        raise FileNotFoundError(f"local input {str(path)!r} (from {source!r}) is missing or not a file")
+        raise FileNotFoundError(
+            f"local input {str(path)!r} (from {source!r}) is missing or not a file"
+        )
     return path
 
 
@@ -320,14 +344,18 @@ def fetch(
         if kind == "http":
             attempt = functools.partial(_download_attempt, location, part, timeout=timeout, log=log)
         else:
-            attempt = functools.partial(_s3_attempt, _s3_client(s3 or {}, timeout), location, part, log=log)
+            attempt = functools.partial(
+                _s3_attempt, _s3_client(s3 or {}, timeout), location, part, log=log
+            )
         _download(location, part, attempt, retries=retries, backoff=backoff, log=log)
         _validator_path(part).unlink(missing_ok=True)
         if expect_warc and not looks_like_warc(part):
             with open(part, "rb") as f:
                 head = f.read(60)
             part.unlink()
-            raise DownloadError(f"{location}: what arrived is not a WARC file (it begins {head!r}); nothing kept")
+            raise DownloadError(
+                f"{location}: what arrived is not a WARC file (it begins {head!r}); nothing kept"
+            )
     else:
         method = "copy" if copy_local else "link"
         _place_local(_existing_file(location, Path.cwd(), source), part, copy=copy_local)
@@ -435,7 +463,9 @@ def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
             if total == offset:
                 return  # part already holds every byte
             part.unlink()
-            raise _TransientError(f"cannot resume at byte {offset} (size {total}); restarting") from err
+            raise _TransientError(
+                f"cannot resume at byte {offset} (size {total}); restarting"
+            ) from err
         if err.code in RETRY_STATUSES or err.code >= 500:
             raise _TransientError(f"HTTP {err.code} {err.reason}") from err
         raise DownloadError(f"{url}: HTTP {err.code} {err.reason}") from err
@@ -452,15 +482,21 @@ def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
             start, total = _parse_content_range(response.headers.get("Content-Range"))
             if start != offset:
                 part.unlink()
-                raise _TransientError(f"asked for bytes from {offset}, got a range from {start}; restarting")
+                raise _TransientError(
+                    f"asked for bytes from {offset}, got a range from {start}; restarting"
+                )
             if validator and current and current != validator:  # a server that ignores If-Range
                 part.unlink()
                 validator_file.unlink(missing_ok=True)
-                raise _TransientError("the file changed on the server since the download began; restarting")
+                raise _TransientError(
+                    "the file changed on the server since the download began; restarting"
+                )
         elif response.status == 200:
             if offset:
-                log(f"{url}: the server sent the whole file (it changed since, or ignored the Range request); "
-                    "restarting from zero")
+                log(
+                    f"{url}: the server sent the whole file (it changed since, or ignored the Range request); "
+                    "restarting from zero"
+                )
             start, total = 0, _int_or_none(response.headers.get("Content-Length"))
         else:
             raise DownloadError(f"{url}: unexpected HTTP {response.status} {response.reason}")
@@ -469,7 +505,15 @@ def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
                 validator_file.write_text(current)
             else:
                 validator_file.unlink(missing_ok=True)
-        _receive(response.read1, part, start=start, total=total, label=part.name, log=log, chunk_size=CHUNK_SIZE)
+        _receive(
+            response.read1,
+            part,
+            start=start,
+            total=total,
+            label=part.name,
+            log=log,
+            chunk_size=CHUNK_SIZE,
+        )
 
     size = _file_size(part)
     if total is not None and size > total:
@@ -508,7 +552,9 @@ def _s3_client(options: dict, timeout: float):
         signature_version=botocore.UNSIGNED if options.get("anonymous") else None,
     )
     # A session of its own: boto3's default one keeps the credentials it found first.
-    return boto3.session.Session().client("s3", endpoint_url=options.get("endpoint_url"), config=config)
+    return boto3.session.Session().client(
+        "s3", endpoint_url=options.get("endpoint_url"), config=config
+    )
 
 
 def _s3_attempt(client, url: str, part: Path, *, log) -> None:
@@ -527,7 +573,11 @@ def _s3_attempt(client, url: str, part: Path, *, log) -> None:
         etag, total = head["ETag"], head["ContentLength"]
         began = validator_file.read_text() if offset and validator_file.is_file() else etag
         if began != etag or offset > total:
-            why = "the object changed since the download began" if began != etag else "the partial file is too long"
+            why = (
+                "the object changed since the download began"
+                if began != etag
+                else "the partial file is too long"
+            )
             log(f"{url}: {why}; restarting from zero")
             part.unlink()
             offset = 0
@@ -537,15 +587,25 @@ def _s3_attempt(client, url: str, part: Path, *, log) -> None:
         if offset == 0 or offset < total:
             ranged = {"Range": f"bytes={offset}-"} if offset else {}
             body = client.get_object(Bucket=bucket, Key=key, IfMatch=etag, **ranged)["Body"]
-            _receive(body.read, part, start=offset, total=total, label=part.name, log=log,
-                     chunk_size=S3_CHUNK_SIZE, errors=(OSError, boto.HTTPClientError, boto.IncompleteReadError))
+            _receive(
+                body.read,
+                part,
+                start=offset,
+                total=total,
+                label=part.name,
+                log=log,
+                chunk_size=S3_CHUNK_SIZE,
+                errors=(OSError, boto.HTTPClientError, boto.IncompleteReadError),
+            )
     except boto.ClientError as err:
         raise _s3_failure(url, err) from err
     except (boto.HTTPClientError, boto.ConnectionError) as err:
         raise _TransientError(f"no valid response: {err}") from err
     except boto.NoCredentialsError as err:
-        raise DownloadError(f"{url}: no AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
-                            "~/.aws/credentials); a bucket open to everyone needs download.s3.anonymous") from err
+        raise DownloadError(
+            f"{url}: no AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or "
+            "~/.aws/credentials); a bucket open to everyone needs download.s3.anonymous"
+        ) from err
     except boto.BotoCoreError as err:  # a malformed endpoint, a bad profile: no retry mends these
         raise DownloadError(f"{url}: {err}") from err
 
@@ -559,7 +619,13 @@ def _s3_attempt(client, url: str, part: Path, *, log) -> None:
         raise _TransientError(f"the bytes received do not have the object's MD5 {md5}; restarting")
 
 
-S3_RETRY_CODES = {"SlowDown", "RequestTimeout", "Throttling", "ThrottlingException", "InternalError"}
+S3_RETRY_CODES = {
+    "SlowDown",
+    "RequestTimeout",
+    "Throttling",
+    "ThrottlingException",
+    "InternalError",
+}
 
 
 def _s3_failure(url: str, err) -> Exception:
@@ -575,7 +641,9 @@ def _s3_failure(url: str, err) -> Exception:
         403: "access denied (check the AWS credentials, or set download.s3.anonymous for a public bucket)",
         404: "no such bucket or object",
     }.get(status, err.response.get("Error", {}).get("Message") or "refused")
-    detail = str(status) if code == str(status) else f"{status} {code}"  # a HEAD's error has no code
+    detail = (
+        str(status) if code == str(status) else f"{status} {code}"
+    )  # a HEAD's error has no code
     return DownloadError(f"{url}: {explanation} (S3 {detail})")
 
 
@@ -589,8 +657,17 @@ def _plain_md5(head: dict) -> str | None:
     return etag if re.fullmatch(r"[0-9a-f]{32}", etag) else None
 
 
-def _receive(read, part: Path, *, start: int, total: int | None, label: str, log, chunk_size: int,
-             errors: tuple[type[Exception], ...] = (OSError, http.client.HTTPException)) -> None:
+def _receive(
+    read,
+    part: Path,
+    *,
+    start: int,
+    total: int | None,
+    label: str,
+    log,
+    chunk_size: int,
+    errors: tuple[type[Exception], ...] = (OSError, http.client.HTTPException),
+) -> None:
     """Write what ``read(n)`` returns to part from byte start on, until it returns nothing,
     logging progress now and then; ``errors`` raised by read are a lost connection."""
     progress = _Progress(label, start, total, log)
@@ -601,7 +678,9 @@ def _receive(read, part: Path, *, start: int, total: int | None, label: str, log
                 # HTTP's read1 hands over whatever has arrived, so bytes received before a timeout are kept.
                 chunk = read(chunk_size)
             except errors as err:
-                raise _TransientError(f"connection lost after {progress.done} bytes: {err!r}") from err
+                raise _TransientError(
+                    f"connection lost after {progress.done} bytes: {err!r}"
+                ) from err
             if not chunk:
                 return
             out.write(chunk)
@@ -610,8 +689,10 @@ def _receive(read, part: Path, *, start: int, total: int | None, label: str, log
             elapsed = time.monotonic() - window_start
             if elapsed >= SLOW_WINDOW:
                 if window_bytes < MIN_BYTES_PER_SECOND * elapsed:
-                    raise _TransientError(f"{window_bytes / elapsed:.0f} bytes/s for {elapsed:.0f} s, below "
-                                          f"{MIN_BYTES_PER_SECOND} bytes/s; the next attempt resumes")
+                    raise _TransientError(
+                        f"{window_bytes / elapsed:.0f} bytes/s for {elapsed:.0f} s, below "
+                        f"{MIN_BYTES_PER_SECOND} bytes/s; the next attempt resumes"
+                    )
                 window_start, window_bytes = time.monotonic(), 0
 
 
@@ -630,7 +711,11 @@ class _Progress:
             return
         self.logged = now
         rate = (self.done - self.first) / max(now - self.started, 1e-6)
-        of_total = f" of {_megabytes(self.total)} ({100 * self.done / self.total:.1f}%)" if self.total else ""
+        of_total = (
+            f" of {_megabytes(self.total)} ({100 * self.done / self.total:.1f}%)"
+            if self.total
+            else ""
+        )
         self.log(f"{self.label}: {_megabytes(self.done)}{of_total} at {_megabytes(rate)}/s")
 
 

@@ -40,7 +40,12 @@ import pyarrow.compute as pc
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.language import document_texts
 from corpusbuilder.tables import (
-    HASHES_SCHEMA, PARTITION_DECISIONS_SCHEMA, Survivors, read_hash_partition, read_shard_decisions, read_table,
+    HASHES_SCHEMA,
+    PARTITION_DECISIONS_SCHEMA,
+    Survivors,
+    read_hash_partition,
+    read_shard_decisions,
+    read_table,
 )
 
 log = logging.getLogger(__name__)
@@ -69,7 +74,9 @@ def normalise_text(text: str, params: ExactDedupParams) -> str:
 
 
 def text_md5(text: str, params: ExactDedupParams) -> bytes:
-    return hashlib.md5(normalise_text(text, params).encode("utf-8", errors="surrogatepass")).digest()
+    return hashlib.md5(
+        normalise_text(text, params).encode("utf-8", errors="surrogatepass")
+    ).digest()
 
 
 # the block columns a document's hash and word count are computed from
@@ -85,7 +92,9 @@ def exact_hashes(kept: Survivors, shard_rank: int, params: ExactDedupParams) -> 
         {
             "md5": [text_md5(text, params) for text in texts],
             "shard_rank": [shard_rank] * len(texts),
-            "record_index": kept.documents.set_index("doc_id")["record_index"].reindex(texts.index).tolist(),
+            "record_index": kept.documents.set_index("doc_id")["record_index"]
+            .reindex(texts.index)
+            .tolist(),
             "doc_id": texts.index.tolist(),
             "n_words": n_words.reindex(texts.index).tolist(),
         },
@@ -101,7 +110,9 @@ def md5_bytes(md5: pa.Array | pa.ChunkedArray) -> np.ndarray:
     buffer = md5.buffers()[1]
     if buffer is None:  # an empty array may have no data buffer
         return np.zeros((0, 16), dtype=np.uint8)
-    return np.frombuffer(buffer, dtype=np.uint8, count=16 * len(md5), offset=16 * md5.offset).reshape(-1, 16)
+    return np.frombuffer(
+        buffer, dtype=np.uint8, count=16 * len(md5), offset=16 * md5.offset
+    ).reshape(-1, 16)
 
 
 def md5_partitions(md5: np.ndarray, partitions: int) -> np.ndarray:
@@ -128,12 +139,14 @@ def md5_hex(md5: np.ndarray) -> pa.ChunkedArray:
     """(n, 16) hashes as 32-character lower-case hex strings."""
     chunks = []
     for start in range(0, max(len(md5), 1), _HEX_CHUNK_ROWS):
-        part = md5[start:start + _HEX_CHUNK_ROWS]
+        part = md5[start : start + _HEX_CHUNK_ROWS]
         digits = np.empty((len(part), 32), dtype=np.uint8)
         digits[:, 0::2] = _HEX_DIGITS[part >> 4]
         digits[:, 1::2] = _HEX_DIGITS[part & 15]
         offsets = np.arange(0, 32 * len(part) + 1, 32, dtype=np.int32)
-        chunks.append(pa.StringArray.from_buffers(len(part), pa.py_buffer(offsets), pa.py_buffer(digits)))
+        chunks.append(
+            pa.StringArray.from_buffers(len(part), pa.py_buffer(offsets), pa.py_buffer(digits))
+        )
     return pa.chunked_array(chunks, pa.string())
 
 
@@ -161,7 +174,9 @@ def first_copy_decisions(hashes: pa.Table) -> pa.Table:
             "doc_id": hashes["doc_id"],
             "md5": md5_hex(md5),
             "kept": kept,
-            "duplicate_of": pc.if_else(kept, pa.scalar(None, pa.string()), hashes["doc_id"].take(first_of)),
+            "duplicate_of": pc.if_else(
+                kept, pa.scalar(None, pa.string()), hashes["doc_id"].take(first_of)
+            ),
             "n_words": hashes["n_words"],
         },
         schema=PARTITION_DECISIONS_SCHEMA,
@@ -182,14 +197,18 @@ def decide_partition(hash_paths: Sequence[Path | str], partition: int, partition
     return first_copy_decisions(pa.concat_tables(parts))
 
 
-def shard_decisions(partition_paths: Sequence[Path | str], hashes_path: Path | str, shard_rank: int) -> pa.Table:
+def shard_decisions(
+    partition_paths: Sequence[Path | str], hashes_path: Path | str, shard_rank: int
+) -> pa.Table:
     """The decisions file of the shard at `shard_rank`: its rows of every partition's decisions, in
     partition order, so in md5 order; one for each document of its exact_hashes file."""
     table = pa.concat_tables([read_shard_decisions(path, shard_rank) for path in partition_paths])
     hashed = read_table(hashes_path, ["doc_id"])["doc_id"]
     if table.num_rows != len(hashed) or set(table["doc_id"].to_pylist()) != set(hashed):
-        raise ValueError(f"{hashes_path}: {len(hashed)} documents hashed, but the partitions decide "
-                         f"{table.num_rows} of shard {shard_rank}; are they of another crawl order?")
+        raise ValueError(
+            f"{hashes_path}: {len(hashed)} documents hashed, but the partitions decide "
+            f"{table.num_rows} of shard {shard_rank}; are they of another crawl order?"
+        )
     return table
 
 

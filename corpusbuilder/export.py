@@ -70,8 +70,14 @@ def block_texts(blocks) -> list[str]:
     if REMOVED_PARTS[0] not in blocks:
         return [" ".join(text.split()) for text in blocks["text"]]
     # a block kept or removed whole has no ranges (a null, NaN after a join)
-    return [kept_chunks(text, starts, ends) if isinstance(starts, (list, np.ndarray)) else " ".join(text.split())
-            for text, starts, ends in zip(blocks["text"], blocks[REMOVED_PARTS[0]], blocks[REMOVED_PARTS[1]])]
+    return [
+        kept_chunks(text, starts, ends)
+        if isinstance(starts, (list, np.ndarray))
+        else " ".join(text.split())
+        for text, starts, ends in zip(
+            blocks["text"], blocks[REMOVED_PARTS[0]], blocks[REMOVED_PARTS[1]]
+        )
+    ]
 
 
 def kept_documents(kept: Survivors) -> Iterator[ExportDocument]:
@@ -79,7 +85,10 @@ def kept_documents(kept: Survivors) -> Iterator[ExportDocument]:
     by_doc = {doc_id: group for doc_id, group in kept.blocks.groupby("doc_id", sort=False)}
     for row in kept.documents.itertuples(index=False):
         group = by_doc[row.doc_id]
-        score, offset = _present(getattr(row, "language_score", None)), _present(getattr(row, "offset", None))
+        score, offset = (
+            _present(getattr(row, "language_score", None)),
+            _present(getattr(row, "offset", None)),
+        )
         yield ExportDocument(
             id=row.doc_id,
             url=row.uri,
@@ -96,9 +105,18 @@ def kept_documents(kept: Survivors) -> Iterator[ExportDocument]:
 
 
 def to_json_line(doc: ExportDocument) -> str:
-    record = {"id": doc.id, "text": doc.text, "url": doc.url, "language": doc.language,
-              "language_score": doc.language_score, "warc_record_id": doc.warc_record_id, "date": doc.date,
-              "source": doc.source, "offset": doc.offset, "paragraphs": doc.paragraphs}
+    record = {
+        "id": doc.id,
+        "text": doc.text,
+        "url": doc.url,
+        "language": doc.language,
+        "language_score": doc.language_score,
+        "warc_record_id": doc.warc_record_id,
+        "date": doc.date,
+        "source": doc.source,
+        "offset": doc.offset,
+        "paragraphs": doc.paragraphs,
+    }
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
@@ -116,7 +134,9 @@ def quoteattr(text: str) -> str:
 
 
 def _doc_tag(doc: ExportDocument) -> str:
-    return f"<doc id={quoteattr(doc.id)} url={quoteattr(doc.url)} language={quoteattr(doc.language)}>"
+    return (
+        f"<doc id={quoteattr(doc.id)} url={quoteattr(doc.url)} language={quoteattr(doc.language)}>"
+    )
 
 
 def to_prevertical(doc: ExportDocument) -> str:
@@ -149,8 +169,12 @@ def _write_gzip_text(path: Path, chunks: Iterable[str]) -> None:
                     text.write(chunk)
 
 
-def write_corpus(documents: Iterable[ExportDocument], jsonl_path: Path, prevert_path: Path,
-                 vert_path: Path | None = None) -> int:
+def write_corpus(
+    documents: Iterable[ExportDocument],
+    jsonl_path: Path,
+    prevert_path: Path,
+    vert_path: Path | None = None,
+) -> int:
     """Write the formats; returns the number of documents."""
     documents = list(documents)
     _write_gzip_text(Path(jsonl_path), map(to_json_line, documents))
@@ -179,11 +203,18 @@ def read_corpus(path: Path) -> Iterator[dict]:
                 try:
                     document = json.loads(line)
                 except json.JSONDecodeError as error:
-                    raise CorpusFormatError(f"{path}: line {number} is not JSON ({error.msg})") from None
-                if not (isinstance(document, dict) and isinstance(document.get("id"), str)
-                        and isinstance(document.get("paragraphs"), list)):
-                    raise CorpusFormatError(f"{path}: line {number} is no document (a JSON object with a string "
-                                            "id and a list of paragraphs)")
+                    raise CorpusFormatError(
+                        f"{path}: line {number} is not JSON ({error.msg})"
+                    ) from None
+                if not (
+                    isinstance(document, dict)
+                    and isinstance(document.get("id"), str)
+                    and isinstance(document.get("paragraphs"), list)
+                ):
+                    raise CorpusFormatError(
+                        f"{path}: line {number} is no document (a JSON object with a string "
+                        "id and a list of paragraphs)"
+                    )
                 yield document
     except gzip.BadGzipFile:
         raise CorpusFormatError(f"{path}: not gzip data") from None

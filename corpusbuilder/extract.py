@@ -80,9 +80,13 @@ class ExtractParams:
         """Build from the validated `extract` config section (preset + per-threshold overrides)."""
         values = dataclass_values(cls, section)
         preset = section.get("preset", BEST_PRESET)
-        values["justext"] = replace(PRESETS.get(preset, PRESETS["default"]), **values.get("justext", {}))
+        values["justext"] = replace(
+            PRESETS.get(preset, PRESETS["default"]), **values.get("justext", {})
+        )
         values["learned"] = preset == BEST_PRESET
-        values["site_boilerplate"] = SiteBoilerplateParams.from_config(values.get("site_boilerplate", {}))
+        values["site_boilerplate"] = SiteBoilerplateParams.from_config(
+            values.get("site_boilerplate", {})
+        )
         values["html_content_types"] = tuple(values.get("html_content_types", HTML_CONTENT_TYPES))
         values["model"] = Path(values["model"]) if values.get("model") else None
         return cls(**values)
@@ -147,8 +151,14 @@ def iter_warc_records(path: Path, params: ExtractParams) -> Iterator[WarcRecord]
                         # the reader's state after a malformed record is not to be trusted: go on
                         # from the next record that can be found, whatever this one's length said
                         start = _next_record_start(stream, last_start + 1, size)
-                        row.reason = (row.reason + (f"; the next record is {start - last_start} bytes on"
-                                                    if start is not None else "; no record follows"))[:500]
+                        row.reason = (
+                            row.reason
+                            + (
+                                f"; the next record is {start - last_start} bytes on"
+                                if start is not None
+                                else "; no record follows"
+                            )
+                        )[:500]
                         yield row
                         break
                     yield row
@@ -156,8 +166,15 @@ def iter_warc_records(path: Path, params: ExtractParams) -> Iterator[WarcRecord]
                     if records.offset < size:
                         failed_at = records.offset
                         index += 1
-                        yield WarcRecord(index, failed_at, "error", "", reason=(
-                            f"truncated: {size - records.offset} bytes at the end are no complete record"))
+                        yield WarcRecord(
+                            index,
+                            failed_at,
+                            "error",
+                            "",
+                            reason=(
+                                f"truncated: {size - records.offset} bytes at the end are no complete record"
+                            ),
+                        )
                 continue
             except Exception as error:  # noqa: BLE001 - any failure of a stranger's file is that record's
                 failed_at = max(records.offset, last_start)
@@ -166,9 +183,11 @@ def iter_warc_records(path: Path, params: ExtractParams) -> Iterator[WarcRecord]
                 what = f"{type(error).__name__}: {ascii(str(error)[:200])}"
                 # the reader's own error (warcio's, on a record cut off mid-header or mid-body) is
                 # kept for diagnosis, after what it means for the file
-                reason = (f"truncated: the last {size - failed_at} bytes are an incomplete record ({what})"
-                          if start is None
-                          else f"unreadable, {start - failed_at} bytes skipped to the next record: {what}")
+                reason = (
+                    f"truncated: the last {size - failed_at} bytes are an incomplete record ({what})"
+                    if start is None
+                    else f"unreadable, {start - failed_at} bytes skipped to the next record: {what}"
+                )
             index += 1
             yield WarcRecord(index, failed_at, "error", "", reason=reason[:500])
 
@@ -178,8 +197,13 @@ def _read_record_or_error(record, index: int, offset: int, params: ExtractParams
         return _read_record(record, index, offset, params)
     except Exception as error:  # noqa: BLE001 - a malformed record is its own row, not the shard's end
         uri = record.rec_headers.get_header("WARC-Target-URI") or ""
-        return WarcRecord(index, offset, record.rec_type or "error", uri,
-                          reason=f"malformed: {type(error).__name__}: {error}"[:500])
+        return WarcRecord(
+            index,
+            offset,
+            record.rec_type or "error",
+            uri,
+            reason=f"malformed: {type(error).__name__}: {error}"[:500],
+        )
 
 
 _GZIP_MEMBER = b"\x1f\x8b\x08"
@@ -213,8 +237,14 @@ def _member_starts_a_record(stream, offset: int) -> bool:
 def _read_record(record, index: int, offset: int, params: ExtractParams) -> WarcRecord:
     headers = record.rec_headers
     uri = headers.get_header("WARC-Target-URI") or ""
-    out = WarcRecord(record_index=index, offset=offset, warc_type=record.rec_type, uri=uri,
-                     record_id=headers.get_header("WARC-Record-ID") or "", date=headers.get_header("WARC-Date") or "")
+    out = WarcRecord(
+        record_index=index,
+        offset=offset,
+        warc_type=record.rec_type,
+        uri=uri,
+        record_id=headers.get_header("WARC-Record-ID") or "",
+        date=headers.get_header("WARC-Date") or "",
+    )
     if uri.startswith("dns:"):
         out.reason = "dns"
         return out
@@ -269,7 +299,9 @@ def _status_code(value) -> int | None:
 
 # --------------------------------------------------------------------------- decoding
 
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE)
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE
+)
 _CONTROL_BYTES = bytes(set(range(0x20)) - {0x09, 0x0A, 0x0C, 0x0D, 0x1B})
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -374,7 +406,11 @@ def _decode_detected(body: bytes) -> tuple[str, str, str]:
     western = next((m for m in matches if m.encoding == "cp1252"), None)
     if western is not None and western.chaos <= best.chaos + 0.1:
         best = western
-    return body.decode(best.encoding, errors="replace"), _codec(best.encoding) or best.encoding, "detected"
+    return (
+        body.decode(best.encoding, errors="replace"),
+        _codec(best.encoding) or best.encoding,
+        "detected",
+    )
 
 
 # --------------------------------------------------------------------------- page language
@@ -427,7 +463,9 @@ def guess_page_language(root, sample_chars: int) -> tuple[str, float]:
     return identify_sample(visible_text_sample(root, sample_chars))
 
 
-def segment_page(root, language: str, fallback: str, structure_hints: bool = True) -> tuple[str | None, list]:
+def segment_page(
+    root, language: str, fallback: str, structure_hints: bool = True
+) -> tuple[str | None, list]:
     """jusText's blocks of a page (§2.7.1; with ``structure_hints``, as the `best` preset reads
     them, also cut at HTML5's block-level elements) with stop words counted by the list of its language,
     else by ``fallback``'s; with fallback `page`, by a list of the page's own most frequent
@@ -438,7 +476,9 @@ def segment_page(root, language: str, fallback: str, structure_hints: bool = Tru
     if name == stoplists.PAGE:
         by_characters = stoplists.writes_without_spaces(language)
         tokens = partial(stoplists.stop_tokens, by_characters=by_characters)
-        count_stopwords(blocks, stoplists.page_stoplist((b.text for b in blocks), by_characters), tokens)
+        count_stopwords(
+            blocks, stoplists.page_stoplist((b.text for b in blocks), by_characters), tokens
+        )
     return name, blocks
 
 
@@ -474,15 +514,27 @@ def segmented_page(
         return CleanedPage(charset, charset_source, "", 0.0, "", [], replaced)
     if stoplist_name is None:
         language, probability = guess_page_language(root, params.language_sample_chars)
-        stoplist_name, blocks = segment_page(root, language, params.stoplist_fallback, params.learned)
+        stoplist_name, blocks = segment_page(
+            root, language, params.stoplist_fallback, params.learned
+        )
     else:
         language, probability = "", 0.0
         blocks = segment_blocks(root, stoplists.load_stoplist(stoplist_name), params.learned)
     if len(blocks) > params.max_blocks:
-        raise TooManyBlocksError(f"too-many-blocks: {len(blocks)} (extract.max_blocks {params.max_blocks})")
+        raise TooManyBlocksError(
+            f"too-many-blocks: {len(blocks)} (extract.max_blocks {params.max_blocks})"
+        )
     # the title is a feature of the learned classifier only: the jusText presets skip the lookup
-    return CleanedPage(charset, charset_source, language, probability, stoplist_name, blocks, replaced,
-                       page_title(root) if params.learned else "")
+    return CleanedPage(
+        charset,
+        charset_source,
+        language,
+        probability,
+        stoplist_name,
+        blocks,
+        replaced,
+        page_title(root) if params.learned else "",
+    )
 
 
 def clean_page(
@@ -544,12 +596,15 @@ def extract_shard(
         try:
             load_model(params.model)
         except (OSError, ValueError, KeyError) as error:
-            raise ConfigError(f"config key 'extract.model': cannot load {params.model or 'the shipped model'}: "
-                              f"{type(error).__name__}: {error}") from None
+            raise ConfigError(
+                f"config key 'extract.model': cannot load {params.model or 'the shipped model'}: "
+                f"{type(error).__name__}: {error}"
+            ) from None
     summary = ShardSummary()
-    with ParquetBatchWriter(docs_path, DOCS_SCHEMA) as docs, ParquetBatchWriter(
-        blocks_path, BLOCKS_SCHEMA
-    ) as blocks_out:
+    with (
+        ParquetBatchWriter(docs_path, DOCS_SCHEMA) as docs,
+        ParquetBatchWriter(blocks_path, BLOCKS_SCHEMA) as blocks_out,
+    ):
         for warc, path in warcs:
             for record in iter_warc_records(path, params):
                 row = _doc_row(shard, warc, summary.records, record)
@@ -560,20 +615,40 @@ def extract_shard(
                 if row["reason"] != "ok":
                     summary.count(row["reason"])
                     if row["reason"].startswith("truncated"):
-                        log.warning("%s: reading stopped at offset %d: %s", warc, record.offset, row["reason"])
+                        log.warning(
+                            "%s: reading stopped at offset %d: %s",
+                            warc,
+                            record.offset,
+                            row["reason"],
+                        )
                 docs.append(row)
                 if summary.records % progress_every == 0:
-                    log.info("%s: %d records, %d pages, %d blocks", shard, summary.records, summary.pages,
-                             summary.blocks)
-        failed = {reason: count for reason, count in summary.reasons.items() if reason.startswith("error-")}
+                    log.info(
+                        "%s: %d records, %d pages, %d blocks",
+                        shard,
+                        summary.records,
+                        summary.pages,
+                        summary.blocks,
+                    )
+        failed = {
+            reason: count
+            for reason, count in summary.reasons.items()
+            if reason.startswith("error-")
+        }
         if failed and sum(failed.values()) == summary.attempted:  # raised here, no table is written
-            raise RuntimeError(f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
-                               "machine, not of the pages; see the log")
+            raise RuntimeError(
+                f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
+                "machine, not of the pages; see the log"
+            )
     if params.site_boilerplate.mode != "off":
         summary.good_blocks = mark_site_boilerplate(docs_path, blocks_path, params)
     log.info(
         "%s: done: %d records, %d pages cleaned, %d blocks (%d good); skipped: %s",
-        shard, summary.records, summary.pages, summary.blocks, summary.good_blocks,
+        shard,
+        summary.records,
+        summary.pages,
+        summary.blocks,
+        summary.good_blocks,
         ", ".join(f"{k}={v}" for k, v in sorted(summary.reasons.items())) or "none",
     )
     return summary
@@ -587,12 +662,20 @@ def mark_site_boilerplate(docs_path: Path, blocks_path: Path, params: ExtractPar
     """
     docs, blocks = read_table(docs_path), read_table(blocks_path)
     blocks = mark_blocks(blocks, docs, params.site_boilerplate, params.justext)
-    write_table(pa.Table.from_pandas(blocks, schema=BLOCKS_SCHEMA, preserve_index=False), blocks_path)
-    if params.site_boilerplate.mode == "combine":  # `mark` adds a column; only `combine` changes classes
+    write_table(
+        pa.Table.from_pandas(blocks, schema=BLOCKS_SCHEMA, preserve_index=False), blocks_path
+    )
+    if (
+        params.site_boilerplate.mode == "combine"
+    ):  # `mark` adds a column; only `combine` changes classes
         docs = recount_good(docs, blocks)
         write_table(pa.Table.from_pandas(docs, schema=DOCS_SCHEMA, preserve_index=False), docs_path)
-    log.info("site boilerplate (%s): %d of %d blocks marked", params.site_boilerplate.mode,
-             int(blocks["site_boilerplate"].sum()), len(blocks))
+    log.info(
+        "site boilerplate (%s): %d of %d blocks marked",
+        params.site_boilerplate.mode,
+        int(blocks["site_boilerplate"].sum()),
+        len(blocks),
+    )
     return int((blocks["final_class"] == "good").sum())
 
 
@@ -623,7 +706,9 @@ def _doc_row(shard: str, warc: str, record_index: int, record: WarcRecord) -> di
     }
 
 
-def _clean_into(row: dict, record: WarcRecord, params: ExtractParams, blocks_out, summary: ShardSummary) -> None:
+def _clean_into(
+    row: dict, record: WarcRecord, params: ExtractParams, blocks_out, summary: ShardSummary
+) -> None:
     try:
         page = clean_page(record.body, record.http_charset, params)
     except (UndecodableError, TooManyBlocksError) as error:
@@ -676,4 +761,3 @@ def _clean_into(row: dict, record: WarcRecord, params: ExtractParams, blocks_out
                 "site_boilerplate": False,
             }
         )
-

@@ -26,7 +26,13 @@ import numpy as np
 
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.io import atomic_path
-from corpusbuilder.stoplists import PAGE, page_stoplist, stop_tokens, stoplist_for, writes_without_spaces
+from corpusbuilder.stoplists import (
+    PAGE,
+    page_stoplist,
+    stop_tokens,
+    stoplist_for,
+    writes_without_spaces,
+)
 
 
 @dataclass(frozen=True)
@@ -128,7 +134,9 @@ class ExactCounts:
             counts[line] = counts.get(line, 0) + 1
 
     def frequent(self, lines: list[str], hashes: np.ndarray) -> np.ndarray:
-        return np.fromiter((self.counts.get(line, 0) > self.k for line in lines), dtype=bool, count=len(lines))
+        return np.fromiter(
+            (self.counts.get(line, 0) > self.k for line in lines), dtype=bool, count=len(lines)
+        )
 
     def memory_bytes(self) -> int:
         # dict slots (~100 B with the int) plus the strings themselves
@@ -222,7 +230,11 @@ class GeneralizedMajority:
 
     def frequent(self, lines: list[str], hashes: np.ndarray) -> np.ndarray:
         counts = self.counts
-        return np.fromiter((counts.get(key, 0) > self.min_count for key in hashes.tolist()), dtype=bool, count=len(hashes))
+        return np.fromiter(
+            (counts.get(key, 0) > self.min_count for key in hashes.tolist()),
+            dtype=bool,
+            count=len(hashes),
+        )
 
     def memory_bytes(self) -> int:
         return 100 * len(self.counts)  # dict slot + two Python ints
@@ -230,16 +242,25 @@ class GeneralizedMajority:
 
 def make_counter(params: FrequentLinesParams):
     try:
-        kind = {"exact": ExactCounts, "checksum": ChecksumCounts, "hashed": HashedCounters, "gm": GeneralizedMajority}[params.backend]
+        kind = {
+            "exact": ExactCounts,
+            "checksum": ChecksumCounts,
+            "hashed": HashedCounters,
+            "gm": GeneralizedMajority,
+        }[params.backend]
     except KeyError:
-        raise ValueError(f"unknown frequent-lines backend {params.backend!r}; use one of {', '.join(BACKENDS)}") from None
+        raise ValueError(
+            f"unknown frequent-lines backend {params.backend!r}; use one of {', '.join(BACKENDS)}"
+        ) from None
     return kind(params)
 
 
 # --------------------------------------------------------------------------- §3.4 heuristics
 
 # The paper's Java expressions, with the epilogue rule's missing opening parenthesis restored.
-PREAMBLE_RULE = re.compile(r"[\s*]*\*\s?(START\sOF\s(THE|THIS)\sPROJECT\sGUTENBERG|END[\s*]THE\sSMALL\sPRINT!)")
+PREAMBLE_RULE = re.compile(
+    r"[\s*]*\*\s?(START\sOF\s(THE|THIS)\sPROJECT\sGUTENBERG|END[\s*]THE\sSMALL\sPRINT!)"
+)
 EPILOGUE_RULE = re.compile(
     r"(This|THIS|this|Is|IS|is|The|THE|the|Of|OF|of|[*\s])*(End|END|end)"
     r"(\s|Of|OF|of|The|THE|the|This|THIS|this)*(Project\s+Gutenberg|PROJECT\s+GUTENBERG)"
@@ -253,7 +274,9 @@ def _heuristic_preamble(lines: list[str]) -> int | None:
 
 
 def _heuristic_epilogue(lines: list[str]) -> int | None:
-    hits = [i for i, line in enumerate(lines) if EPILOGUE_RULE.match(line) or line.startswith("ETEXT")]
+    hits = [
+        i for i, line in enumerate(lines) if EPILOGUE_RULE.match(line) or line.startswith("ETEXT")
+    ]
     return hits[0] if hits else None
 
 
@@ -297,7 +320,9 @@ def _max_or_none(a: int | None, b: int | None) -> int | None:
     return a if b is None else b if a is None else max(a, b)
 
 
-def find_boundaries(text: TextFile, counter, params: FrequentLinesParams, name: str = "") -> Boundaries:
+def find_boundaries(
+    text: TextFile, counter, params: FrequentLinesParams, name: str = ""
+) -> Boundaries:
     """Pass 2 for one file: preamble end and epilogue start (Algorithm 1, plus §3.4 if asked)."""
     n = len(text.lines)
     top = min(params.p_max, n)
@@ -322,7 +347,9 @@ def find_boundaries(text: TextFile, counter, params: FrequentLinesParams, name: 
     )
 
 
-def collection_boundaries(files: list[Path], params: FrequentLinesParams) -> Iterator[tuple[Boundaries, TextFile]]:
+def collection_boundaries(
+    files: list[Path], params: FrequentLinesParams
+) -> Iterator[tuple[Boundaries, TextFile]]:
     """Both passes of Algorithm 1 over a collection; yields each file's boundaries and its text."""
     counter = count_frequent_lines(files, params)
     for path in files:
@@ -345,7 +372,9 @@ def boundaries_tsv_line(b: Boundaries) -> str:
     return f"{b.name}\t{b.preamble_end}\t{epilogue}\n"
 
 
-def strip_frequent_lines(in_dir: Path | str, out_dir: Path | str, params: FrequentLinesParams = FrequentLinesParams()) -> list[Boundaries]:
+def strip_frequent_lines(
+    in_dir: Path | str, out_dir: Path | str, params: FrequentLinesParams = FrequentLinesParams()
+) -> list[Boundaries]:
     """CLI engine: every `*.txt` of in_dir → its body (original bytes) under the same name in
     out_dir, and `out_dir/boundaries.tsv` (file, preamble_end_line, epilogue_start_line)."""
     out_dir = Path(out_dir)
@@ -360,7 +389,9 @@ def strip_frequent_lines(in_dir: Path | str, out_dir: Path | str, params: Freque
     return found
 
 
-def boundary_errors(found: Boundaries, true_preamble_end: int, true_epilogue_start: int | None) -> tuple[int, int]:
+def boundary_errors(
+    found: Boundaries, true_preamble_end: int, true_epilogue_start: int | None
+) -> tuple[int, int]:
     """Errors in original lines, signed as the paper's Figure 8: positive = too few lines removed,
     negative = too many. A missing epilogue counts as starting after the last line."""
     after_end = found.n_lines + 1
@@ -384,25 +415,45 @@ def paragraphs(lines: list[str]) -> list[str]:
     return out
 
 
-def _block_rows(doc_id: str, parts: list[tuple[str, list[str]]], stopwords: frozenset[str],
-                by_characters: bool = False) -> list[dict]:
+def _block_rows(
+    doc_id: str,
+    parts: list[tuple[str, list[str]]],
+    stopwords: frozenset[str],
+    by_characters: bool = False,
+) -> list[dict]:
     rows = []
     for final_class, lines in parts:
         for text in paragraphs(lines):
             words = text.split()
             units = [unit.strip(".,;:!?\"'()") for unit in stop_tokens(text, by_characters)]
             n_stop = sum(unit in stopwords for unit in units)
-            rows.append({
-                "doc_id": doc_id, "block_index": len(rows), "text": text, "dom_path": "", "xpath": "",
-                "heading": False, "n_chars": len(text), "n_words": len(words), "n_stopwords": n_stop,
-                "link_density": 0.0, "stopword_density": n_stop / max(len(units), 1),
-                "cf_class": final_class, "final_class": final_class,
-            })
+            rows.append(
+                {
+                    "doc_id": doc_id,
+                    "block_index": len(rows),
+                    "text": text,
+                    "dom_path": "",
+                    "xpath": "",
+                    "heading": False,
+                    "n_chars": len(text),
+                    "n_words": len(words),
+                    "n_stopwords": n_stop,
+                    "link_density": 0.0,
+                    "stopword_density": n_stop / max(len(units), 1),
+                    "cf_class": final_class,
+                    "final_class": final_class,
+                }
+            )
     return rows
 
 
-def text_collection_tables(in_dir: Path | str, shard: str, params: FrequentLinesParams, stoplist_fallback: str,
-                           language_sample_chars: int = 2000):
+def text_collection_tables(
+    in_dir: Path | str,
+    shard: str,
+    params: FrequentLinesParams,
+    stoplist_fallback: str,
+    language_sample_chars: int = 2000,
+):
     """The `text` input kind: a directory of `.txt` files → docs and blocks rows in the extract
     stage's schemas (one document per file, in name order; blocks are the paragraphs, the body's
     `good`, the preamble's and epilogue's `bad`), so every later stage runs unchanged. A file in a
@@ -430,12 +481,27 @@ def text_collection_tables(in_dir: Path | str, shard: str, params: FrequentLines
             stopwords = page_stoplist(paragraphs(lines), by_characters)
         rows = _block_rows(doc_id, parts, stopwords, by_characters)
         good = [row for row in rows if row["final_class"] == "good"]
-        docs.append({
-            "doc_id": doc_id, "shard": shard, "record_index": index, "offset": 0, "warc_type": "text",
-            "uri": found.name, "status": None, "content_type": "text/plain", "charset": charset,
-            "charset_source": charset_source, "page_language": code, "page_language_probability": float(probability),
-            "stoplist": stoplist, "outcome": "ok" if good else "skipped", "reason": "ok" if good else "no-text",
-            "n_blocks": len(rows), "n_good_blocks": len(good), "n_good_words": sum(row["n_words"] for row in good),
-        })
+        docs.append(
+            {
+                "doc_id": doc_id,
+                "shard": shard,
+                "record_index": index,
+                "offset": 0,
+                "warc_type": "text",
+                "uri": found.name,
+                "status": None,
+                "content_type": "text/plain",
+                "charset": charset,
+                "charset_source": charset_source,
+                "page_language": code,
+                "page_language_probability": float(probability),
+                "stoplist": stoplist,
+                "outcome": "ok" if good else "skipped",
+                "reason": "ok" if good else "no-text",
+                "n_blocks": len(rows),
+                "n_good_blocks": len(good),
+                "n_good_words": sum(row["n_words"] for row in good),
+            }
+        )
         blocks.extend(rows)
     return docs, blocks

@@ -47,10 +47,14 @@ class FunnelCounts:
     lost: Counter = field(default_factory=Counter)
 
     def __add__(self, other: FunnelCounts) -> FunnelCounts:
-        return FunnelCounts(self.documents + other.documents, self.words + other.words, self.lost + other.lost)
+        return FunnelCounts(
+            self.documents + other.documents, self.words + other.words, self.lost + other.lost
+        )
 
 
-def funnel_counts(docs: pd.DataFrame, blocks: pd.DataFrame, language: pd.DataFrame, exact: pd.DataFrame) -> FunnelCounts:
+def funnel_counts(
+    docs: pd.DataFrame, blocks: pd.DataFrame, language: pd.DataFrame, exact: pd.DataFrame
+) -> FunnelCounts:
     """Count one shard from its extract docs and blocks, language table and exact decisions."""
     ok = docs["outcome"] == "ok"
     html_words = int(blocks.loc[blocks["doc_id"].isin(docs.loc[ok, "doc_id"]), "n_words"].sum())

@@ -52,7 +52,10 @@ def write_table(table: pa.Table, path: Path | str, row_group_size: int | None = 
 def write_row_groups(parts: Sequence[pa.Table], path: Path | str) -> None:
     """Write tables of one schema as one Parquet file (zstd), atomically, each as one row group
     (an empty one too), so that a reader finds part i as row group i."""
-    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, parts[0].schema, compression="zstd") as writer:
+    with (
+        atomic_path(path) as tmp,
+        pq.ParquetWriter(tmp, parts[0].schema, compression="zstd") as writer,
+    ):
         for part in parts:
             writer.write_table(part, row_group_size=max(part.num_rows, 1))
 

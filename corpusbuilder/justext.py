@@ -59,14 +59,18 @@ class JustextParams:
 # All are applied with the package's comparisons (see classify_context_free).
 PRESETS: dict[str, JustextParams] = {
     "default": JustextParams(),
-    "A": JustextParams(length_low=10, length_high=30, stopwords_low=0.30, stopwords_high=0.32,
-                       length_unit="words"),
-    "B": JustextParams(length_low=0, length_high=26, stopwords_low=0.30, stopwords_high=0.32,
-                       length_unit="words"),
-    "C": JustextParams(length_low=10, length_high=25, stopwords_low=0.25, stopwords_high=0.25,
-                       length_unit="words"),
-    "D": JustextParams(length_low=10, length_high=20, stopwords_low=0.20, stopwords_high=0.25,
-                       length_unit="words"),
+    "A": JustextParams(
+        length_low=10, length_high=30, stopwords_low=0.30, stopwords_high=0.32, length_unit="words"
+    ),
+    "B": JustextParams(
+        length_low=0, length_high=26, stopwords_low=0.30, stopwords_high=0.32, length_unit="words"
+    ),
+    "C": JustextParams(
+        length_low=10, length_high=25, stopwords_low=0.25, stopwords_high=0.25, length_unit="words"
+    ),
+    "D": JustextParams(
+        length_low=10, length_high=20, stopwords_low=0.20, stopwords_high=0.25, length_unit="words"
+    ),
 }
 
 
@@ -94,19 +98,65 @@ class Block:
 # --- §2.7.1 parsing and preprocessing ----------------------------------------------------------
 
 # The thesis' footnote 15 list plus `body`, as in the package: text directly in <body> is a block.
-PARAGRAPH_TAGS = frozenset({
-    "body", "blockquote", "caption", "center", "col", "colgroup", "dd",
-    "div", "dl", "dt", "fieldset", "form", "legend", "optgroup", "option",
-    "p", "pre", "table", "td", "textarea", "tfoot", "th", "thead", "tr",
-    "ul", "li", "h1", "h2", "h3", "h4", "h5", "h6",
-})
+PARAGRAPH_TAGS = frozenset(
+    {
+        "body",
+        "blockquote",
+        "caption",
+        "center",
+        "col",
+        "colgroup",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "form",
+        "legend",
+        "optgroup",
+        "option",
+        "p",
+        "pre",
+        "table",
+        "td",
+        "textarea",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+        "li",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+    }
+)
 # HTML's block-level elements that jusText's list (written before HTML5) lacks. The learned
 # classifier's blocks break at them too: a <figcaption>, or an <aside> of teasers, then no longer
 # shares a block with the article's text, and no block classifier can split a block (issue 18).
-HTML5_BLOCK_TAGS = frozenset({
-    "address", "article", "aside", "details", "dialog", "figcaption", "figure", "footer", "header",
-    "hgroup", "hr", "main", "nav", "ol", "section", "summary",
-})
+HTML5_BLOCK_TAGS = frozenset(
+    {
+        "address",
+        "article",
+        "aside",
+        "details",
+        "dialog",
+        "figcaption",
+        "figure",
+        "footer",
+        "header",
+        "hgroup",
+        "hr",
+        "main",
+        "nav",
+        "ol",
+        "section",
+        "summary",
+    }
+)
 LEARNED_PARAGRAPH_TAGS = PARAGRAPH_TAGS | HTML5_BLOCK_TAGS
 
 
@@ -120,9 +170,19 @@ def paragraph_tags(structure_hints: bool) -> frozenset[str]:
 # forms, kill_tags=head). Its effect, reproduced without copying or mutating the tree:
 # these elements vanish with everything inside them (their tail text stays), and so does a
 # <link rel=stylesheet> ...
-_KILLED_TAGS = frozenset({
-    "head", "base", "script", "style", "applet", "button", "input", "select", "textarea",
-})
+_KILLED_TAGS = frozenset(
+    {
+        "head",
+        "base",
+        "script",
+        "style",
+        "applet",
+        "button",
+        "input",
+        "select",
+        "textarea",
+    }
+)
 # ... and these lose only the tag: their text and children join the parent.
 _UNWRAPPED_TAGS = frozenset({"form", "iframe", "embed", "layer", "object", "param"})
 
@@ -135,22 +195,72 @@ _HEADING_IN_PATH = re.compile(r"\bh\d\b")
 # at a word boundary (a regex). Substrings are tested with `in`: a regex alternation tries every
 # alternative at every position.
 STRUCTURE_HINTS: dict[str, tuple[frozenset[str], tuple[str, ...], re.Pattern | None]] = {
-    "nav": (frozenset({"nav", "menu"}),
-            ("nav", "menu", "breadcrumb", "pagination", "pager", "toolbar", "tabs", "skip", "login", "search"),
-            None),
+    "nav": (
+        frozenset({"nav", "menu"}),
+        (
+            "nav",
+            "menu",
+            "breadcrumb",
+            "pagination",
+            "pager",
+            "toolbar",
+            "tabs",
+            "skip",
+            "login",
+            "search",
+        ),
+        None,
+    ),
     "footer": (frozenset({"footer"}), ("foot", "copyright", "legal", "disclaimer", "bottom"), None),
     "header": (frozenset({"header"}), ("header", "masthead", "banner", "topbar", "logo"), None),
-    "aside": (frozenset({"aside"}),
-              ("side", "widget", "related", "recommend", "promo", "sponsor", "teaser", "popular", "trending",
-               "advert", "newsletter", "subscribe", "cookie", "modal", "popup"),
-              re.compile(r"\bads?\b")),
-    "comment": (frozenset(), ("comment", "reply", "respond", "discussion", "disqus", "forum"), None),
-    "social": (frozenset({"figcaption"}), ("share", "social", "twitter", "facebook", "keyword", "categor", "byline", "author",
-                             "dateline", "caption", "credit"),
-               re.compile(r"\btags?\b|\bmeta\b")),
-    "article": (frozenset({"article", "main"}),
-                ("article", "content", "entry", "story", "blog", "detail", "artikel", "inhalt", "beitrag"),
-                re.compile(r"\bpost|\bmain|\bbody|\btext|\bnews")),
+    "aside": (
+        frozenset({"aside"}),
+        (
+            "side",
+            "widget",
+            "related",
+            "recommend",
+            "promo",
+            "sponsor",
+            "teaser",
+            "popular",
+            "trending",
+            "advert",
+            "newsletter",
+            "subscribe",
+            "cookie",
+            "modal",
+            "popup",
+        ),
+        re.compile(r"\bads?\b"),
+    ),
+    "comment": (
+        frozenset(),
+        ("comment", "reply", "respond", "discussion", "disqus", "forum"),
+        None,
+    ),
+    "social": (
+        frozenset({"figcaption"}),
+        (
+            "share",
+            "social",
+            "twitter",
+            "facebook",
+            "keyword",
+            "categor",
+            "byline",
+            "author",
+            "dateline",
+            "caption",
+            "credit",
+        ),
+        re.compile(r"\btags?\b|\bmeta\b"),
+    ),
+    "article": (
+        frozenset({"article", "main"}),
+        ("article", "content", "entry", "story", "blog", "detail", "artikel", "inhalt", "beitrag"),
+        re.compile(r"\bpost|\bmain|\bbody|\btext|\bnews"),
+    ),
     "list": (frozenset({"li", "ul", "ol", "dl", "dd", "dt", "option"}), (), None),
     "table": (frozenset({"td", "th", "tr", "table"}), (), None),
     "quote": (frozenset({"blockquote", "pre", "code"}), ("quote",), None),
@@ -159,7 +269,8 @@ STRUCTURE_HINTS: dict[str, tuple[frozenset[str], tuple[str, ...], re.Pattern | N
 HINT_BITS: dict[str, int] = {name: 1 << i for i, name in enumerate(STRUCTURE_HINTS)}
 _TAG_HINTS: dict[str, int] = {
     tag: sum(HINT_BITS[name] for name, (tags, _, _) in STRUCTURE_HINTS.items() if tag in tags)
-    for tags, _, _ in STRUCTURE_HINTS.values() for tag in tags
+    for tags, _, _ in STRUCTURE_HINTS.values()
+    for tag in tags
 }
 
 
@@ -167,10 +278,22 @@ _TAG_HINTS: dict[str, int] = {
 # of the hints' substrings or boundary words does): most class words a crawl brings that the
 # cache has not seen (hashed names such as "css-1dbjc4n") set none, and the search costs a third
 # of the hint-by-hint tests.
-_ANY_HINT = re.compile("|".join([
-    *(re.escape(substring) for _, substrings, _ in STRUCTURE_HINTS.values() for substring in substrings),
-    *(boundary_words.pattern for _, _, boundary_words in STRUCTURE_HINTS.values() if boundary_words is not None),
-]))
+_ANY_HINT = re.compile(
+    "|".join(
+        [
+            *(
+                re.escape(substring)
+                for _, substrings, _ in STRUCTURE_HINTS.values()
+                for substring in substrings
+            ),
+            *(
+                boundary_words.pattern
+                for _, _, boundary_words in STRUCTURE_HINTS.values()
+                if boundary_words is not None
+            ),
+        ]
+    )
+)
 
 
 # Bounded caches: pages of one site repeat their templates' class names, and sites share most
@@ -184,7 +307,8 @@ def _word_hints(word: str) -> int:
     bits = 0
     for name, (_, substrings, boundary_words) in STRUCTURE_HINTS.items():
         if any(substring in word for substring in substrings) or (
-                boundary_words is not None and boundary_words.search(word)):
+            boundary_words is not None and boundary_words.search(word)
+        ):
             bits |= HINT_BITS[name]
     return bits
 
@@ -233,8 +357,12 @@ def _parsed(html: str | bytes):
 def _runaway_title_patterns(text: type):
     """(title start tag, title end tag, any tag's start, the end tag to insert) for str or bytes."""
     encode = str.encode if text is bytes else str
-    return (re.compile(encode(r"<title\b[^>]*>"), re.I), re.compile(encode(r"</title[\s/>]"), re.I),
-            re.compile(encode(r"<[a-z/!]"), re.I), encode("</title>"))
+    return (
+        re.compile(encode(r"<title\b[^>]*>"), re.I),
+        re.compile(encode(r"</title[\s/>]"), re.I),
+        re.compile(encode(r"<[a-z/!]"), re.I),
+        encode("</title>"),
+    )
 
 
 _RUNAWAY_TITLE_PATTERNS = {text: _runaway_title_patterns(text) for text in (str, bytes)}
@@ -248,7 +376,9 @@ def _runaway_title_closed(html: str | bytes) -> str | bytes | None:
     end tag was lost (crawls hold them; eight L3S-GN1 pages, whose annotators saw their articles)
     parses as one long title and no body. Browsers of the time closed the title at the next tag.
     """
-    start_tag, end_tag, tag_start, closing = _RUNAWAY_TITLE_PATTERNS[str if isinstance(html, str) else bytes]
+    start_tag, end_tag, tag_start, closing = _RUNAWAY_TITLE_PATTERNS[
+        str if isinstance(html, str) else bytes
+    ]
     start = start_tag.search(html)
     if start is None or end_tag.search(html, start.end()):
         return None
@@ -312,7 +442,9 @@ def _normalize_whitespace(text: str) -> str:
     if "\r" in text:
         return _WHITESPACE_WITHOUT_NEWLINE.sub(" ", _WHITESPACE_WITH_NEWLINE.sub("\n", text))
     if "\n" in text:
-        return "\n".join([line for line in [" ".join(line.split()) for line in text.split("\n")] if line])
+        return "\n".join(
+            [line for line in [" ".join(line.split()) for line in text.split("\n")] if line]
+        )
     return " ".join(text.split())
 
 
@@ -356,7 +488,9 @@ def _path_features(node: list, structure_hints: bool) -> tuple[str, str, bool, i
         xpath = f"{xpath}/" + "/".join(f"{step[0]}[{step[1]}]" for step in steps)
     for step in steps:
         tag = step[0]
-        own_hints = _element_hints(tag, step[3].get("class"), step[3].get("id")) if structure_hints else 0
+        own_hints = (
+            _element_hints(tag, step[3].get("class"), step[3].get("id")) if structure_hints else 0
+        )
         hints |= own_hints
         if remember:
             dom_path = f"{dom_path}.{tag}" if dom_path else tag
@@ -378,24 +512,59 @@ def _word_counts(text: str, stoplist: frozenset[str]) -> tuple[int, int]:
     return len(words), sum(map(stoplist.__contains__, words))
 
 
-def _make_block(text: str, n_words: int, n_stopwords: int, chars_in_links: int, tags_count: int, path_node,
-                structure_hints: bool) -> Block:
+def _make_block(
+    text: str,
+    n_words: int,
+    n_stopwords: int,
+    chars_in_links: int,
+    tags_count: int,
+    path_node,
+    structure_hints: bool,
+) -> Block:
     """Features of one block from its text, stripped, whitespace-normalised and not empty, and
     its word counts (:func:`_word_counts`), each computed once (§2.7.2)."""
     dom_path, xpath, heading, hints = _path_features(path_node, structure_hints)
     near_hints = _near_hints(path_node) if structure_hints else 0
     n_chars = len(text)
-    return Block(text, dom_path, xpath, heading, chars_in_links, tags_count, n_chars, n_words,
-                 n_stopwords, chars_in_links / n_chars, n_stopwords / n_words, hints, near_hints)
+    return Block(
+        text,
+        dom_path,
+        xpath,
+        heading,
+        chars_in_links,
+        tags_count,
+        n_chars,
+        n_words,
+        n_stopwords,
+        chars_in_links / n_chars,
+        n_stopwords / n_words,
+        hints,
+        near_hints,
+    )
 
 
-def _close_block(blocks: list[Block], text_nodes: list[str], chars_in_links: int, tags_count: int, path_node,
-                 stoplist: frozenset[str], structure_hints: bool) -> None:
+def _close_block(
+    blocks: list[Block],
+    text_nodes: list[str],
+    chars_in_links: int,
+    tags_count: int,
+    path_node,
+    stoplist: frozenset[str],
+    structure_hints: bool,
+) -> None:
     """The Python walk's end of a block: its pieces joined and normalised; no block without text."""
     text = _normalize_whitespace("".join(text_nodes).strip())
     if text:
-        blocks.append(_make_block(text, *_word_counts(text, stoplist), chars_in_links, tags_count, path_node,
-                                  structure_hints))
+        blocks.append(
+            _make_block(
+                text,
+                *_word_counts(text, stoplist),
+                chars_in_links,
+                tags_count,
+                path_node,
+                structure_hints,
+            )
+        )
 
 
 def _near_hints(node: list) -> int:
@@ -407,13 +576,18 @@ def _near_hints(node: list) -> int:
         if node is None:
             break
         remembered = node[4]
-        bits |= (remembered[4] if remembered is not None
-                 else _element_hints(node[0], node[3].get("class"), node[3].get("id")))
+        bits |= (
+            remembered[4]
+            if remembered is not None
+            else _element_hints(node[0], node[3].get("class"), node[3].get("id"))
+        )
         node = node[2]
     return bits
 
 
-def count_stopwords(blocks: list[Block], stoplist: frozenset[str], tokens: Callable[[str], list[str]]) -> None:
+def count_stopwords(
+    blocks: list[Block], stoplist: frozenset[str], tokens: Callable[[str], list[str]]
+) -> None:
     """Recount each block's stop words, in place, with another list and other units (``tokens``
     of a block's text: the letters of a language written without spaces, say)."""
     stoplist = _lowercased(stoplist)
@@ -451,8 +625,15 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
         return []
     if _fastpath is not None:
         try:
-            return _fastpath.segment_walk(root, _block_maker(), _stop_words(stoplist), structure_hints,
-                                          paragraph_tags(structure_hints), _KILLED_TAGS, _UNWRAPPED_TAGS)
+            return _fastpath.segment_walk(
+                root,
+                _block_maker(),
+                _stop_words(stoplist),
+                structure_hints,
+                paragraph_tags(structure_hints),
+                _KILLED_TAGS,
+                _UNWRAPPED_TAGS,
+            )
         except _fastpath.Unsupported:
             pass
     return _segment_blocks_python(root, stoplist, structure_hints)
@@ -462,7 +643,9 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
 def _block_maker() -> _fastpath.BlockMaker:
     """The compiled walk's maker of blocks, which does :func:`_make_block`'s work and calls
     :func:`_path_features` only for a path too deep to remember."""
-    return _fastpath.BlockMaker(Block, _path_features, _element_hints, _heading_tag, _MAX_REMEMBERED_STEPS)
+    return _fastpath.BlockMaker(
+        Block, _path_features, _element_hints, _heading_tag, _MAX_REMEMBERED_STEPS
+    )
 
 
 def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool) -> list[Block]:
@@ -550,7 +733,15 @@ def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool
 
         if new_block:
             if text_nodes:
-                _close_block(blocks, text_nodes, chars_in_links, tags_count, block_path, stoplist, structure_hints)
+                _close_block(
+                    blocks,
+                    text_nodes,
+                    chars_in_links,
+                    tags_count,
+                    block_path,
+                    stoplist,
+                    structure_hints,
+                )
                 text_nodes = []
             chars_in_links = 0
             tags_count = 0
@@ -560,11 +751,14 @@ def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool
     if pending and not pending.isspace():
         text_nodes.append(pending)
     if text_nodes:
-        _close_block(blocks, text_nodes, chars_in_links, tags_count, block_path, stoplist, structure_hints)
+        _close_block(
+            blocks, text_nodes, chars_in_links, tags_count, block_path, stoplist, structure_hints
+        )
     return blocks
 
 
 # --- §2.7.2 context-free classification --------------------------------------------------------
+
 
 def classify_context_free(blocks: list[Block], params: JustextParams) -> list[str]:
     """Algorithm 2.2 with the package's extra rules: © and <select> mark a block bad (§2.7.1).
@@ -602,6 +796,7 @@ def classify_context_free(blocks: list[Block], params: JustextParams) -> list[st
 
 
 # --- §2.7.3 context-sensitive classification ---------------------------------------------------
+
 
 def _nearest_before(classes: list[str]) -> tuple[list[str], list[str]]:
     """For each block, the class of the nearest earlier good-or-bad block and of the nearest
@@ -660,8 +855,13 @@ def _resolve_near_good(classes: list[str]) -> list[str]:
     return resolved
 
 
-def _promote_headings(classes: list[str], cf_classes: list[str], lengths: list[int],
-                      headings: list[bool], max_distance: int) -> list[str]:
+def _promote_headings(
+    classes: list[str],
+    cf_classes: list[str],
+    lengths: list[int],
+    headings: list[bool],
+    max_distance: int,
+) -> list[str]:
     """The package's heading rule: a heading that ended bad without being bad on its own becomes
     good when a good block follows within ``max_distance`` characters of text in between.
 
@@ -670,8 +870,13 @@ def _promote_headings(classes: list[str], cf_classes: list[str], lengths: list[i
     promoted = list(classes)
     gap_to_next_good = None  # characters strictly between block i and the next good block
     for i in range(len(classes) - 1, -1, -1):
-        if (headings[i] and classes[i] == BAD and cf_classes[i] != BAD
-                and gap_to_next_good is not None and gap_to_next_good <= max_distance):
+        if (
+            headings[i]
+            and classes[i] == BAD
+            and cf_classes[i] != BAD
+            and gap_to_next_good is not None
+            and gap_to_next_good <= max_distance
+        ):
             promoted[i] = GOOD
         if classes[i] == GOOD:
             gap_to_next_good = 0
@@ -680,8 +885,9 @@ def _promote_headings(classes: list[str], cf_classes: list[str], lengths: list[i
     return promoted
 
 
-def classify_context_sensitive(cf_classes: list[str], blocks: list[Block],
-                               params: JustextParams) -> list[str]:
+def classify_context_sensitive(
+    cf_classes: list[str], blocks: list[Block], params: JustextParams
+) -> list[str]:
     """Algorithm 2.3 in linear time, then the package's heading rule (§2.7.3).
 
     Short blocks take the class of their good-or-bad neighbours when both agree; between bad
@@ -699,21 +905,36 @@ def classify_context_sensitive(cf_classes: list[str], blocks: list[Block],
     base = [BAD if cls == DUPLICATE else cls for cls in cf_classes]
     classes = _resolve_near_good(_resolve_short(base))
     if not params.no_headings:
-        classes = _promote_headings(classes, base, [b.n_chars for b in blocks],
-                                    [b.heading for b in blocks], params.max_heading_distance)
+        classes = _promote_headings(
+            classes,
+            base,
+            [b.n_chars for b in blocks],
+            [b.heading for b in blocks],
+            params.max_heading_distance,
+        )
     return [DUPLICATE if cf == DUPLICATE else cls for cf, cls in zip(cf_classes, classes)]
 
 
-def classify_context_sensitive_columns(cf_classes: list[str], n_chars: list[int], heading: list[bool],
-                                       params: JustextParams) -> list[str]:
+def classify_context_sensitive_columns(
+    cf_classes: list[str], n_chars: list[int], heading: list[bool], params: JustextParams
+) -> list[str]:
     """`classify_context_sensitive` for blocks given as columns of a blocks table (the two it reads)."""
-    return classify_context_sensitive(cf_classes, [SimpleNamespace(n_chars=c, heading=h)
-                                                   for c, h in zip(n_chars, heading)], params)
+    return classify_context_sensitive(
+        cf_classes,
+        [SimpleNamespace(n_chars=c, heading=h) for c, h in zip(n_chars, heading)],
+        params,
+    )
 
 
-def classify_after_removal(cf_classes: list[str], final_classes: list[str], removed: list[bool],
-                           n_chars: list[int], heading: list[bool], params: JustextParams,
-                           removed_as: str = BAD) -> list[str]:
+def classify_after_removal(
+    cf_classes: list[str],
+    final_classes: list[str],
+    removed: list[bool],
+    n_chars: list[int],
+    heading: list[bool],
+    params: JustextParams,
+    removed_as: str = BAD,
+) -> list[str]:
     """A page's final classes once some of its blocks are removed — as duplicates (thesis §3.5.2,
     Fig. 3.5) or as site-level boilerplate: Algorithm 2.3 runs again with them acting as bad, and
     a block turns bad where the removal made it turn bad (a stub between removed blocks); what was
@@ -726,8 +947,10 @@ def classify_after_removal(cf_classes: list[str], final_classes: list[str], remo
     before = classify_context_sensitive_columns(cf_classes, n_chars, heading, params)
     marked = [DUPLICATE if gone else cls for cls, gone in zip(cf_classes, removed)]
     after = classify_context_sensitive_columns(marked, n_chars, heading, params)
-    return [removed_as if gone else BAD if final == BAD or (now == BAD and was != BAD) else final
-            for gone, final, was, now in zip(removed, final_classes, before, after)]
+    return [
+        removed_as if gone else BAD if final == BAD or (now == BAD and was != BAD) else final
+        for gone, final, was, now in zip(removed, final_classes, before, after)
+    ]
 
 
 def classify(blocks: Sequence[Block], params: JustextParams) -> tuple[list[str], list[str]]:
@@ -739,10 +962,13 @@ def classify(blocks: Sequence[Block], params: JustextParams) -> tuple[list[str],
     return cf_classes, classify_context_sensitive(cf_classes, blocks, params)
 
 
-def justext(html: str, stoplist: frozenset[str],
-            params: JustextParams = PRESETS["default"]) -> list[Block]:
+def justext(
+    html: str, stoplist: frozenset[str], params: JustextParams = PRESETS["default"]
+) -> list[Block]:
     """The whole of §2.7 on one page: blocks with ``cf_class`` and ``final_class`` filled in."""
-    blocks = segment_blocks(parse_html(html, close_runaway_title=False), stoplist, structure_hints=False)
+    blocks = segment_blocks(
+        parse_html(html, close_runaway_title=False), stoplist, structure_hints=False
+    )
     cf_classes, final_classes = classify(blocks, params)
     for block, cf_class, final_class in zip(blocks, cf_classes, final_classes):
         block.cf_class = cf_class

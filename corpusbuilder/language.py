@@ -76,7 +76,9 @@ class LanguageParams:
 
     def __post_init__(self) -> None:
         if self.identifier not in IDENTIFIERS:
-            raise ValueError(f"language.identifier: {self.identifier!r} is not one of {', '.join(IDENTIFIERS)}")
+            raise ValueError(
+                f"language.identifier: {self.identifier!r} is not one of {', '.join(IDENTIFIERS)}"
+            )
         if not self.targets:
             raise ValueError("language.targets: give ISO 639-1 codes or [any]")
 
@@ -129,7 +131,9 @@ class Py3langidIdentifier:
         next_state = np.asarray(model.tk_nextmove).astype(np.intp)
         row_base = np.asarray(model.tk_row).astype(np.intp) << 8  # state -> its row of 256 moves
         if np.any(next_state[row_base] != 0) or model.tk_output[0] >= 0:  # byte 0 from every state
-            raise RuntimeError("py3langid model: NUL does not reset the automaton; cannot batch texts")
+            raise RuntimeError(
+                "py3langid model: NUL does not reset the automaton; cannot batch texts"
+            )
         self.window = self._automaton_depth(next_state, row_base)
         # One gather per step: a move leads straight to the next state's row (or its feature).
         self._start = np.int32(row_base[0])
@@ -174,7 +178,9 @@ class Py3langidIdentifier:
         start = 0
         while start < len(encoded):
             stop, size = start, 0
-            while stop < len(encoded) and (stop == start or size + len(encoded[stop]) <= self.batch_bytes):
+            while stop < len(encoded) and (
+                stop == start or size + len(encoded[stop]) <= self.batch_bytes
+            ):
                 size += len(encoded[stop]) + 1
                 stop += 1
             batch_codes, probabilities[start:stop] = self._identify_batch(encoded[start:stop])
@@ -203,7 +209,10 @@ class Py3langidIdentifier:
         weight = np.log1p(counts)
         for a in range(0, rows_text.size, self.score_rows):
             texts_here = rows_text[a : a + self.score_rows]
-            contrib = self._weights[rows_feature[a : a + self.score_rows]] * weight[a : a + self.score_rows, None]
+            contrib = (
+                self._weights[rows_feature[a : a + self.score_rows]]
+                * weight[a : a + self.score_rows, None]
+            )
             first = np.flatnonzero(np.r_[True, texts_here[1:] != texts_here[:-1]])
             scores[texts_here[first]] += np.add.reduceat(contrib, first, axis=0)
         has_features = np.zeros(n_texts, dtype=bool)
@@ -239,7 +248,9 @@ class FastLangdetectIdentifier:
     def identify(self, texts: Sequence[str]) -> tuple[list[str], np.ndarray]:
         detect = self._detector.detect
         best = [detect(text.lower() if text.isupper() else text, k=1)[0] for text in texts]
-        return [b["lang"] for b in best], np.fromiter((b["score"] for b in best), np.float32, len(best))
+        return [b["lang"] for b in best], np.fromiter(
+            (b["score"] for b in best), np.float32, len(best)
+        )
 
 
 @lru_cache(maxsize=None)
@@ -269,8 +280,9 @@ def document_texts(good: pd.DataFrame) -> pd.Series:
 # --------------------------------------------------------------------------- the stage
 
 
-
-def identify_in_batches(identifier: LanguageIdentifier, texts: list[str], what: str, every: int) -> tuple[list[str], np.ndarray]:
+def identify_in_batches(
+    identifier: LanguageIdentifier, texts: list[str], what: str, every: int
+) -> tuple[list[str], np.ndarray]:
     """`identifier.identify` over `texts`, logging progress every `every` texts."""
     codes: list[str] = []
     probabilities = []
@@ -278,7 +290,13 @@ def identify_in_batches(identifier: LanguageIdentifier, texts: list[str], what: 
         batch_codes, batch_probabilities = identifier.identify(texts[start : start + every])
         codes += batch_codes
         probabilities.append(batch_probabilities)
-        log.info("%s: %d/%d %s identified", identifier.name, min(start + every, len(texts)), len(texts), what)
+        log.info(
+            "%s: %d/%d %s identified",
+            identifier.name,
+            min(start + every, len(texts)),
+            len(texts),
+            what,
+        )
     return codes, np.concatenate(probabilities) if probabilities else np.empty(0, np.float32)
 
 
@@ -291,7 +309,9 @@ def identify_documents(
 ) -> pa.Table:
     """One row per document extract cleaned, in crawl order: its language and the verdict."""
     identifier = identifier or load_identifier(params.identifier)
-    ok = docs.loc[docs["outcome"] == "ok", ["doc_id", "record_index"]].sort_values("record_index", kind="stable")
+    ok = docs.loc[docs["outcome"] == "ok", ["doc_id", "record_index"]].sort_values(
+        "record_index", kind="stable"
+    )
     good = good_blocks(blocks.loc[blocks["doc_id"].isin(ok["doc_id"])])
     texts = document_texts(good).reindex(ok["doc_id"])
     n_chars = texts.str.len().fillna(0).astype(np.int64)
@@ -299,7 +319,9 @@ def identify_documents(
 
     language = pd.Series(None, index=texts.index, dtype=object)
     probability = pd.Series(np.nan, index=texts.index, dtype=np.float32)
-    codes, probabilities = identify_in_batches(identifier, texts[judged].tolist(), "documents", progress_every)
+    codes, probabilities = identify_in_batches(
+        identifier, texts[judged].tolist(), "documents", progress_every
+    )
     language[judged] = codes
     probability[judged] = probabilities
 
@@ -311,10 +333,14 @@ def identify_documents(
         in_language = np.ones(len(good), dtype=bool)
         share = pd.Series(np.nan, index=texts.index)
     dropped = good.loc[~in_language].groupby("doc_id")["block_index"].agg(list)
-    n_words = good.loc[in_language].groupby("doc_id")["n_words"].sum().reindex(texts.index, fill_value=0)
+    n_words = (
+        good.loc[in_language].groupby("doc_id")["n_words"].sum().reindex(texts.index, fill_value=0)
+    )
 
     reason = pd.Series("ok", index=texts.index, dtype=object)
-    unwanted = ~language.map(lambda code: isinstance(code, str) and params.wanted(code)).astype(bool)
+    unwanted = ~language.map(lambda code: isinstance(code, str) and params.wanted(code)).astype(
+        bool
+    )
     reason[unwanted] = "language-" + language[unwanted].astype(str)
     reason[probability < params.threshold] = "low-probability"
     reason[~judged] = "too-short"
@@ -329,16 +355,28 @@ def identify_documents(
             "n_chars": n_chars.to_numpy(),
             "n_words": n_words.to_numpy(),
             "share_in_language": share.to_numpy(),
-            "dropped_blocks": pd.Series([dropped.get(doc_id, []) for doc_id in texts.index], dtype=object),
+            "dropped_blocks": pd.Series(
+                [dropped.get(doc_id, []) for doc_id in texts.index], dtype=object
+            ),
         }
     )
-    counts = frame["reason"].str.replace(r"^language-.*", "language-other", regex=True).value_counts()
-    log.info("language: %d documents: %s", len(frame), ", ".join(f"{k}={v}" for k, v in counts.items()) or "none")
+    counts = (
+        frame["reason"].str.replace(r"^language-.*", "language-other", regex=True).value_counts()
+    )
+    log.info(
+        "language: %d documents: %s",
+        len(frame),
+        ", ".join(f"{k}={v}" for k, v in counts.items()) or "none",
+    )
     return pa.Table.from_pandas(frame, schema=LANGUAGE_SCHEMA, preserve_index=False)
 
 
 def blocks_in_language(
-    good: pd.DataFrame, language: pd.Series, params: LanguageParams, identifier: LanguageIdentifier, progress_every: int
+    good: pd.DataFrame,
+    language: pd.Series,
+    params: LanguageParams,
+    identifier: LanguageIdentifier,
+    progress_every: int,
 ) -> np.ndarray:
     """For each good block: is its language its document's?
 
@@ -348,21 +386,32 @@ def blocks_in_language(
     """
     doc_language = good["doc_id"].map(language)
     several = good["doc_id"].map(good.groupby("doc_id").size()) > 1
-    judged = (doc_language.notna() & several & (good["text"].str.len() >= params.min_block_chars)).to_numpy()
-    codes, probabilities = identify_in_batches(identifier, good.loc[judged, "text"].tolist(), "blocks", progress_every)
+    judged = (
+        doc_language.notna() & several & (good["text"].str.len() >= params.min_block_chars)
+    ).to_numpy()
+    codes, probabilities = identify_in_batches(
+        identifier, good.loc[judged, "text"].tolist(), "blocks", progress_every
+    )
     other = np.zeros(len(good), dtype=bool)
-    other[judged] = (probabilities >= params.threshold) & (np.asarray(codes, dtype=object) != doc_language[judged].to_numpy())
+    other[judged] = (probabilities >= params.threshold) & (
+        np.asarray(codes, dtype=object) != doc_language[judged].to_numpy()
+    )
     return ~other
 
 
 def _share(good: pd.DataFrame, in_language: np.ndarray) -> pd.Series:
     """doc_id -> share of the document's good characters that are in blocks in its language."""
     chars = good["text"].str.len()
-    return chars.where(in_language, 0).groupby(good["doc_id"]).sum() / chars.groupby(good["doc_id"]).sum()
+    return (
+        chars.where(in_language, 0).groupby(good["doc_id"]).sum()
+        / chars.groupby(good["doc_id"]).sum()
+    )
 
 
 def identify_shard(tables: ShardTables, params: LanguageParams) -> pa.Table:
     """`identify_documents` over one shard's extract tables, reading only the clean text."""
     docs = read_table(tables.docs, ["doc_id", "record_index", "outcome"])
-    blocks = read_table(tables.blocks, ["doc_id", "block_index", "text", "n_words", "final_class"], good_only=True)
+    blocks = read_table(
+        tables.blocks, ["doc_id", "block_index", "text", "n_words", "final_class"], good_only=True
+    )
     return identify_documents(docs, blocks, params)

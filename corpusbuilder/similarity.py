@@ -68,7 +68,10 @@ def _mix64(x: np.ndarray) -> np.ndarray:
 
 def _word_hashes(words: Sequence[str]) -> np.ndarray:
     return np.fromiter(
-        (int.from_bytes(hashlib.blake2b(w.encode("utf-8"), digest_size=8).digest(), "little") for w in words),
+        (
+            int.from_bytes(hashlib.blake2b(w.encode("utf-8"), digest_size=8).digest(), "little")
+            for w in words
+        ),
         dtype=np.uint64,
         count=len(words),
     )
@@ -107,10 +110,16 @@ def minhash_signature(fingerprints: np.ndarray, k: int, seed: int, chunk: int = 
     return out
 
 
-def document_signatures(texts: Iterable[str], params: MinHashParams = MinHashParams()) -> np.ndarray:
+def document_signatures(
+    texts: Iterable[str], params: MinHashParams = MinHashParams()
+) -> np.ndarray:
     """(documents × k) uint64 min-hash matrix."""
-    rows = [minhash_signature(shingle_fingerprints(normalised_words(t), params.shingle_words), params.k, params.seed)
-            for t in texts]
+    rows = [
+        minhash_signature(
+            shingle_fingerprints(normalised_words(t), params.shingle_words), params.k, params.seed
+        )
+        for t in texts
+    ]
     return np.vstack(rows) if rows else np.empty((0, params.k), dtype=np.uint64)
 
 
@@ -152,7 +161,9 @@ def _group_keys(signatures: np.ndarray, params: MinHashParams) -> Iterator[np.nd
         yield np.where(distinct, own, key)
 
 
-def candidate_pair_blocks(signatures: np.ndarray, params: MinHashParams = MinHashParams()) -> Iterator[np.ndarray]:
+def candidate_pair_blocks(
+    signatures: np.ndarray, params: MinHashParams = MinHashParams()
+) -> Iterator[np.ndarray]:
     """(m × 2) blocks of index pairs (a < b) worth scoring, each of at most ``max_bucket``² pairs.
 
     Collision counting (bands None): any pair sharing one min-hash value — the paper's
@@ -200,7 +211,9 @@ def candidate_pairs(signatures: np.ndarray, params: MinHashParams = MinHashParam
     return np.unique(np.concatenate(blocks), axis=0)
 
 
-def similar_pairs(signatures: np.ndarray, threshold: float, params: MinHashParams = MinHashParams()) -> pd.DataFrame:
+def similar_pairs(
+    signatures: np.ndarray, threshold: float, params: MinHashParams = MinHashParams()
+) -> pd.DataFrame:
     """Index pairs (a < b) whose estimated resemblance exceeds `threshold`, with the estimate.
     Candidates are scored a block at a time: memory holds one block and the pairs found."""
     found = [np.empty((0, 2), dtype=np.int64)]
@@ -208,7 +221,11 @@ def similar_pairs(signatures: np.ndarray, threshold: float, params: MinHashParam
         estimate = estimated_resemblance(signatures[pairs[:, 0]], signatures[pairs[:, 1]])
         found.append(np.unique(pairs[estimate > threshold], axis=0))
     pairs = np.unique(np.concatenate(found), axis=0)
-    estimate = estimated_resemblance(signatures[pairs[:, 0]], signatures[pairs[:, 1]]) if len(pairs) else np.empty(0)
+    estimate = (
+        estimated_resemblance(signatures[pairs[:, 0]], signatures[pairs[:, 1]])
+        if len(pairs)
+        else np.empty(0)
+    )
     return pd.DataFrame({"a": pairs[:, 0], "b": pairs[:, 1], "resemblance": estimate})
 
 
@@ -237,8 +254,9 @@ def resemblance_dedup(ids: Sequence[str], pairs: pd.DataFrame, threshold: float 
     return [ids[i] for i in np.flatnonzero(labels != np.arange(len(ids)))]
 
 
-def corpus_similar_pairs(documents: Iterable[dict], threshold: float = 0.5,
-                         params: MinHashParams = MinHashParams()) -> pd.DataFrame:
+def corpus_similar_pairs(
+    documents: Iterable[dict], threshold: float = 0.5, params: MinHashParams = MinHashParams()
+) -> pd.DataFrame:
     """Exported-corpus documents ({"id", "paragraphs", ...}) → id_a, id_b, resemblance, cluster."""
     ids, texts = [], []
     for doc in documents:
@@ -247,16 +265,22 @@ def corpus_similar_pairs(documents: Iterable[dict], threshold: float = 0.5,
     pairs = similar_pairs(document_signatures(texts, params), threshold, params)
     labels = cluster_labels(len(ids), zip(pairs["a"], pairs["b"]))
     ids_array = np.array(ids, dtype=object)
-    return pd.DataFrame({
-        "id_a": ids_array[pairs["a"].to_numpy()] if len(pairs) else [],
-        "id_b": ids_array[pairs["b"].to_numpy()] if len(pairs) else [],
-        "resemblance": pairs["resemblance"].to_numpy(dtype=np.float32),
-        "cluster": ids_array[labels[pairs["a"].to_numpy()]] if len(pairs) else [],
-    })
+    return pd.DataFrame(
+        {
+            "id_a": ids_array[pairs["a"].to_numpy()] if len(pairs) else [],
+            "id_b": ids_array[pairs["b"].to_numpy()] if len(pairs) else [],
+            "resemblance": pairs["resemblance"].to_numpy(dtype=np.float32),
+            "cluster": ids_array[labels[pairs["a"].to_numpy()]] if len(pairs) else [],
+        }
+    )
 
 
-def write_similar_pairs_tsv(corpus_paths: Sequence[Path | str], out_path: Path | str, threshold: float = 0.5,
-                            params: MinHashParams = MinHashParams()) -> int:
+def write_similar_pairs_tsv(
+    corpus_paths: Sequence[Path | str],
+    out_path: Path | str,
+    threshold: float = 0.5,
+    params: MinHashParams = MinHashParams(),
+) -> int:
     """CLI engine: corpus .jsonl[.gz] files → `id_a<TAB>id_b<TAB>resemblance` lines; returns the count."""
     from corpusbuilder.export import read_corpus
     from corpusbuilder.io import atomic_path
@@ -264,8 +288,12 @@ def write_similar_pairs_tsv(corpus_paths: Sequence[Path | str], out_path: Path |
     documents = (doc for path in corpus_paths for doc in read_corpus(Path(path)))
     pairs = corpus_similar_pairs(documents, threshold, params)
     with atomic_path(out_path) as tmp:
-        tmp.write_text("".join(f"{a}\t{b}\t{r:.4f}\n" for a, b, r in zip(pairs.id_a, pairs.id_b, pairs.resemblance)),
-                       encoding="utf-8")
+        tmp.write_text(
+            "".join(
+                f"{a}\t{b}\t{r:.4f}\n" for a, b, r in zip(pairs.id_a, pairs.id_b, pairs.resemblance)
+            ),
+            encoding="utf-8",
+        )
     return len(pairs)
 
 
@@ -286,7 +314,9 @@ def simhash(fingerprints: np.ndarray, weights: np.ndarray | None = None) -> np.u
     """Charikar (§3.2.2): each feature's 64 bits as ±1, summed (weighted), sign → bit."""
     if not len(fingerprints):
         return np.uint64(0)
-    bits = np.unpackbits(fingerprints.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    bits = np.unpackbits(
+        fingerprints.astype("<u8").view(np.uint8).reshape(-1, 8), axis=1, bitorder="little"
+    )
     signs = bits.astype(np.int64) * 2 - 1
     w = np.ones(len(fingerprints), dtype=np.int64) if weights is None else weights
     total = w @ signs

@@ -137,8 +137,14 @@ def _level(text: HostText, n: int, positions: np.ndarray, hashes: np.ndarray) ->
     counts = per_id[ids]
     repeated = counts >= 2
     singletons = text.valid_starts(n) - len(positions)
-    return NgramLevel(n, positions[repeated], hashes[repeated], counts[repeated],
-                      np.sort(per_id[per_id >= 2])[::-1], len(uniques) + singletons)
+    return NgramLevel(
+        n,
+        positions[repeated],
+        hashes[repeated],
+        counts[repeated],
+        np.sort(per_id[per_id >= 2])[::-1],
+        len(uniques) + singletons,
+    )
 
 
 def first_level(text: HostText) -> NgramLevel:
@@ -166,7 +172,9 @@ def char_ngram_hashes(text: HostText, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def covered(length: int, starts: np.ndarray, n: int) -> np.ndarray:
     """Where r_x(W) is 0: characters inside some occurrence of a useless n-gram."""
-    depth = np.bincount(starts, minlength=length + 1) - np.bincount(starts + n, minlength=length + 1)
+    depth = np.bincount(starts, minlength=length + 1) - np.bincount(
+        starts + n, minlength=length + 1
+    )
     return np.cumsum(depth[:length]) > 0
 
 
@@ -209,24 +217,31 @@ def find_optimal(docs: Sequence[str]) -> tuple[int, int]:
     return n, a
 
 
-def block_coverage(text: HostText, block_lengths: Sequence[np.ndarray], useless: np.ndarray,
-                   n: int) -> list[np.ndarray]:
+def block_coverage(
+    text: HostText, block_lengths: Sequence[np.ndarray], useless: np.ndarray, n: int
+) -> list[np.ndarray]:
     """Per page, the share of each block's characters covered by the useless n-grams `useless`.
 
     `text` holds each page as its blocks joined by one space, as one document: an n-gram of W
     that spans two blocks covers both (templates run across block boundaries).
     """
     hashes, starts = char_ngram_hashes(text, n)
-    inside = np.concatenate([[0], np.cumsum(covered(len(text), starts[np.isin(hashes, useless)], n))])
+    inside = np.concatenate(
+        [[0], np.cumsum(covered(len(text), starts[np.isin(hashes, useless)], n))]
+    )
     out = []
     for doc_start, lengths in zip(text.starts, block_lengths):
-        block_starts = doc_start + np.concatenate([[0], np.cumsum(lengths[:-1] + 1)]).astype(np.int64)
+        block_starts = doc_start + np.concatenate([[0], np.cumsum(lengths[:-1] + 1)]).astype(
+            np.int64
+        )
         hits = inside[block_starts + lengths] - inside[block_starts]
         out.append(np.divide(hits, lengths, out=np.zeros(len(lengths)), where=lengths > 0))
     return out
 
 
-def host_boilerplate(pages: Sequence[Sequence[str]], params: SiteBoilerplateParams) -> list[np.ndarray]:
+def host_boilerplate(
+    pages: Sequence[Sequence[str]], params: SiteBoilerplateParams
+) -> list[np.ndarray]:
     """One host's pages (each a list of block texts) → per page, which blocks are site boilerplate.
 
     The cut point and W are found on the first `max_pages_per_host` pages; every page is marked.
@@ -242,20 +257,28 @@ def host_boilerplate(pages: Sequence[Sequence[str]], params: SiteBoilerplatePara
     return [shares >= params.min_coverage for shares in coverage]
 
 
-def combined_classes(cf_classes: Sequence[str], final_classes: Sequence[str], site: Sequence[bool],
-                     n_chars: Sequence[int], heading: Sequence[bool], justext: JustextParams) -> tuple[list[str], list[str]]:
+def combined_classes(
+    cf_classes: Sequence[str],
+    final_classes: Sequence[str],
+    site: Sequence[bool],
+    n_chars: Sequence[int],
+    heading: Sequence[bool],
+    justext: JustextParams,
+) -> tuple[list[str], list[str]]:
     """`combine`: site-boilerplate blocks enter Algorithm 2.3 as bad, so short and near-good
     blocks between them turn bad too. Returns the new context-free and final classes."""
     cf = [BAD if marked else cls for cls, marked in zip(cf_classes, site)]
-    return cf, classify_after_removal(list(cf_classes), list(final_classes), list(site), list(n_chars),
-                                      list(heading), justext)
+    return cf, classify_after_removal(
+        list(cf_classes), list(final_classes), list(site), list(n_chars), list(heading), justext
+    )
 
 
 # --------------------------------------------------------------------------- a shard's tables
 
 
-def mark_blocks(blocks: pd.DataFrame, docs: pd.DataFrame, params: SiteBoilerplateParams,
-                justext: JustextParams) -> pd.DataFrame:
+def mark_blocks(
+    blocks: pd.DataFrame, docs: pd.DataFrame, params: SiteBoilerplateParams, justext: JustextParams
+) -> pd.DataFrame:
     """Extract's blocks table (page order) with `site_boilerplate` set per host of `docs`' uri;
     in `combine` mode its cf_class and final_class too."""
     out = blocks.copy()
@@ -273,7 +296,9 @@ def mark_blocks(blocks: pd.DataFrame, docs: pd.DataFrame, params: SiteBoilerplat
         if not name or len(host) < params.min_pages_per_host:  # no URL, no site
             continue
         pages = [texts[first:last] for first, last in zip(host["first"], host["last"])]
-        for first, last, page_marks in zip(host["first"], host["last"], host_boilerplate(pages, params)):
+        for first, last, page_marks in zip(
+            host["first"], host["last"], host_boilerplate(pages, params)
+        ):
             marked[first:last] = page_marks
     out["site_boilerplate"] = marked
     if params.mode == "combine":
@@ -282,8 +307,13 @@ def mark_blocks(blocks: pd.DataFrame, docs: pd.DataFrame, params: SiteBoilerplat
         for first, last in zip(spans["first"], spans["last"]):
             if marked[first:last].any():
                 cf[first:last], final[first:last] = combined_classes(
-                    cf[first:last], final[first:last], marked[first:last], n_chars[first:last], heading[first:last],
-                    justext)
+                    cf[first:last],
+                    final[first:last],
+                    marked[first:last],
+                    n_chars[first:last],
+                    heading[first:last],
+                    justext,
+                )
         out["cf_class"], out["final_class"] = cf, final
     return out
 
@@ -293,6 +323,8 @@ def recount_good(docs: pd.DataFrame, blocks: pd.DataFrame) -> pd.DataFrame:
     good = blocks[blocks["final_class"] == GOOD].groupby("doc_id")["n_words"].agg(["size", "sum"])
     out = docs.copy()
     ok = out["outcome"] == "ok"
-    out.loc[ok, "n_good_blocks"] = out.loc[ok, "doc_id"].map(good["size"]).fillna(0).astype(np.int32)
+    out.loc[ok, "n_good_blocks"] = (
+        out.loc[ok, "doc_id"].map(good["size"]).fillna(0).astype(np.int32)
+    )
     out.loc[ok, "n_good_words"] = out.loc[ok, "doc_id"].map(good["sum"]).fillna(0).astype(np.int32)
     return out

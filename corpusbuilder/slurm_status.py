@@ -48,8 +48,12 @@ def job_state(job_id: str) -> str:
     unanswered = False
     for command, pick in (
         (["squeue", "-h", "-j", job_id, "-o", "%T", "--states=all"], lambda line: line),
-        (["scontrol", "-o", "show", "job", job_id],
-         lambda line: next((f.split("=", 1)[1] for f in line.split() if f.startswith("JobState=")), "")),
+        (
+            ["scontrol", "-o", "show", "job", job_id],
+            lambda line: next(
+                (f.split("=", 1)[1] for f in line.split() if f.startswith("JobState=")), ""
+            ),
+        ),
         (["sacct", "-n", "-X", "-j", job_id, "-o", "State"], lambda line: line.split(" ")[0]),
     ):
         try:

@@ -182,7 +182,9 @@ def stoplist_name_for(iso639_1: str) -> str | None:
     return LANGUAGE_CODES.get(code)
 
 
-def stoplist_for(code: str | None, fallback: str | None = None) -> tuple[str | None, frozenset[str]]:
+def stoplist_for(
+    code: str | None, fallback: str | None = None
+) -> tuple[str | None, frozenset[str]]:
     """(name, words) of the stop list for a language code, else of ``fallback`` (a list name, or
     PAGE: the caller derives one from the page with `page_stoplist`, and the words are empty
     here); (None, empty) when neither names one — no stop word is then counted."""
@@ -200,7 +202,10 @@ PAGE_COVERAGE = 0.56
 
 
 def writes_without_spaces(code: str | None) -> bool:
-    return isinstance(code, str) and code.strip().lower().replace("_", "-").split("-", 1)[0] in WITHOUT_SPACES
+    return (
+        isinstance(code, str)
+        and code.strip().lower().replace("_", "-").split("-", 1)[0] in WITHOUT_SPACES
+    )
 
 
 def stop_tokens(text: str, by_characters: bool = False) -> list[str]:
@@ -210,7 +215,9 @@ def stop_tokens(text: str, by_characters: bool = False) -> list[str]:
     return [ch for ch in lowered if ch.isalpha()] if by_characters else lowered.split()
 
 
-def page_stoplist(texts: Iterable[str], by_characters: bool = False, coverage: float = PAGE_COVERAGE) -> frozenset[str]:
+def page_stoplist(
+    texts: Iterable[str], by_characters: bool = False, coverage: float = PAGE_COVERAGE
+) -> frozenset[str]:
     """A stop list from one page's own text: its most frequent tokens, each seen at least twice,
     until they account for ``coverage`` of its tokens. Thesis §2.9.9: a stop list "can be
     approximated by taking a list of the most frequent words in the language", derived "from

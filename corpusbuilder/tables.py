@@ -83,7 +83,10 @@ DOCS_SCHEMA = pa.schema(
         ("content_type", pa.string()),
         ("charset", pa.string()),
         ("charset_source", pa.string()),
-        ("replaced_characters", pa.int32()),  # broken UTF-8 bytes replaced by U+FFFD (charset_source utf8-lenient)
+        (
+            "replaced_characters",
+            pa.int32(),
+        ),  # broken UTF-8 bytes replaced by U+FFFD (charset_source utf8-lenient)
         ("page_language", pa.string()),
         ("page_language_probability", pa.float32()),
         ("stoplist", pa.string()),
@@ -181,8 +184,14 @@ RUN_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32())])
 # dedup's state: every distinct n-gram a corpus output (64-bit hashes, sorted), a count of 1 (so
 # that the n-gram merge reads the file as one more run), and the document that output it first:
 # its id and its rank in crawl order over every corpus merged into the state
-STATE_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32()), ("doc_rank", pa.int32()),
-                          ("doc_id", pa.string())])
+STATE_SCHEMA = pa.schema(
+    [
+        ("hash", pa.uint64()),
+        ("count", pa.uint32()),
+        ("doc_rank", pa.int32()),
+        ("doc_id", pa.string()),
+    ]
+)
 STATE_ROW_GROUP = 1 << 16
 
 GOOD = "good"
@@ -192,8 +201,13 @@ REMOVED_PARTS = ("removed_starts", "removed_ends")
 # --------------------------------------------------------------------------- how it is read
 
 
-def read_table(path: Path | str, columns: list[str] | None = None, good_only: bool = False,
-               doc_ids: list[str] | None = None, optional: Sequence[str] = ()) -> pd.DataFrame:
+def read_table(
+    path: Path | str,
+    columns: list[str] | None = None,
+    good_only: bool = False,
+    doc_ids: list[str] | None = None,
+    optional: Sequence[str] = (),
+) -> pd.DataFrame:
     """A stage table (all columns unless named), filtered while reading: ``good_only`` keeps the
     blocks whose final class is good, ``doc_ids`` the rows of those documents. ``optional``
     columns are read where the file has them (a table an earlier version wrote may not)."""
@@ -220,15 +234,19 @@ def read_hash_partition(path: Path | str, partition: int, partitions: int) -> pa
     """Hash partition ``partition`` of an exact_hashes file: its row group of that number."""
     with pq.ParquetFile(path) as hashes:
         if hashes.num_row_groups != partitions:
-            raise ValueError(f"{path}: {hashes.num_row_groups} hash partitions, but exact_dedup.partitions is "
-                             f"{partitions}; hash the shard again")
+            raise ValueError(
+                f"{path}: {hashes.num_row_groups} hash partitions, but exact_dedup.partitions is "
+                f"{partitions}; hash the shard again"
+            )
         return hashes.read_row_group(partition, columns=HASHES_SCHEMA.names)
 
 
 def read_shard_decisions(path: Path | str, shard_rank: int) -> pa.Table:
     """One shard's rows of an exact_partition file (DECISIONS_SCHEMA); the file is sorted by
     shard, so the row group statistics skip the other shards' rows unread."""
-    table = pq.read_table(path, columns=DECISIONS_SCHEMA.names, filters=[("shard_rank", "==", shard_rank)])
+    table = pq.read_table(
+        path, columns=DECISIONS_SCHEMA.names, filters=[("shard_rank", "==", shard_rank)]
+    )
     return table.cast(DECISIONS_SCHEMA)
 
 
@@ -278,8 +296,12 @@ PROVENANCE_COLUMNS = ["shard", "warc", "offset", "warc_record_id", "date"]
 
 def block_keys(doc_ids, block_indexes) -> pd.MultiIndex:
     """(doc_id, block_index) pairs, typed alike whatever table they come from, for `isin`."""
-    return pd.MultiIndex.from_arrays([pd.Series(doc_ids).astype(str).to_numpy(),
-                                      pd.Series(block_indexes).astype(np.int64).to_numpy()])
+    return pd.MultiIndex.from_arrays(
+        [
+            pd.Series(doc_ids).astype(str).to_numpy(),
+            pd.Series(block_indexes).astype(np.int64).to_numpy(),
+        ]
+    )
 
 
 def dropped_block_mask(blocks: pd.DataFrame, language: pd.DataFrame) -> np.ndarray:
@@ -287,11 +309,17 @@ def dropped_block_mask(blocks: pd.DataFrame, language: pd.DataFrame) -> np.ndarr
     (block-level filtering, ``dropped_blocks``)."""
     if "dropped_blocks" not in language:
         return np.zeros(len(blocks), dtype=bool)
-    dropped = language[["doc_id", "dropped_blocks"]].explode("dropped_blocks").dropna(subset=["dropped_blocks"])
+    dropped = (
+        language[["doc_id", "dropped_blocks"]]
+        .explode("dropped_blocks")
+        .dropna(subset=["dropped_blocks"])
+    )
     if dropped.empty:
         return np.zeros(len(blocks), dtype=bool)
     mine = block_keys(blocks["doc_id"], blocks["block_index"])
-    return np.asarray(mine.isin(block_keys(dropped["doc_id"], dropped["dropped_blocks"])), dtype=bool)
+    return np.asarray(
+        mine.isin(block_keys(dropped["doc_id"], dropped["dropped_blocks"])), dtype=bool
+    )
 
 
 def survivors(
@@ -312,20 +340,32 @@ def survivors(
     document's language is the language stage's verdict when it ran, else the page language
     extract guessed for its stop list.
     """
-    carried = ["doc_id", "record_index", "uri", "page_language", "page_language_probability", *PROVENANCE_COLUMNS]
+    carried = [
+        "doc_id",
+        "record_index",
+        "uri",
+        "page_language",
+        "page_language_probability",
+        *PROVENANCE_COLUMNS,
+    ]
     documents = docs.loc[docs["outcome"] == "ok", [c for c in carried if c in docs]]
-    documents = documents.rename(columns={"page_language": "language", "page_language_probability": "language_score"})
+    documents = documents.rename(
+        columns={"page_language": "language", "page_language_probability": "language_score"}
+    )
     good = blocks
     if dedup is not None:
         # a block partly kept (sentence and span modes) carries its removed token ranges
-        verdict = dedup[[c for c in ("doc_id", "block_index", "final_class", *REMOVED_PARTS) if c in dedup]]
+        verdict = dedup[
+            [c for c in ("doc_id", "block_index", "final_class", *REMOVED_PARTS) if c in dedup]
+        ]
         good = good.drop(columns="final_class").merge(verdict, on=["doc_id", "block_index"])
     good = good.loc[good["final_class"] == GOOD]
     if language is not None:
         kept = language.loc[language["kept"]]
         verdict = kept[[c for c in ("doc_id", "language", "probability") if c in kept]]
         documents = documents.drop(columns=["language", "language_score"], errors="ignore").merge(
-            verdict.rename(columns={"probability": "language_score"}), on="doc_id")
+            verdict.rename(columns={"probability": "language_score"}), on="doc_id"
+        )
         good = good.loc[good["doc_id"].isin(kept["doc_id"])]
         good = good.loc[~dropped_block_mask(good, kept)]
     if exact is not None:
@@ -340,22 +380,44 @@ def survivors(
 
 def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text",)) -> Survivors:
     """`survivors` of one shard's files, reading only what the join and ``block_columns`` need."""
-    docs = read_table(tables.docs, ["doc_id", "record_index", "uri", "outcome", "page_language"],
-                      optional=["page_language_probability", *PROVENANCE_COLUMNS])
-    blocks = read_table(tables.blocks, ["doc_id", "block_index", "final_class", *block_columns], good_only=True)
-    language = (read_table(tables.language, ["doc_id", "language", "kept", "dropped_blocks"], optional=["probability"])
-                if tables.language else None)
+    docs = read_table(
+        tables.docs,
+        ["doc_id", "record_index", "uri", "outcome", "page_language"],
+        optional=["page_language_probability", *PROVENANCE_COLUMNS],
+    )
+    blocks = read_table(
+        tables.blocks, ["doc_id", "block_index", "final_class", *block_columns], good_only=True
+    )
+    language = (
+        read_table(
+            tables.language,
+            ["doc_id", "language", "kept", "dropped_blocks"],
+            optional=["probability"],
+        )
+        if tables.language
+        else None
+    )
     exact = read_table(tables.exact, ["doc_id", "kept"]) if tables.exact else None
-    dedup = (read_table(tables.dedup, ["doc_id", "block_index", "final_class"],
-                        optional=REMOVED_PARTS if "text" in block_columns else ()) if tables.dedup else None)
+    dedup = (
+        read_table(
+            tables.dedup,
+            ["doc_id", "block_index", "final_class"],
+            optional=REMOVED_PARTS if "text" in block_columns else (),
+        )
+        if tables.dedup
+        else None
+    )
     return survivors(docs, blocks, language, exact, dedup)
 
 
 def _npy_header(npy) -> tuple[int, np.dtype]:
     """Length and dtype of an open .npy, left positioned at its data."""
     version = np.lib.format.read_magic(npy)
-    shape, _, dtype = (np.lib.format.read_array_header_1_0(npy) if version == (1, 0)
-                       else np.lib.format.read_array_header_2_0(npy))
+    shape, _, dtype = (
+        np.lib.format.read_array_header_1_0(npy)
+        if version == (1, 0)
+        else np.lib.format.read_array_header_2_0(npy)
+    )
     return int(np.prod(shape)), dtype
 
 
@@ -381,7 +443,7 @@ def read_duplicate_ngrams(paths: Path | str | Sequence[Path | str]) -> np.ndarra
             count, dtype = _npy_header(npy)
             if dtype != np.dtype("<u8"):
                 raise ValueError(f"{path}: G₂₊ holds {dtype} hashes, not uint64")
-            if npy.readinto(memoryview(hashes[filled:filled + count]).cast("B")) != count * 8:
+            if npy.readinto(memoryview(hashes[filled : filled + count]).cast("B")) != count * 8:
                 raise ValueError(f"{path}: G₂₊ part is shorter than its header says")
         filled += count
     return hashes
@@ -397,21 +459,28 @@ def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.nda
     return np.asarray(keys.isin(block_keys(good["doc_id"], good["block_index"])), dtype=bool)
 
 
-def kept_tokens(tokens: dict[str, np.ndarray], dedup: pd.DataFrame | None, whole_chunks: bool = True) -> np.ndarray:
+def kept_tokens(
+    tokens: dict[str, np.ndarray], dedup: pd.DataFrame | None, whole_chunks: bool = True
+) -> np.ndarray:
     """Per token of a shard's token file (`tokenfile.read_tokens`): does it survive block
     de-duplication — its block is good and no removed part of it (``removed_starts``/``ends``)
     holds it. With ``whole_chunks``, a whitespace chunk that keeps any token keeps all of them,
     as the kept text does (`tokenise.kept_chunks`)."""
     offsets = np.asarray(tokens["block_offsets"], np.int64)
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
-    blocks = pd.DataFrame({"doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)] if len(doc_ids) else [],
-                           "block_index": tokens["block_index"]})
+    blocks = pd.DataFrame(
+        {
+            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)] if len(doc_ids) else [],
+            "block_index": tokens["block_index"],
+        }
+    )
     keep = np.repeat(good_after_dedup(blocks, dedup), np.diff(offsets))
     if dedup is None or "removed_starts" not in dedup:
         return keep
     partly = dedup.loc[dedup["removed_starts"].notna() & (dedup["final_class"] == GOOD)]
     row = block_keys(blocks["doc_id"], blocks["block_index"]).get_indexer(
-        block_keys(partly["doc_id"], partly["block_index"]))
+        block_keys(partly["doc_id"], partly["block_index"])
+    )
     partly, row = partly[row >= 0], row[row >= 0]  # rows of other shards' blocks say nothing here
     if len(partly):
         lengths = partly["removed_starts"].map(len).to_numpy()
@@ -424,7 +493,9 @@ def kept_tokens(tokens: dict[str, np.ndarray], dedup: pd.DataFrame | None, whole
         removed = np.cumsum(inside)[:-1] > 0
         if whole_chunks:
             chunk = np.cumsum(tokens["chunk_start"]) - 1
-            removed &= np.bincount(chunk, weights=~removed & keep, minlength=chunk[-1] + 1)[chunk] == 0
+            removed &= (
+                np.bincount(chunk, weights=~removed & keep, minlength=chunk[-1] + 1)[chunk] == 0
+            )
         keep &= ~removed
     return keep
 
@@ -438,6 +509,11 @@ def read_dedup_state(path: Path | str):
     """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow array)."""
     with pq.ParquetFile(path) as state:
         for group in range(state.metadata.num_row_groups):
-            table = state.read_row_group(group, columns=["hash", "doc_rank", "doc_id"], use_threads=False)
-            yield (table.column("hash").to_numpy(), table.column("doc_rank").to_numpy(),
-                   table.column("doc_id").combine_chunks())
+            table = state.read_row_group(
+                group, columns=["hash", "doc_rank", "doc_id"], use_threads=False
+            )
+            yield (
+                table.column("hash").to_numpy(),
+                table.column("doc_rank").to_numpy(),
+                table.column("doc_id").combine_chunks(),
+            )

@@ -36,7 +36,9 @@ class TokenStream:
     chunk_start: np.ndarray | None = None
 
     @classmethod
-    def of_blocks(cls, token_hash, block_offsets, is_punct=None, is_stop=None, doc_id: str = "input") -> TokenStream:
+    def of_blocks(
+        cls, token_hash, block_offsets, is_punct=None, is_stop=None, doc_id: str = "input"
+    ) -> TokenStream:
         """Tokens not tied to a shard's documents (text given by hand, a benchmark's corpus): every
         block belongs to one document, ``doc_id``; flags not given are False."""
         count, blocks = len(token_hash), len(block_offsets) - 1
@@ -74,11 +76,17 @@ def write_token_stream(stream: TokenStream, path: Path | str) -> None:
 def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> dict[str, np.ndarray]:
     """The named fields of a token file, whole. A file written without sentence or chunk starts
     (by an earlier version, or by hand) reads as one sentence per block, one chunk per token."""
-    optional = {"sentence_start": lambda a: block_starts(a["block_offsets"], len(a["token_hash"])),
-                "chunk_start": lambda a: np.ones(len(a["token_hash"]), bool)}
+    optional = {
+        "sentence_start": lambda a: block_starts(a["block_offsets"], len(a["token_hash"])),
+        "chunk_start": lambda a: np.ones(len(a["token_hash"]), bool),
+    }
     with np.load(path, allow_pickle=False) as archive:
-        return {name: archive[name] if name in archive.files or name not in optional else optional[name](archive)
-                for name in fields}
+        return {
+            name: archive[name]
+            if name in archive.files or name not in optional
+            else optional[name](archive)
+            for name in fields
+        }
 
 
 def read_token_stream(path: Path | str) -> TokenStream:
@@ -111,11 +119,18 @@ def read_token_pieces(
         try:
             for begin in range(0, total, piece_tokens):
                 count = min(piece_tokens, total - begin)
-                arrays = {name: np.frombuffer(m.read(count * dtype.itemsize), dtype=dtype)
-                          for name, (m, dtype, _) in members.items()}
-                block_starts = block_offsets[
-                    np.searchsorted(block_offsets, begin) : np.searchsorted(block_offsets, begin + count)
-                ] - begin
+                arrays = {
+                    name: np.frombuffer(m.read(count * dtype.itemsize), dtype=dtype)
+                    for name, (m, dtype, _) in members.items()
+                }
+                block_starts = (
+                    block_offsets[
+                        np.searchsorted(block_offsets, begin) : np.searchsorted(
+                            block_offsets, begin + count
+                        )
+                    ]
+                    - begin
+                )
                 yield arrays, block_starts
         finally:
             for member, _, _ in members.values():

@@ -96,7 +96,10 @@ _INVISIBLE = {"\u00ad": "", "\u200b": " ", "\ufeff": " "}  # soft hyphen, zero-w
 
 
 def _char_class(ranges: Iterable[tuple[int, int]]) -> str:
-    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+    return "".join(
+        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+        for a, b in ranges
+    )
 
 
 def _combining_mark_ranges() -> list[tuple[int, int]]:
@@ -162,8 +165,11 @@ class Vocabulary:
         # Preparing a chunk alone gives what preparing the text gives (no step joins or splits
         # across white space); it may split the chunk (a zero-width space, no-space scripts).
         # A part of letters only is one word; the regular expression would say so, slowly.
-        tokens = [t for part in prepare_text(chunk, self.cjk_chars).split()
-                  for t in ((part,) if part.isalpha() else self._find(part))]
+        tokens = [
+            t
+            for part in prepare_text(chunk, self.cjk_chars).split()
+            for t in ((part,) if part.isalpha() else self._find(part))
+        ]
         ids = self._memo[chunk] = tuple([types.setdefault(t, len(types)) for t in tokens])
         return ids
 
@@ -178,7 +184,9 @@ class Vocabulary:
                 missing = found.index(None, missing)
             except ValueError:
                 return found
-            found[missing] = self._memo.get(chunks[missing]) or self._tokenise_chunk(chunks[missing])
+            found[missing] = self._memo.get(chunks[missing]) or self._tokenise_chunk(
+                chunks[missing]
+            )
 
     def type_list(self) -> list[str]:
         return list(self.types)
@@ -187,7 +195,9 @@ class Vocabulary:
 def token_hashes(types: list[str], lowercase: bool = False) -> np.ndarray:
     """uint64 hash of each token type: BLAKE2b-64 of its UTF-8, little-endian."""
     digests = b"".join(
-        hashlib.blake2b((t.lower() if lowercase else t).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+        hashlib.blake2b(
+            (t.lower() if lowercase else t).encode("utf-8", "surrogatepass"), digest_size=8
+        ).digest()
         for t in types
     )
     return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
@@ -203,7 +213,9 @@ def word_hashes(words) -> np.ndarray:
 
 def punctuation_types(types: list[str]) -> np.ndarray:
     """Types whose first character is punctuation or a symbol (Unicode categories P*, S*)."""
-    return np.fromiter((unicodedata.category(t[0])[0] in "PS" for t in types), dtype=bool, count=len(types))
+    return np.fromiter(
+        (unicodedata.category(t[0])[0] in "PS" for t in types), dtype=bool, count=len(types)
+    )
 
 
 def stopword_types(types: list[str], stoplist: frozenset[str]) -> np.ndarray:
@@ -227,7 +239,12 @@ def tokenise_blocks(
         chunks += found
         offsets.append(offsets[-1] + sum(map(len, found)))
         if count % progress_every == 0:
-            log.info("tokenise: %d blocks, %d tokens, %d types", count, offsets[-1], len(vocabulary.types))
+            log.info(
+                "tokenise: %d blocks, %d tokens, %d types",
+                count,
+                offsets[-1],
+                len(vocabulary.types),
+            )
     ids = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=offsets[-1])
     return ids, np.array(offsets, dtype=np.int64), chunk_openers(chunks, offsets[-1])
 
@@ -245,8 +262,9 @@ SENTENCE_FINAL = frozenset(".!?…。！？‼⁇⁈⁉؟।")
 SENTENCE_CLOSERS = frozenset("\"'”’»)]」』")
 
 
-def sentence_starts(ids: np.ndarray, chunk_first: np.ndarray, block_offsets: np.ndarray,
-                    types: list[str]) -> np.ndarray:
+def sentence_starts(
+    ids: np.ndarray, chunk_first: np.ndarray, block_offsets: np.ndarray, types: list[str]
+) -> np.ndarray:
     """Per token (type ids into `types`): does it start a sentence (module doc) — in numpy over
     the whole shard, with a flag per type, not a loop per token."""
     final = np.fromiter((t in SENTENCE_FINAL for t in types), bool, len(types))[ids]
@@ -267,12 +285,20 @@ def block_sentences(text: str, cjk_chars: bool = True) -> list[str]:
     vocabulary = Vocabulary(cjk_chars)
     found = vocabulary.chunk_ids(text)
     lengths = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
-    ids = np.fromiter(itertools.chain.from_iterable(found), dtype=np.int64, count=int(lengths.sum()))
-    starts = sentence_starts(ids, chunk_openers(found, len(ids)), np.array([0, len(ids)]), vocabulary.type_list())
+    ids = np.fromiter(
+        itertools.chain.from_iterable(found), dtype=np.int64, count=int(lengths.sum())
+    )
+    starts = sentence_starts(
+        ids, chunk_openers(found, len(ids)), np.array([0, len(ids)]), vocabulary.type_list()
+    )
     opens = np.zeros(len(found), bool)
     opens[lengths > 0] = starts[(np.cumsum(lengths) - lengths)[lengths > 0]]
     chunks = np.array(text.split(), dtype=object)
-    return [" ".join(part) for part in np.split(chunks, np.flatnonzero(opens[1:]) + 1)] if len(chunks) else []
+    return (
+        [" ".join(part) for part in np.split(chunks, np.flatnonzero(opens[1:]) + 1)]
+        if len(chunks)
+        else []
+    )
 
 
 def kept_chunks(text: str, removed_starts, removed_ends) -> str:
@@ -285,8 +311,10 @@ def kept_chunks(text: str, removed_starts, removed_ends) -> str:
     kept = np.ones(int(lengths.sum()), bool)
     for start, end in zip(removed_starts, removed_ends):
         if end > len(kept):
-            raise ValueError(f"a removed range ends at token {end} of a block of {len(kept)}: the token file and "
-                             "the blocks do not match (re-run tokenise)")
+            raise ValueError(
+                f"a removed range ends at token {end} of a block of {len(kept)}: the token file and "
+                "the blocks do not match (re-run tokenise)"
+            )
         kept[start:end] = False
     chunk = np.repeat(np.arange(len(found)), lengths)
     holds = np.bincount(chunk, weights=kept, minlength=len(found)) > 0
@@ -310,7 +338,9 @@ def tokenise_shard(
     types = vocabulary.type_list()
 
     # Stop words: one row of type flags per language present, picked per token by its block's document.
-    codes, language_of_doc = np.unique(kept.documents["language"].fillna("").to_numpy(dtype=str), return_inverse=True)
+    codes, language_of_doc = np.unique(
+        kept.documents["language"].fillna("").to_numpy(dtype=str), return_inverse=True
+    )
     stop_rows = [stopword_types(types, stoplist_for(code or None)) for code in codes]
     stop_by_language = np.array(stop_rows, dtype=bool).reshape(len(codes), len(types))
     block_doc = kept_blocks["doc"].to_numpy(dtype=np.int32)
@@ -329,6 +359,11 @@ def tokenise_shard(
     )
     log.info(
         "tokenise: %d documents, %d blocks, %d tokens of %d types, %d punctuation, %d stop words",
-        len(doc_ids), len(block_doc), len(ids), len(types), stream.is_punct.sum(), stream.is_stop.sum(),
+        len(doc_ids),
+        len(block_doc),
+        len(ids),
+        len(types),
+        stream.is_punct.sum(),
+        stream.is_stop.sum(),
     )
     return stream

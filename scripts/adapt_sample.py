@@ -10,10 +10,18 @@ from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 params = ExtractParams.from_config(snakemake.params.cfg)
-records = sample_pages([warc_file(snakemake.input.warcs, warc) for warc in snakemake.params.warcs],
-                       snakemake.params.pages, snakemake.params.seed, params)
+records = sample_pages(
+    [warc_file(snakemake.input.warcs, warc) for warc in snakemake.params.warcs],
+    snakemake.params.pages,
+    snakemake.params.seed,
+    params,
+)
 blocks, skipped = crawl_blocks(records, params)
 logging.getLogger("corpusbuilder.adapt").info(
-    "%s: %d target pages, %d blocks; left out: %s", snakemake.wildcards.shard, blocks.target_pages, len(blocks.words),
-    ", ".join(f"{reason}={count}" for reason, count in sorted(skipped.items())) or "none")
+    "%s: %d target pages, %d blocks; left out: %s",
+    snakemake.wildcards.shard,
+    blocks.target_pages,
+    len(blocks.words),
+    ", ".join(f"{reason}={count}" for reason, count in sorted(skipped.items())) or "none",
+)
 blocks.save(snakemake.output.blocks)

@@ -11,7 +11,12 @@ summary's provenance record.
 
 from pathlib import Path
 
-from corpusbuilder.report.corpus_stats import Resemblance, ShardFiles, benchmark_files, write_corpus_stats
+from corpusbuilder.report.corpus_stats import (
+    Resemblance,
+    ShardFiles,
+    benchmark_files,
+    write_corpus_stats,
+)
 from corpusbuilder.logs import setup_logging
 from corpusbuilder.provenance import provenance
 from corpusbuilder.similarity import MinHashParams
@@ -21,10 +26,15 @@ setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
 similarity = snakemake.params.similarity
 # block dedup's input is the folder of every shard's tables
-dedup = [FILES.dedup.format(shard=shard) if "dedup" in inputs else None for shard in snakemake.params.shards]
+dedup = [
+    FILES.dedup.format(shard=shard) if "dedup" in inputs else None
+    for shard in snakemake.params.shards
+]
 shards = [
     ShardFiles(Path(tokens), Path(blocks), Path(verdicts) if verdicts else None)
-    for tokens, blocks, verdicts in zip(snakemake.input.tokens, snakemake.input.blocks, dedup, strict=True)
+    for tokens, blocks, verdicts in zip(
+        snakemake.input.tokens, snakemake.input.blocks, dedup, strict=True
+    )
 ]
 write_corpus_stats(
     snakemake.input.funnel,
@@ -33,5 +43,7 @@ write_corpus_stats(
     benchmark_files(".", dict(snakemake.params.benchmarks)),
     inputs.get("dedup_stats") or None,
     resemblance=Resemblance(similarity["dedup_threshold"], MinHashParams.from_config(similarity)),
-    provenance=provenance(dict(snakemake.params.config), next(iter(inputs.get("model") or []), None)),
+    provenance=provenance(
+        dict(snakemake.params.config), next(iter(inputs.get("model") or []), None)
+    ),
 )

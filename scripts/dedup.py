@@ -21,14 +21,18 @@ from corpusbuilder.tables import FILES
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)
 try:
-    check_dedup_memory(snakemake.input.duplicates, snakemake.input.tokens, params, snakemake.resources.mem_mb)
+    check_dedup_memory(
+        snakemake.input.duplicates, snakemake.input.tokens, params, snakemake.resources.mem_mb
+    )
 except DedupMemoryError as error:
     log.error("%s", error)
     sys.exit(1)
 Path(snakemake.output.dedup).mkdir(parents=True, exist_ok=True)
 shards = [
     Shard(name, Path(tokens), Path(blocks), Path(FILES.dedup.format(shard=name)))
-    for name, tokens, blocks in zip(snakemake.params.shards, snakemake.input.tokens, snakemake.input.blocks, strict=True)
+    for name, tokens, blocks in zip(
+        snakemake.params.shards, snakemake.input.tokens, snakemake.input.blocks, strict=True
+    )
 ]
 dedup_corpus(
     shards,

@@ -22,7 +22,10 @@ from corpusbuilder.logs import setup_logging
 setup_logging(snakemake.log[0])
 held_out = {
     name: {Path(path).stem: BlockModel.load(path) for path in paths}
-    for name, paths in (("best", snakemake.input.held_out), ("best-adapted", snakemake.input.adapted))
+    for name, paths in (
+        ("best", snakemake.input.held_out),
+        ("best-adapted", snakemake.input.adapted),
+    )
 }
 evaluation = evaluate(EvaluateConfig.from_config(snakemake.params.cfg), held_out)
 results = with_overall(evaluation.results)

@@ -8,5 +8,7 @@ from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 extract = ExtractParams.from_config(snakemake.params.extract)
-rows = evaluate_gold_sets(EvaluateConfig.from_config(snakemake.params.cfg), extract.site_boilerplate, extract.justext)
+rows = evaluate_gold_sets(
+    EvaluateConfig.from_config(snakemake.params.cfg), extract.site_boilerplate, extract.justext
+)
 write_tsv(rows, SITE_COLUMNS, snakemake.output.tsv)

@@ -8,7 +8,9 @@ from corpusbuilder.io import write_table
 from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
-decisions = shard_decisions(list(snakemake.input.partitions), snakemake.input.hashes, snakemake.params.shard_rank)
+decisions = shard_decisions(
+    list(snakemake.input.partitions), snakemake.input.hashes, snakemake.params.shard_rank
+)
 write_table(decisions, snakemake.output.decisions)
 logging.getLogger("corpusbuilder.exact_dedup").info(
     "exact dedup, %s: %s", snakemake.wildcards.shard, decision_counts(decisions)

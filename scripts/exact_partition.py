@@ -14,8 +14,13 @@ ROW_GROUP_ROWS = 65536
 
 setup_logging(snakemake.log[0])
 partition = int(snakemake.wildcards.partition)
-decisions = decide_partition(read_manifest(snakemake.input.manifest), partition, snakemake.params.partitions)
+decisions = decide_partition(
+    read_manifest(snakemake.input.manifest), partition, snakemake.params.partitions
+)
 write_table(decisions, snakemake.output.decisions, row_group_size=ROW_GROUP_ROWS)
 logging.getLogger("corpusbuilder.exact_dedup").info(
-    "exact dedup, partition %d of %d: %s", partition, snakemake.params.partitions, decision_counts(decisions)
+    "exact dedup, partition %d of %d: %s",
+    partition,
+    snakemake.params.partitions,
+    decision_counts(decisions),
 )

@@ -12,5 +12,7 @@ shard = snakemake.wildcards.shard
 dedup = {"dedup": FILES.dedup.format(shard=shard)} if "dedup" in snakemake.input.keys() else {}
 tables = ShardTables(**{**dict(snakemake.input.items()), **dedup})
 documents = kept_documents(read_survivors(tables, EXPORT_COLUMNS))
-count = write_corpus(documents, snakemake.output.jsonl, snakemake.output.prevert, snakemake.output.vert)
+count = write_corpus(
+    documents, snakemake.output.jsonl, snakemake.output.prevert, snakemake.output.vert
+)
 logging.getLogger("corpusbuilder.export").info("%s: %d documents exported", shard, count)

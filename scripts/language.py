@@ -7,4 +7,6 @@ from corpusbuilder.tables import ShardTables
 
 setup_logging(snakemake.log[0])
 tables = ShardTables(snakemake.input.docs, snakemake.input.blocks)
-write_table(identify_shard(tables, LanguageParams.from_config(snakemake.params.cfg)), snakemake.output.table)
+write_table(
+    identify_shard(tables, LanguageParams.from_config(snakemake.params.cfg)), snakemake.output.table
+)

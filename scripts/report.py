@@ -16,11 +16,19 @@ from corpusbuilder.tables import FILES, ShardTables
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
 # block dedup's input is the folder of every shard's tables
-dedup = [FILES.dedup.format(shard=shard) if "dedup" in inputs else None for shard in snakemake.params.shards]
+dedup = [
+    FILES.dedup.format(shard=shard) if "dedup" in inputs else None
+    for shard in snakemake.params.shards
+]
 shards = [
     ShardTables(docs, blocks, language, exact, verdicts, name)
     for name, docs, blocks, language, exact, verdicts in zip(
-        snakemake.params.shards, inputs["docs"], inputs["blocks"], inputs["language"], inputs["exact"], dedup,
+        snakemake.params.shards,
+        inputs["docs"],
+        inputs["blocks"],
+        inputs["language"],
+        inputs["exact"],
+        dedup,
         strict=True,
     )
 ]

@@ -1,7 +1,13 @@
 """Rule `sweep`: jusText precision/recall over one threshold at a time → sweep.tsv and sweep.png."""
 
 from corpusbuilder.evaluation.gold import iter_dataset
-from corpusbuilder.evaluation.scores import SWEEP_COLUMNS, EvaluateConfig, plot_sweep, sweep, write_tsv
+from corpusbuilder.evaluation.scores import (
+    SWEEP_COLUMNS,
+    EvaluateConfig,
+    plot_sweep,
+    sweep,
+    write_tsv,
+)
 from corpusbuilder.logs import setup_logging
 
 log = setup_logging(snakemake.log[0])

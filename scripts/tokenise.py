@@ -7,4 +7,6 @@ from corpusbuilder.tokenise import TokeniseParams, tokenise_shard
 
 setup_logging(snakemake.log[0])
 kept = read_survivors(ShardTables(**dict(snakemake.input.items())))
-write_token_stream(tokenise_shard(kept, TokeniseParams.from_config(snakemake.params.cfg)), snakemake.output.tokens)
+write_token_stream(
+    tokenise_shard(kept, TokeniseParams.from_config(snakemake.params.cfg)), snakemake.output.tokens
+)

@@ -6,5 +6,6 @@ from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 table = read_training_table(snakemake.input.blocks)
-fit(table, TrainParams.from_config(snakemake.params.cfg), without=snakemake.wildcards.get("source")).save(
-    snakemake.output.model)
+fit(
+    table, TrainParams.from_config(snakemake.params.cfg), without=snakemake.wildcards.get("source")
+).save(snakemake.output.model)

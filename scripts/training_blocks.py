@@ -2,11 +2,17 @@
 (the labelled ones), and every block of its pages unlabelled."""
 
 from corpusbuilder.evaluation.gold import iter_dataset
-from corpusbuilder.evaluation.training import training_pages, unlabelled_blocks, write_training_blocks
+from corpusbuilder.evaluation.training import (
+    training_pages,
+    unlabelled_blocks,
+    write_training_blocks,
+)
 from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 dataset = snakemake.wildcards.dataset
-pages = training_pages(iter_dataset(dataset, snakemake.params.gold_dir, snakemake.params.cfg["max_pages"]))
+pages = training_pages(
+    iter_dataset(dataset, snakemake.params.gold_dir, snakemake.params.cfg["max_pages"])
+)
 write_training_blocks(pages, dataset, snakemake.output.blocks)
 unlabelled_blocks(pages).save(snakemake.output.pages)

@@ -52,7 +52,10 @@ def require_shared(path: Path) -> Path:
 
 def corpus_bytes(workdir: Path) -> dict[str, bytes]:
     """A workflow run's decompressed results/corpus/*.gz by file name."""
-    return {p.name: gzip.decompress(p.read_bytes()) for p in sorted((workdir / "results" / "corpus").glob("*.gz"))}
+    return {
+        p.name: gzip.decompress(p.read_bytes())
+        for p in sorted((workdir / "results" / "corpus").glob("*.gz"))
+    }
 
 
 @pytest.fixture(scope="session")
@@ -64,9 +67,23 @@ def sample_build(tmp_path_factory) -> Path:
     config = workdir / "sample.yaml"
     config.write_text("input:\n  warcs:\n" + "".join(f"    - {path}\n" for path in SAMPLE_WARCS))
     result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-         "--cores", "2", "--configfile", str(config)],
-        capture_output=True, text=True, timeout=1200)
+        [
+            sys.executable,
+            "-m",
+            "snakemake",
+            "--snakefile",
+            str(REPO / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--cores",
+            "2",
+            "--configfile",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+    )
     assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
     return workdir
 
@@ -99,9 +116,14 @@ def write_warc(path: Path, records: list[dict]) -> Path:
             if warc_type == "response" and not spec.get("raw"):
                 headers = [("Content-Type", spec.get("content_type", "text/html; charset=utf-8"))]
                 headers += spec.get("headers", [])
-                http_headers = StatusAndHeaders(spec.get("status", "200 OK"), headers, protocol="HTTP/1.1")
+                http_headers = StatusAndHeaders(
+                    spec.get("status", "200 OK"), headers, protocol="HTTP/1.1"
+                )
             record = writer.create_warc_record(
-                spec["uri"], warc_type, payload=io.BytesIO(body), http_headers=http_headers,
+                spec["uri"],
+                warc_type,
+                payload=io.BytesIO(body),
+                http_headers=http_headers,
                 warc_content_type=spec.get("warc_content_type"),
             )
             writer.write_record(record)

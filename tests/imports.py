@@ -29,9 +29,14 @@ def imports_of(path: Path) -> list[Import]:
 
     def visit(node, at_module_level):
         for child in ast.iter_child_nodes(node):
-            nested = at_module_level and not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            nested = at_module_level and not isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+            )
             if isinstance(child, ast.Import):
-                found.extend(Import(alias.name, at_module_level, f"{path}:{child.lineno}") for alias in child.names)
+                found.extend(
+                    Import(alias.name, at_module_level, f"{path}:{child.lineno}")
+                    for alias in child.names
+                )
             elif isinstance(child, ast.ImportFrom):
                 module = _absolute(child, package)
                 if module:

@@ -33,7 +33,9 @@ def _free_port() -> int:
 
 
 MARKER = "# written by corpusbuilder's tests/slurm_cluster.py"
-SLURM_CONF = MARKER + """
+SLURM_CONF = (
+    MARKER
+    + """
 ClusterName=corpusbuilder-test
 SlurmctldHost=localhost
 AuthType=auth/munge
@@ -64,6 +66,7 @@ MinJobAge=600
 NodeName=localhost CPUs={cpus} RealMemory={memory_mb} State=UNKNOWN
 PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 """
+)
 
 
 class LocalSlurm:
@@ -85,15 +88,22 @@ class LocalSlurm:
         key.write_bytes(os.urandom(1024))
         key.chmod(0o600)
         self._run(
-            "munged", "--force", f"--socket={self.dir}/munge.socket", f"--key-file={key}",
-            f"--pid-file={self.dir}/munged.pid", f"--log-file={self.dir}/munged.log",
+            "munged",
+            "--force",
+            f"--socket={self.dir}/munge.socket",
+            f"--key-file={key}",
+            f"--pid-file={self.dir}/munged.pid",
+            f"--log-file={self.dir}/munged.log",
             f"--seed-file={self.dir}/munge.seed",
         )
         self.conf.parent.mkdir(parents=True, exist_ok=True)
         self.conf.write_text(
             SLURM_CONF.format(
-                dir=self.dir, ctld_port=_free_port(), slurmd_port=_free_port(),
-                cpus=self.cpus, memory_mb=self.memory_mb,
+                dir=self.dir,
+                ctld_port=_free_port(),
+                slurmd_port=_free_port(),
+                cpus=self.cpus,
+                memory_mb=self.memory_mb,
             )
         )
         self._run("slurmctld", "-f", str(self.conf))

@@ -15,9 +15,24 @@ from imports import LIBRARY, REPO, imports_of
 LAYERS = {
     "base": ["package_data", "stoplists", "io", "logs", "provenance", "config", "download"],
     "contracts": ["tables", "tokenfile"],
-    "stages": ["justext", "classifier", "site_boilerplate", "extract", "frequent_lines", "language",
-               "exact_dedup", "tokenise", "ngrams", "dedup", "export", "funnel", "similarity", "book_relations", "adapt",
-               "slurm_status"],
+    "stages": [
+        "justext",
+        "classifier",
+        "site_boilerplate",
+        "extract",
+        "frequent_lines",
+        "language",
+        "exact_dedup",
+        "tokenise",
+        "ngrams",
+        "dedup",
+        "export",
+        "funnel",
+        "similarity",
+        "book_relations",
+        "adapt",
+        "slurm_status",
+    ],
     "measures": ["evaluation", "report"],
     "command": ["cli"],
 }
@@ -58,7 +73,9 @@ def test_evaluation_and_report_are_apart():
     for module, path in library_modules().items():
         other = {"evaluation": "report", "report": "evaluation"}.get(unit(module))
         if other:
-            assert not [i for i in library_imports(path) if unit(i) == other], f"{module} imports {other}"
+            assert not [i for i in library_imports(path) if unit(i) == other], (
+                f"{module} imports {other}"
+            )
 
 
 def test_no_import_cycles():
@@ -68,7 +85,9 @@ def test_no_import_cycles():
 
     def visit(module, trail):
         if state.get(module) == 1:
-            raise AssertionError("import cycle: " + " -> ".join(trail[trail.index(module):] + [module]))
+            raise AssertionError(
+                "import cycle: " + " -> ".join(trail[trail.index(module) :] + [module])
+            )
         if state.get(module) == 2:
             return
         state[module] = 1
@@ -90,16 +109,30 @@ def test_only_the_contracts_layer_knows_a_stage_file_layout():
             assert "np.savez(" not in source, module
 
 
-STAGE_COLUMNS = {name for schema in (tables.DOCS_SCHEMA, tables.BLOCKS_SCHEMA, tables.LANGUAGE_SCHEMA,
-                                     tables.HASHES_SCHEMA, tables.DECISIONS_SCHEMA, tables.DEDUP_SCHEMA)
-                 for name in schema.names} - {"language", "shard", "site_boilerplate"}  # also input names
+STAGE_COLUMNS = {
+    name
+    for schema in (
+        tables.DOCS_SCHEMA,
+        tables.BLOCKS_SCHEMA,
+        tables.LANGUAGE_SCHEMA,
+        tables.HASHES_SCHEMA,
+        tables.DECISIONS_SCHEMA,
+        tables.DEDUP_SCHEMA,
+    )
+    for name in schema.names
+} - {"language", "shard", "site_boilerplate"}  # also input names
 
 
 @pytest.mark.parametrize("script", sorted((REPO / "scripts").glob("*.py")), ids=lambda p: p.name)
 def test_rule_scripts_know_no_column_names(script):
-    strings = {node.value for node in ast.walk(ast.parse(script.read_text()))
-               if isinstance(node, ast.Constant) and isinstance(node.value, str)}
-    assert not strings & STAGE_COLUMNS, f"{script.name} names columns {sorted(strings & STAGE_COLUMNS)}"
+    strings = {
+        node.value
+        for node in ast.walk(ast.parse(script.read_text()))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
+    assert not strings & STAGE_COLUMNS, (
+        f"{script.name} names columns {sorted(strings & STAGE_COLUMNS)}"
+    )
 
 
 def test_rules_spell_no_stage_file_path():

@@ -23,7 +23,15 @@ from corpusbuilder.classifier import (
 from corpusbuilder.evaluation.gold import GoldPage, iter_dataset
 from corpusbuilder.evaluation.metrics import scores
 from corpusbuilder.extract import ExtractParams, clean_page, decode_html
-from corpusbuilder.justext import BAD, GOOD, HINT_BITS, PRESETS, classify_context_free, parse_html, segment_blocks
+from corpusbuilder.justext import (
+    BAD,
+    GOOD,
+    HINT_BITS,
+    PRESETS,
+    classify_context_free,
+    parse_html,
+    segment_blocks,
+)
 from corpusbuilder.stoplists import load_stoplist
 from corpusbuilder.evaluation.training import (
     TrainParams,
@@ -59,22 +67,42 @@ def test_features_read_the_markup_and_the_text():
         index.setdefault(block.text.split()[0], i)  # "Home": the menu's, not the breadcrumb's
     nav, article, footer = index["Home"], index["After"], index["©"]
     assert column(features, "hint_nav")[nav] == 1 and column(features, "hint_nav")[article] == 0
-    assert column(features, "hint_article")[article] == 1 and column(features, "hint_footer")[footer] == 1
-    assert column(features, "link_density")[nav] == 1.0 and column(features, "link_density")[article] == 0
+    assert (
+        column(features, "hint_article")[article] == 1
+        and column(features, "hint_footer")[footer] == 1
+    )
+    assert (
+        column(features, "link_density")[nav] == 1.0
+        and column(features, "link_density")[article] == 0
+    )
     # "After three years ... rooms." — 2 sentences, ends with a full stop
     assert column(features, "ends_with_stop")[article] == 1
-    assert column(features, "sentence_ends_per_word")[article] == pytest.approx(2 / blocks[article].n_words)
+    assert column(features, "sentence_ends_per_word")[article] == pytest.approx(
+        2 / blocks[article].n_words
+    )
     heading = index["Harbour"]
     assert column(features, "title_overlap")[heading] == 1.0
-    assert (column(features, "after_title_heading")[article], column(features, "after_title_heading")[nav]) == (1, 0)
+    assert (
+        column(features, "after_title_heading")[article],
+        column(features, "after_title_heading")[nav],
+    ) == (1, 0)
     assert column(features, "digits_per_word")[index["By"]] == pytest.approx(6 / 6)  # "12", "2024"
-    assert column(features, "separators_per_word")[index["Home"]] == 0  # the list items are separate blocks
+    assert (
+        column(features, "separators_per_word")[index["Home"]] == 0
+    )  # the list items are separate blocks
     # containers: the menu's <ul> holds five all-link items; the article's element most of the words
     assert column(features, "container1_log_blocks")[nav] == pytest.approx(np.log1p(5))
     assert column(features, "container1_link_density")[nav] == 1.0
     assert column(features, "container1_link_density")[article] == 0.0
-    assert column(features, "container1_word_share")[article] > 0.5 > column(features, "container1_word_share")[nav]
-    assert column(features, "container2_word_share")[article] >= column(features, "container1_word_share")[article]
+    assert (
+        column(features, "container1_word_share")[article]
+        > 0.5
+        > column(features, "container1_word_share")[nav]
+    )
+    assert (
+        column(features, "container2_word_share")[article]
+        >= column(features, "container1_word_share")[article]
+    )
 
 
 def test_feature_edges_are_marked_for_neighbours():
@@ -88,10 +116,15 @@ def test_feature_edges_are_marked_for_neighbours():
 def test_near_hints_are_those_of_the_element_and_its_parent():
     _, blocks = news_blocks()
     features = block_features(blocks)
-    home = next(i for i, b in enumerate(blocks) if b.text == "Home")  # <li> in <ul> in <nav> in <header>
+    home = next(
+        i for i, b in enumerate(blocks) if b.text == "Home"
+    )  # <li> in <ul> in <nav> in <header>
     assert column(features, "hint_nav")[home] == 1 and column(features, "hint_header")[home] == 1
     assert column(features, "near_hint_list")[home] == 1
-    assert column(features, "near_hint_nav")[home] == 0 and column(features, "near_hint_header")[home] == 0
+    assert (
+        column(features, "near_hint_nav")[home] == 0
+        and column(features, "near_hint_header")[home] == 0
+    )
     assert all(b.near_hints & ~b.hints == 0 for b in blocks)  # near ones are a subset
 
 
@@ -103,7 +136,9 @@ def test_structure_hints_are_inherited_from_ancestors():
 
 
 def test_legal_phrases_are_found_as_the_regex_alternation_finds_them():
-    alternation = re.compile("|".join(re.escape(p) + (r"\d{4}" if p == "(c) " else "") for p in _LEGAL_PHRASES))
+    alternation = re.compile(
+        "|".join(re.escape(p) + (r"\d{4}" if p == "(c) " else "") for p in _LEGAL_PHRASES)
+    )
     texts = [
         "copyrights reserved",  # "rights reserved" inside "copyright…": counted once
         "(c) 199 (c) 2024 (c) ٢٠٢٤ ©© privacy cookie-policy",  # \d is any decimal digit
@@ -119,9 +154,14 @@ def test_legal_phrases_are_found_as_the_regex_alternation_finds_them():
 def synthetic_table(rows: int = 600, seed: int = 0):
     rng = np.random.default_rng(seed)
     features = rng.normal(size=(rows, len(FEATURE_NAMES))).astype(np.float32)
-    labels = (features[:, 0] + 0.5 * features[:, 3] - features[:, 7] * features[:, 2] > 0).astype(np.int8)
+    labels = (features[:, 0] + 0.5 * features[:, 3] - features[:, 7] * features[:, 2] > 0).astype(
+        np.int8
+    )
     from corpusbuilder.evaluation.training import TrainingTable
-    return TrainingTable(features, labels, rng.uniform(1, 5, rows), np.array(["a"] * rows, dtype=object))
+
+    return TrainingTable(
+        features, labels, rng.uniform(1, 5, rows), np.array(["a"] * rows, dtype=object)
+    )
 
 
 def test_numpy_tree_walk_equals_scikit_learn():
@@ -131,12 +171,19 @@ def test_numpy_tree_walk_equals_scikit_learn():
     params = TrainParams(max_bins=QUICK_BINS, max_iter=25, min_samples_leaf=5)
     model = fit(table, params)
     reference = HistGradientBoostingClassifier(
-        max_iter=25, learning_rate=params.learning_rate, max_depth=params.max_depth, min_samples_leaf=5,
+        max_iter=25,
+        learning_rate=params.learning_rate,
+        max_depth=params.max_depth,
+        min_samples_leaf=5,
         max_bins=params.max_bins,
-        l2_regularization=params.l2_regularization, early_stopping=False, random_state=params.seed,
+        l2_regularization=params.l2_regularization,
+        early_stopping=False,
+        random_state=params.seed,
     ).fit(table.features, table.labels, sample_weight=table.weights)
     probe = synthetic_table(200, seed=1).features
-    np.testing.assert_allclose(model.probabilities(probe), reference.predict_proba(probe)[:, 1], rtol=1e-9)
+    np.testing.assert_allclose(
+        model.probabilities(probe), reference.predict_proba(probe)[:, 1], rtol=1e-9
+    )
 
 
 PINNED = Path(__file__).resolve().parent / "fixtures" / "classifier" / "pinned_features.npz"
@@ -147,7 +194,9 @@ def pinned_page_features(pages) -> list[np.ndarray]:
     features = []
     for relative in pages:
         root = parse_html(decode_html((BOILERPLATE / str(relative)).read_bytes(), None)[0])
-        features.append(block_features(segment_blocks(root, load_stoplist("English")), page_title(root)))
+        features.append(
+            block_features(segment_blocks(root, load_stoplist("English")), page_title(root))
+        )
     return features
 
 
@@ -177,7 +226,11 @@ def reference_probabilities(model: BlockModel, features: np.ndarray) -> np.ndarr
     for row, values in enumerate(features.astype(np.float64)):
         for tree, node in enumerate(model.roots):
             while model.left[node] != node:
-                node = model.left[node] if values[model.feature[node]] <= model.threshold[node] else model.right[node]
+                node = (
+                    model.left[node]
+                    if values[model.feature[node]] <= model.threshold[node]
+                    else model.right[node]
+                )
             leaves[row, tree] = node
     return 1.0 / (1.0 + np.exp(-(model.baseline + model.value[leaves].sum(axis=1))))
 
@@ -196,10 +249,18 @@ def test_tree_walk_equals_a_walk_node_by_node_on_real_pages():
 
 def test_float32_rows_split_as_in_float64():
     """float32(0.1) lies above the split 0.1 and float32(0.7) below 0.7: both go the float64 way."""
-    stump = BlockModel(feature=np.array([0, 0, 0], dtype=np.int32), threshold=np.array([0.1, np.inf, np.inf]),
-                       left=np.array([1, 1, 2], dtype=np.int32), right=np.array([2, 1, 2], dtype=np.int32),
-                       value=np.array([0.0, -1.0, 1.0]), roots=np.array([0], dtype=np.int32), depth=1,
-                       baseline=0.0, threshold_good=0.5, feature_names=FEATURE_NAMES)
+    stump = BlockModel(
+        feature=np.array([0, 0, 0], dtype=np.int32),
+        threshold=np.array([0.1, np.inf, np.inf]),
+        left=np.array([1, 1, 2], dtype=np.int32),
+        right=np.array([2, 1, 2], dtype=np.int32),
+        value=np.array([0.0, -1.0, 1.0]),
+        roots=np.array([0], dtype=np.int32),
+        depth=1,
+        baseline=0.0,
+        threshold_good=0.5,
+        feature_names=FEATURE_NAMES,
+    )
     for split, above, below in ((0.1, 0.1, 0.0999999), (0.7, 0.7000001, 0.7)):
         rows = np.zeros((2, len(FEATURE_NAMES)), dtype=np.float32)
         rows[:, 0] = [above, below]
@@ -223,13 +284,20 @@ def test_labels_align_gold_text_and_snippets_to_blocks():
     _, blocks = news_blocks()
     texts = [b.text for b in blocks]
     article = [t for t in texts if t.startswith(("After", "The building", '"We wanted'))]
-    gold = GoldPage("x", "1", b"", gold_text="Harbour town opens its new library\n" + "\n".join(article))
+    gold = GoldPage(
+        "x", "1", b"", gold_text="Harbour town opens its new library\n" + "\n".join(article)
+    )
     labels = block_labels(blocks, gold)
     kept = {t.split()[0] for t, label in zip(texts, labels) if label == 1}
     assert kept == {"Harbour", "After", "The", '"We'}
     assert labels.min() == 0  # everything else is boilerplate; text sets leave nothing unknown
-    snippets = GoldPage("x", "2", b"", with_snippets=("queued in the rain to be among",),
-                        without_snippets=("All rights reserved.",))
+    snippets = GoldPage(
+        "x",
+        "2",
+        b"",
+        with_snippets=("queued in the rain to be among",),
+        without_snippets=("All rights reserved.",),
+    )
     labels = block_labels(blocks, snippets)
     assert labels[texts.index(next(t for t in texts if t.startswith("After")))] == 1
     assert labels[texts.index(next(t for t in texts if t.startswith("©")))] == 0
@@ -239,11 +307,17 @@ def test_labels_align_gold_text_and_snippets_to_blocks():
 def test_shipped_model_keeps_the_article_and_drops_the_template():
     page = clean_page(NEWS.read_bytes(), "utf-8", ExtractParams().with_preset("best"))
     kept = [b.text for b in page.blocks if b.final_class == GOOD]
-    assert any(t.startswith(ARTICLE_START) for t in kept) and any(t.startswith('"We wanted') for t in kept)
-    assert not any(t in ("Home", "Contact us", "Storm damages pier") or t.startswith("©") for t in kept)
+    assert any(t.startswith(ARTICLE_START) for t in kept) and any(
+        t.startswith('"We wanted') for t in kept
+    )
+    assert not any(
+        t in ("Home", "Contact us", "Storm damages pier") or t.startswith("©") for t in kept
+    )
     # jusText's context-free classes stay beside the learned verdict, for the context passes
     # that block de-duplication and site-level boilerplate run once blocks are removed
-    assert [b.cf_class for b in page.blocks] == classify_context_free(page.blocks, PRESETS["default"])
+    assert [b.cf_class for b in page.blocks] == classify_context_free(
+        page.blocks, PRESETS["default"]
+    )
     assert {b.final_class for b in page.blocks} <= {GOOD, BAD}
 
 
@@ -259,8 +333,11 @@ def test_preset_best_from_config_and_model_file(tmp_path):
 
 def gold_sample(pages_per_set: int) -> list[GoldPage]:
     require_shared(BOILERPLATE)
-    return [page for name in ("cleaneval-final", "cleanportaleval", "l3s-gn1", "trafilatura-dev")
-            for page in iter_dataset(name, BOILERPLATE, pages_per_set)]
+    return [
+        page
+        for name in ("cleaneval-final", "cleanportaleval", "l3s-gn1", "trafilatura-dev")
+        for page in iter_dataset(name, BOILERPLATE, pages_per_set)
+    ]
 
 
 def test_shipped_model_quality_floor_on_a_fixed_sample():
@@ -274,12 +351,19 @@ def test_shipped_model_quality_floor_on_a_fixed_sample():
         mine = [p for p in pages if p.dataset == name]
         tallies[name] = evaluate_pages(mine, [EXTRACTORS["best"], EXTRACTORS["justext-default"]])
     for name, tally in tallies.items():
-        best, justext = (tally[e].bag if tally[e].bag.gold else tally[e].snippets for e in ("best", "justext-default"))
+        best, justext = (
+            tally[e].bag if tally[e].bag.gold else tally[e].snippets
+            for e in ("best", "justext-default")
+        )
         assert scores(best).precision >= 0.85, name
         assert scores(best).f1 >= 0.85, name
         assert scores(best).f1 >= scores(justext).f1 - 0.01, name
-    mean_f1 = np.mean([scores(t["best"].bag if t["best"].bag.gold else t["best"].snippets).f1
-                       for t in tallies.values()])
+    mean_f1 = np.mean(
+        [
+            scores(t["best"].bag if t["best"].bag.gold else t["best"].snippets).f1
+            for t in tallies.values()
+        ]
+    )
     assert mean_f1 >= 0.92
 
 
@@ -292,7 +376,9 @@ def test_training_is_seeded_and_a_held_out_model_never_saw_its_source(tmp_path):
     assert first.trained_on == ("cleaneval", "cleanportaleval", "l3s-gn1", "trafilatura-dev")
     # the workflow's path: each gold set's blocks stored once, models read them back
     for name in ("cleaneval-final", "cleanportaleval", "l3s-gn1", "trafilatura-dev"):
-        write_training_blocks([p for p in pages if p.gold.dataset == name], name, tmp_path / f"{name}.npz")
+        write_training_blocks(
+            [p for p in pages if p.gold.dataset == name], name, tmp_path / f"{name}.npz"
+        )
     table = read_training_table(sorted(tmp_path.glob("*.npz")))
     stored = fit(table, params)
     np.testing.assert_array_equal(stored.value, first.value)

@@ -22,7 +22,9 @@ GERMAN = (
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "corpusbuilder.cli", *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "corpusbuilder.cli", *args], capture_output=True, text=True
+    )
 
 
 def test_clean_html_writes_good_blocks_per_page(tmp_path):
@@ -51,7 +53,9 @@ def test_clean_html_with_a_forced_stop_list_and_preset(tmp_path):
     pages.mkdir()
     (pages / "fluss.html").write_text(GERMAN)
     # With the English stop list the German paragraph has no stop words: it is boilerplate.
-    assert run("clean-html", str(pages), str(out), "--language", "en", "--preset", "C").returncode == 0
+    assert (
+        run("clean-html", str(pages), str(out), "--language", "en", "--preset", "C").returncode == 0
+    )
     assert (out / "fluss.txt").read_text() == ""
     assert run("clean-html", str(pages), str(out), "--language", "German").returncode == 0
     assert (out / "fluss.txt").read_text().startswith("Als wir am Morgen")
@@ -60,7 +64,9 @@ def test_clean_html_with_a_forced_stop_list_and_preset(tmp_path):
 
 
 def test_extract_one_shard_by_hand(tmp_path):
-    warc = write_warc(tmp_path / "one.warc.gz", [{"uri": "http://a.example/walk", "body": ARTICLE.encode()}])
+    warc = write_warc(
+        tmp_path / "one.warc.gz", [{"uri": "http://a.example/walk", "body": ARTICLE.encode()}]
+    )
     result = run("extract", str(warc), str(tmp_path / "one"))
     assert result.returncode == 0, result.stderr
     docs = pd.read_parquet(tmp_path / "one.docs.parquet")
@@ -83,7 +89,9 @@ def test_strip_frequent_lines_writes_bodies_and_boundaries(tmp_path):
     from fixtures.make_ebooks import make_ebooks
 
     truth = make_ebooks(tmp_path / "in", n_files=60, seed=3)
-    result = run("strip-frequent-lines", str(tmp_path / "in"), str(tmp_path / "out"), "--heuristics")
+    result = run(
+        "strip-frequent-lines", str(tmp_path / "in"), str(tmp_path / "out"), "--heuristics"
+    )
     assert result.returncode == 0, result.stderr
     rows = (tmp_path / "out" / "boundaries.tsv").read_text().splitlines()
     assert len(rows) >= len(truth)
@@ -97,11 +105,21 @@ def test_similar_pairs_over_an_exported_corpus(tmp_path):
     docs = [
         {"id": "s:1", "url": "u1", "language": "en", "paragraphs": [text]},
         {"id": "s:2", "url": "u2", "language": "en", "paragraphs": [text + " and one more line"]},
-        {"id": "s:3", "url": "u3", "language": "en", "paragraphs": ["an entirely different page about rivers and boats " * 5]},
+        {
+            "id": "s:3",
+            "url": "u3",
+            "language": "en",
+            "paragraphs": ["an entirely different page about rivers and boats " * 5],
+        },
     ]
     corpus = tmp_path / "c.jsonl"
     corpus.write_text("".join(json.dumps(d) + "\n" for d in docs))
-    assert run("similar-pairs", str(corpus), str(tmp_path / "pairs.tsv"), "--threshold", "0.5").returncode == 0
+    assert (
+        run(
+            "similar-pairs", str(corpus), str(tmp_path / "pairs.tsv"), "--threshold", "0.5"
+        ).returncode
+        == 0
+    )
     pairs = [line.split("\t") for line in (tmp_path / "pairs.tsv").read_text().splitlines()]
     assert [(a, b) for a, b, _ in pairs] == [("s:1", "s:2")]
     assert 0.65 < float(pairs[0][2]) < 0.95  # 17 shared of 21 distinct shingles: resemblance 0.81
@@ -109,11 +127,25 @@ def test_similar_pairs_over_an_exported_corpus(tmp_path):
 
 def test_dup_ngrams_by_hand(tmp_path):
     (tmp_path / "in.txt").write_text("a b c d e f g h\nx a b c d e f g h y\nz z z z z z\n")
-    result = run("dup-ngrams", str(tmp_path / "in.txt"), str(tmp_path / "out.tsv"), "--n", "5", "--mem-mb", "1")
+    result = run(
+        "dup-ngrams",
+        str(tmp_path / "in.txt"),
+        str(tmp_path / "out.tsv"),
+        "--n",
+        "5",
+        "--mem-mb",
+        "1",
+    )
     assert result.returncode == 0, result.stderr
     rows = [line.split("\t") for line in (tmp_path / "out.tsv").read_text().splitlines()]
     assert rows[0] == ["2", "z z z z z"] or ["2", "z z z z z"] in rows
-    assert sorted(text for _, text in rows) == ["a b c d e", "b c d e f", "c d e f g", "d e f g h", "z z z z z"]
+    assert sorted(text for _, text in rows) == [
+        "a b c d e",
+        "b c d e f",
+        "c d e f g",
+        "d e f g h",
+        "z z z z z",
+    ]
 
 
 def test_clean_html_with_the_best_preset(tmp_path):
@@ -141,7 +173,10 @@ def test_commands_outside_a_workflow_directory_take_the_schema_defaults(tmp_path
 
     monkeypatch.chdir(tmp_path)
     config = load_config()
-    assert config["extract"]["preset"] == load_schema()["properties"]["extract"]["properties"]["preset"]["default"]
+    assert (
+        config["extract"]["preset"]
+        == load_schema()["properties"]["extract"]["properties"]["preset"]["default"]
+    )
     assert config["input"]["warcs"] == []
 
 
@@ -158,8 +193,11 @@ WRAPPED = ARTICLE.replace("we set out", "we set\n   out")  # a hard line wrap in
 
 def test_clean_html_pipes_like_its_peers(tmp_path):
     """A page on stdin, the good blocks on stdout, one block a line whatever the source's wraps."""
-    piped = subprocess.run([sys.executable, "-m", "corpusbuilder.cli", "clean-html", "-", "--preset", "default"],
-                           input=WRAPPED.encode(), capture_output=True)
+    piped = subprocess.run(
+        [sys.executable, "-m", "corpusbuilder.cli", "clean-html", "-", "--preset", "default"],
+        input=WRAPPED.encode(),
+        capture_output=True,
+    )
     assert piped.returncode == 0, piped.stderr
     lines = piped.stdout.decode().splitlines()
     assert any(line.startswith("When we set out in the morning") for line in lines)
@@ -171,19 +209,32 @@ def test_clean_html_file_to_file_and_json(tmp_path):
 
     page = tmp_path / "walk.html"
     page.write_text(WRAPPED)
-    assert run("clean-html", str(page), str(tmp_path / "walk.txt"), "--preset", "default").returncode == 0
+    assert (
+        run("clean-html", str(page), str(tmp_path / "walk.txt"), "--preset", "default").returncode
+        == 0
+    )
     assert "When we set out" in (tmp_path / "walk.txt").read_text()
     result = run("clean-html", str(page), "--format", "json", "--preset", "default")
     record = json.loads(result.stdout)
-    assert record["file"] == "walk.html" and record["language"] == "en" and record["stoplist"] == "English"
-    assert record["text"] == "\n\n".join(record["paragraphs"]) and all("\n" not in p for p in record["paragraphs"])
+    assert (
+        record["file"] == "walk.html"
+        and record["language"] == "en"
+        and record["stoplist"] == "English"
+    )
+    assert record["text"] == "\n\n".join(record["paragraphs"]) and all(
+        "\n" not in p for p in record["paragraphs"]
+    )
     directory = run("clean-html", str(tmp_path), "--format", "json", "--preset", "default")
     assert [json.loads(line)["file"] for line in directory.stdout.splitlines()] == ["walk.html"]
 
 
 def test_clean_html_errors_are_one_line(tmp_path):
     missing = run("clean-html", str(tmp_path / "nothing.html"))
-    assert missing.returncode == 2 and missing.stderr.strip().count("\n") == 0 and "no such file" in missing.stderr
+    assert (
+        missing.returncode == 2
+        and missing.stderr.strip().count("\n") == 0
+        and "no such file" in missing.stderr
+    )
     (tmp_path / "pages").mkdir()
     empty = run("clean-html", str(tmp_path / "pages"), str(tmp_path / "out"))
     assert empty.returncode == 2 and "no *.html files" in empty.stderr
@@ -195,8 +246,15 @@ def test_version():
     from corpusbuilder import justext
 
     result = run("--version")
-    walks = "compiled walks" if justext._fastpath is not None else "Python walks: built without a C compiler"
-    assert result.returncode == 0 and result.stdout.strip() == f"corpusbuilder {corpusbuilder.__version__} ({walks})"
+    walks = (
+        "compiled walks"
+        if justext._fastpath is not None
+        else "Python walks: built without a C compiler"
+    )
+    assert (
+        result.returncode == 0
+        and result.stdout.strip() == f"corpusbuilder {corpusbuilder.__version__} ({walks})"
+    )
 
 
 def test_slurm_status_waits_when_the_scheduler_does_not_answer(monkeypatch):
@@ -211,19 +269,24 @@ def test_slurm_status_waits_when_the_scheduler_does_not_answer(monkeypatch):
     assert slurm_status.snakemake_status(slurm_status.job_state("42")) == "running"
 
     def socket_error(command, **kwargs):
-        return subprocess.CompletedProcess(command, 1, "", "slurm_load_jobs error: Socket timed out on send/recv")
+        return subprocess.CompletedProcess(
+            command, 1, "", "slurm_load_jobs error: Socket timed out on send/recv"
+        )
 
     monkeypatch.setattr(slurm_status.subprocess, "run", socket_error)
     assert slurm_status.snakemake_status(slurm_status.job_state("42")) == "running"
 
     def forgotten(command, **kwargs):
         if command[0] == "sacct":
-            return subprocess.CompletedProcess(command, 1, "", "Slurm accounting storage is disabled")
-        return subprocess.CompletedProcess(command, 1, "", "slurm_load_jobs error: Invalid job id specified")
+            return subprocess.CompletedProcess(
+                command, 1, "", "Slurm accounting storage is disabled"
+            )
+        return subprocess.CompletedProcess(
+            command, 1, "", "slurm_load_jobs error: Invalid job id specified"
+        )
 
     monkeypatch.setattr(slurm_status.subprocess, "run", forgotten)
     assert slurm_status.snakemake_status(slurm_status.job_state("42")) == "failed"
-
 
 
 def test_bad_paths_and_inputs_are_one_line_not_a_traceback(tmp_path):
@@ -234,33 +297,48 @@ def test_bad_paths_and_inputs_are_one_line_not_a_traceback(tmp_path):
     (tmp_path / "not-gzip.jsonl.gz").write_text("plain text\n")
     (tmp_path / "not-json.jsonl").write_text("plain text\n")
     (tmp_path / "no-id.jsonl").write_text('{"text": "a document without an id"}\n')
-    (tmp_path / "no-object.jsonl").write_text('[1, 2]\n')
-    corpus = gzip.compress(b"".join(b'{"id": "s:%d", "paragraphs": ["word %d and more words"]}\n' % (i, i)
-                                    for i in range(200)))
-    (tmp_path / "cut.jsonl.gz").write_bytes(corpus[:len(corpus) // 2])
+    (tmp_path / "no-object.jsonl").write_text("[1, 2]\n")
+    corpus = gzip.compress(
+        b"".join(
+            b'{"id": "s:%d", "paragraphs": ["word %d and more words"]}\n' % (i, i)
+            for i in range(200)
+        )
+    )
+    (tmp_path / "cut.jsonl.gz").write_bytes(corpus[: len(corpus) // 2])
     damaged = bytearray(corpus)
     damaged[30:60] = bytes(30)
     (tmp_path / "damaged.jsonl.gz").write_bytes(bytes(damaged))
     (tmp_path / "good.jsonl.gz").write_bytes(corpus)
-    for args in (["extract", str(tmp_path / "missing.warc.gz"), str(tmp_path / "out")],
-                 ["extract", str(tmp_path / "folder"), str(tmp_path / "out")],
-                 ["extract", str(tmp_path / "binary.txt"), str(tmp_path / "out")],
-                 ["similar-pairs", str(tmp_path / "not-gzip.jsonl.gz"), str(tmp_path / "out.tsv")],
-                 ["similar-pairs", str(tmp_path / "not-json.jsonl"), str(tmp_path / "out.tsv")],
-                 ["similar-pairs", str(tmp_path / "no-id.jsonl"), str(tmp_path / "out.tsv")],
-                 ["similar-pairs", str(tmp_path / "no-object.jsonl"), str(tmp_path / "out.tsv")],
-                 ["similar-pairs", str(tmp_path / "cut.jsonl.gz"), str(tmp_path / "out.tsv")],
-                 ["similar-pairs", str(tmp_path / "damaged.jsonl.gz"), str(tmp_path / "out.tsv")],
-                 ["similar-pairs", str(tmp_path / "good.jsonl.gz"), str(tmp_path / "out.tsv"), "--threshold", "7"],
-                 ["dup-ngrams", str(tmp_path / "binary.txt"), str(tmp_path / "out.tsv")],
-                 ["dup-ngrams", str(tmp_path / "missing.txt"), str(tmp_path / "out.tsv")],
-                 ["similar-pairs", str(tmp_path / "missing.jsonl.gz"), str(tmp_path / "out.tsv")],
-                 ["strip-frequent-lines", str(tmp_path / "missing"), str(tmp_path / "out")],
-                 ["dup-ngrams", str(tmp_path / "binary.txt"), str(tmp_path / "out.tsv"), "--mem-mb", "0"]):
+    for args in (
+        ["extract", str(tmp_path / "missing.warc.gz"), str(tmp_path / "out")],
+        ["extract", str(tmp_path / "folder"), str(tmp_path / "out")],
+        ["extract", str(tmp_path / "binary.txt"), str(tmp_path / "out")],
+        ["similar-pairs", str(tmp_path / "not-gzip.jsonl.gz"), str(tmp_path / "out.tsv")],
+        ["similar-pairs", str(tmp_path / "not-json.jsonl"), str(tmp_path / "out.tsv")],
+        ["similar-pairs", str(tmp_path / "no-id.jsonl"), str(tmp_path / "out.tsv")],
+        ["similar-pairs", str(tmp_path / "no-object.jsonl"), str(tmp_path / "out.tsv")],
+        ["similar-pairs", str(tmp_path / "cut.jsonl.gz"), str(tmp_path / "out.tsv")],
+        ["similar-pairs", str(tmp_path / "damaged.jsonl.gz"), str(tmp_path / "out.tsv")],
+        [
+            "similar-pairs",
+            str(tmp_path / "good.jsonl.gz"),
+            str(tmp_path / "out.tsv"),
+            "--threshold",
+            "7",
+        ],
+        ["dup-ngrams", str(tmp_path / "binary.txt"), str(tmp_path / "out.tsv")],
+        ["dup-ngrams", str(tmp_path / "missing.txt"), str(tmp_path / "out.tsv")],
+        ["similar-pairs", str(tmp_path / "missing.jsonl.gz"), str(tmp_path / "out.tsv")],
+        ["strip-frequent-lines", str(tmp_path / "missing"), str(tmp_path / "out")],
+        ["dup-ngrams", str(tmp_path / "binary.txt"), str(tmp_path / "out.tsv"), "--mem-mb", "0"],
+    ):
         result = run(*args)
         assert result.returncode == 2, (args, result.stderr)
         assert "Traceback" not in result.stderr, (args, result.stderr)
-        assert result.stderr.strip().splitlines()[-1].startswith("corpusbuilder"), (args, result.stderr)
+        assert result.stderr.strip().splitlines()[-1].startswith("corpusbuilder"), (
+            args,
+            result.stderr,
+        )
     # a file that is no WARC is a wrong argument, not a shard of 0 records
     assert not (tmp_path / "out.docs.parquet").exists()
 
@@ -269,12 +347,18 @@ def test_a_full_disk_fails_the_extract_instead_of_writing_error_rows(tmp_path):
     """Issue 17 item 1 with a real limit: `ulimit -f` caps what the process may write, and writes
     past it fail with EFBIG (SIGXFSZ ignored, as a job under a quota sees it). The command fails;
     no docs table is left as if the shard had been read."""
-    warc = write_warc(tmp_path / "in.warc.gz", [{"uri": f"http://a.example/{i}", "body": ARTICLE.encode() * 20}
-                                                 for i in range(40)])
-    script = (f"trap '' XFSZ; ulimit -f 16; exec {sys.executable} -m corpusbuilder.cli extract "
-              f"--preset default {warc} {tmp_path / 'out' / 's'}")
+    warc = write_warc(
+        tmp_path / "in.warc.gz",
+        [{"uri": f"http://a.example/{i}", "body": ARTICLE.encode() * 20} for i in range(40)],
+    )
+    script = (
+        f"trap '' XFSZ; ulimit -f 16; exec {sys.executable} -m corpusbuilder.cli extract "
+        f"--preset default {warc} {tmp_path / 'out' / 's'}"
+    )
     (tmp_path / "out").mkdir()
     result = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=300)
     assert result.returncode != 0, result.stderr[-2000:]
     assert not (tmp_path / "out" / "s.docs.parquet").exists()
-    assert "File too large" in result.stderr or "EFBIG" in result.stderr or "27" in result.stderr, result.stderr[-2000:]
+    assert "File too large" in result.stderr or "EFBIG" in result.stderr or "27" in result.stderr, (
+        result.stderr[-2000:]
+    )

@@ -25,11 +25,15 @@ pytestmark = [pytest.mark.workflow, pytest.mark.cluster]
 def slurm(tmp_path_factory):
     missing = missing_daemons()
     if missing:
-        unavailable(f"SLURM is not installed here (missing {', '.join(missing)}; apt-get install slurm-wlm munge)")
+        unavailable(
+            f"SLURM is not installed here (missing {', '.join(missing)}; apt-get install slurm-wlm munge)"
+        )
     if os.geteuid() != 0:
         unavailable("slurmd must run as root to start jobs")
     if foreign_config():
-        unavailable("/etc/slurm/slurm.conf belongs to a real cluster here; the test cluster will not replace it")
+        unavailable(
+            "/etc/slurm/slurm.conf belongs to a real cluster here; the test cluster will not replace it"
+        )
     cluster = LocalSlurm(tmp_path_factory.mktemp("slurm"))
     try:
         cluster.start()
@@ -47,8 +51,16 @@ def sample_config(workdir: Path, **settings) -> Path:
 
 def run_snakemake(workdir: Path, *args: str, env=None, **settings) -> subprocess.CompletedProcess:
     command = [
-        sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-        "--directory", str(workdir), "--configfile", str(sample_config(workdir, **settings)), *args,
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(sample_config(workdir, **settings)),
+        *args,
     ]
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=1500)
 
@@ -59,8 +71,15 @@ def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path, sa
     it), so the hash partitions are 2 instead of 16 and 8 — the decisions are the same for any
     number, which this checks too — and the status is checked every second instead of every 10."""
     result = run_snakemake(
-        tmp_path, "--workflow-profile", str(REPO / "profiles" / "slurm"), "--slurm-no-account",
-        "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1", env=slurm.env,
+        tmp_path,
+        "--workflow-profile",
+        str(REPO / "profiles" / "slurm"),
+        "--slurm-no-account",
+        "--slurm-init-seconds-before-status-checks",
+        "1",
+        "--seconds-between-status-checks",
+        "1",
+        env=slurm.env,
         **FEW_PARTITIONS,
     )
     assert result.returncode == 0, result.stderr[-4000:] + slurm.logs()
@@ -76,8 +95,14 @@ def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path, sa
 
 def test_cluster_generic_profile_submits_with_sbatch_and_reads_status(slurm, tmp_path):
     result = run_snakemake(
-        tmp_path, "--workflow-profile", str(REPO / "profiles" / "cluster-generic"), "--until", "extract",
-        "--seconds-between-status-checks", "1", env=slurm.env,
+        tmp_path,
+        "--workflow-profile",
+        str(REPO / "profiles" / "cluster-generic"),
+        "--until",
+        "extract",
+        "--seconds-between-status-checks",
+        "1",
+        env=slurm.env,
     )
     assert result.returncode == 0, result.stderr[-4000:] + slurm.logs()
     assert "with external jobid" in result.stderr
@@ -89,16 +114,24 @@ def test_slurm_status_command(slurm):
     def status(job_id):
         return subprocess.run(
             [sys.executable, "-m", "corpusbuilder.cli", "slurm-status", job_id],
-            env=slurm.env, capture_output=True, text=True,
+            env=slurm.env,
+            capture_output=True,
+            text=True,
         ).stdout.strip()
 
     submitted = subprocess.run(
-        ["sbatch", "--parsable", "--wrap", "true", "-o", "/dev/null"], env=slurm.env,
-        capture_output=True, text=True, check=True,
+        ["sbatch", "--parsable", "--wrap", "true", "-o", "/dev/null"],
+        env=slurm.env,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     failing = subprocess.run(
-        ["sbatch", "--parsable", "--wrap", "exit 3", "-o", "/dev/null"], env=slurm.env,
-        capture_output=True, text=True, check=True,
+        ["sbatch", "--parsable", "--wrap", "exit 3", "-o", "/dev/null"],
+        env=slurm.env,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     deadline = time.monotonic() + 60
     while {status(submitted), status(failing)} & {"running"} and time.monotonic() < deadline:

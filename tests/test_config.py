@@ -56,8 +56,12 @@ def test_cli_check_config_reports_the_key(tmp_path, capsys):
 def test_a_model_without_the_best_preset_is_refused(tmp_path):
     from corpusbuilder.config import check_input_paths
 
-    (tmp_path / "a.warc.gz").write_bytes((REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes())
-    config = validate_config({"input": {"warcs": ["a.warc.gz"]}, "extract": {"preset": "C", "model": "m.npz"}})
+    (tmp_path / "a.warc.gz").write_bytes(
+        (REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes()
+    )
+    config = validate_config(
+        {"input": {"warcs": ["a.warc.gz"]}, "extract": {"preset": "C", "model": "m.npz"}}
+    )
     with pytest.raises(ConfigError, match="config key 'extract.model'"):
         check_input_paths(config, tmp_path)
     assert validate_config({})["extract"]["preset"] == "best"
@@ -88,7 +92,9 @@ def _plain(value):
     return str(value) if isinstance(value, Path) else value
 
 
-@pytest.mark.parametrize("cls, section, renamed", STAGE_PARAMETERS, ids=lambda v: getattr(v, "__name__", None))
+@pytest.mark.parametrize(
+    "cls, section, renamed", STAGE_PARAMETERS, ids=lambda v: getattr(v, "__name__", None)
+)
 def test_dataclass_defaults_are_the_schemas(cls, section, renamed):
     """The schema is the one source of defaults: a library user who builds a stage's parameters
     by hand gets what the workflow gets from a config that leaves the key out."""
@@ -99,19 +105,28 @@ def test_dataclass_defaults_are_the_schemas(cls, section, renamed):
     compared = 0
     for field in dataclasses.fields(cls):
         key = renamed.get(field.name, field.name)
-        has_default = field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
+        has_default = (
+            field.default is not dataclasses.MISSING
+            or field.default_factory is not dataclasses.MISSING
+        )
         if key not in properties or not has_default:
             continue
-        default = field.default if field.default is not dataclasses.MISSING else field.default_factory()
+        default = (
+            field.default if field.default is not dataclasses.MISSING else field.default_factory()
+        )
         if _plain(default) is None:
             continue
         assert "default" in properties[key], f"{section}.{key}: the schema has no default"
-        assert _plain(default) == properties[key]["default"], f"{cls.__name__}.{field.name} vs {section}.{key}"
+        assert _plain(default) == properties[key]["default"], (
+            f"{cls.__name__}.{field.name} vs {section}.{key}"
+        )
         compared += 1
     assert compared, f"{cls.__name__}: no field compared with {section}"
 
 
-@pytest.mark.parametrize("cls, section, renamed", STAGE_PARAMETERS, ids=lambda v: getattr(v, "__name__", None))
+@pytest.mark.parametrize(
+    "cls, section, renamed", STAGE_PARAMETERS, ids=lambda v: getattr(v, "__name__", None)
+)
 def test_from_config_of_the_schema_defaults_is_the_dataclass_default(cls, section, renamed):
     filled = validate_config({})
     for part in section.split("."):
@@ -124,8 +139,11 @@ def test_config_reference_is_generated_from_the_schema():
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, str(REPO / "tools" / "config_reference.py"), "--check"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "config_reference.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -150,8 +168,18 @@ def test_a_local_listing_that_cannot_be_read_is_refused_naming_the_key(tmp_path)
     from corpusbuilder.config import check_input_paths
 
     def listing_config(listing, warcs=()):
-        return validate_config({"input": {"warcs": list(warcs), "cc_paths": {
-            "listing": listing, "limit": 5, "base_url": "https://data.commoncrawl.org/"}}})
+        return validate_config(
+            {
+                "input": {
+                    "warcs": list(warcs),
+                    "cc_paths": {
+                        "listing": listing,
+                        "limit": 5,
+                        "base_url": "https://data.commoncrawl.org/",
+                    },
+                }
+            }
+        )
 
     entries = b"crawl-data/a.warc.gz\ncrawl-data/b.warc.gz\n"
     (tmp_path / "good.paths").write_bytes(entries)
@@ -163,14 +191,20 @@ def test_a_local_listing_that_cannot_be_read_is_refused_naming_the_key(tmp_path)
     damaged[20:40] = bytes(20)
     (tmp_path / "damaged.paths.gz").write_bytes(bytes(damaged))
     (tmp_path / "climbing.paths").write_text("crawl-data/a.warc.gz\n../../etc/b.warc.gz\n")
-    for listing, problem in (("missing.paths", "missing"), ("binary.paths", "cannot read"),
-                             ("damaged.paths.gz", "cannot read"), ("climbing.paths", "'..'")):
+    for listing, problem in (
+        ("missing.paths", "missing"),
+        ("binary.paths", "cannot read"),
+        ("damaged.paths.gz", "cannot read"),
+        ("climbing.paths", "'..'"),
+    ):
         with pytest.raises(ConfigError, match=rf"input.cc_paths.listing.*{problem}"):
             check_input_paths(listing_config(listing), tmp_path)
     # as the workflow reads them: a listing entry that repeats one of input.warcs
     with pytest.raises(ConfigError, match="input.cc_paths.listing.*more than once"):
-        check_input_paths(listing_config("good.paths", ["https://data.commoncrawl.org/crawl-data/a.warc.gz"]),
-                          tmp_path)
+        check_input_paths(
+            listing_config("good.paths", ["https://data.commoncrawl.org/crawl-data/a.warc.gz"]),
+            tmp_path,
+        )
 
 
 def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
@@ -179,7 +213,9 @@ def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
     the user's file; each now stops the config, naming the key — check-config as the workflow."""
     from corpusbuilder.config import check_input_paths
 
-    (tmp_path / "a.warc.gz").write_bytes((REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes())
+    (tmp_path / "a.warc.gz").write_bytes(
+        (REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes()
+    )
     check_input_paths(_warc_config(tmp_path), tmp_path)
     (tmp_path / "passwd").write_text("root:x:0:0:root:/root:/bin/bash\n")
     with pytest.raises(ConfigError, match=r"input.warcs\[0\].*is not a WARC"):
@@ -191,27 +227,52 @@ def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
     with pytest.raises(ConfigError, match=r"input.warcs\[0\].*data/warc"):
         check_input_paths(validate_config({"input": {"warcs": ["data/warc/a.warc.gz"]}}), tmp_path)
     with pytest.raises(ConfigError, match="dedup.against.*no such file"):
-        check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]},
-                                           "dedup": {"against": "old/results/dedup_state.parquet"}}), tmp_path)
+        check_input_paths(
+            validate_config(
+                {
+                    "input": {"warcs": ["a.warc.gz"]},
+                    "dedup": {"against": "old/results/dedup_state.parquet"},
+                }
+            ),
+            tmp_path,
+        )
     with pytest.raises(ConfigError, match="dedup.partial_low"):
-        check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]},
-                                           "dedup": {"partial_low": 0.8, "partial_high": 0.6}}), tmp_path)
+        check_input_paths(
+            validate_config(
+                {
+                    "input": {"warcs": ["a.warc.gz"]},
+                    "dedup": {"partial_low": 0.8, "partial_high": 0.6},
+                }
+            ),
+            tmp_path,
+        )
     with pytest.raises(ConfigError, match="dedup.level"):
-        check_input_paths(validate_config({"input": {"warcs": ["a.warc.gz"]}, "dedup": {"level": "span"},
-                                           "tokenise": {"cjk_chars": False}}), tmp_path)
+        check_input_paths(
+            validate_config(
+                {
+                    "input": {"warcs": ["a.warc.gz"]},
+                    "dedup": {"level": "span"},
+                    "tokenise": {"cjk_chars": False},
+                }
+            ),
+            tmp_path,
+        )
     twice = tmp_path / "twice.yaml"
     twice.write_text("input:\n  warcs: [a.warc.gz, ./a.warc.gz]\n")
     with pytest.raises(ConfigError, match="input.warcs.*more than once"):
         check_input_paths(load_config(twice), tmp_path)
 
 
-
 def test_lsh_bands_that_do_not_divide_k_stop_the_config(tmp_path):
     """Issue 17: found only after the corpus was built, by the similarity job."""
     from corpusbuilder.config import check_input_paths
 
-    (tmp_path / "a.warc.gz").write_bytes((REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes())
-    config = validate_config({"input": {"warcs": ["a.warc.gz"]}, "similarity": {"k": 100, "bands": 30}})
+    (tmp_path / "a.warc.gz").write_bytes(
+        (REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes()
+    )
+    config = validate_config(
+        {"input": {"warcs": ["a.warc.gz"]}, "similarity": {"k": 100, "bands": 30}}
+    )
     with pytest.raises(ConfigError, match="similarity.bands"):
         check_input_paths(config, tmp_path)
 
@@ -221,8 +282,11 @@ def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded(tmp_path):
     import time
 
     lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
-    lines += [f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
-              f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]" for i in range(8)]
+    lines += [
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]"
+        for i in range(8)
+    ]
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text("\n".join(lines) + "\n")
     started = time.monotonic()

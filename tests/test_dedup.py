@@ -44,8 +44,18 @@ def write_corpus(tmp_path, shards: dict[str, list[tuple[str, list]]], n: int = N
         for d, (doc_id, blocks) in enumerate(pages):
             for i, block in enumerate(blocks):
                 text, cf, final = (block, "good", "good") if isinstance(block, str) else block
-                rows.append(dict(doc_id=doc_id, block_index=i, text=text, heading=False, n_chars=len(text),
-                                 n_words=len(text.split()), cf_class=cf, final_class=final))
+                rows.append(
+                    dict(
+                        doc_id=doc_id,
+                        block_index=i,
+                        text=text,
+                        heading=False,
+                        n_chars=len(text),
+                        n_words=len(text.split()),
+                        cf_class=cf,
+                        final_class=final,
+                    )
+                )
                 if final == "good":
                     for sentence in block_sentences(text):
                         for c, chunk in enumerate(sentence.split()):
@@ -59,31 +69,62 @@ def write_corpus(tmp_path, shards: dict[str, list[tuple[str, list]]], n: int = N
         token_hash = word_hashes(np.array(words, dtype=object)) if words else np.empty(0, np.uint64)
         offsets = np.array(offsets, np.int64)
         all_hashes.append(ngram_hashes(token_hash, offsets, n)[0])
-        write_token_stream(TokenStream(token_hash, np.zeros(len(words), bool), np.zeros(len(words), bool), offsets,
-                                       np.array(block_doc, np.int32), np.array(block_index, np.int32),
-                                       np.array([doc_id for doc_id, _ in pages]), np.array(starts, bool),
-                                       np.array(chunks, bool)),
-                           tmp_path / f"{name}.npz")
-        pd.DataFrame(rows).astype({"block_index": "int32"}).to_parquet(tmp_path / f"{name}.blocks.parquet")
-        out.append(Shard(name, tmp_path / f"{name}.npz", tmp_path / f"{name}.blocks.parquet",
-                         tmp_path / "dedup" / f"{name}.parquet"))
+        write_token_stream(
+            TokenStream(
+                token_hash,
+                np.zeros(len(words), bool),
+                np.zeros(len(words), bool),
+                offsets,
+                np.array(block_doc, np.int32),
+                np.array(block_index, np.int32),
+                np.array([doc_id for doc_id, _ in pages]),
+                np.array(starts, bool),
+                np.array(chunks, bool),
+            ),
+            tmp_path / f"{name}.npz",
+        )
+        pd.DataFrame(rows).astype({"block_index": "int32"}).to_parquet(
+            tmp_path / f"{name}.blocks.parquet"
+        )
+        out.append(
+            Shard(
+                name,
+                tmp_path / f"{name}.npz",
+                tmp_path / f"{name}.blocks.parquet",
+                tmp_path / "dedup" / f"{name}.parquet",
+            )
+        )
     hashes, counts = np.unique(np.concatenate(all_hashes), return_counts=True)
     np.save(tmp_path / "dup.npy", hashes[counts >= 2])
     return out
 
 
 def run(tmp_path, shards: list[Shard], **params) -> pd.DataFrame:
-    stats = dedup_corpus(shards, tmp_path / "dup.npy", tmp_path / "dedup" / "stats.json",
-                         DedupParams(n=N, **params), PRESETS["default"])
+    stats = dedup_corpus(
+        shards,
+        tmp_path / "dup.npy",
+        tmp_path / "dedup" / "stats.json",
+        DedupParams(n=N, **params),
+        PRESETS["default"],
+    )
     assert stats.documents == sum(len(np.load(s.tokens)["doc_ids"]) for s in shards)
     return pd.concat([pd.read_parquet(s.output) for s in shards], ignore_index=True)
 
 
 def kept_text(shards: list[Shard], row) -> str:
     """What export writes of one block of the dedup table (`row`): its text less removed parts."""
-    blocks = pd.concat([pd.read_parquet(shard.blocks) for shard in shards]).set_index(["doc_id", "block_index"])
-    return block_texts(pd.DataFrame({"text": [blocks.text[(row.doc_id, row.block_index)]],
-                                     "removed_starts": [row.removed_starts], "removed_ends": [row.removed_ends]}))[0]
+    blocks = pd.concat([pd.read_parquet(shard.blocks) for shard in shards]).set_index(
+        ["doc_id", "block_index"]
+    )
+    return block_texts(
+        pd.DataFrame(
+            {
+                "text": [blocks.text[(row.doc_id, row.block_index)]],
+                "removed_starts": [row.removed_starts],
+                "removed_ends": [row.removed_ends],
+            }
+        )
+    )[0]
 
 
 def classes(table: pd.DataFrame, doc_id: str) -> list[str]:
@@ -92,15 +133,18 @@ def classes(table: pd.DataFrame, doc_id: str) -> list[str]:
 
 # --- pieces ------------------------------------------------------------------------------------
 
+
 def test_covered_tokens_matches_the_set_of_algorithm_3_1():
     rng = np.random.default_rng(0)
     for _ in range(50):
         length, n = int(rng.integers(1, 40)), int(rng.integers(1, 6))
-        starts = np.sort(rng.choice(max(length - n + 1, 1), size=int(rng.integers(0, 5)), replace=True))
+        starts = np.sort(
+            rng.choice(max(length - n + 1, 1), size=int(rng.integers(0, 5)), replace=True)
+        )
         starts = starts[starts + n <= length]
         expected = np.zeros(length, bool)
         for s in starts:
-            expected[s:s + n] = True
+            expected[s : s + n] = True
         assert covered_tokens(starts, n, length).tolist() == expected.tolist()
 
 
@@ -153,20 +197,38 @@ def test_dedup_document_matches_onions_loop():
             n = int(rng.integers(1, 4))
             lengths = rng.integers(0, 12, size=int(rng.integers(1, 7)))
             offsets = np.concatenate(([0], np.cumsum(lengths))) + 100 * doc
-            starts = np.array([s for b in range(len(lengths)) for s in range(offsets[b], offsets[b + 1] - n + 1)
-                               if rng.random() < 0.6], np.int64)
+            starts = np.array(
+                [
+                    s
+                    for b in range(len(lengths))
+                    for s in range(offsets[b], offsets[b + 1] - n + 1)
+                    if rng.random() < 0.6
+                ],
+                np.int64,
+            )
             handles = rng.integers(0, 25, size=len(starts)).astype(np.int64)
             threshold = float(rng.choice([0.0, 0.25, 0.5]))
             reference_owner = dict(owner)
-            expected = reference_document(handles, starts, offsets, n, threshold, reference_owner, doc)
+            expected = reference_document(
+                handles, starts, offsets, n, threshold, reference_owner, doc
+            )
             got = dedup_document(handles, starts, offsets, n, threshold, store)
-            sources = [doc if own else owner[h] for h, own in zip(got.quoted_handle.tolist(), got.quoted_self.tolist())]
-            duplicate_of = [max(set(o), key=lambda x: (o.count(x), -x)) if (o := [src for u, src in
-                            zip(got.quoted_unit.tolist(), sources) if u == unit]) else -1
-                            for unit in range(len(lengths))]
+            sources = [
+                doc if own else owner[h]
+                for h, own in zip(got.quoted_handle.tolist(), got.quoted_self.tolist())
+            ]
+            duplicate_of = [
+                max(set(o), key=lambda x: (o.count(x), -x))
+                if (o := [src for u, src in zip(got.quoted_unit.tolist(), sources) if u == unit])
+                else -1
+                for unit in range(len(lengths))
+            ]
             expected_share, expected_duplicate, expected_source = zip(*expected)
             assert got.share.tolist() == pytest.approx(expected_share), (trial, doc)
-            assert (got.duplicate.tolist(), duplicate_of) == (list(expected_duplicate), list(expected_source)), (trial, doc)
+            assert (got.duplicate.tolist(), duplicate_of) == (
+                list(expected_duplicate),
+                list(expected_source),
+            ), (trial, doc)
             owner.update((h, doc) for h in got.sent.tolist())
             assert owner == reference_owner, (trial, doc)  # what the reference sent to output
             assert store.output == set(owner)
@@ -177,9 +239,13 @@ def test_a_unit_at_exactly_the_threshold_is_kept():
     store = DictStore()
     store.output.update([1, 2])
     offsets = np.array([0, 10, 20])  # two units of 10 words; 5-grams at words 0 and 10
-    got = dedup_document(np.array([1, 2], np.int64), np.array([0, 10], np.int64), offsets, 5, 0.5, store)
+    got = dedup_document(
+        np.array([1, 2], np.int64), np.array([0, 10], np.int64), offsets, 5, 0.5, store
+    )
     assert got.share.tolist() == [0.5, 0.5] and got.duplicate.tolist() == [False, False]
-    got = dedup_document(np.array([1, 2], np.int64), np.array([0, 10], np.int64), offsets, 5, 0.49, store)
+    got = dedup_document(
+        np.array([1, 2], np.int64), np.array([0, 10], np.int64), offsets, 5, 0.49, store
+    )
     assert got.duplicate.tolist() == [True, True]
 
 
@@ -192,10 +258,20 @@ def test_processing_order_by_duplicate_share_ties_in_crawl_order():
 def test_stub_between_two_duplicates_goes_with_them():
     """Fig. 3.5: a short block kept by jusText between good blocks is bad once they are duplicates."""
     cf = ["good", "short", "good", "good"]
-    assert final_classes(cf, ["good"] * 4, [False] * 4, [300, 20, 300, 300], [False] * 4, PRESETS["default"]) \
+    assert (
+        final_classes(
+            cf, ["good"] * 4, [False] * 4, [300, 20, 300, 300], [False] * 4, PRESETS["default"]
+        )
         == ["good"] * 4
-    assert final_classes(cf, ["good"] * 4, [True, False, True, False], [300, 20, 300, 300], [False] * 4,
-                         PRESETS["default"]) == ["duplicate", "bad", "duplicate", "good"]
+    )
+    assert final_classes(
+        cf,
+        ["good"] * 4,
+        [True, False, True, False],
+        [300, 20, 300, 300],
+        [False] * 4,
+        PRESETS["default"],
+    ) == ["duplicate", "bad", "duplicate", "good"]
 
 
 def test_stub_between_two_duplicates_goes_with_them_under_the_learned_preset():
@@ -207,26 +283,48 @@ def test_stub_between_two_duplicates_goes_with_them_under_the_learned_preset():
     n_chars, heading = [300, 20, 300, 20, 300, 20, 300], [False] * 7
     assert final_classes(cf, learned, [False] * 7, n_chars, heading, PRESETS["default"]) == learned
     duplicate = [True, False, True, False, False, False, False]
-    assert final_classes(cf, learned, duplicate, n_chars, heading, PRESETS["default"]) == \
-        ["duplicate", "bad", "duplicate", "bad", "good", "good", "good"]
+    assert final_classes(cf, learned, duplicate, n_chars, heading, PRESETS["default"]) == [
+        "duplicate",
+        "bad",
+        "duplicate",
+        "bad",
+        "good",
+        "good",
+        "good",
+    ]
     # before jusText's classes were kept beside the learned ones, the context pass saw only these
-    assert final_classes(learned, learned, duplicate, n_chars, heading, PRESETS["default"]) == \
-        ["duplicate", "good", "duplicate", "good", "good", "good", "good"]
+    assert final_classes(learned, learned, duplicate, n_chars, heading, PRESETS["default"]) == [
+        "duplicate",
+        "good",
+        "duplicate",
+        "good",
+        "good",
+        "good",
+        "good",
+    ]
 
 
 def test_jusText_bad_stays_bad():
     cf = ["good", "short", "good"]
-    out = final_classes(cf, ["good", "bad", "good"], [False, False, False], [300, 20, 300], [False] * 3,
-                        PRESETS["default"])
+    out = final_classes(
+        cf,
+        ["good", "bad", "good"],
+        [False, False, False],
+        [300, 20, 300],
+        [False] * 3,
+        PRESETS["default"],
+    )
     assert out == ["good", "bad", "good"]
 
 
 # --- whole pages -------------------------------------------------------------------------------
 
+
 def test_exact_copy_is_removed_and_points_to_the_first(tmp_path):
     a, b = para(), para()
-    shards = write_corpus(tmp_path, {"s0": [("s0:1", [a, b]), ("s0:2", [para()])],
-                                     "s1": [("s1:1", [a, b])]})
+    shards = write_corpus(
+        tmp_path, {"s0": [("s0:1", [a, b]), ("s0:2", [para()])], "s1": [("s1:1", [a, b])]}
+    )
     table = run(tmp_path, shards)
     assert classes(table, "s0:1") == ["good", "good"]
     assert classes(table, "s1:1") == ["duplicate", "duplicate"]
@@ -238,8 +336,10 @@ def test_exact_copy_is_removed_and_points_to_the_first(tmp_path):
 def test_quoted_paragraph_is_removed_only_from_the_page_with_more_copied_content(tmp_path):
     quote = para()
     # crawled first, but a third of it is the quote; the source page is only a quarter quote
-    shards = write_corpus(tmp_path, {"s0": [("quoting", [para(), quote, para()]),
-                                            ("source", [para(), para(), quote, para()])]})
+    shards = write_corpus(
+        tmp_path,
+        {"s0": [("quoting", [para(), quote, para()]), ("source", [para(), para(), quote, para()])]},
+    )
     table = run(tmp_path, shards)
     assert classes(table, "source") == ["good"] * 4
     assert classes(table, "quoting") == ["good", "duplicate", "good"]
@@ -258,7 +358,10 @@ def test_half_copied_page_loses_only_its_copied_block(tmp_path):
     assert classes(run(tmp_path, shards), "half") == ["duplicate", "good"]
     # the whole page is half duplicate: at document level it stays at t = 0.5, goes at t = 0.25
     assert classes(run(tmp_path, shards, level="document"), "half") == ["good", "good"]
-    assert classes(run(tmp_path, shards, level="document", threshold=0.25), "half") == ["duplicate"] * 2
+    assert (
+        classes(run(tmp_path, shards, level="document", threshold=0.25), "half")
+        == ["duplicate"] * 2
+    )
 
 
 def test_block_partly_copied_goes_only_below_its_share(tmp_path):
@@ -286,8 +389,16 @@ def test_stub_removed_by_the_context_pass_sends_nothing_to_output(tmp_path):
     neighbours is not output, so its text is still fresh when a later page has it."""
     a, b = para(), para()
     stub = (para(8), "short", "good")
-    shards = write_corpus(tmp_path, {"s0": [("first", [a, b]), ("second", [a, stub, b, para(60)]),
-                                            ("third", [stub[0], para()])]})
+    shards = write_corpus(
+        tmp_path,
+        {
+            "s0": [
+                ("first", [a, b]),
+                ("second", [a, stub, b, para(60)]),
+                ("third", [stub[0], para()]),
+            ]
+        },
+    )
     table = run(tmp_path, shards, order="input")
     assert classes(table, "second") == ["duplicate", "bad", "duplicate", "good"]
     assert classes(table, "third") == ["good", "good"]
@@ -298,8 +409,16 @@ def test_headings_of_a_copied_page_go_with_it(tmp_path):
     duplicate, nothing on the page can be judged by n-grams and the headings go too."""
     a, b = para(), para()
     heading = ("Pricing and Availability", "good", "good")
-    shards = write_corpus(tmp_path, {"s0": [("first", [heading, a, b]), ("copy", [heading, a, b]),
-                                            ("quoting", [heading, a, para(40)])]})
+    shards = write_corpus(
+        tmp_path,
+        {
+            "s0": [
+                ("first", [heading, a, b]),
+                ("copy", [heading, a, b]),
+                ("quoting", [heading, a, para(40)]),
+            ]
+        },
+    )
     table = run(tmp_path, shards, order="input")
     assert classes(table, "first") == ["good"] * 3
     assert classes(table, "copy") == ["bad", "duplicate", "duplicate"]
@@ -328,8 +447,9 @@ def test_repeat_of_a_removed_block_counts_too(tmp_path):
     """onion's local set holds every n-gram seen earlier in the page, kept or not: a block that
     repeats the fresh half of a block removed as a duplicate is judged a repeat of it."""
     copied, fresh = para(40), para(20)
-    shards = write_corpus(tmp_path, {"s0": [("original", [copied]),
-                                            ("page", [f"{copied} {fresh}", fresh, para()])]})
+    shards = write_corpus(
+        tmp_path, {"s0": [("original", [copied]), ("page", [f"{copied} {fresh}", fresh, para()])]}
+    )
     table = run(tmp_path, shards, order="input")
     assert classes(table, "page") == ["duplicate", "duplicate", "good"]
     page = table[table.doc_id == "page"]
@@ -378,7 +498,9 @@ def random_corpus(tmp_path, seed: int = 1, shards: int = 3) -> list[Shard]:
                     blocks.append(pool[rng.integers(len(pool))])
                 else:
                     half = pool[rng.integers(len(pool))].split()
-                    blocks.append(" ".join(half[: len(half) // 2] + para(int(rng.integers(5, 30))).split()))
+                    blocks.append(
+                        " ".join(half[: len(half) // 2] + para(int(rng.integers(5, 30))).split())
+                    )
             pages.append((f"s{s}:{d}", blocks))
         shards[f"s{s}"] = pages
     return write_corpus(tmp_path, shards)
@@ -388,8 +510,13 @@ def test_backends_and_bucketing_give_identical_results(tmp_path):
     shards = random_corpus(tmp_path)
     reference = run(tmp_path, shards)
     assert (reference.final_class == "duplicate").sum() > 20
-    for params in (dict(backend="judy"), dict(bucket_tokens=200), dict(backend="judy", bucket_tokens=1),
-                   dict(hash_bits=56), dict(backend="judy", hash_bits=56)):
+    for params in (
+        dict(backend="judy"),
+        dict(bucket_tokens=200),
+        dict(backend="judy", bucket_tokens=1),
+        dict(hash_bits=56),
+        dict(backend="judy", hash_bits=56),
+    ):
         pd.testing.assert_frame_equal(run(tmp_path, shards, **params), reference, obj=str(params))
 
 
@@ -418,14 +545,37 @@ def test_a_spilled_shard_maps_back_as_it_was_put(tmp_path):
     from corpusbuilder.dedup.spill import SpilledShards
 
     rng = np.random.default_rng(0)
-    pages = PageBlocks(np.array([0, 3]), np.array([0, 2]), np.array(["good", "bad"], dtype=object),
-                       np.array([0, 1, 0], np.int8), np.array([1, 1, 0], np.int8), rng.integers(0, 99, 3),
-                       np.array([True, False, False]), rng.integers(0, 9, 3))
-    full = ShardNgrams(["a"], np.zeros(2, np.int32), np.array([0, 2], np.int32), np.array([0, 4, 9]),
-                       np.array([0, 2]), rng.integers(0, 2**63, 3, dtype=np.uint64), np.array([0, 3, 5]),
-                       np.array([7]), np.array([3]), pages, np.array([6]), rng.random(9) < 0.5)
-    empty = ShardNgrams([], *(np.empty(0, dtype) for dtype in (np.int32, np.int32, np.int64)), np.zeros(1, np.int64),
-                        np.empty(0, np.uint64), *(np.empty(0, np.int64) for _ in range(3)))
+    pages = PageBlocks(
+        np.array([0, 3]),
+        np.array([0, 2]),
+        np.array(["good", "bad"], dtype=object),
+        np.array([0, 1, 0], np.int8),
+        np.array([1, 1, 0], np.int8),
+        rng.integers(0, 99, 3),
+        np.array([True, False, False]),
+        rng.integers(0, 9, 3),
+    )
+    full = ShardNgrams(
+        ["a"],
+        np.zeros(2, np.int32),
+        np.array([0, 2], np.int32),
+        np.array([0, 4, 9]),
+        np.array([0, 2]),
+        rng.integers(0, 2**63, 3, dtype=np.uint64),
+        np.array([0, 3, 5]),
+        np.array([7]),
+        np.array([3]),
+        pages,
+        np.array([6]),
+        rng.random(9) < 0.5,
+    )
+    empty = ShardNgrams(
+        [],
+        *(np.empty(0, dtype) for dtype in (np.int32, np.int32, np.int64)),
+        np.zeros(1, np.int64),
+        np.empty(0, np.uint64),
+        *(np.empty(0, np.int64) for _ in range(3)),
+    )
     spilled = SpilledShards(tmp_path)
     for key, shard in enumerate((full, empty)):
         spilled.put(key, shard)
@@ -434,7 +584,10 @@ def test_a_spilled_shard_maps_back_as_it_was_put(tmp_path):
         for name, value in vars(shard).items():
             if isinstance(value, np.ndarray):
                 np.testing.assert_array_equal(getattr(mapped, name), value, err_msg=name)
-                assert getattr(mapped, name).dtype == value.dtype and not getattr(mapped, name).flags.writeable
+                assert (
+                    getattr(mapped, name).dtype == value.dtype
+                    and not getattr(mapped, name).flags.writeable
+                )
         assert mapped.doc_ids == shard.doc_ids
     assert spilled.get(1).pages is None and spilled.get(1).chunk_start is None
     for name, value in vars(pages).items():
@@ -449,11 +602,19 @@ def test_lower_threshold_removes_more(tmp_path):
     removed = []
     for threshold in (0.5, 0.25, 0.1):
         table = run(tmp_path, shards, threshold=threshold)
-        removed.append(set(zip(table.doc_id[table.final_class != "good"], table.block_index[table.final_class != "good"])))
+        removed.append(
+            set(
+                zip(
+                    table.doc_id[table.final_class != "good"],
+                    table.block_index[table.final_class != "good"],
+                )
+            )
+        )
     assert len(removed[0]) < len(removed[1]) < len(removed[2])
 
 
 # --- sentence mode --------------------------------------------------------------------------------
+
 
 def sentences(count: int, words: int = 12) -> list[str]:
     """Sentences of words seen nowhere else, each capitalised and ended by a full stop."""
@@ -472,7 +633,10 @@ def test_sentence_mode_removes_the_copied_sentences_and_keeps_the_fresh_ones(tmp
     # copied sentence, which opens an n-gram the source has too
     assert block.dup_share == pytest.approx(40 / 78)
     # sentences 0, 1 and 4 of 13 tokens each (12 words and the full stop)
-    assert (block.removed_starts.tolist(), block.removed_ends.tolist()) == ([0, 13, 52], [13, 26, 65])
+    assert (block.removed_starts.tolist(), block.removed_ends.tolist()) == (
+        [0, 13, 52],
+        [13, 26, 65],
+    )
     assert block.removed_duplicate_of.tolist() == ["source"] * 3
     assert kept_text(shards, block) == " ".join(fresh[:2] + fresh[2:])
     assert classes(table, "source") == ["good"]
@@ -487,8 +651,16 @@ def test_sentence_mode_removes_a_block_copied_whole_as_one_unit(tmp_path):
     block whose every sentence goes is a duplicate block too, not a block with no sentence left."""
     text = sentences(6)
     edited = text[:5] + [text[5].replace(".", " changed.")]
-    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(text)]), ("copy", [" ".join(edited), para()]),
-                                            ("again", [" ".join(text[:3]), para()])]})
+    shards = write_corpus(
+        tmp_path,
+        {
+            "s0": [
+                ("source", [" ".join(text)]),
+                ("copy", [" ".join(edited), para()]),
+                ("again", [" ".join(text[:3]), para()]),
+            ]
+        },
+    )
     for high in (0.9, 1.0):
         table = run(tmp_path, shards, order="input", level="sentence", partial_high=high)
         for doc in ("copy", "again"):
@@ -513,18 +685,35 @@ def test_span_mode_removes_a_copied_stretch_but_the_words_fresh_ngrams_need(tmp_
     before, after = para(20).split(), para(20).split()
     quoting = " ".join(before + source[:20] + after)
     edited = source[:20] + ["edited"] + source[21:]
-    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(source)]), ("quoting", [quoting]),
-                                            ("near", [" ".join(edited)])]})
+    shards = write_corpus(
+        tmp_path,
+        {
+            "s0": [
+                ("source", [" ".join(source)]),
+                ("quoting", [quoting]),
+                ("near", [" ".join(edited)]),
+            ]
+        },
+    )
     table = run(tmp_path, shards, order="input", level="span")
     quoted = table.set_index("doc_id").loc["quoting"]
-    assert (quoted.removed_starts.tolist(), quoted.removed_ends.tolist()) == ([20 + N - 1], [40 - N + 1])
-    assert kept_text(shards, table[table.doc_id == "quoting"].iloc[0]) == \
-        " ".join(before + source[:N - 1] + source[20 - N + 1:20] + after)
+    assert (quoted.removed_starts.tolist(), quoted.removed_ends.tolist()) == (
+        [20 + N - 1],
+        [40 - N + 1],
+    )
+    assert kept_text(shards, table[table.doc_id == "quoting"].iloc[0]) == " ".join(
+        before + source[: N - 1] + source[20 - N + 1 : 20] + after
+    )
     assert quoted.final_class == "good" and quoted.removed_duplicate_of.tolist() == ["source"]
-    assert kept_text(shards, table[table.doc_id == "near"].iloc[0]) == " ".join(edited[20 - N + 1:20 + N])
+    assert kept_text(shards, table[table.doc_id == "near"].iloc[0]) == " ".join(
+        edited[20 - N + 1 : 20 + N]
+    )
     # the thesis' block mode removes both blocks whole
-    assert run(tmp_path, shards, order="input").set_index("doc_id").final_class.tolist() == \
-        ["good", "good", "duplicate"]
+    assert run(tmp_path, shards, order="input").set_index("doc_id").final_class.tolist() == [
+        "good",
+        "good",
+        "duplicate",
+    ]
 
 
 def test_span_mode_loses_no_ngram_and_block_mode_does(tmp_path):
@@ -539,11 +728,19 @@ def test_span_mode_loses_no_ngram_and_block_mode_does(tmp_path):
 
     def distinct_kept(**params):
         table = run(tmp_path, shards, **params)
-        kept = [block_ngrams(read_tokens(shard.tokens), kept_tokens(read_tokens(shard.tokens), table), N)
-                for shard in shards]
+        kept = [
+            block_ngrams(
+                read_tokens(shard.tokens), kept_tokens(read_tokens(shard.tokens), table), N
+            )
+            for shard in shards
+        ]
         return len(np.unique(np.concatenate(kept)))
 
-    everything = len(np.unique(np.concatenate([block_ngrams(read_tokens(shard.tokens), None, N) for shard in shards])))
+    everything = len(
+        np.unique(
+            np.concatenate([block_ngrams(read_tokens(shard.tokens), None, N) for shard in shards])
+        )
+    )
     assert distinct_kept(level="span", span_repeat_ratio=float("inf")) == everything
     assert distinct_kept() < everything
 
@@ -554,9 +751,15 @@ def test_span_mode_removes_a_near_copy_edited_every_few_words_only_by_its_repeat
     ones: above span_repeat_ratio it goes whole."""
     source = para(64).split()
     edited = [f"e{i}" if i % 8 == 4 else word for i, word in enumerate(source)]
-    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(source)]), ("near", [" ".join(edited), para()])]})
+    shards = write_corpus(
+        tmp_path, {"s0": [("source", [" ".join(source)]), ("near", [" ".join(edited), para()])]}
+    )
     for ratio, expected in ((0.25, "duplicate"), (1.0, "good"), (float("inf"), "good")):
-        near = run(tmp_path, shards, order="input", level="span", span_repeat_ratio=ratio).set_index("doc_id").loc["near"]
+        near = (
+            run(tmp_path, shards, order="input", level="span", span_repeat_ratio=ratio)
+            .set_index("doc_id")
+            .loc["near"]
+        )
         assert near.final_class.tolist()[0] == expected, ratio
         assert near.removed_starts.tolist()[0] is None
 
@@ -567,12 +770,31 @@ def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
     from corpusbuilder.tables import kept_tokens
     from corpusbuilder.tokenise import kept_chunks
 
-    tokens = {"doc_ids": np.array(["d"]), "block_doc": np.array([0]), "block_index": np.array([0]),
-              "block_offsets": np.array([0, 6]), "chunk_start": np.array([1, 1, 0, 1, 1, 0], bool)}
-    dedup = pd.DataFrame({"doc_id": ["d"], "block_index": [0], "final_class": ["good"],
-                          "removed_starts": [[2]], "removed_ends": [[4]]})
+    tokens = {
+        "doc_ids": np.array(["d"]),
+        "block_doc": np.array([0]),
+        "block_index": np.array([0]),
+        "block_offsets": np.array([0, 6]),
+        "chunk_start": np.array([1, 1, 0, 1, 1, 0], bool),
+    }
+    dedup = pd.DataFrame(
+        {
+            "doc_id": ["d"],
+            "block_index": [0],
+            "final_class": ["good"],
+            "removed_starts": [[2]],
+            "removed_ends": [[4]],
+        }
+    )
     assert kept_tokens(tokens, dedup).tolist() == [True, True, True, False, True, True]
-    assert kept_tokens(tokens, dedup, whole_chunks=False).tolist() == [True, True, False, False, True, True]
+    assert kept_tokens(tokens, dedup, whole_chunks=False).tolist() == [
+        True,
+        True,
+        False,
+        False,
+        True,
+        True,
+    ]
     assert kept_chunks("one two, three four.", [2], [4]) == "one two, four."
     # a chunk without a token (a lone soft hyphen) goes with the chunk before it
     assert kept_chunks("one two, \u00ad three four.", [2], [4]) == "one two, \u00ad four."
@@ -583,17 +805,27 @@ def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
 def test_a_partly_kept_block_reaches_the_corpus_with_its_kept_text(tmp_path):
     """survivors() hands export a partly kept block with its removed parts; export writes what is left."""
     copied, fresh = sentences(3), sentences(3)
-    shards = write_corpus(tmp_path, {"s0": [("source", [" ".join(copied)]),
-                                            ("mixed", [" ".join(copied[:2] + fresh)])]})
+    shards = write_corpus(
+        tmp_path,
+        {"s0": [("source", [" ".join(copied)]), ("mixed", [" ".join(copied[:2] + fresh)])]},
+    )
     table = run(tmp_path, shards, order="input", level="sentence")
     blocks = pd.read_parquet(shards[0].blocks)
-    docs = pd.DataFrame({"doc_id": ["source", "mixed"], "record_index": [0, 1], "uri": ["a", "b"],
-                         "outcome": ["ok", "ok"], "page_language": ["en", "en"]})
+    docs = pd.DataFrame(
+        {
+            "doc_id": ["source", "mixed"],
+            "record_index": [0, 1],
+            "uri": ["a", "b"],
+            "outcome": ["ok", "ok"],
+            "page_language": ["en", "en"],
+        }
+    )
     exported = {doc.id: doc.text for doc in kept_documents(survivors(docs, blocks, dedup=table))}
     assert exported == {"source": " ".join(copied), "mixed": " ".join(fresh)}
 
 
 # --- against an earlier corpus --------------------------------------------------------------------
+
 
 def g2_with_state(tmp_path, shards: list[Shard], name: str, state=None) -> Path:
     """G₂₊ as the workflow counts it: the shards' runs, and an earlier corpus's state as one more."""
@@ -601,47 +833,92 @@ def g2_with_state(tmp_path, shards: list[Shard], name: str, state=None) -> Path:
     for shard in shards:
         runs.append(tmp_path / "runs" / f"{shard.name}.parquet")
         shard_ngram_run(shard.tokens, runs[-1], "all", N, 64)
-    write_duplicate_ngrams(runs + ([state] if state else []), tmp_path / f"{name}.npy", tmp_path / f"{name}.json", 64)
+    write_duplicate_ngrams(
+        runs + ([state] if state else []), tmp_path / f"{name}.npy", tmp_path / f"{name}.json", 64
+    )
     return tmp_path / f"{name}.npy"
 
 
 @pytest.mark.parametrize("level", ["block", "sentence", "span"])
-def test_a_crawl_deduplicated_against_an_earlier_corpus_keeps_what_one_run_over_both_keeps(tmp_path, level):
+def test_a_crawl_deduplicated_against_an_earlier_corpus_keeps_what_one_run_over_both_keeps(
+    tmp_path, level
+):
     """A, then B against A's state, gives B the verdicts (and the owners in A) of one run over A
     and B in crawl order; B's state is that run's state, so it can be merged forward again."""
     rng = np.random.default_rng(11)
-    pool = [" ".join(sentences(int(rng.integers(1, 4)), int(rng.integers(6, 20)))) for _ in range(30)]
+    pool = [
+        " ".join(sentences(int(rng.integers(1, 4)), int(rng.integers(6, 20)))) for _ in range(30)
+    ]
     crawl = {}
     for s in ("a0", "a1", "b0"):
-        crawl[s] = [(f"{s}:{d}", [" ".join(rng.choice(pool + sentences(8), size=int(rng.integers(1, 4))))
-                                  for _ in range(int(rng.integers(1, 5)))]) for d in range(25)]
+        crawl[s] = [
+            (
+                f"{s}:{d}",
+                [
+                    " ".join(rng.choice(pool + sentences(8), size=int(rng.integers(1, 4))))
+                    for _ in range(int(rng.integers(1, 5)))
+                ],
+            )
+            for d in range(25)
+        ]
     shards = write_corpus(tmp_path, crawl)
     params = dict(n=N, order="input", level=level)
     both = dataclasses.replace
     one_run = [both(s, output=tmp_path / "both" / f"{s.name}.parquet") for s in shards]
-    dedup_corpus(one_run, tmp_path / "dup.npy", None, DedupParams(**params), PRESETS["default"],
-                 state_path=tmp_path / "both.state.parquet")
+    dedup_corpus(
+        one_run,
+        tmp_path / "dup.npy",
+        None,
+        DedupParams(**params),
+        PRESETS["default"],
+        state_path=tmp_path / "both.state.parquet",
+    )
     a = [both(s, output=tmp_path / "a" / f"{s.name}.parquet") for s in shards[:2]]
-    dedup_corpus(a, g2_with_state(tmp_path, a, "dupA"), None, DedupParams(**params), PRESETS["default"],
-                 state_path=tmp_path / "a.state.parquet")
+    dedup_corpus(
+        a,
+        g2_with_state(tmp_path, a, "dupA"),
+        None,
+        DedupParams(**params),
+        PRESETS["default"],
+        state_path=tmp_path / "a.state.parquet",
+    )
     b = [both(shards[2], output=tmp_path / "b" / "b0.parquet")]
-    dedup_corpus(b, g2_with_state(tmp_path, b, "dupB", tmp_path / "a.state.parquet"), None, DedupParams(**params),
-                 PRESETS["default"], against=tmp_path / "a.state.parquet", state_path=tmp_path / "b.state.parquet")
+    dedup_corpus(
+        b,
+        g2_with_state(tmp_path, b, "dupB", tmp_path / "a.state.parquet"),
+        None,
+        DedupParams(**params),
+        PRESETS["default"],
+        against=tmp_path / "a.state.parquet",
+        state_path=tmp_path / "b.state.parquet",
+    )
     expected, got = pd.read_parquet(one_run[2].output), pd.read_parquet(b[0].output)
     pd.testing.assert_frame_equal(got, expected)
-    assert (got.final_class == "duplicate").sum() > 10 and got.duplicate_of.str.startswith("a").sum() > 10
+    assert (got.final_class == "duplicate").sum() > 10 and got.duplicate_of.str.startswith(
+        "a"
+    ).sum() > 10
     if level != "block":
         assert got.removed_starts.notna().sum() > 0
     states = [pd.read_parquet(tmp_path / f"{name}.state.parquet") for name in ("both", "b")]
     assert states[0].hash.is_monotonic_increasing and states[0].hash.is_unique
-    pd.testing.assert_frame_equal(states[1].astype({"doc_id": str}), states[0].astype({"doc_id": str}))
+    pd.testing.assert_frame_equal(
+        states[1].astype({"doc_id": str}), states[0].astype({"doc_id": str})
+    )
 
 
 def test_a_state_of_other_ngrams_is_refused_naming_the_key(tmp_path):
     shards = write_corpus(tmp_path, {"a0": [("a0:0", [para()])]})
-    dedup_corpus(shards, tmp_path / "dup.npy", None, DedupParams(n=N), state_path=tmp_path / "state.parquet")
+    dedup_corpus(
+        shards, tmp_path / "dup.npy", None, DedupParams(n=N), state_path=tmp_path / "state.parquet"
+    )
     with pytest.raises(ValueError, match="dedup.against"):
-        dedup_corpus(shards, tmp_path / "dup.npy", None, DedupParams(n=N + 1), against=tmp_path / "state.parquet")
+        dedup_corpus(
+            shards,
+            tmp_path / "dup.npy",
+            None,
+            DedupParams(n=N + 1),
+            against=tmp_path / "state.parquet",
+        )
 
 
 def test_bad_parameters_are_refused():
@@ -665,32 +942,46 @@ def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_pat
     everything = []
     paths = []
     for run in range(3):
-        hashes = np.unique(rng.integers(0, 4 * STATE_ROW_GROUP, size=2 * STATE_ROW_GROUP).astype(np.uint64))
+        hashes = np.unique(
+            rng.integers(0, 4 * STATE_ROW_GROUP, size=2 * STATE_ROW_GROUP).astype(np.uint64)
+        )
         ranks = rng.integers(0, 1000, size=len(hashes)).astype(np.int32)
         paths.append(tmp_path / f"run{run}.parquet")
-        write_state_rows(paths[-1], [(hashes, ranks, pa.array([f"d{r}" for r in ranks.tolist()]))], {})
+        write_state_rows(
+            paths[-1], [(hashes, ranks, pa.array([f"d{r}" for r in ranks.tolist()]))], {}
+        )
         everything.append(pd.DataFrame({"hash": hashes, "rank": ranks}))
     expected = pd.concat(everything).sort_values(["hash", "rank"]).drop_duplicates("hash")
     merged = [(h, r, ids.to_pylist()) for h, r, ids in merge_state_runs(paths)]
     hashes = np.concatenate([h for h, _, _ in merged])
     ranks = np.concatenate([r for _, r, _ in merged])
-    assert hashes.tolist() == expected["hash"].tolist() and ranks.tolist() == expected["rank"].tolist()
+    assert (
+        hashes.tolist() == expected["hash"].tolist() and ranks.tolist() == expected["rank"].tolist()
+    )
     assert [i for _, _, ids in merged for i in ids] == [f"d{r}" for r in ranks.tolist()]
     assert len(merged) > 1  # more than one round
 
 
 def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp_path, caplog):
     from corpusbuilder.dedup.memory import (
-        BYTES_PER_DUPLICATE_NGRAM, DedupMemoryError, check_dedup_memory, dedup_memory_mb_by_sizes, token_count,
+        BYTES_PER_DUPLICATE_NGRAM,
+        DedupMemoryError,
+        check_dedup_memory,
+        dedup_memory_mb_by_sizes,
+        token_count,
     )
 
-    shards = write_corpus(tmp_path, {"s0": [("a", [para()]), ("b", [para()])], "s1": [("c", [para(), para()])]})
+    shards = write_corpus(
+        tmp_path, {"s0": [("a", [para()]), ("b", [para()])], "s1": [("c", [para(), para()])]}
+    )
     parts = []
     for p, hashes in enumerate(([1, 5, 9], [], [2**63, 2**64 - 1])):
         parts.append(tmp_path / f"part{p}.npy")
         np.save(parts[-1], np.array(hashes, np.uint64))
     tokens = [shard.tokens for shard in shards]
-    assert [token_count(path) for path in tokens] == [len(read_tokens(path)["token_hash"]) for path in tokens]
+    assert [token_count(path) for path in tokens] == [
+        len(read_tokens(path)["token_hash"]) for path in tokens
+    ]
     with caplog.at_level("INFO", logger="corpusbuilder.dedup"):
         need = check_dedup_memory(parts, tokens, DedupParams(n=N), 10_000)
     assert "dedup needs" in caplog.text and "5 duplicate n-grams" in caplog.text
@@ -698,6 +989,9 @@ def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp
     assert need["total"] <= dedup_memory_mb_by_sizes(parts, tokens, DedupParams(n=N))["total"]
     judy = check_dedup_memory(parts * 100_000, tokens, DedupParams(n=N, backend="judy"), None)
     assert judy["duplicate_ngrams"] == round(500_000 * BYTES_PER_DUPLICATE_NGRAM["judy"] / 2**20)
-    with pytest.raises(DedupMemoryError, match=rf"resources.mem_mb of {need['total'] - 1}: give it more with "
-                                               rf"--set-resources dedup:mem_mb={need['total']}$"):
+    with pytest.raises(
+        DedupMemoryError,
+        match=rf"resources.mem_mb of {need['total'] - 1}: give it more with "
+        rf"--set-resources dedup:mem_mb={need['total']}$",
+    ):
         check_dedup_memory(parts, tokens, DedupParams(n=N), need["total"] - 1)

@@ -13,11 +13,17 @@ BACKENDS = ("sorted-array", "judy")
 
 def test_store_moves_ngrams_from_g2_to_gout():
     for backend in ("sorted-array", "judy"):
-        store = duplicate_ngram_store(np.array([5, 9, 1 << 40], np.uint64), DedupParams(backend=backend))
+        store = duplicate_ngram_store(
+            np.array([5, 9, 1 << 40], np.uint64), DedupParams(backend=backend)
+        )
         probe = np.array([5, 6, 9, 1 << 40], np.uint64)
         assert store.is_duplicate(probe).tolist() == [True, False, True, True]
         store.send_to_output(np.array([9], np.uint64))
-        assert store.is_output(np.array([5, 9, 1 << 40], np.uint64)).tolist() == [False, True, False]
+        assert store.is_output(np.array([5, 9, 1 << 40], np.uint64)).tolist() == [
+            False,
+            True,
+            False,
+        ]
         assert store.is_duplicate(probe).tolist() == [True, False, True, True]
         assert len(store) == 3
 
@@ -27,10 +33,18 @@ def test_truncated_hashes_that_coincide_are_stored_once():
     kept = unique_sorted_in_place(values.copy(), chunk=64)
     expected = np.unique(values)
     copy = values.copy()
-    assert kept == len(expected) and copy[:unique_sorted_in_place(copy, chunk=64)].tolist() == expected.tolist()
-    store = duplicate_ngram_store(np.array([0x1_0000_0005, 0x2_0000_0005, 7], np.uint64),
-                                  DedupParams(hash_bits=32))
-    assert len(store) == 2 and store.is_duplicate(np.array([5, 7, 9], np.uint64)).tolist() == [True, True, False]
+    assert (
+        kept == len(expected)
+        and copy[: unique_sorted_in_place(copy, chunk=64)].tolist() == expected.tolist()
+    )
+    store = duplicate_ngram_store(
+        np.array([0x1_0000_0005, 0x2_0000_0005, 7], np.uint64), DedupParams(hash_bits=32)
+    )
+    assert len(store) == 2 and store.is_duplicate(np.array([5, 7, 9], np.uint64)).tolist() == [
+        True,
+        True,
+        False,
+    ]
 
 
 @pytest.mark.parametrize("hash_bits", [64, 40])
@@ -40,9 +54,14 @@ def test_the_backends_answer_alike_on_a_random_workload(hash_bits):
     hashes truncated as it keeps them (`truncate_hashes`)."""
     rng = np.random.default_rng(7)
     duplicates = np.unique(rng.integers(0, 1 << 62, size=3000, dtype=np.int64).astype(np.uint64))
-    stores = [duplicate_ngram_store(duplicates.copy(), DedupParams(backend=b, hash_bits=hash_bits)) for b in BACKENDS]
+    stores = [
+        duplicate_ngram_store(duplicates.copy(), DedupParams(backend=b, hash_bits=hash_bits))
+        for b in BACKENDS
+    ]
     kept = np.unique(truncate_hashes(duplicates.copy(), hash_bits))
-    others = truncate_hashes(rng.integers(0, 1 << 62, size=500, dtype=np.int64).astype(np.uint64), hash_bits)
+    others = truncate_hashes(
+        rng.integers(0, 1 << 62, size=500, dtype=np.int64).astype(np.uint64), hash_bits
+    )
     probe = np.concatenate([rng.choice(kept, 500), others])
     assert stores[0].is_duplicate(probe).tolist() == stores[1].is_duplicate(probe).tolist()
     sends = [[], []]  # per backend: (handles, sender) of every send, for the owner tables

@@ -121,7 +121,9 @@ def _serve(monkeypatch, tls_context: ssl.SSLContext | None = None):
     httpd.scheme = "https" if tls_context else "http"
     httpd.files, httpd.requests = {}, []
     httpd.lock, httpd.finished = threading.Lock(), threading.Event()
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+    )
     thread.start()
     yield httpd
     httpd.finished.set()
@@ -170,7 +172,9 @@ def warc_bytes() -> bytes:
         headers = StatusAndHeaders("200 OK", [("Content-Type", "text/html")], protocol="HTTP/1.0")
         payload = io.BytesIO(rng.randbytes(10_000))
         uri = f"http://example.com/{i}"
-        writer.write_record(writer.create_warc_record(uri, "response", payload=payload, http_headers=headers))
+        writer.write_record(
+            writer.create_warc_record(uri, "response", payload=payload, http_headers=headers)
+        )
     return buffer.getvalue()
 
 
@@ -214,7 +218,9 @@ def test_dropped_https_connection_resumes_with_range(https_server, warc_bytes, t
     assert [rng for _, rng in https_server.requests] == [None, f"bytes={len(warc_bytes) // 2}-"]
 
 
-def test_an_untrusted_https_certificate_is_refused_not_retried(https_server, warc_bytes, tmp_path, monkeypatch):
+def test_an_untrusted_https_certificate_is_refused_not_retried(
+    https_server, warc_bytes, tmp_path, monkeypatch
+):
     monkeypatch.delenv("SSL_CERT_FILE")
     https_server.files["crawl-00.warc.gz"] = warc_bytes
     with pytest.raises(DownloadError, match="CERTIFICATE_VERIFY_FAILED|certificate verify failed"):
@@ -333,13 +339,21 @@ def test_local_input_is_symlinked(form, warc_bytes, tmp_path, monkeypatch):
     original.parent.mkdir()
     original.write_bytes(warc_bytes)
     monkeypatch.chdir(tmp_path)
-    forms = {"absolute": str(original), "relative": "in dir/crawl.warc.gz", "file-url": original.as_uri()}
+    forms = {
+        "absolute": str(original),
+        "relative": "in dir/crawl.warc.gz",
+        "file-url": original.as_uri(),
+    }
     source = forms[form]
     dest = tmp_path / "data/warc/crawl.warc.gz"
     meta = fetch(source, dest)
     assert dest.is_symlink() and dest.resolve() == original.resolve()
     assert meta == json.loads((tmp_path / "data/warc/crawl.warc.gz.json").read_text())
-    assert meta["method"] == "link" and meta["sha256"] == sha256(warc_bytes) and meta["source"] == source
+    assert (
+        meta["method"] == "link"
+        and meta["sha256"] == sha256(warc_bytes)
+        and meta["source"] == source
+    )
 
 
 def test_local_input_is_copied_on_request(warc_bytes, tmp_path):
@@ -388,7 +402,16 @@ def test_shard_name(source, expected):
     assert shard_name(source) == expected
 
 
-NASTY = ["データ.warc.gz", "..", "/", ".warc.gz", "file:///", "---.gz", "x" * 300 + ".gz", "a/../c$;|`rm`.warc"]
+NASTY = [
+    "データ.warc.gz",
+    "..",
+    "/",
+    ".warc.gz",
+    "file:///",
+    "---.gz",
+    "x" * 300 + ".gz",
+    "a/../c$;|`rm`.warc",
+]
 
 
 @pytest.mark.parametrize("source", NASTY)
@@ -418,7 +441,11 @@ REJECTED = [
 
 @pytest.mark.parametrize("source", REJECTED)
 def test_unsupported_inputs_are_rejected_by_name(source, tmp_path):
-    for call, args in ((shard_name, [source]), (resolve_sources, [[source]]), (fetch, [source, tmp_path / "x"])):
+    for call, args in (
+        (shard_name, [source]),
+        (resolve_sources, [[source]]),
+        (fetch, [source, tmp_path / "x"]),
+    ):
         with pytest.raises(ValueError, match=re.escape(repr(source))):
             call(*args)
 
@@ -427,7 +454,14 @@ def test_unsupported_inputs_are_rejected_by_name(source, tmp_path):
 
 
 def test_resolve_sources_keeps_order_and_disambiguates(tmp_path):
-    warcs = ["a/x.warc.gz", "b/x.warc.gz", "http://h/x.warc", "http://h/X.gz", "x-2.warc.gz", "/abs/y.gz"]
+    warcs = [
+        "a/x.warc.gz",
+        "b/x.warc.gz",
+        "http://h/x.warc",
+        "http://h/X.gz",
+        "x-2.warc.gz",
+        "/abs/y.gz",
+    ]
     assert resolve_sources(warcs, base_dir=tmp_path) == {
         "x": str(tmp_path / "a/x.warc.gz"),
         "x-2": str(tmp_path / "b/x.warc.gz"),
@@ -497,7 +531,10 @@ def test_missing_cc_listing_names_the_path(tmp_path):
 @pytest.mark.workflow
 def test_snakemake_script_downloads_one_shard(served, warc_bytes, tmp_path):
     """A shard of two WARCs (input.warcs_per_shard: 2), the first one's connection dropped once."""
-    sources = {"crawl-00": url(served, "drop", "crawl-00.warc.gz"), "crawl-01": url(served, "ok", "crawl-00.warc.gz")}
+    sources = {
+        "crawl-00": url(served, "drop", "crawl-00.warc.gz"),
+        "crawl-01": url(served, "ok", "crawl-00.warc.gz"),
+    }
     (tmp_path / "Snakefile").write_text(
         f"""
 rule download:
@@ -515,10 +552,17 @@ rule download:
         {str(REPO / "scripts/download.py")!r}
 """
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
     run = subprocess.run(
         [sys.executable, "-m", "snakemake", "--cores", "1", "data/warc/crawl-00"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert run.returncode == 0, run.stderr
     for name, source in sources.items():
@@ -529,7 +573,9 @@ rule download:
     assert "retry 1 of 2" in log and "sha256" in log
 
 
-def test_a_file_that_changed_between_attempts_is_downloaded_again_whole(server, warc_bytes, tmp_path):
+def test_a_file_that_changed_between_attempts_is_downloaded_again_whole(
+    server, warc_bytes, tmp_path
+):
     """Issue 17: a resumed download could append the new version's tail to the old one's head.
     The resumed request carries If-Range with the first response's ETag; the changed file comes
     back whole."""
@@ -538,7 +584,9 @@ def test_a_file_that_changed_between_attempts_is_downloaded_again_whole(server, 
     with pytest.raises(DownloadError):
         fetch(url(server, "drop", "crawl-00.warc.gz"), dest, retries=0, backoff=0.001, timeout=5)
     assert 0 < (tmp_path / "crawl-00.warc.gz.part").stat().st_size < len(warc_bytes)
-    changed = warc_bytes[: len(warc_bytes) // 3] + gzip.compress(b"WARC/1.0\r\nWARC-Type: resource\r\n\r\n")
+    changed = warc_bytes[: len(warc_bytes) // 3] + gzip.compress(
+        b"WARC/1.0\r\nWARC-Type: resource\r\n\r\n"
+    )
     server.files["crawl-00.warc.gz"] = changed
     meta = fetch(url(server, "ok", "crawl-00.warc.gz"), dest, **FAST)
     assert dest.read_bytes() == changed and meta["sha256"] == sha256(changed)
@@ -548,7 +596,9 @@ def test_a_file_that_changed_between_attempts_is_downloaded_again_whole(server, 
 
 def test_a_page_that_is_no_warc_is_not_saved_as_one(server, tmp_path):
     """Issue 17: a 72-byte "please log in" page was saved as the WARC and reported a success."""
-    server.files["crawl-00.warc.gz"] = b"<html><body>Please log in to download this file.</body></html>\n"
+    server.files["crawl-00.warc.gz"] = (
+        b"<html><body>Please log in to download this file.</body></html>\n"
+    )
     dest = tmp_path / "crawl-00.warc.gz"
     with pytest.raises(DownloadError, match="not a WARC"):
         fetch(url(server, "ok", "crawl-00.warc.gz"), dest, **FAST, expect_warc=True)
@@ -566,7 +616,13 @@ def test_a_trickling_server_is_a_failed_attempt_not_a_wait_forever(served, tmp_p
     monkeypatch.setattr(download, "SLOW_WINDOW", 0.3)
     started = time.monotonic()
     with pytest.raises(DownloadError, match="bytes/s"):
-        fetch(url(served, "trickle", "crawl-00.warc.gz"), tmp_path / "x.warc.gz", retries=0, backoff=0.001, timeout=5)
+        fetch(
+            url(served, "trickle", "crawl-00.warc.gz"),
+            tmp_path / "x.warc.gz",
+            retries=0,
+            backoff=0.001,
+            timeout=5,
+        )
     assert time.monotonic() - started < 3
 
 
@@ -575,7 +631,13 @@ def test_the_retry_delay_stops_growing(served, tmp_path, monkeypatch):
     monkeypatch.setattr(download.time, "sleep", waits.append)
     monkeypatch.setattr(download, "MAX_RETRY_DELAY", 7.0)
     with pytest.raises(DownloadError):
-        fetch(url(served, "error", "crawl-00.warc.gz"), tmp_path / "x.warc.gz", retries=4, backoff=2.0, timeout=5)
+        fetch(
+            url(served, "error", "crawl-00.warc.gz"),
+            tmp_path / "x.warc.gz",
+            retries=4,
+            backoff=2.0,
+            timeout=5,
+        )
     assert waits == [2.0, 4.0, 7.0, 7.0]
 
 
@@ -591,13 +653,19 @@ class _S3Proxy(BaseHTTPRequestHandler):
         server = self.server
         length = int(self.headers.get("Content-Length") or 0)
         upstream = http.client.HTTPConnection(*server.upstream, timeout=10)
-        upstream.request(self.command, self.path, body=self.rfile.read(length) if length else None,
-                         headers=dict(self.headers))
+        upstream.request(
+            self.command,
+            self.path,
+            body=self.rfile.read(length) if length else None,
+            headers=dict(self.headers),
+        )
         response = upstream.getresponse()
         body = response.read()
         upstream.close()
         with server.lock:
-            server.requests.append((self.command, self.path, self.headers.get("Range"), self.headers.get("If-Match")))
+            server.requests.append(
+                (self.command, self.path, self.headers.get("Range"), self.headers.get("If-Match"))
+            )
             drop = self.command == "GET" and server.drop_gets > 0
             server.drop_gets -= drop
         if drop:
@@ -622,8 +690,12 @@ def moto_server():
     logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's access log
     with pytest.MonkeyPatch.context() as patch:
         for name, value in {
-            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
-            "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull, "no_proxy": "127.0.0.1",
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_CONFIG_FILE": os.devnull,
+            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+            "no_proxy": "127.0.0.1",
             "AWS_EC2_METADATA_DISABLED": "true",  # no credentials from an instance's metadata service
         }.items():
             patch.setenv(name, value)
@@ -641,9 +713,16 @@ def s3(moto_server):
     straight to moto, to set up objects), ``s3.options`` (download.s3 for fetch, through the
     proxy), ``s3.requests`` and ``s3.drop_gets`` (see _S3Proxy)."""
     proxy = ThreadingHTTPServer(("127.0.0.1", 0), _S3Proxy)
-    proxy.upstream, proxy.requests, proxy.drop_gets, proxy.lock = moto_server, [], 0, threading.Lock()
+    proxy.upstream, proxy.requests, proxy.drop_gets, proxy.lock = (
+        moto_server,
+        [],
+        0,
+        threading.Lock(),
+    )
     proxy.on_drop = lambda: None
-    thread = threading.Thread(target=proxy.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread = threading.Thread(
+        target=proxy.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+    )
     thread.start()
     proxy.client = boto3.client("s3", endpoint_url="http://{}:{}".format(*moto_server))
     proxy.client.create_bucket(Bucket="crawl")
@@ -676,15 +755,24 @@ def test_s3_object_is_fetched_with_its_sidecar(s3, s3_object, warc_bytes, tmp_pa
     assert json.loads((tmp_path / "data/warc/crawl-00.warc.gz.json").read_text()) == meta
     assert meta["source"] == S3_URL and meta["method"] == "s3"
     assert meta["size"] == len(warc_bytes) and meta["sha256"] == sha256(warc_bytes)
-    assert [method for method, *_ in s3.requests] == ["HEAD", "GET"] and gets(s3) == [(None, s3_object)]
-    assert sorted(p.name for p in dest.parent.iterdir()) == ["crawl-00.warc.gz", "crawl-00.warc.gz.json"]
+    assert [method for method, *_ in s3.requests] == ["HEAD", "GET"] and gets(s3) == [
+        (None, s3_object)
+    ]
+    assert sorted(p.name for p in dest.parent.iterdir()) == [
+        "crawl-00.warc.gz",
+        "crawl-00.warc.gz.json",
+    ]
 
 
-def test_s3_dropped_connection_resumes_by_range_of_the_same_object(s3, s3_object, warc_bytes, tmp_path):
+def test_s3_dropped_connection_resumes_by_range_of_the_same_object(
+    s3, s3_object, warc_bytes, tmp_path
+):
     s3.drop_gets = 1
     lines = []
     meta = fetch(S3_URL, tmp_path / "x.warc.gz", s3=s3.options, log=lines.append, **FAST)
-    assert (tmp_path / "x.warc.gz").read_bytes() == warc_bytes and meta["sha256"] == sha256(warc_bytes)
+    assert (tmp_path / "x.warc.gz").read_bytes() == warc_bytes and meta["sha256"] == sha256(
+        warc_bytes
+    )
     (first, _), (resumed, if_match) = gets(s3)
     # what arrived before the drop is kept, but for the chunk it cut short
     kept = int(re.fullmatch(r"bytes=(\d+)-", resumed)[1])
@@ -699,7 +787,9 @@ def test_partial_s3_download_of_an_earlier_run_is_resumed(s3, s3_object, warc_by
     assert gets(s3) == [("bytes=1000-", s3_object)]
 
 
-def test_s3_object_replaced_since_the_download_began_is_downloaded_again_whole(s3, s3_object, warc_bytes, tmp_path):
+def test_s3_object_replaced_since_the_download_began_is_downloaded_again_whole(
+    s3, s3_object, warc_bytes, tmp_path
+):
     """The partial file began with another version (its ETag kept beside it): resuming would
     join two versions, so the download restarts from zero."""
     (tmp_path / "x.warc.gz.part").write_bytes(b"old version " * 100)
@@ -711,19 +801,27 @@ def test_s3_object_replaced_since_the_download_began_is_downloaded_again_whole(s
     assert not (tmp_path / "x.warc.gz.part.validator").exists()
 
 
-def test_s3_object_replaced_between_two_attempts_is_not_spliced(s3, s3_object, warc_bytes, tmp_path):
+def test_s3_object_replaced_between_two_attempts_is_not_spliced(
+    s3, s3_object, warc_bytes, tmp_path
+):
     """The object is replaced while the first GET is under way: the second attempt sees another
     ETag and starts from zero, rather than appending the new version's tail to the old head."""
-    replacement = warc_bytes[: len(warc_bytes) // 3] + gzip.compress(b"WARC/1.0\r\nWARC-Type: resource\r\n\r\n")
+    replacement = warc_bytes[: len(warc_bytes) // 3] + gzip.compress(
+        b"WARC/1.0\r\nWARC-Type: resource\r\n\r\n"
+    )
     s3.drop_gets = 1
     s3.on_drop = lambda: s3.client.put_object(Bucket="crawl", Key=S3_KEY, Body=replacement)
     meta = fetch(S3_URL, tmp_path / "x.warc.gz", s3=s3.options, **FAST)
-    assert (tmp_path / "x.warc.gz").read_bytes() == replacement and meta["sha256"] == sha256(replacement)
+    assert (tmp_path / "x.warc.gz").read_bytes() == replacement and meta["sha256"] == sha256(
+        replacement
+    )
     new_etag = f'"{hashlib.md5(replacement).hexdigest()}"'
     assert gets(s3) == [(None, s3_object), (None, new_etag)]
 
 
-def test_s3_bytes_that_do_not_have_the_etags_md5_are_downloaded_again(s3, s3_object, warc_bytes, tmp_path):
+def test_s3_bytes_that_do_not_have_the_etags_md5_are_downloaded_again(
+    s3, s3_object, warc_bytes, tmp_path
+):
     """A partial file of unknown origin (no ETag kept) is resumed; the MD5 of the result is not
     the object's, so the download starts again from zero."""
     (tmp_path / "x.warc.gz.part").write_bytes(bytes(1000))
@@ -734,16 +832,22 @@ def test_s3_bytes_that_do_not_have_the_etags_md5_are_downloaded_again(s3, s3_obj
     assert "do not have the object's MD5" in lines[0]
 
 
-@pytest.mark.parametrize("source", ["s3://crawl/missing.warc.gz", "s3://no-such-bucket/crawl-00.warc.gz"])
+@pytest.mark.parametrize(
+    "source", ["s3://crawl/missing.warc.gz", "s3://no-such-bucket/crawl-00.warc.gz"]
+)
 def test_missing_s3_object_is_one_clear_error_without_retries(s3, source, tmp_path):
-    with pytest.raises(DownloadError, match=re.escape(source) + r": no such bucket or object \(S3 404\)$"):
+    with pytest.raises(
+        DownloadError, match=re.escape(source) + r": no such bucket or object \(S3 404\)$"
+    ):
         fetch(source, tmp_path / "x.warc.gz", s3=s3.options, **FAST)
     assert len(s3.requests) == 1 and list(tmp_path.iterdir()) == []
 
 
 def test_denied_s3_access_is_one_clear_error(s3, s3_object, tmp_path):
     """moto refuses a request without credentials, as AWS does for Common Crawl's bucket."""
-    with pytest.raises(DownloadError, match=re.escape(S3_URL) + r": access denied .*download\.s3\.anonymous"):
+    with pytest.raises(
+        DownloadError, match=re.escape(S3_URL) + r": access denied .*download\.s3\.anonymous"
+    ):
         fetch(S3_URL, tmp_path / "x.warc.gz", s3={**s3.options, "anonymous": True}, **FAST)
     assert len(s3.requests) == 1
 
@@ -751,7 +855,9 @@ def test_denied_s3_access_is_one_clear_error(s3, s3_object, tmp_path):
 def test_s3_without_credentials_says_where_they_go(s3, s3_object, monkeypatch, tmp_path):
     monkeypatch.delenv("AWS_ACCESS_KEY_ID")
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")
-    with pytest.raises(DownloadError, match=re.escape(S3_URL) + ": no AWS credentials .*AWS_ACCESS_KEY_ID"):
+    with pytest.raises(
+        DownloadError, match=re.escape(S3_URL) + ": no AWS credentials .*AWS_ACCESS_KEY_ID"
+    ):
         fetch(S3_URL, tmp_path / "x.warc.gz", s3=s3.options, **FAST)
     assert s3.requests == []
 
@@ -761,9 +867,20 @@ def test_s3_without_boto3_says_what_to_install(monkeypatch, tmp_path):
     with pytest.raises(DownloadError, match=re.escape("pip install 'corpusbuilder[s3]'")):
         fetch(S3_URL, tmp_path / "x.warc.gz")
     # and the workflow's config check says so, naming the key, before any job runs
-    config = validate_config({"input": {"cc_paths": {"listing": "s3://commoncrawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz",
-                                                     "base_url": "s3://commoncrawl/", "limit": 1}}})
-    with pytest.raises(ConfigError, match=r"^config key 'input\.cc_paths\.listing': s3:// inputs need boto3"):
+    config = validate_config(
+        {
+            "input": {
+                "cc_paths": {
+                    "listing": "s3://commoncrawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz",
+                    "base_url": "s3://commoncrawl/",
+                    "limit": 1,
+                }
+            }
+        }
+    )
+    with pytest.raises(
+        ConfigError, match=r"^config key 'input\.cc_paths\.listing': s3:// inputs need boto3"
+    ):
         check_input_paths(config, tmp_path)
 
 
@@ -771,8 +888,10 @@ def test_s3_without_boto3_says_what_to_install(monkeypatch, tmp_path):
     "head, md5",
     [
         ({"ETag": '"e65657c813effa08fb54bbb4fe30dba7"'}, "e65657c813effa08fb54bbb4fe30dba7"),
-        ({"ETag": '"e65657c813effa08fb54bbb4fe30dba7"', "ServerSideEncryption": "AES256"},
-         "e65657c813effa08fb54bbb4fe30dba7"),
+        (
+            {"ETag": '"e65657c813effa08fb54bbb4fe30dba7"', "ServerSideEncryption": "AES256"},
+            "e65657c813effa08fb54bbb4fe30dba7",
+        ),
         ({"ETag": '"e65657c813effa08fb54bbb4fe30dba7-3"'}, None),  # uploaded in 3 parts
         ({"ETag": '"e65657c813effa08fb54bbb4fe30dba7"', "ServerSideEncryption": "aws:kms"}, None),
         ({"ETag": '"e65657c813effa08fb54bbb4fe30dba7"', "SSECustomerAlgorithm": "AES256"}, None),
@@ -783,10 +902,18 @@ def test_only_a_plain_md5_etag_is_checked(head, md5):
 
 
 def test_cc_listing_and_its_warcs_on_s3(s3, tmp_path):
-    s3.client.put_object(Bucket="crawl", Key="crawl-data/CC-MAIN-2024-10/warc.paths.gz",
-                         Body=gzip.compress("\n".join(LISTING).encode()))
-    shards = resolve_sources([], cc_listing="s3://crawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz",
-                             cc_base_url="s3://crawl/", cc_limit=2, s3=s3.options)
+    s3.client.put_object(
+        Bucket="crawl",
+        Key="crawl-data/CC-MAIN-2024-10/warc.paths.gz",
+        Body=gzip.compress("\n".join(LISTING).encode()),
+    )
+    shards = resolve_sources(
+        [],
+        cc_listing="s3://crawl/crawl-data/CC-MAIN-2024-10/warc.paths.gz",
+        cc_base_url="s3://crawl/",
+        cc_limit=2,
+        s3=s3.options,
+    )
     assert shards == {
         "CC-MAIN-20240220211055-20240221001055-00000": "s3://crawl/" + LISTING[0],
         "CC-MAIN-20240220211055-20240221001055-00001": "s3://crawl/" + LISTING[2],
@@ -795,7 +922,10 @@ def test_cc_listing_and_its_warcs_on_s3(s3, tmp_path):
 
 def test_missing_cc_listing_on_s3_is_one_clear_error(s3):
     listing = "s3://crawl/crawl-data/CC-MAIN-1999-01/warc.paths.gz"
-    with pytest.raises(ValueError, match=re.escape(f"cannot read listing {listing!r}") + ".*no such bucket or object"):
+    with pytest.raises(
+        ValueError,
+        match=re.escape(f"cannot read listing {listing!r}") + ".*no such bucket or object",
+    ):
         resolve_sources([], cc_listing=listing, cc_base_url="s3://crawl/", s3=s3.options)
 
 
@@ -804,7 +934,9 @@ def test_missing_cc_listing_on_s3_is_one_clear_error(s3):
 
 @pytest.mark.workflow
 @pytest.mark.slow
-def test_s3_and_flaky_https_inputs_build_the_corpus_of_local_files(https_server, s3, tmp_path, sample_build):
+def test_s3_and_flaky_https_inputs_build_the_corpus_of_local_files(
+    https_server, s3, tmp_path, sample_build
+):
     """The sample crawl's WARCs from S3 (the first GET of each cut off half-way) and over HTTPS
     (the drop mode) make the same corpus, byte for byte, as the same WARCs read as local files."""
     warcs = SAMPLE_WARCS
@@ -812,15 +944,23 @@ def test_s3_and_flaky_https_inputs_build_the_corpus_of_local_files(https_server,
         s3.client.put_object(Bucket="crawl", Key=f"sample/{warc.name}", Body=warc.read_bytes())
     https_server.files[warcs[2].name] = warcs[2].read_bytes()
     s3.drop_gets = 2
-    remote = [f"s3://crawl/sample/{warcs[0].name}", f"s3://crawl/sample/{warcs[1].name}",
-              url(https_server, "drop", warcs[2].name)]
+    remote = [
+        f"s3://crawl/sample/{warcs[0].name}",
+        f"s3://crawl/sample/{warcs[1].name}",
+        url(https_server, "drop", warcs[2].name),
+    ]
     download_options = {"retries": 2, "backoff": 0.01, "timeout": 10, "s3": s3.options}
-    result = snakemake(tmp_path, {"input": {"warcs": remote}, "download": download_options, **FEW_PARTITIONS})
+    result = snakemake(
+        tmp_path, {"input": {"warcs": remote}, "download": download_options, **FEW_PARTITIONS}
+    )
     assert result.returncode == 0, result.stderr[-4000:]
     meta = {p.name: json.loads(p.read_text()) for p in (tmp_path / "data/warc").glob("*/*.json")}
     assert [m["method"] for _, m in sorted(meta.items())] == ["s3", "s3", "http"]
     assert [m["source"] for _, m in sorted(meta.items())] == remote
     assert s3.drop_gets == 0 and len(gets(s3)) == 4  # both S3 downloads were cut off, then resumed
-    assert [rng for _, rng in https_server.requests] == [None, f"bytes={warcs[2].stat().st_size // 2}-"]
+    assert [rng for _, rng in https_server.requests] == [
+        None,
+        f"bytes={warcs[2].stat().st_size // 2}-",
+    ]
     expected = corpus_bytes(sample_build)
     assert len(expected) == 9 and corpus_bytes(tmp_path) == expected

@@ -28,6 +28,7 @@ from corpusbuilder.justext import parse_html
 
 # --- word-level alignment -------------------------------------------------------------------------
 
+
 def test_alignment_on_five_words_by_hand():
     # output a b c d e, gold a c x e: the best alignment pairs a, c, e -> 3 aligned words
     counts = aligned_word_counts("a b c d e", "a c x e")
@@ -55,7 +56,9 @@ def test_lcs_length_matches_textbook_dynamic_programming():
         table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
         for i, x in enumerate(a):
             for j, y in enumerate(b):
-                table[i + 1][j + 1] = table[i][j] + 1 if x == y else max(table[i][j + 1], table[i + 1][j])
+                table[i + 1][j + 1] = (
+                    table[i][j] + 1 if x == y else max(table[i][j + 1], table[i + 1][j])
+                )
         return table[-1][-1]
 
     rng = random.Random(7)
@@ -66,6 +69,7 @@ def test_lcs_length_matches_textbook_dynamic_programming():
 
 
 # --- bag of words, snippets, scores -------------------------------------------------------------
+
 
 def test_bag_of_words_is_a_lowercased_multiset_intersection():
     # output {the:2, cat, dog}, gold {the:3, cat, bird}: min counts the 2 + cat 1 = 3
@@ -99,6 +103,7 @@ def test_counts_add_up_for_micro_averaging():
 
 # --- fragmentation (Table 2.11) -------------------------------------------------------------------
 
+
 def test_fragments_are_maximal_runs_of_kept_blocks():
     assert fragment_lengths([3, 4, 5, 6, 7], [True, True, False, True, False]) == [7, 6]
     assert fragment_lengths([3, 4], [False, False]) == []
@@ -110,6 +115,7 @@ def test_fragments_are_maximal_runs_of_kept_blocks():
 
 
 # --- BTE (§2.6.1) ------------------------------------------------------------------------------------
+
 
 def test_max_scoring_span():
     assert max_scoring_span([-1, 3, -1, -1, 5, -4, 2]) == (1, 4)
@@ -131,8 +137,13 @@ PAGE = """<html><head><title>Site title words here</title></head><body>
 
 def test_bte_extracts_the_tag_sparse_article():
     extract = bte_extract(parse_html(PAGE))
-    assert extract.split() == ("This is the long main article text with many words in it. "
-                               "Second paragraph of the article continues here.").split()
+    assert (
+        extract.split()
+        == (
+            "This is the long main article text with many words in it. "
+            "Second paragraph of the article continues here."
+        ).split()
+    )
     assert "\n" in extract  # the paragraphs stay apart
 
 
@@ -143,18 +154,22 @@ def test_bte_of_a_page_without_words_is_empty():
 
 # --- DefaultExtractor (Algorithm 2.1) --------------------------------------------------------------
 
-@pytest.mark.parametrize("words, density, expected", [
-    # long block; short one after a >4-word block; linky block; long one after a linky block
-    ([20, 3, 2, 50], [0, 0, 1.0, 0], [True, True, False, True]),
-    # two short blocks between empty edges: both boilerplate
-    ([3, 3], [0, 0], [False, False]),
-    # after a linky block (>0.555556), a 10-word block needs more than 17 words next
-    ([5, 10, 18], [0.9, 0, 0], [False, True, True]),
-    ([5, 10, 17], [0.9, 0, 0], [False, False, True]),
-    # link density exactly at the threshold is still content-eligible
-    ([30], [0.333333], [True]),
-    ([30], [0.34], [False]),
-])
+
+@pytest.mark.parametrize(
+    "words, density, expected",
+    [
+        # long block; short one after a >4-word block; linky block; long one after a linky block
+        ([20, 3, 2, 50], [0, 0, 1.0, 0], [True, True, False, True]),
+        # two short blocks between empty edges: both boilerplate
+        ([3, 3], [0, 0], [False, False]),
+        # after a linky block (>0.555556), a 10-word block needs more than 17 words next
+        ([5, 10, 18], [0.9, 0, 0], [False, True, True]),
+        ([5, 10, 17], [0.9, 0, 0], [False, False, True]),
+        # link density exactly at the threshold is still content-eligible
+        ([30], [0.333333], [True]),
+        ([30], [0.34], [False]),
+    ],
+)
 def test_default_extractor_decision_tree(words, density, expected):
     assert classify_default_extractor(words, density) == expected
 
@@ -162,13 +177,50 @@ def test_default_extractor_decision_tree(words, density, expected):
 def test_main_content_overview_pivots_bag_of_words_and_snippet_f1():
     from corpusbuilder.report.html_report import main_content_overview
 
-    rows = pd.DataFrame([
-        {"extractor": "a", "dataset": "x", "pages": 10, "seconds": 1.0, "bow_f1": 0.9, "snippet_f1": None},
-        {"extractor": "a", "dataset": "s", "pages": 10, "seconds": 4.0, "bow_f1": None, "snippet_f1": 0.7},
-        {"extractor": "b", "dataset": "x", "pages": 10, "seconds": 2.0, "bow_f1": 0.95, "snippet_f1": None},
-        {"extractor": "b", "dataset": "s", "pages": 10, "seconds": 2.0, "bow_f1": None, "snippet_f1": 0.85},
-        {"extractor": "b", "dataset": "all", "pages": 20, "seconds": 4.0, "bow_f1": 0.5, "snippet_f1": None},
-    ])
+    rows = pd.DataFrame(
+        [
+            {
+                "extractor": "a",
+                "dataset": "x",
+                "pages": 10,
+                "seconds": 1.0,
+                "bow_f1": 0.9,
+                "snippet_f1": None,
+            },
+            {
+                "extractor": "a",
+                "dataset": "s",
+                "pages": 10,
+                "seconds": 4.0,
+                "bow_f1": None,
+                "snippet_f1": 0.7,
+            },
+            {
+                "extractor": "b",
+                "dataset": "x",
+                "pages": 10,
+                "seconds": 2.0,
+                "bow_f1": 0.95,
+                "snippet_f1": None,
+            },
+            {
+                "extractor": "b",
+                "dataset": "s",
+                "pages": 10,
+                "seconds": 2.0,
+                "bow_f1": None,
+                "snippet_f1": 0.85,
+            },
+            {
+                "extractor": "b",
+                "dataset": "all",
+                "pages": 20,
+                "seconds": 4.0,
+                "bow_f1": 0.5,
+                "snippet_f1": None,
+            },
+        ]
+    )
     overview = main_content_overview(rows)
     assert list(overview["extractor"]) == ["b", "a"]  # best mean first
     assert overview.set_index("extractor").loc["a", "s"] == 0.7
@@ -188,8 +240,12 @@ def test_a_peer_scored_alone_reads_the_page():
         return Extraction(" ".join(root.itertext()) if root is not None else "")
 
     html = b"<html><body><p>The river rose overnight and the town woke to water.</p></body></html>"
-    page = GoldPage("hand", "1", html, gold_text="The river rose overnight and the town woke to water.")
-    alone = evaluate_pages([page], [Extractor("peer", whole_text, reading=None, module="peer")])["peer"]
+    page = GoldPage(
+        "hand", "1", html, gold_text="The river rose overnight and the town woke to water."
+    )
+    alone = evaluate_pages([page], [Extractor("peer", whole_text, reading=None, module="peer")])[
+        "peer"
+    ]
     assert alone.failures == 0
     assert scores(alone.words).f1 == 1.0
 
@@ -212,14 +268,28 @@ def test_each_extractor_reads_the_blocks_of_its_own_reading():
         def run(page):
             seen[name] = [block.text for block in page.blocks]
             return Extraction("\n".join(seen[name]))
+
         return run
 
-    html = (b"<html><body><div>The river rose overnight. <figure><figcaption>Photo: Agency</figcaption>"
-            b"</figure>The town woke to water.</div></body></html>")
-    page = GoldPage("hand", "1", html, gold_text="The river rose overnight. The town woke to water.")
-    evaluate_pages([page], [Extractor("jt", recording("jt"), JUSTEXT_BLOCKS),
-                            Extractor("learned", recording("learned"), LEARNED_BLOCKS)])
+    html = (
+        b"<html><body><div>The river rose overnight. <figure><figcaption>Photo: Agency</figcaption>"
+        b"</figure>The town woke to water.</div></body></html>"
+    )
+    page = GoldPage(
+        "hand", "1", html, gold_text="The river rose overnight. The town woke to water."
+    )
+    evaluate_pages(
+        [page],
+        [
+            Extractor("jt", recording("jt"), JUSTEXT_BLOCKS),
+            Extractor("learned", recording("learned"), LEARNED_BLOCKS),
+        ],
+    )
     assert seen["jt"] == ["The river rose overnight. Photo: AgencyThe town woke to water."]
-    assert seen["learned"] == ["The river rose overnight.", "Photo: Agency", "The town woke to water."]
+    assert seen["learned"] == [
+        "The river rose overnight.",
+        "Photo: Agency",
+        "The town woke to water.",
+    ]
     with pytest.raises(ValueError, match="unknown reading 'hints'"):
         prepare_page("<p>x</p>", reading="hints")

@@ -31,6 +31,7 @@ def shared_gold() -> Path:
 
 # --- miniatures ------------------------------------------------------------------------------------
 
+
 def test_cleaneval_reader_unwraps_skips_pages_without_gold_and_orders_numerically():
     pages = list(iter_cleaneval(FIXTURES / "cleaneval", "mini"))
     assert [p.page_id for p in pages] == ["1", "10"]  # 2 has no gold; 10 after 1 (and after 2)
@@ -46,17 +47,32 @@ def test_cleaneval_markers_and_url_line_are_stripped():
     gold = cleaneval_gold_text("URL: http://x\n<h>Title\n<p>Text <l>item")
     assert gold.split() == ["Title", "Text", "item"]
     assert unwrap_cleaneval_input(b"<html><body>no wrapper</body></html>") == (
-        b"<html><body>no wrapper</body></html>", None)
+        b"<html><body>no wrapper</body></html>",
+        None,
+    )
 
 
 def test_cleaneval_gold_is_read_as_text_past_blank_lines_marks_and_references(tmp_path):
     # CleanPortalEval's files: a blank line before the URL line, the pages' character references
-    gold = cleaneval_gold_text("\nURL: http://x\n<p>the BBC&#039;s Kate &#8211; it&rsquo;s &amp; &copy2016 AT&T;")
-    assert gold.split() == ["the", "BBC's", "Kate", "\u2013", "it\u2019s", "&", "&copy2016", "AT&T;"]
+    gold = cleaneval_gold_text(
+        "\nURL: http://x\n<p>the BBC&#039;s Kate &#8211; it&rsquo;s &amp; &copy2016 AT&T;"
+    )
+    assert gold.split() == [
+        "the",
+        "BBC's",
+        "Kate",
+        "\u2013",
+        "it\u2019s",
+        "&",
+        "&copy2016",
+        "AT&T;",
+    ]
     (tmp_path / "input").mkdir()
     (tmp_path / "GoldStandard").mkdir()
     (tmp_path / "input" / "1.html").write_bytes(b"<html><body><p>Text</p></body></html>")
-    (tmp_path / "GoldStandard" / "1.txt").write_bytes("\ufeffURL: http://example.org/a\n<p>Text".encode())
+    (tmp_path / "GoldStandard" / "1.txt").write_bytes(
+        "\ufeffURL: http://example.org/a\n<p>Text".encode()
+    )
     [page] = iter_cleaneval(tmp_path, "mini")  # a byte-order mark does not hide the URL line
     assert (page.gold_text.split(), page.url) == (["Text"], "http://example.org/a")
 
@@ -97,9 +113,19 @@ def test_a_gold_set_without_pages_is_no_score(tmp_path):
 
 # --- the real sets ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, pages", [("cleaneval-dev", 58), ("cleaneval-final", 681),
-                                         ("cleanportaleval", 71), ("trafilatura-dev", 482),
-                                         ("fundus", 181), ("msv-big9", 358), ("msv-chaos", 354)])
+
+@pytest.mark.parametrize(
+    "name, pages",
+    [
+        ("cleaneval-dev", 58),
+        ("cleaneval-final", 681),
+        ("cleanportaleval", 71),
+        ("trafilatura-dev", 482),
+        ("fundus", 181),
+        ("msv-big9", 358),
+        ("msv-chaos", 354),
+    ],
+)
 def test_shared_sets_have_their_documented_page_counts(shared_gold, name, pages):
     read = list(iter_dataset(name, shared_gold))
     assert len(read) == pages
@@ -119,7 +145,13 @@ def test_shared_paragraph_per_line_sets_give_url_plain_gold_and_decodable_pages(
 
 def test_gold_sources_group_the_sets_annotated_together():
     assert {gold_source(name) for name in READERS} == {
-        "cleaneval", "cleanportaleval", "l3s-gn1", "trafilatura-dev", "fundus", "msv"}
+        "cleaneval",
+        "cleanportaleval",
+        "l3s-gn1",
+        "trafilatura-dev",
+        "fundus",
+        "msv",
+    }
 
 
 def test_shared_cleaneval_gold_is_plain_text(shared_gold):
@@ -166,7 +198,10 @@ def test_shared_l3s_pages_with_a_runaway_title_get_their_blocks(shared_gold):
     """Eight L3S-GN1 pages lost their </title>: read as lxml reads them, they have no blocks."""
     empty = []
     for page in iter_dataset("l3s-gn1", shared_gold):
-        if len(page.gold_text.split()) >= 100 and not prepare_page(decode_page(page.html, None)).blocks:
+        if (
+            len(page.gold_text.split()) >= 100
+            and not prepare_page(decode_page(page.html, None)).blocks
+        ):
             empty.append(page.page_id)
     # left: one page whose <html> tag swallowed the page, one that opens its body inside <head>
     assert len(empty) <= 2, empty

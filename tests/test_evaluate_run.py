@@ -31,11 +31,21 @@ DATASETS = ("cleaneval-dev", "cleanportaleval", "l3s-gn1", "trafilatura-dev")
 @pytest.fixture(scope="module")
 def rows():
     require_shared(BOILERPLATE)
-    config = EvaluateConfig.from_config({"gold_dir": str(BOILERPLATE), "datasets": list(DATASETS),
-                                         "extractors": list(OURS), "max_pages": 10})
+    config = EvaluateConfig.from_config(
+        {
+            "gold_dir": str(BOILERPLATE),
+            "datasets": list(DATASETS),
+            "extractors": list(OURS),
+            "max_pages": 10,
+        }
+    )
     evaluation = evaluate(config)
     results = with_overall(evaluation.results)
-    return boilerplate_rows(results), fragmentation_rows(results), language_rows(evaluation.by_language)
+    return (
+        boilerplate_rows(results),
+        fragmentation_rows(results),
+        language_rows(evaluation.by_language),
+    )
 
 
 def _row(rows, extractor, dataset):
@@ -56,7 +66,8 @@ def test_justext_is_more_precise_than_keeping_everything(rows, dataset):
 def test_rows_cover_every_extractor_and_dataset_with_the_right_measures(rows):
     scores, fragments, _ = rows
     assert {(r["extractor"], r["dataset"]) for r in scores} == {
-        (e, d) for e in OURS for d in (*DATASETS, "all")}
+        (e, d) for e in OURS for d in (*DATASETS, "all")
+    }
     snippets = _row(scores, "justext-default", "trafilatura-dev")
     assert "word_f1" not in snippets and 0 < snippets["snippet_f1"] <= 1
     assert "snippet_f1" not in _row(scores, "justext-default", "l3s-gn1")
@@ -68,9 +79,16 @@ def test_rows_cover_every_extractor_and_dataset_with_the_right_measures(rows):
 
 def test_scores_per_page_language_add_up_to_the_set(rows):
     scores, _, by_language = rows
-    multilingual = [r for r in by_language if r["dataset"] == "trafilatura-dev" and r["extractor"] == "keep-all"]
-    assert len({r["language"] for r in multilingual}) >= 2  # its first ten pages are not all one language
-    assert sum(r["pages"] for r in multilingual) == _row(scores, "keep-all", "trafilatura-dev")["pages"]
+    multilingual = [
+        r for r in by_language if r["dataset"] == "trafilatura-dev" and r["extractor"] == "keep-all"
+    ]
+    assert (
+        len({r["language"] for r in multilingual}) >= 2
+    )  # its first ten pages are not all one language
+    assert (
+        sum(r["pages"] for r in multilingual)
+        == _row(scores, "keep-all", "trafilatura-dev")["pages"]
+    )
     assert all(0 <= r["snippet_f1"] <= 1 for r in multilingual if "snippet_f1" in r)
 
 
@@ -115,6 +133,12 @@ def test_config_refuses_unknown_names():
 
 def test_best_adapted_is_skipped_without_models_adapted_to_each_source():
     require_shared(BOILERPLATE)
-    config = EvaluateConfig.from_config({"gold_dir": str(BOILERPLATE), "datasets": ["cleaneval-dev"],
-                                         "extractors": ["best-adapted", "keep-all"], "max_pages": 2})
+    config = EvaluateConfig.from_config(
+        {
+            "gold_dir": str(BOILERPLATE),
+            "datasets": ["cleaneval-dev"],
+            "extractors": ["best-adapted", "keep-all"],
+            "max_pages": 2,
+        }
+    )
     assert set(evaluate(config).results["cleaneval-dev"]) == {"keep-all"}

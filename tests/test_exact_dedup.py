@@ -15,11 +15,24 @@ import pytest
 
 from conftest import REPO, truth_key
 from corpusbuilder.exact_dedup import (
-    ExactDedupParams, decide_partition, earlier_shards_digests, exact_hashes, hash_partitions, md5_bytes, md5_hex,
-    md5_partitions, shard_decisions,
+    ExactDedupParams,
+    decide_partition,
+    earlier_shards_digests,
+    exact_hashes,
+    hash_partitions,
+    md5_bytes,
+    md5_hex,
+    md5_partitions,
+    shard_decisions,
 )
 from corpusbuilder.io import write_row_groups, write_table
-from corpusbuilder.tables import DECISIONS_SCHEMA, HASHES_SCHEMA, read_manifest, survivors, write_manifest
+from corpusbuilder.tables import (
+    DECISIONS_SCHEMA,
+    HASHES_SCHEMA,
+    read_manifest,
+    survivors,
+    write_manifest,
+)
 
 SAMPLE = REPO / "resources" / "sample"
 
@@ -27,23 +40,51 @@ SAMPLE = REPO / "resources" / "sample"
 def hashes_of(blocks: pd.DataFrame, language: pd.DataFrame, rank: int, params=ExactDedupParams()):
     """exact_hashes over what survives the language stage (every document a cleaned page)."""
     ids = blocks["doc_id"].drop_duplicates()
-    docs = pd.DataFrame({"doc_id": ids, "record_index": [int(i.rsplit(":", 1)[1]) for i in ids],
-                         "uri": "http://a/", "outcome": "ok", "page_language": None})
+    docs = pd.DataFrame(
+        {
+            "doc_id": ids,
+            "record_index": [int(i.rsplit(":", 1)[1]) for i in ids],
+            "uri": "http://a/",
+            "outcome": "ok",
+            "page_language": None,
+        }
+    )
     return exact_hashes(survivors(docs, blocks, language.assign(language=None)), rank, params)
 
 
-def shard_tables(shard: str, pages: dict[int, list[str]], dropped_by_language=(), dropped_blocks=None):
+def shard_tables(
+    shard: str, pages: dict[int, list[str]], dropped_by_language=(), dropped_blocks=None
+):
     """blocks + language tables for {record_index: [good block texts]} of one shard."""
     blocks, language = [], []
     for record_index, texts in pages.items():
         doc_id = f"{shard}:{record_index}"
         for block_index, text in enumerate(texts):
-            blocks.append({"doc_id": doc_id, "block_index": block_index, "text": text,
-                           "final_class": "good", "n_words": len(text.split())})
-        blocks.append({"doc_id": doc_id, "block_index": len(texts), "text": "Home | About",
-                       "final_class": "bad", "n_words": 3})
-        language.append({"doc_id": doc_id, "kept": record_index not in dropped_by_language,
-                         "dropped_blocks": (dropped_blocks or {}).get(record_index, [])})
+            blocks.append(
+                {
+                    "doc_id": doc_id,
+                    "block_index": block_index,
+                    "text": text,
+                    "final_class": "good",
+                    "n_words": len(text.split()),
+                }
+            )
+        blocks.append(
+            {
+                "doc_id": doc_id,
+                "block_index": len(texts),
+                "text": "Home | About",
+                "final_class": "bad",
+                "n_words": 3,
+            }
+        )
+        language.append(
+            {
+                "doc_id": doc_id,
+                "kept": record_index not in dropped_by_language,
+                "dropped_blocks": (dropped_blocks or {}).get(record_index, []),
+            }
+        )
     return pd.DataFrame(blocks), pd.DataFrame(language)
 
 
@@ -56,7 +97,9 @@ def write_hashes(tmp_path: Path, tables: dict[str, pa.Table], partitions: int) -
     return paths
 
 
-def decide(tmp_path: Path, tables: dict[str, pa.Table], partitions: int = 16) -> dict[str, pd.DataFrame]:
+def decide(
+    tmp_path: Path, tables: dict[str, pa.Table], partitions: int = 16
+) -> dict[str, pd.DataFrame]:
     """The three rules on {shard: hashes table} in crawl order: hashes files, one decisions file per
     partition, one per shard (read back as written)."""
     tmp_path.mkdir(parents=True, exist_ok=True)
@@ -68,7 +111,9 @@ def decide(tmp_path: Path, tables: dict[str, pa.Table], partitions: int = 16) ->
         write_table(decisions, path, row_group_size=3)
     decisions = {}
     for rank, (shard, hashes_path) in enumerate(zip(tables, hash_paths)):
-        write_table(shard_decisions(partition_paths, hashes_path, rank), tmp_path / f"{shard}.exact.parquet")
+        write_table(
+            shard_decisions(partition_paths, hashes_path, rank), tmp_path / f"{shard}.exact.parquet"
+        )
         decisions[shard] = pq.read_table(tmp_path / f"{shard}.exact.parquet").to_pandas()
     return decisions
 
@@ -83,22 +128,41 @@ def reference_decisions(tables: dict[str, pa.Table]) -> dict[str, pd.DataFrame]:
         rows = []
         for row in sorted(table.to_pylist(), key=lambda row: row["record_index"]):
             original = first.setdefault(row["md5"], row["doc_id"])
-            rows.append({"doc_id": row["doc_id"], "md5": row["md5"].hex(), "kept": original == row["doc_id"],
-                         "duplicate_of": None if original == row["doc_id"] else original,
-                         "n_words": row["n_words"], "record_index": row["record_index"]})
+            rows.append(
+                {
+                    "doc_id": row["doc_id"],
+                    "md5": row["md5"].hex(),
+                    "kept": original == row["doc_id"],
+                    "duplicate_of": None if original == row["doc_id"] else original,
+                    "n_words": row["n_words"],
+                    "record_index": row["record_index"],
+                }
+            )
         frame = pd.DataFrame(rows, columns=[*DECISIONS_SCHEMA.names, "record_index"])
-        frame = frame.sort_values(["md5", "record_index"], kind="stable").drop(columns="record_index")
-        decisions[shard] = pa.Table.from_pandas(frame, schema=DECISIONS_SCHEMA, preserve_index=False).to_pandas()
+        frame = frame.sort_values(["md5", "record_index"], kind="stable").drop(
+            columns="record_index"
+        )
+        decisions[shard] = pa.Table.from_pandas(
+            frame, schema=DECISIONS_SCHEMA, preserve_index=False
+        ).to_pandas()
     return decisions
 
 
 def assert_same_decisions(got: dict[str, pd.DataFrame], expected: dict[str, pd.DataFrame]):
     assert list(got) == list(expected)
     for shard in expected:
-        pd.testing.assert_frame_equal(got[shard].reset_index(drop=True), expected[shard].reset_index(drop=True))
+        pd.testing.assert_frame_equal(
+            got[shard].reset_index(drop=True), expected[shard].reset_index(drop=True)
+        )
 
 
-def run_dedup(tmp_path: Path, shards: dict[str, dict[int, list[str]]], params=ExactDedupParams(), partitions=16, **kw):
+def run_dedup(
+    tmp_path: Path,
+    shards: dict[str, dict[int, list[str]]],
+    params=ExactDedupParams(),
+    partitions=16,
+    **kw,
+):
     tables = {}
     for rank, (shard, pages) in enumerate(shards.items()):
         blocks, language = shard_tables(shard, pages, **kw.get(shard, {}))
@@ -114,7 +178,11 @@ def test_first_copy_in_crawl_order_is_kept_across_shards(tmp_path):
     }
     decisions = run_dedup(tmp_path, shards)
     # "b" is first in crawl order although "a:5" sorts first by name.
-    assert decisions["duplicate_of"].dropna().to_dict() == {"a:5": "b:0", "c:1": "b:0", "b:7": "b:4"}
+    assert decisions["duplicate_of"].dropna().to_dict() == {
+        "a:5": "b:0",
+        "c:1": "b:0",
+        "b:7": "b:4",
+    }
     assert decisions.loc[["b:0", "b:3", "b:4", "a:9"], "kept"].all()
     assert (decisions["kept"].sum(), len(decisions)) == (4, 7)
     assert decisions.loc["a:5", "md5"] == hashlib.md5(b"shared text").hexdigest()
@@ -123,7 +191,10 @@ def test_first_copy_in_crawl_order_is_kept_across_shards(tmp_path):
 
 
 def test_adding_a_shard_at_the_end_leaves_the_old_shards_decisions(tmp_path):
-    shards = {"b": {0: ["shared text"], 3: ["unique b"]}, "a": {5: ["shared text"], 9: ["unique a"]}}
+    shards = {
+        "b": {0: ["shared text"], 3: ["unique b"]},
+        "a": {5: ["shared text"], 9: ["unique a"]},
+    }
     before = run_dedup(tmp_path / "two", shards)
     after = run_dedup(tmp_path / "three", {**shards, "c": {0: ["unique a"], 1: ["new"]}})
     pd.testing.assert_frame_equal(after.loc[before.index], before)
@@ -139,12 +210,23 @@ def test_hashes_file_is_sorted_by_hash_and_holds_the_clean_text_words(tmp_path):
     assert set(table["n_words"].to_pylist()) == {4} and set(table["shard_rank"].to_pylist()) == {3}
     row = table.to_pandas().set_index("doc_id").loc["s:7"]
     assert row["record_index"] == 7
-    assert row["md5"] == hashlib.md5(b"text number 7 more").digest()  # blocks joined, whitespace normalised
+    assert (
+        row["md5"] == hashlib.md5(b"text number 7 more").digest()
+    )  # blocks joined, whitespace normalised
 
 
 def test_hash_partitions_are_equal_ranges_of_the_hash_in_hash_order(tmp_path):
-    md5 = np.array([[0] * 16, [0x3F] + [0xFF] * 15, [0x40] + [0] * 15, [0xBF] + [0] * 15, [0xC0] + [0] * 15,
-                    [0xFF] * 16], dtype=np.uint8)
+    md5 = np.array(
+        [
+            [0] * 16,
+            [0x3F] + [0xFF] * 15,
+            [0x40] + [0] * 15,
+            [0xBF] + [0] * 15,
+            [0xC0] + [0] * 15,
+            [0xFF] * 16,
+        ],
+        dtype=np.uint8,
+    )
     assert md5_partitions(md5, 4).tolist() == [0, 0, 1, 2, 3, 3]
     assert md5_partitions(md5, 1).tolist() == [0] * 6
     blocks, language = shard_tables("s", {i: [f"text {i}"] for i in range(200)})
@@ -178,7 +260,9 @@ def test_whitespace_and_case_normalisation(tmp_path, params, same):
     pages = {0: ["One two", "three"], 1: ["One  two three"], 2: ["ONE two three"]}
     names = {"s:0": "joined", "s:1": "spaced", "s:2": "upper"}
     decisions = run_dedup(tmp_path, {"s": pages}, params=params)
-    group = {names[d] for d, row in decisions.iterrows() if row["duplicate_of"] == "s:0" or d == "s:0"}
+    group = {
+        names[d] for d, row in decisions.iterrows() if row["duplicate_of"] == "s:0" or d == "s:0"
+    }
     assert group - {"joined"} == same - {"joined"}
 
 
@@ -194,7 +278,9 @@ def test_documents_dropped_by_language_are_not_hashed_and_dropped_blocks_do_not_
 def test_any_number_of_partitions_makes_the_rules_decisions(tmp_path, partitions):
     tables = {}
     for k in range(4):
-        blocks, language = shard_tables(f"s{k}", {i: [f"text {(i * 7 + k) % 13}"] for i in range(30)})
+        blocks, language = shard_tables(
+            f"s{k}", {i: [f"text {(i * 7 + k) % 13}"] for i in range(30)}
+        )
         tables[f"s{k}"] = hashes_of(blocks, language, k)
     decisions = decide(tmp_path, tables, partitions)
     assert_same_decisions(decisions, reference_decisions(tables))
@@ -246,10 +332,18 @@ def body_texts(warc: Path) -> dict[tuple[str, int], str]:
                 break
             index += 1
             headers = record.http_headers
-            if record.rec_type != "response" or not headers or "html" not in (headers.get_header("Content-Type") or ""):
+            if (
+                record.rec_type != "response"
+                or not headers
+                or "html" not in (headers.get_header("Content-Type") or "")
+            ):
                 continue
             try:
-                text = " ".join(lxml.html.document_fromstring(record.content_stream().read()).body.text_content().split())
+                text = " ".join(
+                    lxml.html.document_fromstring(record.content_stream().read())
+                    .body.text_content()
+                    .split()
+                )
             except Exception:  # noqa: BLE001 - empty or undecodable bodies have no text
                 text = ""
             if text:
@@ -266,10 +360,17 @@ def crawl_hashes(warcs: list[Path]) -> tuple[dict[str, pa.Table], dict[tuple[str
         pages = body_texts(warc)
         doc_of.update({(shard, uri): f"{shard}:{index}" for uri, index in pages})
         blocks = pd.DataFrame(
-            {"doc_id": [f"{shard}:{i}" for _, i in pages], "block_index": 0, "text": list(pages.values()),
-             "final_class": "good", "n_words": [len(t.split()) for t in pages.values()]}
+            {
+                "doc_id": [f"{shard}:{i}" for _, i in pages],
+                "block_index": 0,
+                "text": list(pages.values()),
+                "final_class": "good",
+                "n_words": [len(t.split()) for t in pages.values()],
+            }
         )
-        language = pd.DataFrame({"doc_id": blocks["doc_id"], "kept": True, "dropped_blocks": [[]] * len(blocks)})
+        language = pd.DataFrame(
+            {"doc_id": blocks["doc_id"], "kept": True, "dropped_blocks": [[]] * len(blocks)}
+        )
         tables[shard] = hashes_of(blocks, language, rank)
     return tables, doc_of
 
@@ -281,7 +382,9 @@ def test_the_sample_warcs_are_decided_as_the_rule_says_in_any_crawl_order(tmp_pa
         decisions = decide(tmp_path / name, tables, partitions=5)
         assert_same_decisions(decisions, reference_decisions(tables))
         assert sum(len(d) for d in decisions.values()) > 30
-        assert sum((~d["kept"]).sum() for d in decisions.values()) >= 1, "the samples hold no copy to decide"
+        assert sum((~d["kept"]).sum() for d in decisions.values()) >= 1, (
+            "the samples hold no copy to decide"
+        )
 
 
 @pytest.mark.shared
@@ -303,10 +406,14 @@ def test_every_mirror_in_the_shared_crawl_is_grouped_with_its_original(tmp_path,
     pairs = [(doc(m), original[m["of"][0]]) for m in mirrors if doc(m) and original[m["of"][0]]]
     assert len(pairs) >= len(mirrors) - 5
     missed = [(m, o) for m, o in pairs if group[m] != group[o]]
-    assert not missed, f"{len(missed)} of {len(pairs)} mirrors not grouped with their original: {missed[:5]}"
+    assert not missed, (
+        f"{len(missed)} of {len(pairs)} mirrors not grouped with their original: {missed[:5]}"
+    )
     # And nothing else is merged: a group's records have the same body bytes (the truth's sha1;
     # the crawl holds a few originals twice, byte for byte).
     sha1 = {doc(r): r["sha1"] for r in truth if doc(r)}
-    bodies_per_group = pd.Series([sha1[d] for d in group.index], index=group.index).groupby(group).nunique()
+    bodies_per_group = (
+        pd.Series([sha1[d] for d in group.index], index=group.index).groupby(group).nunique()
+    )
     assert (bodies_per_group == 1).all(), bodies_per_group[bodies_per_group > 1].index.tolist()[:5]
     assert (decisions["kept"] == decisions["duplicate_of"].isna()).all()

@@ -47,9 +47,17 @@ def test_only_good_blocks_of_kept_documents_in_page_order():
 
 def test_later_stages_verdicts_apply():
     docs, blocks = tables()
-    language = pd.DataFrame({"doc_id": ["s:1", "s:3"], "language": ["en", "de"], "kept": [True, False]})
+    language = pd.DataFrame(
+        {"doc_id": ["s:1", "s:3"], "language": ["en", "de"], "kept": [True, False]}
+    )
     exact = pd.DataFrame({"doc_id": ["s:1"], "kept": [True]})
-    dedup = pd.DataFrame({"doc_id": ["s:1"] * 3, "block_index": [0, 1, 2], "final_class": ["good", "duplicate", "bad"]})
+    dedup = pd.DataFrame(
+        {
+            "doc_id": ["s:1"] * 3,
+            "block_index": [0, 1, 2],
+            "final_class": ["good", "duplicate", "bad"],
+        }
+    )
     out = list(kept_documents(survivors(docs, blocks, language, exact, dedup)))
     assert [(d.id, d.paragraphs) for d in out] == [("s:1", ["Title"])]
 
@@ -59,14 +67,25 @@ def test_jsonl_and_prevertical_formats(tmp_path):
     jsonl, prevert = tmp_path / "c.jsonl.gz", tmp_path / "c.prevert.gz"
     assert write_corpus(kept_documents(survivors(docs, blocks)), jsonl, prevert) == 2
     assert list(read_corpus(jsonl))[0] == {
-        "id": "s:1", "text": "Title\n\nBody <with> & text", "url": "http://a/1", "language": "en",
-        "language_score": 0.98, "warc_record_id": "<urn:uuid:1>", "date": "2025-03-15T10:00:00Z", "source": "s",
-        "offset": 120, "paragraphs": ["Title", "Body <with> & text"],  # one block, one line
+        "id": "s:1",
+        "text": "Title\n\nBody <with> & text",
+        "url": "http://a/1",
+        "language": "en",
+        "language_score": 0.98,
+        "warc_record_id": "<urn:uuid:1>",
+        "date": "2025-03-15T10:00:00Z",
+        "source": "s",
+        "offset": 120,
+        "paragraphs": ["Title", "Body <with> & text"],  # one block, one line
     }
     assert gzip.open(prevert, "rt").read().splitlines()[:7] == [
         '<doc id="s:1" url="http://a/1" language="en">',
-        '<p heading="1">', "Title", "</p>",
-        "<p>", "Body &lt;with&gt; &amp; text", "</p>",
+        '<p heading="1">',
+        "Title",
+        "</p>",
+        "<p>",
+        "Body &lt;with&gt; &amp; text",
+        "</p>",
     ]
     first = jsonl.read_bytes()
     write_corpus(kept_documents(survivors(docs, blocks)), jsonl, prevert)
@@ -80,7 +99,9 @@ def test_the_jsonl_loads_in_the_readers_llm_data_tools_use(tmp_path):
 
     docs, blocks = tables()
     jsonl = tmp_path / "c.jsonl"
-    write_corpus(kept_documents(survivors(docs, blocks)), tmp_path / "c.jsonl.gz", tmp_path / "c.prevert.gz")
+    write_corpus(
+        kept_documents(survivors(docs, blocks)), tmp_path / "c.jsonl.gz", tmp_path / "c.prevert.gz"
+    )
     jsonl.write_bytes(gzip.decompress((tmp_path / "c.jsonl.gz").read_bytes()))
     table = pj.read_json(jsonl)
     assert table.column("text").to_pylist() == ["Title\n\nBody <with> & text", "Nur Text"]
@@ -98,11 +119,18 @@ def test_the_jsonl_loads_in_datatrove(tmp_path):
     except ImportError:
         unavailable("datatrove is not installed (the dev extra has it)")
     docs, blocks = tables()
-    write_corpus(kept_documents(survivors(docs, blocks)), tmp_path / "c.jsonl.gz", tmp_path / "c.prevert.gz")
+    write_corpus(
+        kept_documents(survivors(docs, blocks)), tmp_path / "c.jsonl.gz", tmp_path / "c.prevert.gz"
+    )
     (tmp_path / "c.prevert.gz").unlink()
     read = list(JsonlReader(str(tmp_path)).run(rank=0, world_size=1))
-    assert [(d.id, d.text) for d in read] == [("s:1", "Title\n\nBody <with> & text"), ("s:3", "Nur Text")]
-    assert read[0].metadata["warc_record_id"] == "<urn:uuid:1>" and read[0].metadata["offset"] == 120
+    assert [(d.id, d.text) for d in read] == [
+        ("s:1", "Title\n\nBody <with> & text"),
+        ("s:3", "Nur Text"),
+    ]
+    assert (
+        read[0].metadata["warc_record_id"] == "<urn:uuid:1>" and read[0].metadata["offset"] == 120
+    )
 
 
 def test_vertical_is_one_token_a_line_in_balanced_structures(tmp_path):
@@ -112,10 +140,23 @@ def test_vertical_is_one_token_a_line_in_balanced_structures(tmp_path):
 
     docs, blocks = tables()
     vert = tmp_path / "c.vert.gz"
-    write_corpus(kept_documents(survivors(docs, blocks)), tmp_path / "c.jsonl.gz", tmp_path / "c.prevert.gz", vert)
+    write_corpus(
+        kept_documents(survivors(docs, blocks)),
+        tmp_path / "c.jsonl.gz",
+        tmp_path / "c.prevert.gz",
+        vert,
+    )
     lines = gzip.open(vert, "rt", encoding="utf-8").read().splitlines()
-    assert lines[:8] == ['<doc id="s:1" url="http://a/1" language="en">', '<p heading="1">', "Title", "</p>",
-                         '<p heading="0">', "Body", "&lt;", "with"]
+    assert lines[:8] == [
+        '<doc id="s:1" url="http://a/1" language="en">',
+        '<p heading="1">',
+        "Title",
+        "</p>",
+        '<p heading="0">',
+        "Body",
+        "&lt;",
+        "with",
+    ]
     open_tags = []
     for line in lines:
         if match := re.fullmatch(r'<(doc|p)( [a-z]+="[^"<>]*")*>', line):
@@ -123,7 +164,12 @@ def test_vertical_is_one_token_a_line_in_balanced_structures(tmp_path):
         elif match := re.fullmatch(r"</(doc|p)>", line):
             assert open_tags.pop() == match.group(1)
         else:
-            assert line and not any(ch.isspace() for ch in line) and "<" not in line and ">" not in line, line
+            assert (
+                line
+                and not any(ch.isspace() for ch in line)
+                and "<" not in line
+                and ">" not in line
+            ), line
             assert open_tags == ["doc", "p"]
     assert open_tags == []
 
@@ -138,6 +184,8 @@ def test_control_characters_do_not_break_the_xml_formats(tmp_path):
     prevert, vert = tmp_path / "c.prevert.gz", tmp_path / "c.vert.gz"
     write_corpus(kept_documents(survivors(docs, blocks)), tmp_path / "c.jsonl.gz", prevert, vert)
     for path in (prevert, vert):
-        root = ET.fromstring("<corpus>" + gzip.open(path, "rt", encoding="utf-8").read() + "</corpus>")
+        root = ET.fromstring(
+            "<corpus>" + gzip.open(path, "rt", encoding="utf-8").read() + "</corpus>"
+        )
         assert root[0].get("url") == "http://a/1?q=[31m"
     assert "Body with an escape" in gzip.open(prevert, "rt").read()

@@ -58,20 +58,40 @@ def test_every_record_gets_one_row_with_its_reason(tmp_path):
         {"uri": "http://a.example/ok", "body": page},
         {"uri": "http://a.example/missing", "body": page, "status": "404 Not Found"},
         {"uri": "http://a.example/moved", "body": b"", "status": "301 Moved Permanently"},
-        {"uri": "http://a.example/logo.png", "body": b"\x89PNG\r\n\x1a\n" + bytes(200), "content_type": "image/png"},
+        {
+            "uri": "http://a.example/logo.png",
+            "body": b"\x89PNG\r\n\x1a\n" + bytes(200),
+            "content_type": "image/png",
+        },
         {"uri": "http://a.example/empty", "body": b""},
         {"uri": "http://a.example/tiny", "body": b"<p>hi</p>"},
         {"uri": "http://a.example/garbage", "body": bytes(range(256)) * 20},
-        {"uri": "dns:a.example", "body": b"a.example. 300 IN A 10.0.0.1", "warc_type": "resource",
-         "warc_content_type": "text/dns"},
-        {"uri": "http://a.example/req", "body": b"GET / HTTP/1.1\r\n\r\n", "warc_type": "request",
-         "warc_content_type": "application/http; msgtype=request"},
+        {
+            "uri": "dns:a.example",
+            "body": b"a.example. 300 IN A 10.0.0.1",
+            "warc_type": "resource",
+            "warc_content_type": "text/dns",
+        },
+        {
+            "uri": "http://a.example/req",
+            "body": b"GET / HTTP/1.1\r\n\r\n",
+            "warc_type": "request",
+            "warc_content_type": "application/http; msgtype=request",
+        },
         {"uri": "http://a.example/huge", "body": page * 50},
     ]
     docs, _ = extract(tmp_path, records, max_bytes=len(page) * 10)
     assert docs["reason"].tolist() == [
-        "ok", "status-404", "status-301", "content-type-image/png", "empty", "too-small",
-        "binary", "dns", "warc-type-request", "too-large",
+        "ok",
+        "status-404",
+        "status-301",
+        "content-type-image/png",
+        "empty",
+        "too-small",
+        "binary",
+        "dns",
+        "warc-type-request",
+        "too-large",
     ]
     assert docs["record_index"].tolist() == list(range(len(records)))
     assert (docs["outcome"] == "skipped").sum() == len(records) - 1
@@ -80,21 +100,39 @@ def test_every_record_gets_one_row_with_its_reason(tmp_path):
 def test_http_payload_under_a_non_http_uri_is_parsed(tmp_path):
     warc = tmp_path / "odd.warc.gz"
     payload = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n" + ARTICLE.encode()
-    write_warc(warc, [{"uri": "hard::a-page.html", "body": payload, "warc_type": "response",
-                       "warc_content_type": "application/http; msgtype=response", "raw": True}])
+    write_warc(
+        warc,
+        [
+            {
+                "uri": "hard::a-page.html",
+                "body": payload,
+                "warc_type": "response",
+                "warc_content_type": "application/http; msgtype=response",
+                "raw": True,
+            }
+        ],
+    )
     records = list(iter_warc_records(warc, ExtractParams()))
     assert records[0].status == 200 and records[0].body.startswith(b"<html>")
 
 
 def test_wrong_declared_charset_still_reads(tmp_path):
-    latin1 = "<html><body><p>Café crème brûlée à la française, déjà vu, naïve, façade.</p></body></html>"
+    latin1 = (
+        "<html><body><p>Café crème brûlée à la française, déjà vu, naïve, façade.</p></body></html>"
+    )
     docs, blocks = extract(
         tmp_path,
         [
-            {"uri": "http://a.example/l1", "body": latin1.encode("latin-1"),
-             "content_type": "text/html; charset=utf-8"},
-            {"uri": "http://a.example/u8", "body": latin1.encode("utf-8"),
-             "content_type": "text/html; charset=iso-8859-1"},
+            {
+                "uri": "http://a.example/l1",
+                "body": latin1.encode("latin-1"),
+                "content_type": "text/html; charset=utf-8",
+            },
+            {
+                "uri": "http://a.example/u8",
+                "body": latin1.encode("utf-8"),
+                "content_type": "text/html; charset=iso-8859-1",
+            },
         ],
         min_bytes=10,
     )
@@ -119,20 +157,29 @@ def test_decode_order_of_evidence():
 def test_a_last_record_shorter_than_its_length_is_reported_in_plain_words(tmp_path):
     """As the shared crawl's truncated shard ends: a complete gzip member whose record promises
     99,999 bytes. The reader fails inside warcio; the row says what that means for the file first."""
-    warc = write_warc(tmp_path / "a.warc.gz", [{"uri": "http://a.example/1", "body": ARTICLE.encode()}])
-    cut_off = gzip.compress(b"WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 99999\r\n\r\nHTTP/1.1 200 OK\r\n")
+    warc = write_warc(
+        tmp_path / "a.warc.gz", [{"uri": "http://a.example/1", "body": ARTICLE.encode()}]
+    )
+    cut_off = gzip.compress(
+        b"WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 99999\r\n\r\nHTTP/1.1 200 OK\r\n"
+    )
     cut = tmp_path / "cut.warc.gz"
     cut.write_bytes(warc.read_bytes() + cut_off)
     records = list(iter_warc_records(cut, ExtractParams()))
     assert [r.reason for r in records[:1]] == [""] and len(records) == 2
     assert records[1].offset == warc.stat().st_size
-    assert records[1].reason.startswith(f"truncated: the last {len(cut_off)} bytes are an incomplete record (")
+    assert records[1].reason.startswith(
+        f"truncated: the last {len(cut_off)} bytes are an incomplete record ("
+    )
 
 
 @pytest.mark.parametrize("cut_at", ["mid-body", "member-start"])
 def test_truncated_shard_keeps_what_was_read(tmp_path, cut_at):
     page = ARTICLE.encode()
-    warc = write_warc(tmp_path / "full.warc.gz", [{"uri": f"http://a.example/{i}", "body": page} for i in range(3)])
+    warc = write_warc(
+        tmp_path / "full.warc.gz",
+        [{"uri": f"http://a.example/{i}", "body": page} for i in range(3)],
+    )
     data = warc.read_bytes()
     third = [r.offset for r in iter_warc_records(warc, ExtractParams())][2]
     cut = tmp_path / "cut.warc.gz"
@@ -181,12 +228,19 @@ def test_deeply_nested_and_malformed_html_does_not_stop_the_shard(tmp_path):
 def test_a_broken_model_fails_the_shard_naming_the_key(tmp_path):
     from corpusbuilder.config import ConfigError
 
-    warc = write_warc(tmp_path / "in.warc.gz", [{"uri": "http://a.example/walk", "body": ARTICLE.encode()}])
+    warc = write_warc(
+        tmp_path / "in.warc.gz", [{"uri": "http://a.example/walk", "body": ARTICLE.encode()}]
+    )
     broken = tmp_path / "model.npz"
     broken.write_text("root:x:0:0:root:/root:/bin/bash\n")
     with pytest.raises(ConfigError, match="extract.model"):
-        extract_shard([("s", warc)], "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet",
-                      ExtractParams(learned=True, model=broken))
+        extract_shard(
+            [("s", warc)],
+            "s",
+            tmp_path / "s.docs.parquet",
+            tmp_path / "s.blocks.parquet",
+            ExtractParams(learned=True, model=broken),
+        )
     assert not (tmp_path / "s.docs.parquet").exists()
 
 
@@ -197,9 +251,17 @@ def test_an_io_error_fails_the_job_instead_of_becoming_error_rows(tmp_path, monk
         raise OSError(27, "File too large")
 
     monkeypatch.setattr(extract_module, "clean_page", disk_full)
-    warc = write_warc(tmp_path / "in.warc.gz", [{"uri": "http://a.example/walk", "body": ARTICLE.encode()}])
+    warc = write_warc(
+        tmp_path / "in.warc.gz", [{"uri": "http://a.example/walk", "body": ARTICLE.encode()}]
+    )
     with pytest.raises(OSError):
-        extract_shard([("s", warc)], "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet", ExtractParams())
+        extract_shard(
+            [("s", warc)],
+            "s",
+            tmp_path / "s.docs.parquet",
+            tmp_path / "s.blocks.parquet",
+            ExtractParams(),
+        )
     assert not (tmp_path / "s.docs.parquet").exists()
 
 
@@ -210,17 +272,29 @@ def test_a_shard_whose_every_page_failed_is_a_failed_job(tmp_path, monkeypatch):
         raise ValueError("a bug")
 
     monkeypatch.setattr(extract_module, "clean_page", bug)
-    warc = write_warc(tmp_path / "in.warc.gz", [{"uri": f"http://a.example/{i}", "body": ARTICLE.encode()}
-                                                 for i in range(3)])
+    warc = write_warc(
+        tmp_path / "in.warc.gz",
+        [{"uri": f"http://a.example/{i}", "body": ARTICLE.encode()} for i in range(3)],
+    )
     with pytest.raises(RuntimeError, match="every page failed"):
-        extract_shard([("s", warc)], "s", tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet", ExtractParams())
+        extract_shard(
+            [("s", warc)],
+            "s",
+            tmp_path / "s.docs.parquet",
+            tmp_path / "s.blocks.parquet",
+            ExtractParams(),
+        )
     assert not (tmp_path / "s.docs.parquet").exists()
 
 
 @pytest.mark.parametrize("damage", ["stray byte", "cut at the end"])
 def test_a_utf8_page_with_a_broken_byte_keeps_its_text(tmp_path, damage):
     body = ARTICLE.replace("river", "rivière").encode("utf-8")
-    body = body.replace(b"morning", b"mor\xffning", 1) if damage == "stray byte" else body + "é".encode()[:1]
+    body = (
+        body.replace(b"morning", b"mor\xffning", 1)
+        if damage == "stray byte"
+        else body + "é".encode()[:1]
+    )
     docs, blocks = extract(tmp_path, [{"uri": "http://a.example/walk", "body": body}])
     assert docs["reason"].tolist() == ["ok"] and docs["charset_source"][0] == "utf8-lenient"
     assert docs["replaced_characters"][0] == 1
@@ -230,16 +304,30 @@ def test_a_utf8_page_with_a_broken_byte_keeps_its_text(tmp_path, damage):
 def test_a_latin1_page_is_not_taken_for_broken_utf8(tmp_path):
     body = ARTICLE.replace("river", "rivière").encode("latin-1")
     docs, blocks = extract(tmp_path, [{"uri": "http://a.example/walk", "body": body}])
-    assert docs["charset_source"][0] != "utf8-lenient" and any("rivière" in text for text in blocks["text"])
+    assert docs["charset_source"][0] != "utf8-lenient" and any(
+        "rivière" in text for text in blocks["text"]
+    )
 
 
-def raw_record(uri: str | None, payload: bytes, length: str | None = None, content_type: str = "application/http; msgtype=response") -> bytes:
+def raw_record(
+    uri: str | None,
+    payload: bytes,
+    length: str | None = None,
+    content_type: str = "application/http; msgtype=response",
+) -> bytes:
     """One WARC response record as bytes, its headers as given (a malformed one on purpose)."""
-    headers = ["WARC/1.0", "WARC-Type: response", f"WARC-Record-ID: <urn:uuid:{abs(hash((uri, payload))):032x}>",
-               "WARC-Date: 2025-03-15T10:00:00Z"]
+    headers = [
+        "WARC/1.0",
+        "WARC-Type: response",
+        f"WARC-Record-ID: <urn:uuid:{abs(hash((uri, payload))):032x}>",
+        "WARC-Date: 2025-03-15T10:00:00Z",
+    ]
     if uri is not None:
         headers.append(f"WARC-Target-URI: {uri}")
-    headers += [f"Content-Type: {content_type}", f"Content-Length: {length if length is not None else len(payload)}"]
+    headers += [
+        f"Content-Type: {content_type}",
+        f"Content-Length: {length if length is not None else len(payload)}",
+    ]
     return ("\r\n".join(headers) + "\r\n\r\n").encode() + payload + b"\r\n\r\n"
 
 
@@ -264,7 +352,10 @@ def test_a_malformed_record_is_its_own_row_and_reading_goes_on(tmp_path, damage)
     extract_shard([("bad", warc)], "bad", docs, _, ExtractParams().with_preset("default"))
     table = pd.read_parquet(docs)
     assert table["record_index"].tolist() == [0, 1, 2, 3, 4]
-    assert table["reason"].tolist()[:2] == ["ok", "ok"] and table["reason"].tolist()[3:] == ["ok", "ok"]
+    assert table["reason"].tolist()[:2] == ["ok", "ok"] and table["reason"].tolist()[3:] == [
+        "ok",
+        "ok",
+    ]
     assert table["reason"][2] != "ok"
 
 
@@ -276,7 +367,10 @@ def test_reading_resumes_after_a_corrupt_gzip_member(tmp_path):
     records = list(iter_warc_records(warc, ExtractParams()))
     assert [r.uri for r in records if r.reason == ""] == [f"http://a.example/{i}" for i in range(4)]
     [error] = [r for r in records if r.warc_type == "error"]
-    assert error.offset == len(members[0] + members[1]) and f"{len(garbage)} bytes skipped" in error.reason
+    assert (
+        error.offset == len(members[0] + members[1])
+        and f"{len(garbage)} bytes skipped" in error.reason
+    )
 
 
 def test_a_latin1_page_served_as_utf8_is_not_taken_for_broken_utf8(tmp_path):
@@ -284,16 +378,32 @@ def test_a_latin1_page_served_as_utf8_is_not_taken_for_broken_utf8(tmp_path):
     so it is no UTF-8 page with a stray byte — detection reads the letter right (a mirror of the
     page served with the right header gets the same text, as exact dedup needs)."""
     body = ARTICLE.replace("river", "rivière", 1).encode("latin-1")
-    docs, blocks = extract(tmp_path, [{"uri": "http://a.example/walk", "body": body,
-                                        "content_type": "text/html; charset=utf-8"}])
-    assert docs["charset_source"][0] != "utf8-lenient" and any("rivière" in text for text in blocks["text"])
+    docs, blocks = extract(
+        tmp_path,
+        [
+            {
+                "uri": "http://a.example/walk",
+                "body": body,
+                "content_type": "text/html; charset=utf-8",
+            }
+        ],
+    )
+    assert docs["charset_source"][0] != "utf8-lenient" and any(
+        "rivière" in text for text in blocks["text"]
+    )
 
 
 def test_a_page_of_too_many_blocks_is_skipped_saying_so(tmp_path):
     """Issue 17: memory grows with a page's blocks; past extract.max_blocks the page is its row."""
     page = "<html><body>" + "".join(f"<p>item {i}</p>" for i in range(300)) + "</body></html>"
-    docs, _ = extract(tmp_path, [{"uri": "http://a.example/many", "body": page.encode()},
-                                 {"uri": "http://a.example/walk", "body": ARTICLE.encode()}], max_blocks=100)
+    docs, _ = extract(
+        tmp_path,
+        [
+            {"uri": "http://a.example/many", "body": page.encode()},
+            {"uri": "http://a.example/walk", "body": ARTICLE.encode()},
+        ],
+        max_blocks=100,
+    )
     assert docs["reason"][0].startswith("too-many-blocks: 300") and docs["reason"][1] == "ok"
 
 
@@ -312,13 +422,16 @@ def xpath_sample(root, sample_chars: int) -> str:
     return " ".join(text.split())[:sample_chars]
 
 
-@pytest.mark.parametrize("html", [
-    ARTICLE,
-    "<div>no body <script>x<b>y</b></script>tail of script<!-- c -->tail of comment<?pi p?>tail of pi</div>",
-    "<html><body><style>p {}</style><p>one<span>two</span>three</p>  <svg><style>s</style>after</svg></body></html>",
-    "<html><head><title>only a title</title></head></html>",
-    "<html><body><p>" + "word " * 500 + "</p><p>never reached</p></body></html>",
-])
+@pytest.mark.parametrize(
+    "html",
+    [
+        ARTICLE,
+        "<div>no body <script>x<b>y</b></script>tail of script<!-- c -->tail of comment<?pi p?>tail of pi</div>",
+        "<html><body><style>p {}</style><p>one<span>two</span>three</p>  <svg><style>s</style>after</svg></body></html>",
+        "<html><head><title>only a title</title></head></html>",
+        "<html><body><p>" + "word " * 500 + "</p><p>never reached</p></body></html>",
+    ],
+)
 def test_language_sample_is_the_visible_text_the_xpath_gives(html):
     root = parse_html(html)
     for sample_chars in (0, 7, 2000, 10**6):

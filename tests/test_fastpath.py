@@ -21,14 +21,23 @@ STOPLIST = load_stoplist("English")
 @pytest.fixture(scope="module")
 def fastpath():
     if justext._fastpath is None:
-        unavailable("corpusbuilder._fastpath is not built (no C compiler at install time): "
-                    "the package runs its Python walks")
+        unavailable(
+            "corpusbuilder._fastpath is not built (no C compiler at install time): "
+            "the package runs its Python walks"
+        )
     return justext._fastpath
 
 
 def compiled_blocks(fastpath, root, structure_hints=True):
-    return fastpath.segment_walk(root, justext._block_maker(), justext._stop_words(STOPLIST), structure_hints,
-                                 justext.paragraph_tags(structure_hints), justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
+    return fastpath.segment_walk(
+        root,
+        justext._block_maker(),
+        justext._stop_words(STOPLIST),
+        structure_hints,
+        justext.paragraph_tags(structure_hints),
+        justext._KILLED_TAGS,
+        justext._UNWRAPPED_TAGS,
+    )
 
 
 # Each page holds a case where the two walks could part: text pieces merged across comments and
@@ -43,16 +52,16 @@ QUIRKS = {
     "non-ASCII blank piece": "<html><body><div>\u00a0<span>\u2003</span>\u00a0<p>x\u00a0y</p>\u3000</div></body></html>",
     "non-ASCII text": "<html><body><p>Größe — 東京 <b>ünïcödé</b></p></body></html>",
     "line breaks of every kind": "<html><body><p>a\r\n b \u2028c\x85 d\x0b\x1c e</p><p><a>\u3000in\u2003a\r link </a>"
-                                 "\u200bzero-width</p></body></html>",
+    "\u200bzero-width</p></body></html>",
     "image and positions": "<html><body><div><image src=a>i</image><img src=b><p>1</p><p>2</p><div><p>3</p></div></div></body></html>",
     "classes with entities": "<html><body><div class='nav &amp; menu' id=side><p>menu</p></div>"
-                             "<div class><p>no class</p></div></body></html>",
+    "<div class><p>no class</p></div></body></html>",
     "nested links": "<html><body><p><a>out <a>in</a> still</a> plain</p></body></html>",
     "text after the root": "<html><body><p>body</p></body></html> trailing words",
     "fragment": "<p>just a fragment</p> with a tail",
     "headings and tables": "<html><body><h2>Title</h2><table><tr><td>a</td><td>b <i>c</i></td></tr></table></body></html>",
     "HTML5 block elements": "<html><body><article>lead<header>head</header><figure><img src=a><figcaption>cap"
-                            "</figcaption></figure>text<section>s<hr>t</section><ol><li>i</li></ol></article></body></html>",
+    "</figcaption></figure>text<section>s<hr>t</section><ol><li>i</li></ol></article></body></html>",
 }
 
 
@@ -64,6 +73,7 @@ NOT_SPACES = ["\u200b", "\u2060", "\ufeff", "\u180e", "\u00ad", "\u2800", "\u316
 
 def random_page(rng) -> str:
     """Words, whitespace of every kind, links, <br>s and comments, in random order."""
+
     def text() -> str:
         pieces = []
         for _ in range(rng.integers(1, 8)):
@@ -79,8 +89,16 @@ def random_page(rng) -> str:
     parts = []
     for _ in range(rng.integers(1, 12)):
         kind = rng.integers(0, 6)
-        parts.append([f"<p>{text()}</p>", f"<a href=x>{text()}</a>", "<br>", f"<!-- {text()} -->",
-                      f"<span>{text()}</span>", text()][kind])
+        parts.append(
+            [
+                f"<p>{text()}</p>",
+                f"<a href=x>{text()}</a>",
+                "<br>",
+                f"<!-- {text()} -->",
+                f"<span>{text()}</span>",
+                text(),
+            ][kind]
+        )
     return "<html><body><div>" + "".join(parts) + "</div></body></html>"
 
 
@@ -90,7 +108,9 @@ def test_compiled_walk_on_random_whitespace(fastpath, seed):
     for _ in range(25):
         html = random_page(rng)
         root = parse_html(html)
-        assert compiled_blocks(fastpath, root) == _segment_blocks_python(root, STOPLIST, True), repr(html)
+        assert compiled_blocks(fastpath, root) == _segment_blocks_python(root, STOPLIST, True), (
+            repr(html)
+        )
 
 
 @pytest.mark.parametrize("name", sorted(QUIRKS))
@@ -108,9 +128,16 @@ def test_compiled_walk_on_a_page_spelled_out(fastpath):
     root = parse_html(QUIRKS["killed element's tail in a link"])
     (block,) = compiled_blocks(fastpath, root)
     assert (block.text, block.chars_in_links, block.tags_count, block.xpath) == (
-        "link text after", 9, 1, "/html[1]/body[1]/p[1]")
+        "link text after",
+        9,
+        1,
+        "/html[1]/body[1]/p[1]",
+    )
     first, second = compiled_blocks(fastpath, parse_html(QUIRKS["classes with entities"]))
-    assert first.near_hints & justext.HINT_BITS["nav"] and first.near_hints & justext.HINT_BITS["aside"]
+    assert (
+        first.near_hints & justext.HINT_BITS["nav"]
+        and first.near_hints & justext.HINT_BITS["aside"]
+    )
     assert not second.near_hints & justext.HINT_BITS["nav"]
 
 
@@ -131,9 +158,13 @@ def test_nodes_the_compiled_walk_does_not_model_take_the_python_walk(fastpath):
 
 @pytest.mark.shared
 @pytest.mark.slow
-def test_compiled_walks_give_the_python_walks_blocks_features_and_sums_on_every_gold_page(fastpath, monkeypatch):
+def test_compiled_walks_give_the_python_walks_blocks_features_and_sums_on_every_gold_page(
+    fastpath, monkeypatch
+):
     require_shared(BOILERPLATE)
-    paths = sorted(BOILERPLATE.glob("*/input/*.html")) + sorted(BOILERPLATE.glob("*/original/*.html"))
+    paths = sorted(BOILERPLATE.glob("*/input/*.html")) + sorted(
+        BOILERPLATE.glob("*/original/*.html")
+    )
     assert len(paths) > 2000
     model = load_model()
     compared = 0
@@ -150,21 +181,47 @@ def test_compiled_walks_give_the_python_walks_blocks_features_and_sums_on_every_
             with monkeypatch.context() as numpy_only:
                 numpy_only.setattr(classifier, "_fastpath", None)
                 assert np.array_equal(features, block_features(blocks, title), equal_nan=True), path
-            assert np.array_equal(model._leaf_sums(features), model.value[model._leaves(features)].sum(axis=1)), path
+            assert np.array_equal(
+                model._leaf_sums(features), model.value[model._leaves(features)].sum(axis=1)
+            ), path
             for params in justext.PRESETS.values():
-                assert compiled_classes(fastpath, blocks, params) == python_classes(blocks, params), path
+                assert compiled_classes(fastpath, blocks, params) == python_classes(
+                    blocks, params
+                ), path
         compared += 1
     assert compared > 2000
 
 
-def make_block(text, xpath="/html[1]/body[1]/p[1]", heading=False, hints=0, near_hints=0, tags_count=0,
-               chars_in_links=0, n_words=None, n_chars=None):
+def make_block(
+    text,
+    xpath="/html[1]/body[1]/p[1]",
+    heading=False,
+    hints=0,
+    near_hints=0,
+    tags_count=0,
+    chars_in_links=0,
+    n_words=None,
+    n_chars=None,
+):
     """A block as segmentation makes one, its words and stop words counted as the walks count them."""
     words, stop_words = justext._word_counts(text, STOPLIST)
     n_words = words if n_words is None else n_words
     n_chars = len(text) if n_chars is None else n_chars
-    return justext.Block(text, "", xpath, heading, chars_in_links, tags_count, n_chars, n_words, stop_words,
-                         chars_in_links / len(text), stop_words / n_words if n_words else 0.0, hints, near_hints)
+    return justext.Block(
+        text,
+        "",
+        xpath,
+        heading,
+        chars_in_links,
+        tags_count,
+        n_chars,
+        n_words,
+        stop_words,
+        chars_in_links / len(text),
+        stop_words / n_words if n_words else 0.0,
+        hints,
+        near_hints,
+    )
 
 
 def assert_compiled_features_are_numpys(blocks, title, monkeypatch):
@@ -174,7 +231,9 @@ def assert_compiled_features_are_numpys(blocks, title, monkeypatch):
         expected = block_features(blocks, title)
     assert features.dtype == expected.dtype == np.float32 and features.shape == expected.shape
     differ = ~((features == expected) | (np.isnan(features) & np.isnan(expected)))
-    assert not differ.any(), {classifier.FEATURE_NAMES[c] for c in np.flatnonzero(differ.any(axis=0))}
+    assert not differ.any(), {
+        classifier.FEATURE_NAMES[c] for c in np.flatnonzero(differ.any(axis=0))
+    }
     return features
 
 
@@ -183,30 +242,80 @@ def feature(features, name):
 
 
 def test_compiled_features_count_characters_as_numpy_does(fastpath, monkeypatch):
-    texts = ["One. Two! Three?", "a - b | c » d", "-dash at the start and end -", "Ölçü 12 ДОМ Ωmega",
-             "astral 𝔘𝔫𝔦 ends here.", "“Quoted.”", "x", "No stop", "U.S. and e.g. inside", "9"]
-    features = assert_compiled_features_are_numpys([make_block(text) for text in texts], "", monkeypatch)
+    texts = [
+        "One. Two! Three?",
+        "a - b | c » d",
+        "-dash at the start and end -",
+        "Ölçü 12 ДОМ Ωmega",
+        "astral 𝔘𝔫𝔦 ends here.",
+        "“Quoted.”",
+        "x",
+        "No stop",
+        "U.S. and e.g. inside",
+        "9",
+    ]
+    features = assert_compiled_features_are_numpys(
+        [make_block(text) for text in texts], "", monkeypatch
+    )
     # pinned: sentence ends before a space or the text's end, capitals at word starts, dashes
     # between spaces, where a text's edges count as spaces (the final " -", not the first "-d");
     # "“Quoted.”" ends with a closing quote, which may end a sentence
     words = np.array([block.n_words for block in map(make_block, texts)])
+
     def counts(name):
         return np.rint(np.array(feature(features, name)) * words)[:4].tolist()
 
-    assert counts("sentence_ends_per_word") == [3, 0, 0, 0] and counts("capitalised_per_word") == [3, 0, 0, 3]
-    assert counts("separators_per_word") == [0, 3, 1, 0] and counts("digits_per_word") == [0, 0, 0, 2]
+    assert counts("sentence_ends_per_word") == [3, 0, 0, 0] and counts("capitalised_per_word") == [
+        3,
+        0,
+        0,
+        3,
+    ]
+    assert counts("separators_per_word") == [0, 3, 1, 0] and counts("digits_per_word") == [
+        0,
+        0,
+        0,
+        2,
+    ]
     assert feature(features, "ends_with_stop") == [1, 0, 0, 0, 1, 1, 0, 0, 0, 0]
 
 
 def test_compiled_features_find_legal_phrases_and_title_words_as_numpy_does(fastpath, monkeypatch):
     long_word = "x" * 70  # one title word, and a text word that only starts with it
-    texts = ["copyrights reserved", "(c) 199 (c) 2024 (c) ٢٠٢٤ ©© Privacy cookie-policy", "powered by\n(c) 20",
-             "Nutzungsbedingungenutzungsbedingungen impressum datenschutz", "the ferry\u3000東京\u2028ferry",
-             "a\u00a0b a", f"{long_word} {long_word}y ferryman", "©", "(c) 2024", "ends in (c) 202", "İstanbul privacy"]
+    texts = [
+        "copyrights reserved",
+        "(c) 199 (c) 2024 (c) ٢٠٢٤ ©© Privacy cookie-policy",
+        "powered by\n(c) 20",
+        "Nutzungsbedingungenutzungsbedingungen impressum datenschutz",
+        "the ferry\u3000東京\u2028ferry",
+        "a\u00a0b a",
+        f"{long_word} {long_word}y ferryman",
+        "©",
+        "(c) 2024",
+        "ends in (c) 202",
+        "İstanbul privacy",
+    ]
     blocks = [make_block(text) for text in texts]
-    features = assert_compiled_features_are_numpys(blocks, f"The FERRY 東京 {long_word} a İstanbul", monkeypatch)
-    assert feature(features, "legal_phrases") == [1, 6, 1, 3, 0, 0, 0, 1, 1, 0, 1]  # none inside another
-    title_words = [round(share * block.n_words) for share, block in zip(feature(features, "title_overlap"), blocks)]
+    features = assert_compiled_features_are_numpys(
+        blocks, f"The FERRY 東京 {long_word} a İstanbul", monkeypatch
+    )
+    assert feature(features, "legal_phrases") == [
+        1,
+        6,
+        1,
+        3,
+        0,
+        0,
+        0,
+        1,
+        1,
+        0,
+        1,
+    ]  # none inside another
+    title_words = [
+        round(share * block.n_words)
+        for share, block in zip(feature(features, "title_overlap"), blocks)
+    ]
     assert title_words == [0, 0, 0, 0, 4, 2, 1, 0, 0, 0, 1]  # "the" is a title word too
     assert_compiled_features_are_numpys(blocks, "", monkeypatch)
 
@@ -215,24 +324,58 @@ def random_blocks(rng, count):
     """Blocks in containers that repeat (non-ASCII tags among them), with legal phrases, capitals,
     sentence ends, hints and headings, in random measure."""
     tags = ["div", "p", "li", "td", "section", "größe", "ünï", "x"]
-    vocabulary = ["the", "Ferry", "of", "privacy", "(c) 2024", "©", "cookie", "a.", "Ölçü", "9", "-", "|", "東京",
-                  "İ", "end!", "terms of use", "rights reserved"]
+    vocabulary = [
+        "the",
+        "Ferry",
+        "of",
+        "privacy",
+        "(c) 2024",
+        "©",
+        "cookie",
+        "a.",
+        "Ölçü",
+        "9",
+        "-",
+        "|",
+        "東京",
+        "İ",
+        "end!",
+        "terms of use",
+        "rights reserved",
+    ]
     paths, blocks = ["/html[1]/body[1]"], []
     for _ in range(count):
         base = paths[rng.integers(len(paths))]
         xpath = f"{base}/{tags[rng.integers(len(tags))]}[{rng.integers(1, 4)}]"
         paths.append(xpath)
         text = " ".join(rng.choice(vocabulary, size=rng.integers(1, 40)))
-        blocks.append(make_block(text, xpath, heading=bool(rng.random() < 0.1), hints=int(rng.integers(0, 2048)),
-                                 near_hints=int(rng.integers(0, 2048)), tags_count=int(rng.integers(0, 5)),
-                                 chars_in_links=int(rng.integers(0, len(text) + 1))))
+        blocks.append(
+            make_block(
+                text,
+                xpath,
+                heading=bool(rng.random() < 0.1),
+                hints=int(rng.integers(0, 2048)),
+                near_hints=int(rng.integers(0, 2048)),
+                tags_count=int(rng.integers(0, 5)),
+                chars_in_links=int(rng.integers(0, len(text) + 1)),
+            )
+        )
     return blocks
 
 
 @pytest.mark.parametrize("seed", range(10))
 def test_compiled_features_on_random_pages(fastpath, monkeypatch, seed):
     rng = np.random.default_rng(seed)
-    for count in (1, 2, 3, 7, 8, 9, 129, 400):  # pairwise sums of a few, of one block of 128 and of halves
+    for count in (
+        1,
+        2,
+        3,
+        7,
+        8,
+        9,
+        129,
+        400,
+    ):  # pairwise sums of a few, of one block of 128 and of halves
         blocks = random_blocks(rng, count)
         assert_compiled_features_are_numpys(blocks, "Ferry privacy the", monkeypatch)
 
@@ -256,13 +399,21 @@ def test_compiled_features_of_hand_made_counts_are_numpys(fastpath, monkeypatch)
         for n_words in (0, -1, -3, 2.5, float("nan")):
             blocks = [make_block("text", n_words=n_words), make_block("more words")]
             assert_compiled_features_are_numpys(blocks, "", monkeypatch)
-        for n_chars in (float("nan"), -0.0, 0, -5, 1e300):  # the text density keeps numpy's NaN, log1p its -0.0
+        for n_chars in (
+            float("nan"),
+            -0.0,
+            0,
+            -5,
+            1e300,
+        ):  # the text density keeps numpy's NaN, log1p its -0.0
             blocks = [make_block("text", n_chars=n_chars), make_block("more words")]
             assert_compiled_features_are_numpys(blocks, "", monkeypatch)
 
 
 def compiled_classes(fastpath, blocks, params):
-    return fastpath.justext_classes(blocks, params, (justext.BAD, justext.SHORT, justext.NEAR_GOOD, justext.GOOD))
+    return fastpath.justext_classes(
+        blocks, params, (justext.BAD, justext.SHORT, justext.NEAR_GOOD, justext.GOOD)
+    )
 
 
 def python_classes(blocks, params):
@@ -275,16 +426,27 @@ def test_compiled_justext_classes_on_random_pages(fastpath, seed):
     # Algorithm 2.3's corners: runs of short and near-good blocks between good and bad ones,
     # headings near good text, the © and <select> rules, densities on the thresholds
     rng = np.random.default_rng(seed)
-    params_of = [*justext.PRESETS.values(), justext.JustextParams(no_headings=True),
-                 justext.JustextParams(max_heading_distance=0, length_unit="words", length_low=3, length_high=6)]
+    params_of = [
+        *justext.PRESETS.values(),
+        justext.JustextParams(no_headings=True),
+        justext.JustextParams(
+            max_heading_distance=0, length_unit="words", length_low=3, length_high=6
+        ),
+    ]
     for count in (1, 2, 5, 40, 300):
         blocks = []
         for _ in range(count):
             text = " ".join(rng.choice(["the", "word", "a"], size=rng.integers(1, 30)))
             text += str(rng.choice(["", "", "", "", "", "", " ©", " &copy;"]))
-            block = make_block(text, heading=bool(rng.random() < 0.2), chars_in_links=int(rng.random() < 0.3))
-            block.dom_path = str(rng.choice(["html.body.p"] * 8 + ["html.body.form.select.option", "html.body.h2"]))
-            block.stopword_density = float(rng.choice([0.0, 0.2, 0.25, 0.3, 0.32, 0.5, rng.random()]))
+            block = make_block(
+                text, heading=bool(rng.random() < 0.2), chars_in_links=int(rng.random() < 0.3)
+            )
+            block.dom_path = str(
+                rng.choice(["html.body.p"] * 8 + ["html.body.form.select.option", "html.body.h2"])
+            )
+            block.stopword_density = float(
+                rng.choice([0.0, 0.2, 0.25, 0.3, 0.32, 0.5, rng.random()])
+            )
             block.link_density = float(rng.choice([0.0, 0.0, 0.0, 0.2, 0.21, rng.random() / 2]))
             block.n_chars = int(rng.choice([5, 69, 70, 71, 199, 200, 201, rng.integers(0, 500)]))
             blocks.append(block)
@@ -327,10 +489,14 @@ def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monk
     from corpusbuilder.classifier import classify_learned
 
     pages = [parse_html(html) for html in QUIRKS.values()]
-    compiled = [classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages]
+    compiled = [
+        classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages
+    ]
     monkeypatch.setattr(justext, "_fastpath", None)
     monkeypatch.setattr(classifier, "_fastpath", None)
-    assert [classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages] == compiled
+    assert [
+        classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages
+    ] == compiled
 
 
 @pytest.mark.parametrize("language", ["German", "Greek", "Turkish", "Polish"])
@@ -339,10 +505,24 @@ def test_compiled_walk_counts_stop_words_as_python_does(fastpath, language):
     # which lower-cases to an ASCII "k"
     stoplist = load_stoplist(language)
     words = sorted(stoplist)[::7]
-    text = " ".join(words + [w.upper() for w in words] + [w.title() for w in words] + ["\u212a", "ΣΑΣ", "İSTANBUL"])
-    root = parse_html(f"<html><body><p>{text}</p><div>{' '.join(words[:5])}<br>x</div></body></html>")
-    compiled = fastpath.segment_walk(root, justext._block_maker(), justext._stop_words(stoplist), True,
-                                     justext.paragraph_tags(True), justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
+    text = " ".join(
+        words
+        + [w.upper() for w in words]
+        + [w.title() for w in words]
+        + ["\u212a", "ΣΑΣ", "İSTANBUL"]
+    )
+    root = parse_html(
+        f"<html><body><p>{text}</p><div>{' '.join(words[:5])}<br>x</div></body></html>"
+    )
+    compiled = fastpath.segment_walk(
+        root,
+        justext._block_maker(),
+        justext._stop_words(stoplist),
+        True,
+        justext.paragraph_tags(True),
+        justext._KILLED_TAGS,
+        justext._UNWRAPPED_TAGS,
+    )
     expected = _segment_blocks_python(root, stoplist, True)
     assert compiled == expected
     # each word as listed; upper-cased and back not always (Turkish "altı" comes back "alti")
@@ -355,7 +535,9 @@ def test_each_whitespace_character_alone_between_words(fastpath):
     for space in SPACES + NOT_SPACES:
         html = f"<html><body><p>a{space}b<a>{space}link{space}</a>{space}<b>c</b></p><div>{space}</div></body></html>"
         root = parse_html(html)
-        assert compiled_blocks(fastpath, root) == _segment_blocks_python(root, STOPLIST, True), hex(ord(space))
+        assert compiled_blocks(fastpath, root) == _segment_blocks_python(root, STOPLIST, True), hex(
+            ord(space)
+        )
 
 
 def test_cdata_after_the_root_takes_the_python_walk(fastpath):
@@ -369,30 +551,52 @@ def test_cdata_after_the_root_takes_the_python_walk(fastpath):
 
 def test_compiled_functions_refuse_what_they_cannot_read(fastpath):
     with pytest.raises(TypeError):
-        fastpath.segment_walk(None, justext._block_maker(), justext._stop_words(STOPLIST), True,
-                              justext.PARAGRAPH_TAGS, justext._KILLED_TAGS, justext._UNWRAPPED_TAGS)
+        fastpath.segment_walk(
+            None,
+            justext._block_maker(),
+            justext._stop_words(STOPLIST),
+            True,
+            justext.PARAGRAPH_TAGS,
+            justext._KILLED_TAGS,
+            justext._UNWRAPPED_TAGS,
+        )
     tables = classifier._feature_tables()
     block = make_block("text")
     with pytest.raises(TypeError):
-        fastpath.feature_rows(tables, [make_block("text"), justext.Block(None, *astuple(block)[1:])], ["good"] * 2,
-                              ["good"] * 2, set())
+        fastpath.feature_rows(
+            tables,
+            [make_block("text"), justext.Block(None, *astuple(block)[1:])],
+            ["good"] * 2,
+            ["good"] * 2,
+            set(),
+        )
     with pytest.raises(ValueError, match="one each"):
         fastpath.feature_rows(tables, [block], [], [], set())
     with pytest.raises(TypeError):
         fastpath.feature_rows(tables, [block], ["good"], ["good"], {None})
     model = load_model()
     with pytest.raises(ValueError, match="reads column"):
-        model.probabilities(np.zeros((2, 3), dtype=np.float32))  # narrower than the model's features
+        model.probabilities(
+            np.zeros((2, 3), dtype=np.float32)
+        )  # narrower than the model's features
 
 
 def test_compiled_sum_of_negative_zeros_is_numpys_positive_zero(fastpath):
     # numpy adds the pairwise sum to 0.0, so trees whose leaves all hold -0.0 sum to +0.0
     trees = 9
     zeros = np.zeros(trees, dtype=np.int32)
-    model = classifier.BlockModel(feature=zeros, threshold=np.zeros(trees), left=np.arange(trees, dtype=np.int32),
-                                  right=np.arange(trees, dtype=np.int32), value=np.full(trees, -0.0),
-                                  roots=np.arange(trees, dtype=np.int32), depth=1, baseline=0.0, threshold_good=0.5,
-                                  feature_names=("x",))
+    model = classifier.BlockModel(
+        feature=zeros,
+        threshold=np.zeros(trees),
+        left=np.arange(trees, dtype=np.int32),
+        right=np.arange(trees, dtype=np.int32),
+        value=np.full(trees, -0.0),
+        roots=np.arange(trees, dtype=np.int32),
+        depth=1,
+        baseline=0.0,
+        threshold_good=0.5,
+        feature_names=("x",),
+    )
     features = np.ones((3, 1), dtype=np.float32)
     expected = model.value[model._leaves(features)].sum(axis=1)
     sums = model._leaf_sums(features)

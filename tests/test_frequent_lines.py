@@ -41,7 +41,10 @@ def collection(tmp_path_factory):
 
 
 def test_preprocessing_collapses_runs_and_trims():
-    assert preprocess_line("  ***START**THE SMALL \t PRINT!--FOR ETEXTS**  \n") == "***START***THE SMALL PRINT!---FOR ETEXTS***"
+    assert (
+        preprocess_line("  ***START**THE SMALL \t PRINT!--FOR ETEXTS**  \n")
+        == "***START***THE SMALL PRINT!---FOR ETEXTS***"
+    )
     assert preprocess_line("a - b") == preprocess_line("a  --  b")
 
 
@@ -139,7 +142,10 @@ def test_unknown_backend_is_named():
 
 
 def _errors(found: list[Boundaries], truths) -> pd.DataFrame:
-    rows = [(t.era, *boundary_errors(f, t.preamble_end, t.epilogue_start)) for f, t in zip(found, truths)]
+    rows = [
+        (t.era, *boundary_errors(f, t.preamble_end, t.epilogue_start))
+        for f, t in zip(found, truths)
+    ]
     return pd.DataFrame(rows, columns=["era", "preamble", "epilogue"])
 
 
@@ -158,8 +164,13 @@ def test_boundaries_within_ten_lines_like_figure_8(collection, tmp_path, backend
 
 def test_heuristics_fix_the_unique_marker_lines(collection, tmp_path):
     root, truths = collection
-    plain = _errors(strip_frequent_lines(root / "in", tmp_path / "plain", FrequentLinesParams()), truths)
-    rules = _errors(strip_frequent_lines(root / "in", tmp_path / "rules", FrequentLinesParams(heuristics=True)), truths)
+    plain = _errors(
+        strip_frequent_lines(root / "in", tmp_path / "plain", FrequentLinesParams()), truths
+    )
+    rules = _errors(
+        strip_frequent_lines(root / "in", tmp_path / "rules", FrequentLinesParams(heuristics=True)),
+        truths,
+    )
     assert (rules.preamble == 0).mean() >= 0.95 > (plain.preamble == 0).mean()
     assert (rules.epilogue == 0).mean() >= 0.95 > (plain.epilogue == 0).mean()
 
@@ -196,7 +207,9 @@ def test_text_input_tables_fit_the_extract_schemas_and_export(collection, tmp_pa
     from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, survivors
 
     root, truths = collection
-    docs, blocks = text_collection_tables(root / "in", "books", FrequentLinesParams(heuristics=True), "English")
+    docs, blocks = text_collection_tables(
+        root / "in", "books", FrequentLinesParams(heuristics=True), "English"
+    )
     docs = pa.Table.from_pylist(docs, schema=DOCS_SCHEMA).to_pandas()
     blocks = pa.Table.from_pylist(blocks, schema=BLOCKS_SCHEMA).to_pandas()
     assert docs.doc_id.tolist() == [f"books:{i}" for i in range(len(truths))]
@@ -223,8 +236,14 @@ def test_text_input_falls_back_to_the_configured_stop_list(tmp_path, monkeypatch
     monkeypatch.setattr(corpusbuilder.extract, "identify_sample", lambda sample: ("xx", 0.9))
     lines = [f"Ka mea {i} e pa ana ki te whenua, ka mea ano te tangata ki a ia." for i in range(4)]
     (tmp_path / "pukapuka.txt").write_text("\n\n".join(lines), encoding="utf-8")
-    docs, _ = text_collection_tables(tmp_path, "books", FrequentLinesParams(), stoplist_fallback="German")
+    docs, _ = text_collection_tables(
+        tmp_path, "books", FrequentLinesParams(), stoplist_fallback="German"
+    )
     assert docs[0]["page_language"] == "xx" and docs[0]["stoplist"] == "German"
-    docs, blocks = text_collection_tables(tmp_path, "books", FrequentLinesParams(), stoplist_fallback="page")
+    docs, blocks = text_collection_tables(
+        tmp_path, "books", FrequentLinesParams(), stoplist_fallback="page"
+    )
     assert docs[0]["stoplist"] == "page"
-    assert all(block["stopword_density"] > 0.32 for block in blocks)  # "ka", "te", "ki", "a", ... repeat
+    assert all(
+        block["stopword_density"] > 0.32 for block in blocks
+    )  # "ka", "te", "ki", "a", ... repeat

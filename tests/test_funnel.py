@@ -23,7 +23,10 @@ def shard(prefix: str):
         columns=["doc_id", "outcome", "reason", "n_good_blocks", "n_good_words"],
     )
     blocks = pd.DataFrame(
-        {"doc_id": [f"{prefix}:{i}" for i in (1, 1, 1, 3, 4, 4, 5, 5)], "n_words": [20, 10, 5, 7, 10, 3, 30, 2]}
+        {
+            "doc_id": [f"{prefix}:{i}" for i in (1, 1, 1, 3, 4, 4, 5, 5)],
+            "n_words": [20, 10, 5, 7, 10, 3, 30, 2],
+        }
     )
     language = pd.DataFrame(
         {
@@ -33,7 +36,9 @@ def shard(prefix: str):
             "n_words": [25, 0, 10, 30],  # :1 lost a 5-word block to block-level filtering
         }
     )
-    exact = pd.DataFrame({"doc_id": [f"{prefix}:1", f"{prefix}:5"], "kept": [True, False], "n_words": [25, 30]})
+    exact = pd.DataFrame(
+        {"doc_id": [f"{prefix}:1", f"{prefix}:5"], "kept": [True, False], "n_words": [25, 30]}
+    )
     return docs, blocks, language, exact
 
 

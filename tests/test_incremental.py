@@ -35,20 +35,43 @@ pytestmark = pytest.mark.workflow
 
 # Every rule that runs after extract on the way to the default target (`all`).
 DOWNSTREAM_OF_EXTRACT = {
-    "extract", "language", "exact_hashes", "exact_manifest", "exact_partition", "exact_dedup", "tokenise", "ngram_runs",
-    "dup_ngram_part", "dup_ngrams", "dedup", "export", "funnel", "all",
+    "extract",
+    "language",
+    "exact_hashes",
+    "exact_manifest",
+    "exact_partition",
+    "exact_dedup",
+    "tokenise",
+    "ngram_runs",
+    "dup_ngram_part",
+    "dup_ngrams",
+    "dedup",
+    "export",
+    "funnel",
+    "all",
 }
 
 
 # --- running Snakemake and reading its plan ------------------------------------------------------
 
 
-def snakemake(workdir: Path, *args: str, configfiles: list[Path], timeout: int = 600) -> subprocess.CompletedProcess:
+def snakemake(
+    workdir: Path, *args: str, configfiles: list[Path], timeout: int = 600
+) -> subprocess.CompletedProcess:
     """The real Snakefile on `workdir`; the list flag --configfile goes last."""
     command = [
-        sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-        "--directory", str(workdir), "--cores", "2", *args,
-        "--configfile", *map(str, configfiles),
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        *args,
+        "--configfile",
+        *map(str, configfiles),
     ]
     return subprocess.run(command, check=False, capture_output=True, text=True, timeout=timeout)
 
@@ -68,7 +91,9 @@ def job_stats(output: str) -> Counter:
     """The first "Job stats" table of a Snakemake run or dry-run: rule → job count."""
     if "Nothing to be done" in output:
         return Counter()
-    match = re.search(r"Job stats:\n\s*job\s+count\n\s*-+\s+-+\n(.*?)\n\s*total\s+(\d+)", output, re.DOTALL)
+    match = re.search(
+        r"Job stats:\n\s*job\s+count\n\s*-+\s+-+\n(.*?)\n\s*total\s+(\d+)", output, re.DOTALL
+    )
     assert match, f"no job stats table in:\n{output[-3000:]}"
     stats = Counter()
     for line in match.group(1).splitlines():
@@ -92,7 +117,9 @@ def planned_jobs(output: str) -> Counter:
 
 
 def mtimes(workdir: Path, pattern: str) -> dict[str, int]:
-    return {str(p.relative_to(workdir)): p.stat().st_mtime_ns for p in sorted(workdir.glob(pattern))}
+    return {
+        str(p.relative_to(workdir)): p.stat().st_mtime_ns for p in sorted(workdir.glob(pattern))
+    }
 
 
 def half_written(workdir: Path) -> list[str]:
@@ -116,8 +143,12 @@ def built(tmp_path_factory):
     two = write_config(root / "two.yaml", {"input": {"warcs": SAMPLES[:2]}})
     ok(snakemake(workdir, configfiles=[two]))
     assert sorted(p.name for p in (workdir / "results" / "corpus").iterdir()) == [
-        "sample-00.jsonl.gz", "sample-00.prevert.gz", "sample-00.vert.gz",
-        "sample-01.jsonl.gz", "sample-01.prevert.gz", "sample-01.vert.gz",
+        "sample-00.jsonl.gz",
+        "sample-00.prevert.gz",
+        "sample-00.vert.gz",
+        "sample-01.jsonl.gz",
+        "sample-01.prevert.gz",
+        "sample-01.vert.gz",
     ]
     # Built means up to date: a dry-run plans nothing, so every count below is caused by the change.
     assert job_stats(ok(snakemake(workdir, "--dry-run", configfiles=[two]))) == Counter()
@@ -135,7 +166,9 @@ def plan_with_a_third_warc(built) -> str:
     return ok(snakemake(workdir, "--dry-run", configfiles=[three]))
 
 
-def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(plan_with_a_third_warc):
+def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(
+    plan_with_a_third_warc,
+):
     output = plan_with_a_third_warc
     stats = job_stats(output)
     jobs = planned_jobs(output)
@@ -143,7 +176,11 @@ def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(pl
     for rule in ("download", "extract", "language", "exact_hashes", "exact_dedup"):
         assert stats[rule] == 1, (rule, stats)
         assert jobs[(rule, "sample-02")] == 1, (rule, jobs)
-    assert not any(shard in {"sample-00", "sample-01"} for rule, shard in jobs if rule in {"download", "extract"})
+    assert not any(
+        shard in {"sample-00", "sample-01"}
+        for rule, shard in jobs
+        if rule in {"download", "extract"}
+    )
     # The global stages run once over all three shards, exact dedup's once per hash partition;
     # every shard is exported again, since block dedup (one job) rewrites every shard's verdicts.
     for rule in ("exact_manifest", "dup_ngrams", "dedup", "funnel", "all"):
@@ -151,7 +188,11 @@ def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(pl
     assert stats["exact_partition"] == EXACT_PARTITIONS
     assert stats["dup_ngram_part"] == NGRAM_PARTITIONS
     assert stats["export"] == 3
-    assert {shard for rule, shard in jobs if rule == "export"} == {"sample-00", "sample-01", "sample-02"}
+    assert {shard for rule, shard in jobs if rule == "export"} == {
+        "sample-00",
+        "sample-01",
+        "sample-02",
+    }
     assert set(stats) <= DOWNSTREAM_OF_EXTRACT | {"download"}
 
 
@@ -168,16 +209,24 @@ def test_adding_a_warc_really_leaves_the_old_shards_alone(built):
     three = write_config(root / "three-real.yaml", {"input": {"warcs": SAMPLES}})
     before = {
         pattern: mtimes(copy, pattern)
-        for pattern in ("data/warc/sample-0[01]*", "work/extract/sample-0[01]*", "work/language/sample-0[01]*",
-                        "work/exact/sample-0[01]*", "work/exact_dedup/sample-0[01]*", "work/tokens/sample-0[01]*",
-                        "work/ngrams/runs/sample-0[01]*")
+        for pattern in (
+            "data/warc/sample-0[01]*",
+            "work/extract/sample-0[01]*",
+            "work/language/sample-0[01]*",
+            "work/exact/sample-0[01]*",
+            "work/exact_dedup/sample-0[01]*",
+            "work/tokens/sample-0[01]*",
+            "work/ngrams/runs/sample-0[01]*",
+        )
     }
     assert all(len(files) >= 1 for files in before.values()), before
     stats = job_stats(ok(snakemake(copy, configfiles=[three])))
     assert stats["extract"] == 1 and stats["download"] == 1
     for pattern, files in before.items():
         assert mtimes(copy, pattern) == files, f"{pattern} was rewritten"
-    assert {"sample-02.jsonl.gz", "sample-02.prevert.gz", "sample-02.vert.gz"} <= set(corpus_bytes(copy))
+    assert {"sample-02.jsonl.gz", "sample-02.prevert.gz", "sample-02.vert.gz"} <= set(
+        corpus_bytes(copy)
+    )
     assert (copy / "work" / "extract" / "sample-02.docs.parquet").is_file()
     assert job_stats(ok(snakemake(copy, "--dry-run", configfiles=[three]))) == Counter()
 
@@ -190,13 +239,19 @@ def test_a_justext_threshold_reruns_extract_for_every_shard_and_everything_after
     change = write_config(root / "justext.yaml", {"extract": {"justext": {"length_low": 60}}})
     output = ok(snakemake(workdir, "--dry-run", configfiles=[two, change]))
     stats = job_stats(output)
-    assert {shard for rule, shard in planned_jobs(output) if rule == "extract"} == {"sample-00", "sample-01"}
+    assert {shard for rule, shard in planned_jobs(output) if rule == "extract"} == {
+        "sample-00",
+        "sample-01",
+    }
     assert set(stats) == DOWNSTREAM_OF_EXTRACT, stats  # no download: the WARCs stay where they are
-    per_shard = {rule: stats[rule] for rule in ("extract", "language", "exact_hashes", "tokenise", "ngram_runs", "export")}
+    per_shard = {
+        rule: stats[rule]
+        for rule in ("extract", "language", "exact_hashes", "tokenise", "ngram_runs", "export")
+    }
     assert per_shard == dict.fromkeys(per_shard, 2), stats
-    assert {rule: stats[rule] for rule in ("dup_ngrams", "dedup", "funnel", "all")} == dict.fromkeys(
-        ("dup_ngrams", "dedup", "funnel", "all"), 1
-    ), stats
+    assert {
+        rule: stats[rule] for rule in ("dup_ngrams", "dedup", "funnel", "all")
+    } == dict.fromkeys(("dup_ngrams", "dedup", "funnel", "all"), 1), stats
     assert stats["exact_dedup"] == 2, stats  # one job per shard
     assert (stats["exact_manifest"], stats["exact_partition"]) == (1, EXACT_PARTITIONS), stats
     assert stats["dup_ngram_part"] == NGRAM_PARTITIONS, stats
@@ -205,7 +260,12 @@ def test_a_justext_threshold_reruns_extract_for_every_shard_and_everything_after
 def test_a_justext_threshold_given_with_dash_dash_config_reruns_extract(built):
     workdir, _, two = built
     result = snakemake(
-        workdir, "--dry-run", "--config", "extract={justext: {length_low: 60}}", "--quiet", "rules",
+        workdir,
+        "--dry-run",
+        "--config",
+        "extract={justext: {length_low: 60}}",
+        "--quiet",
+        "rules",
         configfiles=[two],
     )
     assert job_stats(ok(result))["extract"] == 2
@@ -229,7 +289,10 @@ def test_until_language_on_a_fresh_dir_runs_download_extract_language_only(tmp_p
     output = ok(snakemake(workdir, "--until", "language", configfiles=[two]))
     assert job_stats(output) == Counter(download=2, extract=2, language=2)
     assert {rule for rule, _ in planned_jobs(output)} == {"download", "extract", "language"}
-    assert sorted(p.name for p in (workdir / "work" / "language").iterdir()) == ["sample-00.parquet", "sample-01.parquet"]
+    assert sorted(p.name for p in (workdir / "work" / "language").iterdir()) == [
+        "sample-00.parquet",
+        "sample-01.parquet",
+    ]
     assert not (workdir / "results").exists()
     assert not (workdir / "work" / "exact").exists() and not (workdir / "work" / "tokens").exists()
     # The rest is still to do, and none of what ran is planned again.
@@ -276,7 +339,9 @@ def interrupted(tmp_path_factory):
             pytest.fail("crawl-00 has fewer than 700 records")
         stream.seek(0)
         cut.write_bytes(stream.read(end))
-    config = write_config(root / "config.yaml", {"input": {"warcs": [SAMPLES[0], str(cut)]}, **FEW_PARTITIONS})
+    config = write_config(
+        root / "config.yaml", {"input": {"warcs": [SAMPLES[0], str(cut)]}, **FEW_PARTITIONS}
+    )
 
     reference = root / "reference"
     reference.mkdir()
@@ -285,12 +350,23 @@ def interrupted(tmp_path_factory):
     workdir = root / "killed"
     workdir.mkdir()
     command = [
-        sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-        "--directory", str(workdir), "--cores", "2", "--configfile", str(config),
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        "--configfile",
+        str(config),
     ]
     extract_dir = workdir / "work" / "extract"
     with open(root / "killed.out", "w") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         try:
             # Wait until sample-00 is through extract (its language job has begun) while the crawl's
             # extract is still writing its temporary files.
@@ -323,8 +399,12 @@ def interrupted(tmp_path_factory):
     unlocked = snakemake(workdir, "--unlock", configfiles=[config])
     rerun = snakemake(workdir, configfiles=[config])
     return {
-        "reference": reference, "workdir": workdir, "after_kill": after_kill,
-        "refused": refused, "unlocked": unlocked, "rerun": rerun,
+        "reference": reference,
+        "workdir": workdir,
+        "after_kill": after_kill,
+        "refused": refused,
+        "unlocked": unlocked,
+        "rerun": rerun,
     }
 
 
@@ -345,12 +425,20 @@ def test_interrupted_run_ends_with_the_outputs_of_an_uninterrupted_one(interrupt
     reference, workdir = interrupted["reference"], interrupted["workdir"]
     expected = corpus_bytes(reference)
     assert sorted(expected) == [
-        "crawl-cut.jsonl.gz", "crawl-cut.prevert.gz", "crawl-cut.vert.gz",
-        "sample-00.jsonl.gz", "sample-00.prevert.gz", "sample-00.vert.gz",
+        "crawl-cut.jsonl.gz",
+        "crawl-cut.prevert.gz",
+        "crawl-cut.vert.gz",
+        "sample-00.jsonl.gz",
+        "sample-00.prevert.gz",
+        "sample-00.vert.gz",
     ]
     assert len(expected["crawl-cut.jsonl.gz"]) > 10_000
     assert corpus_bytes(workdir) == expected
-    for pattern in ("work/extract/*.parquet", "work/language/*.parquet", "work/dedup/shards/*.parquet"):
+    for pattern in (
+        "work/extract/*.parquet",
+        "work/language/*.parquet",
+        "work/dedup/shards/*.parquet",
+    ):
         names = sorted(p.name for p in reference.glob(pattern))
         assert names == sorted(p.name for p in workdir.glob(pattern)) and names, pattern
         for name in names:

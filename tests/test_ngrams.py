@@ -35,13 +35,15 @@ def brute_force_counts(token_hash, block_offsets, n) -> collections.Counter:
     tokens = [int(t) for t in token_hash]
     for begin, end in zip(block_offsets[:-1], block_offsets[1:]):
         for start in range(begin, end - n + 1):
-            counts[tuple(tokens[start:start + n])] += 1
+            counts[tuple(tokens[start : start + n])] += 1
     return counts
 
 
 def brute_force_duplicates(token_hash, block_offsets, n, min_count=2) -> np.ndarray:
     counts = brute_force_counts(token_hash, block_offsets, n)
-    return np.array(sorted(reference_hash(g) for g, c in counts.items() if c >= min_count), dtype=np.uint64)
+    return np.array(
+        sorted(reference_hash(g) for g, c in counts.items() if c >= min_count), dtype=np.uint64
+    )
 
 
 def random_corpus(rng, tokens, vocabulary, blocks, copies=20):
@@ -52,7 +54,7 @@ def random_corpus(rng, tokens, vocabulary, blocks, copies=20):
     for _ in range(copies):
         length = int(rng.integers(5, 60))
         source, target = rng.integers(0, tokens - length, 2)
-        token_hash[target:target + length] = token_hash[source:source + length]
+        token_hash[target : target + length] = token_hash[source : source + length]
     cuts = rng.choice(np.arange(1, tokens), size=blocks - 1, replace=False)
     block_offsets = np.concatenate(([0], np.sort(cuts), [tokens])).astype(np.int64)
     return token_hash, block_offsets
@@ -63,10 +65,14 @@ def run_engine(tmp_path, shards, kind, n, chunk_tokens, min_count=2, mem_mb=256)
     runs = []
     for i, (token_hash, block_offsets, is_punct, is_stop) in enumerate(shards):
         tokens = tmp_path / f"shard{i}.npz"
-        write_token_stream(TokenStream.of_blocks(token_hash, block_offsets, is_punct, is_stop), tokens)
+        write_token_stream(
+            TokenStream.of_blocks(token_hash, block_offsets, is_punct, is_stop), tokens
+        )
         runs.append(tmp_path / f"runs/shard{i}.parquet")
         stage.shard_ngram_run(tokens, runs[-1], kind, n, mem_mb, chunk_tokens=chunk_tokens)
-    stats = stage.write_duplicate_ngrams(runs, tmp_path / f"dup{n}.npy", tmp_path / "stats.json", mem_mb, min_count)
+    stats = stage.write_duplicate_ngrams(
+        runs, tmp_path / f"dup{n}.npy", tmp_path / "stats.json", mem_mb, min_count
+    )
     return np.load(tmp_path / f"dup{n}.npy"), stats
 
 
@@ -79,7 +85,9 @@ def test_ngram_hashes_follow_the_formula_and_stay_inside_blocks():
     block_offsets = np.array([0, 4, 4, 5, 17, 30])  # blocks of 4, 0, 1, 12 and 13 tokens
     hashes, starts = hashing.ngram_hashes(token_hash, block_offsets, 4)
     assert starts.tolist() == [0] + list(range(5, 14)) + list(range(17, 27))
-    assert hashes.tolist() == [reference_hash(tuple(int(t) for t in token_hash[s:s + 4])) for s in starts]
+    assert hashes.tolist() == [
+        reference_hash(tuple(int(t) for t in token_hash[s : s + 4])) for s in starts
+    ]
 
 
 def test_select_tokens_and_kinds():
@@ -122,7 +130,9 @@ def test_chunk_counts_equal_a_brute_force_counter(n):
     rng = np.random.default_rng(n)
     token_hash, block_offsets = random_corpus(rng, 5000, 40, 150)
     hashes, counts = suffix.chunk_ngram_counts(token_hash, block_offsets, n)
-    expected = {reference_hash(g): c for g, c in brute_force_counts(token_hash, block_offsets, n).items()}
+    expected = {
+        reference_hash(g): c for g, c in brute_force_counts(token_hash, block_offsets, n).items()
+    }
     assert np.all(np.diff(hashes.astype(np.float64)) >= 0) and len(np.unique(hashes)) == len(hashes)
     assert dict(zip(hashes.tolist(), counts.tolist())) == expected
 
@@ -132,13 +142,13 @@ def brute_force_repeated_cover(token_hash, block_offsets, min_len, owned):
     grams = collections.defaultdict(list)
     for begin, end in zip(block_offsets[:-1], block_offsets[1:]):
         for start in range(begin, end - min_len + 1):
-            grams[tuple(token_hash[start:start + min_len].tolist())].append(start)
+            grams[tuple(token_hash[start : start + min_len].tolist())].append(start)
     covered = np.zeros(len(token_hash), bool)
     for starts in grams.values():
         if len(starts) >= 2:
             for start in starts:
                 if start < owned:
-                    covered[start:start + min_len] = True
+                    covered[start : start + min_len] = True
     return covered
 
 
@@ -151,7 +161,10 @@ def test_repeated_spans_cover_what_a_brute_force_finds(min_len):
         covered = np.zeros(len(token_hash), bool)
         for start, end in spans:
             covered[start:end] = True
-        assert covered.tolist() == brute_force_repeated_cover(token_hash, block_offsets, min_len, owned).tolist()
+        assert (
+            covered.tolist()
+            == brute_force_repeated_cover(token_hash, block_offsets, min_len, owned).tolist()
+        )
         assert np.all(spans[1:, 0] > spans[:-1, 1])  # disjoint, sorted, not touching
     assert len(spans) > 5
 
@@ -184,13 +197,17 @@ def test_kinds_build_ngrams_from_the_kept_tokens(tmp_path, kind):
     token_hash, block_offsets = random_corpus(rng, 4000, 30, 100, copies=30)
     is_punct, is_stop = rng.random(4000) < 0.15, rng.random(4000) < 0.4
     dups, _ = run_engine(tmp_path, [(token_hash, block_offsets, is_punct, is_stop)], kind, 5, 97)
-    kept, offsets, _ = hashing.select_tokens(token_hash, block_offsets, hashing.kind_mask(kind, is_punct, is_stop))
+    kept, offsets, _ = hashing.select_tokens(
+        token_hash, block_offsets, hashing.kind_mask(kind, is_punct, is_stop)
+    )
     assert dups.tolist() == brute_force_duplicates(kept, offsets, 5).tolist()
 
 
 def test_min_count_and_parameter_checks(tmp_path):
     token_hash = np.array([1, 2, 3] * 3 + [1, 2, 3, 4], np.uint64)
-    dups, stats = run_engine(tmp_path, [(token_hash, np.array([0, 9, 13]), None, None)], "all", 3, 5, min_count=4)
+    dups, stats = run_engine(
+        tmp_path, [(token_hash, np.array([0, 9, 13]), None, None)], "all", 3, 5, min_count=4
+    )
     assert dups.tolist() == [reference_hash((1, 2, 3))]
     assert stats["duplicate_instances"] == 4
     with pytest.raises(ValueError):
@@ -215,7 +232,10 @@ def test_adding_a_shard_keeps_the_old_runs_and_re_merges(tmp_path):
     assert [(path.stat().st_mtime_ns, path.read_bytes()) for path in runs[:2]] == old
     token_hash = np.concatenate([s[0] for s in shards])
     block_offsets = np.concatenate([[0]] + [s[1][1:] + 2000 * i for i, s in enumerate(shards)])
-    assert np.load(tmp_path / "dup8.npy").tolist() == brute_force_duplicates(token_hash, block_offsets, 8).tolist()
+    assert (
+        np.load(tmp_path / "dup8.npy").tolist()
+        == brute_force_duplicates(token_hash, block_offsets, 8).tolist()
+    )
     stats = json.loads((tmp_path / "stats.json").read_text())
     assert stats["tokens"] == 6000 and len(stats["shards"]) == 3
 
@@ -223,10 +243,16 @@ def test_adding_a_shard_keeps_the_old_runs_and_re_merges(tmp_path):
 def test_merge_sums_equal_hashes_across_runs_and_blocks():
     def run(hashes, block):
         hashes = np.array(hashes, np.uint64)
-        return ((hashes[i:i + block], np.ones(len(hashes[i:i + block]), np.uint32))
-                for i in range(0, len(hashes), block))
+        return (
+            (hashes[i : i + block], np.ones(len(hashes[i : i + block]), np.uint32))
+            for i in range(0, len(hashes), block)
+        )
 
-    merged = list(runs.merge_ngram_runs([run([1, 4, 9, 2**63 + 5], 1), run([4, 5, 9], 2), run([], 3), run([9], 5)]))
+    merged = list(
+        runs.merge_ngram_runs(
+            [run([1, 4, 9, 2**63 + 5], 1), run([4, 5, 9], 2), run([], 3), run([9], 5)]
+        )
+    )
     hashes = np.concatenate([h for h, _ in merged])
     counts = np.concatenate([c for _, c in merged])
     assert hashes.tolist() == [1, 4, 5, 9, 2**63 + 5]
@@ -239,10 +265,12 @@ def test_runs_are_written_in_row_groups_and_read_in_bounded_blocks(tmp_path, mon
     monkeypatch.setattr(runs, "RUN_ROW_GROUP", 100)
     hashes = np.arange(1000, dtype=np.uint64) * 7
     counts = np.arange(1000, dtype=np.uint32)
-    blocks = [(hashes[i:i + 13], counts[i:i + 13]) for i in range(0, 1000, 13)]
+    blocks = [(hashes[i : i + 13], counts[i : i + 13]) for i in range(0, 1000, 13)]
     assert runs.write_run(tmp_path / "r.parquet", blocks) == 1000
     metadata = pq.read_metadata(tmp_path / "r.parquet")
-    assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)][:-1] == [100] * 9
+    assert [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)][:-1] == [
+        100
+    ] * 9
     read = list(runs.read_run(tmp_path / "r.parquet", 30))
     assert max(len(h) for h, _ in read) == 30
     assert np.concatenate([h for h, _ in read]).tolist() == hashes.tolist()
@@ -265,8 +293,13 @@ def test_reads_compressed_token_files_piece_by_piece(tmp_path):
     rng = np.random.default_rng(5)
     token_hash, block_offsets = random_corpus(rng, 1000, 50, 40)
     is_punct = rng.random(1000) < 0.3
-    np.savez_compressed(tmp_path / "t.npz", token_hash=token_hash, is_punct=is_punct,
-                        is_stop=np.zeros(1000, bool), block_offsets=block_offsets)
+    np.savez_compressed(
+        tmp_path / "t.npz",
+        token_hash=token_hash,
+        is_punct=is_punct,
+        is_stop=np.zeros(1000, bool),
+        block_offsets=block_offsets,
+    )
     pieces = list(chunks.read_kept_token_pieces(tmp_path / "t.npz", "no-punct", 64))
     assert len(pieces) == 16
     kept, offsets, _ = hashing.select_tokens(token_hash, block_offsets, ~is_punct)
@@ -282,7 +315,7 @@ def brute_force_text(lines, n, min_count=2):
     counts = collections.Counter()
     for line in lines:
         words = line.split()
-        counts.update(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+        counts.update(tuple(words[i : i + n]) for i in range(len(words) - n + 1))
     return {" ".join(g): c for g, c in counts.items() if c >= min_count}
 
 
@@ -292,7 +325,14 @@ def read_tsv(path):
 
 
 def test_dup_ngrams_from_text_lists_count_and_text_most_frequent_first(tmp_path):
-    lines = ["a b c d e f", "x a b c d e f y", "", "  a   b c  d e ", "c d e f a b c d e f", "f a b"]
+    lines = [
+        "a b c d e f",
+        "x a b c d e f y",
+        "",
+        "  a   b c  d e ",
+        "c d e f a b c d e f",
+        "f a b",
+    ]
     (tmp_path / "in.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     written = stage.dup_ngrams_from_text(tmp_path / "in.txt", tmp_path / "out.tsv", n=3, mem_mb=1)
     rows = read_tsv(tmp_path / "out.tsv")
@@ -342,8 +382,10 @@ def test_counts_past_uint32_saturate_instead_of_wrapping():
     """Two runs each seeing an n-gram 3·10⁹ times: the sum, 6·10⁹, does not fit a run's uint32
     counts; wrapped it would be 1.7·10⁹ and, for a sum of exactly 2³², 0 — gone from G₂₊."""
     big = np.uint32(3_000_000_000)
-    exact = [(np.array([5, 7], np.uint64), np.array([big, 1], np.uint32)),
-             (np.array([5, 9], np.uint64), np.array([big, 1], np.uint32))]
+    exact = [
+        (np.array([5, 7], np.uint64), np.array([big, 1], np.uint32)),
+        (np.array([5, 9], np.uint64), np.array([big, 1], np.uint32)),
+    ]
     merged = list(runs.merge_ngram_runs([iter([run]) for run in exact]))
     hashes, counts = (np.concatenate(part) for part in zip(*merged))
     assert hashes.tolist() == [5, 7, 9] and counts.tolist() == [2**32 - 1, 1, 1]
@@ -357,7 +399,9 @@ def test_hash_ranges_cover_the_hashes_once_and_read_only_their_row_groups(tmp_pa
     """A merge part reads only the row groups of each run that overlap its hash range (found by
     their statistics), and the parts in order are the whole run."""
     rng = np.random.default_rng(7)
-    hashes = np.unique(rng.integers(0, 2**64 - 1, 5 * runs.RUN_ROW_GROUP, dtype=np.uint64, endpoint=True))
+    hashes = np.unique(
+        rng.integers(0, 2**64 - 1, 5 * runs.RUN_ROW_GROUP, dtype=np.uint64, endpoint=True)
+    )
     hashes[-1] = np.uint64(2**64 - 1)  # the largest hash belongs to the last part
     counts = rng.integers(1, 5, len(hashes)).astype(np.uint32)
     runs.write_run(tmp_path / "run.parquet", [(hashes, counts)])
@@ -383,15 +427,24 @@ def test_g2_merged_in_parts_is_the_one_merge_and_its_stats_sum(tmp_path):
     run_paths = sorted((tmp_path / "runs").glob("*.parquet"))
     partitions = 5
     for p in range(partitions):
-        stage.write_duplicate_ngrams(run_paths, tmp_path / f"part{p}.npy", tmp_path / f"part{p}.json", 256,
-                                     partition=p, partitions=partitions)
+        stage.write_duplicate_ngrams(
+            run_paths,
+            tmp_path / f"part{p}.npy",
+            tmp_path / f"part{p}.json",
+            256,
+            partition=p,
+            partitions=partitions,
+        )
     part_paths = [tmp_path / f"part{p}.npy" for p in range(partitions)]
     assert all(len(np.load(path)) for path in part_paths)
     assert np.array_equal(tables.read_duplicate_ngrams(part_paths), whole)
     assert tables.duplicate_ngram_count(part_paths) == len(whole)
-    summed = stage.write_duplicate_ngrams_stats([tmp_path / f"part{p}.json" for p in range(partitions)],
-                                                tmp_path / "summed.json")
+    summed = stage.write_duplicate_ngrams_stats(
+        [tmp_path / f"part{p}.json" for p in range(partitions)], tmp_path / "summed.json"
+    )
     for key in ("distinct_ngrams", "duplicate_types", "duplicate_instances", "tokens", "n", "kind"):
         assert summed[key] == stats[key], key
     with pytest.raises(ValueError, match="expected partitions 0 to 1 of 2"):
-        stage.write_duplicate_ngrams_stats([tmp_path / "part0.json", tmp_path / "part2.json"], tmp_path / "bad.json")
+        stage.write_duplicate_ngrams_stats(
+            [tmp_path / "part0.json", tmp_path / "part2.json"], tmp_path / "bad.json"
+        )

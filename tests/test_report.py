@@ -18,7 +18,15 @@ import pytest
 import yaml
 
 import corpusbuilder
-from conftest import BOILERPLATE, QUICK_BINS, REPO, SAMPLE_WARCS, copy_workdir, require_shared, unavailable
+from conftest import (
+    BOILERPLATE,
+    QUICK_BINS,
+    REPO,
+    SAMPLE_WARCS,
+    copy_workdir,
+    require_shared,
+    unavailable,
+)
 from corpusbuilder.report.corpus_stats import (
     ShardFiles,
     benchmark_files,
@@ -35,7 +43,6 @@ from corpusbuilder.provenance import OUTPUT_LIBRARIES
 from corpusbuilder.tables import ShardTables
 
 
-
 # --- a hand-made corpus: 2 documents, 4 blocks -------------------------------------------------
 #
 # doc a:0  block 0: tokens 1..12            (3 ten-grams)
@@ -45,48 +52,78 @@ from corpusbuilder.tables import ShardTables
 # before: 12 instances, 9 distinct, 6 duplicate instances of 3 distinct duplicates
 # after (a:0/0 and a:1/1): 6 instances, 6 distinct, no duplicates
 
+
 def write_shard(root: Path, name: str = "a") -> ShardFiles:
     blocks_tokens = [np.arange(1, 13), np.arange(1, 13), np.arange(100, 112), np.arange(200, 205)]
     token_hash = np.concatenate(blocks_tokens).astype(np.uint64)
     offsets = np.concatenate(([0], np.cumsum([len(b) for b in blocks_tokens]))).astype(np.int64)
-    np.savez(root / f"{name}.npz", token_hash=token_hash, is_punct=np.zeros(len(token_hash), bool),
-             is_stop=np.zeros(len(token_hash), bool), block_offsets=offsets,
-             block_doc=np.array([0, 1, 1, 1], np.int32), block_index=np.array([0, 0, 1, 2], np.int32),
-             doc_ids=np.array([f"{name}:0", f"{name}:1"]))
-    blocks = pd.DataFrame({
-        "doc_id": [f"{name}:0", f"{name}:0", f"{name}:1", f"{name}:1", f"{name}:1"],
-        "block_index": [0, 1, 0, 1, 2],
-        "text": ["one two three", "Menu | Home", "one two three", "fresh text here", "a stub"],
-        "heading": [False, False, False, False, False],
-        "final_class": ["good", "bad", "good", "good", "good"],
-        "n_words": [12, 3, 12, 12, 5],
-    })
+    np.savez(
+        root / f"{name}.npz",
+        token_hash=token_hash,
+        is_punct=np.zeros(len(token_hash), bool),
+        is_stop=np.zeros(len(token_hash), bool),
+        block_offsets=offsets,
+        block_doc=np.array([0, 1, 1, 1], np.int32),
+        block_index=np.array([0, 0, 1, 2], np.int32),
+        doc_ids=np.array([f"{name}:0", f"{name}:1"]),
+    )
+    blocks = pd.DataFrame(
+        {
+            "doc_id": [f"{name}:0", f"{name}:0", f"{name}:1", f"{name}:1", f"{name}:1"],
+            "block_index": [0, 1, 0, 1, 2],
+            "text": ["one two three", "Menu | Home", "one two three", "fresh text here", "a stub"],
+            "heading": [False, False, False, False, False],
+            "final_class": ["good", "bad", "good", "good", "good"],
+            "n_words": [12, 3, 12, 12, 5],
+        }
+    )
     blocks.to_parquet(root / f"{name}.blocks.parquet")
-    dedup = pd.DataFrame({
-        "doc_id": [f"{name}:0", f"{name}:0", f"{name}:1", f"{name}:1", f"{name}:1"],
-        "block_index": [0, 1, 0, 1, 2],
-        "final_class": ["good", "bad", "duplicate", "good", "bad"],
-        "duplicate_of": [None, None, f"{name}:0", None, None],
-        "dup_share": [0.0, np.nan, 1.0, 0.0, 0.0],
-    })
+    dedup = pd.DataFrame(
+        {
+            "doc_id": [f"{name}:0", f"{name}:0", f"{name}:1", f"{name}:1", f"{name}:1"],
+            "block_index": [0, 1, 0, 1, 2],
+            "final_class": ["good", "bad", "duplicate", "good", "bad"],
+            "duplicate_of": [None, None, f"{name}:0", None, None],
+            "dup_share": [0.0, np.nan, 1.0, 0.0, 0.0],
+        }
+    )
     dedup.to_parquet(root / f"{name}.dedup.parquet")
-    docs = pd.DataFrame({"doc_id": [f"{name}:0", f"{name}:1", f"{name}:2"], "record_index": [0, 1, 2],
-                         "uri": ["http://x/0", "http://x/1", None], "outcome": ["ok", "ok", "skipped"],
-                         "page_language": ["en", "en", None]})
+    docs = pd.DataFrame(
+        {
+            "doc_id": [f"{name}:0", f"{name}:1", f"{name}:2"],
+            "record_index": [0, 1, 2],
+            "uri": ["http://x/0", "http://x/1", None],
+            "outcome": ["ok", "ok", "skipped"],
+            "page_language": ["en", "en", None],
+        }
+    )
     docs.to_parquet(root / f"{name}.docs.parquet")
-    pd.DataFrame({"doc_id": [f"{name}:0", f"{name}:1"], "kept": [True, True], "reason": ["ok", "ok"],
-                  "language": ["en", "en"], "dropped_blocks": [[], []]}).to_parquet(root / f"{name}.language.parquet")
-    pd.DataFrame({"doc_id": [f"{name}:0", f"{name}:1"], "kept": [True, True],
-                  "duplicate_of": [None, None]}).to_parquet(root / f"{name}.exact.parquet")
-    return ShardFiles(root / f"{name}.npz", root / f"{name}.blocks.parquet", root / f"{name}.dedup.parquet")
+    pd.DataFrame(
+        {
+            "doc_id": [f"{name}:0", f"{name}:1"],
+            "kept": [True, True],
+            "reason": ["ok", "ok"],
+            "language": ["en", "en"],
+            "dropped_blocks": [[], []],
+        }
+    ).to_parquet(root / f"{name}.language.parquet")
+    pd.DataFrame(
+        {"doc_id": [f"{name}:0", f"{name}:1"], "kept": [True, True], "duplicate_of": [None, None]}
+    ).to_parquet(root / f"{name}.exact.parquet")
+    return ShardFiles(
+        root / f"{name}.npz", root / f"{name}.blocks.parquet", root / f"{name}.dedup.parquet"
+    )
 
 
-FUNNEL = pd.DataFrame({
-    "stage": ["records", "html_documents", "good_text", "language_kept", "exact_dedup_kept"],
-    "documents": [3, 2, 2, 2, 2], "words": [44, 44, 41, 41, 41],
-    "pct_of_previous_documents": [np.nan, 66.67, 100.0, 100.0, 100.0],
-    "pct_of_previous_words": [np.nan, 100.0, 93.18, 100.0, 100.0],
-})
+FUNNEL = pd.DataFrame(
+    {
+        "stage": ["records", "html_documents", "good_text", "language_kept", "exact_dedup_kept"],
+        "documents": [3, 2, 2, 2, 2],
+        "words": [44, 44, 41, 41, 41],
+        "pct_of_previous_documents": [np.nan, 66.67, 100.0, 100.0, 100.0],
+        "pct_of_previous_words": [np.nan, 100.0, 93.18, 100.0, 100.0],
+    }
+)
 
 
 def test_duplicate_counts_count_every_occurrence_of_a_repeated_ngram():
@@ -116,14 +153,30 @@ def test_measures_on_a_hand_made_corpus(tmp_path):
     before, after = dup.loc["before_block_dedup"], dup.loc["after_block_dedup"]
     assert (before["ngram_instances"], before["distinct_ngrams"]) == (9, 6)
     assert (before["duplicate_instances"], before["distinct_duplicates"]) == (6, 3)
-    assert (after["ngram_instances"], after["distinct_ngrams"], after["duplicate_instances"]) == (6, 6, 0)
+    assert (after["ngram_instances"], after["distinct_ngrams"], after["duplicate_instances"]) == (
+        6,
+        6,
+        0,
+    )
     assert (before["tokens"], after["tokens"]) == (41, 24)
-    assert (before["blocks"], after["blocks"], before["documents"], after["documents"]) == (4, 2, 2, 2)
-    assert after["pct_of_before"] == 0.0 and before["pct_duplicate_instances"] == pytest.approx(66.67)
+    assert (before["blocks"], after["blocks"], before["documents"], after["documents"]) == (
+        4,
+        2,
+        2,
+        2,
+    )
+    assert after["pct_of_before"] == 0.0 and before["pct_duplicate_instances"] == pytest.approx(
+        66.67
+    )
     funnel = measures.funnel.set_index("stage")
     assert list(funnel.index)[-1] == "block_dedup_kept"
-    assert (funnel.at["block_dedup_kept", "documents"], funnel.at["block_dedup_kept", "words"]) == (2, 24)
-    assert funnel.at["block_dedup_kept", "pct_of_previous_words"] == pytest.approx(100 * 24 / 41, abs=0.01)
+    assert (funnel.at["block_dedup_kept", "documents"], funnel.at["block_dedup_kept", "words"]) == (
+        2,
+        24,
+    )
+    assert funnel.at["block_dedup_kept", "pct_of_previous_words"] == pytest.approx(
+        100 * 24 / 41, abs=0.01
+    )
     assert funnel.at["exact_dedup_kept", "tokens"] == 41 and pd.isna(funnel.at["records", "tokens"])
     assert measures.extra["blocks_per_document_before"] == 2.0
 
@@ -140,10 +193,20 @@ def test_stage_times_sum_jobs_and_keep_the_peak(tmp_path):
     header = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
     (tmp_path / "benchmarks" / "extract").mkdir(parents=True)
     for shard, (s, rss) in {"s0": (2.0, 100.0), "s1": (3.5, 250.0)}.items():
-        (tmp_path / "benchmarks" / "extract" / f"{shard}.tsv").write_text(header + f"{s}\t0:00:02\t{rss}\t1\t1\t1\t0\t0\t50\t1.5\n")
-    (tmp_path / "benchmarks" / "dedup.tsv").write_text(header + "1.0\t0:00:01\tNA\t1\t1\t1\t0\t0\t50\t0.9\n")
-    found = benchmark_files(tmp_path, {"extract": "benchmarks/extract/{shard}.tsv", "dedup": "benchmarks/dedup.tsv",
-                                       "sweep": "benchmarks/evaluate/sweep.tsv"})
+        (tmp_path / "benchmarks" / "extract" / f"{shard}.tsv").write_text(
+            header + f"{s}\t0:00:02\t{rss}\t1\t1\t1\t0\t0\t50\t1.5\n"
+        )
+    (tmp_path / "benchmarks" / "dedup.tsv").write_text(
+        header + "1.0\t0:00:01\tNA\t1\t1\t1\t0\t0\t50\t0.9\n"
+    )
+    found = benchmark_files(
+        tmp_path,
+        {
+            "extract": "benchmarks/extract/{shard}.tsv",
+            "dedup": "benchmarks/dedup.tsv",
+            "sweep": "benchmarks/evaluate/sweep.tsv",
+        },
+    )
     assert set(found) == {"extract", "dedup"}
     assert set(benchmark_files(tmp_path)) == {"extract", "dedup"}
     table = stage_times(found).set_index("rule")
@@ -162,15 +225,29 @@ def test_report_renders_from_hand_made_tables_without_evaluation(tmp_path):
     summary = write_corpus_stats(tmp_path / "funnel.tsv", [shard], outputs, {})
     assert summary["words_final"] == 24 and summary["duplicate_ngram_instances_after"] == 0
     assert json.loads(outputs["summary"].read_text())["final_stage"] == "block_dedup_kept"
-    files = ReportFiles(**outputs, shards=[ShardTables(tmp_path / "a.docs.parquet", tmp_path / "a.blocks.parquet",
-                                                       tmp_path / "a.language.parquet", tmp_path / "a.exact.parquet",
-                                                       shard.dedup, "a")],
-                        boilerplate=tmp_path / "absent.tsv", sweep_png=tmp_path / "absent.png")
+    files = ReportFiles(
+        **outputs,
+        shards=[
+            ShardTables(
+                tmp_path / "a.docs.parquet",
+                tmp_path / "a.blocks.parquet",
+                tmp_path / "a.language.parquet",
+                tmp_path / "a.exact.parquet",
+                shard.dedup,
+                "a",
+            )
+        ],
+        boilerplate=tmp_path / "absent.tsv",
+        sweep_png=tmp_path / "absent.png",
+    )
     page = render_report(files)
-    assert page.count("data:image/png;base64,") == 3  # funnel, duplicates, lengths; no stage times, no sweep
+    assert (
+        page.count("data:image/png;base64,") == 3
+    )  # funnel, duplicates, lengths; no stage times, no sweep
     table, lengths = corpus_languages(files.shards)
-    assert table.to_dict("records") == [{"language": "en", "identified": 2, "kept_by_filter": 2, "in_corpus": 2,
-                                         "words": 24}]  # the summary's words_final
+    assert table.to_dict("records") == [
+        {"language": "en", "identified": 2, "kept_by_filter": 2, "in_corpus": 2, "words": 24}
+    ]  # the summary's words_final
     assert sorted(lengths.tolist()) == [12, 12] and "Languages and lengths" in page
     assert 'class="blk dup"' in page and 'title="duplicate of a:0' in page
     assert 'class="blk ctx"' in page and 'class="blk bad"' in page
@@ -180,18 +257,31 @@ def test_report_renders_from_hand_made_tables_without_evaluation(tmp_path):
 
 # --- the real workflow and a browser ------------------------------------------------------------
 
+
 def chromium() -> str:
     for name in ("chromium", "chromium-browser", "google-chrome"):
         found = shutil.which(name)
         if found:
             return found
-    unavailable("chromium is not installed (apt-get install -y chromium) - the rendering check needs a browser")
+    unavailable(
+        "chromium is not installed (apt-get install -y chromium) - the rendering check needs a browser"
+    )
 
 
 def run_chromium(browser: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
-    command = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync",
-               f"--user-data-dir={profile}", *args]
+    command = [
+        browser,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=180)
 
 
@@ -204,19 +294,38 @@ def report_run(tmp_path_factory, sample_build):
         require_shared(BOILERPLATE)  # under CI the gold-set parts of the report are checked too
     with_gold = BOILERPLATE.is_dir()
     # `best` is scored by models held out from each evaluated source, trained on a few pages
-    config["evaluate"] = {"max_pages": 10, "datasets": ["cleaneval-dev", "trafilatura-dev"],
-                          "extractors": ["best", "best-adapted", "justext-default", "keep-all"],
-                          "gold_dir": str(BOILERPLATE if with_gold else workdir / "no-gold-sets")}
-    config["train"] = {"max_pages": 5, "max_iter": 5, "max_bins": QUICK_BINS, "datasets": ["cleaneval-dev", "l3s-gn1", "trafilatura-dev"]}
+    config["evaluate"] = {
+        "max_pages": 10,
+        "datasets": ["cleaneval-dev", "trafilatura-dev"],
+        "extractors": ["best", "best-adapted", "justext-default", "keep-all"],
+        "gold_dir": str(BOILERPLATE if with_gold else workdir / "no-gold-sets"),
+    }
+    config["train"] = {
+        "max_pages": 5,
+        "max_iter": 5,
+        "max_bins": QUICK_BINS,
+        "datasets": ["cleaneval-dev", "l3s-gn1", "trafilatura-dev"],
+    }
     config["adapt"] = {"rounds": 1, "pages": 4, "confidence": 0.51}  # five trees are never sure
     configfile = workdir / "test-config.yaml"
     configfile.write_text(yaml.safe_dump(config))
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir),
-               "--configfile", str(configfile), "--cores", "2", "results/report.html"]
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(configfile),
+        "--cores",
+        "2",
+        "results/report.html",
+    ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=1200)
     assert result.returncode == 0, result.stderr[-5000:]
     return workdir, with_gold
-
 
 
 @pytest.mark.workflow
@@ -224,17 +333,32 @@ def test_workflow_writes_the_measurements(report_run):
     workdir, with_gold = report_run
     stats = workdir / "results" / "stats"
     funnel = pd.read_csv(stats / "funnel_full.tsv", sep="\t").set_index("stage")
-    assert list(funnel.index) == ["records", "html_documents", "good_text", "language_kept",
-                                  "exact_dedup_kept", "block_dedup_kept"]
+    assert list(funnel.index) == [
+        "records",
+        "html_documents",
+        "good_text",
+        "language_kept",
+        "exact_dedup_kept",
+        "block_dedup_kept",
+    ]
     dedup_stats = json.loads((workdir / "work" / "dedup" / "stats.json").read_text())
     assert funnel.at["block_dedup_kept", "words"] == dedup_stats["words"]["good"]
     duplicates = pd.read_csv(stats / "duplicates.tsv", sep="\t").set_index("corpus")
     before, after = duplicates.loc["before_block_dedup"], duplicates.loc["after_block_dedup"]
-    assert before["duplicate_instances"] > 0 and after["duplicate_instances"] < before["duplicate_instances"]
-    assert before["distinct_duplicates"] == dedup_stats["duplicate_ngrams"]  # same n-grams: 10, all tokens
+    assert (
+        before["duplicate_instances"] > 0
+        and after["duplicate_instances"] < before["duplicate_instances"]
+    )
+    assert (
+        before["distinct_duplicates"] == dedup_stats["duplicate_ngrams"]
+    )  # same n-grams: 10, all tokens
     # thesis Table 3.4: whole-document resemblance dedup leaves more duplicate content than block dedup
     resemblance = duplicates.loc["after_resemblance_dedup"]
-    assert after["duplicate_instances"] <= resemblance["duplicate_instances"] <= before["duplicate_instances"]
+    assert (
+        after["duplicate_instances"]
+        <= resemblance["duplicate_instances"]
+        <= before["duplicate_instances"]
+    )
     stages = pd.read_csv(stats / "stage_times.tsv", sep="\t").set_index("rule")
     assert {"extract", "language", "tokenise", "dedup"} <= set(stages.index)
     assert stages.at["extract", "jobs"] == 3 and (stages["seconds"] > 0).all()
@@ -243,26 +367,47 @@ def test_workflow_writes_the_measurements(report_run):
     provenance = summary["provenance"]
     assert provenance["corpusbuilder"] == corpusbuilder.__version__
     assert provenance["libraries"]["pydivsufsort"] == importlib.metadata.version("pydivsufsort")
-    assert set(OUTPUT_LIBRARIES) <= set(provenance["libraries"]) and all(provenance["libraries"].values())
+    assert set(OUTPUT_LIBRARIES) <= set(provenance["libraries"]) and all(
+        provenance["libraries"].values()
+    )
     assert provenance["model"]["sha256"] == hashlib.sha256(SHIPPED_MODEL.read_bytes()).hexdigest()
     assert provenance["config"]["extract"]["preset"] == "best"  # effective: defaults filled in
     assert provenance["config"]["dedup"]["ngram"] == 10
     if with_gold:
         site = pd.read_csv(stats / "site_boilerplate.tsv", sep="\t")
-        assert set(site["variant"]) == {"justext", "justext+site", "justext-minus-site", "site-only"}
-        held_out = {source: BlockModel.load(workdir / "results" / "model" / "held_out" / f"{source}.npz")
-                    for source in ("cleaneval", "trafilatura-dev")}
+        assert set(site["variant"]) == {
+            "justext",
+            "justext+site",
+            "justext-minus-site",
+            "site-only",
+        }
+        held_out = {
+            source: BlockModel.load(workdir / "results" / "model" / "held_out" / f"{source}.npz")
+            for source in ("cleaneval", "trafilatura-dev")
+        }
         assert held_out["cleaneval"].trained_on == ("l3s-gn1", "trafilatura-dev")
         assert held_out["trafilatura-dev"].trained_on == ("cleaneval", "l3s-gn1")
-        adapted = {source: BlockModel.load(workdir / "results" / "model" / "adapted_held_out" / f"{source}.npz")
-                   for source in ("cleaneval", "trafilatura-dev")}
+        adapted = {
+            source: BlockModel.load(
+                workdir / "results" / "model" / "adapted_held_out" / f"{source}.npz"
+            )
+            for source in ("cleaneval", "trafilatura-dev")
+        }
         # adapted to the held-out source's own pages, still without its gold labels
-        assert adapted["cleaneval"].trained_on == ("l3s-gn1", "self-labelled:cleaneval", "trafilatura-dev")
-        assert "round 1: " in (workdir / "logs" / "adapt" / "held_out" / "cleaneval.log").read_text()
+        assert adapted["cleaneval"].trained_on == (
+            "l3s-gn1",
+            "self-labelled:cleaneval",
+            "trafilatura-dev",
+        )
+        assert (
+            "round 1: " in (workdir / "logs" / "adapt" / "held_out" / "cleaneval.log").read_text()
+        )
         scores = pd.read_csv(stats / "boilerplate.tsv", sep="\t")
         assert set(scores["extractor"]) == {"best", "best-adapted", "justext-default", "keep-all"}
         languages = pd.read_csv(stats / "boilerplate_languages.tsv", sep="\t")
-        traf = languages[(languages["dataset"] == "trafilatura-dev") & (languages["extractor"] == "best")]
+        traf = languages[
+            (languages["dataset"] == "trafilatura-dev") & (languages["extractor"] == "best")
+        ]
         assert traf["language"].nunique() >= 2 and traf["pages"].sum() == 10
 
 
@@ -285,8 +430,13 @@ def test_report_renders_in_chromium(report_run, tmp_path):
     else:
         assert "boilerplate.tsv is absent" in page
     screenshot = tmp_path / "report.png"
-    shot = run_chromium(browser, tmp_path / "profile", f"--screenshot={screenshot}", "--window-size=1200,3000",
-                        report.as_uri())
+    shot = run_chromium(
+        browser,
+        tmp_path / "profile",
+        f"--screenshot={screenshot}",
+        "--window-size=1200,3000",
+        report.as_uri(),
+    )
     assert shot.returncode == 0, shot.stderr[-3000:]
     assert screenshot.is_file() and screenshot.stat().st_size > 50_000
     keep = os.environ.get("REPORT_SCREENSHOT")

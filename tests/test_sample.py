@@ -42,9 +42,38 @@ def records(shard: str):
             yield index, record, record.content_stream().read()
 
 
-BLOCKS = {"p", "div", "td", "th", "li", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "article", "section",
-          "table", "tr", "ul", "ol", "header", "footer", "nav", "aside", "form", "dl", "dt", "dd", "figure",
-          "figcaption", "main", "body"}
+BLOCKS = {
+    "p",
+    "div",
+    "td",
+    "th",
+    "li",
+    "blockquote",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "article",
+    "section",
+    "table",
+    "tr",
+    "ul",
+    "ol",
+    "header",
+    "footer",
+    "nav",
+    "aside",
+    "form",
+    "dl",
+    "dt",
+    "dd",
+    "figure",
+    "figcaption",
+    "main",
+    "body",
+}
 
 
 def main_text(html: bytes) -> list[str]:
@@ -64,24 +93,32 @@ def main_text(html: bytes) -> list[str]:
 @pytest.fixture(scope="module")
 def rebuilt(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("sample")
-    subprocess.run([sys.executable, str(REPO / "tools" / "make_sample.py"), "--out", str(out)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(REPO / "tools" / "make_sample.py"), "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
     return out
 
 
 @pytest.mark.parametrize("name", [f"{s}.warc.gz" for s in SHARDS])
 def test_rebuild_gives_identical_records(rebuilt, name):
     fresh = gzip.decompress((rebuilt / name).read_bytes())
-    assert fresh == gzip.decompress((SAMPLE / name).read_bytes()), f"{name}: records differ; rerun tools/make_sample.py"
+    assert fresh == gzip.decompress((SAMPLE / name).read_bytes()), (
+        f"{name}: records differ; rerun tools/make_sample.py"
+    )
 
 
 @pytest.mark.parametrize("name", [f"{s}.warc.gz" for s in SHARDS] + ["truth.tsv"])
 def test_rebuild_gives_identical_files(rebuilt, name):
     if name.endswith(".gz") and zlib.ZLIB_RUNTIME_VERSION != BUILT_WITH_ZLIB:
-        unavailable(f"zlib {zlib.ZLIB_RUNTIME_VERSION} may compress the same records differently from "
-                    f"{BUILT_WITH_ZLIB}, which built the committed files (the records are compared anyway)")
-    assert (rebuilt / name).read_bytes() == (SAMPLE / name).read_bytes(), \
+        unavailable(
+            f"zlib {zlib.ZLIB_RUNTIME_VERSION} may compress the same records differently from "
+            f"{BUILT_WITH_ZLIB}, which built the committed files (the records are compared anyway)"
+        )
+    assert (rebuilt / name).read_bytes() == (SAMPLE / name).read_bytes(), (
         f"{name} differs from a fresh build; rerun tools/make_sample.py"
+    )
 
 
 def test_sample_is_small():
@@ -110,10 +147,14 @@ def test_every_record_parses(shard):
             pending_request = record
             assert payload == b""
             assert record.http_headers.protocol == "GET"  # warcio splits "GET /path HTTP/1.1"
-            assert record.http_headers.get_header("Host") in record.rec_headers.get_header("WARC-Target-URI")
+            assert record.http_headers.get_header("Host") in record.rec_headers.get_header(
+                "WARC-Target-URI"
+            )
         elif record.rec_type == "response":
             assert pending_request is not None, "a response without its request"
-            assert pending_request.rec_headers.get_header("WARC-Target-URI") == record.rec_headers.get_header("WARC-Target-URI")
+            assert pending_request.rec_headers.get_header(
+                "WARC-Target-URI"
+            ) == record.rec_headers.get_header("WARC-Target-URI")
             assert pending_request.rec_headers.get_header("WARC-Concurrent-To") == rid
             pending_request = None
             assert record.http_headers.get_header("Content-Length") == str(len(payload))
@@ -131,33 +172,54 @@ def test_truth_matches_the_warcs():
             if record.rec_type in ("warcinfo", "request"):
                 continue
             status = record.http_headers.get_statuscode() if record.http_headers else "-"
-            ctype = (record.http_headers.get_header("Content-Type") if record.http_headers
-                     else record.rec_headers.get_header("Content-Type"))
-            seen.append({
-                "shard": shard, "record": str(index), "id": f"{shard}:{index}", "warc_type": record.rec_type,
-                "url": record.rec_headers.get_header("WARC-Target-URI"), "status": status,
-                "content_type": ctype or "-", "sha1": hashlib.sha1(payload).hexdigest(),
-            })
+            ctype = (
+                record.http_headers.get_header("Content-Type")
+                if record.http_headers
+                else record.rec_headers.get_header("Content-Type")
+            )
+            seen.append(
+                {
+                    "shard": shard,
+                    "record": str(index),
+                    "id": f"{shard}:{index}",
+                    "warc_type": record.rec_type,
+                    "url": record.rec_headers.get_header("WARC-Target-URI"),
+                    "status": status,
+                    "content_type": ctype or "-",
+                    "sha1": hashlib.sha1(payload).hexdigest(),
+                }
+            )
     assert len(seen) == len(TRUTH)
     for got, row in zip(seen, TRUTH):
         assert {k: row[k] for k in got} == got
 
 
 def test_truth_matches_the_manifest():
-    assert [(r["shard"], r["url"], r["kind"], r["of"], r["lang"]) for r in TRUTH] == \
-           [(r["shard"], r["url"], r["kind"], r["of"], r["lang"]) for r in MANIFEST]
+    assert [(r["shard"], r["url"], r["kind"], r["of"], r["lang"]) for r in TRUTH] == [
+        (r["shard"], r["url"], r["kind"], r["of"], r["lang"]) for r in MANIFEST
+    ]
 
 
 def test_every_page_file_is_in_the_manifest():
     used = {r["file"] for r in MANIFEST if r["file"] != "-"}
-    on_disk = {str(p.relative_to(SAMPLE / "pages")) for p in (SAMPLE / "pages").rglob("*") if p.is_file()}
+    on_disk = {
+        str(p.relative_to(SAMPLE / "pages")) for p in (SAMPLE / "pages").rglob("*") if p.is_file()
+    }
     assert used == on_disk
 
 
 def test_composition():
     kinds = Counter(r["kind"] for r in TRUTH)
     assert kinds["mirror"] == 2 and kinds["near"] == 2 and kinds["quote"] >= 1
-    for junk in ("junk-404", "junk-redirect", "junk-image", "junk-pdf", "junk-empty", "junk-charset", "junk-dns"):
+    for junk in (
+        "junk-404",
+        "junk-redirect",
+        "junk-image",
+        "junk-pdf",
+        "junk-empty",
+        "junk-charset",
+        "junk-dns",
+    ):
         assert kinds[junk] >= 1, junk
     originals = [r for r in TRUTH if r["kind"] == "original"]
     assert 25 <= len(originals) <= 35
@@ -198,12 +260,16 @@ def test_copies_are_the_kind_of_copy_truth_says():
         elif r["kind"] == "near":
             assert payload[r["id"]] != payload[r["of_id"]]
             # the article's paragraphs (40+ words), not the template around them
-            copy_words = " ".join(p for p in main_text(payload[r["id"]]) if len(p.split()) >= 40).split()
-            orig_words = " ".join(p for p in main_text(payload[r["of_id"]]) if len(p.split()) >= 40).split()
+            copy_words = " ".join(
+                p for p in main_text(payload[r["id"]]) if len(p.split()) >= 40
+            ).split()
+            orig_words = " ".join(
+                p for p in main_text(payload[r["of_id"]]) if len(p.split()) >= 40
+            ).split()
             matcher = difflib.SequenceMatcher(None, orig_words, copy_words, autojunk=False)
             matched = sum(block.size for block in matcher.get_matching_blocks())
-            assert matched / len(orig_words) > 0.9   # nearly all the original's text …
-            assert copy_words != orig_words           # … but edited
+            assert matched / len(orig_words) > 0.9  # nearly all the original's text …
+            assert copy_words != orig_words  # … but edited
         elif r["kind"] == "quote":
             quoting = " ".join(main_text(payload[r["id"]]))
             quoted = [p for p in main_text(payload[r["of_id"]]) if p in quoting]
@@ -237,7 +303,9 @@ def test_junk_bodies_are_what_they_claim():
 def test_originals_have_substantial_text():
     payload = _payloads()
     for r in TRUTH:
-        if r["kind"] == "original" and not r["url"].endswith("/local/"):  # the section front is teasers only
+        if r["kind"] == "original" and not r["url"].endswith(
+            "/local/"
+        ):  # the section front is teasers only
             paragraphs = main_text(payload[r["id"]])
             long_ones = [p for p in paragraphs if 40 <= len(p.split()) <= 160]
             assert len(long_ones) >= 3, r["url"]

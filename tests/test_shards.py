@@ -48,8 +48,9 @@ def test_one_warc_a_shard_keeps_the_names_of_today():
     sources = resolve_sources(WARCS)
     assert group_sources(sources, 1) == {name: {name: source} for name, source in sources.items()}
     # and the digests of the shards before each (exact_hashes' param) are those of the WARCs
-    assert earlier_shards_digests(["\n".join(group.values()) for group in group_sources(sources, 1).values()]) == \
-        earlier_shards_digests(list(sources.values()))
+    assert earlier_shards_digests(
+        ["\n".join(group.values()) for group in group_sources(sources, 1).values()]
+    ) == earlier_shards_digests(list(sources.values()))
 
 
 def test_warcs_added_at_the_end_change_only_the_last_shard():
@@ -58,7 +59,9 @@ def test_warcs_added_at_the_end_change_only_the_last_shard():
     assert after["w0"] == before["w0"]  # full: untouched
     assert before["w2"] != after["w2"] and list(after) == ["w0", "w2", "w4"]
     # the digest of the shards before each: a full shard's followers see the same one
-    digests = lambda groups: earlier_shards_digests(["\n".join(g.values()) for g in groups.values()])
+    digests = lambda groups: earlier_shards_digests(
+        ["\n".join(g.values()) for g in groups.values()]
+    )
     assert digests(after)[:2] == digests(before)[:2]
 
 
@@ -81,13 +84,17 @@ def page(i: int) -> bytes:
 @pytest.fixture
 def three_warcs(tmp_path):
     return {
-        name: write_warc(tmp_path / f"{name}.warc.gz",
-                         [{"uri": f"http://{name}.example/{i}", "body": page(i)} for i in range(count)])
+        name: write_warc(
+            tmp_path / f"{name}.warc.gz",
+            [{"uri": f"http://{name}.example/{i}", "body": page(i)} for i in range(count)],
+        )
         for name, count in (("a", 2), ("b", 3), ("c", 1))
     }
 
 
-def extract(tmp_path, groups: dict[str, list[tuple[str, object]]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def extract(
+    tmp_path, groups: dict[str, list[tuple[str, object]]]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every shard's docs and blocks tables, one after the other."""
     docs, blocks = [], []
     for shard, warcs in groups.items():
@@ -102,8 +109,11 @@ def test_ids_and_text_do_not_depend_on_the_grouping(tmp_path, three_warcs):
     warcs = list(three_warcs.items())
     alone_docs, alone_blocks = extract(tmp_path, {name: [(name, path)] for name, path in warcs})
     grouped_docs, grouped_blocks = extract(tmp_path, {"a2": warcs[:2], "c2": warcs[2:]})
-    assert alone_docs["doc_id"].tolist() == grouped_docs["doc_id"].tolist() == [
-        "a:0", "a:1", "b:0", "b:1", "b:2", "c:0"]
+    assert (
+        alone_docs["doc_id"].tolist()
+        == grouped_docs["doc_id"].tolist()
+        == ["a:0", "a:1", "b:0", "b:1", "b:2", "c:0"]
+    )
     assert grouped_docs["shard"].tolist() == ["a2"] * 5 + ["c2"]
     assert grouped_docs["warc"].tolist() == ["a", "a", "b", "b", "b", "c"]
     # crawl order within the shard runs on across its WARCs; offsets are in each WARC
@@ -118,9 +128,18 @@ def test_a_truncated_warc_costs_its_group_nothing_else(tmp_path, three_warcs):
     data = three_warcs["a"].read_bytes()
     cut = tmp_path / "cut.warc.gz"
     cut.write_bytes(data[: len(data) - 200])
-    docs, _ = extract(tmp_path, {"cut": [("cut", cut), ("b", three_warcs["b"]), ("c", three_warcs["c"])]})
+    docs, _ = extract(
+        tmp_path, {"cut": [("cut", cut), ("b", three_warcs["b"]), ("c", three_warcs["c"])]}
+    )
     assert docs["doc_id"].tolist() == ["cut:0", "cut:1", "b:0", "b:1", "b:2", "c:0"]
-    assert docs["reason"].str.startswith("truncated").tolist() == [False, True, False, False, False, False]
+    assert docs["reason"].str.startswith("truncated").tolist() == [
+        False,
+        True,
+        False,
+        False,
+        False,
+        False,
+    ]
     assert (docs.loc[docs["warc"] != "cut", "outcome"] == "ok").all()
 
 
@@ -131,7 +150,10 @@ def test_a_shard_is_fetched_whole_or_not_at_all(tmp_path, three_warcs):
     with pytest.raises(FileNotFoundError):
         fetch_shard({**sources, "d": str(tmp_path / "missing.warc.gz")}, folder, staging)
     assert not folder.exists() and sorted(p.name for p in staging.glob("*.warc.gz")) == [
-        "a.warc.gz", "b.warc.gz", "c.warc.gz"]
+        "a.warc.gz",
+        "b.warc.gz",
+        "c.warc.gz",
+    ]
     metas = fetch_shard(sources, folder, staging)
     assert [meta["source"] for meta in metas] == list(sources.values())
     for name, path in three_warcs.items():
@@ -166,13 +188,22 @@ def built_in_groups(tmp_path_factory, sample_build):
 def test_two_warcs_a_shard_build_the_same_documents(built_in_groups):
     _, workdirs = built_in_groups
     assert sorted(p.name for p in (workdirs[2] / "results" / "corpus").glob("*.jsonl.gz")) == [
-        "sample-00.jsonl.gz", "sample-02.jsonl.gz"]
-    assert sorted(p.name for p in (workdirs[2] / "data" / "warc" / "sample-00").glob("sample-*")) == [
-        "sample-00.json", "sample-00.warc.gz", "sample-01.json", "sample-01.warc.gz"]
+        "sample-00.jsonl.gz",
+        "sample-02.jsonl.gz",
+    ]
+    assert sorted(
+        p.name for p in (workdirs[2] / "data" / "warc" / "sample-00").glob("sample-*")
+    ) == ["sample-00.json", "sample-00.warc.gz", "sample-01.json", "sample-01.warc.gz"]
     alone, grouped = corpus_documents(workdirs[1]), corpus_documents(workdirs[2])
-    assert len(alone) > 20 and {doc["source"] for doc in grouped} == {"sample-00", "sample-01", "sample-02"}
+    assert len(alone) > 20 and {doc["source"] for doc in grouped} == {
+        "sample-00",
+        "sample-01",
+        "sample-02",
+    }
     assert grouped == alone  # same ids, text, sources and offsets
-    assert (workdirs[1] / "results/stats/funnel.tsv").read_text() == (workdirs[2] / "results/stats/funnel.tsv").read_text()
+    assert (workdirs[1] / "results/stats/funnel.tsv").read_text() == (
+        workdirs[2] / "results/stats/funnel.tsv"
+    ).read_text()
 
 
 @pytest.mark.workflow
@@ -185,28 +216,66 @@ def test_a_warc_added_at_the_end_changes_only_the_last_shard(built_in_groups):
     root, workdirs = built_in_groups
     copy = copy_workdir(workdirs[2], root / "added")
     late = root / "late-03.warc.gz"
-    shutil.copyfile(SAMPLES[0], late)  # every page a copy of an earlier one: exact dedup drops them all
-    four = write_config(root / "four.yaml", {"input": {"warcs": [*SAMPLES, str(late)], "warcs_per_shard": 2}})
-    old = ("work/extract/sample-00*", "work/language/sample-00*", "work/exact/sample-00*",
-           "work/exact_dedup/sample-00*", "work/tokens/sample-00*", "work/ngrams/runs/sample-00*")
-    before = {pattern: mtimes(copy, pattern) for pattern in old} | {"data/warc/sample-00": mtimes(copy, "data/warc/sample-00/*")}
+    shutil.copyfile(
+        SAMPLES[0], late
+    )  # every page a copy of an earlier one: exact dedup drops them all
+    four = write_config(
+        root / "four.yaml", {"input": {"warcs": [*SAMPLES, str(late)], "warcs_per_shard": 2}}
+    )
+    old = (
+        "work/extract/sample-00*",
+        "work/language/sample-00*",
+        "work/exact/sample-00*",
+        "work/exact_dedup/sample-00*",
+        "work/tokens/sample-00*",
+        "work/ngrams/runs/sample-00*",
+    )
+    before = {pattern: mtimes(copy, pattern) for pattern in old} | {
+        "data/warc/sample-00": mtimes(copy, "data/warc/sample-00/*")
+    }
     decisions = pd.read_parquet(copy / "work/exact_dedup/sample-00.parquet")
-    corpus = {name: data for name, data in corpus_bytes(copy).items() if name.startswith("sample-00.")}
+    corpus = {
+        name: data for name, data in corpus_bytes(copy).items() if name.startswith("sample-00.")
+    }
     output = ok(snakemake(copy, configfiles=[four]))
     stats, jobs = job_stats(output), planned_jobs(output)
-    assert stats == Counter(download=1, extract=1, language=1, exact_hashes=1, exact_manifest=1, exact_partition=16,
-                            exact_dedup=1, tokenise=1, ngram_runs=1, dup_ngram_part=8, dup_ngrams=1, dedup=1, export=2,
-                            funnel=1, all=1)
+    assert stats == Counter(
+        download=1,
+        extract=1,
+        language=1,
+        exact_hashes=1,
+        exact_manifest=1,
+        exact_partition=16,
+        exact_dedup=1,
+        tokenise=1,
+        ngram_runs=1,
+        dup_ngram_part=8,
+        dup_ngrams=1,
+        dedup=1,
+        export=2,
+        funnel=1,
+        all=1,
+    )
     assert {shard for (rule, shard) in jobs if rule not in {"export"}} == {"sample-02", None}
-    after = {pattern: mtimes(copy, pattern) for pattern in old} | {"data/warc/sample-00": mtimes(copy, "data/warc/sample-00/*")}
+    after = {pattern: mtimes(copy, pattern) for pattern in old} | {
+        "data/warc/sample-00": mtimes(copy, "data/warc/sample-00/*")
+    }
     assert after == before and all(before.values())
-    pd.testing.assert_frame_equal(pd.read_parquet(copy / "work/exact_dedup/sample-00.parquet"), decisions)
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(copy / "work/exact_dedup/sample-00.parquet"), decisions
+    )
     # exported again (block dedup is one job), to the same bytes
-    assert {name: data for name, data in corpus_bytes(copy).items() if name.startswith("sample-00.")} == corpus
-    late_decisions = pd.read_parquet(copy / "work/exact_dedup/sample-02.parquet").set_index("doc_id")
+    assert {
+        name: data for name, data in corpus_bytes(copy).items() if name.startswith("sample-00.")
+    } == corpus
+    late_decisions = pd.read_parquet(copy / "work/exact_dedup/sample-02.parquet").set_index(
+        "doc_id"
+    )
     late_ids = late_decisions.index[late_decisions.index.str.startswith("late-03:")]
     assert len(late_ids) > 5 and not late_decisions.loc[late_ids, "kept"].any()
     assert set(late_decisions.loc[late_ids, "duplicate_of"].str.split(":").str[0]) == {"sample-00"}
     # and the new WARC is in the last shard's folder, beside the one it had
     assert sorted(p.name for p in (copy / "data/warc/sample-02").glob("*.warc.gz")) == [
-        "late-03.warc.gz", "sample-02.warc.gz"]
+        "late-03.warc.gz",
+        "sample-02.warc.gz",
+    ]

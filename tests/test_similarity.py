@@ -49,7 +49,9 @@ def test_normalisation_and_shingles():
     assert normalised_words("(Nice) Day !") == ["nice", "day"]
     assert len(shingle_fingerprints("a b c d e f g".split())) == 3
     assert len(shingle_fingerprints("a b".split())) == 1  # a text shorter than a shingle is one
-    assert not np.array_equal(shingle_fingerprints("a b c d e".split()), shingle_fingerprints("e d c b a".split()))
+    assert not np.array_equal(
+        shingle_fingerprints("a b c d e".split()), shingle_fingerprints("e d c b a".split())
+    )
     assert shingle_fingerprints([]).size == 0
 
 
@@ -117,11 +119,16 @@ def test_similar_pairs_tsv_from_exported_corpus(families, tmp_path):
     corpus = tmp_path / "c.jsonl.gz"
     with gzip.open(corpus, "wt", encoding="utf-8") as out:
         for i, text in enumerate(texts):
-            out.write(json.dumps({"id": f"s:{i}", "url": "", "language": "en", "paragraphs": [text]}) + "\n")
+            out.write(
+                json.dumps({"id": f"s:{i}", "url": "", "language": "en", "paragraphs": [text]})
+                + "\n"
+            )
     assert write_similar_pairs_tsv([corpus], tmp_path / "p.tsv", threshold=0.5) == 15
     rows = [line.split("\t") for line in (tmp_path / "p.tsv").read_text().splitlines()]
     assert all(float(r[2]) > 0.5 and r[0] != r[1] for r in rows)
-    table = corpus_similar_pairs(({"id": f"s:{i}", "paragraphs": [t]} for i, t in enumerate(texts)), 0.5)
+    table = corpus_similar_pairs(
+        ({"id": f"s:{i}", "paragraphs": [t]} for i, t in enumerate(texts)), 0.5
+    )
     assert set(table.cluster) == {"s:0", "s:3", "s:6", "s:9", "s:12"}
 
 
@@ -137,7 +144,9 @@ def test_super_shingles_match_only_near_identical(families):
 
 def test_simhash_hamming_is_small_for_near_duplicates(families):
     texts, _ = families
-    hashes = np.array([simhash(shingle_fingerprints(normalised_words(t))) for t in texts], dtype=np.uint64)
+    hashes = np.array(
+        [simhash(shingle_fingerprints(normalised_words(t))) for t in texts], dtype=np.uint64
+    )
     # 64·θ/π expected differing bits: ≈ 32 for unrelated texts, far fewer for 1% edited copies
     assert hamming(hashes[0], hashes[1]) <= 16 and hamming(hashes[0], hashes[15]) >= 20
 
@@ -156,7 +165,9 @@ def book():
 
 def test_same_pagination(book):
     rng = random.Random(1)
-    relation, signals = compare_paginated(paginate(book, 300), paginate(edited(rng, book, 0.01), 300))
+    relation, signals = compare_paginated(
+        paginate(book, 300), paginate(edited(rng, book, 0.01), 300)
+    )
     assert relation == "SAME_PAGINATION", signals
     assert abs(signals.slope - 1) < 0.05 and signals.consecutive_correlation < 0.1
 
@@ -164,7 +175,11 @@ def test_same_pagination(book):
 def test_different_pagination(book):
     relation, signals = compare_paginated(paginate(book, 300), paginate(book, 440))
     assert relation == "DIFFERENT_PAGINATION", signals
-    assert signals.book_similarity > 0.9 and abs(signals.slope - 440 / 300) < 0.15 and signals.consecutive_correlation > 0.4
+    assert (
+        signals.book_similarity > 0.9
+        and abs(signals.slope - 440 / 300) < 0.15
+        and signals.consecutive_correlation > 0.4
+    )
 
 
 def test_contiguous_subset(book):
@@ -200,10 +215,14 @@ def test_a_bucket_larger_than_max_bucket_still_gives_every_pair(copies):
     block of at most 50 × 50 at a time."""
     rng = random.Random(4)
     text = words(rng, 400)
-    texts = [" ".join(edited(random.Random(i), text, 0.01)) for i in range(copies)] + [" ".join(words(rng, 400))]
+    texts = [" ".join(edited(random.Random(i), text, 0.01)) for i in range(copies)] + [
+        " ".join(words(rng, 400))
+    ]
     params = MinHashParams(max_bucket=50)
     signatures = document_signatures(texts, params)
     assert all(len(block) <= 50 * 50 for block in candidate_pair_blocks(signatures, params))
     pairs = similar_pairs(signatures, 0.5, params)
     assert len(pairs) == copies * (copies - 1) // 2 and pairs["b"].max() < copies
-    assert resemblance_dedup([str(i) for i in range(len(texts))], pairs, 0.5) == [str(i) for i in range(1, copies)]
+    assert resemblance_dedup([str(i) for i in range(len(texts))], pairs, 0.5) == [
+        str(i) for i in range(1, copies)
+    ]

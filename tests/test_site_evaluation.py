@@ -23,11 +23,23 @@ def pages(host: str, count: int) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, 
     docs, blocks, gold = [], [], {}
     for i in range(count):
         doc_id = f"{host}:{i}"
-        article = f"Story number {i} tells what happened in the village on day {i} of the long summer"
+        article = (
+            f"Story number {i} tells what happened in the village on day {i} of the long summer"
+        )
         docs.append({"doc_id": doc_id, "shard": "s", "uri": f"http://{host}/{i}", "outcome": "ok"})
         for j, (text, marked) in enumerate([(article, False), (TEMPLATE, True)]):
-            blocks.append({"doc_id": doc_id, "block_index": j, "text": text, "n_chars": len(text), "heading": False,
-                           "cf_class": "good", "final_class": "good", "site_boilerplate": marked})
+            blocks.append(
+                {
+                    "doc_id": doc_id,
+                    "block_index": j,
+                    "text": text,
+                    "n_chars": len(text),
+                    "heading": False,
+                    "cf_class": "good",
+                    "final_class": "good",
+                    "site_boilerplate": marked,
+                }
+            )
         gold[doc_id] = GoldPage("hand", doc_id, b"", gold_text=article, url=f"http://{host}/{i}")
     return pd.DataFrame(docs), pd.DataFrame(blocks), gold
 

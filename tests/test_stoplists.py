@@ -20,9 +20,14 @@ from corpusbuilder.stoplists import (
 NAMES = available_stoplists()
 # the lists taken from the justext package, as resources/stoplists/README.md records them: their
 # sizes are the package's (Haitian's Wikipedia gives 27 words)
-FROM_JUSTEXT = {line.split("|")[1].strip() for line in
-                (STOPLIST_DIR / "README.md").read_text(encoding="utf-8").split("## Languages from the justext package")[1]
-                .splitlines() if line.startswith("| ") and not line.startswith("| list")}
+FROM_JUSTEXT = {
+    line.split("|")[1].strip()
+    for line in (STOPLIST_DIR / "README.md")
+    .read_text(encoding="utf-8")
+    .split("## Languages from the justext package")[1]
+    .splitlines()
+    if line.startswith("| ") and not line.startswith("| list")
+}
 
 
 def test_at_least_40_lists_are_bundled():
@@ -158,10 +163,14 @@ def test_lists_are_calibrated_to_the_same_stop_word_density():
     # jusText's density thresholds (0.30 / 0.32) were tuned on English; an inflected language
     # needs a longer list for ordinary prose to reach them (see resources/stoplists/README.md).
     assert len(load_stoplist("Czech")) > 2 * len(load_stoplist("English"))
-    english = ("The first ferry of the day will not run next winter, the operator has confirmed, "
-               "after figures showed that the early crossing was almost empty for much of the season.")
-    czech = ("Kapacita letní školy je omezena na třicet účastníků. Přihlásit se je možné prostřednictvím "
-             "elektronického formuláře do konce dubna, přičemž o přijetí rozhoduje pořadí přihlášek.")
+    english = (
+        "The first ferry of the day will not run next winter, the operator has confirmed, "
+        "after figures showed that the early crossing was almost empty for much of the season."
+    )
+    czech = (
+        "Kapacita letní školy je omezena na třicet účastníků. Přihlásit se je možné prostřednictvím "
+        "elektronického formuláře do konce dubna, přičemž o přijetí rozhoduje pořadí přihlášek."
+    )
     assert _density(english, load_stoplist("English")) > 0.32
     assert _density(czech, load_stoplist("Czech")) > 0.32
 
@@ -176,9 +185,18 @@ def test_provenance_is_recorded():
 # --- every language the identifier returns gets a usable stop list (issue 16) ---------------------
 
 # Letters of the scripts written without spaces, for generated text.
-NO_SPACE_LETTERS = {"zh": (0x4E00, 0x4FFF), "ja": (0x4E00, 0x4FFF), "wuu": (0x4E00, 0x4FFF),
-                    "yue": (0x4E00, 0x4FFF), "th": (0x0E01, 0x0E2E), "lo": (0x0E81, 0x0EAE),
-                    "km": (0x1780, 0x17A2), "my": (0x1000, 0x102A), "dz": (0x0F40, 0x0F6C), "bo": (0x0F40, 0x0F6C)}
+NO_SPACE_LETTERS = {
+    "zh": (0x4E00, 0x4FFF),
+    "ja": (0x4E00, 0x4FFF),
+    "wuu": (0x4E00, 0x4FFF),
+    "yue": (0x4E00, 0x4FFF),
+    "th": (0x0E01, 0x0E2E),
+    "lo": (0x0E81, 0x0EAE),
+    "km": (0x1780, 0x17A2),
+    "my": (0x1000, 0x102A),
+    "dz": (0x0F40, 0x0F6C),
+    "bo": (0x0F40, 0x0F6C),
+}
 
 
 def identifier_languages() -> list[str]:
@@ -201,15 +219,27 @@ def generated_page(code: str) -> tuple[str, list[str], str]:
         function, content = letters[:12], letters[12:]
         joiner = ""
     else:
-        function = sorted(words)[:30] if words else ["".join(rng.choice("aeioukmst") for _ in range(3)) for _ in range(12)]
-        content = ["".join(rng.choice("bcdfghlmnprstvz") + rng.choice("aeiou") for _ in range(4)) for _ in range(3000)]
+        function = (
+            sorted(words)[:30]
+            if words
+            else ["".join(rng.choice("aeioukmst") for _ in range(3)) for _ in range(12)]
+        )
+        content = [
+            "".join(rng.choice("bcdfghlmnprstvz") + rng.choice("aeiou") for _ in range(4))
+            for _ in range(3000)
+        ]
         joiner = " "
     tokens = 300 if code in NO_SPACE_LETTERS else 120  # paragraphs of some 300 characters at least
-    article = [joiner.join(rng.choice(function) if i % 2 else rng.choice(content) for i in range(tokens)) for _ in range(4)]
+    article = [
+        joiner.join(rng.choice(function) if i % 2 else rng.choice(content) for i in range(tokens))
+        for _ in range(4)
+    ]
     footer = joiner.join(rng.choice(content) for _ in range(60))
     body = "".join(f"<p>{p}</p>" for p in article)
-    html = (f"<html><body><ul><li><a href='/'>{content[0]}</a></li><li><a href='/x'>{content[1]}</a></li></ul>"
-            f"{body}<div>{footer}</div></body></html>")
+    html = (
+        f"<html><body><ul><li><a href='/'>{content[0]}</a></li><li><a href='/x'>{content[1]}</a></li></ul>"
+        f"{body}<div>{footer}</div></body></html>"
+    )
     return html, article, footer
 
 
@@ -241,8 +271,11 @@ def test_an_estonian_page_keeps_its_text():
         "Õhtul süütasime lõkke ja rääkisime lugusid, mida isa oli lapsena kuulnud. Kui tähed taevasse tulid, "
         "läksid lapsed magama, aga meie jäime veel kauaks istuma ja kuulasime, kuidas lained kivide vastu lõid.",
     ]
-    html = ("<html><body><ul><li><a href='/'>Avaleht</a></li><li><a href='/k'>Kontakt</a></li></ul>"
-            + "".join(f"<p>{p}</p>" for p in paragraphs) + "</body></html>")
+    html = (
+        "<html><body><ul><li><a href='/'>Avaleht</a></li><li><a href='/k'>Kontakt</a></li></ul>"
+        + "".join(f"<p>{p}</p>" for p in paragraphs)
+        + "</body></html>"
+    )
     page = clean_page(html.encode(), "utf-8", ExtractParams().with_preset("default"))
     assert page.language == "et" and page.stoplist == "Estonian"
     assert [b.text for b in page.blocks if b.final_class == "good"] == paragraphs
@@ -252,7 +285,10 @@ def test_a_page_list_is_its_most_frequent_tokens():
     from corpusbuilder.stoplists import page_stoplist
 
     text = "the cat and the dog and the bird saw a fox"
-    assert page_stoplist([text], coverage=0.3) == {"the", "and"}  # 5 of 11 tokens; each seen twice or more
+    assert page_stoplist([text], coverage=0.3) == {
+        "the",
+        "and",
+    }  # 5 of 11 tokens; each seen twice or more
     assert page_stoplist(["一二一二三"], by_characters=True) == {"一", "二"}
     assert page_stoplist(["no word repeats here"]) == frozenset()
 
@@ -260,7 +296,11 @@ def test_a_page_list_is_its_most_frequent_tokens():
 def test_a_fallback_that_is_no_list_names_the_key(tmp_path):
     from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 
-    (tmp_path / "a.warc.gz").write_bytes((REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes())
-    config = validate_config({"input": {"warcs": ["a.warc.gz"]}, "extract": {"stoplist_fallback": "Klingon"}})
+    (tmp_path / "a.warc.gz").write_bytes(
+        (REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes()
+    )
+    config = validate_config(
+        {"input": {"warcs": ["a.warc.gz"]}, "extract": {"stoplist_fallback": "Klingon"}}
+    )
     with pytest.raises(ConfigError, match="extract.stoplist_fallback"):
         check_input_paths(config, tmp_path)

@@ -34,17 +34,26 @@ from corpusbuilder.tokenise import (
         ("'quoted' well- -ish", ["'", "quoted", "'", "well", "-", "-", "ish"]),
         ("mp3 snake_case", ["mp3", "snake_case"]),
         # numbers
-        ("It costs 1,000.50 or 3.14, in 2024.", ["It", "costs", "1,000.50", "or", "3.14", ",", "in", "2024", "."]),
+        (
+            "It costs 1,000.50 or 3.14, in 2024.",
+            ["It", "costs", "1,000.50", "or", "3.14", ",", "in", "2024", "."],
+        ),
         ("4th 1990s", ["4", "th", "1990", "s"]),
         # URLs, without the punctuation that ends the sentence
         ("See https://example.com/a?b=1&c=2.", ["See", "https://example.com/a?b=1&c=2", "."]),
         ("(at www.example.org/path).", ["(", "at", "www.example.org/path", ")", "."]),
         ("ftp://files.example.net/x.tar.gz", ["ftp://files.example.net/x.tar.gz"]),
         # e-mail addresses
-        ("Mail john.doe+news@mail.example.co.uk!", ["Mail", "john.doe+news@mail.example.co.uk", "!"]),
+        (
+            "Mail john.doe+news@mail.example.co.uk!",
+            ["Mail", "john.doe+news@mail.example.co.uk", "!"],
+        ),
         ("a@b is no address", ["a", "@", "b", "is", "no", "address"]),
         # punctuation and symbols: one token per character
-        ("Wait...?! $5 «yes» — ok", ["Wait", ".", ".", ".", "?", "!", "$", "5", "«", "yes", "»", "—", "ok"]),
+        (
+            "Wait...?! $5 «yes» — ok",
+            ["Wait", ".", ".", ".", "?", "!", "$", "5", "«", "yes", "»", "—", "ok"],
+        ),
     ],
 )
 def test_token_classes(text, tokens):
@@ -53,7 +62,12 @@ def test_token_classes(text, tokens):
 
 def test_letters_and_marks_of_any_script_make_words():
     assert tokenise("naïve Straße Ελληνικά Русский हिन्दी தமிழ்") == [
-        "naïve", "Straße", "Ελληνικά", "Русский", "हिन्दी", "தமிழ்"
+        "naïve",
+        "Straße",
+        "Ελληνικά",
+        "Русский",
+        "हिन्दी",
+        "தமிழ்",
     ]
     assert tokenise("می\u200cخواهم") == ["می\u200cخواهم"]  # Persian: ZWNJ inside a word
     assert tokenise("cafe\u0301") == ["café"]  # NFC: the combining accent is composed
@@ -112,7 +126,18 @@ def test_token_hashes_are_stable_and_case_folds_only_when_asked():
 
 def test_punctuation_is_a_token_starting_with_punctuation_or_a_symbol():
     types = [",", "«", "$", "_", "—", "don't", "1,000", "https://x.org", "日", "a@b.cz"]
-    assert punctuation_types(types).tolist() == [True, True, True, True, True, False, False, False, False, False]
+    assert punctuation_types(types).tolist() == [
+        True,
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+        False,
+        False,
+    ]
 
 
 def test_stop_lists_come_from_the_language_code():
@@ -124,16 +149,28 @@ def test_stop_lists_come_from_the_language_code():
 
 
 def shard_tables():
-    docs = pd.DataFrame({"doc_id": ["s:4", "s:1", "s:2", "s:3", "s:0"], "record_index": [4, 1, 2, 3, 0],
-                         "uri": "http://a/", "outcome": "ok", "page_language": None})
+    docs = pd.DataFrame(
+        {
+            "doc_id": ["s:4", "s:1", "s:2", "s:3", "s:0"],
+            "record_index": [4, 1, 2, 3, 0],
+            "uri": "http://a/",
+            "outcome": "ok",
+            "page_language": None,
+        }
+    )
     rows = [
-        ("s:0", 0, "The cat sat.", "good"), ("s:0", 1, "Menu", "bad"), ("s:0", 2, "Die Katze!", "good"),
+        ("s:0", 0, "The cat sat.", "good"),
+        ("s:0", 1, "Menu", "bad"),
+        ("s:0", 2, "Die Katze!", "good"),
         ("s:1", 0, "A dog and the cat.", "good"),
         ("s:2", 0, "Dropped by language.", "good"),
         ("s:3", 0, "An exact duplicate.", "good"),
-        ("s:4", 1, "Le chat et le chien.", "good"), ("s:4", 0, "Qui?", "good"),
+        ("s:4", 1, "Le chat et le chien.", "good"),
+        ("s:4", 0, "Qui?", "good"),
     ]
-    blocks = pd.DataFrame(rows, columns=["doc_id", "block_index", "text", "final_class"]).astype({"block_index": "int32"})
+    blocks = pd.DataFrame(rows, columns=["doc_id", "block_index", "text", "final_class"]).astype(
+        {"block_index": "int32"}
+    )
     language = pd.DataFrame(
         {
             "doc_id": ["s:0", "s:1", "s:2", "s:3", "s:4"],
@@ -142,18 +179,41 @@ def shard_tables():
             "dropped_blocks": [[2], [], [], [], []],
         }
     )
-    exact = pd.DataFrame({"doc_id": ["s:0", "s:1", "s:3", "s:4"], "kept": [True, True, False, True]})
+    exact = pd.DataFrame(
+        {"doc_id": ["s:0", "s:1", "s:3", "s:4"], "kept": [True, True, False, True]}
+    )
     return docs, blocks, language, exact
 
 
 def test_shard_tokens_cover_the_kept_blocks_of_the_kept_documents_in_crawl_order(tmp_path):
     stop = {"en": frozenset({"the", "a", "and"}), "fr": frozenset()}
-    stream = tokenise_shard(survivors(*shard_tables()), TokeniseParams(), stoplist_for=lambda code: stop[code])
+    stream = tokenise_shard(
+        survivors(*shard_tables()), TokeniseParams(), stoplist_for=lambda code: stop[code]
+    )
     assert stream.doc_ids.tolist() == ["s:0", "s:1", "s:4"]
     assert stream.block_doc.tolist() == [0, 1, 2, 2]
     assert stream.block_index.tolist() == [0, 0, 0, 1]  # page order; "Die Katze!" was dropped
     assert stream.block_offsets.tolist() == [0, 4, 10, 12, 18]
-    expected = ["The", "cat", "sat", ".", "A", "dog", "and", "the", "cat", ".", "Qui", "?", "Le", "chat", "et", "le", "chien", "."]
+    expected = [
+        "The",
+        "cat",
+        "sat",
+        ".",
+        "A",
+        "dog",
+        "and",
+        "the",
+        "cat",
+        ".",
+        "Qui",
+        "?",
+        "Le",
+        "chat",
+        "et",
+        "le",
+        "chien",
+        ".",
+    ]
     assert stream.token_hash.tolist() == token_hashes(expected).tolist()
     assert stream.is_punct.tolist() == [t in ".?" for t in expected]
     # English stop words in English documents only: "le"/"et" are not stop words of "fr" here.
@@ -165,28 +225,49 @@ def test_shard_tokens_cover_the_kept_blocks_of_the_kept_documents_in_crawl_order
     for name, array in vars(stream).items():
         np.testing.assert_array_equal(getattr(back, name), array)
     with np.load(path) as members:  # the layout the n-gram stage reads
-        assert members["token_hash"].dtype == np.uint64 and members["block_offsets"].dtype == np.int64
+        assert (
+            members["token_hash"].dtype == np.uint64 and members["block_offsets"].dtype == np.int64
+        )
         assert members["is_punct"].dtype == bool and members["is_stop"].dtype == bool
 
 
 def test_lowercase_hashes(tmp_path):
     docs, blocks, language, exact = shard_tables()
-    stream = tokenise_shard(survivors(docs, blocks, language, exact), TokeniseParams(lowercase=True), lambda code: frozenset())
+    stream = tokenise_shard(
+        survivors(docs, blocks, language, exact),
+        TokeniseParams(lowercase=True),
+        lambda code: frozenset(),
+    )
     assert stream.token_hash[0] == stream.token_hash[7]  # "The" == "the"
 
 
 def test_a_shard_with_nothing_kept():
     docs, blocks, language, exact = shard_tables()
-    stream = tokenise_shard(survivors(docs, blocks, language, exact.assign(kept=False)), TokeniseParams(), lambda c: frozenset())
-    assert len(stream.token_hash) == 0 and stream.block_offsets.tolist() == [0] and len(stream.doc_ids) == 0
+    stream = tokenise_shard(
+        survivors(docs, blocks, language, exact.assign(kept=False)),
+        TokeniseParams(),
+        lambda c: frozenset(),
+    )
+    assert (
+        len(stream.token_hash) == 0
+        and stream.block_offsets.tolist() == [0]
+        and len(stream.doc_ids) == 0
+    )
 
 
 def test_sentences_start_after_a_final_mark_at_a_chunk_boundary_before_no_lower_case_letter():
     """The rule of `sentence_starts`, and `block_sentences` cuts a block's text where the token
     file's flags do (the two are how dedup's sentence mode and export agree on a sentence)."""
     text = 'He said "Stop." Then he left. e.g. not here. Mr. Smith came! Did he? 3.14 is pi. 中文。下面'
-    expected = ['He said "Stop."', "Then he left. e.g. not here.", "Mr.", "Smith came!", "Did he?",
-                "3.14 is pi.", "中文。下面"]
+    expected = [
+        'He said "Stop."',
+        "Then he left. e.g. not here.",
+        "Mr.",
+        "Smith came!",
+        "Did he?",
+        "3.14 is pi.",
+        "中文。下面",
+    ]
     assert block_sentences(text) == expected
     assert block_sentences("") == [] and block_sentences("  one  ") == ["one"]
     texts = [text, "", "no end here", "A. B.\u00ad \u00ad C."]
@@ -194,10 +275,12 @@ def test_sentences_start_after_a_final_mark_at_a_chunk_boundary_before_no_lower_
     ids, offsets, chunk_first = tokenise_blocks(texts, vocabulary)
     starts = sentence_starts(ids, chunk_first, offsets, vocabulary.type_list())
     for b, block in enumerate(texts):
-        flags = starts[offsets[b]:offsets[b + 1]]
+        flags = starts[offsets[b] : offsets[b + 1]]
         sentences = block_sentences(block)
         assert flags.sum() == len(sentences)
         # each sentence tokenised alone is the run of tokens between two flags
         cuts = np.flatnonzero(flags).tolist() + [len(flags)]
-        types = np.array(vocabulary.type_list(), dtype=object)[ids[offsets[b]:offsets[b + 1]]]
-        assert [types[a:z].tolist() for a, z in itertools.pairwise(cuts)] == [tokenise(s) for s in sentences]
+        types = np.array(vocabulary.type_list(), dtype=object)[ids[offsets[b] : offsets[b + 1]]]
+        assert [types[a:z].tolist() for a, z in itertools.pairwise(cuts)] == [
+            tokenise(s) for s in sentences
+        ]

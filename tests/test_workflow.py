@@ -22,8 +22,18 @@ def snakemake(workdir: Path, config: dict, *args: str) -> subprocess.CompletedPr
     configfile = workdir / "test-config.yaml"
     configfile.write_text(yaml.safe_dump(config))
     command = [
-        sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-        "--directory", str(workdir), "--configfile", str(configfile), "--cores", "2", *args,
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        "--configfile",
+        str(configfile),
+        "--cores",
+        "2",
+        *args,
     ]
     return subprocess.run(command, capture_output=True, text=True, timeout=1200)
 
@@ -37,7 +47,9 @@ def crawl_run(tmp_path_factory):
     result = snakemake(workdir, config)
     assert result.returncode == 0, result.stderr[-5000:]
     truth = [json.loads(line) for line in (crawl / "truth.jsonl").read_text().splitlines()]
-    docs = pd.concat(pd.read_parquet(p) for p in sorted((workdir / "work" / "extract").glob("*.docs.parquet")))
+    docs = pd.concat(
+        pd.read_parquet(p) for p in sorted((workdir / "work" / "extract").glob("*.docs.parquet"))
+    )
     return workdir, truth, docs[docs["warc_type"] != "request"]
 
 
@@ -48,11 +60,7 @@ def read_shards(workdir: Path, pattern: str) -> pd.DataFrame:
 def truth_doc_ids(truth, docs) -> dict[int, str]:
     """truth.jsonl's original ids → our document ids (by shard and URI)."""
     doc_of = {(s, u): d for s, u, d in zip(docs["shard"], docs["uri"], docs["doc_id"])}
-    return {
-        r["id"]: doc_of[truth_key(r)]
-        for r in truth
-        if "id" in r
-    }
+    return {r["id"]: doc_of[truth_key(r)] for r in truth if "id" in r}
 
 
 def test_every_mirror_is_an_exact_duplicate_of_its_original(crawl_run):
@@ -95,7 +103,9 @@ def test_block_dedup_removes_the_copies_and_keeps_originals(crawl_run):
     for record in truth:
         kinds[doc_of[truth_key(record)]] = record["kind"]
     dedup["kind"] = dedup["doc_id"].map(kinds)
-    blocks = read_shards(workdir, "work/extract/*.blocks.parquet")[["doc_id", "block_index", "n_words"]]
+    blocks = read_shards(workdir, "work/extract/*.blocks.parquet")[
+        ["doc_id", "block_index", "n_words"]
+    ]
     kept = dedup[dedup["final_class"] != "bad"].merge(blocks, on=["doc_id", "block_index"])
     # by words, as the thesis measures: a near copy's results table is hundreds of one-word cells
     # that no 10-gram covers, and counted as blocks they outweigh its copied paragraphs
@@ -122,7 +132,9 @@ def test_language_targets_keep_or_drop_non_english_pages(crawl_run, tmp_path):
     result = snakemake(tmp_path, config, "--until", "language")
     assert result.returncode == 0, result.stderr[-3000:]
     english_only = read_shards(tmp_path, "work/language/*.parquet")
-    non_english = english_only[english_only["language"].notna() & (english_only["language"] != "en")]
+    non_english = english_only[
+        english_only["language"].notna() & (english_only["language"] != "en")
+    ]
     assert len(non_english) > 50
     assert not non_english["kept"].any()
     # dropped for their language, or (a few short texts) for a confidence under the threshold
@@ -200,10 +212,22 @@ def test_originals_have_good_blocks_and_reach_the_corpus(crawl_run):
         ({"input": {"warcs": ["/no/such/file.warc.gz"]}}, "input.warcs[0]"),
         ({"input": {"warcs": ["s3://bucket-without-key"]}}, "input.warcs[0]"),
         ({"download": {"s3": {"endpoint_url": "127.0.0.1:9000"}}}, "download.s3.endpoint_url"),
-        ({"input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
-          "extract": {"preset": "C"}, "adapt": {"enabled": True}}, "config key 'adapt.enabled'"),
-        ({"input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
-          "adapt": {"enabled": True}, "evaluate": {"gold_dir": "/no/gold"}}, "config key 'adapt.enabled'"),
+        (
+            {
+                "input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
+                "extract": {"preset": "C"},
+                "adapt": {"enabled": True},
+            },
+            "config key 'adapt.enabled'",
+        ),
+        (
+            {
+                "input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
+                "adapt": {"enabled": True},
+                "evaluate": {"gold_dir": "/no/gold"},
+            },
+            "config key 'adapt.enabled'",
+        ),
     ],
 )
 def test_bad_config_stops_with_a_message_naming_the_key(tmp_path, config, message):
@@ -213,8 +237,12 @@ def test_bad_config_stops_with_a_message_naming_the_key(tmp_path, config, messag
 
 
 def test_evaluate_without_gold_sets_stops_naming_the_key_and_writes_nothing(tmp_path):
-    config = {"input": {"warcs": [str(p) for p in sorted((REPO / "resources" / "sample").glob("*.warc.gz"))]},
-              "evaluate": {"gold_dir": str(tmp_path / "no-gold")}}
+    config = {
+        "input": {
+            "warcs": [str(p) for p in sorted((REPO / "resources" / "sample").glob("*.warc.gz"))]
+        },
+        "evaluate": {"gold_dir": str(tmp_path / "no-gold")},
+    }
     result = snakemake(tmp_path, config, "sweep", "evaluate_boilerplate")
     assert result.returncode != 0
     assert "config key 'evaluate.gold_dir'" in result.stderr + result.stdout
@@ -228,27 +256,50 @@ def test_files_of_shards_no_longer_in_the_input_are_listed(tmp_path):
     stale.write_bytes(b"")
     sample = sorted((REPO / "resources" / "sample").glob("*.warc.gz"))
     # one cheap real job (the download symlink) is enough for the run to start
-    result = snakemake(tmp_path, {"input": {"warcs": [str(p) for p in sample]}}, "data/warc/sample-00")
+    result = snakemake(
+        tmp_path, {"input": {"warcs": [str(p) for p in sample]}}, "data/warc/sample-00"
+    )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "results/corpus/crawl-00.jsonl.gz" in result.stderr and "not part of this corpus" in result.stderr
+    assert (
+        "results/corpus/crawl-00.jsonl.gz" in result.stderr
+        and "not part of this corpus" in result.stderr
+    )
     assert stale.exists()  # listed, not deleted: it is the user's file
 
 
 def test_running_from_a_directory_of_ones_own(tmp_path):
     """`snakemake -s /path/to/Snakefile --configfile my.yaml` in a project directory: inputs are
     relative to it; without a config there, one line says what to give."""
-    run = lambda *args: subprocess.run([sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"),
-                                        "--cores", "1", *args], cwd=tmp_path, capture_output=True, text=True,
-                                       timeout=600)
+    run = lambda *args: subprocess.run(
+        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "1", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     missing = run("--dry-run")
     assert missing.returncode != 0
-    assert f"no configuration: {tmp_path} has no config/config.yaml; give one with --configfile FILE" in missing.stderr + missing.stdout
-    (tmp_path / "crawl.warc.gz").write_bytes((REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes())
-    (tmp_path / "my.yaml").write_text(yaml.safe_dump({"input": {"warcs": ["crawl.warc.gz"]}, **FEW_PARTITIONS}))
-    built = run("results/corpus/crawl.jsonl.gz", "--configfile", "my.yaml")  # --configfile takes several
+    assert (
+        f"no configuration: {tmp_path} has no config/config.yaml; give one with --configfile FILE"
+        in missing.stderr + missing.stdout
+    )
+    (tmp_path / "crawl.warc.gz").write_bytes(
+        (REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes()
+    )
+    (tmp_path / "my.yaml").write_text(
+        yaml.safe_dump({"input": {"warcs": ["crawl.warc.gz"]}, **FEW_PARTITIONS})
+    )
+    built = run(
+        "results/corpus/crawl.jsonl.gz", "--configfile", "my.yaml"
+    )  # --configfile takes several
     assert built.returncode == 0, built.stderr[-3000:]
-    records = [json.loads(line) for line in gzip.open(tmp_path / "results" / "corpus" / "crawl.jsonl.gz", "rt")]
-    assert records and all(r["source"] == "crawl" and r["warc_record_id"].startswith("<urn:uuid:") for r in records)
+    records = [
+        json.loads(line)
+        for line in gzip.open(tmp_path / "results" / "corpus" / "crawl.jsonl.gz", "rt")
+    ]
+    assert records and all(
+        r["source"] == "crawl" and r["warc_record_id"].startswith("<urn:uuid:") for r in records
+    )
 
 
 def corpus_texts(workdir: Path, shard: str) -> dict[str, str]:
@@ -263,23 +314,33 @@ def test_a_crawl_built_against_an_earlier_corpus_equals_its_part_of_one_build_ov
     sample = [str(REPO / "resources" / "sample" / f"sample-0{i}.warc.gz") for i in range(3)]
     dedup = {"order": "input", "level": "sentence"}
     runs = {}
-    for name, warcs, against in (("both", sample, None), ("a", sample[:2], None),
-                                 ("b", sample[2:], tmp_path / "a" / "results" / "dedup_state.parquet")):
+    for name, warcs, against in (
+        ("both", sample, None),
+        ("a", sample[:2], None),
+        ("b", sample[2:], tmp_path / "a" / "results" / "dedup_state.parquet"),
+    ):
         runs[name] = tmp_path / name
         runs[name].mkdir()
-        config = {"input": {"warcs": warcs}, "dedup": {**dedup, **({"against": str(against)} if against else {})},
-                  **FEW_PARTITIONS}
+        config = {
+            "input": {"warcs": warcs},
+            "dedup": {**dedup, **({"against": str(against)} if against else {})},
+            **FEW_PARTITIONS,
+        }
         result = snakemake(runs[name], config)
         assert result.returncode == 0, result.stderr[-5000:]
     expected, got = corpus_texts(runs["both"], "sample-02"), corpus_texts(runs["b"], "sample-02")
     assert got == expected
     removed = read_shards(runs["b"], "work/dedup/shards/*.parquet")
     assert removed.duplicate_of.dropna().str.startswith(("sample-00", "sample-01")).any()
-    states = {name: pd.read_parquet(runs[name] / "results" / "dedup_state.parquet") for name in runs}
+    states = {
+        name: pd.read_parquet(runs[name] / "results" / "dedup_state.parquet") for name in runs
+    }
     assert set(states["a"].hash) < set(states["b"].hash) == set(states["both"].hash)
 
 
-def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merge(crawl_run, tmp_path):
+def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merge(
+    crawl_run, tmp_path
+):
     """Issue 20: the parallel merge jobs' parts of G₂₊, in partition order, are the one-job
     merge of every run, and block dedup reading the parts decides as it does over the one file."""
     import numpy as np
@@ -293,7 +354,9 @@ def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merg
 
     workdir, _, _ = crawl_run
     config = validate_config({})
-    parts = sorted((workdir / "work" / "ngrams" / "dup10").glob("*.npy"), key=lambda path: int(path.stem))
+    parts = sorted(
+        (workdir / "work" / "ngrams" / "dup10").glob("*.npy"), key=lambda path: int(path.stem)
+    )
     assert len(parts) == config["ngrams"]["partitions"] > 1
     runs = sorted((workdir / "work" / "ngrams" / "runs").glob("*.parquet"))
     one = write_duplicate_ngrams(runs, tmp_path / "dup10.npy", tmp_path / "dup10.json", 1024)
@@ -305,32 +368,62 @@ def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merg
         assert summed[key] == one[key], key
 
     names = [path.stem for path in runs]
-    shards = [Shard(name, workdir / "work" / "tokens" / f"{name}.npz",
-                    workdir / "work" / "extract" / f"{name}.blocks.parquet", tmp_path / "dedup" / f"{name}.parquet")
-              for name in names]
-    dedup_corpus(shards, tmp_path / "dup10.npy", None, DedupParams.from_config(config["dedup"]),
-                 ExtractParams.from_config(config["extract"]).justext)
+    shards = [
+        Shard(
+            name,
+            workdir / "work" / "tokens" / f"{name}.npz",
+            workdir / "work" / "extract" / f"{name}.blocks.parquet",
+            tmp_path / "dedup" / f"{name}.parquet",
+        )
+        for name in names
+    ]
+    dedup_corpus(
+        shards,
+        tmp_path / "dup10.npy",
+        None,
+        DedupParams.from_config(config["dedup"]),
+        ExtractParams.from_config(config["extract"]).justext,
+    )
     for shard in shards:
         expected = pd.read_parquet(workdir / FILES.dedup.format(shard=shard.name))
         pd.testing.assert_frame_equal(pd.read_parquet(shard.output), expected)
-    assert sum((pd.read_parquet(shard.output).final_class == "duplicate").sum() for shard in shards) > 100
+    assert (
+        sum((pd.read_parquet(shard.output).final_class == "duplicate").sum() for shard in shards)
+        > 100
+    )
 
 
-def test_dedup_states_its_memory_and_stops_naming_resources_mem_mb_when_it_is_too_small(crawl_run, tmp_path):
+def test_dedup_states_its_memory_and_stops_naming_resources_mem_mb_when_it_is_too_small(
+    crawl_run, tmp_path
+):
     """Issue 20: the dedup job logs what it needs before the pass, its default mem_mb (computed
     from its inputs) holds that, and a smaller one stops the job with one line naming the key."""
     import re
     import shutil
 
     workdir, _, _ = crawl_run
-    stated = re.search(r"dedup needs (\d+) MB .*; resources.mem_mb is (\d+)", (workdir / "logs" / "dedup.log").read_text())
+    stated = re.search(
+        r"dedup needs (\d+) MB .*; resources.mem_mb is (\d+)",
+        (workdir / "logs" / "dedup.log").read_text(),
+    )
     assert stated and int(stated[2]) >= int(stated[1]) > 100, stated
     copy = tmp_path / "copy"
     shutil.copytree(workdir, copy, symlinks=True, ignore=shutil.ignore_patterns(".snakemake"))
     config = yaml.safe_load((workdir / "test-config.yaml").read_text())
-    result = snakemake(copy, config, "--forcerun", "dedup", "--set-resources", "dedup:mem_mb=100", "--until", "dedup")
+    result = snakemake(
+        copy,
+        config,
+        "--forcerun",
+        "dedup",
+        "--set-resources",
+        "dedup:mem_mb=100",
+        "--until",
+        "dedup",
+    )
     assert result.returncode != 0
     line = f"more than its resources.mem_mb of 100: give it more with --set-resources dedup:mem_mb={stated[1]}"
-    errors = [text for text in (copy / "logs" / "dedup.log").read_text().splitlines() if "ERROR" in text]
+    errors = [
+        text for text in (copy / "logs" / "dedup.log").read_text().splitlines() if "ERROR" in text
+    ]
     assert len(errors) == 1 and errors[0].endswith(line), errors
     assert "Traceback" not in (copy / "logs" / "dedup.log").read_text()

@@ -68,13 +68,54 @@ REFERENCE = "en"  # calibrated lists cover as much running text as English's top
 
 # The languages built from wordfreq, by its codes; the list names are the library's
 # (`stoplists.LANGUAGE_CODES`, the names the reference `justext` package uses). Serbian is DERIVED.
-WORDFREQ_CODES = ("ar", "bg", "bn", "ca", "cs", "da", "de", "el", "en", "es", "fa", "fi", "fil", "fr", "he",
-                  "hi", "hu", "id", "is", "it", "lt", "lv", "mk", "ms", "nb", "nl", "pl", "pt", "ro", "ru",
-                  "sh", "sk", "sl", "sv", "ta", "tr", "uk", "ur", "vi")
+WORDFREQ_CODES = (
+    "ar",
+    "bg",
+    "bn",
+    "ca",
+    "cs",
+    "da",
+    "de",
+    "el",
+    "en",
+    "es",
+    "fa",
+    "fi",
+    "fil",
+    "fr",
+    "he",
+    "hi",
+    "hu",
+    "id",
+    "is",
+    "it",
+    "lt",
+    "lv",
+    "mk",
+    "ms",
+    "nb",
+    "nl",
+    "pl",
+    "pt",
+    "ro",
+    "ru",
+    "sh",
+    "sk",
+    "sl",
+    "sv",
+    "ta",
+    "tr",
+    "uk",
+    "ur",
+    "vi",
+)
 LANGUAGES: dict[str, str] = {code: LANGUAGE_CODES[code] for code in WORDFREQ_CODES}
 # Lists derived from another language's data: name -> (source code, how).
 DERIVED: dict[str, tuple[str, str]] = {
-    "Serbian": ("sh", "Latin words of the Serbo-Croatian list plus their Serbian Cyrillic spelling"),
+    "Serbian": (
+        "sh",
+        "Latin words of the Serbo-Croatian list plus their Serbian Cyrillic spelling",
+    ),
 }
 SKIPPED = {
     "zh": "written without spaces between words",
@@ -86,7 +127,8 @@ SKIPPED = {
 # reference `justext` package ships a list for: Pomikálek's own lists, the most frequent words of
 # each language's Wikipedia (thesis §2.9.9). Every other code of the library's table.
 JUSTEXT_LANGUAGES: dict[str, str] = {
-    code: name for code, name in LANGUAGE_CODES.items()
+    code: name
+    for code, name in LANGUAGE_CODES.items()
     if name not in LANGUAGES.values() and name not in ("Serbian",)
 }
 
@@ -94,9 +136,18 @@ JUSTEXT_LANGUAGES: dict[str, str] = {
 # letters); words with letters of any other script (English "the" in a Russian list) are
 # dropped. Languages not listed are written in Latin script.
 SCRIPTS: dict[str, set[str]] = {
-    "ar": {"ARABIC"}, "fa": {"ARABIC"}, "ur": {"ARABIC"}, "he": {"HEBREW"},
-    "bg": {"CYRILLIC"}, "mk": {"CYRILLIC"}, "ru": {"CYRILLIC"}, "uk": {"CYRILLIC"},
-    "el": {"GREEK"}, "hi": {"DEVANAGARI"}, "bn": {"BENGALI"}, "ta": {"TAMIL"},
+    "ar": {"ARABIC"},
+    "fa": {"ARABIC"},
+    "ur": {"ARABIC"},
+    "he": {"HEBREW"},
+    "bg": {"CYRILLIC"},
+    "mk": {"CYRILLIC"},
+    "ru": {"CYRILLIC"},
+    "uk": {"CYRILLIC"},
+    "el": {"GREEK"},
+    "hi": {"DEVANAGARI"},
+    "bn": {"BENGALI"},
+    "ta": {"TAMIL"},
 }
 
 # One-letter tokens in frequency lists are mostly abbreviations, list markers and pieces split
@@ -104,15 +155,36 @@ SCRIPTS: dict[str, set[str]] = {
 # None keeps them all (Vietnamese, whose space-separated units are syllables).
 ONE_LETTER_WORDS: dict[str, set[str] | None] = {
     "en": {"a", "i"},
-    "cs": set("avszoiku"), "sk": set("avzsokiu"), "sl": set("vzsoak"), "pl": set("wizoau"),
-    "sh": set("uiaosk"), "hu": {"a", "s", "e", "ő"}, "lt": {"į", "o"},
-    "da": {"i", "å"}, "nb": {"i", "å"}, "sv": {"i", "å", "ö"}, "is": {"í", "á"}, "nl": {"u"},
-    "fr": {"à", "a", "y"}, "es": set("yaoeu"), "pt": {"a", "o", "e", "é", "à"},
-    "it": {"e", "a", "è", "i", "o"}, "ca": set("aio"), "ro": set("aoei"),
-    "tr": {"o"}, "fil": {"o"},
-    "ru": set("висяаоку"), "uk": set("віузаяєйжоб"), "bg": set("ивесаяй"),
-    "mk": set("иеа"), "el": {"η", "ο", "ή"},
-    "ar": {"و"}, "fa": {"و"}, "ur": {"و"}, "hi": {"व"}, "bn": {"ও", "এ"},
+    "cs": set("avszoiku"),
+    "sk": set("avzsokiu"),
+    "sl": set("vzsoak"),
+    "pl": set("wizoau"),
+    "sh": set("uiaosk"),
+    "hu": {"a", "s", "e", "ő"},
+    "lt": {"į", "o"},
+    "da": {"i", "å"},
+    "nb": {"i", "å"},
+    "sv": {"i", "å", "ö"},
+    "is": {"í", "á"},
+    "nl": {"u"},
+    "fr": {"à", "a", "y"},
+    "es": set("yaoeu"),
+    "pt": {"a", "o", "e", "é", "à"},
+    "it": {"e", "a", "è", "i", "o"},
+    "ca": set("aio"),
+    "ro": set("aoei"),
+    "tr": {"o"},
+    "fil": {"o"},
+    "ru": set("висяаоку"),
+    "uk": set("віузаяєйжоб"),
+    "bg": set("ивесаяй"),
+    "mk": set("иеа"),
+    "el": {"η", "ο", "ή"},
+    "ar": {"و"},
+    "fa": {"و"},
+    "ur": {"و"},
+    "hi": {"व"},
+    "bn": {"ও", "এ"},
     "vi": None,
 }
 
@@ -129,16 +201,41 @@ URL_PIECES = {"http", "https", "www"}
 # German words whose standard spelling has ß (wordfreq case-folds ß to ss). Words not listed
 # here keep only the ss spelling, which is the Swiss standard one.
 GERMAN_ESZETT = {
-    "weiss": "weiß", "weisst": "weißt", "weissen": "weißen", "heisst": "heißt",
-    "heissen": "heißen", "ausser": "außer", "ausserdem": "außerdem",
-    "ausserhalb": "außerhalb", "draussen": "draußen", "gross": "groß", "grosse": "große",
-    "grossen": "großen", "grosser": "großer", "grosses": "großes", "grösse": "größe",
-    "grösser": "größer", "grössere": "größere", "grösste": "größte", "grössten": "größten",
-    "strasse": "straße", "spass": "spaß", "fuss": "fuß", "fussball": "fußball",
-    "bloss": "bloß", "liess": "ließ", "schliesslich": "schließlich",
-    "anschliessend": "anschließend", "ausschliesslich": "ausschließlich",
-    "regelmässig": "regelmäßig", "gemäss": "gemäß", "massnahmen": "maßnahmen",
-    "scheisse": "scheiße", "scheiss": "scheiß", "süss": "süß", "gruss": "gruß",
+    "weiss": "weiß",
+    "weisst": "weißt",
+    "weissen": "weißen",
+    "heisst": "heißt",
+    "heissen": "heißen",
+    "ausser": "außer",
+    "ausserdem": "außerdem",
+    "ausserhalb": "außerhalb",
+    "draussen": "draußen",
+    "gross": "groß",
+    "grosse": "große",
+    "grossen": "großen",
+    "grosser": "großer",
+    "grosses": "großes",
+    "grösse": "größe",
+    "grösser": "größer",
+    "grössere": "größere",
+    "grösste": "größte",
+    "grössten": "größten",
+    "strasse": "straße",
+    "spass": "spaß",
+    "fuss": "fuß",
+    "fussball": "fußball",
+    "bloss": "bloß",
+    "liess": "ließ",
+    "schliesslich": "schließlich",
+    "anschliessend": "anschließend",
+    "ausschliesslich": "ausschließlich",
+    "regelmässig": "regelmäßig",
+    "gemäss": "gemäß",
+    "massnahmen": "maßnahmen",
+    "scheisse": "scheiße",
+    "scheiss": "scheiß",
+    "süss": "süß",
+    "gruss": "gruß",
 }
 
 # Serbian Latin -> Cyrillic (the inverse of the table wordfreq uses to romanise Serbian).
@@ -243,7 +340,9 @@ def ranked_words(code: str) -> Iterator[tuple[str, float]]:
             yield token, freqs[token]
 
 
-def select_words(code: str, top: int, target: float | None, max_words: int) -> tuple[list[str], float]:
+def select_words(
+    code: str, top: int, target: float | None, max_words: int
+) -> tuple[list[str], float]:
     """Choose the words of one list; return them (most frequent first) and their coverage.
 
     With `target` None: exactly the `top` most frequent words. Otherwise as many as it takes
@@ -308,11 +407,19 @@ def write_list(path: Path, words: list[str]) -> None:
     path.write_text("".join(w + "\n" for w in words), encoding="utf-8")
 
 
-def write_readme(out: Path, args: argparse.Namespace, stats: dict[str, tuple[str, int, int, float]],
-                 target: float | None, command: str, imported: dict[str, tuple[str, int]]) -> None:
+def write_readme(
+    out: Path,
+    args: argparse.Namespace,
+    stats: dict[str, tuple[str, int, int, float]],
+    target: float | None,
+    command: str,
+    imported: dict[str, tuple[str, int]],
+) -> None:
     version = importlib.metadata.version("wordfreq")
     justext_version = importlib.metadata.version("justext")
-    imported_rows = "\n".join(f"| {name} | `{code}` | {words} |" for name, (code, words) in sorted(imported.items()))
+    imported_rows = "\n".join(
+        f"| {name} | `{code}` | {words} |" for name, (code, words) in sorted(imported.items())
+    )
     today = _dt.date.today().isoformat()
     rows = []
     for name, (code, base, lines, coverage) in sorted(stats.items()):
@@ -433,25 +540,51 @@ def compare_with_justext(out: Path, names: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description="Build resources/stoplists/<Language>.txt from wordfreq's most frequent words, and "
-                    "from the justext package's lists for the languages wordfreq lacks.",
+        "from the justext package's lists for the languages wordfreq lacks.",
         epilog="By default every list covers as much running text as the --top most frequent English "
-               "words do (see resources/stoplists/README.md). Needs `pip install wordfreq` "
-               "(a build-time tool only, not a library dependency).",
+        "words do (see resources/stoplists/README.md). Needs `pip install wordfreq` "
+        "(a build-time tool only, not a library dependency).",
     )
-    parser.add_argument("--top", type=int, default=DEFAULT_TOP, metavar="N",
-                        help=f"size of the English list, which sets the coverage every other list "
-                             f"matches; with --fixed, the size of every list (default {DEFAULT_TOP})")
-    parser.add_argument("--fixed", action="store_true",
-                        help="take exactly --top words for every language instead of calibrating")
-    parser.add_argument("--max-words", type=int, default=DEFAULT_MAX_WORDS, metavar="M",
-                        help=f"cap on a calibrated list's length (default {DEFAULT_MAX_WORDS})")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="DIR",
-                        help="output directory (default resources/stoplists)")
-    parser.add_argument("--languages", nargs="+", metavar="NAME",
-                        help="build only these lists (e.g. English Czech); no README is written")
-    parser.add_argument("--compare", nargs="*", metavar="NAME",
-                        default=["English", "German", "Czech", "French", "Spanish"],
-                        help="lists to compare with the justext package's, if installed")
+    parser.add_argument(
+        "--top",
+        type=int,
+        default=DEFAULT_TOP,
+        metavar="N",
+        help=f"size of the English list, which sets the coverage every other list "
+        f"matches; with --fixed, the size of every list (default {DEFAULT_TOP})",
+    )
+    parser.add_argument(
+        "--fixed",
+        action="store_true",
+        help="take exactly --top words for every language instead of calibrating",
+    )
+    parser.add_argument(
+        "--max-words",
+        type=int,
+        default=DEFAULT_MAX_WORDS,
+        metavar="M",
+        help=f"cap on a calibrated list's length (default {DEFAULT_MAX_WORDS})",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        metavar="DIR",
+        help="output directory (default resources/stoplists)",
+    )
+    parser.add_argument(
+        "--languages",
+        nargs="+",
+        metavar="NAME",
+        help="build only these lists (e.g. English Czech); no README is written",
+    )
+    parser.add_argument(
+        "--compare",
+        nargs="*",
+        metavar="NAME",
+        default=["English", "German", "Czech", "French", "Spanish"],
+        help="lists to compare with the justext package's, if installed",
+    )
     args = parser.parse_args(argv)
     if args.top < 1 or args.max_words < args.top:
         parser.error("need 1 <= --top <= --max-words")
@@ -473,7 +606,9 @@ def main(argv: list[str] | None = None) -> int:
     stats: dict[str, tuple[str, int, int, float]] = {}
     chosen: dict[str, tuple[list[str], float]] = {}
     for code, name in LANGUAGES.items():
-        needed = name in wanted or any(src == code and d in wanted for d, (src, _) in DERIVED.items())
+        needed = name in wanted or any(
+            src == code and d in wanted for d, (src, _) in DERIVED.items()
+        )
         if not needed:
             continue
         if code == REFERENCE:
@@ -493,16 +628,23 @@ def main(argv: list[str] | None = None) -> int:
         write_list(args.out / f"{name}.txt", words)
         imported[name] = (code, len(words))
     if not args.languages:
-        license_file = Path(importlib.metadata.distribution("justext").locate_file("")) / \
-            f"justext-{importlib.metadata.version('justext')}.dist-info" / "LICENSE.rst"
-        (args.out / "LICENSE-justext.rst").write_text(license_file.read_text(encoding="utf-8"), encoding="utf-8")
+        license_file = (
+            Path(importlib.metadata.distribution("justext").locate_file(""))
+            / f"justext-{importlib.metadata.version('justext')}.dist-info"
+            / "LICENSE.rst"
+        )
+        (args.out / "LICENSE-justext.rst").write_text(
+            license_file.read_text(encoding="utf-8"), encoding="utf-8"
+        )
     if "Serbian" in wanted:
         words, coverage = chosen["sh"]
         lines = build_serbian(words)
         write_list(args.out / "Serbian.txt", lines)
         stats["Serbian"] = ("sh", len(words), len(lines), coverage)
     for name, (code, base, lines, coverage) in sorted(stats.items()):
-        print(f"{name + '.txt':24s} {base:5d} words {lines:5d} lines  coverage {100 * coverage:5.1f}%")
+        print(
+            f"{name + '.txt':24s} {base:5d} words {lines:5d} lines  coverage {100 * coverage:5.1f}%"
+        )
 
     if not args.languages:
         shown = ["python", "tools/build_stoplists.py"]

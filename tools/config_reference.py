@@ -76,7 +76,9 @@ def reference(schema: dict) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="only report whether config/README.md is up to date")
+    parser.add_argument(
+        "--check", action="store_true", help="only report whether config/README.md is up to date"
+    )
     args = parser.parse_args()
     text = reference(yaml.safe_load(SCHEMA.read_text()))
     if args.check:

@@ -42,15 +42,44 @@ from warcio.warcwriter import WARCWriter
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = REPO / "resources" / "sample"
-MANIFEST_COLUMNS = ["shard", "url", "status", "content_type", "file", "kind", "of", "lang", "location"]
-TRUTH_COLUMNS = ["shard", "record", "id", "warc_type", "url", "status", "content_type", "kind", "lang", "of", "of_id", "sha1"]
+MANIFEST_COLUMNS = [
+    "shard",
+    "url",
+    "status",
+    "content_type",
+    "file",
+    "kind",
+    "of",
+    "lang",
+    "location",
+]
+TRUTH_COLUMNS = [
+    "shard",
+    "record",
+    "id",
+    "warc_type",
+    "url",
+    "status",
+    "content_type",
+    "kind",
+    "lang",
+    "of",
+    "of_id",
+    "sha1",
+]
 
 WARC_VERSION = "1.0"
 CRAWL_START = dt.datetime(2025, 3, 15, 10, 0, 0, tzinfo=dt.timezone.utc)
 SECONDS_PER_FETCH = 7
 ID_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://corpusbuilder.example/sample-crawl")
 USER_AGENT = "corpusbuilder-sample/1.0 (+https://corpusbuilder.example/bot; hand-made sample crawl)"
-REASONS = {200: "OK", 301: "Moved Permanently", 302: "Found", 404: "Not Found", 500: "Internal Server Error"}
+REASONS = {
+    200: "OK",
+    301: "Moved Permanently",
+    302: "Found",
+    404: "Not Found",
+    500: "Internal Server Error",
+}
 SERVERS = {  # what each (fictional) host answers in its Server header
     "harbourledger.example": "nginx",
     "www.harbourledger.example": "nginx",
@@ -92,7 +121,9 @@ def read_manifest(path: Path) -> list[Row]:
         rows = []
         for lineno, fields in enumerate(reader, start=2):
             if len(fields) != len(MANIFEST_COLUMNS):
-                raise SystemExit(f"{path}:{lineno}: {len(fields)} fields, expected {len(MANIFEST_COLUMNS)}")
+                raise SystemExit(
+                    f"{path}:{lineno}: {len(fields)} fields, expected {len(MANIFEST_COLUMNS)}"
+                )
             rows.append(Row(*fields))
     return rows
 
@@ -128,7 +159,9 @@ def http_response_headers(row: Row, body: bytes, when: dt.datetime) -> StatusAnd
     if row.get("location"):
         headers.append(("Location", row.location))
     headers.append(("Connection", "close"))
-    return StatusAndHeaders(f"{status} {REASONS.get(status, 'Unknown')}", headers, protocol="HTTP/1.1")
+    return StatusAndHeaders(
+        f"{status} {REASONS.get(status, 'Unknown')}", headers, protocol="HTTP/1.1"
+    )
 
 
 def http_request_headers(url: str) -> StatusAndHeaders:
@@ -147,7 +180,9 @@ def http_request_headers(url: str) -> StatusAndHeaders:
     return StatusAndHeaders(f"GET {target} HTTP/1.1", headers, is_http_request=True)
 
 
-def write_shard(shard: str, rows: list[Row], pages: Path, out: Path, shard_no: int) -> list[dict[str, str]]:
+def write_shard(
+    shard: str, rows: list[Row], pages: Path, out: Path, shard_no: int
+) -> list[dict[str, str]]:
     """Write `out`/<shard>.warc.gz; return its truth rows."""
     filename = f"{shard}.warc.gz"
     clock = CRAWL_START + dt.timedelta(hours=shard_no)
@@ -156,15 +191,18 @@ def write_shard(shard: str, rows: list[Row], pages: Path, out: Path, shard_no: i
     with (out / filename).open("wb") as fh:
         writer = WARCWriter(fh, gzip=True, warc_version=WARC_VERSION)
 
-        info = writer.create_warcinfo_record(filename, {
-            "software": "corpusbuilder tools/make_sample.py (warcio)",
-            "format": "WARC File Format 1.0",
-            "description": "Hand-made sample crawl of fictional sites for corpusbuilder's demo and tests; "
-                           "see resources/sample/README.md",
-            "isPartOf": "corpusbuilder-sample",
-            "robots": "classic",
-            "http-header-user-agent": USER_AGENT,
-        })
+        info = writer.create_warcinfo_record(
+            filename,
+            {
+                "software": "corpusbuilder tools/make_sample.py (warcio)",
+                "format": "WARC File Format 1.0",
+                "description": "Hand-made sample crawl of fictional sites for corpusbuilder's demo and tests; "
+                "see resources/sample/README.md",
+                "isPartOf": "corpusbuilder-sample",
+                "robots": "classic",
+                "http-header-user-agent": USER_AGENT,
+            },
+        )
         info.rec_headers.replace_header("WARC-Record-ID", record_id("warcinfo", filename))
         info.rec_headers.replace_header("WARC-Date", warc_date(clock))
         writer.write_record(info)
@@ -175,7 +213,10 @@ def write_shard(shard: str, rows: list[Row], pages: Path, out: Path, shard_no: i
             body = body_of(row, pages)
             if row.url.startswith("dns:"):
                 rec = writer.create_warc_record(
-                    row.url, "resource", payload=io.BytesIO(body), length=len(body),
+                    row.url,
+                    "resource",
+                    payload=io.BytesIO(body),
+                    length=len(body),
                     warc_content_type=row.content_type,
                     warc_headers_dict={
                         "WARC-Type": "resource",
@@ -192,7 +233,10 @@ def write_shard(shard: str, rows: list[Row], pages: Path, out: Path, shard_no: i
             host = urlsplit(row.url).hostname or ""
             response_id = record_id("response", row.url)
             request = writer.create_warc_record(
-                row.url, "request", payload=io.BytesIO(b""), length=0,
+                row.url,
+                "request",
+                payload=io.BytesIO(b""),
+                length=0,
                 http_headers=http_request_headers(row.url),
                 warc_headers_dict={
                     "WARC-Type": "request",
@@ -206,7 +250,10 @@ def write_shard(shard: str, rows: list[Row], pages: Path, out: Path, shard_no: i
             index += 1
 
             response = writer.create_warc_record(
-                row.url, "response", payload=io.BytesIO(body), length=len(body),
+                row.url,
+                "response",
+                payload=io.BytesIO(body),
+                length=len(body),
                 http_headers=http_response_headers(row, body, clock),
                 warc_headers_dict={
                     "WARC-Type": "response",
@@ -225,9 +272,18 @@ def write_shard(shard: str, rows: list[Row], pages: Path, out: Path, shard_no: i
 
 def truth_row(shard: str, index: int, warc_type: str, row: Row, body: bytes) -> dict[str, str]:
     return {
-        "shard": shard, "record": str(index), "id": f"{shard}:{index}", "warc_type": warc_type,
-        "url": row.url, "status": row.status, "content_type": row.content_type, "kind": row.kind,
-        "lang": row.lang, "of": row.of, "of_id": "-", "sha1": hashlib.sha1(body).hexdigest(),
+        "shard": shard,
+        "record": str(index),
+        "id": f"{shard}:{index}",
+        "warc_type": warc_type,
+        "url": row.url,
+        "status": row.status,
+        "content_type": row.content_type,
+        "kind": row.kind,
+        "lang": row.lang,
+        "of": row.of,
+        "of_id": "-",
+        "sha1": hashlib.sha1(body).hexdigest(),
     }
 
 
@@ -262,10 +318,21 @@ def build(manifest: Path, pages: Path, out: Path) -> list[dict[str, str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write the sample crawl's WARC shards and truth.tsv from the hand-written pages.")
-    parser.add_argument("--manifest", type=Path, default=SAMPLE_DIR / "manifest.tsv", help="default: resources/sample/manifest.tsv")
-    parser.add_argument("--pages", type=Path, default=SAMPLE_DIR / "pages", help="default: resources/sample/pages")
-    parser.add_argument("--out", type=Path, default=SAMPLE_DIR, help="output directory (default: resources/sample)")
+    parser = argparse.ArgumentParser(
+        description="Write the sample crawl's WARC shards and truth.tsv from the hand-written pages."
+    )
+    parser.add_argument(
+        "--manifest",
+        type=Path,
+        default=SAMPLE_DIR / "manifest.tsv",
+        help="default: resources/sample/manifest.tsv",
+    )
+    parser.add_argument(
+        "--pages", type=Path, default=SAMPLE_DIR / "pages", help="default: resources/sample/pages"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=SAMPLE_DIR, help="output directory (default: resources/sample)"
+    )
     args = parser.parse_args(argv)
     truth = build(args.manifest, args.pages, args.out)
     shards = sorted({t["shard"] for t in truth})
@@ -273,7 +340,9 @@ def main(argv: list[str] | None = None) -> int:
     for shard in shards:
         size = (args.out / f"{shard}.warc.gz").stat().st_size
         total += size
-        print(f"{shard}.warc.gz: {sum(t['shard'] == shard for t in truth)} response/resource records, {size:,} bytes")
+        print(
+            f"{shard}.warc.gz: {sum(t['shard'] == shard for t in truth)} response/resource records, {size:,} bytes"
+        )
     print(f"total {total:,} bytes; truth.tsv: {len(truth)} rows")
     return 0
 

@@ -12,15 +12,25 @@ import pandas as pd
 from corpusbuilder.justext import BAD, DUPLICATE, GOOD, JustextParams, classify_after_removal
 
 
-def final_classes(cf_classes: list[str], justext_final: list[str], duplicate: list[bool],
-                  n_chars: list[int], heading: list[bool], params: JustextParams) -> list[str]:
+def final_classes(
+    cf_classes: list[str],
+    justext_final: list[str],
+    duplicate: list[bool],
+    n_chars: list[int],
+    heading: list[bool],
+    params: JustextParams,
+) -> list[str]:
     """Classes of one page's blocks after de-duplication: duplicate blocks enter Algorithm 2.3
     as "duplicate" (bad for their neighbours), stubs they leave go, and what the extractor already
     found bad stays bad (`justext.classify_after_removal`)."""
-    return classify_after_removal(cf_classes, justext_final, duplicate, n_chars, heading, params, DUPLICATE)
+    return classify_after_removal(
+        cf_classes, justext_final, duplicate, n_chars, heading, params, DUPLICATE
+    )
 
 
-def drop_orphan_stubs(classes: list[str], duplicate: list[bool], n_words: list[int], min_words: int) -> list[str]:
+def drop_orphan_stubs(
+    classes: list[str], duplicate: list[bool], n_words: list[int], min_words: int
+) -> list[str]:
     """A page that lost blocks as duplicates and keeps only blocks too short to hold an n-gram
     (fewer than ``min_words`` words) keeps nothing: what is left are the headings and stubs of
     the copied text, which n-grams cannot judge. jusText's context pass mostly removes them
@@ -30,9 +40,16 @@ def drop_orphan_stubs(classes: list[str], duplicate: list[bool], n_words: list[i
     return [BAD if c == GOOD else c for c in classes]
 
 
-def page_classes_after_dedup(cf_classes: list[str], justext_final: list[str], duplicate: list[bool],
-                             n_chars: list[int], heading: list[bool], n_words: list[int], params: JustextParams,
-                             min_words: int) -> list[str]:
+def page_classes_after_dedup(
+    cf_classes: list[str],
+    justext_final: list[str],
+    duplicate: list[bool],
+    n_chars: list[int],
+    heading: list[bool],
+    n_words: list[int],
+    params: JustextParams,
+    min_words: int,
+) -> list[str]:
     """One page's final classes: the context-sensitive pass with its duplicates, then no orphan stubs."""
     classes = final_classes(cf_classes, justext_final, duplicate, n_chars, heading, params)
     return drop_orphan_stubs(classes, duplicate, n_words, min_words)
@@ -52,22 +69,36 @@ class PageBlocks:
     heading: np.ndarray
     n_words: np.ndarray
 
-    def kept_blocks(self, doc: int, first_block: int, duplicate: np.ndarray, justext: JustextParams,
-                    min_words: int) -> np.ndarray:
+    def kept_blocks(
+        self,
+        doc: int,
+        first_block: int,
+        duplicate: np.ndarray,
+        justext: JustextParams,
+        min_words: int,
+    ) -> np.ndarray:
         """Which of a document's tokenised blocks (from `first_block`, flagged `duplicate`) are
         still good once the context-sensitive pass has run with the duplicates."""
         lo, hi = self.rows[doc], self.rows[doc + 1]
-        at = self.token_block_row[first_block:first_block + len(duplicate)] - lo
+        at = self.token_block_row[first_block : first_block + len(duplicate)] - lo
         flags = np.zeros(hi - lo, bool)
         flags[at] = duplicate
         resolved = page_classes_after_dedup(
-            self.classes[self.cf_class[lo:hi]].tolist(), self.classes[self.final_class[lo:hi]].tolist(),
-            flags.tolist(), self.n_chars[lo:hi].tolist(), self.heading[lo:hi].tolist(),
-            self.n_words[lo:hi].tolist(), justext, min_words)
+            self.classes[self.cf_class[lo:hi]].tolist(),
+            self.classes[self.final_class[lo:hi]].tolist(),
+            flags.tolist(),
+            self.n_chars[lo:hi].tolist(),
+            self.heading[lo:hi].tolist(),
+            self.n_words[lo:hi].tolist(),
+            justext,
+            min_words,
+        )
         return np.array(resolved, dtype=object)[at] == GOOD
 
 
-def page_blocks(blocks: pd.DataFrame, doc_ids: list[str], block_doc: np.ndarray, block_index: np.ndarray) -> PageBlocks:
+def page_blocks(
+    blocks: pd.DataFrame, doc_ids: list[str], block_doc: np.ndarray, block_index: np.ndarray
+) -> PageBlocks:
     """The blocks.parquet rows of the tokenised documents, grouped by document in token order."""
     doc_of = pd.Index(doc_ids).get_indexer(blocks["doc_id"])
     mine = doc_of >= 0
@@ -76,17 +107,28 @@ def page_blocks(blocks: pd.DataFrame, doc_ids: list[str], block_doc: np.ndarray,
     table = blocks[mine].iloc[order]
     doc_of = doc_of[order]
     keys = pd.MultiIndex.from_arrays([doc_of, table["block_index"].to_numpy(np.int64)])
-    token_block_row = keys.get_indexer(pd.MultiIndex.from_arrays([np.asarray(block_doc, np.int64),
-                                                                  np.asarray(block_index, np.int64)]))
+    token_block_row = keys.get_indexer(
+        pd.MultiIndex.from_arrays(
+            [np.asarray(block_doc, np.int64), np.asarray(block_index, np.int64)]
+        )
+    )
     if np.any(token_block_row < 0):
         missing = int(np.flatnonzero(token_block_row < 0)[0])
-        raise ValueError(f"blocks.parquet has no row for tokenised block {block_index[missing]} of document "
-                         f"{doc_ids[block_doc[missing]]!r}")
-    codes, classes = pd.factorize(pd.concat([table["cf_class"], table["final_class"]], ignore_index=True))
+        raise ValueError(
+            f"blocks.parquet has no row for tokenised block {block_index[missing]} of document "
+            f"{doc_ids[block_doc[missing]]!r}"
+        )
+    codes, classes = pd.factorize(
+        pd.concat([table["cf_class"], table["final_class"]], ignore_index=True)
+    )
     codes = codes.astype(np.int8)
-    return PageBlocks(rows=np.searchsorted(doc_of, np.arange(len(doc_ids) + 1)).astype(np.int64),
-                      token_block_row=token_block_row.astype(np.int64),
-                      classes=np.asarray(classes, dtype=object),
-                      cf_class=codes[:len(table)], final_class=codes[len(table):],
-                      n_chars=table["n_chars"].to_numpy(np.int64), heading=table["heading"].to_numpy(bool),
-                      n_words=table["n_words"].to_numpy(np.int64))
+    return PageBlocks(
+        rows=np.searchsorted(doc_of, np.arange(len(doc_ids) + 1)).astype(np.int64),
+        token_block_row=token_block_row.astype(np.int64),
+        classes=np.asarray(classes, dtype=object),
+        cf_class=codes[: len(table)],
+        final_class=codes[len(table) :],
+        n_chars=table["n_chars"].to_numpy(np.int64),
+        heading=table["heading"].to_numpy(bool),
+        n_words=table["n_words"].to_numpy(np.int64),
+    )

@@ -48,19 +48,25 @@ class ShardNgrams:
     doc_ngrams: np.ndarray  # int64, n-grams per document
     doc_duplicates: np.ndarray  # int64, duplicate n-grams per document
     pages: PageBlocks | None = None  # every block of the pages, for the context-sensitive pass
-    sentence_starts: np.ndarray | None = None  # sentence mode: word positions starting a sentence inside a block
+    sentence_starts: np.ndarray | None = (
+        None  # sentence mode: word positions starting a sentence inside a block
+    )
     chunk_start: np.ndarray | None = None  # span mode: per word, does it start a whitespace chunk
 
     def duplicate_share(self) -> np.ndarray:
         """Share of each document's n-grams that are duplicate (the §3.5 ordering key)."""
-        return np.divide(self.doc_duplicates, self.doc_ngrams, out=np.zeros(len(self.doc_ngrams)),
-                         where=self.doc_ngrams > 0)
+        return np.divide(
+            self.doc_duplicates,
+            self.doc_ngrams,
+            out=np.zeros(len(self.doc_ngrams)),
+            where=self.doc_ngrams > 0,
+        )
 
     def document_units(self, doc: int, level: str) -> np.ndarray:
         first, last = self.doc_blocks[doc], self.doc_blocks[doc + 1]
         if level == "document":
             return self.word_offsets[[first, last]]
-        return self.word_offsets[first:last + 1]
+        return self.word_offsets[first : last + 1]
 
     def document_sentence_starts(self, doc: int) -> np.ndarray | None:
         """Sentence mode: the words at which a sentence starts inside one of the document's blocks."""
@@ -82,14 +88,22 @@ class ShardNgrams:
         return self.dup_handles[lo:hi], self.dup_starts[lo:hi]
 
 
-def shard_ngrams(tokens: dict, params: DedupParams, store, blocks: pd.DataFrame | None = None) -> ShardNgrams:
+def shard_ngrams(
+    tokens: dict, params: DedupParams, store, blocks: pd.DataFrame | None = None
+) -> ShardNgrams:
     """Hash every n-gram of a shard's tokens at once and keep the duplicate ones (with `blocks`,
     the shard's blocks.parquet, every block of its pages for the context-sensitive pass)."""
     keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
-    words, word_offsets, kept_tokens = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
-                                                     np.asarray(tokens["block_offsets"], np.int64), keep)
-    sentences = None if params.level != "sentence" else inner_sentence_starts(
-        tokens["sentence_start"], kept_tokens, word_offsets)
+    words, word_offsets, kept_tokens = select_tokens(
+        np.asarray(tokens["token_hash"], np.uint64),
+        np.asarray(tokens["block_offsets"], np.int64),
+        keep,
+    )
+    sentences = (
+        None
+        if params.level != "sentence"
+        else inner_sentence_starts(tokens["sentence_start"], kept_tokens, word_offsets)
+    )
     hashes, starts = ngram_hashes(words, word_offsets, params.n)
     hashes = truncate_hashes(hashes, params.hash_bits)
     duplicate, handles = store.locate(hashes)
@@ -97,25 +111,39 @@ def shard_ngrams(tokens: dict, params: DedupParams, store, blocks: pd.DataFrame 
     doc_ids = [str(d) for d in tokens["doc_ids"]]
     doc_blocks = np.searchsorted(block_doc, np.arange(len(doc_ids) + 1)).astype(np.int64)
     if np.any(np.diff(block_doc) < 0):
-        raise ValueError("token file: blocks of a document must be contiguous and in document order")
+        raise ValueError(
+            "token file: blocks of a document must be contiguous and in document order"
+        )
     doc_of_start = np.searchsorted(word_offsets[doc_blocks], starts, side="right") - 1
     return ShardNgrams(
-        doc_ids=doc_ids, block_doc=block_doc, block_index=np.asarray(tokens["block_index"], np.int32),
-        word_offsets=word_offsets, doc_blocks=doc_blocks,
-        dup_handles=handles, dup_starts=starts[duplicate],
+        doc_ids=doc_ids,
+        block_doc=block_doc,
+        block_index=np.asarray(tokens["block_index"], np.int32),
+        word_offsets=word_offsets,
+        doc_blocks=doc_blocks,
+        dup_handles=handles,
+        dup_starts=starts[duplicate],
         doc_ngrams=np.bincount(doc_of_start, minlength=len(doc_ids)),
         doc_duplicates=np.bincount(doc_of_start[duplicate], minlength=len(doc_ids)),
-        pages=None if blocks is None else page_blocks(blocks, doc_ids, block_doc, tokens["block_index"]),
+        pages=None
+        if blocks is None
+        else page_blocks(blocks, doc_ids, block_doc, tokens["block_index"]),
         sentence_starts=sentences,
-        chunk_start=None if params.level != "span" else first_words_of_chunks(tokens["chunk_start"], kept_tokens),
+        chunk_start=None
+        if params.level != "span"
+        else first_words_of_chunks(tokens["chunk_start"], kept_tokens),
     )
 
 
 def processing_order(shares: list[np.ndarray], order: str) -> np.ndarray:
     """(shard, document) pairs in processing order: by increasing share of duplicate n-grams,
     ties in crawl order (§3.5), or crawl order alone."""
-    shard = np.concatenate([np.full(len(s), i, np.int32) for i, s in enumerate(shares)] + [np.empty(0, np.int32)])
-    position = np.concatenate([np.arange(len(s), dtype=np.int32) for s in shares] + [np.empty(0, np.int32)])
+    shard = np.concatenate(
+        [np.full(len(s), i, np.int32) for i, s in enumerate(shares)] + [np.empty(0, np.int32)]
+    )
+    position = np.concatenate(
+        [np.arange(len(s), dtype=np.int32) for s in shares] + [np.empty(0, np.int32)]
+    )
     if order == "dup-share":
         keys = np.concatenate(list(shares) + [np.empty(0)])
         ranked = np.lexsort((position, shard, keys))
@@ -124,7 +152,9 @@ def processing_order(shares: list[np.ndarray], order: str) -> np.ndarray:
     return np.stack([shard[ranked], position[ranked]], axis=1)
 
 
-def buckets(order: np.ndarray, doc_tokens: list[np.ndarray], bucket_tokens: int) -> list[np.ndarray]:
+def buckets(
+    order: np.ndarray, doc_tokens: list[np.ndarray], bucket_tokens: int
+) -> list[np.ndarray]:
     """Cut the processing order into consecutive runs of at most `bucket_tokens` tokens
     (a single longer document makes a bucket of its own)."""
     sizes = np.array([doc_tokens[s][d] for s, d in order], dtype=np.int64)
@@ -134,6 +164,7 @@ def buckets(order: np.ndarray, doc_tokens: list[np.ndarray], bucket_tokens: int)
 
 
 # --- the stage ---------------------------------------------------------------------------------
+
 
 @dataclass
 class Shard:
@@ -151,11 +182,15 @@ class _BlockVerdicts:
     share: np.ndarray
     duplicate: np.ndarray
     duplicate_of: np.ndarray  # global document index
-    removed: list[tuple[int, int, int, int]] = field(default_factory=list)  # (block, first word, end, document)
+    removed: list[tuple[int, int, int, int]] = field(
+        default_factory=list
+    )  # (block, first word, end, document)
 
     @classmethod
     def empty(cls, blocks: int) -> _BlockVerdicts:
-        return cls(np.zeros(blocks, np.float32), np.zeros(blocks, bool), np.full(blocks, -1, np.int32))
+        return cls(
+            np.zeros(blocks, np.float32), np.zeros(blocks, bool), np.full(blocks, -1, np.int32)
+        )
 
 
 @dataclass
@@ -166,7 +201,9 @@ class DedupStats:
     store_bytes: int = 0
     spilled_bytes: int = 0  # the prepared shards pass 1 wrote for pass 2 (removed after it)
     tokens: int = 0
-    partly_kept_blocks: int = 0  # sentence and span modes: blocks that lost some parts and kept others
+    partly_kept_blocks: int = (
+        0  # sentence and span modes: blocks that lost some parts and kept others
+    )
     removed_parts: int = 0  # the parts they lost
     blocks: dict = field(default_factory=dict)  # final class → blocks (of the deduplicated ones)
     words: dict = field(default_factory=dict)  # final class → words (blocks.parquet n_words)
@@ -184,17 +221,27 @@ class Plan:
     doc_base: np.ndarray  # global index of each shard's first document
     verdicts: list[_BlockVerdicts]
     prepared: SpilledShards
-    earlier_ids: list[str] = field(default_factory=list)  # documents of the corpus de-duplicated against
+    earlier_ids: list[str] = field(
+        default_factory=list
+    )  # documents of the corpus de-duplicated against
 
     def all_ids(self) -> np.ndarray:
         """Document ids by global index: this corpus's in crawl order, then the earlier corpus's
         that own an n-gram this one repeats."""
-        return np.array([i for ids in self.doc_ids for i in ids] + self.earlier_ids or [""], dtype=object)
+        return np.array(
+            [i for ids in self.doc_ids for i in ids] + self.earlier_ids or [""], dtype=object
+        )
 
 
-def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: Path | str | None,
-                 params: DedupParams, justext: JustextParams = PRESETS["default"],
-                 against: Path | str | None = None, state_path: Path | str | None = None) -> DedupStats:
+def dedup_corpus(
+    shards: list[Shard],
+    duplicates_path: Path | str,
+    stats_path: Path | str | None,
+    params: DedupParams,
+    justext: JustextParams = PRESETS["default"],
+    against: Path | str | None = None,
+    state_path: Path | str | None = None,
+) -> DedupStats:
     """The dedup stage over every shard: tokens + blocks + G₂₊ → per-shard override tables.
 
     `against`: the state of an earlier corpus, whose output n-grams count as already output
@@ -221,7 +268,11 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     del owners
     stats.seconds["dedup"] = round(time.perf_counter() - started - stats.seconds["order"], 3)
 
-    runs = None if state_path is None else OutputRuns(Path(state_path).parent, against, stats.documents)
+    runs = (
+        None
+        if state_path is None
+        else OutputRuns(Path(state_path).parent, against, stats.documents)
+    )
     write_shard_outputs(shards, plan, params, justext, stats, runs)
     stats.seconds["total"] = round(time.perf_counter() - started, 3)
     if runs is not None:
@@ -230,12 +281,19 @@ def dedup_corpus(shards: list[Shard], duplicates_path: Path | str, stats_path: P
     if stats_path is not None:
         with atomic_path(stats_path) as tmp:
             tmp.write_text(json.dumps({"params": asdict(params), **asdict(stats)}, indent=1) + "\n")
-    log.info("dedup: %d documents, %d tokens, blocks %s, %.1f s", stats.documents, stats.tokens,
-             stats.blocks, stats.seconds["total"])
+    log.info(
+        "dedup: %d documents, %d tokens, blocks %s, %.1f s",
+        stats.documents,
+        stats.tokens,
+        stats.blocks,
+        stats.seconds["total"],
+    )
     return stats
 
 
-def plan_documents(shards: list[Shard], store, params: DedupParams, stats: DedupStats, scratch: Path) -> Plan:
+def plan_documents(
+    shards: list[Shard], store, params: DedupParams, stats: DedupStats, scratch: Path
+) -> Plan:
     """Pass 1: ordering keys and sizes, one shard at a time. Each shard is read and prepared
     here only, and spilled to a scratch directory in `scratch` for pass 2, so the corpus is
     hashed once and memory holds one prepared shard, whatever its size."""
@@ -253,11 +311,19 @@ def plan_documents(shards: list[Shard], store, params: DedupParams, stats: Dedup
     doc_base = np.concatenate(([0], np.cumsum([len(ids) for ids in doc_ids]))).astype(np.int64)
     stats.documents = int(doc_base[-1])
     stats.spilled_bytes = spilled.nbytes
-    return Plan(processing_order(shares, params.order), doc_tokens, doc_ids, doc_base, verdicts, spilled)
+    return Plan(
+        processing_order(shares, params.order), doc_tokens, doc_ids, doc_base, verdicts, spilled
+    )
 
 
-def remove_duplicate_units(plan: Plan, store, provenance: Provenance, params: DedupParams,
-                           justext: JustextParams, stats: DedupStats) -> list[tuple]:
+def remove_duplicate_units(
+    plan: Plan,
+    store,
+    provenance: Provenance,
+    params: DedupParams,
+    justext: JustextParams,
+    stats: DedupStats,
+) -> list[tuple]:
     """Pass 2: Algorithm 3.1, bucket by bucket in processing order (the spilled shards a bucket
     touches are mapped for it, so the pages it reads leave the job's resident set after it);
     fills ``plan.verdicts``' shares and duplicate flags and logs who sent what. Returns, per document with duplicate
@@ -273,20 +339,41 @@ def remove_duplicate_units(plan: Plan, store, provenance: Provenance, params: De
             stats.documents_processed += 1
             hashes, starts = shard.document_duplicates(d)
             first, stop = shard.doc_blocks[d], shard.doc_blocks[d + 1]
-            smooth = None if shard.pages is None else partial(shard.pages.kept_blocks, d, first, justext=justext,
-                                                                     min_words=params.n)
-            result = dedup_document(hashes, starts, shard.document_units(d, params.level), params.n,
-                                    params.threshold, store, smooth,
-                                    params.level if params.level in PART_LEVELS else None,
-                                    shard.document_sentence_starts(d), params.partial_band,
-                                    params.span_repeat_ratio, shard.document_chunk_starts(d))
+            smooth = (
+                None
+                if shard.pages is None
+                else partial(shard.pages.kept_blocks, d, first, justext=justext, min_words=params.n)
+            )
+            result = dedup_document(
+                hashes,
+                starts,
+                shard.document_units(d, params.level),
+                params.n,
+                params.threshold,
+                store,
+                smooth,
+                params.level if params.level in PART_LEVELS else None,
+                shard.document_sentence_starts(d),
+                params.partial_band,
+                params.span_repeat_ratio,
+                shard.document_chunk_starts(d),
+            )
             provenance.record(result, int(plan.doc_base[s] + d))
             # a block goes when all its units go; a document-level verdict is broadcast to all its blocks
-            whole = np.bincount(result.unit_block, weights=~result.duplicate, minlength=len(result.share)) == 0
+            whole = (
+                np.bincount(
+                    result.unit_block, weights=~result.duplicate, minlength=len(result.share)
+                )
+                == 0
+            )
             plan.verdicts[s].share[first:stop] = result.share
             plan.verdicts[s].duplicate[first:stop] = whole
             if result.duplicate.any():
-                bounds = np.arange(first, stop + 1) if params.level != "document" else np.array([first, stop])
+                bounds = (
+                    np.arange(first, stop + 1)
+                    if params.level != "document"
+                    else np.array([first, stop])
+                )
                 at = result.unit_block[result.duplicate]
                 part = ~whole[at]
                 words = np.flatnonzero(result.duplicate)
@@ -298,20 +385,31 @@ def remove_duplicate_units(plan: Plan, store, provenance: Provenance, params: De
     return units
 
 
-def fill_duplicate_of(verdicts: list[_BlockVerdicts], units: list[tuple], owner_of_unit: np.ndarray) -> None:
+def fill_duplicate_of(
+    verdicts: list[_BlockVerdicts], units: list[tuple], owner_of_unit: np.ndarray
+) -> None:
     """Each duplicate unit's blocks, or removed part, name the document it duplicates
     (`Provenance.resolve`)."""
     for (s, firsts, stops, part_firsts, part_ends), owner in zip(
-            units, np.split(owner_of_unit, np.cumsum([len(unit[1]) for unit in units]))):
-        for first, stop, part_first, part_end, doc in zip(firsts, stops, part_firsts, part_ends, owner):
+        units, np.split(owner_of_unit, np.cumsum([len(unit[1]) for unit in units]))
+    ):
+        for first, stop, part_first, part_end, doc in zip(
+            firsts, stops, part_firsts, part_ends, owner
+        ):
             if part_first < 0:
                 verdicts[s].duplicate_of[first:stop] = doc
             else:
                 verdicts[s].removed.append((int(first), int(part_first), int(part_end), int(doc)))
 
 
-def write_shard_outputs(shards: list[Shard], plan: Plan, params: DedupParams, justext: JustextParams,
-                        stats: DedupStats, runs: OutputRuns | None = None) -> None:
+def write_shard_outputs(
+    shards: list[Shard],
+    plan: Plan,
+    params: DedupParams,
+    justext: JustextParams,
+    stats: DedupStats,
+    runs: OutputRuns | None = None,
+) -> None:
     """Pass 3: the context-sensitive pass on pages with duplicates, and the override tables;
     with `runs`, each shard's output n-grams go to the state's runs."""
     all_ids = plan.all_ids()
@@ -319,20 +417,43 @@ def write_shard_outputs(shards: list[Shard], plan: Plan, params: DedupParams, ju
         fields = ["doc_ids", "block_doc", "block_index"]
         if shard_verdicts.removed:  # parts to take from words to tokens
             fields += ["block_offsets", "is_punct", "is_stop"]
-        tokens = read_tokens(shard.tokens) if runs is not None else read_tokens(shard.tokens, tuple(fields))
-        table = shard_output(read_table(shard.blocks, BLOCK_COLUMNS), tokens, shard_verdicts, all_ids, justext, params)
+        tokens = (
+            read_tokens(shard.tokens)
+            if runs is not None
+            else read_tokens(shard.tokens, tuple(fields))
+        )
+        table = shard_output(
+            read_table(shard.blocks, BLOCK_COLUMNS),
+            tokens,
+            shard_verdicts,
+            all_ids,
+            justext,
+            params,
+        )
         partly = table["removed_starts"].notna() & (table["final_class"] == GOOD)
         stats.partly_kept_blocks += int(partly.sum())
         stats.removed_parts += int(table.loc[partly, "removed_starts"].map(len).sum())
         _count(stats, table)
-        write_table(pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
-                    shard.output)
+        write_table(
+            pa.Table.from_pandas(
+                table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False
+            ),
+            shard.output,
+        )
         if runs is not None:
             hashes, docs = kept_ngrams(tokens, table, params)
             runs.add(hashes, docs + plan.doc_base[s], all_ids)
 
 
-BLOCK_COLUMNS = ["doc_id", "block_index", "cf_class", "final_class", "n_chars", "heading", "n_words"]
+BLOCK_COLUMNS = [
+    "doc_id",
+    "block_index",
+    "cf_class",
+    "final_class",
+    "n_chars",
+    "heading",
+    "n_words",
+]
 
 
 def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
@@ -342,8 +463,9 @@ def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
     return read_table(shard.blocks, BLOCK_COLUMNS)
 
 
-def removed_part_lists(verdicts: _BlockVerdicts, tokens: dict, params: DedupParams,
-                       all_ids: np.ndarray) -> tuple[pd.Series, pd.Series, pd.Series]:
+def removed_part_lists(
+    verdicts: _BlockVerdicts, tokens: dict, params: DedupParams, all_ids: np.ndarray
+) -> tuple[pd.Series, pd.Series, pd.Series]:
     """Per tokenised block, the parts removed from it — first token and the token after it,
     counted from the block's first token — and the documents they duplicate (None for a block
     kept whole or removed whole). A part's words are taken back to tokens: under a kind other
@@ -353,35 +475,55 @@ def removed_part_lists(verdicts: _BlockVerdicts, tokens: dict, params: DedupPara
         block, first, end, doc = np.array(verdicts.removed, np.int64).T
         order = np.lexsort((first, block))
         block, first, end, doc = block[order], first[order], end[order], doc[order]
-        token_of_word = np.flatnonzero(kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"]))
+        token_of_word = np.flatnonzero(
+            kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
+        )
         block_start = np.asarray(tokens["block_offsets"], np.int64)[block]
         first = token_of_word[first] - block_start
         end = token_of_word[end - 1] + 1 - block_start
         cuts = np.flatnonzero(np.diff(block)) + 1
-        for b, f, e, d in zip(block[np.r_[0, cuts]].tolist(), np.split(first, cuts), np.split(end, cuts),
-                              np.split(doc, cuts)):
-            lists[0][b], lists[1][b], lists[2][b] = f.tolist(), e.tolist(), all_ids[np.maximum(d, 0)].tolist()
+        for b, f, e, d in zip(
+            block[np.r_[0, cuts]].tolist(),
+            np.split(first, cuts),
+            np.split(end, cuts),
+            np.split(doc, cuts),
+        ):
+            lists[0][b], lists[1][b], lists[2][b] = (
+                f.tolist(),
+                e.tolist(),
+                all_ids[np.maximum(d, 0)].tolist(),
+            )
     return tuple(pd.Series(values, dtype=object) for values in lists)
 
 
-def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, all_ids: np.ndarray,
-                 justext: JustextParams, params: DedupParams) -> pd.DataFrame:
+def shard_output(
+    blocks: pd.DataFrame,
+    tokens: dict,
+    verdicts: _BlockVerdicts,
+    all_ids: np.ndarray,
+    justext: JustextParams,
+    params: DedupParams,
+) -> pd.DataFrame:
     """Every block of the shard's de-duplicated documents with its class after de-duplication
     (plus `n_words`, for the stats); in sentence and span modes, the parts a block lost and whom
     they copy.
     Pages without a duplicate block keep jusText's classes."""
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
     starts, ends, removed_of = removed_part_lists(verdicts, tokens, params, all_ids)
-    keyed = pd.DataFrame({
-        "doc_id": doc_ids[np.asarray(tokens["block_doc"])],
-        "block_index": np.asarray(tokens["block_index"], np.int32),
-        "dup_share": verdicts.share,
-        "duplicate": verdicts.duplicate,
-        "duplicate_of": pd.Series(all_ids[np.maximum(verdicts.duplicate_of, 0)]).where(verdicts.duplicate_of >= 0),
-        "removed_starts": starts,
-        "removed_ends": ends,
-        "removed_duplicate_of": removed_of,
-    })
+    keyed = pd.DataFrame(
+        {
+            "doc_id": doc_ids[np.asarray(tokens["block_doc"])],
+            "block_index": np.asarray(tokens["block_index"], np.int32),
+            "dup_share": verdicts.share,
+            "duplicate": verdicts.duplicate,
+            "duplicate_of": pd.Series(all_ids[np.maximum(verdicts.duplicate_of, 0)]).where(
+                verdicts.duplicate_of >= 0
+            ),
+            "removed_starts": starts,
+            "removed_ends": ends,
+            "removed_duplicate_of": removed_of,
+        }
+    )
     table = blocks.loc[blocks["doc_id"].isin(set(doc_ids)), BLOCK_COLUMNS]
     # blocks.parquet order is page order; a left merge keeps it
     table = table.merge(keyed, on=["doc_id", "block_index"], how="left", sort=False)
@@ -389,16 +531,28 @@ def shard_output(blocks: pd.DataFrame, tokens: dict, verdicts: _BlockVerdicts, a
     table["duplicate"] = duplicate
     final = table["final_class"].to_numpy(dtype=object).copy()
     page = table["doc_id"].to_numpy(dtype=object)
-    starts = np.flatnonzero(np.concatenate(([True], page[1:] != page[:-1]))) if len(page) else np.empty(0, int)
+    starts = (
+        np.flatnonzero(np.concatenate(([True], page[1:] != page[:-1])))
+        if len(page)
+        else np.empty(0, int)
+    )
     ends = np.append(starts[1:], len(page))
     touched = np.flatnonzero(np.add.reduceat(duplicate, starts) > 0) if len(page) else starts
     if len(touched):
-        cf, n_chars, heading, n_words = (table[c].to_numpy() for c in ("cf_class", "n_chars", "heading", "n_words"))
+        cf, n_chars, heading, n_words = (
+            table[c].to_numpy() for c in ("cf_class", "n_chars", "heading", "n_words")
+        )
         for first, last in zip(starts[touched], ends[touched]):
             final[first:last] = page_classes_after_dedup(
-                cf[first:last].tolist(), final[first:last].tolist(), duplicate[first:last].tolist(),
-                n_chars[first:last].tolist(), heading[first:last].tolist(), n_words[first:last].tolist(),
-                justext, params.n)
+                cf[first:last].tolist(),
+                final[first:last].tolist(),
+                duplicate[first:last].tolist(),
+                n_chars[first:last].tolist(),
+                heading[first:last].tolist(),
+                n_words[first:last].tolist(),
+                justext,
+                params.n,
+            )
     table["final_class"] = final
     return table[[*DEDUP_SCHEMA.names, "n_words"]]
 

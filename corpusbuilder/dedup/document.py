@@ -26,8 +26,9 @@ def unit_shares(covered: np.ndarray, unit_offsets: np.ndarray) -> np.ndarray:
     return np.divide(words, lengths, out=np.zeros(len(lengths)), where=lengths > 0)
 
 
-def part_units(block_offsets: np.ndarray, inner_starts: np.ndarray,
-               split: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def part_units(
+    block_offsets: np.ndarray, inner_starts: np.ndarray, split: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Units that cut the blocks flagged `split` into their parts (`inner_starts`: where a part
     starts inside a block, never at its first word), and each unit's block."""
     block_of = np.searchsorted(block_offsets, inner_starts, side="right") - 1
@@ -40,8 +41,13 @@ def part_units(block_offsets: np.ndarray, inner_starts: np.ndarray,
     return offsets[order], blocks[order][:-1]
 
 
-def span_removal(output_starts: np.ndarray, block_offsets: np.ndarray, n: int, repeat_ratio: float,
-                 chunk_start: np.ndarray) -> np.ndarray:
+def span_removal(
+    output_starts: np.ndarray,
+    block_offsets: np.ndarray,
+    n: int,
+    repeat_ratio: float,
+    chunk_start: np.ndarray,
+) -> np.ndarray:
     """Span mode: which words of a document go. A word goes when no fresh n-gram covers it (every
     n-gram of a block that does not start at `output_starts` is fresh): it only repeats output
     text. Cuts fall between whitespace chunks (`chunk_start`, per word), as the kept text is
@@ -82,7 +88,9 @@ class UnitVerdicts:
     """Algorithm 3.1's decision for each unit (a block, a document, or a part of a partly copied
     block: a sentence or a span) of one document, and what `Provenance` logs of it."""
 
-    share: np.ndarray  # float: share of each given unit's (block's) words covered by n-grams already output
+    share: (
+        np.ndarray
+    )  # float: share of each given unit's (block's) words covered by n-grams already output
     duplicate: np.ndarray  # bool: the unit judged goes
     sent: np.ndarray  # handles the kept units moved from G₂₊ to G_out
     quoted_unit: np.ndarray  # int: the duplicate units' output n-grams: unit,
@@ -93,12 +101,20 @@ class UnitVerdicts:
     unit_block: np.ndarray | None = None  # int: the given unit (block) each lies in
 
 
-def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np.ndarray,
-                   n: int, threshold: float, store,
-                   smooth: Callable[[np.ndarray], np.ndarray] | None = None,
-                   parts: str | None = None, inner_starts: np.ndarray | None = None,
-                   band: tuple[float, float] = (0.0, 1.0), repeat_ratio: float = np.inf,
-                   chunk_start: np.ndarray | None = None) -> UnitVerdicts:
+def dedup_document(
+    handles: np.ndarray,
+    dup_starts: np.ndarray,
+    unit_offsets: np.ndarray,
+    n: int,
+    threshold: float,
+    store,
+    smooth: Callable[[np.ndarray], np.ndarray] | None = None,
+    parts: str | None = None,
+    inner_starts: np.ndarray | None = None,
+    band: tuple[float, float] = (0.0, 1.0),
+    repeat_ratio: float = np.inf,
+    chunk_start: np.ndarray | None = None,
+) -> UnitVerdicts:
     """Algorithm 3.1 over the units of one document; updates `store`.
 
     `handles`/`dup_starts` are the document's duplicate n-grams (members of G₂₊ ∪ G_out, as
@@ -141,7 +157,11 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     # and Algorithm 3.1's own output condition ("none ... has more than t percent of content in
     # common"). Its loop test `|I|/|D| < t` would also drop a unit at exactly t; we keep it.
     units, unit_block, duplicate = blocks, np.arange(len(block_share)), block_share > threshold
-    split = (block_share > band[0]) & (block_share <= band[1]) if parts else np.zeros(len(block_share), bool)
+    split = (
+        (block_share > band[0]) & (block_share <= band[1])
+        if parts
+        else np.zeros(len(block_share), bool)
+    )
     if split.any():
         if parts == "span":
             gone = span_removal(starts[output], blocks, n, repeat_ratio, chunk_start)
@@ -154,6 +174,7 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
 
             def goes(offsets):
                 return unit_shares(covered, offsets) > threshold
+
         pieces, piece_block = part_units(blocks, inner_starts, split)
         gone_pieces = np.bincount(piece_block, weights=goes(pieces), minlength=len(block_share))
         all_pieces = np.bincount(piece_block, minlength=len(block_share))
@@ -163,7 +184,9 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
         duplicate = np.where(mixed[unit_block], goes(units), duplicate[unit_block])
     kept = ~duplicate
     if smooth is not None and duplicate.any():
-        block_duplicate = np.bincount(unit_block, weights=~duplicate, minlength=len(block_share)) == 0
+        block_duplicate = (
+            np.bincount(unit_block, weights=~duplicate, minlength=len(block_share)) == 0
+        )
         if block_duplicate.any():  # parts removed from kept blocks leave no stub
             kept &= smooth(block_duplicate)[unit_block]
     unit_of = np.searchsorted(units, starts, side="right") - 1
@@ -176,5 +199,13 @@ def dedup_document(handles: np.ndarray, dup_starts: np.ndarray, unit_offsets: np
     if len(send):
         store.send(send)
     quoted = output & duplicate[unit_of]
-    return UnitVerdicts(block_share, duplicate, send, unit_of[quoted], handles[quoted], ~in_gout[quoted],
-                        units + first_word, unit_block)
+    return UnitVerdicts(
+        block_share,
+        duplicate,
+        send,
+        unit_of[quoted],
+        handles[quoted],
+        ~in_gout[quoted],
+        units + first_word,
+        unit_block,
+    )

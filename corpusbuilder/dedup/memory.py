@@ -51,19 +51,29 @@ def token_count(tokens_path: Path | str) -> int:
     """The tokens of a token file, from its header alone (`tokenfile`: uncompressed .npy members)."""
     with zipfile.ZipFile(tokens_path) as archive, archive.open("token_hash.npy") as member:
         version = np.lib.format.read_magic(member)
-        shape, _, _ = (np.lib.format.read_array_header_1_0(member) if version == (1, 0)
-                       else np.lib.format.read_array_header_2_0(member))
+        shape, _, _ = (
+            np.lib.format.read_array_header_1_0(member)
+            if version == (1, 0)
+            else np.lib.format.read_array_header_2_0(member)
+        )
     return int(np.prod(shape))
 
 
-def dedup_memory_mb_by_sizes(duplicates: Sequence[Path | str], tokens: Sequence[Path | str], params: DedupParams) -> dict:
+def dedup_memory_mb_by_sizes(
+    duplicates: Sequence[Path | str], tokens: Sequence[Path | str], params: DedupParams
+) -> dict:
     """`dedup_memory_mb` from the files' sizes alone (a stat each, for the rule's resources):
     at least what the job computes from their headers, since each file is at least its payload."""
-    return dedup_memory_mb(sum(os.path.getsize(path) for path in duplicates) // 8,
-                           [os.path.getsize(path) // TOKEN_FILE_BYTES_PER_TOKEN for path in tokens], params)
+    return dedup_memory_mb(
+        sum(os.path.getsize(path) for path in duplicates) // 8,
+        [os.path.getsize(path) // TOKEN_FILE_BYTES_PER_TOKEN for path in tokens],
+        params,
+    )
 
 
-def dedup_memory_mb(duplicate_ngrams: int, shard_tokens: Sequence[int], params: DedupParams) -> dict:
+def dedup_memory_mb(
+    duplicate_ngrams: int, shard_tokens: Sequence[int], params: DedupParams
+) -> dict:
     """The memory the dedup job needs, in MB, and its terms: |G₂₊| = `duplicate_ngrams`, and the
     tokens of each shard."""
     terms = {
@@ -72,11 +82,18 @@ def dedup_memory_mb(duplicate_ngrams: int, shard_tokens: Sequence[int], params: 
         "plan": sum(shard_tokens) * PLAN_BYTES_PER_TOKEN / 2**20,
         "modules": MODULES_MB,
     }
-    return {"total": math.ceil(sum(terms.values())), **{key: round(value) for key, value in terms.items()}}
+    return {
+        "total": math.ceil(sum(terms.values())),
+        **{key: round(value) for key, value in terms.items()},
+    }
 
 
-def check_dedup_memory(duplicates: Sequence[Path | str], tokens: Sequence[Path | str], params: DedupParams,
-                       mem_mb: int | None) -> dict:
+def check_dedup_memory(
+    duplicates: Sequence[Path | str],
+    tokens: Sequence[Path | str],
+    params: DedupParams,
+    mem_mb: int | None,
+) -> dict:
     """Log the memory the job needs, in one line, before the pass; a DedupMemoryError naming
     `resources.mem_mb` when the job's `mem_mb` cannot hold it."""
     from corpusbuilder.tables import duplicate_ngram_count
@@ -84,13 +101,16 @@ def check_dedup_memory(duplicates: Sequence[Path | str], tokens: Sequence[Path |
     count = duplicate_ngram_count(duplicates)
     shard_tokens = [token_count(path) for path in tokens]
     need = dedup_memory_mb(count, shard_tokens, params)
-    terms = (f"{count:,} duplicate n-grams × {BYTES_PER_DUPLICATE_NGRAM[params.backend]} B ({params.backend}) "
-             f"{need['duplicate_ngrams']} MB + {len(shard_tokens)} shards' {sum(shard_tokens):,} tokens planned "
-             f"{need['plan']} MB + the largest shard's {max(shard_tokens, default=0):,} tokens "
-             f"{need['largest_shard']} MB + modules {need['modules']} MB")
+    terms = (
+        f"{count:,} duplicate n-grams × {BYTES_PER_DUPLICATE_NGRAM[params.backend]} B ({params.backend}) "
+        f"{need['duplicate_ngrams']} MB + {len(shard_tokens)} shards' {sum(shard_tokens):,} tokens planned "
+        f"{need['plan']} MB + the largest shard's {max(shard_tokens, default=0):,} tokens "
+        f"{need['largest_shard']} MB + modules {need['modules']} MB"
+    )
     log.info("dedup needs %d MB (%s); resources.mem_mb is %s", need["total"], terms, mem_mb)
     if mem_mb is not None and need["total"] > mem_mb:
         raise DedupMemoryError(
             f"dedup needs {need['total']} MB ({terms}), more than its resources.mem_mb of {mem_mb}: "
-            f"give it more with --set-resources dedup:mem_mb={need['total']}")
+            f"give it more with --set-resources dedup:mem_mb={need['total']}"
+        )
     return need

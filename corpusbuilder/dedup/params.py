@@ -27,7 +27,9 @@ class DedupParams:
     # blocks and the parts of a block whose share lies in (partial_low, partial_high]: its
     # sentences ("sentence") or the spans no fresh n-gram covers ("span")
     level: str = "block"
-    partial_low: float = 0.0  # sentence and span modes: a block at most this covered is judged whole
+    partial_low: float = (
+        0.0  # sentence and span modes: a block at most this covered is judged whole
+    )
     partial_high: float = 1.0  # sentence and span modes: a block more than this covered goes whole
     # span mode: a kept run of words goes when its output n-grams outnumber its fresh ones by more
     # than this to one (measured on the dev crawl, README: 0.25 removes 99.2 % and keeps 99.6 %)
@@ -38,15 +40,21 @@ class DedupParams:
     bucket_tokens: int = 50_000_000  # tokens of one processing bucket (bounds the spilled pages mapped at once, not results)
 
     def __post_init__(self) -> None:
-        for name, value, allowed in (("kind", self.kind, NGRAM_KINDS), ("level", self.level, LEVELS),
-                                     ("order", self.order, ORDERS), ("backend", self.backend, BACKENDS)):
+        for name, value, allowed in (
+            ("kind", self.kind, NGRAM_KINDS),
+            ("level", self.level, LEVELS),
+            ("order", self.order, ORDERS),
+            ("backend", self.backend, BACKENDS),
+        ):
             if value not in allowed:
                 raise ValueError(f"dedup {name} must be one of {', '.join(allowed)}, not {value!r}")
         if not 0 <= self.threshold <= 1:
             raise ValueError(f"dedup threshold must lie in [0, 1], not {self.threshold}")
         if not 0 <= self.partial_low <= self.partial_high <= 1:
-            raise ValueError(f"dedup partial_low and partial_high must satisfy 0 <= low <= high <= 1, not "
-                             f"{self.partial_low}, {self.partial_high}")
+            raise ValueError(
+                f"dedup partial_low and partial_high must satisfy 0 <= low <= high <= 1, not "
+                f"{self.partial_low}, {self.partial_high}"
+            )
         if not 16 <= self.hash_bits <= 64:
             raise ValueError(f"dedup hash_bits must lie in 16..64, not {self.hash_bits}")
 

@@ -83,15 +83,20 @@ class Provenance:
             doc = rows["doc"].copy()
             from_gout = doc == NO_DOCUMENT
             doc[from_gout] = owners.lookup(rows["handle"][from_gout])
-            key, count = np.unique((rows["unit"].astype(np.uint64) << np.uint64(32)) | doc.astype(np.uint64),
-                                   return_counts=True)
+            key, count = np.unique(
+                (rows["unit"].astype(np.uint64) << np.uint64(32)) | doc.astype(np.uint64),
+                return_counts=True,
+            )
             pairs.append(key)
             counts.append(count)
         best = np.full(self.units, NO_DOCUMENT, np.int32)
         if pairs:
             key, where = np.unique(np.concatenate(pairs), return_inverse=True)
             count = np.bincount(where, weights=np.concatenate(counts))
-            unit, doc = (key >> np.uint64(32)).astype(np.int64), (key & np.uint64(0xFFFFFFFF)).astype(np.int64)
+            unit, doc = (
+                (key >> np.uint64(32)).astype(np.int64),
+                (key & np.uint64(0xFFFFFFFF)).astype(np.int64),
+            )
             ranked = np.lexsort((doc, -count, unit))
             first = ranked[np.concatenate(([True], unit[ranked][1:] != unit[ranked][:-1]))]
             best[unit[first]] = doc[first]

@@ -19,7 +19,9 @@ ALIGN = 64  # each array starts on a cache line, so numpy reads it where it lies
 class _Spilled:
     path: Path
     skeleton: object  # the prepared shard, its arrays taken out (lists and object arrays stay)
-    arrays: dict[tuple[str, ...], tuple[np.dtype, tuple[int, ...], int]]  # field path → dtype, shape, offset
+    arrays: dict[
+        tuple[str, ...], tuple[np.dtype, tuple[int, ...], int]
+    ]  # field path → dtype, shape, offset
 
 
 class SpilledShards:
@@ -47,9 +49,15 @@ class SpilledShards:
         spilled = self._shards[key]
         with spilled.path.open("rb") as f:
             # mmap refuses an empty file; a shard without arrays to hold maps nothing
-            buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if os.fstat(f.fileno()).st_size else b""
-        views = {name: np.frombuffer(buffer, dtype, int(np.prod(shape)), offset).reshape(shape)
-                 for name, (dtype, shape, offset) in spilled.arrays.items()}
+            buffer = (
+                mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                if os.fstat(f.fileno()).st_size
+                else b""
+            )
+        views = {
+            name: np.frombuffer(buffer, dtype, int(np.prod(shape)), offset).reshape(shape)
+            for name, (dtype, shape, offset) in spilled.arrays.items()
+        }
         return _fill(spilled.skeleton, (), views)
 
     def cleanup(self) -> None:

@@ -36,7 +36,13 @@ from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.store import truncate_hashes
 from corpusbuilder.io import atomic_path
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.tables import STATE_ROW_GROUP, STATE_SCHEMA, dedup_state_metadata, kept_tokens, read_dedup_state
+from corpusbuilder.tables import (
+    STATE_ROW_GROUP,
+    STATE_SCHEMA,
+    dedup_state_metadata,
+    kept_tokens,
+    read_dedup_state,
+)
 
 
 def state_settings(params: DedupParams) -> dict:
@@ -49,9 +55,11 @@ def check_state(path, params: DedupParams) -> dict:
     metadata = dedup_state_metadata(path)
     wanted = state_settings(params)
     if {key: metadata.get(key) for key in wanted} != wanted:
-        raise ValueError(f"config key 'dedup.against': {path} holds n-grams of "
-                         f"{ {key: metadata.get(key) for key in wanted} }, this run counts {wanted} "
-                         "(dedup.ngram and dedup.kind must be the earlier corpus's)")
+        raise ValueError(
+            f"config key 'dedup.against': {path} holds n-grams of "
+            f"{ {key: metadata.get(key) for key in wanted} }, this run counts {wanted} "
+            "(dedup.ngram and dedup.kind must be the earlier corpus's)"
+        )
     return metadata
 
 
@@ -83,16 +91,23 @@ def preload_output(path, store, params: DedupParams, provenance, first_doc: int)
     return names.tolist()
 
 
-def kept_ngrams(tokens: dict, table: pd.DataFrame, params: DedupParams) -> tuple[np.ndarray, np.ndarray]:
+def kept_ngrams(
+    tokens: dict, table: pd.DataFrame, params: DedupParams
+) -> tuple[np.ndarray, np.ndarray]:
     """The n-grams (64-bit hashes of `params.kind`) of one shard whose words all stay — in a good
     block (`table` is the shard's output), outside the parts sentence and span modes removed
     (`tables.kept_tokens`) — and the document (its index in the shard) of each."""
     keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
-    words, word_offsets, token_of_word = select_tokens(np.asarray(tokens["token_hash"], np.uint64),
-                                                       np.asarray(tokens["block_offsets"], np.int64), keep)
+    words, word_offsets, token_of_word = select_tokens(
+        np.asarray(tokens["token_hash"], np.uint64),
+        np.asarray(tokens["block_offsets"], np.int64),
+        keep,
+    )
     hashes, starts = ngram_hashes(words, word_offsets, params.n)
     # the n-grams whose words all stay, as the pass sent them: no chunk rounding
-    kept_words = np.concatenate(([0], np.cumsum(kept_tokens(tokens, table, whole_chunks=False)[token_of_word])))
+    kept_words = np.concatenate(
+        ([0], np.cumsum(kept_tokens(tokens, table, whole_chunks=False)[token_of_word]))
+    )
     kept = kept_words[starts + params.n] - kept_words[starts] == params.n
     block = np.searchsorted(word_offsets, starts[kept], side="right") - 1
     return hashes[kept], np.asarray(tokens["block_doc"])[block]
@@ -108,7 +123,9 @@ class OutputRuns:
         self._tmp = tempfile.TemporaryDirectory(dir=directory, prefix=".state-")
         self.runs = [Path(against)] if against is not None else []
         # ranks continue the earlier corpus's, in crawl order: the first to output an n-gram owns it
-        self.first_rank = dedup_state_metadata(against).get("next_rank", 0) if against is not None else 0
+        self.first_rank = (
+            dedup_state_metadata(against).get("next_rank", 0) if against is not None else 0
+        )
         self.next_rank = self.first_rank + documents
 
     def add(self, hashes: np.ndarray, docs: np.ndarray, doc_ids: np.ndarray) -> None:
@@ -116,12 +133,25 @@ class OutputRuns:
         hashes, first = np.unique(hashes, return_index=True)
         docs = np.asarray(docs, np.int64)[first]
         self.runs.append(Path(self._tmp.name) / f"run-{len(self.runs):05d}.parquet")
-        write_state_rows(self.runs[-1], [(hashes, (self.first_rank + docs).astype(np.int32),
-                                          pa.array(np.asarray(doc_ids, dtype=object)[docs], pa.string()))], {})
+        write_state_rows(
+            self.runs[-1],
+            [
+                (
+                    hashes,
+                    (self.first_rank + docs).astype(np.int32),
+                    pa.array(np.asarray(doc_ids, dtype=object)[docs], pa.string()),
+                )
+            ],
+            {},
+        )
 
     def write(self, path, params: DedupParams) -> None:
         """The merged state: each n-gram once, owned by the document of the lowest rank."""
-        write_state_rows(path, merge_state_runs(self.runs), {**state_settings(params), "next_rank": self.next_rank})
+        write_state_rows(
+            path,
+            merge_state_runs(self.runs),
+            {**state_settings(params), "next_rank": self.next_rank},
+        )
         self._tmp.cleanup()
 
 
@@ -129,8 +159,11 @@ def merge_state_runs(paths) -> Iterator[tuple[np.ndarray, np.ndarray, pa.Array]]
     """k-way merge of sorted state runs, a round at a time: every hash up to the smallest last
     hash among the runs' current row groups is in memory, so that slice of each is merged with
     one sort; of equal hashes the lowest rank stays."""
-    heads = [[*part, reader] for reader in (read_dedup_state(path) for path in paths)
-             if (part := next(reader, None)) is not None]
+    heads = [
+        [*part, reader]
+        for reader in (read_dedup_state(path) for path in paths)
+        if (part := next(reader, None)) is not None
+    ]
     while heads:
         heads = [head for head in heads if len(head[0]) or _refill(head)]
         if not heads:
@@ -145,7 +178,11 @@ def merge_state_runs(paths) -> Iterator[tuple[np.ndarray, np.ndarray, pa.Array]]
         ranks = np.concatenate([r for _, r, _ in parts])
         order = np.lexsort((ranks, hashes))
         first = order[np.concatenate(([True], hashes[order][1:] != hashes[order][:-1]))]
-        yield hashes[first], ranks[first], pa.concat_arrays([ids for _, _, ids in parts]).take(pa.array(first))
+        yield (
+            hashes[first],
+            ranks[first],
+            pa.concat_arrays([ids for _, _, ids in parts]).take(pa.array(first)),
+        )
 
 
 def _refill(head: list) -> bool:
@@ -165,10 +202,17 @@ def write_state_rows(path, parts, metadata: dict) -> None:
         for hashes, ranks, ids in parts:
             for begin in range(0, len(hashes), STATE_ROW_GROUP):
                 part = slice(begin, begin + STATE_ROW_GROUP)
-                writer.write_table(pa.table({"hash": pa.array(hashes[part], pa.uint64()),
-                                             "count": pa.array(np.ones(len(hashes[part]), np.uint32)),
-                                             "doc_rank": pa.array(ranks[part], pa.int32()),
-                                             "doc_id": ids.slice(begin, STATE_ROW_GROUP)}, schema=schema))
+                writer.write_table(
+                    pa.table(
+                        {
+                            "hash": pa.array(hashes[part], pa.uint64()),
+                            "count": pa.array(np.ones(len(hashes[part]), np.uint32)),
+                            "doc_rank": pa.array(ranks[part], pa.int32()),
+                            "doc_id": ids.slice(begin, STATE_ROW_GROUP),
+                        },
+                        schema=schema,
+                    )
+                )
                 written = True
         if not written:
             writer.write_table(schema.empty_table())

@@ -114,7 +114,7 @@ class JudyNgrams(_NgramSet):
 
     def _mark(self, hashes: np.ndarray, chunk: int = 1 << 16) -> None:
         for start in range(0, len(hashes), chunk):  # in chunks: temporaries of 8 bytes a hash
-            _set_bits(self.screen, hashes[start:start + chunk] >> self._shift)
+            _set_bits(self.screen, hashes[start : start + chunk] >> self._shift)
 
     def _may_be_duplicate(self, hashes: np.ndarray) -> np.ndarray:
         return _test_bits(self.screen, hashes >> self._shift)
@@ -162,7 +162,9 @@ class JudyOwners:
 
     def lookup(self, handles: np.ndarray) -> np.ndarray:
         get = self.owner.get
-        return np.fromiter((get(h, NO_DOCUMENT) for h in handles.tolist()), dtype=np.int32, count=len(handles))
+        return np.fromiter(
+            (get(h, NO_DOCUMENT) for h in handles.tolist()), dtype=np.int32, count=len(handles)
+        )
 
 
 def duplicate_ngram_store(duplicates: np.ndarray, params: DedupParams):
@@ -172,7 +174,7 @@ def duplicate_ngram_store(duplicates: np.ndarray, params: DedupParams):
     duplicates = truncate_hashes(np.asarray(duplicates, dtype=np.uint64), params.hash_bits)
     if params.hash_bits < 64:
         duplicates.sort()  # truncation breaks the order; two hashes may now coincide
-        duplicates = duplicates[:unique_sorted_in_place(duplicates)]
+        duplicates = duplicates[: unique_sorted_in_place(duplicates)]
     if params.backend == "judy":
         return JudyNgrams(duplicates, params.hash_bits)
     return SortedArrayNgrams(duplicates)
@@ -183,12 +185,12 @@ def unique_sorted_in_place(values: np.ndarray, chunk: int = 1 << 16) -> int:
     time (a mask over the whole array would cost a byte per entry); returns how many there are."""
     kept = 0
     for start in range(0, len(values), chunk):
-        part = values[start:start + chunk]
+        part = values[start : start + chunk]
         new = np.ones(len(part), bool)
         new[1:] = part[1:] != part[:-1]
         if kept:
             new[0] = part[0] != values[kept - 1]
         distinct = part[new]  # a copy: the front being written may overlap this chunk
-        values[kept:kept + len(distinct)] = distinct
+        values[kept : kept + len(distinct)] = distinct
         kept += len(distinct)
     return kept

@@ -89,10 +89,12 @@ def bte_extract(root) -> str:
     if span is None:
         return ""
     first, last = span
-    return "".join(text for _, text in tokens[first:last + 1]).strip()
+    return "".join(text for _, text in tokens[first : last + 1]).strip()
 
 
-def classify_default_extractor(num_words: Sequence[int], link_density: Sequence[float]) -> list[bool]:
+def classify_default_extractor(
+    num_words: Sequence[int], link_density: Sequence[float]
+) -> list[bool]:
     """Algorithm 2.1 (boilerpipe DefaultExtractor's tree); True = content.
 
     The blocks before the first and after the last are empty (0 words, link density 0), as

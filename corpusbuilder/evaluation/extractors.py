@@ -61,7 +61,9 @@ class Extraction:
     fragments: list[int] | None = None
 
 
-def decode_page(body: bytes, http_charset: str | None, params: ExtractParams = ExtractParams()) -> str:
+def decode_page(
+    body: bytes, http_charset: str | None, params: ExtractParams = ExtractParams()
+) -> str:
     """The page's text, decoded as the extract stage decodes it (raises UndecodableError)."""
     return decode_html(body, http_charset, params.max_control_share)[0]
 
@@ -72,7 +74,9 @@ def decoded_html(page: GoldPage, params: ExtractParams = ExtractParams()) -> str
     try:
         return decode_page(page.html, page.http_charset, params)
     except UndecodableError as error:
-        log.warning("%s %s: undecodable (%s), scored as empty output", page.dataset, page.page_id, error)
+        log.warning(
+            "%s %s: undecodable (%s), scored as empty output", page.dataset, page.page_id, error
+        )
         return ""
 
 
@@ -83,7 +87,9 @@ JUSTEXT_BLOCKS, LEARNED_BLOCKS = "justext", "learned"
 READINGS = (JUSTEXT_BLOCKS, LEARNED_BLOCKS)
 
 
-def prepare_page(html: str, params: ExtractParams = ExtractParams(), reading: str = JUSTEXT_BLOCKS) -> PreparedPage:
+def prepare_page(
+    html: str, params: ExtractParams = ExtractParams(), reading: str = JUSTEXT_BLOCKS
+) -> PreparedPage:
     """Parse, guess the language, pick its stop list and segment into blocks (§2.7.1) as
     ``reading`` (JUSTEXT_BLOCKS or LEARNED_BLOCKS) cuts them."""
     if reading not in READINGS:
@@ -92,7 +98,9 @@ def prepare_page(html: str, params: ExtractParams = ExtractParams(), reading: st
     if root is None:
         return PreparedPage(html, None, [], "")
     language, _ = guess_page_language(root, params.language_sample_chars)
-    name, blocks = segment_page(root, language, params.stoplist_fallback, structure_hints=reading == LEARNED_BLOCKS)
+    name, blocks = segment_page(
+        root, language, params.stoplist_fallback, structure_hints=reading == LEARNED_BLOCKS
+    )
     return PreparedPage(html, root, blocks, name, language)
 
 
@@ -111,16 +119,21 @@ def justext_kept(blocks: list[Block], params: JustextParams) -> list[bool]:
 
 def run_justext(params: JustextParams) -> Callable[[PreparedPage], Extraction]:
     def run(page: PreparedPage) -> Extraction:
-        return extraction_of_blocks([b.text for b in page.blocks], justext_kept(page.blocks, params))
+        return extraction_of_blocks(
+            [b.text for b in page.blocks], justext_kept(page.blocks, params)
+        )
+
     return run
 
 
 def run_learned(model: BlockModel | None = None) -> Callable[[PreparedPage], Extraction]:
     """The `best` preset: a learned block classifier on the LEARNED_BLOCKS reading (None: the
     shipped model)."""
+
     def run(page: PreparedPage) -> Extraction:
         classes = classify_learned(page.blocks, page_title(page.root), model)
         return extraction_of_blocks([b.text for b in page.blocks], [cls == GOOD for cls in classes])
+
     return run
 
 
@@ -131,8 +144,9 @@ def run_keep_all(page: PreparedPage) -> Extraction:
 
 def run_default_extractor(page: PreparedPage) -> Extraction:
     """Algorithm 2.1 on jusText's blocks (DefExt_lxml of §2.9.6)."""
-    kept = classify_default_extractor([b.n_words for b in page.blocks],
-                                      [b.link_density for b in page.blocks])
+    kept = classify_default_extractor(
+        [b.n_words for b in page.blocks], [b.link_density for b in page.blocks]
+    )
     return extraction_of_blocks([b.text for b in page.blocks], kept)
 
 
@@ -147,8 +161,9 @@ def run_justext_package(page: PreparedPage) -> Extraction:
     import justext
 
     paragraphs = justext.justext(page.html, justext.get_stoplist("English"))
-    return extraction_of_blocks([p.text for p in paragraphs],
-                                [not p.is_boilerplate for p in paragraphs])
+    return extraction_of_blocks(
+        [p.text for p in paragraphs], [not p.is_boilerplate for p in paragraphs]
+    )
 
 
 def run_trafilatura(page: PreparedPage) -> Extraction:
@@ -195,8 +210,10 @@ class Extractor:
 
 EXTRACTORS: dict[str, Extractor] = {
     "best": Extractor("best", run_learned(), LEARNED_BLOCKS),
-    **{f"justext-{preset}": Extractor(f"justext-{preset}", run_justext(params), JUSTEXT_BLOCKS)
-       for preset, params in PRESETS.items()},
+    **{
+        f"justext-{preset}": Extractor(f"justext-{preset}", run_justext(params), JUSTEXT_BLOCKS)
+        for preset, params in PRESETS.items()
+    },
     "keep-all": Extractor("keep-all", run_keep_all, JUSTEXT_BLOCKS),
     "bte": Extractor("bte", run_bte, JUSTEXT_BLOCKS),
     "defext-lxml": Extractor("defext-lxml", run_default_extractor, JUSTEXT_BLOCKS),

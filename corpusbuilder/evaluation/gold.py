@@ -64,7 +64,7 @@ def unwrap_cleaneval_input(data: bytes) -> tuple[bytes, str | None]:
         declared = _WRAPPER_ENCODING.search(start.group(1))
         if declared and declared.group(1).lower() not in (b"unset", b"unknown", b""):
             charset = declared.group(1).decode("ascii", "replace")
-        data = data[start.end():]
+        data = data[start.end() :]
         data = _TEXT_WRAPPER_END.sub(b"", data)
     return data, charset
 
@@ -87,7 +87,9 @@ def cleaneval_gold_text(raw: str) -> str:
     (``it&#8217;s``, ``&mdash;``: 1,186 in 64 of its 71 files), which no extractor's text holds.
     Only references closed by ``;`` are read, so a plain-text ``&copy2016`` stays as it is.
     """
-    lines = raw.lstrip().splitlines()  # the URL line past leading blank lines, as gold_file_url reads it
+    lines = (
+        raw.lstrip().splitlines()
+    )  # the URL line past leading blank lines, as gold_file_url reads it
     if lines and lines[0].startswith("URL:"):
         lines = lines[1:]
     text = _CLEANEVAL_MARKERS.sub(" ", "\n".join(lines))
@@ -120,8 +122,14 @@ def iter_cleaneval(root: Path, dataset: str) -> Iterator[GoldPage]:
         raw = html_path.read_bytes()
         html, charset = unwrap_cleaneval_input(raw)
         gold_raw = _decode_text_file(gold_path.read_bytes())
-        yield GoldPage(dataset, html_path.stem, html, charset, gold_text=cleaneval_gold_text(gold_raw),
-                       url=cleaneval_url(raw) or gold_file_url(gold_raw))
+        yield GoldPage(
+            dataset,
+            html_path.stem,
+            html,
+            charset,
+            gold_text=cleaneval_gold_text(gold_raw),
+            url=cleaneval_url(raw) or gold_file_url(gold_raw),
+        )
 
 
 # --- L3S-GN1 ------------------------------------------------------------------------------------
@@ -192,20 +200,31 @@ def iter_l3s_gn1(root: Path, dataset: str = "l3s-gn1") -> Iterator[GoldPage]:
         if not annotated.is_file():
             continue
         gold = l3s_gold_text(annotated.read_bytes())
-        yield GoldPage(dataset, html_path.stem, html_path.read_bytes(), gold_text=gold,
-                       url=urls.get(html_path.stem))
+        yield GoldPage(
+            dataset,
+            html_path.stem,
+            html_path.read_bytes(),
+            gold_text=gold,
+            url=urls.get(html_path.stem),
+        )
 
 
 def l3s_urls(mapping: Path) -> dict[str, str]:
     """``url-mapping.txt``: ``<urn:uuid:ID><TAB>URL`` lines → {ID: URL} (empty when the file is absent)."""
     if not mapping.is_file():
         return {}
-    pairs = (line.split("\t", 1) for line in mapping.read_text(encoding="utf-8", errors="replace").splitlines())
-    return {key.strip().strip("<>").removeprefix("urn:uuid:"): url.strip() for key, url in
-            (pair for pair in pairs if len(pair) == 2)}
+    pairs = (
+        line.split("\t", 1)
+        for line in mapping.read_text(encoding="utf-8", errors="replace").splitlines()
+    )
+    return {
+        key.strip().strip("<>").removeprefix("urn:uuid:"): url.strip()
+        for key, url in (pair for pair in pairs if len(pair) == 2)
+    }
 
 
 # --- trafilatura-style snippet sets ---------------------------------------------------------------
+
 
 def iter_snippet_set(root: Path, dataset: str = "trafilatura-dev") -> Iterator[GoldPage]:
     """``evaldata.json`` = {url: {file, with: [...], without: [...]}}; pages under ``html/``.
@@ -219,9 +238,14 @@ def iter_snippet_set(root: Path, dataset: str = "trafilatura-dev") -> Iterator[G
         html_path = root / "html" / entry["file"]
         if not html_path.is_file():
             continue
-        yield GoldPage(dataset, url, html_path.read_bytes(),
-                       with_snippets=tuple(entry.get("with", ())),
-                       without_snippets=tuple(entry.get("without", ())), url=url)
+        yield GoldPage(
+            dataset,
+            url,
+            html_path.read_bytes(),
+            with_snippets=tuple(entry.get("with", ())),
+            without_snippets=tuple(entry.get("without", ())),
+            url=url,
+        )
 
 
 # --- one entry point ------------------------------------------------------------------------------

@@ -38,8 +38,9 @@ class Counts:
     gold: int = 0
 
     def __add__(self, other: Counts) -> Counts:
-        return Counts(self.matched + other.matched, self.output + other.output,
-                      self.gold + other.gold)
+        return Counts(
+            self.matched + other.matched, self.output + other.output, self.gold + other.gold
+        )
 
 
 @dataclass(frozen=True)
@@ -131,6 +132,7 @@ def snippet_counts(output: str, with_snippets, without_snippets) -> Counts:
 
 
 # --- document fragmentation (§2.9.10, Table 2.11) -------------------------------------------------
+
 
 def fragment_lengths(block_lengths: Sequence[int], kept: Sequence[bool]) -> list[int]:
     """Lengths of a cleaned document's fragments (§2.9.10).

@@ -90,10 +90,20 @@ class Tally:
     seconds: float = 0.0
 
     def __add__(self, other: Tally) -> Tally:
-        both = None if self.fragments is None or other.fragments is None else self.fragments + other.fragments
-        return Tally(self.pages + other.pages, self.failures + other.failures, self.words + other.words,
-                     self.bag + other.bag, self.snippets + other.snippets, both,
-                     self.seconds + other.seconds)
+        both = (
+            None
+            if self.fragments is None or other.fragments is None
+            else self.fragments + other.fragments
+        )
+        return Tally(
+            self.pages + other.pages,
+            self.failures + other.failures,
+            self.words + other.words,
+            self.bag + other.bag,
+            self.snippets + other.snippets,
+            both,
+            self.seconds + other.seconds,
+        )
 
 
 def score_page(tally: Tally, page: GoldPage, extraction: Extraction) -> None:
@@ -110,9 +120,12 @@ def score_page(tally: Tally, page: GoldPage, extraction: Extraction) -> None:
         tally.fragments.append(extraction.fragments)
 
 
-def evaluate_pages(pages: Iterable[GoldPage], extractors: Sequence[Extractor],
-                   params: ExtractParams = ExtractParams(),
-                   by_language: dict[str, dict[str, Tally]] | None = None) -> dict[str, Tally]:
+def evaluate_pages(
+    pages: Iterable[GoldPage],
+    extractors: Sequence[Extractor],
+    params: ExtractParams = ExtractParams(),
+    by_language: dict[str, dict[str, Tally]] | None = None,
+) -> dict[str, Tally]:
     """Run every extractor on every page and tally its scores and time (and, given
     ``by_language``, its scores per guessed page language: {language: {extractor: Tally}}).
 
@@ -149,14 +162,22 @@ def evaluate_pages(pages: Iterable[GoldPage], extractors: Sequence[Extractor],
             except Exception as error:  # noqa: BLE001 - third-party code, see docstring
                 if extractor.module is None:
                     raise
-                log.warning("%s failed on %s %s: %r", extractor.name, page.dataset, page.page_id, error)
+                log.warning(
+                    "%s failed on %s %s: %r", extractor.name, page.dataset, page.page_id, error
+                )
                 tally.failures += 1
                 extraction = Extraction("")
-            tally.seconds += time.perf_counter() - started + decode_seconds + prepare_seconds[extractor.reading]
+            tally.seconds += (
+                time.perf_counter() - started + decode_seconds + prepare_seconds[extractor.reading]
+            )
             score_page(tally, page, extraction)
             if by_language is not None:
                 tallies_of_language = by_language.setdefault(language or "unknown", {})
-                score_page(tallies_of_language.setdefault(extractor.name, Tally(fragments=None)), page, extraction)
+                score_page(
+                    tallies_of_language.setdefault(extractor.name, Tally(fragments=None)),
+                    page,
+                    extraction,
+                )
     return tallies
 
 
@@ -167,7 +188,9 @@ def resolve_extractors(names: Iterable[str]) -> list[Extractor]:
         if available(name):
             chosen.append(EXTRACTORS[name])
         else:
-            log.info("extractor %s skipped: package %s not installed", name, EXTRACTORS[name].module)
+            log.info(
+                "extractor %s skipped: package %s not installed", name, EXTRACTORS[name].module
+            )
     return chosen
 
 
@@ -179,7 +202,9 @@ class Evaluation:
     by_language: dict[str, dict[str, dict[str, Tally]]]
 
 
-def learned_for(dataset: str, held_out: Mapping[str, BlockModel] | None, name: str = "best") -> Extractor:
+def learned_for(
+    dataset: str, held_out: Mapping[str, BlockModel] | None, name: str = "best"
+) -> Extractor:
     """The learned extractor ``name`` as scored on ``dataset``: with its model held out from the
     set's gold source. Without held-out models, `best` is the shipped model, named
     "best (in-sample)" when it learned from that source, since its score then says nothing about
@@ -187,37 +212,60 @@ def learned_for(dataset: str, held_out: Mapping[str, BlockModel] | None, name: s
     source = gold_source(dataset)
     if held_out is None:
         if name == ADAPTED:
-            raise ValueError(f"evaluate: {ADAPTED} is scored only with models held out from each source and "
-                             "adapted to its pages (rule adapt_held_out)")
+            raise ValueError(
+                f"evaluate: {ADAPTED} is scored only with models held out from each source and "
+                "adapted to its pages (rule adapt_held_out)"
+            )
         model = load_model()
         return learned_with(model, "best (in-sample)" if source in model.trained_on else "best")
     if source not in held_out:
-        raise ValueError(f"evaluate: no {name} model held out from {source} (the source of {dataset})")
+        raise ValueError(
+            f"evaluate: no {name} model held out from {source} (the source of {dataset})"
+        )
     if source in held_out[source].trained_on:
         raise ValueError(f"evaluate: the {name} model held out from {source} was trained on it")
     return learned_with(held_out[source], name)
 
 
-def evaluate(config: EvaluateConfig, held_out: Mapping[str, Mapping[str, BlockModel]] | None = None) -> Evaluation:
+def evaluate(
+    config: EvaluateConfig, held_out: Mapping[str, Mapping[str, BlockModel]] | None = None
+) -> Evaluation:
     """Every configured extractor on every configured dataset. ``held_out`` maps each learned
     extractor (`best`, `best-adapted`) to its models by the gold source each was held out from
     (:func:`learned_for`)."""
-    fixed = {e.name: e for e in resolve_extractors(name for name in config.extractors if name not in LEARNED)}
+    fixed = {
+        e.name: e
+        for e in resolve_extractors(name for name in config.extractors if name not in LEARNED)
+    }
     names = [name for name in config.extractors if name in LEARNED or name in fixed]
     if held_out is None and ADAPTED in names:
-        log.info("extractor %s skipped: it is scored only with held-out models adapted to each source "
-                 "(rule adapt_held_out)", ADAPTED)
+        log.info(
+            "extractor %s skipped: it is scored only with held-out models adapted to each source "
+            "(rule adapt_held_out)",
+            ADAPTED,
+        )
         names.remove(ADAPTED)
     evaluation = Evaluation({}, {})
     for dataset in config.datasets:
         started = time.perf_counter()
         pages = iter_dataset(dataset, config.gold_dir, config.max_pages)
-        mine = [learned_for(dataset, None if held_out is None else held_out.get(name, {}), name)
-                if name in LEARNED else fixed[name] for name in names]
-        evaluation.results[dataset] = evaluate_pages(pages, mine, by_language=evaluation.by_language.setdefault(dataset, {}))
+        mine = [
+            learned_for(dataset, None if held_out is None else held_out.get(name, {}), name)
+            if name in LEARNED
+            else fixed[name]
+            for name in names
+        ]
+        evaluation.results[dataset] = evaluate_pages(
+            pages, mine, by_language=evaluation.by_language.setdefault(dataset, {})
+        )
         count = next(iter(evaluation.results[dataset].values())).pages if mine else 0
-        log.info("%s: %d pages, %d extractors, %.1f s", dataset, count, len(mine),
-                 time.perf_counter() - started)
+        log.info(
+            "%s: %d pages, %d extractors, %.1f s",
+            dataset,
+            count,
+            len(mine),
+            time.perf_counter() - started,
+        )
     return evaluation
 
 
@@ -233,20 +281,46 @@ def with_overall(results: dict[str, dict[str, Tally]]) -> dict[str, dict[str, Ta
 # --- tables -------------------------------------------------------------------------------------
 
 BOILERPLATE_COLUMNS = (
-    "extractor", "dataset", "pages", "failures",
-    "word_precision", "word_recall", "word_f1", "word_f05",
-    "bow_precision", "bow_recall", "bow_f1", "bow_f05",
-    "snippet_precision", "snippet_recall", "snippet_f1",
-    "seconds", "pages_per_second",
+    "extractor",
+    "dataset",
+    "pages",
+    "failures",
+    "word_precision",
+    "word_recall",
+    "word_f1",
+    "word_f05",
+    "bow_precision",
+    "bow_recall",
+    "bow_f1",
+    "bow_f05",
+    "snippet_precision",
+    "snippet_recall",
+    "snippet_f1",
+    "seconds",
+    "pages_per_second",
 )
 LANGUAGE_COLUMNS = ("language", *BOILERPLATE_COLUMNS[:-2])
 FRAGMENTATION_COLUMNS = (
-    "extractor", "dataset", "documents", "fragments",
-    "mean_fragment_chars", "median_fragment_chars", "fragments_per_document",
+    "extractor",
+    "dataset",
+    "documents",
+    "fragments",
+    "mean_fragment_chars",
+    "median_fragment_chars",
+    "fragments_per_document",
 )
 SWEEP_COLUMNS = (
-    "parameter", "value", "is_default", "pages",
-    "word_precision", "word_recall", "word_f1", "word_f05", "bow_precision", "bow_recall", "bow_f1",
+    "parameter",
+    "value",
+    "is_default",
+    "pages",
+    "word_precision",
+    "word_recall",
+    "word_f1",
+    "word_f05",
+    "bow_precision",
+    "bow_recall",
+    "bow_f1",
 )
 
 
@@ -255,8 +329,11 @@ def _measured(prefix: str, counts: Counts, with_f05: bool = True) -> dict:
     if counts.gold == 0 and counts.output == 0:
         return {}
     measured = scores(counts)
-    row = {f"{prefix}_precision": measured.precision, f"{prefix}_recall": measured.recall,
-           f"{prefix}_f1": measured.f1}
+    row = {
+        f"{prefix}_precision": measured.precision,
+        f"{prefix}_recall": measured.recall,
+        f"{prefix}_f1": measured.f1,
+    }
     if with_f05:
         row[f"{prefix}_f05"] = measured.f05
     return row
@@ -266,22 +343,30 @@ def boilerplate_rows(results: dict[str, dict[str, Tally]]) -> list[dict]:
     rows = []
     for dataset, tallies in results.items():
         for name, tally in tallies.items():
-            rows.append({
-                "extractor": name, "dataset": dataset, "pages": tally.pages, "failures": tally.failures,
-                **_measured("word", tally.words), **_measured("bow", tally.bag),
-                **_measured("snippet", tally.snippets, with_f05=False),
-                "seconds": tally.seconds,
-                "pages_per_second": tally.pages / tally.seconds if tally.seconds else math.nan,
-            })
+            rows.append(
+                {
+                    "extractor": name,
+                    "dataset": dataset,
+                    "pages": tally.pages,
+                    "failures": tally.failures,
+                    **_measured("word", tally.words),
+                    **_measured("bow", tally.bag),
+                    **_measured("snippet", tally.snippets, with_f05=False),
+                    "seconds": tally.seconds,
+                    "pages_per_second": tally.pages / tally.seconds if tally.seconds else math.nan,
+                }
+            )
     return rows
 
 
 def language_rows(by_language: dict[str, dict[str, dict[str, Tally]]]) -> list[dict]:
     """boilerplate_rows per (dataset, page language), the language in its own column."""
-    return [{"language": language, **row}
-            for dataset, languages in by_language.items()
-            for language, tallies in sorted(languages.items())
-            for row in boilerplate_rows({dataset: tallies})]
+    return [
+        {"language": language, **row}
+        for dataset, languages in by_language.items()
+        for language, tallies in sorted(languages.items())
+        for row in boilerplate_rows({dataset: tallies})
+    ]
 
 
 def fragmentation_rows(results: dict[str, dict[str, Tally]]) -> list[dict]:
@@ -292,10 +377,17 @@ def fragmentation_rows(results: dict[str, dict[str, Tally]]) -> list[dict]:
             if tally.fragments is None:
                 continue
             summary = fragmentation(tally.fragments)
-            rows.append({"extractor": name, "dataset": dataset, "documents": summary.documents,
-                         "fragments": summary.fragments, "mean_fragment_chars": summary.mean_length,
-                         "median_fragment_chars": summary.median_length,
-                         "fragments_per_document": summary.fragments_per_document})
+            rows.append(
+                {
+                    "extractor": name,
+                    "dataset": dataset,
+                    "documents": summary.documents,
+                    "fragments": summary.fragments,
+                    "mean_fragment_chars": summary.mean_length,
+                    "median_fragment_chars": summary.median_length,
+                    "fragments_per_document": summary.fragments_per_document,
+                }
+            )
     return rows
 
 
@@ -341,8 +433,12 @@ def vary_one(base: JustextParams, parameter: str, value: float) -> JustextParams
     return varied
 
 
-def sweep(pages: Sequence[GoldPage], grid: dict[str, Sequence[float]] = SWEEP_GRID,
-          base: JustextParams = PRESETS["default"], params: ExtractParams = ExtractParams()) -> list[dict]:
+def sweep(
+    pages: Sequence[GoldPage],
+    grid: dict[str, Sequence[float]] = SWEEP_GRID,
+    base: JustextParams = PRESETS["default"],
+    params: ExtractParams = ExtractParams(),
+) -> list[dict]:
     """jusText's scores on ``pages`` for each grid value of each threshold, the others at ``base``.
 
     Pages are segmented once: blocks do not depend on the thresholds, only their classes do.
@@ -358,9 +454,16 @@ def sweep(pages: Sequence[GoldPage], grid: dict[str, Sequence[float]] = SWEEP_GR
                 text = "\n".join(block.text for block, keep in zip(blocks, kept) if keep)
                 words += aligned_word_counts(text, page.gold_text or "")
                 bag += bag_of_words_counts(text, page.gold_text or "")
-            rows.append({"parameter": parameter, "value": value,
-                         "is_default": int(value == getattr(base, parameter)), "pages": len(prepared),
-                         **_measured("word", words), **_measured("bow", bag, with_f05=False)})
+            rows.append(
+                {
+                    "parameter": parameter,
+                    "value": value,
+                    "is_default": int(value == getattr(base, parameter)),
+                    "pages": len(prepared),
+                    **_measured("word", words),
+                    **_measured("bow", bag, with_f05=False),
+                }
+            )
     return rows
 
 
@@ -372,14 +475,20 @@ def plot_sweep(rows: Sequence[dict], path: Path | str) -> None:
     import matplotlib.pyplot as plt
 
     parameters = list(dict.fromkeys(row["parameter"] for row in rows))
-    figure, axes = plt.subplots(1, len(parameters), figsize=(3.2 * len(parameters), 3.2),
-                                sharey=True, squeeze=False)
+    figure, axes = plt.subplots(
+        1, len(parameters), figsize=(3.2 * len(parameters), 3.2), sharey=True, squeeze=False
+    )
     for axis, parameter in zip(axes[0], parameters):
         mine = [row for row in rows if row["parameter"] == parameter]
         values = [row["value"] for row in mine]
         for measure, style in (("word_precision", "o-"), ("word_recall", "s--"), ("word_f1", "^:")):
-            axis.plot(values, [row.get(measure, math.nan) for row in mine], style,
-                      label=measure.removeprefix("word_"), markersize=4)
+            axis.plot(
+                values,
+                [row.get(measure, math.nan) for row in mine],
+                style,
+                label=measure.removeprefix("word_"),
+                markersize=4,
+            )
         for row in mine:
             if row["is_default"]:
                 axis.axvline(row["value"], color="grey", linewidth=0.8)

@@ -25,7 +25,12 @@ import pandas as pd
 
 from corpusbuilder.extract import ExtractParams
 from corpusbuilder.justext import GOOD, JustextParams, classify
-from corpusbuilder.site_boilerplate import SiteBoilerplateParams, combined_classes, host_of, mark_blocks
+from corpusbuilder.site_boilerplate import (
+    SiteBoilerplateParams,
+    combined_classes,
+    host_of,
+    mark_blocks,
+)
 
 from .extractors import decoded_html, extraction_of_blocks, prepare_page
 from .gold import GoldPage, iter_dataset
@@ -36,33 +41,63 @@ log = logging.getLogger(__name__)
 VARIANTS = ("justext", "justext+site", "justext-minus-site", "site-only")
 SCOPES = ("all pages", "multi-page hosts")
 SITE_COLUMNS = (
-    "dataset", "scope", "variant", "pages", "hosts", "marked_blocks",
-    "word_precision", "word_recall", "word_f1", "bow_precision", "bow_recall", "bow_f1",
-    "snippet_precision", "snippet_recall", "snippet_f1",
+    "dataset",
+    "scope",
+    "variant",
+    "pages",
+    "hosts",
+    "marked_blocks",
+    "word_precision",
+    "word_recall",
+    "word_f1",
+    "bow_precision",
+    "bow_recall",
+    "bow_f1",
+    "snippet_precision",
+    "snippet_recall",
+    "snippet_f1",
 )
 
 
-def page_tables(pages: Sequence[GoldPage], justext: JustextParams,
-                params: ExtractParams = ExtractParams()) -> tuple[pd.DataFrame, pd.DataFrame]:
+def page_tables(
+    pages: Sequence[GoldPage], justext: JustextParams, params: ExtractParams = ExtractParams()
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Gold pages as extract's docs and blocks tables (doc_id = position in `pages`)."""
     docs, blocks = [], []
     for index, page in enumerate(pages):
         prepared = prepare_page(decoded_html(page, params), params).blocks
         cf, final = classify(prepared, justext)
         docs.append({"doc_id": str(index), "uri": page.url or "", "outcome": "ok"})
-        blocks.extend({"doc_id": str(index), "block_index": i, "text": b.text, "n_chars": b.n_chars,
-                       "heading": b.heading, "cf_class": c, "final_class": f}
-                      for i, (b, c, f) in enumerate(zip(prepared, cf, final)))
+        blocks.extend(
+            {
+                "doc_id": str(index),
+                "block_index": i,
+                "text": b.text,
+                "n_chars": b.n_chars,
+                "heading": b.heading,
+                "cf_class": c,
+                "final_class": f,
+            }
+            for i, (b, c, f) in enumerate(zip(prepared, cf, final))
+        )
     columns = ["doc_id", "block_index", "text", "n_chars", "heading", "cf_class", "final_class"]
-    return pd.DataFrame(docs, columns=["doc_id", "uri", "outcome"]), pd.DataFrame(blocks, columns=columns)
+    return pd.DataFrame(docs, columns=["doc_id", "uri", "outcome"]), pd.DataFrame(
+        blocks, columns=columns
+    )
 
 
 def variant_keeps(page_blocks: pd.DataFrame, justext: JustextParams) -> dict[str, list[bool]]:
     """One page's blocks (extract's columns, `site_boilerplate` marked) → kept flags per variant."""
     marked = page_blocks["site_boilerplate"].tolist()
     jt = (page_blocks["final_class"] == GOOD).tolist()
-    _, combined = combined_classes(page_blocks["cf_class"].tolist(), page_blocks["final_class"].tolist(), marked,
-                                   page_blocks["n_chars"].tolist(), page_blocks["heading"].tolist(), justext)
+    _, combined = combined_classes(
+        page_blocks["cf_class"].tolist(),
+        page_blocks["final_class"].tolist(),
+        marked,
+        page_blocks["n_chars"].tolist(),
+        page_blocks["heading"].tolist(),
+        justext,
+    )
     return {
         "justext": jt,
         "justext+site": [c == GOOD for c in combined],
@@ -71,8 +106,14 @@ def variant_keeps(page_blocks: pd.DataFrame, justext: JustextParams) -> dict[str
     }
 
 
-def score_variants(docs: pd.DataFrame, blocks: pd.DataFrame, gold: dict[str, GoldPage],
-                   justext: JustextParams, min_pages: int, per_shard: bool = False) -> tuple[dict, dict]:
+def score_variants(
+    docs: pd.DataFrame,
+    blocks: pd.DataFrame,
+    gold: dict[str, GoldPage],
+    justext: JustextParams,
+    min_pages: int,
+    per_shard: bool = False,
+) -> tuple[dict, dict]:
     """Tallies per scope and variant over the documents that have gold; and counts for the table.
 
     `blocks` must carry jusText's own classes (extract in mode off or mark) and the marks, made
@@ -97,7 +138,11 @@ def score_variants(docs: pd.DataFrame, blocks: pd.DataFrame, gold: dict[str, Gol
         for scope in scopes:
             marked[scope] += int(sum(not k for k in keeps["site-only"]))
             for variant in VARIANTS:
-                score_page(tallies[scope][variant], gold[doc_id], extraction_of_blocks(texts, keeps[variant]))
+                score_page(
+                    tallies[scope][variant],
+                    gold[doc_id],
+                    extraction_of_blocks(texts, keeps[variant]),
+                )
     named = host[scored]
     hosts = {SCOPES[0]: named[named != ""].nunique(), SCOPES[1]: len({host[d] for d in multi})}
     return tallies, {"hosts": hosts, "marked_blocks": marked}
@@ -107,14 +152,25 @@ def site_rows(dataset: str, tallies: dict, counts: dict) -> list[dict]:
     rows = []
     for scope, by_variant in tallies.items():
         for variant, tally in by_variant.items():
-            rows.append({"dataset": dataset, "scope": scope, "variant": variant, "pages": tally.pages,
-                         "hosts": counts["hosts"][scope], "marked_blocks": counts["marked_blocks"][scope],
-                         **_measured("word", tally.words, with_f05=False), **_measured("bow", tally.bag, with_f05=False),
-                         **_measured("snippet", tally.snippets, with_f05=False)})
+            rows.append(
+                {
+                    "dataset": dataset,
+                    "scope": scope,
+                    "variant": variant,
+                    "pages": tally.pages,
+                    "hosts": counts["hosts"][scope],
+                    "marked_blocks": counts["marked_blocks"][scope],
+                    **_measured("word", tally.words, with_f05=False),
+                    **_measured("bow", tally.bag, with_f05=False),
+                    **_measured("snippet", tally.snippets, with_f05=False),
+                }
+            )
     return rows
 
 
-def evaluate_gold_sets(config: EvaluateConfig, site: SiteBoilerplateParams, justext: JustextParams) -> list[dict]:
+def evaluate_gold_sets(
+    config: EvaluateConfig, site: SiteBoilerplateParams, justext: JustextParams
+) -> list[dict]:
     """The site_boilerplate.tsv rows: every configured gold set, pages grouped by host across the set."""
     site = replace(site, mode="mark")
     rows = []
@@ -125,6 +181,11 @@ def evaluate_gold_sets(config: EvaluateConfig, site: SiteBoilerplateParams, just
         gold = {str(i): page for i, page in enumerate(pages)}
         tallies, counts = score_variants(docs, blocks, gold, justext, site.min_pages_per_host)
         rows += site_rows(dataset, tallies, counts)
-        log.info("%s: %d pages, %d on hosts with %d+ pages", dataset, len(pages),
-                 tallies[SCOPES[1]]["justext"].pages, site.min_pages_per_host)
+        log.info(
+            "%s: %d pages, %d on hosts with %d+ pages",
+            dataset,
+            len(pages),
+            tallies[SCOPES[1]]["justext"].pages,
+            site.min_pages_per_host,
+        )
     return rows

@@ -64,7 +64,9 @@ class TrainParams:
     # a fit behaves, on a few pages, use fewer.
     max_bins: int = 255
     seed: int = 1
-    threshold_good: float = 0.6  # the best held-out mean F1 whose F0.5 is at least its F1: leaning to precision
+    threshold_good: float = (
+        0.6  # the best held-out mean F1 whose F0.5 is at least its F1: leaning to precision
+    )
 
     @classmethod
     def from_config(cls, section: dict) -> TrainParams:
@@ -87,15 +89,15 @@ class AdaptParams:
 
 
 def _trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
-    return {tuple(words[i:i + LABEL_NGRAM]) for i in range(len(words) - LABEL_NGRAM + 1)}
+    return {tuple(words[i : i + LABEL_NGRAM]) for i in range(len(words) - LABEL_NGRAM + 1)}
 
 
 def _coverage(words: Sequence[str], grams: set[tuple[str, ...]]) -> float:
     """Share of ``words`` inside at least one trigram of ``grams``."""
     covered = np.zeros(len(words), dtype=bool)
     for i in range(len(words) - LABEL_NGRAM + 1):
-        if tuple(words[i:i + LABEL_NGRAM]) in grams:
-            covered[i:i + LABEL_NGRAM] = True
+        if tuple(words[i : i + LABEL_NGRAM]) in grams:
+            covered[i : i + LABEL_NGRAM] = True
     return float(covered.mean())
 
 
@@ -124,7 +126,11 @@ def block_labels(blocks: list[Block], page: GoldPage) -> np.ndarray:
         for snippet in snippets:
             grams = _trigrams(snippet.lower().split())
             for i, mine in enumerate(block_grams):
-                if grams and mine and len(grams & mine) >= CONTENT_COVERAGE * min(len(grams), len(mine)):
+                if (
+                    grams
+                    and mine
+                    and len(grams & mine) >= CONTENT_COVERAGE * min(len(grams), len(mine))
+                ):
                     # a block holding both kinds of snippet teaches nothing: left out
                     labels[i] = label if labels[i] in (-1, label) else -2
     labels[labels == -2] = -1
@@ -142,15 +148,24 @@ class TrainingPage:
     language: str = ""  # guessed, as the extract stage guesses it to pick the stop list
 
 
-def training_pages(pages: Iterable[GoldPage], params: ExtractParams = ExtractParams()) -> list[TrainingPage]:
+def training_pages(
+    pages: Iterable[GoldPage], params: ExtractParams = ExtractParams()
+) -> list[TrainingPage]:
     """Decode and segment each page as the extract stage does, then compute features and labels."""
     prepared = []
     for number, gold in enumerate(pages, start=1):
         if number % 250 == 0:
             log.info("%s: %d pages segmented and labelled", gold.dataset, number)
         page = prepare_page(decoded_html(gold, params), params, LEARNED_BLOCKS)
-        prepared.append(TrainingPage(gold, page.blocks, block_features(page.blocks, page_title(page.root)),
-                                     block_labels(page.blocks, gold), page.language))
+        prepared.append(
+            TrainingPage(
+                gold,
+                page.blocks,
+                block_features(page.blocks, page_title(page.root)),
+                block_labels(page.blocks, gold),
+                page.language,
+            )
+        )
     return prepared
 
 
@@ -158,8 +173,12 @@ def unlabelled_blocks(pages: Sequence[TrainingPage]) -> UnlabelledBlocks:
     """The gold pages as the held-out self-training's target, labels dropped: every block of each
     page in a language :func:`adapt.is_target` accepts, none of the others (drawn all the same,
     as the crawl's pages are)."""
-    return UnlabelledBlocks.of_pages([(page.features, block_words(page.blocks)) if is_target(page.language) else None
-                                      for page in pages])
+    return UnlabelledBlocks.of_pages(
+        [
+            (page.features, block_words(page.blocks)) if is_target(page.language) else None
+            for page in pages
+        ]
+    )
 
 
 @dataclass
@@ -181,10 +200,11 @@ def training_blocks(pages: Sequence[TrainingPage]) -> dict[str, np.ndarray]:
     """The labelled blocks of one gold set's pages as arrays (what rule ``training_blocks`` stores)."""
     known = [(page, page.labels >= 0) for page in pages]
     return {
-        "features": _joined([page.features[k] for page, k in known], np.zeros((0, len(FEATURE_NAMES)))),
+        "features": _joined(
+            [page.features[k] for page, k in known], np.zeros((0, len(FEATURE_NAMES)))
+        ),
         "labels": _joined([page.labels[k] for page, k in known], np.zeros(0, dtype=np.int8)),
-        "words": _joined([block_words(page.blocks)[k] for page, k in known],
-                         np.zeros(0)),
+        "words": _joined([block_words(page.blocks)[k] for page, k in known], np.zeros(0)),
         "feature_names": np.array(FEATURE_NAMES),
     }
 
@@ -209,26 +229,44 @@ def training_table(pages: Sequence[TrainingPage]) -> TrainingTable:
     by_set: dict[str, list[TrainingPage]] = {}
     for page in pages:
         by_set.setdefault(page.gold.dataset, []).append(page)
-    return weighted_table([{"dataset": np.array(name), **training_blocks(mine)} for name, mine in by_set.items()])
+    return weighted_table(
+        [{"dataset": np.array(name), **training_blocks(mine)} for name, mine in by_set.items()]
+    )
 
 
 def weighted_table(parts: Sequence[dict[str, np.ndarray]]) -> TrainingTable:
     """One table of the gold sets' blocks. A block weighs its words, and every gold source weighs
     the same in total, so the small snippet set counts as much as the large CleanEval."""
-    group = _joined([np.full(len(part["labels"]), gold_source(str(part["dataset"])), dtype=object)
-                     for part in parts], np.zeros(0, dtype=object))
+    group = _joined(
+        [
+            np.full(len(part["labels"]), gold_source(str(part["dataset"])), dtype=object)
+            for part in parts
+        ],
+        np.zeros(0, dtype=object),
+    )
     weights = _joined([part["words"] for part in parts], np.zeros(0))
     sources = pd.unique(group)
     for name in sources:
         mine = group == name
         weights[mine] *= len(weights) / (weights[mine].sum() * len(sources))
     return TrainingTable(
-        _joined([part["features"] for part in parts], np.zeros((0, len(FEATURE_NAMES)))).astype(np.float32),
-        _joined([part["labels"] for part in parts], np.zeros(0)).astype(np.int8), weights, group)
+        _joined([part["features"] for part in parts], np.zeros((0, len(FEATURE_NAMES)))).astype(
+            np.float32
+        ),
+        _joined([part["labels"] for part in parts], np.zeros(0)).astype(np.int8),
+        weights,
+        group,
+    )
 
 
-def self_train(table: TrainingTable, target: UnlabelledBlocks, model: BlockModel, params: TrainParams = TrainParams(),
-               adapt: AdaptParams = AdaptParams(), target_name: str = "target") -> BlockModel:
+def self_train(
+    table: TrainingTable,
+    target: UnlabelledBlocks,
+    model: BlockModel,
+    params: TrainParams = TrainParams(),
+    adapt: AdaptParams = AdaptParams(),
+    target_name: str = "target",
+) -> BlockModel:
     """``model`` adapted to the ``target`` pages by self-training (see the module docstring).
 
     Each round, ``model`` labels the blocks of ``adapt.pages`` sampled target pages; those it is
@@ -242,36 +280,64 @@ def self_train(table: TrainingTable, target: UnlabelledBlocks, model: BlockModel
         sure = (probability >= adapt.confidence) | (probability <= 1 - adapt.confidence)
         words = target.words[sure]
         if not words.sum():
-            log.warning("round %d: no block of the %d target pages (of %d drawn) is labelled with confidence "
-                        "%.2f; the model stays as it is", number, target.target_pages, target.pages, adapt.confidence)
+            log.warning(
+                "round %d: no block of the %d target pages (of %d drawn) is labelled with confidence "
+                "%.2f; the model stays as it is",
+                number,
+                target.target_pages,
+                target.pages,
+                adapt.confidence,
+            )
             break
         labels = (probability[sure] >= adapt.confidence).astype(np.int8)
-        log.info("round %d: %d of %d target blocks self-labelled (%.0f %% of their words content)", number,
-                 int(sure.sum()), len(sure), 100 * float(words[labels == 1].sum() / words.sum()))
-        model = fit(TrainingTable(np.concatenate([table.features, target.features[sure]]),
-                                  np.concatenate([table.labels, labels]),
-                                  np.concatenate([table.weights, words * (source_weight / words.sum())]),
-                                  np.concatenate([table.group, np.full(len(labels), group, dtype=object)])),
-                    params)
+        log.info(
+            "round %d: %d of %d target blocks self-labelled (%.0f %% of their words content)",
+            number,
+            int(sure.sum()),
+            len(sure),
+            100 * float(words[labels == 1].sum() / words.sum()),
+        )
+        model = fit(
+            TrainingTable(
+                np.concatenate([table.features, target.features[sure]]),
+                np.concatenate([table.labels, labels]),
+                np.concatenate([table.weights, words * (source_weight / words.sum())]),
+                np.concatenate([table.group, np.full(len(labels), group, dtype=object)]),
+            ),
+            params,
+        )
     return model
 
 
-def fit(table: TrainingTable, params: TrainParams = TrainParams(), without: str | None = None) -> BlockModel:
+def fit(
+    table: TrainingTable, params: TrainParams = TrainParams(), without: str | None = None
+) -> BlockModel:
     """Gradient-boosted trees on the table, or on all of it but one gold source, as a BlockModel."""
     try:
         from sklearn.ensemble import HistGradientBoostingClassifier
     except ImportError:
-        raise ImportError("training and adapting the best preset's model need scikit-learn: "
-                          "pip install 'corpusbuilder[train]'") from None
+        raise ImportError(
+            "training and adapting the best preset's model need scikit-learn: "
+            "pip install 'corpusbuilder[train]'"
+        ) from None
 
     mask = table.group != without
     if not mask.any() or len(np.unique(table.labels[mask])) < 2:
-        raise ValueError("training needs content and boilerplate blocks from at least one gold source"
-                         + (f" besides {without}" if without else "") + " (config key train.datasets)")
+        raise ValueError(
+            "training needs content and boilerplate blocks from at least one gold source"
+            + (f" besides {without}" if without else "")
+            + " (config key train.datasets)"
+        )
     classifier = HistGradientBoostingClassifier(
-        max_iter=params.max_iter, learning_rate=params.learning_rate, max_depth=params.max_depth,
-        min_samples_leaf=params.min_samples_leaf, l2_regularization=params.l2_regularization,
-        max_bins=params.max_bins, early_stopping=False, random_state=params.seed)
+        max_iter=params.max_iter,
+        learning_rate=params.learning_rate,
+        max_depth=params.max_depth,
+        min_samples_leaf=params.min_samples_leaf,
+        l2_regularization=params.l2_regularization,
+        max_bins=params.max_bins,
+        early_stopping=False,
+        random_state=params.seed,
+    )
     log.info("fitting %d trees on %d blocks", params.max_iter, int(mask.sum()))
     classifier.fit(table.features[mask], table.labels[mask], sample_weight=table.weights[mask])
     return export_trees(classifier, params, tuple(sorted(pd.unique(table.group[mask]))))
@@ -296,7 +362,15 @@ def export_trees(classifier, params: TrainParams, trained_on: tuple[str, ...]) -
         depth = max(depth, int(nodes["depth"].max()))
         offset += size
     return BlockModel(
-        np.concatenate(feature).astype(np.int32), np.concatenate(threshold).astype(np.float64),
-        np.concatenate(left).astype(np.int32), np.concatenate(right).astype(np.int32),
-        np.concatenate(value).astype(np.float64), np.array(roots, dtype=np.int32), depth,
-        float(np.ravel(classifier._baseline_prediction)[0]), params.threshold_good, FEATURE_NAMES, trained_on)
+        np.concatenate(feature).astype(np.int32),
+        np.concatenate(threshold).astype(np.float64),
+        np.concatenate(left).astype(np.int32),
+        np.concatenate(right).astype(np.int32),
+        np.concatenate(value).astype(np.float64),
+        np.array(roots, dtype=np.int32),
+        depth,
+        float(np.ravel(classifier._baseline_prediction)[0]),
+        params.threshold_good,
+        FEATURE_NAMES,
+        trained_on,
+    )

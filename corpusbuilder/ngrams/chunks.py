@@ -22,7 +22,6 @@ CHUNK_BYTES_PER_TOKEN = 88
 MIN_CHUNK_TOKENS = 1 << 15
 
 
-
 def chunk_tokens_for_budget(mem_mb: float, n: int) -> int:
     """Tokens per chunk so that this process stays within `mem_mb` (resident set included)."""
     free_bytes = mem_mb * 2**20 - resident_bytes()
@@ -80,8 +79,14 @@ def read_kept_token_pieces(
     pending = False
     for arrays, block_starts in read_token_pieces(tokens_path, fields, piece_tokens):
         count = len(arrays["token_hash"])
-        keep = kind_mask(kind, arrays.get("is_punct", np.zeros(count, bool)), arrays.get("is_stop", np.zeros(count, bool)))
-        token_hash, offsets, _ = select_tokens(arrays["token_hash"], np.concatenate(([0], block_starts, [count])), keep)
+        keep = kind_mask(
+            kind,
+            arrays.get("is_punct", np.zeros(count, bool)),
+            arrays.get("is_stop", np.zeros(count, bool)),
+        )
+        token_hash, offsets, _ = select_tokens(
+            arrays["token_hash"], np.concatenate(([0], block_starts, [count])), keep
+        )
         starts_block = np.zeros(len(token_hash), dtype=bool)
         mapped = offsets[1:-1]
         starts_block[mapped[mapped < len(token_hash)]] = True

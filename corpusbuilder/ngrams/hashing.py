@@ -15,7 +15,6 @@ _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_2 = np.uint64(0x94D049BB133111EB)
 
 
-
 def kind_mask(kind: str, is_punct: np.ndarray, is_stop: np.ndarray) -> np.ndarray:
     """Keep-mask of the tokens an n-gram of `kind` is built from (thesis Table 3.3)."""
     if kind == "all":
@@ -49,7 +48,9 @@ def _ngram_starts(block_offsets: np.ndarray, n: int) -> np.ndarray:
     return first + rank
 
 
-def ngram_hashes(token_hash: np.ndarray, block_offsets: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+def ngram_hashes(
+    token_hash: np.ndarray, block_offsets: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray]:
     """64-bit hash of every n-gram inside one block, and the index of its first token.
 
     h = h·B + t over uint64 (wrapping) for the n tokens, then the splitmix64 finaliser: n numpy

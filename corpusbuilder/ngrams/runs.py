@@ -31,8 +31,9 @@ MERGE_FAN_IN = 64
 RUN_ROW_GROUP = 1 << 16
 
 
-
-def write_run(path: Path | str, blocks: Iterable[tuple[np.ndarray, np.ndarray]], metadata: dict | None = None) -> int:
+def write_run(
+    path: Path | str, blocks: Iterable[tuple[np.ndarray, np.ndarray]], metadata: dict | None = None
+) -> int:
     """Write sorted (hash, count) blocks as one run file, atomically; return its row count.
 
     Small blocks (a merge's rounds) are gathered into row groups of RUN_ROW_GROUP rows, so a
@@ -48,8 +49,10 @@ def write_run(path: Path | str, blocks: Iterable[tuple[np.ndarray, np.ndarray]],
         hashes = np.concatenate([h for h, _ in pending])
         counts = np.concatenate([c for _, c in pending])
         full = len(hashes) if final else len(hashes) // RUN_ROW_GROUP * RUN_ROW_GROUP
-        writer.write_table(pa.table({"hash": hashes[:full], "count": counts[:full]}, schema=schema),
-                           row_group_size=RUN_ROW_GROUP)
+        writer.write_table(
+            pa.table({"hash": hashes[:full], "count": counts[:full]}, schema=schema),
+            row_group_size=RUN_ROW_GROUP,
+        )
         pending = [(hashes[full:].copy(), counts[full:].copy())] if full < len(hashes) else []
         pending_rows = len(hashes) - full
 
@@ -76,7 +79,9 @@ def partition_hash_range(partition: int, partitions: int) -> HashRange:
     """Partition `partition` of `partitions`: equal ranges of the hash's top 32 bits, as
     `exact_dedup.md5_partitions` cuts (n-gram hashes are uniform, so the parts are about equal)."""
     if not 0 <= partition < partitions:
-        raise ValueError(f"partition {partition} of {partitions}: partitions are numbered 0 to {partitions - 1}")
+        raise ValueError(
+            f"partition {partition} of {partitions}: partitions are numbered 0 to {partitions - 1}"
+        )
 
     def low(p: int) -> int:
         return -(-(p << 32) // partitions) << 32
@@ -111,7 +116,9 @@ def _in_range(hashes: np.ndarray, hash_range: HashRange) -> slice:
     return slice(begin, end)
 
 
-def read_run(path: Path | str, batch_rows: int, hash_range: HashRange = ALL_HASHES) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def read_run(
+    path: Path | str, batch_rows: int, hash_range: HashRange = ALL_HASHES
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Stream a run file's hashes in `hash_range` as (hash, count) blocks of at most `batch_rows` rows.
 
     Row group by row group, without threads: pyarrow's `iter_batches` reads ahead (measured:
@@ -129,7 +136,7 @@ def read_run(path: Path | str, batch_rows: int, hash_range: HashRange = ALL_HASH
             kept = _in_range(hashes, hash_range)
             hashes, counts = hashes[kept], counts[kept]
             for begin in range(0, len(hashes), batch_rows):
-                yield hashes[begin:begin + batch_rows], counts[begin:begin + batch_rows]
+                yield hashes[begin : begin + batch_rows], counts[begin : begin + batch_rows]
             del hashes, counts  # before the next row group is read
 
 
@@ -142,7 +149,9 @@ def run_metadata(path: Path | str) -> dict:
     return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])
 
 
-def merge_ngram_runs(runs: list[Iterator[tuple[np.ndarray, np.ndarray]]]) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def merge_ngram_runs(
+    runs: list[Iterator[tuple[np.ndarray, np.ndarray]]],
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """k-way merge of sorted (hash, count) runs, summing the counts of equal hashes.
 
     Vectorised by rounds: every hash up to the smallest last hash among the runs' current
@@ -184,8 +193,9 @@ def merge_budget(mem_mb: float) -> float:
     return mem_mb * 2**20 - resident_bytes()
 
 
-def merged_runs(run_paths: list[Path], mem_mb: float,
-                hash_range: HashRange = ALL_HASHES) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def merged_runs(
+    run_paths: list[Path], mem_mb: float, hash_range: HashRange = ALL_HASHES
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """merge_ngram_runs over run files' `hash_range`. Each open run holds one row group; what is
     left of the budget bounds the rows a merge round takes from each run."""
     free_bytes = merge_budget(mem_mb)
@@ -198,12 +208,15 @@ def runs_per_merge(run_paths: list[Path], mem_mb: float) -> int:
     """Runs merged at once: at most MERGE_FAN_IN, and no more than half the free budget's worth
     of row groups (the other half is for the merge rounds)."""
     group = max((_largest_row_group(path) for path in run_paths), default=RUN_ROW_GROUP)
-    fits = int(merge_budget(mem_mb) / 2 / (max(group, 1) * (READ_BYTES_PER_ROW + MERGE_BYTES_PER_ROW / 8)))
+    fits = int(
+        merge_budget(mem_mb) / 2 / (max(group, 1) * (READ_BYTES_PER_ROW + MERGE_BYTES_PER_ROW / 8))
+    )
     return max(2, min(MERGE_FAN_IN, fits))
 
 
-def merge_to_fan_in(run_paths: list[Path], tmp_dir: Path, mem_mb: float,
-                    hash_range: HashRange = ALL_HASHES) -> list[Path]:
+def merge_to_fan_in(
+    run_paths: list[Path], tmp_dir: Path, mem_mb: float, hash_range: HashRange = ALL_HASHES
+) -> list[Path]:
     """Merge runs' `hash_range` a fan-in at a time into temporary runs until at most that many
     are left (the temporary runs hold that range only, and a range of them is all of them)."""
     fan_in = runs_per_merge(run_paths, mem_mb)
@@ -211,7 +224,9 @@ def merge_to_fan_in(run_paths: list[Path], tmp_dir: Path, mem_mb: float,
         merged = []
         for begin in range(0, len(run_paths), fan_in):
             merged.append(tmp_dir / f"pass-{id(merged):x}-{begin:06d}.parquet")
-            write_run(merged[-1], merged_runs(run_paths[begin:begin + fan_in], mem_mb, hash_range))
+            write_run(
+                merged[-1], merged_runs(run_paths[begin : begin + fan_in], mem_mb, hash_range)
+            )
         for path in run_paths:
             if path.parent == tmp_dir:
                 path.unlink()

@@ -45,7 +45,11 @@ def check_ngram_params(kind: str, n: int) -> None:
 
 
 def shard_ngram_run(
-    tokens_path: Path | str, run_path: Path | str, kind: str, n: int, mem_mb: float,
+    tokens_path: Path | str,
+    run_path: Path | str,
+    kind: str,
+    n: int,
+    mem_mb: float,
     chunk_tokens: int | None = None,
 ) -> dict:
     """One shard's sorted run: chunk counts (§3.4.2) merged into one (hash, count) file.
@@ -56,7 +60,13 @@ def shard_ngram_run(
     check_ngram_params(kind, n)
     run_path = Path(run_path)
     chunk_tokens = chunk_tokens or chunk_tokens_for_budget(mem_mb, n)
-    stats = {"tokens_path": str(tokens_path), "kind": kind, "n": n, "chunk_tokens": chunk_tokens, "chunks": []}
+    stats = {
+        "tokens_path": str(tokens_path),
+        "kind": kind,
+        "n": n,
+        "chunk_tokens": chunk_tokens,
+        "chunks": [],
+    }
     run_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{run_path.name}.", dir=run_path.parent) as tmp:
         chunk_paths = []
@@ -67,7 +77,11 @@ def shard_ngram_run(
             chunk_paths.append(Path(tmp) / f"chunk-{len(chunk_paths):05d}.parquet")
             write_run(chunk_paths[-1], [(hashes, counts)])
             stats["chunks"].append(
-                {"tokens": owned, "distinct": len(hashes), "seconds": round(time.perf_counter() - started, 3)}
+                {
+                    "tokens": owned,
+                    "distinct": len(hashes),
+                    "seconds": round(time.perf_counter() - started, 3),
+                }
             )
             del token_hash, block_offsets, hashes, counts
             release_memory()
@@ -76,18 +90,29 @@ def shard_ngram_run(
         chunk_paths = merge_to_fan_in(chunk_paths, Path(tmp), mem_mb)
         stats["distinct"] = write_run(run_path, merged_runs(chunk_paths, mem_mb), stats)
         stats["merge_seconds"] = round(time.perf_counter() - started, 3)
-    log.info("%s: %d tokens in %d chunks, %d distinct %d-grams", tokens_path, stats["tokens"],
-             len(stats["chunks"]), stats["distinct"], n)
+    log.info(
+        "%s: %d tokens in %d chunks, %d distinct %d-grams",
+        tokens_path,
+        stats["tokens"],
+        len(stats["chunks"]),
+        stats["distinct"],
+        n,
+    )
     return stats
 
 
 def duplicate_ngrams(
-    run_paths: list[Path | str], mem_mb: float, min_count: int = 2, hash_range: HashRange = ALL_HASHES
+    run_paths: list[Path | str],
+    mem_mb: float,
+    min_count: int = 2,
+    hash_range: HashRange = ALL_HASHES,
 ) -> Iterator[tuple[np.ndarray, np.ndarray, int]]:
     """Merge the shard runs' `hash_range`; yield (hashes, counts) of n-grams seen ≥ `min_count`
     times and the number of distinct n-grams of the round, block by block, in hash order."""
     run_paths = [Path(path) for path in run_paths]
-    with tempfile.TemporaryDirectory(prefix=".merge.", dir=run_paths[0].parent if run_paths else None) as tmp:
+    with tempfile.TemporaryDirectory(
+        prefix=".merge.", dir=run_paths[0].parent if run_paths else None
+    ) as tmp:
         passes = merge_to_fan_in(run_paths, Path(tmp), mem_mb, hash_range)
         for hashes, counts in merged_runs(passes, mem_mb, hash_range):
             repeated = counts >= min_count
@@ -95,17 +120,30 @@ def duplicate_ngrams(
 
 
 def write_duplicate_ngrams(
-    run_paths: list[Path | str], output_path: Path | str, stats_path: Path | str,
-    mem_mb: float, min_count: int = 2, partition: int = 0, partitions: int = 1,
+    run_paths: list[Path | str],
+    output_path: Path | str,
+    stats_path: Path | str,
+    mem_mb: float,
+    min_count: int = 2,
+    partition: int = 0,
+    partitions: int = 1,
 ) -> dict:
     """G₂₊, or its part `partition` of `partitions` hash ranges (rule `dup_ngram_part`):
     `output_path` (.npy of sorted unique uint64 hashes) and a JSON stats file."""
     started = time.perf_counter()
-    stats = {"distinct_ngrams": 0, "duplicate_types": 0, "duplicate_instances": 0, "min_count": min_count,
-             "partition": partition, "partitions": partitions}
+    stats = {
+        "distinct_ngrams": 0,
+        "duplicate_types": 0,
+        "duplicate_instances": 0,
+        "min_count": min_count,
+        "partition": partition,
+        "partitions": partitions,
+    }
     output_path = Path(output_path)
     hash_range = partition_hash_range(partition, partitions)
-    with tempfile.TemporaryFile(dir=output_path.parent if output_path.parent.exists() else None) as raw:
+    with tempfile.TemporaryFile(
+        dir=output_path.parent if output_path.parent.exists() else None
+    ) as raw:
         for hashes, counts, distinct in duplicate_ngrams(run_paths, mem_mb, min_count, hash_range):
             stats["distinct_ngrams"] += distinct
             stats["duplicate_types"] += len(hashes)
@@ -132,15 +170,19 @@ def write_duplicate_ngrams(
 PART_SUMS = ("distinct_ngrams", "duplicate_types", "duplicate_instances", "merge_seconds")
 
 
-def write_duplicate_ngrams_stats(part_stats_paths: list[Path | str], stats_path: Path | str) -> dict:
+def write_duplicate_ngrams_stats(
+    part_stats_paths: list[Path | str], stats_path: Path | str
+) -> dict:
     """Rule `dup_ngrams`: the stats of G₂₊ from those of its parts (in partition order; the
     first holds the runs' stats); the merge's seconds are summed over the parts (CPU time, not the
     wall time of parallel jobs)."""
     parts = [json.loads(Path(path).read_text(encoding="utf-8")) for path in part_stats_paths]
     found = [part["partition"] for part in parts]
     if found != list(range(len(parts))) or any(part["partitions"] != len(parts) for part in parts):
-        raise ValueError(f"G₂₊ parts {found} of {[part['partitions'] for part in parts]}: "
-                         f"expected partitions 0 to {len(parts) - 1} of {len(parts)}")
+        raise ValueError(
+            f"G₂₊ parts {found} of {[part['partitions'] for part in parts]}: "
+            f"expected partitions 0 to {len(parts) - 1} of {len(parts)}"
+        )
     stats = {**parts[0], **{key: sum(part[key] for part in parts) for key in PART_SUMS}}
     stats["partitions"] = len(parts)
     stats["part_merge_seconds"] = [part["merge_seconds"] for part in parts]
@@ -154,7 +196,11 @@ def write_duplicate_ngrams_stats(part_stats_paths: list[Path | str], stats_path:
 
 
 def dup_ngrams_from_text(
-    input_path: Path | str, output_path: Path | str, n: int = 10, mem_mb: float = 256, min_count: int = 2
+    input_path: Path | str,
+    output_path: Path | str,
+    n: int = 10,
+    mem_mb: float = 256,
+    min_count: int = 2,
 ) -> int:
     """`corpusbuilder dup-ngrams`: text with one block per line (tokens split on white space)
     → TSV of every n-gram seen ≥ `min_count` times, `count<TAB>n-gram`, most frequent first.
@@ -166,7 +212,9 @@ def dup_ngrams_from_text(
     with open(input_path, encoding="utf-8") as text:
         blocks = [line.split() for line in text]
     words = np.array([word for block in blocks for word in block], dtype=object)
-    block_offsets = np.concatenate(([0], np.cumsum([len(block) for block in blocks]))).astype(np.int64)
+    block_offsets = np.concatenate(([0], np.cumsum([len(block) for block in blocks]))).astype(
+        np.int64
+    )
     del blocks
     # The tokenise stage's hash, so a hand run's n-grams hash as the workflow's do.
     token_hash = word_hashes(words)
@@ -188,5 +236,5 @@ def dup_ngrams_from_text(
     with atomic_path(output_path) as tmp, open(tmp, "w", encoding="utf-8") as out:
         for i in order:
             start = first_start[np.searchsorted(first_hash, hashes[i])]
-            out.write(f"{counts[i]}\t{' '.join(words[start:start + n])}\n")
+            out.write(f"{counts[i]}\t{' '.join(words[start : start + n])}\n")
     return len(hashes)

@@ -34,7 +34,11 @@ def suffix_array(ids: np.ndarray) -> np.ndarray:
     # The boundary mask block by block: `byte_sa % width` whole would be another 4 B per byte.
     on_boundary = np.empty(len(byte_sa), dtype=bool)
     for begin in range(0, len(byte_sa), 1 << 20):
-        np.equal(byte_sa[begin:begin + (1 << 20)] % width, 0, out=on_boundary[begin:begin + (1 << 20)])
+        np.equal(
+            byte_sa[begin : begin + (1 << 20)] % width,
+            0,
+            out=on_boundary[begin : begin + (1 << 20)],
+        )
     aligned = byte_sa[on_boundary]
     del byte_sa, on_boundary
     aligned //= width

@@ -46,7 +46,12 @@ import pandas as pd
 from corpusbuilder.io import atomic_path
 from corpusbuilder.language import document_texts
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.similarity import MinHashParams, document_signatures, resemblance_dedup, similar_pairs
+from corpusbuilder.similarity import (
+    MinHashParams,
+    document_signatures,
+    resemblance_dedup,
+    similar_pairs,
+)
 from corpusbuilder.tables import good_after_dedup, kept_tokens, read_table
 from corpusbuilder.tokenfile import read_tokens
 
@@ -55,12 +60,35 @@ log = logging.getLogger("corpusbuilder.corpus_stats")
 MEASURE_N = 10  # the thesis measures duplicate content with 10-grams on all tokens (§3.6.4)
 BLOCK_STAGE = "block_dedup_kept"
 RESEMBLANCE_ROW = "after_resemblance_dedup"
-FUNNEL_COLUMNS = ("stage", "documents", "words", "tokens", "pct_of_previous_documents", "pct_of_previous_words")
-DUPLICATES_COLUMNS = (
-    "corpus", "documents", "blocks", "tokens", "ngram_instances", "distinct_ngrams",
-    "duplicate_instances", "distinct_duplicates", "pct_duplicate_instances", "pct_of_before",
+FUNNEL_COLUMNS = (
+    "stage",
+    "documents",
+    "words",
+    "tokens",
+    "pct_of_previous_documents",
+    "pct_of_previous_words",
 )
-STAGE_COLUMNS = ("rule", "phase", "jobs", "seconds", "cpu_seconds", "max_rss_mb", "pct_of_total_seconds")
+DUPLICATES_COLUMNS = (
+    "corpus",
+    "documents",
+    "blocks",
+    "tokens",
+    "ngram_instances",
+    "distinct_ngrams",
+    "duplicate_instances",
+    "distinct_duplicates",
+    "pct_duplicate_instances",
+    "pct_of_before",
+)
+STAGE_COLUMNS = (
+    "rule",
+    "phase",
+    "jobs",
+    "seconds",
+    "cpu_seconds",
+    "max_rss_mb",
+    "pct_of_total_seconds",
+)
 
 # Rules in pipeline order, with the phase names of thesis Table 3.7 where it has one.
 PHASES = {
@@ -86,6 +114,7 @@ PHASES = {
 
 # --- inputs ------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class ShardFiles:
     """One shard's files the measurements read: tokens, extract's blocks, block dedup's verdicts
@@ -99,15 +128,20 @@ class ShardFiles:
 def tokenised_blocks(tokens: dict) -> pd.DataFrame:
     """One row per tokenised block: doc_id, block_index, tokens (its token count)."""
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
-    return pd.DataFrame({
-        "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)] if len(doc_ids) else np.empty(0, str),
-        "block_index": np.asarray(tokens["block_index"], np.int64),
-        "tokens": np.diff(np.asarray(tokens["block_offsets"], np.int64)),
-    })
+    return pd.DataFrame(
+        {
+            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)]
+            if len(doc_ids)
+            else np.empty(0, str),
+            "block_index": np.asarray(tokens["block_index"], np.int64),
+            "tokens": np.diff(np.asarray(tokens["block_offsets"], np.int64)),
+        }
+    )
 
 
-def block_ngrams(tokens: dict, keep_tokens: np.ndarray | None = None, n: int = MEASURE_N,
-                 kind: str = "all") -> np.ndarray:
+def block_ngrams(
+    tokens: dict, keep_tokens: np.ndarray | None = None, n: int = MEASURE_N, kind: str = "all"
+) -> np.ndarray:
     """Hashes of every n-gram (tokens of ``kind``; all by default) inside one block, over the
     tokens of ``keep_tokens`` (all when ``None``; `tables.kept_tokens` after de-duplication). A
     dropped stretch — a block, or sentences removed from one — ends the text before it, so no
@@ -138,7 +172,9 @@ def duplicate_counts(hashes: Sequence[np.ndarray] | np.ndarray) -> DuplicateCoun
     """Count the n-gram hashes of a whole corpus (np.unique over all of them: see the module note)."""
     if isinstance(hashes, np.ndarray):
         hashes = [hashes]
-    everything = np.concatenate([np.asarray(h, np.uint64) for h in hashes] + [np.empty(0, np.uint64)])
+    everything = np.concatenate(
+        [np.asarray(h, np.uint64) for h in hashes] + [np.empty(0, np.uint64)]
+    )
     if len(everything) == 0:
         return DuplicateCounts()
     _, counts = np.unique(everything, return_counts=True)
@@ -152,6 +188,7 @@ def duplicate_counts(hashes: Sequence[np.ndarray] | np.ndarray) -> DuplicateCoun
 
 
 # --- the measurements --------------------------------------------------------------------------
+
 
 @dataclass
 class CorpusMeasures:
@@ -175,7 +212,9 @@ class Resemblance:
     minhash: MinHashParams = MinHashParams()
 
 
-def after_resemblance_dedup(shards: Sequence[ShardFiles], removed: set[str], n: int) -> tuple[DuplicateCounts, dict]:
+def after_resemblance_dedup(
+    shards: Sequence[ShardFiles], removed: set[str], n: int
+) -> tuple[DuplicateCounts, dict]:
     """Duplicate n-grams of the corpus without the `removed` documents; its documents, blocks, tokens."""
     hashes, totals = [], {"documents": 0, "blocks": 0, "tokens": 0}
     for shard in shards:
@@ -189,8 +228,12 @@ def after_resemblance_dedup(shards: Sequence[ShardFiles], removed: set[str], n: 
     return duplicate_counts(hashes), totals
 
 
-def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = MEASURE_N,
-                   resemblance: Resemblance | None = None) -> CorpusMeasures:
+def measure_corpus(
+    funnel: pd.DataFrame,
+    shards: Iterable[ShardFiles],
+    n: int = MEASURE_N,
+    resemblance: Resemblance | None = None,
+) -> CorpusMeasures:
     """The extended funnel and the duplicate-content table.
 
     ``funnel`` is ``results/stats/funnel.tsv`` (stage, documents, words, pct columns); each shard
@@ -200,20 +243,39 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
     shards = list(shards)
     before_hashes, after_hashes = [], []
     doc_ids, signatures = [], []
-    totals = {key: 0 for key in ("documents_before", "documents_after", "blocks_before", "blocks_after",
-                                 "tokens_before", "tokens_after", "words_before", "words_after")}
+    totals = {
+        key: 0
+        for key in (
+            "documents_before",
+            "documents_after",
+            "blocks_before",
+            "blocks_after",
+            "tokens_before",
+            "tokens_after",
+            "words_before",
+            "words_after",
+        )
+    }
     dedup_ran = False
     for shard in shards:
         tokens = read_tokens(shard.tokens)
         table = tokenised_blocks(tokens)
         columns = ["doc_id", "block_index", "n_words"] + (["text"] if resemblance else [])
         words = read_table(shard.blocks, columns)
-        table = table.merge(words.astype({"block_index": np.int64}), on=["doc_id", "block_index"],
-                            how="left", sort=False)
+        table = table.merge(
+            words.astype({"block_index": np.int64}),
+            on=["doc_id", "block_index"],
+            how="left",
+            sort=False,
+        )
         dedup = None
         if shard.dedup is not None:
             dedup_ran = True
-            dedup = read_table(shard.dedup, ["doc_id", "block_index", "final_class"], optional=["removed_starts", "removed_ends"])
+            dedup = read_table(
+                shard.dedup,
+                ["doc_id", "block_index", "final_class"],
+                optional=["removed_starts", "removed_ends"],
+            )
         kept = good_after_dedup(table, dedup)
         kept_tokens_after = kept_tokens(tokens, dedup)
         n_words = table["n_words"].fillna(0).to_numpy(np.int64)
@@ -234,15 +296,42 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
             signatures.append(document_signatures(texts.tolist(), resemblance.minhash))
     before, after = duplicate_counts(before_hashes), duplicate_counts(after_hashes)
     del before_hashes, after_hashes
-    measured = [("before_block_dedup", before, totals["documents_before"], totals["blocks_before"], totals["tokens_before"]),
-                ("after_block_dedup", after, totals["documents_after"], totals["blocks_after"], totals["tokens_after"])]
+    measured = [
+        (
+            "before_block_dedup",
+            before,
+            totals["documents_before"],
+            totals["blocks_before"],
+            totals["tokens_before"],
+        ),
+        (
+            "after_block_dedup",
+            after,
+            totals["documents_after"],
+            totals["blocks_after"],
+            totals["tokens_after"],
+        ),
+    ]
     if resemblance:
         pairs = similar_pairs(np.vstack(signatures), resemblance.threshold, resemblance.minhash)
         removed = set(resemblance_dedup(doc_ids, pairs, resemblance.threshold))
         counts, kept_totals = after_resemblance_dedup(shards, removed, n)
-        measured.append((RESEMBLANCE_ROW, counts, kept_totals["documents"], kept_totals["blocks"], kept_totals["tokens"]))
-        log.info("resemblance > %.2f: %d pairs, %d of %d documents removed", resemblance.threshold, len(pairs),
-                 len(removed), len(doc_ids))
+        measured.append(
+            (
+                RESEMBLANCE_ROW,
+                counts,
+                kept_totals["documents"],
+                kept_totals["blocks"],
+                kept_totals["tokens"],
+            )
+        )
+        log.info(
+            "resemblance > %.2f: %d pairs, %d of %d documents removed",
+            resemblance.threshold,
+            len(pairs),
+            len(removed),
+            len(doc_ids),
+        )
 
     funnel = extended_funnel(funnel, totals, dedup_ran)
     duplicates = duplicates_table(measured, before)
@@ -250,9 +339,11 @@ def measure_corpus(funnel: pd.DataFrame, shards: Iterable[ShardFiles], n: int = 
         "n": n,
         "dedup_ran": dedup_ran,
         "blocks_per_document_before": round(totals["blocks_before"] / totals["documents_before"], 2)
-        if totals["documents_before"] else None,
+        if totals["documents_before"]
+        else None,
         "blocks_per_document_after": round(totals["blocks_after"] / totals["documents_after"], 2)
-        if totals["documents_after"] else None,
+        if totals["documents_after"]
+        else None,
     }
     return CorpusMeasures(funnel, duplicates, extra)
 
@@ -263,14 +354,23 @@ def extended_funnel(funnel: pd.DataFrame, totals: dict[str, int], dedup_ran: boo
     funnel = funnel[funnel["stage"] != BLOCK_STAGE]
     exact_words = int(funnel.loc[funnel["stage"] == "exact_dedup_kept", "words"].sum())
     if exact_words != totals["words_before"]:
-        log.warning("the tokenised blocks hold %d words, the funnel's exact_dedup_kept row %d",
-                    totals["words_before"], exact_words)
+        log.warning(
+            "the tokenised blocks hold %d words, the funnel's exact_dedup_kept row %d",
+            totals["words_before"],
+            exact_words,
+        )
     funnel["tokens"] = pd.array([pd.NA] * len(funnel), dtype="Int64")
     funnel.loc[funnel["stage"] == "exact_dedup_kept", "tokens"] = totals["tokens_before"]
     if dedup_ran:
-        row = {"stage": BLOCK_STAGE, "documents": totals["documents_after"], "words": totals["words_after"],
-               "tokens": totals["tokens_after"]}
-        funnel = pd.concat([funnel, pd.DataFrame([row]).astype({"tokens": "Int64"})], ignore_index=True)
+        row = {
+            "stage": BLOCK_STAGE,
+            "documents": totals["documents_after"],
+            "words": totals["words_after"],
+            "tokens": totals["tokens_after"],
+        }
+        funnel = pd.concat(
+            [funnel, pd.DataFrame([row]).astype({"tokens": "Int64"})], ignore_index=True
+        )
     funnel["pct_of_previous_documents"] = _percent(funnel["documents"].tolist())
     funnel["pct_of_previous_words"] = _percent(funnel["words"].tolist())
     funnel = funnel[list(FUNNEL_COLUMNS)].reset_index(drop=True)
@@ -283,27 +383,42 @@ def duplicates_table(measured: list, before: DuplicateCounts) -> pd.DataFrame:
     n-grams and their share of those before block de-duplication (thesis Table 3.4)."""
     rows = []
     for name, counts, docs, blocks, tokens_ in measured:
-        rows.append({
-            "corpus": name, "documents": docs, "blocks": blocks, "tokens": tokens_,
-            "ngram_instances": counts.ngram_instances, "distinct_ngrams": counts.distinct_ngrams,
-            "duplicate_instances": counts.duplicate_instances, "distinct_duplicates": counts.distinct_duplicates,
-            "pct_duplicate_instances": round(100 * counts.duplicate_instances / counts.ngram_instances, 2)
-            if counts.ngram_instances else math.nan,
-            "pct_of_before": round(100 * counts.duplicate_instances / before.duplicate_instances, 2)
-            if before.duplicate_instances else math.nan,
-        })
+        rows.append(
+            {
+                "corpus": name,
+                "documents": docs,
+                "blocks": blocks,
+                "tokens": tokens_,
+                "ngram_instances": counts.ngram_instances,
+                "distinct_ngrams": counts.distinct_ngrams,
+                "duplicate_instances": counts.duplicate_instances,
+                "distinct_duplicates": counts.distinct_duplicates,
+                "pct_duplicate_instances": round(
+                    100 * counts.duplicate_instances / counts.ngram_instances, 2
+                )
+                if counts.ngram_instances
+                else math.nan,
+                "pct_of_before": round(
+                    100 * counts.duplicate_instances / before.duplicate_instances, 2
+                )
+                if before.duplicate_instances
+                else math.nan,
+            }
+        )
     return pd.DataFrame(rows, columns=list(DUPLICATES_COLUMNS))
 
 
 # --- stage times (Table 3.7) -------------------------------------------------------------------
+
 
 def _pattern_glob(pattern: str) -> str:
     """A benchmark pattern with wildcards (``benchmarks/extract/{shard}.tsv``) as a glob."""
     return re.sub(r"\{[^{}]*\}", "*", str(pattern))
 
 
-def benchmark_files(root: Path | str = ".", patterns: dict[str, str] | None = None,
-                    directory: str = "benchmarks") -> dict[str, list[Path]]:
+def benchmark_files(
+    root: Path | str = ".", patterns: dict[str, str] | None = None, directory: str = "benchmarks"
+) -> dict[str, list[Path]]:
     """Benchmark files by rule. With ``patterns`` (rule → its ``benchmark:`` pattern, as the
     workflow knows them) each pattern is globbed; without, every ``{directory}/**/*.tsv`` is
     attributed by path: ``benchmarks/<rule>.tsv`` or ``benchmarks/<rule>/<anything>.tsv``."""
@@ -325,11 +440,13 @@ def benchmark_files(root: Path | str = ".", patterns: dict[str, str] | None = No
 def read_benchmark(path: Path | str) -> dict[str, float]:
     """One benchmark file: its wall seconds, CPU seconds and max RSS (MB); repeats averaged."""
     table = pd.read_csv(path, sep="\t")
+
     def mean(column: str) -> float:
         if column not in table:
             return math.nan
         values = pd.to_numeric(table[column], errors="coerce")
         return float(values.mean()) if values.notna().any() else math.nan
+
     return {"seconds": mean("s"), "cpu_seconds": mean("cpu_time"), "max_rss_mb": mean("max_rss")}
 
 
@@ -340,14 +457,23 @@ def stage_times(files_by_rule: dict[str, Sequence[Path]]) -> pd.DataFrame:
     for rule, files in files_by_rule.items():
         measured = [read_benchmark(path) for path in files]
         rss = [m["max_rss_mb"] for m in measured if not math.isnan(m["max_rss_mb"])]
-        rows.append({
-            "rule": rule, "phase": PHASES.get(rule, rule), "jobs": len(measured),
-            "seconds": round(float(np.nansum([m["seconds"] for m in measured])), 2),
-            "cpu_seconds": round(float(np.nansum([m["cpu_seconds"] for m in measured])), 2),
-            "max_rss_mb": round(max(rss), 2) if rss else math.nan,
-        })
+        rows.append(
+            {
+                "rule": rule,
+                "phase": PHASES.get(rule, rule),
+                "jobs": len(measured),
+                "seconds": round(float(np.nansum([m["seconds"] for m in measured])), 2),
+                "cpu_seconds": round(float(np.nansum([m["cpu_seconds"] for m in measured])), 2),
+                "max_rss_mb": round(max(rss), 2) if rss else math.nan,
+            }
+        )
     order = list(PHASES)
-    rows.sort(key=lambda row: (order.index(row["rule"]) if row["rule"] in order else len(order), row["rule"]))
+    rows.sort(
+        key=lambda row: (
+            order.index(row["rule"]) if row["rule"] in order else len(order),
+            row["rule"],
+        )
+    )
     table = pd.DataFrame(rows, columns=[c for c in STAGE_COLUMNS if c != "pct_of_total_seconds"])
     total = table["seconds"].sum()
     table["pct_of_total_seconds"] = (100 * table["seconds"] / total).round(2) if total else math.nan
@@ -356,11 +482,14 @@ def stage_times(files_by_rule: dict[str, Sequence[Path]]) -> pd.DataFrame:
 
 # --- the summary and the files -----------------------------------------------------------------
 
+
 def _int(value) -> int | None:
     return None if value is None or pd.isna(value) else int(value)
 
 
-def summary(measures: CorpusMeasures, stages: pd.DataFrame, dedup_stats: dict | None = None) -> dict:
+def summary(
+    measures: CorpusMeasures, stages: pd.DataFrame, dedup_stats: dict | None = None
+) -> dict:
     """The headline numbers (results/stats/summary.json)."""
     funnel = measures.funnel.set_index("stage")
     words = {stage: int(funnel.at[stage, "words"]) for stage in funnel.index}
@@ -378,16 +507,23 @@ def summary(measures: CorpusMeasures, stages: pd.DataFrame, dedup_stats: dict | 
         "documents": documents,
         "words_final": words[final],
         "pct_words_kept_of_original": round(100 * words[final] / original, 2) if original else None,
-        "pct_boilerplate_words": round(100 * (1 - words.get("good_text", 0) / original), 2) if original else None,
+        "pct_boilerplate_words": round(100 * (1 - words.get("good_text", 0) / original), 2)
+        if original
+        else None,
         "tokens_before_block_dedup": _int(before["tokens"]),
         "tokens_after_block_dedup": _int(after["tokens"]),
         "measure_ngram": measures.extra.get("n", MEASURE_N),
         "duplicate_ngram_instances_before": _int(before["duplicate_instances"]),
         "duplicate_ngram_instances_after": _int(after["duplicate_instances"]),
-        "pct_duplicate_ngrams_left": None if pd.isna(after["pct_of_before"]) else float(after["pct_of_before"]),
+        "pct_duplicate_ngrams_left": None
+        if pd.isna(after["pct_of_before"])
+        else float(after["pct_of_before"]),
         "distinct_ngrams_after": _int(after["distinct_ngrams"]),
-        "pct_duplicate_ngrams_left_resemblance_dedup": float(dup.at[RESEMBLANCE_ROW, "pct_of_before"])
-        if RESEMBLANCE_ROW in dup.index and pd.notna(dup.at[RESEMBLANCE_ROW, "pct_of_before"]) else None,
+        "pct_duplicate_ngrams_left_resemblance_dedup": float(
+            dup.at[RESEMBLANCE_ROW, "pct_of_before"]
+        )
+        if RESEMBLANCE_ROW in dup.index and pd.notna(dup.at[RESEMBLANCE_ROW, "pct_of_before"])
+        else None,
         "blocks_per_document_before": measures.extra.get("blocks_per_document_before"),
         "blocks_per_document_after": measures.extra.get("blocks_per_document_after"),
         "wall_seconds_total": round(float(stages["seconds"].sum()), 2) if len(stages) else None,
@@ -413,10 +549,16 @@ def write_tsv(table: pd.DataFrame, path: Path | str) -> None:
         table.to_csv(tmp, sep="\t", index=False, na_rep="")
 
 
-def write_corpus_stats(funnel_path: Path | str, shards: Sequence[ShardFiles], outputs: dict[str, Path | str],
-                       benchmarks: dict[str, list[Path]], dedup_stats_path: Path | str | None = None,
-                       n: int = MEASURE_N, resemblance: Resemblance | None = None,
-                       provenance: dict | None = None) -> dict:
+def write_corpus_stats(
+    funnel_path: Path | str,
+    shards: Sequence[ShardFiles],
+    outputs: dict[str, Path | str],
+    benchmarks: dict[str, list[Path]],
+    dedup_stats_path: Path | str | None = None,
+    n: int = MEASURE_N,
+    resemblance: Resemblance | None = None,
+    provenance: dict | None = None,
+) -> dict:
     """The whole measurement: ``outputs`` has keys funnel_full, duplicates, stage_times, summary;
     ``provenance`` (corpusbuilder.provenance) is recorded in the summary as it is."""
     measures = measure_corpus(pd.read_csv(funnel_path, sep="\t"), shards, n, resemblance)

@@ -37,7 +37,13 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.io import atomic_path
-from corpusbuilder.tables import REMOVED_PARTS, ShardTables, dropped_block_mask, read_survivors, read_table
+from corpusbuilder.tables import (
+    REMOVED_PARTS,
+    ShardTables,
+    dropped_block_mask,
+    read_survivors,
+    read_table,
+)
 from corpusbuilder.tokenise import kept_chunks
 
 log = logging.getLogger("corpusbuilder.report")
@@ -50,7 +56,13 @@ STAGE_LABELS = {
     "exact_dedup_kept": "after removing exact duplicates",
     "block_dedup_kept": "after block-level de-duplication",
 }
-CHIP_LABELS = {"good": "kept", "bad": "boilerplate", "dup": "duplicate", "ctx": "context", "lang": "language"}
+CHIP_LABELS = {
+    "good": "kept",
+    "bad": "boilerplate",
+    "dup": "duplicate",
+    "ctx": "context",
+    "lang": "language",
+}
 BLOCK_KINDS = {  # css class → legend label
     "good": "kept text",
     "bad": "boilerplate (extract)",
@@ -63,6 +75,7 @@ MAX_BLOCK_CHARS = 420
 
 
 # --- inputs ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ReportFiles:
@@ -91,6 +104,7 @@ def _read_tsv(path: Path | str | None) -> pd.DataFrame | None:
 
 
 # --- formatting --------------------------------------------------------------------------------
+
 
 def _esc(value) -> str:
     return html.escape(str(value), quote=True)
@@ -134,11 +148,18 @@ def _cell(value, column: Column) -> str:
     return f'<td class="num">{text}</td>'
 
 
-def html_table(table: pd.DataFrame, columns: Sequence[Column], caption: str | None = None,
-               row_classes: Sequence[str] | None = None, bold: set[tuple[int, str]] | None = None) -> str:
+def html_table(
+    table: pd.DataFrame,
+    columns: Sequence[Column],
+    caption: str | None = None,
+    row_classes: Sequence[str] | None = None,
+    bold: set[tuple[int, str]] | None = None,
+) -> str:
     """A table with numbers right-aligned in tabular figures; missing columns are left out."""
     columns = [c for c in columns if c.key in table.columns]
-    head = "".join(f'<th class="{"num" if c.kind != "text" else ""}">{_esc(c.label)}</th>' for c in columns)
+    head = "".join(
+        f'<th class="{"num" if c.kind != "text" else ""}">{_esc(c.label)}</th>' for c in columns
+    )
     rows = []
     for i, (_, row) in enumerate(table.iterrows()):
         cells = []
@@ -150,10 +171,11 @@ def html_table(table: pd.DataFrame, columns: Sequence[Column], caption: str | No
         cls = f' class="{row_classes[i]}"' if row_classes and row_classes[i] else ""
         rows.append(f"<tr{cls}>{''.join(cells)}</tr>")
     cap = f"<caption>{_esc(caption)}</caption>" if caption else ""
-    return f'<table>{cap}<thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 # --- charts ------------------------------------------------------------------------------------
+
 
 def _pyplot():
     import matplotlib
@@ -161,8 +183,14 @@ def _pyplot():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False,
-                         "font.family": "DejaVu Sans"})
+    plt.rcParams.update(
+        {
+            "font.size": 9,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "font.family": "DejaVu Sans",
+        }
+    )
     return plt
 
 
@@ -189,11 +217,13 @@ def funnel_chart(funnel: pd.DataFrame) -> str:
     labels = [STAGE_LABELS.get(s, s) for s in funnel["stage"]]
     figure, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(funnel) + 1.0), sharey=True)
     colours = ["#9aa5b1"] * 2 + ["#2f6db5"] * (len(funnel) - 2)
-    for axis, key, pct, title in ((axes[0], "words", "pct_of_previous_words", "words"),
-                                  (axes[1], "documents", "pct_of_previous_documents", "documents")):
+    for axis, key, pct, title in (
+        (axes[0], "words", "pct_of_previous_words", "words"),
+        (axes[1], "documents", "pct_of_previous_documents", "documents"),
+    ):
         values = funnel[key].astype(float).to_numpy()
         y = np.arange(len(values))
-        axis.barh(y, values, color=colours[:len(values)], height=0.65)
+        axis.barh(y, values, color=colours[: len(values)], height=0.65)
         top = values.max() if len(values) and values.max() > 0 else 1
         for yi, value, share in zip(y, values, funnel[pct]):
             note = f"{int(value):,}" + ("" if pd.isna(share) else f"  ({share:.1f} %)")
@@ -208,8 +238,11 @@ def funnel_chart(funnel: pd.DataFrame) -> str:
     return png_data_uri(figure)
 
 
-CORPUS_LABELS = {"before_block_dedup": "before block dedup", "after_block_dedup": "after block dedup",
-                 "after_resemblance_dedup": "after resemblance dedup"}
+CORPUS_LABELS = {
+    "before_block_dedup": "before block dedup",
+    "after_block_dedup": "after block dedup",
+    "after_resemblance_dedup": "after resemblance dedup",
+}
 
 
 def duplicates_chart(duplicates: pd.DataFrame) -> str:
@@ -223,7 +256,9 @@ def duplicates_chart(duplicates: pd.DataFrame) -> str:
     axis.barh(y, unique, color="#2f6db5", height=0.6, label="10-grams occurring once")
     axis.barh(y, dup, left=unique, color="#e8912d", height=0.6, label="10-grams occurring 2+ times")
     for yi, u, d in zip(y, unique, dup):
-        axis.text(u + d + max(unique + dup) * 0.01, yi, f"{int(d):,} duplicate", va="center", fontsize=8)
+        axis.text(
+            u + d + max(unique + dup) * 0.01, yi, f"{int(d):,} duplicate", va="center", fontsize=8
+        )
     axis.set_yticks(y, labels)
     axis.invert_yaxis()
     axis.set_xlim(0, max(unique + dup) * 1.3 if len(dup) else 1)
@@ -270,28 +305,48 @@ def corpus_languages(shards: Sequence[ShardTables]) -> tuple[pd.DataFrame, np.nd
     for shard in shards:
         if not (_exists(shard.language) and _exists(shard.docs) and _exists(shard.blocks)):
             continue
-        language = read_table(shard.language, ["language", "kept"]).fillna({"language": "unidentified"})
+        language = read_table(shard.language, ["language", "kept"]).fillna(
+            {"language": "unidentified"}
+        )
         identified.update(language["language"])
         kept.update(language.loc[language["kept"], "language"])
-        corpus = read_survivors(replace(shard, dedup=shard.dedup if _exists(shard.dedup) else None), ("n_words",))
+        corpus = read_survivors(
+            replace(shard, dedup=shard.dedup if _exists(shard.dedup) else None), ("n_words",)
+        )
         per_doc = corpus.blocks.groupby("doc_id", sort=False)["n_words"].sum()
         codes = corpus.documents.set_index("doc_id")["language"].fillna("unidentified")
         in_corpus.update(codes)
         for doc_id, n in per_doc.items():
             words[codes[doc_id]] += int(n)
         lengths.append(per_doc.to_numpy(np.int64))
-    table = pd.DataFrame([{"language": code, "identified": identified[code], "kept_by_filter": kept[code],
-                           "in_corpus": in_corpus[code], "words": words[code]} for code in identified])
+    table = pd.DataFrame(
+        [
+            {
+                "language": code,
+                "identified": identified[code],
+                "kept_by_filter": kept[code],
+                "in_corpus": in_corpus[code],
+                "words": words[code],
+            }
+            for code in identified
+        ]
+    )
     if len(table):
-        table = table.sort_values(["words", "identified", "language"], ascending=[False, False, True])
-    return table.reset_index(drop=True), np.concatenate(lengths) if lengths else np.empty(0, np.int64)
+        table = table.sort_values(
+            ["words", "identified", "language"], ascending=[False, False, True]
+        )
+    return table.reset_index(drop=True), np.concatenate(lengths) if lengths else np.empty(
+        0, np.int64
+    )
 
 
 def length_chart(lengths: np.ndarray) -> str:
     plt = _pyplot()
     edges = np.array([*LENGTH_BINS, max(int(lengths.max(initial=0)) + 1, LENGTH_BINS[-1] + 1)])
     counts, _ = np.histogram(lengths, bins=edges)
-    labels = [f"{lo:,}–{hi - 1:,}" for lo, hi in zip(edges[:-2], edges[1:-1])] + [f"≥ {edges[-2]:,}"]
+    labels = [f"{lo:,}–{hi - 1:,}" for lo, hi in zip(edges[:-2], edges[1:-1])] + [
+        f"≥ {edges[-2]:,}"
+    ]
     figure, axis = plt.subplots(figsize=(7, 2.6))
     axis.bar(np.arange(len(counts)), counts, color="#5b8c5a")
     axis.set_xticks(np.arange(len(counts)), labels, rotation=30, fontsize=8)
@@ -302,6 +357,7 @@ def length_chart(lengths: np.ndarray) -> str:
 
 
 # --- the document sample -----------------------------------------------------------------------
+
 
 @dataclass
 class SampleBlock:
@@ -332,7 +388,9 @@ def _shard_overview(shard: ShardTables) -> pd.DataFrame:
     docs = read_table(shard.docs, ["doc_id", "record_index", "uri", "outcome"])
     docs = docs[docs["outcome"] == "ok"]
     blocks = _block_kinds(shard, read_table(shard.blocks, ["doc_id", "block_index", "final_class"]))
-    counts = pd.crosstab(blocks["doc_id"], blocks["kind"]).reindex(columns=list(BLOCK_KINDS), fill_value=0)
+    counts = pd.crosstab(blocks["doc_id"], blocks["kind"]).reindex(
+        columns=list(BLOCK_KINDS), fill_value=0
+    )
     overview = docs.merge(counts, left_on="doc_id", right_index=True, how="inner")
     overview["shard"] = shard.name
     overview["verdict"] = "kept"
@@ -340,16 +398,23 @@ def _shard_overview(shard: ShardTables) -> pd.DataFrame:
     if _exists(shard.language):
         language = read_table(shard.language, ["doc_id", "kept", "reason"]).set_index("doc_id")
         lost = overview["doc_id"].map(~language["kept"]).fillna(False).astype(bool)
-        overview.loc[lost, "verdict"] = "dropped by the language filter: " + overview.loc[lost, "doc_id"].map(language["reason"])
+        overview.loc[lost, "verdict"] = "dropped by the language filter: " + overview.loc[
+            lost, "doc_id"
+        ].map(language["reason"])
         overview.loc[lost, "removed"] = True
     if _exists(shard.exact):
         exact = read_table(shard.exact, ["doc_id", "kept", "duplicate_of"]).set_index("doc_id")
         copy = overview["doc_id"].map(~exact["kept"]).fillna(False).astype(bool)
-        overview.loc[copy, "verdict"] = "exact duplicate of " + overview.loc[copy, "doc_id"].map(exact["duplicate_of"]).astype(str)
+        overview.loc[copy, "verdict"] = "exact duplicate of " + overview.loc[copy, "doc_id"].map(
+            exact["duplicate_of"]
+        ).astype(str)
         overview.loc[copy, "removed"] = True
     emptied = ~overview["removed"] & (overview["good"] == 0)
-    overview.loc[emptied, "verdict"] = np.where(overview.loc[emptied, "dup"] > 0,
-                                                "removed: every kept block was a duplicate", "no block left")
+    overview.loc[emptied, "verdict"] = np.where(
+        overview.loc[emptied, "dup"] > 0,
+        "removed: every kept block was a duplicate",
+        "no block left",
+    )
     overview.loc[emptied, "removed"] = True
     return overview
 
@@ -357,16 +422,30 @@ def _shard_overview(shard: ShardTables) -> pd.DataFrame:
 def _block_kinds(shard: ShardTables, blocks: pd.DataFrame) -> pd.DataFrame:
     """``blocks`` with columns kind, duplicate_of, dup_share: the block's display kind."""
     kind = np.where(blocks["final_class"] == "good", "good", "bad").astype(object)
-    blocks = blocks.assign(duplicate_of=None, dup_share=np.nan, removed_starts=None, removed_ends=None,
-                           removed_duplicate_of=None)
+    blocks = blocks.assign(
+        duplicate_of=None,
+        dup_share=np.nan,
+        removed_starts=None,
+        removed_ends=None,
+        removed_duplicate_of=None,
+    )
     if shard.dedup is not None and _exists(shard.dedup):
-        dedup = read_table(shard.dedup, ["doc_id", "block_index", "final_class", "duplicate_of", "dup_share"],
-                           optional=[*REMOVED_PARTS, "removed_duplicate_of"])
+        dedup = read_table(
+            shard.dedup,
+            ["doc_id", "block_index", "final_class", "duplicate_of", "dup_share"],
+            optional=[*REMOVED_PARTS, "removed_duplicate_of"],
+        )
         merged = blocks[["doc_id", "block_index", "final_class"]].merge(
-            dedup.rename(columns={"final_class": "after"}), on=["doc_id", "block_index"], how="left", sort=False)
+            dedup.rename(columns={"final_class": "after"}),
+            on=["doc_id", "block_index"],
+            how="left",
+            sort=False,
+        )
         after = merged["after"].to_numpy(dtype=object)
         kind = np.where(after == "duplicate", "dup", kind)
-        kind = np.where((after == "bad") & (merged["final_class"].to_numpy(dtype=object) == "good"), "ctx", kind)
+        kind = np.where(
+            (after == "bad") & (merged["final_class"].to_numpy(dtype=object) == "good"), "ctx", kind
+        )
         blocks["duplicate_of"] = merged["duplicate_of"].to_numpy(dtype=object)
         blocks["dup_share"] = merged["dup_share"].to_numpy()
         for column in (*REMOVED_PARTS, "removed_duplicate_of"):  # sentence and span modes
@@ -419,7 +498,11 @@ def sample_documents(shards: Sequence[ShardTables], size: int = 10) -> list[Samp
     for shard_name, rows in picked.groupby("shard", sort=False):
         shard = by_shard[shard_name]
         wanted = set(rows["doc_id"])
-        blocks = read_table(shard.blocks, ["doc_id", "block_index", "text", "heading", "final_class"], doc_ids=wanted)
+        blocks = read_table(
+            shard.blocks,
+            ["doc_id", "block_index", "text", "heading", "final_class"],
+            doc_ids=wanted,
+        )
         blocks = _block_kinds(shard, blocks).sort_values(["doc_id", "block_index"], kind="stable")
         grouped = dict(tuple(blocks.groupby("doc_id", sort=False)))
         for row in rows.itertuples(index=False):
@@ -439,12 +522,18 @@ def sample_documents(shards: Sequence[ShardTables], size: int = 10) -> list[Samp
                     elif block.kind == "bad":
                         title = "boilerplate: the extract stage classified it bad"
                     text = str(block.text)
-                    if block.kind == "good" and isinstance(block.removed_starts, (list, np.ndarray)):
+                    if block.kind == "good" and isinstance(
+                        block.removed_starts, (list, np.ndarray)
+                    ):
                         # a block partly kept (sentence and span modes): the text the corpus keeps
                         text = kept_chunks(text, block.removed_starts, block.removed_ends)
-                        title = (f"{len(block.removed_starts)} part(s) removed as duplicates of "
-                                 f"{', '.join(dict.fromkeys(block.removed_duplicate_of))}")
-                    document.blocks.append(SampleBlock(text, block.kind, bool(block.heading), title))
+                        title = (
+                            f"{len(block.removed_starts)} part(s) removed as duplicates of "
+                            f"{', '.join(dict.fromkeys(block.removed_duplicate_of))}"
+                        )
+                    document.blocks.append(
+                        SampleBlock(text, block.kind, bool(block.heading), title)
+                    )
                 document.hidden_blocks = max(0, len(page) - MAX_BLOCKS_SHOWN)
             documents[row.doc_id] = document
     return [documents[d] for d in picked["doc_id"] if d in documents]
@@ -469,8 +558,11 @@ def _block_html(block: SampleBlock) -> str:
 
 def _document_html(document: SampleDocument) -> str:
     counts = document.counts()
-    tally = " · ".join(f'<span class="chip {k}">{counts[k]} {CHIP_LABELS[k]}</span>'
-                       for k in BLOCK_KINDS if counts[k])
+    tally = " · ".join(
+        f'<span class="chip {k}">{counts[k]} {CHIP_LABELS[k]}</span>'
+        for k in BLOCK_KINDS
+        if counts[k]
+    )
     verdict_class = "removed" if document.removed else "kept"
     parts = [
         f'<article class="doc" id="{_esc(document.doc_id)}">',
@@ -485,7 +577,8 @@ def _document_html(document: SampleDocument) -> str:
         # consecutive boilerplate blocks share one compact line, each still its own span + title
         if len(run) >= BOILERPLATE_RUN:
             spans = '<span class="sep"> | </span>'.join(
-                f'<span title="{_esc(b.title)}">{_esc(_short(b.text, 120))}</span>' for b in run)
+                f'<span title="{_esc(b.title)}">{_esc(_short(b.text, 120))}</span>' for b in run
+            )
             parts.append(f'<p class="blk bad run">{spans}</p>')
         else:
             parts.extend(_block_html(b) for b in run)
@@ -571,47 +664,76 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12.5px; }
 """
 
 FUNNEL_COLUMNS = [
-    Column("label", "stage"), Column("documents", "documents", "int"),
-    Column("pct_of_previous_documents", "% of previous", "pct", 1), Column("words", "words", "int"),
-    Column("pct_of_previous_words", "% of previous", "pct", 1), Column("tokens", "tokens", "int"),
+    Column("label", "stage"),
+    Column("documents", "documents", "int"),
+    Column("pct_of_previous_documents", "% of previous", "pct", 1),
+    Column("words", "words", "int"),
+    Column("pct_of_previous_words", "% of previous", "pct", 1),
+    Column("tokens", "tokens", "int"),
 ]
-CAPTION = ("10-gram occurrences; \"duplicate\": occurrences of the 10-grams seen 2+ times, \"distinct duplicate\": "
-           "those 10-gram types")
+CAPTION = (
+    '10-gram occurrences; "duplicate": occurrences of the 10-grams seen 2+ times, "distinct duplicate": '
+    "those 10-gram types"
+)
 DUPLICATE_COLUMNS = [
-    Column("label", "corpus"), Column("documents", "documents", "int"), Column("blocks", "blocks", "int"),
-    Column("tokens", "tokens", "int"), Column("ngram_instances", "10-grams", "int"),
+    Column("label", "corpus"),
+    Column("documents", "documents", "int"),
+    Column("blocks", "blocks", "int"),
+    Column("tokens", "tokens", "int"),
+    Column("ngram_instances", "10-grams", "int"),
     Column("distinct_ngrams", "distinct 10-grams", "int"),
     Column("duplicate_instances", "duplicate", "int"),
     Column("distinct_duplicates", "distinct duplicate", "int"),
-    Column("pct_duplicate_instances", "duplicate %", "pct"), Column("pct_of_before", "dup. % of before", "pct"),
+    Column("pct_duplicate_instances", "duplicate %", "pct"),
+    Column("pct_of_before", "dup. % of before", "pct"),
 ]
 BOILERPLATE_COLUMNS = [
-    Column("extractor", "extractor"), Column("dataset", "dataset"), Column("pages", "pages", "int"),
-    Column("word_precision", "word P", "score"), Column("word_recall", "word R", "score"),
-    Column("word_f1", "word F1", "score"), Column("word_f05", "word F0.5", "score"),
-    Column("bow_precision", "BoW P", "score"), Column("bow_recall", "BoW R", "score"),
-    Column("bow_f1", "BoW F1", "score"), Column("bow_f05", "BoW F0.5", "score"),
+    Column("extractor", "extractor"),
+    Column("dataset", "dataset"),
+    Column("pages", "pages", "int"),
+    Column("word_precision", "word P", "score"),
+    Column("word_recall", "word R", "score"),
+    Column("word_f1", "word F1", "score"),
+    Column("word_f05", "word F0.5", "score"),
+    Column("bow_precision", "BoW P", "score"),
+    Column("bow_recall", "BoW R", "score"),
+    Column("bow_f1", "BoW F1", "score"),
+    Column("bow_f05", "BoW F0.5", "score"),
     Column("snippet_precision", "snippet P", "score"),
-    Column("snippet_recall", "snippet R", "score"), Column("snippet_f1", "snippet F1", "score"),
+    Column("snippet_recall", "snippet R", "score"),
+    Column("snippet_f1", "snippet F1", "score"),
     Column("pages_per_second", "pages/s", "float", 1),
 ]
 FRAGMENTATION_COLUMNS = [
-    Column("extractor", "extractor"), Column("dataset", "dataset"), Column("documents", "documents", "int"),
-    Column("fragments", "fragments", "int"), Column("mean_fragment_chars", "mean chars", "float", 1),
+    Column("extractor", "extractor"),
+    Column("dataset", "dataset"),
+    Column("documents", "documents", "int"),
+    Column("fragments", "fragments", "int"),
+    Column("mean_fragment_chars", "mean chars", "float", 1),
     Column("median_fragment_chars", "median chars", "float", 1),
     Column("fragments_per_document", "fragments / document", "float"),
 ]
 SITE_COLUMNS = [
-    Column("dataset", "dataset"), Column("scope", "pages"), Column("variant", "blocks kept"),
-    Column("pages", "pages", "int"), Column("hosts", "hosts", "int"), Column("marked_blocks", "marked", "int"),
-    Column("word_precision", "word P", "score"), Column("word_recall", "word R", "score"),
-    Column("word_f1", "word F1", "score"), Column("bow_f1", "BoW F1", "score"),
+    Column("dataset", "dataset"),
+    Column("scope", "pages"),
+    Column("variant", "blocks kept"),
+    Column("pages", "pages", "int"),
+    Column("hosts", "hosts", "int"),
+    Column("marked_blocks", "marked", "int"),
+    Column("word_precision", "word P", "score"),
+    Column("word_recall", "word R", "score"),
+    Column("word_f1", "word F1", "score"),
+    Column("bow_f1", "BoW F1", "score"),
     Column("snippet_f1", "snippet F1", "score"),
 ]
 STAGE_COLUMNS = [
-    Column("rule", "rule"), Column("phase", "phase (thesis Table 3.7)"), Column("jobs", "jobs", "int"),
-    Column("seconds", "wall s", "float", 1), Column("cpu_seconds", "CPU s", "float", 1),
-    Column("max_rss_mb", "peak RSS MB", "float", 0), Column("pct_of_total_seconds", "% of time", "pct", 1),
+    Column("rule", "rule"),
+    Column("phase", "phase (thesis Table 3.7)"),
+    Column("jobs", "jobs", "int"),
+    Column("seconds", "wall s", "float", 1),
+    Column("cpu_seconds", "CPU s", "float", 1),
+    Column("max_rss_mb", "peak RSS MB", "float", 0),
+    Column("pct_of_total_seconds", "% of time", "pct", 1),
 ]
 
 
@@ -640,27 +762,36 @@ def main_content_by_language(languages: pd.DataFrame) -> pd.DataFrame:
     table = languages.pivot_table(index=["dataset", "language"], columns="extractor", values="f1")
     table = table[table.mean().sort_values(ascending=False).index]
     pages = languages.groupby(["dataset", "language"])["pages"].max().rename("pages")
-    return pd.concat([pages, table], axis=1).reset_index().sort_values(["dataset", "pages"], ascending=[True, False])
+    return (
+        pd.concat([pages, table], axis=1)
+        .reset_index()
+        .sort_values(["dataset", "pages"], ascending=[True, False])
+    )
 
 
 def _cards(summary: dict) -> str:
     items = []
 
     def card(value, label):
-        items.append(f'<div class="card"><div class="value">{value}</div><div class="label">{_esc(label)}</div></div>')
+        items.append(
+            f'<div class="card"><div class="value">{value}</div><div class="label">{_esc(label)}</div></div>'
+        )
 
     card(format_number(summary.get("records")), "WARC records read")
     card(format_number(summary.get("html_documents")), "HTML pages cleaned")
     card(format_number(summary.get("documents_final")), "documents in the corpus")
     card(format_number(summary.get("words_final")), "words in the corpus")
     if summary.get("pct_words_kept_of_original") is not None:
-        card(f'{summary["pct_words_kept_of_original"]:.1f} %', "of the original words kept")
+        card(f"{summary['pct_words_kept_of_original']:.1f} %", "of the original words kept")
     if summary.get("pct_boilerplate_words") is not None:
-        card(f'{summary["pct_boilerplate_words"]:.1f} %', "of the words were boilerplate")
+        card(f"{summary['pct_boilerplate_words']:.1f} %", "of the words were boilerplate")
     if summary.get("pct_duplicate_ngrams_left") is not None:
-        card(f'{summary["pct_duplicate_ngrams_left"]:.1f} %', "of duplicate 10-grams left after block dedup")
+        card(
+            f"{summary['pct_duplicate_ngrams_left']:.1f} %",
+            "of duplicate 10-grams left after block dedup",
+        )
     if summary.get("wall_seconds_total") is not None:
-        card(f'{summary["wall_seconds_total"]:,.1f} s', "summed wall time of the measured stages")
+        card(f"{summary['wall_seconds_total']:,.1f} s", "summed wall time of the measured stages")
     return f'<div class="cards">{"".join(items)}</div>'
 
 
@@ -686,20 +817,31 @@ def funnel_section(files: ReportFiles) -> str:
         return ""
     funnel = funnel.assign(label=[STAGE_LABELS.get(s, s) for s in funnel["stage"]])
     classes = ["final" if i == len(funnel) - 1 else "" for i in range(len(funnel))]
-    body = ('<p class="lead">Documents and words left after each step, as thesis Tables 3.8/3.9 '
-            'report a corpus; each percentage is of the row before. Words are whitespace-separated '
-            'strings; tokens are counted once the text is tokenised.</p>')
-    body += ('<p class="note">What to look for: the step that loses the most. A big loss to '
-             '"html documents" is the crawl (non-HTML, errors — see why below); to "good text", pages '
-             'whose language has no stop list or extractor settings too strict; to exact dedup, a crawl '
-             'with many mirrors.</p>')
-    body += _img(funnel_chart(funnel), "funnel chart") + html_table(funnel, FUNNEL_COLUMNS, row_classes=classes)
+    body = (
+        '<p class="lead">Documents and words left after each step, as thesis Tables 3.8/3.9 '
+        "report a corpus; each percentage is of the row before. Words are whitespace-separated "
+        "strings; tokens are counted once the text is tokenised.</p>"
+    )
+    body += (
+        '<p class="note">What to look for: the step that loses the most. A big loss to '
+        '"html documents" is the crawl (non-HTML, errors — see why below); to "good text", pages '
+        "whose language has no stop list or extractor settings too strict; to exact dedup, a crawl "
+        "with many mirrors.</p>"
+    )
+    body += _img(funnel_chart(funnel), "funnel chart") + html_table(
+        funnel, FUNNEL_COLUMNS, row_classes=classes
+    )
     skipped = _read_tsv(files.skipped)
     if skipped is not None and len(skipped):
         skipped = skipped.assign(stage=[STAGE_LABELS.get(s, s) for s in skipped["stage"]])
         body += "<h3>Why documents were lost</h3>" + html_table(
-            skipped, [Column("stage", "lost at the step to"), Column("reason", "reason"),
-                      Column("count", "documents", "int")])
+            skipped,
+            [
+                Column("stage", "lost at the step to"),
+                Column("reason", "reason"),
+                Column("count", "documents", "int"),
+            ],
+        )
     return _section("funnel", "Funnel", body)
 
 
@@ -710,30 +852,40 @@ def duplicates_section(files: ReportFiles, summary: dict) -> str:
         return ""
     duplicates = duplicates.assign(label=[CORPUS_LABELS.get(c, c) for c in duplicates["corpus"]])
     n = summary["measure_ngram"]
-    body = (f'<p class="lead">Duplicate content measured as in thesis Table 3.4: {n}-grams of all tokens '
-            'within blocks; a duplicate n-gram occurs twice or more in that corpus, and each of its '
-            'occurrences is counted. "Before" is the exactly de-duplicated corpus (every tokenised '
-            'block), "after block dedup" only the blocks kept by block de-duplication, "after '
-            'resemblance dedup" the thesis\' document-level comparison ("rsmbl. de-dupl"): one document '
-            'kept per cluster of min-hash resemblance above similarity.dedup_threshold (thesis: 0.9), all of '
-            'its blocks.</p>')
-    body += ('<p class="note">What to look for: the bar after block dedup should be a small fraction '
-             'of the one before; if resemblance dedup leaves much more, the duplicates are parts of '
-             'pages (quotes, boilerplate) that whole-document comparison cannot remove.</p>')
+    body = (
+        f'<p class="lead">Duplicate content measured as in thesis Table 3.4: {n}-grams of all tokens '
+        "within blocks; a duplicate n-gram occurs twice or more in that corpus, and each of its "
+        'occurrences is counted. "Before" is the exactly de-duplicated corpus (every tokenised '
+        'block), "after block dedup" only the blocks kept by block de-duplication, "after '
+        'resemblance dedup" the thesis\' document-level comparison ("rsmbl. de-dupl"): one document '
+        "kept per cluster of min-hash resemblance above similarity.dedup_threshold (thesis: 0.9), all of "
+        "its blocks.</p>"
+    )
+    body += (
+        '<p class="note">What to look for: the bar after block dedup should be a small fraction '
+        "of the one before; if resemblance dedup leaves much more, the duplicates are parts of "
+        "pages (quotes, boilerplate) that whole-document comparison cannot remove.</p>"
+    )
     body += _img(duplicates_chart(duplicates), "duplicate 10-grams chart")
-    body += f'<div class="scroll">{html_table(duplicates, DUPLICATE_COLUMNS, caption=CAPTION)}</div>'
+    body += (
+        f'<div class="scroll">{html_table(duplicates, DUPLICATE_COLUMNS, caption=CAPTION)}</div>'
+    )
     dedup = summary.get("dedup") or {}
     facts = []
     if dedup.get("duplicate_ngrams_used") is not None:
         params = dedup.get("params") or {}
-        facts.append(f'{format_number(dedup["duplicate_ngrams_used"])} distinct duplicate '
-                     f'{params.get("n", "")}-grams ({_esc(params.get("kind", ""))} tokens) were used for '
-                     f'de-duplication, stored in {format_number(dedup.get("store_bytes"))} bytes; threshold '
-                     f'{params.get("threshold", "")}, order {_esc(params.get("order", ""))}.')
+        facts.append(
+            f"{format_number(dedup['duplicate_ngrams_used'])} distinct duplicate "
+            f"{params.get('n', '')}-grams ({_esc(params.get('kind', ''))} tokens) were used for "
+            f"de-duplication, stored in {format_number(dedup.get('store_bytes'))} bytes; threshold "
+            f"{params.get('threshold', '')}, order {_esc(params.get('order', ''))}."
+        )
     if summary.get("blocks_per_document_before") is not None:
-        facts.append(f'Fragmentation: {summary["blocks_per_document_before"]:.2f} text blocks per document '
-                     f'before block de-duplication, {summary.get("blocks_per_document_after") or 0:.2f} after '
-                     '(thesis: 3.56 → 3.85).')
+        facts.append(
+            f"Fragmentation: {summary['blocks_per_document_before']:.2f} text blocks per document "
+            f"before block de-duplication, {summary.get('blocks_per_document_after') or 0:.2f} after "
+            "(thesis: 3.56 → 3.85)."
+        )
     body += "".join(f'<p class="note">{fact}</p>' for fact in facts)
     return _section("duplicates", "Duplicate content", body)
 
@@ -742,45 +894,60 @@ def boilerplate_section(files: ReportFiles) -> str:
     """The gold-set evaluation: scores, fragmentation, site-level boilerplate, the sweep."""
     boilerplate, fragmentation = _read_tsv(files.boilerplate), _read_tsv(files.fragmentation)
     sweep = _exists(files.sweep_png)
-    body = ('<p class="lead">jusText and the baselines on the human-annotated gold sets (thesis §2.9): '
-            'word-level precision, recall and F-scores on aligned text, bag-of-words scores, and snippet '
-            'scores where the gold set lists snippets. Best word F1 per dataset in bold.</p>')
+    body = (
+        '<p class="lead">jusText and the baselines on the human-annotated gold sets (thesis §2.9): '
+        "word-level precision, recall and F-scores on aligned text, bag-of-words scores, and snippet "
+        "scores where the gold set lists snippets. Best word F1 per dataset in bold.</p>"
+    )
     if boilerplate is not None and len(boilerplate):
-        shown = [c for c in BOILERPLATE_COLUMNS if c.kind == "text" or c.key not in boilerplate
-                 or boilerplate[c.key].notna().any()]
+        shown = [
+            c
+            for c in BOILERPLATE_COLUMNS
+            if c.kind == "text" or c.key not in boilerplate or boilerplate[c.key].notna().any()
+        ]
         overview = main_content_overview(boilerplate)
-        columns = [Column("extractor", "extractor"),
-                   *(Column(c, c, "score") for c in overview.columns if c not in ("extractor", "pages/s")),
-                   Column("pages/s", "pages/s", "float", 1)]
-        body += ('<h3>Main-content F1 by gold set</h3><p class="note">Bag-of-words F1 over lower-cased '
-                 'whitespace tokens (snippet F1 where the set lists snippets), micro-averaged over each set\'s '
-                 'pages. "best", the learned preset, is scored leave-one-source-out: on each set by a model '
-                 'trained without that set\'s source (CleanEval dev + final and msv-big9 + msv-chaos count as '
-                 'one source each), so its row says what to expect on pages of a site it never saw. '
-                 '"best-adapted" is that held-out model after self-training on the set\'s own pages (its '
-                 'confident labels of them, never their gold labels), as adapt.enabled does to a crawl. Look '
-                 'at the mean, and at the sets where a peer beats it.</p>'
-                 f'<div class="scroll">{html_table(overview, columns)}</div>')
+        columns = [
+            Column("extractor", "extractor"),
+            *(Column(c, c, "score") for c in overview.columns if c not in ("extractor", "pages/s")),
+            Column("pages/s", "pages/s", "float", 1),
+        ]
+        body += (
+            '<h3>Main-content F1 by gold set</h3><p class="note">Bag-of-words F1 over lower-cased '
+            "whitespace tokens (snippet F1 where the set lists snippets), micro-averaged over each set's "
+            'pages. "best", the learned preset, is scored leave-one-source-out: on each set by a model '
+            "trained without that set's source (CleanEval dev + final and msv-big9 + msv-chaos count as "
+            "one source each), so its row says what to expect on pages of a site it never saw. "
+            '"best-adapted" is that held-out model after self-training on the set\'s own pages (its '
+            "confident labels of them, never their gold labels), as adapt.enabled does to a crawl. Look "
+            "at the mean, and at the sets where a peer beats it.</p>"
+            f'<div class="scroll">{html_table(overview, columns)}</div>'
+        )
         body += _languages_table(_read_tsv(files.boilerplate_languages))
         body += "<h3>All measures</h3>"
         body += f'<div class="scroll">{html_table(boilerplate, shown, bold=_best_per_dataset(boilerplate, "word_f1"))}</div>'
     else:
         body += '<p class="missing">No gold-set evaluation in this run (results/stats/boilerplate.tsv is absent).</p>'
     if fragmentation is not None and len(fragmentation):
-        body += "<h3>Fragmentation (thesis Table 2.11)</h3>" + html_table(fragmentation, FRAGMENTATION_COLUMNS)
+        body += "<h3>Fragmentation (thesis Table 2.11)</h3>" + html_table(
+            fragmentation, FRAGMENTATION_COLUMNS
+        )
     site = _read_tsv(files.site_boilerplate)
     if site is not None and len(site):
         shown = [c for c in SITE_COLUMNS if c.kind == "text" or site[c.key].notna().any()]
-        body += ("<h3>Site-level boilerplate (Ikeda et al.) with jusText</h3>"
-                 '<p class="note">Gold pages grouped by host; blocks mostly covered by the n-grams frequent '
-                 'across a host\'s pages are marked. justext+site: marked blocks enter the context-sensitive '
-                 'pass as bad (mode combine); justext-minus-site: removed after it; site-only: every block '
-                 'but the marked ones. "multi-page hosts": the pages the marks can change.</p>'
-                 f'<div class="scroll">{html_table(site, shown)}</div>')
+        body += (
+            "<h3>Site-level boilerplate (Ikeda et al.) with jusText</h3>"
+            '<p class="note">Gold pages grouped by host; blocks mostly covered by the n-grams frequent '
+            "across a host's pages are marked. justext+site: marked blocks enter the context-sensitive "
+            "pass as bad (mode combine); justext-minus-site: removed after it; site-only: every block "
+            'but the marked ones. "multi-page hosts": the pages the marks can change.</p>'
+            f'<div class="scroll">{html_table(site, shown)}</div>'
+        )
     if sweep is not None:
-        body += ("<h3>Parameter sweep (thesis Fig. 2.7 in small)</h3>"
-                 '<p class="note">Word-level precision and recall as one jusText threshold at a time moves '
-                 'away from the default (grey line).</p>' + _img(file_data_uri(sweep), "parameter sweep"))
+        body += (
+            "<h3>Parameter sweep (thesis Fig. 2.7 in small)</h3>"
+            '<p class="note">Word-level precision and recall as one jusText threshold at a time moves '
+            "away from the default (grey line).</p>" + _img(file_data_uri(sweep), "parameter sweep")
+        )
     return _section("boilerplate", "Boilerplate removal quality", body)
 
 
@@ -790,32 +957,63 @@ def _languages_table(languages: pd.DataFrame | None) -> str:
     table = main_content_by_language(languages)
     if not len(table):
         return ""
-    columns = [Column("dataset", "gold set"), Column("language", "page language"), Column("pages", "pages", "int"),
-               *(Column(c, c, "score") for c in table.columns if c not in ("dataset", "language", "pages"))]
-    return ('<h3>Main-content F1 by page language</h3><p class="note">The multilingual gold sets split by '
-            'the language the extract stage guesses for each page (it picks the stop list). Look for a '
-            'language where an extractor falls well below its own mean: few pages make a noisy cell.</p>'
-            f'<div class="scroll">{html_table(table, columns)}</div>')
+    columns = [
+        Column("dataset", "gold set"),
+        Column("language", "page language"),
+        Column("pages", "pages", "int"),
+        *(
+            Column(c, c, "score")
+            for c in table.columns
+            if c not in ("dataset", "language", "pages")
+        ),
+    ]
+    return (
+        '<h3>Main-content F1 by page language</h3><p class="note">The multilingual gold sets split by '
+        "the language the extract stage guesses for each page (it picks the stop list). Look for a "
+        "language where an extractor falls well below its own mean: few pages make a noisy cell.</p>"
+        f'<div class="scroll">{html_table(table, columns)}</div>'
+    )
 
 
 def stages_section(files: ReportFiles) -> str:
     """Time and memory per rule, from Snakemake's benchmark files (thesis Table 3.7)."""
     stages = _read_tsv(files.stage_times)
     if stages is not None and len(stages):
-        total = pd.DataFrame([{"rule": "total", "phase": "", "jobs": stages["jobs"].sum(),
-                               "seconds": stages["seconds"].sum(), "cpu_seconds": stages["cpu_seconds"].sum(),
-                               "max_rss_mb": stages["max_rss_mb"].max(), "pct_of_total_seconds": 100.0}])
-        body = ('<p class="lead">Wall and CPU time from Snakemake\'s benchmark files, summed over each rule\'s '
-                'jobs (per-shard rules run one job per shard, in parallel); peak memory is the largest '
-                'resident set of any one job (thesis Table 3.7).</p>')
-        body += ('<p class="note">What to look for: the rule that dominates wall time is the one to give '
-                 'more cores (per-shard rules) or a bigger node (dedup holds the duplicate n-grams); a peak '
-                 'memory near a rule\'s mem_mb is a job a larger crawl will run out of memory in.</p>')
+        total = pd.DataFrame(
+            [
+                {
+                    "rule": "total",
+                    "phase": "",
+                    "jobs": stages["jobs"].sum(),
+                    "seconds": stages["seconds"].sum(),
+                    "cpu_seconds": stages["cpu_seconds"].sum(),
+                    "max_rss_mb": stages["max_rss_mb"].max(),
+                    "pct_of_total_seconds": 100.0,
+                }
+            ]
+        )
+        body = (
+            "<p class=\"lead\">Wall and CPU time from Snakemake's benchmark files, summed over each rule's "
+            "jobs (per-shard rules run one job per shard, in parallel); peak memory is the largest "
+            "resident set of any one job (thesis Table 3.7).</p>"
+        )
+        body += (
+            '<p class="note">What to look for: the rule that dominates wall time is the one to give '
+            "more cores (per-shard rules) or a bigger node (dedup holds the duplicate n-grams); a peak "
+            "memory near a rule's mem_mb is a job a larger crawl will run out of memory in.</p>"
+        )
         body += _img(stage_chart(stages), "stage times chart")
-        body += html_table(pd.concat([stages, total], ignore_index=True), STAGE_COLUMNS,
-                           row_classes=[""] * len(stages) + ["total"])
+        body += html_table(
+            pd.concat([stages, total], ignore_index=True),
+            STAGE_COLUMNS,
+            row_classes=[""] * len(stages) + ["total"],
+        )
         return _section("stages", "Time and memory per stage", body)
-    return _section("stages", "Time and memory per stage", '<p class="missing">No benchmark files were found.</p>')
+    return _section(
+        "stages",
+        "Time and memory per stage",
+        '<p class="missing">No benchmark files were found.</p>',
+    )
 
 
 def languages_section(files: ReportFiles) -> str:
@@ -824,37 +1022,65 @@ def languages_section(files: ReportFiles) -> str:
     table, lengths = corpus_languages(files.shards)
     if not len(table):
         return ""
-    body = ('<p class="lead">Documents per language as the language stage identified them, kept by its '
-            'filter, and left in the corpus after de-duplication, with their words.</p>'
-            f'<div class="scroll">{html_table(table, LANGUAGE_COLUMNS)}</div>')
+    body = (
+        '<p class="lead">Documents per language as the language stage identified them, kept by its '
+        "filter, and left in the corpus after de-duplication, with their words.</p>"
+        f'<div class="scroll">{html_table(table, LANGUAGE_COLUMNS)}</div>'
+    )
     if len(lengths):
-        body += ('<h3>Document lengths</h3><p class="note">What to look for: a corpus of articles has most '
-                 'documents between 100 and 2,000 words; a tall first bar means many pages kept only a '
-                 'stub — look at them in the sample below before building on them.</p>'
-                 + _img(length_chart(lengths), "document length histogram"))
+        body += (
+            '<h3>Document lengths</h3><p class="note">What to look for: a corpus of articles has most '
+            "documents between 100 and 2,000 words; a tall first bar means many pages kept only a "
+            "stub — look at them in the sample below before building on them.</p>"
+            + _img(length_chart(lengths), "document length histogram")
+        )
     return _section("languages", "Languages and lengths", body)
 
 
 def sample_section(files: ReportFiles, sample_size: int) -> str:
     """A few documents, every block coloured by what happened to it."""
     documents = sample_documents(files.shards, sample_size) if files.shards else []
-    legend = "".join(f'<span><span class="sw {k}"></span>{_esc(label)}</span>' for k, label in BLOCK_KINDS.items())
-    body = ('<p class="lead">Every block of a few documents, in page order, coloured by what happened to it. '
-            'Hover over a removed block for the reason; a duplicate block names the kept document whose '
-            'text it copies.</p>')
+    legend = "".join(
+        f'<span><span class="sw {k}"></span>{_esc(label)}</span>'
+        for k, label in BLOCK_KINDS.items()
+    )
+    body = (
+        '<p class="lead">Every block of a few documents, in page order, coloured by what happened to it. '
+        "Hover over a removed block for the reason; a duplicate block names the kept document whose "
+        "text it copies.</p>"
+    )
     body += f'<div class="legend">{legend}</div>'
-    body += "".join(_document_html(d) for d in documents) or '<p class="missing">No cleaned documents.</p>'
+    body += (
+        "".join(_document_html(d) for d in documents)
+        or '<p class="missing">No cleaned documents.</p>'
+    )
     return _section("sample", "Sample documents", body)
 
 
-def render_report(files: ReportFiles, sample_size: int = 10, title: str = "corpusbuilder report") -> str:
+def render_report(
+    files: ReportFiles, sample_size: int = 10, title: str = "corpusbuilder report"
+) -> str:
     """The whole page as a string: one section per function above, those without data left out."""
     summary = json.loads(Path(files.summary).read_text()) if _exists(files.summary) else {}
-    sections = [funnel_section(files), languages_section(files), duplicates_section(files, summary),
-                boilerplate_section(files), stages_section(files), sample_section(files, sample_size)]
-    nav = "".join(f'<a href="#{a}">{t}</a>' for a, t in (
-        ("funnel", "Funnel"), ("languages", "Languages"), ("duplicates", "Duplicates"),
-        ("boilerplate", "Boilerplate quality"), ("stages", "Stages"), ("sample", "Sample documents")))
+    sections = [
+        funnel_section(files),
+        languages_section(files),
+        duplicates_section(files, summary),
+        boilerplate_section(files),
+        stages_section(files),
+        sample_section(files, sample_size),
+    ]
+    nav = "".join(
+        f'<a href="#{a}">{t}</a>'
+        for a, t in (
+            ("funnel", "Funnel"),
+            ("languages", "Languages"),
+            ("duplicates", "Duplicates"),
+            ("boilerplate", "Boilerplate quality"),
+            ("stages", "Stages"),
+            ("sample", "Sample documents"),
+        )
+    )
     return (
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
