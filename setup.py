@@ -1,5 +1,5 @@
 """The one part of the build pyproject.toml cannot declare: the optional compiled walks of the
-`best` preset (corpusbuilder/_fastpath.pyx, against lxml's headers).
+`best` preset (corpusbuilder/extraction/_fastpath.pyx, against lxml's headers).
 
 Without a C compiler or Python's headers the build warns and goes on without them; the package
 then runs the same walks in Python, with the same results, more slowly.
@@ -37,8 +37,8 @@ setup(
     ext_modules=cythonize(
         [
             Extension(
-                "corpusbuilder._fastpath",
-                ["corpusbuilder/_fastpath.pyx"],
+                "corpusbuilder.extraction._fastpath",
+                ["corpusbuilder/extraction/_fastpath.pyx"],
                 include_dirs=lxml.get_include(),
             )
         ],

@@ -49,12 +49,12 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder import tokenise
+from corpusbuilder.common.stoplists import load_stoplist
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus
 from corpusbuilder.dedup.params import LEVELS, PART_LEVELS, DedupParams
 from corpusbuilder.dedup.store import duplicate_ngram_store
-from corpusbuilder.justext import PRESETS
+from corpusbuilder.extraction.justext import PRESETS
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.stoplists import load_stoplist
 from corpusbuilder.report.corpus_stats import block_ngrams
 from corpusbuilder.tables import ShardTables, kept_tokens, read_duplicate_ngrams, read_survivors
 from corpusbuilder.tokenfile import TokenStream, read_tokens, write_token_stream
@@ -439,7 +439,7 @@ def job_memory_point(stage: Path) -> dict:
     blurred by the allocator's reuse); G₂₊'s store is built first, so neither counts it."""
     import tracemalloc
 
-    import corpusbuilder.extract  # noqa: F401  (the rule script imports it: its modules count too)
+    import corpusbuilder.extraction.extract  # noqa: F401  (the rule script imports it: its modules count too)
     from corpusbuilder.dedup.corpus import DedupStats, context_blocks, plan_documents, shard_ngrams
 
     point = {"stage": str(stage), "modules_mb": round(_rss() / 2**20, 1), "shards": []}
@@ -479,7 +479,7 @@ def job_memory_point(stage: Path) -> dict:
 def job_run_point(stage: Path, work: Path, bucket_tokens: int = DedupParams.bucket_tokens) -> dict:
     """In this (fresh) process: the whole dedup job on the stage's shards, as the rule runs it
     (its state written too), its peak resident set and its seconds."""
-    import corpusbuilder.extract  # noqa: F401
+    import corpusbuilder.extraction.extract  # noqa: F401
 
     modules = _rss()
     names = sorted(path.name.removesuffix(".npz") for path in (stage / "tokens").glob("*.npz"))

@@ -55,9 +55,9 @@ except ModuleNotFoundError as missing:
         f"bench_extract: {missing.name} is not installed; the peers come with pip install -e '.[dev,peers]'"
     )
 
-from corpusbuilder import classifier  # noqa: E402
-from corpusbuilder import justext as ours  # noqa: E402
-from corpusbuilder.classifier import classify_learned, page_title  # noqa: E402
+from corpusbuilder.extraction import classifier  # noqa: E402
+from corpusbuilder.extraction import justext as ours  # noqa: E402
+from corpusbuilder.extraction.classifier import classify_learned, page_title  # noqa: E402
 
 DEFAULT_SHARED = REPO.parent / "shared"
 DEFAULT_JSON = REPO / "bench" / "results" / "extract.json"
@@ -87,7 +87,7 @@ def run_best(html: str, stoplist: frozenset[str]) -> list[str]:
 
 @contextmanager
 def python_walks():
-    """Run as a package built without a C compiler runs: without corpusbuilder._fastpath."""
+    """Run as a package built without a C compiler runs: without corpusbuilder.extraction._fastpath."""
     compiled = ours._fastpath
     ours._fastpath = classifier._fastpath = None
     try:

@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from fixtures.make_ebooks import make_ebooks  # noqa: E402
 
-from corpusbuilder.frequent_lines import (  # noqa: E402
+from corpusbuilder.extraction.frequent_lines import (  # noqa: E402
     FrequentLinesParams,
     boundary_errors,
     find_boundaries,

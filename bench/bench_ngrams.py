@@ -215,11 +215,10 @@ def worker_baseline(shards: list[Path], n: int, kind: str) -> dict:
 def worker_sa_bytes(tokens: int, path: str) -> dict:
     """Peak bytes per word of building the suffix array (and LCP) of `tokens` Zipf word ids."""
     from pydivsufsort import divsufsort, kasai
+    from zipf import zipf_shard
 
     from corpusbuilder.ngrams.chunks import resident_bytes
-
     from corpusbuilder.ngrams.suffix import suffix_array, word_ids_by_first_appearance
-    from zipf import zipf_shard
 
     rng = np.random.default_rng(0)
     ranks, _ = zipf_shard(rng, tokens, np.zeros(2_000_000, np.uint64), 1.15, 40, 0.05, None)

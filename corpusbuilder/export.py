@@ -30,9 +30,9 @@ from pathlib import Path
 from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
-from corpusbuilder.io import atomic_path
 import numpy as np
 
+from corpusbuilder.common.io import atomic_path
 from corpusbuilder.tables import REMOVED_PARTS, Survivors
 from corpusbuilder.tokenise import kept_chunks, tokenise
 

@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpusbuilder.io import atomic_path
+from corpusbuilder.common.io import atomic_path
 
 # --------------------------------------------------------------------------- where
 

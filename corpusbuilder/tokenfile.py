@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.io import atomic_path
+from corpusbuilder.common.io import atomic_path
 
 
 @dataclass

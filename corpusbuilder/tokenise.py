@@ -25,7 +25,7 @@ The tokeniser (`tokenise`), deterministic for a given Python (its Unicode tables
 
 A token is punctuation (`is_punct`) when its first character is Unicode punctuation or a symbol
 (thesis: "tokens starting with punctuation characters"), and a stop word (`is_stop`) when its
-lower-cased form is in the stop list of its document's language (`corpusbuilder.stoplists`; a
+lower-cased form is in the stop list of its document's language (`corpusbuilder.common.stoplists`; a
 language without a list has none). `token_hash` is the first 8 bytes of BLAKE2b over the token's
 UTF-8 (lower-cased first if ``lowercase``; case is kept by default, as the thesis' n-grams do):
 stable across shards, runs and machines.
@@ -58,7 +58,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from corpusbuilder import stoplists
+from corpusbuilder.common import stoplists
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.tables import Survivors
 from corpusbuilder.tokenfile import TokenStream

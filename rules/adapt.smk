@@ -1,4 +1,4 @@
-# Self-training `best` on the crawl's own pages (config section adapt; corpusbuilder.adapt):
+# Self-training `best` on the crawl's own pages (config section adapt; corpusbuilder.extraction.adapt):
 # pages drawn from every shard, labelled by the model, its confident blocks added to the gold
 # blocks, refitted. With adapt.enabled the extract stage runs with results/model/adapted.npz.
 # adapt_held_out does the same for the evaluation: the model held out from a gold source adapts

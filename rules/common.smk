@@ -20,7 +20,7 @@ from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download import group_sources, resolve_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
-from corpusbuilder.package_data import SHIPPED_MODEL
+from corpusbuilder.common.package_data import SHIPPED_MODEL
 from corpusbuilder.tables import FILES
 
 if not config:

@@ -1,4 +1,4 @@
-# Near-duplicate pairs over the whole exported corpus (min-hash; corpusbuilder.similarity).
+# Near-duplicate pairs over the whole exported corpus (min-hash; corpusbuilder.similarity.minhash).
 rule similarity:
     input:
         corpus=expand(FILES.corpus_jsonl, shard=SHARDS),

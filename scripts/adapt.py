@@ -1,7 +1,7 @@
 """Rules `adapt` and `adapt_held_out`: gold blocks + the target pages' blocks + a model → the
 model self-trained on the target pages (corpusbuilder.evaluation.training.self_train)."""
 
-from corpusbuilder.classifier import BlockModel
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.evaluation.training import (
     AdaptParams,
     TrainParams,
@@ -9,7 +9,7 @@ from corpusbuilder.evaluation.training import (
     read_training_table,
     self_train,
 )
-from corpusbuilder.logs import setup_logging
+from corpusbuilder.extraction.classifier import BlockModel
 
 setup_logging(snakemake.log[0])
 target = UnlabelledBlocks.joined([UnlabelledBlocks.load(path) for path in snakemake.input.target])

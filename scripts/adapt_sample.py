@@ -1,12 +1,12 @@
 """Rule `adapt_sample`: a shard's WARCs → every block of pages drawn from it at random, as the
-extract stage segments them (corpusbuilder.adapt), unlabelled."""
+extract stage segments them (corpusbuilder.extraction.adapt), unlabelled."""
 
 import logging
 
-from corpusbuilder.adapt import crawl_blocks, sample_pages
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.download import warc_file
-from corpusbuilder.extract import ExtractParams
-from corpusbuilder.logs import setup_logging
+from corpusbuilder.extraction.adapt import crawl_blocks, sample_pages
+from corpusbuilder.extraction.extract import ExtractParams
 
 setup_logging(snakemake.log[0])
 params = ExtractParams.from_config(snakemake.params.cfg)
@@ -17,7 +17,7 @@ records = sample_pages(
     params,
 )
 blocks, skipped = crawl_blocks(records, params)
-logging.getLogger("corpusbuilder.adapt").info(
+logging.getLogger("corpusbuilder.extraction.adapt").info(
     "%s: %d target pages, %d blocks; left out: %s",
     snakemake.wildcards.shard,
     blocks.target_pages,

@@ -11,15 +11,15 @@ summary's provenance record.
 
 from pathlib import Path
 
+from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.common.provenance import provenance
 from corpusbuilder.report.corpus_stats import (
     Resemblance,
     ShardFiles,
     benchmark_files,
     write_corpus_stats,
 )
-from corpusbuilder.logs import setup_logging
-from corpusbuilder.provenance import provenance
-from corpusbuilder.similarity import MinHashParams
+from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.tables import FILES
 
 setup_logging(snakemake.log[0])

@@ -11,11 +11,11 @@ the shards' tables (tables.FILES.dedup), and `stats` (the pass's counts); `again
 import sys
 from pathlib import Path
 
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus
 from corpusbuilder.dedup.memory import DedupMemoryError, check_dedup_memory
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.extract import ExtractParams
-from corpusbuilder.logs import setup_logging
+from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.tables import FILES
 
 log = setup_logging(snakemake.log[0])

@@ -4,8 +4,8 @@ WARCs and their sidecars (corpusbuilder.download.fetch_shard), through params.st
 The params retries, backoff, timeout, copy_local and s3 are optional; fetch's defaults apply otherwise.
 """
 
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.download import fetch_shard
-from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 options = ("retries", "backoff", "timeout", "copy_local", "s3")

@@ -2,7 +2,7 @@
 earlier corpus's dedup state, which is a run too) → that part of G₂₊, work/ngrams/dup{n}/{partition}.npy
 + stats."""
 
-from corpusbuilder.logs import setup_logging
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.ngrams.stage import write_duplicate_ngrams
 
 setup_logging(snakemake.log[0])

@@ -4,7 +4,7 @@ and fragmentation.tsv; `best` on each set is the model trained without that set'
 
 from pathlib import Path
 
-from corpusbuilder.classifier import BlockModel
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.evaluation.scores import (
     BOILERPLATE_COLUMNS,
     FRAGMENTATION_COLUMNS,
@@ -17,7 +17,7 @@ from corpusbuilder.evaluation.scores import (
     with_overall,
     write_tsv,
 )
-from corpusbuilder.logs import setup_logging
+from corpusbuilder.extraction.classifier import BlockModel
 
 setup_logging(snakemake.log[0])
 held_out = {

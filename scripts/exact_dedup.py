@@ -3,9 +3,9 @@ decisions (corpusbuilder.exact_dedup, thesis §3.6.1)."""
 
 import logging
 
+from corpusbuilder.common.io import write_table
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.exact_dedup import decision_counts, shard_decisions
-from corpusbuilder.io import write_table
-from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 decisions = shard_decisions(

@@ -3,14 +3,14 @@ one row group per hash partition (corpusbuilder.exact_dedup, thesis §3.6.1)."""
 
 import logging
 
+from corpusbuilder.common.io import write_row_groups
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.exact_dedup import (
     HASHED_COLUMNS,
     ExactDedupParams,
     exact_hashes,
     hash_partitions,
 )
-from corpusbuilder.io import write_row_groups
-from corpusbuilder.logs import setup_logging
 from corpusbuilder.tables import ShardTables, read_survivors
 
 setup_logging(snakemake.log[0])

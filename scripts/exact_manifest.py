@@ -1,7 +1,7 @@
 """Rule `exact_manifest`: every shard's exact_hashes file in crawl order, the list the partition
 jobs read (corpusbuilder.exact_dedup)."""
 
-from corpusbuilder.logs import setup_logging
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.tables import write_manifest
 
 setup_logging(snakemake.log[0])

@@ -3,9 +3,9 @@ first copy in crawl order kept (corpusbuilder.exact_dedup, thesis §3.6.1)."""
 
 import logging
 
+from corpusbuilder.common.io import write_table
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.exact_dedup import decide_partition, decision_counts
-from corpusbuilder.io import write_table
-from corpusbuilder.logs import setup_logging
 from corpusbuilder.tables import read_manifest
 
 # Rows per row group of the output: each shard's exact_dedup job reads the row groups that hold

@@ -2,8 +2,8 @@
 
 import logging
 
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.export import EXPORT_COLUMNS, kept_documents, write_corpus
-from corpusbuilder.logs import setup_logging
 from corpusbuilder.tables import FILES, ShardTables, read_survivors
 
 setup_logging(snakemake.log[0])

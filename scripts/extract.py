@@ -1,11 +1,11 @@
 """Rule `extract`: a shard's WARCs (input.warcs, params.warcs their names in crawl order) → docs
-and blocks tables (corpusbuilder.extract)."""
+and blocks tables (corpusbuilder.extraction.extract)."""
 
 from pathlib import Path
 
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.download import warc_file
-from corpusbuilder.extract import ExtractParams, extract_shard
-from corpusbuilder.logs import setup_logging
+from corpusbuilder.extraction.extract import ExtractParams, extract_shard
 
 setup_logging(snakemake.log[0])
 extract_shard(

@@ -3,9 +3,9 @@
 
 import logging
 
+from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.funnel import FunnelCounts, count_shard, funnel_tables
-from corpusbuilder.io import atomic_path
-from corpusbuilder.logs import setup_logging
 from corpusbuilder.tables import ShardTables
 
 setup_logging(snakemake.log[0])

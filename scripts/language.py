@@ -1,8 +1,8 @@
 """Rule `language`: identify the language of each cleaned document of one shard (corpusbuilder.language)."""
 
-from corpusbuilder.io import write_table
+from corpusbuilder.common.io import write_table
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.language import LanguageParams, identify_shard
-from corpusbuilder.logs import setup_logging
 from corpusbuilder.tables import ShardTables
 
 setup_logging(snakemake.log[0])

@@ -3,7 +3,7 @@
 A shard's run never depends on another shard, so adding a shard sorts only that shard.
 """
 
-from corpusbuilder.logs import setup_logging
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.ngrams.stage import shard_ngram_run
 
 setup_logging(snakemake.log[0])

@@ -9,8 +9,8 @@ evaluation sections). Params: `shards`, `sample_size`.
 
 from pathlib import Path
 
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.report.html_report import ReportFiles, write_report
-from corpusbuilder.logs import setup_logging
 from corpusbuilder.tables import FILES, ShardTables
 
 setup_logging(snakemake.log[0])

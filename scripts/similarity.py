@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from corpusbuilder.common.io import write_table
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.export import read_corpus
-from corpusbuilder.io import write_table
-from corpusbuilder.logs import setup_logging
-from corpusbuilder.similarity import MinHashParams, corpus_similar_pairs
+from corpusbuilder.similarity.minhash import MinHashParams, corpus_similar_pairs
 
 setup_logging(snakemake.log[0])
 section = snakemake.params.cfg

@@ -1,5 +1,6 @@
 """Rule `sweep`: jusText precision/recall over one threshold at a time → sweep.tsv and sweep.png."""
 
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.evaluation.gold import iter_dataset
 from corpusbuilder.evaluation.scores import (
     SWEEP_COLUMNS,
@@ -8,7 +9,6 @@ from corpusbuilder.evaluation.scores import (
     sweep,
     write_tsv,
 )
-from corpusbuilder.logs import setup_logging
 
 log = setup_logging(snakemake.log[0])
 config = EvaluateConfig.from_config(snakemake.params.cfg)

@@ -1,13 +1,13 @@
 """Rule `text_input`: a directory of .txt files → docs and blocks tables as extract writes them,
-with preambles and epilogues found by frequent lines (corpusbuilder.frequent_lines)."""
+with preambles and epilogues found by frequent lines (corpusbuilder.extraction.frequent_lines)."""
 
 from pathlib import Path
 
 import pyarrow as pa
 
-from corpusbuilder.frequent_lines import FrequentLinesParams, text_collection_tables
-from corpusbuilder.io import write_table
-from corpusbuilder.logs import setup_logging
+from corpusbuilder.common.io import write_table
+from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.extraction.frequent_lines import FrequentLinesParams, text_collection_tables
 from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA
 
 setup_logging(snakemake.log[0])

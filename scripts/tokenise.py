@@ -1,6 +1,6 @@
 """Rule `tokenise`: the kept text of one shard → work/tokens/{shard}.npz (corpusbuilder.tokenise)."""
 
-from corpusbuilder.logs import setup_logging
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.tables import ShardTables, read_survivors
 from corpusbuilder.tokenfile import write_token_stream
 from corpusbuilder.tokenise import TokeniseParams, tokenise_shard

@@ -1,13 +1,13 @@
 """Rule `training_blocks`: one gold set → its blocks' features (as the `best` preset cuts them), labels and word counts
 (the labelled ones), and every block of its pages unlabelled."""
 
+from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.evaluation.gold import iter_dataset
 from corpusbuilder.evaluation.training import (
     training_pages,
     unlabelled_blocks,
     write_training_blocks,
 )
-from corpusbuilder.logs import setup_logging
 
 setup_logging(snakemake.log[0])
 dataset = snakemake.wildcards.dataset

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from conftest import BOILERPLATE, QUICK_BINS, REPO, SAMPLE_WARCS, require_shared
 
-from corpusbuilder.adapt import UnlabelledBlocks, crawl_blocks, is_target, sample_pages
-from corpusbuilder.classifier import FEATURE_NAMES, BlockModel, block_features
+from corpusbuilder.common.stoplists import writes_without_spaces
 from corpusbuilder.evaluation import training
 from corpusbuilder.evaluation.gold import iter_dataset
 from corpusbuilder.evaluation.training import (
@@ -25,17 +25,16 @@ from corpusbuilder.evaluation.training import (
     training_table,
     unlabelled_blocks,
 )
-from corpusbuilder.extract import (
+from corpusbuilder.extraction.adapt import UnlabelledBlocks, crawl_blocks, is_target, sample_pages
+from corpusbuilder.extraction.classifier import FEATURE_NAMES, BlockModel, block_features
+from corpusbuilder.extraction.extract import (
     ExtractParams,
     WarcRecord,
     clean_page,
     extract_shard,
     iter_warc_records,
 )
-from corpusbuilder.stoplists import writes_without_spaces
 from corpusbuilder.tables import FILES
-
-from conftest import BOILERPLATE, QUICK_BINS, REPO, SAMPLE_WARCS, require_shared
 
 PARAMS = ExtractParams()  # the best preset, as the extract stage runs it by default
 

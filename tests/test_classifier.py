@@ -3,36 +3,16 @@
 from __future__ import annotations
 
 import re
-
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import BOILERPLATE, QUICK_BINS, require_shared
 
-from corpusbuilder.classifier import (
-    _LEGAL_PHRASES,
-    FEATURE_NAMES,
-    BlockModel,
-    block_features,
-    classify_learned,
-    load_model,
-    page_title,
-    _legal_phrase_starts,
-)
+from corpusbuilder.common.stoplists import load_stoplist
 from corpusbuilder.evaluation.gold import GoldPage, iter_dataset
 from corpusbuilder.evaluation.metrics import scores
-from corpusbuilder.extract import ExtractParams, clean_page, decode_html
-from corpusbuilder.justext import (
-    BAD,
-    GOOD,
-    HINT_BITS,
-    PRESETS,
-    classify_context_free,
-    parse_html,
-    segment_blocks,
-)
-from corpusbuilder.stoplists import load_stoplist
 from corpusbuilder.evaluation.training import (
     TrainParams,
     block_labels,
@@ -42,8 +22,26 @@ from corpusbuilder.evaluation.training import (
     training_table,
     write_training_blocks,
 )
-
-from conftest import BOILERPLATE, QUICK_BINS, require_shared
+from corpusbuilder.extraction.classifier import (
+    _LEGAL_PHRASES,
+    FEATURE_NAMES,
+    BlockModel,
+    _legal_phrase_starts,
+    block_features,
+    classify_learned,
+    load_model,
+    page_title,
+)
+from corpusbuilder.extraction.extract import ExtractParams, clean_page, decode_html
+from corpusbuilder.extraction.justext import (
+    BAD,
+    GOOD,
+    HINT_BITS,
+    PRESETS,
+    classify_context_free,
+    parse_html,
+    segment_blocks,
+)
 
 NEWS = Path(__file__).resolve().parent / "fixtures" / "classifier" / "news.html"
 ARTICLE_START = "After three years"

@@ -7,10 +7,10 @@ import subprocess
 import sys
 
 import pandas as pd
-
 from conftest import write_warc
-from corpusbuilder.cli import main
 from test_extract import ARTICLE
+
+from corpusbuilder.cli.main import main
 
 GERMAN = (
     "<html><body><nav><a href='/'>Start</a> | <a href='/k'>Kontakt</a></nav>"
@@ -23,7 +23,7 @@ GERMAN = (
 
 def run(*args):
     return subprocess.run(
-        [sys.executable, "-m", "corpusbuilder.cli", *args], capture_output=True, text=True
+        [sys.executable, "-m", "corpusbuilder.cli.main", *args], capture_output=True, text=True
     )
 
 
@@ -194,7 +194,7 @@ WRAPPED = ARTICLE.replace("we set out", "we set\n   out")  # a hard line wrap in
 def test_clean_html_pipes_like_its_peers(tmp_path):
     """A page on stdin, the good blocks on stdout, one block a line whatever the source's wraps."""
     piped = subprocess.run(
-        [sys.executable, "-m", "corpusbuilder.cli", "clean-html", "-", "--preset", "default"],
+        [sys.executable, "-m", "corpusbuilder.cli.main", "clean-html", "-", "--preset", "default"],
         input=WRAPPED.encode(),
         capture_output=True,
     )
@@ -242,8 +242,7 @@ def test_clean_html_errors_are_one_line(tmp_path):
 
 def test_version():
     import corpusbuilder
-
-    from corpusbuilder import justext
+    from corpusbuilder.extraction import justext
 
     result = run("--version")
     walks = (
@@ -260,7 +259,7 @@ def test_version():
 def test_slurm_status_waits_when_the_scheduler_does_not_answer(monkeypatch):
     """Issue 17: a transient scheduler time-out used to read as `failed`, so the profile would
     resubmit a running job. No answer is `running` (asked again); a job nobody knows is `failed`."""
-    from corpusbuilder import slurm_status
+    from corpusbuilder.cli import slurm_status
 
     def timed_out(command, **kwargs):
         raise subprocess.TimeoutExpired(command, 60)
@@ -352,7 +351,7 @@ def test_a_full_disk_fails_the_extract_instead_of_writing_error_rows(tmp_path):
         [{"uri": f"http://a.example/{i}", "body": ARTICLE.encode() * 20} for i in range(40)],
     )
     script = (
-        f"trap '' XFSZ; ulimit -f 16; exec {sys.executable} -m corpusbuilder.cli extract "
+        f"trap '' XFSZ; ulimit -f 16; exec {sys.executable} -m corpusbuilder.cli.main extract "
         f"--preset default {warc} {tmp_path / 'out' / 's'}"
     )
     (tmp_path / "out").mkdir()

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from conftest import FEW_PARTITIONS, REPO, SAMPLE_WARCS, corpus_bytes, unavailable
 from slurm_cluster import LocalSlurm, foreign_config, missing_daemons
 
@@ -113,7 +112,7 @@ def test_cluster_generic_profile_submits_with_sbatch_and_reads_status(slurm, tmp
 def test_slurm_status_command(slurm):
     def status(job_id):
         return subprocess.run(
-            [sys.executable, "-m", "corpusbuilder.cli", "slurm-status", job_id],
+            [sys.executable, "-m", "corpusbuilder.cli.main", "slurm-status", job_id],
             env=slurm.env,
             capture_output=True,
             text=True,

@@ -7,20 +7,20 @@ import gzip
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO
-from corpusbuilder.cli import main
+
+from corpusbuilder.cli.main import main
 from corpusbuilder.config import ConfigError, load_config, load_schema, validate_config
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.evaluation.scores import EvaluateConfig
-from corpusbuilder.exact_dedup import ExactDedupParams
-from corpusbuilder.extract import ExtractParams
-from corpusbuilder.frequent_lines import FrequentLinesParams
-from corpusbuilder.language import LanguageParams
-from corpusbuilder.similarity import MinHashParams
-from corpusbuilder.site_boilerplate import SiteBoilerplateParams
-from corpusbuilder.tokenise import TokeniseParams
 from corpusbuilder.evaluation.training import AdaptParams, TrainParams
+from corpusbuilder.exact_dedup import ExactDedupParams
+from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.frequent_lines import FrequentLinesParams
+from corpusbuilder.extraction.site_boilerplate import SiteBoilerplateParams
+from corpusbuilder.language import LanguageParams
+from corpusbuilder.similarity.minhash import MinHashParams
+from corpusbuilder.tokenise import TokeniseParams
 
 
 def test_bundled_config_is_valid_and_defaults_are_filled():

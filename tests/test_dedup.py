@@ -10,15 +10,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpusbuilder.dedup.context import final_classes
 from corpusbuilder.dedup import corpus
+from corpusbuilder.dedup.context import final_classes
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus, processing_order
 from corpusbuilder.dedup.document import covered_tokens, dedup_document
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.justext import PRESETS
+from corpusbuilder.export import block_texts, kept_documents
+from corpusbuilder.extraction.justext import PRESETS
 from corpusbuilder.ngrams.hashing import ngram_hashes
 from corpusbuilder.ngrams.stage import shard_ngram_run, write_duplicate_ngrams
-from corpusbuilder.export import block_texts, kept_documents
 from corpusbuilder.tables import survivors
 from corpusbuilder.tokenfile import TokenStream, read_tokens, write_token_stream
 from corpusbuilder.tokenise import block_sentences, tokenise, word_hashes

@@ -23,16 +23,15 @@ from pathlib import Path
 import boto3
 import pytest
 import trustme
+from conftest import FEW_PARTITIONS, SAMPLE_WARCS, corpus_bytes
 from moto.server import ThreadedMotoServer
+from test_workflow import snakemake
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from corpusbuilder import download
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.download import DownloadError, fetch, resolve_sources, shard_name
-
-from conftest import FEW_PARTITIONS, SAMPLE_WARCS, corpus_bytes
-from test_workflow import snakemake
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = {"retries": 3, "backoff": 0.001, "timeout": 5}

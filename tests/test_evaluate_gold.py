@@ -4,7 +4,9 @@ from itertools import islice
 from pathlib import Path
 
 import pytest
+from conftest import BOILERPLATE, require_shared
 
+from corpusbuilder.evaluation.extractors import decode_page, prepare_page
 from corpusbuilder.evaluation.gold import (
     READERS,
     cleaneval_gold_text,
@@ -15,10 +17,6 @@ from corpusbuilder.evaluation.gold import (
     iter_snippet_set,
     unwrap_cleaneval_input,
 )
-
-from conftest import BOILERPLATE, require_shared
-
-from corpusbuilder.evaluation.extractors import decode_page, prepare_page
 from corpusbuilder.evaluation.metrics import Counts, aligned_word_counts
 
 FIXTURES = Path(__file__).parent / "fixtures" / "evaluate"

@@ -22,7 +22,7 @@ from corpusbuilder.evaluation.scores import (
     with_overall,
     write_tsv,
 )
-from corpusbuilder.justext import PRESETS
+from corpusbuilder.extraction.justext import PRESETS
 
 OURS = ("justext-default", "keep-all", "bte", "defext-lxml")
 DATASETS = ("cleaneval-dev", "cleanportaleval", "l3s-gn1", "trafilatura-dev")

@@ -12,8 +12,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
 from conftest import REPO, truth_key
+
+from corpusbuilder.common.io import write_row_groups, write_table
 from corpusbuilder.exact_dedup import (
     ExactDedupParams,
     decide_partition,
@@ -25,7 +26,6 @@ from corpusbuilder.exact_dedup import (
     md5_partitions,
     shard_decisions,
 )
-from corpusbuilder.io import write_row_groups, write_table
 from corpusbuilder.tables import (
     DECISIONS_SCHEMA,
     HASHES_SCHEMA,

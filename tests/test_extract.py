@@ -6,9 +6,9 @@ import gzip
 
 import pandas as pd
 import pytest
-
 from conftest import BOILERPLATE, require_shared, write_warc
-from corpusbuilder.extract import (
+
+from corpusbuilder.extraction.extract import (
     ExtractParams,
     UndecodableError,
     decode_html,
@@ -16,7 +16,7 @@ from corpusbuilder.extract import (
     iter_warc_records,
     visible_text_sample,
 )
-from corpusbuilder.justext import parse_html
+from corpusbuilder.extraction.justext import parse_html
 
 ARTICLE = (
     "<html><head><title>t</title><script>var x = 'not text';</script></head><body>"
@@ -245,7 +245,7 @@ def test_a_broken_model_fails_the_shard_naming_the_key(tmp_path):
 
 
 def test_an_io_error_fails_the_job_instead_of_becoming_error_rows(tmp_path, monkeypatch):
-    import corpusbuilder.extract as extract_module
+    import corpusbuilder.extraction.extract as extract_module
 
     def disk_full(*args, **kwargs):
         raise OSError(27, "File too large")
@@ -266,7 +266,7 @@ def test_an_io_error_fails_the_job_instead_of_becoming_error_rows(tmp_path, monk
 
 
 def test_a_shard_whose_every_page_failed_is_a_failed_job(tmp_path, monkeypatch):
-    import corpusbuilder.extract as extract_module
+    import corpusbuilder.extraction.extract as extract_module
 
     def bug(*args, **kwargs):
         raise ValueError("a bug")

@@ -1,4 +1,4 @@
-"""The compiled walks (corpusbuilder._fastpath, built by setup.py) give what the Python walks give:
+"""The compiled walks (corpusbuilder.extraction._fastpath, built by setup.py) give what the Python walks give:
 the same blocks, field for field, and the same leaves of every tree."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import pytest
 from conftest import BOILERPLATE, require_shared, unavailable
 from lxml import etree
 
-from corpusbuilder import classifier, justext
-from corpusbuilder.classifier import block_features, load_model, page_title
-from corpusbuilder.justext import _segment_blocks_python, parse_html, segment_blocks
-from corpusbuilder.stoplists import load_stoplist
+from corpusbuilder.common.stoplists import load_stoplist
+from corpusbuilder.extraction import classifier, justext
+from corpusbuilder.extraction.classifier import block_features, load_model, page_title
+from corpusbuilder.extraction.justext import _segment_blocks_python, parse_html, segment_blocks
 
 STOPLIST = load_stoplist("English")
 
@@ -22,7 +22,7 @@ STOPLIST = load_stoplist("English")
 def fastpath():
     if justext._fastpath is None:
         unavailable(
-            "corpusbuilder._fastpath is not built (no C compiler at install time): "
+            "corpusbuilder.extraction._fastpath is not built (no C compiler at install time): "
             "the package runs its Python walks"
         )
     return justext._fastpath
@@ -486,7 +486,7 @@ def test_compiled_tree_walk_sums_the_numpy_walks_leaves_bit_for_bit(fastpath):
 
 def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monkeypatch):
     # what a package built without a C compiler runs, against what this one runs
-    from corpusbuilder.classifier import classify_learned
+    from corpusbuilder.extraction.classifier import classify_learned
 
     pages = [parse_html(html) for html in QUIRKS.values()]
     compiled = [

@@ -13,7 +13,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from fixtures.make_ebooks import make_ebooks  # noqa: E402
 
-from corpusbuilder.frequent_lines import (  # noqa: E402
+from corpusbuilder.extraction.frequent_lines import (  # noqa: E402
     BACKENDS,
     EPILOGUE_RULE,
     PREAMBLE_RULE,
@@ -22,8 +22,8 @@ from corpusbuilder.frequent_lines import (  # noqa: E402
     GeneralizedMajority,
     _last_of_run,
     boundary_errors,
-    find_boundaries,
     count_frequent_lines,
+    find_boundaries,
     is_trivial,
     line_hash,
     make_counter,
@@ -203,7 +203,7 @@ def test_text_input_tables_fit_the_extract_schemas_and_export(collection, tmp_pa
     import pyarrow as pa
 
     from corpusbuilder.export import kept_documents
-    from corpusbuilder.frequent_lines import text_collection_tables
+    from corpusbuilder.extraction.frequent_lines import text_collection_tables
     from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, survivors
 
     root, truths = collection
@@ -230,10 +230,10 @@ def test_text_input_falls_back_to_the_configured_stop_list(tmp_path, monkeypatch
     """A book in a language without a bundled stop list counts its stop words with
     extract.stoplist_fallback's list, as extract does, not always with the English one; with
     the default fallback `page`, with its own most frequent words."""
-    import corpusbuilder.extract
-    from corpusbuilder.frequent_lines import text_collection_tables
+    import corpusbuilder.extraction.extract
+    from corpusbuilder.extraction.frequent_lines import text_collection_tables
 
-    monkeypatch.setattr(corpusbuilder.extract, "identify_sample", lambda sample: ("xx", 0.9))
+    monkeypatch.setattr(corpusbuilder.extraction.extract, "identify_sample", lambda sample: ("xx", 0.9))
     lines = [f"Ka mea {i} e pa ana ki te whenua, ka mea ano te tangata ki a ia." for i in range(4)]
     (tmp_path / "pukapuka.txt").write_text("\n\n".join(lines), encoding="utf-8")
     docs, _ = text_collection_tables(

@@ -23,7 +23,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import CRAWL, FEW_PARTITIONS, REPO, copy_workdir, corpus_bytes, require_shared
 
 SAMPLE = REPO / "resources" / "sample"
@@ -123,7 +122,7 @@ def mtimes(workdir: Path, pattern: str) -> dict[str, int]:
 
 
 def half_written(workdir: Path) -> list[str]:
-    """Temporary files of corpusbuilder.io.atomic_path (`.{name}.XXXX.tmp`) under work/, results/, data/."""
+    """Temporary files of corpusbuilder.common.io.atomic_path (`.{name}.XXXX.tmp`) under work/, results/, data/."""
     return sorted(
         str(p.relative_to(workdir))
         for top in ("work", "results", "data")

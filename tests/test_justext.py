@@ -12,23 +12,24 @@ import justext as reference
 import lxml.html
 import numpy as np
 import pytest
+from conftest import BOILERPLATE, require_shared
 from justext.core import decode_html, revise_paragraph_classification
 from lxml import etree
 
-from conftest import BOILERPLATE, require_shared
-from corpusbuilder.justext import (
+from corpusbuilder.extraction.justext import (
     HINT_BITS,
     PRESETS,
     STRUCTURE_HINTS,
     Block,
     JustextParams,
+    _element_hints,
+    _word_hints,
     classify_context_free,
     classify_context_sensitive,
     justext,
     parse_html,
     segment_blocks,
 )
-from corpusbuilder.justext import _element_hints, _word_hints
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "justext"
 

@@ -8,19 +8,19 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 import zipfile
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import pytest
+import tomllib
 import yaml
+from conftest import REPO, write_warc
+from imports import LIBRARY, third_party_closure, workflow_rules
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from conftest import REPO, write_warc
-from corpusbuilder import justext
-from imports import LIBRARY, third_party_closure, workflow_rules
+from corpusbuilder.extraction import justext
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 PROJECT = PYPROJECT["project"]
@@ -236,7 +236,7 @@ def test_wheel_runs_from_any_directory(installed_wheel):
         where.stdout + where.stderr
     )
     if justext._fastpath is not None:  # this machine compiles it, so the wheel carries it too
-        compiled = run_installed(installed_wheel, "python", "-c", "import corpusbuilder._fastpath")
+        compiled = run_installed(installed_wheel, "python", "-c", "import corpusbuilder.extraction._fastpath")
         assert compiled.returncode == 0, compiled.stderr
 
     pages = work / "pages"
@@ -312,7 +312,7 @@ def test_without_a_c_compiler_the_package_builds_without_its_compiled_walks(tmp_
     assert "the compiled walks were not built" in result.stdout + result.stderr
     with zipfile.ZipFile(next((tmp_path / "dist").glob("corpusbuilder-*.whl"))) as wheel:
         names = wheel.namelist()
-    assert "corpusbuilder/justext.py" in names and not [
+    assert "corpusbuilder/extraction/justext.py" in names and not [
         n for n in names if n.endswith((".so", ".c"))
     ]
 

@@ -16,8 +16,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
-import corpusbuilder
 from conftest import (
     BOILERPLATE,
     QUICK_BINS,
@@ -27,6 +25,11 @@ from conftest import (
     require_shared,
     unavailable,
 )
+
+import corpusbuilder
+from corpusbuilder.common.package_data import SHIPPED_MODEL
+from corpusbuilder.common.provenance import OUTPUT_LIBRARIES
+from corpusbuilder.extraction.classifier import BlockModel
 from corpusbuilder.report.corpus_stats import (
     ShardFiles,
     benchmark_files,
@@ -36,12 +39,8 @@ from corpusbuilder.report.corpus_stats import (
     stage_times,
     write_corpus_stats,
 )
-from corpusbuilder.classifier import BlockModel
 from corpusbuilder.report.html_report import ReportFiles, corpus_languages, render_report
-from corpusbuilder.package_data import SHIPPED_MODEL
-from corpusbuilder.provenance import OUTPUT_LIBRARIES
 from corpusbuilder.tables import ShardTables
-
 
 # --- a hand-made corpus: 2 documents, 4 blocks -------------------------------------------------
 #

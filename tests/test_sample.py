@@ -14,9 +14,8 @@ from pathlib import Path
 
 import lxml.html
 import pytest
-from warcio.archiveiterator import ArchiveIterator
-
 from conftest import unavailable
+from warcio.archiveiterator import ArchiveIterator
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO / "resources" / "sample"

@@ -30,7 +30,7 @@ from corpusbuilder.download import (
     warc_sidecar,
 )
 from corpusbuilder.exact_dedup import earlier_shards_digests
-from corpusbuilder.extract import ExtractParams, extract_shard
+from corpusbuilder.extraction.extract import ExtractParams, extract_shard
 
 WARCS = [f"/crawl/w{i}.warc.gz" for i in range(5)]
 

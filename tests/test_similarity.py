@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpusbuilder.book_relations import compare_paginated
-from corpusbuilder.similarity import (
-    candidate_pair_blocks,
+from corpusbuilder.similarity.books import compare_paginated
+from corpusbuilder.similarity.minhash import (
     EMPTY,
     MinHashParams,
+    candidate_pair_blocks,
     cluster_labels,
     corpus_similar_pairs,
     document_signatures,
@@ -23,8 +23,8 @@ from corpusbuilder.similarity import (
     normalised_words,
     resemblance_dedup,
     shingle_fingerprints,
-    similar_pairs,
     simhash,
+    similar_pairs,
     super_shingles,
     write_similar_pairs_tsv,
 )
@@ -198,7 +198,7 @@ def test_overlapping_text(book):
 
 def test_compare_books_reads_form_fed_pages(book, tmp_path, capsys):
     """`corpusbuilder compare-books` on two files paginated as pdftotext writes them."""
-    from corpusbuilder.cli import main
+    from corpusbuilder.cli.main import main
 
     (tmp_path / "a.txt").write_text("\f".join(paginate(book, 300)) + "\f")
     (tmp_path / "b.txt").write_text("\f".join(paginate(book, 440)))

@@ -12,12 +12,12 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import REPO, write_warc
+
 from corpusbuilder.config import ConfigError, validate_config
-from corpusbuilder.extract import ExtractParams, extract_shard
-from corpusbuilder.justext import PRESETS
-from corpusbuilder.site_boilerplate import (
+from corpusbuilder.extraction.extract import ExtractParams, extract_shard
+from corpusbuilder.extraction.justext import PRESETS
+from corpusbuilder.extraction.site_boilerplate import (
     HostText,
     SiteBoilerplateParams,
     alternation_count,

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-
 from conftest import BOILERPLATE, require_shared
+
 from corpusbuilder.evaluation.gold import GoldPage, iter_dataset
 from corpusbuilder.evaluation.scores import EvaluateConfig, write_tsv
 from corpusbuilder.evaluation.site import SITE_COLUMNS, evaluate_gold_sets, score_variants
-from corpusbuilder.justext import PRESETS
-from corpusbuilder.site_boilerplate import SiteBoilerplateParams
+from corpusbuilder.extraction.justext import PRESETS
+from corpusbuilder.extraction.site_boilerplate import SiteBoilerplateParams
 
 JUSTEXT = PRESETS["default"]
 TEMPLATE = "Sign up for our daily newsletter and follow us on every network you use"

@@ -1,4 +1,4 @@
-"""The bundled stop lists and their loader (corpusbuilder.stoplists)."""
+"""The bundled stop lists and their loader (corpusbuilder.common.stoplists)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import random
 import unicodedata
 
 import pytest
-
 from conftest import REPO
-from corpusbuilder import stoplists
-from corpusbuilder.stoplists import (
+
+from corpusbuilder.common import stoplists
+from corpusbuilder.common.stoplists import (
     LANGUAGE_CODES,
     STOPLIST_DIR,
     available_stoplists,
@@ -209,7 +209,7 @@ def generated_page(code: str) -> tuple[str, list[str], str]:
     """(html, article paragraphs, footer) in `code`: half of the article's tokens are the
     language's function words — from its stop list where one ships, else a made-up set that the
     page repeats, as function words repeat — the rest, and the footer, rarely repeated words."""
-    from corpusbuilder.stoplists import stoplist_for
+    from corpusbuilder.common.stoplists import stoplist_for
 
     rng = random.Random(code)
     _, words = stoplist_for(code)
@@ -248,8 +248,8 @@ def test_every_identified_language_keeps_its_content_under_preset_default(code):
     """A page in any language the identifier can return keeps its article under preset default:
     by its bundled list, else by a list of its own most frequent words (letters where the language
     has no spaces) — before, such a page got the English list and kept nothing."""
-    from corpusbuilder.extract import segment_page
-    from corpusbuilder.justext import PRESETS, classify, parse_html
+    from corpusbuilder.extraction.extract import segment_page
+    from corpusbuilder.extraction.justext import PRESETS, classify, parse_html
 
     html, article, footer = generated_page(code)
     name, blocks = segment_page(parse_html(html), code, stoplists.PAGE)
@@ -261,7 +261,7 @@ def test_every_identified_language_keeps_its_content_under_preset_default(code):
 
 def test_an_estonian_page_keeps_its_text():
     """The audit's case: an Estonian page, guessed as Estonian, keeps its paragraphs."""
-    from corpusbuilder.extract import ExtractParams, clean_page
+    from corpusbuilder.extraction.extract import ExtractParams, clean_page
 
     paragraphs = [
         "Hommikul läksime randa ja vaatasime, kuidas kalurid oma paate merele lükkasid. Ilm oli selge ning "
@@ -282,7 +282,7 @@ def test_an_estonian_page_keeps_its_text():
 
 
 def test_a_page_list_is_its_most_frequent_tokens():
-    from corpusbuilder.stoplists import page_stoplist
+    from corpusbuilder.common.stoplists import page_stoplist
 
     text = "the cat and the dog and the bird saw a fox"
     assert page_stoplist([text], coverage=0.3) == {

@@ -12,7 +12,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-
 from conftest import CRAWL, FEW_PARTITIONS, REPO, require_shared, truth_key
 
 pytestmark = pytest.mark.workflow
@@ -348,7 +347,7 @@ def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merg
     from corpusbuilder.config import validate_config
     from corpusbuilder.dedup.corpus import Shard, dedup_corpus
     from corpusbuilder.dedup.params import DedupParams
-    from corpusbuilder.extract import ExtractParams
+    from corpusbuilder.extraction.extract import ExtractParams
     from corpusbuilder.ngrams.stage import write_duplicate_ngrams
     from corpusbuilder.tables import FILES
 

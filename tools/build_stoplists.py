@@ -57,7 +57,7 @@ import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
-from corpusbuilder.stoplists import LANGUAGE_CODES
+from corpusbuilder.common.stoplists import LANGUAGE_CODES
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = REPO / "resources" / "stoplists"
@@ -440,9 +440,9 @@ def write_readme(
 One file per language, `<Language>.txt` (English names, as the reference `justext` package
 names its lists), UTF-8, one lower-case word per line, most frequent first (the lists taken
 from the justext package: sorted), no comments. Read them with
-`corpusbuilder.stoplists.load_stoplist(name)`; map a language code from language identification
+`corpusbuilder.common.stoplists.load_stoplist(name)`; map a language code from language identification
 to a list name with `stoplist_name_for(code)`. A language with no list here gets one derived
-from the page itself (`extract.stoplist_fallback: page`, `corpusbuilder.stoplists.page_stoplist`).
+from the page itself (`extract.stoplist_fallback: page`, `corpusbuilder.common.stoplists.page_stoplist`).
 
 ## Provenance
 

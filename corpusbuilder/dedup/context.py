@@ -9,7 +9,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.justext import BAD, DUPLICATE, GOOD, JustextParams, classify_after_removal
+from corpusbuilder.extraction.justext import (
+    BAD,
+    DUPLICATE,
+    GOOD,
+    JustextParams,
+    classify_after_removal,
+)
 
 
 def final_classes(

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from corpusbuilder.common.io import atomic_path, write_table
 from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_after_dedup
 from corpusbuilder.dedup.document import dedup_document
 from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
@@ -22,8 +23,7 @@ from corpusbuilder.dedup.sentences import first_words_of_chunks, inner_sentence_
 from corpusbuilder.dedup.spill import SpilledShards
 from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, preload_output
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
-from corpusbuilder.io import atomic_path, write_table
-from corpusbuilder.justext import PRESETS, JustextParams
+from corpusbuilder.extraction.justext import PRESETS, JustextParams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.tables import DEDUP_SCHEMA, GOOD, read_duplicate_ngrams, read_table
 from corpusbuilder.tokenfile import read_tokens

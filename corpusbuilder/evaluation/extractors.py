@@ -17,16 +17,15 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-
-from corpusbuilder.classifier import BlockModel, classify_learned, page_title
-from corpusbuilder.extract import (
+from corpusbuilder.extraction.classifier import BlockModel, classify_learned, page_title
+from corpusbuilder.extraction.extract import (
     ExtractParams,
     UndecodableError,
     decode_html,
     guess_page_language,
     segment_page,
 )
-from corpusbuilder.justext import (
+from corpusbuilder.extraction.justext import (
     GOOD,
     PRESETS,
     Block,

@@ -16,11 +16,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from corpusbuilder.classifier import BlockModel, load_model
+from corpusbuilder.common.io import atomic_path
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.extract import ExtractParams, identify_sample
-from corpusbuilder.io import atomic_path
-from corpusbuilder.justext import PRESETS, JustextParams
+from corpusbuilder.extraction.classifier import BlockModel, load_model
+from corpusbuilder.extraction.extract import ExtractParams, identify_sample
+from corpusbuilder.extraction.justext import PRESETS, JustextParams
 
 from .extractors import (
     EXTRACTORS,

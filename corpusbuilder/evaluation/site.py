@@ -1,4 +1,4 @@
-"""Does site-level boilerplate (Ikeda et al., `corpusbuilder.site_boilerplate`) help jusText?
+"""Does site-level boilerplate (Ikeda et al., `corpusbuilder.extraction.site_boilerplate`) help jusText?
 
 Pages are grouped by host as the extract stage groups them, each host's blocks are marked, and
 four block selections are scored with the gold-set measures of `scores.py` (micro-averaged):
@@ -23,9 +23,9 @@ from dataclasses import replace
 
 import pandas as pd
 
-from corpusbuilder.extract import ExtractParams
-from corpusbuilder.justext import GOOD, JustextParams, classify
-from corpusbuilder.site_boilerplate import (
+from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.justext import GOOD, JustextParams, classify
+from corpusbuilder.extraction.site_boilerplate import (
     SiteBoilerplateParams,
     combined_classes,
     host_of,

@@ -29,19 +29,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.adapt import UnlabelledBlocks, is_target
-from corpusbuilder.classifier import (
+from corpusbuilder.config import dataclass_values
+from corpusbuilder.evaluation.extractors import LEARNED_BLOCKS, decoded_html, prepare_page
+from corpusbuilder.evaluation.gold import GoldPage, gold_source
+from corpusbuilder.extraction.adapt import UnlabelledBlocks, is_target
+from corpusbuilder.extraction.classifier import (
     FEATURE_NAMES,
     BlockModel,
     block_features,
     block_words,
     page_title,
 )
-from corpusbuilder.config import dataclass_values
-from corpusbuilder.evaluation.extractors import LEARNED_BLOCKS, decoded_html, prepare_page
-from corpusbuilder.evaluation.gold import GoldPage, gold_source
-from corpusbuilder.extract import ExtractParams
-from corpusbuilder.justext import Block
+from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.justext import Block
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpusbuilder.io import atomic_path
+from corpusbuilder.common.io import atomic_path
 from corpusbuilder.ngrams.chunks import resident_bytes
 from corpusbuilder.ngrams.suffix import sum_equal_hashes
 from corpusbuilder.tables import RUN_SCHEMA

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.io import atomic_path
+from corpusbuilder.common.io import atomic_path
 from corpusbuilder.ngrams.chunks import (
     chunk_tokens_for_budget,
     iter_chunks,

@@ -43,10 +43,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.io import atomic_path
+from corpusbuilder.common.io import atomic_path
 from corpusbuilder.language import document_texts
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.similarity import (
+from corpusbuilder.similarity.minhash import (
     MinHashParams,
     document_signatures,
     resemblance_dedup,
@@ -560,7 +560,7 @@ def write_corpus_stats(
     provenance: dict | None = None,
 ) -> dict:
     """The whole measurement: ``outputs`` has keys funnel_full, duplicates, stage_times, summary;
-    ``provenance`` (corpusbuilder.provenance) is recorded in the summary as it is."""
+    ``provenance`` (corpusbuilder.common.provenance) is recorded in the summary as it is."""
     measures = measure_corpus(pd.read_csv(funnel_path, sep="\t"), shards, n, resemblance)
     stages = stage_times(benchmarks)
     dedup_stats = json.loads(Path(dedup_stats_path).read_text()) if dedup_stats_path else None

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.io import atomic_path
+from corpusbuilder.common.io import atomic_path
 from corpusbuilder.tables import (
     REMOVED_PARTS,
     ShardTables,

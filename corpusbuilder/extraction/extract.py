@@ -23,13 +23,12 @@ from lxml import etree
 from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeadersParser
 
-from corpusbuilder import stoplists
-from corpusbuilder.classifier import classify_learned, load_model, page_title
+from corpusbuilder.common import stoplists
+from corpusbuilder.common.io import ParquetBatchWriter, write_table
 from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.download import starts_a_warc_record
-from corpusbuilder.io import ParquetBatchWriter, write_table
-from corpusbuilder.language import load_identifier
-from corpusbuilder.justext import (
+from corpusbuilder.extraction.classifier import classify_learned, load_model, page_title
+from corpusbuilder.extraction.justext import (
     PRESETS,
     JustextParams,
     classify,
@@ -38,7 +37,12 @@ from corpusbuilder.justext import (
     parse_html,
     segment_blocks,
 )
-from corpusbuilder.site_boilerplate import SiteBoilerplateParams, mark_blocks, recount_good
+from corpusbuilder.extraction.site_boilerplate import (
+    SiteBoilerplateParams,
+    mark_blocks,
+    recount_good,
+)
+from corpusbuilder.language import load_identifier
 from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, read_table
 
 log = logging.getLogger(__name__)
@@ -63,7 +67,7 @@ class ExtractParams:
     stoplist_fallback: str = "page"
     justext: JustextParams = field(default_factory=lambda: PRESETS["default"])
     # "best" (the default preset, as in the schema): the learned block classifier
-    # (corpusbuilder.classifier) decides instead of jusText's thresholds; `model` is a retrained
+    # (corpusbuilder.extraction.classifier) decides instead of jusText's thresholds; `model` is a retrained
     # model file (rule `train`), None = the one shipped.
     learned: bool = True
     model: Path | None = None

@@ -15,7 +15,7 @@ from pathlib import Path
 def packaged(*parts: str) -> Path:
     """A file or folder inside the installed package, as a filesystem path (pip unpacks a wheel,
     so a package is never read from a zip here)."""
-    return Path(str(files(__package__).joinpath(*parts)))
+    return Path(str(files("corpusbuilder").joinpath(*parts)))
 
 
 SCHEMA_PATH = packaged("data", "schema.yaml")

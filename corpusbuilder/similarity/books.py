@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from corpusbuilder.similarity import (
+from corpusbuilder.similarity.minhash import (
     MinHashParams,
     document_signatures,
     estimated_resemblance,

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.classifier import FEATURE_NAMES, block_features, block_words
-from corpusbuilder.extract import (
+from corpusbuilder.common.stoplists import writes_without_spaces
+from corpusbuilder.extraction.classifier import FEATURE_NAMES, block_features, block_words
+from corpusbuilder.extraction.extract import (
     ExtractParams,
     TooManyBlocksError,
     UndecodableError,
@@ -26,7 +27,6 @@ from corpusbuilder.extract import (
     iter_warc_records,
     segmented_page,
 )
-from corpusbuilder.stoplists import writes_without_spaces
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from lxml import etree
 from lxml.html.defs import block_tags as _FRAGMENT_BLOCK_TAGS  # div or span around a fragment
 
 try:  # the compiled walk, built with the package where a C compiler was at hand (setup.py)
-    from corpusbuilder import _fastpath
+    from corpusbuilder.extraction import _fastpath
 except ImportError:
     _fastpath = None
 
@@ -190,7 +190,7 @@ _HEADING_IN_PATH = re.compile(r"\bh\d\b")
 
 # What a page's markup says about a block beyond jusText's features: the semantic elements and
 # the class/id words templates use for navigation, comments and the article itself. jusText
-# ignores them; the learned classifier (corpusbuilder.classifier) reads them as features.
+# ignores them; the learned classifier (corpusbuilder.extraction.classifier) reads them as features.
 # Per hint: its tags, the substrings of class or id that set it, and the words that set it only
 # at a word boundary (a regex). Substrings are tested with `in`: a regex alternation tries every
 # alternative at every position.
@@ -615,7 +615,7 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
     a good part of the walk) and blocks break only at PARAGRAPH_TAGS. With them, as the learned
     classifier reads a page, blocks break at HTML5_BLOCK_TAGS too (:func:`paragraph_tags`).
 
-    With the compiled module (``corpusbuilder._fastpath``) the walk runs over libxml2's nodes,
+    With the compiled module (``corpusbuilder.extraction._fastpath``) the walk runs over libxml2's nodes,
     with the same blocks; a page holding a node it does not model takes the walk below.
     """
     if root is None:

@@ -12,7 +12,7 @@ context-free and context-sensitive classes, and scores each block with a small e
 gradient-boosted trees stored as plain numpy arrays (``models/best.npz``).
 
 Inference needs numpy only (the features and the tree walk run compiled where
-``corpusbuilder._fastpath`` is built, with the same results); scikit-learn is needed only to
+``corpusbuilder.extraction._fastpath`` is built, with the same results); scikit-learn is needed only to
 retrain (``corpusbuilder.evaluation.training``, rule ``train``).
 """
 
@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.justext import (
+from corpusbuilder.common.package_data import SHIPPED_MODEL
+from corpusbuilder.extraction.justext import (
     BAD,
     GOOD,
     HINT_BITS,
@@ -36,10 +37,9 @@ from corpusbuilder.justext import (
     JustextParams,
     classify,
 )
-from corpusbuilder.package_data import SHIPPED_MODEL
 
 try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
-    from corpusbuilder import _fastpath
+    from corpusbuilder.extraction import _fastpath
 except ImportError:
     _fastpath = None
 

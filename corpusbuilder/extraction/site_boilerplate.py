@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.justext import BAD, GOOD, JustextParams, classify_after_removal
+from corpusbuilder.extraction.justext import BAD, GOOD, JustextParams, classify_after_removal
 
 MODES = ("off", "mark", "combine")
 

@@ -24,15 +24,15 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.config import dataclass_values
-from corpusbuilder.io import atomic_path
-from corpusbuilder.stoplists import (
+from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.stoplists import (
     PAGE,
     page_stoplist,
     stop_tokens,
     stoplist_for,
     writes_without_spaces,
 )
+from corpusbuilder.config import dataclass_values
 
 
 @dataclass(frozen=True)
@@ -459,7 +459,7 @@ def text_collection_tables(
     `good`, the preamble's and epilogue's `bad`), so every later stage runs unchanged. A file in a
     language without a stop list counts stop words with ``stoplist_fallback``'s, as extract does
     (config key ``extract.stoplist_fallback``)."""
-    from corpusbuilder.extract import identify_sample
+    from corpusbuilder.extraction.extract import identify_sample
 
     docs, blocks = [], []
     for index, (found, text) in enumerate(collection_boundaries(text_files(in_dir), params)):

@@ -17,7 +17,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 

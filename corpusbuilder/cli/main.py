@@ -15,7 +15,7 @@ from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 
 
 def _extract_params(args):
-    from corpusbuilder.extract import ExtractParams
+    from corpusbuilder.extraction.extract import ExtractParams
 
     params = ExtractParams.from_config(load_config(args.config)["extract"])
     if getattr(args, "preset", None):
@@ -25,7 +25,7 @@ def _extract_params(args):
 
 def _stoplist_name(language: str) -> str | None:
     """None for `auto`; else a stop list name, given as a name ("German") or ISO code ("de")."""
-    from corpusbuilder import stoplists
+    from corpusbuilder.common import stoplists
 
     if language == "auto":
         return None
@@ -46,7 +46,7 @@ def _cleaned(
     what became of it: "cleaned", "skipped" (undecodable, too many blocks) or "no text"."""
     import json
 
-    from corpusbuilder.extract import TooManyBlocksError, UndecodableError, clean_page
+    from corpusbuilder.extraction.extract import TooManyBlocksError, UndecodableError, clean_page
 
     try:
         page = clean_page(body, None, params, stoplist_name)
@@ -118,9 +118,9 @@ def cmd_clean_html(args) -> int:
 
 
 def cmd_extract(args) -> int:
+    from corpusbuilder.common.logs import setup_logging
     from corpusbuilder.download import looks_like_warc
-    from corpusbuilder.extract import extract_shard
-    from corpusbuilder.logs import setup_logging
+    from corpusbuilder.extraction.extract import extract_shard
 
     # as the workflow's check of input.warcs: a file that does not start with a WARC record is no
     # shard with 0 records but a wrong argument
@@ -159,7 +159,7 @@ def cmd_check_config(args) -> int:
 
 
 def cmd_strip_frequent_lines(args) -> int:
-    from corpusbuilder.frequent_lines import FrequentLinesParams, strip_frequent_lines
+    from corpusbuilder.extraction.frequent_lines import FrequentLinesParams, strip_frequent_lines
 
     if not Path(args.in_dir).is_dir():
         raise ConfigError(f"{args.in_dir}: no such directory")
@@ -181,7 +181,7 @@ def cmd_strip_frequent_lines(args) -> int:
 
 def cmd_similar_pairs(args) -> int:
     from corpusbuilder.export import CorpusFormatError
-    from corpusbuilder.similarity import write_similar_pairs_tsv
+    from corpusbuilder.similarity.minhash import write_similar_pairs_tsv
 
     try:
         count = write_similar_pairs_tsv([Path(args.corpus)], Path(args.out_tsv), args.threshold)
@@ -204,8 +204,8 @@ def cmd_dup_ngrams(args) -> int:
 def cmd_compare_books(args) -> int:
     from dataclasses import asdict
 
-    from corpusbuilder.book_relations import compare_paginated, read_pages
-    from corpusbuilder.similarity import MinHashParams
+    from corpusbuilder.similarity.books import compare_paginated, read_pages
+    from corpusbuilder.similarity.minhash import MinHashParams
 
     pages = []
     for path in (args.book_a, args.book_b):
@@ -224,7 +224,7 @@ def cmd_compare_books(args) -> int:
 
 
 def cmd_slurm_status(args) -> int:
-    from corpusbuilder.slurm_status import job_state, snakemake_status
+    from corpusbuilder.cli.slurm_status import job_state, snakemake_status
 
     print(snakemake_status(job_state(args.job_id)))
     return 0
@@ -256,7 +256,8 @@ class _Version(argparse.Action):
     imports lxml to find out, so only when asked)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from corpusbuilder import __version__, justext
+        from corpusbuilder import __version__
+        from corpusbuilder.extraction import justext
 
         walks = (
             "compiled walks"

@@ -282,8 +282,8 @@ def write_similar_pairs_tsv(
     params: MinHashParams = MinHashParams(),
 ) -> int:
     """CLI engine: corpus .jsonl[.gz] files → `id_a<TAB>id_b<TAB>resemblance` lines; returns the count."""
+    from corpusbuilder.common.io import atomic_path
     from corpusbuilder.export import read_corpus
-    from corpusbuilder.io import atomic_path
 
     documents = (doc for path in corpus_paths for doc in read_corpus(Path(path)))
     pairs = corpus_similar_pairs(documents, threshold, params)

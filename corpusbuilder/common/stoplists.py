@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
-from corpusbuilder.package_data import STOPLIST_DIR
+from corpusbuilder.common.package_data import STOPLIST_DIR
 
 __all__ = [
     "STOPLIST_DIR",

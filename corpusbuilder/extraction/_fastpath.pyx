@@ -3,7 +3,7 @@
 it is given) over libxml2's nodes, the block features and the walk of the gradient-boosted trees.
 
 Built by setup.py when a C compiler and Python's headers are at hand; without them the package
-installs all the same and :mod:`corpusbuilder.justext` and :mod:`corpusbuilder.classifier` run
+installs all the same and :mod:`corpusbuilder.extraction.justext` and :mod:`corpusbuilder.extraction.classifier` run
 their Python and numpy versions, which give the same blocks, features and probabilities
 (tests/test_fastpath.py holds the two to each other on every gold page).
 
@@ -55,7 +55,7 @@ cimport cython
 # built against lay them out; another lxml at run time makes the import fail, and the package
 # then runs its Python walks.
 if etree.__version__ != cetree.LXML_VERSION_STRING.decode():
-    raise ImportError(f"corpusbuilder._fastpath was built against lxml {cetree.LXML_VERSION_STRING.decode()}, "
+    raise ImportError(f"corpusbuilder.extraction._fastpath was built against lxml {cetree.LXML_VERSION_STRING.decode()}, "
                       f"not {etree.__version__}: reinstall corpusbuilder to rebuild it")
 cetree.import_lxml__etree()
 
@@ -295,8 +295,8 @@ cdef class StopWords:
 
 
 cdef class BlockMaker:
-    """Makes a block as :func:`corpusbuilder.justext._make_block` does, from the classes and
-    functions of :mod:`corpusbuilder.justext` given once. A block's path is worked out here from
+    """Makes a block as :func:`corpusbuilder.extraction.justext._make_block` does, from the classes and
+    functions of :mod:`corpusbuilder.extraction.justext` given once. A block's path is worked out here from
     the nearest ancestor whose features are remembered, as ``path_features`` does; a path of
     more new steps than ``path_features`` remembers is left to it."""
 
@@ -349,7 +349,7 @@ cdef class BlockMaker:
         return remembered
 
     cdef object near_hints(self, object node):
-        """:func:`corpusbuilder.justext._near_hints`: the hint bits of a path node's element and its parent."""
+        """:func:`corpusbuilder.extraction.justext._near_hints`: the hint bits of a path node's element and its parent."""
         bits = 0
         for _ in range(2):
             if node is None:
@@ -426,7 +426,7 @@ cdef class _Blocks:
 
 def segment_walk(cetree._Element root not None, BlockMaker block_maker not None, StopWords stop_words not None,
                  bint structure_hints, paragraph_tags, killed_tags, unwrapped_tags):
-    """The blocks of :func:`corpusbuilder.justext.segment_blocks` for a root that is an element
+    """The blocks of :func:`corpusbuilder.extraction.justext.segment_blocks` for a root that is an element
     whose tag is not killed; raises :class:`Unsupported` on a node it does not model.
 
     The Python walk's events map onto libxml2's node lists: its text, tail and comment-tail
@@ -589,7 +589,7 @@ cdef double _pairwise_sum(const double* values, Py_ssize_t count) noexcept:
 def tree_sums(const float[:, ::1] features, const Py_ssize_t[::1] feature_index, const float[::1] threshold,
               const Py_ssize_t[::1] children, const Py_ssize_t[::1] roots, int depth, const double[::1] value):
     """Each row's leaf values summed over the trees, in numpy's order: the walk and the sum of
-    :meth:`corpusbuilder.classifier.BlockModel._leaf_sums` for float32 rows.
+    :meth:`corpusbuilder.extraction.classifier.BlockModel._leaf_sums` for float32 rows.
 
     A step of one walk waits on the step before it (node, its feature, the comparison, the
     child), so LANES rows walk each tree side by side and their steps overlap; a leaf points to
@@ -627,7 +627,7 @@ cdef inline str _text(object value):
     return <str> value
 
 
-# The features feature_rows computes, by the names corpusbuilder.classifier gives them. A
+# The features feature_rows computes, by the names corpusbuilder.extraction.classifier gives them. A
 # block's own values, which its neighbours' columns repeat ...
 cdef enum:
     LOG_WORDS, LOG_CHARS, STOPWORD_DENSITY, STOPWORD_DENSITY_VS_PAGE, LINK_DENSITY, MEAN_WORD_LENGTH, TEXT_DENSITY,
@@ -656,7 +656,7 @@ _CONTAINER_VALUE_NAMES = ("word_share", "log_blocks", "link_density", "stopword_
 
 
 cdef class FeatureTables:
-    """What :func:`feature_rows` reads of :mod:`corpusbuilder.classifier`, made once: the
+    """What :func:`feature_rows` reads of :mod:`corpusbuilder.extraction.classifier`, made once: the
     character classes, the legal phrases, numpy's log1p of small counts, jusText's class names
     and the column of each feature. A feature the classifier names that this module does not
     compute (or the other way round) is refused here, not computed wrong later."""
@@ -736,7 +736,7 @@ cdef class FeatureTables:
 cdef int _character_counts(str text, FeatureTables tables, double* row) except -1:
     """A text's sentence ends, capitalised words, digits and separators (into the row's columns
     of them, which the caller divides by the words) and whether its last character may end a
-    sentence: :func:`corpusbuilder.classifier._character_counts` for one text.
+    sentence: :func:`corpusbuilder.extraction.classifier._character_counts` for one text.
 
     A code point beyond the class table has its last entry's classes (none); the text's
     neighbours are the newlines that join the page's texts there, so its edges count as spaces.
@@ -830,7 +830,7 @@ cdef Py_ssize_t _phrase_end(int kind, const void* data, Py_ssize_t at, Py_ssize_
 
 cdef Py_ssize_t _legal_phrases_in(str text, FeatureTables tables) noexcept:
     """How many legal phrases a lower-cased text holds, as
-    :func:`corpusbuilder.classifier._legal_phrase_starts` finds them: leftmost first, the earlier
+    :func:`corpusbuilder.extraction.classifier._legal_phrase_starts` finds them: leftmost first, the earlier
     phrase where two start together, none inside another's match."""
     cdef Py_ssize_t at, length = PyUnicode_GET_LENGTH(text), covered_to = 0, found = 0, end, k
     cdef int kind = PyUnicode_KIND(text), priority
@@ -930,7 +930,7 @@ cdef double _log1p_count(FeatureTables tables, double count) except? -1.0:
 
 cdef Py_ssize_t _top_container(list xpaths, Py_ssize_t top, Py_ssize_t[::1] shared) except -1:
     """How many leading xpath steps each block shares with the container of block ``top``, and
-    how many steps that container has: :func:`corpusbuilder.classifier._top_container_steps`,
+    how many steps that container has: :func:`corpusbuilder.extraction.classifier._top_container_steps`,
     which compares each "xpath/" with the container's "/s1/…/sk/" over the longest "xpath/"'s
     width, and counts the steps whose closing "/" lies within the code points they share."""
     steps = [step for step in (<str> xpaths[top]).split("/") if step]
@@ -965,7 +965,7 @@ cdef Py_ssize_t _top_container(list xpaths, Py_ssize_t top, Py_ssize_t[::1] shar
 @cython.cdivision(True)  # a division by zero gives inf or NaN, as numpy's does
 def feature_rows(FeatureTables tables not None, list blocks not None, list cf_classes not None,
                  list final_classes not None, title_words not None):
-    """:func:`corpusbuilder.classifier.block_features` given jusText's classes of the blocks (as
+    """:func:`corpusbuilder.extraction.classifier.block_features` given jusText's classes of the blocks (as
     ``classify`` with ``FEATURE_JUSTEXT`` gives them) and the page title's lower-cased words:
     the same float32 rows, to the bit.
 
@@ -1119,7 +1119,7 @@ cdef enum:
 
 
 cdef void _nearest_classes(const int[::1] classes, bint after, int[::1] good_or_bad, int[::1] non_short) noexcept:
-    """:func:`corpusbuilder.justext._nearest_before`, or its mirror with ``after``: for each
+    """:func:`corpusbuilder.extraction.justext._nearest_before`, or its mirror with ``after``: for each
     block, the class of the nearest good-or-bad block and of the nearest non-short block strictly
     before it (after it); the document's edge counts as bad."""
     cdef Py_ssize_t count = classes.shape[0], step, i
@@ -1134,7 +1134,7 @@ cdef void _nearest_classes(const int[::1] classes, bint after, int[::1] good_or_
 
 
 def justext_classes(blocks, params, tuple class_names not None):
-    """:func:`corpusbuilder.justext.classify`: the context-free classes of Algorithm 2.2 and the
+    """:func:`corpusbuilder.extraction.justext.classify`: the context-free classes of Algorithm 2.2 and the
     final classes Algorithm 2.3 and the package's heading rule resolve from them (§2.7.2–2.7.3),
     as ``class_names`` (bad, short, near-good, good) lists.
 

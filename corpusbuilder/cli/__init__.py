@@ -1,0 +1,1 @@
+"""The `corpusbuilder` command (``main``) and the SLURM job-status helper of its cluster profile."""
