@@ -57,6 +57,7 @@ except ModuleNotFoundError as missing:
 
 from corpusbuilder.extraction import classifier  # noqa: E402
 from corpusbuilder.extraction import justext as ours  # noqa: E402
+from corpusbuilder.extraction import segmentation  # noqa: E402
 from corpusbuilder.extraction.classifier import classify_learned, page_title  # noqa: E402
 
 DEFAULT_SHARED = REPO.parent / "shared"
@@ -81,19 +82,19 @@ def page_paths(shared: Path, limit: int) -> list[Path]:
 
 def run_best(html: str, stoplist: frozenset[str]) -> list[str]:
     """The `best` preset on one page: parse, segment (§2.7.1), learned block classes."""
-    root = ours.parse_html(html)
-    return classify_learned(ours.segment_blocks(root, stoplist), page_title(root))
+    root = segmentation.parse_html(html)
+    return classify_learned(segmentation.segment_blocks(root, stoplist), page_title(root))
 
 
 @contextmanager
 def python_walks():
     """Run as a package built without a C compiler runs: without corpusbuilder.extraction._fastpath."""
     compiled = ours._fastpath
-    ours._fastpath = classifier._fastpath = None
+    ours._fastpath = segmentation._fastpath = classifier._fastpath = None
     try:
         yield
     finally:
-        ours._fastpath = classifier._fastpath = compiled
+        ours._fastpath = segmentation._fastpath = classifier._fastpath = compiled
 
 
 def run_best_python(html: str, stoplist: frozenset[str]) -> list[str]:

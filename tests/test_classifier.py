@@ -33,15 +33,9 @@ from corpusbuilder.extraction.classifier import (
     page_title,
 )
 from corpusbuilder.extraction.extract import ExtractParams, clean_page, decode_html
-from corpusbuilder.extraction.justext import (
-    BAD,
-    GOOD,
-    HINT_BITS,
-    PRESETS,
-    classify_context_free,
-    parse_html,
-    segment_blocks,
-)
+from corpusbuilder.extraction.hints import HINT_BITS
+from corpusbuilder.extraction.justext import BAD, GOOD, PRESETS, classify_context_free
+from corpusbuilder.extraction.segmentation import parse_html, segment_blocks
 
 NEWS = Path(__file__).resolve().parent / "fixtures" / "classifier" / "news.html"
 ARTICLE_START = "After three years"

@@ -23,7 +23,7 @@ from corpusbuilder.evaluation.metrics import (
     scores,
     snippet_counts,
 )
-from corpusbuilder.extraction.justext import parse_html
+from corpusbuilder.extraction.segmentation import parse_html
 
 # --- word-level alignment -------------------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from corpusbuilder.extraction.extract import (
     iter_warc_records,
     visible_text_sample,
 )
-from corpusbuilder.extraction.justext import parse_html
+from corpusbuilder.extraction.segmentation import parse_html
 
 ARTICLE = (
     "<html><head><title>t</title><script>var x = 'not text';</script></head><body>"

@@ -11,9 +11,9 @@ from conftest import BOILERPLATE, require_shared, unavailable
 from lxml import etree
 
 from corpusbuilder.common.stoplists import load_stoplist
-from corpusbuilder.extraction import classifier, justext
+from corpusbuilder.extraction import classifier, hints, justext, segmentation
 from corpusbuilder.extraction.classifier import block_features, load_model, page_title
-from corpusbuilder.extraction.justext import _segment_blocks_python, parse_html, segment_blocks
+from corpusbuilder.extraction.segmentation import _segment_blocks_python, parse_html, segment_blocks
 
 STOPLIST = load_stoplist("English")
 
@@ -31,12 +31,12 @@ def fastpath():
 def compiled_blocks(fastpath, root, structure_hints=True):
     return fastpath.segment_walk(
         root,
-        justext._block_maker(),
-        justext._stop_words(STOPLIST),
+        segmentation._block_maker(),
+        segmentation._stop_words(STOPLIST),
         structure_hints,
-        justext.paragraph_tags(structure_hints),
-        justext._KILLED_TAGS,
-        justext._UNWRAPPED_TAGS,
+        segmentation.paragraph_tags(structure_hints),
+        segmentation._KILLED_TAGS,
+        segmentation._UNWRAPPED_TAGS,
     )
 
 
@@ -135,10 +135,10 @@ def test_compiled_walk_on_a_page_spelled_out(fastpath):
     )
     first, second = compiled_blocks(fastpath, parse_html(QUIRKS["classes with entities"]))
     assert (
-        first.near_hints & justext.HINT_BITS["nav"]
-        and first.near_hints & justext.HINT_BITS["aside"]
+        first.near_hints & hints.HINT_BITS["nav"]
+        and first.near_hints & hints.HINT_BITS["aside"]
     )
-    assert not second.near_hints & justext.HINT_BITS["nav"]
+    assert not second.near_hints & hints.HINT_BITS["nav"]
 
 
 def test_nodes_the_compiled_walk_does_not_model_take_the_python_walk(fastpath):
@@ -170,7 +170,7 @@ def test_compiled_walks_give_the_python_walks_blocks_features_and_sums_on_every_
     compared = 0
     for path in paths:
         root = parse_html(path.read_bytes())
-        if root is None or not isinstance(root.tag, str) or root.tag in justext._KILLED_TAGS:
+        if root is None or not isinstance(root.tag, str) or root.tag in segmentation._KILLED_TAGS:
             continue
         for structure_hints in (False, True):
             blocks = compiled_blocks(fastpath, root, structure_hints)
@@ -204,10 +204,10 @@ def make_block(
     n_chars=None,
 ):
     """A block as segmentation makes one, its words and stop words counted as the walks count them."""
-    words, stop_words = justext._word_counts(text, STOPLIST)
+    words, stop_words = segmentation._word_counts(text, STOPLIST)
     n_words = words if n_words is None else n_words
     n_chars = len(text) if n_chars is None else n_chars
-    return justext.Block(
+    return segmentation.Block(
         text,
         "",
         xpath,
@@ -493,6 +493,7 @@ def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monk
         classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages
     ]
     monkeypatch.setattr(justext, "_fastpath", None)
+    monkeypatch.setattr(segmentation, "_fastpath", None)
     monkeypatch.setattr(classifier, "_fastpath", None)
     assert [
         classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages
@@ -516,12 +517,12 @@ def test_compiled_walk_counts_stop_words_as_python_does(fastpath, language):
     )
     compiled = fastpath.segment_walk(
         root,
-        justext._block_maker(),
-        justext._stop_words(stoplist),
+        segmentation._block_maker(),
+        segmentation._stop_words(stoplist),
         True,
-        justext.paragraph_tags(True),
-        justext._KILLED_TAGS,
-        justext._UNWRAPPED_TAGS,
+        segmentation.paragraph_tags(True),
+        segmentation._KILLED_TAGS,
+        segmentation._UNWRAPPED_TAGS,
     )
     expected = _segment_blocks_python(root, stoplist, True)
     assert compiled == expected
@@ -553,19 +554,19 @@ def test_compiled_functions_refuse_what_they_cannot_read(fastpath):
     with pytest.raises(TypeError):
         fastpath.segment_walk(
             None,
-            justext._block_maker(),
-            justext._stop_words(STOPLIST),
+            segmentation._block_maker(),
+            segmentation._stop_words(STOPLIST),
             True,
-            justext.PARAGRAPH_TAGS,
-            justext._KILLED_TAGS,
-            justext._UNWRAPPED_TAGS,
+            segmentation.PARAGRAPH_TAGS,
+            segmentation._KILLED_TAGS,
+            segmentation._UNWRAPPED_TAGS,
         )
     tables = classifier._feature_tables()
     block = make_block("text")
     with pytest.raises(TypeError):
         fastpath.feature_rows(
             tables,
-            [make_block("text"), justext.Block(None, *astuple(block)[1:])],
+            [make_block("text"), segmentation.Block(None, *astuple(block)[1:])],
             ["good"] * 2,
             ["good"] * 2,
             set(),

@@ -233,7 +233,9 @@ def test_text_input_falls_back_to_the_configured_stop_list(tmp_path, monkeypatch
     import corpusbuilder.extraction.extract
     from corpusbuilder.extraction.frequent_lines import text_collection_tables
 
-    monkeypatch.setattr(corpusbuilder.extraction.extract, "identify_sample", lambda sample: ("xx", 0.9))
+    monkeypatch.setattr(
+        corpusbuilder.extraction.extract, "identify_sample", lambda sample: ("xx", 0.9)
+    )
     lines = [f"Ka mea {i} e pa ana ki te whenua, ka mea ano te tangata ki a ia." for i in range(4)]
     (tmp_path / "pukapuka.txt").write_text("\n\n".join(lines), encoding="utf-8")
     docs, _ = text_collection_tables(

@@ -16,20 +16,15 @@ from conftest import BOILERPLATE, require_shared
 from justext.core import decode_html, revise_paragraph_classification
 from lxml import etree
 
+from corpusbuilder.extraction.hints import HINT_BITS, STRUCTURE_HINTS, element_hints, word_hints
 from corpusbuilder.extraction.justext import (
-    HINT_BITS,
     PRESETS,
-    STRUCTURE_HINTS,
-    Block,
     JustextParams,
-    _element_hints,
-    _word_hints,
     classify_context_free,
     classify_context_sensitive,
     justext,
-    parse_html,
-    segment_blocks,
 )
+from corpusbuilder.extraction.segmentation import Block, parse_html, segment_blocks
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "justext"
 
@@ -465,11 +460,11 @@ def test_element_hints_are_the_hints_of_class_and_id_as_one_string(tag, css_clas
             or (words is not None and words.search(attributes))
         ):
             expected |= HINT_BITS[name]
-    assert _element_hints(tag, css_class, element_id) == expected
+    assert element_hints(tag, css_class, element_id) == expected
 
 
 def test_word_hints_are_each_hints_own_tests_on_any_word():
-    # _word_hints first asks one regex whether any hint matches at all; that must never hide one
+    # word_hints first asks one regex whether any hint matches at all; that must never hide one
     rng = np.random.default_rng(5)
     pieces = [s for _, substrings, _ in STRUCTURE_HINTS.values() for s in substrings]
     pieces += [
@@ -503,7 +498,7 @@ def test_word_hints_are_each_hints_own_tests_on_any_word():
                 boundary_words is not None and boundary_words.search(word)
             ):
                 expected |= HINT_BITS[name]
-        assert _word_hints(word) == expected, word
+        assert word_hints(word) == expected, word
 
 
 def test_copyright_and_select_make_a_block_bad():

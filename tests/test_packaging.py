@@ -236,7 +236,9 @@ def test_wheel_runs_from_any_directory(installed_wheel):
         where.stdout + where.stderr
     )
     if justext._fastpath is not None:  # this machine compiles it, so the wheel carries it too
-        compiled = run_installed(installed_wheel, "python", "-c", "import corpusbuilder.extraction._fastpath")
+        compiled = run_installed(
+            installed_wheel, "python", "-c", "import corpusbuilder.extraction._fastpath"
+        )
         assert compiled.returncode == 0, compiled.stderr
 
     pages = work / "pages"

@@ -249,7 +249,8 @@ def test_every_identified_language_keeps_its_content_under_preset_default(code):
     by its bundled list, else by a list of its own most frequent words (letters where the language
     has no spaces) — before, such a page got the English list and kept nothing."""
     from corpusbuilder.extraction.extract import segment_page
-    from corpusbuilder.extraction.justext import PRESETS, classify, parse_html
+    from corpusbuilder.extraction.justext import PRESETS, classify
+    from corpusbuilder.extraction.segmentation import parse_html
 
     html, article, footer = generated_page(code)
     name, blocks = segment_page(parse_html(html), code, stoplists.PAGE)

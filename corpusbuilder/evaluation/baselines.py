@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from lxml import etree
 from lxml.html.defs import empty_tags
 
-from corpusbuilder.extraction.justext import PARAGRAPH_TAGS
+from corpusbuilder.extraction.segmentation import PARAGRAPH_TAGS
 
 # What every algorithm in the thesis' comparison drops before looking at the page (§2.8.2).
 BTE_IGNORED_TAGS = frozenset({"head", "script", "style", "select"})

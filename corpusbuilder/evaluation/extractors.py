@@ -25,14 +25,8 @@ from corpusbuilder.extraction.extract import (
     guess_page_language,
     segment_page,
 )
-from corpusbuilder.extraction.justext import (
-    GOOD,
-    PRESETS,
-    Block,
-    JustextParams,
-    classify,
-    parse_html,
-)
+from corpusbuilder.extraction.justext import GOOD, PRESETS, JustextParams, classify
+from corpusbuilder.extraction.segmentation import Block, parse_html
 
 from .baselines import bte_extract, classify_default_extractor
 from .gold import GoldPage

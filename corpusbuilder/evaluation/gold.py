@@ -17,7 +17,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from corpusbuilder.extraction.justext import PARAGRAPH_TAGS
+from corpusbuilder.extraction.segmentation import PARAGRAPH_TAGS
 
 
 @dataclass(frozen=True)

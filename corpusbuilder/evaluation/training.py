@@ -41,7 +41,7 @@ from corpusbuilder.extraction.classifier import (
     page_title,
 )
 from corpusbuilder.extraction.extract import ExtractParams
-from corpusbuilder.extraction.justext import Block
+from corpusbuilder.extraction.segmentation import Block
 
 log = logging.getLogger(__name__)
 

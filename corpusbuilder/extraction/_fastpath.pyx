@@ -171,7 +171,7 @@ cdef bint _blank(const Buffer* text) noexcept:
 
 
 cdef size_t _collapsed_length(const Buffer* text) noexcept:
-    """justext._collapsed_length of a text that is not all whitespace: its code points, each
+    """segmentation._collapsed_length of a text that is not all whitespace: its code points, each
     whitespace run counted as one."""
     cdef size_t i = 0, step, length = 0
     cdef bint in_space = False
@@ -190,7 +190,7 @@ cdef size_t _collapsed_length(const Buffer* text) noexcept:
 
 
 cdef int _normalized(const Buffer* text, Buffer* out) except -1:
-    """justext._normalize_whitespace of the stripped text into ``out``: each whitespace run that
+    """segmentation._normalize_whitespace of the stripped text into ``out``: each whitespace run that
     holds a line break (\\n or \\r) one newline, any other one space."""
     cdef size_t i = 0, step
     cdef bint in_space = False, line_break = False
@@ -295,8 +295,8 @@ cdef class StopWords:
 
 
 cdef class BlockMaker:
-    """Makes a block as :func:`corpusbuilder.extraction.justext._make_block` does, from the classes and
-    functions of :mod:`corpusbuilder.extraction.justext` given once. A block's path is worked out here from
+    """Makes a block as :func:`corpusbuilder.extraction.segmentation._make_block` does, from the classes and
+    functions of :mod:`corpusbuilder.extraction.segmentation` given once. A block's path is worked out here from
     the nearest ancestor whose features are remembered, as ``path_features`` does; a path of
     more new steps than ``path_features`` remembers is left to it."""
 
@@ -349,7 +349,7 @@ cdef class BlockMaker:
         return remembered
 
     cdef object near_hints(self, object node):
-        """:func:`corpusbuilder.extraction.justext._near_hints`: the hint bits of a path node's element and its parent."""
+        """:func:`corpusbuilder.extraction.segmentation._near_hints`: the hint bits of a path node's element and its parent."""
         bits = 0
         for _ in range(2):
             if node is None:
@@ -426,7 +426,7 @@ cdef class _Blocks:
 
 def segment_walk(cetree._Element root not None, BlockMaker block_maker not None, StopWords stop_words not None,
                  bint structure_hints, paragraph_tags, killed_tags, unwrapped_tags):
-    """The blocks of :func:`corpusbuilder.extraction.justext.segment_blocks` for a root that is an element
+    """The blocks of :func:`corpusbuilder.extraction.segmentation.segment_blocks` for a root that is an element
     whose tag is not killed; raises :class:`Unsupported` on a node it does not model.
 
     The Python walk's events map onto libxml2's node lists: its text, tail and comment-tail

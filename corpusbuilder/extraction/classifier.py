@@ -6,8 +6,8 @@ neighbours — word count, text density, link density, average word and sentence
 and full-stop ratios, the tag around it, its position — separate content from boilerplate
 well when a classifier learns how to combine them. This module computes those features on the
 blocks jusText's segmentation already gives (§2.7.1; also cut at HTML5's block-level elements,
-``justext.HTML5_BLOCK_TAGS``), adds what the markup says
-(``justext.STRUCTURE_HINTS``: navigation, comment and article containers), jusText's own
+``segmentation.HTML5_BLOCK_TAGS``), adds what the markup says
+(``hints.STRUCTURE_HINTS``: navigation, comment and article containers), jusText's own
 context-free and context-sensitive classes, and scores each block with a small ensemble of
 gradient-boosted trees stored as plain numpy arrays (``models/best.npz``).
 
@@ -26,17 +26,17 @@ from pathlib import Path
 import numpy as np
 
 from corpusbuilder.common.package_data import SHIPPED_MODEL
+from corpusbuilder.extraction.hints import HINT_BITS
 from corpusbuilder.extraction.justext import (
     BAD,
     GOOD,
-    HINT_BITS,
     NEAR_GOOD,
     PRESETS,
     SHORT,
-    Block,
     JustextParams,
     classify,
 )
+from corpusbuilder.extraction.segmentation import Block
 
 try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
     from corpusbuilder.extraction import _fastpath

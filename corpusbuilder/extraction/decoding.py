@@ -1,0 +1,119 @@
+"""Decoding a page body into text: byte-order marks, UTF-8, declared charsets, detection.
+
+A crawl written by strangers declares wrong charsets, serves binaries as text/html and cuts pages
+inside a character; each case is decoded defensively or refused with `UndecodableError`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)""", re.IGNORECASE
+)
+_CONTROL_BYTES = bytes(set(range(0x20)) - {0x09, 0x0A, 0x0C, 0x0D, 0x1B})
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+class UndecodableError(ValueError):
+    """The body is binary or no charset turns it into text."""
+
+
+def _codec(name: str | None) -> str | None:
+    if not name:
+        return None
+    try:
+        return codecs.lookup(name.strip().lower()).name
+    except LookupError:
+        return None
+
+
+def control_byte_share(body: bytes, sample: int = 8192) -> float:
+    """Share of C0 control bytes (but tab, newlines, form feed, escape) in the body's head."""
+    head = body[:sample]
+    return (len(head) - len(head.translate(None, _CONTROL_BYTES))) / max(1, len(head))
+
+
+def decode_html(
+    body: bytes, http_charset: str | None, max_control_share: float = 0.02
+) -> tuple[str, str, str]:
+    """Decode a page body: returns (text, codec name, where the charset came from).
+
+    Order: byte-order mark; valid UTF-8 (a declaration is often wrong, valid multi-byte UTF-8
+    by chance almost never is); the HTTP header charset; the `<meta>` charset; detection by
+    charset-normalizer. A declared charset is used only if it decodes the body strictly, so a
+    page served as "utf-8" in Latin-1 bytes still comes out readable.
+    """
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return body.decode(name, errors="replace"), name, "bom"
+    if control_byte_share(body) > max_control_share:
+        raise UndecodableError("binary")
+    declared = [("http", _codec(http_charset))]
+    meta = _META_CHARSET.search(body[:4096])
+    declared.append(("meta", _codec(meta.group(1).decode("ascii") if meta else None)))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        source = next((s for s, c in declared if c == "utf-8"), "utf8-valid")
+        return text, "utf-8", source
+    for source, name in declared:
+        if name and name != "utf-8":
+            try:
+                return body.decode(name), name, source
+            except (UnicodeDecodeError, LookupError):
+                continue
+    lenient = _decode_utf8_leniently(body)
+    if lenient is not None:
+        return lenient, "utf-8", "utf8-lenient"
+    return _decode_detected(body)
+
+
+# A UTF-8 page with a stray byte, or cut off inside its last character, keeps its text when no more
+# than one byte in this many is broken; each broken byte becomes U+FFFD (counted in the docs row).
+LENIENT_UTF8_BYTES_PER_ERROR = 1000
+
+
+def _decode_utf8_leniently(body: bytes) -> str | None:
+    """The body as UTF-8 with its few broken bytes replaced, when it is UTF-8 — it holds more
+    valid multi-byte characters than broken bytes — and the broken bytes are rare; else None. A
+    page in a one-byte code page (whatever its declaration says) has a broken "byte" at every
+    accented letter and no valid multi-byte character: it goes to detection."""
+    text = body.decode("utf-8", errors="replace")
+    broken = replaced_characters(text) - body.count(b"\xef\xbf\xbd")
+    if broken > max(1, len(body) // LENIENT_UTF8_BYTES_PER_ERROR):
+        return None
+    multibyte = sum(1 for ch in text if ord(ch) > 127 and ch != "\ufffd")
+    return text if multibyte > broken else None
+
+
+def replaced_characters(text: str) -> int:
+    return text.count("\ufffd")
+
+
+def _decode_detected(body: bytes) -> tuple[str, str, str]:
+    from charset_normalizer import from_bytes
+
+    matches = list(from_bytes(body[:65536]))
+    if not matches:
+        raise UndecodableError("undecodable")
+    best = min(matches, key=lambda match: match.chaos)
+    # Short Western pages decode almost equally cleanly in several code pages; windows-1252 is
+    # what undeclared Western pages overwhelmingly are (and the WHATWG default), so it wins near-ties.
+    western = next((m for m in matches if m.encoding == "cp1252"), None)
+    if western is not None and western.chaos <= best.chaos + 0.1:
+        best = western
+    return (
+        body.decode(best.encoding, errors="replace"),
+        _codec(best.encoding) or best.encoding,
+        "detected",
+    )
