@@ -55,10 +55,9 @@ except ModuleNotFoundError as missing:
         f"bench_extract: {missing.name} is not installed; the peers come with pip install -e '.[dev,peers]'"
     )
 
-from corpusbuilder.extraction import classifier  # noqa: E402
-from corpusbuilder.extraction import justext as ours  # noqa: E402
-from corpusbuilder.extraction import segmentation  # noqa: E402
-from corpusbuilder.extraction.classifier import classify_learned, page_title  # noqa: E402
+from corpusbuilder.extraction import classifier, segmentation
+from corpusbuilder.extraction import justext as ours
+from corpusbuilder.extraction.classifier import classify_learned, page_title
 
 DEFAULT_SHARED = REPO.parent / "shared"
 DEFAULT_JSON = REPO / "bench" / "results" / "extract.json"

@@ -81,7 +81,7 @@ def parse_source(source: str) -> tuple[str, str]:
         raise ValueError(f"empty or non-string input entry: {source!r}")
     try:
         parts = urllib.parse.urlsplit(source)
-        parts.port  # raises on a malformed port
+        _ = parts.port  # raises on a malformed port
     except ValueError as err:
         raise ValueError(f"malformed input entry {source!r}: {err}") from err
     if parts.scheme in ("http", "https"):

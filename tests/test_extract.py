@@ -149,7 +149,7 @@ def test_decode_order_of_evidence():
         "cp1250",
         "meta",
     )
-    assert decode_html("<p>plain</p>".encode(), "utf-8")[2] == "http"
+    assert decode_html(b"<p>plain</p>", "utf-8")[2] == "http"
     with pytest.raises(UndecodableError):
         decode_html(bytes(range(32)) * 10, "utf-8")
 

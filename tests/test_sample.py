@@ -246,7 +246,7 @@ def test_copies_point_at_earlier_originals():
 def _payloads():
     out = {}
     for shard in SHARDS:
-        for index, record, payload in records(shard):
+        for index, _record, payload in records(shard):
             out[f"{shard}:{index}"] = payload
     return out
 

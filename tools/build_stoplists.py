@@ -641,7 +641,7 @@ def main(argv: list[str] | None = None) -> int:
         lines = build_serbian(words)
         write_list(args.out / "Serbian.txt", lines)
         stats["Serbian"] = ("sh", len(words), len(lines), coverage)
-    for name, (code, base, lines, coverage) in sorted(stats.items()):
+    for name, (_code, base, lines, coverage) in sorted(stats.items()):
         print(
             f"{name + '.txt':24s} {base:5d} words {lines:5d} lines  coverage {100 * coverage:5.1f}%"
         )

@@ -157,7 +157,7 @@ def load_stoplist(name: str, directory: Path | str | None = None) -> frozenset[s
     return _load(name, _resolve(directory).resolve())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(name: str, root: Path) -> frozenset[str]:
     path = root / (name + SUFFIX)
     if not name or Path(name).name != name or not path.is_file():

@@ -289,7 +289,7 @@ def iter_dataset(name: str, gold_dir: Path | str, max_pages: int = 0) -> Iterato
 
 def _at_least_one(pages: Iterator[GoldPage], root: Path) -> Iterator[GoldPage]:
     count = 0
-    for count, page in enumerate(pages, 1):
+    for count, page in enumerate(pages, 1):  # noqa: B007 - the count is read after the loop
         yield page
     if count == 0:
         raise ValueError(f"gold set {root}: no pages in it (config key evaluate.gold_dir)")

@@ -299,7 +299,8 @@ def _container_features(
         columns += [container_words / words.sum(), np.log1p(np.bincount(container)[container])]
 
         def container_mean(values: np.ndarray) -> np.ndarray:
-            return np.bincount(container, weights=words * values)[container] / container_words
+            # called within this iteration, so the loop's current arrays are the right ones
+            return np.bincount(container, weights=words * values)[container] / container_words  # noqa: B023
 
         columns += [
             container_mean(links),
