@@ -48,7 +48,8 @@ def file_sha256(path: Path | str) -> str:
 
 
 def provenance(config: dict[str, Any], model: Path | str | None) -> dict[str, Any]:
-    """The provenance record; ``model`` is the `best` preset's model file (None for a jusText preset)."""
+    """The provenance record; ``model`` is the `best` preset's model file
+    (None for a jusText preset)."""
     return {
         "corpusbuilder": corpusbuilder.__version__,
         "python": platform.python_version(),

@@ -107,7 +107,8 @@ class Tally:
 
 
 def score_page(tally: Tally, page: GoldPage, extraction: Extraction) -> None:
-    """Add one page's counts: text measures where the page has gold text, snippets where it has snippets."""
+    """Add one page's counts: text measures where the page has gold text,
+    snippets where it has snippets."""
     tally.pages += 1
     if page.gold_text is not None:
         tally.words += aligned_word_counts(extraction.text, page.gold_text)
@@ -182,7 +183,8 @@ def evaluate_pages(
 
 
 def resolve_extractors(names: Iterable[str]) -> list[Extractor]:
-    """The named extractors that can run here; an optional one not installed is skipped with a note."""
+    """The named extractors that can run here; an optional one not
+    installed is skipped with a note."""
     chosen = []
     for name in names:
         if available(name):
@@ -270,7 +272,8 @@ def evaluate(
 
 
 def with_overall(results: dict[str, dict[str, Tally]]) -> dict[str, dict[str, Tally]]:
-    """The per-dataset tallies plus dataset "all": each extractor's tallies summed (micro-average)."""
+    """The per-dataset tallies plus dataset "all": each extractor's
+    tallies summed (micro-average)."""
     overall: dict[str, Tally] = {}
     for tallies in results.values():
         for name, tally in tallies.items():
@@ -468,7 +471,8 @@ def sweep(
 
 
 def plot_sweep(rows: Sequence[dict], path: Path | str) -> None:
-    """One panel per threshold: word-level precision and recall against its value, default marked."""
+    """One panel per threshold: word-level precision and recall
+    against its value, default marked."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -1,4 +1,5 @@
-"""Does site-level boilerplate (Ikeda et al., `corpusbuilder.extraction.site_boilerplate`) help jusText?
+"""Does site-level boilerplate (Ikeda et al.,
+`corpusbuilder.extraction.site_boilerplate`) help jusText?
 
 Pages are grouped by host as the extract stage groups them, each host's blocks are marked, and
 four block selections are scored with the gold-set measures of `scores.py` (micro-averaged):
@@ -171,7 +172,8 @@ def site_rows(dataset: str, tallies: dict, counts: dict) -> list[dict]:
 def evaluate_gold_sets(
     config: EvaluateConfig, site: SiteBoilerplateParams, justext: JustextParams
 ) -> list[dict]:
-    """The site_boilerplate.tsv rows: every configured gold set, pages grouped by host across the set."""
+    """The site_boilerplate.tsv rows: every configured gold set, pages
+    grouped by host across the set."""
     site = replace(site, mode="mark")
     rows = []
     for dataset in config.datasets:

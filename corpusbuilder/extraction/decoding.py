@@ -108,7 +108,8 @@ def _decode_detected(body: bytes) -> tuple[str, str, str]:
         raise UndecodableError("undecodable")
     best = min(matches, key=lambda match: match.chaos)
     # Short Western pages decode almost equally cleanly in several code pages; windows-1252 is
-    # what undeclared Western pages overwhelmingly are (and the WHATWG default), so it wins near-ties.
+    # what undeclared Western pages overwhelmingly are (and the WHATWG
+    # default), so it wins near-ties.
     western = next((m for m in matches if m.encoding == "cp1252"), None)
     if western is not None and western.chaos <= best.chaos + 0.1:
         best = western

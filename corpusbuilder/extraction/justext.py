@@ -35,7 +35,8 @@ DUPLICATE = "duplicate"
 
 @dataclass(frozen=True)
 class JustextParams:
-    """jusText thresholds (thesis §2.7.2, Algorithm 2.2; defaults = reference `justext` package 3.0)."""
+    """jusText thresholds (thesis §2.7.2, Algorithm 2.2; defaults =
+    reference `justext` package 3.0)."""
 
     length_low: int = 70  # characters (package) or words (thesis presets), see length_unit
     length_high: int = 200
@@ -231,7 +232,8 @@ def classify_context_sensitive(
 def classify_context_sensitive_columns(
     cf_classes: list[str], n_chars: list[int], heading: list[bool], params: JustextParams
 ) -> list[str]:
-    """`classify_context_sensitive` for blocks given as columns of a blocks table (the two it reads)."""
+    """`classify_context_sensitive` for blocks given as columns of a
+    blocks table (the two it reads)."""
     return classify_context_sensitive(
         cf_classes,
         [SimpleNamespace(n_chars=c, heading=h) for c, h in zip(n_chars, heading)],

@@ -119,7 +119,8 @@ def _in_range(hashes: np.ndarray, hash_range: HashRange) -> slice:
 def read_run(
     path: Path | str, batch_rows: int, hash_range: HashRange = ALL_HASHES
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Stream a run file's hashes in `hash_range` as (hash, count) blocks of at most `batch_rows` rows.
+    """Stream a run file's hashes in `hash_range` as (hash, count)
+    blocks of at most `batch_rows` rows.
 
     Row group by row group, without threads: pyarrow's `iter_batches` reads ahead (measured:
     34 MB held per open run at 2¹⁶-row batches, 54 MB at 658 k), which a merge of many runs
