@@ -76,7 +76,8 @@ BLOCKS = {
 
 
 def main_text(html: bytes) -> list[str]:
-    """The page's text blocks (split at block elements and <br>) of 20+ words, whitespace-normalised."""
+    """The page's text blocks (split at block elements and <br>) of 20+
+    words, whitespace-normalised."""
     doc = lxml.html.fromstring(html)
     for el in doc.iter():
         if el.tag in BLOCKS or el.tag == "br":

@@ -432,7 +432,10 @@ def test_dedup_states_its_memory_and_stops_naming_resources_mem_mb_when_it_is_to
         "dedup",
     )
     assert result.returncode != 0
-    line = f"more than its resources.mem_mb of 100: give it more with --set-resources dedup:mem_mb={stated[1]}"
+    line = (
+        "more than its resources.mem_mb of 100: give it more with --set-resources "
+        f"dedup:mem_mb={stated[1]}"
+    )
     errors = [
         text for text in (copy / "logs" / "dedup.log").read_text().splitlines() if "ERROR" in text
     ]
