@@ -41,7 +41,7 @@ def dataclass_values(cls, section: dict, renamed: dict[str, str] | None = None) 
 
 
 def _key_path(path) -> str:
-    parts = []
+    parts: list[str] = []
     for part in path:
         if isinstance(part, int):
             parts[-1] = f"{parts[-1]}[{part}]" if parts else f"[{part}]"

@@ -54,6 +54,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -182,8 +183,8 @@ class Vocabulary:
         while True:  # only the chunks not in the memo are visited in Python
             try:
                 missing = found.index(None, missing)
-            except ValueError:
-                return found
+            except ValueError:  # no None is left
+                return cast("list[tuple[int, ...]]", found)
             found[missing] = self._memo.get(chunks[missing]) or self._tokenise_chunk(
                 chunks[missing]
             )

@@ -216,8 +216,9 @@ def cmd_compare_books(args) -> int:
         pages.append(read_pages(path))
         if not pages[-1]:
             raise ConfigError(f"{path}: no text")
+    pages_a, pages_b = pages
     relation, signals = compare_paginated(
-        *pages, MinHashParams.from_config(load_config(args.config)["similarity"])
+        pages_a, pages_b, MinHashParams.from_config(load_config(args.config)["similarity"])
     )
     print(relation)
     for name, value in asdict(signals).items():

@@ -83,10 +83,12 @@ class ParquetBatchWriter:
 
     def _flush(self) -> None:
         if self._rows:
+            assert self._writer is not None, "rows are appended inside the with block only"
             self._writer.write_table(pa.Table.from_pylist(self._rows, schema=self.schema))
             self._rows = []
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> bool | None:
+        assert self._writer is not None, "__enter__ opened it"
         try:
             if exc_type is None:
                 self._flush()

@@ -30,7 +30,7 @@ OUTPUT_LIBRARIES = (
 
 def library_versions(names: tuple[str, ...] = OUTPUT_LIBRARIES) -> dict[str, str | None]:
     """Installed version of each distribution (None where it is not installed)."""
-    versions = {}
+    versions: dict[str, str | None] = {}
     for name in names:
         try:
             versions[name] = version(name)

@@ -42,7 +42,7 @@ class PreparedPage:
     html: str  # decoded
     root: object  # lxml element, or None for an empty page
     blocks: list[Block]
-    stoplist: str  # the stop list the blocks were counted with
+    stoplist: str | None  # the stop list the blocks were counted with (None: none named)
     language: str = ""  # the page's guessed language ("" when not guessed)
 
 

@@ -137,7 +137,7 @@ def evaluate_pages(
     ``failures``; our own extractors' errors propagate, since they are bugs.
     """
     tallies = {extractor.name: Tally() for extractor in extractors}
-    readings = sorted({extractor.reading for extractor in extractors} - {None})
+    readings = sorted({e.reading for e in extractors if e.reading is not None})
     if readings:
         # the language model loads once per process: not inside the first reading's first page
         identify_sample("warm up")
@@ -148,8 +148,8 @@ def evaluate_pages(
         # Without a block extractor the page is not parsed, language-guessed or segmented (its
         # per-language tallies fall under "unknown"), but the peers still need its text: an
         # empty page here once scored every peer 0 when none of ours was chosen.
-        prepared = {None: PreparedPage(html, None, [], "")}
-        prepare_seconds = {None: 0.0}
+        prepared: dict[str | None, PreparedPage] = {None: PreparedPage(html, None, [], "")}
+        prepare_seconds: dict[str | None, float] = {None: 0.0}
         for reading in readings:
             started = time.perf_counter()
             prepared[reading] = prepare_page(html, params, reading)
@@ -438,7 +438,7 @@ def vary_one(base: JustextParams, parameter: str, value: float) -> JustextParams
 
 def sweep(
     pages: Sequence[GoldPage],
-    grid: dict[str, Sequence[float]] = SWEEP_GRID,
+    grid: Mapping[str, Sequence[float]] = SWEEP_GRID,
     base: JustextParams = PRESETS["default"],
     params: ExtractParams = ExtractParams(),
 ) -> list[dict]:

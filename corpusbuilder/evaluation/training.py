@@ -211,7 +211,8 @@ def training_blocks(pages: Sequence[TrainingPage]) -> dict[str, np.ndarray]:
 
 
 def write_training_blocks(pages: Sequence[TrainingPage], dataset: str, path: Path | str) -> None:
-    np.savez_compressed(path, dataset=np.array(dataset), **training_blocks(pages))
+    # numpy's stub reads the arrays' names as possibly its allow_pickle flag: they never are
+    np.savez_compressed(path, dataset=np.array(dataset), **training_blocks(pages))  # type: ignore[arg-type]
 
 
 def read_training_table(paths: Iterable[Path | str]) -> TrainingTable:

@@ -66,10 +66,10 @@ def decode_html(
     else:
         source = next((s for s, c in declared if c == "utf-8"), "utf8-valid")
         return text, "utf-8", source
-    for source, name in declared:
-        if name and name != "utf-8":
+    for source, charset in declared:
+        if charset and charset != "utf-8":
             try:
-                return body.decode(name), name, source
+                return body.decode(charset), charset, source
             except (UnicodeDecodeError, LookupError):
                 continue
     lenient = _decode_utf8_leniently(body)

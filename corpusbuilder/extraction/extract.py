@@ -170,7 +170,7 @@ class CleanedPage:
     charset_source: str
     language: str
     language_probability: float
-    stoplist: str
+    stoplist: str | None  # None: no list named for the language and no fallback
     blocks: list
     replaced_characters: int = 0  # broken bytes of a leniently decoded UTF-8 page
     title: str = ""  # the page's <title>, a feature of the learned classifier
@@ -288,7 +288,7 @@ def extract_shard(
                 summary.records += 1
                 if record.body is not None:
                     summary.attempted += 1
-                    _clean_into(row, record, params, blocks_out, summary)
+                    _clean_into(row, record.body, record.http_charset, params, blocks_out, summary)
                 if row["reason"] != "ok":
                     summary.count(row["reason"])
                     if row["reason"].startswith("truncated"):
@@ -384,10 +384,15 @@ def _doc_row(shard: str, warc: str, record_index: int, record: WarcRecord) -> di
 
 
 def _clean_into(
-    row: dict, record: WarcRecord, params: ExtractParams, blocks_out, summary: ShardSummary
+    row: dict,
+    body: bytes,
+    http_charset: str | None,
+    params: ExtractParams,
+    blocks_out,
+    summary: ShardSummary,
 ) -> None:
     try:
-        page = clean_page(record.body, record.http_charset, params)
+        page = clean_page(body, http_charset, params)
     except (UndecodableError, TooManyBlocksError) as error:
         row["reason"] = str(error)
         return

@@ -427,7 +427,7 @@ def _block_rows(
     stopwords: frozenset[str],
     by_characters: bool = False,
 ) -> list[dict]:
-    rows = []
+    rows: list[dict] = []
     for final_class, lines in parts:
         for text in paragraphs(lines):
             words = text.split()

@@ -20,7 +20,8 @@ from lxml.html.defs import block_tags as _FRAGMENT_BLOCK_TAGS  # div or span aro
 from corpusbuilder.extraction.hints import element_hints
 
 try:  # the compiled walk, built with the package where a C compiler was at hand (setup.py)
-    from corpusbuilder.extraction import _fastpath
+    # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
+    from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
 except ImportError:
     _fastpath = None
 
@@ -222,8 +223,11 @@ def parse_html(html: str | bytes, close_runaway_title: bool = True):
                 doc, html = _parsed(repaired)
                 if doc is None:
                     return None
-    looks_full = _LOOKS_LIKE_FULL_HTML if isinstance(html, str) else _LOOKS_LIKE_FULL_HTML_BYTES
-    if looks_full.match(html) or doc.find("head") is not None:
+    if isinstance(html, str):
+        looks_full = _LOOKS_LIKE_FULL_HTML.match(html) is not None
+    else:
+        looks_full = _LOOKS_LIKE_FULL_HTML_BYTES.match(html) is not None
+    if looks_full or doc.find("head") is not None:
         return doc
     body = doc.find("body")
     if body is None:

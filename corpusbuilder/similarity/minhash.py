@@ -252,7 +252,7 @@ def resemblance_dedup(ids: Sequence[str], pairs: pd.DataFrame, threshold: float 
     first document of each cluster (corpus order), return the ids of all the others."""
     strong = pairs[pairs["resemblance"] > threshold]
     labels = cluster_labels(len(ids), zip(strong["a"], strong["b"]))
-    return [ids[i] for i in np.flatnonzero(labels != np.arange(len(ids)))]
+    return [ids[i] for i in np.flatnonzero(labels != np.arange(len(ids))).tolist()]
 
 
 def corpus_similar_pairs(
