@@ -51,7 +51,8 @@ def state_settings(params: DedupParams) -> dict:
 
 
 def check_state(path, params: DedupParams) -> dict:
-    """The state's metadata, once its n-gram settings are this run's (else a ValueError naming the key)."""
+    """The state's metadata, once its n-gram settings are this run's (else a
+    ValueError naming the key)."""
     metadata = dedup_state_metadata(path)
     wanted = state_settings(params)
     if {key: metadata.get(key) for key in wanted} != wanted:

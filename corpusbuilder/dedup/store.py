@@ -67,7 +67,8 @@ class SortedArrayNgrams(_NgramSet):
         _set_bits(self.bits, handles)
 
     def owner_table(self) -> PositionOwners:
-        """Give up the sets (the pass is over) for a table of who sent each n-gram: 4 bytes an entry."""
+        """Give up the sets (the pass is over) for a table of who sent
+        each n-gram: 4 bytes an entry."""
         entries = len(self.keys)
         self.keys = self.bits = np.empty(0, np.uint8)
         return PositionOwners(entries)
