@@ -129,7 +129,7 @@ def _name_of(source: str, kind: str, location: str) -> str:
     """`shard_name` of a source already parsed (a listing's 100,000 entries are parsed once)."""
     if kind in REMOTE:
         parts = urllib.parse.urlsplit(location)
-        path, fallback = urllib.parse.unquote(parts.path), parts.hostname
+        path, fallback = urllib.parse.unquote(parts.path), parts.hostname or ""
     else:
         path, fallback = location, ""
     name = PurePosixPath(path.replace("\\", "/")).name or fallback

@@ -10,7 +10,7 @@ is spelled once. The token file (``work/tokens/{shard}.npz``) has its own module
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,7 +205,7 @@ def read_table(
     path: Path | str,
     columns: list[str] | None = None,
     good_only: bool = False,
-    doc_ids: list[str] | None = None,
+    doc_ids: Collection[str] | None = None,
     optional: Sequence[str] = (),
 ) -> pd.DataFrame:
     """A stage table (all columns unless named), filtered while reading: ``good_only`` keeps the

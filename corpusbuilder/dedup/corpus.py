@@ -362,6 +362,7 @@ def remove_duplicate_units(
                 shard.document_chunk_starts(d),
             )
             provenance.record(result, int(plan.doc_base[s] + d))
+            assert result.unit_block is not None and result.unit_offsets is not None  # always set
             # a block goes when all its units go; a document-level verdict
             # is broadcast to all its blocks
             whole = (

@@ -165,6 +165,8 @@ def dedup_document(
     )
     if split.any():
         if parts == "span":
+            if chunk_start is None:
+                raise ValueError("parts 'span' needs chunk_start")
             gone = span_removal(starts[output], blocks, n, repeat_ratio, chunk_start)
             inner_starts = np.setdiff1d(np.flatnonzero(np.diff(gone)) + 1, blocks)
 

@@ -40,7 +40,8 @@ from corpusbuilder.extraction.justext import (
 from corpusbuilder.extraction.segmentation import Block
 
 try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
-    from corpusbuilder.extraction import _fastpath
+    # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
+    from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
 except ImportError:
     _fastpath = None
 

@@ -302,11 +302,16 @@ LANGUAGE_COLUMNS = [
 def corpus_languages(shards: Sequence[ShardTables]) -> tuple[pd.DataFrame, np.ndarray]:
     """Per language: documents the language stage identified as it, kept, and in the corpus, with
     their words; and the words of every document in the corpus (for the length histogram)."""
-    identified, kept, in_corpus, words, lengths = Counter(), Counter(), Counter(), Counter(), []
+    identified: Counter[str] = Counter()
+    kept: Counter[str] = Counter()
+    in_corpus: Counter[str] = Counter()
+    words: Counter[str] = Counter()
+    lengths: list[np.ndarray] = []
     for shard in shards:
-        if not (_exists(shard.language) and _exists(shard.docs) and _exists(shard.blocks)):
+        language_path = _exists(shard.language)
+        if not (language_path and _exists(shard.docs) and _exists(shard.blocks)):
             continue
-        language = read_table(shard.language, ["language", "kept"]).fillna(
+        language = read_table(language_path, ["language", "kept"]).fillna(
             {"language": "unidentified"}
         )
         identified.update(language["language"])
@@ -396,15 +401,15 @@ def _shard_overview(shard: ShardTables) -> pd.DataFrame:
     overview["shard"] = shard.name
     overview["verdict"] = "kept"
     overview["removed"] = False
-    if _exists(shard.language):
-        language = read_table(shard.language, ["doc_id", "kept", "reason"]).set_index("doc_id")
+    if language_path := _exists(shard.language):
+        language = read_table(language_path, ["doc_id", "kept", "reason"]).set_index("doc_id")
         lost = overview["doc_id"].map(~language["kept"]).fillna(False).astype(bool)
         overview.loc[lost, "verdict"] = "dropped by the language filter: " + overview.loc[
             lost, "doc_id"
         ].map(language["reason"])
         overview.loc[lost, "removed"] = True
-    if _exists(shard.exact):
-        exact = read_table(shard.exact, ["doc_id", "kept", "duplicate_of"]).set_index("doc_id")
+    if exact_path := _exists(shard.exact):
+        exact = read_table(exact_path, ["doc_id", "kept", "duplicate_of"]).set_index("doc_id")
         copy = overview["doc_id"].map(~exact["kept"]).fillna(False).astype(bool)
         overview.loc[copy, "verdict"] = "exact duplicate of " + overview.loc[copy, "doc_id"].map(
             exact["duplicate_of"]
