@@ -53,7 +53,8 @@ MIN_BYTES_PER_SECOND = 1024
 
 
 class _HttpOnlyRedirects(urllib.request.HTTPRedirectHandler):
-    """Follows redirects to http(s) only: a crawl file redirected to ftp:// or file:// is an error."""
+    """Follows redirects to http(s) only: a crawl file redirected to
+    ftp:// or file:// is an error."""
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):
         scheme = urllib.parse.urlsplit(newurl).scheme.lower()
@@ -76,12 +77,13 @@ class _TransientError(Exception):
 
 
 def parse_source(source: str) -> tuple[str, str]:
-    """Classify one input as ("http", url), ("s3", url) or ("local", path); reject every other kind."""
+    """Classify one input as ("http", url), ("s3", url) or ("local",
+    path); reject every other kind."""
     if not isinstance(source, str) or not source:
         raise ValueError(f"empty or non-string input entry: {source!r}")
     try:
         parts = urllib.parse.urlsplit(source)
-        parts.port  # raises on a malformed port
+        _ = parts.port  # raises on a malformed port
     except ValueError as err:
         raise ValueError(f"malformed input entry {source!r}: {err}") from err
     if parts.scheme in ("http", "https"):
@@ -100,7 +102,8 @@ def parse_source(source: str) -> tuple[str, str]:
     if parts.scheme == "file":
         if parts.netloc not in ("", "localhost"):
             raise ValueError(
-                f"file URL {source!r} names host {parts.netloc!r}; only local files (file:///path) are supported"
+                f"file URL {source!r} names host {parts.netloc!r}; only local files (file:///path) "
+                "are supported"
             )
         return "local", urllib.request.url2pathname(parts.path)
     if parts.scheme == "":
@@ -112,7 +115,8 @@ def parse_source(source: str) -> tuple[str, str]:
 
 
 def shard_name(source: str) -> str:
-    """Sanitised base name for one input: its file name without .warc/.gz, limited to [A-Za-z0-9._-].
+    """Sanitised base name for one input: its file name without
+    .warc/.gz, limited to [A-Za-z0-9._-].
 
     The result has no slashes, never starts with '.', '-' or '_', and is never empty (an input
     without a usable name gets ``shard-`` plus a hash of the input). It is not necessarily unique;
@@ -125,7 +129,7 @@ def _name_of(source: str, kind: str, location: str) -> str:
     """`shard_name` of a source already parsed (a listing's 100,000 entries are parsed once)."""
     if kind in REMOTE:
         parts = urllib.parse.urlsplit(location)
-        path, fallback = urllib.parse.unquote(parts.path), parts.hostname
+        path, fallback = urllib.parse.unquote(parts.path), parts.hostname or ""
     else:
         path, fallback = location, ""
     name = PurePosixPath(path.replace("\\", "/")).name or fallback
@@ -248,7 +252,8 @@ def _unique_name(name: str, taken: set[str]) -> str:
 def _listing_entries(
     listing: str, base_url: str | None, limit: int | None, base_dir: Path, s3: dict | None
 ) -> list[str]:
-    """The first ``limit`` non-blank lines of a warc.paths listing, joined to ``base_url`` when given."""
+    """The first ``limit`` non-blank lines of a warc.paths listing, joined
+    to ``base_url`` when given."""
     if limit is not None and (not isinstance(limit, int) or limit < 0):
         raise ValueError(f"the listing limit must be a non-negative integer, not {limit!r}")
     lines = (line.strip() for line in _read_listing(listing, base_dir, s3).splitlines())
@@ -414,7 +419,8 @@ def _download(url: str, part: Path, attempt, *, retries: int, backoff: float, lo
             attempt()
             return
         except _TransientError as err:
-            # An attempt that grew the partial file made progress, so only fruitless attempts in a row count.
+            # An attempt that grew the partial file made progress, so only
+            # fruitless attempts in a row count.
             failures = 1 if _file_size(part) > before else failures + 1
             if failures > retries:
                 raise DownloadError(
@@ -494,8 +500,8 @@ def _download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
         elif response.status == 200:
             if offset:
                 log(
-                    f"{url}: the server sent the whole file (it changed since, or ignored the Range request); "
-                    "restarting from zero"
+                    f"{url}: the server sent the whole file (it changed since, or ignored the "
+                    "Range request); restarting from zero"
                 )
             start, total = 0, _int_or_none(response.headers.get("Content-Length"))
         else:
@@ -528,7 +534,8 @@ S3_INSTALL_HINT = "s3:// inputs need boto3: pip install 'corpusbuilder[s3]'"
 
 
 def s3_available() -> bool:
-    """Whether boto3, which s3:// inputs need, is installed (the config check asks before any job)."""
+    """Whether boto3, which s3:// inputs need, is installed (the config
+    check asks before any job)."""
     try:
         import boto3  # noqa: F401
     except ImportError:
@@ -638,7 +645,8 @@ def _s3_failure(url: str, err) -> Exception:
     if status in RETRY_STATUSES or status >= 500 or code in S3_RETRY_CODES:
         return _TransientError(f"S3 {status} {code}")
     explanation = {
-        403: "access denied (check the AWS credentials, or set download.s3.anonymous for a public bucket)",
+        403: "access denied (check the AWS credentials, or set download.s3.anonymous for a public "
+        "bucket)",
         404: "no such bucket or object",
     }.get(status, err.response.get("Error", {}).get("Message") or "refused")
     detail = (
@@ -675,7 +683,8 @@ def _receive(
     with open(part, "ab" if start else "wb") as out:
         while True:
             try:
-                # HTTP's read1 hands over whatever has arrived, so bytes received before a timeout are kept.
+                # HTTP's read1 hands over whatever has arrived, so bytes
+                # received before a timeout are kept.
                 chunk = read(chunk_size)
             except errors as err:
                 raise _TransientError(
@@ -697,7 +706,8 @@ def _receive(
 
 
 class _Progress:
-    """Logs bytes so far, percentage and rate of one transfer, at most every PROGRESS_INTERVAL seconds."""
+    """Logs bytes so far, percentage and rate of one transfer, at most
+    every PROGRESS_INTERVAL seconds."""
 
     def __init__(self, label: str, done: int, total: int | None, log):
         self.label, self.done, self.total, self.log = label, done, total, log
@@ -724,7 +734,8 @@ def _megabytes(nbytes: float) -> str:
 
 
 def _parse_content_range(header: str | None) -> tuple[int | None, int | None]:
-    """(first byte, total size) of a Content-Range header; None for what it leaves out or garbles."""
+    """(first byte, total size) of a Content-Range header; None for
+    what it leaves out or garbles."""
     match = re.fullmatch(r"\s*bytes\s+(?:(\d+)-\d+|\*)/(\d+|\*)\s*", header or "")
     if not match:
         return None, None

@@ -84,6 +84,8 @@ def funnel_counts(
 
 def count_shard(tables: ShardTables) -> FunnelCounts:
     """`funnel_counts` of one shard's files, reading only the columns it counts."""
+    if tables.language is None or tables.exact is None:
+        raise ValueError(f"shard {tables.name}: the funnel reads its language and exact tables too")
     return funnel_counts(
         read_table(tables.docs, ["doc_id", "outcome", "reason", "n_good_blocks", "n_good_words"]),
         read_table(tables.blocks, ["doc_id", "n_words"]),

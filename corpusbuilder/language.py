@@ -45,7 +45,7 @@ import logging
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Protocol
 
 import numpy as np
@@ -253,7 +253,7 @@ class FastLangdetectIdentifier:
         )
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_identifier(name: str) -> LanguageIdentifier:
     """The identifier called `name`, loaded once per process."""
     if name == "py3langid":

@@ -10,7 +10,7 @@ is spelled once. The token file (``work/tokens/{shard}.npz``) has its own module
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,8 +55,8 @@ class Files:
     dedup_tables: str = "work/dedup/shards"
     dedup: str = "work/dedup/shards/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
-    # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and out of
-    # work/dedup/, whose shards/ folder holds the per-shard tables)
+    # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and
+    # out of work/dedup/, whose shards/ folder holds the per-shard tables)
     dedup_state: str = "results/dedup_state.parquet"
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
     corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
@@ -205,7 +205,7 @@ def read_table(
     path: Path | str,
     columns: list[str] | None = None,
     good_only: bool = False,
-    doc_ids: list[str] | None = None,
+    doc_ids: Collection[str] | None = None,
     optional: Sequence[str] = (),
 ) -> pd.DataFrame:
     """A stage table (all columns unless named), filtered while reading: ``good_only`` keeps the
@@ -214,7 +214,7 @@ def read_table(
     if optional:
         present = set(pq.read_schema(path).names)
         columns = [*(columns or []), *(name for name in optional if name in present)]
-    filters = [("final_class", "==", GOOD)] if good_only else []
+    filters: list[tuple[str, str, object]] = [("final_class", "==", GOOD)] if good_only else []
     if doc_ids is not None:
         filters.append(("doc_id", "in", sorted(doc_ids)))
     return pd.read_parquet(path, columns=columns, filters=filters or None)
@@ -443,7 +443,7 @@ def read_duplicate_ngrams(paths: Path | str | Sequence[Path | str]) -> np.ndarra
             count, dtype = _npy_header(npy)
             if dtype != np.dtype("<u8"):
                 raise ValueError(f"{path}: G₂₊ holds {dtype} hashes, not uint64")
-            if npy.readinto(memoryview(hashes[filled : filled + count]).cast("B")) != count * 8:
+            if npy.readinto(hashes[filled : filled + count].data.cast("B")) != count * 8:
                 raise ValueError(f"{path}: G₂₊ part is shorter than its header says")
         filled += count
     return hashes
@@ -506,7 +506,8 @@ def dedup_state_metadata(path: Path | str) -> dict:
 
 
 def read_dedup_state(path: Path | str):
-    """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow array)."""
+    """The state file a row group at a time: (hashes, document ranks,
+    document ids as a pyarrow array)."""
     with pq.ParquetFile(path) as state:
         for group in range(state.metadata.num_row_groups):
             table = state.read_row_group(

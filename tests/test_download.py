@@ -1,5 +1,5 @@
-"""Tests of the download stage against real servers on 127.0.0.1, an HTTP server and moto's S3 server
-(no network mocks)."""
+"""Tests of the download stage against real servers on 127.0.0.1, an HTTP server and moto's
+S3 server (no network mocks)."""
 
 from __future__ import annotations
 
@@ -695,7 +695,8 @@ def moto_server():
             "AWS_CONFIG_FILE": os.devnull,
             "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
             "no_proxy": "127.0.0.1",
-            "AWS_EC2_METADATA_DISABLED": "true",  # no credentials from an instance's metadata service
+            # no credentials from an instance's metadata service
+            "AWS_EC2_METADATA_DISABLED": "true",
         }.items():
             patch.setenv(name, value)
         for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):

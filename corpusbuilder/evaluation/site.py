@@ -1,4 +1,5 @@
-"""Does site-level boilerplate (Ikeda et al., `corpusbuilder.extraction.site_boilerplate`) help jusText?
+"""Does site-level boilerplate (Ikeda et al.,
+`corpusbuilder.extraction.site_boilerplate`) help jusText?
 
 Pages are grouped by host as the extract stage groups them, each host's blocks are marked, and
 four block selections are scored with the gold-set measures of `scores.py` (micro-averaged):
@@ -63,7 +64,8 @@ def page_tables(
     pages: Sequence[GoldPage], justext: JustextParams, params: ExtractParams = ExtractParams()
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Gold pages as extract's docs and blocks tables (doc_id = position in `pages`)."""
-    docs, blocks = [], []
+    docs: list[dict] = []
+    blocks: list[dict] = []
     for index, page in enumerate(pages):
         prepared = prepare_page(decoded_html(page, params), params).blocks
         cf, final = classify(prepared, justext)
@@ -128,6 +130,8 @@ def score_variants(
     tallies = {scope: {variant: Tally() for variant in VARIANTS} for scope in SCOPES}
     marked = {scope: 0 for scope in SCOPES}
     by_doc = dict(tuple(blocks.groupby("doc_id", sort=False)))
+    keeps: dict[str, list[bool]]
+    texts: list[str]
     for doc_id in scored:
         page_blocks = by_doc.get(doc_id)
         if page_blocks is None:  # no text at all: every variant outputs nothing
@@ -171,7 +175,8 @@ def site_rows(dataset: str, tallies: dict, counts: dict) -> list[dict]:
 def evaluate_gold_sets(
     config: EvaluateConfig, site: SiteBoilerplateParams, justext: JustextParams
 ) -> list[dict]:
-    """The site_boilerplate.tsv rows: every configured gold set, pages grouped by host across the set."""
+    """The site_boilerplate.tsv rows: every configured gold set, pages
+    grouped by host across the set."""
     site = replace(site, mode="mark")
     rows = []
     for dataset in config.datasets:

@@ -52,12 +52,13 @@ class ExtractParams:
     # a page cut into more blocks is skipped as too-many-blocks: memory and time grow with the
     # blocks (the learned preset's features most), and no article has this many
     max_blocks: int = 5000
-    # a page in a language without a bundled list: "page" (its own most frequent words) or a list name
+    # a page in a language without a bundled list: "page" (its own most
+    # frequent words) or a list name
     stoplist_fallback: str = "page"
     justext: JustextParams = field(default_factory=lambda: PRESETS["default"])
     # "best" (the default preset, as in the schema): the learned block classifier
-    # (corpusbuilder.extraction.classifier) decides instead of jusText's thresholds; `model` is a retrained
-    # model file (rule `train`), None = the one shipped.
+    # (corpusbuilder.extraction.classifier) decides instead of jusText's thresholds; `model` is a
+    # retrained model file (rule `train`), None = the one shipped.
     learned: bool = True
     model: Path | None = None
     site_boilerplate: SiteBoilerplateParams = SiteBoilerplateParams()
@@ -143,9 +144,9 @@ def segment_page(
     root, language: str, fallback: str, structure_hints: bool = True
 ) -> tuple[str | None, list]:
     """jusText's blocks of a page (§2.7.1; with ``structure_hints``, as the `best` preset reads
-    them, also cut at HTML5's block-level elements) with stop words counted by the list of its language,
-    else by ``fallback``'s; with fallback `page`, by a list of the page's own most frequent
-    words (`stoplists.page_stoplist`), or letters where the language has no spaces.
+    them, also cut at HTML5's block-level elements) with stop words counted by the list of its
+    language, else by ``fallback``'s; with fallback `page`, by a list of the page's own most
+    frequent words (`stoplists.page_stoplist`), or letters where the language has no spaces.
     ``structure_hints``: as `segment_blocks` takes it."""
     name, stoplist = stoplists.stoplist_for(language, fallback)
     blocks = segment_blocks(root, stoplist, structure_hints)
@@ -169,7 +170,7 @@ class CleanedPage:
     charset_source: str
     language: str
     language_probability: float
-    stoplist: str
+    stoplist: str | None  # None: no list named for the language and no fallback
     blocks: list
     replaced_characters: int = 0  # broken bytes of a leniently decoded UTF-8 page
     title: str = ""  # the page's <title>, a feature of the learned classifier
@@ -287,7 +288,7 @@ def extract_shard(
                 summary.records += 1
                 if record.body is not None:
                     summary.attempted += 1
-                    _clean_into(row, record, params, blocks_out, summary)
+                    _clean_into(row, record.body, record.http_charset, params, blocks_out, summary)
                 if row["reason"] != "ok":
                     summary.count(row["reason"])
                     if row["reason"].startswith("truncated"):
@@ -383,10 +384,15 @@ def _doc_row(shard: str, warc: str, record_index: int, record: WarcRecord) -> di
 
 
 def _clean_into(
-    row: dict, record: WarcRecord, params: ExtractParams, blocks_out, summary: ShardSummary
+    row: dict,
+    body: bytes,
+    http_charset: str | None,
+    params: ExtractParams,
+    blocks_out,
+    summary: ShardSummary,
 ) -> None:
     try:
-        page = clean_page(record.body, record.http_charset, params)
+        page = clean_page(body, http_charset, params)
     except (UndecodableError, TooManyBlocksError) as error:
         row["reason"] = str(error)
         return

@@ -260,7 +260,7 @@ def host_boilerplate(
 def combined_classes(
     cf_classes: Sequence[str],
     final_classes: Sequence[str],
-    site: Sequence[bool],
+    site: Sequence[bool] | np.ndarray,
     n_chars: Sequence[int],
     heading: Sequence[bool],
     justext: JustextParams,

@@ -23,9 +23,13 @@ from corpusbuilder.download import starts_a_warc_record
 class RecordLimits(Protocol):
     """What reading needs of the extract settings (`ExtractParams` has them)."""
 
-    min_bytes: int
-    max_bytes: int
-    html_content_types: tuple[str, ...]
+    # read-only, as the fields of the frozen ExtractParams are
+    @property
+    def min_bytes(self) -> int: ...
+    @property
+    def max_bytes(self) -> int: ...
+    @property
+    def html_content_types(self) -> tuple[str, ...]: ...
 
 
 @dataclass
@@ -78,7 +82,8 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
             try:
                 for record in records:
                     index += 1
-                    # records.offset is where this record starts; get_record_offset() would consume its body.
+                    # records.offset is where this record starts;
+                    # get_record_offset() would consume its body.
                     last_start = records.offset
                     row = _read_record_or_error(record, index, last_start, params)
                     if row.reason.startswith("malformed"):
@@ -106,7 +111,8 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
                             "error",
                             "",
                             reason=(
-                                f"truncated: {size - records.offset} bytes at the end are no complete record"
+                                f"truncated: {size - records.offset} bytes at the end are no "
+                                "complete record"
                             ),
                         )
                 continue
@@ -118,7 +124,8 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
                 # the reader's own error (warcio's, on a record cut off mid-header or mid-body) is
                 # kept for diagnosis, after what it means for the file
                 reason = (
-                    f"truncated: the last {size - failed_at} bytes are an incomplete record ({what})"
+                    f"truncated: the last {size - failed_at} bytes are an incomplete record "
+                    f"({what})"
                     if start is None
                     else f"unreadable, {start - failed_at} bytes skipped to the next record: {what}"
                 )
@@ -145,7 +152,8 @@ _GZIP_MEMBER = b"\x1f\x8b\x08"
 
 def _next_record_start(stream, after: int, size: int, chunk: int = 1 << 20) -> int | None:
     """Offset of the first record that begins at or after `after`: a gzip member that inflates to
-    a WARC header, or, in an uncompressed file, a line starting ``WARC/1.``; None when there is none."""
+    a WARC header, or, in an uncompressed file, a line starting
+    ``WARC/1.``; None when there is none."""
     stream.seek(0)
     gzipped = stream.read(2) == _GZIP_MEMBER[:2]
     marker = _GZIP_MEMBER if gzipped else b"\nWARC/1."

@@ -11,14 +11,14 @@ Three tables and a summary, from files the workflow already wrote:
 - **duplicates** (Table 3.4's last columns, Table 3.9's last rows): 10-grams built on *all* tokens
   (whatever ``dedup.kind`` the de-duplication used), never across a block boundary, counted in the
   corpus before block de-duplication (every tokenised block: the exactly de-duplicated corpus) and
-  after it (only the blocks whose final class in ``work/dedup/shards/{shard}.parquet`` is ``good``). A
-  duplicate 10-gram is one occurring twice or more *within that corpus*; as in the thesis,
+  after it (only the blocks whose final class in ``work/dedup/shards/{shard}.parquet`` is ``good``).
+  A duplicate 10-gram is one occurring twice or more *within that corpus*; as in the thesis,
   ``duplicate_instances`` counts every occurrence of such a 10-gram, ``distinct_duplicates`` the
   10-gram types. The n-gram hashes are the dedup stage's (`ngrams.ngram_hashes`). With
   ``resemblance`` set, a third row measures the thesis' "rsmbl. de-dupl" (§3.6.4, Table 3.4): the
   corpus before block de-duplication with all but one document of every cluster of min-hash
-  resemblance > 0.9 (``similarity.resemblance_dedup``) removed — whole documents, so it leaves
-  far more duplicate content than block de-duplication does.
+  resemblance > 0.9 (``similarity.resemblance_dedup``) removed — whole documents, so it leaves far
+  more duplicate content than block de-duplication does.
 - **stage times** (Table 3.7): Snakemake's ``benchmark:`` files summed per rule — wall seconds and
   CPU seconds added over the rule's jobs (one per shard for per-shard rules), peak memory the
   largest ``max_rss`` of any of its jobs.
@@ -36,7 +36,7 @@ import json
 import logging
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -169,7 +169,8 @@ class DuplicateCounts:
 
 
 def duplicate_counts(hashes: Sequence[np.ndarray] | np.ndarray) -> DuplicateCounts:
-    """Count the n-gram hashes of a whole corpus (np.unique over all of them: see the module note)."""
+    """Count the n-gram hashes of a whole corpus (np.unique over all of
+    them: see the module note)."""
     if isinstance(hashes, np.ndarray):
         hashes = [hashes]
     everything = np.concatenate(
@@ -206,7 +207,8 @@ def _percent(values: Sequence[float]) -> list[float]:
 
 @dataclass(frozen=True)
 class Resemblance:
-    """The resemblance de-duplication row: its threshold and the min-hash settings (config `similarity`)."""
+    """The resemblance de-duplication row: its threshold and the min-hash
+    settings (config `similarity`)."""
 
     threshold: float = 0.9
     minhash: MinHashParams = MinHashParams()
@@ -215,7 +217,8 @@ class Resemblance:
 def after_resemblance_dedup(
     shards: Sequence[ShardFiles], removed: set[str], n: int
 ) -> tuple[DuplicateCounts, dict]:
-    """Duplicate n-grams of the corpus without the `removed` documents; its documents, blocks, tokens."""
+    """Duplicate n-grams of the corpus without the `removed` documents;
+    its documents, blocks, tokens."""
     hashes, totals = [], {"documents": 0, "blocks": 0, "tokens": 0}
     for shard in shards:
         tokens = read_tokens(shard.tokens)
@@ -450,7 +453,7 @@ def read_benchmark(path: Path | str) -> dict[str, float]:
     return {"seconds": mean("s"), "cpu_seconds": mean("cpu_time"), "max_rss_mb": mean("max_rss")}
 
 
-def stage_times(files_by_rule: dict[str, Sequence[Path]]) -> pd.DataFrame:
+def stage_times(files_by_rule: Mapping[str, Sequence[Path]]) -> pd.DataFrame:
     """Per rule: jobs, summed wall and CPU seconds, the largest max_rss of any job, and its share
     of the summed wall time — pipeline order first, then other rules by name."""
     rows = []

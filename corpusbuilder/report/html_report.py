@@ -11,10 +11,10 @@ Agg backend — so the file can be mailed or opened from anywhere without its ne
    ``sweep.png``) — each only if the file exists, since the gold sets may be absent;
 5. time and memory per stage (``stage_times.tsv``, Table 3.7);
 6. a sample of documents with every block in page order, coloured by what happened to it:
-   kept, boilerplate (the extract preset: jusText or best), duplicate (block de-duplication; its ``title`` names the document
-   it copies), removed beside duplicates (the context-sensitive pass after de-duplication) and
-   dropped by the block-level language filter; whole-document verdicts (exact duplicate,
-   language) in each document's header.
+   kept, boilerplate (the extract preset: jusText or best), duplicate (block de-duplication; its
+   ``title`` names the document it copies), removed beside duplicates (the context-sensitive pass
+   after de-duplication) and dropped by the block-level language filter; whole-document verdicts
+   (exact duplicate, language) in each document's header.
 
 Every input but the four corpus-stats files is optional: a missing one leaves its section out
 (or says that it is missing), so the page always renders.
@@ -246,7 +246,8 @@ CORPUS_LABELS = {
 
 
 def duplicates_chart(duplicates: pd.DataFrame) -> str:
-    """10-gram occurrences before/after block (and resemblance) de-duplication, duplicate and unique."""
+    """10-gram occurrences before/after block (and resemblance)
+    de-duplication, duplicate and unique."""
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(7, 2.2))
     labels = [CORPUS_LABELS.get(str(c), str(c)) for c in duplicates["corpus"]]
@@ -301,11 +302,16 @@ LANGUAGE_COLUMNS = [
 def corpus_languages(shards: Sequence[ShardTables]) -> tuple[pd.DataFrame, np.ndarray]:
     """Per language: documents the language stage identified as it, kept, and in the corpus, with
     their words; and the words of every document in the corpus (for the length histogram)."""
-    identified, kept, in_corpus, words, lengths = Counter(), Counter(), Counter(), Counter(), []
+    identified: Counter[str] = Counter()
+    kept: Counter[str] = Counter()
+    in_corpus: Counter[str] = Counter()
+    words: Counter[str] = Counter()
+    lengths: list[np.ndarray] = []
     for shard in shards:
-        if not (_exists(shard.language) and _exists(shard.docs) and _exists(shard.blocks)):
+        language_path = _exists(shard.language)
+        if not (language_path and _exists(shard.docs) and _exists(shard.blocks)):
             continue
-        language = read_table(shard.language, ["language", "kept"]).fillna(
+        language = read_table(language_path, ["language", "kept"]).fillna(
             {"language": "unidentified"}
         )
         identified.update(language["language"])
@@ -395,15 +401,15 @@ def _shard_overview(shard: ShardTables) -> pd.DataFrame:
     overview["shard"] = shard.name
     overview["verdict"] = "kept"
     overview["removed"] = False
-    if _exists(shard.language):
-        language = read_table(shard.language, ["doc_id", "kept", "reason"]).set_index("doc_id")
+    if language_path := _exists(shard.language):
+        language = read_table(language_path, ["doc_id", "kept", "reason"]).set_index("doc_id")
         lost = overview["doc_id"].map(~language["kept"]).fillna(False).astype(bool)
         overview.loc[lost, "verdict"] = "dropped by the language filter: " + overview.loc[
             lost, "doc_id"
         ].map(language["reason"])
         overview.loc[lost, "removed"] = True
-    if _exists(shard.exact):
-        exact = read_table(shard.exact, ["doc_id", "kept", "duplicate_of"]).set_index("doc_id")
+    if exact_path := _exists(shard.exact):
+        exact = read_table(exact_path, ["doc_id", "kept", "duplicate_of"]).set_index("doc_id")
         copy = overview["doc_id"].map(~exact["kept"]).fillna(False).astype(bool)
         overview.loc[copy, "verdict"] = "exact duplicate of " + overview.loc[copy, "doc_id"].map(
             exact["duplicate_of"]
@@ -514,9 +520,15 @@ def sample_documents(shards: Sequence[ShardTables], size: int = 10) -> list[Samp
                     if block.kind == "dup":
                         title = f"duplicate of {block.duplicate_of}"
                         if not pd.isna(block.dup_share):
-                            title += f" ({100 * block.dup_share:.0f} % of its words covered by duplicate 10-grams)"
+                            title += (
+                                f" ({100 * block.dup_share:.0f} % of its words covered by "
+                                "duplicate 10-grams)"
+                            )
                     elif block.kind == "ctx":
-                        title = "bad after de-duplication: between removed duplicates (context-sensitive pass)"
+                        title = (
+                            "bad after de-duplication: between removed duplicates "
+                            "(context-sensitive pass)"
+                        )
                     elif block.kind == "lang":
                         title = "dropped by the block-level language filter"
                     elif block.kind == "bad":
@@ -553,7 +565,10 @@ def _block_html(block: SampleBlock) -> str:
         of = block.title.split(" (")[0].removeprefix("duplicate of ")
         tag = f'<span class="of">duplicate of {_esc(of)}</span>'
     heading = " heading" if block.heading else ""
-    return f'<p class="blk {block.kind}{heading}"{title}>{tag}{_esc(_short(block.text, MAX_BLOCK_CHARS))}</p>'
+    return (
+        f'<p class="blk {block.kind}{heading}"{title}>'
+        f"{tag}{_esc(_short(block.text, MAX_BLOCK_CHARS))}</p>"
+    )
 
 
 def _document_html(document: SampleDocument) -> str:
@@ -605,17 +620,22 @@ CSS = """
         --ctx-line:#d6b300; --lang:#e9dcf7; --lang-line:#8e5cc4; }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--ink);
-       font: 15px/1.55 -apple-system, "Segoe UI", "Helvetica Neue", "DejaVu Sans", Arial, sans-serif; }
+       font: 15px/1.55 -apple-system, "Segoe UI", "Helvetica Neue", "DejaVu Sans", Arial, \
+sans-serif; }
 main { max-width: 1120px; margin: 0 auto; padding: 28px 32px 60px; background: #fff;
        box-shadow: 0 0 0 1px var(--line); min-height: 100vh; }
 h1 { font-size: 26px; margin: 0 0 4px; letter-spacing: -0.01em; }
-h2 { font-size: 19px; margin: 38px 0 10px; padding-bottom: 6px; border-bottom: 2px solid var(--line); }
-h3 { font-size: 15px; margin: 22px 0 8px; color: var(--muted); text-transform: uppercase; letter-spacing: 0.04em; }
+h2 { font-size: 19px; margin: 38px 0 10px; padding-bottom: 6px; \
+border-bottom: 2px solid var(--line); }
+h3 { font-size: 15px; margin: 22px 0 8px; color: var(--muted); text-transform: uppercase; \
+letter-spacing: 0.04em; }
 p.lead, p.note { color: var(--muted); margin: 4px 0 12px; max-width: 80ch; }
 nav { margin: 10px 0 4px; font-size: 14px; }
 nav a { color: var(--accent); text-decoration: none; margin-right: 14px; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 12px; margin: 18px 0 6px; }
-.card { border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; background: var(--bg); }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 12px; \
+margin: 18px 0 6px; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 10px 14px; \
+background: var(--bg); }
 .card .value { font-size: 22px; font-weight: 600; font-variant-numeric: tabular-nums; }
 .card .label { font-size: 12.5px; color: var(--muted); }
 table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13.5px; }
@@ -630,9 +650,12 @@ tr.final td { background: #eaf2fb; font-weight: 600; }
 figure { margin: 10px 0 16px; }
 figure img { max-width: 100%; height: auto; display: block; }
 .missing { color: var(--muted); font-style: italic; }
-.legend { display: flex; flex-wrap: wrap; gap: 8px 18px; margin: 6px 0 16px; font-size: 13px; position: sticky;
-          top: 0; background: #fff; padding: 8px 0; border-bottom: 1px solid var(--line); z-index: 1; }
-.legend span.sw { display: inline-block; width: 14px; height: 14px; border-radius: 3px; vertical-align: -2px;
+.legend { display: flex; flex-wrap: wrap; gap: 8px 18px; margin: 6px 0 16px; font-size: 13px; \
+position: sticky;
+          top: 0; background: #fff; padding: 8px 0; border-bottom: 1px solid var(--line); \
+z-index: 1; }
+.legend span.sw { display: inline-block; width: 14px; height: 14px; border-radius: 3px; \
+vertical-align: -2px;
                   margin-right: 6px; border-left: 4px solid transparent; }
 .doc { border: 1px solid var(--line); border-radius: 8px; margin: 16px 0; overflow: hidden; }
 .doc header { background: var(--bg); padding: 10px 14px; border-bottom: 1px solid var(--line); }
@@ -644,21 +667,25 @@ figure img { max-width: 100%; height: auto; display: block; }
 .tally { margin-top: 4px; font-size: 12px; }
 .chip { display: inline-block; padding: 0 6px; border-radius: 4px; margin-right: 2px; }
 .blocks { padding: 8px 14px 10px; }
-p.blk { margin: 4px 0; padding: 3px 8px; border-left: 4px solid transparent; border-radius: 2px; font-size: 14px; }
+p.blk { margin: 4px 0; padding: 3px 8px; border-left: 4px solid transparent; border-radius: 2px; \
+font-size: 14px; }
 p.blk.heading { font-weight: 600; }
 p.blk.run { font-size: 12.5px !important; line-height: 1.6; }
 p.blk.run .sep { color: #b8c2cc; }
 p.blk.run span[title] { cursor: help; }
 .good { border-left-color: #5b8c5a !important; }
 .sw.good, .chip.good { background: #dcefdc; }
-.bad { background: var(--bad); color: var(--bad-ink); border-left-color: #b8c2cc !important; font-size: 13px !important; }
+.bad { background: var(--bad); color: var(--bad-ink); border-left-color: #b8c2cc !important; \
+font-size: 13px !important; }
 .sw.bad, .chip.bad { background: var(--bad); color: var(--bad-ink); }
 .dup { background: var(--dup); border-left-color: var(--dup-line) !important; }
 .ctx { background: var(--ctx); border-left-color: var(--ctx-line) !important; }
 .lang { background: var(--lang); border-left-color: var(--lang-line) !important; }
 p.blk[title] { cursor: help; }
-.of { float: right; font-size: 11.5px; color: #8a4b0f; background: #fff7ee; border: 1px solid var(--dup-line);
-      border-radius: 4px; padding: 0 5px; margin-left: 8px; font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
+.of { float: right; font-size: 11.5px; color: #8a4b0f; background: #fff7ee; \
+border: 1px solid var(--dup-line);
+      border-radius: 4px; padding: 0 5px; margin-left: 8px; \
+font-family: ui-monospace, "DejaVu Sans Mono", monospace; }
 p.more { color: var(--muted); font-style: italic; font-size: 13px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12.5px; }
 """
@@ -672,7 +699,8 @@ FUNNEL_COLUMNS = [
     Column("tokens", "tokens", "int"),
 ]
 CAPTION = (
-    '10-gram occurrences; "duplicate": occurrences of the 10-grams seen 2+ times, "distinct duplicate": '
+    '10-gram occurrences; "duplicate": occurrences of the 10-grams seen 2+ times, "distinct '
+    'duplicate": '
     "those 10-gram types"
 )
 DUPLICATE_COLUMNS = [
@@ -744,7 +772,8 @@ def _with_main_f1(scores: pd.DataFrame) -> pd.DataFrame:
 
 def main_content_overview(boilerplate: pd.DataFrame) -> pd.DataFrame:
     """One row per extractor: its main-content F1 on each gold set (bag of words, or snippets where
-    the set has snippets), their mean over the sets, and pages/s over all of them; best mean first."""
+    the set has snippets), their mean over the sets, and pages/s over
+    all of them; best mean first."""
     per_set = _with_main_f1(boilerplate[boilerplate["dataset"] != "all"])
     table = per_set.pivot(index="extractor", columns="dataset", values="f1")
     table["mean"] = table.mean(axis=1, skipna=False)
@@ -774,7 +803,8 @@ def _cards(summary: dict) -> str:
 
     def card(value, label):
         items.append(
-            f'<div class="card"><div class="value">{value}</div><div class="label">{_esc(label)}</div></div>'
+            f'<div class="card"><div class="value">{value}</div><div class="label">'
+            f"{_esc(label)}</div></div>"
         )
 
     card(format_number(summary.get("records")), "WARC records read")
@@ -846,19 +876,23 @@ def funnel_section(files: ReportFiles) -> str:
 
 
 def duplicates_section(files: ReportFiles, summary: dict) -> str:
-    """Duplicate content before and after de-duplication (thesis Table 3.4) and the facts of the pass."""
+    """Duplicate content before and after de-duplication (thesis Table
+    3.4) and the facts of the pass."""
     duplicates = _read_tsv(files.duplicates)
     if duplicates is None or not len(duplicates):
         return ""
     duplicates = duplicates.assign(label=[CORPUS_LABELS.get(c, c) for c in duplicates["corpus"]])
     n = summary["measure_ngram"]
     body = (
-        f'<p class="lead">Duplicate content measured as in thesis Table 3.4: {n}-grams of all tokens '
+        f'<p class="lead">Duplicate content measured as in thesis Table 3.4: {n}-grams of all '
+        "tokens "
         "within blocks; a duplicate n-gram occurs twice or more in that corpus, and each of its "
         'occurrences is counted. "Before" is the exactly de-duplicated corpus (every tokenised '
         'block), "after block dedup" only the blocks kept by block de-duplication, "after '
-        'resemblance dedup" the thesis\' document-level comparison ("rsmbl. de-dupl"): one document '
-        "kept per cluster of min-hash resemblance above similarity.dedup_threshold (thesis: 0.9), all of "
+        'resemblance dedup" the thesis\' document-level comparison ("rsmbl. de-dupl"): one '
+        "document "
+        "kept per cluster of min-hash resemblance above similarity.dedup_threshold (thesis: 0.9), "
+        "all of "
         "its blocks.</p>"
     )
     body += (
@@ -883,8 +917,8 @@ def duplicates_section(files: ReportFiles, summary: dict) -> str:
     if summary.get("blocks_per_document_before") is not None:
         facts.append(
             f"Fragmentation: {summary['blocks_per_document_before']:.2f} text blocks per document "
-            f"before block de-duplication, {summary.get('blocks_per_document_after') or 0:.2f} after "
-            "(thesis: 3.56 → 3.85)."
+            f"before block de-duplication, {summary.get('blocks_per_document_after') or 0:.2f} "
+            "after (thesis: 3.56 → 3.85)."
         )
     body += "".join(f'<p class="note">{fact}</p>' for fact in facts)
     return _section("duplicates", "Duplicate content", body)
@@ -896,7 +930,8 @@ def boilerplate_section(files: ReportFiles) -> str:
     sweep = _exists(files.sweep_png)
     body = (
         '<p class="lead">jusText and the baselines on the human-annotated gold sets (thesis §2.9): '
-        "word-level precision, recall and F-scores on aligned text, bag-of-words scores, and snippet "
+        "word-level precision, recall and F-scores on aligned text, bag-of-words scores, and "
+        "snippet "
         "scores where the gold set lists snippets. Best word F1 per dataset in bold.</p>"
     )
     if boilerplate is not None and len(boilerplate):
@@ -913,20 +948,29 @@ def boilerplate_section(files: ReportFiles) -> str:
         ]
         body += (
             '<h3>Main-content F1 by gold set</h3><p class="note">Bag-of-words F1 over lower-cased '
-            "whitespace tokens (snippet F1 where the set lists snippets), micro-averaged over each set's "
-            'pages. "best", the learned preset, is scored leave-one-source-out: on each set by a model '
-            "trained without that set's source (CleanEval dev + final and msv-big9 + msv-chaos count as "
+            "whitespace tokens (snippet F1 where the set lists snippets), micro-averaged over each "
+            "set's "
+            'pages. "best", the learned preset, is scored leave-one-source-out: on each set by a '
+            "model "
+            "trained without that set's source (CleanEval dev + final and msv-big9 + msv-chaos "
+            "count as "
             "one source each), so its row says what to expect on pages of a site it never saw. "
-            '"best-adapted" is that held-out model after self-training on the set\'s own pages (its '
-            "confident labels of them, never their gold labels), as adapt.enabled does to a crawl. Look "
+            '"best-adapted" is that held-out model after self-training on the set\'s own pages '
+            "(its "
+            "confident labels of them, never their gold labels), as adapt.enabled does to a crawl. "
+            "Look "
             "at the mean, and at the sets where a peer beats it.</p>"
             f'<div class="scroll">{html_table(overview, columns)}</div>'
         )
         body += _languages_table(_read_tsv(files.boilerplate_languages))
         body += "<h3>All measures</h3>"
-        body += f'<div class="scroll">{html_table(boilerplate, shown, bold=_best_per_dataset(boilerplate, "word_f1"))}</div>'
+        measures = html_table(boilerplate, shown, bold=_best_per_dataset(boilerplate, "word_f1"))
+        body += f'<div class="scroll">{measures}</div>'
     else:
-        body += '<p class="missing">No gold-set evaluation in this run (results/stats/boilerplate.tsv is absent).</p>'
+        body += (
+            '<p class="missing">No gold-set evaluation in this run '
+            "(results/stats/boilerplate.tsv is absent).</p>"
+        )
     if fragmentation is not None and len(fragmentation):
         body += "<h3>Fragmentation (thesis Table 2.11)</h3>" + html_table(
             fragmentation, FRAGMENTATION_COLUMNS
@@ -936,16 +980,20 @@ def boilerplate_section(files: ReportFiles) -> str:
         shown = [c for c in SITE_COLUMNS if c.kind == "text" or site[c.key].notna().any()]
         body += (
             "<h3>Site-level boilerplate (Ikeda et al.) with jusText</h3>"
-            '<p class="note">Gold pages grouped by host; blocks mostly covered by the n-grams frequent '
-            "across a host's pages are marked. justext+site: marked blocks enter the context-sensitive "
-            "pass as bad (mode combine); justext-minus-site: removed after it; site-only: every block "
+            '<p class="note">Gold pages grouped by host; blocks mostly covered by the n-grams '
+            "frequent "
+            "across a host's pages are marked. justext+site: marked blocks enter the "
+            "context-sensitive "
+            "pass as bad (mode combine); justext-minus-site: removed after it; site-only: every "
+            "block "
             'but the marked ones. "multi-page hosts": the pages the marks can change.</p>'
             f'<div class="scroll">{html_table(site, shown)}</div>'
         )
     if sweep is not None:
         body += (
             "<h3>Parameter sweep (thesis Fig. 2.7 in small)</h3>"
-            '<p class="note">Word-level precision and recall as one jusText threshold at a time moves '
+            '<p class="note">Word-level precision and recall as one jusText threshold at a time '
+            "moves "
             "away from the default (grey line).</p>" + _img(file_data_uri(sweep), "parameter sweep")
         )
     return _section("boilerplate", "Boilerplate removal quality", body)
@@ -968,9 +1016,11 @@ def _languages_table(languages: pd.DataFrame | None) -> str:
         ),
     ]
     return (
-        '<h3>Main-content F1 by page language</h3><p class="note">The multilingual gold sets split by '
+        '<h3>Main-content F1 by page language</h3><p class="note">The multilingual gold sets split '
+        "by "
         "the language the extract stage guesses for each page (it picks the stop list). Look for a "
-        "language where an extractor falls well below its own mean: few pages make a noisy cell.</p>"
+        "language where an extractor falls well below its own mean: few pages make a noisy "
+        "cell.</p>"
         f'<div class="scroll">{html_table(table, columns)}</div>'
     )
 
@@ -993,13 +1043,15 @@ def stages_section(files: ReportFiles) -> str:
             ]
         )
         body = (
-            "<p class=\"lead\">Wall and CPU time from Snakemake's benchmark files, summed over each rule's "
-            "jobs (per-shard rules run one job per shard, in parallel); peak memory is the largest "
-            "resident set of any one job (thesis Table 3.7).</p>"
+            '<p class="lead">Wall and CPU time from Snakemake\'s benchmark files, summed over '
+            "each rule's jobs (per-shard rules run one job per shard, in parallel); peak memory "
+            "is the largest resident set of any one job (thesis Table 3.7).</p>"
         )
         body += (
-            '<p class="note">What to look for: the rule that dominates wall time is the one to give '
-            "more cores (per-shard rules) or a bigger node (dedup holds the duplicate n-grams); a peak "
+            '<p class="note">What to look for: the rule that dominates wall time is the one to '
+            "give "
+            "more cores (per-shard rules) or a bigger node (dedup holds the duplicate n-grams); a "
+            "peak "
             "memory near a rule's mem_mb is a job a larger crawl will run out of memory in.</p>"
         )
         body += _img(stage_chart(stages), "stage times chart")
@@ -1029,7 +1081,8 @@ def languages_section(files: ReportFiles) -> str:
     )
     if len(lengths):
         body += (
-            '<h3>Document lengths</h3><p class="note">What to look for: a corpus of articles has most '
+            '<h3>Document lengths</h3><p class="note">What to look for: a corpus of articles has '
+            "most "
             "documents between 100 and 2,000 words; a tall first bar means many pages kept only a "
             "stub — look at them in the sample below before building on them.</p>"
             + _img(length_chart(lengths), "document length histogram")
@@ -1045,8 +1098,10 @@ def sample_section(files: ReportFiles, sample_size: int) -> str:
         for k, label in BLOCK_KINDS.items()
     )
     body = (
-        '<p class="lead">Every block of a few documents, in page order, coloured by what happened to it. '
-        "Hover over a removed block for the reason; a duplicate block names the kept document whose "
+        '<p class="lead">Every block of a few documents, in page order, coloured by what happened '
+        "to it. "
+        "Hover over a removed block for the reason; a duplicate block names the kept document "
+        "whose "
         "text it copies.</p>"
     )
     body += f'<div class="legend">{legend}</div>'
@@ -1085,10 +1140,13 @@ def render_report(
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_esc(title)}</title><style>{CSS}</style></head><body><main>"
-        f'<h1>{_esc(title)}</h1><p class="lead">What the workflow did to the crawl: boilerplate removal '
-        "(jusText), language filtering, exact and block-level de-duplication (Pomikálek 2011, §3.6).</p>"
+        f'<h1>{_esc(title)}</h1><p class="lead">What the workflow did to the crawl: boilerplate '
+        "removal "
+        "(jusText), language filtering, exact and block-level de-duplication (Pomikálek 2011, "
+        "§3.6).</p>"
         f"<nav>{nav}</nav>{_cards(summary)}{''.join(sections)}"
-        "<footer>Generated by corpusbuilder (rule <code>report</code>) from results/stats and the work/ tables."
+        "<footer>Generated by corpusbuilder (rule <code>report</code>) from results/stats and the "
+        "work/ tables."
         "</footer></main></body></html>\n"
     )
 
