@@ -156,9 +156,13 @@ def clean_html_with(html: str | bytes, params: ExtractParams, stoplist: str | No
     """`clean_html_page` with its settings resolved once for many pages: ``params`` from
     `extract_params`, ``stoplist`` from `forced_stoplist` (None: the page's language decides)."""
     if isinstance(html, str):
-        body, charset = html.encode("utf-8", errors="surrogatepass"), "utf-8"
-    else:
+        # a lone surrogate (text decoded with surrogateescape) has no UTF-8: it becomes "?", the
+        # rest of the page stays valid UTF-8 and is decoded as it was given
+        body, charset = html.encode("utf-8", errors="replace"), "utf-8"
+    elif isinstance(html, bytes):
         body, charset = html, None
+    else:
+        raise TypeError(f"html: a str or bytes, not {type(html).__name__}")
     return _page(clean_page(body, charset, params, stoplist))
 
 

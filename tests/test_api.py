@@ -104,6 +104,13 @@ def test_the_config_applies_under_the_chosen_preset(tmp_path):
     assert clean_html("<html><body>  </body></html>") == ""
 
 
+def test_text_with_a_lone_surrogate_is_cleaned_and_other_types_are_refused():
+    page = ARTICLE.replace("forget about the time", "forget \udcff the time")
+    assert "forget ? the time" in clean_html(page, preset="default")
+    with pytest.raises(TypeError, match="str or bytes"):
+        clean_html(None)  # type: ignore[arg-type]
+
+
 # --------------------------------------------------------------------------- iter_documents
 
 RECORDS = [
@@ -221,16 +228,24 @@ def python_blocks(path) -> str:
     return "\n".join(re.findall(r"^```python\n(.*?)^```", path.read_text(), re.M | re.S))
 
 
+def shown_output(path) -> str:
+    """A regular expression of what the ```text blocks of a Markdown file show the examples
+    print, in order; a line "..." stands for any lines."""
+    lines = "".join(re.findall(r"^```text\n(.*?)^```", path.read_text(), re.M | re.S)).splitlines()
+    return "\n".join(".*?" if line == "..." else re.escape(line.rstrip()) + " *" for line in lines)
+
+
 @pytest.mark.parametrize("path", DOCS_EXAMPLES, ids=lambda p: p.name)
 def test_the_python_examples_of_the_docs_run(path, monkeypatch, capsys):
     """Every ```python block of README.md and docs/python-api.md runs, from the checkout as the
-    reader's working directory (a file's blocks in order, sharing their names)."""
+    reader's working directory (a file's blocks in order, sharing their names); the API page
+    shows what its examples print."""
     if not path.exists():
         pytest.fail(f"{path.relative_to(REPO)} is missing")
     program = python_blocks(path)
-    if path.name == "python-api.md":
-        assert "iter_documents" in program and "clean_html" in program
     monkeypatch.chdir(REPO)
     exec(compile(program, str(path), "exec"), {"__name__": "__docs__"})
-    if program:
-        assert capsys.readouterr().out  # the examples print what they show
+    printed = capsys.readouterr().out
+    if path.name == "python-api.md":
+        assert "iter_documents" in program and "clean_html" in program
+        assert re.fullmatch(shown_output(path), printed.rstrip("\n"), re.S), printed
