@@ -11,6 +11,7 @@ where it is silent), and the `corpusbuilder` command calls them.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -187,23 +188,14 @@ def iter_documents(warc_path: str | Path, config: ConfigSource = None) -> Iterat
         raise ConfigError(
             f"{path}: not a WARC file (no WARC record at its start, plain or gzipped)"
         )
-    section = _config(config)["extract"]
-    params = ExtractParams.from_config(section)
-    check_model(params)
-    return _documents(path, params, section["preset"])
+    params, preset = _settings(_config_key(config), None)
+    return _documents(path, params, preset)
 
 
 def extract_params(config: ConfigSource = None, preset: str | None = None) -> ExtractParams:
     """The extract stage's settings from a config, with ``preset`` (None: the config's) in place
     of its preset; the config's single jusText thresholds still apply on top of it."""
-    section = dict(_config(config)["extract"])
-    if preset is not None:
-        if preset != BEST_PRESET and preset not in PRESETS:
-            raise ConfigError(f"preset {preset!r}: not one of {', '.join([*PRESETS, BEST_PRESET])}")
-        section["preset"] = preset
-    params = ExtractParams.from_config(section)
-    check_model(params)
-    return params
+    return _settings(_config_key(config), preset)[0]
 
 
 def forced_stoplist(language: str) -> str | None:
@@ -226,15 +218,38 @@ def _schema() -> dict:
     return load_schema()
 
 
-def _config(config: ConfigSource) -> dict[str, Any]:
-    """A config validated and filled with the schema's defaults (ConfigError names a bad key)."""
-    if config is None:
-        return validate_config({}, _schema())
-    if isinstance(config, Mapping):
-        return validate_config(dict(config), _schema())
+def _config_key(config: ConfigSource) -> tuple:
+    """A config as a key of `_settings`: a mapping by its JSON, a file by its path, the time it
+    was last written and its size (so an edited file is read again)."""
+    if config is None or isinstance(config, Mapping):
+        return ("mapping", json.dumps(config or {}, sort_keys=True, default=str))
     if isinstance(config, (str, Path)):
-        return load_config(Path(config))
+        path = Path(config).absolute()
+        try:
+            stat = path.stat()
+        except OSError:
+            return ("file", str(path), None)  # load_config says what is wrong with it
+        return ("file", str(path), stat.st_mtime_ns, stat.st_size)
     raise TypeError(f"config: a path, a mapping or None, not {type(config).__name__}")
+
+
+@lru_cache(maxsize=64)
+def _settings(key: tuple, preset: str | None) -> tuple[ExtractParams, str]:
+    """The extract settings of a config (`_config_key`) and the name of their preset, once per
+    config: validating a config costs more than cleaning a page, and a loop over pages calls
+    `clean_html` with the same one."""
+    if key[0] == "file":
+        config = load_config(Path(key[1]))
+    else:
+        config = validate_config(json.loads(key[1]), _schema())
+    section = dict(config["extract"])
+    if preset is not None:
+        if preset != BEST_PRESET and preset not in PRESETS:
+            raise ConfigError(f"preset {preset!r}: not one of {', '.join([*PRESETS, BEST_PRESET])}")
+        section["preset"] = preset
+    params = ExtractParams.from_config(section)
+    check_model(params)
+    return params, section["preset"]
 
 
 def _page(page: CleanedPage) -> Page:

@@ -99,6 +99,8 @@ def test_the_config_applies_under_the_chosen_preset(tmp_path):
     path.write_text("extract:\n  max_blocks: 2\n")
     with pytest.raises(ValueError, match="too-many-blocks"):
         clean_html(ARTICLE, config=path)
+    path.write_text("extract:\n  max_blocks: 5000\n")  # read again, once edited
+    assert clean_html(ARTICLE, config=str(path)) == clean_html(ARTICLE)
     with pytest.raises(ValueError, match="binary"):
         clean_html(b"\x00\x01\x02\x03" * 100)
     assert clean_html("<html><body>  </body></html>") == ""
