@@ -43,6 +43,19 @@ DEV_WARC = REPO.parent / "shared" / "datasets" / "crawl" / "dev" / "crawl-01.war
 SAMPLE_WARC = REPO / "resources" / "sample" / "sample-00.warc.gz"
 
 
+def page_bodies(warc: Path, limit: int) -> list[bytes]:
+    """The first ``limit`` HTML bodies of the WARC that clean (not binary, not too many blocks)."""
+    params, bodies = extract_params(), []
+    for record in iter_warc_records(warc, params):
+        try:
+            if record.body and len(bodies) < limit:
+                clean_page(record.body, None, params)
+                bodies.append(record.body)
+        except ValueError:
+            continue
+    return bodies
+
+
 def page_rounds(bodies: list[bytes], rounds: int) -> dict:
     """CPU seconds of each way over all pages, per round; the two alternate page by page."""
     params = extract_params()
@@ -99,9 +112,7 @@ def main() -> None:
     parser.add_argument("--warc-rounds", type=int, default=1, help="rounds over the whole WARC")
     parser.add_argument("--json", type=Path, default=RESULTS)
     args = parser.parse_args()
-    bodies = [
-        record.body for record in iter_warc_records(args.warc, extract_params()) if record.body
-    ][: args.limit]
+    bodies = page_bodies(args.warc, args.limit)
     corpusbuilder.clean_html(bodies[0])  # the model and stop lists loaded before timing
     pages = summary(page_rounds(bodies, args.rounds), len(bodies))
     warc_seconds, documents = warc_rounds(args.warc, args.warc_rounds)
