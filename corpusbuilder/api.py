@@ -126,7 +126,9 @@ def clean_html(
     ValueError for a page that cannot be cleaned (binary bytes, more blocks than
     extract.max_blocks).
     """
-    return clean_html_page(html, preset=preset, language=language, config=config).text
+    # the text alone: building every block's Paragraph cost an eighth of the page's time
+    page = _cleaned(html, extract_params(config, preset), forced_stoplist(language))
+    return _kept_text(page.blocks)
 
 
 def clean_html_paragraphs(
@@ -156,6 +158,10 @@ def clean_html_page(
 def clean_html_with(html: str | bytes, params: ExtractParams, stoplist: str | None) -> Page:
     """`clean_html_page` with its settings resolved once for many pages: ``params`` from
     `extract_params`, ``stoplist`` from `forced_stoplist` (None: the page's language decides)."""
+    return _page(_cleaned(html, params, stoplist))
+
+
+def _cleaned(html: str | bytes, params: ExtractParams, stoplist: str | None) -> CleanedPage:
     if isinstance(html, str):
         # a lone surrogate (text decoded with surrogateescape) has no UTF-8: it becomes "?", the
         # rest of the page stays valid UTF-8 and is decoded as it was given
@@ -164,7 +170,12 @@ def clean_html_with(html: str | bytes, params: ExtractParams, stoplist: str | No
         body, charset = html, None
     else:
         raise TypeError(f"html: a str or bytes, not {type(html).__name__}")
-    return _page(clean_page(body, charset, params, stoplist))
+    return clean_page(body, charset, params, stoplist)
+
+
+def _kept_text(blocks: list) -> str:
+    """The good blocks, white space inside each one space, a blank line between two."""
+    return "\n\n".join(" ".join(b.text.split()) for b in blocks if b.final_class == KEPT)
 
 
 def iter_documents(warc_path: str | Path, config: ConfigSource = None) -> Iterator[Document]:
@@ -287,14 +298,13 @@ def _documents(path: Path, params: ExtractParams, preset: str) -> Iterator[Docum
     if params.site_boilerplate.mode == "combine":
         records = _site_marked(list(records), params)
     for row, page in records:
-        blocks = page.blocks if page else []
-        kept = [" ".join(b.text.split()) for b in blocks if b.final_class == KEPT]
-        if kept:
+        text = _kept_text(page.blocks) if page else ""
+        if text:
             yield Document(
                 id=row["doc_id"],
                 url=row["uri"],
                 language=row["page_language"],
-                text="\n\n".join(kept),
+                text=text,
                 provenance=Provenance(
                     warc=warc,
                     record_index=row["record_index"],
