@@ -27,6 +27,7 @@ LAYERS = {
         "similarity",
     ],
     "measures": ["evaluation", "report"],
+    "api": ["api"],
     "command": ["cli"],
 }
 RANK = {module: rank for rank, modules in enumerate(LAYERS.values()) for module in modules}
@@ -135,3 +136,20 @@ def test_rules_spell_no_stage_file_path():
         text = smk.read_text()
         for pattern in patterns:
             assert f'"{pattern}' not in text, f"{smk.name} spells {pattern}"
+
+
+def test_the_library_reaches_the_api_only_from_the_command():
+    """corpusbuilder/__init__.py imports the API on first use of one of its names; the stages and
+    the rule scripts never use them (tests/imports.py counts the package's module level only)."""
+    import corpusbuilder
+
+    exported = set(corpusbuilder.__all__)
+    sources = [p for p in (REPO / LIBRARY).rglob("*.py") if p.name != "__init__.py"]
+    for path in [*sources, *sorted((REPO / "scripts").glob("*.py"))]:
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == LIBRARY:
+                used = {alias.name for alias in node.names} & exported
+                assert not used, f"{path.name} imports {used} from the package"
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                assert not (node.value.id == LIBRARY and node.attr in exported), path.name

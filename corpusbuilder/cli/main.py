@@ -15,28 +15,9 @@ from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 
 
 def _extract_params(args):
-    from corpusbuilder.extraction.extract import ExtractParams
+    from corpusbuilder.api import extract_params
 
-    params = ExtractParams.from_config(load_config(args.config)["extract"])
-    if getattr(args, "preset", None):
-        params = params.with_preset(args.preset)
-    return params
-
-
-def _stoplist_name(language: str) -> str | None:
-    """None for `auto`; else a stop list name, given as a name ("German") or ISO code ("de")."""
-    from corpusbuilder.common import stoplists
-
-    if language == "auto":
-        return None
-    names = {name.lower(): name for name in stoplists.available_stoplists()}
-    name = names.get(language.lower()) or stoplists.stoplist_name_for(language.lower())
-    if name is None:
-        raise ConfigError(
-            f"--language {language!r}: no stop list; use auto, an ISO 639-1 code or one of "
-            + ", ".join(sorted(names.values()))
-        )
-    return name
+    return extract_params(load_config(args.config), getattr(args, "preset", None))
 
 
 def _cleaned(
@@ -46,35 +27,38 @@ def _cleaned(
     what became of it: "cleaned", "skipped" (undecodable, too many blocks) or "no text"."""
     import json
 
-    from corpusbuilder.extraction.extract import TooManyBlocksError, UndecodableError, clean_page
+    from corpusbuilder.api import clean_html_with
+    from corpusbuilder.extraction.extract import TooManyBlocksError, UndecodableError
 
     try:
-        page = clean_page(body, None, params, stoplist_name)
+        page = clean_html_with(body, params, stoplist_name)
     except (UndecodableError, TooManyBlocksError) as error:
         print(f"{name}: skipped ({error})", file=sys.stderr)
         return (
             "" if fmt == "txt" else json.dumps({"file": name, "error": str(error)}) + "\n"
         ), "skipped"
-    status = "cleaned" if page.blocks else "no text"
+    status = "cleaned" if page.paragraphs else "no text"
     if status == "no text":
         # an empty output is then no verdict of the classifier: say so
         print(f"{name}: no text in the page", file=sys.stderr)
-    good = [" ".join(block.text.split()) for block in page.blocks if block.final_class == "good"]
+    good = [paragraph.text for paragraph in page.paragraphs if paragraph.kept]
     if fmt == "txt":
         return "".join(text + "\n" for text in good), status
     record = {
         "file": name,
         "language": page.language,
         "stoplist": page.stoplist,
-        "text": "\n\n".join(good),
+        "text": page.text,
         "paragraphs": good,
     }
     return json.dumps(record, ensure_ascii=False) + "\n", status
 
 
 def cmd_clean_html(args) -> int:
+    from corpusbuilder.api import forced_stoplist
+
     params = _extract_params(args)
-    stoplist_name = _stoplist_name(args.language)
+    stoplist_name = forced_stoplist(args.language)
     source, target = args.input, args.output
     if source != "-" and Path(source).is_dir():
         pages = sorted(Path(source).glob("*.html"))

@@ -10,7 +10,7 @@ language picks its stop list, and the blocks are classified by a jusText preset 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -252,6 +252,68 @@ class ShardSummary:
         self.reasons[key] = self.reasons.get(key, 0) + 1
 
 
+def check_model(params: ExtractParams) -> None:
+    """Raise ConfigError naming `extract.model` when the `best` preset's model cannot be loaded:
+    a fault of the setup, found before the first page rather than as every page's error row."""
+    if params.learned:
+        try:
+            load_model(params.model)
+        except (OSError, ValueError, KeyError) as error:
+            raise ConfigError(
+                f"config key 'extract.model': cannot load {params.model or 'the shipped model'}: "
+                f"{type(error).__name__}: {error}"
+            ) from None
+
+
+def cleaned_records(
+    warcs: Sequence[tuple[str, Path]],
+    shard: str,
+    params: ExtractParams,
+    summary: ShardSummary,
+    progress_every: int = 500,
+) -> Iterator[tuple[dict, CleanedPage | None]]:
+    """Every record of a shard's WARCs, ``(name, path)`` in crawl order, as its docs row and the
+    page cleaned from it (None unless the row's reason is ``ok``), counted into ``summary``.
+
+    A record's id is its WARC's name and its index there, so it is the same whichever shard
+    holds the WARC; ``record_index`` counts on across the shard's WARCs (crawl order). A WARC cut
+    short ends with its truncated row, and the next WARC is read all the same.
+    A fault of one page is that page's row (reason ``error-…``); a fault of the environment — an
+    I/O or memory error — is raised, and so is a RuntimeError after the last record when every
+    page failed, rather than hand on error rows that later stages take for a corpus."""
+    for warc, path in warcs:
+        for record in iter_warc_records(path, params):
+            row = _doc_row(shard, warc, summary.records, record)
+            summary.records += 1
+            page = None
+            if record.body is not None:
+                summary.attempted += 1
+                page = _clean_record(row, record.body, record.http_charset, params, summary)
+            if row["reason"] != "ok":
+                summary.count(row["reason"])
+                if row["reason"].startswith("truncated"):
+                    log.warning(
+                        "%s: reading stopped at offset %d: %s", warc, record.offset, row["reason"]
+                    )
+            yield row, page
+            if summary.records % progress_every == 0:
+                log.info(
+                    "%s: %d records, %d pages, %d blocks",
+                    shard,
+                    summary.records,
+                    summary.pages,
+                    summary.blocks,
+                )
+    failed = {
+        reason: count for reason, count in summary.reasons.items() if reason.startswith("error-")
+    }
+    if failed and sum(failed.values()) == summary.attempted:
+        raise RuntimeError(
+            f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
+            "machine, not of the pages; see the log"
+        )
+
+
 def extract_shard(
     warcs: Sequence[tuple[str, Path]],
     shard: str,
@@ -261,62 +323,20 @@ def extract_shard(
     progress_every: int = 500,
 ) -> ShardSummary:
     """Read a shard's WARCs, ``(name, path)`` in crawl order, and write its docs and blocks
-    tables (atomically, in batches).
-
-    A record's id is its WARC's name and its index there, so it is the same whichever shard
-    holds the WARC; ``record_index`` counts on across the shard's WARCs (crawl order). A WARC cut
-    short ends with its truncated row, and the next WARC is read all the same.
-    A fault of one page is that page's row (reason ``error-…``); a fault of the environment — an
-    unreadable model, an I/O or memory error — fails the job, and so does a shard in which every
-    page failed, rather than leave tables of error rows that later stages take for a corpus."""
-    if params.learned:
-        try:
-            load_model(params.model)
-        except (OSError, ValueError, KeyError) as error:
-            raise ConfigError(
-                f"config key 'extract.model': cannot load {params.model or 'the shipped model'}: "
-                f"{type(error).__name__}: {error}"
-            ) from None
+    tables (atomically, in batches): a row per record and per block, as `cleaned_records` yields
+    them. An unreadable model, an I/O or memory error, or a shard in which every page failed
+    fails the job, and no table is written."""
+    check_model(params)
     summary = ShardSummary()
     with (
         ParquetBatchWriter(docs_path, DOCS_SCHEMA) as docs,
         ParquetBatchWriter(blocks_path, BLOCKS_SCHEMA) as blocks_out,
     ):
-        for warc, path in warcs:
-            for record in iter_warc_records(path, params):
-                row = _doc_row(shard, warc, summary.records, record)
-                summary.records += 1
-                if record.body is not None:
-                    summary.attempted += 1
-                    _clean_into(row, record.body, record.http_charset, params, blocks_out, summary)
-                if row["reason"] != "ok":
-                    summary.count(row["reason"])
-                    if row["reason"].startswith("truncated"):
-                        log.warning(
-                            "%s: reading stopped at offset %d: %s",
-                            warc,
-                            record.offset,
-                            row["reason"],
-                        )
-                docs.append(row)
-                if summary.records % progress_every == 0:
-                    log.info(
-                        "%s: %d records, %d pages, %d blocks",
-                        shard,
-                        summary.records,
-                        summary.pages,
-                        summary.blocks,
-                    )
-        failed = {
-            reason: count
-            for reason, count in summary.reasons.items()
-            if reason.startswith("error-")
-        }
-        if failed and sum(failed.values()) == summary.attempted:  # raised here, no table is written
-            raise RuntimeError(
-                f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
-                "machine, not of the pages; see the log"
-            )
+        for row, page in cleaned_records(warcs, shard, params, summary, progress_every):
+            docs.append(row)
+            if page is not None:
+                for block_row in block_rows(row["doc_id"], page):
+                    blocks_out.append(block_row)
     if params.site_boilerplate.mode != "off":
         summary.good_blocks = mark_site_boilerplate(docs_path, blocks_path, params)
     log.info(
@@ -383,25 +403,22 @@ def _doc_row(shard: str, warc: str, record_index: int, record: WarcRecord) -> di
     }
 
 
-def _clean_into(
-    row: dict,
-    body: bytes,
-    http_charset: str | None,
-    params: ExtractParams,
-    blocks_out,
-    summary: ShardSummary,
-) -> None:
+def _clean_record(
+    row: dict, body: bytes, http_charset: str | None, params: ExtractParams, summary: ShardSummary
+) -> CleanedPage | None:
+    """Clean a record's body into ``row``; the page when it has blocks, else None (the row's
+    reason says why)."""
     try:
         page = clean_page(body, http_charset, params)
     except (UndecodableError, TooManyBlocksError) as error:
         row["reason"] = str(error)
-        return
+        return None
     except (OSError, MemoryError):
         raise  # the machine's fault, not the page's: the job fails rather than write an empty shard
     except Exception as error:  # noqa: BLE001 - one hostile page must not stop the shard
         log.exception("%s: cleaning failed", row["doc_id"])
         row["reason"] = f"error-{type(error).__name__}"
-        return
+        return None
     row.update(
         charset=page.charset,
         charset_source=page.charset_source,
@@ -412,7 +429,7 @@ def _clean_into(
     )
     if not page.blocks:
         row["reason"] = "no-text"
-        return
+        return None
     good = [b for b in page.blocks if b.final_class == "good"]
     row.update(
         outcome="ok",
@@ -424,22 +441,25 @@ def _clean_into(
     summary.pages += 1
     summary.blocks += len(page.blocks)
     summary.good_blocks += len(good)
+    return page
+
+
+def block_rows(doc_id: str, page: CleanedPage) -> Iterator[dict]:
+    """The blocks table's rows of a cleaned page, in page order."""
     for index, block in enumerate(page.blocks):
-        blocks_out.append(
-            {
-                "doc_id": row["doc_id"],
-                "block_index": index,
-                "text": block.text,
-                "dom_path": block.dom_path,
-                "xpath": block.xpath,
-                "heading": block.heading,
-                "n_chars": block.n_chars,
-                "n_words": block.n_words,
-                "n_stopwords": block.n_stopwords,
-                "link_density": block.link_density,
-                "stopword_density": block.stopword_density,
-                "cf_class": block.cf_class,
-                "final_class": block.final_class,
-                "site_boilerplate": False,
-            }
-        )
+        yield {
+            "doc_id": doc_id,
+            "block_index": index,
+            "text": block.text,
+            "dom_path": block.dom_path,
+            "xpath": block.xpath,
+            "heading": block.heading,
+            "n_chars": block.n_chars,
+            "n_words": block.n_words,
+            "n_stopwords": block.n_stopwords,
+            "link_density": block.link_density,
+            "stopword_density": block.stopword_density,
+            "cf_class": block.cf_class,
+            "final_class": block.final_class,
+            "site_boilerplate": False,
+        }
