@@ -55,8 +55,8 @@ class Files:
     dedup_tables: str = "work/dedup/shards"
     dedup: str = "work/dedup/shards/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
-    # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and out of
-    # work/dedup/, whose shards/ folder holds the per-shard tables)
+    # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and
+    # out of work/dedup/, whose shards/ folder holds the per-shard tables)
     dedup_state: str = "results/dedup_state.parquet"
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
     corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
@@ -194,9 +194,38 @@ STATE_SCHEMA = pa.schema(
 )
 STATE_ROW_GROUP = 1 << 16
 
-GOOD = "good"
 # the dedup columns that say which tokens of a partly kept block are gone
 REMOVED_PARTS = ("removed_starts", "removed_ends")
+
+# --------------------------------------------------------------------------- what a row says
+
+# a docs row's outcome (and reason) when extract cleaned the page — found blocks on it; any other
+# page is SKIPPED, and its reason says why
+CLEANED, SKIPPED = "ok", "skipped"
+# a block's final class (extract's, or block de-duplication's, which only demotes: to DUPLICATE, a
+# copy, or to BAD, a block left among copies). The words are jusText's (extraction.justext).
+GOOD, BAD, DUPLICATE = "good", "bad", "duplicate"
+
+
+def is_cleaned_page(outcome: str) -> bool:
+    """Did extract clean the page, by its docs row's ``outcome``."""
+    return outcome == CLEANED
+
+
+def cleaned_page_mask(docs: pd.DataFrame) -> pd.Series:
+    """`is_cleaned_page` of each docs row."""
+    return docs["outcome"] == CLEANED
+
+
+def is_kept_block(final_class: str) -> bool:
+    """Is the block kept, by its ``final_class`` (in the blocks or the dedup table)."""
+    return final_class == GOOD
+
+
+def kept_block_mask(blocks: pd.DataFrame) -> pd.Series:
+    """`is_kept_block` of each row of a blocks or dedup table."""
+    return blocks["final_class"] == GOOD
+
 
 # --------------------------------------------------------------------------- how it is read
 
@@ -348,7 +377,7 @@ def survivors(
         "page_language_probability",
         *PROVENANCE_COLUMNS,
     ]
-    documents = docs.loc[docs["outcome"] == "ok", [c for c in carried if c in docs]]
+    documents = docs.loc[cleaned_page_mask(docs), [c for c in carried if c in docs]]
     documents = documents.rename(
         columns={"page_language": "language", "page_language_probability": "language_score"}
     )
@@ -359,7 +388,7 @@ def survivors(
             [c for c in ("doc_id", "block_index", "final_class", *REMOVED_PARTS) if c in dedup]
         ]
         good = good.drop(columns="final_class").merge(verdict, on=["doc_id", "block_index"])
-    good = good.loc[good["final_class"] == GOOD]
+    good = good.loc[kept_block_mask(good)]
     if language is not None:
         kept = language.loc[language["kept"]]
         verdict = kept[[c for c in ("doc_id", "language", "probability") if c in kept]]
@@ -454,7 +483,7 @@ def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.nda
     de-duplication (all are, when it did not run)."""
     if dedup is None:
         return np.ones(len(blocks), dtype=bool)
-    good = dedup.loc[dedup["final_class"] == GOOD, ["doc_id", "block_index"]]
+    good = dedup.loc[kept_block_mask(dedup), ["doc_id", "block_index"]]
     keys = block_keys(blocks["doc_id"], blocks["block_index"])
     return np.asarray(keys.isin(block_keys(good["doc_id"], good["block_index"])), dtype=bool)
 
@@ -477,7 +506,7 @@ def kept_tokens(
     keep = np.repeat(good_after_dedup(blocks, dedup), np.diff(offsets))
     if dedup is None or "removed_starts" not in dedup:
         return keep
-    partly = dedup.loc[dedup["removed_starts"].notna() & (dedup["final_class"] == GOOD)]
+    partly = dedup.loc[dedup["removed_starts"].notna() & kept_block_mask(dedup)]
     row = block_keys(blocks["doc_id"], blocks["block_index"]).get_indexer(
         block_keys(partly["doc_id"], partly["block_index"])
     )
@@ -506,7 +535,8 @@ def dedup_state_metadata(path: Path | str) -> dict:
 
 
 def read_dedup_state(path: Path | str):
-    """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow array)."""
+    """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow
+    array)."""
     with pq.ParquetFile(path) as state:
         for group in range(state.metadata.num_row_groups):
             table = state.read_row_group(

@@ -47,6 +47,7 @@ def _cleaned(
     import json
 
     from corpusbuilder.extraction.extract import TooManyBlocksError, UndecodableError, clean_page
+    from corpusbuilder.tables import is_kept_block
 
     try:
         page = clean_page(body, None, params, stoplist_name)
@@ -59,7 +60,9 @@ def _cleaned(
     if status == "no text":
         # an empty output is then no verdict of the classifier: say so
         print(f"{name}: no text in the page", file=sys.stderr)
-    good = [" ".join(block.text.split()) for block in page.blocks if block.final_class == "good"]
+    good = [
+        " ".join(block.text.split()) for block in page.blocks if is_kept_block(block.final_class)
+    ]
     if fmt == "txt":
         return "".join(text + "\n" for text in good), status
     record = {
