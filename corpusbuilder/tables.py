@@ -243,7 +243,7 @@ def read_table(
     if optional:
         present = set(pq.read_schema(path).names)
         columns = [*(columns or []), *(name for name in optional if name in present)]
-    filters = [("final_class", "==", GOOD)] if good_only else []
+    filters: list[tuple] = [("final_class", "==", GOOD)] if good_only else []
     if doc_ids is not None:
         filters.append(("doc_id", "in", sorted(doc_ids)))
     return pd.read_parquet(path, columns=columns, filters=filters or None)
@@ -472,7 +472,7 @@ def read_duplicate_ngrams(paths: Path | str | Sequence[Path | str]) -> np.ndarra
             count, dtype = _npy_header(npy)
             if dtype != np.dtype("<u8"):
                 raise ValueError(f"{path}: G₂₊ holds {dtype} hashes, not uint64")
-            if npy.readinto(memoryview(hashes[filled : filled + count]).cast("B")) != count * 8:
+            if npy.readinto(hashes[filled : filled + count].data.cast("B")) != count * 8:
                 raise ValueError(f"{path}: G₂₊ part is shorter than its header says")
         filled += count
     return hashes

@@ -14,7 +14,7 @@ from corpusbuilder import tables
 # README "Architecture": a module imports its own layer or a lower one.
 LAYERS = {
     "base": ["common", "config", "download"],
-    "contracts": ["tables", "tokenfile"],
+    "contracts": ["tables", "tokenfile", "verdicts"],
     "stages": [
         "extraction",
         "language",

@@ -36,7 +36,7 @@ import json
 import logging
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -450,7 +450,7 @@ def read_benchmark(path: Path | str) -> dict[str, float]:
     return {"seconds": mean("s"), "cpu_seconds": mean("cpu_time"), "max_rss_mb": mean("max_rss")}
 
 
-def stage_times(files_by_rule: dict[str, Sequence[Path]]) -> pd.DataFrame:
+def stage_times(files_by_rule: Mapping[str, Sequence[Path]]) -> pd.DataFrame:
     """Per rule: jobs, summed wall and CPU seconds, the largest max_rss of any job, and its share
     of the summed wall time — pipeline order first, then other rules by name."""
     rows = []
