@@ -194,6 +194,7 @@ STATE_SCHEMA = pa.schema(
 )
 STATE_ROW_GROUP = 1 << 16
 
+GOOD = "good"
 # the dedup columns that say which tokens of a partly kept block are gone
 REMOVED_PARTS = ("removed_starts", "removed_ends")
 
@@ -202,9 +203,9 @@ REMOVED_PARTS = ("removed_starts", "removed_ends")
 # a docs row's outcome (and reason) when extract cleaned the page — found blocks on it; any other
 # page is SKIPPED, and its reason says why
 CLEANED, SKIPPED = "ok", "skipped"
-# a block's final class (extract's, or block de-duplication's, which only demotes: to DUPLICATE, a
-# copy, or to BAD, a block left among copies). The words are jusText's (extraction.justext).
-GOOD, BAD, DUPLICATE = "good", "bad", "duplicate"
+# a block's final class: GOOD (above) keeps it; block de-duplication only demotes a block, to
+# DUPLICATE (a copy) or to BAD (a block left among copies). The words are jusText's.
+BAD, DUPLICATE = "bad", "duplicate"
 
 
 def is_cleaned_page(outcome: str) -> bool:
@@ -472,7 +473,7 @@ def read_duplicate_ngrams(paths: Path | str | Sequence[Path | str]) -> np.ndarra
             count, dtype = _npy_header(npy)
             if dtype != np.dtype("<u8"):
                 raise ValueError(f"{path}: G₂₊ holds {dtype} hashes, not uint64")
-            if npy.readinto(hashes[filled : filled + count].data.cast("B")) != count * 8:
+            if npy.readinto(memoryview(hashes[filled : filled + count]).cast("B")) != count * 8:
                 raise ValueError(f"{path}: G₂₊ part is shorter than its header says")
         filled += count
     return hashes
@@ -488,6 +489,32 @@ def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.nda
     return np.asarray(keys.isin(block_keys(good["doc_id"], good["block_index"])), dtype=bool)
 
 
+def tokenised_blocks(
+    tokens: dict[str, np.ndarray], blocks: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """One row per block of a token file (`tokenfile.read_tokens`), in its order: doc_id,
+    block_index, tokens (its token count) and, given extract's ``blocks`` rows, their other
+    columns (null for a block they lack)."""
+    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    table = pd.DataFrame(
+        {
+            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)]
+            if len(doc_ids)
+            else np.empty(0, str),
+            "block_index": np.asarray(tokens["block_index"], np.int64),
+            "tokens": np.diff(np.asarray(tokens["block_offsets"], np.int64)),
+        }
+    )
+    if blocks is None:
+        return table
+    return table.merge(
+        blocks.astype({"block_index": np.int64}),
+        on=["doc_id", "block_index"],
+        how="left",
+        sort=False,
+    )
+
+
 def kept_tokens(
     tokens: dict[str, np.ndarray], dedup: pd.DataFrame | None, whole_chunks: bool = True
 ) -> np.ndarray:
@@ -496,14 +523,8 @@ def kept_tokens(
     holds it. With ``whole_chunks``, a whitespace chunk that keeps any token keeps all of them,
     as the kept text does (`tokenise.kept_chunks`)."""
     offsets = np.asarray(tokens["block_offsets"], np.int64)
-    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
-    blocks = pd.DataFrame(
-        {
-            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)] if len(doc_ids) else [],
-            "block_index": tokens["block_index"],
-        }
-    )
-    keep = np.repeat(good_after_dedup(blocks, dedup), np.diff(offsets))
+    blocks = tokenised_blocks(tokens)
+    keep = np.repeat(good_after_dedup(blocks, dedup), blocks["tokens"].to_numpy())
     if dedup is None or "removed_starts" not in dedup:
         return keep
     partly = dedup.loc[dedup["removed_starts"].notna() & kept_block_mask(dedup)]
@@ -535,8 +556,7 @@ def dedup_state_metadata(path: Path | str) -> dict:
 
 
 def read_dedup_state(path: Path | str):
-    """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow
-    array)."""
+    """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow array)."""
     with pq.ParquetFile(path) as state:
         for group in range(state.metadata.num_row_groups):
             table = state.read_row_group(
