@@ -35,13 +35,13 @@ from corpusbuilder.extraction.extract import (
 )
 from corpusbuilder.extraction.justext import PRESETS
 from corpusbuilder.extraction.site_boilerplate import mark_blocks
+from corpusbuilder.tables import is_kept_block
 
 #: A config: a YAML file in the workflow's format, the same as a mapping, or None (the
 #: schema's defaults). Only its `extract` section is read here.
 ConfigSource = str | Path | Mapping[str, Any] | None
 
 AUTO = "auto"
-KEPT = "good"
 
 
 @dataclass(frozen=True)
@@ -177,7 +177,7 @@ def _cleaned(html: str | bytes, params: ExtractParams, stoplist: str | None) -> 
 
 def _kept_text(blocks: list) -> str:
     """The good blocks, white space inside each one space, a blank line between two."""
-    return "\n\n".join(" ".join(b.text.split()) for b in blocks if b.final_class == KEPT)
+    return "\n\n".join(" ".join(b.text.split()) for b in blocks if is_kept_block(b.final_class))
 
 
 def iter_documents(warc_path: str | Path, config: ConfigSource = None) -> Iterator[Document]:
@@ -270,7 +270,7 @@ def _page(page: CleanedPage) -> Page:
         paragraphs=tuple(
             Paragraph(
                 text=" ".join(block.text.split()),
-                kept=block.final_class == KEPT,
+                kept=is_kept_block(block.final_class),
                 cf_class=block.cf_class,
                 final_class=block.final_class,
                 heading=block.heading,

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.tables import ShardTables, read_table
+from corpusbuilder.tables import ShardTables, cleaned_page_mask, read_table
 
 STAGES = ("records", "html_documents", "good_text", "language_kept", "exact_dedup_kept")
 
@@ -56,7 +56,7 @@ def funnel_counts(
     docs: pd.DataFrame, blocks: pd.DataFrame, language: pd.DataFrame, exact: pd.DataFrame
 ) -> FunnelCounts:
     """Count one shard from its extract docs and blocks, language table and exact decisions."""
-    ok = docs["outcome"] == "ok"
+    ok = cleaned_page_mask(docs)
     html_words = int(blocks.loc[blocks["doc_id"].isin(docs.loc[ok, "doc_id"]), "n_words"].sum())
     with_text = ok & (docs["n_good_blocks"] > 0)
     documents = {

@@ -198,6 +198,36 @@ GOOD = "good"
 # the dedup columns that say which tokens of a partly kept block are gone
 REMOVED_PARTS = ("removed_starts", "removed_ends")
 
+# --------------------------------------------------------------------------- what a row says
+
+# a docs row's outcome (and reason) when extract cleaned the page — found blocks on it; any other
+# page is SKIPPED, and its reason says why
+CLEANED, SKIPPED = "ok", "skipped"
+# a block's final class: GOOD (above) keeps it; block de-duplication only demotes a block, to
+# DUPLICATE (a copy) or to BAD (a block left among copies). The words are jusText's.
+BAD, DUPLICATE = "bad", "duplicate"
+
+
+def is_cleaned_page(outcome: str) -> bool:
+    """Did extract clean the page, by its docs row's ``outcome``."""
+    return outcome == CLEANED
+
+
+def cleaned_page_mask(docs: pd.DataFrame) -> pd.Series:
+    """`is_cleaned_page` of each docs row."""
+    return docs["outcome"] == CLEANED
+
+
+def is_kept_block(final_class: str) -> bool:
+    """Is the block kept, by its ``final_class`` (in the blocks or the dedup table)."""
+    return final_class == GOOD
+
+
+def kept_block_mask(blocks: pd.DataFrame) -> pd.Series:
+    """`is_kept_block` of each row of a blocks or dedup table."""
+    return blocks["final_class"] == GOOD
+
+
 # --------------------------------------------------------------------------- how it is read
 
 
@@ -348,7 +378,7 @@ def survivors(
         "page_language_probability",
         *PROVENANCE_COLUMNS,
     ]
-    documents = docs.loc[docs["outcome"] == "ok", [c for c in carried if c in docs]]
+    documents = docs.loc[cleaned_page_mask(docs), [c for c in carried if c in docs]]
     documents = documents.rename(
         columns={"page_language": "language", "page_language_probability": "language_score"}
     )
@@ -359,7 +389,7 @@ def survivors(
             [c for c in ("doc_id", "block_index", "final_class", *REMOVED_PARTS) if c in dedup]
         ]
         good = good.drop(columns="final_class").merge(verdict, on=["doc_id", "block_index"])
-    good = good.loc[good["final_class"] == GOOD]
+    good = good.loc[kept_block_mask(good)]
     if language is not None:
         kept = language.loc[language["kept"]]
         verdict = kept[[c for c in ("doc_id", "language", "probability") if c in kept]]
@@ -454,9 +484,35 @@ def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.nda
     de-duplication (all are, when it did not run)."""
     if dedup is None:
         return np.ones(len(blocks), dtype=bool)
-    good = dedup.loc[dedup["final_class"] == GOOD, ["doc_id", "block_index"]]
+    good = dedup.loc[kept_block_mask(dedup), ["doc_id", "block_index"]]
     keys = block_keys(blocks["doc_id"], blocks["block_index"])
     return np.asarray(keys.isin(block_keys(good["doc_id"], good["block_index"])), dtype=bool)
+
+
+def tokenised_blocks(
+    tokens: dict[str, np.ndarray], blocks: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """One row per block of a token file (`tokenfile.read_tokens`), in its order: doc_id,
+    block_index, tokens (its token count) and, given extract's ``blocks`` rows, their other
+    columns (null for a block they lack)."""
+    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    table = pd.DataFrame(
+        {
+            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)]
+            if len(doc_ids)
+            else np.empty(0, str),
+            "block_index": np.asarray(tokens["block_index"], np.int64),
+            "tokens": np.diff(np.asarray(tokens["block_offsets"], np.int64)),
+        }
+    )
+    if blocks is None:
+        return table
+    return table.merge(
+        blocks.astype({"block_index": np.int64}),
+        on=["doc_id", "block_index"],
+        how="left",
+        sort=False,
+    )
 
 
 def kept_tokens(
@@ -467,17 +523,11 @@ def kept_tokens(
     holds it. With ``whole_chunks``, a whitespace chunk that keeps any token keeps all of them,
     as the kept text does (`tokenise.kept_chunks`)."""
     offsets = np.asarray(tokens["block_offsets"], np.int64)
-    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
-    blocks = pd.DataFrame(
-        {
-            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)] if len(doc_ids) else [],
-            "block_index": tokens["block_index"],
-        }
-    )
-    keep = np.repeat(good_after_dedup(blocks, dedup), np.diff(offsets))
+    blocks = tokenised_blocks(tokens)
+    keep = np.repeat(good_after_dedup(blocks, dedup), blocks["tokens"].to_numpy())
     if dedup is None or "removed_starts" not in dedup:
         return keep
-    partly = dedup.loc[dedup["removed_starts"].notna() & (dedup["final_class"] == GOOD)]
+    partly = dedup.loc[dedup["removed_starts"].notna() & kept_block_mask(dedup)]
     row = block_keys(blocks["doc_id"], blocks["block_index"]).get_indexer(
         block_keys(partly["doc_id"], partly["block_index"])
     )

@@ -175,7 +175,7 @@ def test_default_extractor_decision_tree(words, density, expected):
 
 
 def test_main_content_overview_pivots_bag_of_words_and_snippet_f1():
-    from corpusbuilder.report.html_report import main_content_overview
+    from corpusbuilder.report.sections import main_content_overview
 
     rows = pd.DataFrame(
         [

@@ -39,7 +39,8 @@ from corpusbuilder.report.corpus_stats import (
     stage_times,
     write_corpus_stats,
 )
-from corpusbuilder.report.html_report import ReportFiles, corpus_languages, render_report
+from corpusbuilder.report.html_report import ReportFiles, render_report
+from corpusbuilder.report.joins import corpus_languages
 from corpusbuilder.tables import ShardTables
 
 # --- a hand-made corpus: 2 documents, 4 blocks -------------------------------------------------

@@ -25,7 +25,7 @@ from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, prel
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.tables import DEDUP_SCHEMA, GOOD, read_duplicate_ngrams, read_table
+from corpusbuilder.tables import DEDUP_SCHEMA, kept_block_mask, read_duplicate_ngrams, read_table
 from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")
@@ -435,7 +435,7 @@ def write_shard_outputs(
             justext,
             params,
         )
-        partly = table["removed_starts"].notna() & (table["final_class"] == GOOD)
+        partly = table["removed_starts"].notna() & kept_block_mask(table)
         stats.partly_kept_blocks += int(partly.sum())
         stats.removed_parts += int(table.loc[partly, "removed_starts"].map(len).sum())
         _count(stats, table)

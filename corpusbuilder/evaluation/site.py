@@ -25,13 +25,14 @@ from dataclasses import replace
 import pandas as pd
 
 from corpusbuilder.extraction.extract import ExtractParams
-from corpusbuilder.extraction.justext import GOOD, JustextParams, classify
+from corpusbuilder.extraction.justext import JustextParams, classify
 from corpusbuilder.extraction.site_boilerplate import (
     SiteBoilerplateParams,
     combined_classes,
     host_of,
     mark_blocks,
 )
+from corpusbuilder.tables import CLEANED, cleaned_page_mask, is_kept_block, kept_block_mask
 
 from .extractors import decoded_html, extraction_of_blocks, prepare_page
 from .gold import GoldPage, iter_dataset
@@ -69,7 +70,7 @@ def page_tables(
     for index, page in enumerate(pages):
         prepared = prepare_page(decoded_html(page, params), params).blocks
         cf, final = classify(prepared, justext)
-        docs.append({"doc_id": str(index), "uri": page.url or "", "outcome": "ok"})
+        docs.append({"doc_id": str(index), "uri": page.url or "", "outcome": CLEANED})
         blocks.extend(
             {
                 "doc_id": str(index),
@@ -91,7 +92,7 @@ def page_tables(
 def variant_keeps(page_blocks: pd.DataFrame, justext: JustextParams) -> dict[str, list[bool]]:
     """One page's blocks (extract's columns, `site_boilerplate` marked) → kept flags per variant."""
     marked = page_blocks["site_boilerplate"].tolist()
-    jt = (page_blocks["final_class"] == GOOD).tolist()
+    jt = kept_block_mask(page_blocks).tolist()
     _, combined = combined_classes(
         page_blocks["cf_class"].tolist(),
         page_blocks["final_class"].tolist(),
@@ -102,7 +103,7 @@ def variant_keeps(page_blocks: pd.DataFrame, justext: JustextParams) -> dict[str
     )
     return {
         "justext": jt,
-        "justext+site": [c == GOOD for c in combined],
+        "justext+site": [is_kept_block(c) for c in combined],
         "justext-minus-site": [k and not m for k, m in zip(jt, marked)],
         "site-only": [not m for m in marked],
     }
@@ -121,7 +122,7 @@ def score_variants(
     `blocks` must carry jusText's own classes (extract in mode off or mark) and the marks, made
     with hosts grouped across `docs` or, `per_shard`, within each shard (as extract does).
     """
-    pages = docs[docs["outcome"] == "ok"].set_index("doc_id")
+    pages = docs[cleaned_page_mask(docs)].set_index("doc_id")
     host = pages["uri"].map(host_of)
     group = (pages["shard"] + " " + host).where(host != "", "") if per_shard else host
     scored = [d for d in pages.index if d in gold]

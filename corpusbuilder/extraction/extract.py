@@ -32,7 +32,16 @@ from corpusbuilder.extraction.site_boilerplate import (
 )
 from corpusbuilder.extraction.warc import WarcRecord, iter_warc_records
 from corpusbuilder.language import load_identifier
-from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, read_table
+from corpusbuilder.tables import (
+    BLOCKS_SCHEMA,
+    CLEANED,
+    DOCS_SCHEMA,
+    SKIPPED,
+    is_cleaned_page,
+    is_kept_block,
+    kept_block_mask,
+    read_table,
+)
 
 log = logging.getLogger(__name__)
 
@@ -289,7 +298,7 @@ def cleaned_records(
             if record.body is not None:
                 summary.attempted += 1
                 page = _clean_record(row, record.body, record.http_charset, params, summary)
-            if row["reason"] != "ok":
+            if not is_cleaned_page(row["outcome"]):
                 summary.count(row["reason"])
                 if row["reason"].startswith("truncated"):
                     log.warning(
@@ -373,7 +382,7 @@ def mark_site_boilerplate(docs_path: Path, blocks_path: Path, params: ExtractPar
         int(blocks["site_boilerplate"].sum()),
         len(blocks),
     )
-    return int((blocks["final_class"] == "good").sum())
+    return int(kept_block_mask(blocks).sum())
 
 
 def _doc_row(shard: str, warc: str, record_index: int, record: WarcRecord) -> dict:
@@ -395,7 +404,7 @@ def _doc_row(shard: str, warc: str, record_index: int, record: WarcRecord) -> di
         "page_language": None,
         "page_language_probability": None,
         "stoplist": None,
-        "outcome": "skipped",
+        "outcome": SKIPPED,
         "reason": record.reason,
         "n_blocks": 0,
         "n_good_blocks": 0,
@@ -429,11 +438,11 @@ def _clean_record(
     )
     if not page.blocks:
         row["reason"] = "no-text"
-        return None
-    good = [b for b in page.blocks if b.final_class == "good"]
+    return None
+    good = [b for b in page.blocks if is_kept_block(b.final_class)]
     row.update(
-        outcome="ok",
-        reason="ok",
+        outcome=CLEANED,
+        reason=CLEANED,
         n_blocks=len(page.blocks),
         n_good_blocks=len(good),
         n_good_words=sum(b.n_words for b in good),

@@ -33,6 +33,7 @@ from corpusbuilder.common.stoplists import (
     writes_without_spaces,
 )
 from corpusbuilder.config import dataclass_values
+from corpusbuilder.tables import BAD, CLEANED, GOOD, SKIPPED, is_kept_block
 
 
 @dataclass(frozen=True)
@@ -481,12 +482,12 @@ def text_collection_tables(
         sample = " ".join(" ".join(lines[body]).split())[:language_sample_chars]
         code, probability = identify_sample(sample)
         stoplist, stopwords = stoplist_for(code, stoplist_fallback)
-        parts = [("bad", lines[: body.start]), ("good", lines[body]), ("bad", lines[body.stop :])]
+        parts = [(BAD, lines[: body.start]), (GOOD, lines[body]), (BAD, lines[body.stop :])]
         by_characters = stoplist == PAGE and writes_without_spaces(code)
         if stoplist == PAGE:
             stopwords = page_stoplist(paragraphs(lines), by_characters)
         rows = _block_rows(doc_id, parts, stopwords, by_characters)
-        good = [row for row in rows if row["final_class"] == "good"]
+        good = [row for row in rows if is_kept_block(row["final_class"])]
         docs.append(
             {
                 "doc_id": doc_id,
@@ -502,8 +503,8 @@ def text_collection_tables(
                 "page_language": code,
                 "page_language_probability": float(probability),
                 "stoplist": stoplist,
-                "outcome": "ok" if good else "skipped",
-                "reason": "ok" if good else "no-text",
+                "outcome": CLEANED if good else SKIPPED,
+                "reason": CLEANED if good else "no-text",
                 "n_blocks": len(rows),
                 "n_good_blocks": len(good),
                 "n_good_words": sum(row["n_words"] for row in good),

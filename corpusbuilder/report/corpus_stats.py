@@ -52,7 +52,7 @@ from corpusbuilder.similarity.minhash import (
     resemblance_dedup,
     similar_pairs,
 )
-from corpusbuilder.tables import good_after_dedup, kept_tokens, read_table
+from corpusbuilder.tables import good_after_dedup, kept_tokens, read_table, tokenised_blocks
 from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.corpus_stats")
@@ -123,20 +123,6 @@ class ShardFiles:
     tokens: Path
     blocks: Path
     dedup: Path | None = None
-
-
-def tokenised_blocks(tokens: dict) -> pd.DataFrame:
-    """One row per tokenised block: doc_id, block_index, tokens (its token count)."""
-    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
-    return pd.DataFrame(
-        {
-            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)]
-            if len(doc_ids)
-            else np.empty(0, str),
-            "block_index": np.asarray(tokens["block_index"], np.int64),
-            "tokens": np.diff(np.asarray(tokens["block_offsets"], np.int64)),
-        }
-    )
 
 
 def block_ngrams(
@@ -262,15 +248,8 @@ def measure_corpus(
     dedup_ran = False
     for shard in shards:
         tokens = read_tokens(shard.tokens)
-        table = tokenised_blocks(tokens)
         columns = ["doc_id", "block_index", "n_words"] + (["text"] if resemblance else [])
-        words = read_table(shard.blocks, columns)
-        table = table.merge(
-            words.astype({"block_index": np.int64}),
-            on=["doc_id", "block_index"],
-            how="left",
-            sort=False,
-        )
+        table = tokenised_blocks(tokens, read_table(shard.blocks, columns))
         dedup = None
         if shard.dedup is not None:
             dedup_ran = True
