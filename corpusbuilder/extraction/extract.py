@@ -438,7 +438,7 @@ def _clean_record(
     )
     if not page.blocks:
         row["reason"] = "no-text"
-    return None
+        return None
     good = [b for b in page.blocks if is_kept_block(b.final_class)]
     row.update(
         outcome=CLEANED,
