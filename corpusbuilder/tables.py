@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.io import atomic_path, npy_header
 
 # --------------------------------------------------------------------------- where
 
@@ -271,9 +271,15 @@ class ShardTables:
             root / FILES.blocks.format(shard=shard),
             root / FILES.language.format(shard=shard),
             root / FILES.exact.format(shard=shard),
-            root / FILES.dedup.format(shard=shard) if dedup else None,
+            root / dedup_table(shard) if dedup else None,
             shard,
         )
+
+
+def dedup_table(shard: str) -> str:
+    """Block de-duplication's table of ``shard`` (`FILES.dedup`), whichever job wrote it: a file
+    of the sequential job's folder, or the partitioned mode's per-shard job output."""
+    return FILES.dedup.format(shard=shard)
 
 
 # --------------------------------------------------------------------------- what survives
@@ -410,24 +416,13 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
     return survivors(docs, blocks, language, exact, dedup)
 
 
-def _npy_header(npy) -> tuple[int, np.dtype]:
-    """Length and dtype of an open .npy, left positioned at its data."""
-    version = np.lib.format.read_magic(npy)
-    shape, _, dtype = (
-        np.lib.format.read_array_header_1_0(npy)
-        if version == (1, 0)
-        else np.lib.format.read_array_header_2_0(npy)
-    )
-    return int(np.prod(shape)), dtype
-
-
 def duplicate_ngram_count(paths: Path | str | Sequence[Path | str]) -> int:
     """|G₂₊|: the hashes its parts hold, from their headers alone."""
     paths = [paths] if isinstance(paths, (str, Path)) else paths
     total = 0
     for path in paths:
         with open(path, "rb") as npy:
-            total += _npy_header(npy)[0]
+            total += npy_header(npy)[0]
     return total
 
 
@@ -440,7 +435,7 @@ def read_duplicate_ngrams(paths: Path | str | Sequence[Path | str]) -> np.ndarra
     filled = 0
     for path in paths:
         with open(path, "rb") as npy:
-            count, dtype = _npy_header(npy)
+            count, dtype = npy_header(npy)
             if dtype != np.dtype("<u8"):
                 raise ValueError(f"{path}: G₂₊ holds {dtype} hashes, not uint64")
             if npy.readinto(memoryview(hashes[filled : filled + count]).cast("B")) != count * 8:

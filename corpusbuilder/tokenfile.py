@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.io import atomic_path, npy_header
 
 
 @dataclass
@@ -96,13 +96,16 @@ def read_token_stream(path: Path | str) -> TokenStream:
 def _npy_member(archive: zipfile.ZipFile, name: str):
     """An open member of an .npz positioned at its data, with its dtype and length."""
     member = archive.open(f"{name}.npy")
-    version = np.lib.format.read_magic(member)
-    shape, _, dtype = (
-        np.lib.format.read_array_header_1_0(member)
-        if version == (1, 0)
-        else np.lib.format.read_array_header_2_0(member)
-    )
-    return member, dtype, int(np.prod(shape))
+    count, dtype = npy_header(member)
+    return member, dtype, count
+
+
+def token_count(path: Path | str) -> int:
+    """The tokens of a token file, from its header alone (members are uncompressed .npy)."""
+    with zipfile.ZipFile(path) as archive:
+        member, _, count = _npy_member(archive, "token_hash")
+        member.close()
+    return count
 
 
 def read_token_pieces(

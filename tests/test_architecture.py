@@ -135,3 +135,26 @@ def test_rules_spell_no_stage_file_path():
         text = smk.read_text()
         for pattern in patterns:
             assert f'"{pattern}' not in text, f"{smk.name} spells {pattern}"
+
+
+def test_one_reader_of_the_npy_header():
+    """The .npy header is parsed in one place (common.io.npy_header): the token file's members,
+    G₂₊'s parts and dedup's memory check all go through it (issue 37)."""
+    for module, path in library_modules().items():
+        if module != "corpusbuilder.common.io":
+            assert "read_magic(" not in path.read_text(), f"{module} parses an .npy header"
+
+
+def test_only_tokenfile_opens_the_token_file():
+    """Stages take the token file's members from tokenfile, never from the archive itself."""
+    for module, path in library_modules().items():
+        source = path.read_text()
+        if unit(module) != "tokenfile":
+            assert "token_hash.npy" not in source and "zipfile" not in source, module
+
+
+def test_one_function_names_a_shards_dedup_table():
+    """A shard's dedup table path is `tables.dedup_table`, not spelled from FILES.dedup anew in
+    each script or rule (issue 37)."""
+    for path in [*(REPO / "scripts").glob("*.py"), *(REPO / "rules").glob("*.smk")]:
+        assert "FILES.dedup.format" not in path.read_text(), path.name

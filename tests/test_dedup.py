@@ -968,8 +968,8 @@ def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp
         DedupMemoryError,
         check_dedup_memory,
         dedup_memory_mb_by_sizes,
-        token_count,
     )
+    from corpusbuilder.tokenfile import token_count
 
     shards = write_corpus(
         tmp_path, {"s0": [("a", [para()]), ("b", [para()])], "s1": [("c", [para(), para()])]}

@@ -22,13 +22,11 @@ from __future__ import annotations
 import logging
 import math
 import os
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
 from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.tokenfile import token_count
 
 log = logging.getLogger("corpusbuilder.dedup")
 
@@ -45,18 +43,6 @@ TOKEN_FILE_BYTES_PER_TOKEN = 12
 
 class DedupMemoryError(ValueError):
     """The dedup job's `resources.mem_mb` cannot hold what it needs."""
-
-
-def token_count(tokens_path: Path | str) -> int:
-    """The tokens of a token file, from its header alone (`tokenfile`: uncompressed .npy members)."""
-    with zipfile.ZipFile(tokens_path) as archive, archive.open("token_hash.npy") as member:
-        version = np.lib.format.read_magic(member)
-        shape, _, _ = (
-            np.lib.format.read_array_header_1_0(member)
-            if version == (1, 0)
-            else np.lib.format.read_array_header_2_0(member)
-        )
-    return int(np.prod(shape))
 
 
 def dedup_memory_mb_by_sizes(
