@@ -89,10 +89,16 @@ class ShardNgrams:
 
 
 def shard_ngrams(
-    tokens: dict, params: DedupParams, store, blocks: pd.DataFrame | None = None
+    tokens: dict,
+    params: DedupParams,
+    store,
+    blocks: pd.DataFrame | None = None,
+    seen_starts: np.ndarray | None = None,
 ) -> ShardNgrams:
     """Hash every n-gram of a shard's tokens at once and keep the duplicate ones (with `blocks`,
-    the shard's blocks.parquet, every block of its pages for the context-sensitive pass)."""
+    the shard's blocks.parquet, every block of its pages for the context-sensitive pass). With
+    `seen_starts` (sorted; the partitioned mode, no `store`), the duplicate n-grams are those
+    starting at these words, and their handles are their positions in it."""
     keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
     words, word_offsets, kept_tokens = select_tokens(
         np.asarray(tokens["token_hash"], np.uint64),
@@ -106,7 +112,11 @@ def shard_ngrams(
     )
     hashes, starts = ngram_hashes(words, word_offsets, params.n)
     hashes = truncate_hashes(hashes, params.hash_bits)
-    duplicate, handles = store.locate(hashes)
+    if seen_starts is None:
+        duplicate, handles = store.locate(hashes)
+    else:
+        duplicate = np.isin(starts, seen_starts, assume_unique=True)
+        handles = np.searchsorted(seen_starts, starts[duplicate])
     block_doc = np.asarray(tokens["block_doc"], np.int32)
     doc_ids = [str(d) for d in tokens["doc_ids"]]
     doc_blocks = np.searchsorted(block_doc, np.arange(len(doc_ids) + 1)).astype(np.int64)
