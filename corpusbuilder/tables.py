@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpusbuilder.common.io import atomic_path, npy_header
+from corpusbuilder.common.io import atomic_path, npy_header, write_row_groups
 
 # --------------------------------------------------------------------------- where
 
@@ -55,6 +55,17 @@ class Files:
     dedup_tables: str = "work/dedup/shards"
     dedup: str = "work/dedup/shards/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
+    # dedup.mode partitioned (corpusbuilder.dedup.partitioned): a shard's n-gram occurrences, a
+    # row group per hash range; per range, each document's n-grams and duplicate ones; the
+    # documents' processing ranks and each shard's document count; per range, the occurrences
+    # already seen, a row group per shard; per shard, its counts and its output n-grams
+    dedup_occurrences: str = "work/dedup/occurrences/{shard}.parquet"
+    dedup_counts: str = "work/dedup/counts/{partition}.npy"
+    dedup_order: str = "work/dedup/order.npy"
+    dedup_documents: str = "work/dedup/documents.npy"
+    dedup_seen: str = "work/dedup/seen/{partition}.parquet"
+    dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
+    dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
     # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and out of
     # work/dedup/, whose shards/ folder holds the per-shard tables)
     dedup_state: str = "results/dedup_state.parquet"
@@ -193,6 +204,19 @@ STATE_SCHEMA = pa.schema(
     ]
 )
 STATE_ROW_GROUP = 1 << 16
+
+# dedup.mode partitioned: an n-gram occurrence (hash, document in its shard, first word in the
+# shard's word positions); and one already seen, with the document holding its n-gram first
+# (its index in crawl order over the corpus, and its id)
+OCCURRENCE_SCHEMA = pa.schema([("hash", pa.uint64()), ("doc", pa.int32()), ("start", pa.int32())])
+SEEN_SCHEMA = pa.schema(
+    [
+        ("doc", pa.int32()),
+        ("start", pa.int32()),
+        ("owner", pa.int64()),
+        ("owner_id", pa.string()),
+    ]
+)
 
 GOOD = "good"
 # the dedup columns that say which tokens of a partly kept block are gone
@@ -512,3 +536,67 @@ def read_dedup_state(path: Path | str):
                 table.column("doc_rank").to_numpy(),
                 table.column("doc_id").combine_chunks(),
             )
+
+
+def write_occurrences(parts: Sequence[np.ndarray], path: Path | str) -> None:
+    """A shard's n-gram occurrences (structured arrays of hash, doc, start), a row group per
+    hash range, so that range p's job reads row group p."""
+    write_row_groups(
+        [
+            pa.table(
+                {name: part[name] for name in OCCURRENCE_SCHEMA.names}, schema=OCCURRENCE_SCHEMA
+            )
+            for part in parts
+        ],
+        path,
+    )
+
+
+def read_occurrences(path: Path | str, partition: int, dtype: np.dtype) -> np.ndarray:
+    """Hash range `partition` of a shard's occurrences, as a structured array of `dtype`."""
+    with pq.ParquetFile(path) as file:
+        table = file.read_row_group(partition, use_threads=False)
+    rows = np.empty(table.num_rows, dtype)
+    for name in OCCURRENCE_SCHEMA.names:
+        rows[name] = table.column(name).to_numpy()
+    return rows
+
+
+def write_seen(parts: Sequence[pd.DataFrame], path: Path | str) -> None:
+    """One hash range's seen occurrences, a row group per shard (in crawl order)."""
+    write_row_groups(
+        [pa.Table.from_pandas(part, schema=SEEN_SCHEMA, preserve_index=False) for part in parts],
+        path,
+    )
+
+
+def read_seen(paths: Sequence[Path | str], shard: int) -> pd.DataFrame:
+    """Shard `shard`'s seen occurrences of every hash range."""
+    parts = []
+    for path in paths:
+        with pq.ParquetFile(path) as file:
+            parts.append(file.read_row_group(shard, use_threads=False).to_pandas())
+    return pd.concat(parts, ignore_index=True)
+
+
+def write_array(array: np.ndarray, path: Path | str) -> None:
+    """A plain .npy (the partitioned mode's per-document counts and ranks), atomically."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as out:
+        np.save(out, array)
+
+
+def read_array(path: Path | str) -> np.ndarray:
+    return np.load(path, allow_pickle=False)
+
+
+def read_duplicate_ngram_range(paths: Sequence[Path | str], low: int, high: int) -> np.ndarray:
+    """The hashes of G₂₊ in [low, high) (high may be 2⁶⁴), from whichever of its parts hold
+    them: each part is mapped, and only its slice in the range is read."""
+    found = []
+    for path in paths:
+        part = np.load(path, mmap_mode="r")
+        first = int(np.searchsorted(part, np.uint64(low)))
+        last = len(part) if high >= 2**64 else int(np.searchsorted(part, np.uint64(high)))
+        if last > first:
+            found.append(np.array(part[first:last], np.uint64))
+    return np.concatenate(found) if found else np.empty(0, np.uint64)

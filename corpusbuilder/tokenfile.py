@@ -100,12 +100,18 @@ def _npy_member(archive: zipfile.ZipFile, name: str):
     return member, dtype, count
 
 
-def token_count(path: Path | str) -> int:
-    """The tokens of a token file, from its header alone (members are uncompressed .npy)."""
+def token_count(path: Path | str, field: str = "token_hash") -> int:
+    """The tokens of a token file (or the length of another of its fields), from its header
+    alone (members are uncompressed .npy)."""
     with zipfile.ZipFile(path) as archive:
-        member, _, count = _npy_member(archive, "token_hash")
+        member, _, count = _npy_member(archive, field)
         member.close()
     return count
+
+
+def document_count(path: Path | str) -> int:
+    """The documents of a token file, from its header alone."""
+    return token_count(path, "doc_ids")
 
 
 def read_token_pieces(

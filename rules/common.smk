@@ -15,7 +15,11 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
     )
 
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
-from corpusbuilder.dedup.memory import dedup_memory_mb_by_sizes
+from corpusbuilder.dedup.memory import (
+    TOKEN_FILE_BYTES_PER_TOKEN,
+    dedup_memory_mb_by_sizes,
+    partitioned_memory_mb,
+)
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download import group_sources, resolve_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
@@ -170,7 +174,10 @@ def export_inputs(wildcards):
         for stage in ["docs", "blocks", "language", "exact"]
     }
     if config["dedup"]["enabled"]:
-        inputs["dedup"] = FILES.dedup_tables
+        # the sequential job's one folder, or the partitioned mode's table of this shard
+        inputs["dedup"] = (
+            FILES.dedup.format(**wildcards) if DEDUP_PARTITIONED else FILES.dedup_tables
+        )
     return inputs
 
 
@@ -245,3 +252,23 @@ onstart:
             "this config's input (an earlier run over other WARCs); they are not part of this "
             "corpus. Remove them with: rm " + " ".join(stale)
         )
+
+
+# dedup.mode partitioned: jobs per shard and per hash range (rules/dedup.smk)
+DEDUP_PARTITIONED = config["dedup"]["mode"] == "partitioned"
+DEDUP_PARTITIONS = config["dedup"]["partitions"]
+
+
+def partitioned_mem_mb(job):
+    """A partitioned dedup job's memory with a fifth to spare, from its token files' sizes
+    (corpusbuilder.dedup.memory.partitioned_memory_mb; documents are bounded by tokens)."""
+
+    def mem_mb(wildcards, input):
+        tokens = sum(
+            os.path.getsize(p) for p in input.tokens if os.path.exists(p)
+        ) // TOKEN_FILE_BYTES_PER_TOKEN
+        return math.ceil(
+            1.2 * partitioned_memory_mb(job, tokens, tokens // 50, DEDUP_PARTITIONS)
+        )
+
+    return mem_mb

@@ -87,7 +87,11 @@ def test_text_first_seen_in_a_removed_block_counts_as_seen(tmp_path):
         "B": "duplicate",
         "C": "duplicate",
     }
-    assert many.set_index("doc_id").duplicate_of.fillna("").to_dict() == {"A": "", "B": "A", "C": "B"}
+    assert many.set_index("doc_id").duplicate_of.fillna("").to_dict() == {
+        "A": "",
+        "B": "A",
+        "C": "B",
+    }
     # every other row is the same
     same = one.doc_id != "C"
     pd.testing.assert_frame_equal(

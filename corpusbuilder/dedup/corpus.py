@@ -440,9 +440,6 @@ def write_shard_outputs(
             justext,
             params,
         )
-        partly = table["removed_starts"].notna() & (table["final_class"] == GOOD)
-        stats.partly_kept_blocks += int(partly.sum())
-        stats.removed_parts += int(table.loc[partly, "removed_starts"].map(len).sum())
         _count(stats, table)
         write_table(
             pa.Table.from_pandas(
@@ -568,6 +565,11 @@ def shard_output(
 
 
 def _count(stats: DedupStats, table: pd.DataFrame) -> None:
+    """Add a shard's output table to the counts: blocks and words per final class, and the
+    blocks partly kept (sentence and span modes) with the parts they lost."""
+    partly = table["removed_starts"].notna() & (table["final_class"] == GOOD)
+    stats.partly_kept_blocks += int(partly.sum())
+    stats.removed_parts += int(table.loc[partly, "removed_starts"].map(len).sum())
     for cls, group in table.groupby("final_class"):
         stats.blocks[cls] = stats.blocks.get(cls, 0) + len(group)
         stats.words[cls] = stats.words.get(cls, 0) + int(group["n_words"].sum())

@@ -100,3 +100,25 @@ def check_dedup_memory(
             f"give it more with --set-resources dedup:mem_mb={need['total']}"
         )
     return need
+
+
+# dedup.mode partitioned: each job's memory from its inputs (docs/dedup-scale.md). Per n-gram
+# occurrence of what a job holds: the shard job's occurrences 16 B, hashed and sorted 48 B; a
+# range job's occurrences 16 B, filtered and ordered 64 B; per document 24 B (counts, ranks).
+OCCURRENCE_JOB_BYTES_PER_TOKEN = 64
+RANGE_JOB_BYTES_PER_OCCURRENCE = 80
+BYTES_PER_DOCUMENT = 24
+
+
+def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int) -> int:
+    """The memory of one job of the partitioned mode, in MB: `tokens` of its shard (occurrences,
+    shard) or of the corpus (counts, seen: it holds 1/`partitions` of them), `documents` of the
+    corpus (each range job and the order job hold a few numbers per document)."""
+    per_job = {
+        "occurrences": tokens * OCCURRENCE_JOB_BYTES_PER_TOKEN,
+        "counts": tokens / partitions * RANGE_JOB_BYTES_PER_OCCURRENCE,
+        "order": 0,
+        "seen": tokens / partitions * RANGE_JOB_BYTES_PER_OCCURRENCE,
+        "shard": tokens * LARGEST_SHARD_BYTES_PER_TOKEN,
+    }[job]
+    return math.ceil(MODULES_MB + (per_job + documents * BYTES_PER_DOCUMENT) / 2**20)

@@ -34,7 +34,9 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
+from corpusbuilder.common.io import write_table
 from corpusbuilder.dedup.corpus import (
     BLOCK_COLUMNS,
     DedupStats,
@@ -46,9 +48,11 @@ from corpusbuilder.dedup.corpus import (
 )
 from corpusbuilder.dedup.document import dedup_document
 from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
+from corpusbuilder.dedup.state import kept_ngrams, write_state_rows
 from corpusbuilder.extraction.justext import JustextParams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.ngrams.runs import partition_hash_range
+from corpusbuilder.tables import DEDUP_SCHEMA, read_dedup_state
 
 OCCURRENCE = np.dtype([("hash", "<u8"), ("doc", "<i4"), ("start", "<i4")])
 
@@ -275,7 +279,13 @@ def judge_document(
     bounds = np.arange(first, stop + 1) if params.level != "document" else np.array([first, stop])
     for u in np.flatnonzero(result.duplicate):
         b = result.unit_block[u]
-        owner = owner_index.setdefault(int(owner_of_unit[u]), len(owner_index))
+        # a unit may go with no seen n-gram of its own (a sentence its neighbours' n-grams
+        # cover): like the sequential job, it names no document (-1)
+        owner = (
+            owner_index.setdefault(int(owner_of_unit[u]), len(owner_index))
+            if owner_of_unit[u] >= 0
+            else -1
+        )
         if whole[b]:
             verdicts.duplicate_of[bounds[b] : bounds[b + 1]] = owner
         else:
@@ -359,3 +369,58 @@ def range_slice(hashes: np.ndarray, bounds: tuple[int, int]) -> slice:
     low = int(np.searchsorted(hashes, np.uint64(bounds[0])))
     high = len(hashes) if bounds[1] >= 2**64 else int(np.searchsorted(hashes, np.uint64(bounds[1])))
     return slice(low, high)
+
+
+def write_dedup_table(table: pd.DataFrame, path) -> None:
+    """A shard's verdicts (`judge_shard`) as the sequential job writes them."""
+    write_table(
+        pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
+        path,
+    )
+
+
+def sum_stats(parts: list[DedupStats]) -> DedupStats:
+    """The shards' counts summed: the one stats file the report reads."""
+    total = DedupStats()
+    for part in parts:
+        for name in (
+            "documents",
+            "documents_processed",
+            "tokens",
+            "partly_kept_blocks",
+            "removed_parts",
+        ):
+            setattr(total, name, getattr(total, name) + getattr(part, name))
+        for name in ("blocks", "words"):
+            for key, value in getattr(part, name).items():
+                getattr(total, name)[key] = getattr(total, name).get(key, 0) + value
+    return total
+
+
+def earlier_in_range(path, bounds: tuple[int, int], first_owner: int):
+    """An earlier corpus's state (`dedup.against`) in one hash range: its sorted hashes, the
+    owner index of each (`first_owner` + the document's rank in the state, after this corpus's
+    documents, as the sequential job numbers them) and the ids of those owners."""
+    hashes, owners, names = [], [], {}
+    for part, rank, ids in read_dedup_state(path):
+        mine = range_slice(part, bounds)
+        hashes.append(part[mine])
+        owners.append(first_owner + rank[mine].astype(np.int64))
+        names.update(
+            zip(owners[-1].tolist(), ids.slice(mine.start, mine.stop - mine.start).to_pylist())
+        )
+    return np.concatenate(hashes), np.concatenate(owners), names
+
+
+def shard_state_run(
+    tokens: dict, table: pd.DataFrame, params: DedupParams, first_rank: int, path
+) -> None:
+    """A shard's output n-grams, a sorted run of the state (`state.write_state_rows`) ranked from
+    `first_rank` (the shard's first document's rank in crawl order over every corpus merged)."""
+    hashes, docs = kept_ngrams(tokens, table, params)
+    hashes, first = np.unique(hashes, return_index=True)
+    docs = np.asarray(docs, np.int64)[first]
+    ids = np.asarray(tokens["doc_ids"]).astype(object)
+    write_state_rows(
+        path, [(hashes, (first_rank + docs).astype(np.int32), pa.array(ids[docs], pa.string()))], {}
+    )
