@@ -261,12 +261,14 @@ DEDUP_PARTITIONS = config["dedup"]["partitions"]
 
 def partitioned_mem_mb(job):
     """A partitioned dedup job's memory with a fifth to spare, from its token files' sizes
-    (corpusbuilder.dedup.memory.partitioned_memory_mb; documents are bounded by tokens)."""
+    (corpusbuilder.dedup.memory.partitioned_memory_mb; documents are bounded by tokens).
+    """
 
     def mem_mb(wildcards, input):
-        tokens = sum(
-            os.path.getsize(p) for p in input.tokens if os.path.exists(p)
-        ) // TOKEN_FILE_BYTES_PER_TOKEN
+        tokens = (
+            sum(os.path.getsize(p) for p in input.tokens if os.path.exists(p))
+            // TOKEN_FILE_BYTES_PER_TOKEN
+        )
         return math.ceil(
             1.2 * partitioned_memory_mb(job, tokens, tokens // 50, DEDUP_PARTITIONS)
         )

@@ -164,7 +164,9 @@ if DEDUP_PARTITIONED:
     rule dedup_merge:
         input:
             stats=expand(FILES.dedup_shard_stats, shard=SHARDS),
-            state_runs=expand(FILES.dedup_state_run, shard=SHARDS) if DEDUP_STATE else [],
+            state_runs=(
+                expand(FILES.dedup_state_run, shard=SHARDS) if DEDUP_STATE else []
+            ),
             duplicates=DUPLICATE_NGRAMS,
             documents=FILES.dedup_documents,
             against=AGAINST,
