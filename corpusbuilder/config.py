@@ -216,11 +216,6 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
             f"config key 'dedup.against': no such file: {base_dir / against} (give the "
             "results/dedup_state.parquet of the corpus built before)"
         )
-    if config["dedup"]["level"] in ("sentence", "span") and not config["tokenise"]["cjk_chars"]:
-        raise ConfigError(
-            f"config key 'dedup.level': {config['dedup']['level']} cuts blocks where the token file "
-            "counts tokens, and export counts them with tokenise.cjk_chars: true; set it back"
-        )
     if config["dedup"]["partial_low"] > config["dedup"]["partial_high"]:
         raise ConfigError(
             "config key 'dedup.partial_low': larger than dedup.partial_high, so the band of "

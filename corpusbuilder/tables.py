@@ -181,11 +181,14 @@ DEDUP_SCHEMA = pa.schema(
         ("dup_share", pa.float32()),  # of the block's words, covered by n-grams already output
         # sentence and span modes, a block that lost some parts and kept the rest (null otherwise):
         # the lost parts as token ranges [start, end) counted from the block's first token in the
-        # token file, and the document each copies; `survivors` hands the ranges on, and the
-        # block's text is what is left of it (tokenise.kept_chunks)
+        # token file (`kept_tokens`), and the document each copies; and the same parts as ranges
+        # of the block text's whitespace chunks (``text.split()``), which `survivors` hands on:
+        # the block's text is the chunks left (export.kept_text), no tokeniser needed
         ("removed_starts", pa.list_(pa.int32())),
         ("removed_ends", pa.list_(pa.int32())),
         ("removed_duplicate_of", pa.list_(pa.string())),
+        ("removed_chunk_starts", pa.list_(pa.int32())),
+        ("removed_chunk_ends", pa.list_(pa.int32())),
     ]
 )
 
@@ -219,8 +222,8 @@ SEEN_SCHEMA = pa.schema(
 )
 
 GOOD = "good"
-# the dedup columns that say which tokens of a partly kept block are gone
-REMOVED_PARTS = ("removed_starts", "removed_ends")
+# the dedup columns that say which whitespace chunks of a partly kept block's text are gone
+REMOVED_PARTS = ("removed_chunk_starts", "removed_chunk_ends")
 
 # --------------------------------------------------------------------------- how it is read
 
@@ -363,8 +366,8 @@ def survivors(
 
     A cleaned page (extract's outcome ``ok``) keeps the blocks classified good — by block
     de-duplication when it ran (``dedup``, which only ever demotes a block, and whose
-    ``removed_starts``/``removed_ends`` a partly kept block carries: `tokenise.kept_chunks` is its
-    text), else by extract;
+    ``removed_chunk_starts``/``removed_chunk_ends`` a partly kept block carries: `export.kept_text`
+    is its text), else by extract;
     the language stage drops whole documents and, with block-level filtering, single blocks; exact
     de-duplication drops copies. A document left with no block is not in the corpus. The
     document's language is the language stage's verdict when it ran, else the page language
@@ -484,7 +487,7 @@ def kept_tokens(
     """Per token of a shard's token file (`tokenfile.read_tokens`): does it survive block
     de-duplication — its block is good and no removed part of it (``removed_starts``/``ends``)
     holds it. With ``whole_chunks``, a whitespace chunk that keeps any token keeps all of them,
-    as the kept text does (`tokenise.kept_chunks`)."""
+    as the kept text does (`export.kept_text`)."""
     offsets = np.asarray(tokens["block_offsets"], np.int64)
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
     blocks = pd.DataFrame(

@@ -158,3 +158,14 @@ def test_one_function_names_a_shards_dedup_table():
     each script or rule (issue 37)."""
     for path in [*(REPO / "scripts").glob("*.py"), *(REPO / "rules").glob("*.smk")]:
         assert "FILES.dedup.format" not in path.read_text(), path.name
+
+
+def test_export_cuts_removed_parts_without_the_tokeniser():
+    """Dedup hands export its removed parts in whitespace chunks of the block text, so neither
+    export nor the report tokenises a block again to apply them (issue 37), and no config rule
+    ties tokenise.cjk_chars to dedup.level."""
+    for module, path in library_modules().items():
+        if unit(module) in ("export", "report"):
+            source = path.read_text()
+            assert "Vocabulary(" not in source and "chunk_ids(" not in source, module
+    assert "cjk_chars" not in (REPO / LIBRARY / "config.py").read_text()

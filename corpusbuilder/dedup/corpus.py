@@ -426,7 +426,7 @@ def write_shard_outputs(
     for s, (shard, shard_verdicts) in enumerate(zip(shards, plan.verdicts)):
         fields = ["doc_ids", "block_doc", "block_index"]
         if shard_verdicts.removed:  # parts to take from words to tokens
-            fields += ["block_offsets", "is_punct", "is_stop"]
+            fields += ["block_offsets", "is_punct", "is_stop", "chunk_start", "chunk_end"]
         tokens = (
             read_tokens(shard.tokens)
             if runs is not None
@@ -472,12 +472,13 @@ def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
 
 def removed_part_lists(
     verdicts: _BlockVerdicts, tokens: dict, params: DedupParams, all_ids: np.ndarray
-) -> tuple[pd.Series, pd.Series, pd.Series]:
+) -> tuple[pd.Series, ...]:
     """Per tokenised block, the parts removed from it — first token and the token after it,
-    counted from the block's first token — and the documents they duplicate (None for a block
-    kept whole or removed whole). A part's words are taken back to tokens: under a kind other
-    than `all`, punctuation at its edges stays."""
-    lists = [[None] * len(verdicts.share) for _ in range(3)]
+    counted from the block's first token — the documents they duplicate, and the same parts in
+    the block's whitespace chunks (`removed_chunks`), which export cuts the text with (None for
+    a block kept whole or removed whole). A part's words are taken back to tokens: under a kind
+    other than `all`, punctuation at its edges stays."""
+    lists = [[None] * len(verdicts.share) for _ in range(5)]
     if verdicts.removed:
         block, first, end, doc = np.array(verdicts.removed, np.int64).T
         order = np.lexsort((first, block))
@@ -485,22 +486,48 @@ def removed_part_lists(
         token_of_word = np.flatnonzero(
             kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
         )
-        block_start = np.asarray(tokens["block_offsets"], np.int64)[block]
-        first = token_of_word[first] - block_start
-        end = token_of_word[end - 1] + 1 - block_start
+        offsets = np.asarray(tokens["block_offsets"], np.int64)
+        first, end = token_of_word[first], token_of_word[end - 1] + 1
+        chunk_first, chunk_last = removed_chunks(first, end, offsets[block + 1], tokens)
+        first, end = first - offsets[block], end - offsets[block]
         cuts = np.flatnonzero(np.diff(block)) + 1
-        for b, f, e, d in zip(
+        for b, f, e, d, cf, cl in zip(
             block[np.r_[0, cuts]].tolist(),
             np.split(first, cuts),
             np.split(end, cuts),
             np.split(doc, cuts),
+            np.split(chunk_first, cuts),
+            np.split(chunk_last, cuts),
         ):
+            whole = cl > cf  # a part inside one chunk cuts none: the chunk stays whole
             lists[0][b], lists[1][b], lists[2][b] = (
                 f.tolist(),
                 e.tolist(),
                 all_ids[np.maximum(d, 0)].tolist(),
             )
+            lists[3][b], lists[4][b] = cf[whole].tolist(), cl[whole].tolist()
     return tuple(pd.Series(values, dtype=object) for values in lists)
+
+
+def removed_chunks(
+    first: np.ndarray, end: np.ndarray, block_end: np.ndarray, tokens: dict
+) -> tuple[np.ndarray, np.ndarray]:
+    """Removed token ranges [first, end) (shard-wide; `block_end`: the token after each one's
+    block) in their blocks' whitespace chunks (``text.split()``): the chunks all of whose tokens
+    go, with the chunks without a token that follow them (`tokenfile.TokenStream.chunk_end`). A
+    chunk the range cuts stays whole, as the kept text is written."""
+    chunk_start = np.asarray(tokens["chunk_start"], bool)
+    chunk_end = np.asarray(tokens["chunk_end"], np.int64)
+    offsets = np.asarray(tokens["block_offsets"], np.int64)
+    # where each token's chunk begins: where the chunk before it in its block ends, or 0
+    opener = np.maximum.accumulate(np.where(chunk_start, np.arange(len(chunk_start)), 0))
+    first_of_block = np.zeros(len(chunk_start) + 1, bool)
+    first_of_block[offsets[:-1]] = True
+    begin = np.where(first_of_block[opener], 0, chunk_end[np.maximum(opener - 1, 0)])
+    chunk_first = np.where(chunk_start[first], begin[first], chunk_end[first])
+    at_boundary = (end == block_end) | chunk_start[np.minimum(end, len(chunk_start) - 1)]
+    chunk_last = np.where(at_boundary, chunk_end[end - 1], begin[end - 1])
+    return chunk_first, chunk_last
 
 
 def shard_output(
@@ -516,7 +543,9 @@ def shard_output(
     they copy.
     Pages without a duplicate block keep jusText's classes."""
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
-    starts, ends, removed_of = removed_part_lists(verdicts, tokens, params, all_ids)
+    starts, ends, removed_of, chunk_starts, chunk_ends = removed_part_lists(
+        verdicts, tokens, params, all_ids
+    )
     keyed = pd.DataFrame(
         {
             "doc_id": doc_ids[np.asarray(tokens["block_doc"])],
@@ -529,6 +558,8 @@ def shard_output(
             "removed_starts": starts,
             "removed_ends": ends,
             "removed_duplicate_of": removed_of,
+            "removed_chunk_starts": chunk_starts,
+            "removed_chunk_ends": chunk_ends,
         }
     )
     table = blocks.loc[blocks["doc_id"].isin(set(doc_ids)), BLOCK_COLUMNS]

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.common.io import atomic_path
+from corpusbuilder.export import kept_text
 from corpusbuilder.tables import (
     REMOVED_PARTS,
     ShardTables,
@@ -44,7 +45,6 @@ from corpusbuilder.tables import (
     read_survivors,
     read_table,
 )
-from corpusbuilder.tokenise import kept_chunks
 
 log = logging.getLogger("corpusbuilder.report")
 
@@ -426,14 +426,15 @@ def _block_kinds(shard: ShardTables, blocks: pd.DataFrame) -> pd.DataFrame:
         duplicate_of=None,
         dup_share=np.nan,
         removed_starts=None,
-        removed_ends=None,
         removed_duplicate_of=None,
+        removed_chunk_starts=None,
+        removed_chunk_ends=None,
     )
     if shard.dedup is not None and _exists(shard.dedup):
         dedup = read_table(
             shard.dedup,
             ["doc_id", "block_index", "final_class", "duplicate_of", "dup_share"],
-            optional=[*REMOVED_PARTS, "removed_duplicate_of"],
+            optional=["removed_starts", "removed_duplicate_of", *REMOVED_PARTS],
         )
         merged = blocks[["doc_id", "block_index", "final_class"]].merge(
             dedup.rename(columns={"final_class": "after"}),
@@ -448,7 +449,7 @@ def _block_kinds(shard: ShardTables, blocks: pd.DataFrame) -> pd.DataFrame:
         )
         blocks["duplicate_of"] = merged["duplicate_of"].to_numpy(dtype=object)
         blocks["dup_share"] = merged["dup_share"].to_numpy()
-        for column in (*REMOVED_PARTS, "removed_duplicate_of"):  # sentence and span modes
+        for column in ("removed_starts", "removed_duplicate_of", *REMOVED_PARTS):  # sentence, span
             if column in merged:
                 blocks[column] = merged[column].to_numpy(dtype=object)
     if shard.language is not None and _exists(shard.language):
@@ -526,7 +527,7 @@ def sample_documents(shards: Sequence[ShardTables], size: int = 10) -> list[Samp
                         block.removed_starts, (list, np.ndarray)
                     ):
                         # a block partly kept (sentence and span modes): the text the corpus keeps
-                        text = kept_chunks(text, block.removed_starts, block.removed_ends)
+                        text = kept_text(text, block.removed_chunk_starts, block.removed_chunk_ends)
                         title = (
                             f"{len(block.removed_starts)} part(s) removed as duplicates of "
                             f"{', '.join(dict.fromkeys(block.removed_duplicate_of))}"
