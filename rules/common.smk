@@ -25,7 +25,7 @@ from corpusbuilder.download import group_sources, resolve_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.common.package_data import SHIPPED_MODEL
-from corpusbuilder.tables import FILES
+from corpusbuilder.tables import FILES, dedup_table
 
 if not config:
     raise WorkflowError(
@@ -114,6 +114,9 @@ EXTRACT_CFG = (
 AGAINST = [config["dedup"]["against"]] if config["dedup"]["against"] else []
 # ... and this corpus's, for the next (dedup.write_state)
 DEDUP_STATE = [FILES.dedup_state] if config["dedup"]["write_state"] else []
+# dedup.mode partitioned: jobs per shard and per hash range (rules/dedup.smk)
+DEDUP_PARTITIONED = config["dedup"]["mode"] == "partitioned"
+DEDUP_PARTITIONS = config["dedup"]["partitions"]
 
 # The n-gram list G2+ and the dedup pass must agree on n and on the token kind.
 NGRAM_CFG = {
@@ -141,6 +144,9 @@ def corpus_outputs():
         [FILES.corpus_jsonl, FILES.corpus_prevert, FILES.corpus_vert], shard=SHARDS
     )
     outputs.append("results/stats/funnel.tsv")
+    if config["dedup"]["enabled"] and DEDUP_PARTITIONED:
+        # the sequential job writes them beside its tables; here a job of their own does
+        outputs += [FILES.dedup_stats, *DEDUP_STATE]
     if config["similarity"]["enabled"]:
         outputs.append("results/stats/similar_pairs.parquet")
     return outputs
@@ -176,7 +182,7 @@ def export_inputs(wildcards):
     if config["dedup"]["enabled"]:
         # the sequential job's one folder, or the partitioned mode's table of this shard
         inputs["dedup"] = (
-            FILES.dedup.format(**wildcards) if DEDUP_PARTITIONED else FILES.dedup_tables
+            dedup_table(wildcards.shard) if DEDUP_PARTITIONED else FILES.dedup_tables
         )
     return inputs
 
@@ -252,11 +258,6 @@ onstart:
             "this config's input (an earlier run over other WARCs); they are not part of this "
             "corpus. Remove them with: rm " + " ".join(stale)
         )
-
-
-# dedup.mode partitioned: jobs per shard and per hash range (rules/dedup.smk)
-DEDUP_PARTITIONED = config["dedup"]["mode"] == "partitioned"
-DEDUP_PARTITIONS = config["dedup"]["partitions"]
 
 
 def partitioned_mem_mb(job):
