@@ -94,9 +94,11 @@ def duplicate_counts(
     base = np.concatenate(([0], np.cumsum(shard_documents))).astype(np.int64)
     counts = np.zeros((2, int(base[-1])), np.int32)
     for s, rows in enumerate(parts):
-        counts[0] += np.bincount(rows["doc"] + base[s], minlength=counts.shape[1]).astype(np.int32)
+        # each shard's documents only: the corpus-wide arrays are touched in its slice
+        mine = counts[:, base[s] : base[s + 1]]
+        mine[0] += np.bincount(rows["doc"], minlength=mine.shape[1]).astype(np.int32)
         dup = in_duplicates(rows, duplicates)
-        counts[1] += np.bincount(dup["doc"] + base[s], minlength=counts.shape[1]).astype(np.int32)
+        mine[1] += np.bincount(dup["doc"], minlength=mine.shape[1]).astype(np.int32)
     return counts
 
 
