@@ -328,8 +328,9 @@ def dedup_partitioned(
     workflow runs each as its own job on files): `shards` in crawl order, read with
     `read_tokens(shard)` and `read_blocks(shard)`; `duplicates` all of G₂₊ (sorted);
     `earlier`: an earlier corpus's state (sorted hashes, owner index of each, owner ids)."""
+    doc_ids = [read_tokens(s)["doc_ids"] for s in shards]
+    documents = [len(ids) for ids in doc_ids]
     occurrences = [shard_occurrences(read_tokens(s), params, partitions) for s in shards]
-    documents = [len(read_tokens(s)["doc_ids"]) for s in shards]
     ranges = [partition_hash_range(p, partitions) for p in range(partitions)]
     parts = [duplicates[range_slice(duplicates, r)] for r in ranges]
     counts = [
@@ -349,7 +350,7 @@ def dedup_partitioned(
                 else tuple(c[range_slice(earlier[0], ranges[p])] for c in earlier[:2]),
             ),
             documents,
-            lambda s: read_tokens(shards[s])["doc_ids"],
+            doc_ids.__getitem__,
             None if earlier is None else earlier[2],
         )
         for p in range(partitions)
