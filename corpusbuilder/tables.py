@@ -588,8 +588,10 @@ def write_array(array: np.ndarray, path: Path | str) -> None:
         np.save(out, array)
 
 
-def read_array(path: Path | str) -> np.ndarray:
-    return np.load(path, allow_pickle=False)
+def read_array(path: Path | str, mapped: bool = False) -> np.ndarray:
+    """A plain .npy; `mapped`: left on disk and paged in as it is read (a per-document array a
+    job looks up a few entries of)."""
+    return np.load(path, allow_pickle=False, mmap_mode="r" if mapped else None)
 
 
 def read_duplicate_ngram_range(paths: Sequence[Path | str], low: int, high: int) -> np.ndarray:

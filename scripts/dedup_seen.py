@@ -30,7 +30,7 @@ earlier = (
 seen = seen_occurrences(
     [read_occurrences(path, p, OCCURRENCE) for path in snakemake.input.occurrences],
     read_duplicate_ngram_range(snakemake.input.duplicates, *bounds),
-    read_array(snakemake.input.order),
+    read_array(snakemake.input.order, mapped=True),
     documents,
     None if earlier is None else earlier[:2],
 )

@@ -104,21 +104,23 @@ def check_dedup_memory(
 
 # dedup.mode partitioned: each job's memory from its inputs (docs/dedup-scale.md). Per n-gram
 # occurrence of what a job holds: the shard job's occurrences 16 B, hashed and sorted 48 B; a
-# range job's occurrences 16 B, filtered and ordered 64 B; per document 24 B (counts, ranks).
+# range job's occurrences 16 B, filtered and ordered 64 B. Per document of the corpus: the
+# counts job's two counts (8 B), the order job's sums, shares and ranks (24 B); the seen job maps
+# the ranks (clean page cache, not held).
 OCCURRENCE_JOB_BYTES_PER_TOKEN = 64
 RANGE_JOB_BYTES_PER_OCCURRENCE = 80
-BYTES_PER_DOCUMENT = 24
+BYTES_PER_DOCUMENT = {"occurrences": 0, "counts": 8, "order": 24, "seen": 0, "shard": 0}
 
 
 def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int) -> int:
     """The memory of one job of the partitioned mode, in MB: `tokens` of its shard (occurrences,
-    shard) or of the corpus (counts, seen: it holds 1/`partitions` of them), `documents` of the
-    corpus (each range job and the order job hold a few numbers per document)."""
-    per_job = {
+    shard) or of the corpus (counts, seen: each holds 1/`partitions` of them), `documents` of the
+    corpus."""
+    held = {
         "occurrences": tokens * OCCURRENCE_JOB_BYTES_PER_TOKEN,
         "counts": tokens / partitions * RANGE_JOB_BYTES_PER_OCCURRENCE,
         "order": 0,
         "seen": tokens / partitions * RANGE_JOB_BYTES_PER_OCCURRENCE,
         "shard": tokens * LARGEST_SHARD_BYTES_PER_TOKEN,
     }[job]
-    return math.ceil(MODULES_MB + (per_job + documents * BYTES_PER_DOCUMENT) / 2**20)
+    return math.ceil(MODULES_MB + (held + documents * BYTES_PER_DOCUMENT[job]) / 2**20)
