@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpusbuilder.common.io import atomic_path, npy_header, write_row_groups
+from corpusbuilder.common.io import atomic_path, npy_header, write_row_groups, write_table
 
 # --------------------------------------------------------------------------- where
 
@@ -66,6 +66,8 @@ class Files:
     dedup_seen: str = "work/dedup/seen/{partition}.parquet"
     dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
     dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
+    # similarity: a shard's exported documents' min-hash signatures
+    signatures: str = "work/similarity/{shard}.parquet"
     # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and out of
     # work/dedup/, whose shards/ folder holds the per-shard tables)
     dedup_state: str = "results/dedup_state.parquet"
@@ -605,3 +607,23 @@ def read_duplicate_ngram_range(paths: Sequence[Path | str], low: int, high: int)
         if last > first:
             found.append(np.array(part[first:last], np.uint64))
     return np.concatenate(found) if found else np.empty(0, np.uint64)
+
+
+def write_signatures(ids: Sequence[str], signatures: np.ndarray, path: Path | str) -> None:
+    """A shard's documents' ids and min-hash signatures (documents × k uint64)."""
+    k = signatures.shape[1]
+    column = pa.FixedSizeListArray.from_arrays(
+        pa.array(np.ascontiguousarray(signatures).reshape(-1), pa.uint64()), k
+    )
+    write_table(pa.table({"id": pa.array(list(ids), pa.string()), "signature": column}), path)
+
+
+def read_signatures(paths: Sequence[Path | str], k: int) -> tuple[list[str], np.ndarray]:
+    """Every shard's ids and signatures, in the order given."""
+    ids, rows = [], []
+    for path in paths:
+        table = pq.read_table(path)
+        ids += table.column("id").to_pylist()
+        flat = table.column("signature").combine_chunks().flatten().to_numpy()
+        rows.append(np.asarray(flat, np.uint64).reshape(-1, k))
+    return ids, np.vstack(rows) if rows else np.empty((0, k), np.uint64)

@@ -254,15 +254,30 @@ def resemblance_dedup(ids: Sequence[str], pairs: pd.DataFrame, threshold: float 
     return [ids[i] for i in np.flatnonzero(labels != np.arange(len(ids)))]
 
 
-def corpus_similar_pairs(
-    documents: Iterable[dict], threshold: float = 0.5, params: MinHashParams = MinHashParams()
-) -> pd.DataFrame:
-    """Exported-corpus documents ({"id", "paragraphs", ...}) → id_a, id_b, resemblance, cluster."""
+def corpus_signatures(
+    documents: Iterable[dict], params: MinHashParams = MinHashParams()
+) -> tuple[list[str], np.ndarray]:
+    """Exported-corpus documents ({"id", "paragraphs", ...}) → their ids and min-hash
+    signatures: the part of the stage linear in the words, run per shard."""
     ids, texts = [], []
     for doc in documents:
         ids.append(doc["id"])
         texts.append("\n".join(doc["paragraphs"]))
-    pairs = similar_pairs(document_signatures(texts, params), threshold, params)
+    return ids, document_signatures(texts, params)
+
+
+def corpus_similar_pairs(
+    documents: Iterable[dict], threshold: float = 0.5, params: MinHashParams = MinHashParams()
+) -> pd.DataFrame:
+    """Exported-corpus documents ({"id", "paragraphs", ...}) → id_a, id_b, resemblance, cluster."""
+    return signature_similar_pairs(*corpus_signatures(documents, params), threshold, params)
+
+
+def signature_similar_pairs(
+    ids: Sequence[str], signatures: np.ndarray, threshold: float, params: MinHashParams
+) -> pd.DataFrame:
+    """`corpus_similar_pairs` from the signatures (every shard's, in corpus order)."""
+    pairs = similar_pairs(signatures, threshold, params)
     labels = cluster_labels(len(ids), zip(pairs["a"], pairs["b"]))
     ids_array = np.array(ids, dtype=object)
     return pd.DataFrame(
