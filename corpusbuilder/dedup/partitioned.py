@@ -106,7 +106,9 @@ def document_order(counts: list[np.ndarray], order: str) -> np.ndarray:
     """Rank of each document of the corpus (crawl order) in the processing order: by increasing
     share of duplicate n-grams, ties in crawl order (§3.5), or crawl order alone. `counts`:
     `duplicate_counts` of every range, summed here."""
-    total = np.sum(np.stack(counts), axis=0, dtype=np.int64) if counts else np.zeros((2, 0))
+    total = np.zeros((2, len(counts[0][0]) if counts else 0), np.int64)
+    for part in counts:
+        total += part
     if order == "dup-share":
         share = np.divide(total[1], total[0], out=np.zeros(total.shape[1]), where=total[0] > 0)
         ranked = np.lexsort((np.arange(total.shape[1]), share))
@@ -268,9 +270,12 @@ def judge_document(
         params.span_repeat_ratio,
         shard.document_chunk_starts(d),
     )
-    whole = (
-        np.bincount(result.unit_block, weights=~result.duplicate, minlength=len(result.share)) == 0
+    # dedup_document always says where the units it judged lie
+    unit_block, unit_offsets = (
+        np.asarray(result.unit_block, np.int64),
+        np.asarray(result.unit_offsets, np.int64),
     )
+    whole = np.bincount(unit_block, weights=~result.duplicate, minlength=len(result.share)) == 0
     verdicts.share[first:stop] = result.share
     verdicts.duplicate[first:stop] = whole
     if not result.duplicate.any():
@@ -280,7 +285,7 @@ def judge_document(
     )
     bounds = np.arange(first, stop + 1) if params.level != "document" else np.array([first, stop])
     for u in np.flatnonzero(result.duplicate):
-        b = result.unit_block[u]
+        b = unit_block[u]
         # a unit may go with no seen n-gram of its own (a sentence its neighbours' n-grams
         # cover): like the sequential job, it names no document (-1)
         owner = (
@@ -294,8 +299,8 @@ def judge_document(
             verdicts.removed.append(
                 (
                     int(bounds[b]),
-                    int(result.unit_offsets[u]),
-                    int(result.unit_offsets[u + 1]),
+                    int(unit_offsets[u]),
+                    int(unit_offsets[u + 1]),
                     owner,
                 )
             )
@@ -347,7 +352,10 @@ def dedup_partitioned(
                 documents,
                 None
                 if earlier is None
-                else tuple(c[range_slice(earlier[0], ranges[p])] for c in earlier[:2]),
+                else (
+                    earlier[0][range_slice(earlier[0], ranges[p])],
+                    earlier[1][range_slice(earlier[0], ranges[p])],
+                ),
             ),
             documents,
             doc_ids.__getitem__,
@@ -404,7 +412,8 @@ def earlier_in_range(path, bounds: tuple[int, int], first_owner: int):
     """An earlier corpus's state (`dedup.against`) in one hash range: its sorted hashes, the
     owner index of each (`first_owner` + the document's rank in the state, after this corpus's
     documents, as the sequential job numbers them) and the ids of those owners."""
-    hashes, owners, names = [], [], {}
+    hashes, owners = [], []
+    names: dict[int, str] = {}
     for part, rank, ids in read_dedup_state(path):
         mine = range_slice(part, bounds)
         hashes.append(part[mine])
