@@ -118,3 +118,78 @@ def test_partitioned_removes_at_least_what_algorithm_3_1_removes(tmp_path, level
     gone_many = many.final_class == "duplicate"
     assert (gone_one & ~gone_many).sum() <= (gone_many & ~gone_one).sum()
     assert gone_many.sum() >= gone_one.sum() > 0
+
+
+def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path):
+    """dedup.against: the earlier corpus's n-grams are seen everywhere, owned by its documents;
+    the state merged from the shards' runs (rules dedup_shard, dedup_merge) is the sequential
+    job's, so it can be merged forward again."""
+    import dataclasses
+
+    from test_dedup import g2_with_state
+
+    from corpusbuilder.dedup.corpus import dedup_corpus
+    from corpusbuilder.dedup.partitioned import earlier_in_range, shard_state_run
+    from corpusbuilder.dedup.state import merge_state_runs, state_settings, write_state_rows
+    from corpusbuilder.tables import dedup_state_metadata
+
+    p1, p2, p3 = para(), para(), para()
+    shards = write_corpus(
+        tmp_path,
+        {
+            "a0": [("a0:1", [p1, p2]), ("a0:2", [p3])],
+            "b0": [("b0:1", [p1, para()]), ("b0:2", [para(), p2]), ("b0:3", [p3])],
+        },
+    )
+    params = DedupParams(n=N)
+    a = [dataclasses.replace(shards[0], output=tmp_path / "a" / "a0.parquet")]
+    dedup_corpus(
+        a,
+        g2_with_state(tmp_path, a, "dupA"),
+        None,
+        params,
+        PRESETS["default"],
+        state_path=tmp_path / "a.state.parquet",
+    )
+    b = [dataclasses.replace(shards[1], output=tmp_path / "b" / "b0.parquet")]
+    duplicates = g2_with_state(tmp_path, b, "dupB", tmp_path / "a.state.parquet")
+    dedup_corpus(
+        b,
+        duplicates,
+        None,
+        params,
+        PRESETS["default"],
+        against=tmp_path / "a.state.parquet",
+        state_path=tmp_path / "b.state.parquet",
+    )
+    tokens = read_tokens(b[0].tokens)
+    [(table, _)] = dedup_partitioned(
+        b,
+        np.load(duplicates),
+        params,
+        4,
+        PRESETS["default"],
+        lambda shard: read_tokens(shard.tokens),
+        lambda shard: pd.read_parquet(shard.blocks, columns=BLOCKS),
+        earlier_in_range(tmp_path / "a.state.parquet", (0, 2**64), len(tokens["doc_ids"])),
+    )
+    expected = pd.read_parquet(b[0].output)
+    pd.testing.assert_frame_equal(table[DEDUP_SCHEMA.names], expected)
+    assert table.set_index("doc_id").duplicate_of.dropna().to_dict() == {
+        "b0:1": "a0:1",
+        "b0:2": "a0:1",
+        "b0:3": "a0:2",
+    }
+    first_rank = dedup_state_metadata(tmp_path / "a.state.parquet")["next_rank"]
+    shard_state_run(tokens, table, params, first_rank, tmp_path / "run.parquet")
+    write_state_rows(
+        tmp_path / "p.state.parquet",
+        merge_state_runs([tmp_path / "a.state.parquet", tmp_path / "run.parquet"]),
+        {**state_settings(params), "next_rank": first_rank + len(tokens["doc_ids"])},
+    )
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(tmp_path / "p.state.parquet"), pd.read_parquet(tmp_path / "b.state.parquet")
+    )
+    assert dedup_state_metadata(tmp_path / "p.state.parquet") == dedup_state_metadata(
+        tmp_path / "b.state.parquet"
+    )
