@@ -19,7 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpusbuilder.common.io import atomic_path, npy_header, write_row_groups, write_table
+from corpusbuilder.common.io import atomic_path, npy_header, write_row_groups
 
 # --------------------------------------------------------------------------- where
 
@@ -584,18 +584,6 @@ def read_seen(paths: Sequence[Path | str], shard: int) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-def write_array(array: np.ndarray, path: Path | str) -> None:
-    """A plain .npy (the partitioned mode's per-document counts and ranks), atomically."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as out:
-        np.save(out, array)
-
-
-def read_array(path: Path | str, mapped: bool = False) -> np.ndarray:
-    """A plain .npy; `mapped`: left on disk and paged in as it is read (a per-document array a
-    job looks up a few entries of)."""
-    return np.load(path, allow_pickle=False, mmap_mode="r" if mapped else None)
-
-
 def read_duplicate_ngram_range(paths: Sequence[Path | str], low: int, high: int) -> np.ndarray:
     """The hashes of G₂₊ in [low, high) (high may be 2⁶⁴), from whichever of its parts hold
     them: each part is mapped, and only its slice in the range is read."""
@@ -608,22 +596,3 @@ def read_duplicate_ngram_range(paths: Sequence[Path | str], low: int, high: int)
             found.append(np.array(part[first:last], np.uint64))
     return np.concatenate(found) if found else np.empty(0, np.uint64)
 
-
-def write_signatures(ids: Sequence[str], signatures: np.ndarray, path: Path | str) -> None:
-    """A shard's documents' ids and min-hash signatures (documents × k uint64)."""
-    k = signatures.shape[1]
-    column = pa.FixedSizeListArray.from_arrays(
-        pa.array(np.ascontiguousarray(signatures).reshape(-1), pa.uint64()), k
-    )
-    write_table(pa.table({"id": pa.array(list(ids), pa.string()), "signature": column}), path)
-
-
-def read_signatures(paths: Sequence[Path | str], k: int) -> tuple[list[str], np.ndarray]:
-    """Every shard's ids and signatures, in the order given."""
-    ids, rows = [], []
-    for path in paths:
-        table = pq.read_table(path)
-        ids += table.column("id").to_pylist()
-        flat = table.column("signature").combine_chunks().flatten().to_numpy()
-        rows.append(np.asarray(flat, np.uint64).reshape(-1, k))
-    return ids, np.vstack(rows) if rows else np.empty((0, k), np.uint64)

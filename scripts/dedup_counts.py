@@ -3,13 +3,9 @@ occurrences (`occurrences`, crawl order) and of G₂₊ (`duplicates`, its parts
 n-grams and duplicate n-grams in that range (`counts`); `documents`: each shard's documents."""
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.dedup.partitioned import OCCURRENCE, duplicate_counts
+from corpusbuilder.dedup.partitioned import OCCURRENCE, duplicate_counts, write_array
 from corpusbuilder.ngrams.runs import partition_hash_range
-from corpusbuilder.tables import (
-    read_duplicate_ngram_range,
-    read_occurrences,
-    write_array,
-)
+from corpusbuilder.tables import read_duplicate_ngram_range, read_occurrences
 from corpusbuilder.tokenfile import document_count
 
 log = setup_logging(snakemake.log[0])

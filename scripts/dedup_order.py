@@ -5,8 +5,7 @@ import numpy as np
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.dedup.partitioned import document_order
-from corpusbuilder.tables import read_array, write_array
+from corpusbuilder.dedup.partitioned import document_order, read_array, write_array
 from corpusbuilder.tokenfile import document_count
 
 log = setup_logging(snakemake.log[0])

@@ -7,15 +7,11 @@ from corpusbuilder.dedup.partitioned import (
     OCCURRENCE,
     earlier_in_range,
     name_owners,
+    read_array,
     seen_occurrences,
 )
 from corpusbuilder.ngrams.runs import partition_hash_range
-from corpusbuilder.tables import (
-    read_array,
-    read_duplicate_ngram_range,
-    read_occurrences,
-    write_seen,
-)
+from corpusbuilder.tables import read_duplicate_ngram_range, read_occurrences, write_seen
 from corpusbuilder.tokenfile import read_tokens
 
 log = setup_logging(snakemake.log[0])

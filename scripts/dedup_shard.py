@@ -11,9 +11,14 @@ from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.dedup.corpus import BLOCK_COLUMNS
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.dedup.partitioned import judge_shard, shard_state_run, write_dedup_table
+from corpusbuilder.dedup.partitioned import (
+    judge_shard,
+    read_array,
+    shard_state_run,
+    write_dedup_table,
+)
 from corpusbuilder.extraction.extract import ExtractParams
-from corpusbuilder.tables import dedup_state_metadata, read_array, read_seen, read_table
+from corpusbuilder.tables import dedup_state_metadata, read_seen, read_table
 from corpusbuilder.tokenfile import read_tokens
 
 log = setup_logging(snakemake.log[0])

@@ -6,8 +6,11 @@ import pyarrow as pa
 
 from corpusbuilder.common.io import write_table
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.similarity.minhash import MinHashParams, signature_similar_pairs
-from corpusbuilder.tables import read_signatures
+from corpusbuilder.similarity.minhash import (
+    MinHashParams,
+    read_signatures,
+    signature_similar_pairs,
+)
 
 setup_logging(snakemake.log[0])
 section = snakemake.params.cfg

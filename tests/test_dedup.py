@@ -768,7 +768,7 @@ def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
     """The kept text holds whole whitespace chunks, and the kept tokens count it so: "word,"
     whose comma starts a removed span keeps its comma in both. Export cuts the text by chunks
     (`removed_chunks`), never tokenising it again."""
-    from corpusbuilder.dedup.corpus import removed_chunks
+    from corpusbuilder.dedup.sentences import removed_chunks
     from corpusbuilder.export import kept_text
     from corpusbuilder.tables import kept_tokens
 

@@ -230,10 +230,14 @@ def test_a_bucket_larger_than_max_bucket_still_gives_every_pair(copies):
 
 @pytest.mark.parametrize("bands", [None, 20])
 def test_signatures_per_shard_give_the_pairs_of_one_job(families, bands, tmp_path):
-    """The rule computes each shard's signatures in a job of its own (tables.write_signatures)
+    """The rule computes each shard's signatures in a job of its own (minhash.write_signatures)
     and pairs them in one: the pairs are those of the corpus in one go."""
-    from corpusbuilder.similarity.minhash import corpus_signatures, signature_similar_pairs
-    from corpusbuilder.tables import read_signatures, write_signatures
+    from corpusbuilder.similarity.minhash import (
+        corpus_signatures,
+        read_signatures,
+        signature_similar_pairs,
+        write_signatures,
+    )
 
     texts, _ = families
     params = MinHashParams(bands=bands)

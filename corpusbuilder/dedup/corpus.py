@@ -19,7 +19,11 @@ from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_af
 from corpusbuilder.dedup.document import dedup_document
 from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
 from corpusbuilder.dedup.provenance_log import Provenance
-from corpusbuilder.dedup.sentences import first_words_of_chunks, inner_sentence_starts
+from corpusbuilder.dedup.sentences import (
+    first_words_of_chunks,
+    inner_sentence_starts,
+    removed_chunks,
+)
 from corpusbuilder.dedup.spill import SpilledShards
 from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, preload_output
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
@@ -507,27 +511,6 @@ def removed_part_lists(
             )
             lists[3][b], lists[4][b] = cf[whole].tolist(), cl[whole].tolist()
     return tuple(pd.Series(values, dtype=object) for values in lists)
-
-
-def removed_chunks(
-    first: np.ndarray, end: np.ndarray, block_end: np.ndarray, tokens: dict
-) -> tuple[np.ndarray, np.ndarray]:
-    """Removed token ranges [first, end) (shard-wide; `block_end`: the token after each one's
-    block) in their blocks' whitespace chunks (``text.split()``): the chunks all of whose tokens
-    go, with the chunks without a token that follow them (`tokenfile.TokenStream.chunk_end`). A
-    chunk the range cuts stays whole, as the kept text is written."""
-    chunk_start = np.asarray(tokens["chunk_start"], bool)
-    chunk_end = np.asarray(tokens["chunk_end"], np.int64)
-    offsets = np.asarray(tokens["block_offsets"], np.int64)
-    # where each token's chunk begins: where the chunk before it in its block ends, or 0
-    opener = np.maximum.accumulate(np.where(chunk_start, np.arange(len(chunk_start)), 0))
-    first_of_block = np.zeros(len(chunk_start) + 1, bool)
-    first_of_block[offsets[:-1]] = True
-    begin = np.where(first_of_block[opener], 0, chunk_end[np.maximum(opener - 1, 0)])
-    chunk_first = np.where(chunk_start[first], begin[first], chunk_end[first])
-    at_boundary = (end == block_end) | chunk_start[np.minimum(end, len(chunk_start) - 1)]
-    chunk_last = np.where(at_boundary, chunk_end[end - 1], begin[end - 1])
-    return chunk_first, chunk_last
 
 
 def shard_output(

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from corpusbuilder.common.io import write_table
+from corpusbuilder.common.io import atomic_path, write_table
 from corpusbuilder.dedup.corpus import (
     BLOCK_COLUMNS,
     DedupStats,
@@ -436,3 +437,18 @@ def shard_state_run(
     write_state_rows(
         path, [(hashes, (first_rank + docs).astype(np.int32), pa.array(ids[docs], pa.string()))], {}
     )
+
+
+# --- the jobs' per-document arrays (counts, ranks): files between this stage's jobs only
+
+
+def write_array(array: np.ndarray, path: Path | str) -> None:
+    """A plain .npy (the partitioned mode's per-document counts and ranks), atomically."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as out:
+        np.save(out, array)
+
+
+def read_array(path: Path | str, mapped: bool = False) -> np.ndarray:
+    """A plain .npy; `mapped`: left on disk and paged in as it is read (a per-document array a
+    job looks up a few entries of)."""
+    return np.load(path, allow_pickle=False, mmap_mode="r" if mapped else None)

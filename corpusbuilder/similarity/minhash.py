@@ -22,7 +22,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
+from corpusbuilder.common.io import write_table
 from corpusbuilder.config import dataclass_values
 
 MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -340,3 +343,24 @@ def simhash(fingerprints: np.ndarray, weights: np.ndarray | None = None) -> np.u
 
 def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.bitwise_count(np.bitwise_xor(a, b))
+
+
+# --------------------------------------------------------------------------- the stage's job files
+def write_signatures(ids: Sequence[str], signatures: np.ndarray, path: Path | str) -> None:
+    """A shard's documents' ids and min-hash signatures (documents × k uint64)."""
+    k = signatures.shape[1]
+    column = pa.FixedSizeListArray.from_arrays(
+        pa.array(np.ascontiguousarray(signatures).reshape(-1), pa.uint64()), k
+    )
+    write_table(pa.table({"id": pa.array(list(ids), pa.string()), "signature": column}), path)
+
+
+def read_signatures(paths: Sequence[Path | str], k: int) -> tuple[list[str], np.ndarray]:
+    """Every shard's ids and signatures, in the order given."""
+    ids, rows = [], []
+    for path in paths:
+        table = pq.read_table(path)
+        ids += table.column("id").to_pylist()
+        flat = table.column("signature").combine_chunks().flatten().to_numpy()
+        rows.append(np.asarray(flat, np.uint64).reshape(-1, k))
+    return ids, np.vstack(rows) if rows else np.empty((0, k), np.uint64)
