@@ -262,12 +262,14 @@ onstart:
 
 def partitioned_mem_mb(job):
     """A partitioned dedup job's memory with a fifth to spare, from its token files' sizes
-    (corpusbuilder.dedup.memory.partitioned_memory_mb; documents are bounded by tokens).
+    (corpusbuilder.dedup.memory.partitioned_memory_mb; documents taken as at most one per 50
+    tokens: the dev crawl has one per 1,300).
     """
 
     def mem_mb(wildcards, input):
+        paths = [input.tokens] if isinstance(input.tokens, str) else input.tokens
         tokens = (
-            sum(os.path.getsize(p) for p in input.tokens if os.path.exists(p))
+            sum(os.path.getsize(p) for p in paths if os.path.exists(p))
             // TOKEN_FILE_BYTES_PER_TOKEN
         )
         return math.ceil(
