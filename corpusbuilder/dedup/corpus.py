@@ -28,7 +28,7 @@ from corpusbuilder.dedup.spill import SpilledShards
 from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, preload_output
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
-from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, ngram_starts, select_tokens
 from corpusbuilder.tables import DEDUP_SCHEMA, GOOD, read_duplicate_ngrams, read_table
 from corpusbuilder.tokenfile import read_tokens
 
@@ -114,11 +114,11 @@ def shard_ngrams(
         if params.level != "sentence"
         else inner_sentence_starts(tokens["sentence_start"], kept_tokens, word_offsets)
     )
-    hashes, starts = ngram_hashes(words, word_offsets, params.n)
-    hashes = truncate_hashes(hashes, params.hash_bits)
     if seen_starts is None:
-        duplicate, handles = store.locate(hashes)
-    else:
+        hashes, starts = ngram_hashes(words, word_offsets, params.n)
+        duplicate, handles = store.locate(truncate_hashes(hashes, params.hash_bits))
+    else:  # the occurrences are known by where they start: no n-gram is hashed again
+        starts = ngram_starts(word_offsets, params.n)
         duplicate = np.isin(starts, seen_starts, assume_unique=True)
         handles = np.searchsorted(seen_starts, starts[duplicate])
     block_doc = np.asarray(tokens["block_doc"], np.int32)
