@@ -16,8 +16,8 @@ Sources, each re-read on every run (so a new scale run gives a new table):
   dedup spills to disk between its passes;
 - dedup.mode partitioned (docs/dedup-scale.md): per rule, job-seconds per original word from a
   scale run in that mode (`--scale-partitioned`, bench/scale.py --dedup-mode partitioned), else
-  the sequential rate times the ratio of the two modes' seconds on the dev crawl
-  (bench/results/dedup.json `crawl_modes`, block level); each job's memory from
+  the sequential rate times the ratio of the two modes' CPU seconds on the dev crawl through the
+  workflow (bench/results/dedup_modes_dev_jobs.json, each job's start-up taken out); each job's memory from
   `memory.partitioned_memory_mb`, with the fewest hash ranges that keep a range job under
   `--max-job-gb`.
 
@@ -55,6 +55,7 @@ RESULTS = HERE / "results" / "projection.json"
 
 WORDS = (10**9, 10**10, 10**11, 10**12)
 SCALE_PARTITIONED = HERE / "results" / "scale_slurm_partitioned.json"
+DEDUP_JOBS = HERE / "results" / "dedup_modes_dev_jobs.json"
 PARTITIONED_PER_SHARD = ("dedup_occurrences", "dedup_shard")
 PARTITIONED_PER_RANGE = ("dedup_counts", "dedup_seen")
 PARTITIONED_SINGLE = ("dedup_order", "dedup_merge")
@@ -198,13 +199,28 @@ def partitioned_rates(rates: dict, scale_partitioned: dict | None, dedup: dict) 
             },
             "source": f"{scale_partitioned['dir']} ({words:,} words, {scale_partitioned['executor']})",
         }
-    runs = {r["mode"].split()[0]: r for r in dedup["crawl_modes"]["runs"] if r["level"] == "block"}
-    ratio = runs["partitioned"]["seconds"]["total"] / runs["sequential"]["seconds"]["total"]
+    jobs = json.loads(DEDUP_JOBS.read_text())
+    seq, par = jobs["sequential"]["dedup"], jobs["partitioned"]
+    # a job's start-up (interpreter, modules) is what the order job costs: taken out of each job
+    start = par["dedup_order"]["cpu_time"] / par["dedup_order"]["jobs"]
+    sequential = seq["cpu_time"] - start
+
+    def ratio(names):
+        work = sum(par[name]["cpu_time"] - start * par[name]["jobs"] for name in names)
+        return max(work, 0.0) / sequential
+
+    per_shard, per_range = ratio(PARTITIONED_PER_SHARD), ratio(PARTITIONED_PER_RANGE)
     return {
-        "per_shard_s_per_word": rates["dedup_s_per_word"] * ratio,
-        "per_range_s_per_word": 0.0,
+        "per_shard_s_per_word": rates["dedup_s_per_word"] * per_shard,
+        "per_range_s_per_word": rates["dedup_s_per_word"] * per_range,
+        # dedup_order sums a few numbers per document; dedup_merge with dedup.write_state off
+        # only sums the shards' stats (with it on, it merges the whole state in one job: below)
         "single_s_per_word": 0.0,
-        "source": f"sequential rate x {ratio:.2f}, the modes' seconds on the dev crawl (dedup.json crawl_modes)",
+        "source": (
+            f"the sequential job's rate x {per_shard:.2f} (per-shard jobs) and x {per_range:.2f} "
+            f"(range jobs): the modes' CPU seconds on the dev crawl through the workflow, "
+            f"{start:.2f} s of start-up taken out of each job ({DEDUP_JOBS.name})"
+        ),
     }
 
 
