@@ -29,7 +29,7 @@ words (as in the thesis' Table 3.7); wall = parallel work / cores + merge + dedu
 per range join the parallel work, `dedup_order` and `dedup_merge` stay single jobs, and every job
 pays a scheduler overhead (`--job-overhead-s`, assumed, not measured). Disk and network are taken
 as what the scale run had (local disk, no network: WARCs read locally); the occurrences the
-partitioned mode writes (10 B per token) are read twice, at the scale run's disk speed. G₂₊ is the
+partitioned mode writes (12.4 B per token) are read twice, at the scale run's disk speed. G₂₊ is the
 duplicate 10-gram types per token, 0.028 as on the dev crawl or 0.072 as on ClueWeb09 (thesis
 Table 3.4). What the model leaves out is printed under the table.
 """

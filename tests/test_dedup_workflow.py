@@ -101,7 +101,7 @@ def test_adding_a_warc_reruns_the_new_shards_stages_and_dedup_only(builds):
     """A new shard's n-grams may hold the first copy of any shard's, so every range and every
     shard's verdicts are redone; the other shards' extraction, tokens and n-gram runs are not.
     Their occurrences are temporary (removed once the ranges are decided), so they are hashed
-    again from the token files (`--notemp` keeps them, at 10 B a token)."""
+    again from the token files (`--notemp` keeps them, at 12.4 B a token)."""
     _, _, added = builds["partitioned"]
     plan = planned_jobs(added)
     for rule in ("extract", "tokenise", "ngram_runs"):
