@@ -267,7 +267,7 @@ def crawl(args) -> None:
 
 def run_partitioned(shards, work: Path, params: DedupParams, partitions: int):
     """The partitioned mode's jobs in one process (`partitioned.dedup_partitioned`), each shard's
-    table written where the sequential job writes it; the stats summed as its dedup_stats rule does."""
+    table written where the sequential job writes it; the stats summed as rule dedup_merge does."""
     started = time.perf_counter()
     results = dedup_partitioned(
         shards,

@@ -17,9 +17,9 @@ Sources, each re-read on every run (so a new scale run gives a new table):
 - dedup.mode partitioned (docs/dedup-scale.md): per rule, job-seconds per original word from a
   scale run in that mode (`--scale-partitioned`, bench/scale.py --dedup-mode partitioned), else
   the sequential rate times the ratio of the two modes' CPU seconds on the dev crawl through the
-  workflow (bench/results/dedup_modes_dev_jobs.json, each job's start-up taken out); each job's memory from
-  `memory.partitioned_memory_mb`, with the fewest hash ranges that keep a range job under
-  `--max-job-gb`.
+  workflow (bench/results/dedup_modes_dev_jobs.json, each job's start-up taken out); each
+  job's memory from `memory.partitioned_memory_mb`, with the fewest hash ranges that keep a
+  range job under `--max-job-gb`.
 
 The model: every per-shard job (download, extract, language, exact_hashes, exact_dedup,
 tokenise, ngram_runs, export) and the exact-dedup partitions run in parallel on all cores; the
@@ -197,7 +197,9 @@ def partitioned_rates(rates: dict, scale_partitioned: dict | None, dedup: dict) 
             "max_rss_mb": {
                 name: rules[name]["max_rss_mb"] for name in rules if name.startswith("dedup")
             },
-            "source": f"{scale_partitioned['dir']} ({words:,} words, {scale_partitioned['executor']})",
+            "source": (
+                f"{scale_partitioned['dir']} ({words:,} words, {scale_partitioned['executor']})"
+            ),
         }
     jobs = json.loads(DEDUP_JOBS.read_text())
     seq, par = jobs["sequential"]["dedup"], jobs["partitioned"]

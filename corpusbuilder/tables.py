@@ -595,4 +595,3 @@ def read_duplicate_ngram_range(paths: Sequence[Path | str], low: int, high: int)
         if last > first:
             found.append(np.array(part[first:last], np.uint64))
     return np.concatenate(found) if found else np.empty(0, np.uint64)
-
