@@ -9,7 +9,7 @@ occurrence is covered then no longer depends on any verdict, so it is decided pe
 and each document is judged alone, per shard:
 
 1. `shard_occurrences` (a job per shard): every n-gram of the shard, (hash, document, first
-   word), sorted by hash and cut into the hash ranges of `ngrams.partitions`;
+   word), sorted by hash and cut into the hash ranges of `dedup.partitions`;
 2. `duplicate_counts` (a job per range): of that range of every shard, the occurrences in G₂₊,
    counted per document — the dup-share order's numerator (`document_order` sums them);
 3. `seen_occurrences` (a job per range): the same occurrences in the global order; each one
@@ -21,9 +21,9 @@ and each document is judged alone, per shard:
 
 Where it decides differently from Algorithm 3.1: when every earlier copy of an n-gram lies in a
 removed unit, Algorithm 3.1 has not output it, so a later unit holding it counts it as fresh; here
-it counts as seen. A unit can only go where Algorithm 3.1 keeps it, never the reverse, and only
-when an earlier holder of its n-grams was removed for other n-grams (docs/dedup-scale.md measures
-how often). Documents are ranked once, by the share of their n-grams in G₂₊ (§3.5) — the order
+it counts as seen. At the block level a unit can only go where Algorithm 3.1 keeps it, never the
+reverse, and only when an earlier holder of its n-grams was removed for other n-grams; the span
+level's run rules can turn a few either way (docs/dedup-scale.md measures how often). Documents are ranked once, by the share of their n-grams in G₂₊ (§3.5) — the order
 Algorithm 3.1 starts from; it does not depend on the verdicts either.
 """
 
