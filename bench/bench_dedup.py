@@ -51,13 +51,15 @@ import pandas as pd
 
 from corpusbuilder import tokenise
 from corpusbuilder.common.stoplists import load_stoplist
-from corpusbuilder.dedup.corpus import Shard, dedup_corpus
-from corpusbuilder.dedup.params import LEVELS, PART_LEVELS, DedupParams
+from corpusbuilder.dedup.corpus import BLOCK_COLUMNS, Shard, dedup_corpus
+from corpusbuilder.dedup.params import LEVELS, MODES, PART_LEVELS, DedupParams
+from corpusbuilder.dedup.partitioned import dedup_partitioned, sum_stats, write_dedup_table
 from corpusbuilder.dedup.store import duplicate_ngram_store
 from corpusbuilder.extraction.justext import PRESETS
+from corpusbuilder.ngramfiles import read_duplicate_ngrams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.report.corpus_stats import block_ngrams
-from corpusbuilder.tables import ShardTables, kept_tokens, read_duplicate_ngrams, read_survivors
+from corpusbuilder.tables import ShardTables, kept_tokens, read_survivors
 from corpusbuilder.tokenfile import TokenStream, read_tokens, write_token_stream
 from corpusbuilder.tokenise import block_sentences, word_hashes
 
@@ -245,68 +247,10 @@ def crawl(args) -> None:
                 params = DedupParams(
                     n=n, kind=kind, threshold=threshold, order=order, level=level, **band
                 )
-                stats = dedup_corpus(shards, work / "dup.npy", None, params, PRESETS["default"])
-                after = tengram_metric(
-                    tokens, [kept_after(shard.tokens, shard.output) for shard in shards]
-                )
-                # the same run with the stubs the context-sensitive pass took counted back as kept
-                alone = tengram_metric(
-                    tokens, [kept_after(shard.tokens, shard.output, True) for shard in shards]
-                )
-                row = {
-                    "kind": kind,
-                    "n": n,
-                    "threshold": threshold,
-                    "order": order,
-                    "level": level
-                    + (" ({partial_low}, {partial_high}]".format(**band) if band else "")
-                    + (" ratio {span_repeat_ratio}".format(**band) if level == "span" else ""),
-                    "partly_kept_blocks": stats.partly_kept_blocks,
-                    "removed_parts": stats.removed_parts,
-                    "duplicate_ngrams": stats.duplicate_ngrams,
-                    "removed_duplicate_10gram_instances": round(
-                        1
-                        - after["duplicate_10gram_instances"]
-                        / before["duplicate_10gram_instances"],
-                        4,
-                    ),
-                    "kept_distinct_10grams": round(
-                        after["distinct_10grams"] / before["distinct_10grams"], 4
-                    ),
-                    "kept_tokens": round(after["10gram_instances"] / before["10gram_instances"], 4),
-                    "stubs_counted_back": {
-                        "removed_duplicate_10gram_instances": round(
-                            1
-                            - alone["duplicate_10gram_instances"]
-                            / before["duplicate_10gram_instances"],
-                            4,
-                        ),
-                        "kept_distinct_10grams": round(
-                            alone["distinct_10grams"] / before["distinct_10grams"], 4
-                        ),
-                    },
-                    # exact and block dedup together, from the language-filtered text
-                    **(
-                        {
-                            "pipeline_removed_duplicate_10gram_instances": round(
-                                1
-                                - after["duplicate_10gram_instances"]
-                                / before_exact["duplicate_10gram_instances"],
-                                4,
-                            )
-                        }
-                        if before_exact
-                        else {}
-                    ),
-                    "store_bytes_per_duplicate_ngram": round(
-                        stats.store_bytes / max(stats.duplicate_ngrams, 1), 2
-                    ),
-                    "tokens": stats.tokens,
-                    "seconds": stats.seconds,
-                    "tokens_per_second": round(stats.tokens / stats.seconds["total"]),
-                }
-                print(row)
-                rows.append(row)
+                for mode in args.modes:
+                    rows.append(
+                        crawl_run(args, mode, shards, work, params, before, before_exact, band)
+                    )
     # two inputs, two sections: the workflow's (after language and exact dedup) and jusText's
     # clean text of every page (the input the onion reference figures were measured on)
     section = args.section or (
@@ -324,13 +268,97 @@ def crawl(args) -> None:
     )
 
 
+def run_partitioned(shards, work: Path, params: DedupParams, partitions: int):
+    """The partitioned mode's jobs in one process (`partitioned.dedup_partitioned`), each shard's
+    table written where the sequential job writes it; the stats summed as rule dedup_merge does."""
+    started = time.perf_counter()
+    results = dedup_partitioned(
+        shards,
+        np.load(work / "dup.npy"),
+        params,
+        partitions,
+        PRESETS["default"],
+        lambda shard: read_tokens(shard.tokens),
+        lambda shard: pd.read_parquet(shard.blocks, columns=BLOCK_COLUMNS),
+    )
+    for shard, (table, _) in zip(shards, results):
+        write_dedup_table(table, shard.output)
+    stats = sum_stats([stats for _, stats in results])
+    stats.duplicate_ngrams = len(np.load(work / "dup.npy", mmap_mode="r"))
+    stats.seconds["total"] = round(time.perf_counter() - started, 3)
+    return stats
+
+
+def crawl_run(args, mode, shards, work, params, before, before_exact, band) -> dict:
+    tokens = [shard.tokens for shard in shards]
+    if mode == "partitioned":
+        stats = run_partitioned(shards, work, params, args.partitions)
+    else:
+        stats = dedup_corpus(shards, work / "dup.npy", None, params, PRESETS["default"])
+    after = tengram_metric(tokens, [kept_after(shard.tokens, shard.output) for shard in shards])
+    # the same run with the stubs the context-sensitive pass took counted back as kept
+    alone = tengram_metric(
+        tokens, [kept_after(shard.tokens, shard.output, True) for shard in shards]
+    )
+    row = {
+        "mode": mode + (f" P={args.partitions}" if mode == "partitioned" else ""),
+        "kind": params.kind,
+        "n": params.n,
+        "threshold": params.threshold,
+        "order": params.order,
+        "level": params.level
+        + (" ({partial_low}, {partial_high}]".format(**band) if band else "")
+        + (" ratio {span_repeat_ratio}".format(**band) if params.level == "span" else ""),
+        "partly_kept_blocks": stats.partly_kept_blocks,
+        "removed_parts": stats.removed_parts,
+        "duplicate_ngrams": stats.duplicate_ngrams,
+        "removed_duplicate_10gram_instances": round(
+            1 - after["duplicate_10gram_instances"] / before["duplicate_10gram_instances"],
+            4,
+        ),
+        "kept_distinct_10grams": round(after["distinct_10grams"] / before["distinct_10grams"], 4),
+        "kept_tokens": round(after["10gram_instances"] / before["10gram_instances"], 4),
+        "stubs_counted_back": {
+            "removed_duplicate_10gram_instances": round(
+                1 - alone["duplicate_10gram_instances"] / before["duplicate_10gram_instances"],
+                4,
+            ),
+            "kept_distinct_10grams": round(
+                alone["distinct_10grams"] / before["distinct_10grams"], 4
+            ),
+        },
+        # exact and block dedup together, from the language-filtered text
+        **(
+            {
+                "pipeline_removed_duplicate_10gram_instances": round(
+                    1
+                    - after["duplicate_10gram_instances"]
+                    / before_exact["duplicate_10gram_instances"],
+                    4,
+                )
+            }
+            if before_exact
+            else {}
+        ),
+        "store_bytes_per_duplicate_ngram": round(
+            stats.store_bytes / max(stats.duplicate_ngrams, 1), 2
+        ),
+        "tokens": stats.tokens,
+        "seconds": stats.seconds,
+        "tokens_per_second": round(stats.tokens / stats.seconds["total"]),
+    }
+    print(row)
+    return row
+
+
 def merged_runs(section: str, before: dict, rows: list[dict]) -> list[dict]:
     """A run with other settings (a threshold sweep, one n) adds its rows to those already saved
     for the same input, replacing only the rows of the same settings."""
     saved = json.loads(RESULTS.read_text()).get(section, {}) if RESULTS.exists() else {}
-    settings = ("kind", "n", "threshold", "order", "level")
+    settings = ("kind", "n", "threshold", "order", "level", "mode")
+    defaults = {"mode": "sequential"}
     by_setting = {
-        tuple(row.get(k, "block") for k in settings): row
+        tuple(row.get(k, defaults.get(k, "block")) for k in settings): row
         for row in (saved.get("runs", []) if saved.get("before") == before else [])
     }
     by_setting.update((tuple(row[k] for k in settings), row) for row in rows)
@@ -708,6 +736,8 @@ def main() -> None:
     c.add_argument("--thresholds", type=float, nargs="+", default=[0.5])
     c.add_argument("--orders", nargs="+", default=["dup-share"], choices=["dup-share", "input"])
     c.add_argument("--levels", nargs="+", default=["block", "sentence", "span"], choices=LEVELS)
+    c.add_argument("--modes", nargs="+", default=["sequential"], choices=MODES)
+    c.add_argument("--partitions", type=int, default=8, help="mode partitioned: hash ranges")
     c.add_argument(
         "--partial-band",
         type=float,

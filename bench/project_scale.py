@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""What a crawl of 10^9, 10^10 and 10^11 words of original text needs — jobs, hours on N cores,
-the dedup job's memory — computed from measured rates, never typed in:
+"""What a crawl of 10^9 to 10^12 words of original text needs — jobs, hours on N cores,
+the dedup jobs' memory — computed from measured rates, never typed in, for both dedup modes:
 
     python bench/project_scale.py [--cores 2 64 512] [--shard-words N]  # → results/projection.json
 
@@ -13,16 +13,26 @@ Sources, each re-read on every run (so a new scale run gives a new table):
   share of the duplicate n-gram stage, when scale.json predates the merge's own rule figures;
 - corpusbuilder.dedup.memory: the dedup job's memory, the function the job checks itself with;
 - bench/results/dedup.json `job_memory` (bench/bench_dedup.py job-memory): the bytes per token
-  dedup spills to disk between its passes.
+  dedup spills to disk between its passes;
+- dedup.mode partitioned (docs/dedup-scale.md): per rule, job-seconds per original word from a
+  scale run in that mode (`--scale-partitioned`, bench/scale.py --dedup-mode partitioned), else
+  the sequential rate times the ratio of the two modes' CPU seconds on the dev crawl through the
+  workflow (bench/results/dedup_modes_dev_jobs.json, each job's start-up taken out); each
+  job's memory from `memory.partitioned_memory_mb`, with the fewest hash ranges that keep a
+  range job under `--max-job-gb`.
 
 The model: every per-shard job (download, extract, language, exact_hashes, exact_dedup,
 tokenise, ngram_runs, export) and the exact-dedup partitions run in parallel on all cores; the
 merge runs as P = min(cores, 4096) range jobs, its work times the merge passes its runs need
-(`runs.MERGE_FAN_IN` at a time), plus what each part reads at its range's edges of each run;
-dedup is one sequential job at its measured rate, linear in the words (as in the thesis' Table
-3.7); wall = parallel work / cores + merge + dedup. G₂₊ is the duplicate 10-gram types per
-token, 0.028 as on the dev crawl or 0.072 as on ClueWeb09 (thesis Table 3.4). What the model
-leaves out is printed under the table.
+(`runs.MERGE_FAN_IN` at a time), plus what each part reads at its range's edges of each run; dedup
+is one sequential job at its measured rate, linear in the words (as in the thesis' Table 3.7); wall
+= parallel work / cores + merge + dedup. In the partitioned mode the dedup jobs per shard and per
+range join the parallel work, `dedup_order` and `dedup_merge` stay single jobs, and each dedup job
+pays a scheduler overhead (`--job-overhead-s`, assumed, not measured). Disk and network are taken as
+what the scale run had (local disk, no network: WARCs read locally); the occurrences the partitioned
+mode writes (12.4 B per token) are read twice, at the scale run's disk speed. G₂₊ is the duplicate
+10-gram types per token, 0.028 as on the dev crawl or 0.072 as on ClueWeb09 (thesis Table 3.4). What
+the model leaves out is printed under the table.
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ import math
 import sys
 from pathlib import Path
 
-from corpusbuilder.dedup.memory import dedup_memory_mb
+from corpusbuilder.dedup.memory import dedup_memory_mb, partitioned_memory_mb
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.ngrams.runs import MERGE_FAN_IN
 
@@ -44,7 +54,13 @@ NGRAMS = HERE / "results" / "ngrams.json"
 DEDUP = HERE / "results" / "dedup.json"
 RESULTS = HERE / "results" / "projection.json"
 
-WORDS = (10**9, 10**10, 10**11)
+WORDS = (10**9, 10**10, 10**11, 10**12)
+SCALE_PARTITIONED = HERE / "results" / "scale_slurm_partitioned.json"
+DEDUP_JOBS = HERE / "results" / "dedup_modes_dev_jobs.json"
+PARTITIONED_PER_SHARD = ("dedup_occurrences", "dedup_shard")
+PARTITIONED_PER_RANGE = ("dedup_counts", "dedup_seen")
+PARTITIONED_SINGLE = ("dedup_order", "dedup_merge")
+DOCUMENT_TOKENS = 1000  # tokens per document at dedup, for the per-document arrays
 # duplicate 10-gram types per token: the dev crawl (bench/results/dedup.json crawl: 77,945 of
 # 2,736,468 tokens) and ClueWeb09 (thesis Table 3.4)
 DUPLICATE_RATES = {"dev crawl": 0.028, "ClueWeb09": 0.072}
@@ -169,6 +185,94 @@ def project(rates: dict, words: int, cores: int, shard_words: float) -> dict:
     }
 
 
+def partitioned_rates(rates: dict, scale_partitioned: dict | None, dedup: dict) -> dict:
+    """Job-seconds per original word of the partitioned mode's rules: per shard, per range,
+    single; from its own scale run when there is one, else scaled from the sequential job."""
+    if scale_partitioned is not None and "dedup_shard" in scale_partitioned.get("rules", {}):
+        rules, words = scale_partitioned["rules"], scale_partitioned["words_original"]
+
+        def rate(names):
+            return sum(rules.get(name, {}).get("s", 0.0) for name in names) / words
+
+        return {
+            "per_shard_s_per_word": rate(PARTITIONED_PER_SHARD),
+            "per_range_s_per_word": rate(PARTITIONED_PER_RANGE),
+            "single_s_per_word": rate(PARTITIONED_SINGLE),
+            "max_rss_mb": {
+                name: rules[name]["max_rss_mb"] for name in rules if name.startswith("dedup")
+            },
+            "source": (
+                f"{scale_partitioned['dir']} ({words:,} words, {scale_partitioned['executor']})"
+            ),
+        }
+    jobs = json.loads(DEDUP_JOBS.read_text())
+    seq, par = jobs["sequential"]["dedup"], jobs["partitioned"]
+    # a job's start-up (interpreter, modules) is what the order job costs: taken out of each job
+    start = par["dedup_order"]["cpu_time"] / par["dedup_order"]["jobs"]
+    sequential = seq["cpu_time"] - start
+
+    def ratio(names):
+        work = sum(par[name]["cpu_time"] - start * par[name]["jobs"] for name in names)
+        return max(work, 0.0) / sequential
+
+    per_shard, per_range = ratio(PARTITIONED_PER_SHARD), ratio(PARTITIONED_PER_RANGE)
+    return {
+        "per_shard_s_per_word": rates["dedup_s_per_word"] * per_shard,
+        "per_range_s_per_word": rates["dedup_s_per_word"] * per_range,
+        # dedup_order sums a few numbers per document; dedup_merge with dedup.write_state off
+        # only sums the shards' stats (with it on, it merges the whole state in one job: below)
+        "single_s_per_word": 0.0,
+        "source": (
+            f"the sequential job's rate x {per_shard:.2f} (per-shard jobs) and x {per_range:.2f} "
+            f"(range jobs): the modes' CPU seconds on the dev crawl through the workflow, "
+            f"{start:.2f} s of start-up taken out of each job ({DEDUP_JOBS.name})"
+        ),
+    }
+
+
+def range_partitions(tokens: float, max_job_gb: float) -> int:
+    """The fewest hash ranges (a power of two) that keep a range job under `max_job_gb`."""
+    partitions = 1
+    while (
+        partitioned_memory_mb("seen", round(tokens), round(tokens / DOCUMENT_TOKENS), partitions)
+        > max_job_gb * 1024
+        and partitions < MAX_PARTITIONS
+    ):
+        partitions *= 2
+    return partitions
+
+
+def project_partitioned(
+    rates: dict, prates: dict, words: int, cores: int, shard_words: float, args
+) -> dict:
+    """The partitioned mode: dedup's per-shard and per-range jobs run with the other parallel
+    work; its two single jobs after them."""
+    row = project(rates, words, cores, shard_words)
+    tokens = words * rates["tokens_per_word"]
+    shards, documents = row["shards"], round(tokens / DOCUMENT_TOKENS)
+    partitions = max(range_partitions(tokens, args.max_job_gb), min(cores, MAX_PARTITIONS))
+    jobs = 2 * shards + 2 * partitions + 2
+    work = (prates["per_shard_s_per_word"] + prates["per_range_s_per_word"]) * words
+    # the other stages' jobs pay it in both modes; the tables leave it out of their hours
+    overhead = args.job_overhead_s * jobs
+    row["mode"] = "partitioned"
+    row["partitions"] = partitions
+    row["jobs"]["dedup"] = jobs
+    row["hours"]["dedup"] = (work + overhead) / cores / 3600 + prates[
+        "single_s_per_word"
+    ] * words / 3600
+    row["dedup_memory_mb"] = {
+        job: partitioned_memory_mb(
+            job,
+            round(tokens / shards if job in ("occurrences", "shard") else tokens),
+            documents,
+            partitions,
+        )
+        for job in ("occurrences", "counts", "order", "seen", "shard")
+    }
+    return row
+
+
 def table(rows: list[dict]) -> str:
     names = list(DUPLICATE_RATES)
     lines = [
@@ -194,6 +298,24 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def partitioned_table(rows: list[dict]) -> str:
+    lines = [
+        "| words | cores | hash ranges | dedup jobs | per-shard h | merge h | dedup h | total h | "
+        "largest dedup job |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        hours, memory = row["hours"], row["dedup_memory_mb"]
+        largest = max(memory, key=memory.get)
+        lines.append(
+            f"| 10^{round(math.log10(row['words']))} | {row['cores']} | {row['partitions']} | "
+            f"{row['jobs']['dedup']:,} | {hours['parallel']:,.1f} | {hours['merge']:,.2f} | "
+            f"{hours['dedup']:,.1f} | {sum(hours.values()):,.1f} | {largest} "
+            f"{memory[largest] / 1024:,.1f} GB |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -207,6 +329,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=Path, default=SCALE)
     parser.add_argument("--ngrams", type=Path, default=NGRAMS)
     parser.add_argument("--dedup", type=Path, default=DEDUP)
+    parser.add_argument("--scale-partitioned", type=Path, default=SCALE_PARTITIONED)
+    parser.add_argument(
+        "--max-job-gb", type=float, default=6.0, help="partitioned: a range job's memory at most"
+    )
+    parser.add_argument(
+        "--job-overhead-s",
+        type=float,
+        default=5.0,
+        help="partitioned: scheduler seconds per job (an assumption: submit, start, stage in)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
 
@@ -215,6 +347,18 @@ def main(argv: list[str] | None = None) -> int:
     shard_words = args.shard_words or rates["shard_words"]
     rows = [project(rates, words, cores, shard_words) for words in WORDS for cores in args.cores]
     print(table(rows))
+    prates = partitioned_rates(
+        rates,
+        json.loads(args.scale_partitioned.read_text()) if args.scale_partitioned.exists() else None,
+        json.loads(args.dedup.read_text()),
+    )
+    partitioned = [
+        project_partitioned(rates, prates, words, cores, shard_words, args)
+        for words in WORDS
+        for cores in args.cores
+    ]
+    print("\ndedup.mode partitioned (rates: " + prates["source"] + ")\n")
+    print(partitioned_table(partitioned))
     largest = rows[-1]["dedup_memory_mb"]["ClueWeb09"]
     print(
         f"\nrates from {args.scale} ({rates['scale_run']['words']:,} words, "
@@ -245,6 +389,13 @@ def main(argv: list[str] | None = None) -> int:
                 "shard_words": shard_words,
                 "duplicate_rates": DUPLICATE_RATES,
                 "rows": rows,
+                "partitioned_rates": prates,
+                "partitioned_rows": partitioned,
+                "assumptions": {
+                    "job_overhead_s": args.job_overhead_s,
+                    "max_job_gb": args.max_job_gb,
+                    "tokens_per_document": DOCUMENT_TOKENS,
+                },
             },
             indent=1,
         )

@@ -100,6 +100,13 @@ STAGE_OF_RULE = {
     "dup_ngram_part": "dup n-grams",
     "dup_ngrams": "dup n-grams",
     "dedup": "dedup",
+    # dedup.mode partitioned: its jobs are the same stage
+    "dedup_occurrences": "dedup",
+    "dedup_counts": "dedup",
+    "dedup_order": "dedup",
+    "dedup_seen": "dedup",
+    "dedup_shard": "dedup",
+    "dedup_merge": "dedup",
 }
 
 
@@ -320,6 +327,13 @@ def main(argv: list[str] | None = None) -> int:
         help="slurm: submit every job through profiles/slurm to a one-node SLURM cluster started "
         "on this machine for the run (tests/slurm_cluster.py; needs slurm-wlm and munge, as root)",
     )
+    parser.add_argument(
+        "--dedup-mode",
+        choices=("sequential", "partitioned"),
+        default="sequential",
+        help="dedup.mode of the run (docs/dedup-scale.md)",
+    )
+    parser.add_argument("--dedup-partitions", type=int, default=8, help="dedup.partitions")
     parser.add_argument("--report-only", action="store_true", help="read a finished run in --dir")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -359,6 +373,7 @@ def main(argv: list[str] | None = None) -> int:
             "input:\n  warcs:\n"
             + "".join(f"    - {s['path']}\n" for s in crawl["shards"])
             + f"evaluate:\n  gold_dir: {directory / 'no-gold-sets'}\n"
+            + f"dedup:\n  mode: {args.dedup_mode}\n  partitions: {args.dedup_partitions}\n"
         )
         print(
             f"[{time.strftime('%H:%M:%S')}] workflow on {len(crawl['shards'])} shards, "

@@ -216,10 +216,13 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
             f"config key 'dedup.against': no such file: {base_dir / against} (give the "
             "results/dedup_state.parquet of the corpus built before)"
         )
-    if config["dedup"]["level"] in ("sentence", "span") and not config["tokenise"]["cjk_chars"]:
+    if config["dedup"]["mode"] == "partitioned" and (
+        config["dedup"]["hash_bits"] != 64 or config["dedup"]["backend"] != "sorted-array"
+    ):
         raise ConfigError(
-            f"config key 'dedup.level': {config['dedup']['level']} cuts blocks where the token "
-            "file counts tokens, and export counts them with tokenise.cjk_chars: true; set it back"
+            "config key 'dedup.hash_bits': the partitioned mode keeps no G_out set to shrink; it "
+            "compares full 64-bit hashes (leave dedup.hash_bits at 64 and dedup.backend at "
+            "sorted-array, or set dedup.mode: sequential)"
         )
     if config["dedup"]["partial_low"] > config["dedup"]["partial_high"]:
         raise ConfigError(

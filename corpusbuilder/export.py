@@ -34,7 +34,7 @@ import numpy as np
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.tables import REMOVED_PARTS, Survivors
-from corpusbuilder.tokenise import kept_chunks, tokenise
+from corpusbuilder.tokenise import tokenise
 
 # the block columns an exported document carries
 EXPORT_COLUMNS = ("text", "heading")
@@ -65,13 +65,29 @@ def _present(value):
     return value
 
 
+def kept_text(text: str, removed_starts, removed_ends) -> str:
+    """What a block partly kept by de-duplication keeps of its text: its whitespace chunks less
+    the removed ranges [start, end) of them (dedup's ``removed_chunk_starts``/``_ends``), joined
+    by one space as export writes a block."""
+    chunks = text.split()
+    kept = np.ones(len(chunks), bool)
+    for start, end in zip(removed_starts, removed_ends):
+        if end > len(chunks):
+            raise ValueError(
+                f"a removed range ends at chunk {end} of a block of {len(chunks)}: the dedup "
+                "table and the blocks do not match (re-run tokenise and dedup)"
+            )
+        kept[start:end] = False
+    return " ".join(c for c, k in zip(chunks, kept) if k)
+
+
 def block_texts(blocks) -> list[str]:
     """Each block's text on one line; of a block partly kept by de-duplication, what it keeps."""
     if REMOVED_PARTS[0] not in blocks:
         return [" ".join(text.split()) for text in blocks["text"]]
     # a block kept or removed whole has no ranges (a null, NaN after a join)
     return [
-        kept_chunks(text, starts, ends)
+        kept_text(text, starts, ends)
         if isinstance(starts, (list, np.ndarray))
         else " ".join(text.split())
         for text, starts, ends in zip(

@@ -9,7 +9,6 @@ is spelled once. The token file (``work/tokens/{shard}.npz``) has its own module
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +54,19 @@ class Files:
     dedup_tables: str = "work/dedup/shards"
     dedup: str = "work/dedup/shards/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
+    # dedup.mode partitioned (corpusbuilder.dedup.partitioned): a shard's n-gram occurrences, a
+    # row group per hash range; per range, each document's n-grams and duplicate ones; the
+    # documents' processing ranks and each shard's document count; per range, the occurrences
+    # already seen, a row group per shard; per shard, its counts and its output n-grams
+    dedup_occurrences: str = "work/dedup/occurrences/{shard}.parquet"
+    dedup_counts: str = "work/dedup/counts/{partition}.npy"
+    dedup_order: str = "work/dedup/order.npy"
+    dedup_documents: str = "work/dedup/documents.npy"
+    dedup_seen: str = "work/dedup/seen/{partition}.parquet"
+    dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
+    dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
+    # similarity: a shard's exported documents' min-hash signatures
+    signatures: str = "work/similarity/{shard}.parquet"
     # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and
     # out of work/dedup/, whose shards/ folder holds the per-shard tables)
     dedup_state: str = "results/dedup_state.parquet"
@@ -170,33 +182,20 @@ DEDUP_SCHEMA = pa.schema(
         ("dup_share", pa.float32()),  # of the block's words, covered by n-grams already output
         # sentence and span modes, a block that lost some parts and kept the rest (null otherwise):
         # the lost parts as token ranges [start, end) counted from the block's first token in the
-        # token file, and the document each copies; `survivors` hands the ranges on, and the
-        # block's text is what is left of it (tokenise.kept_chunks)
+        # token file (`kept_tokens`), and the document each copies; and the same parts as ranges
+        # of the block text's whitespace chunks (``text.split()``), which `survivors` hands on:
+        # the block's text is the chunks left (export.kept_text), no tokeniser needed
         ("removed_starts", pa.list_(pa.int32())),
         ("removed_ends", pa.list_(pa.int32())),
         ("removed_duplicate_of", pa.list_(pa.string())),
+        ("removed_chunk_starts", pa.list_(pa.int32())),
+        ("removed_chunk_ends", pa.list_(pa.int32())),
     ]
 )
-
-# ngram_runs: sorted (hash, count) runs, zstd
-RUN_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32())])
-
-# dedup's state: every distinct n-gram a corpus output (64-bit hashes, sorted), a count of 1 (so
-# that the n-gram merge reads the file as one more run), and the document that output it first:
-# its id and its rank in crawl order over every corpus merged into the state
-STATE_SCHEMA = pa.schema(
-    [
-        ("hash", pa.uint64()),
-        ("count", pa.uint32()),
-        ("doc_rank", pa.int32()),
-        ("doc_id", pa.string()),
-    ]
-)
-STATE_ROW_GROUP = 1 << 16
 
 GOOD = "good"
-# the dedup columns that say which tokens of a partly kept block are gone
-REMOVED_PARTS = ("removed_starts", "removed_ends")
+# the dedup columns that say which whitespace chunks of a partly kept block's text are gone
+REMOVED_PARTS = ("removed_chunk_starts", "removed_chunk_ends")
 
 # --------------------------------------------------------------------------- what a row says
 
@@ -301,9 +300,15 @@ class ShardTables:
             root / FILES.blocks.format(shard=shard),
             root / FILES.language.format(shard=shard),
             root / FILES.exact.format(shard=shard),
-            root / FILES.dedup.format(shard=shard) if dedup else None,
+            root / dedup_table(shard) if dedup else None,
             shard,
         )
+
+
+def dedup_table(shard: str) -> str:
+    """Block de-duplication's table of ``shard`` (`FILES.dedup`), whichever job wrote it: a file
+    of the sequential job's folder, or the partitioned mode's per-shard job output."""
+    return FILES.dedup.format(shard=shard)
 
 
 # --------------------------------------------------------------------------- what survives
@@ -363,8 +368,8 @@ def survivors(
 
     A cleaned page (extract's outcome ``ok``) keeps the blocks classified good — by block
     de-duplication when it ran (``dedup``, which only ever demotes a block, and whose
-    ``removed_starts``/``removed_ends`` a partly kept block carries: `tokenise.kept_chunks` is its
-    text), else by extract;
+    ``removed_chunk_starts``/``removed_chunk_ends`` a partly kept block carries: `export.kept_text`
+    is its text), else by extract;
     the language stage drops whole documents and, with block-level filtering, single blocks; exact
     de-duplication drops copies. A document left with no block is not in the corpus. The
     document's language is the language stage's verdict when it ran, else the page language
@@ -440,45 +445,6 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
     return survivors(docs, blocks, language, exact, dedup)
 
 
-def _npy_header(npy) -> tuple[int, np.dtype]:
-    """Length and dtype of an open .npy, left positioned at its data."""
-    version = np.lib.format.read_magic(npy)
-    shape, _, dtype = (
-        np.lib.format.read_array_header_1_0(npy)
-        if version == (1, 0)
-        else np.lib.format.read_array_header_2_0(npy)
-    )
-    return int(np.prod(shape)), dtype
-
-
-def duplicate_ngram_count(paths: Path | str | Sequence[Path | str]) -> int:
-    """|G₂₊|: the hashes its parts hold, from their headers alone."""
-    paths = [paths] if isinstance(paths, (str, Path)) else paths
-    total = 0
-    for path in paths:
-        with open(path, "rb") as npy:
-            total += _npy_header(npy)[0]
-    return total
-
-
-def read_duplicate_ngrams(paths: Path | str | Sequence[Path | str]) -> np.ndarray:
-    """G₂₊ as the n-gram stage writes it: the sorted unique uint64 hashes of every n-gram seen
-    twice or more, a plain ``.npy`` per hash range (`ngrams.partitions`), given in partition
-    order. The parts are read into one array of their total length: no part is held twice."""
-    paths = [paths] if isinstance(paths, (str, Path)) else paths
-    hashes = np.empty(duplicate_ngram_count(paths), np.uint64)
-    filled = 0
-    for path in paths:
-        with open(path, "rb") as npy:
-            count, dtype = _npy_header(npy)
-            if dtype != np.dtype("<u8"):
-                raise ValueError(f"{path}: G₂₊ holds {dtype} hashes, not uint64")
-            if npy.readinto(hashes[filled : filled + count].data.cast("B")) != count * 8:
-                raise ValueError(f"{path}: G₂₊ part is shorter than its header says")
-        filled += count
-    return hashes
-
-
 def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.ndarray:
     """Per row of ``blocks`` (doc_id, block_index): is it still good after block
     de-duplication (all are, when it did not run)."""
@@ -521,7 +487,7 @@ def kept_tokens(
     """Per token of a shard's token file (`tokenfile.read_tokens`): does it survive block
     de-duplication — its block is good and no removed part of it (``removed_starts``/``ends``)
     holds it. With ``whole_chunks``, a whitespace chunk that keeps any token keeps all of them,
-    as the kept text does (`tokenise.kept_chunks`)."""
+    as the kept text does (`export.kept_text`)."""
     offsets = np.asarray(tokens["block_offsets"], np.int64)
     blocks = tokenised_blocks(tokens)
     keep = np.repeat(good_after_dedup(blocks, dedup), blocks["tokens"].to_numpy())
@@ -548,23 +514,3 @@ def kept_tokens(
             )
         keep &= ~removed
     return keep
-
-
-def dedup_state_metadata(path: Path | str) -> dict:
-    """The n-gram settings and size a state file was written with."""
-    return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])
-
-
-def read_dedup_state(path: Path | str):
-    """The state file a row group at a time: (hashes, document ranks,
-    document ids as a pyarrow array)."""
-    with pq.ParquetFile(path) as state:
-        for group in range(state.metadata.num_row_groups):
-            table = state.read_row_group(
-                group, columns=["hash", "doc_rank", "doc_id"], use_threads=False
-            )
-            yield (
-                table.column("hash").to_numpy(),
-                table.column("doc_rank").to_numpy(),
-                table.column("doc_id").combine_chunks(),
-            )

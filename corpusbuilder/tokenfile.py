@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.io import atomic_path, npy_header
 
 
 @dataclass
@@ -34,6 +34,9 @@ class TokenStream:
     sentence_start: np.ndarray | None = None
     # bool: the token starts a whitespace chunk of the text; None: each token is one
     chunk_start: np.ndarray | None = None
+    # int32: where its chunk ends in its block's ``text.split()``, with the chunks without a
+    # token after it (`tokenise.chunk_ends`); None: every chunk holds a token
+    chunk_end: np.ndarray | None = None
 
     @classmethod
     def of_blocks(
@@ -63,22 +66,39 @@ def block_starts(block_offsets: np.ndarray, tokens: int) -> np.ndarray:
     return first[:tokens]
 
 
+def chunk_ends_of_starts(chunk_start: np.ndarray, block_offsets: np.ndarray) -> np.ndarray:
+    """`TokenStream.chunk_end` where every whitespace chunk holds a token: the chunks opened in
+    the token's block up to it."""
+    opened = np.concatenate(([0], np.cumsum(chunk_start, dtype=np.int64)))
+    block_offsets = np.asarray(block_offsets, np.int64)
+    before = np.repeat(opened[block_offsets[:-1]], np.diff(block_offsets))
+    return (opened[1:] - before).astype(np.int32)
+
+
 def write_token_stream(stream: TokenStream, path: Path | str) -> None:
     fields = vars(stream).copy()
     if fields["sentence_start"] is None:
         fields["sentence_start"] = block_starts(stream.block_offsets, len(stream.token_hash))
     if fields["chunk_start"] is None:
         fields["chunk_start"] = np.ones(len(stream.token_hash), bool)
+    if fields["chunk_end"] is None:
+        fields["chunk_end"] = chunk_ends_of_starts(fields["chunk_start"], stream.block_offsets)
     with atomic_path(path) as tmp, open(tmp, "wb") as out:
         np.savez(out, **fields)
 
 
 def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> dict[str, np.ndarray]:
     """The named fields of a token file, whole. A file written without sentence or chunk starts
-    (by an earlier version, or by hand) reads as one sentence per block, one chunk per token."""
+    (by an earlier version, or by hand) reads as one sentence per block, one chunk per token,
+    and without chunk ends as chunks that all hold a token."""
+
+    def chunk_start(a):
+        return a["chunk_start"] if "chunk_start" in a.files else np.ones(len(a["token_hash"]), bool)
+
     optional = {
         "sentence_start": lambda a: block_starts(a["block_offsets"], len(a["token_hash"])),
-        "chunk_start": lambda a: np.ones(len(a["token_hash"]), bool),
+        "chunk_start": chunk_start,
+        "chunk_end": lambda a: chunk_ends_of_starts(chunk_start(a), a["block_offsets"]),
     }
     with np.load(path, allow_pickle=False) as archive:
         return {
@@ -96,13 +116,22 @@ def read_token_stream(path: Path | str) -> TokenStream:
 def _npy_member(archive: zipfile.ZipFile, name: str):
     """An open member of an .npz positioned at its data, with its dtype and length."""
     member = archive.open(f"{name}.npy")
-    version = np.lib.format.read_magic(member)
-    shape, _, dtype = (
-        np.lib.format.read_array_header_1_0(member)
-        if version == (1, 0)
-        else np.lib.format.read_array_header_2_0(member)
-    )
-    return member, dtype, int(np.prod(shape))
+    count, dtype = npy_header(member)
+    return member, dtype, count
+
+
+def token_count(path: Path | str, field: str = "token_hash") -> int:
+    """The tokens of a token file (or the length of another of its fields), from its header
+    alone (members are uncompressed .npy)."""
+    with zipfile.ZipFile(path) as archive:
+        member, _, count = _npy_member(archive, field)
+        member.close()
+    return count
+
+
+def document_count(path: Path | str) -> int:
+    """The documents of a token file, from its header alone."""
+    return token_count(path, "doc_ids")
 
 
 def read_token_pieces(

@@ -230,15 +230,17 @@ def stoplist_for_language(code: str | None) -> frozenset[str]:
 
 def tokenise_blocks(
     texts: Iterable[str], vocabulary: Vocabulary, progress_every: int = 50_000
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(type id of every token, block offsets, whether each token opens a whitespace chunk)
-    for a sequence of block texts."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(type id of every token, block offsets, whether each token opens a whitespace chunk, and
+    where in its block's ``text.split()`` its chunk ends: `chunk_ends`) for a sequence of block
+    texts."""
     chunks: list[tuple[int, ...]] = []
-    offsets = [0]
+    offsets, chunk_offsets = [0], [0]
     for count, text in enumerate(texts, 1):
         found = vocabulary.chunk_ids(text)
         chunks += found
         offsets.append(offsets[-1] + sum(map(len, found)))
+        chunk_offsets.append(len(chunks))
         if count % progress_every == 0:
             log.info(
                 "tokenise: %d blocks, %d tokens, %d types",
@@ -247,7 +249,13 @@ def tokenise_blocks(
                 len(vocabulary.types),
             )
     ids = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=offsets[-1])
-    return ids, np.array(offsets, dtype=np.int64), chunk_openers(chunks, offsets[-1])
+    lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    return (
+        ids,
+        np.array(offsets, dtype=np.int64),
+        chunk_openers(chunks, offsets[-1]),
+        chunk_ends(lengths, np.array(chunk_offsets, dtype=np.int64)),
+    )
 
 
 def chunk_openers(chunks: list[tuple[int, ...]], tokens: int) -> np.ndarray:
@@ -256,6 +264,20 @@ def chunk_openers(chunks: list[tuple[int, ...]], tokens: int) -> np.ndarray:
     first = np.zeros(tokens + 1, bool)
     first[np.cumsum(lengths) - lengths] = True
     return first[:tokens]
+
+
+def chunk_ends(lengths: np.ndarray, chunk_offsets: np.ndarray) -> np.ndarray:
+    """Per token: the index in its block's whitespace chunks (``text.split()``) just past its own
+    chunk and the chunks without a token that follow it (a lone soft hyphen goes with the chunk
+    before it). Block de-duplication cuts a block's text with these, so export applies its
+    removed parts to ``text.split()`` without the tokeniser (`tokenfile.TokenStream`).
+    `lengths`: tokens per chunk of every block; `chunk_offsets`: each block's first chunk."""
+    block = np.repeat(np.arange(len(chunk_offsets) - 1), np.diff(chunk_offsets))
+    bearing = np.flatnonzero(lengths > 0)
+    following = np.append(bearing[1:], len(lengths))
+    block_end = chunk_offsets[block[bearing] + 1]
+    end = np.minimum(following, block_end) - chunk_offsets[block[bearing]]
+    return np.repeat(end, lengths[bearing]).astype(np.int32)
 
 
 # Sentence-final marks, and the closing quotes and brackets that may follow one (module doc)
@@ -302,27 +324,6 @@ def block_sentences(text: str, cjk_chars: bool = True) -> list[str]:
     )
 
 
-def kept_chunks(text: str, removed_starts, removed_ends) -> str:
-    """What a block partly kept by de-duplication keeps of its text: the whitespace chunks that
-    still hold a token once the token ranges [start, end) are removed, joined by one space as
-    export writes a block (a chunk cut by a range keeps all of it, as `tables.kept_tokens` counts;
-    a chunk without a token — a lone soft hyphen — follows the chunk before it)."""
-    found = Vocabulary().chunk_ids(text)
-    lengths = np.fromiter(map(len, found), dtype=np.int64, count=len(found))
-    kept = np.ones(int(lengths.sum()), bool)
-    for start, end in zip(removed_starts, removed_ends):
-        if end > len(kept):
-            raise ValueError(
-                f"a removed range ends at token {end} of a block of {len(kept)}: the token file "
-                "and the blocks do not match (re-run tokenise)"
-            )
-        kept[start:end] = False
-    chunk = np.repeat(np.arange(len(found)), lengths)
-    holds = np.bincount(chunk, weights=kept, minlength=len(found)) > 0
-    holds[lengths == 0] = np.concatenate(([False], holds))[:-1][lengths == 0]
-    return " ".join(c for c, k in zip(text.split(), holds) if k)
-
-
 def tokenise_shard(
     kept: Survivors,
     params: TokeniseParams,
@@ -335,7 +336,7 @@ def tokenise_shard(
     kept_blocks = kept.blocks.assign(doc=kept.blocks["doc_id"].map(doc_rank))
 
     vocabulary = Vocabulary(params.cjk_chars)
-    ids, block_offsets, chunk_first = tokenise_blocks(kept_blocks["text"], vocabulary)
+    ids, block_offsets, chunk_first, chunk_end = tokenise_blocks(kept_blocks["text"], vocabulary)
     types = vocabulary.type_list()
 
     # Stop words: one row of type flags per language present, picked per
@@ -358,6 +359,7 @@ def tokenise_shard(
         doc_ids=doc_ids,
         sentence_start=sentence_starts(ids, chunk_first, block_offsets, types),
         chunk_start=chunk_first,
+        chunk_end=chunk_end,
     )
     log.info(
         "tokenise: %d documents, %d blocks, %d tokens of %d types, %d punctuation, %d stop words",

@@ -55,7 +55,13 @@ def read_document_verdicts(tables: ShardTables, columns: Sequence[str] = ()) -> 
 
 # what block de-duplication says of a block beside its class (DEDUP_SCHEMA); null where it did not
 # judge the block
-DEDUP_DETAILS = ("duplicate_of", "dup_share", *REMOVED_PARTS, "removed_duplicate_of")
+DEDUP_DETAILS = (
+    "duplicate_of",
+    "dup_share",
+    "removed_starts",
+    *REMOVED_PARTS,
+    "removed_duplicate_of",
+)
 
 
 def block_verdicts(
@@ -99,7 +105,7 @@ def read_block_verdicts(
             tables.dedup,
             ["doc_id", "block_index", "final_class", "duplicate_of", "dup_share"],
             doc_ids=doc_ids,
-            optional=[*REMOVED_PARTS, "removed_duplicate_of"],
+            optional=["removed_starts", *REMOVED_PARTS, "removed_duplicate_of"],
         )
         if tables.dedup
         else None

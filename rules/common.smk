@@ -15,13 +15,17 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
     )
 
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
-from corpusbuilder.dedup.memory import dedup_memory_mb_by_sizes
+from corpusbuilder.dedup.memory import (
+    TOKEN_FILE_BYTES_PER_TOKEN,
+    dedup_memory_mb_by_sizes,
+    partitioned_memory_mb,
+)
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download import group_sources, resolve_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.common.package_data import SHIPPED_MODEL
-from corpusbuilder.tables import FILES
+from corpusbuilder.tables import FILES, dedup_table
 
 if not config:
     raise WorkflowError(
@@ -110,6 +114,9 @@ EXTRACT_CFG = (
 AGAINST = [config["dedup"]["against"]] if config["dedup"]["against"] else []
 # ... and this corpus's, for the next (dedup.write_state)
 DEDUP_STATE = [FILES.dedup_state] if config["dedup"]["write_state"] else []
+# dedup.mode partitioned: jobs per shard and per hash range (rules/dedup.smk)
+DEDUP_PARTITIONED = config["dedup"]["mode"] == "partitioned"
+DEDUP_PARTITIONS = config["dedup"]["partitions"]
 
 # The n-gram list G2+ and the dedup pass must agree on n and on the token kind.
 NGRAM_CFG = {
@@ -137,6 +144,9 @@ def corpus_outputs():
         [FILES.corpus_jsonl, FILES.corpus_prevert, FILES.corpus_vert], shard=SHARDS
     )
     outputs.append("results/stats/funnel.tsv")
+    if config["dedup"]["enabled"] and DEDUP_PARTITIONED:
+        # the sequential job writes them beside its tables; here a job of their own does
+        outputs += [FILES.dedup_stats, *DEDUP_STATE]
     if config["similarity"]["enabled"]:
         outputs.append("results/stats/similar_pairs.parquet")
     return outputs
@@ -170,7 +180,10 @@ def export_inputs(wildcards):
         for stage in ["docs", "blocks", "language", "exact"]
     }
     if config["dedup"]["enabled"]:
-        inputs["dedup"] = FILES.dedup_tables
+        # the sequential job's one folder, or the partitioned mode's table of this shard
+        inputs["dedup"] = (
+            dedup_table(wildcards.shard) if DEDUP_PARTITIONED else FILES.dedup_tables
+        )
     return inputs
 
 
@@ -245,3 +258,22 @@ onstart:
             "this config's input (an earlier run over other WARCs); they are not part of this "
             "corpus. Remove them with: rm " + " ".join(stale)
         )
+
+
+def partitioned_mem_mb(job):
+    """A partitioned dedup job's memory with a fifth to spare, from its token files' sizes
+    (corpusbuilder.dedup.memory.partitioned_memory_mb; documents taken as at most one per 50
+    tokens: the dev crawl has one per 1,300).
+    """
+
+    def mem_mb(wildcards, input):
+        paths = [input.tokens] if isinstance(input.tokens, str) else input.tokens
+        tokens = (
+            sum(os.path.getsize(p) for p in paths if os.path.exists(p))
+            // TOKEN_FILE_BYTES_PER_TOKEN
+        )
+        return math.ceil(
+            1.2 * partitioned_memory_mb(job, tokens, tokens // 50, DEDUP_PARTITIONS)
+        )
+
+    return mem_mb

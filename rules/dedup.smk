@@ -3,30 +3,186 @@
 # is computed from its inputs and checked before the pass;
 # who sent which n-gram to output is logged to a temporary directory in work/dedup meanwhile.
 # It writes the corpus's state (its output n-grams) for a later crawl's dedup.against
-# (dedup.write_state).
-rule dedup:
-    input:
-        tokens=expand(FILES.tokens, shard=SHARDS),
-        blocks=expand(FILES.blocks, shard=SHARDS),
-        duplicates=DUPLICATE_NGRAMS,
-        duplicates_stats=rules.dup_ngrams.output.stats,
-        against=AGAINST,
-    output:
-        dedup=directory(FILES.dedup_tables),
-        stats=FILES.dedup_stats,
-        state=DEDUP_STATE,
-    log:
-        "logs/dedup.log",
-    benchmark:
-        "benchmarks/dedup.tsv"
-    conda:
-        "../envs/dedup.yaml"
-    threads: 1
-    resources:
-        mem_mb=dedup_mem_mb,
-    params:
-        shards=SHARDS,
-        cfg=config["dedup"],
-        extract=config["extract"],
-    script:
-        "../scripts/dedup.py"
+# (dedup.write_state). dedup.mode partitioned runs the jobs below instead.
+if not DEDUP_PARTITIONED:
+
+    rule dedup:
+        input:
+            tokens=expand(FILES.tokens, shard=SHARDS),
+            blocks=expand(FILES.blocks, shard=SHARDS),
+            duplicates=DUPLICATE_NGRAMS,
+            duplicates_stats=rules.dup_ngrams.output.stats,
+            against=AGAINST,
+        output:
+            dedup=directory(FILES.dedup_tables),
+            stats=FILES.dedup_stats,
+            state=DEDUP_STATE,
+        log:
+            "logs/dedup.log",
+        benchmark:
+            "benchmarks/dedup.tsv"
+        conda:
+            "../envs/dedup.yaml"
+        threads: 1
+        resources:
+            mem_mb=dedup_mem_mb,
+        params:
+            shards=SHARDS,
+            cfg=config["dedup"],
+            extract=config["extract"],
+        script:
+            "../scripts/dedup.py"
+
+
+# dedup.mode partitioned (corpusbuilder.dedup.partitioned, docs/dedup-scale.md): an occurrence
+# of a duplicate n-gram is already seen when the n-gram occurs earlier in the global order, kept
+# or not. Jobs per shard and per hash range (dedup.partitions); none holds more than one shard or
+# one range of every shard, plus a few numbers per document.
+DEDUP_RANGES = range(DEDUP_PARTITIONS)
+
+if DEDUP_PARTITIONED:
+
+    # Per shard: every n-gram occurrence, a row group per hash range.
+    rule dedup_occurrences:
+        input:
+            tokens=FILES.tokens,
+        output:
+            occurrences=temp(FILES.dedup_occurrences),
+        log:
+            "logs/dedup_occurrences/{shard}.log",
+        benchmark:
+            "benchmarks/dedup_occurrences/{shard}.tsv"
+        conda:
+            "../envs/dedup.yaml"
+        threads: 1
+        resources:
+            mem_mb=partitioned_mem_mb("occurrences"),
+        params:
+            cfg=config["dedup"],
+            partitions=DEDUP_PARTITIONS,
+        script:
+            "../scripts/dedup_occurrences.py"
+
+    # Per range: each document's n-grams and duplicate n-grams in it (the dup-share order).
+    rule dedup_counts:
+        input:
+            occurrences=expand(FILES.dedup_occurrences, shard=SHARDS),
+            tokens=expand(FILES.tokens, shard=SHARDS),
+            duplicates=DUPLICATE_NGRAMS,
+        output:
+            counts=temp(FILES.dedup_counts),
+        log:
+            "logs/dedup_counts/{partition}.log",
+        benchmark:
+            "benchmarks/dedup_counts/{partition}.tsv"
+        conda:
+            "../envs/dedup.yaml"
+        threads: 1
+        resources:
+            mem_mb=partitioned_mem_mb("counts"),
+        params:
+            partitions=DEDUP_PARTITIONS,
+        script:
+            "../scripts/dedup_counts.py"
+
+    # The processing order: a rank per document.
+    rule dedup_order:
+        input:
+            counts=expand(FILES.dedup_counts, partition=DEDUP_RANGES),
+            tokens=expand(FILES.tokens, shard=SHARDS),
+        output:
+            order=FILES.dedup_order,
+            documents=FILES.dedup_documents,
+        log:
+            "logs/dedup_order.log",
+        benchmark:
+            "benchmarks/dedup_order.tsv"
+        conda:
+            "../envs/dedup.yaml"
+        threads: 1
+        resources:
+            mem_mb=partitioned_mem_mb("order"),
+        params:
+            cfg=config["dedup"],
+        script:
+            "../scripts/dedup_order.py"
+
+    # Per range: the occurrences already seen, each naming its n-gram's first holder.
+    rule dedup_seen:
+        input:
+            occurrences=expand(FILES.dedup_occurrences, shard=SHARDS),
+            tokens=expand(FILES.tokens, shard=SHARDS),
+            duplicates=DUPLICATE_NGRAMS,
+            order=FILES.dedup_order,
+            documents=FILES.dedup_documents,
+            against=AGAINST,
+        output:
+            seen=temp(FILES.dedup_seen),
+        log:
+            "logs/dedup_seen/{partition}.log",
+        benchmark:
+            "benchmarks/dedup_seen/{partition}.tsv"
+        conda:
+            "../envs/dedup.yaml"
+        threads: 1
+        resources:
+            mem_mb=partitioned_mem_mb("seen"),
+        params:
+            partitions=DEDUP_PARTITIONS,
+        script:
+            "../scripts/dedup_seen.py"
+
+    # Per shard: its documents judged, its table written.
+    rule dedup_shard:
+        input:
+            tokens=FILES.tokens,
+            blocks=FILES.blocks,
+            seen=expand(FILES.dedup_seen, partition=DEDUP_RANGES),
+            documents=FILES.dedup_documents,
+            against=AGAINST,
+        output:
+            dedup=FILES.dedup,
+            stats=FILES.dedup_shard_stats,
+            state_run=[temp(FILES.dedup_state_run)] if DEDUP_STATE else [],
+        log:
+            "logs/dedup_shard/{shard}.log",
+        benchmark:
+            "benchmarks/dedup_shard/{shard}.tsv"
+        conda:
+            "../envs/dedup.yaml"
+        threads: 1
+        resources:
+            mem_mb=partitioned_mem_mb("shard"),
+        params:
+            cfg=config["dedup"],
+            extract=config["extract"],
+            shards=SHARDS,
+        script:
+            "../scripts/dedup_shard.py"
+
+    # The stats file, and the corpus's state merged from the shards' runs.
+    rule dedup_merge:
+        input:
+            stats=expand(FILES.dedup_shard_stats, shard=SHARDS),
+            state_runs=(
+                expand(FILES.dedup_state_run, shard=SHARDS) if DEDUP_STATE else []
+            ),
+            duplicates=DUPLICATE_NGRAMS,
+            documents=FILES.dedup_documents,
+            against=AGAINST,
+        output:
+            stats=FILES.dedup_stats,
+            state=DEDUP_STATE,
+        log:
+            "logs/dedup_merge.log",
+        benchmark:
+            "benchmarks/dedup_merge.tsv"
+        conda:
+            "../envs/dedup.yaml"
+        threads: 1
+        resources:
+            mem_mb=1000,
+        params:
+            cfg=config["dedup"],
+        script:
+            "../scripts/dedup_merge.py"

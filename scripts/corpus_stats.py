@@ -20,16 +20,13 @@ from corpusbuilder.report.corpus_stats import (
     write_corpus_stats,
 )
 from corpusbuilder.similarity.minhash import MinHashParams
-from corpusbuilder.tables import FILES
+from corpusbuilder.tables import dedup_table
 
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
 similarity = snakemake.params.similarity
 # block dedup's input is the folder of every shard's tables
-dedup = [
-    FILES.dedup.format(shard=shard) if "dedup" in inputs else None
-    for shard in snakemake.params.shards
-]
+dedup = [dedup_table(shard) if "dedup" in inputs else None for shard in snakemake.params.shards]
 shards = [
     ShardFiles(Path(tokens), Path(blocks), Path(verdicts) if verdicts else None)
     for tokens, blocks, verdicts in zip(

@@ -5,7 +5,7 @@ One job for the whole corpus: Algorithm 3.1 needs one G_out and one global proce
 Inputs are lists in shard order (`tokens`, `blocks`; params.shards their names), plus `duplicates`
 (G₂₊ in hash ranges, work/ngrams/dup{n}/{partition}.npy, in partition order) and
 `duplicates_stats` (G₂₊'s counts summed by rule dup_ngrams; not read here); outputs
-`dedup`, the folder of the shards' tables (tables.FILES.dedup), and `stats` (the pass's
+`dedup`, the folder of the shards' tables (tables.dedup_table), and `stats` (the pass's
 counts); `against` and `state` (each empty, or a state file). Its memory is checked before
 the pass (corpusbuilder.dedup.memory).
 """
@@ -18,7 +18,7 @@ from corpusbuilder.dedup.corpus import Shard, dedup_corpus
 from corpusbuilder.dedup.memory import DedupMemoryError, check_dedup_memory
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.extraction.extract import ExtractParams
-from corpusbuilder.tables import FILES
+from corpusbuilder.tables import dedup_table
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)
@@ -31,7 +31,7 @@ except DedupMemoryError as error:
     sys.exit(1)
 Path(snakemake.output.dedup).mkdir(parents=True, exist_ok=True)
 shards = [
-    Shard(name, Path(tokens), Path(blocks), Path(FILES.dedup.format(shard=name)))
+    Shard(name, Path(tokens), Path(blocks), Path(dedup_table(name)))
     for name, tokens, blocks in zip(
         snakemake.params.shards, snakemake.input.tokens, snakemake.input.blocks, strict=True
     )

@@ -11,15 +11,12 @@ from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.report.html_report import ReportFiles, write_report
-from corpusbuilder.tables import FILES, ShardTables
+from corpusbuilder.tables import ShardTables, dedup_table
 
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
 # block dedup's input is the folder of every shard's tables
-dedup = [
-    FILES.dedup.format(shard=shard) if "dedup" in inputs else None
-    for shard in snakemake.params.shards
-]
+dedup = [dedup_table(shard) if "dedup" in inputs else None for shard in snakemake.params.shards]
 shards = [
     ShardTables(docs, blocks, language, exact, verdicts, name)
     for name, docs, blocks, language, exact, verdicts in zip(

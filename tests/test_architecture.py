@@ -14,7 +14,7 @@ from corpusbuilder import tables
 # README "Architecture": a module imports its own layer or a lower one.
 LAYERS = {
     "base": ["common", "config", "download"],
-    "contracts": ["tables", "tokenfile", "verdicts"],
+    "contracts": ["tables", "ngramfiles", "tokenfile", "verdicts"],
     "stages": [
         "extraction",
         "language",
@@ -94,10 +94,11 @@ def test_no_import_cycles():
 
 
 def test_only_the_contracts_layer_knows_a_stage_file_layout():
-    """Parquet schemas and parquet reads live in tables, the token file's layout in tokenfile."""
+    """Parquet schemas and parquet reads live in tables (and the n-gram files' in ngramfiles), the
+    token file's layout in tokenfile."""
     for module, path in library_modules().items():
         source = path.read_text()
-        if unit(module) != "tables":
+        if unit(module) not in ("tables", "ngramfiles"):
             assert "pa.schema(" not in source and "read_parquet(" not in source, module
         if unit(module) != "tokenfile":
             assert "np.savez(" not in source, module
@@ -282,3 +283,37 @@ def test_the_library_reaches_the_api_only_from_the_command():
                 assert not used, f"{path.name} imports {used} from the package"
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                 assert not (node.value.id == LIBRARY and node.attr in exported), path.name
+
+
+def test_one_reader_of_the_npy_header():
+    """The .npy header is parsed in one place (common.io.npy_header): the token file's members,
+    G₂₊'s parts and dedup's memory check all go through it (issue 37)."""
+    for module, path in library_modules().items():
+        if module != "corpusbuilder.common.io":
+            assert "read_magic(" not in path.read_text(), f"{module} parses an .npy header"
+
+
+def test_only_tokenfile_opens_the_token_file():
+    """Stages take the token file's members from tokenfile, never from the archive itself."""
+    for module, path in library_modules().items():
+        source = path.read_text()
+        if unit(module) != "tokenfile":
+            assert "token_hash.npy" not in source and "zipfile" not in source, module
+
+
+def test_one_function_names_a_shards_dedup_table():
+    """A shard's dedup table path is `tables.dedup_table`, not spelled from FILES.dedup anew in
+    each script or rule (issue 37)."""
+    for path in [*(REPO / "scripts").glob("*.py"), *(REPO / "rules").glob("*.smk")]:
+        assert "FILES.dedup.format" not in path.read_text(), path.name
+
+
+def test_export_cuts_removed_parts_without_the_tokeniser():
+    """Dedup hands export its removed parts in whitespace chunks of the block text, so neither
+    export nor the report tokenises a block again to apply them (issue 37), and no config rule
+    ties tokenise.cjk_chars to dedup.level."""
+    for module, path in library_modules().items():
+        if unit(module) in ("export", "report"):
+            source = path.read_text()
+            assert "Vocabulary(" not in source and "chunk_ids(" not in source, module
+    assert "cjk_chars" not in (REPO / LIBRARY / "config.py").read_text()

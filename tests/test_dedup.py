@@ -120,8 +120,8 @@ def kept_text(shards: list[Shard], row) -> str:
         pd.DataFrame(
             {
                 "text": [blocks.text[(row.doc_id, row.block_index)]],
-                "removed_starts": [row.removed_starts],
-                "removed_ends": [row.removed_ends],
+                "removed_chunk_starts": [row.removed_chunk_starts],
+                "removed_chunk_ends": [row.removed_chunk_ends],
             }
         )
     )[0]
@@ -767,9 +767,11 @@ def test_span_mode_removes_a_near_copy_edited_every_few_words_only_by_its_repeat
 
 def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
     """The kept text holds whole whitespace chunks, and the kept tokens count it so: "word,"
-    whose comma starts a removed span keeps its comma in both."""
+    whose comma starts a removed span keeps its comma in both. Export cuts the text by chunks
+    (`removed_chunks`), never tokenising it again."""
+    from corpusbuilder.dedup.sentences import removed_chunks
+    from corpusbuilder.export import kept_text
     from corpusbuilder.tables import kept_tokens
-    from corpusbuilder.tokenise import kept_chunks
 
     tokens = {
         "doc_ids": np.array(["d"]),
@@ -777,6 +779,7 @@ def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
         "block_index": np.array([0]),
         "block_offsets": np.array([0, 6]),
         "chunk_start": np.array([1, 1, 0, 1, 1, 0], bool),
+        "chunk_end": np.array([1, 2, 2, 3, 4, 4], np.int32),
     }
     dedup = pd.DataFrame(
         {
@@ -796,11 +799,17 @@ def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
         True,
         True,
     ]
-    assert kept_chunks("one two, three four.", [2], [4]) == "one two, four."
+    first, last = removed_chunks(np.array([2]), np.array([4]), np.array([6]), tokens)
+    assert (first.tolist(), last.tolist()) == ([2], [3])
+    assert kept_text("one two, three four.", first, last) == "one two, four."
     # a chunk without a token (a lone soft hyphen) goes with the chunk before it
-    assert kept_chunks("one two, \u00ad three four.", [2], [4]) == "one two, \u00ad four."
+    tokens["chunk_end"] = np.array([1, 3, 3, 4, 5, 5], np.int32)
+    first, last = removed_chunks(np.array([2]), np.array([4]), np.array([6]), tokens)
+    assert kept_text("one two, \u00ad three four.", first, last) == "one two, \u00ad four."
+    first, last = removed_chunks(np.array([1]), np.array([4]), np.array([6]), tokens)
+    assert kept_text("one two, \u00ad three four.", first, last) == "one four."
     with pytest.raises(ValueError, match="re-run tokenise"):
-        kept_chunks("one two, three", [2], [5])
+        kept_text("one two, three", [2], [5])
 
 
 def test_a_partly_kept_block_reaches_the_corpus_with_its_kept_text(tmp_path):
@@ -940,7 +949,7 @@ def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_pat
     import pyarrow as pa
 
     from corpusbuilder.dedup.state import merge_state_runs, write_state_rows
-    from corpusbuilder.tables import STATE_ROW_GROUP
+    from corpusbuilder.ngramfiles import STATE_ROW_GROUP
 
     rng = np.random.default_rng(9)
     everything = []
@@ -972,8 +981,8 @@ def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp
         DedupMemoryError,
         check_dedup_memory,
         dedup_memory_mb_by_sizes,
-        token_count,
     )
+    from corpusbuilder.tokenfile import token_count
 
     shards = write_corpus(
         tmp_path, {"s0": [("a", [para()]), ("b", [para()])], "s1": [("c", [para(), para()])]}

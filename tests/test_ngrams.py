@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import CRAWL, require_shared
 
-from corpusbuilder import tables
+from corpusbuilder import ngramfiles
 from corpusbuilder.ngrams import chunks, hashing, runs, stage, suffix
 from corpusbuilder.tokenfile import TokenStream, write_token_stream
 
@@ -438,8 +438,8 @@ def test_g2_merged_in_parts_is_the_one_merge_and_its_stats_sum(tmp_path):
         )
     part_paths = [tmp_path / f"part{p}.npy" for p in range(partitions)]
     assert all(len(np.load(path)) for path in part_paths)
-    assert np.array_equal(tables.read_duplicate_ngrams(part_paths), whole)
-    assert tables.duplicate_ngram_count(part_paths) == len(whole)
+    assert np.array_equal(ngramfiles.read_duplicate_ngrams(part_paths), whole)
+    assert ngramfiles.duplicate_ngram_count(part_paths) == len(whole)
     summed = stage.write_duplicate_ngrams_stats(
         [tmp_path / f"part{p}.json" for p in range(partitions)], tmp_path / "summed.json"
     )

@@ -227,3 +227,28 @@ def test_a_bucket_larger_than_max_bucket_still_gives_every_pair(copies):
     assert resemblance_dedup([str(i) for i in range(len(texts))], pairs, 0.5) == [
         str(i) for i in range(1, copies)
     ]
+
+
+@pytest.mark.parametrize("bands", [None, 20])
+def test_signatures_per_shard_give_the_pairs_of_one_job(families, bands, tmp_path):
+    """The rule computes each shard's signatures in a job of its own (minhash.write_signatures)
+    and pairs them in one: the pairs are those of the corpus in one go."""
+    from corpusbuilder.similarity.minhash import (
+        corpus_signatures,
+        read_signatures,
+        signature_similar_pairs,
+        write_signatures,
+    )
+
+    texts, _ = families
+    params = MinHashParams(bands=bands)
+    documents = [{"id": f"s:{i}", "paragraphs": [t]} for i, t in enumerate(texts)]
+    paths = []
+    for shard, part in enumerate((documents[:7], documents[7:20], documents[20:])):
+        paths.append(tmp_path / f"{shard}.parquet")
+        write_signatures(*corpus_signatures(part, params), paths[-1])
+    ids, signatures = read_signatures(paths, params.k)
+    pd.testing.assert_frame_equal(
+        signature_similar_pairs(ids, signatures, 0.5, params),
+        corpus_similar_pairs(documents, 0.5, params),
+    )

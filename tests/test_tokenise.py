@@ -110,7 +110,7 @@ def test_vocabulary_memo_gives_the_tokenisers_tokens():
     texts = SAMPLES * 3 + ["the the the, the."] * 2
     for max_memo in (10**6, 3):  # a memo cleared again and again changes nothing
         vocabulary = Vocabulary(max_memo=max_memo)
-        ids, offsets, _ = tokenise_blocks(texts, vocabulary)
+        ids, offsets, _, _ = tokenise_blocks(texts, vocabulary)
         types = np.array(vocabulary.type_list(), dtype=object)
         for b, text in enumerate(texts):
             assert types[ids[offsets[b] : offsets[b + 1]]].tolist() == tokenise(text)
@@ -275,7 +275,7 @@ def test_sentences_start_after_a_final_mark_at_a_chunk_boundary_before_no_lower_
     assert block_sentences("") == [] and block_sentences("  one  ") == ["one"]
     texts = [text, "", "no end here", "A. B.\u00ad \u00ad C."]
     vocabulary = Vocabulary()
-    ids, offsets, chunk_first = tokenise_blocks(texts, vocabulary)
+    ids, offsets, chunk_first, _ = tokenise_blocks(texts, vocabulary)
     starts = sentence_starts(ids, chunk_first, offsets, vocabulary.type_list())
     for b, block in enumerate(texts):
         flags = starts[offsets[b] : offsets[b + 1]]
@@ -287,3 +287,19 @@ def test_sentences_start_after_a_final_mark_at_a_chunk_boundary_before_no_lower_
         assert [types[a:z].tolist() for a, z in itertools.pairwise(cuts)] == [
             tokenise(s) for s in sentences
         ]
+
+
+def test_chunk_ends_are_the_same_whatever_cjk_chars_says():
+    """Block dedup's removed parts are cut in whitespace chunks (`tokenise.chunk_ends`), which do
+    not depend on how a chunk splits into tokens: export needs no tokeniser, and cjk_chars works
+    with the sentence and span levels (issue 37)."""
+    from corpusbuilder.tokenise import Vocabulary
+
+    texts = ["日本語のテキスト。 foo \u00ad bar", "\u00ad 東京 x"]
+    ends = {}
+    for cjk_chars in (True, False):
+        ids, offsets, chunk_first, chunk_end = tokenise_blocks(texts, Vocabulary(cjk_chars))
+        ends[cjk_chars] = chunk_end[chunk_first].tolist()
+        assert len(chunk_end) == len(ids)
+    # per chunk holding a token, in each block: past itself and a soft hyphen after it
+    assert ends[True] == ends[False] == [1, 3, 4, 2, 3]

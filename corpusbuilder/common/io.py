@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -39,6 +40,18 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
         os.replace(tmp_path, path)
     finally:
         tmp_path.unlink(missing_ok=True)
+
+
+def npy_header(npy) -> tuple[int, np.dtype]:
+    """Length and dtype of an open .npy stream (a file, or a member of an .npz), left positioned
+    at its data: the one reader of the format's header (versions 1.0 and 2.0)."""
+    version = np.lib.format.read_magic(npy)
+    shape, _, dtype = (
+        np.lib.format.read_array_header_1_0(npy)
+        if version == (1, 0)
+        else np.lib.format.read_array_header_2_0(npy)
+    )
+    return int(np.prod(shape)), dtype
 
 
 def write_table(table: pa.Table, path: Path | str, row_group_size: int | None = None) -> None:

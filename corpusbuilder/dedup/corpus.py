@@ -19,13 +19,18 @@ from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_af
 from corpusbuilder.dedup.document import dedup_document
 from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
 from corpusbuilder.dedup.provenance_log import Provenance
-from corpusbuilder.dedup.sentences import first_words_of_chunks, inner_sentence_starts
+from corpusbuilder.dedup.sentences import (
+    first_words_of_chunks,
+    inner_sentence_starts,
+    removed_chunks,
+)
 from corpusbuilder.dedup.spill import SpilledShards
 from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, preload_output
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
-from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.tables import DEDUP_SCHEMA, kept_block_mask, read_duplicate_ngrams, read_table
+from corpusbuilder.ngramfiles import read_duplicate_ngrams
+from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, ngram_starts, select_tokens
+from corpusbuilder.tables import DEDUP_SCHEMA, kept_block_mask, read_table
 from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")
@@ -90,10 +95,16 @@ class ShardNgrams:
 
 
 def shard_ngrams(
-    tokens: dict, params: DedupParams, store, blocks: pd.DataFrame | None = None
+    tokens: dict,
+    params: DedupParams,
+    store,
+    blocks: pd.DataFrame | None = None,
+    seen_starts: np.ndarray | None = None,
 ) -> ShardNgrams:
     """Hash every n-gram of a shard's tokens at once and keep the duplicate ones (with `blocks`,
-    the shard's blocks.parquet, every block of its pages for the context-sensitive pass)."""
+    the shard's blocks.parquet, every block of its pages for the context-sensitive pass). With
+    `seen_starts` (sorted; the partitioned mode, no `store`), the duplicate n-grams are those
+    starting at these words, and their handles are their positions in it."""
     keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
     words, word_offsets, kept_tokens = select_tokens(
         np.asarray(tokens["token_hash"], np.uint64),
@@ -105,9 +116,13 @@ def shard_ngrams(
         if params.level != "sentence"
         else inner_sentence_starts(tokens["sentence_start"], kept_tokens, word_offsets)
     )
-    hashes, starts = ngram_hashes(words, word_offsets, params.n)
-    hashes = truncate_hashes(hashes, params.hash_bits)
-    duplicate, handles = store.locate(hashes)
+    if seen_starts is None:
+        hashes, starts = ngram_hashes(words, word_offsets, params.n)
+        duplicate, handles = store.locate(truncate_hashes(hashes, params.hash_bits))
+    else:  # the occurrences are known by where they start: no n-gram is hashed again
+        starts = ngram_starts(word_offsets, params.n)
+        duplicate = np.isin(starts, seen_starts, assume_unique=True)
+        handles = np.searchsorted(seen_starts, starts[duplicate])
     block_doc = np.asarray(tokens["block_doc"], np.int32)
     doc_ids = [str(d) for d in tokens["doc_ids"]]
     doc_blocks = np.searchsorted(block_doc, np.arange(len(doc_ids) + 1)).astype(np.int64)
@@ -421,7 +436,7 @@ def write_shard_outputs(
     for s, (shard, shard_verdicts) in enumerate(zip(shards, plan.verdicts)):
         fields = ["doc_ids", "block_doc", "block_index"]
         if shard_verdicts.removed:  # parts to take from words to tokens
-            fields += ["block_offsets", "is_punct", "is_stop"]
+            fields += ["block_offsets", "is_punct", "is_stop", "chunk_start", "chunk_end"]
         tokens = (
             read_tokens(shard.tokens)
             if runs is not None
@@ -435,9 +450,6 @@ def write_shard_outputs(
             justext,
             params,
         )
-        partly = table["removed_starts"].notna() & kept_block_mask(table)
-        stats.partly_kept_blocks += int(partly.sum())
-        stats.removed_parts += int(table.loc[partly, "removed_starts"].map(len).sum())
         _count(stats, table)
         write_table(
             pa.Table.from_pandas(
@@ -470,12 +482,13 @@ def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
 
 def removed_part_lists(
     verdicts: _BlockVerdicts, tokens: dict, params: DedupParams, all_ids: np.ndarray
-) -> tuple[pd.Series, pd.Series, pd.Series]:
+) -> tuple[pd.Series, ...]:
     """Per tokenised block, the parts removed from it — first token and the token after it,
-    counted from the block's first token — and the documents they duplicate (None for a block
-    kept whole or removed whole). A part's words are taken back to tokens: under a kind other
-    than `all`, punctuation at its edges stays."""
-    lists = [[None] * len(verdicts.share) for _ in range(3)]
+    counted from the block's first token — the documents they duplicate, and the same parts in
+    the block's whitespace chunks (`removed_chunks`), which export cuts the text with (None for
+    a block kept whole or removed whole). A part's words are taken back to tokens: under a kind
+    other than `all`, punctuation at its edges stays."""
+    lists = [[None] * len(verdicts.share) for _ in range(5)]
     if verdicts.removed:
         block, first, end, doc = np.array(verdicts.removed, np.int64).T
         order = np.lexsort((first, block))
@@ -483,21 +496,26 @@ def removed_part_lists(
         token_of_word = np.flatnonzero(
             kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
         )
-        block_start = np.asarray(tokens["block_offsets"], np.int64)[block]
-        first = token_of_word[first] - block_start
-        end = token_of_word[end - 1] + 1 - block_start
+        offsets = np.asarray(tokens["block_offsets"], np.int64)
+        first, end = token_of_word[first], token_of_word[end - 1] + 1
+        chunk_first, chunk_last = removed_chunks(first, end, offsets[block + 1], tokens)
+        first, end = first - offsets[block], end - offsets[block]
         cuts = np.flatnonzero(np.diff(block)) + 1
-        for b, f, e, d in zip(
+        for b, f, e, d, cf, cl in zip(
             block[np.r_[0, cuts]].tolist(),
             np.split(first, cuts),
             np.split(end, cuts),
             np.split(doc, cuts),
+            np.split(chunk_first, cuts),
+            np.split(chunk_last, cuts),
         ):
+            whole = cl > cf  # a part inside one chunk cuts none: the chunk stays whole
             lists[0][b], lists[1][b], lists[2][b] = (
                 f.tolist(),
                 e.tolist(),
                 all_ids[np.maximum(d, 0)].tolist(),
             )
+            lists[3][b], lists[4][b] = cf[whole].tolist(), cl[whole].tolist()
     return tuple(pd.Series(values, dtype=object) for values in lists)
 
 
@@ -514,7 +532,9 @@ def shard_output(
     they copy.
     Pages without a duplicate block keep jusText's classes."""
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
-    starts, ends, removed_of = removed_part_lists(verdicts, tokens, params, all_ids)
+    starts, ends, removed_of, chunk_starts, chunk_ends = removed_part_lists(
+        verdicts, tokens, params, all_ids
+    )
     keyed = pd.DataFrame(
         {
             "doc_id": doc_ids[np.asarray(tokens["block_doc"])],
@@ -527,6 +547,8 @@ def shard_output(
             "removed_starts": starts,
             "removed_ends": ends,
             "removed_duplicate_of": removed_of,
+            "removed_chunk_starts": chunk_starts,
+            "removed_chunk_ends": chunk_ends,
         }
     )
     table = blocks.loc[blocks["doc_id"].isin(set(doc_ids)), BLOCK_COLUMNS]
@@ -563,6 +585,11 @@ def shard_output(
 
 
 def _count(stats: DedupStats, table: pd.DataFrame) -> None:
+    """Add a shard's output table to the counts: blocks and words per final class, and the
+    blocks partly kept (sentence and span modes) with the parts they lost."""
+    partly = table["removed_starts"].notna() & kept_block_mask(table)
+    stats.partly_kept_blocks += int(partly.sum())
+    stats.removed_parts += int(table.loc[partly, "removed_starts"].map(len).sum())
     for cls, group in table.groupby("final_class"):
         stats.blocks[cls] = stats.blocks.get(cls, 0) + len(group)
         stats.words[cls] = stats.words.get(cls, 0) + int(group["n_words"].sum())

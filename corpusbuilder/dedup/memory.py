@@ -22,13 +22,11 @@ from __future__ import annotations
 import logging
 import math
 import os
-import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
 from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.tokenfile import token_count
 
 log = logging.getLogger("corpusbuilder.dedup")
 
@@ -45,19 +43,6 @@ TOKEN_FILE_BYTES_PER_TOKEN = 12
 
 class DedupMemoryError(ValueError):
     """The dedup job's `resources.mem_mb` cannot hold what it needs."""
-
-
-def token_count(tokens_path: Path | str) -> int:
-    """The tokens of a token file, from its header alone (`tokenfile`:
-    uncompressed .npy members)."""
-    with zipfile.ZipFile(tokens_path) as archive, archive.open("token_hash.npy") as member:
-        version = np.lib.format.read_magic(member)
-        shape, _, _ = (
-            np.lib.format.read_array_header_1_0(member)
-            if version == (1, 0)
-            else np.lib.format.read_array_header_2_0(member)
-        )
-    return int(np.prod(shape))
 
 
 def dedup_memory_mb_by_sizes(
@@ -97,7 +82,7 @@ def check_dedup_memory(
 ) -> dict:
     """Log the memory the job needs, in one line, before the pass; a DedupMemoryError naming
     `resources.mem_mb` when the job's `mem_mb` cannot hold it."""
-    from corpusbuilder.tables import duplicate_ngram_count
+    from corpusbuilder.ngramfiles import duplicate_ngram_count
 
     count = duplicate_ngram_count(duplicates)
     shard_tokens = [token_count(path) for path in tokens]
@@ -116,3 +101,27 @@ def check_dedup_memory(
             f"{mem_mb}: give it more with --set-resources dedup:mem_mb={need['total']}"
         )
     return need
+
+
+# dedup.mode partitioned: each job's memory from its inputs (docs/dedup-scale.md). Per n-gram
+# occurrence of what a job holds: the shard job's occurrences 16 B, hashed and sorted 48 B; a
+# range job's occurrences 16 B, filtered and ordered 64 B. Per document of the corpus: the
+# counts job's two counts (8 B), the order job's sums, shares and ranks (24 B); the seen job maps
+# the ranks (clean page cache, not held).
+OCCURRENCE_JOB_BYTES_PER_TOKEN = 64
+RANGE_JOB_BYTES_PER_OCCURRENCE = 80
+BYTES_PER_DOCUMENT = {"occurrences": 0, "counts": 8, "order": 24, "seen": 0, "shard": 0}
+
+
+def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int) -> int:
+    """The memory of one job of the partitioned mode, in MB: `tokens` of its shard (occurrences,
+    shard) or of the corpus (counts, seen: each holds 1/`partitions` of them), `documents` of the
+    corpus."""
+    held = {
+        "occurrences": tokens * OCCURRENCE_JOB_BYTES_PER_TOKEN,
+        "counts": tokens / partitions * RANGE_JOB_BYTES_PER_OCCURRENCE,
+        "order": 0,
+        "seen": tokens / partitions * RANGE_JOB_BYTES_PER_OCCURRENCE,
+        "shard": tokens * LARGEST_SHARD_BYTES_PER_TOKEN,
+    }[job]
+    return math.ceil(MODULES_MB + (held + documents * BYTES_PER_DOCUMENT[job]) / 2**20)

@@ -11,6 +11,8 @@ LEVELS = ("block", "document", "sentence", "span")
 PART_LEVELS = ("sentence", "span")  # blocks, and the parts of a block in the band
 ORDERS = ("dup-share", "input")
 BACKENDS = ("sorted-array", "judy")
+# one job, Algorithm 3.1 (the thesis); or jobs per hash range and per shard (`partitioned`)
+MODES = ("sequential", "partitioned")
 # no document known: an n-gram nobody has sent to output yet, a quoted n-gram whose sender is
 # looked up among G_out's owners later, a duplicate unit nothing is resolved to
 NO_DOCUMENT = -1

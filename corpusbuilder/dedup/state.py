@@ -3,7 +3,7 @@
 A corpus's state is every distinct n-gram it output — the n-grams whose words all stay, which
 Algorithm 3.1 would have moved to G_out had a later crawl repeated them — with the document that
 output it first, by its id and its rank in crawl order over every corpus merged in
-(`tables.STATE_SCHEMA`, ``results/dedup_state.parquet``: 64-bit hashes, sorted; 12.5 bytes an
+(`ngramfiles.STATE_SCHEMA`, ``results/dedup_state.parquet``: 64-bit hashes, sorted; 12.5 bytes an
 n-gram on the dev crawl, zstd). A run against it:
 
 - counts the state as one more run in the n-gram merge (each n-gram once), so an n-gram the new
@@ -35,14 +35,14 @@ import pyarrow.parquet as pq
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.store import truncate_hashes
-from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.tables import (
+from corpusbuilder.ngramfiles import (
     STATE_ROW_GROUP,
     STATE_SCHEMA,
     dedup_state_metadata,
-    kept_tokens,
     read_dedup_state,
 )
+from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.tables import kept_tokens
 
 
 def state_settings(params: DedupParams) -> dict:
@@ -115,8 +115,8 @@ def kept_ngrams(
 
 
 class OutputRuns:
-    """This run's output n-grams for its state: a sorted run per shard (`tables.STATE_SCHEMA`) in a
-    temporary directory, merged with the earlier corpus's state by `write`. Held a shard at a
+    """This run's output n-grams for its state: a sorted run per shard (`ngramfiles.STATE_SCHEMA`)
+    in a temporary directory, merged with the earlier corpus's state by `write`. Held a shard at a
     time, like the tokens; the merge holds a row group of each run."""
 
     def __init__(self, directory, against, documents: int):
@@ -195,7 +195,7 @@ def _refill(head: list) -> bool:
 
 
 def write_state_rows(path, parts, metadata: dict) -> None:
-    """A state file (`tables.STATE_SCHEMA`) of sorted (hashes, ranks, doc ids) parts, with the
+    """A state file (`ngramfiles.STATE_SCHEMA`) of sorted (hashes, ranks, doc ids) parts, with the
     n-gram settings a later run checks in `metadata`; always a row group, if an empty one."""
     schema = STATE_SCHEMA.with_metadata({"corpusbuilder": json.dumps(metadata)})
     with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:

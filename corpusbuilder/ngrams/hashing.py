@@ -37,7 +37,7 @@ def select_tokens(
     return token_hash[index], kept_before[block_offsets], index
 
 
-def _ngram_starts(block_offsets: np.ndarray, n: int) -> np.ndarray:
+def ngram_starts(block_offsets: np.ndarray, n: int) -> np.ndarray:
     """Start of every run of n tokens that lies inside one block."""
     block_offsets = np.asarray(block_offsets, dtype=np.int64)
     lengths = np.diff(block_offsets)
@@ -57,7 +57,7 @@ def ngram_hashes(
     passes over the token hashes, no loop per token.
     """
     token_hash = np.asarray(token_hash, dtype=np.uint64)
-    starts = _ngram_starts(block_offsets, n)
+    starts = ngram_starts(block_offsets, n)
     h = token_hash[starts]
     for j in range(1, n):
         h *= _HASH_BASE

@@ -14,9 +14,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.common.io import atomic_path
+from corpusbuilder.ngramfiles import RUN_SCHEMA
 from corpusbuilder.ngrams.chunks import resident_bytes
 from corpusbuilder.ngrams.suffix import sum_equal_hashes
-from corpusbuilder.tables import RUN_SCHEMA
 
 # Bytes per (hash, count) row of a merge round: the round's rows concatenated (12 B), their
 # sort order (8 B), the sorted copy (12 B), the summed output and its masks.
@@ -129,7 +129,8 @@ def read_run(
     """
     with pq.ParquetFile(path) as run:
         for group in _row_groups_in(run.metadata, hash_range):
-            # a dedup state (tables.STATE_SCHEMA) is a run with its owners beside it: not read here
+            # a dedup state (ngramfiles.STATE_SCHEMA) is a run with its
+            # owners beside it: not read here
             table = run.read_row_group(group, columns=["hash", "count"], use_threads=False)
             hashes = table.column(0).to_numpy()
             counts = table.column(1).to_numpy()

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from corpusbuilder.export import kept_text
 from corpusbuilder.report.joins import BLOCK_KINDS, block_kinds, shard_overview, stages_that_ran
 from corpusbuilder.report.rendering import esc
 from corpusbuilder.tables import ShardTables
-from corpusbuilder.tokenise import kept_chunks
 from corpusbuilder.verdicts import read_block_verdicts
 
 CHIP_LABELS = {
@@ -99,7 +99,7 @@ def sample_block(block) -> SampleBlock:
     text = str(block.text)
     if block.kind == "good" and isinstance(block.removed_starts, (list, np.ndarray)):
         # a block partly kept (sentence and span modes): the text the corpus keeps
-        text = kept_chunks(text, block.removed_starts, block.removed_ends)
+        text = kept_text(text, block.removed_chunk_starts, block.removed_chunk_ends)
         title = (
             f"{len(block.removed_starts)} part(s) removed as duplicates of "
             f"{', '.join(dict.fromkeys(block.removed_duplicate_of))}"

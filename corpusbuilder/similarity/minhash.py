@@ -22,7 +22,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
+from corpusbuilder.common.io import write_table
 from corpusbuilder.config import dataclass_values
 
 MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -255,15 +258,30 @@ def resemblance_dedup(ids: Sequence[str], pairs: pd.DataFrame, threshold: float 
     return [ids[i] for i in np.flatnonzero(labels != np.arange(len(ids))).tolist()]
 
 
-def corpus_similar_pairs(
-    documents: Iterable[dict], threshold: float = 0.5, params: MinHashParams = MinHashParams()
-) -> pd.DataFrame:
-    """Exported-corpus documents ({"id", "paragraphs", ...}) → id_a, id_b, resemblance, cluster."""
+def corpus_signatures(
+    documents: Iterable[dict], params: MinHashParams = MinHashParams()
+) -> tuple[list[str], np.ndarray]:
+    """Exported-corpus documents ({"id", "paragraphs", ...}) → their ids and min-hash
+    signatures: the part of the stage linear in the words, run per shard."""
     ids, texts = [], []
     for doc in documents:
         ids.append(doc["id"])
         texts.append("\n".join(doc["paragraphs"]))
-    pairs = similar_pairs(document_signatures(texts, params), threshold, params)
+    return ids, document_signatures(texts, params)
+
+
+def corpus_similar_pairs(
+    documents: Iterable[dict], threshold: float = 0.5, params: MinHashParams = MinHashParams()
+) -> pd.DataFrame:
+    """Exported-corpus documents ({"id", "paragraphs", ...}) → id_a, id_b, resemblance, cluster."""
+    return signature_similar_pairs(*corpus_signatures(documents, params), threshold, params)
+
+
+def signature_similar_pairs(
+    ids: Sequence[str], signatures: np.ndarray, threshold: float, params: MinHashParams
+) -> pd.DataFrame:
+    """`corpus_similar_pairs` from the signatures (every shard's, in corpus order)."""
+    pairs = similar_pairs(signatures, threshold, params)
     labels = cluster_labels(len(ids), zip(pairs["a"], pairs["b"]))
     ids_array = np.array(ids, dtype=object)
     return pd.DataFrame(
@@ -327,3 +345,24 @@ def simhash(fingerprints: np.ndarray, weights: np.ndarray | None = None) -> np.u
 
 def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.bitwise_count(np.bitwise_xor(a, b))
+
+
+# --------------------------------------------------------------------------- the stage's job files
+def write_signatures(ids: Sequence[str], signatures: np.ndarray, path: Path | str) -> None:
+    """A shard's documents' ids and min-hash signatures (documents × k uint64)."""
+    k = signatures.shape[1]
+    column = pa.FixedSizeListArray.from_arrays(
+        pa.array(np.ascontiguousarray(signatures).reshape(-1), pa.uint64()), k
+    )
+    write_table(pa.table({"id": pa.array(list(ids), pa.string()), "signature": column}), path)
+
+
+def read_signatures(paths: Sequence[Path | str], k: int) -> tuple[list[str], np.ndarray]:
+    """Every shard's ids and signatures, in the order given."""
+    ids, rows = [], []
+    for path in paths:
+        table = pq.read_table(path)
+        ids += table.column("id").to_pylist()
+        flat = table.column("signature").combine_chunks().flatten().to_numpy()
+        rows.append(np.asarray(flat, np.uint64).reshape(-1, k))
+    return ids, np.vstack(rows) if rows else np.empty((0, k), np.uint64)

@@ -1,0 +1,456 @@
+"""Block de-duplication as many jobs (`dedup.mode: partitioned`, issue 38).
+
+Algorithm 3.1 judges a unit against the n-grams of what was already *kept*, in one global
+order, so it is one job. This mode changes one word of it: an occurrence of a duplicate n-gram
+is *already seen* when the same n-gram occurs earlier in the global order — in an earlier
+document, kept or not, or earlier in the same document (as onion counts a page that repeats
+itself). An n-gram's first occurrence is its owner, every later one is covered. Whether an
+occurrence is covered then no longer depends on any verdict, so it is decided per hash range,
+and each document is judged alone, per shard:
+
+1. `shard_occurrences` (a job per shard): every n-gram of the shard, (hash, document, first
+   word), sorted by hash and cut into the hash ranges of `dedup.partitions`;
+2. `duplicate_counts` (a job per range): of that range of every shard, the occurrences in G₂₊,
+   counted per document — the dup-share order's numerator (`document_order` sums them);
+3. `seen_occurrences` (a job per range): the same occurrences in the global order; each one
+   after its n-gram's first is seen, and names the document of the first (`duplicate_of`). An
+   n-gram of the `dedup.against` state is seen everywhere, owned by the earlier corpus;
+4. `judge_shard` (a job per shard): the shard's tokens, blocks and its seen occurrences of every
+   range → the same per-block table the sequential job writes (Algorithm 3.1's unit tests,
+   sentence and span levels and the context-sensitive pass are `document.dedup_document`'s).
+
+Where it decides differently from Algorithm 3.1: when every earlier copy of an n-gram lies in a
+removed unit, Algorithm 3.1 has not output it, so a later unit holding it counts it as fresh; here
+it counts as seen. At the block level a unit can only go where Algorithm 3.1 keeps it, never the
+reverse, and only when an earlier holder of its n-grams was removed for other n-grams; the span
+level's run rules can turn a few either way (docs/dedup-scale.md measures how often). Documents are
+ranked once, by the share of their n-grams in G₂₊ (§3.5) — the order Algorithm 3.1 starts from; it
+does not depend on the verdicts either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from corpusbuilder.common.io import atomic_path, write_table
+from corpusbuilder.dedup.corpus import (
+    BLOCK_COLUMNS,
+    DedupStats,
+    ShardNgrams,
+    _BlockVerdicts,
+    _count,
+    shard_ngrams,
+    shard_output,
+)
+from corpusbuilder.dedup.document import dedup_document
+from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
+from corpusbuilder.dedup.state import kept_ngrams, write_state_rows
+from corpusbuilder.extraction.justext import JustextParams
+from corpusbuilder.ngramfiles import read_dedup_state
+from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.ngrams.runs import partition_hash_range
+from corpusbuilder.tables import DEDUP_SCHEMA
+
+OCCURRENCE = np.dtype([("hash", "<u8"), ("doc", "<i4"), ("start", "<i4")])
+
+
+def shard_occurrences(tokens: dict, params: DedupParams, partitions: int) -> list[np.ndarray]:
+    """Every n-gram of a shard as (hash, document in the shard, first word in shard-wide word
+    positions), sorted by hash and cut into `partitions` hash ranges (`partition_hash_range`)."""
+    keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
+    words, word_offsets, _ = select_tokens(
+        np.asarray(tokens["token_hash"], np.uint64),
+        np.asarray(tokens["block_offsets"], np.int64),
+        keep,
+    )
+    hashes, starts = ngram_hashes(words, word_offsets, params.n)
+    block = np.searchsorted(word_offsets, starts, side="right") - 1
+    rows = np.empty(len(hashes), OCCURRENCE)
+    rows["hash"], rows["start"] = hashes, starts
+    rows["doc"] = np.asarray(tokens["block_doc"], np.int32)[block]
+    rows = rows[np.argsort(rows["hash"], kind="stable")]
+    return [
+        rows[range_slice(rows["hash"], partition_hash_range(p, partitions))]
+        for p in range(partitions)
+    ]
+
+
+def in_duplicates(rows: np.ndarray, duplicates: np.ndarray) -> np.ndarray:
+    """The occurrences whose n-gram is in G₂₊'s part (sorted unique hashes of the same range)."""
+    if len(duplicates) == 0:
+        return rows[:0]
+    at = np.minimum(np.searchsorted(duplicates, rows["hash"]), len(duplicates) - 1)
+    return rows[duplicates[at] == rows["hash"]]
+
+
+def duplicate_counts(
+    parts: list[np.ndarray], duplicates: np.ndarray, shard_documents: list[int]
+) -> np.ndarray:
+    """Per document of the corpus (crawl order), its n-grams in this range, and those of them in
+    G₂₊: a (2, documents) int32 array. `parts`: this range of each shard's occurrences."""
+    base = np.concatenate(([0], np.cumsum(shard_documents))).astype(np.int64)
+    counts = np.zeros((2, int(base[-1])), np.int32)
+    for s, rows in enumerate(parts):
+        # each shard's documents only: the corpus-wide arrays are touched in its slice
+        mine = counts[:, base[s] : base[s + 1]]
+        mine[0] += np.bincount(rows["doc"], minlength=mine.shape[1]).astype(np.int32)
+        dup = in_duplicates(rows, duplicates)
+        mine[1] += np.bincount(dup["doc"], minlength=mine.shape[1]).astype(np.int32)
+    return counts
+
+
+def document_order(counts: list[np.ndarray], order: str) -> np.ndarray:
+    """Rank of each document of the corpus (crawl order) in the processing order: by increasing
+    share of duplicate n-grams, ties in crawl order (§3.5), or crawl order alone. `counts`:
+    `duplicate_counts` of every range, summed here."""
+    total = np.zeros((2, len(counts[0][0]) if counts else 0), np.int64)
+    for part in counts:
+        total += part
+    if order == "dup-share":
+        share = np.divide(total[1], total[0], out=np.zeros(total.shape[1]), where=total[0] > 0)
+        ranked = np.lexsort((np.arange(total.shape[1]), share))
+    else:
+        ranked = np.arange(total.shape[1])
+    rank = np.empty(total.shape[1], np.int64)
+    rank[ranked] = np.arange(total.shape[1])
+    return rank
+
+
+def seen_occurrences(
+    parts: list[np.ndarray],
+    duplicates: np.ndarray,
+    rank: np.ndarray,
+    shard_documents: list[int],
+    earlier: tuple[np.ndarray, np.ndarray] | None = None,
+) -> list[pd.DataFrame]:
+    """Per shard, the occurrences of this range that are already seen: (doc, start, owner), the
+    owner the corpus-wide index (crawl order) of the document holding the n-gram's first
+    occurrence. `earlier` (an earlier corpus's state in this range: sorted hashes, and the
+    index each owner gets, after this corpus's documents): its n-grams are seen everywhere."""
+    base = np.concatenate(([0], np.cumsum(shard_documents))).astype(np.int64)
+    rows = [in_duplicates(part, duplicates) for part in parts]
+    shard = np.repeat(np.arange(len(rows), dtype=np.int32), [len(r) for r in rows])
+    rows_all = np.concatenate(rows) if rows else np.empty(0, OCCURRENCE)
+    doc = rows_all["doc"].astype(np.int64) + base[shard]
+    hashes, starts = rows_all["hash"], rows_all["start"]
+    order = np.lexsort((starts, rank[doc], hashes))
+    hashes, doc, shard, starts = hashes[order], doc[order], shard[order], starts[order]
+    first = np.ones(len(hashes), bool)
+    first[1:] = hashes[1:] != hashes[:-1]
+    owner = doc[np.maximum.accumulate(np.where(first, np.arange(len(first)), 0))]
+    seen = ~first
+    if earlier is not None and len(earlier[0]):
+        at = np.minimum(np.searchsorted(earlier[0], hashes), len(earlier[0]) - 1)
+        old = earlier[0][at] == hashes
+        seen |= old
+        owner = np.where(old, earlier[1][at], owner)
+    out = []
+    for s in range(len(rows)):
+        mine = seen & (shard == s)
+        out.append(
+            pd.DataFrame(
+                {
+                    "doc": (doc[mine] - base[s]).astype(np.int32),
+                    "start": starts[mine].astype(np.int32),
+                    "owner": owner[mine].astype(np.int64),
+                }
+            )
+        )
+    return out
+
+
+def name_owners(
+    seen: list[pd.DataFrame],
+    shard_documents: list[int],
+    doc_ids_of: Callable[[int], np.ndarray],
+    earlier_ids: dict[int, str] | None = None,
+) -> list[pd.DataFrame]:
+    """`seen_occurrences`' rows with each owner's document id (`owner_id`): ids are read only of
+    the shards that own an n-gram here (`doc_ids_of(shard)`), an earlier corpus's from
+    `earlier_ids` (owner index → id)."""
+    base = np.concatenate(([0], np.cumsum(shard_documents))).astype(np.int64)
+    owners = np.unique(np.concatenate([part["owner"].to_numpy() for part in seen] or [[]]))
+    names = dict(earlier_ids or {})
+    mine = owners[owners < base[-1]].astype(np.int64)
+    shard_of = np.searchsorted(base, mine, side="right") - 1
+    for s in np.unique(shard_of):
+        ids = np.asarray(doc_ids_of(int(s))).astype(str)
+        for owner in mine[shard_of == s].tolist():
+            names[owner] = ids[owner - base[s]]
+    return [part.assign(owner_id=part["owner"].map(names).astype(object)) for part in seen]
+
+
+def judge_shard(
+    tokens: dict,
+    blocks: pd.DataFrame | None,
+    seen: pd.DataFrame,
+    params: DedupParams,
+    justext: JustextParams,
+) -> tuple[pd.DataFrame, DedupStats]:
+    """One shard's verdicts: each document judged alone by `document.dedup_document`, its seen
+    occurrences (`seen`: start, owner and owner_id, every range's rows of this shard) standing
+    for G_out. Returns the table `corpus.shard_output` writes, and its counts."""
+    seen = seen.sort_values("start", kind="stable")
+    owners = seen["owner"].to_numpy(np.int64)
+    owner_ids = dict(zip(owners.tolist(), seen["owner_id"].tolist()))
+    shard = shard_ngrams(
+        tokens, params, None, blocks_for(blocks, params), seen["start"].to_numpy(np.int64)
+    )
+    stats = DedupStats(documents=len(shard.doc_ids), tokens=len(tokens["token_hash"]))
+    verdicts = _BlockVerdicts.empty(len(shard.block_doc))
+    owner_index: dict[int, int] = {}
+    for d in np.flatnonzero(shard.doc_duplicates):
+        stats.documents_processed += 1
+        judge_document(shard, int(d), owners, params, justext, verdicts, owner_index)
+    local = np.empty(len(owner_index), object)
+    for owner, i in owner_index.items():
+        local[i] = owner_ids[owner]
+    table = shard_output(
+        blocks if blocks is not None else pd.DataFrame(columns=BLOCK_COLUMNS),
+        tokens,
+        verdicts,
+        local if len(local) else np.array([""], object),
+        justext,
+        params,
+    )
+    _count(stats, table)
+    return table, stats
+
+
+def blocks_for(blocks: pd.DataFrame | None, params: DedupParams) -> pd.DataFrame | None:
+    """What shard_ngrams reads of the blocks: none at document level (no context pass)."""
+    return None if params.level == "document" else blocks
+
+
+class _SeenStore:
+    """The shard's seen occurrences in the place of G₂₊ ∪ G_out: every one passed to
+    `dedup_document` is output already; nothing is ever sent."""
+
+    def in_output(self, handles: np.ndarray) -> np.ndarray:
+        return np.ones(len(handles), bool)
+
+    def send(self, handles: np.ndarray) -> None:
+        return None
+
+
+def judge_document(
+    shard: ShardNgrams,
+    d: int,
+    owners: np.ndarray,
+    params: DedupParams,
+    justext: JustextParams,
+    verdicts: _BlockVerdicts,
+    owner_index: dict[int, int],
+) -> None:
+    """Algorithm 3.1's test on one document with its seen occurrences; fills `verdicts`, and
+    names for each duplicate unit the owner most of its seen n-grams share (the first in crawl
+    order of equally frequent ones), as `provenance_log.Provenance.resolve` does."""
+    handles, starts = shard.document_duplicates(d)
+    first, stop = shard.doc_blocks[d], shard.doc_blocks[d + 1]
+    smooth = (
+        None
+        if shard.pages is None
+        else partial(shard.pages.kept_blocks, d, first, justext=justext, min_words=params.n)
+    )
+
+    result = dedup_document(
+        handles,
+        starts,
+        shard.document_units(d, params.level),
+        params.n,
+        params.threshold,
+        _SeenStore(),
+        smooth,
+        params.level if params.level in PART_LEVELS else None,
+        shard.document_sentence_starts(d),
+        params.partial_band,
+        params.span_repeat_ratio,
+        shard.document_chunk_starts(d),
+    )
+    # dedup_document always says where the units it judged lie
+    unit_block, unit_offsets = (
+        np.asarray(result.unit_block, np.int64),
+        np.asarray(result.unit_offsets, np.int64),
+    )
+    whole = np.bincount(unit_block, weights=~result.duplicate, minlength=len(result.share)) == 0
+    verdicts.share[first:stop] = result.share
+    verdicts.duplicate[first:stop] = whole
+    if not result.duplicate.any():
+        return
+    owner_of_unit = unit_owners(
+        result.quoted_unit, owners[result.quoted_handle], len(result.duplicate)
+    )
+    bounds = np.arange(first, stop + 1) if params.level != "document" else np.array([first, stop])
+    for u in np.flatnonzero(result.duplicate):
+        b = unit_block[u]
+        # a unit may go with no seen n-gram of its own (a sentence its neighbours' n-grams
+        # cover): like the sequential job, it names no document (-1)
+        owner = (
+            owner_index.setdefault(int(owner_of_unit[u]), len(owner_index))
+            if owner_of_unit[u] >= 0
+            else -1
+        )
+        if whole[b]:
+            verdicts.duplicate_of[bounds[b] : bounds[b + 1]] = owner
+        else:
+            verdicts.removed.append(
+                (
+                    int(bounds[b]),
+                    int(unit_offsets[u]),
+                    int(unit_offsets[u + 1]),
+                    owner,
+                )
+            )
+
+
+def unit_owners(unit: np.ndarray, owner: np.ndarray, units: int) -> np.ndarray:
+    """Per unit, the owner most of its quoted n-grams name (the smallest of equally frequent)."""
+    best = np.full(units, -1, np.int64)
+    if len(unit) == 0:
+        return best
+    pairs, count = np.unique(np.stack([unit, owner]), axis=1, return_counts=True)
+    ranked = np.lexsort((pairs[1], -count, pairs[0]))
+    keep = np.ones(len(ranked), bool)
+    keep[1:] = pairs[0][ranked][1:] != pairs[0][ranked][:-1]
+    best[pairs[0][ranked][keep]] = pairs[1][ranked][keep]
+    return best
+
+
+def dedup_partitioned(
+    shards: list,
+    duplicates: np.ndarray,
+    params: DedupParams,
+    partitions: int,
+    justext: JustextParams,
+    read_tokens: Callable,
+    read_blocks: Callable,
+    earlier: tuple[np.ndarray, np.ndarray, dict[int, str]] | None = None,
+) -> list[tuple[pd.DataFrame, DedupStats]]:
+    """Every job of the mode in one process, in the workflow's order (tests and benchmarks; the
+    workflow runs each as its own job on files): `shards` in crawl order, read with
+    `read_tokens(shard)` and `read_blocks(shard)`; `duplicates` all of G₂₊ (sorted);
+    `earlier`: an earlier corpus's state (sorted hashes, owner index of each, owner ids)."""
+    doc_ids = [read_tokens(s)["doc_ids"] for s in shards]
+    documents = [len(ids) for ids in doc_ids]
+    occurrences = [shard_occurrences(read_tokens(s), params, partitions) for s in shards]
+    ranges = [partition_hash_range(p, partitions) for p in range(partitions)]
+    parts = [duplicates[range_slice(duplicates, r)] for r in ranges]
+    counts = [
+        duplicate_counts([occ[p] for occ in occurrences], parts[p], documents)
+        for p in range(partitions)
+    ]
+    rank = document_order(counts, params.order)
+    seen = [
+        name_owners(
+            seen_occurrences(
+                [occ[p] for occ in occurrences],
+                parts[p],
+                rank,
+                documents,
+                None
+                if earlier is None
+                else (
+                    earlier[0][range_slice(earlier[0], ranges[p])],
+                    earlier[1][range_slice(earlier[0], ranges[p])],
+                ),
+            ),
+            documents,
+            doc_ids.__getitem__,
+            None if earlier is None else earlier[2],
+        )
+        for p in range(partitions)
+    ]
+    return [
+        judge_shard(
+            read_tokens(shard),
+            read_blocks(shard),
+            pd.concat([part[s] for part in seen], ignore_index=True),
+            params,
+            justext,
+        )
+        for s, shard in enumerate(shards)
+    ]
+
+
+def range_slice(hashes: np.ndarray, bounds: tuple[int, int]) -> slice:
+    """Where sorted hashes lie in [low, high) (high may be 2⁶⁴, past every hash)."""
+    low = int(np.searchsorted(hashes, np.uint64(bounds[0])))
+    high = len(hashes) if bounds[1] >= 2**64 else int(np.searchsorted(hashes, np.uint64(bounds[1])))
+    return slice(low, high)
+
+
+def write_dedup_table(table: pd.DataFrame, path) -> None:
+    """A shard's verdicts (`judge_shard`) as the sequential job writes them."""
+    write_table(
+        pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
+        path,
+    )
+
+
+def sum_stats(parts: list[DedupStats]) -> DedupStats:
+    """The shards' counts summed: the one stats file the report reads."""
+    total = DedupStats()
+    for part in parts:
+        for name in (
+            "documents",
+            "documents_processed",
+            "tokens",
+            "partly_kept_blocks",
+            "removed_parts",
+        ):
+            setattr(total, name, getattr(total, name) + getattr(part, name))
+        for name in ("blocks", "words"):
+            for key, value in getattr(part, name).items():
+                getattr(total, name)[key] = getattr(total, name).get(key, 0) + value
+    return total
+
+
+def earlier_in_range(path, bounds: tuple[int, int], first_owner: int):
+    """An earlier corpus's state (`dedup.against`) in one hash range: its sorted hashes, the
+    owner index of each (`first_owner` + the document's rank in the state, after this corpus's
+    documents, as the sequential job numbers them) and the ids of those owners."""
+    hashes, owners = [], []
+    names: dict[int, str] = {}
+    for part, rank, ids in read_dedup_state(path):
+        mine = range_slice(part, bounds)
+        hashes.append(part[mine])
+        owners.append(first_owner + rank[mine].astype(np.int64))
+        names.update(
+            zip(owners[-1].tolist(), ids.slice(mine.start, mine.stop - mine.start).to_pylist())
+        )
+    return np.concatenate(hashes), np.concatenate(owners), names
+
+
+def shard_state_run(
+    tokens: dict, table: pd.DataFrame, params: DedupParams, first_rank: int, path
+) -> None:
+    """A shard's output n-grams, a sorted run of the state (`state.write_state_rows`) ranked from
+    `first_rank` (the shard's first document's rank in crawl order over every corpus merged)."""
+    hashes, docs = kept_ngrams(tokens, table, params)
+    hashes, first = np.unique(hashes, return_index=True)
+    docs = np.asarray(docs, np.int64)[first]
+    ids = np.asarray(tokens["doc_ids"]).astype(object)
+    write_state_rows(
+        path, [(hashes, (first_rank + docs).astype(np.int32), pa.array(ids[docs], pa.string()))], {}
+    )
+
+
+# --- the jobs' per-document arrays (counts, ranks): files between this stage's jobs only
+
+
+def write_array(array: np.ndarray, path: Path | str) -> None:
+    """A plain .npy (the partitioned mode's per-document counts and ranks), atomically."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as out:
+        np.save(out, array)
+
+
+def read_array(path: Path | str, mapped: bool = False) -> np.ndarray:
+    """A plain .npy; `mapped`: left on disk and paged in as it is read (a per-document array a
+    job looks up a few entries of)."""
+    return np.load(path, allow_pickle=False, mmap_mode="r" if mapped else None)

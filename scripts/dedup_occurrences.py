@@ -1,0 +1,14 @@
+"""Rule `dedup_occurrences` (dedup.mode partitioned): one shard's token file → its n-gram
+occurrences, a row group per hash range (corpusbuilder.dedup.partitioned.shard_occurrences)."""
+
+from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.dedup.partitioned import shard_occurrences
+from corpusbuilder.ngramfiles import write_occurrences
+from corpusbuilder.tokenfile import read_tokens
+
+log = setup_logging(snakemake.log[0])
+params = DedupParams.from_config(snakemake.params.cfg)
+parts = shard_occurrences(read_tokens(snakemake.input.tokens), params, snakemake.params.partitions)
+write_occurrences(parts, snakemake.output.occurrences)
+log.info("%d n-gram occurrences in %d hash ranges", sum(map(len, parts)), len(parts))
