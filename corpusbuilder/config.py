@@ -147,13 +147,10 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     it replaces), a local Common Crawl listing that is missing or unreadable, an s3:// input
     without boto3 installed, and settings that contradict each other."""
     from corpusbuilder.common.stoplists import PAGE, available_stoplists
-    from corpusbuilder.download import (
-        S3_INSTALL_HINT,
-        looks_like_warc,
-        parse_source,
-        resolve_sources,
-        s3_available,
-    )
+    from corpusbuilder.download.inputs import resolve_sources
+    from corpusbuilder.download.s3 import S3_INSTALL_HINT, s3_available
+    from corpusbuilder.download.sources import parse_source
+    from corpusbuilder.download.transfer import looks_like_warc
 
     # compared without following links: data/warc/ holds links to the originals
     own_copies = Path(os.path.abspath(base_dir / "data" / "warc"))

@@ -17,7 +17,8 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
 from corpusbuilder.dedup.memory import dedup_memory_mb_by_sizes
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.download import group_sources, resolve_sources, shard_name
+from corpusbuilder.download.inputs import resolve_sources
+from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.common.package_data import SHIPPED_MODEL

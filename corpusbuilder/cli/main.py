@@ -119,7 +119,7 @@ def cmd_clean_html(args) -> int:
 
 def cmd_extract(args) -> int:
     from corpusbuilder.common.logs import setup_logging
-    from corpusbuilder.download import looks_like_warc
+    from corpusbuilder.download.transfer import looks_like_warc
     from corpusbuilder.extraction.extract import extract_shard
 
     # as the workflow's check of input.warcs: a file that does not start with a WARC record is no

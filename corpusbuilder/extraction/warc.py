@@ -17,7 +17,7 @@ from typing import Protocol
 from warcio.archiveiterator import ArchiveIterator
 from warcio.statusandheaders import StatusAndHeadersParser
 
-from corpusbuilder.download import starts_a_warc_record
+from corpusbuilder.download.transfer import starts_a_warc_record
 
 
 class RecordLimits(Protocol):
