@@ -19,6 +19,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import atomic_path
 
 # --------------------------------------------------------------------------- where
@@ -201,6 +202,7 @@ REMOVED_PARTS = ("removed_starts", "removed_ends")
 # --------------------------------------------------------------------------- how it is read
 
 
+@names_the_file
 def read_table(
     path: Path | str,
     columns: list[str] | None = None,
@@ -230,6 +232,7 @@ def read_manifest(path: Path | str) -> list[str]:
     return Path(path).read_text().splitlines()
 
 
+@names_the_file
 def read_hash_partition(path: Path | str, partition: int, partitions: int) -> pa.Table:
     """Hash partition ``partition`` of an exact_hashes file: its row group of that number."""
     with pq.ParquetFile(path) as hashes:
@@ -241,6 +244,7 @@ def read_hash_partition(path: Path | str, partition: int, partitions: int) -> pa
         return hashes.read_row_group(partition, columns=HASHES_SCHEMA.names)
 
 
+@names_the_file
 def read_shard_decisions(path: Path | str, shard_rank: int) -> pa.Table:
     """One shard's rows of an exact_partition file (DECISIONS_SCHEMA); the file is sorted by
     shard, so the row group statistics skip the other shards' rows unread."""
@@ -500,11 +504,13 @@ def kept_tokens(
     return keep
 
 
+@names_the_file
 def dedup_state_metadata(path: Path | str) -> dict:
     """The n-gram settings and size a state file was written with."""
     return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])
 
 
+@names_the_file
 def read_dedup_state(path: Path | str):
     """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow array)."""
     with pq.ParquetFile(path) as state:

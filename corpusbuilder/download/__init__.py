@@ -6,6 +6,7 @@ name; consecutive inputs, ``input.warcs_per_shard`` at a time, make one shard, n
 first (sources). HTTP (http_download) and S3 (s3) downloads go to ``{dest}.part``, resume with byte
 ranges, retry with exponential back-off and are moved into place only when complete; local files
 are symlinked (or copied), never downloaded (fetch). Every shard gets a JSON sidecar with its
-source, size and sha256. Only bytes are checked here: the extract stage copes with truncated WARC
-content.
+source, size and sha256. A downloaded WARC must begin with a record and end with a whole one
+(transfer.incomplete_warc): one cut off mid-record is a failed download, even when it is as long
+as the server said.
 """

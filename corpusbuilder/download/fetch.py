@@ -26,6 +26,7 @@ from corpusbuilder.download.transfer import (
     TransientError,
     file_size,
     hex_digest,
+    incomplete_warc,
     looks_like_warc,
     validator_path,
 )
@@ -87,8 +88,8 @@ def fetch(
     ~/.aws). Local paths (relative to the current directory) and file:// URLs are symlinked, or
     copied when ``copy_local``. The sidecar (``meta_path``, default ``{dest}.json``) holds source,
     size, sha256, method ("http", "s3", "link" or "copy") and when.
-    With ``expect_warc``, a download that is no WARC (a login page served in its place) is an
-    error and is not kept.
+    With ``expect_warc``, a download that is no WARC (a login page served in its place), or one
+    that ends mid-record, is an error and is not kept.
     Progress, retries and the outcome are reported through ``log`` (default: this module's logger).
 
     Raises ValueError for an unsupported source, FileNotFoundError for a missing local file and
@@ -116,6 +117,15 @@ def fetch(
             part.unlink()
             raise DownloadError(
                 f"{location}: what arrived is not a WARC file (it begins {head!r}); nothing kept"
+            )
+        cut_off = incomplete_warc(part) if expect_warc else None
+        if cut_off is not None:
+            # the server sent all it announced, and it is not all of a WARC: a Content-Length
+            # that disagrees with the file, or a file cut off at its source
+            part.unlink()
+            raise DownloadError(
+                f"{location}: what arrived is a cut-off WARC ({cut_off}) although its length is "
+                "what the server announced; nothing kept"
             )
     else:
         method = "copy" if copy_local else "link"

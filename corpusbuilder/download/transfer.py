@@ -3,6 +3,7 @@ progress lines and a minimum rate, file digests, and the check that bytes begin 
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import http.client
 import time
@@ -131,3 +132,43 @@ def looks_like_warc(path: Path) -> bool:
     """Whether a file begins with a WARC record header (its first bytes only)."""
     with open(path, "rb") as f:
         return starts_a_warc_record(f.read(4096))
+
+
+def incomplete_warc(path: Path) -> str | None:
+    """Why a downloaded WARC is cut off — gzip data that ends mid-member, or a record that ends
+    before its Content-Length — or None when every record it holds is whole. Read once, as a
+    stream; a part that is no WARC framing at all is left to the extract stage to report."""
+    with open(path, "rb") as raw:
+        gzipped = raw.read(2) == GZIP_MAGIC
+    try:
+        with gzip.open(path, "rb") if gzipped else open(path, "rb") as stream:
+            return _cut_off_record(stream)
+    except EOFError as error:
+        return f"the gzip data ends mid-member ({error})"
+    except (OSError, zlib.error):
+        return None  # not gzip further on: framing, not length, which extract reports
+
+
+def _cut_off_record(stream) -> str | None:
+    records = 0
+    while True:
+        line = stream.readline()
+        while line in (b"\r\n", b"\n"):
+            line = stream.readline()
+        if not line:
+            return None
+        if not line.startswith(b"WARC/"):
+            return None  # framing the extract stage reads past and reports
+        length = None
+        while (line := stream.readline()) not in (b"\r\n", b"\n", b""):
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length" and value.strip().isdigit():
+                length = int(value)
+        if not line:
+            return f"the file ends inside the header of record {records + 1}"
+        missing = length or 0
+        while missing and (chunk := stream.read(min(missing, CHUNK_SIZE))):
+            missing -= len(chunk)
+        if missing:
+            return f"record {records + 1} ends {missing} bytes before its Content-Length"
+        records += 1

@@ -10,6 +10,7 @@ language picks its stop list, and the blocks are classified by a jusText preset 
 from __future__ import annotations
 
 import logging
+import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -24,7 +25,12 @@ from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.extraction.classifier import classify_learned, load_model, page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
-from corpusbuilder.extraction.segmentation import count_stopwords, parse_html, segment_blocks
+from corpusbuilder.extraction.segmentation import (
+    TooDeepError,
+    count_stopwords,
+    parse_html,
+    segment_blocks,
+)
 from corpusbuilder.extraction.site_boilerplate import (
     SiteBoilerplateParams,
     mark_blocks,
@@ -268,14 +274,7 @@ def extract_shard(
     A fault of one page is that page's row (reason ``error-…``); a fault of the environment — an
     unreadable model, an I/O or memory error — fails the job, and so does a shard in which every
     page failed, rather than leave tables of error rows that later stages take for a corpus."""
-    if params.learned:
-        try:
-            load_model(params.model)
-        except (OSError, ValueError, KeyError) as error:
-            raise ConfigError(
-                f"config key 'extract.model': cannot load {params.model or 'the shipped model'}: "
-                f"{type(error).__name__}: {error}"
-            ) from None
+    check_setup(params)
     summary = ShardSummary()
     with (
         ParquetBatchWriter(docs_path, DOCS_SCHEMA) as docs,
@@ -328,6 +327,28 @@ def extract_shard(
         ", ".join(f"{k}={v}" for k, v in sorted(summary.reasons.items())) or "none",
     )
     return summary
+
+
+def check_setup(params: ExtractParams) -> None:
+    """Fail before the first page on what every page needs (the model, the fallback stop list,
+    the bundled stop lists): a fault of the setup, never a row per page it would spoil."""
+    if params.learned:
+        try:
+            load_model(params.model)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+            raise ConfigError(
+                f"config key 'extract.model': cannot load {params.model or 'the shipped model'}: "
+                f"{type(error).__name__}: {str(error)[:200]}"
+            ) from None
+    if params.stoplist_fallback != stoplists.PAGE:
+        try:
+            stoplists.load_stoplist(params.stoplist_fallback)
+        except ValueError as error:
+            raise ConfigError(f"config key 'extract.stoplist_fallback': {error}") from None
+    if not stoplists.available_stoplists():
+        raise RuntimeError(
+            f"no stop lists in {stoplists.STOPLIST_DIR}: the installed package is incomplete"
+        )
 
 
 def mark_site_boilerplate(docs_path: Path, blocks_path: Path, params: ExtractParams) -> int:
@@ -387,7 +408,7 @@ def _clean_into(
 ) -> None:
     try:
         page = clean_page(record.body, record.http_charset, params)
-    except (UndecodableError, TooManyBlocksError) as error:
+    except (UndecodableError, TooManyBlocksError, TooDeepError) as error:
         row["reason"] = str(error)
         return
     except (OSError, MemoryError):
