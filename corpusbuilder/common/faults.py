@@ -17,8 +17,6 @@ import zlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import pyarrow as pa
-
 from corpusbuilder.config import ConfigError
 
 
@@ -26,8 +24,9 @@ class CorruptFileError(RuntimeError):
     """A file that cannot be read: the message names it and the cause."""
 
 
-# what a cut-off or overwritten Parquet or .npz file raises when it is read
-DAMAGED = (zipfile.BadZipFile, EOFError, zlib.error, pa.ArrowInvalid)
+# what a cut-off or overwritten Parquet or .npz file raises when it is read (numpy: ValueError
+# for an array header it cannot read; pyarrow's ArrowInvalid is one too)
+DAMAGED = (zipfile.BadZipFile, EOFError, zlib.error, ValueError)
 
 # errno -> what it means for the person running the workflow
 MACHINE = {

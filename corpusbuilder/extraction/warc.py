@@ -89,6 +89,10 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
                 for record in records:
                     if records.offset < last_start:
                         raise _MemberContinues  # warcio reads on in the member, at a wrong offset
+                    if record.rec_type is None:
+                        # stray bytes between gzip members, which warcio takes for a record
+                        last_start = records.offset
+                        raise _NotARecord
                     index += 1
                     # records.offset is where this record starts; get_record_offset() would consume
                     # its body.
@@ -172,12 +176,17 @@ def _read_record_or_error(record, index: int, offset: int, params: RecordLimits)
         )
 
 
+class _NotARecord(Exception):
+    """Bytes where a record should begin that hold no WARC header."""
+
+
 class _MemberContinues(Exception):
     """A gzip member goes on after its first record (a whole file gzipped at once)."""
 
 
 _GZIP_MEMBER = b"\x1f\x8b\x08"
 _PLAIN_RECORD = b"WARC/1."
+_RECORD_LINE = re.compile(rb"WARC/1\.[0-9]\r?\n")
 
 
 def _next_record_start(stream, after: int, size: int, chunk: int = 1 << 20) -> int | None:
@@ -190,11 +199,12 @@ def _next_record_start(stream, after: int, size: int, chunk: int = 1 << 20) -> i
     position = after
     while position < size:
         stream.seek(position)
-        data = stream.read(chunk + len(_PLAIN_RECORD) + 1)
+        data = stream.read(chunk + 16)
         candidates = []
-        found = data.find(b"\n" + _PLAIN_RECORD)
-        if found >= 0:
-            candidates.append(found + 1)
+        # a record's first line, also where stray bytes without a newline run into it
+        found = _RECORD_LINE.search(data)
+        if found:
+            candidates.append(found.start())
         found = data.find(_GZIP_MEMBER)
         while found >= 0 and not _member_starts_a_record(stream, position + found):
             found = data.find(_GZIP_MEMBER, found + 1)
@@ -364,6 +374,9 @@ def _read_record(record, index: int, offset: int, params: RecordLimits) -> WarcR
     out.status = _status_code(record.http_headers.get_statuscode())
     out.content_type = record.http_headers.get_header("Content-Type") or ""
     out.http_charset = _charset_of(out.content_type)
+    if out.status is None and _cut_off(record, params.max_bytes):
+        out.reason = f"truncated: {record.raw_stream.limit} bytes of the record missing"
+        return out
     if out.status != 200:
         out.reason = f"status-{out.status}" if out.status is not None else "status-missing"
         return out
@@ -392,6 +405,16 @@ def _read_record(record, index: int, offset: int, params: RecordLimits) -> WarcR
     else:
         out.body = body
     return out
+
+
+def _cut_off(record, max_bytes: int) -> bool:
+    """Whether a record's block ends before its Content-Length (a member cut off in its HTTP
+    headers reads as a response without a status)."""
+    try:
+        _read_limited(record.raw_stream, max_bytes)
+    except Exception:  # noqa: BLE001 - a broken member is cut off too
+        return True
+    return record.raw_stream.limit > 0
 
 
 def _status_code(value) -> int | None:
