@@ -24,6 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 from lxml import etree
+from test_workflow import snakemake
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -175,25 +176,6 @@ def test_a_whole_shard_with_every_kind_of_framing_fault_is_one_row_a_record(tmp_
     table = pd.read_parquet(docs)
     assert len(table) == 7
     assert (table["reason"] == "ok").all()
-
-
-# ------------------------------------------------------------------ 2. scripts without spaces
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "我们早上出发的时候，河面上还笼罩着一层薄薄的雾，停泊在岸边的船只从小路上几乎看不见。"
-        "我们走了大约一个小时，太阳才出来，水面开始闪闪发光。那是一个让人忘记时间的日子。" * 3,
-        "朝に出発したとき、川はまだ薄い霧に覆われていて、岸に係留されている船は小道からほとんど"
-        "見えませんでした。一時間ほど歩くと太陽が出てきて、水面が輝き始めました。" * 3,
-    ],
-    ids=["chinese", "japanese"],
-)
-def test_a_one_paragraph_page_without_spaces_keeps_its_text(text):
-    html = f"<html><body><p>{text}</p></body></html>".encode()
-    cleaned = clean_page(html, "utf-8", ExtractParams())
-    assert cleaned.blocks and cleaned.blocks[0].text.startswith(text[:10])
 
 
 # ------------------------------------------------------------------ 3. hostile pages
@@ -508,6 +490,8 @@ def test_cli_extract_of_a_directory_is_one_line(tmp_path, capsys):
         ("extract: {max_bytes: -5}\n", "extract.max_bytes"),
         ("extract: [1, 2]\n", "extract"),
         ("input: {warcs: 'one.warc.gz'}\n", "input.warcs"),
+        ("extract: {stoplist_fallback: Klingon}\n", "extract.stoplist_fallback"),
+        ("extract: {stoplist_fallback: ../English}\n", "extract.stoplist_fallback"),
     ],
 )
 def test_cli_check_config_names_the_key(tmp_path, capsys, text, key):
@@ -583,3 +567,24 @@ def test_a_zip_that_is_no_token_file_is_named(tmp_path):
         archive.writestr("token_hash.npy", b"\x93NUMPY garbage header")
     with pytest.raises(CorruptFileError, match=re.escape(str(path))):
         read_tokens(path, ("token_hash",))
+
+
+# ------------------------------------------------------------------ 10. a real workflow run
+
+
+def test_a_garbage_model_fails_the_extract_job_with_one_line_in_its_log(tmp_path):
+    """Snakemake runs the rule script: the job fails, its log holds the one line naming the
+    key (not a traceback, and not only on the console), and no table is left behind."""
+    warc = tmp_path / "walks.warc.gz"
+    warc.write_bytes(record(0, True) + record(1, True))
+    model = tmp_path / "garbage.npz"
+    model.write_bytes(b"PK\x03\x04 this is no model")
+    workdir = tmp_path / "run"
+    workdir.mkdir()
+    config = {"input": {"warcs": [str(warc)]}, "extract": {"model": str(model)}}
+    done = snakemake(workdir, config, "work/extract/walks.docs.parquet")
+    assert done.returncode != 0
+    logged = (workdir / "logs" / "extract" / "walks.log").read_text()
+    assert one_line(logged) and "config key 'extract.model'" in logged, logged
+    assert str(model) in logged
+    assert not list((workdir / "work" / "extract").glob("*parquet*"))
