@@ -312,6 +312,21 @@ def test_an_unknown_stoplist_fallback_fails_the_job_not_the_pages(tmp_path, fall
     assert not list(tmp_path.glob("*.parquet"))
 
 
+def test_a_shard_in_which_every_page_failed_is_one_line_and_no_table(tmp_path, monkeypatch):
+    warc = tmp_path / "in.warc.gz"
+    warc.write_bytes(record(0, True) + record(1, True))
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("a fault of the code, not of the pages")
+
+    monkeypatch.setattr("corpusbuilder.extraction.extract.clean_page", broken)
+    with pytest.raises(RuntimeError, match="every page failed") as caught:
+        extract_shard([("s", warc)], "s", tmp_path / "d.parquet", tmp_path / "b.parquet", PARAMS)
+    line = fault_line(caught.value)
+    assert line and one_line(line) and "s: every page failed" in line
+    assert not list(tmp_path.glob("*.parquet")) and not list(tmp_path.glob(".*tmp"))
+
+
 SCRIPT = """
 import errno, sys
 from corpusbuilder.common.logs import setup_logging

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from corpusbuilder.common.faults import CorruptFileError, fault_line
+from corpusbuilder.common.faults import JobFault, fault_line
 from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 
 
@@ -455,7 +455,7 @@ def main(argv: list[str] | None = None) -> int:
         # a path given on the command line that is not what the command reads: one line, no traceback
         print(f"corpusbuilder: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return 2
-    except (OSError, MemoryError, CorruptFileError) as error:
+    except (OSError, MemoryError, JobFault) as error:
         line = fault_line(error)
         if line is None:
             raise

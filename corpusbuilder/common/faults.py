@@ -20,7 +20,11 @@ from typing import Any, TypeVar
 from corpusbuilder.config import ConfigError
 
 
-class CorruptFileError(RuntimeError):
+class JobFault(RuntimeError):
+    """A fault of the job, not of one page, already said in one line that names what to fix."""
+
+
+class CorruptFileError(JobFault):
     """A file that cannot be read: the message names it and the cause."""
 
 
@@ -86,7 +90,7 @@ def _errno_of(error: OSError) -> int | None:
 def fault_line(error: BaseException) -> str | None:
     """One line for a fault of the setup or of the machine; None for any other exception (a bug,
     whose traceback is wanted)."""
-    if isinstance(error, (ConfigError, CorruptFileError)):
+    if isinstance(error, (ConfigError, JobFault)):
         return str(error)
     if isinstance(error, MemoryError):
         return (

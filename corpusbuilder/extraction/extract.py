@@ -20,6 +20,7 @@ import pyarrow as pa
 from lxml import etree
 
 from corpusbuilder.common import stoplists
+from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
 from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.extraction.classifier import classify_learned, load_model, page_title
@@ -311,7 +312,7 @@ def extract_shard(
             if reason.startswith("error-")
         }
         if failed and sum(failed.values()) == summary.attempted:  # raised here, no table is written
-            raise RuntimeError(
+            raise JobFault(
                 f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
                 "machine, not of the pages; see the log"
             )
@@ -346,7 +347,7 @@ def check_setup(params: ExtractParams) -> None:
         except ValueError as error:
             raise ConfigError(f"config key 'extract.stoplist_fallback': {error}") from None
     if not stoplists.available_stoplists():
-        raise RuntimeError(
+        raise JobFault(
             f"no stop lists in {stoplists.STOPLIST_DIR}: the installed package is incomplete"
         )
 
