@@ -17,14 +17,16 @@ from typing import Any
 import jsonschema
 import yaml
 
+from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.package_data import SCHEMA_PATH
 
 # The workflow's config, relative to the directory snakemake (or a command) runs in.
 WORKFLOW_CONFIG_PATH = Path("config") / "config.yaml"
 
 
-class ConfigError(ValueError):
-    """A configuration value is missing, unknown or out of range; the message names the key."""
+class ConfigError(ValueError, JobFault):
+    """A configuration value is missing, unknown or out of range; the message names the key (a
+    fault of the setup: the job fails with this one line)."""
 
 
 def dataclass_values(cls, section: dict, renamed: dict[str, str] | None = None) -> dict[str, Any]:

@@ -17,8 +17,6 @@ import zlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from corpusbuilder.config import ConfigError
-
 
 class JobFault(RuntimeError):
     """A fault of the job, not of one page, already said in one line that names what to fix."""
@@ -90,7 +88,7 @@ def _errno_of(error: OSError) -> int | None:
 def fault_line(error: BaseException) -> str | None:
     """One line for a fault of the setup or of the machine; None for any other exception (a bug,
     whose traceback is wanted)."""
-    if isinstance(error, (ConfigError, JobFault)):
+    if isinstance(error, JobFault):  # config.ConfigError is one
         return str(error)
     if isinstance(error, MemoryError):
         return (
