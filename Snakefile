@@ -1,5 +1,5 @@
 # corpusbuilder: WARC crawls → clean, de-duplicated text corpus (Pomikálek 2011: jusText + onion).
-# Stages and their files are listed in README.md; every threshold lives in config/config.yaml.
+# Stages and their files are listed in docs/stages.md; every threshold lives in config/config.yaml.
 from pathlib import Path
 
 from snakemake.utils import min_version
