@@ -217,7 +217,8 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         )
     if config["dedup"]["level"] in ("sentence", "span") and not config["tokenise"]["cjk_chars"]:
         raise ConfigError(
-            f"config key 'dedup.level': {config['dedup']['level']} cuts blocks where the token file "
+            f"config key 'dedup.level': {config['dedup']['level']} cuts blocks where the token "
+            "file "
             "counts tokens, and export counts them with tokenise.cjk_chars: true; set it back"
         )
     if config["dedup"]["partial_low"] > config["dedup"]["partial_high"]:
@@ -227,7 +228,8 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         )
     if config["extract"]["min_bytes"] > config["extract"]["max_bytes"]:
         raise ConfigError(
-            "config key 'extract.min_bytes': larger than extract.max_bytes, so every page would be skipped"
+            "config key 'extract.min_bytes': larger than extract.max_bytes, so every page would "
+            "be skipped"
         )
     cc = config["input"]["cc_paths"]
     if cc["listing"] and cc["limit"] == 0:
@@ -255,5 +257,6 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         )
     if not (config["input"]["warcs"] or cc["listing"] or config["input"]["text_dirs"]):
         raise ConfigError(
-            "config key 'input.warcs': no input - give WARC paths/URLs, input.cc_paths or input.text_dirs"
+            "config key 'input.warcs': no input - give WARC paths/URLs, input.cc_paths or "
+            "input.text_dirs"
         )

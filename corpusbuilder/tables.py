@@ -56,8 +56,8 @@ class Files:
     dedup_tables: str = "work/dedup/shards"
     dedup: str = "work/dedup/shards/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
-    # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and out of
-    # work/dedup/, whose shards/ folder holds the per-shard tables)
+    # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and
+    # out of work/dedup/, whose shards/ folder holds the per-shard tables)
     dedup_state: str = "results/dedup_state.parquet"
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
     corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
@@ -512,7 +512,8 @@ def dedup_state_metadata(path: Path | str) -> dict:
 
 @names_the_file
 def read_dedup_state(path: Path | str):
-    """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow array)."""
+    """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow
+    array)."""
     with pq.ParquetFile(path) as state:
         for group in range(state.metadata.num_row_groups):
             table = state.read_row_group(

@@ -54,10 +54,11 @@ def test_warcs_added_at_the_end_change_only_the_last_shard():
     after = group_sources(resolve_sources(WARCS), 2)
     assert after["w0"] == before["w0"]  # full: untouched
     assert before["w2"] != after["w2"] and list(after) == ["w0", "w2", "w4"]
+
     # the digest of the shards before each: a full shard's followers see the same one
-    digests = lambda groups: earlier_shards_digests(
-        ["\n".join(g.values()) for g in groups.values()]
-    )
+    def digests(groups):
+        return earlier_shards_digests(["\n".join(g.values()) for g in groups.values()])
+
     assert digests(after)[:2] == digests(before)[:2]
 
 
@@ -158,7 +159,7 @@ def test_a_shard_is_fetched_whole_or_not_at_all(tmp_path, three_warcs):
     assert not list(staging.iterdir())
 
 
-# --- the workflow -------------------------------------------------------------------------------------------
+# --- the workflow ------------------------------------------------------------------------------
 
 SAMPLES = list(map(str, SAMPLE_WARCS))
 

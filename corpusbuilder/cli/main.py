@@ -83,7 +83,8 @@ def cmd_clean_html(args) -> int:
             raise ConfigError(f"no *.html files in {source}")
         if target == "-" and args.format == "txt":
             raise ConfigError(
-                "a directory of pages cleans into a directory (give OUT), or to stdout with --format json"
+                "a directory of pages cleans into a directory (give OUT), or to stdout with "
+                "--format json"
             )
         outputs = [
             _cleaned(path.read_bytes(), params, stoplist_name, path.name, args.format)
@@ -140,7 +141,8 @@ def cmd_extract(args) -> int:
         _extract_params(args),
     )
     print(
-        f"{prefix}.docs.parquet: {summary.records} records; {prefix}.blocks.parquet: {summary.blocks} blocks"
+        f"{prefix}.docs.parquet: {summary.records} records; "
+        f"{prefix}.blocks.parquet: {summary.blocks} blocks"
     )
     return 0
 
@@ -311,8 +313,9 @@ def build_parser() -> argparse.ArgumentParser:
         "clean-html",
         cmd_clean_html,
         "Clean HTML pages with jusText or the learned classifier: a "
-        "page file, - (one page on stdin) or a directory of *.html files, into a file, - (stdout) or a "
-        "directory (<name>.txt or <name>.json per page). txt: the good blocks, one a line; json: one "
+        "page file, - (one page on stdin) or a directory of *.html files, into a file, - (stdout) "
+        "or a directory (<name>.txt or <name>.json per page). txt: the good blocks, one a line; "
+        "json: one "
         "line per page with file, language, stoplist, text and paragraphs.",
     )
     clean.add_argument(
@@ -331,7 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument(
         "--language",
         default="auto",
-        help="stop list: auto (guess per page; the default), a language name (German) or ISO code (de)",
+        help="stop list: auto (guess per page; the default), a language name (German) or ISO "
+        "code (de)",
     )
     clean.add_argument("--preset", choices=presets, help=preset_help)
 
@@ -357,9 +361,9 @@ def build_parser() -> argparse.ArgumentParser:
     dup = add(
         "dup-ngrams",
         cmd_dup_ngrams,
-        "Every n-gram seen at least --min-count times in INPUT (plain text, one block per line, tokens "
-        "split on white space), by suffix sorting in memory-bounded chunks; OUTPUT: count<TAB>n-gram, "
-        "most frequent first.",
+        "Every n-gram seen at least --min-count times in INPUT (plain text, one block per line, "
+        "tokens split on white space), by suffix sorting in memory-bounded chunks; OUTPUT: "
+        "count<TAB>n-gram, most frequent first.",
     )
     dup.add_argument("input", metavar="INPUT.txt", type=Path)
     dup.add_argument("output", metavar="OUTPUT.tsv", type=Path)
@@ -387,8 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
     strip = add(
         "strip-frequent-lines",
         cmd_strip_frequent_lines,
-        "Remove the preambles and epilogues that many *.txt files of IN_DIR share (Kaser & Lemire's "
-        "frequent lines); write each body to OUT_DIR under the same name, and OUT_DIR/boundaries.tsv.",
+        "Remove the preambles and epilogues that many *.txt files of IN_DIR share (Kaser & "
+        "Lemire's frequent lines); write each body to OUT_DIR under the same name, and "
+        "OUT_DIR/boundaries.tsv.",
     )
     strip.add_argument("in_dir", metavar="IN_DIR")
     strip.add_argument("out_dir", metavar="OUT_DIR")
@@ -404,7 +409,8 @@ def build_parser() -> argparse.ArgumentParser:
     pairs = add(
         "similar-pairs",
         cmd_similar_pairs,
-        "Write id_a, id_b and the estimated resemblance (min-hash of 5-word shingles) of every pair "
+        "Write id_a, id_b and the estimated resemblance (min-hash of 5-word shingles) of every "
+        "pair "
         "of documents of an exported corpus above a threshold.",
     )
     pairs.add_argument("corpus", metavar="CORPUS.jsonl[.gz]", help="a corpus as export writes it")
@@ -419,8 +425,9 @@ def build_parser() -> argparse.ArgumentParser:
     books = add(
         "compare-books",
         cmd_compare_books,
-        "How two paginated documents relate (Spasojevic & Poncin): SAME_PAGINATION, DIFFERENT_PAGINATION, "
-        "CONTIGUOUS_SUBSET or OVERLAPPING_TEXT, then the page-level signals it was decided from. Pages are "
+        "How two paginated documents relate (Spasojevic & Poncin): SAME_PAGINATION, "
+        "DIFFERENT_PAGINATION, CONTIGUOUS_SUBSET or OVERLAPPING_TEXT, then the page-level signals "
+        "it was decided from. Pages are "
         "separated by form feeds, as pdftotext writes them.",
     )
     books.add_argument("book_a", metavar="A.txt")
@@ -452,7 +459,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpusbuilder: {error}", file=sys.stderr)
         return 2
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as error:
-        # a path given on the command line that is not what the command reads: one line, no traceback
+        # a path given on the command line that is not what the command reads: one line, no
+        # traceback
         print(f"corpusbuilder: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return 2
     except (OSError, MemoryError, JobFault) as error:

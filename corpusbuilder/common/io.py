@@ -70,7 +70,8 @@ def write_row_groups(parts: Sequence[pa.Table], path: Path | str) -> None:
 
 
 class ParquetBatchWriter:
-    """Append rows (dicts) and flush them as Parquet row groups, so a shard never sits in memory whole."""
+    """Append rows (dicts) and flush them as Parquet row groups, so a shard never sits in memory
+    whole."""
 
     def __init__(self, path: Path | str, schema: pa.Schema, batch_rows: int = 20_000):
         self.path = Path(path)

@@ -59,12 +59,13 @@ class ExtractParams:
     # a page cut into more blocks is skipped as too-many-blocks: memory and time grow with the
     # blocks (the learned preset's features most), and no article has this many
     max_blocks: int = 5000
-    # a page in a language without a bundled list: "page" (its own most frequent words) or a list name
+    # a page in a language without a bundled list: "page" (its own most frequent words) or a
+    # list name
     stoplist_fallback: str = "page"
     justext: JustextParams = field(default_factory=lambda: PRESETS["default"])
     # "best" (the default preset, as in the schema): the learned block classifier
-    # (corpusbuilder.extraction.classifier) decides instead of jusText's thresholds; `model` is a retrained
-    # model file (rule `train`), None = the one shipped.
+    # (corpusbuilder.extraction.classifier) decides instead of jusText's thresholds; `model` is a
+    # retrained model file (rule `train`), None = the one shipped.
     learned: bool = True
     model: Path | None = None
     site_boilerplate: SiteBoilerplateParams = SiteBoilerplateParams()
@@ -150,9 +151,9 @@ def segment_page(
     root, language: str, fallback: str, structure_hints: bool = True
 ) -> tuple[str | None, list]:
     """jusText's blocks of a page (§2.7.1; with ``structure_hints``, as the `best` preset reads
-    them, also cut at HTML5's block-level elements) with stop words counted by the list of its language,
-    else by ``fallback``'s; with fallback `page`, by a list of the page's own most frequent
-    words (`stoplists.page_stoplist`), or letters where the language has no spaces.
+    them, also cut at HTML5's block-level elements) with stop words counted by the list of its
+    language, else by ``fallback``'s; with fallback `page`, by a list of the page's own most
+    frequent words (`stoplists.page_stoplist`), or letters where the language has no spaces.
     ``structure_hints``: as `segment_blocks` takes it."""
     name, stoplist = stoplists.stoplist_for(language, fallback)
     blocks = segment_blocks(root, stoplist, structure_hints)

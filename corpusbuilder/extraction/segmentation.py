@@ -296,7 +296,8 @@ def _stop_words(stoplist: frozenset[str]) -> _fastpath.StopWords:
 def _normalize_whitespace(text: str) -> str:
     """Each whitespace run of a stripped text becomes one newline if it holds a line break, else
     one space. Without a carriage return, that is each line's words joined by spaces and the
-    lines that hold any joined by newlines: str methods, which are faster than regex substitution."""
+    lines that hold any joined by newlines: str methods, which are faster than regex
+    substitution."""
     if "\r" in text:
         return _WHITESPACE_WITHOUT_NEWLINE.sub(" ", _WHITESPACE_WITH_NEWLINE.sub("\n", text))
     if "\n" in text:
@@ -360,12 +361,14 @@ def _path_features(node: list, structure_hints: bool) -> tuple[str, str, bool, i
 
 @lru_cache(maxsize=4096)
 def _heading_tag(tag: str) -> bool:
-    """Whether a tag holds a word "h<digit>", as the package's search of the dotted path finds it."""
+    """Whether a tag holds a word "h<digit>", as the package's search of the dotted path finds
+    it."""
     return _HEADING_IN_PATH.search(tag) is not None
 
 
 def _word_counts(text: str, stoplist: frozenset[str]) -> tuple[int, int]:
-    """A text's words (``text.lower().split()``) and how many of them the lower-cased stop list holds."""
+    """A text's words (``text.lower().split()``) and how many of them the lower-cased stop list
+    holds."""
     words = text.lower().split()
     return len(words), sum(map(stoplist.__contains__, words))
 
@@ -473,8 +476,8 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
     a good part of the walk) and blocks break only at PARAGRAPH_TAGS. With them, as the learned
     classifier reads a page, blocks break at HTML5_BLOCK_TAGS too (:func:`paragraph_tags`).
 
-    With the compiled module (``corpusbuilder.extraction._fastpath``) the walk runs over libxml2's nodes,
-    with the same blocks; a page holding a node it does not model takes the walk below.
+    With the compiled module (``corpusbuilder.extraction._fastpath``) the walk runs over libxml2's
+    nodes, with the same blocks; a page holding a node it does not model takes the walk below.
     """
     if root is None:
         return []
