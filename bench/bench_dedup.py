@@ -1,9 +1,10 @@
 """Benchmarks of block de-duplication (corpusbuilder.dedup, thesis §3.5–3.6).
 
-    python bench/bench_dedup.py crawl   [--stage DIR | --stage '' --warcs DIR] [--n 5 7 10] [--orders ...]  # §3.6.4
+    python bench/bench_dedup.py crawl   [--stage DIR | --stage '' --warcs DIR] [--n 5 7 10] \\
+        [--orders ...]                                               # §3.6.4
     python bench/bench_dedup.py memory  [--max 30000000]             # Figure 3.4 in small
     python bench/bench_dedup.py speed                                # tokens/s of the dedup pass
-    python bench/bench_dedup.py levels-speed [--stage DIR] [--rounds 5]  # CPU time per level, same inputs
+    python bench/bench_dedup.py levels-speed [--stage DIR] [--rounds 5]  # CPU per level, same input
     python bench/bench_dedup.py job-memory [--stage DIR]             # the dedup job's memory terms
 
 crawl: by default reads the real stage outputs of a workflow run (--stage, its `work` directory:
@@ -182,7 +183,8 @@ def crawl(args) -> None:
         names = sorted(p.name.removesuffix(".warc.gz") for p in Path(args.warcs).glob("*.warc.gz"))
         for name in names:
             if not (work / f"{name}.blocks.parquet").exists():
-                # jusText's text, as the thesis and the onion reference measure (not the `best` preset)
+                # jusText's text, as the thesis and the onion reference
+                # measure (not the `best` preset)
                 subprocess.run(
                     [
                         "corpusbuilder",
@@ -358,7 +360,8 @@ def random_hashes(path: Path, count: int) -> Path:
 def memory_point(backend: str, keys_path: Path, bits: int) -> dict:
     """One point, in this (fresh) process, loading G₂₊ as the stage does: memory with G₂₊ full
     (start), with every hash sent to G_out (end), the peak of that pass, and the table of who
-    sent what that `duplicate_of` is resolved with once the sets are given up, all per stored hash."""
+    sent what that `duplicate_of` is resolved with once the sets are
+    given up, all per stored hash."""
     baseline = _rss()
     store = duplicate_ngram_store(np.load(keys_path), DedupParams(backend=backend, hash_bits=bits))
     stored = len(store)
@@ -428,7 +431,8 @@ def memory(args) -> None:
 
 
 def staged_duplicates(stage: Path, n: int) -> list[Path]:
-    """G₂₊ of a workflow run's work directory: its parts (ngrams/dup{n}/{partition}.npy) in order."""
+    """G₂₊ of a workflow run's work directory: its parts
+    (ngrams/dup{n}/{partition}.npy) in order."""
     return sorted((stage / "ngrams" / f"dup{n}").glob("*.npy"), key=lambda path: int(path.stem))
 
 
@@ -512,7 +516,8 @@ def job_run_point(stage: Path, work: Path, bucket_tokens: int = DedupParams.buck
 
 
 def resource_peak_reset() -> None:
-    """Reset this process's peak resident set (Linux ≥ 4.0), so ru_maxrss is the next step's peak."""
+    """Reset this process's peak resident set (Linux ≥ 4.0), so
+    ru_maxrss is the next step's peak."""
     with open("/proc/self/clear_refs", "w") as clear:
         clear.write("5")
 
@@ -690,7 +695,8 @@ def main() -> None:
     c.add_argument(
         "--stage",
         default="work",
-        help="a workflow run's work directory (default: ./work); '' to extract and tokenise --warcs here",
+        help="a workflow run's work directory (default: ./work); '' to extract and tokenise "
+        "--warcs here",
     )
     c.add_argument(
         "--warcs",
@@ -708,7 +714,8 @@ def main() -> None:
         nargs=2,
         default=[DedupParams.partial_low, DedupParams.partial_high],
         metavar=("LOW", "HIGH"),
-        help="levels sentence and span: blocks with a share in (LOW, HIGH] are judged by their parts",
+        help="levels sentence and span: blocks with a share in (LOW, HIGH] are judged by their "
+        "parts",
     )
     c.add_argument(
         "--section",
@@ -718,13 +725,14 @@ def main() -> None:
         "--span-repeat-ratio",
         type=float,
         default=DedupParams.span_repeat_ratio,
-        help="level span: a kept run goes when its output n-grams outnumber its fresh ones by more than this",
+        help="level span: a kept run goes when its output n-grams outnumber its fresh ones by more "
+        "than this",
     )
     c.add_argument(
         "--token-pattern",
         default=TOKEN,
-        help="with --stage '': the regex that tokenises the blocks (e.g. '\\S+' for whitespace tokens); "
-        "a new --work dir per pattern",
+        help="with --stage '': the regex that tokenises the blocks (e.g. '\\S+' for whitespace "
+        "tokens); a new --work dir per pattern",
     )
     m = sub.add_parser("memory")
     m.add_argument("--max", type=int, default=30_000_000)
@@ -751,7 +759,8 @@ def main() -> None:
         type=int,
         nargs="+",
         default=[DedupParams.bucket_tokens, 500_000, 100_000],
-        help="dedup.bucket_tokens of each whole-job run; the first is the one the terms are fitted to",
+        help="dedup.bucket_tokens of each whole-job run; the first is the one the terms are fitted "
+        "to",
     )
     sub.add_parser("job-memory-point").add_argument("stage", type=Path)
     r = sub.add_parser("job-run-point")

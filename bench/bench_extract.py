@@ -6,9 +6,10 @@ Each extractor starts from the same decoded page (a str; decoding is left out be
 extractors would share it) and does its whole job on it:
 
 - ``best``: parse + segmentation (§2.7.1) + the 84 block features + the gradient-boosted trees;
-- ``best-python-walks``: the same with the Python versions of segmentation, features and trees, as a package
-  built without a C compiler runs it (listed when the compiled module is built);
-- ``justext-default``: parse + segmentation + Algorithms 2.2 and 2.3 (thesis §2.7), the `default` preset;
+- ``best-python-walks``: the same with the Python versions of segmentation, features and trees, as a
+  package built without a C compiler runs it (listed when the compiled module is built);
+- ``justext-default``: parse + segmentation + Algorithms 2.2 and 2.3
+  (thesis §2.7), the `default` preset;
 - ``justext-package``: the reference ``justext`` 3.0.2 with the same stop list;
 - ``trafilatura``, ``resiliparse``: their main-content extraction as the evaluation calls them.
 
@@ -21,9 +22,9 @@ each call is timed in CPU time (``time.process_time``). The median of the rounds
 and every speed also as a ratio to the package in the same round, which moves far less with
 the machine's load than the absolute figures.
 
-    python bench/bench_extract.py                       # 300 pages, 3 rounds -> bench/results/extract.json
+    python bench/bench_extract.py                # 300 pages, 3 rounds -> bench/results/extract.json
     python bench/bench_extract.py --limit 60 --rounds 1 --json /tmp/extract.json
-    python bench/bench_extract.py --profile best        # where the best preset's time goes (cProfile)
+    python bench/bench_extract.py --profile best # where the best preset's time goes (cProfile)
 """
 
 from __future__ import annotations
@@ -52,13 +53,13 @@ try:  # the peers it is measured against come from the `peers` extra
     from resiliparse.extract.html2text import extract_plain_text
 except ModuleNotFoundError as missing:
     sys.exit(
-        f"bench_extract: {missing.name} is not installed; the peers come with pip install -e '.[dev,peers]'"
+        f"bench_extract: {missing.name} is not installed; the peers come with pip install -e "
+        "'.[dev,peers]'"
     )
 
-from corpusbuilder.extraction import classifier  # noqa: E402
-from corpusbuilder.extraction import justext as ours  # noqa: E402
-from corpusbuilder.extraction import segmentation  # noqa: E402
-from corpusbuilder.extraction.classifier import classify_learned, page_title  # noqa: E402
+from corpusbuilder.extraction import classifier, segmentation
+from corpusbuilder.extraction import justext as ours
+from corpusbuilder.extraction.classifier import classify_learned, page_title
 
 DEFAULT_SHARED = REPO.parent / "shared"
 DEFAULT_JSON = REPO / "bench" / "results" / "extract.json"
@@ -88,7 +89,8 @@ def run_best(html: str, stoplist: frozenset[str]) -> list[str]:
 
 @contextmanager
 def python_walks():
-    """Run as a package built without a C compiler runs: without corpusbuilder.extraction._fastpath."""
+    """Run as a package built without a C compiler runs: without
+    corpusbuilder.extraction._fastpath."""
     compiled = ours._fastpath
     ours._fastpath = segmentation._fastpath = classifier._fastpath = None
     try:
@@ -238,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{'extractor':<18} {'pages/s':>8} {'× package':>10}")
     for name in EXTRACTORS:
         print(
-            f"{name:<18} {result['pages_per_s'][name]:>8.1f} {result['ratio_to_package'][name]:>9.2f}×"
+            f"{name:<18} {result['pages_per_s'][name]:>8.1f} "
+            f"{result['ratio_to_package'][name]:>9.2f}×"
         )
     args.json.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written to {args.json}")

@@ -60,7 +60,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         truths = make_ebooks(Path(tmp), n_files=args.files, seed=11)
         texts = [read_text_file(p) for p in text_files(tmp)]
-    # Pass 1's input, pre-processed once: the paper times structure building apart from reading (§4.2).
+    # Pass 1's input, pre-processed once: the paper times structure
+    # building apart from reading (§4.2).
     batches = []
     for text in texts:
         chosen = top_and_bottom(len(text.lines), base.p_max, base.e_max)

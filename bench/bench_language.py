@@ -106,7 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     chars = np.array([len(t) for t in texts])
     print(f"{len(texts)} documents ({source})")
     print(
-        f"characters per document: mean {chars.mean():.0f}, median {np.median(chars):.0f}, total {chars.sum() / 1e6:.1f} M"
+        f"characters per document: mean {chars.mean():.0f}, median {np.median(chars):.0f}, total "
+        f"{chars.sum() / 1e6:.1f} M"
     )
 
     results = []
@@ -119,13 +120,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{'identifier':16s} {'load s':>7s} {'docs/s':>9s} {'MB/s':>6s}")
     for r in results:
         print(
-            f"{r['name']:16s} {r['load_s']:7.2f} {len(texts) / r['seconds']:9.0f} {chars.sum() / r['seconds'] / 1e6:6.2f}"
+            f"{r['name']:16s} {r['load_s']:7.2f} {len(texts) / r['seconds']:9.0f} "
+            f"{chars.sum() / r['seconds'] / 1e6:6.2f}"
         )
     if len(results) == 2:
         a, b = results
         agree = np.mean([x == y for x, y in zip(a["codes"], b["codes"])])
         print(
-            f"{a['name']} / {b['name']} speed ratio: {b['seconds'] / a['seconds']:.2f}; same language for {agree:.1%} of documents"
+            f"{a['name']} / {b['name']} speed ratio: {b['seconds'] / a['seconds']:.2f}; same "
+            f"language for {agree:.1%} of documents"
         )
     return 0
 

@@ -17,8 +17,8 @@ shards; then, in fresh subprocesses so that each peak RSS is its own:
 With `--partitions 1 4 16` it measures the merge alone instead (rule `dup_ngram_part`, one process
 per hash range of every run, each a job of its own in the workflow): per number of ranges, each
 part's CPU seconds (the less of two runs: wall time on a shared machine is mostly waiting), their
-sum (core-seconds) and the longest (the wall time given as many cores), the parts' G₂₊ checked equal to the one-range merge; saved as
-`partitioned_merge` beside the rest.
+sum (core-seconds) and the longest (the wall time given as many cores), the parts' G₂₊ checked equal
+to the one-range merge; saved as `partitioned_merge` beside the rest.
 
 Both must find the same number of duplicate types. The machine is shared, so read the ratio
 (ours / baseline, same run) rather than the absolute seconds. `--sa-bytes` measures the peak
@@ -128,7 +128,8 @@ def partitioned_merge(
     for partitions in counts:
         out = work / f"P{partitions}"
         out.mkdir()
-        # CPU seconds, the less of two runs: on a shared machine a part's wall time is mostly waiting
+        # CPU seconds, the less of two runs: on a shared machine a
+        # part's wall time is mostly waiting
         parts = [
             min(
                 (
@@ -343,7 +344,8 @@ def main() -> None:
         for row in report["suffix_array"]:
             print(
                 f"suffix array of {row['tokens']:,} ids, {row['path']}: {row['sa_seconds']:.2f} s, "
-                f"{row['sa_bytes_per_word']:.1f} B/word (with LCP {row['sa_lcp_bytes_per_word']:.1f})",
+                f"{row['sa_bytes_per_word']:.1f} B/word (with LCP "
+                f"{row['sa_lcp_bytes_per_word']:.1f})",
                 flush=True,
             )
     for size in args.sizes:
@@ -372,18 +374,21 @@ def main() -> None:
         report["sizes"].append(row)
         budget = args.mem_mb
         print(
-            f"{size}: ours {row['ours_tokens_per_s'] / 1e6:.2f} M tokens/s ({per_job['chunks']} chunks of "
-            f"{per_job['chunk_tokens']:,}); peak RSS per job: shard run {per_job['shard_run_peak_rss_mb']:.0f} MB "
+            f"{size}: ours {row['ours_tokens_per_s'] / 1e6:.2f} M tokens/s ({per_job['chunks']} "
+            f"chunks of {per_job['chunk_tokens']:,}); peak RSS per job: shard run "
+            f"{per_job['shard_run_peak_rss_mb']:.0f} MB "
             f"({per_job['shard_run_peak_rss_mb'] / budget - 1:+.0%} of the budget), merge "
-            f"{per_job['merge_peak_rss_mb']:.0f} MB ({per_job['merge_peak_rss_mb'] / budget - 1:+.0%})"
+            f"{per_job['merge_peak_rss_mb']:.0f} MB "
+            f"({per_job['merge_peak_rss_mb'] / budget - 1:+.0%})"
             + (
-                f"; all jobs in one process {whole['peak_rss_mb']:.0f} MB ({whole['tokens'] / whole['seconds'] / 1e6:.2f}"
-                f" M tokens/s)"
+                f"; all jobs in one process {whole['peak_rss_mb']:.0f} MB "
+                f"({whole['tokens'] / whole['seconds'] / 1e6:.2f} M tokens/s)"
                 if whole
                 else ""
             )
-            + f"; baseline {row['baseline_tokens_per_s'] / 1e6:.2f} M tokens/s, peak {baseline['peak_rss_mb']:.0f} MB; "
-            f"ours/baseline speed {row['speed_ratio']:.2f}; {per_job['duplicate_types']:,} duplicate types",
+            + f"; baseline {row['baseline_tokens_per_s'] / 1e6:.2f} M tokens/s, peak "
+            f"{baseline['peak_rss_mb']:.0f} MB; ours/baseline speed {row['speed_ratio']:.2f}; "
+            f"{per_job['duplicate_types']:,} duplicate types",
             flush=True,
         )
     RESULTS.parent.mkdir(exist_ok=True)

@@ -2,7 +2,7 @@
 """Planning time and memory of the workflow against the number of input WARCs: `snakemake -n`
 (parse, config checks, DAG, dry-run listing) on a config of N inputs, nothing run.
 
-    python bench/bench_planning.py                              # 1,000 and 10,000 WARCs, both input kinds
+    python bench/bench_planning.py                # 1,000 and 10,000 WARCs, both input kinds
     python bench/bench_planning.py --warcs 1000 10000 100000 --inputs cc_paths --warcs-per-shard 100
     python bench/bench_planning.py --snakefile /tmp/old/Snakefile --label k-way-merge --warcs 1000
 
@@ -126,19 +126,21 @@ def plan(snakefile: Path, directory: Path, config: Path) -> dict:
 
 
 def print_table(label: str, rows: dict[str, dict]) -> None:
-    """The points, and the dry-run's CPU time per job: about constant where planning grows linearly."""
+    """The points, and the dry-run's CPU time per job: about constant
+    where planning grows linearly."""
     print(f"\n{label}")
     print(
-        f"{'inputs':<10} {'WARCs':>8} {'a shard':>7} {'jobs':>9} {'parse s':>8} {'parse MB':>9} {'-n s':>8} "
-        f"{'-n CPU s':>8} {'-n MB':>7} {'CPU ms/job':>10}"
+        f"{'inputs':<10} {'WARCs':>8} {'a shard':>7} {'jobs':>9} {'parse s':>8} {'parse MB':>9} "
+        f"{'-n s':>8} {'-n CPU s':>8} {'-n MB':>7} {'CPU ms/job':>10}"
     )
     for row in rows.values():
         cpu = row.get("dry_run_cpu_s", float("nan"))
         per_job = 1000 * cpu / row["jobs"] if row["jobs"] else float("nan")
         print(
-            f"{row['inputs']:<10} {row['warcs']:>8,} {row.get('warcs_per_shard', 1):>7} {row['jobs'] or 0:>9,} "
-            f"{row['parse_s']:>8.1f} {row['parse_peak_rss_mb']:>9,} {row['dry_run_s']:>8.1f} {cpu:>8.1f} "
-            f"{row['dry_run_peak_rss_mb']:>7,} {per_job:>10.2f}"
+            f"{row['inputs']:<10} {row['warcs']:>8,} {row.get('warcs_per_shard', 1):>7} "
+            f"{row['jobs'] or 0:>9,} {row['parse_s']:>8.1f} {row['parse_peak_rss_mb']:>9,} "
+            f"{row['dry_run_s']:>8.1f} {cpu:>8.1f} {row['dry_run_peak_rss_mb']:>7,} "
+            f"{per_job:>10.2f}"
         )
 
 

@@ -181,8 +181,8 @@ def main() -> int:
     ]
     print(table[shown].round(4).to_markdown(index=False))
     print(
-        f"\nextract {extract_s:.1f} s, site pass {site_s:.1f} s: {100 * site_s / extract_s:.1f} % of extract "
-        f"({len(gold)} pages with gold, {len(near)} near copies)"
+        f"\nextract {extract_s:.1f} s, site pass {site_s:.1f} s: {100 * site_s / extract_s:.1f} % "
+        f"of extract ({len(gold)} pages with gold, {len(near)} near copies)"
     )
     if args.json:
         args.json.write_text(

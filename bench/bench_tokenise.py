@@ -99,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     ):
         tokens, seconds = best_of(function, texts, args.rounds)
         print(
-            f"{name:22s} {tokens:>10d} tokens  {seconds:6.2f} s  {tokens / seconds / 1e6:5.2f} M tokens/s"
+            f"{name:22s} {tokens:>10d} tokens  {seconds:6.2f} s  {tokens / seconds / 1e6:5.2f} M "
+            "tokens/s"
         )
     return 0
 

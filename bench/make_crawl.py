@@ -21,9 +21,9 @@ drawn from the pages written so far (in this and earlier shards):
 
 Junk records (a few per shard): warcinfo, request records, a 404, an image/png, a text/plain
 response, an empty body. Size: --gb is the target of *uncompressed HTTP payload bytes* (the HTML)
-over all shards; the WARC files on disk are gzip'd, typically ~2.2× smaller (random word order compresses worse than prose),
-or plain with --no-gzip (~1.08× the HTML: record and HTTP headers). A summary (pages,
-words, copies planted, bytes) goes to <out>/crawl.json.
+over all shards; the WARC files on disk are gzip'd, typically ~2.2× smaller (random word order
+compresses worse than prose), or plain with --no-gzip (~1.08× the HTML: record and HTTP headers). A
+summary (pages, words, copies planted, bytes) goes to <out>/crawl.json.
 
     python bench/make_crawl.py /tmp/scale/warcs --gb 0.25 --shards 4 --seed 1
 """
@@ -177,7 +177,9 @@ class Site:
     """A template: everything on a page but the article, fixed per site."""
 
     def __init__(self, index: int, words: Words, rng: np.random.Generator):
-        self.host = f"www.{re.sub(r'[^a-z0-9]+', '-', '-'.join(words.take(2)).lower())}{index}.{['com', 'org', 'net', 'co.uk', 'info'][index % 5]}"
+        slug = re.sub(r"[^a-z0-9]+", "-", "-".join(words.take(2)).lower())
+        domain = ["com", "org", "net", "co.uk", "info"][index % 5]
+        self.host = f"www.{slug}{index}.{domain}"
         self.name = words.title(1, 3)
         self.tagline = words.title(3, 7)
         self.nav = [words.title(1, 2) for _ in range(int(rng.integers(5, 11)))]
@@ -204,12 +206,15 @@ class Site:
             for kind, text in article
         )
         head = (
-            f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{esc(title)} | {esc(self.name)}'
-            f"</title><style>body{{font-family:sans-serif}}</style><script>var s='{self.host}';</script></head>\n"
+            f'<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>{esc(title)} | '
+            f"{esc(self.name)}"
+            f"</title><style>body{{font-family:sans-serif}}</style><script>var "
+            f"s='{self.host}';</script></head>\n"
         )
         header = (
-            f'<div class="header"><h1><a href="/">{esc(self.name)}</a></h1><div class="tagline">'
-            f'{esc(self.tagline)}</div></div>\n<div class="nav"><ul>{self.links(self.nav, "section")}</ul></div>\n'
+            f'<div class="header"><h1><a href="/">{esc(self.name)}</a></h1><div '
+            f'class="tagline">{esc(self.tagline)}</div></div>\n<div '
+            f'class="nav"><ul>{self.links(self.nav, "section")}</ul></div>\n'
         )
         sidebar = (
             f'<div class="sidebar"><h3>Archives</h3><ul>{self.links(self.sidebar, "archive")}</ul>'
@@ -495,7 +500,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         print(
-            f"{shards[-1]['path']}: {shards[-1]['pages']} pages, {shards[-1]['payload_bytes'] / 1e6:.0f} MB HTML, "
+            f"{shards[-1]['path']}: {shards[-1]['pages']} pages, "
+            f"{shards[-1]['payload_bytes'] / 1e6:.0f} MB HTML, "
             f"{shards[-1]['file_bytes'] / 1e6:.0f} MB on disk",
             flush=True,
         )

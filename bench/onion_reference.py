@@ -2,10 +2,13 @@
 public onion C tool, n = 10, t = 0.5"), run on exactly the tokens our dedup stage sees and scored
 with bench_dedup's metric, to tell the algorithm's figures from the input's.
 
-    bash bench/build_onion.sh                      # the real C tool, built from PyPI's copy of its source
-    python bench/bench_dedup.py crawl --stage '' --work DIR      # jusText text of every page, tokenised
+    # the real C tool, built from PyPI's copy of its source
+    bash bench/build_onion.sh
+    # jusText text of every page, tokenised
+    python bench/bench_dedup.py crawl --stage '' --work DIR
     python bench/onion_reference.py DIR --ours DIR/dedup \\
-        --onion bench/results/tmp/onion/onion-tokens/onion bench/results/tmp/onion/onion-ngrams/onion \\
+        --onion bench/results/tmp/onion/onion-tokens/onion \\
+        bench/results/tmp/onion/onion-ngrams/onion \\
         --simulate onion,1,tokens justext,0,tokens none,0,tokens
 
 --onion BINARY: the C tool (n = 10, t = 0.5, its own smoothing) on the blocks written as a vertical
@@ -124,8 +127,8 @@ def run_onion(
         write_vertical(tokens_paths, blocks_paths, tokens_of, vertical)
         if vertical.stat().st_size >= ONION_BUFFER:
             sys.exit(
-                f"{binary}: the refactored tool reads one {ONION_BUFFER}-byte buffer per input file; "
-                "the input is larger"
+                f"{binary}: the refactored tool reads one {ONION_BUFFER}-byte buffer per input "
+                "file; the input is larger"
             )
         listing.write_text(f"{vertical}\n")
         stdout = subprocess.run(
@@ -155,7 +158,8 @@ def run_onion(
     ends = np.cumsum([block_count(p) for p in tokens_paths])
     if len(removed) != ends[-1]:
         sys.exit(
-            f"{binary}: {len(removed)} paragraph marks for {ends[-1]} blocks; build it with build_onion.sh"
+            f"{binary}: {len(removed)} paragraph marks for {ends[-1]} blocks; build it with "
+            "build_onion.sh"
         )
     return [~part for part in np.split(removed, ends[:-1])]
 
@@ -378,7 +382,8 @@ def main() -> None:
                 before,
             )
         )
-    # the workflow's input (a stage dir) and jusText's text of every page (raw) have sections of their own
+    # the workflow's input (a stage dir) and jusText's text of every page
+    # (raw) have sections of their own
     save(
         args.section
         or "onion_reference"

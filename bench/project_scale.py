@@ -2,7 +2,7 @@
 """What a crawl of 10^9, 10^10 and 10^11 words of original text needs — jobs, hours on N cores,
 the dedup job's memory — computed from measured rates, never typed in:
 
-    python bench/project_scale.py [--cores 2 64 512] [--shard-words N]   # → bench/results/projection.json
+    python bench/project_scale.py [--cores 2 64 512] [--shard-words N]  # → results/projection.json
 
 Sources, each re-read on every run (so a new scale run gives a new table):
 
@@ -18,10 +18,11 @@ Sources, each re-read on every run (so a new scale run gives a new table):
 The model: every per-shard job (download, extract, language, exact_hashes, exact_dedup,
 tokenise, ngram_runs, export) and the exact-dedup partitions run in parallel on all cores; the
 merge runs as P = min(cores, 4096) range jobs, its work times the merge passes its runs need
-(`runs.MERGE_FAN_IN` at a time), plus what each part reads at its range's edges of each run; dedup is one sequential job at its measured rate, linear in the
-words (as in the thesis' Table 3.7); wall = parallel work / cores + merge + dedup. G₂₊ is the
-duplicate 10-gram types per token, 0.028 as on the dev crawl or 0.072 as on ClueWeb09 (thesis
-Table 3.4). What the model leaves out is printed under the table.
+(`runs.MERGE_FAN_IN` at a time), plus what each part reads at its range's edges of each run;
+dedup is one sequential job at its measured rate, linear in the words (as in the thesis' Table
+3.7); wall = parallel work / cores + merge + dedup. G₂₊ is the duplicate 10-gram types per
+token, 0.028 as on the dev crawl or 0.072 as on ClueWeb09 (thesis Table 3.4). What the model
+leaves out is printed under the table.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ WORDS = (10**9, 10**10, 10**11)
 # 2,736,468 tokens) and ClueWeb09 (thesis Table 3.4)
 DUPLICATE_RATES = {"dev crawl": 0.028, "ClueWeb09": 0.072}
 # tokens per word of the text dedup reads, on the dev crawl (work/dedup/stats.json tokens over
-# funnel.tsv exact_dedup_kept words: 2,985,071 / 2,548,065), for a scale.json that does not count them
+# funnel.tsv exact_dedup_kept words: 2,985,071 / 2,548,065), for a
+# scale.json that does not count them
 DEV_TOKENS_PER_WORD = 1.1715
 PER_SHARD_RULES = (
     "download",
@@ -74,7 +76,8 @@ def measured_rates(scale: dict, ngrams: dict) -> dict:
         merge_s = rules["dup_ngram_part"]["s"] + rules.get("dup_ngrams", {}).get("s", 0)
         merge_source = "scale.json rules dup_ngram_part + dup_ngrams"
     else:
-        # the old single merge job was summed with the shard runs: split the stage by the bench's ratio
+        # the old single merge job was summed with the shard runs: split
+        # the stage by the bench's ratio
         bench = ngrams["partitioned_merge"]
         one = next(row for row in bench["merges"] if row["partitions"] == 1)
         share = one["core_seconds"] / (one["core_seconds"] + bench["shard_run_cpu_seconds"])
@@ -121,7 +124,8 @@ def measured_rates(scale: dict, ngrams: dict) -> dict:
 
 
 def merge_passes(runs: int) -> int:
-    """Merge passes over the data: runs are merged MERGE_FAN_IN at a time until that many are left."""
+    """Merge passes over the data: runs are merged MERGE_FAN_IN at a
+    time until that many are left."""
     passes = 1
     while runs > MERGE_FAN_IN:
         runs = math.ceil(runs / MERGE_FAN_IN)
@@ -168,8 +172,8 @@ def project(rates: dict, words: int, cores: int, shard_words: float) -> dict:
 def table(rows: list[dict]) -> str:
     names = list(DUPLICATE_RATES)
     lines = [
-        "| words | shards | jobs: per shard + exact + merge + dedup | cores | per-shard h | merge h | dedup h | "
-        "total h | dedup memory "
+        "| words | shards | jobs: per shard + exact + merge + dedup | cores | per-shard h | merge "
+        "h | dedup h | total h | dedup memory "
         + " / ".join(f"{name} ({DUPLICATE_RATES[name]})" for name in names)
         + " |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -183,8 +187,9 @@ def table(rows: list[dict]) -> str:
         )
         lines.append(
             f"| 10^{round(math.log10(row['words']))} | {row['shards']:,} | {jobs['per_shard']:,} + "
-            f"{jobs['exact_partitions']} + {jobs['merge']} + 1 | {row['cores']} | {hours['parallel']:,.1f} | "
-            f"{hours['merge']:,.2f} | {hours['dedup']:,.1f} | {sum(hours.values()):,.1f} | {memory} |"
+            f"{jobs['exact_partitions']} + {jobs['merge']} + 1 | {row['cores']} | "
+            f"{hours['parallel']:,.1f} | {hours['merge']:,.2f} | {hours['dedup']:,.1f} | "
+            f"{sum(hours.values()):,.1f} | {memory} |"
         )
     return "\n".join(lines)
 
@@ -212,14 +217,15 @@ def main(argv: list[str] | None = None) -> int:
     print(table(rows))
     largest = rows[-1]["dedup_memory_mb"]["ClueWeb09"]
     print(
-        f"\nrates from {args.scale} ({rates['scale_run']['words']:,} words, {rates['scale_run']['shards']} shards): "
-        f"per-shard stages {rates['parallel_s_per_word'] * 1e9 / 3600:.2f} job-h per 10^9 words, merge "
+        f"\nrates from {args.scale} ({rates['scale_run']['words']:,} words, "
+        f"{rates['scale_run']['shards']} shards): per-shard stages "
+        f"{rates['parallel_s_per_word'] * 1e9 / 3600:.2f} job-h per 10^9 words, merge "
         f"{rates['merge_s_per_word'] * 1e9 / 3600:.3f} ({rates['merge_source']}) + "
         f"{rates['merge_s_per_part_and_run'] * 1e3:.1f} ms per part and run, dedup "
-        f"{rates['dedup_s_per_word'] * 1e9 / 3600:.2f} (one job); shards of {shard_words / 1e6:.1f} M words "
-        f"(the scale run's: {rates['shard_words'] / 1e6:.1f} M words, {rates['shard_gzip_bytes'] / 1e6:.0f} MB gzip'd); "
-        f"{rates['tokens_per_word']:.3f} tokens at dedup per original word "
-        f"({rates['tokens_source']})."
+        f"{rates['dedup_s_per_word'] * 1e9 / 3600:.2f} (one job); shards of "
+        f"{shard_words / 1e6:.1f} M words (the scale run's: {rates['shard_words'] / 1e6:.1f} M "
+        f"words, {rates['shard_gzip_bytes'] / 1e6:.0f} MB gzip'd); {rates['tokens_per_word']:.3f} "
+        f"tokens at dedup per original word ({rates['tokens_source']})."
     )
     spilled = (
         json.loads(args.dedup.read_text())["job_memory"]["spilled_bytes_per_token"]
@@ -227,9 +233,10 @@ def main(argv: list[str] | None = None) -> int:
         * rates["tokens_per_word"]
     )
     print(
-        f"dedup memory at 10^11 words, ClueWeb09 rate: {largest}. Left out: dedup's pass 1 spills the prepared "
-        f"shards to disk ({spilled / 1e9:,.0f} GB at 10^11 words) and pass 2 reads them in processing order; its "
-        "hours here are the rate measured with them in the page cache, a lower bound once they outgrow it."
+        f"dedup memory at 10^11 words, ClueWeb09 rate: {largest}. Left out: dedup's pass 1 spills "
+        f"the prepared shards to disk ({spilled / 1e9:,.0f} GB at 10^11 words) and pass 2 reads "
+        "them in processing order; its hours here are the rate measured with them in the page "
+        "cache, a lower bound once they outgrow it."
     )
     args.out.write_text(
         json.dumps(

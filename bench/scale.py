@@ -2,11 +2,11 @@
 """Scale run: the whole workflow on a synthetic crawl (bench/make_crawl.py), per-stage times from
 Snakemake's benchmark files, projected to 10^9 words next to the thesis' Table 3.7.
 
-    python bench/scale.py                         # 0.25 GB of HTML, 8 shards, --cores 2, in /tmp/cb-scale
+    python bench/scale.py            # 0.25 GB of HTML, 8 shards, --cores 2, in /tmp/cb-scale
     python bench/scale.py --gb 1 --dir /tmp/scale # the 1 GB run (~4× as long)
     python bench/scale.py --report-only --dir /tmp/cb-scale   # re-read a finished run
     python bench/scale.py --gb 1.9 --shards 32 --no-gzip --executor slurm --dir /tmp/scale2 \
-        --out bench/results/scale_slurm.json      # ≥ 2 GB of WARC files, every job through profiles/slurm
+        --out bench/results/scale_slurm.json  # ≥ 2 GB of WARCs, every job through profiles/slurm
 
 Steps: generate the crawl into DIR/warcs (skipped when DIR/warcs/crawl.json has the same
 --gb/--shards/--seed), write DIR/config.yaml (input.warcs = those shards, everything else at its
@@ -64,7 +64,8 @@ def local_slurm(directory: Path, cpus: int):
         )
     if foreign_config():
         raise SystemExit(
-            "--executor slurm: /etc/slurm/slurm.conf belongs to a real cluster; submit with its profile"
+            "--executor slurm: /etc/slurm/slurm.conf belongs to a real cluster; submit with its "
+            "profile"
         )
     memory_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2**20 * 3 // 4
     cluster = LocalSlurm(directory, cpus=cpus, memory_mb=memory_mb)
@@ -103,7 +104,8 @@ STAGE_OF_RULE = {
 
 
 def read_benchmarks(directory: Path) -> dict[str, dict]:
-    """rule → {jobs, s (sum), cpu_time (sum), max_rss (max, MB)} from benchmarks/<rule>[/...].tsv."""
+    """rule → {jobs, s (sum), cpu_time (sum), max_rss (max, MB)} from
+    benchmarks/<rule>[/...].tsv."""
     rules: dict[str, dict] = defaultdict(
         lambda: {"jobs": 0, "s": 0.0, "cpu_time": 0.0, "max_rss_mb": 0.0}
     )
@@ -186,7 +188,8 @@ def report(
         "words_after_jusText": clean_words,
         "wall_s": wall_s,
         "cpu_s_all_processes": cpu_s,
-        # every job's own CPU seconds (Snakemake's benchmark files): also what jobs that slurmd ran spent
+        # every job's own CPU seconds (Snakemake's benchmark files): also
+        # what jobs that slurmd ran spent
         "cpu_s_jobs": round(sum(entry["cpu_time"] for entry in rules.values()), 1),
         "words_per_wall_second": round(words / wall_s) if wall_s else None,
         "rules": rules,
@@ -213,8 +216,9 @@ def report(
             "wall_hours_per_1e9_original_words": round(thesis_wall / THESIS_WORDS * 1e9, 2),
             "core_hours_per_1e9_original_words": round(thesis_core / THESIS_WORDS * 1e9, 2),
             "brief_upper_bound_core_hours_per_1e9": round(6 * 24 * 8 / THESIS_WORDS * 1e9, 1),
-            "note": "6 days x 8 cores / 24.6 G words = 47 core-h per 10^9 words counts 8 cores for the "
-            "single-process phases too; Table 3.7's own phases and cores give the core-hours above",
+            "note": "6 days x 8 cores / 24.6 G words = 47 core-h per 10^9 words counts 8 cores "
+            "for the single-process phases too; Table 3.7's own phases and cores give the "
+            "core-hours above",
         },
         "stage_times_tsv": (directory / "results" / "stats" / "stage_times.tsv").read_text()
         if (directory / "results" / "stats" / "stage_times.tsv").exists()
@@ -230,7 +234,8 @@ def report(
     if crawl and crawl["args"]["gb"] < 1:
         factor = 1 / crawl["args"]["gb"]
         result["extrapolated_1gb"] = {
-            "EXTRAPOLATED": f"linear from the {crawl['args']['gb']} GB run (x{factor:g}), not measured",
+            "EXTRAPOLATED": f"linear from the {crawl['args']['gb']} GB run (x{factor:g}), not "
+            "measured",
             "wall_s": round(wall_s * factor) if wall_s else None,
             "words_original": round(words * factor),
             "stage_job_s": {name: round(s["job_s"] * factor) for name, s in stages.items()},
@@ -242,46 +247,54 @@ def print_report(result: dict) -> None:
     crawl = result["crawl"] or {}
     on_disk = "gzip'd" if crawl.get("args", {}).get("gzip", True) else "plain .warc"
     print(
-        f"\ncrawl: {crawl.get('payload_bytes', 0) / 1e9:.3f} GB HTML ({crawl.get('file_bytes', 0) / 1e9:.3f} GB of "
-        f"WARC files, {on_disk}, {len(crawl.get('shards', []))} files), "
-        f"{crawl.get('pages', '?')} pages; {result['words_original']:,} words of page text, "
-        f"{result['words_after_jusText']:,} after jusText; wall {result['wall_s'] or float('nan'):.0f} s on --cores {result['cores']}, "
-        f"CPU {result['cpu_s_all_processes'] or float('nan'):.0f} s (all processes), {result['cpu_s_jobs']:.0f} s "
-        f"in jobs; {result['words_per_wall_second'] or 0:,} words per wall second"
+        f"\ncrawl: {crawl.get('payload_bytes', 0) / 1e9:.3f} GB HTML "
+        f"({crawl.get('file_bytes', 0) / 1e9:.3f} GB of WARC files, {on_disk}, "
+        f"{len(crawl.get('shards', []))} files), {crawl.get('pages', '?')} pages; "
+        f"{result['words_original']:,} words of page text, {result['words_after_jusText']:,} after "
+        f"jusText; wall {result['wall_s'] or float('nan'):.0f} s on --cores {result['cores']}, CPU "
+        f"{result['cpu_s_all_processes'] or float('nan'):.0f} s (all processes), "
+        f"{result['cpu_s_jobs']:.0f} s in jobs; {result['words_per_wall_second'] or 0:,} words per "
+        "wall second"
     )
     print(
-        "\n| rule | jobs | job s (sum) | cpu_time s (sum) | peak RSS MB (max) |\n|---|---|---|---|---|"
+        "\n| rule | jobs | job s (sum) | cpu_time s (sum) | peak RSS MB (max) |\n"
+        "|---|---|---|---|---|"
     )
     for rule, entry in sorted(result["rules"].items()):
         print(
-            f"| {rule} | {entry['jobs']} | {entry['s']:.1f} | {entry['cpu_time']:.1f} | {entry['max_rss_mb']:.0f} |"
+            f"| {rule} | {entry['jobs']} | {entry['s']:.1f} | {entry['cpu_time']:.1f} | "
+            f"{entry['max_rss_mb']:.0f} |"
         )
     print(
-        "\n| stage | jobs | job s (sum) | cpu_time s | peak RSS MB | core-h / 10^9 words | thesis core-h / 10^9 | per-core speed-up |"
+        "\n| stage | jobs | job s (sum) | cpu_time s | peak RSS MB | core-h / 10^9 words | thesis "
+        "core-h / 10^9 | per-core speed-up |"
     )
     print("|---|---|---|---|---|---|---|---|")
     for name, s in result["stages"].items():
         thesis = s.get("thesis")
         print(
-            f"| {name} | {s['jobs']} | {s['job_s']:.1f} | {s['cpu_time_s']:.1f} | {s['max_rss_mb']:.0f} | "
-            f"{s['core_hours_per_1e9_words']:.2f} | {thesis['core_hours_per_1e9_words']:.2f} | "
-            f"{s['speedup_vs_thesis_per_core']}× |"
+            f"| {name} | {s['jobs']} | {s['job_s']:.1f} | {s['cpu_time_s']:.1f} | "
+            f"{s['max_rss_mb']:.0f} | {s['core_hours_per_1e9_words']:.2f} | "
+            f"{thesis['core_hours_per_1e9_words']:.2f} | {s['speedup_vs_thesis_per_core']}× |"
             if thesis
-            else f"| {name} | {s['jobs']} | {s['job_s']:.1f} | {s['cpu_time_s']:.1f} | {s['max_rss_mb']:.0f} | "
-            f"{s['core_hours_per_1e9_words']:.2f} | — | — |"
+            else f"| {name} | {s['jobs']} | {s['job_s']:.1f} | {s['cpu_time_s']:.1f} | "
+            f"{s['max_rss_mb']:.0f} | {s['core_hours_per_1e9_words']:.2f} | — | — |"
         )
     p, t = result["projection_per_1e9_original_words"], result["thesis_table_3_7"]
     print(
-        f"\nper 10^9 original words: {p['wall_hours_this_machine']} wall hours here (--cores {result['cores']}), "
-        f"{p['core_hours_pipeline_stages_job_wall']} job-hours in the six thesis stages (job wall time, an upper bound "
-        f"on core-hours under load), {p['cpu_hours_whole_run']} CPU-hours measured over the whole run (rusage); thesis: "
-        f"{t['wall_hours_per_1e9_original_words']} wall h (8 cores), {t['core_hours_per_1e9_original_words']} core-h "
-        f"(the brief's upper bound {t['brief_upper_bound_core_hours_per_1e9']})"
+        f"\nper 10^9 original words: {p['wall_hours_this_machine']} wall hours here (--cores "
+        f"{result['cores']}), {p['core_hours_pipeline_stages_job_wall']} job-hours in the six "
+        "thesis stages (job wall time, an upper bound on core-hours under load), "
+        f"{p['cpu_hours_whole_run']} CPU-hours measured over the whole run (rusage); thesis: "
+        f"{t['wall_hours_per_1e9_original_words']} wall h (8 cores), "
+        f"{t['core_hours_per_1e9_original_words']} core-h (the brief's upper bound "
+        f"{t['brief_upper_bound_core_hours_per_1e9']})"
     )
     if "extrapolated_1gb" in result:
         e = result["extrapolated_1gb"]
         print(
-            f"EXTRAPOLATED to 1 GB ({e['EXTRAPOLATED']}): {e['wall_s']} s wall, {e['words_original']:,} words"
+            f"EXTRAPOLATED to 1 GB ({e['EXTRAPOLATED']}): {e['wall_s']} s wall, "
+            f"{e['words_original']:,} words"
         )
 
 
@@ -304,8 +317,8 @@ def main(argv: list[str] | None = None) -> int:
         "--executor",
         choices=("local", "slurm"),
         default="local",
-        help="slurm: submit every job through profiles/slurm to a one-node SLURM cluster started on "
-        "this machine for the run (tests/slurm_cluster.py; needs slurm-wlm and munge, as root)",
+        help="slurm: submit every job through profiles/slurm to a one-node SLURM cluster started "
+        "on this machine for the run (tests/slurm_cluster.py; needs slurm-wlm and munge, as root)",
     )
     parser.add_argument("--report-only", action="store_true", help="read a finished run in --dir")
     parser.add_argument("--out", type=Path, default=RESULTS)
@@ -390,7 +403,8 @@ def main(argv: list[str] | None = None) -> int:
                 )
             wall_s = round(time.perf_counter() - started, 1)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        # Jobs that slurmd started are no children of this process: their CPU is in the benchmark files.
+        # Jobs that slurmd started are no children of this process: their
+        # CPU is in the benchmark files.
         cpu_s = (
             round(after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime, 1)
             if args.executor == "local"

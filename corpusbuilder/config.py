@@ -43,7 +43,7 @@ def dataclass_values(cls, section: dict, renamed: dict[str, str] | None = None) 
 
 
 def _key_path(path) -> str:
-    parts = []
+    parts: list[str] = []
     for part in path:
         if isinstance(part, int):
             parts[-1] = f"{parts[-1]}[{part}]" if parts else f"[{part}]"
@@ -218,8 +218,7 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     if config["dedup"]["level"] in ("sentence", "span") and not config["tokenise"]["cjk_chars"]:
         raise ConfigError(
             f"config key 'dedup.level': {config['dedup']['level']} cuts blocks where the token "
-            "file "
-            "counts tokens, and export counts them with tokenise.cjk_chars: true; set it back"
+            "file counts tokens, and export counts them with tokenise.cjk_chars: true; set it back"
         )
     if config["dedup"]["partial_low"] > config["dedup"]["partial_high"]:
         raise ConfigError(
@@ -228,8 +227,8 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
         )
     if config["extract"]["min_bytes"] > config["extract"]["max_bytes"]:
         raise ConfigError(
-            "config key 'extract.min_bytes': larger than extract.max_bytes, so every page would "
-            "be skipped"
+            "config key 'extract.min_bytes': larger than extract.max_bytes, so every page would be "
+            "skipped"
         )
     cc = config["input"]["cc_paths"]
     if cc["listing"] and cc["limit"] == 0:

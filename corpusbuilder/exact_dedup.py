@@ -222,7 +222,8 @@ def earlier_shards_digests(sources: Sequence[str]) -> list[str]:
     """For each shard in crawl order, a digest of the sources of the shards before it. A shard's
     decisions depend on those shards, yet its exact_dedup job does not wait for them (so adding a
     shard at the end decides no old shard again); this digest, a param of its exact_hashes job,
-    hashes it again, and so decides it again, when an earlier shard is removed, replaced or moved."""
+    hashes it again, and so decides it again, when an earlier shard is
+    removed, replaced or moved."""
     digest = hashlib.sha1()
     digests = []
     for source in sources:

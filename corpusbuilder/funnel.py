@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.tables import ShardTables, read_table
+from corpusbuilder.tables import ShardTables, cleaned_page_mask, read_table
 
 STAGES = ("records", "html_documents", "good_text", "language_kept", "exact_dedup_kept")
 
@@ -56,7 +56,7 @@ def funnel_counts(
     docs: pd.DataFrame, blocks: pd.DataFrame, language: pd.DataFrame, exact: pd.DataFrame
 ) -> FunnelCounts:
     """Count one shard from its extract docs and blocks, language table and exact decisions."""
-    ok = docs["outcome"] == "ok"
+    ok = cleaned_page_mask(docs)
     html_words = int(blocks.loc[blocks["doc_id"].isin(docs.loc[ok, "doc_id"]), "n_words"].sum())
     with_text = ok & (docs["n_good_blocks"] > 0)
     documents = {
@@ -84,6 +84,8 @@ def funnel_counts(
 
 def count_shard(tables: ShardTables) -> FunnelCounts:
     """`funnel_counts` of one shard's files, reading only the columns it counts."""
+    if tables.language is None or tables.exact is None:
+        raise ValueError(f"shard {tables.name}: the funnel reads its language and exact tables too")
     return funnel_counts(
         read_table(tables.docs, ["doc_id", "outcome", "reason", "n_good_blocks", "n_good_words"]),
         read_table(tables.blocks, ["doc_id", "n_words"]),

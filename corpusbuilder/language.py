@@ -45,7 +45,7 @@ import logging
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Protocol
 
 import numpy as np
@@ -53,7 +53,13 @@ import pandas as pd
 import pyarrow as pa
 
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.tables import LANGUAGE_SCHEMA, ShardTables, read_table
+from corpusbuilder.tables import (
+    LANGUAGE_SCHEMA,
+    ShardTables,
+    cleaned_page_mask,
+    kept_block_mask,
+    read_table,
+)
 
 log = logging.getLogger(__name__)
 
@@ -253,7 +259,7 @@ class FastLangdetectIdentifier:
         )
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_identifier(name: str) -> LanguageIdentifier:
     """The identifier called `name`, loaded once per process."""
     if name == "py3langid":
@@ -268,7 +274,7 @@ def load_identifier(name: str) -> LanguageIdentifier:
 
 def good_blocks(blocks: pd.DataFrame) -> pd.DataFrame:
     """The blocks jusText kept (final class `good`), grouped by document, in page order."""
-    good = blocks.loc[blocks["final_class"] == "good"]
+    good = blocks.loc[kept_block_mask(blocks)]
     return good.sort_values(["doc_id", "block_index"], kind="stable").reset_index(drop=True)
 
 
@@ -309,7 +315,7 @@ def identify_documents(
 ) -> pa.Table:
     """One row per document extract cleaned, in crawl order: its language and the verdict."""
     identifier = identifier or load_identifier(params.identifier)
-    ok = docs.loc[docs["outcome"] == "ok", ["doc_id", "record_index"]].sort_values(
+    ok = docs.loc[cleaned_page_mask(docs), ["doc_id", "record_index"]].sort_values(
         "record_index", kind="stable"
     )
     good = good_blocks(blocks.loc[blocks["doc_id"].isin(ok["doc_id"])])

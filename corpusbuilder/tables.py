@@ -10,7 +10,7 @@ is spelled once. The token file (``work/tokens/{shard}.npz``) has its own module
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -199,6 +199,36 @@ GOOD = "good"
 # the dedup columns that say which tokens of a partly kept block are gone
 REMOVED_PARTS = ("removed_starts", "removed_ends")
 
+# --------------------------------------------------------------------------- what a row says
+
+# a docs row's outcome (and reason) when extract cleaned the page — found blocks on it; any other
+# page is SKIPPED, and its reason says why
+CLEANED, SKIPPED = "ok", "skipped"
+# a block's final class: GOOD (above) keeps it; block de-duplication only demotes a block, to
+# DUPLICATE (a copy) or to BAD (a block left among copies). The words are jusText's.
+BAD, DUPLICATE = "bad", "duplicate"
+
+
+def is_cleaned_page(outcome: str) -> bool:
+    """Did extract clean the page, by its docs row's ``outcome``."""
+    return outcome == CLEANED
+
+
+def cleaned_page_mask(docs: pd.DataFrame) -> pd.Series:
+    """`is_cleaned_page` of each docs row."""
+    return docs["outcome"] == CLEANED
+
+
+def is_kept_block(final_class: str) -> bool:
+    """Is the block kept, by its ``final_class`` (in the blocks or the dedup table)."""
+    return final_class == GOOD
+
+
+def kept_block_mask(blocks: pd.DataFrame) -> pd.Series:
+    """`is_kept_block` of each row of a blocks or dedup table."""
+    return blocks["final_class"] == GOOD
+
+
 # --------------------------------------------------------------------------- how it is read
 
 
@@ -207,7 +237,7 @@ def read_table(
     path: Path | str,
     columns: list[str] | None = None,
     good_only: bool = False,
-    doc_ids: list[str] | None = None,
+    doc_ids: Collection[str] | None = None,
     optional: Sequence[str] = (),
 ) -> pd.DataFrame:
     """A stage table (all columns unless named), filtered while reading: ``good_only`` keeps the
@@ -216,7 +246,7 @@ def read_table(
     if optional:
         present = set(pq.read_schema(path).names)
         columns = [*(columns or []), *(name for name in optional if name in present)]
-    filters = [("final_class", "==", GOOD)] if good_only else []
+    filters: list[tuple[str, str, object]] = [("final_class", "==", GOOD)] if good_only else []
     if doc_ids is not None:
         filters.append(("doc_id", "in", sorted(doc_ids)))
     return pd.read_parquet(path, columns=columns, filters=filters or None)
@@ -352,7 +382,7 @@ def survivors(
         "page_language_probability",
         *PROVENANCE_COLUMNS,
     ]
-    documents = docs.loc[docs["outcome"] == "ok", [c for c in carried if c in docs]]
+    documents = docs.loc[cleaned_page_mask(docs), [c for c in carried if c in docs]]
     documents = documents.rename(
         columns={"page_language": "language", "page_language_probability": "language_score"}
     )
@@ -363,7 +393,7 @@ def survivors(
             [c for c in ("doc_id", "block_index", "final_class", *REMOVED_PARTS) if c in dedup]
         ]
         good = good.drop(columns="final_class").merge(verdict, on=["doc_id", "block_index"])
-    good = good.loc[good["final_class"] == GOOD]
+    good = good.loc[kept_block_mask(good)]
     if language is not None:
         kept = language.loc[language["kept"]]
         verdict = kept[[c for c in ("doc_id", "language", "probability") if c in kept]]
@@ -447,7 +477,7 @@ def read_duplicate_ngrams(paths: Path | str | Sequence[Path | str]) -> np.ndarra
             count, dtype = _npy_header(npy)
             if dtype != np.dtype("<u8"):
                 raise ValueError(f"{path}: G₂₊ holds {dtype} hashes, not uint64")
-            if npy.readinto(memoryview(hashes[filled : filled + count]).cast("B")) != count * 8:
+            if npy.readinto(hashes[filled : filled + count].data.cast("B")) != count * 8:
                 raise ValueError(f"{path}: G₂₊ part is shorter than its header says")
         filled += count
     return hashes
@@ -458,9 +488,35 @@ def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.nda
     de-duplication (all are, when it did not run)."""
     if dedup is None:
         return np.ones(len(blocks), dtype=bool)
-    good = dedup.loc[dedup["final_class"] == GOOD, ["doc_id", "block_index"]]
+    good = dedup.loc[kept_block_mask(dedup), ["doc_id", "block_index"]]
     keys = block_keys(blocks["doc_id"], blocks["block_index"])
     return np.asarray(keys.isin(block_keys(good["doc_id"], good["block_index"])), dtype=bool)
+
+
+def tokenised_blocks(
+    tokens: dict[str, np.ndarray], blocks: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """One row per block of a token file (`tokenfile.read_tokens`), in its order: doc_id,
+    block_index, tokens (its token count) and, given extract's ``blocks`` rows, their other
+    columns (null for a block they lack)."""
+    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    table = pd.DataFrame(
+        {
+            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)]
+            if len(doc_ids)
+            else np.empty(0, str),
+            "block_index": np.asarray(tokens["block_index"], np.int64),
+            "tokens": np.diff(np.asarray(tokens["block_offsets"], np.int64)),
+        }
+    )
+    if blocks is None:
+        return table
+    return table.merge(
+        blocks.astype({"block_index": np.int64}),
+        on=["doc_id", "block_index"],
+        how="left",
+        sort=False,
+    )
 
 
 def kept_tokens(
@@ -471,17 +527,11 @@ def kept_tokens(
     holds it. With ``whole_chunks``, a whitespace chunk that keeps any token keeps all of them,
     as the kept text does (`tokenise.kept_chunks`)."""
     offsets = np.asarray(tokens["block_offsets"], np.int64)
-    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
-    blocks = pd.DataFrame(
-        {
-            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)] if len(doc_ids) else [],
-            "block_index": tokens["block_index"],
-        }
-    )
-    keep = np.repeat(good_after_dedup(blocks, dedup), np.diff(offsets))
+    blocks = tokenised_blocks(tokens)
+    keep = np.repeat(good_after_dedup(blocks, dedup), blocks["tokens"].to_numpy())
     if dedup is None or "removed_starts" not in dedup:
         return keep
-    partly = dedup.loc[dedup["removed_starts"].notna() & (dedup["final_class"] == GOOD)]
+    partly = dedup.loc[dedup["removed_starts"].notna() & kept_block_mask(dedup)]
     row = block_keys(blocks["doc_id"], blocks["block_index"]).get_indexer(
         block_keys(partly["doc_id"], partly["block_index"])
     )
@@ -512,8 +562,8 @@ def dedup_state_metadata(path: Path | str) -> dict:
 
 @names_the_file
 def read_dedup_state(path: Path | str):
-    """The state file a row group at a time: (hashes, document ranks, document ids as a pyarrow
-    array)."""
+    """The state file a row group at a time: (hashes, document ranks,
+    document ids as a pyarrow array)."""
     with pq.ParquetFile(path) as state:
         for group in range(state.metadata.num_row_groups):
             table = state.read_row_group(

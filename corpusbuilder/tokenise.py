@@ -54,6 +54,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -182,8 +183,8 @@ class Vocabulary:
         while True:  # only the chunks not in the memo are visited in Python
             try:
                 missing = found.index(None, missing)
-            except ValueError:
-                return found
+            except ValueError:  # no None is left
+                return cast("list[tuple[int, ...]]", found)
             found[missing] = self._memo.get(chunks[missing]) or self._tokenise_chunk(
                 chunks[missing]
             )
@@ -312,8 +313,8 @@ def kept_chunks(text: str, removed_starts, removed_ends) -> str:
     for start, end in zip(removed_starts, removed_ends):
         if end > len(kept):
             raise ValueError(
-                f"a removed range ends at token {end} of a block of {len(kept)}: the token file and "
-                "the blocks do not match (re-run tokenise)"
+                f"a removed range ends at token {end} of a block of {len(kept)}: the token file "
+                "and the blocks do not match (re-run tokenise)"
             )
         kept[start:end] = False
     chunk = np.repeat(np.arange(len(found)), lengths)
@@ -337,7 +338,8 @@ def tokenise_shard(
     ids, block_offsets, chunk_first = tokenise_blocks(kept_blocks["text"], vocabulary)
     types = vocabulary.type_list()
 
-    # Stop words: one row of type flags per language present, picked per token by its block's document.
+    # Stop words: one row of type flags per language present, picked per
+    # token by its block's document.
     codes, language_of_doc = np.unique(
         kept.documents["language"].fillna("").to_numpy(dtype=str), return_inverse=True
     )

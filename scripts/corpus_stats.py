@@ -2,11 +2,11 @@
 results/stats/funnel_full.tsv, duplicates.tsv, stage_times.tsv, summary.json.
 
 Inputs: `funnel` (results/stats/funnel.tsv), lists in shard order `tokens` and `blocks`, and —
-when block de-duplication ran — `dedup` (the folder of its tables) and `dedup_stats`. Params: `shards` (in
-that order), `benchmarks`
-(rule → benchmark pattern; globbed at run time), `similarity` (config section: min-hash settings and dedup_threshold of the resemblance row),
-`config` (the effective config) and the input `model` (none with a jusText preset) for the
-summary's provenance record.
+when block de-duplication ran — `dedup` (the folder of its tables) and `dedup_stats`.
+Params: `shards` (in that order), `benchmarks` (rule → benchmark pattern; globbed at run
+time), `similarity` (config section: min-hash settings and dedup_threshold of the
+resemblance row), `config` (the effective config) and the input `model` (none with a jusText
+preset) for the summary's provenance record.
 """
 
 from pathlib import Path

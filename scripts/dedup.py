@@ -1,11 +1,13 @@
-"""Rule `dedup`: every shard's tokens + blocks and G₂₊ → per-shard override tables (corpusbuilder.dedup).
+"""Rule `dedup`: every shard's tokens + blocks and G₂₊ → per-shard
+override tables (corpusbuilder.dedup).
 
 One job for the whole corpus: Algorithm 3.1 needs one G_out and one global processing order.
 Inputs are lists in shard order (`tokens`, `blocks`; params.shards their names), plus `duplicates`
 (G₂₊ in hash ranges, work/ngrams/dup{n}/{partition}.npy, in partition order) and
-`duplicates_stats` (G₂₊'s counts summed by rule dup_ngrams; not read here); outputs `dedup`, the folder of
-the shards' tables (tables.FILES.dedup), and `stats` (the pass's counts); `against` and `state`
-(each empty, or a state file). Its memory is checked before the pass (corpusbuilder.dedup.memory).
+`duplicates_stats` (G₂₊'s counts summed by rule dup_ngrams; not read here); outputs
+`dedup`, the folder of the shards' tables (tables.FILES.dedup), and `stats` (the pass's
+counts); `against` and `state` (each empty, or a state file). Its memory is checked before
+the pass (corpusbuilder.dedup.memory).
 """
 
 import sys

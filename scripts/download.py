@@ -1,8 +1,8 @@
 """Rule `download`: params.sources ({warc: source} of one shard) → output.warcs, a folder of the
 WARCs and their sidecars (corpusbuilder.download.fetch.fetch_shard), through params.staging.
 
-The params retries, backoff, timeout, copy_local and s3 are optional; fetch's defaults apply
-otherwise.
+The params retries, backoff, timeout, copy_local and s3 are optional;
+fetch's defaults apply otherwise.
 """
 
 from corpusbuilder.common.logs import setup_logging

@@ -1,6 +1,6 @@
 """Rule `dup_ngram_part`: hash range {partition} of every shard's run, in crawl order (and of an
-earlier corpus's dedup state, which is a run too) → that part of G₂₊, work/ngrams/dup{n}/{partition}.npy
-+ stats."""
+earlier corpus's dedup state, which is a run too) → that part of G₂₊,
+work/ngrams/dup{n}/{partition}.npy + stats."""
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.ngrams.stage import write_duplicate_ngrams

@@ -1,4 +1,5 @@
-"""Rule `dup_ngrams`: the stats of every part of G₂₊, in partition order → work/ngrams/dup{n}.stats.json."""
+"""Rule `dup_ngrams`: the stats of every part of G₂₊, in partition order →
+work/ngrams/dup{n}.stats.json."""
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.ngrams.stage import write_duplicate_ngrams_stats

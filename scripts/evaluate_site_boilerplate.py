@@ -1,5 +1,6 @@
 """Rule `evaluate_site_boilerplate`: jusText with and without Ikeda et al.'s site-level marks on the
-gold sets, pages grouped by host → results/stats/site_boilerplate.tsv (corpusbuilder.evaluation.site)."""
+gold sets, pages grouped by host → results/stats/site_boilerplate.tsv
+(corpusbuilder.evaluation.site)."""
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.evaluation.scores import EvaluateConfig, write_tsv

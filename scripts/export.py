@@ -1,4 +1,5 @@
-"""Rule `export`: the kept documents of one shard → corpus/{shard}.jsonl.gz, .prevert.gz and .vert.gz."""
+"""Rule `export`: the kept documents of one shard →
+corpus/{shard}.jsonl.gz, .prevert.gz and .vert.gz."""
 
 import logging
 

@@ -1,5 +1,6 @@
 """Rule `funnel`: documents and words after each step, and why documents were lost
-(corpusbuilder.funnel) → results/stats/funnel.tsv and skipped.tsv. Inputs are lists, one per shard."""
+(corpusbuilder.funnel) → results/stats/funnel.tsv and skipped.tsv.
+Inputs are lists, one per shard."""
 
 import logging
 

@@ -1,4 +1,5 @@
-"""Rule `language`: identify the language of each cleaned document of one shard (corpusbuilder.language)."""
+"""Rule `language`: identify the language of each cleaned document of one
+shard (corpusbuilder.language)."""
 
 from corpusbuilder.common.io import write_table
 from corpusbuilder.common.logs import setup_logging

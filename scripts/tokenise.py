@@ -1,4 +1,5 @@
-"""Rule `tokenise`: the kept text of one shard → work/tokens/{shard}.npz (corpusbuilder.tokenise)."""
+"""Rule `tokenise`: the kept text of one shard →
+work/tokens/{shard}.npz (corpusbuilder.tokenise)."""
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.tables import ShardTables, read_survivors

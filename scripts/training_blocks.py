@@ -1,5 +1,5 @@
-"""Rule `training_blocks`: one gold set → its blocks' features (as the `best` preset cuts them), labels and word counts
-(the labelled ones), and every block of its pages unlabelled."""
+"""Rule `training_blocks`: one gold set → its blocks' features (as the `best` preset cuts them),
+labels and word counts (the labelled ones), and every block of its pages unlabelled."""
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.evaluation.gold import iter_dataset

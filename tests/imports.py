@@ -29,6 +29,11 @@ def imports_of(path: Path) -> list[Import]:
 
     def visit(node, at_module_level):
         for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child.test):
+                # read by type checkers only, never imported when the code runs
+                for branch in child.orelse:
+                    visit(ast.Module(body=[branch], type_ignores=[]), at_module_level)
+                continue
             nested = at_module_level and not isinstance(
                 child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
             )
@@ -45,6 +50,13 @@ def imports_of(path: Path) -> list[Import]:
 
     visit(tree, True)
     return found
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    """``TYPE_CHECKING`` or ``typing.TYPE_CHECKING``."""
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _package_of(path: Path) -> str | None:
@@ -87,8 +99,13 @@ def third_party_closure(path: Path, lazy: bool = True) -> dict[str, str]:
         if current in seen:
             continue
         seen.add(current)
+        # a package's __init__ runs its module level when any module of the package is
+        # imported; its functions (a module __getattr__ that imports an exported name's module
+        # on first use) only when the package's own names are used, which the library's and the
+        # rule scripts' code does not do
+        package_init = current.name == "__init__.py"
         for found in imports_of(current):
-            if not (lazy or found.at_module_level):
+            if not ((lazy and not package_init) or found.at_module_level):
                 continue
             top = found.module.split(".")[0]
             if top == LIBRARY:

@@ -26,7 +26,7 @@ from corpusbuilder.evaluation.training import (
     unlabelled_blocks,
 )
 from corpusbuilder.extraction.adapt import UnlabelledBlocks, crawl_blocks, is_target, sample_pages
-from corpusbuilder.extraction.classifier import FEATURE_NAMES, BlockModel, block_features
+from corpusbuilder.extraction.classifier import FEATURE_NAMES, BlockModel
 from corpusbuilder.extraction.extract import (
     ExtractParams,
     WarcRecord,
@@ -86,7 +86,8 @@ def test_a_shard_sample_has_the_blocks_the_extract_stage_cuts(tmp_path):
 
 JAPANESE = (
     "<html><head><title>ニュース</title></head><body><div id='content'>"
-    + "<p>東京都は十五日、新しい公園の整備計画を発表した。市民の意見を取り入れ、来年春の開園を目指す。"
+    + "<p>東京都は十五日、新しい公園の整備計画を発表した。"
+    "市民の意見を取り入れ、来年春の開園を目指す。"
     "計画では、子どもが安全に遊べる広場や、高齢者が休めるベンチを多く設けるという。</p>"
     * 4
     + "</div></body></html>"
@@ -230,7 +231,8 @@ def test_the_held_out_target_is_every_block_of_the_gold_pages_in_languages_with_
 
 @pytest.mark.workflow
 def test_the_sample_crawl_is_extracted_with_a_model_adapted_to_it(tmp_path):
-    """adapt.enabled: pages drawn from each shard, the model refitted on them, extract runs with it."""
+    """adapt.enabled: pages drawn from each shard, the model refitted on
+    them, extract runs with it."""
     require_shared(BOILERPLATE)
     config = {
         "input": {"warcs": list(map(str, SAMPLE_WARCS))},

@@ -14,7 +14,7 @@ from corpusbuilder import tables
 # README "Architecture": a module imports its own layer or a lower one.
 LAYERS = {
     "base": ["common", "config", "download"],
-    "contracts": ["tables", "tokenfile"],
+    "contracts": ["tables", "tokenfile", "verdicts"],
     "stages": [
         "extraction",
         "language",
@@ -27,6 +27,7 @@ LAYERS = {
         "similarity",
     ],
     "measures": ["evaluation", "report"],
+    "api": ["api"],
     "command": ["cli"],
 }
 RANK = {module: rank for rank, modules in enumerate(LAYERS.values()) for module in modules}
@@ -102,6 +103,135 @@ def test_only_the_contracts_layer_knows_a_stage_file_layout():
             assert "np.savez(" not in source, module
 
 
+# --- the rules the contracts layer writes once (issue 37) ---------------------------------------
+
+# a cleaned page and a kept block are decided by these columns' values: tables.is_cleaned_page,
+# tables.is_kept_block and their masks
+VERDICT_COLUMNS = {"outcome", "final_class"}
+
+
+def reads_a_verdict(node: ast.AST) -> bool:
+    """``x["outcome"]``, ``x.final_class``, ``final_class``: an expression naming a verdict
+    column."""
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and node.slice.value in VERDICT_COLUMNS
+    if isinstance(node, ast.Attribute):
+        return node.attr in VERDICT_COLUMNS
+    return isinstance(node, ast.Name) and node.id in VERDICT_COLUMNS
+
+
+def verdict_rules(source: str) -> list[str]:
+    """Where ``source`` decides a cleaned page or a kept block itself: a verdict column compared
+    with something else, a parquet filter on one, or a docs row's reason compared with "ok"."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            if any(map(reads_a_verdict, sides)) and not all(map(reads_a_verdict, sides)):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+            reason = [
+                s
+                for s in sides
+                if isinstance(s, ast.Subscript) and ast.unparse(s.slice) == "'reason'"
+            ]
+            if reason and any(isinstance(s, ast.Constant) and s.value == "ok" for s in sides):
+                found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        if (
+            isinstance(node, ast.Tuple)
+            and len(node.elts) == 3
+            and isinstance(node.elts[0], ast.Constant)
+            and node.elts[0].value in VERDICT_COLUMNS
+        ):
+            found.append(f"line {node.lineno}: filter {ast.unparse(node)}")
+    return found
+
+
+def test_verdict_rules_are_found():
+    """The check below finds each way the rule was spelled before tables had it."""
+    for leak in (
+        'ok = docs["outcome"] == "ok"',
+        'good = blocks.loc[blocks["final_class"] == GOOD]',
+        'good = [b for b in page.blocks if b.final_class == "good"]',
+        'if row["reason"] != "ok": pass',
+        'read_parquet(path, filters=[("final_class", "==", "good")])',
+        'kept = [final_class != "bad" for final_class in classes]',
+    ):
+        assert verdict_rules(leak), leak
+    assert not verdict_rules('kind = np.where(blocks["kept_by_extract"], "good", "bad")')
+
+
+@pytest.mark.parametrize("module, path", library_modules().items(), ids=list(library_modules()))
+def test_only_the_contracts_layer_decides_a_cleaned_page_or_a_kept_block(module, path):
+    if unit(module) not in LAYERS["contracts"]:
+        assert not verdict_rules(path.read_text()), (
+            f"{module} decides a cleaned page or a kept block itself (use tables.is_cleaned_page, "
+            f"is_kept_block or their masks): {verdict_rules(path.read_text())}"
+        )
+
+
+def test_the_classifier_writes_the_words_tables_reads():
+    """jusText's class names are the classifier's; the blocks table's contract reads the same."""
+    from corpusbuilder.extraction import justext
+
+    assert (justext.GOOD, justext.BAD, justext.DUPLICATE) == (
+        tables.GOOD,
+        tables.BAD,
+        tables.DUPLICATE,
+    )
+
+
+@pytest.mark.parametrize("module, path", library_modules().items(), ids=list(library_modules()))
+def test_no_library_module_is_over_600_lines(module, path):
+    lines = len(path.read_text().splitlines())
+    assert lines <= 600, f"{path.relative_to(REPO)} has {lines} lines: split it by what it computes"
+
+
+def test_the_library_top_level_holds_at_most_15_modules():
+    modules = sorted(p.stem for p in (REPO / LIBRARY).glob("*.py") if p.stem != "__init__")
+    assert len(modules) <= 15, f"{len(modules)} top-level modules: {modules}"
+
+
+def joins_tables(source: str) -> list[str]:
+    """Where ``source`` joins tables itself: a merge, a DataFrame join (a string's join is
+    text), or a read of the language or exact table, whose verdicts the contracts layer joins."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "read_table":
+                read = ast.unparse(node.args[0]) if node.args else ""
+                if read.endswith((".language", ".exact")):
+                    found.append(f"line {node.lineno}: {ast.unparse(node)}")
+            continue
+        name, owner = node.func.attr, node.func.value
+        text = isinstance(owner, ast.Constant) and isinstance(owner.value, str)
+        if name == "merge" or (name == "join" and not text):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_table_joins_are_found():
+    for leak in (
+        'overview = docs.merge(counts, left_on="doc_id", right_index=True)',
+        "pages = docs.join(language, on='doc_id')",
+        'language = read_table(shard.language, ["doc_id", "kept", "reason"])',
+        'exact = read_table(tables.exact, ["doc_id", "kept"])',
+    ):
+        assert joins_tables(leak), leak
+    assert not joins_tables('text = " · ".join(parts)')
+
+
+@pytest.mark.parametrize(
+    "module, path",
+    [(m, p) for m, p in library_modules().items() if unit(m) == "report"],
+    ids=[m for m in library_modules() if unit(m) == "report"],
+)
+def test_report_modules_join_no_stage_tables(module, path):
+    """The report shows verdicts the contracts layer joined (`verdicts`, `tables.survivors`)."""
+    assert not joins_tables(path.read_text()), (
+        f"{module} joins tables: {joins_tables(path.read_text())}"
+    )
+
+
 STAGE_COLUMNS = {
     name
     for schema in (
@@ -135,3 +265,20 @@ def test_rules_spell_no_stage_file_path():
         text = smk.read_text()
         for pattern in patterns:
             assert f'"{pattern}' not in text, f"{smk.name} spells {pattern}"
+
+
+def test_the_library_reaches_the_api_only_from_the_command():
+    """corpusbuilder/__init__.py imports the API on first use of one of its names; the stages and
+    the rule scripts never use them (tests/imports.py counts the package's module level only)."""
+    import corpusbuilder
+
+    exported = set(corpusbuilder.__all__)
+    sources = [p for p in (REPO / LIBRARY).rglob("*.py") if p.name != "__init__.py"]
+    for path in [*sources, *sorted((REPO / "scripts").glob("*.py"))]:
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == LIBRARY:
+                used = {alias.name for alias in node.names} & exported
+                assert not used, f"{path.name} imports {used} from the package"
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                assert not (node.value.id == LIBRARY and node.attr in exported), path.name

@@ -182,7 +182,8 @@ PINNED = Path(__file__).resolve().parent / "fixtures" / "classifier" / "pinned_f
 
 
 def pinned_page_features(pages) -> list[np.ndarray]:
-    """block_features of the pinned pages (dataset-relative paths), segmented with the English list."""
+    """block_features of the pinned pages (dataset-relative paths),
+    segmented with the English list."""
     features = []
     for relative in pages:
         root = parse_html(decode_html((BOILERPLATE / str(relative)).read_bytes(), None)[0])

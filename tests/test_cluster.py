@@ -25,13 +25,15 @@ def slurm(tmp_path_factory):
     missing = missing_daemons()
     if missing:
         unavailable(
-            f"SLURM is not installed here (missing {', '.join(missing)}; apt-get install slurm-wlm munge)"
+            f"SLURM is not installed here (missing {', '.join(missing)}; apt-get install slurm-wlm "
+            "munge)"
         )
     if os.geteuid() != 0:
         unavailable("slurmd must run as root to start jobs")
     if foreign_config():
         unavailable(
-            "/etc/slurm/slurm.conf belongs to a real cluster here; the test cluster will not replace it"
+            "/etc/slurm/slurm.conf belongs to a real cluster here; the test cluster will not "
+            "replace it"
         )
     cluster = LocalSlurm(tmp_path_factory.mktemp("slurm"))
     try:

@@ -283,8 +283,9 @@ def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded(tmp_path):
 
     lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
     lines += [
-        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
-        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]"
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}]"
         for i in range(8)
     ]
     bomb = tmp_path / "bomb.yaml"

@@ -256,7 +256,8 @@ def test_processing_order_by_duplicate_share_ties_in_crawl_order():
 
 
 def test_stub_between_two_duplicates_goes_with_them():
-    """Fig. 3.5: a short block kept by jusText between good blocks is bad once they are duplicates."""
+    """Fig. 3.5: a short block kept by jusText between good blocks is
+    bad once they are duplicates."""
     cf = ["good", "short", "good", "good"]
     assert (
         final_classes(
@@ -803,7 +804,8 @@ def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
 
 
 def test_a_partly_kept_block_reaches_the_corpus_with_its_kept_text(tmp_path):
-    """survivors() hands export a partly kept block with its removed parts; export writes what is left."""
+    """survivors() hands export a partly kept block with its removed parts;
+    export writes what is left."""
     copied, fresh = sentences(3), sentences(3)
     shards = write_corpus(
         tmp_path,
@@ -828,7 +830,8 @@ def test_a_partly_kept_block_reaches_the_corpus_with_its_kept_text(tmp_path):
 
 
 def g2_with_state(tmp_path, shards: list[Shard], name: str, state=None) -> Path:
-    """G₂₊ as the workflow counts it: the shards' runs, and an earlier corpus's state as one more."""
+    """G₂₊ as the workflow counts it: the shards' runs, and an earlier
+    corpus's state as one more."""
     runs = []
     for shard in shards:
         runs.append(tmp_path / "runs" / f"{shard.name}.parquet")
@@ -932,7 +935,8 @@ def test_bad_parameters_are_refused():
 
 def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_path):
     """The state's k-way merge over runs of several row groups: each hash once, sorted, owned by
-    the lowest rank among the runs that hold it (the first document, in crawl order, to output it)."""
+    the lowest rank among the runs that hold it (the first document, in
+    crawl order, to output it)."""
     import pyarrow as pa
 
     from corpusbuilder.dedup.state import merge_state_runs, write_state_rows

@@ -1,5 +1,5 @@
-"""Tests of the download stage against real servers on 127.0.0.1, an HTTP server and moto's S3
-server (no network mocks)."""
+"""Tests of the download stage against real servers on 127.0.0.1, an HTTP server and moto's
+S3 server (no network mocks)."""
 
 from __future__ import annotations
 

@@ -113,7 +113,7 @@ def test_fragments_are_maximal_runs_of_kept_blocks():
     assert summary.fragments_per_document == 1.0
 
 
-# --- BTE (§2.6.1) ------------------------------------------------------------------------------------
+# --- BTE (§2.6.1) ---------------------------------------------------------------------------------
 
 
 def test_max_scoring_span():
@@ -124,7 +124,8 @@ def test_max_scoring_span():
 
 
 PAGE = """<html><head><title>Site title words here</title></head><body>
-<div><a href="/">Home</a> <a href="/n">News</a> <a href="/a">About</a> <a href="/c">Contact</a></div>
+<div><a href="/">Home</a> <a href="/n">News</a> <a href="/a">About</a> \
+<a href="/c">Contact</a></div>
 <div class="article">
 <p>This is the long main article text with many words in it.</p>
 <script>var a = "lots of words inside a script that must never count";</script>
@@ -151,7 +152,7 @@ def test_bte_of_a_page_without_words_is_empty():
     assert bte_extract(None) == ""
 
 
-# --- DefaultExtractor (Algorithm 2.1) --------------------------------------------------------------
+# --- DefaultExtractor (Algorithm 2.1) -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -174,7 +175,7 @@ def test_default_extractor_decision_tree(words, density, expected):
 
 
 def test_main_content_overview_pivots_bag_of_words_and_snippet_f1():
-    from corpusbuilder.report.html_report import main_content_overview
+    from corpusbuilder.report.sections import main_content_overview
 
     rows = pd.DataFrame(
         [

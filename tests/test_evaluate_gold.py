@@ -27,7 +27,7 @@ def shared_gold() -> Path:
     return require_shared(BOILERPLATE)
 
 
-# --- miniatures ------------------------------------------------------------------------------------
+# --- miniatures -----------------------------------------------------------------------------------
 
 
 def test_cleaneval_reader_unwraps_skips_pages_without_gold_and_orders_numerically():
@@ -109,7 +109,7 @@ def test_a_gold_set_without_pages_is_no_score(tmp_path):
         list(iter_dataset("cleaneval-dev", tmp_path))
 
 
-# --- the real sets ---------------------------------------------------------------------------------
+# --- the real sets --------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -19,15 +19,14 @@ from corpusbuilder.extraction.extract import (
 from corpusbuilder.extraction.segmentation import parse_html
 
 ARTICLE = (
-    "<html><head><title>t</title><script>var x = 'not text';</script></head><body>"
-    "<ul><li><a href='/'>Home</a></li><li><a href='/a'>About us</a></li></ul>"
-    "<h1>A walk along the river</h1>"
-    "<p>When we set out in the morning the river was still covered with a thin layer of mist, "
-    "and the boats that are moored along the bank were hardly visible from the path. We walked "
-    "for about an hour before the sun came through and the water began to shine.</p>"
-    "<p>It was the kind of day on which you forget about the time, and we did not turn back "
-    "until the afternoon, when the wind had changed and the clouds were coming in from the west.</p>"
-    "<p>&copy; 2024 River Walkers. All rights reserved.</p></body></html>"
+    "<html><head><title>t</title><script>var x = 'not text';</script></head><body><ul><li><a "
+    "href='/'>Home</a></li><li><a href='/a'>About us</a></li></ul><h1>A walk along the "
+    "river</h1><p>When we set out in the morning the river was still covered with a thin layer of "
+    "mist, and the boats that are moored along the bank were hardly visible from the path. We "
+    "walked for about an hour before the sun came through and the water began to shine.</p><p>It "
+    "was the kind of day on which you forget about the time, and we did not turn back until the "
+    "afternoon, when the wind had changed and the clouds were coming in from the "
+    "west.</p><p>&copy; 2024 River Walkers. All rights reserved.</p></body></html>"
 )
 
 
@@ -149,14 +148,15 @@ def test_decode_order_of_evidence():
         "cp1250",
         "meta",
     )
-    assert decode_html("<p>plain</p>".encode(), "utf-8")[2] == "http"
+    assert decode_html(b"<p>plain</p>", "utf-8")[2] == "http"
     with pytest.raises(UndecodableError):
         decode_html(bytes(range(32)) * 10, "utf-8")
 
 
 def test_a_last_record_shorter_than_its_length_is_reported_in_plain_words(tmp_path):
     """As the shared crawl's truncated shard ends: a complete gzip member whose record promises
-    99,999 bytes. The reader fails inside warcio; the row says what that means for the file first."""
+    99,999 bytes. The reader fails inside warcio; the row says what
+    that means for the file first."""
     warc = write_warc(
         tmp_path / "a.warc.gz", [{"uri": "http://a.example/1", "body": ARTICLE.encode()}]
     )
@@ -426,8 +426,10 @@ def xpath_sample(root, sample_chars: int) -> str:
     "html",
     [
         ARTICLE,
-        "<div>no body <script>x<b>y</b></script>tail of script<!-- c -->tail of comment<?pi p?>tail of pi</div>",
-        "<html><body><style>p {}</style><p>one<span>two</span>three</p>  <svg><style>s</style>after</svg></body></html>",
+        "<div>no body <script>x<b>y</b></script>tail of script<!-- c -->tail of comment<?pi p?>"
+        "tail of pi</div>",
+        "<html><body><style>p {}</style><p>one<span>two</span>three</p>  <svg><style>s</style>"
+        "after</svg></body></html>",
         "<html><head><title>only a title</title></head></html>",
         "<html><body><p>" + "word " * 500 + "</p><p>never reached</p></body></html>",
     ],

@@ -1,5 +1,5 @@
-"""The compiled walks (corpusbuilder.extraction._fastpath, built by setup.py) give what the Python walks give:
-the same blocks, field for field, and the same leaves of every tree."""
+"""The compiled walks (corpusbuilder.extraction._fastpath, built by setup.py) give what the Python
+walks give: the same blocks, field for field, and the same leaves of every tree."""
 
 from __future__ import annotations
 
@@ -43,24 +43,32 @@ def compiled_blocks(fastpath, root, structure_hints=True):
 # Each page holds a case where the two walks could part: text pieces merged across comments and
 # removed elements, blank pieces (ASCII or not), unwrapped elements and root, links, <br> runs.
 QUIRKS = {
-    "comment and script between pieces": "<html><body><p>one <!-- c --> two<script>x</script> three</p></body></html>",
-    "killed element's tail in a link": "<html><body><p><a href=x>link <style>s</style> text</a> after</p></body></html>",
-    "unwrapped elements": "<html><body><form>form text<p>para</p>tail of p</form><iframe>frame</iframe>x</body></html>",
+    "comment and script between pieces": "<html><body><p>one <!-- c --> two<script>x</script> "
+    "three</p></body></html>",
+    "killed element's tail in a link": "<html><body><p><a href=x>link <style>s</style> text</a> "
+    "after</p></body></html>",
+    "unwrapped elements": "<html><body><form>form text<p>para</p>tail of p</form><iframe>"
+    "frame</iframe>x</body></html>",
     "unwrapped root": "<form><p>inside a form root</p>after</form>",
-    "stylesheet link": "<html><body><p>a<link rel='Alternate StyleSheet' href=s>b<link rel=next>c</p></body></html>",
+    "stylesheet link": "<html><body><p>a<link rel='Alternate StyleSheet' href=s>b<link rel=next>"
+    "c</p></body></html>",
     "double br": "<html><body><p>one<br>two<br><br>three<br> <br>four</p></body></html>",
-    "non-ASCII blank piece": "<html><body><div>\u00a0<span>\u2003</span>\u00a0<p>x\u00a0y</p>\u3000</div></body></html>",
+    "non-ASCII blank piece": "<html><body><div>\u00a0<span>\u2003</span>\u00a0<p>x\u00a0y</p>"
+    "\u3000</div></body></html>",
     "non-ASCII text": "<html><body><p>Größe — 東京 <b>ünïcödé</b></p></body></html>",
-    "line breaks of every kind": "<html><body><p>a\r\n b \u2028c\x85 d\x0b\x1c e</p><p><a>\u3000in\u2003a\r link </a>"
-    "\u200bzero-width</p></body></html>",
-    "image and positions": "<html><body><div><image src=a>i</image><img src=b><p>1</p><p>2</p><div><p>3</p></div></div></body></html>",
+    "line breaks of every kind": "<html><body><p>a\r\n b \u2028c\x85 d\x0b\x1c "
+    "e</p><p><a>\u3000in\u2003a\r link </a>\u200bzero-width</p></body></html>",
+    "image and positions": "<html><body><div><image src=a>i</image><img src=b><p>1</p><p>2</p><div>"
+    "<p>3</p></div></div></body></html>",
     "classes with entities": "<html><body><div class='nav &amp; menu' id=side><p>menu</p></div>"
     "<div class><p>no class</p></div></body></html>",
     "nested links": "<html><body><p><a>out <a>in</a> still</a> plain</p></body></html>",
     "text after the root": "<html><body><p>body</p></body></html> trailing words",
     "fragment": "<p>just a fragment</p> with a tail",
-    "headings and tables": "<html><body><h2>Title</h2><table><tr><td>a</td><td>b <i>c</i></td></tr></table></body></html>",
-    "HTML5 block elements": "<html><body><article>lead<header>head</header><figure><img src=a><figcaption>cap"
+    "headings and tables": "<html><body><h2>Title</h2><table><tr><td>a</td><td>b <i>c</i></td></tr>"
+    "</table></body></html>",
+    "HTML5 block elements": "<html><body><article>lead<header>head</header><figure><img src=a>"
+    "<figcaption>cap"
     "</figcaption></figure>text<section>s<hr>t</section><ol><li>i</li></ol></article></body></html>",
 }
 
@@ -134,10 +142,7 @@ def test_compiled_walk_on_a_page_spelled_out(fastpath):
         "/html[1]/body[1]/p[1]",
     )
     first, second = compiled_blocks(fastpath, parse_html(QUIRKS["classes with entities"]))
-    assert (
-        first.near_hints & hints.HINT_BITS["nav"]
-        and first.near_hints & hints.HINT_BITS["aside"]
-    )
+    assert first.near_hints & hints.HINT_BITS["nav"] and first.near_hints & hints.HINT_BITS["aside"]
     assert not second.near_hints & hints.HINT_BITS["nav"]
 
 
@@ -203,7 +208,8 @@ def make_block(
     n_words=None,
     n_chars=None,
 ):
-    """A block as segmentation makes one, its words and stop words counted as the walks count them."""
+    """A block as segmentation makes one, its words and stop words
+    counted as the walks count them."""
     words, stop_words = segmentation._word_counts(text, STOPLIST)
     n_words = words if n_words is None else n_words
     n_chars = len(text) if n_chars is None else n_chars
@@ -534,7 +540,10 @@ def test_each_whitespace_character_alone_between_words(fastpath):
     # the compiled walk knows str.isspace's characters by their UTF-8: every one of this
     # interpreter's, each inside a text, around a link and as a piece on its own
     for space in SPACES + NOT_SPACES:
-        html = f"<html><body><p>a{space}b<a>{space}link{space}</a>{space}<b>c</b></p><div>{space}</div></body></html>"
+        html = (
+            f"<html><body><p>a{space}b<a>{space}link{space}</a>{space}<b>c</b></p><div>"
+            f"{space}</div></body></html>"
+        )
         root = parse_html(html)
         assert compiled_blocks(fastpath, root) == _segment_blocks_python(root, STOPLIST, True), hex(
             ord(space)

@@ -154,8 +154,9 @@ def test_boundaries_within_ten_lines_like_figure_8(collection, tmp_path, backend
     root, truths = collection
     found = strip_frequent_lines(root / "in", tmp_path, FrequentLinesParams(backend=backend))
     errors = _errors(found, truths)
-    # Without §3.4 the unique title/START lines that close modern preambles stay in (positive errors),
-    # but nothing of a body is ever removed and the paper's "within 10%" holds for nearly all.
+    # Without §3.4 the unique title/START lines that close modern preambles stay in
+    # (positive errors), but nothing of a body is ever removed and the paper's
+    # "within 10%" holds for nearly all.
     assert (errors[["preamble", "epilogue"]] >= 0).all().all()
     assert (errors["preamble"].abs() <= 10).mean() >= 0.95
     assert (errors["epilogue"].abs() <= 10).mean() >= 0.95

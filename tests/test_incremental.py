@@ -103,7 +103,8 @@ def job_stats(output: str) -> Counter:
 
 
 def planned_jobs(output: str) -> Counter:
-    """(rule, shard) of every job block a plain run or --dry-run prints; shard None for global jobs."""
+    """(rule, shard) of every job block a plain run or --dry-run prints;
+    shard None for global jobs."""
     jobs = Counter()
     for block in re.split(r"\n(?=(?:local)?rule \w+:\n)", output):
         head = re.match(r"(?:local)?rule (\w+):\n", block)
@@ -122,7 +123,8 @@ def mtimes(workdir: Path, pattern: str) -> dict[str, int]:
 
 
 def half_written(workdir: Path) -> list[str]:
-    """Temporary files of corpusbuilder.common.io.atomic_path (`.{name}.XXXX.tmp`) under work/, results/, data/."""
+    """Temporary files of corpusbuilder.common.io.atomic_path (`.{name}.XXXX.tmp`)
+    under work/, results/, data/."""
     return sorted(
         str(p.relative_to(workdir))
         for top in ("work", "results", "data")
@@ -130,7 +132,7 @@ def half_written(workdir: Path) -> list[str]:
     )
 
 
-# --- one built workdir per module -------------------------------------------------------------------
+# --- one built workdir per module -----------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -154,7 +156,7 @@ def built(tmp_path_factory):
     return workdir, root, two
 
 
-# --- adding a WARC --------------------------------------------------------------------------------------
+# --- adding a WARC --------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +173,8 @@ def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(
     output = plan_with_a_third_warc
     stats = job_stats(output)
     jobs = planned_jobs(output)
-    # Old shards are neither fetched nor re-extracted, language-filtered, re-hashed or decided again.
+    # Old shards are neither fetched nor re-extracted,
+    # language-filtered, re-hashed or decided again.
     for rule in ("download", "extract", "language", "exact_hashes", "exact_dedup"):
         assert stats[rule] == 1, (rule, stats)
         assert jobs[(rule, "sample-02")] == 1, (rule, jobs)
@@ -202,7 +205,8 @@ def test_adding_a_warc_tokenises_and_sorts_only_the_new_shard(plan_with_a_third_
 
 
 def test_adding_a_warc_really_leaves_the_old_shards_alone(built):
-    """The plan above, carried out: the old shards' files are not rewritten, the new one is exported."""
+    """The plan above, carried out: the old shards' files are not
+    rewritten, the new one is exported."""
     workdir, root, _ = built
     copy = copy_workdir(workdir, root / "added")
     three = write_config(root / "three-real.yaml", {"input": {"warcs": SAMPLES}})
@@ -230,7 +234,7 @@ def test_adding_a_warc_really_leaves_the_old_shards_alone(built):
     assert job_stats(ok(snakemake(copy, "--dry-run", configfiles=[three]))) == Counter()
 
 
-# --- parameters are rerun triggers ------------------------------------------------------------------------
+# --- parameters are rerun triggers ----------------------------------------------------------------
 
 
 def test_a_justext_threshold_reruns_extract_for_every_shard_and_everything_after(built):
@@ -278,7 +282,7 @@ def test_the_dedup_threshold_reruns_only_dedup_and_export(built):
     assert "rule extract:" not in output and "rule ngram_runs:" not in output
 
 
-# --- single stages by hand ----------------------------------------------------------------------------------
+# --- single stages by hand ------------------------------------------------------------------------
 
 
 def test_until_language_on_a_fresh_dir_runs_download_extract_language_only(tmp_path):
@@ -315,7 +319,7 @@ def test_forcing_dedup_reruns_dedup_and_what_depends_on_it(built):
     assert corpus_bytes(copy) == corpus_before  # same inputs, same corpus
 
 
-# --- an interrupted run -------------------------------------------------------------------------------------
+# --- an interrupted run ---------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""jusText core (thesis §2.7): segmentation, Algorithms 2.2 and 2.3, and parity with justext 3.0.2."""
+"""jusText core (thesis §2.7): segmentation, Algorithms 2.2 and 2.3,
+and parity with justext 3.0.2."""
 
 from __future__ import annotations
 
@@ -333,7 +334,8 @@ def test_a_runaway_title_is_closed_at_its_first_tag(as_bytes):
     assert root.findtext("head/title").strip() == "Storm hits the coast"
     stoplist = frozenset(reference.get_stoplist("English"))
     assert [b.text for b in segment_blocks(root, stoplist)] == [
-        "The storm reached the coast on Tuesday night, and the town was without power for most of the week."
+        "The storm reached the coast on Tuesday night, and the town was without power for most of "
+        "the week."
     ]
 
 
@@ -411,7 +413,8 @@ def test_the_learned_reading_breaks_blocks_at_html5_block_elements():
     justext_blocks = segment_blocks(root, STOPLIST, structure_hints=False)
     # one block, as the package reads it: caption, text and teaser, words glued where no space was
     assert [b.text for b in justext_blocks] == [
-        "The storm reached the coast at night. Photo: AgencyBy morning the river had risen.Read also: ten tips"
+        "The storm reached the coast at night. Photo: AgencyBy morning the river had risen.Read "
+        "also: ten tips"
     ]
     learned = segment_blocks(root, STOPLIST)
     assert [b.text for b in learned] == [

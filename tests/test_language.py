@@ -18,7 +18,8 @@ ENGLISH = (
 )
 GERMAN = (
     "Der Ausschuss traf sich am Dienstag, um über den neuen Haushalt der Stadtbibliothek zu "
-    "beraten, und die meisten Mitglieder waren sich einig, dass die Öffnungszeiten verlängert werden."
+    "beraten, und die meisten Mitglieder waren sich einig, dass die Öffnungszeiten verlängert "
+    "werden."
 )
 CZECH = (
     "Výbor se v úterý sešel, aby projednal nový rozpočet městské knihovny a otevírací dobu v zimě."

@@ -171,7 +171,8 @@ def test_repeated_spans_cover_what_a_brute_force_finds(min_len):
 
 @pytest.mark.parametrize("chunk_tokens", [23, 300, 100_000])
 def test_duplicates_across_chunks_and_shards(tmp_path, chunk_tokens):
-    """Tiny chunks: copies straddle chunk cuts, and many n-grams occur once in each of two chunks."""
+    """Tiny chunks: copies straddle chunk cuts, and many n-grams occur
+    once in each of two chunks."""
     rng = np.random.default_rng(chunk_tokens)
     token_hash, block_offsets = random_corpus(rng, 6000, 2000, 60, copies=40)
     cut = block_offsets[30]  # shards end on a block boundary

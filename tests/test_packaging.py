@@ -64,8 +64,8 @@ def test_deptry_finds_no_undeclared_or_transitive_import():
 
 
 def test_deptry_fails_when_a_dependency_is_removed(tmp_path):
-    """The check above can fail: without pydivsufsort in pyproject.toml, the suffix sorter's import is
-    reported (the first fresh-machine failure this suite exists for)."""
+    """The check above can fail: without pydivsufsort in pyproject.toml, the suffix sorter's import
+    is reported (the first fresh-machine failure this suite exists for)."""
     text = (REPO / "pyproject.toml").read_text()
     assert '"pydivsufsort' in text
     pyproject = tmp_path / "pyproject.toml"

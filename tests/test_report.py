@@ -39,7 +39,8 @@ from corpusbuilder.report.corpus_stats import (
     stage_times,
     write_corpus_stats,
 )
-from corpusbuilder.report.html_report import ReportFiles, corpus_languages, render_report
+from corpusbuilder.report.html_report import ReportFiles, render_report
+from corpusbuilder.report.joins import corpus_languages
 from corpusbuilder.tables import ShardTables
 
 # --- a hand-made corpus: 2 documents, 4 blocks -------------------------------------------------
@@ -263,7 +264,8 @@ def chromium() -> str:
         if found:
             return found
     unavailable(
-        "chromium is not installed (apt-get install -y chromium) - the rendering check needs a browser"
+        "chromium is not installed (apt-get install -y chromium) - the rendering check needs a "
+        "browser"
     )
 
 
@@ -351,7 +353,8 @@ def test_workflow_writes_the_measurements(report_run):
     assert (
         before["distinct_duplicates"] == dedup_stats["duplicate_ngrams"]
     )  # same n-grams: 10, all tokens
-    # thesis Table 3.4: whole-document resemblance dedup leaves more duplicate content than block dedup
+    # thesis Table 3.4: whole-document resemblance dedup leaves more
+    # duplicate content than block dedup
     resemblance = duplicates.loc["after_resemblance_dedup"]
     assert (
         after["duplicate_instances"]

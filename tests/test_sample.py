@@ -76,7 +76,8 @@ BLOCKS = {
 
 
 def main_text(html: bytes) -> list[str]:
-    """The page's text blocks (split at block elements and <br>) of 20+ words, whitespace-normalised."""
+    """The page's text blocks (split at block elements and <br>) of 20+
+    words, whitespace-normalised."""
     doc = lxml.html.fromstring(html)
     for el in doc.iter():
         if el.tag in BLOCKS or el.tag == "br":
@@ -246,7 +247,7 @@ def test_copies_point_at_earlier_originals():
 def _payloads():
     out = {}
     for shard in SHARDS:
-        for index, record, payload in records(shard):
+        for index, _record, payload in records(shard):
             out[f"{shard}:{index}"] = payload
     return out
 

@@ -159,7 +159,7 @@ def test_a_shard_is_fetched_whole_or_not_at_all(tmp_path, three_warcs):
     assert not list(staging.iterdir())
 
 
-# --- the workflow ------------------------------------------------------------------------------
+# --- the workflow ---------------------------------------------------------------------------------
 
 SAMPLES = list(map(str, SAMPLE_WARCS))
 

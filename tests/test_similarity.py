@@ -1,4 +1,5 @@
-"""Min-hash resemblance, pairs, clusters, de-duplication, super-shingles, simhash, page relations."""
+"""Min-hash resemblance, pairs, clusters, de-duplication,
+super-shingles, simhash, page relations."""
 
 from __future__ import annotations
 

@@ -32,7 +32,10 @@ from corpusbuilder.extraction.site_boilerplate import (
     walk,
 )
 
-NAV = "Home | World news | Sport results | Weather today | Letters to the editor | Contact the newsroom | Subscribe"
+NAV = (
+    "Home | World news | Sport results | Weather today | Letters to the editor | Contact the "
+    "newsroom | Subscribe"
+)
 FOOTER = (
     "Copyright 2011 The Harbour Ledger Ltd. All rights reserved. Terms of use and privacy policy. "
     "Registered office: 12 Quay Street, Portwick. Advertise with us. Jobs at the Ledger."
@@ -40,23 +43,30 @@ FOOTER = (
 ARTICLES = [
     [
         "Council approves the new ferry timetable",
-        "The harbour council voted on Tuesday to add two evening crossings from May, after months of complaints from commuters who were stranded on the island when the last boat left before six.",
+        "The harbour council voted on Tuesday to add two evening crossings from May, after months "
+        "of complaints from commuters who were stranded on the island when the last boat left "
+        "before six.",
     ],
     [
         "Storm closes the coastal road",
-        "Heavy rain and gales brought down trees near the lighthouse, and the road will stay shut until engineers inspect the bridge over the estuary, which was damaged by a fallen oak.",
+        "Heavy rain and gales brought down trees near the lighthouse, and the road will stay shut "
+        "until engineers inspect the bridge over the estuary, which was damaged by a fallen oak.",
     ],
     [
         "School choir wins regional prize",
-        "Forty pupils travelled north for the competition and sang a programme of folk songs that the judges called fearless, and the headmaster has promised them a concert in the town hall.",
+        "Forty pupils travelled north for the competition and sang a programme of folk songs that "
+        "the judges called fearless, and the headmaster has promised them a concert in the town "
+        "hall.",
     ],
     [
         "Fish market moves to the old depot",
-        "Traders begin selling from the renovated depot next week, freeing the quay for the summer festival stalls and for the fishing boats that unload at night.",
+        "Traders begin selling from the renovated depot next week, freeing the quay for the summer "
+        "festival stalls and for the fishing boats that unload at night.",
     ],
     [
         "Lifeboat crew rescues two kayakers",
-        "Volunteers launched at dawn when a passing trawler spotted the pair clinging to rocks beyond the breakwater, cold and tired but otherwise unhurt after their ordeal.",
+        "Volunteers launched at dawn when a passing trawler spotted the pair clinging to rocks "
+        "beyond the breakwater, cold and tired but otherwise unhurt after their ordeal.",
     ],
 ]
 
@@ -208,12 +218,11 @@ def test_modes_on_a_shard_table(mode):
 HTML = (
     "<html><body><div class='nav'>"
     + " | ".join(f"<a href='/{i}'>{item}</a>" for i, item in enumerate(NAV.split(" | ")))
-    + "</div><h1>{title}</h1><p>{body} Readers wrote to us about it all week, and their letters are on page four.</p>"
-    "<p>This newspaper is published every weekday morning by a cooperative of fishermen, "
-    "and the opinions of our columnists are not necessarily those of the editors of the paper. "
-    "Our photographers sell prints of their work from a small shop by the market.</p><p>"
-    + FOOTER
-    + "</p></body></html>"
+    + "</div><h1>{title}</h1><p>{body} Readers wrote to us about it all week, and their letters "
+    "are on page four.</p><p>This newspaper is published every weekday morning by a cooperative "
+    "of fishermen, and the opinions of our columnists are not necessarily those of the editors of "
+    "the paper. Our photographers sell prints of their work from a small shop by the "
+    "market.</p><p>" + FOOTER + "</p></body></html>"
 )
 
 

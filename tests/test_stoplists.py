@@ -168,8 +168,9 @@ def test_lists_are_calibrated_to_the_same_stop_word_density():
         "after figures showed that the early crossing was almost empty for much of the season."
     )
     czech = (
-        "Kapacita letní školy je omezena na třicet účastníků. Přihlásit se je možné prostřednictvím "
-        "elektronického formuláře do konce dubna, přičemž o přijetí rozhoduje pořadí přihlášek."
+        "Kapacita letní školy je omezena na třicet účastníků. Přihlásit se je možné "
+        "prostřednictvím elektronického formuláře do konce dubna, přičemž o přijetí rozhoduje "
+        "pořadí přihlášek."
     )
     assert _density(english, load_stoplist("English")) > 0.32
     assert _density(czech, load_stoplist("Czech")) > 0.32
@@ -237,8 +238,8 @@ def generated_page(code: str) -> tuple[str, list[str], str]:
     footer = joiner.join(rng.choice(content) for _ in range(60))
     body = "".join(f"<p>{p}</p>" for p in article)
     html = (
-        f"<html><body><ul><li><a href='/'>{content[0]}</a></li><li><a href='/x'>{content[1]}</a></li></ul>"
-        f"{body}<div>{footer}</div></body></html>"
+        f"<html><body><ul><li><a href='/'>{content[0]}</a></li><li><a "
+        f"href='/x'>{content[1]}</a></li></ul>{body}<div>{footer}</div></body></html>"
     )
     return html, article, footer
 
@@ -265,12 +266,15 @@ def test_an_estonian_page_keeps_its_text():
     from corpusbuilder.extraction.extract import ExtractParams, clean_page
 
     paragraphs = [
-        "Hommikul läksime randa ja vaatasime, kuidas kalurid oma paate merele lükkasid. Ilm oli selge ning "
-        "tuul puhus kergelt läänest, nii et meri oli peaaegu rahulik ja keegi ei kartnud, et tuleb torm.",
-        "Pärast lõunat jalutasime mööda metsateed tagasi külla, kus vanaema ootas meid värske leiva ja "
-        "suitsukalaga. Ta rääkis, et tema lapsepõlves oli see tee palju kitsam ja seal ei sõitnud ühtegi autot.",
-        "Õhtul süütasime lõkke ja rääkisime lugusid, mida isa oli lapsena kuulnud. Kui tähed taevasse tulid, "
-        "läksid lapsed magama, aga meie jäime veel kauaks istuma ja kuulasime, kuidas lained kivide vastu lõid.",
+        "Hommikul läksime randa ja vaatasime, kuidas kalurid oma paate merele lükkasid. Ilm oli "
+        "selge ning tuul puhus kergelt läänest, nii et meri oli peaaegu rahulik ja keegi ei "
+        "kartnud, et tuleb torm.",
+        "Pärast lõunat jalutasime mööda metsateed tagasi külla, kus vanaema ootas meid värske "
+        "leiva ja suitsukalaga. Ta rääkis, et tema lapsepõlves oli see tee palju kitsam ja seal "
+        "ei sõitnud ühtegi autot.",
+        "Õhtul süütasime lõkke ja rääkisime lugusid, mida isa oli lapsena kuulnud. Kui tähed "
+        "taevasse tulid, läksid lapsed magama, aga meie jäime veel kauaks istuma ja kuulasime, "
+        "kuidas lained kivide vastu lõid.",
     ]
     html = (
         "<html><body><ul><li><a href='/'>Avaleht</a></li><li><a href='/k'>Kontakt</a></li></ul>"

@@ -258,7 +258,10 @@ def test_a_shard_with_nothing_kept():
 def test_sentences_start_after_a_final_mark_at_a_chunk_boundary_before_no_lower_case_letter():
     """The rule of `sentence_starts`, and `block_sentences` cuts a block's text where the token
     file's flags do (the two are how dedup's sentence mode and export agree on a sentence)."""
-    text = 'He said "Stop." Then he left. e.g. not here. Mr. Smith came! Did he? 3.14 is pi. 中文。下面'
+    text = (
+        'He said "Stop." Then he left. e.g. not here. Mr. Smith came! Did he? 3.14 is pi. '
+        "中文。下面"
+    )
     expected = [
         'He said "Stop."',
         "Then he left. e.g. not here.",

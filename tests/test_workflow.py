@@ -269,13 +269,25 @@ def test_files_of_shards_no_longer_in_the_input_are_listed(tmp_path):
 def test_running_from_a_directory_of_ones_own(tmp_path):
     """`snakemake -s /path/to/Snakefile --configfile my.yaml` in a project directory: inputs are
     relative to it; without a config there, one line says what to give."""
-    run = lambda *args: subprocess.run(
-        [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "--cores", "1", *args],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+
+    def run(*args):
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "snakemake",
+                "-s",
+                str(REPO / "Snakefile"),
+                "--cores",
+                "1",
+                *args,
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
     missing = run("--dry-run")
     assert missing.returncode != 0
     assert (
@@ -420,7 +432,10 @@ def test_dedup_states_its_memory_and_stops_naming_resources_mem_mb_when_it_is_to
         "dedup",
     )
     assert result.returncode != 0
-    line = f"more than its resources.mem_mb of 100: give it more with --set-resources dedup:mem_mb={stated[1]}"
+    line = (
+        "more than its resources.mem_mb of 100: give it more with --set-resources "
+        f"dedup:mem_mb={stated[1]}"
+    )
     errors = [
         text for text in (copy / "logs" / "dedup.log").read_text().splitlines() if "ERROR" in text
     ]

@@ -440,9 +440,11 @@ def write_readme(
 One file per language, `<Language>.txt` (English names, as the reference `justext` package
 names its lists), UTF-8, one lower-case word per line, most frequent first (the lists taken
 from the justext package: sorted), no comments. Read them with
-`corpusbuilder.common.stoplists.load_stoplist(name)`; map a language code from language identification
+`corpusbuilder.common.stoplists.load_stoplist(name)`; map a language code from language \
+identification
 to a list name with `stoplist_name_for(code)`. A language with no list here gets one derived
-from the page itself (`extract.stoplist_fallback: page`, `corpusbuilder.common.stoplists.page_stoplist`).
+from the page itself (`extract.stoplist_fallback: page`, \
+`corpusbuilder.common.stoplists.page_stoplist`).
 
 ## Provenance
 
@@ -539,11 +541,11 @@ def compare_with_justext(out: Path, names: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Build resources/stoplists/<Language>.txt from wordfreq's most frequent words, and "
-        "from the justext package's lists for the languages wordfreq lacks.",
-        epilog="By default every list covers as much running text as the --top most frequent English "
-        "words do (see resources/stoplists/README.md). Needs `pip install wordfreq` "
-        "(a build-time tool only, not a library dependency).",
+        description="Build resources/stoplists/<Language>.txt from wordfreq's most frequent "
+        "words, and from the justext package's lists for the languages wordfreq lacks.",
+        epilog="By default every list covers as much running text as the --top most frequent "
+        "English words do (see resources/stoplists/README.md). Needs `pip install wordfreq` (a "
+        "build-time tool only, not a library dependency).",
     )
     parser.add_argument(
         "--top",
@@ -641,7 +643,7 @@ def main(argv: list[str] | None = None) -> int:
         lines = build_serbian(words)
         write_list(args.out / "Serbian.txt", lines)
         stats["Serbian"] = ("sh", len(words), len(lines), coverage)
-    for name, (code, base, lines, coverage) in sorted(stats.items()):
+    for name, (_code, base, lines, coverage) in sorted(stats.items()):
         print(
             f"{name + '.txt':24s} {base:5d} words {lines:5d} lines  coverage {100 * coverage:5.1f}%"
         )

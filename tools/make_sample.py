@@ -196,8 +196,8 @@ def write_shard(
             {
                 "software": "corpusbuilder tools/make_sample.py (warcio)",
                 "format": "WARC File Format 1.0",
-                "description": "Hand-made sample crawl of fictional sites for corpusbuilder's demo and tests; "
-                "see resources/sample/README.md",
+                "description": "Hand-made sample crawl of fictional sites for corpusbuilder's "
+                "demo and tests; see resources/sample/README.md",
                 "isPartOf": "corpusbuilder-sample",
                 "robots": "classic",
                 "http-header-user-agent": USER_AGENT,
@@ -319,7 +319,8 @@ def build(manifest: Path, pages: Path, out: Path) -> list[dict[str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="Write the sample crawl's WARC shards and truth.tsv from the hand-written pages."
+        description="Write the sample crawl's WARC shards and truth.tsv from the hand-written "
+        "pages."
     )
     parser.add_argument(
         "--manifest",
@@ -341,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
         size = (args.out / f"{shard}.warc.gz").stat().st_size
         total += size
         print(
-            f"{shard}.warc.gz: {sum(t['shard'] == shard for t in truth)} response/resource records, {size:,} bytes"
+            f"{shard}.warc.gz: {sum(t['shard'] == shard for t in truth)} response/resource "
+            f"records, {size:,} bytes"
         )
     print(f"total {total:,} bytes; truth.tsv: {len(truth)} rows")
     return 0

@@ -16,28 +16,9 @@ from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 
 
 def _extract_params(args):
-    from corpusbuilder.extraction.extract import ExtractParams
+    from corpusbuilder.api import extract_params
 
-    params = ExtractParams.from_config(load_config(args.config)["extract"])
-    if getattr(args, "preset", None):
-        params = params.with_preset(args.preset)
-    return params
-
-
-def _stoplist_name(language: str) -> str | None:
-    """None for `auto`; else a stop list name, given as a name ("German") or ISO code ("de")."""
-    from corpusbuilder.common import stoplists
-
-    if language == "auto":
-        return None
-    names = {name.lower(): name for name in stoplists.available_stoplists()}
-    name = names.get(language.lower()) or stoplists.stoplist_name_for(language.lower())
-    if name is None:
-        raise ConfigError(
-            f"--language {language!r}: no stop list; use auto, an ISO 639-1 code or one of "
-            + ", ".join(sorted(names.values()))
-        )
-    return name
+    return extract_params(load_config(args.config), getattr(args, "preset", None))
 
 
 def _cleaned(
@@ -47,35 +28,38 @@ def _cleaned(
     what became of it: "cleaned", "skipped" (undecodable, too many blocks) or "no text"."""
     import json
 
-    from corpusbuilder.extraction.extract import TooManyBlocksError, UndecodableError, clean_page
+    from corpusbuilder.api import clean_html_with
+    from corpusbuilder.extraction.extract import TooManyBlocksError, UndecodableError
 
     try:
-        page = clean_page(body, None, params, stoplist_name)
+        page = clean_html_with(body, params, stoplist_name)
     except (UndecodableError, TooManyBlocksError) as error:
         print(f"{name}: skipped ({error})", file=sys.stderr)
         return (
             "" if fmt == "txt" else json.dumps({"file": name, "error": str(error)}) + "\n"
         ), "skipped"
-    status = "cleaned" if page.blocks else "no text"
+    status = "cleaned" if page.paragraphs else "no text"
     if status == "no text":
         # an empty output is then no verdict of the classifier: say so
         print(f"{name}: no text in the page", file=sys.stderr)
-    good = [" ".join(block.text.split()) for block in page.blocks if block.final_class == "good"]
+    good = [paragraph.text for paragraph in page.paragraphs if paragraph.kept]
     if fmt == "txt":
         return "".join(text + "\n" for text in good), status
     record = {
         "file": name,
         "language": page.language,
         "stoplist": page.stoplist,
-        "text": "\n\n".join(good),
+        "text": page.text,
         "paragraphs": good,
     }
     return json.dumps(record, ensure_ascii=False) + "\n", status
 
 
 def cmd_clean_html(args) -> int:
+    from corpusbuilder.api import forced_stoplist
+
     params = _extract_params(args)
-    stoplist_name = _stoplist_name(args.language)
+    stoplist_name = forced_stoplist(args.language)
     source, target = args.input, args.output
     if source != "-" and Path(source).is_dir():
         pages = sorted(Path(source).glob("*.html"))
@@ -141,8 +125,8 @@ def cmd_extract(args) -> int:
         _extract_params(args),
     )
     print(
-        f"{prefix}.docs.parquet: {summary.records} records; "
-        f"{prefix}.blocks.parquet: {summary.blocks} blocks"
+        f"{prefix}.docs.parquet: {summary.records} records; {prefix}.blocks.parquet: "
+        f"{summary.blocks} blocks"
     )
     return 0
 
@@ -217,8 +201,9 @@ def cmd_compare_books(args) -> int:
         pages.append(read_pages(path))
         if not pages[-1]:
             raise ConfigError(f"{path}: no text")
+    pages_a, pages_b = pages
     relation, signals = compare_paginated(
-        *pages, MinHashParams.from_config(load_config(args.config)["similarity"])
+        pages_a, pages_b, MinHashParams.from_config(load_config(args.config)["similarity"])
     )
     print(relation)
     for name, value in asdict(signals).items():
@@ -312,11 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
     clean = add(
         "clean-html",
         cmd_clean_html,
-        "Clean HTML pages with jusText or the learned classifier: a "
-        "page file, - (one page on stdin) or a directory of *.html files, into a file, - (stdout) "
-        "or a directory (<name>.txt or <name>.json per page). txt: the good blocks, one a line; "
-        "json: one "
-        "line per page with file, language, stoplist, text and paragraphs.",
+        "Clean HTML pages with jusText or the learned classifier: a page file, - (one page on "
+        "stdin) or a directory of *.html files, into a file, - (stdout) or a directory "
+        "(<name>.txt or <name>.json per page). txt: the good blocks, one a line; json: one line "
+        "per page with file, language, stoplist, text and paragraphs.",
     )
     clean.add_argument(
         "input", metavar="IN", help="a page, - for stdin, or a directory of *.html files"
@@ -334,8 +318,8 @@ def build_parser() -> argparse.ArgumentParser:
     clean.add_argument(
         "--language",
         default="auto",
-        help="stop list: auto (guess per page; the default), a language name (German) or ISO "
-        "code (de)",
+        help="stop list: auto (guess per page; the default), a language name (German) or ISO code "
+        "(de)",
     )
     clean.add_argument("--preset", choices=presets, help=preset_help)
 
@@ -410,8 +394,7 @@ def build_parser() -> argparse.ArgumentParser:
         "similar-pairs",
         cmd_similar_pairs,
         "Write id_a, id_b and the estimated resemblance (min-hash of 5-word shingles) of every "
-        "pair "
-        "of documents of an exported corpus above a threshold.",
+        "pair of documents of an exported corpus above a threshold.",
     )
     pairs.add_argument("corpus", metavar="CORPUS.jsonl[.gz]", help="a corpus as export writes it")
     pairs.add_argument("out_tsv", metavar="OUT.tsv")
@@ -427,8 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
         cmd_compare_books,
         "How two paginated documents relate (Spasojevic & Poncin): SAME_PAGINATION, "
         "DIFFERENT_PAGINATION, CONTIGUOUS_SUBSET or OVERLAPPING_TEXT, then the page-level signals "
-        "it was decided from. Pages are "
-        "separated by form feeds, as pdftotext writes them.",
+        "it was decided from. Pages are separated by form feeds, as pdftotext writes them.",
     )
     books.add_argument("book_a", metavar="A.txt")
     books.add_argument("book_b", metavar="B.txt")
@@ -459,8 +441,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corpusbuilder: {error}", file=sys.stderr)
         return 2
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as error:
-        # a path given on the command line that is not what the command reads: one line, no
-        # traceback
+        # a path given on the command line that is not what the
+        # command reads: one line, no traceback
         print(f"corpusbuilder: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return 2
     except (OSError, MemoryError, JobFault) as error:

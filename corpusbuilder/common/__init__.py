@@ -1,1 +1,2 @@
-"""What every stage shares: atomic file output, logging, provenance, the packaged data and the stop lists."""
+"""What every stage shares: atomic file output, logging, provenance, the
+packaged data and the stop lists."""

@@ -70,8 +70,8 @@ def write_row_groups(parts: Sequence[pa.Table], path: Path | str) -> None:
 
 
 class ParquetBatchWriter:
-    """Append rows (dicts) and flush them as Parquet row groups, so a shard never sits in memory
-    whole."""
+    """Append rows (dicts) and flush them as Parquet row groups, so a shard
+    never sits in memory whole."""
 
     def __init__(self, path: Path | str, schema: pa.Schema, batch_rows: int = 20_000):
         self.path = Path(path)
@@ -93,10 +93,12 @@ class ParquetBatchWriter:
 
     def _flush(self) -> None:
         if self._rows:
+            assert self._writer is not None, "rows are appended inside the with block only"
             self._writer.write_table(pa.Table.from_pylist(self._rows, schema=self.schema))
             self._rows = []
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> bool | None:
+        assert self._writer is not None, "__enter__ opened it"
         try:
             if exc_type is None:
                 self._flush()

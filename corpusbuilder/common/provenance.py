@@ -30,7 +30,7 @@ OUTPUT_LIBRARIES = (
 
 def library_versions(names: tuple[str, ...] = OUTPUT_LIBRARIES) -> dict[str, str | None]:
     """Installed version of each distribution (None where it is not installed)."""
-    versions = {}
+    versions: dict[str, str | None] = {}
     for name in names:
         try:
             versions[name] = version(name)
@@ -48,7 +48,8 @@ def file_sha256(path: Path | str) -> str:
 
 
 def provenance(config: dict[str, Any], model: Path | str | None) -> dict[str, Any]:
-    """The provenance record; ``model`` is the `best` preset's model file (None for a jusText preset)."""
+    """The provenance record; ``model`` is the `best` preset's model file
+    (None for a jusText preset)."""
     return {
         "corpusbuilder": corpusbuilder.__version__,
         "python": platform.python_version(),

@@ -56,7 +56,8 @@ def page_classes_after_dedup(
     params: JustextParams,
     min_words: int,
 ) -> list[str]:
-    """One page's final classes: the context-sensitive pass with its duplicates, then no orphan stubs."""
+    """One page's final classes: the context-sensitive pass with its
+    duplicates, then no orphan stubs."""
     classes = final_classes(cf_classes, justext_final, duplicate, n_chars, heading, params)
     return drop_orphan_stubs(classes, duplicate, n_words, min_words)
 

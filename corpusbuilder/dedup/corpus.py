@@ -25,7 +25,7 @@ from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, prel
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.tables import DEDUP_SCHEMA, GOOD, read_duplicate_ngrams, read_table
+from corpusbuilder.tables import DEDUP_SCHEMA, kept_block_mask, read_duplicate_ngrams, read_table
 from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")
@@ -69,7 +69,8 @@ class ShardNgrams:
         return self.word_offsets[first : last + 1]
 
     def document_sentence_starts(self, doc: int) -> np.ndarray | None:
-        """Sentence mode: the words at which a sentence starts inside one of the document's blocks."""
+        """Sentence mode: the words at which a sentence starts inside
+        one of the document's blocks."""
         if self.sentence_starts is None:
             return None
         first, last = self.word_offsets[self.doc_blocks[[doc, doc + 1]]]
@@ -213,7 +214,8 @@ class DedupStats:
 @dataclass
 class Plan:
     """What pass 1 learns of the corpus: the processing order of its documents, their sizes and
-    ids, and the per-block verdicts to fill; every shard as pass 1 prepared it, spilled for pass 2."""
+    ids, and the per-block verdicts to fill; every shard as pass 1
+    prepared it, spilled for pass 2."""
 
     order: np.ndarray  # (shard, document) pairs in processing order
     doc_tokens: list[np.ndarray]
@@ -326,9 +328,10 @@ def remove_duplicate_units(
 ) -> list[tuple]:
     """Pass 2: Algorithm 3.1, bucket by bucket in processing order (the spilled shards a bucket
     touches are mapped for it, so the pages it reads leave the job's resident set after it);
-    fills ``plan.verdicts``' shares and duplicate flags and logs who sent what. Returns, per document with duplicate
-    units, (shard, first block of each unit, block after it, and for a part of a block its
-    first word and the word after it, else -1), in the order `provenance` numbered them."""
+    fills ``plan.verdicts``' shares and duplicate flags and logs who sent what. Returns, per
+    document with duplicate units, (shard, first block of each unit, block after it, and for
+    a part of a block its first word and the word after it, else -1), in the order
+    `provenance` numbered them."""
     units = []
     for bucket in buckets(plan.order, plan.doc_tokens, params.bucket_tokens):
         prepared = {s: plan.prepared.get(s) for s in np.unique(bucket[:, 0])}
@@ -359,7 +362,9 @@ def remove_duplicate_units(
                 shard.document_chunk_starts(d),
             )
             provenance.record(result, int(plan.doc_base[s] + d))
-            # a block goes when all its units go; a document-level verdict is broadcast to all its blocks
+            assert result.unit_block is not None and result.unit_offsets is not None  # always set
+            # a block goes when all its units go; a document-level verdict
+            # is broadcast to all its blocks
             whole = (
                 np.bincount(
                     result.unit_block, weights=~result.duplicate, minlength=len(result.share)
@@ -430,7 +435,7 @@ def write_shard_outputs(
             justext,
             params,
         )
-        partly = table["removed_starts"].notna() & (table["final_class"] == GOOD)
+        partly = table["removed_starts"].notna() & kept_block_mask(table)
         stats.partly_kept_blocks += int(partly.sum())
         stats.removed_parts += int(table.loc[partly, "removed_starts"].map(len).sum())
         _count(stats, table)

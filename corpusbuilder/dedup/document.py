@@ -96,7 +96,8 @@ class UnitVerdicts:
     quoted_unit: np.ndarray  # int: the duplicate units' output n-grams: unit,
     quoted_handle: np.ndarray  # handle,
     quoted_self: np.ndarray  # bool: and whether it repeats this page rather than G_out
-    # where the units judged lie (what the stage maps back to blocks; `Provenance` needs none of it):
+    # where the units judged lie (what the stage maps back to blocks;
+    # `Provenance` needs none of it):
     unit_offsets: np.ndarray | None = None  # in word positions: the given units, or finer
     unit_block: np.ndarray | None = None  # int: the given unit (block) each lies in
 
@@ -164,6 +165,8 @@ def dedup_document(
     )
     if split.any():
         if parts == "span":
+            if chunk_start is None:
+                raise ValueError("parts 'span' needs chunk_start")
             gone = span_removal(starts[output], blocks, n, repeat_ratio, chunk_start)
             inner_starts = np.setdiff1d(np.flatnonzero(np.diff(gone)) + 1, blocks)
 

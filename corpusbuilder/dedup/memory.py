@@ -48,7 +48,8 @@ class DedupMemoryError(ValueError):
 
 
 def token_count(tokens_path: Path | str) -> int:
-    """The tokens of a token file, from its header alone (`tokenfile`: uncompressed .npy members)."""
+    """The tokens of a token file, from its header alone (`tokenfile`:
+    uncompressed .npy members)."""
     with zipfile.ZipFile(tokens_path) as archive, archive.open("token_hash.npy") as member:
         version = np.lib.format.read_magic(member)
         shape, _, _ = (
@@ -102,15 +103,16 @@ def check_dedup_memory(
     shard_tokens = [token_count(path) for path in tokens]
     need = dedup_memory_mb(count, shard_tokens, params)
     terms = (
-        f"{count:,} duplicate n-grams × {BYTES_PER_DUPLICATE_NGRAM[params.backend]} B ({params.backend}) "
-        f"{need['duplicate_ngrams']} MB + {len(shard_tokens)} shards' {sum(shard_tokens):,} tokens planned "
-        f"{need['plan']} MB + the largest shard's {max(shard_tokens, default=0):,} tokens "
-        f"{need['largest_shard']} MB + modules {need['modules']} MB"
+        f"{count:,} duplicate n-grams × {BYTES_PER_DUPLICATE_NGRAM[params.backend]} B "
+        f"({params.backend}) {need['duplicate_ngrams']} MB + {len(shard_tokens)} shards' "
+        f"{sum(shard_tokens):,} tokens planned {need['plan']} MB + the largest shard's "
+        f"{max(shard_tokens, default=0):,} tokens {need['largest_shard']} MB + modules "
+        f"{need['modules']} MB"
     )
     log.info("dedup needs %d MB (%s); resources.mem_mb is %s", need["total"], terms, mem_mb)
     if mem_mb is not None and need["total"] > mem_mb:
         raise DedupMemoryError(
-            f"dedup needs {need['total']} MB ({terms}), more than its resources.mem_mb of {mem_mb}: "
-            f"give it more with --set-resources dedup:mem_mb={need['total']}"
+            f"dedup needs {need['total']} MB ({terms}), more than its resources.mem_mb of "
+            f"{mem_mb}: give it more with --set-resources dedup:mem_mb={need['total']}"
         )
     return need

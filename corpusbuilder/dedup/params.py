@@ -37,7 +37,8 @@ class DedupParams:
     order: str = "dup-share"  # §3.5: documents with the least duplicate content first; or "input"
     backend: str = "sorted-array"  # storage of G₂₊/G_out: "sorted-array" or "judy" (§3.5.1)
     hash_bits: int = 64  # n-gram hash width kept (§3.5.1: 56 bits are cheaper in Judy, Fig. 3.4)
-    bucket_tokens: int = 50_000_000  # tokens of one processing bucket (bounds the spilled pages mapped at once, not results)
+    # tokens of one processing bucket (bounds the spilled pages mapped at once, not results)
+    bucket_tokens: int = 50_000_000
 
     def __post_init__(self) -> None:
         for name, value, allowed in (

@@ -28,7 +28,7 @@ class Provenance:
         self._paths = {name: Path(self._tmp.name) / name for name in ("sent", "quoted")}
         self._files = {name: path.open("wb") for name, path in self._paths.items()}
         # a document's rows are few: they are gathered and written a chunk at a time
-        self._pending = {name: [] for name in self._paths}
+        self._pending: dict[str, list] = {name: [] for name in self._paths}
         self._pending_rows = 0
         self.chunk_rows = chunk_rows
         self.units = 0

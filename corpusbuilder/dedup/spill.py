@@ -67,7 +67,7 @@ class SpilledShards:
 
 def _write_arrays(obj, prefix: tuple[str, ...], f, arrays: dict):
     """Write `obj`'s numeric arrays to `f`, noting where each lies; `obj` without them."""
-    taken = {}
+    taken: dict[str, object] = {}
     for field in dataclasses.fields(obj):
         value, name = getattr(obj, field.name), (*prefix, field.name)
         if isinstance(value, np.ndarray) and value.dtype != object:

@@ -51,7 +51,8 @@ def state_settings(params: DedupParams) -> dict:
 
 
 def check_state(path, params: DedupParams) -> dict:
-    """The state's metadata, once its n-gram settings are this run's (else a ValueError naming the key)."""
+    """The state's metadata, once its n-gram settings are this run's (else a
+    ValueError naming the key)."""
     metadata = dedup_state_metadata(path)
     wanted = state_settings(params)
     if {key: metadata.get(key) for key in wanted} != wanted:
@@ -69,19 +70,19 @@ def preload_output(path, store, params: DedupParams, provenance, first_doc: int)
     old corpus's order, so that ties in `duplicate_of` fall as one run over both would break
     them; returns those documents' ids in that numbering."""
     check_state(path, params)
-    handles, ranks, ids = [], [], []
+    handle_parts, rank_parts, id_parts = [], [], []
     for hashes, doc_rank, doc_id in read_dedup_state(path):
         found, located = store.locate(truncate_hashes(hashes.copy(), params.hash_bits))
         # hashes that coincide once truncated: one is enough
         located, first = np.unique(located, return_index=True)
         rows = np.flatnonzero(found)[first]
-        handles.append(located)
-        ranks.append(doc_rank[rows])
-        ids.append(doc_id.take(rows).to_numpy(zero_copy_only=False))
+        handle_parts.append(located)
+        rank_parts.append(doc_rank[rows])
+        id_parts.append(doc_id.take(rows).to_numpy(zero_copy_only=False))
     # (a state file has a row group, if an empty one: its handles have the store's type)
-    handles, first = np.unique(np.concatenate(handles), return_index=True)
-    ranks = np.concatenate(ranks)[first]
-    ids = np.concatenate(ids)[first]
+    handles, first = np.unique(np.concatenate(handle_parts), return_index=True)
+    ranks = np.concatenate(rank_parts)[first]
+    ids = np.concatenate(id_parts)[first]
     fresh = ~store.in_output(handles)
     used, number = np.unique(ranks[fresh], return_inverse=True)
     store.send(handles[fresh])

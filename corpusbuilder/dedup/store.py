@@ -4,6 +4,8 @@ once; neither keeps an owner per n-gram (see `provenance_log`)."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from corpusbuilder.dedup.params import NO_DOCUMENT, DedupParams
@@ -26,9 +28,18 @@ def _test_bits(bitmap: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return (bitmap[positions >> 3] >> (positions & 7).astype(np.uint8)) & 1 == 1
 
 
-class _NgramSet:
+class _NgramSet(ABC):
     """What both backends share: hash-level calls built on `locate`/`in_output`/`send`, which
     take handles (a shard's duplicate n-grams are located once: G₂₊ ∪ G_out never changes)."""
+
+    @abstractmethod
+    def locate(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+    @abstractmethod
+    def in_output(self, handles: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def send(self, handles: np.ndarray) -> None: ...
 
     def is_duplicate(self, hashes: np.ndarray) -> np.ndarray:
         """Membership in G₂₊ ∪ G_out."""
@@ -49,7 +60,7 @@ class SortedArrayNgrams(_NgramSet):
     (it would cost 4 more bytes each) but logged to disk (`Provenance`)."""
 
     def __init__(self, duplicates: np.ndarray):
-        self.keys = np.asarray(duplicates, dtype=np.uint64)
+        self.keys: np.ndarray = np.asarray(duplicates, dtype=np.uint64)
         self.bits = np.zeros((len(self.keys) + 7) // 8, dtype=np.uint8)
 
     def locate(self, hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -67,7 +78,8 @@ class SortedArrayNgrams(_NgramSet):
         _set_bits(self.bits, handles)
 
     def owner_table(self) -> PositionOwners:
-        """Give up the sets (the pass is over) for a table of who sent each n-gram: 4 bytes an entry."""
+        """Give up the sets (the pass is over) for a table of who sent
+        each n-gram: 4 bytes an entry."""
         entries = len(self.keys)
         self.keys = self.bits = np.empty(0, np.uint8)
         return PositionOwners(entries)

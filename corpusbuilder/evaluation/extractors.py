@@ -6,8 +6,8 @@ keep-everything baseline and DefaultExtractor classify the same jusText blocks, 
 differences are the classifiers' alone; the learned `best` classifier reads the blocks the extract
 stage gives it, which also break at HTML5's block-level elements. BTE tokenises the parsed tree
 itself (§2.6.1). External references
-(the ``justext`` package, trafilatura, resiliparse, readability-lxml, boilerpy3) get the decoded HTML and
-are offered only when importable; they are never dependencies of the library.
+(the ``justext`` package, trafilatura, resiliparse, readability-lxml, boilerpy3) get the decoded
+HTML and are offered only when importable; they are never dependencies of the library.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class PreparedPage:
     html: str  # decoded
     root: object  # lxml element, or None for an empty page
     blocks: list[Block]
-    stoplist: str  # the stop list the blocks were counted with
+    stoplist: str | None  # the stop list the blocks were counted with (None: none named)
     language: str = ""  # the page's guessed language ("" when not guessed)
 
 

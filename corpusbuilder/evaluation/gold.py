@@ -53,7 +53,8 @@ _CLEANEVAL_MARKERS = re.compile(r"<[phl]>", re.IGNORECASE)
 
 
 def unwrap_cleaneval_input(data: bytes) -> tuple[bytes, str | None]:
-    """Strip CleanEval's ``<text id=… encoding=…>`` wrapper; return the page and its declared charset.
+    """Strip CleanEval's ``<text id=… encoding=…>`` wrapper; return the
+    page and its declared charset.
 
     The wrapper is not part of the page: left in, libxml2 would take ``<text>`` for an element
     of the body and file the whole document under it.
@@ -210,7 +211,8 @@ def iter_l3s_gn1(root: Path, dataset: str = "l3s-gn1") -> Iterator[GoldPage]:
 
 
 def l3s_urls(mapping: Path) -> dict[str, str]:
-    """``url-mapping.txt``: ``<urn:uuid:ID><TAB>URL`` lines → {ID: URL} (empty when the file is absent)."""
+    """``url-mapping.txt``: ``<urn:uuid:ID><TAB>URL`` lines → {ID: URL}
+    (empty when the file is absent)."""
     if not mapping.is_file():
         return {}
     pairs = (
@@ -289,7 +291,7 @@ def iter_dataset(name: str, gold_dir: Path | str, max_pages: int = 0) -> Iterato
 
 def _at_least_one(pages: Iterator[GoldPage], root: Path) -> Iterator[GoldPage]:
     count = 0
-    for count, page in enumerate(pages, 1):
+    for count, page in enumerate(pages, 1):  # noqa: B007 - the count is read after the loop
         yield page
     if count == 0:
         raise ValueError(f"gold set {root}: no pages in it (config key evaluate.gold_dir)")

@@ -76,7 +76,8 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f?]+|\?+")
 
 
 def cleaneval_words(text: str, ascii_only: bool = True) -> list[str]:
-    """Whitespace-separated words, non-ASCII characters and "?" removed first (cleaneval.py ``-a``)."""
+    """Whitespace-separated words, non-ASCII characters and "?" removed
+    first (cleaneval.py ``-a``)."""
     if ascii_only:
         text = _NON_ASCII.sub("", text)
     return text.split()
@@ -104,7 +105,8 @@ def lcs_length(first: Sequence, second: Sequence) -> int:
 
 
 def aligned_word_counts(output: str, gold: str, ascii_only: bool = True) -> Counts:
-    """Word-level counts: aligned words = a longest common subsequence of the word sequences (§2.9.6)."""
+    """Word-level counts: aligned words = a longest common subsequence of
+    the word sequences (§2.9.6)."""
     output_words = cleaneval_words(output, ascii_only)
     gold_words = cleaneval_words(gold, ascii_only)
     return Counts(lcs_length(output_words, gold_words), len(output_words), len(gold_words))

@@ -107,7 +107,8 @@ class Tally:
 
 
 def score_page(tally: Tally, page: GoldPage, extraction: Extraction) -> None:
-    """Add one page's counts: text measures where the page has gold text, snippets where it has snippets."""
+    """Add one page's counts: text measures where the page has gold text,
+    snippets where it has snippets."""
     tally.pages += 1
     if page.gold_text is not None:
         tally.words += aligned_word_counts(extraction.text, page.gold_text)
@@ -136,7 +137,7 @@ def evaluate_pages(
     ``failures``; our own extractors' errors propagate, since they are bugs.
     """
     tallies = {extractor.name: Tally() for extractor in extractors}
-    readings = sorted({extractor.reading for extractor in extractors} - {None})
+    readings = sorted({e.reading for e in extractors if e.reading is not None})
     if readings:
         # the language model loads once per process: not inside the first reading's first page
         identify_sample("warm up")
@@ -147,8 +148,8 @@ def evaluate_pages(
         # Without a block extractor the page is not parsed, language-guessed or segmented (its
         # per-language tallies fall under "unknown"), but the peers still need its text: an
         # empty page here once scored every peer 0 when none of ours was chosen.
-        prepared = {None: PreparedPage(html, None, [], "")}
-        prepare_seconds = {None: 0.0}
+        prepared: dict[str | None, PreparedPage] = {None: PreparedPage(html, None, [], "")}
+        prepare_seconds: dict[str | None, float] = {None: 0.0}
         for reading in readings:
             started = time.perf_counter()
             prepared[reading] = prepare_page(html, params, reading)
@@ -182,7 +183,8 @@ def evaluate_pages(
 
 
 def resolve_extractors(names: Iterable[str]) -> list[Extractor]:
-    """The named extractors that can run here; an optional one not installed is skipped with a note."""
+    """The named extractors that can run here; an optional one not
+    installed is skipped with a note."""
     chosen = []
     for name in names:
         if available(name):
@@ -270,7 +272,8 @@ def evaluate(
 
 
 def with_overall(results: dict[str, dict[str, Tally]]) -> dict[str, dict[str, Tally]]:
-    """The per-dataset tallies plus dataset "all": each extractor's tallies summed (micro-average)."""
+    """The per-dataset tallies plus dataset "all": each extractor's
+    tallies summed (micro-average)."""
     overall: dict[str, Tally] = {}
     for tallies in results.values():
         for name, tally in tallies.items():
@@ -435,7 +438,7 @@ def vary_one(base: JustextParams, parameter: str, value: float) -> JustextParams
 
 def sweep(
     pages: Sequence[GoldPage],
-    grid: dict[str, Sequence[float]] = SWEEP_GRID,
+    grid: Mapping[str, Sequence[float]] = SWEEP_GRID,
     base: JustextParams = PRESETS["default"],
     params: ExtractParams = ExtractParams(),
 ) -> list[dict]:
@@ -468,7 +471,8 @@ def sweep(
 
 
 def plot_sweep(rows: Sequence[dict], path: Path | str) -> None:
-    """One panel per threshold: word-level precision and recall against its value, default marked."""
+    """One panel per threshold: word-level precision and recall
+    against its value, default marked."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -1,4 +1,5 @@
-"""Does site-level boilerplate (Ikeda et al., `corpusbuilder.extraction.site_boilerplate`) help jusText?
+"""Does site-level boilerplate (Ikeda et al.,
+`corpusbuilder.extraction.site_boilerplate`) help jusText?
 
 Pages are grouped by host as the extract stage groups them, each host's blocks are marked, and
 four block selections are scored with the gold-set measures of `scores.py` (micro-averaged):
@@ -24,13 +25,14 @@ from dataclasses import replace
 import pandas as pd
 
 from corpusbuilder.extraction.extract import ExtractParams
-from corpusbuilder.extraction.justext import GOOD, JustextParams, classify
+from corpusbuilder.extraction.justext import JustextParams, classify
 from corpusbuilder.extraction.site_boilerplate import (
     SiteBoilerplateParams,
     combined_classes,
     host_of,
     mark_blocks,
 )
+from corpusbuilder.tables import CLEANED, cleaned_page_mask, is_kept_block, kept_block_mask
 
 from .extractors import decoded_html, extraction_of_blocks, prepare_page
 from .gold import GoldPage, iter_dataset
@@ -63,11 +65,12 @@ def page_tables(
     pages: Sequence[GoldPage], justext: JustextParams, params: ExtractParams = ExtractParams()
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Gold pages as extract's docs and blocks tables (doc_id = position in `pages`)."""
-    docs, blocks = [], []
+    docs: list[dict] = []
+    blocks: list[dict] = []
     for index, page in enumerate(pages):
         prepared = prepare_page(decoded_html(page, params), params).blocks
         cf, final = classify(prepared, justext)
-        docs.append({"doc_id": str(index), "uri": page.url or "", "outcome": "ok"})
+        docs.append({"doc_id": str(index), "uri": page.url or "", "outcome": CLEANED})
         blocks.extend(
             {
                 "doc_id": str(index),
@@ -89,7 +92,7 @@ def page_tables(
 def variant_keeps(page_blocks: pd.DataFrame, justext: JustextParams) -> dict[str, list[bool]]:
     """One page's blocks (extract's columns, `site_boilerplate` marked) → kept flags per variant."""
     marked = page_blocks["site_boilerplate"].tolist()
-    jt = (page_blocks["final_class"] == GOOD).tolist()
+    jt = kept_block_mask(page_blocks).tolist()
     _, combined = combined_classes(
         page_blocks["cf_class"].tolist(),
         page_blocks["final_class"].tolist(),
@@ -100,7 +103,7 @@ def variant_keeps(page_blocks: pd.DataFrame, justext: JustextParams) -> dict[str
     )
     return {
         "justext": jt,
-        "justext+site": [c == GOOD for c in combined],
+        "justext+site": [is_kept_block(c) for c in combined],
         "justext-minus-site": [k and not m for k, m in zip(jt, marked)],
         "site-only": [not m for m in marked],
     }
@@ -119,7 +122,7 @@ def score_variants(
     `blocks` must carry jusText's own classes (extract in mode off or mark) and the marks, made
     with hosts grouped across `docs` or, `per_shard`, within each shard (as extract does).
     """
-    pages = docs[docs["outcome"] == "ok"].set_index("doc_id")
+    pages = docs[cleaned_page_mask(docs)].set_index("doc_id")
     host = pages["uri"].map(host_of)
     group = (pages["shard"] + " " + host).where(host != "", "") if per_shard else host
     scored = [d for d in pages.index if d in gold]
@@ -128,6 +131,8 @@ def score_variants(
     tallies = {scope: {variant: Tally() for variant in VARIANTS} for scope in SCOPES}
     marked = {scope: 0 for scope in SCOPES}
     by_doc = dict(tuple(blocks.groupby("doc_id", sort=False)))
+    keeps: dict[str, list[bool]]
+    texts: list[str]
     for doc_id in scored:
         page_blocks = by_doc.get(doc_id)
         if page_blocks is None:  # no text at all: every variant outputs nothing
@@ -171,7 +176,8 @@ def site_rows(dataset: str, tallies: dict, counts: dict) -> list[dict]:
 def evaluate_gold_sets(
     config: EvaluateConfig, site: SiteBoilerplateParams, justext: JustextParams
 ) -> list[dict]:
-    """The site_boilerplate.tsv rows: every configured gold set, pages grouped by host across the set."""
+    """The site_boilerplate.tsv rows: every configured gold set, pages
+    grouped by host across the set."""
     site = replace(site, mode="mark")
     rows = []
     for dataset in config.datasets:

@@ -197,7 +197,8 @@ def _joined(arrays: list[np.ndarray], empty: np.ndarray) -> np.ndarray:
 
 
 def training_blocks(pages: Sequence[TrainingPage]) -> dict[str, np.ndarray]:
-    """The labelled blocks of one gold set's pages as arrays (what rule ``training_blocks`` stores)."""
+    """The labelled blocks of one gold set's pages as arrays (what rule
+    ``training_blocks`` stores)."""
     known = [(page, page.labels >= 0) for page in pages]
     return {
         "features": _joined(
@@ -210,7 +211,8 @@ def training_blocks(pages: Sequence[TrainingPage]) -> dict[str, np.ndarray]:
 
 
 def write_training_blocks(pages: Sequence[TrainingPage], dataset: str, path: Path | str) -> None:
-    np.savez_compressed(path, dataset=np.array(dataset), **training_blocks(pages))
+    # numpy's stub reads the arrays' names as possibly its allow_pickle flag: they never are
+    np.savez_compressed(path, dataset=np.array(dataset), **training_blocks(pages))  # type: ignore[arg-type]
 
 
 def read_training_table(paths: Iterable[Path | str]) -> TrainingTable:
@@ -225,7 +227,8 @@ def read_training_table(paths: Iterable[Path | str]) -> TrainingTable:
 
 
 def training_table(pages: Sequence[TrainingPage]) -> TrainingTable:
-    """All labelled blocks of ``pages`` (of any gold sets), weighted as :func:`weighted_table` says."""
+    """All labelled blocks of ``pages`` (of any gold sets), weighted as
+    :func:`weighted_table` says."""
     by_set: dict[str, list[TrainingPage]] = {}
     for page in pages:
         by_set.setdefault(page.gold.dataset, []).append(page)
@@ -281,8 +284,8 @@ def self_train(
         words = target.words[sure]
         if not words.sum():
             log.warning(
-                "round %d: no block of the %d target pages (of %d drawn) is labelled with confidence "
-                "%.2f; the model stays as it is",
+                "round %d: no block of the %d target pages (of %d drawn) is labelled with "
+                "confidence %.2f; the model stays as it is",
                 number,
                 target.target_pages,
                 target.pages,

@@ -148,8 +148,10 @@ def crawl_blocks(
     """The blocks' features of the drawn pages, segmented as the extract stage segments them, and
     the pages left out (drawn, with no block) by reason: those the extract stage skips too, and
     those :func:`is_target` refuses."""
-    pages, skipped = [], {}
+    pages: list[tuple[np.ndarray, np.ndarray] | None] = []
+    skipped: dict[str, int] = {}
     for record in records:
+        assert record.body is not None, "sample_pages draws records with a body only"
         try:
             page = segmented_page(record.body, record.http_charset, params)
         except (UndecodableError, TooManyBlocksError) as error:

@@ -1,4 +1,5 @@
-"""The `best` preset: a learned block classifier over jusText's blocks, cut at HTML5's block elements too.
+"""The `best` preset: a learned block classifier over jusText's blocks, cut
+at HTML5's block elements too.
 
 jusText (thesis §2.7) decides from three features and fixed thresholds. Kohlschütter et al.
 (``001_624bfa154ca76c9e.txt``) show that a handful of shallow features of a block and its
@@ -12,8 +13,8 @@ context-free and context-sensitive classes, and scores each block with a small e
 gradient-boosted trees stored as plain numpy arrays (``models/best.npz``).
 
 Inference needs numpy only (the features and the tree walk run compiled where
-``corpusbuilder.extraction._fastpath`` is built, with the same results); scikit-learn is needed only to
-retrain (``corpusbuilder.evaluation.training``, rule ``train``).
+``corpusbuilder.extraction._fastpath`` is built, with the same results); scikit-learn is needed only
+to retrain (``corpusbuilder.evaluation.training``, rule ``train``).
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ from corpusbuilder.extraction.justext import (
 from corpusbuilder.extraction.segmentation import Block
 
 try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
-    from corpusbuilder.extraction import _fastpath
+    # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
+    from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
 except ImportError:
     _fastpath = None
 
@@ -299,7 +301,8 @@ def _container_features(
         columns += [container_words / words.sum(), np.log1p(np.bincount(container)[container])]
 
         def container_mean(values: np.ndarray) -> np.ndarray:
-            return np.bincount(container, weights=words * values)[container] / container_words
+            # called within this iteration, so the loop's current arrays are the right ones
+            return np.bincount(container, weights=words * values)[container] / container_words  # noqa: B023
 
         columns += [
             container_mean(links),
@@ -452,7 +455,8 @@ class BlockModel:
 
     ``left``/``right`` index the next node (a leaf points to itself); ``value`` is a leaf's
     contribution to the log-odds; ``roots`` are the trees' first nodes. Blocks whose probability
-    of being content is at least ``threshold_good`` are kept (``threshold`` holds the nodes' split values).
+    of being content is at least ``threshold_good`` are kept (``threshold``
+    holds the nodes' split values).
     """
 
     feature: np.ndarray
@@ -603,7 +607,8 @@ class BlockModel:
 
 @lru_cache(maxsize=4)
 def load_model(path: Path | None = None) -> BlockModel:
-    """A model file, loaded once per process; None = the one inside the package (``models/best.npz``)."""
+    """A model file, loaded once per process; None = the one inside the
+    package (``models/best.npz``)."""
     return BlockModel.load(SHIPPED_MODEL if path is None else path)
 
 

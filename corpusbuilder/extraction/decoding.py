@@ -66,10 +66,10 @@ def decode_html(
     else:
         source = next((s for s, c in declared if c == "utf-8"), "utf8-valid")
         return text, "utf-8", source
-    for source, name in declared:
-        if name and name != "utf-8":
+    for source, charset in declared:
+        if charset and charset != "utf-8":
             try:
-                return body.decode(name), name, source
+                return body.decode(charset), charset, source
             except (UnicodeDecodeError, LookupError):
                 continue
     lenient = _decode_utf8_leniently(body)
@@ -108,7 +108,8 @@ def _decode_detected(body: bytes) -> tuple[str, str, str]:
         raise UndecodableError("undecodable")
     best = min(matches, key=lambda match: match.chaos)
     # Short Western pages decode almost equally cleanly in several code pages; windows-1252 is
-    # what undeclared Western pages overwhelmingly are (and the WHATWG default), so it wins near-ties.
+    # what undeclared Western pages overwhelmingly are (and the WHATWG
+    # default), so it wins near-ties.
     western = next((m for m in matches if m.encoding == "cp1252"), None)
     if western is not None and western.chaos <= best.chaos + 0.1:
         best = western

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -39,7 +39,16 @@ from corpusbuilder.extraction.site_boilerplate import (
 )
 from corpusbuilder.extraction.warc import WarcRecord, iter_warc_records
 from corpusbuilder.language import load_identifier
-from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, read_table
+from corpusbuilder.tables import (
+    BLOCKS_SCHEMA,
+    CLEANED,
+    DOCS_SCHEMA,
+    SKIPPED,
+    is_cleaned_page,
+    is_kept_block,
+    kept_block_mask,
+    read_table,
+)
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +68,8 @@ class ExtractParams:
     # a page cut into more blocks is skipped as too-many-blocks: memory and time grow with the
     # blocks (the learned preset's features most), and no article has this many
     max_blocks: int = 5000
-    # a page in a language without a bundled list: "page" (its own most frequent words) or a
-    # list name
+    # a page in a language without a bundled list: "page" (its own most
+    # frequent words) or a list name
     stoplist_fallback: str = "page"
     justext: JustextParams = field(default_factory=lambda: PRESETS["default"])
     # "best" (the default preset, as in the schema): the learned block classifier
@@ -177,7 +186,7 @@ class CleanedPage:
     charset_source: str
     language: str
     language_probability: float
-    stoplist: str
+    stoplist: str | None  # None: no list named for the language and no fallback
     blocks: list
     replaced_characters: int = 0  # broken bytes of a leniently decoded UTF-8 page
     title: str = ""  # the page's <title>, a feature of the learned classifier
@@ -259,6 +268,55 @@ class ShardSummary:
         self.reasons[key] = self.reasons.get(key, 0) + 1
 
 
+def cleaned_records(
+    warcs: Sequence[tuple[str, Path]],
+    shard: str,
+    params: ExtractParams,
+    summary: ShardSummary,
+    progress_every: int = 500,
+) -> Iterator[tuple[dict, CleanedPage | None]]:
+    """Every record of a shard's WARCs, ``(name, path)`` in crawl order, as its docs row and the
+    page cleaned from it (None unless the row's reason is ``ok``), counted into ``summary``.
+
+    A record's id is its WARC's name and its index there, so it is the same whichever shard
+    holds the WARC; ``record_index`` counts on across the shard's WARCs (crawl order). A WARC cut
+    short ends with its truncated row, and the next WARC is read all the same.
+    A fault of one page is that page's row (reason ``error-…``); a fault of the environment — an
+    I/O or memory error — is raised, and so is a JobFault after the last record when every
+    page failed, rather than hand on error rows that later stages take for a corpus."""
+    for warc, path in warcs:
+        for record in iter_warc_records(path, params):
+            row = _doc_row(shard, warc, summary.records, record)
+            summary.records += 1
+            page = None
+            if record.body is not None:
+                summary.attempted += 1
+                page = _clean_record(row, record.body, record.http_charset, params, summary)
+            if not is_cleaned_page(row["outcome"]):
+                summary.count(row["reason"])
+                if row["reason"].startswith("truncated"):
+                    log.warning(
+                        "%s: reading stopped at offset %d: %s", warc, record.offset, row["reason"]
+                    )
+            yield row, page
+            if summary.records % progress_every == 0:
+                log.info(
+                    "%s: %d records, %d pages, %d blocks",
+                    shard,
+                    summary.records,
+                    summary.pages,
+                    summary.blocks,
+                )
+    failed = {
+        reason: count for reason, count in summary.reasons.items() if reason.startswith("error-")
+    }
+    if failed and sum(failed.values()) == summary.attempted:
+        raise JobFault(
+            f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
+            "machine, not of the pages; see the log"
+        )
+
+
 def extract_shard(
     warcs: Sequence[tuple[str, Path]],
     shard: str,
@@ -268,55 +326,20 @@ def extract_shard(
     progress_every: int = 500,
 ) -> ShardSummary:
     """Read a shard's WARCs, ``(name, path)`` in crawl order, and write its docs and blocks
-    tables (atomically, in batches).
-
-    A record's id is its WARC's name and its index there, so it is the same whichever shard
-    holds the WARC; ``record_index`` counts on across the shard's WARCs (crawl order). A WARC cut
-    short ends with its truncated row, and the next WARC is read all the same.
-    A fault of one page is that page's row (reason ``error-…``); a fault of the environment — an
-    unreadable model, an I/O or memory error — fails the job, and so does a shard in which every
-    page failed, rather than leave tables of error rows that later stages take for a corpus."""
+    tables (atomically, in batches): a row per record and per block, as `cleaned_records` yields
+    them. An unreadable model, an I/O or memory error, or a shard in which every page failed
+    fails the job, and no table is written."""
     check_setup(params)
     summary = ShardSummary()
     with (
         ParquetBatchWriter(docs_path, DOCS_SCHEMA) as docs,
         ParquetBatchWriter(blocks_path, BLOCKS_SCHEMA) as blocks_out,
     ):
-        for warc, path in warcs:
-            for record in iter_warc_records(path, params):
-                row = _doc_row(shard, warc, summary.records, record)
-                summary.records += 1
-                if record.body is not None:
-                    summary.attempted += 1
-                    _clean_into(row, record, params, blocks_out, summary)
-                if row["reason"] != "ok":
-                    summary.count(row["reason"])
-                    if row["reason"].startswith("truncated"):
-                        log.warning(
-                            "%s: reading stopped at offset %d: %s",
-                            warc,
-                            record.offset,
-                            row["reason"],
-                        )
-                docs.append(row)
-                if summary.records % progress_every == 0:
-                    log.info(
-                        "%s: %d records, %d pages, %d blocks",
-                        shard,
-                        summary.records,
-                        summary.pages,
-                        summary.blocks,
-                    )
-        failed = {
-            reason: count
-            for reason, count in summary.reasons.items()
-            if reason.startswith("error-")
-        }
-        if failed and sum(failed.values()) == summary.attempted:  # raised here, no table is written
-            raise JobFault(
-                f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
-                "machine, not of the pages; see the log"
-            )
+        for row, page in cleaned_records(warcs, shard, params, summary, progress_every):
+            docs.append(row)
+            if page is not None:
+                for block_row in block_rows(row["doc_id"], page):
+                    blocks_out.append(block_row)
     if params.site_boilerplate.mode != "off":
         summary.good_blocks = mark_site_boilerplate(docs_path, blocks_path, params)
     log.info(
@@ -375,7 +398,7 @@ def mark_site_boilerplate(docs_path: Path, blocks_path: Path, params: ExtractPar
         int(blocks["site_boilerplate"].sum()),
         len(blocks),
     )
-    return int((blocks["final_class"] == "good").sum())
+    return int(kept_block_mask(blocks).sum())
 
 
 def _doc_row(shard: str, warc: str, record_index: int, record: WarcRecord) -> dict:
@@ -397,7 +420,7 @@ def _doc_row(shard: str, warc: str, record_index: int, record: WarcRecord) -> di
         "page_language": None,
         "page_language_probability": None,
         "stoplist": None,
-        "outcome": "skipped",
+        "outcome": SKIPPED,
         "reason": record.reason,
         "n_blocks": 0,
         "n_good_blocks": 0,
@@ -405,20 +428,22 @@ def _doc_row(shard: str, warc: str, record_index: int, record: WarcRecord) -> di
     }
 
 
-def _clean_into(
-    row: dict, record: WarcRecord, params: ExtractParams, blocks_out, summary: ShardSummary
-) -> None:
+def _clean_record(
+    row: dict, body: bytes, http_charset: str | None, params: ExtractParams, summary: ShardSummary
+) -> CleanedPage | None:
+    """Clean a record's body into ``row``; the page when it has blocks, else None (the row's
+    reason says why)."""
     try:
-        page = clean_page(record.body, record.http_charset, params)
+        page = clean_page(body, http_charset, params)
     except (UndecodableError, TooManyBlocksError, TooDeepError) as error:
         row["reason"] = str(error)
-        return
+        return None
     except (OSError, MemoryError):
         raise  # the machine's fault, not the page's: the job fails rather than write an empty shard
     except Exception as error:  # noqa: BLE001 - one hostile page must not stop the shard
         log.exception("%s: cleaning failed", row["doc_id"])
         row["reason"] = f"error-{type(error).__name__}"
-        return
+        return None
     row.update(
         charset=page.charset,
         charset_source=page.charset_source,
@@ -429,11 +454,11 @@ def _clean_into(
     )
     if not page.blocks:
         row["reason"] = "no-text"
-        return
-    good = [b for b in page.blocks if b.final_class == "good"]
+        return None
+    good = [b for b in page.blocks if is_kept_block(b.final_class)]
     row.update(
-        outcome="ok",
-        reason="ok",
+        outcome=CLEANED,
+        reason=CLEANED,
         n_blocks=len(page.blocks),
         n_good_blocks=len(good),
         n_good_words=sum(b.n_words for b in good),
@@ -441,22 +466,25 @@ def _clean_into(
     summary.pages += 1
     summary.blocks += len(page.blocks)
     summary.good_blocks += len(good)
+    return page
+
+
+def block_rows(doc_id: str, page: CleanedPage) -> Iterator[dict]:
+    """The blocks table's rows of a cleaned page, in page order."""
     for index, block in enumerate(page.blocks):
-        blocks_out.append(
-            {
-                "doc_id": row["doc_id"],
-                "block_index": index,
-                "text": block.text,
-                "dom_path": block.dom_path,
-                "xpath": block.xpath,
-                "heading": block.heading,
-                "n_chars": block.n_chars,
-                "n_words": block.n_words,
-                "n_stopwords": block.n_stopwords,
-                "link_density": block.link_density,
-                "stopword_density": block.stopword_density,
-                "cf_class": block.cf_class,
-                "final_class": block.final_class,
-                "site_boilerplate": False,
-            }
-        )
+        yield {
+            "doc_id": doc_id,
+            "block_index": index,
+            "text": block.text,
+            "dom_path": block.dom_path,
+            "xpath": block.xpath,
+            "heading": block.heading,
+            "n_chars": block.n_chars,
+            "n_words": block.n_words,
+            "n_stopwords": block.n_stopwords,
+            "link_density": block.link_density,
+            "stopword_density": block.stopword_density,
+            "cf_class": block.cf_class,
+            "final_class": block.final_class,
+            "site_boilerplate": False,
+        }

@@ -33,6 +33,7 @@ from corpusbuilder.common.stoplists import (
     writes_without_spaces,
 )
 from corpusbuilder.config import dataclass_values
+from corpusbuilder.tables import BAD, CLEANED, GOOD, SKIPPED, is_kept_block
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,8 @@ def preprocess_line(line: str) -> str:
 
 
 def is_trivial(line: str, min_chars: int = 30) -> bool:
-    """Short or letterless pre-processed lines ("CHAPTER ONE.", rules of stars) are skipped (§3.1)."""
+    """Short or letterless pre-processed lines ("CHAPTER ONE.", rules
+    of stars) are skipped (§3.1)."""
     return len(line) < min_chars or not any(ch.isalpha() for ch in line)
 
 
@@ -92,7 +94,8 @@ class TextFile:
 
 
 def decode_line(raw: bytes) -> str:
-    # E-texts are ASCII, Latin-1 or UTF-8; a line that is not UTF-8 is read as Latin-1, which never fails.
+    # E-texts are ASCII, Latin-1 or UTF-8; a line that is not UTF-8 is read
+    # as Latin-1, which never fails.
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -112,13 +115,14 @@ def read_text_file(path: Path, min_chars: int = 30) -> TextFile:
 
 
 def top_and_bottom(n_lines: int, p_max: int, e_max: int) -> np.ndarray:
-    """Indices of the first p_max and last e_max non-trivial lines, each once (short files overlap)."""
+    """Indices of the first p_max and last e_max non-trivial lines, each
+    once (short files overlap)."""
     head = np.arange(min(p_max, n_lines))
     tail = np.arange(max(n_lines - e_max, len(head)), n_lines)
     return np.concatenate([head, tail])
 
 
-# --------------------------------------------------------------------------- §3.3 counting structures
+# ------------------------------------------------------------------------- §3.3 counting structures
 
 
 class ExactCounts:
@@ -156,7 +160,8 @@ class ChecksumCounts:
         self._pending.append(hashes)
 
     def _merge(self) -> None:
-        # Batches are merged lazily as sorted arrays: a dict of Python ints would cost ~100 B a line.
+        # Batches are merged lazily as sorted arrays: a dict of Python
+        # ints would cost ~100 B a line.
         if not self._pending:
             return
         keys, counts = np.unique(np.concatenate(self._pending), return_counts=True)
@@ -285,7 +290,8 @@ def _heuristic_epilogue(lines: list[str]) -> int | None:
 
 @dataclass(frozen=True)
 class Boundaries:
-    """1-based original-file lines: last preamble line (0: none), first epilogue line (None: none)."""
+    """1-based original-file lines: last preamble line (0: none), first
+    epilogue line (None: none)."""
 
     name: str
     preamble_end: int
@@ -327,7 +333,8 @@ def find_boundaries(
     n = len(text.lines)
     top = min(params.p_max, n)
     frequent = counter.frequent(text.lines, text.hashes)
-    # The walks stay inside the bounds of §3.1 idea 4: a frequent line deep in the body is no preamble.
+    # The walks stay inside the bounds of §3.1 idea 4: a frequent line
+    # deep in the body is no preamble.
     pre = _last_of_run(frequent[:top], params.gap_max)
     if params.heuristics:
         pre = _max_or_none(pre, _heuristic_preamble(text.lines[:top]))
@@ -400,7 +407,7 @@ def boundary_errors(
     return true_preamble_end - found.preamble_end, found_epi - true_epi
 
 
-# --------------------------------------------------------------------------- text input for the workflow
+# ---------------------------------------------------------------------- text input for the workflow
 
 
 def paragraphs(lines: list[str]) -> list[str]:
@@ -421,7 +428,7 @@ def _block_rows(
     stopwords: frozenset[str],
     by_characters: bool = False,
 ) -> list[dict]:
-    rows = []
+    rows: list[dict] = []
     for final_class, lines in parts:
         for text in paragraphs(lines):
             words = text.split()
@@ -475,12 +482,12 @@ def text_collection_tables(
         sample = " ".join(" ".join(lines[body]).split())[:language_sample_chars]
         code, probability = identify_sample(sample)
         stoplist, stopwords = stoplist_for(code, stoplist_fallback)
-        parts = [("bad", lines[: body.start]), ("good", lines[body]), ("bad", lines[body.stop :])]
+        parts = [(BAD, lines[: body.start]), (GOOD, lines[body]), (BAD, lines[body.stop :])]
         by_characters = stoplist == PAGE and writes_without_spaces(code)
         if stoplist == PAGE:
             stopwords = page_stoplist(paragraphs(lines), by_characters)
         rows = _block_rows(doc_id, parts, stopwords, by_characters)
-        good = [row for row in rows if row["final_class"] == "good"]
+        good = [row for row in rows if is_kept_block(row["final_class"])]
         docs.append(
             {
                 "doc_id": doc_id,
@@ -496,8 +503,8 @@ def text_collection_tables(
                 "page_language": code,
                 "page_language_probability": float(probability),
                 "stoplist": stoplist,
-                "outcome": "ok" if good else "skipped",
-                "reason": "ok" if good else "no-text",
+                "outcome": CLEANED if good else SKIPPED,
+                "reason": CLEANED if good else "no-text",
                 "n_blocks": len(rows),
                 "n_good_blocks": len(good),
                 "n_good_words": sum(row["n_words"] for row in good),

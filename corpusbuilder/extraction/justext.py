@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 from corpusbuilder.extraction.segmentation import Block, parse_html, segment_blocks
 
 try:  # the compiled walk, built with the package where a C compiler was at hand (setup.py)
-    from corpusbuilder.extraction import _fastpath
+    # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
+    from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
 except ImportError:
     _fastpath = None
 
@@ -35,7 +35,8 @@ DUPLICATE = "duplicate"
 
 @dataclass(frozen=True)
 class JustextParams:
-    """jusText thresholds (thesis §2.7.2, Algorithm 2.2; defaults = reference `justext` package 3.0)."""
+    """jusText thresholds (thesis §2.7.2, Algorithm 2.2; defaults =
+    reference `justext` package 3.0)."""
 
     length_low: int = 70  # characters (package) or words (thesis presets), see length_unit
     length_high: int = 200
@@ -73,7 +74,7 @@ PRESETS: dict[str, JustextParams] = {
 # --- §2.7.2 context-free classification --------------------------------------------------------
 
 
-def classify_context_free(blocks: list[Block], params: JustextParams) -> list[str]:
+def classify_context_free(blocks: Sequence[Block], params: JustextParams) -> list[str]:
     """Algorithm 2.2 with the package's extra rules: © and <select> mark a block bad (§2.7.1).
 
     Length is characters or words per ``params.length_unit``; comparisons are the package's
@@ -199,7 +200,7 @@ def _promote_headings(
 
 
 def classify_context_sensitive(
-    cf_classes: list[str], blocks: list[Block], params: JustextParams
+    cf_classes: list[str], blocks: Sequence[Block], params: JustextParams
 ) -> list[str]:
     """Algorithm 2.3 in linear time, then the package's heading rule (§2.7.3).
 
@@ -215,28 +216,21 @@ def classify_context_sensitive(
     The package (3.0.2) also has a heading pass before Algorithm 2.3, but it reads classes not
     yet assigned and so never changes anything; it is left out to give the package's results.
     """
-    base = [BAD if cls == DUPLICATE else cls for cls in cf_classes]
-    classes = _resolve_near_good(_resolve_short(base))
-    if not params.no_headings:
-        classes = _promote_headings(
-            classes,
-            base,
-            [b.n_chars for b in blocks],
-            [b.heading for b in blocks],
-            params.max_heading_distance,
-        )
-    return [DUPLICATE if cf == DUPLICATE else cls for cf, cls in zip(cf_classes, classes)]
+    return classify_context_sensitive_columns(
+        cf_classes, [b.n_chars for b in blocks], [b.heading for b in blocks], params
+    )
 
 
 def classify_context_sensitive_columns(
     cf_classes: list[str], n_chars: list[int], heading: list[bool], params: JustextParams
 ) -> list[str]:
-    """`classify_context_sensitive` for blocks given as columns of a blocks table (the two it reads)."""
-    return classify_context_sensitive(
-        cf_classes,
-        [SimpleNamespace(n_chars=c, heading=h) for c, h in zip(n_chars, heading)],
-        params,
-    )
+    """`classify_context_sensitive` for blocks given as columns of a
+    blocks table (the two it reads)."""
+    base = [BAD if cls == DUPLICATE else cls for cls in cf_classes]
+    classes = _resolve_near_good(_resolve_short(base))
+    if not params.no_headings:
+        classes = _promote_headings(classes, base, n_chars, heading, params.max_heading_distance)
+    return [DUPLICATE if cf == DUPLICATE else cls for cf, cls in zip(cf_classes, classes)]
 
 
 def classify_after_removal(

@@ -21,7 +21,8 @@ from lxml.html.defs import block_tags as _FRAGMENT_BLOCK_TAGS  # div or span aro
 from corpusbuilder.extraction.hints import element_hints
 
 try:  # the compiled walk, built with the package where a C compiler was at hand (setup.py)
-    from corpusbuilder.extraction import _fastpath
+    # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
+    from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
 except ImportError:
     _fastpath = None
 
@@ -270,8 +271,11 @@ def parse_html(html: str | bytes, close_runaway_title: bool = True):
                 doc, html = _parsed(repaired)
                 if doc is None:
                     return None
-    looks_full = _LOOKS_LIKE_FULL_HTML if isinstance(html, str) else _LOOKS_LIKE_FULL_HTML_BYTES
-    if looks_full.match(html) or doc.find("head") is not None:
+    if isinstance(html, str):
+        looks_full = _LOOKS_LIKE_FULL_HTML.match(html) is not None
+    else:
+        looks_full = _LOOKS_LIKE_FULL_HTML_BYTES.match(html) is not None
+    if looks_full or doc.find("head") is not None:
         return doc
     body = doc.find("body")
     if body is None:
@@ -296,8 +300,8 @@ def _stop_words(stoplist: frozenset[str]) -> _fastpath.StopWords:
 def _normalize_whitespace(text: str) -> str:
     """Each whitespace run of a stripped text becomes one newline if it holds a line break, else
     one space. Without a carriage return, that is each line's words joined by spaces and the
-    lines that hold any joined by newlines: str methods, which are faster than regex
-    substitution."""
+    lines that hold any joined by newlines: str methods, which are
+    faster than regex substitution."""
     if "\r" in text:
         return _WHITESPACE_WITHOUT_NEWLINE.sub(" ", _WHITESPACE_WITH_NEWLINE.sub("\n", text))
     if "\n" in text:
@@ -361,14 +365,14 @@ def _path_features(node: list, structure_hints: bool) -> tuple[str, str, bool, i
 
 @lru_cache(maxsize=4096)
 def _heading_tag(tag: str) -> bool:
-    """Whether a tag holds a word "h<digit>", as the package's search of the dotted path finds
-    it."""
+    """Whether a tag holds a word "h<digit>", as the package's search
+    of the dotted path finds it."""
     return _HEADING_IN_PATH.search(tag) is not None
 
 
 def _word_counts(text: str, stoplist: frozenset[str]) -> tuple[int, int]:
-    """A text's words (``text.lower().split()``) and how many of them the lower-cased stop list
-    holds."""
+    """A text's words (``text.lower().split()``) and how many of them the
+    lower-cased stop list holds."""
     words = text.lower().split()
     return len(words), sum(map(stoplist.__contains__, words))
 

@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.extraction.justext import BAD, GOOD, JustextParams, classify_after_removal
+from corpusbuilder.extraction.justext import BAD, JustextParams, classify_after_removal
+from corpusbuilder.tables import cleaned_page_mask, kept_block_mask
 
 MODES = ("off", "mark", "combine")
 
@@ -260,7 +261,7 @@ def host_boilerplate(
 def combined_classes(
     cf_classes: Sequence[str],
     final_classes: Sequence[str],
-    site: Sequence[bool],
+    site: Sequence[bool] | np.ndarray,
     n_chars: Sequence[int],
     heading: Sequence[bool],
     justext: JustextParams,
@@ -285,7 +286,7 @@ def mark_blocks(
     out["site_boilerplate"] = False
     if params.mode == "off" or out.empty:
         return out
-    uri = docs.loc[docs["outcome"] == "ok"].set_index("doc_id")["uri"]
+    uri = docs.loc[cleaned_page_mask(docs)].set_index("doc_id")["uri"]
     doc_ids = out["doc_id"].to_numpy()
     bounds = np.flatnonzero(np.r_[True, doc_ids[1:] != doc_ids[:-1], True])
     spans = pd.DataFrame({"doc_id": doc_ids[bounds[:-1]], "first": bounds[:-1], "last": bounds[1:]})
@@ -320,9 +321,9 @@ def mark_blocks(
 
 def recount_good(docs: pd.DataFrame, blocks: pd.DataFrame) -> pd.DataFrame:
     """docs with n_good_blocks / n_good_words recounted from blocks' final classes."""
-    good = blocks[blocks["final_class"] == GOOD].groupby("doc_id")["n_words"].agg(["size", "sum"])
+    good = blocks[kept_block_mask(blocks)].groupby("doc_id")["n_words"].agg(["size", "sum"])
     out = docs.copy()
-    ok = out["outcome"] == "ok"
+    ok = cleaned_page_mask(out)
     out.loc[ok, "n_good_blocks"] = (
         out.loc[ok, "doc_id"].map(good["size"]).fillna(0).astype(np.int32)
     )

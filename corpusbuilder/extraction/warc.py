@@ -29,9 +29,13 @@ log = logging.getLogger(__name__)
 class RecordLimits(Protocol):
     """What reading needs of the extract settings (`ExtractParams` has them)."""
 
-    min_bytes: int
-    max_bytes: int
-    html_content_types: tuple[str, ...]
+    # read-only, as the fields of the frozen ExtractParams are
+    @property
+    def min_bytes(self) -> int: ...
+    @property
+    def max_bytes(self) -> int: ...
+    @property
+    def html_content_types(self) -> tuple[str, ...]: ...
 
 
 @dataclass

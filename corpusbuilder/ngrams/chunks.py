@@ -49,7 +49,9 @@ def iter_chunks(
             continue
         token_hash = np.concatenate([p[0] for p in held])
         starts_block = np.concatenate([p[1] for p in held])
-        held = piece = []  # copied above: the pieces are not kept while the chunk is processed
+        # copied above: the pieces are not kept while the chunk is processed
+        held = []
+        del piece
         while len(token_hash) >= need:
             yield token_hash[:need], _block_offsets(starts_block[:need]), chunk_tokens
             token_hash, starts_block = token_hash[chunk_tokens:], starts_block[chunk_tokens:]

@@ -119,7 +119,8 @@ def _in_range(hashes: np.ndarray, hash_range: HashRange) -> slice:
 def read_run(
     path: Path | str, batch_rows: int, hash_range: HashRange = ALL_HASHES
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Stream a run file's hashes in `hash_range` as (hash, count) blocks of at most `batch_rows` rows.
+    """Stream a run file's hashes in `hash_range` as (hash, count)
+    blocks of at most `batch_rows` rows.
 
     Row group by row group, without threads: pyarrow's `iter_batches` reads ahead (measured:
     34 MB held per open run at 2¹⁶-row batches, 54 MB at 658 k), which a merge of many runs
@@ -157,7 +158,7 @@ def merge_ngram_runs(
     Vectorised by rounds: every hash up to the smallest last hash among the runs' current
     blocks is already in memory, so that slice of every block is merged with one numpy sort.
     """
-    heads = []  # [hashes, counts, iterator] of each run not yet exhausted
+    heads: list[list] = []  # [hashes, counts, iterator] of each run not yet exhausted
     for run in runs:
         block = next(run, None)
         if block is not None:
@@ -221,7 +222,7 @@ def merge_to_fan_in(
     are left (the temporary runs hold that range only, and a range of them is all of them)."""
     fan_in = runs_per_merge(run_paths, mem_mb)
     while len(run_paths) > fan_in:
-        merged = []
+        merged: list[Path] = []
         for begin in range(0, len(run_paths), fan_in):
             merged.append(tmp_dir / f"pass-{id(merged):x}-{begin:06d}.parquet")
             write_run(

@@ -10,6 +10,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -60,7 +61,7 @@ def shard_ngram_run(
     check_ngram_params(kind, n)
     run_path = Path(run_path)
     chunk_tokens = chunk_tokens or chunk_tokens_for_budget(mem_mb, n)
-    stats = {
+    stats: dict[str, Any] = {
         "tokens_path": str(tokens_path),
         "kind": kind,
         "n": n,
@@ -69,7 +70,7 @@ def shard_ngram_run(
     }
     run_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{run_path.name}.", dir=run_path.parent) as tmp:
-        chunk_paths = []
+        chunk_paths: list[Path] = []
         pieces = read_kept_token_pieces(tokens_path, kind, max(chunk_tokens // 4, 1024))
         for token_hash, block_offsets, owned in iter_chunks(pieces, chunk_tokens, n):
             started = time.perf_counter()
@@ -109,11 +110,11 @@ def duplicate_ngrams(
 ) -> Iterator[tuple[np.ndarray, np.ndarray, int]]:
     """Merge the shard runs' `hash_range`; yield (hashes, counts) of n-grams seen ≥ `min_count`
     times and the number of distinct n-grams of the round, block by block, in hash order."""
-    run_paths = [Path(path) for path in run_paths]
+    paths = [Path(path) for path in run_paths]
     with tempfile.TemporaryDirectory(
-        prefix=".merge.", dir=run_paths[0].parent if run_paths else None
+        prefix=".merge.", dir=paths[0].parent if paths else None
     ) as tmp:
-        passes = merge_to_fan_in(run_paths, Path(tmp), mem_mb, hash_range)
+        passes = merge_to_fan_in(paths, Path(tmp), mem_mb, hash_range)
         for hashes, counts in merged_runs(passes, mem_mb, hash_range):
             repeated = counts >= min_count
             yield hashes[repeated], counts[repeated], len(hashes)
@@ -131,7 +132,7 @@ def write_duplicate_ngrams(
     """G₂₊, or its part `partition` of `partitions` hash ranges (rule `dup_ngram_part`):
     `output_path` (.npy of sorted unique uint64 hashes) and a JSON stats file."""
     started = time.perf_counter()
-    stats = {
+    stats: dict[str, Any] = {
         "distinct_ngrams": 0,
         "duplicate_types": 0,
         "duplicate_instances": 0,
@@ -220,8 +221,10 @@ def dup_ngrams_from_text(
     token_hash = word_hashes(words)
     output_path = Path(output_path)
     output_path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=f".{output_path.name}.", dir=output_path.parent) as tmp:
-        tokens_path, run_path = Path(tmp) / "tokens.npz", Path(tmp) / "run.parquet"
+    with tempfile.TemporaryDirectory(
+        prefix=f".{output_path.name}.", dir=output_path.parent
+    ) as work:
+        tokens_path, run_path = Path(work) / "tokens.npz", Path(work) / "run.parquet"
         write_token_stream(TokenStream.of_blocks(token_hash, block_offsets), tokens_path)
         shard_ngram_run(tokens_path, run_path, "all", n, mem_mb)
         found = [(h, c) for h, c, _ in duplicate_ngrams([run_path], mem_mb, min_count)]

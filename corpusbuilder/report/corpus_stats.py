@@ -11,14 +11,14 @@ Three tables and a summary, from files the workflow already wrote:
 - **duplicates** (Table 3.4's last columns, Table 3.9's last rows): 10-grams built on *all* tokens
   (whatever ``dedup.kind`` the de-duplication used), never across a block boundary, counted in the
   corpus before block de-duplication (every tokenised block: the exactly de-duplicated corpus) and
-  after it (only the blocks whose final class in ``work/dedup/shards/{shard}.parquet`` is ``good``). A
-  duplicate 10-gram is one occurring twice or more *within that corpus*; as in the thesis,
+  after it (only the blocks whose final class in ``work/dedup/shards/{shard}.parquet`` is ``good``).
+  A duplicate 10-gram is one occurring twice or more *within that corpus*; as in the thesis,
   ``duplicate_instances`` counts every occurrence of such a 10-gram, ``distinct_duplicates`` the
   10-gram types. The n-gram hashes are the dedup stage's (`ngrams.ngram_hashes`). With
   ``resemblance`` set, a third row measures the thesis' "rsmbl. de-dupl" (§3.6.4, Table 3.4): the
   corpus before block de-duplication with all but one document of every cluster of min-hash
-  resemblance > 0.9 (``similarity.resemblance_dedup``) removed — whole documents, so it leaves
-  far more duplicate content than block de-duplication does.
+  resemblance > 0.9 (``similarity.resemblance_dedup``) removed — whole documents, so it leaves far
+  more duplicate content than block de-duplication does.
 - **stage times** (Table 3.7): Snakemake's ``benchmark:`` files summed per rule — wall seconds and
   CPU seconds added over the rule's jobs (one per shard for per-shard rules), peak memory the
   largest ``max_rss`` of any of its jobs.
@@ -36,7 +36,7 @@ import json
 import logging
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,7 +52,7 @@ from corpusbuilder.similarity.minhash import (
     resemblance_dedup,
     similar_pairs,
 )
-from corpusbuilder.tables import good_after_dedup, kept_tokens, read_table
+from corpusbuilder.tables import good_after_dedup, kept_tokens, read_table, tokenised_blocks
 from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.corpus_stats")
@@ -125,20 +125,6 @@ class ShardFiles:
     dedup: Path | None = None
 
 
-def tokenised_blocks(tokens: dict) -> pd.DataFrame:
-    """One row per tokenised block: doc_id, block_index, tokens (its token count)."""
-    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
-    return pd.DataFrame(
-        {
-            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)]
-            if len(doc_ids)
-            else np.empty(0, str),
-            "block_index": np.asarray(tokens["block_index"], np.int64),
-            "tokens": np.diff(np.asarray(tokens["block_offsets"], np.int64)),
-        }
-    )
-
-
 def block_ngrams(
     tokens: dict, keep_tokens: np.ndarray | None = None, n: int = MEASURE_N, kind: str = "all"
 ) -> np.ndarray:
@@ -169,7 +155,8 @@ class DuplicateCounts:
 
 
 def duplicate_counts(hashes: Sequence[np.ndarray] | np.ndarray) -> DuplicateCounts:
-    """Count the n-gram hashes of a whole corpus (np.unique over all of them: see the module note)."""
+    """Count the n-gram hashes of a whole corpus (np.unique over all of
+    them: see the module note)."""
     if isinstance(hashes, np.ndarray):
         hashes = [hashes]
     everything = np.concatenate(
@@ -206,7 +193,8 @@ def _percent(values: Sequence[float]) -> list[float]:
 
 @dataclass(frozen=True)
 class Resemblance:
-    """The resemblance de-duplication row: its threshold and the min-hash settings (config `similarity`)."""
+    """The resemblance de-duplication row: its threshold and the min-hash
+    settings (config `similarity`)."""
 
     threshold: float = 0.9
     minhash: MinHashParams = MinHashParams()
@@ -215,7 +203,8 @@ class Resemblance:
 def after_resemblance_dedup(
     shards: Sequence[ShardFiles], removed: set[str], n: int
 ) -> tuple[DuplicateCounts, dict]:
-    """Duplicate n-grams of the corpus without the `removed` documents; its documents, blocks, tokens."""
+    """Duplicate n-grams of the corpus without the `removed` documents;
+    its documents, blocks, tokens."""
     hashes, totals = [], {"documents": 0, "blocks": 0, "tokens": 0}
     for shard in shards:
         tokens = read_tokens(shard.tokens)
@@ -259,15 +248,8 @@ def measure_corpus(
     dedup_ran = False
     for shard in shards:
         tokens = read_tokens(shard.tokens)
-        table = tokenised_blocks(tokens)
         columns = ["doc_id", "block_index", "n_words"] + (["text"] if resemblance else [])
-        words = read_table(shard.blocks, columns)
-        table = table.merge(
-            words.astype({"block_index": np.int64}),
-            on=["doc_id", "block_index"],
-            how="left",
-            sort=False,
-        )
+        table = tokenised_blocks(tokens, read_table(shard.blocks, columns))
         dedup = None
         if shard.dedup is not None:
             dedup_ran = True
@@ -450,7 +432,7 @@ def read_benchmark(path: Path | str) -> dict[str, float]:
     return {"seconds": mean("s"), "cpu_seconds": mean("cpu_time"), "max_rss_mb": mean("max_rss")}
 
 
-def stage_times(files_by_rule: dict[str, Sequence[Path]]) -> pd.DataFrame:
+def stage_times(files_by_rule: Mapping[str, Sequence[Path]]) -> pd.DataFrame:
     """Per rule: jobs, summed wall and CPU seconds, the largest max_rss of any job, and its share
     of the summed wall time — pipeline order first, then other rules by name."""
     rows = []

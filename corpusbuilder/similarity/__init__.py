@@ -1,1 +1,2 @@
-"""Near-duplicate documents by min-hash (``minhash``) and how two paginated books relate (``books``)."""
+"""Near-duplicate documents by min-hash (``minhash``) and how two
+paginated books relate (``books``)."""

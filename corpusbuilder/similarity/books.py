@@ -130,7 +130,7 @@ def relation_confidences(s: RelationSignals) -> dict[str, float]:
 def classify_relation(s: RelationSignals, min_confidence: float = 0.5) -> str:
     """The most confident class, or OVERLAPPING_TEXT when none is confident enough (§IV-C)."""
     confidences = relation_confidences(s)
-    best = max(confidences, key=confidences.get)
+    best = max(confidences, key=confidences.__getitem__)
     return best if confidences[best] >= min_confidence else "OVERLAPPING_TEXT"
 
 

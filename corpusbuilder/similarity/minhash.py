@@ -42,7 +42,8 @@ class MinHashParams:
 
     @classmethod
     def from_config(cls, section: dict) -> MinHashParams:
-        """From the `similarity` config section (its other keys are the stage's, not the hashing's)."""
+        """From the `similarity` config section (its other keys are the
+        stage's, not the hashing's)."""
         return cls(**dataclass_values(cls, section))
 
 
@@ -251,7 +252,7 @@ def resemblance_dedup(ids: Sequence[str], pairs: pd.DataFrame, threshold: float 
     first document of each cluster (corpus order), return the ids of all the others."""
     strong = pairs[pairs["resemblance"] > threshold]
     labels = cluster_labels(len(ids), zip(strong["a"], strong["b"]))
-    return [ids[i] for i in np.flatnonzero(labels != np.arange(len(ids)))]
+    return [ids[i] for i in np.flatnonzero(labels != np.arange(len(ids))).tolist()]
 
 
 def corpus_similar_pairs(
@@ -281,7 +282,8 @@ def write_similar_pairs_tsv(
     threshold: float = 0.5,
     params: MinHashParams = MinHashParams(),
 ) -> int:
-    """CLI engine: corpus .jsonl[.gz] files → `id_a<TAB>id_b<TAB>resemblance` lines; returns the count."""
+    """CLI engine: corpus .jsonl[.gz] files →
+    `id_a<TAB>id_b<TAB>resemblance` lines; returns the count."""
     from corpusbuilder.common.io import atomic_path
     from corpusbuilder.export import read_corpus
 
@@ -297,7 +299,7 @@ def write_similar_pairs_tsv(
     return len(pairs)
 
 
-# --------------------------------------------------------------------------- thesis §3.2.1 and §3.2.2
+# ------------------------------------------------------------------------- thesis §3.2.1 and §3.2.2
 
 
 def super_shingles(signature: np.ndarray, groups: int) -> np.ndarray:
