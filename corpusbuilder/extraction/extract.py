@@ -26,8 +26,8 @@ from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.extraction.classifier import classify_learned, load_model, page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
+from corpusbuilder.extraction.nesting import TooDeepError
 from corpusbuilder.extraction.segmentation import (
-    TooDeepError,
     count_stopwords,
     parse_html,
     segment_blocks,

@@ -9,7 +9,6 @@ blocks are also cut at HTML5's block-level elements and carry the hints of `hint
 
 from __future__ import annotations
 
-import collections
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from lxml import etree
 from lxml.html.defs import block_tags as _FRAGMENT_BLOCK_TAGS  # div or span around a fragment
 
 from corpusbuilder.extraction.hints import element_hints
+from corpusbuilder.extraction.nesting import parsed_within_depth
 
 try:  # the compiled walk, built with the package where a C compiler was at hand (setup.py)
     # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
@@ -146,52 +146,10 @@ _LOOKS_LIKE_FULL_HTML = re.compile(r"^\s*<(?:html|!doctype)", re.I)
 _LOOKS_LIKE_FULL_HTML_BYTES = re.compile(rb"^\s*<(?:html|!doctype)", re.I)
 
 
-class TooDeepError(ValueError):
-    """A page nested deeper than libxml2 reads even once its most repeated tags are dropped."""
-
-
-# libxml2 stops reading an HTML document nested deeper than 256 elements (2048 with huge_tree),
-# and drops everything after that point: a page that does is read again without its most
-# repeated tag (a hundred thousand nested <div>s hold no structure a reader would miss).
-_MAX_FLATTENINGS = 3
-_LIBXML2_MAX_DEPTH = 2048  # with huge_tree
-_TAG_NAME = re.compile(r"<\s*/?\s*([A-Za-z][A-Za-z0-9]*)")
-
-
 def _parsed(html: str | bytes):
     """(libxml2's document or None, the input it read): a str libxml2 refuses is read as UTF-8;
-    a page nested too deep for libxml2 is flattened (see _MAX_FLATTENINGS) or TooDeepError."""
-    for _ in range(_MAX_FLATTENINGS):
-        doc, html, too_deep = _parsed_once(html)
-        if not too_deep:
-            return doc, html
-        html = _without_most_repeated_tag(html)
-    doc, html, too_deep = _parsed_once(html)
-    if too_deep:
-        raise TooDeepError("too-deep: elements nested beyond libxml2's limit of 2048")
-    return doc, html
-
-
-def _without_most_repeated_tag(html: str | bytes) -> str | bytes:
-    text = html if isinstance(html, str) else html.decode("utf-8", "replace")
-    names = collections.Counter(name.lower() for name in _TAG_NAME.findall(text))
-    if not names:
-        return text
-    name = names.most_common(1)[0][0]
-    return re.sub(rf"<\s*/?\s*{name}\b[^>]*>", " ", text, flags=re.IGNORECASE)
-
-
-def _parsed_once(html: str | bytes):
-    doc, html = _parsed_as_it_is(html)
-    return doc, html, _hit_depth_limit(doc)
-
-
-def _hit_depth_limit(doc) -> bool:
-    """Whether libxml2 stopped at its depth limit: it stops in the last element it opened."""
-    depth, node = 0, doc
-    while node is not None and len(node) and depth < _LIBXML2_MAX_DEPTH:
-        node, depth = node[-1], depth + 1
-    return depth >= _LIBXML2_MAX_DEPTH - 2
+    a page nested too deep for libxml2 is read flattened (`nesting`), or TooDeepError."""
+    return parsed_within_depth(_parsed_as_it_is, html)
 
 
 def _parsed_as_it_is(html: str | bytes):
@@ -252,8 +210,9 @@ def parse_html(html: str | bytes, close_runaway_title: bool = True):
     """Parse a page into an lxml element the way ``lxml.html.fromstring`` does (§2.7.1).
 
     Returns None when there is nothing to parse; never raises on malformed, binary-ish or empty
-    input. A full document gives its <html> root; a fragment gives its single element, or a
-    <div>/<span> around its parts, as lxml.html does, so block paths match the package's.
+    input, only TooDeepError for a page nested too deep even flattened (`nesting`). A full
+    document gives its <html> root; a fragment gives its single element, or a <div>/<span>
+    around its parts, as lxml.html does, so block paths match the package's.
     Plain etree elements (not lxml.html's) keep the later tree walk cheap.
 
     `close_runaway_title`: a <title> never closed swallows the rest of the page as its text
