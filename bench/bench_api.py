@@ -34,7 +34,7 @@ from run_all import machine_info  # noqa: E402
 
 import corpusbuilder  # noqa: E402
 from corpusbuilder.api import extract_params  # noqa: E402
-from corpusbuilder.download import shard_name  # noqa: E402
+from corpusbuilder.download.sources import shard_name  # noqa: E402
 from corpusbuilder.extraction.extract import clean_page, extract_shard  # noqa: E402
 from corpusbuilder.extraction.warc import iter_warc_records  # noqa: E402
 

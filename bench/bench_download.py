@@ -47,7 +47,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 from run_all import machine_info  # noqa: E402
 
-from corpusbuilder.download import fetch  # noqa: E402
+from corpusbuilder.download.fetch import fetch  # noqa: E402
 
 RESULTS = HERE / "results" / "download.json"
 RECORD_BYTES = 100_000

@@ -22,14 +22,15 @@ import pandas as pd
 
 from corpusbuilder.common import stoplists
 from corpusbuilder.config import ConfigError, load_config, load_schema, validate_config
-from corpusbuilder.download import looks_like_warc, shard_name
+from corpusbuilder.download.sources import shard_name
+from corpusbuilder.download.transfer import looks_like_warc
 from corpusbuilder.extraction.extract import (
     BEST_PRESET,
     CleanedPage,
     ExtractParams,
     ShardSummary,
     block_rows,
-    check_model,
+    check_setup,
     clean_page,
     cleaned_records,
 )
@@ -261,7 +262,7 @@ def _settings(key: tuple, preset: str | None) -> tuple[ExtractParams, str]:
             raise ConfigError(f"preset {preset!r}: not one of {', '.join([*PRESETS, BEST_PRESET])}")
         section["preset"] = preset
     params = ExtractParams.from_config(section)
-    check_model(params)
+    check_setup(params)
     return params, section["preset"]
 
 

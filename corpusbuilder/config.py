@@ -17,14 +17,16 @@ from typing import Any
 import jsonschema
 import yaml
 
+from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.package_data import SCHEMA_PATH
 
 # The workflow's config, relative to the directory snakemake (or a command) runs in.
 WORKFLOW_CONFIG_PATH = Path("config") / "config.yaml"
 
 
-class ConfigError(ValueError):
-    """A configuration value is missing, unknown or out of range; the message names the key."""
+class ConfigError(ValueError, JobFault):
+    """A configuration value is missing, unknown or out of range; the message names the key (a
+    fault of the setup: the job fails with this one line)."""
 
 
 def dataclass_values(cls, section: dict, renamed: dict[str, str] | None = None) -> dict[str, Any]:
@@ -147,13 +149,10 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     it replaces), a local Common Crawl listing that is missing or unreadable, an s3:// input
     without boto3 installed, and settings that contradict each other."""
     from corpusbuilder.common.stoplists import PAGE, available_stoplists
-    from corpusbuilder.download import (
-        S3_INSTALL_HINT,
-        looks_like_warc,
-        parse_source,
-        resolve_sources,
-        s3_available,
-    )
+    from corpusbuilder.download.inputs import resolve_sources
+    from corpusbuilder.download.s3 import S3_INSTALL_HINT, s3_available
+    from corpusbuilder.download.sources import parse_source
+    from corpusbuilder.download.transfer import looks_like_warc
 
     # compared without following links: data/warc/ holds links to the originals
     own_copies = Path(os.path.abspath(base_dir / "data" / "warc"))

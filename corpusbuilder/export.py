@@ -136,9 +136,16 @@ def to_json_line(doc: ExportDocument) -> str:
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 
-# XML 1.0 allows no C0 control character but tab, newline and carriage return (a NUL or an ESC in
-# a URL or a page's text would make the vertical files ill-formed); they go, as the parsers would.
-_XML_FORBIDDEN = dict.fromkeys(c for c in range(32) if c not in (9, 10, 13))
+# XML 1.0 allows no C0 control character but tab, newline and carriage return, no surrogate and
+# neither U+FFFE nor U+FFFF (a NUL, an ESC or a U+FFFF in a URL or a page's text would make the
+# vertical files ill-formed); they go, as the parsers would, and so do the other Unicode
+# non-characters (U+FDD0-U+FDEF, the last two of every plane), which stand for no text.
+_XML_FORBIDDEN = dict.fromkeys(
+    [c for c in range(32) if c not in (9, 10, 13)]
+    + list(range(0xD800, 0xE000))
+    + list(range(0xFDD0, 0xFDF0))
+    + [plane + last for plane in range(0, 0x110000, 0x10000) for last in (0xFFFE, 0xFFFF)]
+)
 
 
 def escape(text: str) -> str:

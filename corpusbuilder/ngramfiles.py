@@ -15,6 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import npy_header, write_row_groups
 
 # ngram_runs: sorted (hash, count) runs, zstd
@@ -75,11 +76,13 @@ def read_duplicate_ngrams(paths: Path | str | Sequence[Path | str]) -> np.ndarra
     return hashes
 
 
+@names_the_file
 def dedup_state_metadata(path: Path | str) -> dict:
     """The n-gram settings and size a state file was written with."""
     return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])
 
 
+@names_the_file
 def read_dedup_state(path: Path | str):
     """The state file a row group at a time: (hashes, document ranks,
     document ids as a pyarrow array)."""

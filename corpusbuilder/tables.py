@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import atomic_path
 
 # --------------------------------------------------------------------------- where
@@ -230,6 +231,7 @@ def kept_block_mask(blocks: pd.DataFrame) -> pd.Series:
 # --------------------------------------------------------------------------- how it is read
 
 
+@names_the_file
 def read_table(
     path: Path | str,
     columns: list[str] | None = None,
@@ -259,6 +261,7 @@ def read_manifest(path: Path | str) -> list[str]:
     return Path(path).read_text().splitlines()
 
 
+@names_the_file
 def read_hash_partition(path: Path | str, partition: int, partitions: int) -> pa.Table:
     """Hash partition ``partition`` of an exact_hashes file: its row group of that number."""
     with pq.ParquetFile(path) as hashes:
@@ -270,6 +273,7 @@ def read_hash_partition(path: Path | str, partition: int, partitions: int) -> pa
         return hashes.read_row_group(partition, columns=HASHES_SCHEMA.names)
 
 
+@names_the_file
 def read_shard_decisions(path: Path | str, shard_rank: int) -> pa.Table:
     """One shard's rows of an exact_partition file (DECISIONS_SCHEMA); the file is sorted by
     shard, so the row group statistics skip the other shards' rows unread."""

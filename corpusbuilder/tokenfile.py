@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import atomic_path, npy_header
 
 
@@ -87,6 +88,7 @@ def write_token_stream(stream: TokenStream, path: Path | str) -> None:
         np.savez(out, **fields)
 
 
+@names_the_file
 def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> dict[str, np.ndarray]:
     """The named fields of a token file, whole. A file written without sentence or chunk starts
     (by an earlier version, or by hand) reads as one sentence per block, one chunk per token,
@@ -134,6 +136,7 @@ def document_count(path: Path | str) -> int:
     return token_count(path, "doc_ids")
 
 
+@names_the_file
 def read_token_pieces(
     path: Path | str, fields: tuple[str, ...], piece_tokens: int
 ) -> Iterator[tuple[dict[str, np.ndarray], np.ndarray]]:

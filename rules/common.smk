@@ -21,7 +21,8 @@ from corpusbuilder.dedup.memory import (
     partitioned_memory_mb,
 )
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.download import group_sources, resolve_sources, shard_name
+from corpusbuilder.download.inputs import resolve_sources
+from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.common.package_data import SHIPPED_MODEL

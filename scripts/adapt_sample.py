@@ -4,7 +4,7 @@ extract stage segments them (corpusbuilder.extraction.adapt), unlabelled."""
 import logging
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.download import warc_file
+from corpusbuilder.download.sources import warc_file
 from corpusbuilder.extraction.adapt import crawl_blocks, sample_pages
 from corpusbuilder.extraction.extract import ExtractParams
 

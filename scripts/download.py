@@ -1,12 +1,12 @@
 """Rule `download`: params.sources ({warc: source} of one shard) → output.warcs, a folder of the
-WARCs and their sidecars (corpusbuilder.download.fetch_shard), through params.staging.
+WARCs and their sidecars (corpusbuilder.download.fetch.fetch_shard), through params.staging.
 
 The params retries, backoff, timeout, copy_local and s3 are optional;
 fetch's defaults apply otherwise.
 """
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.download import fetch_shard
+from corpusbuilder.download.fetch import fetch_shard
 
 setup_logging(snakemake.log[0])
 options = ("retries", "backoff", "timeout", "copy_local", "s3")

@@ -4,7 +4,7 @@ and blocks tables (corpusbuilder.extraction.extract)."""
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.download import warc_file
+from corpusbuilder.download.sources import warc_file
 from corpusbuilder.extraction.extract import ExtractParams, extract_shard
 
 setup_logging(snakemake.log[0])

@@ -29,9 +29,14 @@ from test_workflow import snakemake
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from corpusbuilder import download
 from corpusbuilder.config import ConfigError, check_input_paths, validate_config
-from corpusbuilder.download import DownloadError, fetch, resolve_sources, shard_name
+from corpusbuilder.download import fetch as fetching
+from corpusbuilder.download import http_download, transfer
+from corpusbuilder.download import s3 as s3_module
+from corpusbuilder.download.fetch import fetch
+from corpusbuilder.download.inputs import resolve_sources
+from corpusbuilder.download.sources import shard_name
+from corpusbuilder.download.transfer import DownloadError
 
 REPO = Path(__file__).resolve().parents[1]
 FAST = {"retries": 3, "backoff": 0.001, "timeout": 5}
@@ -314,12 +319,12 @@ def test_leftover_symlinked_part_is_not_written_through(served, warc_bytes, tmp_
 
 def test_progress_lines_are_rate_limited(served, tmp_path, monkeypatch):
     source = url(served, "ok", "crawl-00.warc.gz")
-    monkeypatch.setattr(download, "CHUNK_SIZE", 50_000)
+    monkeypatch.setattr(http_download, "CHUNK_SIZE", 50_000)
     quiet = []
     fetch(source, tmp_path / "a.warc.gz", **FAST, log=quiet.append)
     assert len(quiet) == 1 and "sha256" in quiet[0]  # a fast download logs only its outcome
 
-    monkeypatch.setattr(download, "PROGRESS_INTERVAL", 0)
+    monkeypatch.setattr(transfer, "PROGRESS_INTERVAL", 0)
     chatty = []
     fetch(source, tmp_path / "b.warc.gz", **FAST, log=chatty.append)
     progress = chatty[:-1]
@@ -612,7 +617,7 @@ def test_a_redirect_to_ftp_is_not_followed(served, tmp_path):
 def test_a_trickling_server_is_a_failed_attempt_not_a_wait_forever(served, tmp_path, monkeypatch):
     """Issue 17: a byte a second passes every read time-out; the minimum rate over a window
     ends the attempt (here 1 kB/s over 0.3 s; 60 s in production)."""
-    monkeypatch.setattr(download, "SLOW_WINDOW", 0.3)
+    monkeypatch.setattr(transfer, "SLOW_WINDOW", 0.3)
     started = time.monotonic()
     with pytest.raises(DownloadError, match="bytes/s"):
         fetch(
@@ -627,8 +632,8 @@ def test_a_trickling_server_is_a_failed_attempt_not_a_wait_forever(served, tmp_p
 
 def test_the_retry_delay_stops_growing(served, tmp_path, monkeypatch):
     waits = []
-    monkeypatch.setattr(download.time, "sleep", waits.append)
-    monkeypatch.setattr(download, "MAX_RETRY_DELAY", 7.0)
+    monkeypatch.setattr(fetching.time, "sleep", waits.append)
+    monkeypatch.setattr(fetching, "MAX_RETRY_DELAY", 7.0)
     with pytest.raises(DownloadError):
         fetch(
             url(served, "error", "crawl-00.warc.gz"),
@@ -898,7 +903,7 @@ def test_s3_without_boto3_says_what_to_install(monkeypatch, tmp_path):
     ],
 )
 def test_only_a_plain_md5_etag_is_checked(head, md5):
-    assert download._plain_md5(head) == md5
+    assert s3_module._plain_md5(head) == md5
 
 
 def test_cc_listing_and_its_warcs_on_s3(s3, tmp_path):

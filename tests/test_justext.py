@@ -606,10 +606,10 @@ def test_deeply_nested_markup_does_not_crash():
         + "<p>after the divs</p></body></html>"
     )
     blocks = justext(html, STOPLIST)
-    # libxml2 caps the nesting it builds; whatever survives is what the package sees too
-    assert [(b.text, b.xpath) for b in blocks] == [
-        (p.text, p.xpath) for p in reference.justext(html, STOPLIST)
-    ]
+    # libxml2 stops at its depth limit and the package loses every word; the page is read again
+    # without its <div>s (issue 40), so the text a reader sees is kept
+    assert not reference.justext(html, STOPLIST)
+    assert [b.text for b in blocks] == ["deep text", "in a paragraph", "after the divs"]
 
 
 def test_deeply_nested_tree_is_walked_without_recursion():

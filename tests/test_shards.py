@@ -22,13 +22,9 @@ from test_incremental import (
 )
 
 from corpusbuilder.config import ConfigError, validate_config
-from corpusbuilder.download import (
-    fetch_shard,
-    group_sources,
-    resolve_sources,
-    warc_file,
-    warc_sidecar,
-)
+from corpusbuilder.download.fetch import fetch_shard
+from corpusbuilder.download.inputs import resolve_sources
+from corpusbuilder.download.sources import group_sources, warc_file, warc_sidecar
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.extraction.extract import ExtractParams, extract_shard
 

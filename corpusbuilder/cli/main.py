@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from corpusbuilder.common.faults import JobFault, fault_line
 from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 
 
@@ -104,7 +105,7 @@ def cmd_clean_html(args) -> int:
 
 def cmd_extract(args) -> int:
     from corpusbuilder.common.logs import setup_logging
-    from corpusbuilder.download import looks_like_warc
+    from corpusbuilder.download.transfer import looks_like_warc
     from corpusbuilder.extraction.extract import extract_shard
 
     # as the workflow's check of input.warcs: a file that does not start with a WARC record is no
@@ -444,6 +445,12 @@ def main(argv: list[str] | None = None) -> int:
         # command reads: one line, no traceback
         print(f"corpusbuilder: {error.filename or ''}: {error.strerror or error}", file=sys.stderr)
         return 2
+    except (OSError, MemoryError, JobFault) as error:
+        line = fault_line(error)
+        if line is None:
+            raise
+        print(f"corpusbuilder: {line}", file=sys.stderr)
+        return 1
     except UnicodeDecodeError as error:
         print(
             f"corpusbuilder: an input is not UTF-8 text ({error.reason} at byte {error.start})",

@@ -38,6 +38,11 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     try:
         yield tmp_path
         os.replace(tmp_path, path)
+    except OSError as error:
+        if error.filename or error.errno is None and "errno" not in str(error).lower():
+            raise
+        # a full disk or a file-size limit hit while writing: the message names the output
+        raise OSError(error.errno or _errno_in(error), str(error), str(path)) from error
     finally:
         tmp_path.unlink(missing_ok=True)
 
@@ -52,6 +57,11 @@ def npy_header(npy) -> tuple[int, np.dtype]:
         else np.lib.format.read_array_header_2_0(npy)
     )
     return int(np.prod(shape)), dtype
+
+
+def _errno_in(error: OSError) -> int:
+    """The errno pyarrow writes into its message only ("[errno 28] No space left on device")."""
+    return int(str(error).lower().split("[errno ", 1)[1].split("]", 1)[0])
 
 
 def write_table(table: pa.Table, path: Path | str, row_group_size: int | None = None) -> None:

@@ -10,6 +10,7 @@ language picks its stop list, and the blocks are classified by a jusText preset 
 from __future__ import annotations
 
 import logging
+import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -19,12 +20,18 @@ import pyarrow as pa
 from lxml import etree
 
 from corpusbuilder.common import stoplists
+from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
 from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.extraction.classifier import classify_learned, load_model, page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
-from corpusbuilder.extraction.segmentation import count_stopwords, parse_html, segment_blocks
+from corpusbuilder.extraction.nesting import TooDeepError
+from corpusbuilder.extraction.segmentation import (
+    count_stopwords,
+    parse_html,
+    segment_blocks,
+)
 from corpusbuilder.extraction.site_boilerplate import (
     SiteBoilerplateParams,
     mark_blocks,
@@ -261,19 +268,6 @@ class ShardSummary:
         self.reasons[key] = self.reasons.get(key, 0) + 1
 
 
-def check_model(params: ExtractParams) -> None:
-    """Raise ConfigError naming `extract.model` when the `best` preset's model cannot be loaded:
-    a fault of the setup, found before the first page rather than as every page's error row."""
-    if params.learned:
-        try:
-            load_model(params.model)
-        except (OSError, ValueError, KeyError) as error:
-            raise ConfigError(
-                f"config key 'extract.model': cannot load {params.model or 'the shipped model'}: "
-                f"{type(error).__name__}: {error}"
-            ) from None
-
-
 def cleaned_records(
     warcs: Sequence[tuple[str, Path]],
     shard: str,
@@ -288,7 +282,7 @@ def cleaned_records(
     holds the WARC; ``record_index`` counts on across the shard's WARCs (crawl order). A WARC cut
     short ends with its truncated row, and the next WARC is read all the same.
     A fault of one page is that page's row (reason ``error-…``); a fault of the environment — an
-    I/O or memory error — is raised, and so is a RuntimeError after the last record when every
+    I/O or memory error — is raised, and so is a JobFault after the last record when every
     page failed, rather than hand on error rows that later stages take for a corpus."""
     for warc, path in warcs:
         for record in iter_warc_records(path, params):
@@ -317,7 +311,7 @@ def cleaned_records(
         reason: count for reason, count in summary.reasons.items() if reason.startswith("error-")
     }
     if failed and sum(failed.values()) == summary.attempted:
-        raise RuntimeError(
+        raise JobFault(
             f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
             "machine, not of the pages; see the log"
         )
@@ -335,7 +329,7 @@ def extract_shard(
     tables (atomically, in batches): a row per record and per block, as `cleaned_records` yields
     them. An unreadable model, an I/O or memory error, or a shard in which every page failed
     fails the job, and no table is written."""
-    check_model(params)
+    check_setup(params)
     summary = ShardSummary()
     with (
         ParquetBatchWriter(docs_path, DOCS_SCHEMA) as docs,
@@ -358,6 +352,28 @@ def extract_shard(
         ", ".join(f"{k}={v}" for k, v in sorted(summary.reasons.items())) or "none",
     )
     return summary
+
+
+def check_setup(params: ExtractParams) -> None:
+    """Fail before the first page on what every page needs (the model, the fallback stop list,
+    the bundled stop lists): a fault of the setup, never a row per page it would spoil."""
+    if params.learned:
+        try:
+            load_model(params.model)
+        except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
+            raise ConfigError(
+                f"config key 'extract.model': cannot load {params.model or 'the shipped model'}: "
+                f"{type(error).__name__}: {str(error)[:200]}"
+            ) from None
+    if params.stoplist_fallback != stoplists.PAGE:
+        try:
+            stoplists.load_stoplist(params.stoplist_fallback)
+        except ValueError as error:
+            raise ConfigError(f"config key 'extract.stoplist_fallback': {error}") from None
+    if not stoplists.available_stoplists():
+        raise JobFault(
+            f"no stop lists in {stoplists.STOPLIST_DIR}: the installed package is incomplete"
+        )
 
 
 def mark_site_boilerplate(docs_path: Path, blocks_path: Path, params: ExtractParams) -> int:
@@ -419,7 +435,7 @@ def _clean_record(
     reason says why)."""
     try:
         page = clean_page(body, http_charset, params)
-    except (UndecodableError, TooManyBlocksError) as error:
+    except (UndecodableError, TooManyBlocksError, TooDeepError) as error:
         row["reason"] = str(error)
         return None
     except (OSError, MemoryError):

@@ -18,6 +18,7 @@ from lxml import etree
 from lxml.html.defs import block_tags as _FRAGMENT_BLOCK_TAGS  # div or span around a fragment
 
 from corpusbuilder.extraction.hints import element_hints
+from corpusbuilder.extraction.nesting import parsed_within_depth
 
 try:  # the compiled walk, built with the package where a C compiler was at hand (setup.py)
     # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
@@ -146,9 +147,14 @@ _LOOKS_LIKE_FULL_HTML_BYTES = re.compile(rb"^\s*<(?:html|!doctype)", re.I)
 
 
 def _parsed(html: str | bytes):
-    """(libxml2's document or None, the input it read): a str libxml2 refuses is read as UTF-8."""
+    """(libxml2's document or None, the input it read): a str libxml2 refuses is read as UTF-8;
+    a page nested too deep for libxml2 is read flattened (`nesting`), or TooDeepError."""
+    return parsed_within_depth(_parsed_as_it_is, html)
+
+
+def _parsed_as_it_is(html: str | bytes):
     # collect_ids: libxml2 would hash every id attribute for lookups by id, which nothing here makes
-    parser = etree.HTMLParser(collect_ids=False)
+    parser = etree.HTMLParser(collect_ids=False, huge_tree=True)
     try:
         return etree.fromstring(html, parser), html
     except ValueError:
@@ -204,8 +210,9 @@ def parse_html(html: str | bytes, close_runaway_title: bool = True):
     """Parse a page into an lxml element the way ``lxml.html.fromstring`` does (§2.7.1).
 
     Returns None when there is nothing to parse; never raises on malformed, binary-ish or empty
-    input. A full document gives its <html> root; a fragment gives its single element, or a
-    <div>/<span> around its parts, as lxml.html does, so block paths match the package's.
+    input, only TooDeepError for a page nested too deep even flattened (`nesting`). A full
+    document gives its <html> root; a fragment gives its single element, or a <div>/<span>
+    around its parts, as lxml.html does, so block paths match the package's.
     Plain etree elements (not lxml.html's) keep the later tree walk cheap.
 
     `close_runaway_title`: a <title> never closed swallows the rest of the page as its text

@@ -8,16 +8,22 @@ everything read so far is kept.
 
 from __future__ import annotations
 
+import io
+import logging
 import re
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from warcio.archiveiterator import ArchiveIterator
+from warcio.exceptions import ArchiveLoadFailed
 from warcio.statusandheaders import StatusAndHeadersParser
 
-from corpusbuilder.download import starts_a_warc_record
+from corpusbuilder.download.transfer import starts_a_warc_record
+
+log = logging.getLogger(__name__)
 
 
 class RecordLimits(Protocol):
@@ -68,28 +74,43 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
 
     A record that cannot be read (malformed headers, a corrupt gzip member) gets a row of type
     `error` with its index and offset, and reading resumes at the next record that can be found
-    (the next gzip member, or the next ``WARC/1.`` line of an uncompressed file); the row says how
-    many bytes were skipped. When none follows, the rest of the file is reported as truncated.
+    (the next gzip member that starts a record, or the next ``WARC/1.`` line; a file may mix
+    both); the row says how many bytes were skipped. When none follows, the rest of the file is
+    reported as truncated. An uncompressed record whose Content-Length does not end where the
+    next record begins is read up to that record instead, and a gzip member that holds several
+    records (a whole file gzipped at once) yields each of them.
     """
     size = Path(path).stat().st_size
     index = -1
     start: int | None = 0
-    with open(path, "rb") as stream:
+    with open(path, "rb") as stream, open(path, "rb") as probe:
         while start is not None:
             stream.seek(start)
             records = ArchiveIterator(stream, check_digests=False)
-            last_start, start = start, None
+            began = last_start = start
+            start = None
             try:
                 for record in records:
+                    if records.offset < last_start:
+                        raise _MemberContinues  # warcio reads on in the member, at a wrong offset
+                    if record.rec_type is None:
+                        # stray bytes between gzip members, which warcio takes for a record
+                        last_start = records.offset
+                        raise _NotARecord
                     index += 1
-                    # records.offset is where this record starts;
-                    # get_record_offset() would consume its body.
+                    # records.offset is where this record starts; get_record_offset() would consume
+                    # its body.
                     last_start = records.offset
+                    true_end = _framing_end(probe, last_start, record, size)
+                    if true_end is not None:
+                        yield _reframed_record(probe, last_start, true_end, index, params)
+                        start = _next_record_start(probe, true_end, size)
+                        break
                     row = _read_record_or_error(record, index, last_start, params)
                     if row.reason.startswith("malformed"):
                         # the reader's state after a malformed record is not to be trusted: go on
                         # from the next record that can be found, whatever this one's length said
-                        start = _next_record_start(stream, last_start + 1, size)
+                        start = _next_record_start(probe, last_start + 1, size)
                         row.reason = (
                             row.reason
                             + (
@@ -103,11 +124,10 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
                     yield row
                 else:
                     if records.offset < size:
-                        failed_at = records.offset
                         index += 1
                         yield WarcRecord(
                             index,
-                            failed_at,
+                            records.offset,
                             "error",
                             "",
                             reason=(
@@ -116,19 +136,32 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
                             ),
                         )
                 continue
+            except (ArchiveLoadFailed, _MemberContinues) as error:
+                if "non-chunked gzip" not in str(error) and not isinstance(error, _MemberContinues):
+                    failure: Exception = error
+                else:
+                    # the member goes on after its first record: read the rest of it as it inflates
+                    member_end: list[int] = []
+                    for row in _rest_of_member(probe, last_start, index, params, member_end):
+                        index = row.record_index
+                        yield row
+                    start = _next_record_start(probe, member_end[0], size) if member_end else None
+                    continue
             except Exception as error:  # noqa: BLE001 - any failure of a stranger's file is that record's
-                failed_at = max(records.offset, last_start)
-                # always forward: past the start of the last record read, so no record is read twice
-                start = _next_record_start(stream, failed_at + 1, size)
-                what = f"{type(error).__name__}: {ascii(str(error)[:200])}"
-                # the reader's own error (warcio's, on a record cut off mid-header or mid-body) is
-                # kept for diagnosis, after what it means for the file
-                reason = (
-                    f"truncated: the last {size - failed_at} bytes are an incomplete record "
-                    f"({what})"
-                    if start is None
-                    else f"unreadable, {start - failed_at} bytes skipped to the next record: {what}"
-                )
+                failure = error
+            failed_at = max(records.offset, last_start)
+            # always forward: past where this reading began, so no record is read twice
+            start = _next_record_start(probe, failed_at + (failed_at == began), size)
+            if start is not None and _only_blank_lines(probe, failed_at, start):
+                continue  # the reader stopped where a record of the other kind (gzip, plain) begins
+            what = f"{type(failure).__name__}: {ascii(str(failure)[:200])}"
+            # the reader's own error (warcio's, on a record cut off mid-header or mid-body) is
+            # kept for diagnosis, after what it means for the file
+            reason = (
+                f"truncated: the last {size - failed_at} bytes are an incomplete record ({what})"
+                if start is None
+                else f"unreadable, {start - failed_at} bytes skipped to the next record: {what}"
+            )
             index += 1
             yield WarcRecord(index, failed_at, "error", "", reason=reason[:500])
 
@@ -147,26 +180,42 @@ def _read_record_or_error(record, index: int, offset: int, params: RecordLimits)
         )
 
 
+class _NotARecord(Exception):
+    """Bytes where a record should begin that hold no WARC header."""
+
+
+class _MemberContinues(Exception):
+    """A gzip member goes on after its first record (a whole file gzipped at once)."""
+
+
 _GZIP_MEMBER = b"\x1f\x8b\x08"
+_PLAIN_RECORD = b"WARC/1."
+_RECORD_LINE = re.compile(rb"WARC/1\.[0-9]\r?\n")
 
 
 def _next_record_start(stream, after: int, size: int, chunk: int = 1 << 20) -> int | None:
     """Offset of the first record that begins at or after `after`: a gzip member that inflates to
-    a WARC header, or, in an uncompressed file, a line starting
-    ``WARC/1.``; None when there is none."""
-    stream.seek(0)
-    gzipped = stream.read(2) == _GZIP_MEMBER[:2]
-    marker = _GZIP_MEMBER if gzipped else b"\nWARC/1."
+    a WARC header, or a line starting ``WARC/1.`` (a file may hold both); None when there is
+    none."""
+    stream.seek(after)
+    if stream.read(len(_PLAIN_RECORD)) == _PLAIN_RECORD:
+        return after
     position = after
     while position < size:
         stream.seek(position)
-        data = stream.read(chunk + len(marker))
-        found = data.find(marker)
-        while found >= 0:
-            candidate = position + found + (0 if gzipped else 1)
-            if not gzipped or _member_starts_a_record(stream, candidate):
-                return candidate
-            found = data.find(marker, found + 1)
+        data = stream.read(chunk + 16)
+        candidates = []
+        # a record's first line, also where stray bytes without a newline run into it
+        found = _RECORD_LINE.search(data)
+        if found:
+            candidates.append(found.start())
+        found = data.find(_GZIP_MEMBER)
+        while found >= 0 and not _member_starts_a_record(stream, position + found):
+            found = data.find(_GZIP_MEMBER, found + 1)
+        if found >= 0:
+            candidates.append(found)
+        if candidates:
+            return position + min(candidates)
         position += chunk
     return None
 
@@ -174,6 +223,133 @@ def _next_record_start(stream, after: int, size: int, chunk: int = 1 << 20) -> i
 def _member_starts_a_record(stream, offset: int) -> bool:
     stream.seek(offset)
     return starts_a_warc_record(stream.read(4096))
+
+
+def _only_blank_lines(stream, start: int, end: int) -> bool:
+    stream.seek(start)
+    return end - start <= 8 and not stream.read(end - start).strip(b"\r\n")
+
+
+def _framing_end(stream, offset: int, record, size: int) -> int | None:
+    """Where an uncompressed record really ends when its Content-Length is wrong: the start of the
+    next record after its header; None when the length ends at a record boundary (or at the end
+    of the file), when no record follows (a truncated last record), or for a gzip member, which
+    frames its record itself."""
+    stream.seek(offset)
+    if stream.read(2) == _GZIP_MEMBER[:2]:
+        return None
+    stream.seek(offset)
+    header_end = stream.read(1 << 16).find(b"\r\n\r\n")
+    if header_end < 0:
+        return None
+    try:
+        length = int(record.rec_headers.get_header("Content-Length") or 0)
+    except ValueError:
+        return None  # a malformed record: reading it says so
+    body_start = offset + header_end + 4
+    if _boundary_at(stream, body_start + length, size):
+        return None
+    return _next_record_start(stream, body_start, size)
+
+
+def _boundary_at(stream, position: int, size: int) -> bool:
+    """Whether `position` is where a record ends: at most four CR/LF bytes, then the end of the
+    file or the next record, plain or gzipped."""
+    if position > size:
+        return False
+    stream.seek(position)
+    after = stream.read(4 + len(_PLAIN_RECORD))
+    rest = after.lstrip(b"\r\n") if len(after) - len(after.lstrip(b"\r\n")) <= 4 else b"?"
+    return not rest or rest.startswith(_PLAIN_RECORD) or rest.startswith(_GZIP_MEMBER)
+
+
+def _reframed_record(stream, offset: int, end: int, index: int, params: RecordLimits) -> WarcRecord:
+    """Read the uncompressed record at `offset` as ending at `end` (where the next one begins),
+    its Content-Length set to what is there."""
+    stream.seek(offset)
+    head = stream.read(1 << 16)
+    header = head[: head.find(b"\r\n\r\n")]
+    length = end - offset - len(header) - 4
+    stream.seek(offset + len(header) + 4)
+    body = stream.read(length) if length <= params.max_bytes + 65536 else b""
+    body = body[: len(body.rstrip(b"\r\n")) if body.endswith(b"\r\n\r\n") else len(body)]
+    declared = len(body) if body else length
+    header = _CONTENT_LENGTH.sub(b"Content-Length: %d" % declared, header)
+    record = next(ArchiveIterator(io.BytesIO(header + b"\r\n\r\n" + body), check_digests=False))
+    row = _read_record_or_error(record, index, offset, params)
+    log.warning(
+        "record %d at offset %d: its Content-Length disagrees with where the next record begins; "
+        "read as %d bytes",
+        index,
+        offset,
+        declared,
+    )
+    return row
+
+
+_CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[^\r\n]*")
+
+
+class _MemberStream(io.RawIOBase):
+    """The inflated bytes of the one gzip member at `offset`, inflated as they are read (never
+    whole); `end` is where the member ends in the file, once it has been read to its end."""
+
+    def __init__(self, file, offset: int):
+        self.file, self.position = file, offset
+        self.inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self.pending = b""
+        self.end: int | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self.pending:
+            if self.inflate.eof:
+                return 0
+            data = self.inflate.unconsumed_tail
+            if not data:
+                self.file.seek(self.position)
+                data = self.file.read(1 << 16)
+                self.position += len(data)
+                if not data:
+                    raise EOFError("the gzip member is cut off")
+            self.pending = self.inflate.decompress(data, 1 << 16)
+            if self.inflate.eof:
+                self.end = self.position - len(self.inflate.unused_data)
+        count = min(len(buffer), len(self.pending))
+        buffer[:count] = self.pending[:count]
+        self.pending = self.pending[count:]
+        return count
+
+
+def _rest_of_member(
+    stream, offset: int, index: int, params: RecordLimits, member_end: list[int]
+) -> Iterator[WarcRecord]:
+    """The records after the first of a gzip member that holds several, each a row at the
+    member's offset; appends where the member ends to `member_end` when it is whole."""
+    member = _MemberStream(stream, offset)
+    reader = io.BufferedReader(member)
+    records = ArchiveIterator(reader, check_digests=False)
+    try:
+        for number, record in enumerate(records):
+            if number:  # the first was read already
+                index += 1
+                yield _read_record_or_error(record, index, offset, params)
+        while reader.read(1 << 16):
+            pass
+    except Exception as error:  # noqa: BLE001 - a stranger's member that breaks is a row
+        index += 1
+        yield WarcRecord(
+            index,
+            offset,
+            "error",
+            "",
+            reason=f"unreadable within the gzip member at {offset}: {type(error).__name__}: "
+            f"{ascii(str(error)[:200])}"[:500],
+        )
+    if member.end is not None:
+        member_end.append(member.end)
 
 
 def _read_record(record, index: int, offset: int, params: RecordLimits) -> WarcRecord:
@@ -202,6 +378,9 @@ def _read_record(record, index: int, offset: int, params: RecordLimits) -> WarcR
     out.status = _status_code(record.http_headers.get_statuscode())
     out.content_type = record.http_headers.get_header("Content-Type") or ""
     out.http_charset = _charset_of(out.content_type)
+    if out.status is None and _cut_off(record, params.max_bytes):
+        out.reason = f"truncated: {record.raw_stream.limit} bytes of the record missing"
+        return out
     if out.status != 200:
         out.reason = f"status-{out.status}" if out.status is not None else "status-missing"
         return out
@@ -230,6 +409,16 @@ def _read_record(record, index: int, offset: int, params: RecordLimits) -> WarcR
     else:
         out.body = body
     return out
+
+
+def _cut_off(record, max_bytes: int) -> bool:
+    """Whether a record's block ends before its Content-Length (a member cut off in its HTTP
+    headers reads as a response without a status)."""
+    try:
+        _read_limited(record.raw_stream, max_bytes)
+    except Exception:  # noqa: BLE001 - a broken member is cut off too
+        return True
+    return record.raw_stream.limit > 0
 
 
 def _status_code(value) -> int | None:
