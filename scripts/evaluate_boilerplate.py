@@ -17,7 +17,7 @@ from corpusbuilder.evaluation.scores import (
     with_overall,
     write_tsv,
 )
-from corpusbuilder.extraction.classifier import BlockModel
+from corpusbuilder.extraction.model import BlockModel
 
 setup_logging(snakemake.log[0])
 held_out = {

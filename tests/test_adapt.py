@@ -26,7 +26,8 @@ from corpusbuilder.evaluation.training import (
     unlabelled_blocks,
 )
 from corpusbuilder.extraction.adapt import UnlabelledBlocks, crawl_blocks, is_target, sample_pages
-from corpusbuilder.extraction.classifier import FEATURE_NAMES, BlockModel, block_features
+from corpusbuilder.extraction.classifier import FEATURE_NAMES, block_features
+from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.extraction.extract import (
     ExtractParams,
     WarcRecord,

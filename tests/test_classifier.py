@@ -25,16 +25,14 @@ from corpusbuilder.evaluation.training import (
 from corpusbuilder.extraction.classifier import (
     _LEGAL_PHRASES,
     FEATURE_NAMES,
-    BlockModel,
     _legal_phrase_starts,
     block_features,
-    classify_learned,
-    load_model,
     page_title,
 )
 from corpusbuilder.extraction.extract import ExtractParams, clean_page, decode_html
 from corpusbuilder.extraction.hints import HINT_BITS
 from corpusbuilder.extraction.justext import BAD, GOOD, PRESETS, classify_context_free
+from corpusbuilder.extraction.model import BlockModel, classify_learned, load_model
 from corpusbuilder.extraction.segmentation import parse_html, segment_blocks
 
 NEWS = Path(__file__).resolve().parent / "fixtures" / "classifier" / "news.html"

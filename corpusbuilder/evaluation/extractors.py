@@ -17,7 +17,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from corpusbuilder.extraction.classifier import BlockModel, classify_learned, page_title
+from corpusbuilder.extraction.classifier import page_title
+from corpusbuilder.extraction.model import BlockModel, classify_learned
 from corpusbuilder.extraction.extract import (
     ExtractParams,
     UndecodableError,

@@ -11,7 +11,7 @@ the evaluation counts words.
 Models are judged leave-one-source-out: the evaluation scores each gold set with a model trained
 without its whole source (:func:`gold_source`), so a score says how the classifier does on pages
 from a source it never saw. Needs scikit-learn (the
-``train`` extra); the fitted trees are exported to ``classifier.BlockModel``'s numpy arrays.
+``train`` extra); the fitted trees are exported to ``model.BlockModel``'s numpy arrays.
 
 :func:`self_train` adapts a model to the pages it is about to extract (rules ``adapt`` and
 ``adapt_held_out``): the model labels those pages' blocks, its confident labels join the gold
@@ -35,12 +35,12 @@ from corpusbuilder.evaluation.gold import GoldPage, gold_source
 from corpusbuilder.extraction.adapt import UnlabelledBlocks, is_target
 from corpusbuilder.extraction.classifier import (
     FEATURE_NAMES,
-    BlockModel,
     block_features,
     block_words,
     page_title,
 )
 from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.extraction.segmentation import Block
 
 log = logging.getLogger(__name__)

@@ -21,9 +21,10 @@ from lxml import etree
 from corpusbuilder.common import stoplists
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
 from corpusbuilder.config import ConfigError, dataclass_values
-from corpusbuilder.extraction.classifier import classify_learned, load_model, page_title
+from corpusbuilder.extraction.classifier import page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
+from corpusbuilder.extraction.model import classify_learned, load_model
 from corpusbuilder.extraction.segmentation import count_stopwords, parse_html, segment_blocks
 from corpusbuilder.extraction.site_boilerplate import (
     SiteBoilerplateParams,
