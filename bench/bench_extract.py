@@ -55,9 +55,12 @@ except ModuleNotFoundError as missing:
         f"bench_extract: {missing.name} is not installed; the peers come with pip install -e '.[dev,peers]'"
     )
 
-from corpusbuilder.extraction import classifier, model  # noqa: E402
+from corpusbuilder.extraction import (
+    classifier,  # noqa: E402
+    model,  # noqa: E402
+    segmentation,  # noqa: E402
+)
 from corpusbuilder.extraction import justext as ours  # noqa: E402
-from corpusbuilder.extraction import segmentation  # noqa: E402
 from corpusbuilder.extraction.classifier import page_title  # noqa: E402
 from corpusbuilder.extraction.model import classify_learned  # noqa: E402
 

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from corpusbuilder.extraction.classifier import page_title
-from corpusbuilder.extraction.model import BlockModel, classify_learned
 from corpusbuilder.extraction.extract import (
     ExtractParams,
     UndecodableError,
@@ -27,6 +26,7 @@ from corpusbuilder.extraction.extract import (
     segment_page,
 )
 from corpusbuilder.extraction.justext import GOOD, PRESETS, JustextParams, classify
+from corpusbuilder.extraction.model import BlockModel, classify_learned
 from corpusbuilder.extraction.segmentation import Block, parse_html
 
 from .baselines import bte_extract, classify_default_extractor

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.extraction.model import BlockModel, load_model
 from corpusbuilder.extraction.extract import ExtractParams, identify_sample
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
+from corpusbuilder.extraction.model import BlockModel, load_model
 
 from .extractors import (
     EXTRACTORS,
