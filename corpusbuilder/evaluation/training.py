@@ -1,7 +1,8 @@
 """Training the `best` preset's block classifier from the gold sets (rule ``train``).
 
 Gold sets give clean text per page, not a label per block, so blocks are labelled by aligning
-the gold text to the blocks the `best` preset reads (jusText's segmentation, also cut at HTML5's
+the gold text (in `common.scripts` units: a character each in scripts without spaces) to the
+blocks the `best` preset reads (jusText's segmentation, also cut at HTML5's
 block-level elements): a block is content when most of its words sit in word
 trigrams of the gold text (a short block: when its whole text appears in the gold text). The
 snippet set labels a block content when it covers a snippet that must be kept, boilerplate when
@@ -29,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from corpusbuilder.common.scripts import unit_tokens
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.evaluation.extractors import LEARNED_BLOCKS, decoded_html, prepare_page
 from corpusbuilder.evaluation.gold import GoldPage, gold_source
@@ -111,20 +113,20 @@ def block_labels(blocks: list[Block], page: GoldPage) -> np.ndarray:
     A snippet marks the blocks that hold most of it, or that it mostly covers (by trigrams)."""
     labels = np.full(len(blocks), -1, dtype=np.int8)
     if page.gold_text is not None:
-        gold_words = page.gold_text.lower().split()
+        gold_words = unit_tokens(page.gold_text.lower())
         grams = _trigrams(gold_words)
         spaced = f" {' '.join(gold_words)} "
         for i, block in enumerate(blocks):
-            words = block.text.lower().split()
+            words = unit_tokens(block.text.lower())
             if len(words) >= LABEL_NGRAM:
                 labels[i] = _coverage(words, grams) >= CONTENT_COVERAGE
             else:
                 labels[i] = _contained(words, spaced)
         return labels
-    block_grams = [_trigrams(block.text.lower().split()) for block in blocks]
+    block_grams = [_trigrams(unit_tokens(block.text.lower())) for block in blocks]
     for label, snippets in ((1, page.with_snippets), (0, page.without_snippets)):
         for snippet in snippets:
-            grams = _trigrams(snippet.lower().split())
+            grams = _trigrams(unit_tokens(snippet.lower()))
             for i, mine in enumerate(block_grams):
                 if (
                     grams
