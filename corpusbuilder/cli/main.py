@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
@@ -17,10 +18,14 @@ from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 def _extract_params(args):
     from corpusbuilder.extraction.extract import ExtractParams
 
-    params = ExtractParams.from_config(load_config(args.config)["extract"])
+    section = load_config(args.config)["extract"]
+    comments = getattr(args, "comments", None)
+    comments = section.get("comments", True) if comments is None else comments
+    # the scope is checked against the preset the command line leaves, not the config's
+    params = ExtractParams.from_config({**section, "comments": True})
     if getattr(args, "preset", None):
         params = params.with_preset(args.preset)
-    return params
+    return replace(params, comments=comments)
 
 
 def _stoplist_name(language: str) -> str | None:
@@ -333,6 +338,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop list: auto (guess per page; the default), a language name (German) or ISO code (de)",
     )
     clean.add_argument("--preset", choices=presets, help=preset_help)
+    clean.add_argument(
+        "--comments",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="keep reader comments and all running text (--comments) or the article alone "
+        "(--no-comments, preset best only); default: the config's extract.comments (true)",
+    )
 
     extract = add(
         "extract",

@@ -161,10 +161,19 @@ def run_justext_package(page: PreparedPage) -> Extraction:
 
 
 def run_trafilatura(page: PreparedPage) -> Extraction:
-    """trafilatura's ``extract`` with its defaults (comments and tables included)."""
+    """trafilatura's ``extract`` with its defaults (comments and tables included): its users'
+    choice for all running text, the scope ``extract.comments: true``."""
     import trafilatura
 
     return Extraction(trafilatura.extract(page.html) or "")
+
+
+def run_trafilatura_article(page: PreparedPage) -> Extraction:
+    """trafilatura's ``extract`` with ``include_comments=False``: its users' choice for the
+    article alone, the scope ``extract.comments: false``."""
+    import trafilatura
+
+    return Extraction(trafilatura.extract(page.html, include_comments=False) or "")
 
 
 def run_resiliparse(page: PreparedPage) -> Extraction:
@@ -213,9 +222,21 @@ EXTRACTORS: dict[str, Extractor] = {
     "defext-lxml": Extractor("defext-lxml", run_default_extractor, JUSTEXT_BLOCKS),
     "justext-package": Extractor("justext-package", run_justext_package, None, "justext"),
     "trafilatura": Extractor("trafilatura", run_trafilatura, None, "trafilatura"),
+    "trafilatura-article": Extractor(
+        "trafilatura-article", run_trafilatura_article, None, "trafilatura"
+    ),
     "resiliparse": Extractor("resiliparse", run_resiliparse, None, "resiliparse"),
     "readability": Extractor("readability", run_readability, None, "readability"),
     "boilerpy3": Extractor("boilerpy3", run_boilerpy3, None, "boilerpy3"),
+}
+
+
+# The peers that compare with each scope of `extract.comments`, as their users run them: the
+# article alone (readability and resiliparse's main content have no comment option), and all
+# running text (trafilatura's default keeps comments; jusText keeps what reads as running text).
+SCOPE_PEERS: dict[bool, tuple[str, ...]] = {
+    False: ("trafilatura-article", "readability", "resiliparse"),
+    True: ("trafilatura", "justext-default", "justext-package"),
 }
 
 

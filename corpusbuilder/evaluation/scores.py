@@ -228,11 +228,14 @@ def learned_for(
 
 
 def evaluate(
-    config: EvaluateConfig, held_out: Mapping[str, Mapping[str, BlockModel]] | None = None
+    config: EvaluateConfig,
+    held_out: Mapping[str, Mapping[str, BlockModel]] | None = None,
+    comments: bool | None = None,
 ) -> Evaluation:
     """Every configured extractor on every configured dataset. ``held_out`` maps each learned
     extractor (`best`, `best-adapted`) to its models by the gold source each was held out from
-    (:func:`learned_for`)."""
+    (:func:`learned_for`). ``comments``: the scope of `extract.comments` the gold is read for
+    where a set annotates comments apart (`gold.iter_dataset`)."""
     fixed = {
         e.name: e
         for e in resolve_extractors(name for name in config.extractors if name not in LEARNED)
@@ -248,7 +251,7 @@ def evaluate(
     evaluation = Evaluation({}, {})
     for dataset in config.datasets:
         started = time.perf_counter()
-        pages = iter_dataset(dataset, config.gold_dir, config.max_pages)
+        pages = iter_dataset(dataset, config.gold_dir, config.max_pages, comments)
         mine = [
             learned_for(dataset, None if held_out is None else held_out.get(name, {}), name)
             if name in LEARNED

@@ -33,7 +33,7 @@ import pandas as pd
 from corpusbuilder.common.scripts import unit_tokens
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.evaluation.extractors import LEARNED_BLOCKS, decoded_html, prepare_page
-from corpusbuilder.evaluation.gold import GoldPage, gold_source
+from corpusbuilder.evaluation.gold import GoldPage, fits_scope, gold_source
 from corpusbuilder.extraction.adapt import UnlabelledBlocks, is_target
 from corpusbuilder.extraction.classifier import (
     FEATURE_NAMES,
@@ -215,15 +215,18 @@ def write_training_blocks(pages: Sequence[TrainingPage], dataset: str, path: Pat
     np.savez_compressed(path, dataset=np.array(dataset), **training_blocks(pages))
 
 
-def read_training_table(paths: Iterable[Path | str]) -> TrainingTable:
-    """The blocks of several gold sets, each written by :func:`write_training_blocks`."""
+def read_training_table(
+    paths: Iterable[Path | str], comments: bool | None = None
+) -> TrainingTable:
+    """The blocks of several gold sets, each written by :func:`write_training_blocks`, for a
+    scope (:func:`weighted_table`)."""
     parts = []
     for path in paths:
         with np.load(path) as data:
             if tuple(str(n) for n in data["feature_names"]) != FEATURE_NAMES:
                 raise ValueError(f"{path}: blocks of an older feature set; delete it and rerun")
             parts.append({key: data[key] for key in data.files})
-    return weighted_table(parts)
+    return weighted_table(parts, comments)
 
 
 def training_table(pages: Sequence[TrainingPage]) -> TrainingTable:
@@ -236,9 +239,28 @@ def training_table(pages: Sequence[TrainingPage]) -> TrainingTable:
     )
 
 
-def weighted_table(parts: Sequence[dict[str, np.ndarray]]) -> TrainingTable:
+def in_scope(part: dict[str, np.ndarray], comments: bool) -> dict[str, np.ndarray]:
+    """A gold set's labelled blocks as a scope reads them: a set whose annotators took reader
+    comments the other way (`gold.COMMENTS_IN_GOLD`) loses its blocks in comment containers
+    (the ``hint_comment`` feature), whose labels say the other scope's answer; L3S-GN1, which
+    annotates comments apart, is labelled from the scope's gold when its blocks are made."""
+    if fits_scope(str(part["dataset"]), comments):
+        return part
+    keep = part["features"][:, FEATURE_NAMES.index("hint_comment")] == 0
+    return {
+        key: value[keep] if key in ("features", "labels", "words") else value
+        for key, value in part.items()
+    }
+
+
+def weighted_table(
+    parts: Sequence[dict[str, np.ndarray]], comments: bool | None = None
+) -> TrainingTable:
     """One table of the gold sets' blocks. A block weighs its words, and every gold source weighs
-    the same in total, so the small snippet set counts as much as the large CleanEval."""
+    the same in total, so the small snippet set counts as much as the large CleanEval.
+    ``comments``: the scope to label for (:func:`in_scope`); None takes every label as it is."""
+    if comments is not None:
+        parts = [in_scope(part, comments) for part in parts]
     group = _joined(
         [
             np.full(len(part["labels"]), gold_source(str(part["dataset"])), dtype=object)

@@ -20,6 +20,7 @@ from lxml import etree
 
 from corpusbuilder.common import stoplists
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
+from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL
 from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.extraction.classifier import page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
@@ -61,7 +62,26 @@ class ExtractParams:
     # model file (rule `train`), None = the one shipped.
     learned: bool = True
     model: Path | None = None
+    # What counts as content, as trafilatura's users know it: True keeps all running text, reader
+    # comments too, as the thesis' jusText and corpora do (§2.7); False the article alone. The
+    # `best` preset has a model per scope; the jusText presets are the thesis' scope only.
+    comments: bool = True
     site_boilerplate: SiteBoilerplateParams = SiteBoilerplateParams()
+
+    def __post_init__(self) -> None:
+        if not self.comments and not self.learned:
+            raise ConfigError(
+                "config key 'extract.comments': false (the article alone) needs preset best; the "
+                "jusText presets keep all running text, reader comments too (thesis §2.7)"
+            )
+
+    @property
+    def model_file(self) -> Path | None:
+        """The `best` preset's model: ``model`` if given, else the one shipped for the scope
+        (None: the package's ``models/best.npz``, which keeps comments)."""
+        if self.model is not None:
+            return self.model
+        return None if self.comments else SHIPPED_ARTICLE_MODEL
 
     def with_preset(self, preset: str) -> ExtractParams:
         """These settings with another preset: a jusText one (thesis Table 2.7) or "best"."""
@@ -226,7 +246,7 @@ def clean_page(
         # The learned classes are final (Algorithm 2.3's context is among the model's features);
         # jusText's context-free classes stay beside them, for the context pass that block
         # de-duplication and site-level boilerplate run again once blocks are removed (§3.5.2).
-        final_classes = classify_learned(page.blocks, page.title, load_model(params.model))
+        final_classes = classify_learned(page.blocks, page.title, load_model(params.model_file))
         cf_classes = classify_context_free(page.blocks, params.justext)
     else:
         cf_classes, final_classes = classify(page.blocks, params.justext)
@@ -271,10 +291,11 @@ def extract_shard(
     page failed, rather than leave tables of error rows that later stages take for a corpus."""
     if params.learned:
         try:
-            load_model(params.model)
+            load_model(params.model_file)
         except (OSError, ValueError, KeyError) as error:
             raise ConfigError(
-                f"config key 'extract.model': cannot load {params.model or 'the shipped model'}: "
+                f"config key 'extract.model': cannot load "
+                f"{params.model_file or 'the shipped model'}: "
                 f"{type(error).__name__}: {error}"
             ) from None
     summary = ShardSummary()
