@@ -44,6 +44,7 @@ from corpusbuilder.evaluation.training import (
     training_pages,
     weighted_table,
 )
+from corpusbuilder.extraction.model import BlockModel
 
 REPO = Path(__file__).resolve().parents[1]
 GOLD = REPO.parent / "shared" / "datasets" / "boilerplate"
@@ -65,6 +66,14 @@ def blocks_of(dataset: str, comments: bool | None, cache: Path) -> dict[str, np.
         return {key: data[key] for key in data.files}
 
 
+def held_out_model(path: Path, table, params: TrainParams, source: str) -> BlockModel:
+    """The model trained on ``table`` without ``source``, fitted once (the legacy one serves
+    both scopes) and kept in the cache."""
+    if not path.is_file():
+        fit(table, params, without=source).save(path)
+    return BlockModel.load(path)
+
+
 def figure(tally: Tally, dataset: str) -> float:
     """A set's F1: bag of words, or snippets where the set has them."""
     counts = tally.snippets if dataset == "trafilatura-dev" else tally.bag
@@ -72,7 +81,12 @@ def figure(tally: Tally, dataset: str) -> float:
 
 
 def score_scope(
-    scope: str, cache: Path, kept_out: str, final: bool, params: TrainParams
+    scope: str,
+    cache: Path,
+    kept_out: str,
+    final: bool,
+    params: TrainParams,
+    chosen: tuple[str, ...] = ("legacy", "scoped"),
 ) -> dict[str, dict]:
     comments = SCOPES[scope]
     datasets = [d for d in READERS if fits_scope(d, comments)]
@@ -87,17 +101,27 @@ def score_scope(
         "legacy": weighted_table(variants["legacy"]),
         "scoped": weighted_table(variants["scoped"], comments),
     }
+    tables = {name: table for name, table in tables.items() if name in chosen}
     scored = [d for d in datasets if (gold_source(d) == kept_out) == final]
-    models: dict[tuple[str, str], object] = {}  # one fit per variant and source held out
     results: dict[str, dict] = {}
     for dataset in scored:
         source = gold_source(dataset)
         started = time.perf_counter()
-        for variant, table in tables.items():
-            if (variant, source) not in models:
-                models[variant, source] = fit(table, params, without=source)
         extractors = [
-            learned_with(models[variant, source], f"best-{variant}") for variant in tables
+            learned_with(
+                held_out_model(
+                    # the kept-out source is in no table: its held-out model is the shipped one
+                    cache / f"shipped-{scope}.npz"
+                    if final and variant == "scoped"
+                    else cache
+                    / f"{variant}{'' if variant == 'legacy' else '-' + scope}.{source}.npz",
+                    table,
+                    params,
+                    source,
+                ),
+                f"best-{variant}",
+            )
+            for variant, table in tables.items()
         ] + [EXTRACTORS[name] for name in SCOPE_PEERS[comments]]
         by_language: dict[str, dict[str, Tally]] = {}
         tallies = evaluate_pages(
@@ -127,6 +151,24 @@ def score_scope(
     return results
 
 
+SHIPPED_NAMES = {"article": "best-article.npz", "comments": "best.npz"}
+
+
+def ship(scope: str, cache: Path, kept_out: str, params: TrainParams, folder: Path) -> Path:
+    """The scope's model for the package: trained on every gold set but the kept-out source's,
+    labelled for the scope (what ``--final`` scores on the kept-out source)."""
+    comments = SCOPES[scope]
+    parts = [
+        blocks_of(d, comments if d.startswith("l3s") else None, cache)
+        for d in READERS
+        if gold_source(d) != kept_out
+    ]
+    path = folder / SHIPPED_NAMES[scope]
+    held_out_model(cache / f"shipped-{scope}.npz", weighted_table(parts, comments), params, "")
+    path.write_bytes((cache / f"shipped-{scope}.npz").read_bytes())
+    return path
+
+
 def mean_f1(results: dict[str, dict]) -> dict[str, float]:
     names = next(iter(results.values()))["f1"]
     return {n: float(np.mean([r["f1"][n] for r in results.values()])) for n in names}
@@ -138,6 +180,12 @@ def main() -> int:
     parser.add_argument("--kept-out", default="cleanportaleval", help="the source kept out")
     parser.add_argument("--final", action="store_true", help="score the kept-out source, once")
     parser.add_argument("--scope", choices=[*SCOPES, "both"], default="both")
+    parser.add_argument(
+        "--variants", nargs="+", choices=["legacy", "scoped"], default=["legacy", "scoped"]
+    )
+    parser.add_argument(
+        "--ship", type=Path, help="write each scope's model for the package into this folder"
+    )
     parser.add_argument("--json", type=Path, default=REPO / "bench" / "results" / "scope.json")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -147,8 +195,15 @@ def main() -> int:
     ).stdout.strip()
     report = json.loads(args.json.read_text()) if args.json.is_file() else {}
     run = "final" if args.final else "leave-one-source-out"
-    for scope in SCOPES if args.scope == "both" else [args.scope]:
-        results = score_scope(scope, args.cache, args.kept_out, args.final, TrainParams())
+    scopes = list(SCOPES) if args.scope == "both" else [args.scope]
+    if args.ship:
+        for scope in scopes:
+            print("shipped", ship(scope, args.cache, args.kept_out, TrainParams(), args.ship))
+        return 0
+    for scope in scopes:
+        results = score_scope(
+            scope, args.cache, args.kept_out, args.final, TrainParams(), tuple(args.variants)
+        )
         report.setdefault(run, {})[scope] = {
             "commit": commit,
             "date": time.strftime("%Y-%m-%d"),

@@ -461,9 +461,11 @@ def in_script_units(blocks: list[Block]) -> list[Block]:
 
     Only ``n_words`` changes: stop-word density stays over whitespace words, as the package
     takes it, so the package's `default` preset (which measures characters) is unchanged. One
-    search over the page's text spares every other page the per-block test.
+    test of the page's text (``isascii`` first, a C loop) spares every other page the per-block
+    test.
     """
-    if blocks and NO_SPACE_CHAR.search("\n".join([b.text for b in blocks])) is not None:
+    text = "\n".join([b.text for b in blocks])
+    if not text.isascii() and NO_SPACE_CHAR.search(text) is not None:
         for block in blocks:
             if NO_SPACE_CHAR.search(block.text) is not None:
                 block.n_words = script_units(block.text)
