@@ -194,7 +194,8 @@ def test_block_features_are_pinned_on_real_pages():
     """The features of 8 real pages (2 each of L3S-GN1, CleanEval-final, fundus, msv-chaos)
     equal those the unoptimised code of commit 83b5455 computed, bit for bit (the container
     and near-hint features were added, and the fixture written again, after it; written again
-    once more when <figcaption> began to set the social hint); columns are
+    once more when <figcaption> began to set the social hint, and when a character of a script
+    without spaces began to count as a word, which changed the Chinese page's); columns are
     matched by name, so a feature added later is not compared until the fixture is written again:
     ``np.savez_compressed(PINNED, pages=pages, feature_names=np.array(FEATURE_NAMES),
     **{f"features_{i}": f for i, f in enumerate(pinned_page_features(pages))})``."""
