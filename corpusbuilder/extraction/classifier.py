@@ -212,13 +212,13 @@ def _text_features(
     texts: list[str], words: np.ndarray, title_words: set[str]
 ) -> tuple[np.ndarray, ...]:
     """Character counts of every block (:func:`_character_counts`), and the legal-phrase count
-    and title overlap, which need each block's words (``words``: how many whitespace words each
-    text has)."""
+    and title overlap: the share of a block's words (``words``: its length in script units) that
+    are whitespace words of the title."""
     counts, final_stop = _character_counts(texts)
     # The word-level features read the page's lower-cased text at once: no match of
     # _LEGAL_PHRASES holds a newline, and splitting the newline-joined text gives each block's
-    # words in turn, as many as ``words`` says (lower-casing may lengthen a text, as "İ" does,
-    # so the starts are counted again).
+    # whitespace words in turn (lower-casing may lengthen a text, as "İ" does, so the starts are
+    # counted again).
     lowered = list(map(str.lower, texts))
     joined = "\n".join(lowered)
     lowered_lengths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered))
@@ -234,7 +234,11 @@ def _text_features(
             map(title_words.__contains__, page_words), dtype=bool, count=len(page_words)
         )
         hits_before = np.concatenate([[0], np.cumsum(in_title)])
-        word_counts = words.astype(np.intp)
+        # a block's whitespace words, which are its script units only where it has no script
+        # written without spaces (segmentation.in_script_units)
+        word_counts = np.fromiter(
+            (len(text.split()) for text in lowered), dtype=np.intp, count=len(lowered)
+        )
         word_ends = np.cumsum(word_counts)
         title_overlap = (hits_before[word_ends] - hits_before[word_ends - word_counts]) / words
     return counts, final_stop, title_overlap, legal
