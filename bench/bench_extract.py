@@ -57,9 +57,14 @@ except ModuleNotFoundError as missing:
         "'.[dev,peers]'"
     )
 
-from corpusbuilder.extraction import classifier, segmentation
-from corpusbuilder.extraction import justext as ours
-from corpusbuilder.extraction.classifier import classify_learned, page_title
+from corpusbuilder.extraction import (
+    classifier,  # noqa: E402
+    model,  # noqa: E402
+    segmentation,  # noqa: E402
+)
+from corpusbuilder.extraction import justext as ours  # noqa: E402
+from corpusbuilder.extraction.classifier import page_title  # noqa: E402
+from corpusbuilder.extraction.model import classify_learned  # noqa: E402
 
 DEFAULT_SHARED = REPO.parent / "shared"
 DEFAULT_JSON = REPO / "bench" / "results" / "extract.json"
@@ -92,11 +97,11 @@ def python_walks():
     """Run as a package built without a C compiler runs: without
     corpusbuilder.extraction._fastpath."""
     compiled = ours._fastpath
-    ours._fastpath = segmentation._fastpath = classifier._fastpath = None
+    ours._fastpath = segmentation._fastpath = classifier._fastpath = model._fastpath = None
     try:
         yield
     finally:
-        ours._fastpath = segmentation._fastpath = classifier._fastpath = compiled
+        ours._fastpath = segmentation._fastpath = classifier._fastpath = model._fastpath = compiled
 
 
 def run_best_python(html: str, stoplist: frozenset[str]) -> list[str]:

@@ -113,6 +113,7 @@ def clean_html(
     *,
     preset: str = BEST_PRESET,
     language: str = AUTO,
+    comments: bool | None = None,
     config: ConfigSource = None,
 ) -> str:
     """The text a page keeps: its good blocks, white space inside each one space, a blank line
@@ -122,7 +123,10 @@ def clean_html(
     ``preset``: ``"best"`` (the learned block classifier) or a jusText preset, ``"default"``
     (the justext package's thresholds) or thesis Table 2.7's ``"A"``-``"D"``. ``language``:
     ``"auto"`` (guess it from the page, as the extract stage does), an ISO 639-1 code (``"de"``)
-    or a stop list name (``"German"``). ``config``: see `ConfigSource`; its extract section's
+    or a stop list name (``"German"``). ``comments``: what counts as content, as
+    trafilatura's ``include_comments`` — True keeps all running text, reader comments too (the
+    thesis' scope), False the article alone (preset best only); None: the config's
+    ``extract.comments`` (default True). ``config``: see `ConfigSource`; its extract section's
     other keys (jusText thresholds, max_blocks, model, ...) apply, ``preset`` replaces its preset.
 
     Raises ConfigError (a ValueError) naming a bad preset, language or config key, and
@@ -130,7 +134,7 @@ def clean_html(
     extract.max_blocks).
     """
     # the text alone: building every block's Paragraph cost an eighth of the page's time
-    page = _cleaned(html, extract_params(config, preset), forced_stoplist(language))
+    page = _cleaned(html, extract_params(config, preset, comments), forced_stoplist(language))
     return _kept_text(page.blocks)
 
 
@@ -139,11 +143,16 @@ def clean_html_paragraphs(
     *,
     preset: str = BEST_PRESET,
     language: str = AUTO,
+    comments: bool | None = None,
     config: ConfigSource = None,
 ) -> list[Paragraph]:
     """Every block of the page in page order, kept or not, with its features and classes;
     arguments and errors as `clean_html`."""
-    return list(clean_html_page(html, preset=preset, language=language, config=config).paragraphs)
+    return list(
+        clean_html_page(
+            html, preset=preset, language=language, comments=comments, config=config
+        ).paragraphs
+    )
 
 
 def clean_html_page(
@@ -151,11 +160,14 @@ def clean_html_page(
     *,
     preset: str = BEST_PRESET,
     language: str = AUTO,
+    comments: bool | None = None,
     config: ConfigSource = None,
 ) -> Page:
     """The page's blocks (`clean_html_paragraphs`) with its language, stop list and charset;
     arguments and errors as `clean_html`."""
-    return clean_html_with(html, extract_params(config, preset), forced_stoplist(language))
+    return clean_html_with(
+        html, extract_params(config, preset, comments), forced_stoplist(language)
+    )
 
 
 def clean_html_with(html: str | bytes, params: ExtractParams, stoplist: str | None) -> Page:
@@ -202,14 +214,16 @@ def iter_documents(warc_path: str | Path, config: ConfigSource = None) -> Iterat
         raise ConfigError(
             f"{path}: not a WARC file (no WARC record at its start, plain or gzipped)"
         )
-    params, preset = _settings(_config_key(config), None)
+    params, preset = _settings(_config_key(config), None, None)
     return _documents(path, params, preset)
 
 
-def extract_params(config: ConfigSource = None, preset: str | None = None) -> ExtractParams:
-    """The extract stage's settings from a config, with ``preset`` (None: the config's) in place
-    of its preset; the config's single jusText thresholds still apply on top of it."""
-    return _settings(_config_key(config), preset)[0]
+def extract_params(
+    config: ConfigSource = None, preset: str | None = None, comments: bool | None = None
+) -> ExtractParams:
+    """The extract stage's settings from a config, with ``preset`` and ``comments`` (None: the
+    config's) in place of its own; the config's single jusText thresholds still apply on top."""
+    return _settings(_config_key(config), preset, comments)[0]
 
 
 def forced_stoplist(language: str) -> str | None:
@@ -248,7 +262,7 @@ def _config_key(config: ConfigSource) -> tuple:
 
 
 @lru_cache(maxsize=64)
-def _settings(key: tuple, preset: str | None) -> tuple[ExtractParams, str]:
+def _settings(key: tuple, preset: str | None, comments: bool | None) -> tuple[ExtractParams, str]:
     """The extract settings of a config (`_config_key`) and the name of their preset, once per
     config: validating a config costs more than cleaning a page, and a loop over pages calls
     `clean_html` with the same one."""
@@ -261,6 +275,8 @@ def _settings(key: tuple, preset: str | None) -> tuple[ExtractParams, str]:
         if preset != BEST_PRESET and preset not in PRESETS:
             raise ConfigError(f"preset {preset!r}: not one of {', '.join([*PRESETS, BEST_PRESET])}")
         section["preset"] = preset
+    if comments is not None:
+        section["comments"] = comments
     params = ExtractParams.from_config(section)
     check_setup(params)
     return params, section["preset"]

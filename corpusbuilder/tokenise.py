@@ -60,6 +60,8 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.common import stoplists
+from corpusbuilder.common.scripts import NO_SPACE_SCRIPTS
+from corpusbuilder.common.scripts import char_class as _char_class
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.tables import Survivors
 from corpusbuilder.tokenfile import TokenStream
@@ -79,28 +81,7 @@ class TokeniseParams:
         return cls(**dataclass_values(cls, section))
 
 
-NO_SPACE_SCRIPTS = {
-    "Thai": (0x0E00, 0x0E7F),
-    "Lao": (0x0E80, 0x0EFF),
-    "Myanmar": (0x1000, 0x109F),
-    "Khmer": (0x1780, 0x17FF),
-    "CJK iteration marks": (0x3005, 0x3007),
-    "Hiragana and Katakana": (0x3040, 0x30FF),
-    "Katakana phonetic extensions": (0x31F0, 0x31FF),
-    "CJK unified ideographs extension A": (0x3400, 0x4DBF),
-    "CJK unified ideographs": (0x4E00, 0x9FFF),
-    "CJK compatibility ideographs": (0xF900, 0xFAFF),
-    "halfwidth Katakana": (0xFF66, 0xFF9F),
-    "CJK ideographs, planes 2 and 3": (0x20000, 0x323AF),
-}
 _INVISIBLE = {"\u00ad": "", "\u200b": " ", "\ufeff": " "}  # soft hyphen, zero-width space, BOM
-
-
-def _char_class(ranges: Iterable[tuple[int, int]]) -> str:
-    return "".join(
-        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
-        for a, b in ranges
-    )
 
 
 def _combining_mark_ranges() -> list[tuple[int, int]]:

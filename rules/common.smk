@@ -25,7 +25,7 @@ from corpusbuilder.download.inputs import resolve_sources
 from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
-from corpusbuilder.common.package_data import SHIPPED_MODEL
+from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL, SHIPPED_MODEL
 from corpusbuilder.tables import FILES, dedup_table
 
 if not config:
@@ -74,7 +74,9 @@ EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 
 # The best preset's model is an input of extract, so a retrained model re-extracts the shards;
 # with adapt.enabled, the model adapted to this crawl (rules/adapt.smk) from the configured one.
-BASE_MODEL = config["extract"]["model"] or str(SHIPPED_MODEL)
+BASE_MODEL = config["extract"]["model"] or str(
+    SHIPPED_MODEL if config["extract"]["comments"] else SHIPPED_ARTICLE_MODEL
+)
 ADAPTED_MODEL = "results/model/adapted.npz"
 
 

@@ -21,6 +21,7 @@ rule evaluate_boilerplate:
         mem_mb=2000,
     params:
         cfg=config["evaluate"],
+        comments=config["extract"]["comments"],
     script:
         "../scripts/evaluate_boilerplate.py"
 

@@ -1,7 +1,9 @@
 # The `best` preset's learned block classifier, rebuilt from the gold sets (seeded, so the same
-# gold data gives the same model). Copy results/model/best.npz to corpusbuilder/models/ to ship it,
-# or point extract.model at it. The evaluation scores `best` on each gold set with a model trained
-# without that set's source (results/model/held_out/{source}.npz): leave-one-source-out.
+# gold data gives the same model) for the scope of extract.comments: labelled as that scope reads
+# them (evaluation.training.weighted_table; L3S-GN1's gold is the scope's). Copy
+# results/model/best.npz to corpusbuilder/models/ to ship it (best-article.npz for comments:
+# false), or point extract.model at it. The evaluation scores `best` on each gold set with a model
+# trained without that set's source (results/model/held_out/{source}.npz): leave-one-source-out.
 
 
 # Each gold set is segmented and labelled once, whichever models are trained from it; `pages`
@@ -24,6 +26,7 @@ rule training_blocks:
     params:
         cfg=config["train"],
         gold_dir=config["evaluate"]["gold_dir"],
+        comments=config["extract"]["comments"],
     script:
         "../scripts/training_blocks.py"
 
@@ -44,6 +47,7 @@ rule train:
         mem_mb=4000,
     params:
         cfg=config["train"],
+        comments=config["extract"]["comments"],
     script:
         "../scripts/train.py"
 

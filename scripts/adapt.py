@@ -9,7 +9,7 @@ from corpusbuilder.evaluation.training import (
     read_training_table,
     self_train,
 )
-from corpusbuilder.extraction.classifier import BlockModel
+from corpusbuilder.extraction.model import BlockModel
 
 setup_logging(snakemake.log[0])
 target = UnlabelledBlocks.joined([UnlabelledBlocks.load(path) for path in snakemake.input.target])

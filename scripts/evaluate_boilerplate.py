@@ -17,7 +17,7 @@ from corpusbuilder.evaluation.scores import (
     with_overall,
     write_tsv,
 )
-from corpusbuilder.extraction.classifier import BlockModel
+from corpusbuilder.extraction.model import BlockModel
 
 setup_logging(snakemake.log[0])
 held_out = {
@@ -27,7 +27,9 @@ held_out = {
         ("best-adapted", snakemake.input.adapted),
     )
 }
-evaluation = evaluate(EvaluateConfig.from_config(snakemake.params.cfg), held_out)
+evaluation = evaluate(
+    EvaluateConfig.from_config(snakemake.params.cfg), held_out, snakemake.params.comments
+)
 results = with_overall(evaluation.results)
 write_tsv(boilerplate_rows(results), BOILERPLATE_COLUMNS, snakemake.output.boilerplate)
 write_tsv(language_rows(evaluation.by_language), LANGUAGE_COLUMNS, snakemake.output.languages)

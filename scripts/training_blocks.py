@@ -12,7 +12,12 @@ from corpusbuilder.evaluation.training import (
 setup_logging(snakemake.log[0])
 dataset = snakemake.wildcards.dataset
 pages = training_pages(
-    iter_dataset(dataset, snakemake.params.gold_dir, snakemake.params.cfg["max_pages"])
+    iter_dataset(
+        dataset,
+        snakemake.params.gold_dir,
+        snakemake.params.cfg["max_pages"],
+        snakemake.params.comments,
+    )
 )
 write_training_blocks(pages, dataset, snakemake.output.blocks)
 unlabelled_blocks(pages).save(snakemake.output.pages)

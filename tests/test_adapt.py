@@ -26,7 +26,7 @@ from corpusbuilder.evaluation.training import (
     unlabelled_blocks,
 )
 from corpusbuilder.extraction.adapt import UnlabelledBlocks, crawl_blocks, is_target, sample_pages
-from corpusbuilder.extraction.classifier import FEATURE_NAMES, BlockModel
+from corpusbuilder.extraction.classifier import FEATURE_NAMES
 from corpusbuilder.extraction.extract import (
     ExtractParams,
     WarcRecord,
@@ -34,6 +34,7 @@ from corpusbuilder.extraction.extract import (
     extract_shard,
     iter_warc_records,
 )
+from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.tables import FILES
 
 PARAMS = ExtractParams()  # the best preset, as the extract stage runs it by default

@@ -12,7 +12,9 @@ from lxml import etree
 
 from corpusbuilder.common.stoplists import load_stoplist
 from corpusbuilder.extraction import classifier, hints, justext, segmentation
-from corpusbuilder.extraction.classifier import block_features, load_model, page_title
+from corpusbuilder.extraction import model as tree_model
+from corpusbuilder.extraction.classifier import block_features, page_title
+from corpusbuilder.extraction.model import BlockModel, load_model
 from corpusbuilder.extraction.segmentation import _segment_blocks_python, parse_html, segment_blocks
 
 STOPLIST = load_stoplist("English")
@@ -492,7 +494,7 @@ def test_compiled_tree_walk_sums_the_numpy_walks_leaves_bit_for_bit(fastpath):
 
 def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monkeypatch):
     # what a package built without a C compiler runs, against what this one runs
-    from corpusbuilder.extraction.classifier import classify_learned
+    from corpusbuilder.extraction.model import classify_learned
 
     pages = [parse_html(html) for html in QUIRKS.values()]
     compiled = [
@@ -501,6 +503,7 @@ def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monk
     monkeypatch.setattr(justext, "_fastpath", None)
     monkeypatch.setattr(segmentation, "_fastpath", None)
     monkeypatch.setattr(classifier, "_fastpath", None)
+    monkeypatch.setattr(tree_model, "_fastpath", None)
     assert [
         classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages
     ] == compiled
@@ -595,7 +598,7 @@ def test_compiled_sum_of_negative_zeros_is_numpys_positive_zero(fastpath):
     # numpy adds the pairwise sum to 0.0, so trees whose leaves all hold -0.0 sum to +0.0
     trees = 9
     zeros = np.zeros(trees, dtype=np.int32)
-    model = classifier.BlockModel(
+    model = BlockModel(
         feature=zeros,
         threshold=np.zeros(trees),
         left=np.arange(trees, dtype=np.int32),

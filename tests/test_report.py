@@ -29,7 +29,7 @@ from conftest import (
 import corpusbuilder
 from corpusbuilder.common.package_data import SHIPPED_MODEL
 from corpusbuilder.common.provenance import OUTPUT_LIBRARIES
-from corpusbuilder.extraction.classifier import BlockModel
+from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.report.corpus_stats import (
     ShardFiles,
     benchmark_files,

@@ -18,7 +18,9 @@ from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 def _extract_params(args):
     from corpusbuilder.api import extract_params
 
-    return extract_params(load_config(args.config), getattr(args, "preset", None))
+    return extract_params(
+        load_config(args.config), getattr(args, "preset", None), getattr(args, "comments", None)
+    )
 
 
 def _cleaned(
@@ -322,6 +324,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(de)",
     )
     clean.add_argument("--preset", choices=presets, help=preset_help)
+    clean.add_argument(
+        "--comments",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="keep reader comments and all running text (--comments) or the article alone "
+        "(--no-comments, preset best only); default: the config's extract.comments (true)",
+    )
 
     extract = add(
         "extract",

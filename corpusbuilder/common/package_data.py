@@ -20,4 +20,5 @@ def packaged(*parts: str) -> Path:
 
 SCHEMA_PATH = packaged("data", "schema.yaml")
 STOPLIST_DIR = packaged("data", "stoplists")
-SHIPPED_MODEL = packaged("models", "best.npz")
+SHIPPED_MODEL = packaged("models", "best.npz")  # extract.comments: true, all running text
+SHIPPED_ARTICLE_MODEL = packaged("models", "best-article.npz")  # extract.comments: false

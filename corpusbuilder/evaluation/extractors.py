@@ -17,7 +17,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from corpusbuilder.extraction.classifier import BlockModel, classify_learned, page_title
+from corpusbuilder.extraction.classifier import page_title
 from corpusbuilder.extraction.extract import (
     ExtractParams,
     UndecodableError,
@@ -26,6 +26,7 @@ from corpusbuilder.extraction.extract import (
     segment_page,
 )
 from corpusbuilder.extraction.justext import GOOD, PRESETS, JustextParams, classify
+from corpusbuilder.extraction.model import BlockModel, classify_learned
 from corpusbuilder.extraction.segmentation import Block, parse_html
 
 from .baselines import bte_extract, classify_default_extractor
@@ -160,10 +161,19 @@ def run_justext_package(page: PreparedPage) -> Extraction:
 
 
 def run_trafilatura(page: PreparedPage) -> Extraction:
-    """trafilatura's ``extract`` with its defaults (comments and tables included)."""
+    """trafilatura's ``extract`` with its defaults (comments and tables included): its users'
+    choice for all running text, the scope ``extract.comments: true``."""
     import trafilatura
 
     return Extraction(trafilatura.extract(page.html) or "")
+
+
+def run_trafilatura_article(page: PreparedPage) -> Extraction:
+    """trafilatura's ``extract`` with ``include_comments=False``: its users' choice for the
+    article alone, the scope ``extract.comments: false``."""
+    import trafilatura
+
+    return Extraction(trafilatura.extract(page.html, include_comments=False) or "")
 
 
 def run_resiliparse(page: PreparedPage) -> Extraction:
@@ -212,9 +222,21 @@ EXTRACTORS: dict[str, Extractor] = {
     "defext-lxml": Extractor("defext-lxml", run_default_extractor, JUSTEXT_BLOCKS),
     "justext-package": Extractor("justext-package", run_justext_package, None, "justext"),
     "trafilatura": Extractor("trafilatura", run_trafilatura, None, "trafilatura"),
+    "trafilatura-article": Extractor(
+        "trafilatura-article", run_trafilatura_article, None, "trafilatura"
+    ),
     "resiliparse": Extractor("resiliparse", run_resiliparse, None, "resiliparse"),
     "readability": Extractor("readability", run_readability, None, "readability"),
     "boilerpy3": Extractor("boilerpy3", run_boilerpy3, None, "boilerpy3"),
+}
+
+
+# The peers that compare with each scope of `extract.comments`, as their users run them: the
+# article alone (readability and resiliparse's main content have no comment option), and all
+# running text (trafilatura's default keeps comments; jusText keeps what reads as running text).
+SCOPE_PEERS: dict[bool, tuple[str, ...]] = {
+    False: ("trafilatura-article", "readability", "resiliparse"),
+    True: ("trafilatura", "justext-default", "justext-package"),
 }
 
 

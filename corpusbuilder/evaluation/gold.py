@@ -136,71 +136,114 @@ def iter_cleaneval(root: Path, dataset: str) -> Iterator[GoldPage]:
 # --- L3S-GN1 ------------------------------------------------------------------------------------
 
 CONTENT_CLASSES = frozenset({"x-nc-sel1", "x-nc-sel2", "x-nc-sel3", "x-nc-sel4", "x-nc-sel5"})
+# The annotators' classes (thesis §2.8.3): 1 headline, 2 full text, 3 supplemental (captions and
+# the like), 4 related content (links to other articles), 5 user comments. The article is 1-3;
+# the scope that keeps reader comments adds 5 (related links are lists of links, which neither
+# scope keeps). Without a scope, all five are content, as Kohlschütter's "any content".
+ARTICLE_CLASSES = frozenset({"x-nc-sel1", "x-nc-sel2", "x-nc-sel3"})
+WITH_COMMENTS_CLASSES = ARTICLE_CLASSES | {"x-nc-sel5"}
+
+
+def l3s_classes(comments: bool | None) -> frozenset[str]:
+    """The L3S-GN1 classes that are content in a scope (None: every content class)."""
+    if comments is None:
+        return CONTENT_CLASSES
+    return WITH_COMMENTS_CLASSES if comments else ARTICLE_CLASSES
+
+
+# How each gold set annotates reader comments: as content, as boilerplate, or apart (its own
+# class, so each scope reads its gold). CleanEval's guidelines remove only quotes of earlier
+# posts, so discussions are content; Fundus' parsers and the hand-copied MSV texts hold the
+# article alone; trafilatura's "without" snippets and CleanPortalEval's gold leave comments out;
+# L3S-GN1 has a class for them. Measured in docs/extraction-scope.md: the words of blocks in
+# comment containers that the gold keeps.
+COMMENTS_IN_GOLD: dict[str, str] = {
+    "cleaneval-dev": "content",
+    "cleaneval-final": "content",
+    "cleanportaleval": "boilerplate",
+    "l3s-gn1": "apart",
+    "trafilatura-dev": "boilerplate",
+    "fundus": "boilerplate",
+    "msv-big9": "boilerplate",
+    "msv-chaos": "boilerplate",
+}
+
+
+def fits_scope(dataset: str, comments: bool) -> bool:
+    """Whether a gold set's annotation is the scope's: every set for the scope it annotates,
+    L3S-GN1 for both."""
+    return COMMENTS_IN_GOLD[dataset] in ("apart", "content" if comments else "boilerplate")
+
+
 _NOT_TEXT = frozenset({"script", "style", "noscript"})
 
 
-def _is_annotated(element) -> bool:
-    return not CONTENT_CLASSES.isdisjoint((element.get("class") or "").split())
+def l3s_gold_text(annotated_html: bytes, classes: frozenset[str] = CONTENT_CLASSES) -> str:
+    """The text the annotators put in ``classes`` (default: every content class), in order.
 
-
-def l3s_gold_text(annotated_html: bytes) -> str:
-    """The text of every outermost element annotated as content (classes x-nc-sel1…5), in order.
-
-    Annotations nest (a headline inside a full-text span), so only elements without an annotated
-    ancestor are read — each piece of content is counted once. One line per element; text
-    outside any annotated element (including that of class x-nc-sel0) is boilerplate.
+    Annotations nest (a headline inside a full-text span); a text node has the class of its
+    innermost annotated element, the one the annotation tool meant (thesis §2.8.3). One line per
+    outermost annotated element; text outside any annotated element (including that of class
+    x-nc-sel0) is boilerplate.
     """
     root = etree.fromstring(annotated_html, etree.HTMLParser(encoding="utf-8"))
     if root is None:
         return ""
-    pieces = []
-    walker = etree.iterwalk(root, events=("start",))  # comments and PIs are not yielded
-    for _, element in walker:
-        if element.tag in _NOT_TEXT:
-            walker.skip_subtree()
-        elif _is_annotated(element):
-            pieces.append(_visible_text(element))
-            walker.skip_subtree()
-    return "\n".join(pieces)
+    lines: list[str] = []
+    parts: list[str] = []
+    stack: list[str | None] = []  # per open element, the innermost class around its text
+    walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
+    for event, node in walker:
+        current = stack[-1] if stack else None
+        if event in ("comment", "pi"):
+            if current in classes:
+                parts.append(node.tail or "")
+        elif event == "start":
+            visible = node.tag not in _NOT_TEXT
+            if not visible:
+                walker.skip_subtree()  # its end event still comes, with its tail
+            inner = _annotation(node) or current
+            stack.append(inner)
+            if visible and inner in classes:
+                if node.tag in _LINE_BREAKING:
+                    parts.append("\n")
+                parts.append(node.text or "")
+        else:
+            inner = stack.pop()
+            outer = stack[-1] if stack else None
+            if inner in classes and node.tag in _LINE_BREAKING:
+                parts.append("\n")
+            if inner is not None and outer is None:  # an outermost annotated element ends
+                if parts:
+                    lines.append("".join(parts))
+                parts = []
+            if outer in classes:
+                parts.append(node.tail or "")
+    return "\n".join(lines)
+
+
+def _annotation(element) -> str | None:
+    """The L3S-GN1 class an element is annotated with (x-nc-sel0…5), if any."""
+    found = [c for c in (element.get("class") or "").split() if c.startswith("x-nc-sel")]
+    return found[-1] if found else None
 
 
 # Tags that end a line of text: without the break, "<h1>Title</h1><p>Text" would read "TitleText".
 _LINE_BREAKING = PARAGRAPH_TAGS | {"br", "hr"}
 
 
-def _visible_text(element) -> str:
-    """The element's text, a line break at block-level tags, no scripts, styles or comments."""
-    parts = []
-    walker = etree.iterwalk(element, events=("start", "end", "comment", "pi"))
-    for event, node in walker:
-        if event in ("comment", "pi"):
-            parts.append(node.tail or "")
-            continue
-        visible = node.tag not in _NOT_TEXT
-        if event == "start":
-            if not visible:
-                walker.skip_subtree()
-                continue
-            if node.tag in _LINE_BREAKING:
-                parts.append("\n")
-            parts.append(node.text or "")
-        else:
-            if visible and node.tag in _LINE_BREAKING:
-                parts.append("\n")
-            if node is not element:
-                parts.append(node.tail or "")
-    return "".join(parts)
-
-
-def iter_l3s_gn1(root: Path, dataset: str = "l3s-gn1") -> Iterator[GoldPage]:
-    """L3S-GN1: ``original/<uuid>.html`` as input, gold text read from ``annotated/<uuid>.html``."""
+def iter_l3s_gn1(
+    root: Path, dataset: str = "l3s-gn1", classes: frozenset[str] = CONTENT_CLASSES
+) -> Iterator[GoldPage]:
+    """L3S-GN1: ``original/<uuid>.html`` as input, gold text read from ``annotated/<uuid>.html``
+    (the text of ``classes``: :func:`l3s_classes` gives a scope's)."""
     root = Path(root)
     urls = l3s_urls(root / "url-mapping.txt")
     for html_path in sorted((root / "original").glob("*.html")):
         annotated = root / "annotated" / html_path.name
         if not annotated.is_file():
             continue
-        gold = l3s_gold_text(annotated.read_bytes())
+        gold = l3s_gold_text(annotated.read_bytes(), classes)
         yield GoldPage(
             dataset,
             html_path.stem,
@@ -276,8 +319,12 @@ def gold_source(dataset: str) -> str:
     return dataset
 
 
-def iter_dataset(name: str, gold_dir: Path | str, max_pages: int = 0) -> Iterator[GoldPage]:
+def iter_dataset(
+    name: str, gold_dir: Path | str, max_pages: int = 0, comments: bool | None = None
+) -> Iterator[GoldPage]:
     """Pages of the dataset ``gold_dir/name`` in a stable order; ``max_pages`` > 0 keeps a prefix.
+    ``comments``: the scope whose gold a set that annotates comments apart (L3S-GN1) gives; the
+    other sets' gold is what they annotate (:data:`COMMENTS_IN_GOLD`).
 
     A missing folder, or one that yields no page, raises: a score over 0 pages is no score."""
     if name not in READERS:
@@ -285,7 +332,11 @@ def iter_dataset(name: str, gold_dir: Path | str, max_pages: int = 0) -> Iterato
     root = Path(gold_dir) / name
     if not root.is_dir():
         raise FileNotFoundError(f"gold set {name}: no folder {root} (config key evaluate.gold_dir)")
-    pages = READERS[name](root, name)
+    reader = READERS[name]
+    if reader is iter_l3s_gn1:
+        pages = iter_l3s_gn1(root, name, l3s_classes(comments))
+    else:
+        pages = reader(root, name)
     return _at_least_one(islice(pages, max_pages) if max_pages > 0 else pages, root)
 
 

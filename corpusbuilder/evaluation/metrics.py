@@ -11,7 +11,9 @@ a dataset are micro-averaged — the dataset scored "as if it were a single big 
   -a``) non-ASCII characters are removed first, so that encoding mistakes do not count as
   extraction mistakes.
 * bag of words (:func:`bag_of_words_counts`): the multiset intersection of lower-cased
-  whitespace tokens; order-free, so it forgives an extractor that reorders blocks.
+  whitespace tokens, each character of a script written without spaces (Chinese, Japanese,
+  Thai: `common.scripts`) a token of its own; order-free, so it forgives an extractor that
+  reorders blocks.
 * snippets (:func:`snippet_counts`, trafilatura's evaluation): each ``with`` snippet found in the
   output is a true positive, each one missing a false negative; each ``without`` snippet found is
   a false positive. Precision = TP / (TP + FP), recall = TP / (TP + FN). A snippet is "found"
@@ -27,6 +29,8 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from corpusbuilder.common.scripts import unit_tokens
 
 
 @dataclass(frozen=True)
@@ -113,9 +117,10 @@ def aligned_word_counts(output: str, gold: str, ascii_only: bool = True) -> Coun
 
 
 def bag_of_words_counts(output: str, gold: str) -> Counts:
-    """Counts from the multiset intersection of lower-cased whitespace tokens."""
-    output_bag = Counter(output.lower().split())
-    gold_bag = Counter(gold.lower().split())
+    """Counts from the multiset intersection of lower-cased whitespace tokens, a character each
+    in scripts without spaces (else a Chinese paragraph is one token, all or nothing)."""
+    output_bag = Counter(unit_tokens(output.lower()))
+    gold_bag = Counter(unit_tokens(gold.lower()))
     matched = sum((output_bag & gold_bag).values())
     return Counts(matched, sum(output_bag.values()), sum(gold_bag.values()))
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.extraction.classifier import BlockModel, load_model
 from corpusbuilder.extraction.extract import ExtractParams, identify_sample
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
+from corpusbuilder.extraction.model import BlockModel, load_model
 
 from .extractors import (
     EXTRACTORS,
@@ -230,11 +230,14 @@ def learned_for(
 
 
 def evaluate(
-    config: EvaluateConfig, held_out: Mapping[str, Mapping[str, BlockModel]] | None = None
+    config: EvaluateConfig,
+    held_out: Mapping[str, Mapping[str, BlockModel]] | None = None,
+    comments: bool | None = None,
 ) -> Evaluation:
     """Every configured extractor on every configured dataset. ``held_out`` maps each learned
     extractor (`best`, `best-adapted`) to its models by the gold source each was held out from
-    (:func:`learned_for`)."""
+    (:func:`learned_for`). ``comments``: the scope of `extract.comments` the gold is read for
+    where a set annotates comments apart (`gold.iter_dataset`)."""
     fixed = {
         e.name: e
         for e in resolve_extractors(name for name in config.extractors if name not in LEARNED)
@@ -250,7 +253,7 @@ def evaluate(
     evaluation = Evaluation({}, {})
     for dataset in config.datasets:
         started = time.perf_counter()
-        pages = iter_dataset(dataset, config.gold_dir, config.max_pages)
+        pages = iter_dataset(dataset, config.gold_dir, config.max_pages, comments)
         mine = [
             learned_for(dataset, None if held_out is None else held_out.get(name, {}), name)
             if name in LEARNED

@@ -1,7 +1,8 @@
 """Training the `best` preset's block classifier from the gold sets (rule ``train``).
 
 Gold sets give clean text per page, not a label per block, so blocks are labelled by aligning
-the gold text to the blocks the `best` preset reads (jusText's segmentation, also cut at HTML5's
+the gold text (in `common.scripts` units: a character each in scripts without spaces) to the
+blocks the `best` preset reads (jusText's segmentation, also cut at HTML5's
 block-level elements): a block is content when most of its words sit in word
 trigrams of the gold text (a short block: when its whole text appears in the gold text). The
 snippet set labels a block content when it covers a snippet that must be kept, boilerplate when
@@ -11,7 +12,7 @@ the evaluation counts words.
 Models are judged leave-one-source-out: the evaluation scores each gold set with a model trained
 without its whole source (:func:`gold_source`), so a score says how the classifier does on pages
 from a source it never saw. Needs scikit-learn (the
-``train`` extra); the fitted trees are exported to ``classifier.BlockModel``'s numpy arrays.
+``train`` extra); the fitted trees are exported to ``model.BlockModel``'s numpy arrays.
 
 :func:`self_train` adapts a model to the pages it is about to extract (rules ``adapt`` and
 ``adapt_held_out``): the model labels those pages' blocks, its confident labels join the gold
@@ -29,18 +30,19 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from corpusbuilder.common.scripts import unit_tokens
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.evaluation.extractors import LEARNED_BLOCKS, decoded_html, prepare_page
-from corpusbuilder.evaluation.gold import GoldPage, gold_source
+from corpusbuilder.evaluation.gold import GoldPage, fits_scope, gold_source
 from corpusbuilder.extraction.adapt import UnlabelledBlocks, is_target
 from corpusbuilder.extraction.classifier import (
     FEATURE_NAMES,
-    BlockModel,
     block_features,
     block_words,
     page_title,
 )
 from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.extraction.segmentation import Block
 
 log = logging.getLogger(__name__)
@@ -111,20 +113,20 @@ def block_labels(blocks: list[Block], page: GoldPage) -> np.ndarray:
     A snippet marks the blocks that hold most of it, or that it mostly covers (by trigrams)."""
     labels = np.full(len(blocks), -1, dtype=np.int8)
     if page.gold_text is not None:
-        gold_words = page.gold_text.lower().split()
+        gold_words = unit_tokens(page.gold_text.lower())
         grams = _trigrams(gold_words)
         spaced = f" {' '.join(gold_words)} "
         for i, block in enumerate(blocks):
-            words = block.text.lower().split()
+            words = unit_tokens(block.text.lower())
             if len(words) >= LABEL_NGRAM:
                 labels[i] = _coverage(words, grams) >= CONTENT_COVERAGE
             else:
                 labels[i] = _contained(words, spaced)
         return labels
-    block_grams = [_trigrams(block.text.lower().split()) for block in blocks]
+    block_grams = [_trigrams(unit_tokens(block.text.lower())) for block in blocks]
     for label, snippets in ((1, page.with_snippets), (0, page.without_snippets)):
         for snippet in snippets:
-            grams = _trigrams(snippet.lower().split())
+            grams = _trigrams(unit_tokens(snippet.lower()))
             for i, mine in enumerate(block_grams):
                 if (
                     grams
@@ -215,15 +217,16 @@ def write_training_blocks(pages: Sequence[TrainingPage], dataset: str, path: Pat
     np.savez_compressed(path, dataset=np.array(dataset), **training_blocks(pages))  # type: ignore[arg-type]
 
 
-def read_training_table(paths: Iterable[Path | str]) -> TrainingTable:
-    """The blocks of several gold sets, each written by :func:`write_training_blocks`."""
+def read_training_table(paths: Iterable[Path | str], comments: bool | None = None) -> TrainingTable:
+    """The blocks of several gold sets, each written by :func:`write_training_blocks`, for a
+    scope (:func:`weighted_table`)."""
     parts = []
     for path in paths:
         with np.load(path) as data:
             if tuple(str(n) for n in data["feature_names"]) != FEATURE_NAMES:
                 raise ValueError(f"{path}: blocks of an older feature set; delete it and rerun")
             parts.append({key: data[key] for key in data.files})
-    return weighted_table(parts)
+    return weighted_table(parts, comments)
 
 
 def training_table(pages: Sequence[TrainingPage]) -> TrainingTable:
@@ -237,9 +240,28 @@ def training_table(pages: Sequence[TrainingPage]) -> TrainingTable:
     )
 
 
-def weighted_table(parts: Sequence[dict[str, np.ndarray]]) -> TrainingTable:
+def in_scope(part: dict[str, np.ndarray], comments: bool) -> dict[str, np.ndarray]:
+    """A gold set's labelled blocks as a scope reads them: a set whose annotators took reader
+    comments the other way (`gold.COMMENTS_IN_GOLD`) loses its blocks in comment containers
+    (the ``hint_comment`` feature), whose labels say the other scope's answer; L3S-GN1, which
+    annotates comments apart, is labelled from the scope's gold when its blocks are made."""
+    if fits_scope(str(part["dataset"]), comments):
+        return part
+    keep = part["features"][:, FEATURE_NAMES.index("hint_comment")] == 0
+    return {
+        key: value[keep] if key in ("features", "labels", "words") else value
+        for key, value in part.items()
+    }
+
+
+def weighted_table(
+    parts: Sequence[dict[str, np.ndarray]], comments: bool | None = None
+) -> TrainingTable:
     """One table of the gold sets' blocks. A block weighs its words, and every gold source weighs
-    the same in total, so the small snippet set counts as much as the large CleanEval."""
+    the same in total, so the small snippet set counts as much as the large CleanEval.
+    ``comments``: the scope to label for (:func:`in_scope`); None takes every label as it is."""
+    if comments is not None:
+        parts = [in_scope(part, comments) for part in parts]
     group = _joined(
         [
             np.full(len(part["labels"]), gold_source(str(part["dataset"])), dtype=object)

@@ -589,7 +589,7 @@ cdef double _pairwise_sum(const double* values, Py_ssize_t count) noexcept:
 def tree_sums(const float[:, ::1] features, const Py_ssize_t[::1] feature_index, const float[::1] threshold,
               const Py_ssize_t[::1] children, const Py_ssize_t[::1] roots, int depth, const double[::1] value):
     """Each row's leaf values summed over the trees, in numpy's order: the walk and the sum of
-    :meth:`corpusbuilder.extraction.classifier.BlockModel._leaf_sums` for float32 rows.
+    :meth:`corpusbuilder.extraction.model.BlockModel._leaf_sums` for float32 rows.
 
     A step of one walk waits on the step before it (node, its feature, the comparison, the
     child), so LANES rows walk each tree side by side and their steps overlap; a leaf points to

@@ -1,4 +1,4 @@
-"""The `best` preset: a learned block classifier over jusText's blocks, cut
+"""The `best` preset's features: what a learned block classifier reads of jusText's blocks, cut
 at HTML5's block elements too.
 
 jusText (thesis §2.7) decides from three features and fixed thresholds. Kohlschütter et al.
@@ -8,25 +8,22 @@ and full-stop ratios, the tag around it, its position — separate content from 
 well when a classifier learns how to combine them. This module computes those features on the
 blocks jusText's segmentation already gives (§2.7.1; also cut at HTML5's block-level elements,
 ``segmentation.HTML5_BLOCK_TAGS``), adds what the markup says
-(``hints.STRUCTURE_HINTS``: navigation, comment and article containers), jusText's own
-context-free and context-sensitive classes, and scores each block with a small ensemble of
+(``hints.STRUCTURE_HINTS``: navigation, comment and article containers), and jusText's own
+context-free and context-sensitive classes. `model` scores the rows with a small ensemble of
 gradient-boosted trees stored as plain numpy arrays (``models/best.npz``).
 
-Inference needs numpy only (the features and the tree walk run compiled where
-``corpusbuilder.extraction._fastpath`` is built, with the same results); scikit-learn is needed only
-to retrain (``corpusbuilder.evaluation.training``, rule ``train``).
+Inference needs numpy only (the features run compiled where
+``corpusbuilder.extraction._fastpath`` is built, with the same results); scikit-learn is needed
+only to retrain (``corpusbuilder.evaluation.training``, rule ``train``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from operator import attrgetter, methodcaller
-from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.common.package_data import SHIPPED_MODEL
 from corpusbuilder.extraction.hints import HINT_BITS
 from corpusbuilder.extraction.justext import (
     BAD,
@@ -39,7 +36,7 @@ from corpusbuilder.extraction.justext import (
 )
 from corpusbuilder.extraction.segmentation import Block
 
-try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
+try:  # the compiled features, built with the package where a C compiler was at hand (setup.py)
     # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
     from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
 except ImportError:
@@ -216,13 +213,13 @@ def _text_features(
     texts: list[str], words: np.ndarray, title_words: set[str]
 ) -> tuple[np.ndarray, ...]:
     """Character counts of every block (:func:`_character_counts`), and the legal-phrase count
-    and title overlap, which need each block's words (``words``: how many whitespace words each
-    text has)."""
+    and title overlap: the share of a block's words (``words``: its length in script units) that
+    are whitespace words of the title."""
     counts, final_stop = _character_counts(texts)
     # The word-level features read the page's lower-cased text at once: no match of
     # _LEGAL_PHRASES holds a newline, and splitting the newline-joined text gives each block's
-    # words in turn, as many as ``words`` says (lower-casing may lengthen a text, as "İ" does,
-    # so the starts are counted again).
+    # whitespace words in turn (lower-casing may lengthen a text, as "İ" does, so the starts are
+    # counted again).
     lowered = list(map(str.lower, texts))
     joined = "\n".join(lowered)
     lowered_lengths = np.fromiter(map(len, lowered), dtype=np.int64, count=len(lowered))
@@ -238,7 +235,11 @@ def _text_features(
             map(title_words.__contains__, page_words), dtype=bool, count=len(page_words)
         )
         hits_before = np.concatenate([[0], np.cumsum(in_title)])
-        word_counts = words.astype(np.intp)
+        # a block's whitespace words, which are its script units only where it has no script
+        # written without spaces (segmentation.in_script_units)
+        word_counts = np.fromiter(
+            (len(text.split()) for text in lowered), dtype=np.intp, count=len(lowered)
+        )
         word_ends = np.cumsum(word_counts)
         title_overlap = (hits_before[word_ends] - hits_before[word_ends - word_counts]) / words
     return counts, final_stop, title_overlap, legal
@@ -300,9 +301,10 @@ def _container_features(
         container_words = np.bincount(container, weights=words)[container]
         columns += [container_words / words.sum(), np.log1p(np.bincount(container)[container])]
 
-        def container_mean(values: np.ndarray) -> np.ndarray:
-            # called within this iteration, so the loop's current arrays are the right ones
-            return np.bincount(container, weights=words * values)[container] / container_words  # noqa: B023
+        def container_mean(
+            values: np.ndarray, container: np.ndarray = container, total=container_words
+        ) -> np.ndarray:
+            return np.bincount(container, weights=words * values)[container] / total
 
         columns += [
             container_mean(links),
@@ -449,169 +451,6 @@ def _block_features_numpy(
     return np.hstack([per_block, *neighbours, page, containers]).astype(np.float32)
 
 
-@dataclass(frozen=True)
-class BlockModel:
-    """Gradient-boosted trees as flat arrays: node i tests ``feature[i] <= threshold[i]``.
-
-    ``left``/``right`` index the next node (a leaf points to itself); ``value`` is a leaf's
-    contribution to the log-odds; ``roots`` are the trees' first nodes. Blocks whose probability
-    of being content is at least ``threshold_good`` are kept (``threshold``
-    holds the nodes' split values).
-    """
-
-    feature: np.ndarray
-    threshold: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
-    value: np.ndarray
-    roots: np.ndarray
-    depth: int
-    baseline: float
-    threshold_good: float
-    feature_names: tuple[str, ...]
-    trained_on: tuple[str, ...] = ()  # the gold sources it learned from: it is never scored on them
-
-    @cached_property
-    def children(self) -> np.ndarray:
-        """Node i's right child at 2 i, its left child at 2 i + 1 (built once per model), as intp:
-        numpy would convert narrower indices on every gather."""
-        return np.column_stack([self.right, self.left]).ravel().astype(np.intp)
-
-    @cached_property
-    def feature_index(self) -> np.ndarray:
-        """``feature`` as intp, for the same reason."""
-        return self.feature.astype(np.intp)
-
-    @cached_property
-    def float32_threshold(self) -> np.ndarray:
-        """Split values as float32, each rounded down: a float32 feature x satisfies
-        ``x <= threshold`` exactly when it satisfies ``x <= float32_threshold``, so the float32
-        rows `block_features` gives are compared without widening them."""
-        narrow = self.threshold.astype(np.float32)
-        return np.where(narrow > self.threshold, np.nextafter(narrow, np.float32(-np.inf)), narrow)
-
-    def probabilities(self, features: np.ndarray) -> np.ndarray:
-        """P(content) per row of ``features``: the leaves' values summed as log-odds."""
-        if len(features) == 0:
-            return np.zeros(0)
-        if features.ndim != 2 or features.shape[1] <= self.highest_feature_column:
-            raise ValueError(
-                f"features of shape {features.shape}: the model reads column "
-                f"{self.highest_feature_column}"
-            )
-        return 1.0 / (1.0 + np.exp(-(self.baseline + self._leaf_sums(features))))
-
-    @cached_property
-    def highest_feature_column(self) -> int:
-        """The highest feature column a split reads."""
-        return int(self.feature.max(initial=0))
-
-    def _leaf_sums(self, features: np.ndarray) -> np.ndarray:
-        """Each row's leaf values summed over the trees in numpy's pairwise order, whose rounding
-        the shipped model's outputs were taken with: compiled for the float32 rows
-        `block_features` gives, when the compiled module is there, else summed along the rows of
-        the C-ordered (rows × trees) values."""
-        if (
-            _fastpath is not None
-            and features.dtype == np.float32
-            and self.value.dtype == np.float64
-        ):
-            return _fastpath.tree_sums(
-                np.ascontiguousarray(features),
-                self.feature_index,
-                self.float32_threshold,
-                self.children,
-                self.root_index,
-                self.depth,
-                self.value,
-            )
-        return self.value[self._leaves(features)].sum(axis=1)
-
-    @cached_property
-    def root_index(self) -> np.ndarray:
-        """``roots`` as intp."""
-        return self.roots.astype(np.intp)
-
-    def _leaves(self, features: np.ndarray) -> np.ndarray:
-        """The leaf each row reaches in each tree (rows × trees): all trees walked at once, one
-        level per step.
-
-        Flat indexing: a row's feature f sits at ``row * width + f``, and node i's children at
-        ``children[2 i + go_left]``, so each level is four gathers over (rows × trees), done with
-        ``np.take`` into buffers allocated once; every index is in range, and ``mode="clip"``
-        spares numpy the check and the copy ``mode="raise"`` makes.
-        """
-        if features.dtype == np.float32:
-            flat, threshold = np.ascontiguousarray(features).ravel(), self.float32_threshold
-        else:
-            flat, threshold = (
-                np.ascontiguousarray(features, dtype=np.float64).ravel(),
-                self.threshold,
-            )
-        row_starts = (np.arange(len(features), dtype=np.intp) * features.shape[1])[:, None]
-        nodes = np.repeat(self.root_index[None, :], len(features), axis=0)
-        index = np.empty_like(nodes)
-        values = np.empty(nodes.shape, dtype=flat.dtype)
-        split_values = np.empty(nodes.shape, dtype=flat.dtype)
-        go_left = np.empty(nodes.shape, dtype=bool)
-        for _ in range(self.depth):
-            np.take(self.feature_index, nodes, out=index, mode="clip")
-            index += row_starts
-            np.take(flat, index, out=values, mode="clip")
-            np.take(threshold, nodes, out=split_values, mode="clip")
-            np.less_equal(values, split_values, out=go_left)
-            np.multiply(nodes, 2, out=index)
-            index += go_left
-            np.take(self.children, index, out=nodes, mode="clip")
-        return nodes
-
-    def save(self, path: Path | str) -> None:
-        np.savez_compressed(
-            path,
-            feature=self.feature,
-            threshold=self.threshold,
-            left=self.left,
-            right=self.right,
-            value=self.value,
-            roots=self.roots,
-            meta=np.array([self.depth, self.baseline, self.threshold_good]),
-            feature_names=np.array(self.feature_names),
-            trained_on=np.array(self.trained_on, dtype=str),
-        )
-
-    @classmethod
-    def load(cls, path: Path | str) -> BlockModel:
-        with np.load(path) as data:
-            names = tuple(str(n) for n in data["feature_names"])
-            if names != FEATURE_NAMES:
-                raise ValueError(
-                    f"{path}: model was trained on other features than this version "
-                    "computes; retrain it (snakemake train)"
-                )
-            depth, baseline, threshold_good = data["meta"]
-            trained_on = tuple(str(s) for s in data["trained_on"]) if "trained_on" in data else ()
-            return cls(
-                data["feature"],
-                data["threshold"].astype(np.float64),
-                data["left"],
-                data["right"],
-                data["value"],
-                data["roots"],
-                int(depth),
-                float(baseline),
-                float(threshold_good),
-                names,
-                trained_on,
-            )
-
-
-@lru_cache(maxsize=4)
-def load_model(path: Path | None = None) -> BlockModel:
-    """A model file, loaded once per process; None = the one inside the
-    package (``models/best.npz``)."""
-    return BlockModel.load(SHIPPED_MODEL if path is None else path)
-
-
 def page_title(root) -> str:
     """The page's <title>, whitespace collapsed ("" for none)."""
     if root is None:
@@ -619,12 +458,3 @@ def page_title(root) -> str:
     # the first <title> in document order, as ".//title" finds it, without ElementPath's Python
     title = next(root.iter("title"), None)
     return " ".join((title.text or "").split()) if title is not None else ""
-
-
-def classify_learned(
-    blocks: list[Block], title: str = "", model: BlockModel | None = None
-) -> list[str]:
-    """``good`` or ``bad`` per block, as the `best` preset decides."""
-    model = model or load_model()
-    keep = model.probabilities(block_features(blocks, title)) >= model.threshold_good
-    return [GOOD if k else BAD for k in keep]

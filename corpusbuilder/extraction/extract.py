@@ -22,16 +22,14 @@ from lxml import etree
 from corpusbuilder.common import stoplists
 from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
+from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL
 from corpusbuilder.config import ConfigError, dataclass_values
-from corpusbuilder.extraction.classifier import classify_learned, load_model, page_title
+from corpusbuilder.extraction.classifier import page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
+from corpusbuilder.extraction.model import classify_learned, load_model
 from corpusbuilder.extraction.nesting import TooDeepError
-from corpusbuilder.extraction.segmentation import (
-    count_stopwords,
-    parse_html,
-    segment_blocks,
-)
+from corpusbuilder.extraction.segmentation import count_stopwords, parse_html, segment_blocks
 from corpusbuilder.extraction.site_boilerplate import (
     SiteBoilerplateParams,
     mark_blocks,
@@ -77,7 +75,26 @@ class ExtractParams:
     # retrained model file (rule `train`), None = the one shipped.
     learned: bool = True
     model: Path | None = None
+    # What counts as content, as trafilatura's users know it: True keeps all running text, reader
+    # comments too, as the thesis' jusText and corpora do (§2.7); False the article alone. The
+    # `best` preset has a model per scope; the jusText presets are the thesis' scope only.
+    comments: bool = True
     site_boilerplate: SiteBoilerplateParams = SiteBoilerplateParams()
+
+    def __post_init__(self) -> None:
+        if not self.comments and not self.learned:
+            raise ConfigError(
+                "config key 'extract.comments': false (the article alone) needs preset best; the "
+                "jusText presets keep all running text, reader comments too (thesis §2.7)"
+            )
+
+    @property
+    def model_file(self) -> Path | None:
+        """The `best` preset's model: ``model`` if given, else the one shipped for the scope
+        (None: the package's ``models/best.npz``, which keeps comments)."""
+        if self.model is not None:
+            return self.model
+        return None if self.comments else SHIPPED_ARTICLE_MODEL
 
     def with_preset(self, preset: str) -> ExtractParams:
         """These settings with another preset: a jusText one (thesis Table 2.7) or "best"."""
@@ -242,7 +259,7 @@ def clean_page(
         # The learned classes are final (Algorithm 2.3's context is among the model's features);
         # jusText's context-free classes stay beside them, for the context pass that block
         # de-duplication and site-level boilerplate run again once blocks are removed (§3.5.2).
-        final_classes = classify_learned(page.blocks, page.title, load_model(params.model))
+        final_classes = classify_learned(page.blocks, page.title, load_model(params.model_file))
         cf_classes = classify_context_free(page.blocks, params.justext)
     else:
         cf_classes, final_classes = classify(page.blocks, params.justext)
@@ -359,10 +376,11 @@ def check_setup(params: ExtractParams) -> None:
     the bundled stop lists): a fault of the setup, never a row per page it would spoil."""
     if params.learned:
         try:
-            load_model(params.model)
+            load_model(params.model_file)
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
             raise ConfigError(
-                f"config key 'extract.model': cannot load {params.model or 'the shipped model'}: "
+                "config key 'extract.model': cannot load "
+                f"{params.model_file or 'the shipped model'}: "
                 f"{type(error).__name__}: {str(error)[:200]}"
             ) from None
     if params.stoplist_fallback != stoplists.PAGE:

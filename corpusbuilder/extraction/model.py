@@ -1,0 +1,198 @@
+"""The `best` preset's model: gradient-boosted trees stored as plain numpy arrays
+(``models/best.npz``), and the decision it makes over `classifier.block_features`' rows.
+
+The trees are walked compiled where ``corpusbuilder.extraction._fastpath`` is built (with
+numpy's results bit for bit), else all at once in numpy; scikit-learn fits them
+(``corpusbuilder.evaluation.training``, rule ``train``) and is never needed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from corpusbuilder.common.package_data import SHIPPED_MODEL
+from corpusbuilder.extraction.classifier import FEATURE_NAMES, block_features
+from corpusbuilder.extraction.justext import BAD, GOOD
+from corpusbuilder.extraction.segmentation import Block
+
+try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
+    # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
+    from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
+except ImportError:
+    _fastpath = None
+
+
+@dataclass(frozen=True)
+class BlockModel:
+    """Gradient-boosted trees as flat arrays: node i tests ``feature[i] <= threshold[i]``.
+
+    ``left``/``right`` index the next node (a leaf points to itself); ``value`` is a leaf's
+    contribution to the log-odds; ``roots`` are the trees' first nodes. Blocks whose probability
+    of being content is at least ``threshold_good`` are kept (``threshold`` holds the nodes'
+    split values).
+    """
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    roots: np.ndarray
+    depth: int
+    baseline: float
+    threshold_good: float
+    feature_names: tuple[str, ...]
+    trained_on: tuple[str, ...] = ()  # the gold sources it learned from: it is never scored on them
+
+    @cached_property
+    def children(self) -> np.ndarray:
+        """Node i's right child at 2 i, its left child at 2 i + 1 (built once per model), as intp:
+        numpy would convert narrower indices on every gather."""
+        return np.column_stack([self.right, self.left]).ravel().astype(np.intp)
+
+    @cached_property
+    def feature_index(self) -> np.ndarray:
+        """``feature`` as intp, for the same reason."""
+        return self.feature.astype(np.intp)
+
+    @cached_property
+    def float32_threshold(self) -> np.ndarray:
+        """Split values as float32, each rounded down: a float32 feature x satisfies
+        ``x <= threshold`` exactly when it satisfies ``x <= float32_threshold``, so the float32
+        rows `block_features` gives are compared without widening them."""
+        narrow = self.threshold.astype(np.float32)
+        return np.where(narrow > self.threshold, np.nextafter(narrow, np.float32(-np.inf)), narrow)
+
+    def probabilities(self, features: np.ndarray) -> np.ndarray:
+        """P(content) per row of ``features``: the leaves' values summed as log-odds."""
+        if len(features) == 0:
+            return np.zeros(0)
+        if features.ndim != 2 or features.shape[1] <= self.highest_feature_column:
+            raise ValueError(
+                f"features of shape {features.shape}: the model reads column "
+                f"{self.highest_feature_column}"
+            )
+        return 1.0 / (1.0 + np.exp(-(self.baseline + self._leaf_sums(features))))
+
+    @cached_property
+    def highest_feature_column(self) -> int:
+        """The highest feature column a split reads."""
+        return int(self.feature.max(initial=0))
+
+    def _leaf_sums(self, features: np.ndarray) -> np.ndarray:
+        """Each row's leaf values summed over the trees in numpy's pairwise order, whose rounding
+        the shipped model's outputs were taken with: compiled for the float32 rows
+        `block_features` gives, when the compiled module is there, else summed along the rows of
+        the C-ordered (rows × trees) values."""
+        if (
+            _fastpath is not None
+            and features.dtype == np.float32
+            and self.value.dtype == np.float64
+        ):
+            return _fastpath.tree_sums(
+                np.ascontiguousarray(features),
+                self.feature_index,
+                self.float32_threshold,
+                self.children,
+                self.root_index,
+                self.depth,
+                self.value,
+            )
+        return self.value[self._leaves(features)].sum(axis=1)
+
+    @cached_property
+    def root_index(self) -> np.ndarray:
+        """``roots`` as intp."""
+        return self.roots.astype(np.intp)
+
+    def _leaves(self, features: np.ndarray) -> np.ndarray:
+        """The leaf each row reaches in each tree (rows × trees): all trees walked at once, one
+        level per step.
+
+        Flat indexing: a row's feature f sits at ``row * width + f``, and node i's children at
+        ``children[2 i + go_left]``, so each level is four gathers over (rows × trees), done with
+        ``np.take`` into buffers allocated once; every index is in range, and ``mode="clip"``
+        spares numpy the check and the copy ``mode="raise"`` makes.
+        """
+        if features.dtype == np.float32:
+            flat, threshold = np.ascontiguousarray(features).ravel(), self.float32_threshold
+        else:
+            flat, threshold = (
+                np.ascontiguousarray(features, dtype=np.float64).ravel(),
+                self.threshold,
+            )
+        row_starts = (np.arange(len(features), dtype=np.intp) * features.shape[1])[:, None]
+        nodes = np.repeat(self.root_index[None, :], len(features), axis=0)
+        index = np.empty_like(nodes)
+        values = np.empty(nodes.shape, dtype=flat.dtype)
+        split_values = np.empty(nodes.shape, dtype=flat.dtype)
+        go_left = np.empty(nodes.shape, dtype=bool)
+        for _ in range(self.depth):
+            np.take(self.feature_index, nodes, out=index, mode="clip")
+            index += row_starts
+            np.take(flat, index, out=values, mode="clip")
+            np.take(threshold, nodes, out=split_values, mode="clip")
+            np.less_equal(values, split_values, out=go_left)
+            np.multiply(nodes, 2, out=index)
+            index += go_left
+            np.take(self.children, index, out=nodes, mode="clip")
+        return nodes
+
+    def save(self, path: Path | str) -> None:
+        np.savez_compressed(
+            path,
+            feature=self.feature,
+            threshold=self.threshold,
+            left=self.left,
+            right=self.right,
+            value=self.value,
+            roots=self.roots,
+            meta=np.array([self.depth, self.baseline, self.threshold_good]),
+            feature_names=np.array(self.feature_names),
+            trained_on=np.array(self.trained_on, dtype=str),
+        )
+
+    @classmethod
+    def load(cls, path: Path | str) -> BlockModel:
+        with np.load(path) as data:
+            names = tuple(str(n) for n in data["feature_names"])
+            if names != FEATURE_NAMES:
+                raise ValueError(
+                    f"{path}: model was trained on other features than this version "
+                    "computes; retrain it (snakemake train)"
+                )
+            depth, baseline, threshold_good = data["meta"]
+            trained_on = tuple(str(s) for s in data["trained_on"]) if "trained_on" in data else ()
+            return cls(
+                data["feature"],
+                data["threshold"].astype(np.float64),
+                data["left"],
+                data["right"],
+                data["value"],
+                data["roots"],
+                int(depth),
+                float(baseline),
+                float(threshold_good),
+                names,
+                trained_on,
+            )
+
+
+@lru_cache(maxsize=4)
+def load_model(path: Path | None = None) -> BlockModel:
+    """A model file, loaded once per process; None = the one inside the package
+    (``models/best.npz``)."""
+    return BlockModel.load(SHIPPED_MODEL if path is None else path)
+
+
+def classify_learned(
+    blocks: list[Block], title: str = "", model: BlockModel | None = None
+) -> list[str]:
+    """``good`` or ``bad`` per block, as the `best` preset decides."""
+    model = model or load_model()
+    keep = model.probabilities(block_features(blocks, title)) >= model.threshold_good
+    return [GOOD if k else BAD for k in keep]
