@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.common.io import atomic_path
+from corpusbuilder.report.quality import quality_section
 from corpusbuilder.tables import (
     REMOVED_PARTS,
     ShardTables,
@@ -1069,6 +1070,7 @@ def render_report(
         boilerplate_section(files),
         stages_section(files),
         sample_section(files, sample_size),
+        quality_section(files.shards),
     ]
     nav = "".join(
         f'<a href="#{a}">{t}</a>'
