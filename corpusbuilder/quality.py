@@ -279,6 +279,24 @@ class WordVocabulary(Vocabulary):
         super().__init__()
         self._find = web_words  # type: ignore[assignment]  # a findall of its own
 
+    def _tokenise_chunk(self, chunk: str) -> tuple[int, ...]:
+        # Most new chunks are an ASCII word, or one and a mark after it ("said,"): cut here what
+        # `web_words` would cut, without normalising and matching each.
+        if not chunk.isascii() or chunk in ABBREVIATIONS or len(self._memo) >= self.max_memo:
+            return super()._tokenise_chunk(chunk)
+        if chunk.isalpha():
+            words: tuple[str, ...] = (chunk,)
+        elif len(chunk) > 2 and chunk[-1] in _SIMPLE_SUFFIXES and chunk[:-1].isalpha():
+            words = (chunk[:-1], chunk[-1])
+        else:
+            return super()._tokenise_chunk(chunk)
+        types = self.types
+        ids = self._memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
+        return ids
+
+
+_SIMPLE_SUFFIXES = frozenset(".,;:!?)")
+
 
 def _last(ordered: dict[str, int], known: int) -> list[str]:
     """The keys of ``ordered`` after its first ``known``, read from the end (from the start,
@@ -383,9 +401,10 @@ def ngram_hashes(keys: np.ndarray, n: int) -> np.ndarray:
 def top_ngram_chars(hashes: np.ndarray, chars: np.ndarray) -> int:
     """Characters of all occurrences of the most frequent n-gram (the earliest seen of equally
     frequent ones), each occurrence its ``chars``."""
-    _, first, counts = np.unique(hashes, return_index=True, return_counts=True)
-    most = counts.max()
-    return int(chars[first[counts == most].min()] * most)
+    codes, _ = pd.factorize(hashes)  # numbered in order of first occurrence
+    counts = np.bincount(codes)
+    top = int(counts.argmax())
+    return int(chars[int((codes == top).argmax())] * counts[top])
 
 
 def duplicate_ngram_chars(hashes: np.ndarray, chars: np.ndarray, n: int) -> int:
@@ -396,9 +415,12 @@ def duplicate_ngram_chars(hashes: np.ndarray, chars: np.ndarray, n: int) -> int:
     Only the positions whose n-gram occurred before are visited in Python: one is a repeat
     when an earlier occurrence was read (not skipped) — the first one, unless a repeat's skip
     covers it, or a later one read since."""
-    _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
-    first_at = first[inverse]
-    later = np.flatnonzero(first_at < np.arange(len(hashes)))
+    codes, uniques = pd.factorize(hashes)
+    positions = np.arange(len(hashes))
+    first = np.empty(len(uniques), np.int64)
+    first[codes[::-1]] = positions[::-1]  # the last write of each code is its first position
+    first_at = first[codes]
+    later = np.flatnonzero(first_at < positions)
     read: set[int] = set()  # hashes of later occurrences read (not skipped)
     skip_starts: list[int] = []  # each repeat skips the n - 1 positions after it
     total, free = 0, 0
@@ -440,7 +462,7 @@ def repetition_signals(text: str, keys: np.ndarray, lengths: np.ndarray) -> dict
         # an n-gram's characters as the words joined by spaces
         chars = offsets[n:] - offsets[:-n] + n - 1
         signals[f"top_{n}gram_char_frac"] = top_ngram_chars(ngram_hashes(keys, n), chars) / size
-    repeats = len(keys) >= 5 and len(np.unique(ngram_hashes(keys, 5))) < len(keys) - 4
+    repeats = len(keys) >= 5 and len(pd.unique(ngram_hashes(keys, 5))) < len(keys) - 4
     for n in range(5, 11):
         # no 5-gram repeats, so no longer one does
         if not repeats or len(keys) < n:
@@ -467,7 +489,26 @@ def sentence_count(ids: np.ndarray, types: TokenTypes) -> int:
     return 1 + int(np.count_nonzero(terminal[opener] - types.terminal[ids][opener] > before))
 
 
-def c4_signals(text: str, chunks: list[tuple[int, ...]], types: TokenTypes, params: C4Params):
+def line_sentences(ids: np.ndarray, line_offsets: np.ndarray, types: TokenTypes) -> np.ndarray:
+    """`sentence_count` of each line of a text at once, the lines given as offsets into the
+    text's tokens ``ids``."""
+    lines = len(line_offsets) - 1
+    terminal = np.concatenate([[0], np.cumsum(types.terminal[ids])])
+    opener = np.flatnonzero(~types.punct[ids])
+    line = np.searchsorted(line_offsets, opener, side="right") - 1
+    # what a terminal mark is looked for since: the opener before in the line, or its start
+    since = np.where(
+        np.concatenate([[False], line[1:] == line[:-1]]),
+        np.concatenate([[0], opener[:-1]]),
+        line_offsets[line],
+    )
+    cut = terminal[opener] - terminal[since] > 0
+    return (np.diff(line_offsets) > 0) + np.bincount(line[cut], minlength=lines)
+
+
+def c4_signals(
+    text: str, chunks: list[tuple[int, ...]], ids: np.ndarray, types: TokenTypes, params: C4Params
+):
     """C4's line and page tests (Raffel et al. 2020, §2.2), line by line as C4's code and
     datatrove's C4QualityFilter run them: a line is stripped, removed for a too long word, its
     citation marks removed, removed unless it ends in terminal punctuation (not an ellipsis) and
@@ -486,16 +527,16 @@ def c4_signals(text: str, chunks: list[tuple[int, ...]], types: TokenTypes, para
         "c4_javascript_lines": 0,
         "c4_policy_lines": 0,
     }
-    first_chunk = 0
-    for line in lines:
-        words = line.split()
-        line_chunks = chunks[first_chunk : first_chunk + len(words)]
-        first_chunk += len(words)
+    split = [line.split() for line in lines]
+    chunk_offsets = np.concatenate([[0], np.cumsum([len(c) for c in chunks])])
+    line_offsets = chunk_offsets[np.concatenate([[0], np.cumsum([len(w) for w in split])])]
+    sentences = line_sentences(ids, line_offsets, types).tolist()
+    for number, (line, words) in enumerate(zip(lines, split)):
         if len(line) > params.max_word_length and max(map(len, words)) > params.max_word_length:
             continue
         if params.remove_citations and "[" in line:
             line = C4_CITATION.sub("", line)
-            line_chunks = types.chunk_ids(line)
+            sentences[number] = sentence_count(types.ids(line), types)
         if not line.endswith(C4_END_MARKS) or line.endswith("..."):
             continue
         if len(words) < params.min_words_per_line:
@@ -511,7 +552,7 @@ def c4_signals(text: str, chunks: list[tuple[int, ...]], types: TokenTypes, para
         if params.policy and any(phrase in lowered for phrase in C4_POLICY):
             signals["c4_policy_lines"] += 1
             continue
-        signals["c4_sentences"] += sentence_count(flat_ids(line_chunks), types)
+        signals["c4_sentences"] += sentences[number]
     return signals
 
 
@@ -556,7 +597,7 @@ def document_signals(
     return {
         **gopher_quality_signals(text, ids, types, language),
         **repetition_signals(text, types.key[ids], types.length[ids]),
-        **c4_signals(text, chunks, types, params.c4),
+        **c4_signals(text, chunks, ids, types, params.c4),
         **fineweb_signals(text, len(ids), params.fineweb),
     }
 
