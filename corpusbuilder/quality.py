@@ -45,7 +45,6 @@ import bisect
 import itertools
 import logging
 import re
-import sys
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
@@ -187,7 +186,7 @@ RULES: tuple[Rule, ...] = (
 _TERMINAL_NAMES = ("FULL STOP", "QUESTION MARK", "EXCLAMATION MARK", "DANDA", "INTERROBANG")
 TERMINAL_PUNCTUATION = frozenset(
     ch
-    for ch in map(chr, range(sys.maxunicode + 1))
+    for ch in map(chr, range(0x20000))  # planes 0 and 1: the scripts with sentence marks
     if unicodedata.category(ch) == "Po"
     and any(name in unicodedata.name(ch, "") for name in _TERMINAL_NAMES)
     and not unicodedata.name(ch).startswith(("INVERTED", "PRESENTATION FORM", "ADLAM INITIAL"))
