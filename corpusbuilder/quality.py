@@ -330,6 +330,7 @@ class TokenTypes:
         self.lower: dict[str, int] = {}
         self._stop: dict[str, tuple[np.ndarray, int]] = {}  # stop list -> (in it?, forms known)
         self._rng = np.random.default_rng(0)
+        self._stoplists: dict[str | None, tuple[str | None, frozenset[str]]] = {}
 
     def _update(self) -> None:
         done, total = self.size, len(self.vocabulary.types)
@@ -350,7 +351,9 @@ class TokenTypes:
 
     def stop(self, language: str | None) -> np.ndarray:
         """Per lower-cased form: is it in the stop list of ``language``."""
-        name, words = stoplists.stoplist_for(language)
+        if language not in self._stoplists:
+            self._stoplists[language] = stoplists.stoplist_for(language)
+        name, words = self._stoplists[language]
         known, filled = self._stop.get(name or "", (np.zeros(0, bool), 0))
         if filled < len(self.lower):
             known = _grown(known, len(self.lower))
@@ -389,11 +392,14 @@ def duplicates(items: list[str]) -> tuple[int, int]:
     return count, chars
 
 
+_NGRAM_PRIME = np.uint64(0x100000001B3)
+
+
 def ngram_hashes(keys: np.ndarray, n: int) -> np.ndarray:
     """A 64-bit hash of each n-gram of a token sequence (given as the tokens' random keys)."""
     hashes = keys[: len(keys) - n + 1].copy()
     for k in range(1, n):
-        hashes = hashes * np.uint64(0x100000001B3) ^ keys[k : len(keys) - n + 1 + k]
+        hashes = hashes * _NGRAM_PRIME ^ keys[k : len(keys) - n + 1 + k]
     return hashes
 
 
@@ -454,22 +460,24 @@ def repetition_signals(text: str, keys: np.ndarray, lengths: np.ndarray) -> dict
         "dup_line_char_frac": line_chars / size,
     }
     offsets = np.concatenate([[0], np.cumsum(lengths)])
-    for n in (2, 3, 4):
+    hashes = keys
+    repeats = False
+    for n in range(2, 11):
         if len(keys) < n:
-            signals[f"top_{n}gram_char_frac"] = 0.0
+            signals[f"top_{n}gram_char_frac" if n < 5 else f"dup_{n}gram_char_frac"] = 0.0
             continue
-        # an n-gram's characters as the words joined by spaces
-        chars = offsets[n:] - offsets[:-n] + n - 1
-        signals[f"top_{n}gram_char_frac"] = top_ngram_chars(ngram_hashes(keys, n), chars) / size
-    repeats = len(keys) >= 5 and len(pd.unique(ngram_hashes(keys, 5))) < len(keys) - 4
-    for n in range(5, 11):
+        # the n-grams' hashes from the (n-1)-grams' (`ngram_hashes`, one step at a time)
+        hashes = hashes[:-1] * _NGRAM_PRIME ^ keys[n - 1 :]
+        if n < 5:
+            # an n-gram's characters as its words joined by spaces
+            chars = offsets[n:] - offsets[:-n] + n - 1
+            signals[f"top_{n}gram_char_frac"] = top_ngram_chars(hashes, chars) / size
+            continue
         # no 5-gram repeats, so no longer one does
-        if not repeats or len(keys) < n:
-            signals[f"dup_{n}gram_char_frac"] = 0.0
-            continue
+        repeats = repeats or (n == 5 and len(pd.unique(hashes)) < len(hashes))
         chars = offsets[n:] - offsets[:-n]  # the words joined without spaces
         signals[f"dup_{n}gram_char_frac"] = (
-            duplicate_ngram_chars(ngram_hashes(keys, n), chars, n) / size
+            duplicate_ngram_chars(hashes, chars, n) / size if repeats else 0.0
         )
     return signals
 
