@@ -294,3 +294,36 @@ def test_a_filter_drops_documents_counted_in_the_funnel_under_their_rule(sample_
     # each under the first rule it fails
     first = pd.Series([before[d]["quality_fails"][0] for d in failing]).value_counts()
     assert dict(zip(lost["reason"], lost["count"])) == first.to_dict()
+
+
+def test_the_report_shows_distributions_drops_and_failing_examples(sample_build):
+    from corpusbuilder.report.quality import quality_section, rule_set_drops
+    from corpusbuilder.tables import FILES, ShardTables, read_table
+
+    shards = [
+        ShardTables.of(path.name.split(".")[0], sample_build)
+        for path in sorted((sample_build / "work" / "extract").glob("*.docs.parquet"))
+    ]
+    shards = [
+        ShardTables(
+            s.docs,
+            s.blocks,
+            s.language,
+            s.exact,
+            s.dedup,
+            s.name,
+            sample_build / FILES.quality.format(shard=s.name),
+        )
+        for s in shards
+    ]
+    page = quality_section(shards)
+    assert '<section id="quality">' in page and "Examples of failing documents" in page
+    quality = pd.concat(read_table(s.quality) for s in shards)
+    drops = rule_set_drops(quality).set_index("rule_set")
+    for rule_set in ("gopher", "c4", "fineweb"):
+        failing = quality["fails"].map(lambda f, s=rule_set: any(r.startswith(s) for r in f))
+        assert drops.loc[rule_set, "documents"] == failing.sum()
+        assert drops.loc[rule_set, "dropped"] == 0  # the default filter drops nothing
+        if failing.any():  # an example of each set that fails a document, with its rule
+            first = quality.loc[failing, "fails"].iloc[0]
+            assert next(r for r in first if r.startswith(rule_set)) in page
