@@ -4,17 +4,20 @@
   (Dolma, datatrove, FineWeb): ``text`` (the kept blocks joined by blank lines), ``id``, ``url``,
   ``language``, ``language_score``, ``warc_record_id``, ``date`` (WARC-Date), ``source`` (the
   shard) and ``offset`` (the record's byte offset in its WARC), and ``paragraphs``, the blocks one
-  by one, for corpus linguists who work by paragraph.
+  by one, for corpus linguists who work by paragraph; ``quality``, the document's quality
+  signals (an object, as Dolma's attributes), and ``quality_fails``, the rules of Gopher, C4 and
+  FineWeb it fails (``<set>.<rule>``, empty when none), both from the quality stage
+  (`corpusbuilder.quality`).
 - `{shard}.prevert.gz`, prevertical text: ``<doc id url language>``, one ``<p>`` per kept block
   (``heading="1"`` on headings), the text XML-escaped, one block a line.
 - `{shard}.vert.gz`, the vertical format CWB and Sketch Engine encode: the same structure with one
   token a line (the tokenise stage's tokeniser).
 
 A document is exported when extract cleaned it, it has at least one good block, and each later
-stage that ran (language filter, exact de-duplication) kept it; a block when its final class
-(after block de-duplication, when that ran) is `good`. White space inside a block is one space
-in every format. The files are written with a fixed gzip timestamp, so the same corpus always
-has the same bytes.
+stage that ran (language filter, exact de-duplication, quality filter) kept it; a block when its
+final class (after block de-duplication, when that ran) is `good`. White space inside a block is
+one space in every format. The files are written with a fixed gzip timestamp, so the same corpus
+always has the same bytes.
 """
 
 from __future__ import annotations
@@ -31,9 +34,10 @@ from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
 import numpy as np
+import pandas as pd
 
 from corpusbuilder.common.io import atomic_path
-from corpusbuilder.tables import REMOVED_PARTS, Survivors
+from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS, REMOVED_PARTS, Survivors
 from corpusbuilder.tokenise import tokenise
 
 # the block columns an exported document carries
@@ -52,6 +56,8 @@ class ExportDocument:
     date: str | None = None
     source: str | None = None
     offset: int | None = None
+    quality: dict[str, float] | None = None
+    quality_fails: list[str] | None = None
 
     @property
     def text(self) -> str:
@@ -96,9 +102,23 @@ def block_texts(blocks) -> list[str]:
     ]
 
 
-def kept_documents(kept: Survivors) -> Iterator[ExportDocument]:
-    """The surviving documents (`tables.survivors`) with their blocks, in crawl order."""
+def quality_attributes(quality: pd.DataFrame) -> dict[str, tuple[dict[str, float], list[str]]]:
+    """doc_id -> (its signals, the rules it fails) of a quality table, as the JSONL carries
+    them: counts as integers, ratios to 4 decimals."""
+    signals = quality[list(QUALITY_SIGNALS)].astype(float).round(4).to_dict("records")
+    return {
+        doc_id: ({k: int(v) if k in QUALITY_COUNTS else v for k, v in values.items()}, list(fails))
+        for doc_id, values, fails in zip(quality["doc_id"], signals, quality["fails"])
+    }
+
+
+def kept_documents(
+    kept: Survivors, quality: pd.DataFrame | None = None
+) -> Iterator[ExportDocument]:
+    """The surviving documents (`tables.survivors`) with their blocks, in crawl order, and
+    their quality attributes when the quality table is given."""
     by_doc = {doc_id: group for doc_id, group in kept.blocks.groupby("doc_id", sort=False)}
+    attributes = quality_attributes(quality) if quality is not None else {}
     for row in kept.documents.itertuples(index=False):
         group = by_doc[row.doc_id]
         score, offset = (
@@ -117,11 +137,13 @@ def kept_documents(kept: Survivors) -> Iterator[ExportDocument]:
             # the WARC the offset is in (a text input's is its shard)
             source=_present(getattr(row, "warc", None)) or _present(getattr(row, "shard", None)),
             offset=None if offset is None else int(offset),
+            quality=attributes[row.doc_id][0] if row.doc_id in attributes else None,
+            quality_fails=attributes[row.doc_id][1] if row.doc_id in attributes else None,
         )
 
 
 def to_json_line(doc: ExportDocument) -> str:
-    record = {
+    record: dict[str, object] = {
         "id": doc.id,
         "text": doc.text,
         "url": doc.url,
@@ -133,6 +155,9 @@ def to_json_line(doc: ExportDocument) -> str:
         "offset": doc.offset,
         "paragraphs": doc.paragraphs,
     }
+    if doc.quality is not None:
+        record["quality"] = doc.quality
+        record["quality_fails"] = doc.quality_fails
     return json.dumps(record, ensure_ascii=False) + "\n"
 
 

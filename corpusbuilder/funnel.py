@@ -13,13 +13,17 @@ stage                   documents                                  words
 ``good_text``           ... with at least one good block           of their good blocks
 ``language_kept``       ... kept by the language filter            of their kept good blocks
 ``exact_dedup_kept``    ... not an exact copy of an earlier one    likewise
+``quality_kept``        ... not dropped by the quality filter      likewise
 ======================  =========================================  ==========================
 
 Non-HTML records hold no text, so ``records`` and ``html_documents`` have the same words.
 The reasons table counts, for each step, why the documents it lost were lost: extract's skip
 reasons (their detail after ":" left out), the language stage's ``no-text`` (the step to
-``good_text``) and its other reasons, and ``duplicate`` for exact copies — for each step they
-add up to the documents the step lost.
+``good_text``) and its other reasons, ``duplicate`` for exact copies, and the quality rule that
+dropped a document (``gopher.min_stop_words``: the first rule it fails of the sets in
+`quality.filter`; no document, by default) — for each step they add up to the documents the step
+lost. A document block de-duplication empties is not in the quality table, and not counted as
+lost to it.
 
 Shards are counted one at a time (`funnel_counts`) and the counts added up, so no stage's
 tables need to be in memory for all shards at once.
@@ -35,7 +39,14 @@ import pandas as pd
 
 from corpusbuilder.tables import ShardTables, cleaned_page_mask, read_table
 
-STAGES = ("records", "html_documents", "good_text", "language_kept", "exact_dedup_kept")
+STAGES = (
+    "records",
+    "html_documents",
+    "good_text",
+    "language_kept",
+    "exact_dedup_kept",
+    "quality_kept",
+)
 
 
 @dataclass
@@ -53,9 +64,14 @@ class FunnelCounts:
 
 
 def funnel_counts(
-    docs: pd.DataFrame, blocks: pd.DataFrame, language: pd.DataFrame, exact: pd.DataFrame
+    docs: pd.DataFrame,
+    blocks: pd.DataFrame,
+    language: pd.DataFrame,
+    exact: pd.DataFrame,
+    quality: pd.DataFrame | None = None,
 ) -> FunnelCounts:
-    """Count one shard from its extract docs and blocks, language table and exact decisions."""
+    """Count one shard from its extract docs and blocks, language table, exact decisions and
+    the quality filter's verdicts (doc_id, dropped_by; none dropped without it)."""
     ok = cleaned_page_mask(docs)
     html_words = int(blocks.loc[blocks["doc_id"].isin(docs.loc[ok, "doc_id"]), "n_words"].sum())
     with_text = ok & (docs["n_good_blocks"] > 0)
@@ -66,12 +82,21 @@ def funnel_counts(
         "language_kept": int(language["kept"].sum()),
         "exact_dedup_kept": int(exact["kept"].sum()),
     }
+    kept = exact.loc[exact["kept"]]
+    dropped = (
+        quality.loc[quality["dropped_by"].notna()]
+        if quality is not None
+        else pd.DataFrame({"doc_id": [], "dropped_by": []})
+    )
+    lost_to_quality = kept["doc_id"].isin(dropped["doc_id"])
+    documents["quality_kept"] = documents["exact_dedup_kept"] - int(lost_to_quality.sum())
     words = {
         "records": html_words,
         "html_documents": html_words,
         "good_text": int(docs.loc[with_text, "n_good_words"].sum()),
         "language_kept": int(language.loc[language["kept"], "n_words"].sum()),
-        "exact_dedup_kept": int(exact.loc[exact["kept"], "n_words"].sum()),
+        "exact_dedup_kept": int(kept["n_words"].sum()),
+        "quality_kept": int(kept.loc[~lost_to_quality, "n_words"].sum()),
     }
     lost: Counter = Counter()
     for reason, count in docs.loc[~ok, "reason"].str.split(":", n=1).str[0].value_counts().items():
@@ -79,6 +104,8 @@ def funnel_counts(
     for reason, count in language.loc[~language["kept"], "reason"].value_counts().items():
         lost["good_text" if reason == "no-text" else "language_kept", reason] += int(count)
     lost["exact_dedup_kept", "duplicate"] += int((~exact["kept"]).sum())
+    for rule, count in dropped["dropped_by"].value_counts().items():
+        lost["quality_kept", rule] += int(count)
     return FunnelCounts(Counter(documents), Counter(words), +lost)
 
 
@@ -90,7 +117,8 @@ def count_shard(tables: ShardTables) -> FunnelCounts:
         read_table(tables.docs, ["doc_id", "outcome", "reason", "n_good_blocks", "n_good_words"]),
         read_table(tables.blocks, ["doc_id", "n_words"]),
         read_table(tables.language, ["kept", "reason", "n_words"]),
-        read_table(tables.exact, ["kept", "n_words"]),
+        read_table(tables.exact, ["doc_id", "kept", "n_words"]),
+        read_table(tables.quality, ["doc_id", "dropped_by"]) if tables.quality else None,
     )
 
 

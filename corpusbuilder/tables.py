@@ -71,6 +71,8 @@ class Files:
     # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and
     # out of work/dedup/, whose shards/ folder holds the per-shard tables)
     dedup_state: str = "results/dedup_state.parquet"
+    # the quality signals and rule verdicts of each document that survives block dedup
+    quality: str = "work/quality/{shard}.parquet"
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
     corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
     corpus_vert: str = "results/corpus/{shard}.vert.gz"
@@ -194,6 +196,71 @@ DEDUP_SCHEMA = pa.schema(
     ]
 )
 
+# quality: the signals of each surviving document (corpusbuilder.quality says what each is), in
+# the order of the JSONL's `quality` object; QUALITY_COUNTS are those that count (integers)
+QUALITY_SIGNALS = (
+    "words",
+    "mean_word_length",
+    "symbol_word_ratio",
+    "bullet_lines",
+    "ellipsis_lines",
+    "alpha_words",
+    "stop_words",
+    "dup_line_frac",
+    "dup_para_frac",
+    "dup_line_char_frac",
+    "dup_para_char_frac",
+    *(f"top_{n}gram_char_frac" for n in (2, 3, 4)),
+    *(f"dup_{n}gram_char_frac" for n in range(5, 11)),
+    "c4_punct_lines",
+    "c4_sentences",
+    "c4_lorem_ipsum",
+    "c4_curly_bracket",
+    "c4_javascript_lines",
+    "c4_policy_lines",
+    "fineweb_line_punct_ratio",
+    "fineweb_short_line_ratio",
+    "fineweb_char_dup_ratio",
+    "fineweb_newline_ratio",
+)
+QUALITY_COUNTS = {
+    "words",
+    "stop_words",
+    "c4_sentences",
+    "c4_lorem_ipsum",
+    "c4_curly_bracket",
+    "c4_javascript_lines",
+    "c4_policy_lines",
+}
+QUALITY_SCHEMA = pa.schema(
+    [
+        ("doc_id", pa.string()),
+        *(
+            (name, pa.int32() if name in QUALITY_COUNTS else pa.float64())
+            for name in QUALITY_SIGNALS
+        ),
+        ("fails", pa.list_(pa.string())),  # every rule failed, "<set>.<rule>", of every set
+        ("dropped_by", pa.string()),  # the first failed rule of a quality.filter set; else null
+        ("kept", pa.bool_()),
+    ]
+)
+
+# ngram_runs: sorted (hash, count) runs, zstd
+RUN_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32())])
+
+# dedup's state: every distinct n-gram a corpus output (64-bit hashes, sorted), a count of 1 (so
+# that the n-gram merge reads the file as one more run), and the document that output it first:
+# its id and its rank in crawl order over every corpus merged into the state
+STATE_SCHEMA = pa.schema(
+    [
+        ("hash", pa.uint64()),
+        ("count", pa.uint32()),
+        ("doc_rank", pa.int32()),
+        ("doc_id", pa.string()),
+    ]
+)
+STATE_ROW_GROUP = 1 << 16
+
 GOOD = "good"
 # the dedup columns that say which whitespace chunks of a partly kept block's text are gone
 REMOVED_PARTS = ("removed_chunk_starts", "removed_chunk_ends")
@@ -294,6 +361,7 @@ class ShardTables:
     exact: Path | str | None = None
     dedup: Path | str | None = None
     name: str = ""
+    quality: Path | str | None = None  # its filter's verdicts, read by `read_survivors`
 
     @classmethod
     def of(cls, shard: str, root: Path | str = ".", dedup: bool = True) -> ShardTables:
@@ -367,6 +435,7 @@ def survivors(
     language: pd.DataFrame | None = None,
     exact: pd.DataFrame | None = None,
     dedup: pd.DataFrame | None = None,
+    quality: pd.DataFrame | None = None,
 ) -> Survivors:
     """The documents and blocks that survive every stage that ran.
 
@@ -375,7 +444,8 @@ def survivors(
     ``removed_chunk_starts``/``removed_chunk_ends`` a partly kept block carries: `export.kept_text`
     is its text), else by extract;
     the language stage drops whole documents and, with block-level filtering, single blocks; exact
-    de-duplication drops copies. A document left with no block is not in the corpus. The
+    de-duplication drops copies; the quality filter (``quality``: doc_id, kept) drops what its
+    rule sets fail. A document left with no block is not in the corpus. The
     document's language is the language stage's verdict when it ran, else the page language
     extract guessed for its stop list.
     """
@@ -409,6 +479,10 @@ def survivors(
         good = good.loc[~dropped_block_mask(good, kept)]
     if exact is not None:
         documents = documents.loc[documents["doc_id"].isin(exact.loc[exact["kept"], "doc_id"])]
+    if quality is not None:
+        documents = documents.loc[
+            ~documents["doc_id"].isin(quality.loc[~quality["kept"], "doc_id"])
+        ]
     documents = documents.loc[documents["doc_id"].isin(good["doc_id"])]
     documents = documents.sort_values("record_index", kind="stable").reset_index(drop=True)
     rank = pd.Series(np.arange(len(documents)), index=documents["doc_id"])
@@ -446,7 +520,8 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
         if tables.dedup
         else None
     )
-    return survivors(docs, blocks, language, exact, dedup)
+    quality = read_table(tables.quality, ["doc_id", "kept"]) if tables.quality else None
+    return survivors(docs, blocks, language, exact, dedup, quality)
 
 
 def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.ndarray:

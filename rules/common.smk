@@ -175,7 +175,7 @@ def dedup_mem_mb(wildcards, input):
     return math.ceil(need["total"] * 1.2)
 
 
-def export_inputs(wildcards):
+def survivor_inputs(wildcards):
     """Extract's tables, the document filters, and block dedup's verdicts when it runs (its
     folder of every shard's tables: the dedup job's one output)."""
     inputs = {
@@ -188,6 +188,11 @@ def export_inputs(wildcards):
             dedup_table(wildcards.shard) if DEDUP_PARTITIONED else FILES.dedup_tables
         )
     return inputs
+
+
+def export_inputs(wildcards):
+    """What survives (survivor_inputs) and the quality stage's signals and verdicts."""
+    return {**survivor_inputs(wildcards), "quality": FILES.quality.format(**wildcards)}
 
 
 def gold_sets(datasets):

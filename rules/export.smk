@@ -24,6 +24,7 @@ rule funnel:
         blocks=expand(FILES.blocks, shard=SHARDS),
         language=expand(FILES.language, shard=SHARDS),
         exact=expand(FILES.exact, shard=SHARDS),
+        quality=expand(FILES.quality, shard=SHARDS),
     output:
         funnel="results/stats/funnel.tsv",
         skipped="results/stats/skipped.tsv",

@@ -66,6 +66,7 @@ rule report:
         blocks=expand(FILES.blocks, shard=SHARDS),
         language=expand(FILES.language, shard=SHARDS),
         exact=expand(FILES.exact, shard=SHARDS),
+        quality=expand(FILES.quality, shard=SHARDS),
     output:
         html="results/report.html",
     log:

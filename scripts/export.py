@@ -5,14 +5,14 @@ import logging
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.export import EXPORT_COLUMNS, kept_documents, write_corpus
-from corpusbuilder.tables import ShardTables, dedup_table, read_survivors
+from corpusbuilder.tables import ShardTables, dedup_table, read_survivors, read_table
 
 setup_logging(snakemake.log[0])
 shard = snakemake.wildcards.shard
 # block dedup's input is the folder of every shard's tables: this shard's is one of them
 dedup = {"dedup": dedup_table(shard)} if "dedup" in snakemake.input.keys() else {}
 tables = ShardTables(**{**dict(snakemake.input.items()), **dedup})
-documents = kept_documents(read_survivors(tables, EXPORT_COLUMNS))
+documents = kept_documents(read_survivors(tables, EXPORT_COLUMNS), read_table(tables.quality))
 count = write_corpus(
     documents, snakemake.output.jsonl, snakemake.output.prevert, snakemake.output.vert
 )

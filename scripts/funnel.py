@@ -12,8 +12,10 @@ from corpusbuilder.tables import ShardTables
 setup_logging(snakemake.log[0])
 total = FunnelCounts()
 inputs = snakemake.input
-for files in zip(inputs.docs, inputs.blocks, inputs.language, inputs.exact, strict=True):
-    total += count_shard(ShardTables(*files))
+for *files, quality in zip(
+    inputs.docs, inputs.blocks, inputs.language, inputs.exact, inputs.quality, strict=True
+):
+    total += count_shard(ShardTables(*files, quality=quality))
 funnel, skipped = funnel_tables(total)
 for table, path in ((funnel, snakemake.output.funnel), (skipped, snakemake.output.skipped)):
     with atomic_path(path) as tmp:

@@ -1,8 +1,8 @@
 """Rule `report`: results/report.html, one self-contained page (corpusbuilder.report.html_report).
 
 Inputs: funnel_full, duplicates, stage_times, summary, skipped; per-shard lists in shard order
-`docs`, `blocks`, `language`, `exact`, and (when block de-duplication ran) `dedup`, the folder of
-its tables; and, when the gold
+`docs`, `blocks`, `language`, `exact`, `quality`, and (when block de-duplication ran) `dedup`,
+the folder of its tables; and, when the gold
 sets exist, boilerplate, fragmentation, sweep, site_boilerplate (without them the report has no
 evaluation sections). Params: `shards`, `sample_size`.
 """
@@ -18,14 +18,15 @@ inputs = dict(snakemake.input.items())
 # block dedup's input is the folder of every shard's tables
 dedup = [dedup_table(shard) if "dedup" in inputs else None for shard in snakemake.params.shards]
 shards = [
-    ShardTables(docs, blocks, language, exact, verdicts, name)
-    for name, docs, blocks, language, exact, verdicts in zip(
+    ShardTables(docs, blocks, language, exact, verdicts, name, quality)
+    for name, docs, blocks, language, exact, verdicts, quality in zip(
         snakemake.params.shards,
         inputs["docs"],
         inputs["blocks"],
         inputs["language"],
         inputs["exact"],
         dedup,
+        inputs["quality"],
         strict=True,
     )
 ]

@@ -23,6 +23,7 @@ LAYERS = {
         "ngrams",
         "dedup",
         "export",
+        "quality",
         "funnel",
         "similarity",
     ],
@@ -242,6 +243,7 @@ STAGE_COLUMNS = {
         tables.HASHES_SCHEMA,
         tables.DECISIONS_SCHEMA,
         tables.DEDUP_SCHEMA,
+        tables.QUALITY_SCHEMA,
     )
     for name in schema.names
 } - {"language", "shard", "site_boilerplate"}  # also input names

@@ -19,6 +19,7 @@ from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.extraction.frequent_lines import FrequentLinesParams
 from corpusbuilder.extraction.site_boilerplate import SiteBoilerplateParams
 from corpusbuilder.language import LanguageParams
+from corpusbuilder.quality import C4Params, FineWebParams, GopherParams, QualityParams
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.tokenise import TokeniseParams
 
@@ -81,6 +82,10 @@ STAGE_PARAMETERS = [
     (AdaptParams, "adapt", {}),
     (FrequentLinesParams, "frequent_lines", {}),
     (EvaluateConfig, "evaluate", {}),
+    (QualityParams, "quality", {}),
+    (GopherParams, "quality.gopher", {}),
+    (C4Params, "quality.c4", {}),
+    (FineWebParams, "quality.fineweb", {}),
 ]
 
 

@@ -45,11 +45,11 @@ def shard(prefix: str):
 def test_one_shard():
     funnel, skipped = funnel_tables(funnel_counts(*shard("a")))
     assert funnel["stage"].tolist() == list(STAGES)
-    assert funnel["documents"].tolist() == [7, 4, 3, 2, 1]
-    assert funnel["words"].tolist() == [87, 87, 70, 55, 25]
+    assert funnel["documents"].tolist() == [7, 4, 3, 2, 1, 1]
+    assert funnel["words"].tolist() == [87, 87, 70, 55, 25, 25]
     assert math.isnan(funnel.loc[0, "pct_of_previous_documents"])
-    assert funnel["pct_of_previous_documents"].tolist()[1:] == [57.14, 75.0, 66.67, 50.0]
-    assert funnel["pct_of_previous_words"].tolist()[1:] == [100.0, 80.46, 78.57, 45.45]
+    assert funnel["pct_of_previous_documents"].tolist()[1:] == [57.14, 75.0, 66.67, 50.0, 100.0]
+    assert funnel["pct_of_previous_words"].tolist()[1:] == [100.0, 80.46, 78.57, 45.45, 100.0]
     assert skipped.values.tolist() == [
         ["html_documents", "status-404", 1],
         ["html_documents", "truncated", 1],
@@ -63,7 +63,7 @@ def test_one_shard():
 def test_shards_add_up_and_reasons_account_for_every_lost_document():
     total = sum((funnel_counts(*shard(p)) for p in "abc"), FunnelCounts())
     funnel, skipped = funnel_tables(total)
-    assert funnel["documents"].tolist() == [21, 12, 9, 6, 3]
+    assert funnel["documents"].tolist() == [21, 12, 9, 6, 3, 3]
     lost = skipped.groupby("stage")["count"].sum()
     documents = funnel.set_index("stage")["documents"]
     for previous, stage in zip(STAGES, STAGES[1:]):
@@ -73,6 +73,25 @@ def test_shards_add_up_and_reasons_account_for_every_lost_document():
 def test_an_empty_shard():
     docs, blocks, language, exact = (t.iloc[0:0] for t in shard("a"))
     funnel, skipped = funnel_tables(funnel_counts(docs, blocks, language, exact))
-    assert funnel["documents"].tolist() == [0] * 5
+    assert funnel["documents"].tolist() == [0] * 6
     assert funnel["pct_of_previous_documents"].isna().all()
     assert skipped.empty
+
+
+def test_the_quality_filter_drops_count_under_the_rule_that_dropped_them():
+    docs, blocks, language, exact = shard("a")
+    exact = pd.concat(
+        [exact, pd.DataFrame({"doc_id": ["a:6"], "kept": [True], "n_words": [40]})],
+        ignore_index=True,
+    )
+    # a:1 passes; a:6 fails Gopher's stop word rule; a:5, an exact copy, is not scored
+    quality = pd.DataFrame(
+        {"doc_id": ["a:1", "a:6"], "dropped_by": [None, "gopher.min_stop_words"]}
+    )
+    funnel, skipped = funnel_tables(funnel_counts(docs, blocks, language, exact, quality))
+    assert funnel.set_index("stage").loc["exact_dedup_kept", ["documents", "words"]].tolist() == [
+        2,
+        65,
+    ]
+    assert funnel.set_index("stage").loc["quality_kept", ["documents", "words"]].tolist() == [1, 25]
+    assert skipped.values.tolist()[-1] == ["quality_kept", "gopher.min_stop_words", 1]

@@ -341,7 +341,9 @@ def measure_corpus(
 def extended_funnel(funnel: pd.DataFrame, totals: dict[str, int], dedup_ran: bool) -> pd.DataFrame:
     """funnel.tsv with tokens and, when block de-duplication ran, its row (thesis Table 3.9)."""
     funnel = funnel[["stage", "documents", "words"]].copy()
-    funnel = funnel[funnel["stage"] != BLOCK_STAGE]
+    # the thesis' rows: the quality filter's (after block dedup, counted in exact dedup's words)
+    # is funnel.tsv's and the quality section's
+    funnel = funnel[~funnel["stage"].isin([BLOCK_STAGE, "quality_kept"])]
     exact_words = int(funnel.loc[funnel["stage"] == "exact_dedup_kept", "words"].sum())
     if exact_words != totals["words_before"]:
         log.warning(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.report.joins import existing
+from corpusbuilder.report.quality import quality_section
 from corpusbuilder.report.rendering import page_html
 from corpusbuilder.report.sections import (
     ReportFiles,
@@ -31,6 +32,7 @@ NAV = (
     ("boilerplate", "Boilerplate quality"),
     ("stages", "Stages"),
     ("sample", "Sample documents"),
+    ("quality", "Quality signals"),
 )
 
 
@@ -47,6 +49,7 @@ def render_report(
         boilerplate_section(files),
         stages_section(files),
         sample_section(files, sample_size),
+        quality_section(files.shards),
     ]
     return page_html(title, NAV, cards_html(summary) + "".join(sections))
 

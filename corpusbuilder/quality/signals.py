@@ -1,0 +1,266 @@
+"""The signals of one document's text: Gopher's quality and repetition signals (Rae et al.
+2021, App. A), C4's (Raffel et al. 2020, §2.2) and FineWeb's (Penedo et al. 2024, §3.3)."""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+import numpy as np
+import pandas as pd
+
+from corpusbuilder.quality.params import C4Params, FineWebParams, QualityParams
+from corpusbuilder.quality.words import TERMINAL_PUNCTUATION, TokenTypes, flat_ids
+
+# FineWeb: a line ends in one of these
+_TERMINAL_TUPLE = tuple(TERMINAL_PUNCTUATION)
+
+# C4: a kept line ends in one of these, and not in an ellipsis
+C4_END_MARKS = (".", "?", "!", '"', "'")
+C4_CITATION = re.compile(r"\[\d*]|\[edit]|\[citation needed]")
+C4_POLICY = (
+    "terms of use",
+    "privacy policy",
+    "cookie policy",
+    "uses cookies",
+    "use of cookies",
+    "use cookies",
+)
+BULLETS = ("•", "-")
+ELLIPSES = ("...", "…")
+_PARAGRAPH_BREAK = re.compile(r"\n{2,}")
+_LINE_BREAKS = re.compile(r"\n+")
+
+
+# --------------------------------------------------------------------------- repetition
+
+
+def duplicates(items: list[str]) -> tuple[int, int]:
+    """(items equal to an earlier one, their characters): Gopher's duplicate lines and
+    paragraphs (Rae et al. 2021, App. A, Table A1)."""
+    seen: set[str] = set()
+    count = chars = 0
+    for item in items:
+        if item in seen:
+            count += 1
+            chars += len(item)
+        else:
+            seen.add(item)
+    return count, chars
+
+
+_NGRAM_PRIME = np.uint64(0x100000001B3)
+
+
+def ngram_hashes(keys: np.ndarray, n: int) -> np.ndarray:
+    """A 64-bit hash of each n-gram of a token sequence (given as the tokens' random keys)."""
+    hashes = keys[: len(keys) - n + 1].copy()
+    for k in range(1, n):
+        hashes = hashes * _NGRAM_PRIME ^ keys[k : len(keys) - n + 1 + k]
+    return hashes
+
+
+def top_ngram_chars(hashes: np.ndarray, chars: np.ndarray) -> int:
+    """Characters of all occurrences of the most frequent n-gram (the earliest seen of equally
+    frequent ones), each occurrence its ``chars``."""
+    codes, _ = pd.factorize(hashes)  # numbered in order of first occurrence
+    counts = np.bincount(codes)
+    top = int(counts.argmax())
+    return int(chars[int((codes == top).argmax())] * counts[top])
+
+
+def duplicate_ngram_chars(hashes: np.ndarray, chars: np.ndarray, n: int) -> int:
+    """Characters of the n-grams that repeat an earlier one, read left to right and skipping
+    the n tokens of each repeat (so overlapping repeats count once), as datatrove's
+    find_all_duplicate reads Gopher's "duplicate n-gram character fraction".
+
+    Only the positions whose n-gram occurred before are visited in Python: one is a repeat
+    when an earlier occurrence was read (not skipped) — the first one, unless a repeat's skip
+    covers it, or a later one read since."""
+    codes, uniques = pd.factorize(hashes)
+    positions = np.arange(len(hashes))
+    first = np.empty(len(uniques), np.int64)
+    first[codes[::-1]] = positions[::-1]  # the last write of each code is its first position
+    first_at = first[codes]
+    later = np.flatnonzero(first_at < positions)
+    read: set[int] = set()  # hashes of later occurrences read (not skipped)
+    skip_starts: list[int] = []  # each repeat skips the n - 1 positions after it
+    total, free = 0, 0
+    for index in later.tolist():
+        if index < free:
+            continue
+        value = int(hashes[index])
+        origin = int(first_at[index])
+        window = bisect.bisect_right(skip_starts, origin) - 1
+        first_read = window < 0 or origin >= skip_starts[window] + n - 1
+        if first_read or value in read:
+            total += int(chars[index])
+            skip_starts.append(index + 1)
+            free = index + n
+        else:
+            read.add(value)
+    return total
+
+
+def repetition_signals(text: str, keys: np.ndarray, lengths: np.ndarray) -> dict[str, float]:
+    """Gopher's repetition signals (Rae et al. 2021, App. A, Table A1) of a text and its
+    tokens (random keys and lengths)."""
+    size = max(len(text), 1)
+    paragraphs = _PARAGRAPH_BREAK.split(text.strip())
+    lines = _LINE_BREAKS.split(text)
+    para_count, para_chars = duplicates(paragraphs)
+    line_count, line_chars = duplicates(lines)
+    signals = {
+        "dup_para_frac": para_count / len(paragraphs),
+        "dup_para_char_frac": para_chars / size,
+        "dup_line_frac": line_count / len(lines),
+        "dup_line_char_frac": line_chars / size,
+    }
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    hashes = keys
+    repeats = False
+    for n in range(2, 11):
+        if len(keys) < n:
+            signals[f"top_{n}gram_char_frac" if n < 5 else f"dup_{n}gram_char_frac"] = 0.0
+            continue
+        # the n-grams' hashes from the (n-1)-grams' (`ngram_hashes`, one step at a time)
+        hashes = hashes[:-1] * _NGRAM_PRIME ^ keys[n - 1 :]
+        if n < 5:
+            # an n-gram's characters as its words joined by spaces
+            chars = offsets[n:] - offsets[:-n] + n - 1
+            signals[f"top_{n}gram_char_frac"] = top_ngram_chars(hashes, chars) / size
+            continue
+        # no 5-gram repeats, so no longer one does
+        repeats = repeats or (n == 5 and len(pd.unique(hashes)) < len(hashes))
+        chars = offsets[n:] - offsets[:-n]  # the words joined without spaces
+        signals[f"dup_{n}gram_char_frac"] = (
+            duplicate_ngram_chars(hashes, chars, n) / size if repeats else 0.0
+        )
+    return signals
+
+
+# --------------------------------------------------------------------------- signals
+
+
+def sentence_count(ids: np.ndarray, types: TokenTypes) -> int:
+    """Sentences as spaCy's sentencizer cuts them (C4 counts a line's sentences so): a token
+    that is not punctuation opens one when a terminal mark came since the last such token."""
+    if not len(ids):
+        return 0
+    terminal = np.cumsum(types.terminal[ids])
+    opener = np.flatnonzero(~types.punct[ids])
+    before = np.concatenate([[0], terminal[opener[:-1]]]) if len(opener) else opener
+    return 1 + int(np.count_nonzero(terminal[opener] - types.terminal[ids][opener] > before))
+
+
+def line_sentences(ids: np.ndarray, line_offsets: np.ndarray, types: TokenTypes) -> np.ndarray:
+    """`sentence_count` of each line of a text at once, the lines given as offsets into the
+    text's tokens ``ids``."""
+    lines = len(line_offsets) - 1
+    terminal = np.concatenate([[0], np.cumsum(types.terminal[ids])])
+    opener = np.flatnonzero(~types.punct[ids])
+    line = np.searchsorted(line_offsets, opener, side="right") - 1
+    # what a terminal mark is looked for since: the opener before in the line, or its start
+    since = np.where(
+        np.concatenate([[False], line[1:] == line[:-1]]),
+        np.concatenate([[0], opener[:-1]]),
+        line_offsets[line],
+    )
+    cut = terminal[opener] - terminal[since] > 0
+    return (np.diff(line_offsets) > 0) + np.bincount(line[cut], minlength=lines)
+
+
+def c4_signals(
+    text: str, chunks: list[tuple[int, ...]], ids: np.ndarray, types: TokenTypes, params: C4Params
+):
+    """C4's line and page tests (Raffel et al. 2020, §2.2), line by line as C4's code and
+    datatrove's C4QualityFilter run them: a line is stripped, removed for a too long word, its
+    citation marks removed, removed unless it ends in terminal punctuation (not an ellipsis) and
+    has ``min_words_per_line`` words; of the rest, "lorem ipsum" fails the page, a line naming
+    JavaScript is removed, a curly bracket fails the page, a cookie or terms-of-use line is
+    removed, and the sentences of the lines left are counted. ``chunks`` are the word ids of
+    the text's whitespace chunks, which the lines' chunks are runs of."""
+    lines = [line.strip() for line in text.splitlines()]
+    nonempty = [line for line in lines if line]
+    signals = {
+        "c4_punct_lines": sum(line.endswith(C4_END_MARKS) for line in nonempty)
+        / max(len(nonempty), 1),
+        "c4_sentences": 0,
+        "c4_lorem_ipsum": 0,
+        "c4_curly_bracket": 0,
+        "c4_javascript_lines": 0,
+        "c4_policy_lines": 0,
+    }
+    split = [line.split() for line in lines]
+    chunk_offsets = np.concatenate([[0], np.cumsum([len(c) for c in chunks])])
+    line_offsets = chunk_offsets[np.concatenate([[0], np.cumsum([len(w) for w in split])])]
+    sentences = line_sentences(ids, line_offsets, types).tolist()
+    for number, (line, words) in enumerate(zip(lines, split)):
+        if len(line) > params.max_word_length and max(map(len, words)) > params.max_word_length:
+            continue
+        if params.remove_citations and "[" in line:
+            line = C4_CITATION.sub("", line)
+            sentences[number] = sentence_count(types.ids(line), types)
+        if not line.endswith(C4_END_MARKS) or line.endswith("..."):
+            continue
+        if len(words) < params.min_words_per_line:
+            continue
+        lowered = line.lower()
+        if "lorem ipsum" in lowered:
+            signals["c4_lorem_ipsum"] = 1
+        if params.javascript and "javascript" in lowered:
+            signals["c4_javascript_lines"] += 1
+            continue
+        if "{" in line:
+            signals["c4_curly_bracket"] = 1
+        if params.policy and any(phrase in lowered for phrase in C4_POLICY):
+            signals["c4_policy_lines"] += 1
+            continue
+        signals["c4_sentences"] += sentences[number]
+    return signals
+
+
+def fineweb_signals(text: str, tokens: int, params: FineWebParams) -> dict[str, float]:
+    """FineWeb's filters (Penedo et al. 2024, §3.3) over the text's non-blank lines."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    count = max(len(lines), 1)
+    return {
+        "fineweb_line_punct_ratio": sum(line.endswith(_TERMINAL_TUPLE) for line in lines) / count,
+        "fineweb_short_line_ratio": sum(len(line) <= params.short_line_length for line in lines)
+        / count,
+        "fineweb_char_dup_ratio": duplicates(lines)[1] / max(len(text) - text.count("\n"), 1),
+        "fineweb_newline_ratio": text.count("\n") / max(tokens, 1),
+    }
+
+
+def gopher_quality_signals(
+    text: str, ids: np.ndarray, types: TokenTypes, language: str | None
+) -> dict[str, float]:
+    """Gopher's quality signals (Rae et al. 2021, App. A, "Quality filtering")."""
+    tokens = max(len(ids), 1)
+    words = ids[types.word[ids]]
+    lines = text.splitlines() or [""]
+    folded = types.folded[ids]
+    return {
+        "words": len(words),
+        "mean_word_length": float(types.length[words].mean()) if len(words) else 0.0,
+        "symbol_word_ratio": max(text.count("#"), text.count("...") + text.count("…")) / tokens,
+        "bullet_lines": sum(line.lstrip().startswith(BULLETS) for line in lines) / len(lines),
+        "ellipsis_lines": sum(line.rstrip().endswith(ELLIPSES) for line in lines) / len(lines),
+        "alpha_words": int(np.count_nonzero(types.alpha[ids])) / tokens,
+        "stop_words": len(np.unique(folded[types.stop(language)[folded]])),
+    }
+
+
+def document_signals(
+    text: str, language: str | None, types: TokenTypes, params: QualityParams
+) -> dict[str, float]:
+    """Every signal of `QUALITY_SIGNALS` for one document's text."""
+    chunks = types.chunk_ids(text)
+    ids = flat_ids(chunks)
+    return {
+        **gopher_quality_signals(text, ids, types, language),
+        **repetition_signals(text, types.key[ids], types.length[ids]),
+        **c4_signals(text, chunks, ids, types, params.c4),
+        **fineweb_signals(text, len(ids), params.fineweb),
+    }

@@ -1,0 +1,192 @@
+"""Words as datatrove's English word splitter (spaCy's tokenizer) cuts them, on the shard
+vocabulary of `corpusbuilder.tokenise`, and what the signals read of each word type."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+
+import numpy as np
+
+from corpusbuilder.common import stoplists
+from corpusbuilder.tokenise import Vocabulary
+
+# --------------------------------------------------------------------------- characters
+
+# Terminal punctuation (FineWeb's line test, C4's sentence ends): the marks that end a sentence in
+# the world's scripts, by their Unicode names, as datatrove's TERMINAL_PUNCTUATION lists them.
+_TERMINAL_NAMES = ("FULL STOP", "QUESTION MARK", "EXCLAMATION MARK", "DANDA", "INTERROBANG")
+TERMINAL_PUNCTUATION = frozenset(
+    ch
+    for ch in map(chr, range(0x20000))  # planes 0 and 1: the scripts with sentence marks
+    if unicodedata.category(ch) == "Po"
+    and any(name in unicodedata.name(ch, "") for name in _TERMINAL_NAMES)
+    and not unicodedata.name(ch).startswith(("INVERTED", "PRESENTATION FORM", "ADLAM INITIAL"))
+)
+
+
+def _is_punctuation(ch: str) -> bool:
+    """Unicode punctuation (spaCy's is_punct), or an invisible character."""
+    return unicodedata.category(ch)[0] == "P" or ch.isspace() or ord(ch) < 32
+
+
+def _is_symbol(ch: str) -> bool:
+    """Punctuation or a symbol (``$``, ``+``, ``|``): datatrove's PUNCTUATION_SET, which a
+    Gopher word has a character outside of."""
+    return _is_punctuation(ch) or unicodedata.category(ch)[0] == "S"
+
+
+# Words as spaCy's English tokenizer (datatrove's word splitter for English) cuts a whitespace
+# chunk: punctuation and symbols come off its ends one at a time (an ellipsis whole), then a
+# contraction's clitic ("n't", "'s") and the hyphens between letters; a chunk of punctuation only,
+# a URL, an e-mail address, a number with inner ":" or "/" and an abbreviation stay whole.
+_ELLIPSIS_START = re.compile(r"\.{2,}|…")
+_ELLIPSIS_END = re.compile(r"(?:\.{2,}|…)$")
+_CLITIC = re.compile(r"(?i)(?<=[^\W\d_])(?:n['’]t|['’](?:s|re|ve|ll|d|m))$")
+_HYPHEN = re.compile(r"(?<=[^\W_])(-)(?=[^\W_])")
+_WHOLE = re.compile(r"https?://|ftp://|www\.|@")
+_INITIALS = re.compile(r"(?:[^\W\d_]\.)+")  # U.S., e.g., a.m., A.
+ABBREVIATIONS = frozenset(
+    "Mr. Mrs. Ms. Dr. St. Jr. Sr. Prof. Inc. Ltd. Co. Corp. vs. Mt. Gov. Sen. Rep. Gen. Col. Lt. "
+    "Jan. Feb. Mar. Apr. Jun. Jul. Aug. Sep. Sept. Oct. Nov. Dec.".split()
+)
+
+
+def _peels(ch: str) -> bool:
+    return not ch.isalnum() and ch != "-"
+
+
+def web_words(chunk: str) -> list[str]:
+    """The words of one whitespace chunk, cut as spaCy's English tokenizer cuts them."""
+    if not any(ch.isalnum() for ch in chunk):
+        return [chunk]
+    start, end, prefix, suffix = 0, len(chunk), [], []
+    while start < end and _peels(chunk[start]):
+        found = _ELLIPSIS_START.match(chunk, start)
+        step = found.end() if found else start + 1
+        prefix.append(chunk[start:step])
+        start = step
+    while end > start and _peels(chunk[end - 1]):
+        core = chunk[start:end]
+        if core in ABBREVIATIONS or _INITIALS.fullmatch(core):
+            break
+        found = _ELLIPSIS_END.search(chunk, start, end)
+        step = found.start() if found else end - 1
+        suffix.append(chunk[step:end])
+        end = step
+    core = chunk[start:end]
+    if not core:
+        words = []
+    elif _WHOLE.search(core):
+        words = [core]
+    else:
+        clitic = _CLITIC.search(core)
+        stem = core[: clitic.start()] if clitic else core
+        words = [*(w for w in _HYPHEN.split(stem) if w), *([clitic.group()] if clitic else [])]
+    return [*prefix, *words, *reversed(suffix)]
+
+
+class WordVocabulary(Vocabulary):
+    """The shard vocabulary of `corpusbuilder.tokenise` (its text preparation, one token per
+    character of scripts without spaces, its memo of chunks), with `web_words` for words."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._find = web_words  # type: ignore[assignment]  # a findall of its own
+
+    def _tokenise_chunk(self, chunk: str) -> tuple[int, ...]:
+        # Most new chunks are an ASCII word, or one and a mark after it ("said,"): cut here what
+        # `web_words` would cut, without normalising and matching each.
+        if not chunk.isascii() or chunk in ABBREVIATIONS or len(self._memo) >= self.max_memo:
+            return super()._tokenise_chunk(chunk)
+        if chunk.isalpha():
+            words: tuple[str, ...] = (chunk,)
+        elif len(chunk) > 2 and chunk[-1] in _SIMPLE_SUFFIXES and chunk[:-1].isalpha():
+            words = (chunk[:-1], chunk[-1])
+        else:
+            return super()._tokenise_chunk(chunk)
+        types = self.types
+        ids = self._memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
+        return ids
+
+
+_SIMPLE_SUFFIXES = frozenset(".,;:!?)")
+
+
+def _last(ordered: dict[str, int], known: int) -> list[str]:
+    """The keys of ``ordered`` after its first ``known``, read from the end (from the start,
+    every document would walk the whole vocabulary)."""
+    return list(itertools.islice(reversed(ordered), len(ordered) - known))[::-1]
+
+
+def _grown(array: np.ndarray, size: int) -> np.ndarray:
+    """``array`` with room for at least ``size`` entries (doubling, so that growing by a few
+    types per document costs amortised constant time)."""
+    if len(array) >= size:
+        return array
+    bigger = np.zeros(max(size, 2 * len(array), 1024), array.dtype)
+    bigger[: len(array)] = array
+    return bigger
+
+
+class TokenTypes:
+    """Per word type of a shard's `WordVocabulary`: what the signals read of it, computed once
+    per type."""
+
+    def __init__(self) -> None:
+        self.vocabulary = WordVocabulary()
+        self.size = 0
+        self.length = np.zeros(0, np.int64)
+        self.word = np.zeros(0, bool)  # has a character that is not a symbol (Gopher's word)
+        self.alpha = np.zeros(0, bool)  # has a letter
+        self.punct = np.zeros(0, bool)  # all punctuation (spaCy's is_punct)
+        self.terminal = np.zeros(0, bool)  # a sentence end mark
+        self.key = np.zeros(0, np.uint64)  # a random odd 64-bit key, for n-gram hashes
+        self.folded = np.zeros(0, np.int64)  # the id of its lower-cased form in `lower`
+        self.lower: dict[str, int] = {}
+        self._stop: dict[str, tuple[np.ndarray, int]] = {}  # stop list -> (in it?, forms known)
+        self._rng = np.random.default_rng(0)
+        self._stoplists: dict[str | None, tuple[str | None, frozenset[str]]] = {}
+
+    def _update(self) -> None:
+        done, total = self.size, len(self.vocabulary.types)
+        if total == done:
+            return
+        new = _last(self.vocabulary.types, done)
+        for name in ("length", "word", "alpha", "punct", "terminal", "key", "folded"):
+            setattr(self, name, _grown(getattr(self, name), total))
+        part = slice(done, total)
+        self.length[part] = [len(t) for t in new]
+        self.word[part] = [not all(map(_is_symbol, t)) for t in new]
+        self.alpha[part] = [any(c.isalpha() for c in t) for t in new]
+        self.punct[part] = [all(map(_is_punctuation, t)) for t in new]
+        self.terminal[part] = [t in TERMINAL_PUNCTUATION for t in new]
+        self.key[part] = self._rng.integers(0, 2**63, len(new), np.uint64) * np.uint64(2) + 1
+        self.folded[part] = [self.lower.setdefault(t.lower(), len(self.lower)) for t in new]
+        self.size = total
+
+    def stop(self, language: str | None) -> np.ndarray:
+        """Per lower-cased form: is it in the stop list of ``language``."""
+        if language not in self._stoplists:
+            self._stoplists[language] = stoplists.stoplist_for(language)
+        name, words = self._stoplists[language]
+        known, filled = self._stop.get(name or "", (np.zeros(0, bool), 0))
+        if filled < len(self.lower):
+            known = _grown(known, len(self.lower))
+            known[filled : len(self.lower)] = [form in words for form in _last(self.lower, filled)]
+            self._stop[name or ""] = (known, len(self.lower))
+        return known
+
+    def chunk_ids(self, text: str) -> list[tuple[int, ...]]:
+        """The word type ids of each whitespace chunk of ``text``."""
+        chunks = self.vocabulary.chunk_ids(text)
+        self._update()
+        return chunks
+
+    def ids(self, text: str) -> np.ndarray:
+        return flat_ids(self.chunk_ids(text))
+
+
+def flat_ids(chunks: list[tuple[int, ...]]) -> np.ndarray:
+    return np.fromiter(itertools.chain.from_iterable(chunks), np.int64, sum(map(len, chunks)))
