@@ -4,12 +4,12 @@
 from corpusbuilder.common.io import write_table
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.quality import QualityParams, score_shard
-from corpusbuilder.tables import FILES, ShardTables
+from corpusbuilder.tables import ShardTables, dedup_table
 
 setup_logging(snakemake.log[0])
 shard = snakemake.wildcards.shard
 # block dedup's input is the folder of every shard's tables: this shard's is one of them
-dedup = {"dedup": FILES.dedup.format(shard=shard)} if "dedup" in snakemake.input.keys() else {}
+dedup = {"dedup": dedup_table(shard)} if "dedup" in snakemake.input.keys() else {}
 tables = ShardTables(**{**dict(snakemake.input.items()), **dedup}, name=shard)
 write_table(
     score_shard(tables, QualityParams.from_config(snakemake.params.cfg)), snakemake.output.table

@@ -236,7 +236,7 @@ def _text_features(
         )
         hits_before = np.concatenate([[0], np.cumsum(in_title)])
         # a block's whitespace words, which are its script units only where it has no script
-        # written without spaces (segmentation.in_script_units)
+        # written without spaces (common.scripts.in_script_units)
         word_counts = np.fromiter(
             (len(text.split()) for text in lowered), dtype=np.intp, count=len(lowered)
         )

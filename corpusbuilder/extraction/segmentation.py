@@ -20,7 +20,7 @@ from functools import lru_cache
 from lxml import etree
 from lxml.html.defs import block_tags as _FRAGMENT_BLOCK_TAGS  # div or span around a fragment
 
-from corpusbuilder.common.scripts import NO_SPACE_CHAR, script_units
+from corpusbuilder.common.scripts import in_script_units
 from corpusbuilder.extraction.hints import element_hints
 from corpusbuilder.extraction.nesting import parsed_within_depth
 
@@ -467,23 +467,6 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
         except _fastpath.Unsupported:
             pass
     return in_script_units(_segment_blocks_python(root, stoplist, structure_hints))
-
-
-def in_script_units(blocks: list[Block]) -> list[Block]:
-    """The blocks, each one's ``n_words`` recounted in place where its text holds a script
-    written without spaces (`common.scripts.script_units`).
-
-    Only ``n_words`` changes: stop-word density stays over whitespace words, as the package
-    takes it, so the package's `default` preset (which measures characters) is unchanged. One
-    test of the page's text (``isascii`` first, a C loop) spares every other page the per-block
-    test.
-    """
-    text = "\n".join([b.text for b in blocks])
-    if not text.isascii() and NO_SPACE_CHAR.search(text) is not None:
-        for block in blocks:
-            if NO_SPACE_CHAR.search(block.text) is not None:
-                block.n_words = script_units(block.text)
-    return blocks
 
 
 @lru_cache(maxsize=1)
