@@ -1,4 +1,4 @@
-"""The layers of README's "Architecture" section, held: who may import whom, who owns the files
+"""The layers of docs/design.md's architecture, held: who may import whom, who owns the files
 between stages, and rule scripts that know no column names."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from imports import LIBRARY, REPO, imports_of
 
 from corpusbuilder import tables
 
-# README "Architecture": a module imports its own layer or a lower one.
+# docs/design.md: a module imports its own layer or a lower one.
 LAYERS = {
     "base": ["common", "config", "download"],
     "contracts": ["tables", "ngramfiles", "tokenfile", "verdicts"],

@@ -79,7 +79,7 @@ class TrainParams:
 class AdaptParams:
     """Self-training on the target pages (config section ``adapt``; not in the thesis, whose
     classifier has no learned part). Defaults: the best held-out mean F1 of the rounds tried
-    (README, "Self-training on the crawl's own pages")."""
+    (docs/best-preset.md, "Self-training on the crawl's own pages")."""
 
     rounds: int = 4  # label, refit; each round labels with the last round's model
     confidence: float = 0.8  # a block is a pseudo-label when p >= confidence or p <= 1 - confidence

@@ -80,7 +80,7 @@ def classify_context_free(blocks: Sequence[Block], params: JustextParams) -> lis
     Length is characters or words per ``params.length_unit``; comparisons are the package's
     (``>=`` on stop-word density, ``>`` on link density and LENGTH_HIGH), and so are the features:
     link density over characters, stop-word density over lower-cased whitespace tokens (§2.7.2
-    defines them over tokens and alphabetic words; README "Configuration" says where it matters).
+    defines them over tokens and alphabetic words; docs/configuration.md says where it matters).
     """
     by_words = params.length_unit == "words"
     length_low = params.length_low
