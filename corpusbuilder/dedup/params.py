@@ -34,7 +34,8 @@ class DedupParams:
     )
     partial_high: float = 1.0  # sentence and span modes: a block more than this covered goes whole
     # span mode: a kept run of words goes when its output n-grams outnumber its fresh ones by more
-    # than this to one (measured on the dev crawl, docs/measurements.md: 0.25 removes 99.2 % and keeps 99.6 %)
+    # than this to one (measured on the dev crawl, docs/measurements.md: 0.25
+    # removes 99.2 % and keeps 99.6 %)
     span_repeat_ratio: float = 0.25
     order: str = "dup-share"  # §3.5: documents with the least duplicate content first; or "input"
     backend: str = "sorted-array"  # storage of G₂₊/G_out: "sorted-array" or "judy" (§3.5.1)
