@@ -41,7 +41,9 @@ def quality_table(
     """The quality table of a shard's documents, given as (doc_id, language, text): the signals,
     ``fails`` (every rule failed, of every set), ``dropped_by`` (the first rule of the
     `QualityParams.filter` sets failed; null when none is) and ``kept``."""
+    documents = list(documents)
     types = TokenTypes()
+    types.learn([text for _, _, text in documents])
     ids, rows = [], []
     for doc_id, language, text in documents:
         ids.append(doc_id)

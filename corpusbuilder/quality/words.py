@@ -10,7 +10,7 @@ import unicodedata
 import numpy as np
 
 from corpusbuilder.common import stoplists
-from corpusbuilder.tokenise import Vocabulary
+from corpusbuilder.tokenise import _NO_SPACE, Vocabulary
 
 # --------------------------------------------------------------------------- characters
 
@@ -95,23 +95,43 @@ class WordVocabulary(Vocabulary):
         super().__init__()
         self._find = web_words  # type: ignore[assignment]  # a findall of its own
 
-    def _tokenise_chunk(self, chunk: str) -> tuple[int, ...]:
-        # Most new chunks are an ASCII word, or one and a mark after it ("said,"): cut here what
-        # `web_words` would cut, without normalising and matching each.
-        if not chunk.isascii() or chunk in ABBREVIATIONS or len(self._memo) >= self.max_memo:
-            return super()._tokenise_chunk(chunk)
-        if chunk.isalpha():
-            words: tuple[str, ...] = (chunk,)
-        elif len(chunk) > 2 and chunk[-1] in _SIMPLE_SUFFIXES and chunk[:-1].isalpha():
-            words = (chunk[:-1], chunk[-1])
-        else:
-            return super()._tokenise_chunk(chunk)
-        types = self.types
-        ids = self._memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
-        return ids
+    def learn(self, texts: list[str]) -> None:
+        """Cut every whitespace chunk of ``texts`` (a shard's) not in the memo yet, so that
+        `chunk_ids` finds them all there. Most new chunks are letters or digits, or such with
+        one mark before or after ("said,", "(see"): their words are what `web_words` would
+        cut, taken here without normalising and matching each; the rest go to `web_words`."""
+        memo, types = self._memo, self.types
+        new = [c for c in dict.fromkeys(" ".join(texts).split()) if c not in memo]
+        if len(memo) + len(new) >= self.max_memo:
+            return  # the memo would be cleared on the way: cut chunk by chunk
+        plain = [c.isalnum() and _plain(c) for c in new]
+        simple = [c for c, p in zip(new, plain) if p]
+        ids = [types.setdefault(c, len(types)) for c in simple]
+        memo.update(zip(simple, [(i,) for i in ids]))
+        for chunk in itertools.compress(new, [not p for p in plain]):
+            if len(chunk) > 2 and chunk not in ABBREVIATIONS and _plain(chunk):
+                if chunk[-1] in _SIMPLE_SUFFIXES and chunk[:-1].isalnum():
+                    words: tuple[str, ...] = (chunk[:-1], chunk[-1])
+                elif chunk[0] in _SIMPLE_PREFIXES and chunk[1:].isalnum():
+                    words = (chunk[0], chunk[1:])
+                else:
+                    words = ()
+                if words:
+                    memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
+                    continue
+            self._tokenise_chunk(chunk)
 
 
-_SIMPLE_SUFFIXES = frozenset(".,;:!?)")
+def _plain(chunk: str) -> bool:
+    """Does preparing ``chunk`` (`corpusbuilder.tokenise.prepare_text`) leave it as it is."""
+    return chunk.isascii() or (
+        unicodedata.is_normalized("NFC", chunk) and not _NO_SPACE.search(chunk)
+    )
+
+
+# a mark that comes off a chunk of letters and digits alone, as `web_words` cuts it
+_SIMPLE_SUFFIXES = frozenset('.,;:!?)"”»')
+_SIMPLE_PREFIXES = frozenset('("“«')
 
 
 def _last(ordered: dict[str, int], known: int) -> list[str]:
@@ -158,10 +178,23 @@ class TokenTypes:
             setattr(self, name, _grown(getattr(self, name), total))
         part = slice(done, total)
         self.length[part] = [len(t) for t in new]
-        self.word[part] = [not all(map(_is_symbol, t)) for t in new]
-        self.alpha[part] = [any(c.isalpha() for c in t) for t in new]
-        self.punct[part] = [all(map(_is_punctuation, t)) for t in new]
-        self.terminal[part] = [t in TERMINAL_PUNCTUATION for t in new]
+        # most types are letters and digits: a word, not punctuation, with a letter unless
+        # ASCII digits alone; the character tests run on the others
+        alnum = np.array([t.isalnum() for t in new], bool)
+        ascii_alnum = alnum & np.array([t.isascii() for t in new], bool)
+        other = np.flatnonzero(~alnum) + done
+        rest = np.flatnonzero(alnum & ~ascii_alnum) + done
+        at_ascii = np.flatnonzero(ascii_alnum)
+        self.word[part] = alnum
+        self.word[other] = [not all(map(_is_symbol, new[i - done])) for i in other.tolist()]
+        self.alpha[part] = False
+        self.alpha[at_ascii + done] = [not new[i].isdigit() for i in at_ascii.tolist()]
+        for index in (other, rest):
+            self.alpha[index] = [any(c.isalpha() for c in new[i - done]) for i in index.tolist()]
+        self.punct[part] = False
+        self.punct[other] = [all(map(_is_punctuation, new[i - done])) for i in other.tolist()]
+        self.terminal[part] = False
+        self.terminal[other] = [new[i - done] in TERMINAL_PUNCTUATION for i in other.tolist()]
         self.key[part] = self._rng.integers(0, 2**63, len(new), np.uint64) * np.uint64(2) + 1
         self.folded[part] = [self.lower.setdefault(t.lower(), len(self.lower)) for t in new]
         self.size = total
@@ -177,6 +210,11 @@ class TokenTypes:
             known[filled : len(self.lower)] = [form in words for form in _last(self.lower, filled)]
             self._stop[name or ""] = (known, len(self.lower))
         return known
+
+    def learn(self, texts: list[str]) -> None:
+        """Cut the new chunks of a shard's ``texts`` at once (`WordVocabulary.learn`)."""
+        self.vocabulary.learn(texts)
+        self._update()
 
     def chunk_ids(self, text: str) -> list[tuple[int, ...]]:
         """The word type ids of each whitespace chunk of ``text``."""
