@@ -9,6 +9,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from corpusbuilder.quality.ngrams import NGRAM_PRIME as _NGRAM_PRIME
+from corpusbuilder.quality.ngrams import shard_ngram_signals
 from corpusbuilder.quality.params import C4Params, FineWebParams, QualityParams
 from corpusbuilder.quality.words import TERMINAL_PUNCTUATION, TokenTypes, flat_ids
 
@@ -47,9 +49,6 @@ def duplicates(items: list[str]) -> tuple[int, int]:
         else:
             seen.add(item)
     return count, chars
-
-
-_NGRAM_PRIME = np.uint64(0x100000001B3)
 
 
 def ngram_hashes(keys: np.ndarray, n: int) -> np.ndarray:
@@ -102,41 +101,20 @@ def duplicate_ngram_chars(hashes: np.ndarray, chars: np.ndarray, n: int) -> int:
     return total
 
 
-def repetition_signals(text: str, keys: np.ndarray, lengths: np.ndarray) -> dict[str, float]:
-    """Gopher's repetition signals (Rae et al. 2021, App. A, Table A1) of a text and its
-    tokens (random keys and lengths)."""
+def line_repetition_signals(text: str) -> dict[str, float]:
+    """Gopher's duplicate line and paragraph signals (Rae et al. 2021, App. A, Table A1); its
+    n-gram signals are a shard's at once (`corpusbuilder.quality.ngrams`)."""
     size = max(len(text), 1)
     paragraphs = _PARAGRAPH_BREAK.split(text.strip())
     lines = _LINE_BREAKS.split(text)
     para_count, para_chars = duplicates(paragraphs)
     line_count, line_chars = duplicates(lines)
-    signals = {
+    return {
         "dup_para_frac": para_count / len(paragraphs),
         "dup_para_char_frac": para_chars / size,
         "dup_line_frac": line_count / len(lines),
         "dup_line_char_frac": line_chars / size,
     }
-    offsets = np.concatenate([[0], np.cumsum(lengths)])
-    hashes = keys
-    repeats = False
-    for n in range(2, 11):
-        if len(keys) < n:
-            signals[f"top_{n}gram_char_frac" if n < 5 else f"dup_{n}gram_char_frac"] = 0.0
-            continue
-        # the n-grams' hashes from the (n-1)-grams' (`ngram_hashes`, one step at a time)
-        hashes = hashes[:-1] * _NGRAM_PRIME ^ keys[n - 1 :]
-        if n < 5:
-            # an n-gram's characters as its words joined by spaces
-            chars = offsets[n:] - offsets[:-n] + n - 1
-            signals[f"top_{n}gram_char_frac"] = top_ngram_chars(hashes, chars) / size
-            continue
-        # no 5-gram repeats, so no longer one does
-        repeats = repeats or (n == 5 and len(pd.unique(hashes)) < len(hashes))
-        chars = offsets[n:] - offsets[:-n]  # the words joined without spaces
-        signals[f"dup_{n}gram_char_frac"] = (
-            duplicate_ngram_chars(hashes, chars, n) / size if repeats else 0.0
-        )
-    return signals
 
 
 # --------------------------------------------------------------------------- signals
@@ -252,15 +230,35 @@ def gopher_quality_signals(
     }
 
 
+def shard_signals(
+    documents: list[tuple[str | None, str]], types: TokenTypes, params: QualityParams
+) -> list[dict[str, float]]:
+    """Every signal of `QUALITY_SIGNALS` for each of a shard's documents, given as (language,
+    text): their words cut at once (`TokenTypes.learn`), their n-gram signals counted at once
+    (`shard_ngram_signals`), the rest per document."""
+    texts = [text for _, text in documents]
+    types.learn(texts)
+    chunks = [types.chunk_ids(text) for text in texts]
+    ids = [flat_ids(chunk) for chunk in chunks]
+    doc_offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids], dtype=np.int64)])
+    flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
+    sizes = np.array([max(len(text), 1) for text in texts], np.int64)
+    ngrams = shard_ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
+    ngram_rows = pd.DataFrame(ngrams).to_dict("records")
+    return [
+        {
+            **gopher_quality_signals(text, ids[number], types, language),
+            **line_repetition_signals(text),
+            **ngram_rows[number],
+            **c4_signals(text, chunks[number], ids[number], types, params.c4),
+            **fineweb_signals(text, len(ids[number]), params.fineweb),
+        }
+        for number, (language, text) in enumerate(documents)
+    ]
+
+
 def document_signals(
     text: str, language: str | None, types: TokenTypes, params: QualityParams
 ) -> dict[str, float]:
     """Every signal of `QUALITY_SIGNALS` for one document's text."""
-    chunks = types.chunk_ids(text)
-    ids = flat_ids(chunks)
-    return {
-        **gopher_quality_signals(text, ids, types, language),
-        **repetition_signals(text, types.key[ids], types.length[ids]),
-        **c4_signals(text, chunks, ids, types, params.c4),
-        **fineweb_signals(text, len(ids), params.fineweb),
-    }
+    return shard_signals([(language, text)], types, params)[0]
