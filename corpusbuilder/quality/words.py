@@ -92,7 +92,11 @@ class WordVocabulary(Vocabulary):
     character of scripts without spaces, its memo of chunks), with `web_words` for words."""
 
     def __init__(self) -> None:
-        super().__init__()
+        # not Vocabulary's __init__, which compiles the tokeniser's pattern (0.3 s) for nothing
+        self.cjk_chars = True
+        self.max_memo = 1_000_000
+        self.types: dict[str, int] = {}
+        self._memo: dict[str, tuple[int, ...]] = {}
         self._find = web_words  # type: ignore[assignment]  # a findall of its own
 
     def learn(self, texts: list[str]) -> None:
@@ -109,17 +113,34 @@ class WordVocabulary(Vocabulary):
         ids = [types.setdefault(c, len(types)) for c in simple]
         memo.update(zip(simple, [(i,) for i in ids]))
         for chunk in itertools.compress(new, [not p for p in plain]):
-            if len(chunk) > 2 and chunk not in ABBREVIATIONS and _plain(chunk):
-                if chunk[-1] in _SIMPLE_SUFFIXES and chunk[:-1].isalnum():
-                    words: tuple[str, ...] = (chunk[:-1], chunk[-1])
-                elif chunk[0] in _SIMPLE_PREFIXES and chunk[1:].isalnum():
-                    words = (chunk[0], chunk[1:])
-                else:
-                    words = ()
-                if words:
-                    memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
-                    continue
-            self._tokenise_chunk(chunk)
+            words = _quick_words(chunk)
+            if words:
+                memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
+            else:
+                self._tokenise_chunk(chunk)
+
+
+def _quick_words(chunk: str) -> tuple[str, ...]:
+    """What `web_words` cuts of a chunk that is letters and digits, or such words joined by
+    single hyphens ("well-known", "COVID-19"), with at most one mark before it ("(see") and one
+    after it ("said,", 'it"'); ``()`` for any other chunk (or one preparing would change)."""
+    start = 1 if chunk[0] in _SIMPLE_PREFIXES else 0
+    end = len(chunk) - 1 if chunk[-1] in _SIMPLE_SUFFIXES else len(chunk)
+    core = chunk[start:end]
+    if end < len(chunk) and (
+        chunk[start:] in ABBREVIATIONS or (chunk[-1] == "." and len(core) < 2)
+    ):
+        return ()  # an abbreviation keeps its full stop ("Mr.", "A.")
+    if not core or not _plain(chunk):
+        return ()
+    if core.isalnum():
+        words: tuple[str, ...] = (core,)
+    else:
+        parts = core.split("-")
+        if len(parts) < 2 or not all(part.isalnum() for part in parts):
+            return ()
+        words = tuple(itertools.chain.from_iterable((part, "-") for part in parts))[:-1]
+    return (*chunk[:start], *words, *chunk[end:])
 
 
 def _plain(chunk: str) -> bool:
