@@ -148,6 +148,29 @@ def line_sentences(ids: np.ndarray, line_offsets: np.ndarray, types: TokenTypes)
     return (np.diff(line_offsets) > 0) + np.bincount(line[cut], minlength=lines)
 
 
+def _code_points(test) -> np.ndarray:
+    """Per code point: does ``test`` hold of its character (white space and line breaks are all
+    below U+3001)."""
+    table = np.zeros(0x110000, bool)
+    table[[code for code in range(0x3001) if test(chr(code))]] = True
+    return table
+
+
+_SPACE = _code_points(str.isspace)
+_LINE_BREAK = _code_points(lambda ch: len(f"a{ch}b".splitlines()) == 2)
+
+
+def line_chunk_counts(text: str, lines: int) -> np.ndarray:
+    """The whitespace chunks (``line.split()``) of each of the ``lines`` of ``text.splitlines()``,
+    counted over the text's code points at once."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    space = _SPACE[codes]
+    starts = np.flatnonzero(~space & np.concatenate([[True], space[:-1]]))
+    breaks = _LINE_BREAK[codes]
+    breaks[1:] &= (codes[1:] != 10) | (codes[:-1] != 13)  # "\r\n" is one line break
+    return np.bincount(np.cumsum(breaks)[starts], minlength=lines)
+
+
 def c4_signals(
     text: str, chunks: list[tuple[int, ...]], ids: np.ndarray, types: TokenTypes, params: C4Params
 ):
@@ -169,19 +192,22 @@ def c4_signals(
         "c4_javascript_lines": 0,
         "c4_policy_lines": 0,
     }
-    split = [line.split() for line in lines]
+    counts = line_chunk_counts(text, len(lines))
     chunk_offsets = np.concatenate([[0], np.cumsum([len(c) for c in chunks])])
-    line_offsets = chunk_offsets[np.concatenate([[0], np.cumsum([len(w) for w in split])])]
+    line_offsets = chunk_offsets[np.concatenate([[0], np.cumsum(counts)])]
     sentences = line_sentences(ids, line_offsets, types).tolist()
-    for number, (line, words) in enumerate(zip(lines, split)):
-        if len(line) > params.max_word_length and max(map(len, words)) > params.max_word_length:
+    for number, (line, words) in enumerate(zip(lines, counts.tolist())):
+        if (
+            len(line) > params.max_word_length
+            and max(map(len, line.split())) > params.max_word_length
+        ):
             continue
         if params.remove_citations and "[" in line:
             line = C4_CITATION.sub("", line)
             sentences[number] = sentence_count(types.ids(line), types)
         if not line.endswith(C4_END_MARKS) or line.endswith("..."):
             continue
-        if len(words) < params.min_words_per_line:
+        if words < params.min_words_per_line:
             continue
         lowered = line.lower()
         if "lorem ipsum" in lowered:
