@@ -14,9 +14,6 @@ from corpusbuilder.quality.ngrams import shard_ngram_signals
 from corpusbuilder.quality.params import C4Params, FineWebParams, QualityParams
 from corpusbuilder.quality.words import TERMINAL_PUNCTUATION, TokenTypes, flat_ids
 
-# FineWeb: a line ends in one of these
-_TERMINAL_TUPLE = tuple(TERMINAL_PUNCTUATION)
-
 # C4: a kept line ends in one of these, and not in an ellipsis
 C4_END_MARKS = (".", "?", "!", '"', "'")
 C4_CITATION = re.compile(r"\[\d*]|\[edit]|\[citation needed]")
@@ -30,6 +27,11 @@ C4_POLICY = (
 )
 BULLETS = ("•", "-")
 ELLIPSES = ("...", "…")
+# Gopher's bullet and ellipsis lines, in a text whose lines end at "\n" (and no other line break
+# of str.splitlines): a line's white space is [^\S\n] (re's \s is str.isspace's)
+_OTHER_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_BULLET_LINE = re.compile(r"^[^\S\n]*[•\-]", re.MULTILINE)
+_ELLIPSIS_LINE = re.compile(r"(?:\.\.\.|…)[^\S\n]*$", re.MULTILINE)
 _PARAGRAPH_BREAK = re.compile(r"\n{2,}")
 _LINE_BREAKS = re.compile(r"\n+")
 
@@ -229,7 +231,8 @@ def fineweb_signals(text: str, tokens: int, params: FineWebParams) -> dict[str, 
     lines = [line for line in text.split("\n") if line.strip()]
     count = max(len(lines), 1)
     return {
-        "fineweb_line_punct_ratio": sum(line.endswith(_TERMINAL_TUPLE) for line in lines) / count,
+        # (the marks are single characters, and a set finds one faster than a tuple's endswith)
+        "fineweb_line_punct_ratio": sum(line[-1] in TERMINAL_PUNCTUATION for line in lines) / count,
         "fineweb_short_line_ratio": sum(len(line) <= params.short_line_length for line in lines)
         / count,
         "fineweb_char_dup_ratio": duplicates(lines)[1] / max(len(text) - text.count("\n"), 1),
@@ -244,13 +247,19 @@ def gopher_quality_signals(
     tokens = max(len(ids), 1)
     words = ids[types.word[ids]]
     lines = text.splitlines() or [""]
+    if _OTHER_BREAKS.search(text):
+        bullet_lines = sum(line.lstrip().startswith(BULLETS) for line in lines)
+        ellipsis_lines = sum(line.rstrip().endswith(ELLIPSES) for line in lines)
+    else:  # lines end at "\n" alone: one search over the text for each
+        bullet_lines = len(_BULLET_LINE.findall(text))
+        ellipsis_lines = len(_ELLIPSIS_LINE.findall(text))
     folded = types.folded[ids]
     return {
         "words": len(words),
         "mean_word_length": float(types.length[words].mean()) if len(words) else 0.0,
         "symbol_word_ratio": max(text.count("#"), text.count("...") + text.count("…")) / tokens,
-        "bullet_lines": sum(line.lstrip().startswith(BULLETS) for line in lines) / len(lines),
-        "ellipsis_lines": sum(line.rstrip().endswith(ELLIPSES) for line in lines) / len(lines),
+        "bullet_lines": bullet_lines / len(lines),
+        "ellipsis_lines": ellipsis_lines / len(lines),
         "alpha_words": int(np.count_nonzero(types.alpha[ids])) / tokens,
         "stop_words": len(np.unique(folded[types.stop(language)[folded]])),
     }
