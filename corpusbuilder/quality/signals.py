@@ -174,15 +174,16 @@ def line_chunk_counts(text: str, lines: int) -> np.ndarray:
 
 
 def c4_signals(
-    text: str, chunks: list[tuple[int, ...]], ids: np.ndarray, types: TokenTypes, params: C4Params
+    text: str, chunk_offsets: np.ndarray, ids: np.ndarray, types: TokenTypes, params: C4Params
 ):
     """C4's line and page tests (Raffel et al. 2020, §2.2), line by line as C4's code and
     datatrove's C4QualityFilter run them: a line is stripped, removed for a too long word, its
     citation marks removed, removed unless it ends in terminal punctuation (not an ellipsis) and
     has ``min_words_per_line`` words; of the rest, "lorem ipsum" fails the page, a line naming
     JavaScript is removed, a curly bracket fails the page, a cookie or terms-of-use line is
-    removed, and the sentences of the lines left are counted. ``chunks`` are the word ids of
-    the text's whitespace chunks, which the lines' chunks are runs of."""
+    removed, and the sentences of the lines left are counted. ``chunk_offsets`` are where in
+    ``ids`` each whitespace chunk of the text starts (and the last ends): a line's chunks are a
+    run of them."""
     lines = [line.strip() for line in text.splitlines()]
     nonempty = [line for line in lines if line]
     signals = {
@@ -195,7 +196,6 @@ def c4_signals(
         "c4_policy_lines": 0,
     }
     counts = line_chunk_counts(text, len(lines))
-    chunk_offsets = np.concatenate([[0], np.cumsum([len(c) for c in chunks])])
     line_offsets = chunk_offsets[np.concatenate([[0], np.cumsum(counts)])]
     sentences = line_sentences(ids, line_offsets, types).tolist()
     for number, (line, words) in enumerate(zip(lines, counts.tolist())):
@@ -272,9 +272,13 @@ def shard_signals(
     text): their words cut at once (`TokenTypes.learn`), their n-gram signals counted at once
     (`shard_ngram_signals`), the rest per document."""
     texts = [text for _, text in documents]
-    types.learn(texts)
-    chunks = [types.chunk_ids(text) for text in texts]
-    ids = [flat_ids(chunk) for chunk in chunks]
+    chunks = types.learn(texts)
+    # each document's tokens at its chunks' offsets
+    chunk_offsets = [
+        np.concatenate([[0], np.cumsum(np.fromiter(map(len, chunk), np.int64, len(chunk)))])
+        for chunk in chunks
+    ]
+    ids = [flat_ids(chunk, int(at[-1])) for chunk, at in zip(chunks, chunk_offsets)]
     doc_offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids], dtype=np.int64)])
     flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
     sizes = np.array([max(len(text), 1) for text in texts], np.int64)
@@ -285,7 +289,7 @@ def shard_signals(
             **gopher_quality_signals(text, ids[number], types, language),
             **line_repetition_signals(text),
             **ngram_rows[number],
-            **c4_signals(text, chunks[number], ids[number], types, params.c4),
+            **c4_signals(text, chunk_offsets[number], ids[number], types, params.c4),
             **fineweb_signals(text, len(ids[number]), params.fineweb),
         }
         for number, (language, text) in enumerate(documents)

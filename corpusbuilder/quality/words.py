@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
+from typing import cast
 
 import numpy as np
 
@@ -99,15 +100,16 @@ class WordVocabulary(Vocabulary):
         self._memo: dict[str, tuple[int, ...]] = {}
         self._find = web_words  # type: ignore[assignment]  # a findall of its own
 
-    def learn(self, texts: list[str]) -> None:
-        """Cut every whitespace chunk of ``texts`` (a shard's) not in the memo yet, so that
-        `chunk_ids` finds them all there. Most new chunks are letters or digits, or such with
-        one mark before or after ("said,", "(see"): their words are what `web_words` would
-        cut, taken here without normalising and matching each; the rest go to `web_words`."""
+    def learn(self, splits: list[list[str]]) -> bool:
+        """Cut every whitespace chunk of ``splits`` (a shard's texts' ``split()``) not in the
+        memo yet, so that the memo holds them all (False: they would not fit, nothing done).
+        Most new chunks are letters or digits, or such with one mark before or after ("said,",
+        "(see"), or hyphenated: their words are what `web_words` would cut, taken here without
+        normalising and matching each (`_quick_words`); the rest go to `web_words`."""
         memo, types = self._memo, self.types
-        new = [c for c in dict.fromkeys(" ".join(texts).split()) if c not in memo]
+        new = [c for c in dict.fromkeys(itertools.chain.from_iterable(splits)) if c not in memo]
         if len(memo) + len(new) >= self.max_memo:
-            return  # the memo would be cleared on the way: cut chunk by chunk
+            return False  # the memo would be cleared on the way
         plain = [c.isalnum() and _plain(c) for c in new]
         simple = [c for c, p in zip(new, plain) if p]
         ids = [types.setdefault(c, len(types)) for c in simple]
@@ -118,6 +120,7 @@ class WordVocabulary(Vocabulary):
                 memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
             else:
                 self._tokenise_chunk(chunk)
+        return True
 
 
 def _quick_words(chunk: str) -> tuple[str, ...]:
@@ -232,10 +235,17 @@ class TokenTypes:
             self._stop[name or ""] = (known, len(self.lower))
         return known
 
-    def learn(self, texts: list[str]) -> None:
-        """Cut the new chunks of a shard's ``texts`` at once (`WordVocabulary.learn`)."""
-        self.vocabulary.learn(texts)
+    def learn(self, texts: list[str]) -> list[list[tuple[int, ...]]]:
+        """`chunk_ids` of each of a shard's ``texts``, their new chunks cut at once
+        (`WordVocabulary.learn`)."""
+        splits = [text.split() for text in texts]
+        if self.vocabulary.learn(splits):
+            get = self.vocabulary._memo.get
+            chunks = [cast("list[tuple[int, ...]]", list(map(get, split))) for split in splits]
+        else:  # chunk by chunk, clearing the memo on the way
+            chunks = [self.vocabulary.chunk_ids(text) for text in texts]
         self._update()
+        return chunks
 
     def chunk_ids(self, text: str) -> list[tuple[int, ...]]:
         """The word type ids of each whitespace chunk of ``text``."""
@@ -247,5 +257,8 @@ class TokenTypes:
         return flat_ids(self.chunk_ids(text))
 
 
-def flat_ids(chunks: list[tuple[int, ...]]) -> np.ndarray:
-    return np.fromiter(itertools.chain.from_iterable(chunks), np.int64, sum(map(len, chunks)))
+def flat_ids(chunks: list[tuple[int, ...]], count: int | None = None) -> np.ndarray:
+    """The type ids of ``chunks`` in a row (``count`` of them, when known)."""
+    if count is None:
+        count = sum(map(len, chunks))
+    return np.fromiter(itertools.chain.from_iterable(chunks), np.int64, count)
