@@ -113,7 +113,7 @@ class WordVocabulary(Vocabulary):
         plain = [c.isalnum() and _plain(c) for c in new]
         simple = [c for c, p in zip(new, plain) if p]
         ids = [types.setdefault(c, len(types)) for c in simple]
-        memo.update(zip(simple, [(i,) for i in ids]))
+        memo.update(zip(simple, zip(ids)))  # (zip makes the 1-tuples in C)
         for chunk in itertools.compress(new, [not p for p in plain]):
             words = _quick_words(chunk)
             if words:
