@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import CRAWL, FEW_PARTITIONS, REPO, copy_workdir, require_shared
@@ -25,6 +26,7 @@ from corpusbuilder.quality import (
     top_ngram_chars,
     web_words,
 )
+from corpusbuilder.quality.ngrams import shard_ngram_signals
 from corpusbuilder.tables import QUALITY_SIGNALS
 
 ARTICLE = "\n\n".join(
@@ -176,6 +178,35 @@ def test_ngram_repetition_equals_datatroves_on_random_texts(seed):
         assert duplicate_ngram_chars(
             ngram_hashes(keys, n), chars, n
         ) == repetition.find_all_duplicate(words, n)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_shards_ngram_signals_are_each_documents_own(seed):
+    """The shard-level n-gram count (hashes salted per document) gives each document what the
+    per-document functions give it alone: no n-gram counts across documents."""
+    rng = random.Random(seed)
+    vocabulary = [f"w{i}" for i in range(rng.randint(2, 6))]
+    texts = [" ".join(rng.choice(vocabulary) for _ in range(rng.randint(0, 60))) for _ in range(15)]
+    types = TokenTypes()
+    ids = [types.ids(text) for text in texts]
+    flat = np.concatenate(ids)
+    offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids])])
+    sizes = np.array([max(len(text), 1) for text in texts])
+    shard = shard_ngram_signals(types.key[flat], types.length[flat], offsets, sizes)
+    for number, doc in enumerate(ids):
+        keys, ends = types.key[doc], np.cumsum(types.length[doc])
+        starts = ends - types.length[doc]
+        for n in range(2, 11):
+            name = f"top_{n}gram_char_frac" if n < 5 else f"dup_{n}gram_char_frac"
+            if len(doc) < n:
+                assert shard[name][number] == 0
+                continue
+            chars = ends[n - 1 :] - starts[: len(starts) - n + 1]
+            if n < 5:
+                expected = top_ngram_chars(ngram_hashes(keys, n), chars + n - 1)
+            else:
+                expected = duplicate_ngram_chars(ngram_hashes(keys, n), chars, n)
+            assert shard[name][number] == expected / sizes[number], (number, n)
 
 
 # --------------------------------------------------------------------------- the dev crawl

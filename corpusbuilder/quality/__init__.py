@@ -38,8 +38,9 @@ C4 drops lines as well as pages; here no text is changed: the lines C4 would rem
 its signals, and only its page-level rules (``c4.min_sentences``, ``c4.lorem_ipsum``,
 ``c4.curly_bracket``) are rules. A rule is named ``<set>.<config key of its threshold>``.
 
-The package: `params` (config, rules), `words` (the word cut), `signals` (per document),
-`filters` (verdicts, the stage's table).
+The package: `params` (config, rules), `words` (the word cut), `signals` (per document, and a
+shard's documents at once), `ngrams` (the n-gram signals of a shard at once), `filters`
+(verdicts, the stage's table).
 """
 
 from corpusbuilder.quality.filters import quality_table, rule_failures, score_shard

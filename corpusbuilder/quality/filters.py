@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.quality.params import RULES, QualityParams
-from corpusbuilder.quality.signals import document_signals
+from corpusbuilder.quality.signals import shard_signals
 from corpusbuilder.quality.words import TokenTypes
 from corpusbuilder.tables import QUALITY_SCHEMA, QUALITY_SIGNALS, ShardTables, read_survivors
 
@@ -41,11 +41,11 @@ def quality_table(
     """The quality table of a shard's documents, given as (doc_id, language, text): the signals,
     ``fails`` (every rule failed, of every set), ``dropped_by`` (the first rule of the
     `QualityParams.filter` sets failed; null when none is) and ``kept``."""
-    types = TokenTypes()
-    ids, rows = [], []
-    for doc_id, language, text in documents:
-        ids.append(doc_id)
-        rows.append(document_signals(text, language, types, params))
+    documents = list(documents)
+    ids = [doc_id for doc_id, _, _ in documents]
+    rows = shard_signals(
+        [(language, text) for _, language, text in documents], TokenTypes(), params
+    )
     table = pd.DataFrame(rows, columns=list(QUALITY_SIGNALS))
     table.insert(0, "doc_id", pd.Series(ids, dtype=object))
     failed = rule_failures(table, params)

@@ -9,11 +9,10 @@ import re
 import numpy as np
 import pandas as pd
 
+from corpusbuilder.quality.ngrams import NGRAM_PRIME as _NGRAM_PRIME
+from corpusbuilder.quality.ngrams import shard_ngram_signals
 from corpusbuilder.quality.params import C4Params, FineWebParams, QualityParams
 from corpusbuilder.quality.words import TERMINAL_PUNCTUATION, TokenTypes, flat_ids
-
-# FineWeb: a line ends in one of these
-_TERMINAL_TUPLE = tuple(TERMINAL_PUNCTUATION)
 
 # C4: a kept line ends in one of these, and not in an ellipsis
 C4_END_MARKS = (".", "?", "!", '"', "'")
@@ -28,6 +27,11 @@ C4_POLICY = (
 )
 BULLETS = ("•", "-")
 ELLIPSES = ("...", "…")
+# Gopher's bullet and ellipsis lines, in a text whose lines end at "\n" (and no other line break
+# of str.splitlines): a line's white space is [^\S\n] (re's \s is str.isspace's)
+_OTHER_BREAKS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+_BULLET_LINE = re.compile(r"^[^\S\n]*[•\-]", re.MULTILINE)
+_ELLIPSIS_LINE = re.compile(r"(?:\.\.\.|…)[^\S\n]*$", re.MULTILINE)
 _PARAGRAPH_BREAK = re.compile(r"\n{2,}")
 _LINE_BREAKS = re.compile(r"\n+")
 
@@ -47,9 +51,6 @@ def duplicates(items: list[str]) -> tuple[int, int]:
         else:
             seen.add(item)
     return count, chars
-
-
-_NGRAM_PRIME = np.uint64(0x100000001B3)
 
 
 def ngram_hashes(keys: np.ndarray, n: int) -> np.ndarray:
@@ -102,41 +103,20 @@ def duplicate_ngram_chars(hashes: np.ndarray, chars: np.ndarray, n: int) -> int:
     return total
 
 
-def repetition_signals(text: str, keys: np.ndarray, lengths: np.ndarray) -> dict[str, float]:
-    """Gopher's repetition signals (Rae et al. 2021, App. A, Table A1) of a text and its
-    tokens (random keys and lengths)."""
+def line_repetition_signals(text: str) -> dict[str, float]:
+    """Gopher's duplicate line and paragraph signals (Rae et al. 2021, App. A, Table A1); its
+    n-gram signals are a shard's at once (`corpusbuilder.quality.ngrams`)."""
     size = max(len(text), 1)
     paragraphs = _PARAGRAPH_BREAK.split(text.strip())
     lines = _LINE_BREAKS.split(text)
     para_count, para_chars = duplicates(paragraphs)
     line_count, line_chars = duplicates(lines)
-    signals = {
+    return {
         "dup_para_frac": para_count / len(paragraphs),
         "dup_para_char_frac": para_chars / size,
         "dup_line_frac": line_count / len(lines),
         "dup_line_char_frac": line_chars / size,
     }
-    offsets = np.concatenate([[0], np.cumsum(lengths)])
-    hashes = keys
-    repeats = False
-    for n in range(2, 11):
-        if len(keys) < n:
-            signals[f"top_{n}gram_char_frac" if n < 5 else f"dup_{n}gram_char_frac"] = 0.0
-            continue
-        # the n-grams' hashes from the (n-1)-grams' (`ngram_hashes`, one step at a time)
-        hashes = hashes[:-1] * _NGRAM_PRIME ^ keys[n - 1 :]
-        if n < 5:
-            # an n-gram's characters as its words joined by spaces
-            chars = offsets[n:] - offsets[:-n] + n - 1
-            signals[f"top_{n}gram_char_frac"] = top_ngram_chars(hashes, chars) / size
-            continue
-        # no 5-gram repeats, so no longer one does
-        repeats = repeats or (n == 5 and len(pd.unique(hashes)) < len(hashes))
-        chars = offsets[n:] - offsets[:-n]  # the words joined without spaces
-        signals[f"dup_{n}gram_char_frac"] = (
-            duplicate_ngram_chars(hashes, chars, n) / size if repeats else 0.0
-        )
-    return signals
 
 
 # --------------------------------------------------------------------------- signals
@@ -170,16 +150,40 @@ def line_sentences(ids: np.ndarray, line_offsets: np.ndarray, types: TokenTypes)
     return (np.diff(line_offsets) > 0) + np.bincount(line[cut], minlength=lines)
 
 
+def _code_points(test) -> np.ndarray:
+    """Per code point: does ``test`` hold of its character (white space and line breaks are all
+    below U+3001)."""
+    table = np.zeros(0x110000, bool)
+    table[[code for code in range(0x3001) if test(chr(code))]] = True
+    return table
+
+
+_SPACE = _code_points(str.isspace)
+_LINE_BREAK = _code_points(lambda ch: len(f"a{ch}b".splitlines()) == 2)
+
+
+def line_chunk_counts(text: str, lines: int) -> np.ndarray:
+    """The whitespace chunks (``line.split()``) of each of the ``lines`` of ``text.splitlines()``,
+    counted over the text's code points at once."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
+    space = _SPACE[codes]
+    starts = np.flatnonzero(~space & np.concatenate([[True], space[:-1]]))
+    breaks = _LINE_BREAK[codes]
+    breaks[1:] &= (codes[1:] != 10) | (codes[:-1] != 13)  # "\r\n" is one line break
+    return np.bincount(np.cumsum(breaks)[starts], minlength=lines)
+
+
 def c4_signals(
-    text: str, chunks: list[tuple[int, ...]], ids: np.ndarray, types: TokenTypes, params: C4Params
+    text: str, chunk_offsets: np.ndarray, ids: np.ndarray, types: TokenTypes, params: C4Params
 ):
     """C4's line and page tests (Raffel et al. 2020, §2.2), line by line as C4's code and
     datatrove's C4QualityFilter run them: a line is stripped, removed for a too long word, its
     citation marks removed, removed unless it ends in terminal punctuation (not an ellipsis) and
     has ``min_words_per_line`` words; of the rest, "lorem ipsum" fails the page, a line naming
     JavaScript is removed, a curly bracket fails the page, a cookie or terms-of-use line is
-    removed, and the sentences of the lines left are counted. ``chunks`` are the word ids of
-    the text's whitespace chunks, which the lines' chunks are runs of."""
+    removed, and the sentences of the lines left are counted. ``chunk_offsets`` are where in
+    ``ids`` each whitespace chunk of the text starts (and the last ends): a line's chunks are a
+    run of them."""
     lines = [line.strip() for line in text.splitlines()]
     nonempty = [line for line in lines if line]
     signals = {
@@ -191,19 +195,21 @@ def c4_signals(
         "c4_javascript_lines": 0,
         "c4_policy_lines": 0,
     }
-    split = [line.split() for line in lines]
-    chunk_offsets = np.concatenate([[0], np.cumsum([len(c) for c in chunks])])
-    line_offsets = chunk_offsets[np.concatenate([[0], np.cumsum([len(w) for w in split])])]
+    counts = line_chunk_counts(text, len(lines))
+    line_offsets = chunk_offsets[np.concatenate([[0], np.cumsum(counts)])]
     sentences = line_sentences(ids, line_offsets, types).tolist()
-    for number, (line, words) in enumerate(zip(lines, split)):
-        if len(line) > params.max_word_length and max(map(len, words)) > params.max_word_length:
+    for number, (line, words) in enumerate(zip(lines, counts.tolist())):
+        if (
+            len(line) > params.max_word_length
+            and max(map(len, line.split())) > params.max_word_length
+        ):
             continue
         if params.remove_citations and "[" in line:
             line = C4_CITATION.sub("", line)
             sentences[number] = sentence_count(types.ids(line), types)
         if not line.endswith(C4_END_MARKS) or line.endswith("..."):
             continue
-        if len(words) < params.min_words_per_line:
+        if words < params.min_words_per_line:
             continue
         lowered = line.lower()
         if "lorem ipsum" in lowered:
@@ -225,7 +231,8 @@ def fineweb_signals(text: str, tokens: int, params: FineWebParams) -> dict[str, 
     lines = [line for line in text.split("\n") if line.strip()]
     count = max(len(lines), 1)
     return {
-        "fineweb_line_punct_ratio": sum(line.endswith(_TERMINAL_TUPLE) for line in lines) / count,
+        # (the marks are single characters, and a set finds one faster than a tuple's endswith)
+        "fineweb_line_punct_ratio": sum(line[-1] in TERMINAL_PUNCTUATION for line in lines) / count,
         "fineweb_short_line_ratio": sum(len(line) <= params.short_line_length for line in lines)
         / count,
         "fineweb_char_dup_ratio": duplicates(lines)[1] / max(len(text) - text.count("\n"), 1),
@@ -240,27 +247,57 @@ def gopher_quality_signals(
     tokens = max(len(ids), 1)
     words = ids[types.word[ids]]
     lines = text.splitlines() or [""]
+    if _OTHER_BREAKS.search(text):
+        bullet_lines = sum(line.lstrip().startswith(BULLETS) for line in lines)
+        ellipsis_lines = sum(line.rstrip().endswith(ELLIPSES) for line in lines)
+    else:  # lines end at "\n" alone: one search over the text for each
+        bullet_lines = len(_BULLET_LINE.findall(text))
+        ellipsis_lines = len(_ELLIPSIS_LINE.findall(text))
     folded = types.folded[ids]
     return {
         "words": len(words),
         "mean_word_length": float(types.length[words].mean()) if len(words) else 0.0,
         "symbol_word_ratio": max(text.count("#"), text.count("...") + text.count("…")) / tokens,
-        "bullet_lines": sum(line.lstrip().startswith(BULLETS) for line in lines) / len(lines),
-        "ellipsis_lines": sum(line.rstrip().endswith(ELLIPSES) for line in lines) / len(lines),
+        "bullet_lines": bullet_lines / len(lines),
+        "ellipsis_lines": ellipsis_lines / len(lines),
         "alpha_words": int(np.count_nonzero(types.alpha[ids])) / tokens,
         "stop_words": len(np.unique(folded[types.stop(language)[folded]])),
     }
+
+
+def shard_signals(
+    documents: list[tuple[str | None, str]], types: TokenTypes, params: QualityParams
+) -> list[dict[str, float]]:
+    """Every signal of `QUALITY_SIGNALS` for each of a shard's documents, given as (language,
+    text): their words cut at once (`TokenTypes.learn`), their n-gram signals counted at once
+    (`shard_ngram_signals`), the rest per document."""
+    texts = [text for _, text in documents]
+    chunks = types.learn(texts)
+    # each document's tokens at its chunks' offsets
+    chunk_offsets = [
+        np.concatenate([[0], np.cumsum(np.fromiter(map(len, chunk), np.int64, len(chunk)))])
+        for chunk in chunks
+    ]
+    ids = [flat_ids(chunk, int(at[-1])) for chunk, at in zip(chunks, chunk_offsets)]
+    doc_offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids], dtype=np.int64)])
+    flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
+    sizes = np.array([max(len(text), 1) for text in texts], np.int64)
+    ngrams = shard_ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
+    ngram_rows = pd.DataFrame(ngrams).to_dict("records")
+    return [
+        {
+            **gopher_quality_signals(text, ids[number], types, language),
+            **line_repetition_signals(text),
+            **ngram_rows[number],
+            **c4_signals(text, chunk_offsets[number], ids[number], types, params.c4),
+            **fineweb_signals(text, len(ids[number]), params.fineweb),
+        }
+        for number, (language, text) in enumerate(documents)
+    ]
 
 
 def document_signals(
     text: str, language: str | None, types: TokenTypes, params: QualityParams
 ) -> dict[str, float]:
     """Every signal of `QUALITY_SIGNALS` for one document's text."""
-    chunks = types.chunk_ids(text)
-    ids = flat_ids(chunks)
-    return {
-        **gopher_quality_signals(text, ids, types, language),
-        **repetition_signals(text, types.key[ids], types.length[ids]),
-        **c4_signals(text, chunks, ids, types, params.c4),
-        **fineweb_signals(text, len(ids), params.fineweb),
-    }
+    return shard_signals([(language, text)], types, params)[0]

@@ -6,11 +6,12 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
+from typing import cast
 
 import numpy as np
 
 from corpusbuilder.common import stoplists
-from corpusbuilder.tokenise import Vocabulary
+from corpusbuilder.tokenise import _NO_SPACE, Vocabulary
 
 # --------------------------------------------------------------------------- characters
 
@@ -92,26 +93,69 @@ class WordVocabulary(Vocabulary):
     character of scripts without spaces, its memo of chunks), with `web_words` for words."""
 
     def __init__(self) -> None:
-        super().__init__()
+        # not Vocabulary's __init__, which compiles the tokeniser's pattern (0.3 s) for nothing
+        self.cjk_chars = True
+        self.max_memo = 1_000_000
+        self.types: dict[str, int] = {}
+        self._memo: dict[str, tuple[int, ...]] = {}
         self._find = web_words  # type: ignore[assignment]  # a findall of its own
 
-    def _tokenise_chunk(self, chunk: str) -> tuple[int, ...]:
-        # Most new chunks are an ASCII word, or one and a mark after it ("said,"): cut here what
-        # `web_words` would cut, without normalising and matching each.
-        if not chunk.isascii() or chunk in ABBREVIATIONS or len(self._memo) >= self.max_memo:
-            return super()._tokenise_chunk(chunk)
-        if chunk.isalpha():
-            words: tuple[str, ...] = (chunk,)
-        elif len(chunk) > 2 and chunk[-1] in _SIMPLE_SUFFIXES and chunk[:-1].isalpha():
-            words = (chunk[:-1], chunk[-1])
-        else:
-            return super()._tokenise_chunk(chunk)
-        types = self.types
-        ids = self._memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
-        return ids
+    def learn(self, splits: list[list[str]]) -> bool:
+        """Cut every whitespace chunk of ``splits`` (a shard's texts' ``split()``) not in the
+        memo yet, so that the memo holds them all (False: they would not fit, nothing done).
+        Most new chunks are letters or digits, or such with one mark before or after ("said,",
+        "(see"), or hyphenated: their words are what `web_words` would cut, taken here without
+        normalising and matching each (`_quick_words`); the rest go to `web_words`."""
+        memo, types = self._memo, self.types
+        new = [c for c in dict.fromkeys(itertools.chain.from_iterable(splits)) if c not in memo]
+        if len(memo) + len(new) >= self.max_memo:
+            return False  # the memo would be cleared on the way
+        plain = [c.isalnum() and _plain(c) for c in new]
+        simple = [c for c, p in zip(new, plain) if p]
+        ids = [types.setdefault(c, len(types)) for c in simple]
+        memo.update(zip(simple, zip(ids)))  # (zip makes the 1-tuples in C)
+        for chunk in itertools.compress(new, [not p for p in plain]):
+            words = _quick_words(chunk)
+            if words:
+                memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
+            else:
+                self._tokenise_chunk(chunk)
+        return True
 
 
-_SIMPLE_SUFFIXES = frozenset(".,;:!?)")
+def _quick_words(chunk: str) -> tuple[str, ...]:
+    """What `web_words` cuts of a chunk that is letters and digits, or such words joined by
+    single hyphens ("well-known", "COVID-19"), with at most one mark before it ("(see") and one
+    after it ("said,", 'it"'); ``()`` for any other chunk (or one preparing would change)."""
+    start = 1 if chunk[0] in _SIMPLE_PREFIXES else 0
+    end = len(chunk) - 1 if chunk[-1] in _SIMPLE_SUFFIXES else len(chunk)
+    core = chunk[start:end]
+    if end < len(chunk) and (
+        chunk[start:] in ABBREVIATIONS or (chunk[-1] == "." and len(core) < 2)
+    ):
+        return ()  # an abbreviation keeps its full stop ("Mr.", "A.")
+    if not core or not _plain(chunk):
+        return ()
+    if core.isalnum():
+        words: tuple[str, ...] = (core,)
+    else:
+        parts = core.split("-")
+        if len(parts) < 2 or not all(part.isalnum() for part in parts):
+            return ()
+        words = tuple(itertools.chain.from_iterable((part, "-") for part in parts))[:-1]
+    return (*chunk[:start], *words, *chunk[end:])
+
+
+def _plain(chunk: str) -> bool:
+    """Does preparing ``chunk`` (`corpusbuilder.tokenise.prepare_text`) leave it as it is."""
+    return chunk.isascii() or (
+        unicodedata.is_normalized("NFC", chunk) and not _NO_SPACE.search(chunk)
+    )
+
+
+# a mark that comes off a chunk of letters and digits alone, as `web_words` cuts it
+_SIMPLE_SUFFIXES = frozenset('.,;:!?)"”»')
+_SIMPLE_PREFIXES = frozenset('("“«')
 
 
 def _last(ordered: dict[str, int], known: int) -> list[str]:
@@ -158,10 +202,23 @@ class TokenTypes:
             setattr(self, name, _grown(getattr(self, name), total))
         part = slice(done, total)
         self.length[part] = [len(t) for t in new]
-        self.word[part] = [not all(map(_is_symbol, t)) for t in new]
-        self.alpha[part] = [any(c.isalpha() for c in t) for t in new]
-        self.punct[part] = [all(map(_is_punctuation, t)) for t in new]
-        self.terminal[part] = [t in TERMINAL_PUNCTUATION for t in new]
+        # most types are letters and digits: a word, not punctuation, with a letter unless
+        # ASCII digits alone; the character tests run on the others
+        alnum = np.array([t.isalnum() for t in new], bool)
+        ascii_alnum = alnum & np.array([t.isascii() for t in new], bool)
+        other = np.flatnonzero(~alnum) + done
+        rest = np.flatnonzero(alnum & ~ascii_alnum) + done
+        at_ascii = np.flatnonzero(ascii_alnum)
+        self.word[part] = alnum
+        self.word[other] = [not all(map(_is_symbol, new[i - done])) for i in other.tolist()]
+        self.alpha[part] = False
+        self.alpha[at_ascii + done] = [not new[i].isdigit() for i in at_ascii.tolist()]
+        for index in (other, rest):
+            self.alpha[index] = [any(c.isalpha() for c in new[i - done]) for i in index.tolist()]
+        self.punct[part] = False
+        self.punct[other] = [all(map(_is_punctuation, new[i - done])) for i in other.tolist()]
+        self.terminal[part] = False
+        self.terminal[other] = [new[i - done] in TERMINAL_PUNCTUATION for i in other.tolist()]
         self.key[part] = self._rng.integers(0, 2**63, len(new), np.uint64) * np.uint64(2) + 1
         self.folded[part] = [self.lower.setdefault(t.lower(), len(self.lower)) for t in new]
         self.size = total
@@ -178,6 +235,18 @@ class TokenTypes:
             self._stop[name or ""] = (known, len(self.lower))
         return known
 
+    def learn(self, texts: list[str]) -> list[list[tuple[int, ...]]]:
+        """`chunk_ids` of each of a shard's ``texts``, their new chunks cut at once
+        (`WordVocabulary.learn`)."""
+        splits = [text.split() for text in texts]
+        if self.vocabulary.learn(splits):
+            get = self.vocabulary._memo.get
+            chunks = [cast("list[tuple[int, ...]]", list(map(get, split))) for split in splits]
+        else:  # chunk by chunk, clearing the memo on the way
+            chunks = [self.vocabulary.chunk_ids(text) for text in texts]
+        self._update()
+        return chunks
+
     def chunk_ids(self, text: str) -> list[tuple[int, ...]]:
         """The word type ids of each whitespace chunk of ``text``."""
         chunks = self.vocabulary.chunk_ids(text)
@@ -188,5 +257,8 @@ class TokenTypes:
         return flat_ids(self.chunk_ids(text))
 
 
-def flat_ids(chunks: list[tuple[int, ...]]) -> np.ndarray:
-    return np.fromiter(itertools.chain.from_iterable(chunks), np.int64, sum(map(len, chunks)))
+def flat_ids(chunks: list[tuple[int, ...]], count: int | None = None) -> np.ndarray:
+    """The type ids of ``chunks`` in a row (``count`` of them, when known)."""
+    if count is None:
+        count = sum(map(len, chunks))
+    return np.fromiter(itertools.chain.from_iterable(chunks), np.int64, count)
