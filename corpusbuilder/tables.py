@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import atomic_path
+from corpusbuilder.config import ConfigError
 
 # --------------------------------------------------------------------------- where
 
@@ -332,8 +333,8 @@ def read_manifest(path: Path | str) -> list[str]:
 def read_hash_partition(path: Path | str, partition: int, partitions: int) -> pa.Table:
     """Hash partition ``partition`` of an exact_hashes file: its row group of that number."""
     with pq.ParquetFile(path) as hashes:
-        if hashes.num_row_groups != partitions:
-            raise ValueError(
+        if hashes.num_row_groups != partitions:  # the config's mismatch, not a damaged file
+            raise ConfigError(
                 f"{path}: {hashes.num_row_groups} hash partitions, but exact_dedup.partitions is "
                 f"{partitions}; hash the shard again"
             )

@@ -6,6 +6,7 @@ tests/test_packaging.py compares it with what pyproject.toml and envs/*.yaml dec
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,7 +132,8 @@ def workflow_rules() -> list[RuleStep]:
     the rule files' text (both are plain string directives, one per rule)."""
     steps = []
     for smk in sorted((REPO / "rules").glob("*.smk")):
-        chunks = ("\n" + smk.read_text(encoding="utf-8")).split("\nrule ")
+        # a rule may sit indented under an `if` (dedup.smk's modes)
+        chunks = re.split(r"\n[ \t]*rule ", "\n" + smk.read_text(encoding="utf-8"))
         for chunk in chunks[1:]:
             name, _, body = chunk.partition(":")
             body = body.split("\n\n\n")[0]

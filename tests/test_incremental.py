@@ -275,11 +275,12 @@ def test_a_justext_threshold_given_with_dash_dash_config_reruns_extract(built):
     assert job_stats(ok(result))["extract"] == 2
 
 
-def test_the_dedup_threshold_reruns_only_dedup_and_export(built):
+def test_the_dedup_threshold_reruns_only_dedup_and_the_stages_that_read_it(built):
     workdir, root, two = built
     change = write_config(root / "dedup.yaml", {"dedup": {"threshold": 0.4}})
     output = ok(snakemake(workdir, "--dry-run", configfiles=[two, change]))
-    assert job_stats(output) == Counter(dedup=1, export=2, all=1)
+    # quality scores what dedup kept, and the funnel counts what quality kept
+    assert job_stats(output) == Counter(dedup=1, quality=2, export=2, funnel=1, all=1)
     assert "rule extract:" not in output and "rule ngram_runs:" not in output
 
 

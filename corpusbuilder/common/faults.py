@@ -55,6 +55,8 @@ def names_the_file(read: Reader) -> Reader:
         def reading_pieces(path, *args, **kwargs):
             try:
                 yield from read(path, *args, **kwargs)
+            except JobFault:
+                raise  # it already says what to fix (a ConfigError is a ValueError too)
             except DAMAGED as error:
                 raise CorruptFileError(damaged_file_line(path, error)) from error
 
@@ -64,6 +66,8 @@ def names_the_file(read: Reader) -> Reader:
     def reading(path, *args, **kwargs):
         try:
             return read(path, *args, **kwargs)
+        except JobFault:
+            raise  # it already says what to fix (a ConfigError is a ValueError too)
         except DAMAGED as error:
             raise CorruptFileError(damaged_file_line(path, error)) from error
 
