@@ -416,7 +416,7 @@ class _Liar(BaseHTTPRequestHandler):
     mid-record with a matching Content-Length, /page as an HTML page in place of a WARC."""
 
     def log_message(self, *args):
-        pass
+        pass  # keep the test output free of the server's access log
 
     def do_GET(self):
         whole = record(0, True) + record(1, True)
@@ -433,7 +433,7 @@ class _Liar(BaseHTTPRequestHandler):
         try:
             self.wfile.write(body)
         except OSError:
-            pass
+            pass  # the client may hang up once it has the bytes it was promised (/short)
 
 
 @pytest.fixture(scope="module")
