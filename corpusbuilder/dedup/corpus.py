@@ -7,7 +7,6 @@ import json
 import logging
 import time
 from dataclasses import asdict, dataclass, field
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +15,8 @@ import pyarrow as pa
 
 from corpusbuilder.common.io import atomic_path, write_table
 from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_after_dedup
-from corpusbuilder.dedup.document import dedup_document
-from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
+from corpusbuilder.dedup.document import dedup_shard_document
+from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.provenance_log import Provenance
 from corpusbuilder.dedup.sentences import (
     first_words_of_chunks,
@@ -355,27 +354,7 @@ def remove_duplicate_units(
             if shard.doc_duplicates[d] == 0:
                 continue
             stats.documents_processed += 1
-            hashes, starts = shard.document_duplicates(d)
-            first, stop = shard.doc_blocks[d], shard.doc_blocks[d + 1]
-            smooth = (
-                None
-                if shard.pages is None
-                else partial(shard.pages.kept_blocks, d, first, justext=justext, min_words=params.n)
-            )
-            result = dedup_document(
-                hashes,
-                starts,
-                shard.document_units(d, params.level),
-                params.n,
-                params.threshold,
-                store,
-                smooth,
-                params.level if params.level in PART_LEVELS else None,
-                shard.document_sentence_starts(d),
-                params.partial_band,
-                params.span_repeat_ratio,
-                shard.document_chunk_starts(d),
-            )
+            result, first, stop = dedup_shard_document(shard, d, params, justext, store)
             provenance.record(result, int(plan.doc_base[s] + d))
             assert result.unit_block is not None and result.unit_offsets is not None  # always set
             # a block goes when all its units go; a document-level verdict

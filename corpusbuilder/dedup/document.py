@@ -5,8 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
+
+if TYPE_CHECKING:
+    from corpusbuilder.dedup.corpus import ShardNgrams
+    from corpusbuilder.extraction.justext import JustextParams
 
 
 def covered_tokens(ngram_starts: np.ndarray, n: int, length: int) -> np.ndarray:
@@ -212,3 +220,33 @@ def dedup_document(
         units + first_word,
         unit_block,
     )
+
+
+def dedup_shard_document(
+    shard: ShardNgrams, d: int, params: DedupParams, justext: JustextParams, store
+) -> tuple[UnitVerdicts, int, int]:
+    """`dedup_document` on document ``d`` of a shard at the configured level, against
+    ``store`` (the sequential G_out, or the partitioned mode's seen n-grams): its verdicts and
+    the range [first, stop) of its blocks in the shard."""
+    handles, starts = shard.document_duplicates(d)
+    first, stop = shard.doc_blocks[d], shard.doc_blocks[d + 1]
+    smooth = (
+        None
+        if shard.pages is None
+        else partial(shard.pages.kept_blocks, d, first, justext=justext, min_words=params.n)
+    )
+    result = dedup_document(
+        handles,
+        starts,
+        shard.document_units(d, params.level),
+        params.n,
+        params.threshold,
+        store,
+        smooth,
+        params.level if params.level in PART_LEVELS else None,
+        shard.document_sentence_starts(d),
+        params.partial_band,
+        params.span_repeat_ratio,
+        shard.document_chunk_starts(d),
+    )
+    return result, first, stop

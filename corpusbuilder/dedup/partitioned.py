@@ -31,7 +31,6 @@ does not depend on the verdicts either.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -48,8 +47,8 @@ from corpusbuilder.dedup.corpus import (
     shard_ngrams,
     shard_output,
 )
-from corpusbuilder.dedup.document import dedup_document
-from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
+from corpusbuilder.dedup.document import dedup_shard_document
+from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.state import kept_ngrams, write_state_rows
 from corpusbuilder.extraction.justext import JustextParams
 from corpusbuilder.ngramfiles import read_dedup_state
@@ -251,28 +250,7 @@ def judge_document(
     """Algorithm 3.1's test on one document with its seen occurrences; fills `verdicts`, and
     names for each duplicate unit the owner most of its seen n-grams share (the first in crawl
     order of equally frequent ones), as `provenance_log.Provenance.resolve` does."""
-    handles, starts = shard.document_duplicates(d)
-    first, stop = shard.doc_blocks[d], shard.doc_blocks[d + 1]
-    smooth = (
-        None
-        if shard.pages is None
-        else partial(shard.pages.kept_blocks, d, first, justext=justext, min_words=params.n)
-    )
-
-    result = dedup_document(
-        handles,
-        starts,
-        shard.document_units(d, params.level),
-        params.n,
-        params.threshold,
-        _SeenStore(),
-        smooth,
-        params.level if params.level in PART_LEVELS else None,
-        shard.document_sentence_starts(d),
-        params.partial_band,
-        params.span_repeat_ratio,
-        shard.document_chunk_starts(d),
-    )
+    result, first, stop = dedup_shard_document(shard, d, params, justext, _SeenStore())
     # dedup_document always says where the units it judged lie
     unit_block, unit_offsets = (
         np.asarray(result.unit_block, np.int64),
