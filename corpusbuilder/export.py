@@ -203,7 +203,10 @@ def to_vertical(doc: ExportDocument) -> str:
     lines = [_doc_tag(doc)]
     for text, heading in zip(doc.paragraphs, doc.headings):
         lines.append(f'<p heading="{int(heading)}">')
-        lines.extend(token for token in map(escape, tokenise(text)) if token)
+        # escaped a paragraph at a time, not a token at a time (a third of the stage's time):
+        # no token holds a newline, so an empty line is a token that escaping emptied
+        tokens = escape("\n".join(tokenise(text)))
+        lines.extend(filter(None, tokens.split("\n")))
         lines.append("</p>")
     lines.append("</doc>")
     return "\n".join(lines) + "\n"
@@ -211,7 +214,8 @@ def to_vertical(doc: ExportDocument) -> str:
 
 def _write_gzip_text(path: Path, chunks: Iterable[str]) -> None:
     with atomic_path(path) as tmp, open(tmp, "wb") as raw:
-        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+        # level 6, gzip's own default: 9 costs a third more time for files 0.2 % smaller
+        with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=6) as gz:
             with io.TextIOWrapper(gz, encoding="utf-8", newline="\n") as text:
                 for chunk in chunks:
                     text.write(chunk)
