@@ -88,6 +88,12 @@ def test_ngram_hashes_follow_the_formula_and_stay_inside_blocks():
     assert hashes.tolist() == [
         reference_hash(tuple(int(t) for t in token_hash[s : s + 4])) for s in starts
     ]
+    # blocks that cover only part of the stream: no n-gram before the first or past the last
+    hashes, starts = hashing.ngram_hashes(token_hash, np.array([3, 9, 9, 11, 25]), 4)
+    assert starts.tolist() == list(range(3, 6)) + list(range(11, 22))
+    assert hashes.tolist() == [
+        reference_hash(tuple(int(t) for t in token_hash[s : s + 4])) for s in starts
+    ]
 
 
 def test_select_tokens_and_kinds():
@@ -129,12 +135,26 @@ def test_suffix_array_sorts_the_suffixes_of_word_ids(vocabulary):
 def test_chunk_counts_equal_a_brute_force_counter(n):
     rng = np.random.default_rng(n)
     token_hash, block_offsets = random_corpus(rng, 5000, 40, 150)
-    hashes, counts = suffix.chunk_ngram_counts(token_hash, block_offsets, n)
+    hashes, counts = hashing.chunk_ngram_counts(token_hash, block_offsets, n)
     expected = {
         reference_hash(g): c for g, c in brute_force_counts(token_hash, block_offsets, n).items()
     }
     assert np.all(np.diff(hashes.astype(np.float64)) >= 0) and len(np.unique(hashes)) == len(hashes)
     assert dict(zip(hashes.tolist(), counts.tolist())) == expected
+
+
+@pytest.mark.parametrize("owned", [0, 1, 2500, 4991])
+def test_chunk_counts_only_count_ngrams_starting_before_owned(owned):
+    rng = np.random.default_rng(owned)
+    token_hash, block_offsets = random_corpus(rng, 5000, 40, 150)
+    hashes, counts = hashing.chunk_ngram_counts(token_hash, block_offsets, 10, owned)
+    starts = [s for s in hashing.ngram_starts(block_offsets, 10) if s < owned]
+    expected = collections.Counter(
+        reference_hash(tuple(int(t) for t in token_hash[s : s + 10])) for s in starts
+    )
+    assert hashes.dtype == np.uint64 and counts.dtype == np.uint32
+    assert dict(zip(hashes.tolist(), counts.tolist())) == expected
+    assert hashes.tolist() == sorted(expected)
 
 
 def brute_force_repeated_cover(token_hash, block_offsets, min_len, owned):

@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.ngramfiles import RUN_SCHEMA
 from corpusbuilder.ngrams.chunks import resident_bytes
-from corpusbuilder.ngrams.suffix import sum_equal_hashes
+from corpusbuilder.ngrams.hashing import sum_equal_hashes
 
 # Bytes per (hash, count) row of a merge round: the round's rows concatenated (12 B), their
 # sort order (8 B), the sorted copy (12 B), the summed output and its masks.

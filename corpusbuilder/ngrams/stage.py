@@ -20,7 +20,13 @@ from corpusbuilder.ngrams.chunks import (
     iter_chunks,
     read_kept_token_pieces,
 )
-from corpusbuilder.ngrams.hashing import MAX_N, MIN_N, NGRAM_KINDS, ngram_hashes
+from corpusbuilder.ngrams.hashing import (
+    MAX_N,
+    MIN_N,
+    NGRAM_KINDS,
+    chunk_ngram_counts,
+    ngram_hashes,
+)
 from corpusbuilder.ngrams.runs import (
     ALL_HASHES,
     HashRange,
@@ -31,7 +37,6 @@ from corpusbuilder.ngrams.runs import (
     run_metadata,
     write_run,
 )
-from corpusbuilder.ngrams.suffix import chunk_ngram_counts
 from corpusbuilder.tokenfile import TokenStream, write_token_stream
 from corpusbuilder.tokenise import word_hashes
 
