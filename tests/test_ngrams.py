@@ -298,6 +298,26 @@ def test_runs_are_written_in_row_groups_and_read_in_bounded_blocks(tmp_path, mon
     assert np.concatenate([c for _, c in read]).tolist() == counts.tolist()
 
 
+def test_a_chunk_spill_reads_back_in_bounded_blocks_and_by_hash_range(tmp_path, monkeypatch):
+    """A chunk's spill file is read as a run is: its rows in order, a row group's worth (or the
+    requested rows) at a time, only those of the hash range asked for."""
+    monkeypatch.setattr(runs, "RUN_ROW_GROUP", 100)
+    hashes = np.sort(np.random.default_rng(5).integers(0, 2**64 - 1, 1000, dtype=np.uint64))
+    counts = np.arange(1000, dtype=np.uint32)
+    spill = tmp_path / f"chunk{runs.SPILL_SUFFIX}"
+    runs.write_spill(spill, hashes, counts)
+    read = list(runs.read_run(spill, 1000))
+    assert [len(h) for h, _ in read] == [100] * 10
+    assert np.concatenate([h for h, _ in read]).tolist() == hashes.tolist()
+    assert np.concatenate([c for _, c in read]).tolist() == counts.tolist()
+    assert max(len(h) for h, _ in runs.read_run(spill, 30)) == 30
+    low, high = runs.partition_hash_range(1, 3)
+    part = list(runs.read_run(spill, 1000, (low, high)))
+    inside = (hashes >= np.uint64(low)) & (hashes < np.uint64(high))
+    assert np.concatenate([h for h, _ in part]).tolist() == hashes[inside].tolist()
+    assert np.concatenate([c for _, c in part]).tolist() == counts[inside].tolist()
+
+
 def test_merge_in_passes_when_the_budget_allows_few_runs_at_once(tmp_path, monkeypatch):
     """A budget too small for MERGE_FAN_IN open runs merges fewer at a time, same result."""
     monkeypatch.setattr(runs, "RUN_ROW_GROUP", 64)

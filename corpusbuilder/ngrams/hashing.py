@@ -111,7 +111,10 @@ def chunk_ngram_counts(
     np.not_equal(hashes[1:], hashes[:-1], out=new[1:])
     first = np.flatnonzero(new)
     del new
-    counts = np.diff(first, append=len(hashes)).astype(np.uint32)
+    # the differences written as uint32 straight away: no int64 copy of them per n-gram
+    counts = np.empty(len(first), np.uint32)
+    np.subtract(first[1:], first[:-1], out=counts[:-1], casting="unsafe")
+    counts[-1] = len(hashes) - first[-1]
     return hashes[first], counts
 
 
