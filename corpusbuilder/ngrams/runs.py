@@ -180,14 +180,21 @@ def read_run(
             # a dedup state (ngramfiles.STATE_SCHEMA) is a run with its
             # owners beside it: not read here
             table = run.read_row_group(group, columns=["hash", "count"], use_threads=False)
-            hashes = table.column(0).to_numpy()
-            counts = table.column(1).to_numpy()
+            hashes = _values(table.column(0), np.dtype(np.uint64))
+            counts = _values(table.column(1), np.dtype(np.uint32))
             del table
             kept = _in_range(hashes, hash_range)
             hashes, counts = hashes[kept], counts[kept]
             for begin in range(0, len(hashes), batch_rows):
                 yield hashes[begin : begin + batch_rows], counts[begin : begin + batch_rows]
             del hashes, counts  # before the next row group is read
+
+
+def _values(column: pa.ChunkedArray, dtype: np.dtype) -> np.ndarray:
+    """A run column's values, read-only over its buffer as `to_numpy` gives them: `to_numpy`
+    would import pandas (a third of a merge job's start-up) to check for extension types."""
+    values = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    return np.frombuffer(values.buffers()[1], dtype, len(values), values.offset * dtype.itemsize)
 
 
 def _largest_row_group(path: Path) -> int:
@@ -198,7 +205,8 @@ def _largest_row_group(path: Path) -> int:
 
 
 def run_metadata(path: Path | str) -> dict:
-    return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])
+    # the footer's key-value metadata: read_schema would import pandas for its own metadata
+    return json.loads(pq.read_metadata(path).metadata[b"corpusbuilder"])
 
 
 def merge_ngram_runs(
