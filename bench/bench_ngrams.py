@@ -21,8 +21,13 @@ sum (core-seconds) and the longest (the wall time given as many cores), the part
 to the one-range merge; saved as `partitioned_merge` beside the rest.
 
 Both must find the same number of duplicate types. The machine is shared, so read the ratio
-(ours / baseline, same run) rather than the absolute seconds. `--sa-bytes` measures the peak
-bytes per word of the suffix-array step alone, ours and pydivsufsort's integer path.
+(baseline seconds / ours, same run) rather than the absolute seconds: ours per job and the
+baseline run in turns `--repeats` times on the same corpus, and the repeat of median ratio is
+reported (every repeat is kept). Tokens/s end to end are the tokens over the jobs' seconds
+summed, each job's from after its imports; `..._with_startup` counts each job's whole process,
+interpreter start-up and imports included. `--sa-bytes` measures the peak bytes per word of
+the suffix-array step alone (now used by the exact-substring spans only), ours and
+pydivsufsort's integer path.
 Results: bench/results/ngrams.json.
 """
 
@@ -34,7 +39,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
+from shutil import rmtree
 
 import numpy as np
 
@@ -176,6 +183,8 @@ def ours_per_job(shards: list[str], work: Path, options: list[str]) -> dict:
     merge = in_subprocess("merge", str(work), *map(str, runs), *options)
     return {
         "seconds": sum(job["seconds"] for job in shard_runs) + merge["seconds"],
+        "process_seconds": sum(job["process_seconds"] for job in [*shard_runs, merge]),
+        "cpu_seconds": sum(job["cpu_seconds"] for job in [*shard_runs, merge]),
         "tokens": sum(job["tokens"] for job in shard_runs),
         "duplicate_types": merge["duplicate_types"],
         "chunks": sum(job["chunks"] for job in shard_runs),
@@ -191,7 +200,7 @@ def ours_per_job(shards: list[str], work: Path, options: list[str]) -> dict:
 def worker_baseline(shards: list[Path], n: int, kind: str) -> dict:
     from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     hashes, tokens = [], 0
     for shard in shards:
         with np.load(shard) as data:
@@ -207,6 +216,7 @@ def worker_baseline(shards: list[Path], n: int, kind: str) -> dict:
     seconds = time.perf_counter() - started
     return {
         "seconds": seconds,
+        "cpu_seconds": time.process_time() - cpu,
         "tokens": tokens,
         "duplicate_types": len(duplicates),
         "peak_rss_mb": peak_rss_mb(),
@@ -245,12 +255,17 @@ def worker_sa_bytes(tokens: int, path: str) -> dict:
 
 
 def in_subprocess(*args: str) -> dict:
+    """A worker's result, with `process_seconds`: its wall time from spawn to exit, the
+    interpreter's start-up and imports included (its own `seconds` start after them)."""
+    started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, __file__, "--worker", *args], capture_output=True, text=True
     )
     if done.returncode:
         raise RuntimeError(f"worker {args[0]} failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["process_seconds"] = time.perf_counter() - started
+    return result
 
 
 def parse_size(text: str) -> int:
@@ -280,6 +295,13 @@ def main() -> None:
         type=int,
         nargs="+",
         help="measure the merge alone in each of these numbers of hash ranges (first --sizes only)",
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="runs of ours per job and of the baseline per size, on the same corpus (the median "
+        "is reported: the machine is shared)",
     )
     parser.add_argument("--partition", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
@@ -335,7 +357,19 @@ def main() -> None:
         RESULTS.write_text(json.dumps(results, indent=1) + "\n")
         return
 
-    report = {"n": args.n, "kind": args.kind, "mem_mb": args.mem_mb, "sizes": []}
+    report = {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "commit": subprocess.run(
+            ["git", "-C", str(Path(__file__).parent), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip(),
+        "n": args.n,
+        "kind": args.kind,
+        "mem_mb": args.mem_mb,
+        "repeats": args.repeats,
+        "sizes": [],
+    }
     if args.sa_bytes:
         report["suffix_array"] = [
             in_subprocess("sa-bytes", str(args.sa_bytes), path)
@@ -353,28 +387,57 @@ def main() -> None:
             shards = [str(p) for p in write_zipf_corpus(Path(tmp) / "tokens", parse_size(size))]
             for work in ("jobs", "one-process"):
                 (Path(tmp) / work).mkdir()
-            per_job = ours_per_job(shards, Path(tmp) / "jobs", options)
+            # ours and the baseline in turns, so that both see the same spells of load
+            repeats = []
+            for _ in range(args.repeats):
+                rmtree(Path(tmp) / "jobs")
+                (Path(tmp) / "jobs").mkdir()
+                per_job = ours_per_job(shards, Path(tmp) / "jobs", options)
+                baseline = in_subprocess("baseline", *shards, *options)
+                repeats.append((per_job["seconds"] / baseline["seconds"], per_job, baseline))
             whole = (
                 in_subprocess("ours", str(Path(tmp) / "one-process"), *shards, *options)
                 if args.one_process
                 else None
             )
-            baseline = in_subprocess("baseline", *shards, *options)
-        for ours in filter(None, (per_job, whole)):
-            assert ours["duplicate_types"] == baseline["duplicate_types"], (ours, baseline)
+        for _, per_job, baseline in repeats:
+            assert per_job["duplicate_types"] == baseline["duplicate_types"], (per_job, baseline)
+        if whole:
+            assert whole["duplicate_types"] == baseline["duplicate_types"], (whole, baseline)
+        # the repeat of median speed ratio stands for the size; every repeat is kept
+        _, per_job, baseline = sorted(repeats, key=lambda r: r[0])[len(repeats) // 2]
+        tokens = per_job["tokens"]
         row = {
             "size": size,
             "ours_per_job": per_job,
             "ours_one_process": whole,
             "baseline": baseline,
-            "ours_tokens_per_s": per_job["tokens"] / per_job["seconds"],
-            "baseline_tokens_per_s": baseline["tokens"] / baseline["seconds"],
+            "ours_tokens_per_s": tokens / per_job["seconds"],
+            "ours_tokens_per_s_with_startup": tokens / per_job["process_seconds"],
+            "baseline_tokens_per_s": tokens / baseline["seconds"],
             "speed_ratio": baseline["seconds"] / per_job["seconds"],
+            # CPU seconds: what a job costs a core, less moved than wall time by other load
+            "ours_tokens_per_cpu_s": tokens / per_job["cpu_seconds"],
+            "baseline_tokens_per_cpu_s": tokens / baseline["cpu_seconds"],
+            "cpu_speed_ratio": baseline["cpu_seconds"] / per_job["cpu_seconds"],
+            "repeats": [
+                {
+                    "ours_seconds": round(ours["seconds"], 3),
+                    "ours_process_seconds": round(ours["process_seconds"], 3),
+                    "baseline_seconds": round(base["seconds"], 3),
+                    "speed_ratio": round(base["seconds"] / ours["seconds"], 4),
+                    "ours_cpu_seconds": round(ours["cpu_seconds"], 3),
+                    "baseline_cpu_seconds": round(base["cpu_seconds"], 3),
+                }
+                for _, ours, base in repeats
+            ],
         }
         report["sizes"].append(row)
         budget = args.mem_mb
         print(
-            f"{size}: ours {row['ours_tokens_per_s'] / 1e6:.2f} M tokens/s ({per_job['chunks']} "
+            f"{size}: ours {row['ours_tokens_per_s'] / 1e6:.2f} M tokens/s "
+            f"({row['ours_tokens_per_s_with_startup'] / 1e6:.2f} with start-up; "
+            f"{per_job['chunks']} "
             f"chunks of {per_job['chunk_tokens']:,}); peak RSS per job: shard run "
             f"{per_job['shard_run_peak_rss_mb']:.0f} MB "
             f"({per_job['shard_run_peak_rss_mb'] / budget - 1:+.0%} of the budget), merge "
@@ -387,11 +450,17 @@ def main() -> None:
                 else ""
             )
             + f"; baseline {row['baseline_tokens_per_s'] / 1e6:.2f} M tokens/s, peak "
-            f"{baseline['peak_rss_mb']:.0f} MB; ours/baseline speed {row['speed_ratio']:.2f}; "
+            f"{baseline['peak_rss_mb']:.0f} MB; ours/baseline speed {row['speed_ratio']:.2f} "
+            f"(CPU time: ours {row['ours_tokens_per_cpu_s'] / 1e6:.2f} M tokens/s, "
+            f"{row['cpu_speed_ratio']:.2f}); "
             f"{per_job['duplicate_types']:,} duplicate types",
             flush=True,
         )
     RESULTS.parent.mkdir(exist_ok=True)
+    # the merge-alone measurement (--partitions) is a run of its own: kept
+    earlier = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    if "partitioned_merge" in earlier:
+        report["partitioned_merge"] = earlier["partitioned_merge"]
     RESULTS.write_text(json.dumps(report, indent=1) + "\n")
 
 

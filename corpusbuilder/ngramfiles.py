@@ -9,14 +9,17 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import npy_header, write_row_groups
+
+if TYPE_CHECKING:  # pandas only for dedup's seen n-grams: the n-gram stage's jobs never load it
+    import pandas as pd
 
 # ngram_runs: sorted (hash, count) runs, zstd
 RUN_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32())])
@@ -132,6 +135,8 @@ def write_seen(parts: Sequence[pd.DataFrame], path: Path | str) -> None:
 
 def read_seen(paths: Sequence[Path | str], shard: int) -> pd.DataFrame:
     """Shard `shard`'s seen occurrences of every hash range."""
+    import pandas as pd
+
     parts = []
     for path in paths:
         with pq.ParquetFile(path) as file:

@@ -88,6 +88,12 @@ def test_ngram_hashes_follow_the_formula_and_stay_inside_blocks():
     assert hashes.tolist() == [
         reference_hash(tuple(int(t) for t in token_hash[s : s + 4])) for s in starts
     ]
+    # blocks that cover only part of the stream: no n-gram before the first or past the last
+    hashes, starts = hashing.ngram_hashes(token_hash, np.array([3, 9, 9, 11, 25]), 4)
+    assert starts.tolist() == list(range(3, 6)) + list(range(11, 22))
+    assert hashes.tolist() == [
+        reference_hash(tuple(int(t) for t in token_hash[s : s + 4])) for s in starts
+    ]
 
 
 def test_select_tokens_and_kinds():
@@ -129,12 +135,26 @@ def test_suffix_array_sorts_the_suffixes_of_word_ids(vocabulary):
 def test_chunk_counts_equal_a_brute_force_counter(n):
     rng = np.random.default_rng(n)
     token_hash, block_offsets = random_corpus(rng, 5000, 40, 150)
-    hashes, counts = suffix.chunk_ngram_counts(token_hash, block_offsets, n)
+    hashes, counts = hashing.chunk_ngram_counts(token_hash, block_offsets, n)
     expected = {
         reference_hash(g): c for g, c in brute_force_counts(token_hash, block_offsets, n).items()
     }
     assert np.all(np.diff(hashes.astype(np.float64)) >= 0) and len(np.unique(hashes)) == len(hashes)
     assert dict(zip(hashes.tolist(), counts.tolist())) == expected
+
+
+@pytest.mark.parametrize("owned", [0, 1, 2500, 4991])
+def test_chunk_counts_only_count_ngrams_starting_before_owned(owned):
+    rng = np.random.default_rng(owned)
+    token_hash, block_offsets = random_corpus(rng, 5000, 40, 150)
+    hashes, counts = hashing.chunk_ngram_counts(token_hash, block_offsets, 10, owned)
+    starts = [s for s in hashing.ngram_starts(block_offsets, 10) if s < owned]
+    expected = collections.Counter(
+        reference_hash(tuple(int(t) for t in token_hash[s : s + 10])) for s in starts
+    )
+    assert hashes.dtype == np.uint64 and counts.dtype == np.uint32
+    assert dict(zip(hashes.tolist(), counts.tolist())) == expected
+    assert hashes.tolist() == sorted(expected)
 
 
 def brute_force_repeated_cover(token_hash, block_offsets, min_len, owned):
@@ -276,6 +296,26 @@ def test_runs_are_written_in_row_groups_and_read_in_bounded_blocks(tmp_path, mon
     assert max(len(h) for h, _ in read) == 30
     assert np.concatenate([h for h, _ in read]).tolist() == hashes.tolist()
     assert np.concatenate([c for _, c in read]).tolist() == counts.tolist()
+
+
+def test_a_chunk_spill_reads_back_in_bounded_blocks_and_by_hash_range(tmp_path, monkeypatch):
+    """A chunk's spill file is read as a run is: its rows in order, a row group's worth (or the
+    requested rows) at a time, only those of the hash range asked for."""
+    monkeypatch.setattr(runs, "RUN_ROW_GROUP", 100)
+    hashes = np.sort(np.random.default_rng(5).integers(0, 2**64 - 1, 1000, dtype=np.uint64))
+    counts = np.arange(1000, dtype=np.uint32)
+    spill = tmp_path / f"chunk{runs.SPILL_SUFFIX}"
+    runs.write_spill(spill, hashes, counts)
+    read = list(runs.read_run(spill, 1000))
+    assert [len(h) for h, _ in read] == [100] * 10
+    assert np.concatenate([h for h, _ in read]).tolist() == hashes.tolist()
+    assert np.concatenate([c for _, c in read]).tolist() == counts.tolist()
+    assert max(len(h) for h, _ in runs.read_run(spill, 30)) == 30
+    low, high = runs.partition_hash_range(1, 3)
+    part = list(runs.read_run(spill, 1000, (low, high)))
+    inside = (hashes >= np.uint64(low)) & (hashes < np.uint64(high))
+    assert np.concatenate([h for h, _ in part]).tolist() == hashes[inside].tolist()
+    assert np.concatenate([c for _, c in part]).tolist() == counts[inside].tolist()
 
 
 def test_merge_in_passes_when_the_budget_allows_few_runs_at_once(tmp_path, monkeypatch):

@@ -13,12 +13,14 @@ from corpusbuilder.ngrams.hashing import kind_mask, select_tokens
 from corpusbuilder.tokenfile import read_token_pieces
 
 # Peak bytes per token of a chunk, measured on Zipf text (peak RSS of `shard_ngram_run` less the
-# interpreter's, over the chunk size): the held token stream (9 B), the n-gram hashes by
-# position (8 B), the word ids (4 B, 8 B while factorising), the 3-byte packed ids and their
-# byte-level suffix array (3 + 12 B), the aligned suffix array (4 B), then LCP and groups.
-CHUNK_BYTES_PER_TOKEN = 88
+# interpreter's, over the chunk size: 41-45 B at budgets of 256 MB to 1 GB): the held token stream
+# (9 B, up to a piece more, and the piece being read), the start mask (1 B), the n-gram hashes by
+# position (8 B) and the kept ones (8 B), then the sorted hashes' group starts (8 B) and the
+# counts (12 B).
+CHUNK_BYTES_PER_TOKEN = 46
 
-# divsufsort has a fixed cost of some milliseconds per call (its 2¹⁶-entry bucket tables).
+# Each chunk is a spill file and one more run in the shard's merge: a budget too small for
+# more than a few thousand tokens would make thousands of them.
 MIN_CHUNK_TOKENS = 1 << 15
 
 

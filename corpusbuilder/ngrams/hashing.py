@@ -37,15 +37,39 @@ def select_tokens(
     return token_hash[index], kept_before[block_offsets], index
 
 
+def _start_mask(block_offsets: np.ndarray, n: int, tokens: int) -> np.ndarray:
+    """Per position of a stream of `tokens` tokens that can start an n-gram (the first
+    tokens - n + 1): does the n-gram starting there lie inside one block?"""
+    mask = np.zeros(max(tokens - n + 1, 0), dtype=bool)
+    if len(block_offsets) < 2:
+        return mask
+    mask[block_offsets[0] : max(block_offsets[-1] - n + 1, 0)] = True
+    # an n-gram starting at i crosses boundary b when b - n < i < b: n - 1 scatters, one a
+    # block, instead of a per-token block end
+    inner = block_offsets[1:-1]
+    for back in range(1, n):
+        crossing = inner - back
+        mask[crossing[(crossing >= 0) & (crossing < len(mask))]] = False
+    return mask
+
+
 def ngram_starts(block_offsets: np.ndarray, n: int) -> np.ndarray:
     """Start of every run of n tokens that lies inside one block."""
     block_offsets = np.asarray(block_offsets, dtype=np.int64)
-    lengths = np.diff(block_offsets)
-    counts = np.maximum(lengths - n + 1, 0)
-    # For each start: its block's first offset plus its rank within the block.
-    first = np.repeat(block_offsets[:-1], counts)
-    rank = np.arange(counts.sum(), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
-    return first + rank
+    tokens = int(block_offsets[-1]) if len(block_offsets) else 0
+    return np.flatnonzero(_start_mask(block_offsets, n, tokens))
+
+
+def _window_hashes(token_hash: np.ndarray, n: int) -> np.ndarray:
+    """h = h·B + t over uint64 (wrapping) for the n tokens from every position that has n
+    tokens left, before the finaliser: 2(n - 1) contiguous in-place passes, no gather."""
+    token_hash = np.asarray(token_hash, dtype=np.uint64)
+    count = max(len(token_hash) - n + 1, 0)
+    h = token_hash[:count].copy()
+    for j in range(1, n):
+        h *= _HASH_BASE
+        h += token_hash[j : j + count]
+    return h
 
 
 def ngram_hashes(
@@ -56,19 +80,69 @@ def ngram_hashes(
     h = h·B + t over uint64 (wrapping) for the n tokens, then the splitmix64 finaliser: n numpy
     passes over the token hashes, no loop per token.
     """
-    token_hash = np.asarray(token_hash, dtype=np.uint64)
     starts = ngram_starts(block_offsets, n)
-    h = token_hash[starts]
-    for j in range(1, n):
-        h *= _HASH_BASE
-        h += token_hash[starts + j]
+    h = _window_hashes(token_hash, n)
+    if len(starts) < len(h):
+        h = h[starts]
     return _splitmix64(h), starts
 
 
+def chunk_ngram_counts(
+    token_hash: np.ndarray, block_offsets: np.ndarray, n: int, owned: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Every distinct n-gram of one chunk with its count, as (sorted unique hashes, counts).
+
+    The hashes of the chunk's n-grams sorted in place: equal n-grams are adjacent. Only n-grams
+    starting before `owned` count: a chunk carries the next chunk's first n - 1 tokens so that no
+    n-gram is lost at the cut.
+    """
+    owned = len(token_hash) if owned is None else owned
+    block_offsets = np.asarray(block_offsets, dtype=np.int64)
+    keep = _start_mask(block_offsets, n, len(token_hash))
+    keep[owned:] = False
+    hashes = _window_hashes(token_hash, n)[keep]
+    del keep
+    hashes = _splitmix64(hashes)
+    hashes.sort()
+    if not len(hashes):
+        return hashes, np.empty(0, np.uint32)
+    new = np.empty(len(hashes), dtype=bool)
+    new[0] = True
+    np.not_equal(hashes[1:], hashes[:-1], out=new[1:])
+    first = np.flatnonzero(new)
+    del new
+    # the differences written as uint32 straight away: no int64 copy of them per n-gram
+    counts = np.empty(len(first), np.uint32)
+    np.subtract(first[1:], first[:-1], out=counts[:-1], casting="unsafe")
+    counts[-1] = len(hashes) - first[-1]
+    return hashes[first], counts
+
+
 def _splitmix64(z: np.ndarray) -> np.ndarray:
-    z = z ^ (z >> np.uint64(30))
+    """splitmix64's finaliser, in place on `z` (callers pass an array of their own)."""
+    shifted = z >> np.uint64(30)
+    z ^= shifted
     z *= _MIX_1
-    z ^= z >> np.uint64(27)
+    np.right_shift(z, np.uint64(27), out=shifted)
+    z ^= shifted
     z *= _MIX_2
-    z ^= z >> np.uint64(31)
+    np.right_shift(z, np.uint64(31), out=shifted)
+    z ^= shifted
     return z
+
+
+# A run stores counts as uint32; a sum past it saturates there instead of wrapping, so an n-gram
+# seen 2³² times stays in G₂₊ (its count is then a lower bound).
+COUNT_MAX = np.iinfo(np.uint32).max
+
+
+def sum_equal_hashes(hashes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Collapse runs of equal hashes in sorted input, summing their counts (saturating at
+    COUNT_MAX)."""
+    if len(hashes) == 0:
+        return hashes, counts.astype(np.uint32)
+    first = np.flatnonzero(np.concatenate(([True], hashes[1:] != hashes[:-1])))
+    if len(first) == len(hashes):
+        return hashes, counts.astype(np.uint32)
+    summed = np.add.reduceat(counts.astype(np.uint64), first)
+    return hashes[first], np.minimum(summed, COUNT_MAX).astype(np.uint32)

@@ -13,10 +13,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.io import atomic_path, npy_header
 from corpusbuilder.ngramfiles import RUN_SCHEMA
 from corpusbuilder.ngrams.chunks import resident_bytes
-from corpusbuilder.ngrams.suffix import sum_equal_hashes
+from corpusbuilder.ngrams.hashing import sum_equal_hashes
 
 # Bytes per (hash, count) row of a merge round: the round's rows concatenated (12 B), their
 # sort order (8 B), the sorted copy (12 B), the summed output and its masks.
@@ -49,10 +49,7 @@ def write_run(
         hashes = np.concatenate([h for h, _ in pending])
         counts = np.concatenate([c for _, c in pending])
         full = len(hashes) if final else len(hashes) // RUN_ROW_GROUP * RUN_ROW_GROUP
-        writer.write_table(
-            pa.table({"hash": hashes[:full], "count": counts[:full]}, schema=schema),
-            row_group_size=RUN_ROW_GROUP,
-        )
+        writer.write_table(_run_table(hashes[:full], counts[:full], schema), RUN_ROW_GROUP)
         pending = [(hashes[full:].copy(), counts[full:].copy())] if full < len(hashes) else []
         pending_rows = len(hashes) - full
 
@@ -69,6 +66,19 @@ def write_run(
             if pending:
                 flush(writer, final=True)
     return rows
+
+
+def _run_table(hashes: np.ndarray, counts: np.ndarray, schema: pa.Schema) -> pa.Table:
+    """The rows as an Arrow table over the arrays' own buffers: `pa.table` or `pa.array` would
+    import pandas (a third of a job's start-up) only to ask whether the arrays are pandas'."""
+    columns = [
+        pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
+        for kind, values in (
+            (pa.uint64(), np.ascontiguousarray(hashes, np.uint64)),
+            (pa.uint32(), np.ascontiguousarray(counts, np.uint32)),
+        )
+    ]
+    return pa.Table.from_arrays(columns, schema=schema)
 
 
 HashRange = tuple[int, int]  # [low, high) of uint64 hashes, as Python ints (high may be 2⁶⁴)
@@ -116,10 +126,45 @@ def _in_range(hashes: np.ndarray, hash_range: HashRange) -> slice:
     return slice(begin, end)
 
 
+# A chunk's counts wait for the shard's merge in a spill file: two raw .npy records (hashes, then
+# counts), written and read at the disk's speed, where a zstd Parquet run spent more time
+# compressing and decoding the temporary rows than the chunk took to count them. Read back a
+# run's row group (RUN_ROW_GROUP rows) at a time.
+SPILL_SUFFIX = ".npy"
+
+
+def write_spill(path: Path | str, hashes: np.ndarray, counts: np.ndarray) -> None:
+    """A chunk's sorted (hash, count) rows as a spill file, atomically."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as out:
+        np.save(out, np.asarray(hashes, np.uint64))
+        np.save(out, np.asarray(counts, np.uint32))
+
+
+def _read_spill(
+    path: Path | str, batch_rows: int, hash_range: HashRange
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    with open(path, "rb") as spill:
+        rows, _ = npy_header(spill)
+        hashes_at = spill.tell()
+        spill.seek(hashes_at + 8 * rows)
+        npy_header(spill)
+        counts_at = spill.tell()
+        step = max(1, min(batch_rows, RUN_ROW_GROUP))
+        for begin in range(0, rows, step):
+            hashes = np.empty(min(step, rows - begin), np.uint64)
+            counts = np.empty(len(hashes), np.uint32)
+            spill.seek(hashes_at + 8 * begin)
+            spill.readinto(hashes.data.cast("B"))
+            spill.seek(counts_at + 4 * begin)
+            spill.readinto(counts.data.cast("B"))
+            kept = _in_range(hashes, hash_range)
+            yield hashes[kept], counts[kept]
+
+
 def read_run(
     path: Path | str, batch_rows: int, hash_range: HashRange = ALL_HASHES
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Stream a run file's hashes in `hash_range` as (hash, count)
+    """Stream a run file's (or a spill's) hashes in `hash_range` as (hash, count)
     blocks of at most `batch_rows` rows.
 
     Row group by row group, without threads: pyarrow's `iter_batches` reads ahead (measured:
@@ -127,13 +172,16 @@ def read_run(
     multiplies past any budget. Here a run holds one row group, and the blocks are views of it.
     Only the row groups that overlap `hash_range` are read (a merge partition reads its slice).
     """
+    if Path(path).suffix == SPILL_SUFFIX:
+        yield from _read_spill(path, batch_rows, hash_range)
+        return
     with pq.ParquetFile(path) as run:
         for group in _row_groups_in(run.metadata, hash_range):
             # a dedup state (ngramfiles.STATE_SCHEMA) is a run with its
             # owners beside it: not read here
             table = run.read_row_group(group, columns=["hash", "count"], use_threads=False)
-            hashes = table.column(0).to_numpy()
-            counts = table.column(1).to_numpy()
+            hashes = _values(table.column(0), np.dtype(np.uint64))
+            counts = _values(table.column(1), np.dtype(np.uint32))
             del table
             kept = _in_range(hashes, hash_range)
             hashes, counts = hashes[kept], counts[kept]
@@ -142,13 +190,23 @@ def read_run(
             del hashes, counts  # before the next row group is read
 
 
+def _values(column: pa.ChunkedArray, dtype: np.dtype) -> np.ndarray:
+    """A run column's values, read-only over its buffer as `to_numpy` gives them: `to_numpy`
+    would import pandas (a third of a merge job's start-up) to check for extension types."""
+    values = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    return np.frombuffer(values.buffers()[1], dtype, len(values), values.offset * dtype.itemsize)
+
+
 def _largest_row_group(path: Path) -> int:
+    if path.suffix == SPILL_SUFFIX:
+        return RUN_ROW_GROUP
     metadata = pq.read_metadata(path)
     return max((metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)), default=0)
 
 
 def run_metadata(path: Path | str) -> dict:
-    return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])
+    # the footer's key-value metadata: read_schema would import pandas for its own metadata
+    return json.loads(pq.read_metadata(path).metadata[b"corpusbuilder"])
 
 
 def merge_ngram_runs(

@@ -20,9 +20,16 @@ from corpusbuilder.ngrams.chunks import (
     iter_chunks,
     read_kept_token_pieces,
 )
-from corpusbuilder.ngrams.hashing import MAX_N, MIN_N, NGRAM_KINDS, ngram_hashes
+from corpusbuilder.ngrams.hashing import (
+    MAX_N,
+    MIN_N,
+    NGRAM_KINDS,
+    chunk_ngram_counts,
+    ngram_hashes,
+)
 from corpusbuilder.ngrams.runs import (
     ALL_HASHES,
+    SPILL_SUFFIX,
     HashRange,
     merge_to_fan_in,
     merged_runs,
@@ -30,10 +37,9 @@ from corpusbuilder.ngrams.runs import (
     release_memory,
     run_metadata,
     write_run,
+    write_spill,
 )
-from corpusbuilder.ngrams.suffix import chunk_ngram_counts
 from corpusbuilder.tokenfile import TokenStream, write_token_stream
-from corpusbuilder.tokenise import word_hashes
 
 log = logging.getLogger("corpusbuilder.ngrams")
 
@@ -75,8 +81,8 @@ def shard_ngram_run(
         for token_hash, block_offsets, owned in iter_chunks(pieces, chunk_tokens, n):
             started = time.perf_counter()
             hashes, counts = chunk_ngram_counts(token_hash, block_offsets, n, owned)
-            chunk_paths.append(Path(tmp) / f"chunk-{len(chunk_paths):05d}.parquet")
-            write_run(chunk_paths[-1], [(hashes, counts)])
+            chunk_paths.append(Path(tmp) / f"chunk-{len(chunk_paths):05d}{SPILL_SUFFIX}")
+            write_spill(chunk_paths[-1], hashes, counts)
             stats["chunks"].append(
                 {
                     "tokens": owned,
@@ -209,6 +215,9 @@ def dup_ngrams_from_text(
     The same engine as the workflow: a token file, a chunked run, the merge. Returns the number
     of duplicate n-grams written.
     """
+    # the tokeniser (and pandas with it) only here: not a cost of every n-gram job's start-up
+    from corpusbuilder.tokenise import word_hashes
+
     check_ngram_params("all", n)
     with open(input_path, encoding="utf-8") as text:
         blocks = [line.split() for line in text]

@@ -1,13 +1,11 @@
-"""One chunk: word ids, a suffix array and its LCP array give every distinct n-gram of the chunk
-with its count (thesis §3.4.2)."""
+"""Word ids, a suffix array and its LCP array over a chunk (thesis §3.4.2): the repeated token
+spans of any length of Lee et al.'s exact-substring mode (`chunk_repeated_spans`)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 from pydivsufsort import divsufsort, kasai
-
-from corpusbuilder.ngrams.hashing import ngram_hashes
 
 
 def word_ids_by_first_appearance(token_hash: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -43,46 +41,6 @@ def suffix_array(ids: np.ndarray) -> np.ndarray:
     del byte_sa, on_boundary
     aligned //= width
     return aligned
-
-
-def chunk_ngram_counts(
-    token_hash: np.ndarray, block_offsets: np.ndarray, n: int, owned: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Every distinct n-gram of one chunk with its count, as (sorted unique hashes, counts).
-
-    Suffixes whose first n ids agree are adjacent in the suffix array with an LCP ≥ n, so a
-    group of equal n-grams is a run of LCP ≥ n. Only n-grams starting before `owned` count:
-    a chunk carries the next chunk's first n - 1 tokens so that no n-gram is lost at the cut.
-    """
-    owned = len(token_hash) if owned is None else owned
-    hashes, starts = ngram_hashes(token_hash, block_offsets, n)
-    in_chunk = starts < owned
-    if not in_chunk.any():
-        return np.empty(0, np.uint64), np.empty(0, np.uint32)
-    # Each n-gram's hash at its start position; a scatter, so the lookup below is one gather.
-    hash_at = np.zeros(len(token_hash), dtype=np.uint64)
-    hash_at[starts[in_chunk]] = hashes[in_chunk]
-    is_start = np.zeros(len(token_hash), dtype=bool)
-    is_start[starts[in_chunk]] = True
-    del hashes, starts, in_chunk
-    ids, _ = word_ids_by_first_appearance(token_hash)
-    sa = suffix_array(ids)
-    lcp = kasai(ids, sa)  # lcp[i] = LCP(sa[i], sa[i + 1])
-    del ids
-    new_group = np.empty(len(sa), dtype=bool)
-    new_group[0] = True
-    np.less(lcp[:-1], n, out=new_group[1:])
-    del lcp
-    group = np.cumsum(new_group, dtype=np.int64)
-    del new_group
-    valid = is_start[sa]
-    group, position = group[valid], sa[valid]
-    del sa, valid, is_start
-    first = np.flatnonzero(np.concatenate(([True], group[1:] != group[:-1])))
-    counts = np.diff(np.append(first, len(group))).astype(np.uint32)
-    group_hash = hash_at[position[first]]
-    order = np.argsort(group_hash)
-    return sum_equal_hashes(group_hash[order], counts[order])
 
 
 def chunk_repeated_spans(
@@ -126,20 +84,3 @@ def chunk_repeated_spans(
     opens = np.concatenate(([True], starts[1:] > running_end[:-1]))
     closes = np.append(np.flatnonzero(opens)[1:] - 1, len(starts) - 1)
     return np.stack([starts[opens], running_end[closes]], axis=1).astype(np.int64)
-
-
-# A run stores counts as uint32; a sum past it saturates there instead of wrapping, so an n-gram
-# seen 2³² times stays in G₂₊ (its count is then a lower bound).
-COUNT_MAX = np.iinfo(np.uint32).max
-
-
-def sum_equal_hashes(hashes: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Collapse runs of equal hashes in sorted input, summing their counts (saturating at
-    COUNT_MAX)."""
-    if len(hashes) == 0:
-        return hashes, counts.astype(np.uint32)
-    first = np.flatnonzero(np.concatenate(([True], hashes[1:] != hashes[:-1])))
-    if len(first) == len(hashes):
-        return hashes, counts.astype(np.uint32)
-    summed = np.add.reduceat(counts.astype(np.uint64), first)
-    return hashes[first], np.minimum(summed, COUNT_MAX).astype(np.uint32)
