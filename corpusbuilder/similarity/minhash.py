@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
-from corpusbuilder.common.io import write_table
 from corpusbuilder.config import dataclass_values
 
 MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -145,20 +142,24 @@ def _buckets(keys: np.ndarray) -> Iterator[np.ndarray]:
         yield np.sort(order[start : start + size]).astype(np.int64)
 
 
-def _group_keys(signatures: np.ndarray, params: MinHashParams) -> Iterator[np.ndarray]:
+def _group_keys(
+    signatures: np.ndarray, params: MinHashParams, empty: np.ndarray | None = None
+) -> Iterator[np.ndarray]:
     """Per min-hash function (collision counting) or per LSH band, every document's bucket key;
-    an empty document gets a key of its own, so it pairs with nothing."""
-    n_docs, k = signatures.shape
-    distinct = np.where(signatures[:, 0] != EMPTY, False, True)
+    an empty document gets a key of its own, so it pairs with nothing. ``signatures`` may hold
+    only some groups' columns, in order (a band job's: `partitioned`); ``empty`` then says which
+    documents are empty, as the first min-hash of the full signature does."""
+    n_docs = len(signatures)
+    distinct = signatures[:, 0] == EMPTY if empty is None else empty
     own = ~np.arange(n_docs, dtype=np.uint64)
     if params.bands is None:
         for column in signatures.T:  # each min-hash function's values are its own buckets
             yield np.where(distinct, own, column)
         return
-    if k % params.bands:
-        raise ValueError(f"k={k} is not a multiple of bands={params.bands}")
-    rows = k // params.bands
-    for band in range(params.bands):
+    if params.k % params.bands:
+        raise ValueError(f"k={params.k} is not a multiple of bands={params.bands}")
+    rows = params.k // params.bands
+    for band in range(signatures.shape[1] // rows):
         key = np.zeros(n_docs, dtype=np.uint64)
         for column in signatures[:, band * rows : (band + 1) * rows].T:
             key = _mix64(key ^ column)
@@ -166,7 +167,7 @@ def _group_keys(signatures: np.ndarray, params: MinHashParams) -> Iterator[np.nd
 
 
 def candidate_pair_blocks(
-    signatures: np.ndarray, params: MinHashParams = MinHashParams()
+    signatures: np.ndarray, params: MinHashParams = MinHashParams(), empty: np.ndarray | None = None
 ) -> Iterator[np.ndarray]:
     """(m × 2) blocks of index pairs (a < b) worth scoring, each of at most ``max_bucket``² pairs.
 
@@ -176,13 +177,14 @@ def candidate_pair_blocks(
     — a steep S-curve around (1/b)^(1/r) (e.g. 20 bands of 5 rows: 0.55). A bucket larger than
     ``max_bucket`` (a near-duplicate cluster, or a shingle every page of a site shares) still gives
     all its pairs, block by block; a large bucket whose members recur in another min-hash or band
-    is paired once. Pairs may repeat across blocks.
+    is paired once. Pairs may repeat across blocks. ``signatures`` and ``empty`` as for
+    `_group_keys`.
     """
     block = params.max_bucket
     pending: list[np.ndarray] = []
     pending_pairs = 0
     large_seen: set[bytes] = set()
-    for keys in _group_keys(signatures, params):
+    for keys in _group_keys(signatures, params, empty):
         for members in _buckets(keys):
             if len(members) <= block:
                 i, j = np.triu_indices(len(members), k=1)
@@ -281,15 +283,26 @@ def signature_similar_pairs(
     ids: Sequence[str], signatures: np.ndarray, threshold: float, params: MinHashParams
 ) -> pd.DataFrame:
     """`corpus_similar_pairs` from the signatures (every shard's, in corpus order)."""
-    pairs = similar_pairs(signatures, threshold, params)
-    labels = cluster_labels(len(ids), zip(pairs["a"], pairs["b"]))
     ids_array = np.array(ids, dtype=object)
+    return named_pairs(similar_pairs(signatures, threshold, params), ids_array.__getitem__)
+
+
+def named_pairs(pairs: pd.DataFrame, ids_of: Callable[[np.ndarray], np.ndarray]) -> pd.DataFrame:
+    """Index pairs (a, b, resemblance; sorted) → id_a, id_b, resemblance, cluster (the id of the
+    first document of each pair's cluster); ``ids_of`` gives the ids of sorted document indices.
+    The clusters are found among the paired documents alone: a cluster's first document is one
+    of them, so it is the same as over the corpus, and nothing is held per unpaired document."""
+    a, b = pairs["a"].to_numpy(np.int64), pairs["b"].to_numpy(np.int64)
+    paired = np.unique(np.concatenate([a, b]))
+    local_a, local_b = np.searchsorted(paired, a), np.searchsorted(paired, b)
+    labels = cluster_labels(len(paired), zip(local_a, local_b))
+    ids = np.asarray(ids_of(paired), dtype=object)
     return pd.DataFrame(
         {
-            "id_a": ids_array[pairs["a"].to_numpy()] if len(pairs) else [],
-            "id_b": ids_array[pairs["b"].to_numpy()] if len(pairs) else [],
+            "id_a": ids[local_a],
+            "id_b": ids[local_b],
             "resemblance": pairs["resemblance"].to_numpy(dtype=np.float32),
-            "cluster": ids_array[labels[pairs["a"].to_numpy()]] if len(pairs) else [],
+            "cluster": ids[labels[local_a]],
         }
     )
 
@@ -345,24 +358,3 @@ def simhash(fingerprints: np.ndarray, weights: np.ndarray | None = None) -> np.u
 
 def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.bitwise_count(np.bitwise_xor(a, b))
-
-
-# --------------------------------------------------------------------------- the stage's job files
-def write_signatures(ids: Sequence[str], signatures: np.ndarray, path: Path | str) -> None:
-    """A shard's documents' ids and min-hash signatures (documents × k uint64)."""
-    k = signatures.shape[1]
-    column = pa.FixedSizeListArray.from_arrays(
-        pa.array(np.ascontiguousarray(signatures).reshape(-1), pa.uint64()), k
-    )
-    write_table(pa.table({"id": pa.array(list(ids), pa.string()), "signature": column}), path)
-
-
-def read_signatures(paths: Sequence[Path | str], k: int) -> tuple[list[str], np.ndarray]:
-    """Every shard's ids and signatures, in the order given."""
-    ids, rows = [], []
-    for path in paths:
-        table = pq.read_table(path)
-        ids += table.column("id").to_pylist()
-        flat = table.column("signature").combine_chunks().flatten().to_numpy()
-        rows.append(np.asarray(flat, np.uint64).reshape(-1, k))
-    return ids, np.vstack(rows) if rows else np.empty((0, k), np.uint64)
