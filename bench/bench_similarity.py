@@ -8,16 +8,23 @@ into a temporary directory when not given). Truth: ../shared/datasets/crawl/dev/
 positive pair; every other pair a method reports (aggregates, quotes, chance) is a false positive.
 
     python bench/bench_similarity.py --extracted /tmp/crawlx --json bench/results/similarity.json
+
+--pairing-jobs measures only the pairing as the workflow runs it (band jobs, pair partitions, a
+merge; corpusbuilder.similarity.partitioned) against one job pairing every signature, on the
+same shard files in the same process, and writes that section alone into --json.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import itertools
 import json
+import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from collections import defaultdict
 from pathlib import Path
 
@@ -34,9 +41,22 @@ from corpusbuilder.similarity.minhash import (  # noqa: E402
     hamming,
     normalised_words,
     shingle_fingerprints,
+    signature_similar_pairs,
     simhash,
     similar_pairs,
     super_shingles,
+)
+from corpusbuilder.similarity.partitioned import (  # noqa: E402
+    BASE_MB,
+    band_job_count,
+    job_memory_mb,
+    merge_partition_pairs,
+    read_signatures,
+    score_partition,
+    shard_documents,
+    write_band_candidates,
+    write_partition_pairs,
+    write_signatures,
 )
 
 
@@ -81,10 +101,116 @@ def score(found: set, truth: set) -> dict:
     }
 
 
+def timed(trace: bool, function, *args):
+    """function(*args), its seconds, and (with ``trace``) the peak of what Python and numpy
+    allocated during it, in MB (tracemalloc: not pyarrow's buffers)."""
+    if trace:
+        tracemalloc.start()
+    start = time.perf_counter()
+    result = function(*args)
+    seconds = time.perf_counter() - start
+    peak = tracemalloc.get_traced_memory()[1] / 2**20 if trace else None
+    if trace:
+        tracemalloc.stop()
+    return result, seconds, peak
+
+
+def one_job(paths, threshold, params):
+    """The pairing as one job: every shard's signatures read, paired in memory."""
+    return signature_similar_pairs(*read_signatures(paths, params.k), threshold, params)
+
+
+def pairing_in_jobs(paths, band_jobs, partitions, threshold, params, folder, trace):
+    """The workflow's pairing jobs in turn: seconds and traced peak per kind of job."""
+    jobs = band_job_count(band_jobs, params)
+    seconds = dict.fromkeys(("candidates", "score", "merge"), 0.0)
+    peaks = dict.fromkeys(seconds, 0.0)
+
+    def run(kind, function, *args):
+        result, took, peak = timed(trace, function, *args)
+        seconds[kind] += took
+        peaks[kind] = max(peaks[kind], peak or 0.0)
+        return result
+
+    candidates = [folder / f"candidates-{j}.parquet" for j in range(jobs)]
+    written = sum(
+        run("candidates", write_band_candidates, paths, job, jobs, partitions, params, path)
+        for job, path in enumerate(candidates)
+    )
+    parts = [folder / f"pairs-{p}.parquet" for p in range(partitions)]
+    for partition, path in enumerate(parts):
+        scored = run("score", score_partition, candidates, paths, partition, threshold, params)
+        write_partition_pairs(scored, path)
+    pairs = run("merge", merge_partition_pairs, parts, paths)
+    disk = sum(path.stat().st_size for path in candidates)
+    return pairs, {kind: (seconds[kind], peaks[kind]) for kind in seconds}, written, disk
+
+
+def pairing_jobs(texts: pd.DataFrame, threshold: float = 0.5) -> dict:
+    """The pairing in band jobs and partitions against one job, on the dev crawl's shards."""
+    folder = Path(tempfile.mkdtemp())
+    signatures = document_signatures(texts.text, MinHashParams(k=100))
+    paths = []
+    for shard, rows in texts.groupby("shard", sort=True).indices.items():
+        paths.append(folder / f"{shard}.parquet")
+        write_signatures([str(i) for i in rows], signatures[rows], paths[-1])
+    sizes = shard_documents(paths).tolist()
+    report: dict = {"shard_documents": sizes, "threshold": threshold, "runs": []}
+    for bands in (None, 20):
+        params = MinHashParams(k=100, bands=bands)
+
+        for band_jobs, partitions in ((1, 1), (4, 4), (20, 8)):
+            # the one job and the jobs alternate, best of three each: the machine is shared
+            one_times, job_times, runs = [], [], []
+            for _ in range(3):
+                expected, seconds, _ = timed(False, one_job, paths, threshold, params)
+                one_times.append(seconds)
+                found, stats, written, disk = pairing_in_jobs(
+                    paths, band_jobs, partitions, threshold, params, folder, False
+                )
+                job_times.append(sum(s[0] for s in stats.values()))
+                runs.append(stats)
+            assert found.equals(expected), (bands, band_jobs, partitions)
+            _, _, one_peak = timed(True, one_job, paths, threshold, params)
+            _, traced, _, _ = pairing_in_jobs(
+                paths, band_jobs, partitions, threshold, params, folder, True
+            )
+            best = runs[job_times.index(min(job_times))]
+            report["runs"].append(
+                {
+                    "bands": bands,
+                    "band_jobs": band_job_count(band_jobs, params),
+                    "partitions": partitions,
+                    "pairs": len(expected),
+                    "identical": True,
+                    "candidate_rows_written": written,
+                    "candidate_bytes": disk,
+                    "one_job_seconds": round(min(one_times), 3),
+                    "jobs_seconds": {kind: round(s[0], 3) for kind, s in best.items()},
+                    "jobs_over_one_job": round(min(job_times) / min(one_times), 2),
+                    "one_job_peak_mb": round(one_peak, 1),
+                    "largest_job_peak_mb": {kind: round(s[1], 1) for kind, s in traced.items()},
+                    "stated_mb_less_base": {
+                        kind: round(
+                            job_memory_mb(
+                                kind, sizes, params, band_jobs, partitions, written, len(expected)
+                            )
+                            - BASE_MB,
+                            1,
+                        )
+                        for kind in traced
+                    },
+                }
+            )
+            print(json.dumps(report["runs"][-1]), flush=True)
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--extracted", type=Path)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--pairing-jobs", action="store_true")
     args = parser.parse_args()
     if args.extracted is None:
         from corpusbuilder.extraction.extract import ExtractParams, extract_shard
@@ -100,6 +226,20 @@ def main() -> None:
                 ExtractParams().with_preset("default"),
             )
     texts = load_texts(args.extracted)
+    if args.pairing_jobs:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+        ).stdout.strip()
+        section = {
+            "measured": datetime.date.today().isoformat(),
+            "commit": commit,
+            "documents": len(texts),
+            **pairing_jobs(texts),
+        }
+        previous = json.loads(args.json.read_text()) if args.json and args.json.exists() else {}
+        if args.json:
+            args.json.write_text(json.dumps({**previous, "pairing_jobs": section}, indent=1) + "\n")
+        return
     truth = truth_pairs(texts)
     report = {"documents": len(texts), "truth_pairs": len(truth), "methods": {}}
 
