@@ -20,6 +20,7 @@ import argparse
 import datetime
 import itertools
 import json
+import multiprocessing
 import subprocess
 import sys
 import tempfile
@@ -206,6 +207,90 @@ def pairing_jobs(texts: pd.DataFrame, threshold: float = 0.5) -> dict:
     return report
 
 
+def _with_peak(function, *args):
+    result = function(*args)
+    status = Path("/proc/self/status").read_text().splitlines()
+    peak_kb = next(int(line.split()[1]) for line in status if line.startswith("VmHWM"))
+    return result, peak_kb / 1024
+
+
+def in_own_process(function, *args):
+    """function(*args) in a fresh interpreter, as a workflow job runs: its result, its seconds
+    and the process's peak resident memory in MB (VmHWM, pyarrow's buffers and all)."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        start = time.perf_counter()
+        result, peak = pool.apply(_with_peak, (function, *args))
+        return result, time.perf_counter() - start, peak
+
+
+def pairing_jobs_at_scale(documents: int = 500_000, k: int = 100, seed: int = 7) -> dict:
+    """Each kind of job's peak resident memory against what the rules state (job_memory_mb),
+    on random signatures of ``documents`` in 4 shards, a tenth of them planted copies of another
+    with a tenth of their min-hashes changed (resemblance about 0.9: the pairs to find)."""
+    rng = np.random.default_rng(seed)
+    signatures = rng.integers(0, 2**63, size=(documents, k), dtype=np.uint64)
+    copies = documents // 10
+    signatures[-copies:] = signatures[:copies]
+    changed = rng.random((copies, k)) < 0.1
+    signatures[-copies:][changed] = rng.integers(0, 2**63, size=int(changed.sum()), dtype=np.uint64)
+    folder = Path(tempfile.mkdtemp())
+    paths = [folder / f"{shard}.parquet" for shard in range(4)]
+    for path, rows in zip(paths, np.array_split(np.arange(documents), 4)):
+        write_signatures([f"d{i}" for i in rows], signatures[rows], path)
+    del signatures
+    sizes = shard_documents(paths).tolist()
+    report: dict = {"documents": documents, "k": k, "shards": 4, "runs": []}
+    for bands, band_jobs, partitions in ((None, 20, 8), (20, 20, 8)):
+        params = MinHashParams(k=k, bands=bands)
+        expected, one_seconds, one_peak = in_own_process(one_job, paths, 0.5, params)
+        jobs = band_job_count(band_jobs, params)
+        candidates = [folder / f"candidates-{j}.parquet" for j in range(jobs)]
+        parts = [folder / f"pairs-{p}.parquet" for p in range(partitions)]
+        seconds = dict.fromkeys(("candidates", "score", "merge"), 0.0)
+        peaks = dict.fromkeys(seconds, 0.0)
+        written = 0
+        for job, path in enumerate(candidates):
+            count, took, peak = in_own_process(
+                write_band_candidates, paths, job, jobs, partitions, params, path
+            )
+            written += count
+            seconds["candidates"] += took
+            peaks["candidates"] = max(peaks["candidates"], peak)
+        for partition, path in enumerate(parts):
+            scored, took, peak = in_own_process(
+                score_partition, candidates, paths, partition, 0.5, params
+            )
+            write_partition_pairs(scored, path)
+            seconds["score"] += took
+            peaks["score"] = max(peaks["score"], peak)
+        found, seconds["merge"], peaks["merge"] = in_own_process(
+            merge_partition_pairs, parts, paths
+        )
+        assert found.equals(expected), bands
+        report["runs"].append(
+            {
+                "bands": bands,
+                "band_jobs": jobs,
+                "partitions": partitions,
+                "pairs": len(expected),
+                "identical": True,
+                "candidate_rows_written": written,
+                "one_job_seconds": round(one_seconds, 2),
+                "one_job_peak_rss_mb": round(one_peak),
+                "jobs_seconds": {kind: round(s, 2) for kind, s in seconds.items()},
+                "largest_job_peak_rss_mb": {kind: round(p) for kind, p in peaks.items()},
+                "stated_mb": {
+                    kind: round(
+                        job_memory_mb(kind, sizes, params, jobs, partitions, written, len(found))
+                    )
+                    for kind in peaks
+                },
+            }
+        )
+        print(json.dumps(report["runs"][-1]), flush=True)
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--extracted", type=Path)
@@ -235,6 +320,7 @@ def main() -> None:
             "commit": commit,
             "documents": len(texts),
             **pairing_jobs(texts),
+            "at_scale": pairing_jobs_at_scale(),
         }
         previous = json.loads(args.json.read_text()) if args.json and args.json.exists() else {}
         if args.json:
