@@ -121,7 +121,7 @@ def one_job(paths, threshold, params):
     return signature_similar_pairs(*read_signatures(paths, params.k), threshold, params)
 
 
-def pairing_in_jobs(paths, band_jobs, partitions, threshold, params, folder, trace):
+def pairing_in_jobs(paths, band_jobs, partitions, passes, threshold, params, folder, trace):
     """The workflow's pairing jobs in turn: seconds and traced peak per kind of job."""
     jobs = band_job_count(band_jobs, params)
     seconds = dict.fromkeys(("candidates", "score", "merge"), 0.0)
@@ -135,7 +135,7 @@ def pairing_in_jobs(paths, band_jobs, partitions, threshold, params, folder, tra
 
     candidates = [folder / f"candidates-{j}.parquet" for j in range(jobs)]
     written = sum(
-        run("candidates", write_band_candidates, paths, job, jobs, partitions, params, path)
+        run("candidates", write_band_candidates, paths, job, jobs, partitions, params, path, passes)
         for job, path in enumerate(candidates)
     )
     parts = [folder / f"pairs-{p}.parquet" for p in range(partitions)]
@@ -160,21 +160,21 @@ def pairing_jobs(texts: pd.DataFrame, threshold: float = 0.5) -> dict:
     for bands in (None, 20):
         params = MinHashParams(k=100, bands=bands)
 
-        for band_jobs, partitions in ((1, 1), (4, 4), (20, 8)):
+        for band_jobs, partitions, passes in ((1, 1, 1), (4, 4, 1), (20, 8, 1), (20, 8, 4)):
             # the one job and the jobs alternate, best of three each: the machine is shared
             one_times, job_times, runs = [], [], []
             for _ in range(3):
                 expected, seconds, _ = timed(False, one_job, paths, threshold, params)
                 one_times.append(seconds)
                 found, stats, written, disk = pairing_in_jobs(
-                    paths, band_jobs, partitions, threshold, params, folder, False
+                    paths, band_jobs, partitions, passes, threshold, params, folder, False
                 )
                 job_times.append(sum(s[0] for s in stats.values()))
                 runs.append(stats)
-            assert found.equals(expected), (bands, band_jobs, partitions)
+            assert found.equals(expected), (bands, band_jobs, partitions, passes)
             _, _, one_peak = timed(True, one_job, paths, threshold, params)
             _, traced, _, _ = pairing_in_jobs(
-                paths, band_jobs, partitions, threshold, params, folder, True
+                paths, band_jobs, partitions, passes, threshold, params, folder, True
             )
             best = runs[job_times.index(min(job_times))]
             report["runs"].append(
@@ -182,6 +182,7 @@ def pairing_jobs(texts: pd.DataFrame, threshold: float = 0.5) -> dict:
                     "bands": bands,
                     "band_jobs": band_job_count(band_jobs, params),
                     "partitions": partitions,
+                    "key_passes": passes,
                     "pairs": len(expected),
                     "identical": True,
                     "candidate_rows_written": written,
@@ -194,7 +195,7 @@ def pairing_jobs(texts: pd.DataFrame, threshold: float = 0.5) -> dict:
                     "stated_mb_less_base": {
                         kind: round(
                             job_memory_mb(
-                                kind, sizes, params, band_jobs, partitions, written, len(expected)
+                                kind, sizes, params, passes, partitions, written, len(expected)
                             )
                             - BASE_MB,
                             1,
@@ -240,7 +241,7 @@ def pairing_jobs_at_scale(documents: int = 500_000, k: int = 100, seed: int = 7)
     del signatures
     sizes = shard_documents(paths).tolist()
     report: dict = {"documents": documents, "k": k, "shards": 4, "runs": []}
-    for bands, band_jobs, partitions in ((None, 20, 8), (20, 20, 8)):
+    for bands, band_jobs, partitions, passes in ((None, 20, 8, 1), (20, 20, 8, 1), (20, 20, 8, 4)):
         params = MinHashParams(k=k, bands=bands)
         expected, one_seconds, one_peak = in_own_process(one_job, paths, 0.5, params)
         jobs = band_job_count(band_jobs, params)
@@ -251,7 +252,7 @@ def pairing_jobs_at_scale(documents: int = 500_000, k: int = 100, seed: int = 7)
         written = 0
         for job, path in enumerate(candidates):
             count, took, peak = in_own_process(
-                write_band_candidates, paths, job, jobs, partitions, params, path
+                write_band_candidates, paths, job, jobs, partitions, params, path, passes
             )
             written += count
             seconds["candidates"] += took
@@ -272,6 +273,7 @@ def pairing_jobs_at_scale(documents: int = 500_000, k: int = 100, seed: int = 7)
                 "bands": bands,
                 "band_jobs": jobs,
                 "partitions": partitions,
+                "key_passes": passes,
                 "pairs": len(expected),
                 "identical": True,
                 "candidate_rows_written": written,
@@ -281,7 +283,7 @@ def pairing_jobs_at_scale(documents: int = 500_000, k: int = 100, seed: int = 7)
                 "largest_job_peak_rss_mb": {kind: round(p) for kind, p in peaks.items()},
                 "stated_mb": {
                     kind: round(
-                        job_memory_mb(kind, sizes, params, jobs, partitions, written, len(found))
+                        job_memory_mb(kind, sizes, params, passes, partitions, written, len(found))
                     )
                     for kind in peaks
                 },

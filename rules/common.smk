@@ -301,7 +301,7 @@ def similarity_mem_mb(job):
                 job,
                 input.signatures,
                 MinHashParams.from_config(config["similarity"]),
-                config["similarity"]["band_jobs"],
+                config["similarity"]["key_passes"],
                 config["similarity"]["partitions"],
                 candidate_paths=input.get("candidates", []),
                 pair_paths=input.get("pairs", []),

@@ -1,5 +1,6 @@
 """Rule `similarity_candidates`: one band job's candidate pairs, from its bands' columns of every
-shard's signatures (corpusbuilder.similarity.partitioned.write_band_candidates)."""
+shard's signatures, a band and a range of keys at a time
+(corpusbuilder.similarity.partitioned.write_band_candidates)."""
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.similarity.minhash import MinHashParams
@@ -13,5 +14,6 @@ written = write_band_candidates(
     snakemake.params.partitions,
     MinHashParams.from_config(snakemake.params.cfg),
     snakemake.output.candidates,
+    snakemake.params.cfg["key_passes"],
 )
 log.info("%d candidate pairs", written)

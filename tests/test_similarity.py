@@ -270,7 +270,7 @@ def test_signatures_per_shard_give_the_pairs_of_one_job(shards, signature_paths,
     )
 
 
-def pair_in_jobs(paths, band_jobs, partitions, threshold, params, folder):
+def pair_in_jobs(paths, band_jobs, partitions, passes, threshold, params, folder):
     """The workflow's pairing jobs, run in turn: band jobs, partition jobs, the merge."""
     from corpusbuilder.similarity.partitioned import (
         band_job_count,
@@ -283,7 +283,7 @@ def pair_in_jobs(paths, band_jobs, partitions, threshold, params, folder):
     jobs = band_job_count(band_jobs, params)
     candidates = [folder / f"candidates-{job}.parquet" for job in range(jobs)]
     for job, path in enumerate(candidates):
-        write_band_candidates(paths, job, jobs, partitions, params, path)
+        write_band_candidates(paths, job, jobs, partitions, params, path, passes)
     parts = [folder / f"pairs-{p}.parquet" for p in range(partitions)]
     for partition, path in enumerate(parts):
         write_partition_pairs(
@@ -293,22 +293,25 @@ def pair_in_jobs(paths, band_jobs, partitions, threshold, params, folder):
 
 
 @pytest.mark.parametrize("bands", [None, 20])
-@pytest.mark.parametrize("band_jobs, partitions", [(1, 1), (3, 4), (7, 1), (200, 3)])
+@pytest.mark.parametrize(
+    "band_jobs, partitions, passes", [(1, 1, 1), (3, 4, 2), (7, 1, 5), (200, 3, 1)]
+)
 def test_band_jobs_and_partitions_give_the_pairs_of_one_job(
-    signature_paths, bands, band_jobs, partitions, tmp_path
+    signature_paths, bands, band_jobs, partitions, passes, tmp_path
 ):
-    """No band job reads every min-hash, no partition job every signature: the pairs, their
-    estimates and clusters are the one job's, for any count of either (200 band jobs: one a
-    group). A threshold of 0.1 keeps pairs of unrelated texts that collide by chance too."""
+    """Band jobs reading only their bands' columns, partition jobs only the signatures of their
+    pairs' documents: the pairs, their estimates and clusters are the one job's, for any count
+    of band jobs (200: one a group), partitions and passes over a band's keys. A threshold of
+    0.1 keeps pairs of unrelated texts that collide by chance too."""
     from corpusbuilder.similarity.minhash import signature_similar_pairs
-    from corpusbuilder.similarity.partitioned import band_job_columns, read_signatures
+    from corpusbuilder.similarity.partitioned import read_signatures
 
     params = MinHashParams(bands=bands, max_bucket=25)
     for threshold in (0.5, 0.1):
         ids, signatures = read_signatures(signature_paths, params.k)
         one_job = signature_similar_pairs(ids, signatures, threshold, params)
         assert len(one_job) > 1600  # most of the 60 copies' 1,770 pairs
-        in_jobs = pair_in_jobs(signature_paths, band_jobs, partitions, threshold, params, tmp_path)
+        in_jobs = pair_in_jobs(
+            signature_paths, band_jobs, partitions, passes, threshold, params, tmp_path
+        )
         pd.testing.assert_frame_equal(in_jobs, one_job)
-    if band_jobs > 1:
-        assert len(band_job_columns(0, min(band_jobs, 20), params)) < params.k

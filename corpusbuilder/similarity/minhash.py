@@ -142,50 +142,67 @@ def _buckets(keys: np.ndarray) -> Iterator[np.ndarray]:
         yield np.sort(order[start : start + size]).astype(np.int64)
 
 
-def _group_keys(
-    signatures: np.ndarray, params: MinHashParams, empty: np.ndarray | None = None
-) -> Iterator[np.ndarray]:
-    """Per min-hash function (collision counting) or per LSH band, every document's bucket key;
-    an empty document gets a key of its own, so it pairs with nothing. ``signatures`` may hold
-    only some groups' columns, in order (a band job's: `partitioned`); ``empty`` then says which
-    documents are empty, as the first min-hash of the full signature does."""
-    n_docs = len(signatures)
-    distinct = signatures[:, 0] == EMPTY if empty is None else empty
-    own = ~np.arange(n_docs, dtype=np.uint64)
+def group_columns(group: int, params: MinHashParams) -> range:
+    """The min-hash columns one group buckets by: its min-hash function (collision counting) or
+    its LSH band's r = k/b rows."""
     if params.bands is None:
-        for column in signatures.T:  # each min-hash function's values are its own buckets
-            yield np.where(distinct, own, column)
-        return
+        return range(group, group + 1)
     if params.k % params.bands:
         raise ValueError(f"k={params.k} is not a multiple of bands={params.bands}")
     rows = params.k // params.bands
-    for band in range(signatures.shape[1] // rows):
-        key = np.zeros(n_docs, dtype=np.uint64)
-        for column in signatures[:, band * rows : (band + 1) * rows].T:
+    return range(group * rows, (group + 1) * rows)
+
+
+def group_key(
+    columns: np.ndarray, docs: np.ndarray, empty: np.ndarray, params: MinHashParams
+) -> np.ndarray:
+    """Each document's bucket key in one group, from that group's columns of its signature: the
+    min-hash itself (collision counting) or the band's values mixed; an empty document's key is
+    its own (~ its corpus index ``docs``), so it pairs with nothing."""
+    if params.bands is None:
+        key = columns[:, 0]
+    else:
+        key = np.zeros(len(columns), dtype=np.uint64)
+        for column in columns.T:
             key = _mix64(key ^ column)
-        yield np.where(distinct, own, key)
+    return np.where(empty, ~docs.astype(np.uint64), key)
 
 
 def candidate_pair_blocks(
-    signatures: np.ndarray, params: MinHashParams = MinHashParams(), empty: np.ndarray | None = None
+    signatures: np.ndarray, params: MinHashParams = MinHashParams()
 ) -> Iterator[np.ndarray]:
     """(m × 2) blocks of index pairs (a < b) worth scoring, each of at most ``max_bucket``² pairs.
 
     Collision counting (bands None): any pair sharing one min-hash value — the paper's
     Algorithm 1, exhaustive for every pair with C ≥ 1. LSH banding: rows b·r = k; a pair is a
     candidate when all r values of one band agree, probability 1 − (1 − s^r)^b for resemblance s
-    — a steep S-curve around (1/b)^(1/r) (e.g. 20 bands of 5 rows: 0.55). A bucket larger than
-    ``max_bucket`` (a near-duplicate cluster, or a shingle every page of a site shares) still gives
-    all its pairs, block by block; a large bucket whose members recur in another min-hash or band
-    is paired once. Pairs may repeat across blocks. ``signatures`` and ``empty`` as for
-    `_group_keys`.
+    — a steep S-curve around (1/b)^(1/r) (e.g. 20 bands of 5 rows: 0.55). Pairs may repeat
+    across blocks (see `bucket_pair_blocks`).
     """
-    block = params.max_bucket
+    groups = params.k if params.bands is None else params.bands
+    docs = np.arange(len(signatures), dtype=np.int64)
+    empty = signatures[:, 0] == EMPTY
+    keyed = (
+        (group_key(signatures[:, group_columns(g, params)], docs, empty, params), docs)
+        for g in range(groups)
+    )
+    return bucket_pair_blocks(keyed, params.max_bucket)
+
+
+def bucket_pair_blocks(
+    keyed: Iterable[tuple[np.ndarray, np.ndarray]], block: int
+) -> Iterator[np.ndarray]:
+    """The pairs (a < b) of documents sharing a bucket, in blocks of at most ``block``² pairs.
+    ``keyed``: bucket keys and the documents' corpus indices (increasing), a group at a time or
+    a part of a group holding each of its buckets whole. A bucket larger than ``block`` (a
+    near-duplicate cluster, or a shingle every page of a site shares) still gives all its pairs,
+    block by block; a large bucket whose members recur in another group is paired once."""
     pending: list[np.ndarray] = []
     pending_pairs = 0
     large_seen: set[bytes] = set()
-    for keys in _group_keys(signatures, params, empty):
+    for keys, docs in keyed:
         for members in _buckets(keys):
+            members = docs[members]
             if len(members) <= block:
                 i, j = np.triu_indices(len(members), k=1)
                 if pending_pairs + len(i) > block * block:

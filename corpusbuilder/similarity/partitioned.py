@@ -6,20 +6,22 @@ memory (8·k B a document). Here the same pairs come from three kinds of job
 
 1. per band job (`similarity.band_jobs`): the candidate pairs of its groups — its LSH bands, or
    its min-hash functions under collision counting — from those columns of every shard's
-   signatures alone (one Parquet column per min-hash); written a row group per pair partition;
+   signatures alone (one Parquet column per min-hash), a group at a time, in
+   `similarity.key_passes` passes each holding the documents of one range of bucket keys;
+   written a row group per pair partition;
 2. per pair partition (`similarity.partitions`, pairs by their first document): its candidates
    of every band job, scored against the full signatures of the documents in them, read shard by
    shard, so the job holds those rows only;
 3. one merge: the partitions' pairs, sorted, named and clustered as `named_pairs` does it.
 
 A pair is a candidate when it shares a bucket in some group; each group is in exactly one band
-job and each pair in exactly one partition, so the pairs and their estimates are those of the one
-job, whatever the two counts (tests/test_similarity.py).
+job, each bucket in one pass, and each pair in exactly one partition, so the pairs and their
+estimates are those of the one job, whatever the three counts (tests/test_similarity.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -31,8 +33,10 @@ from corpusbuilder.common.io import atomic_path, write_table
 from corpusbuilder.similarity.minhash import (
     EMPTY,
     MinHashParams,
-    candidate_pair_blocks,
+    bucket_pair_blocks,
     estimated_resemblance,
+    group_columns,
+    group_key,
     named_pairs,
 )
 
@@ -120,11 +124,30 @@ def band_job_count(band_jobs: int, params: MinHashParams) -> int:
     return min(band_jobs, groups(params))
 
 
-def band_job_columns(job: int, jobs: int, params: MinHashParams) -> list[int]:
-    """The min-hash columns band job ``job`` of ``jobs`` reads: its contiguous run of groups'."""
-    mine = np.array_split(np.arange(groups(params)), jobs)[job]
-    rows = 1 if params.bands is None else params.k // params.bands
-    return [column for group in mine for column in range(group * rows, (group + 1) * rows)]
+def band_job_groups(job: int, jobs: int, params: MinHashParams) -> np.ndarray:
+    """The groups band job ``job`` of ``jobs`` buckets by: a contiguous run of them."""
+    return np.array_split(np.arange(groups(params)), jobs)[job]
+
+
+def _keyed_passes(
+    signature_paths: Sequence[Path | str], group: int, passes: int, params: MinHashParams
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """One group's bucket keys and documents, a pass at a time: pass q holds the documents whose
+    key is q modulo ``passes`` (so every bucket whole), read a shard at a time — the group's
+    columns and the first (an empty document's signature is EMPTY throughout)."""
+    columns = sorted({0, *group_columns(group, params)})
+    at = [columns.index(c) for c in group_columns(group, params)]
+    starts = np.concatenate([[0], np.cumsum(shard_documents(signature_paths))])
+    for q in range(passes):
+        keys, docs = [np.empty(0, np.uint64)], [np.empty(0, np.int64)]
+        for path, start in zip(signature_paths, starts):
+            shard = read_signature_columns([path], columns)
+            shard_docs = np.arange(start, start + len(shard), dtype=np.int64)
+            key = group_key(shard[:, at], shard_docs, shard[:, 0] == EMPTY, params)
+            mine = key % np.uint64(passes) == q
+            keys.append(key[mine])
+            docs.append(shard_docs[mine])
+        yield np.concatenate(keys), np.concatenate(docs)
 
 
 def _candidates(partition: np.ndarray, pairs: np.ndarray) -> pa.Table:
@@ -145,16 +168,18 @@ def write_band_candidates(
     partitions: int,
     params: MinHashParams,
     path: Path | str,
+    passes: int = 1,
 ) -> int:
     """Band job ``job``: the candidate pairs (a < b) of its groups, each block's distinct pairs
     written a row group per partition (a % partitions), so a partition job reads its row groups
-    alone. Returns the number written (a pair found in two of its groups may count twice)."""
-    columns = band_job_columns(job, jobs, params)
-    signatures = read_signature_columns(signature_paths, columns)
-    # an empty document's signature is EMPTY throughout: its first min-hash says so
-    empty = (
-        signatures[:, 0] if columns[0] == 0 else read_signature_columns(signature_paths, [0])[:, 0]
-    ) == EMPTY
+    alone. Each group is bucketed in ``passes`` passes over the signatures, each holding the
+    documents of one range of keys. Returns the number written (a pair found in two of its
+    groups may count twice)."""
+    keyed = (
+        keyed_pass
+        for group in band_job_groups(job, jobs, params)
+        for keyed_pass in _keyed_passes(signature_paths, int(group), passes, params)
+    )
     empty_file = _candidates(np.empty(0, np.int64), np.empty((0, 2), np.int64))
     written = 0
     with (
@@ -162,7 +187,7 @@ def write_band_candidates(
         pq.ParquetWriter(tmp, empty_file.schema, compression="zstd") as writer,
     ):
         writer.write_table(empty_file)  # a file, also when there are no candidates
-        for block in candidate_pair_blocks(signatures, params, empty):
+        for block in bucket_pair_blocks(keyed, params.max_bucket):
             block = np.unique(block, axis=0)
             part = block[:, 0] % partitions
             order = np.argsort(part, kind="stable")
@@ -237,7 +262,7 @@ def job_memory_mb(
     job: str,
     shard_sizes: Sequence[int],
     params: MinHashParams,
-    band_jobs: int,
+    passes: int,
     partitions: int,
     candidates: int = 0,
     pairs: int = 0,
@@ -246,9 +271,10 @@ def job_memory_mb(
     documents, the candidate pairs of every band job (``candidates``, repeats included) and the
     similar pairs (``pairs``).
 
-    - ``candidates``: its columns of every signature (8 B × c a document, c = its share of k), a
-      key, a sort and their temporaries per group (88 B a document), and a block of candidate
-      pairs (128 B × max_bucket²);
+    - ``candidates``: per pass over a group, the key and index of the documents in its range of
+      keys and their sort (64 B each, a ``passes``-th of the documents); one shard's columns of
+      the group, as read and as keys (16 B × (r + 1) + 48 B a document); and a block of
+      candidate pairs (128 B × max_bucket²);
     - ``score``: its partition's candidates (90 B a pair), the full signatures of the documents
       in them (8·k B each, at most every document), one shard's table as it is read, and a chunk
       of pairs scored (17 × 65,536 × k B);
@@ -258,8 +284,10 @@ def job_memory_mb(
     k = params.k
     need: float
     if job == "candidates":
-        columns = -(-groups(params) // band_job_count(band_jobs, params)) * (k // groups(params))
-        need = documents * (8 * columns + 88) + 128 * params.max_bucket**2
+        rows = len(group_columns(0, params))
+        need = (
+            64 * documents / passes + largest * (16 * (rows + 1) + 48) + 128 * params.max_bucket**2
+        )
     elif job == "score":
         mine = candidates / partitions
         need = (
@@ -277,7 +305,7 @@ def job_memory_mb_by_files(
     job: str,
     signature_paths: Sequence[Path | str],
     params: MinHashParams,
-    band_jobs: int,
+    passes: int,
     partitions: int,
     candidate_paths: Sequence[Path | str] = (),
     pair_paths: Sequence[Path | str] = (),
@@ -292,7 +320,7 @@ def job_memory_mb_by_files(
         job,
         rows(signature_paths),
         params,
-        band_jobs,
+        passes,
         partitions,
         candidates=sum(rows(candidate_paths)),
         pairs=sum(rows(pair_paths)),
