@@ -67,8 +67,11 @@ class Files:
     dedup_seen: str = "work/dedup/seen/{partition}.parquet"
     dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
     dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
-    # similarity: a shard's exported documents' min-hash signatures
+    # similarity: a shard's exported documents' min-hash signatures; a band job's candidate
+    # pairs; a pair partition's similar pairs (corpusbuilder.similarity.partitioned)
     signatures: str = "work/similarity/{shard}.parquet"
+    similarity_candidates: str = "work/similarity/candidates/{band_job}.parquet"
+    similarity_pairs: str = "work/similarity/pairs/{partition}.parquet"
     # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and
     # out of work/dedup/, whose shards/ folder holds the per-shard tables)
     dedup_state: str = "results/dedup_state.parquet"

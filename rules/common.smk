@@ -26,6 +26,8 @@ from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL, SHIPPED_MODEL
+from corpusbuilder.similarity.minhash import MinHashParams
+from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
 from corpusbuilder.tables import FILES, dedup_table
 
 if not config:
@@ -137,6 +139,7 @@ DUPLICATE_NGRAMS = expand(
 
 wildcard_constraints:
     shard="[A-Za-z0-9][A-Za-z0-9._-]*",
+    band_job="[0-9]+",
     dataset="[a-z0-9-]+",
     source="[a-z0-9-]+",
     partition="[0-9]+",
@@ -282,6 +285,27 @@ def partitioned_mem_mb(job):
         )
         return math.ceil(
             1.2 * partitioned_memory_mb(job, tokens, tokens // 50, DEDUP_PARTITIONS)
+        )
+
+    return mem_mb
+
+
+def similarity_mem_mb(job):
+    """A similarity pairing job's memory with a fifth to spare, from the footers of its input
+    files (corpusbuilder.similarity.partitioned.job_memory_mb)."""
+
+    def mem_mb(wildcards, input):
+        return math.ceil(
+            1.2
+            * job_memory_mb_by_files(
+                job,
+                input.signatures,
+                MinHashParams.from_config(config["similarity"]),
+                config["similarity"]["key_passes"],
+                config["similarity"]["partitions"],
+                candidate_paths=input.get("candidates", []),
+                pair_paths=input.get("pairs", []),
+            )
         )
 
     return mem_mb

@@ -5,7 +5,8 @@ from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.export import read_corpus
-from corpusbuilder.similarity.minhash import MinHashParams, corpus_signatures, write_signatures
+from corpusbuilder.similarity.minhash import MinHashParams, corpus_signatures
+from corpusbuilder.similarity.partitioned import write_signatures
 
 log = setup_logging(snakemake.log[0])
 ids, signatures = corpus_signatures(

@@ -229,26 +229,89 @@ def test_a_bucket_larger_than_max_bucket_still_gives_every_pair(copies):
     ]
 
 
-@pytest.mark.parametrize("bands", [None, 20])
-def test_signatures_per_shard_give_the_pairs_of_one_job(families, bands, tmp_path):
-    """The rule computes each shard's signatures in a job of its own (minhash.write_signatures)
-    and pairs them in one: the pairs are those of the corpus in one go."""
-    from corpusbuilder.similarity.minhash import (
-        corpus_signatures,
-        read_signatures,
-        signature_similar_pairs,
-        write_signatures,
-    )
-
+@pytest.fixture(scope="module")
+def shards(families, tmp_path_factory):
+    """The families and 60 copies of one more text (a bucket larger than max_bucket 25 below),
+    as three shards' documents."""
     texts, _ = families
-    params = MinHashParams(bands=bands)
+    rng = random.Random(8)
+    copied = words(rng, 400)
+    texts = texts + [" ".join(edited(random.Random(i), copied, 0.02)) for i in range(60)]
     documents = [{"id": f"s:{i}", "paragraphs": [t]} for i, t in enumerate(texts)]
+    return [documents[:7], documents[7:50], [], documents[50:]]
+
+
+@pytest.fixture(scope="module")
+def signature_paths(shards, tmp_path_factory):
+    """Each shard's signatures, as the rule writes them (banding does not change them)."""
+    from corpusbuilder.similarity.minhash import corpus_signatures
+    from corpusbuilder.similarity.partitioned import write_signatures
+
+    folder = tmp_path_factory.mktemp("signatures")
     paths = []
-    for shard, part in enumerate((documents[:7], documents[7:20], documents[20:])):
-        paths.append(tmp_path / f"{shard}.parquet")
-        write_signatures(*corpus_signatures(part, params), paths[-1])
-    ids, signatures = read_signatures(paths, params.k)
+    for shard, part in enumerate(shards):
+        paths.append(folder / f"{shard}.parquet")
+        write_signatures(*corpus_signatures(part), paths[-1])
+    return paths
+
+
+@pytest.mark.parametrize("bands", [None, 20])
+def test_signatures_per_shard_give_the_pairs_of_one_job(shards, signature_paths, bands):
+    """The rule computes each shard's signatures in a job of its own (write_signatures): read
+    back, they give the pairs of the corpus in one go."""
+    from corpusbuilder.similarity.minhash import signature_similar_pairs
+    from corpusbuilder.similarity.partitioned import read_signatures
+
+    params = MinHashParams(bands=bands, max_bucket=25)
+    ids, signatures = read_signatures(signature_paths, params.k)
     pd.testing.assert_frame_equal(
         signature_similar_pairs(ids, signatures, 0.5, params),
-        corpus_similar_pairs(documents, 0.5, params),
+        corpus_similar_pairs([d for shard in shards for d in shard], 0.5, params),
     )
+
+
+def pair_in_jobs(paths, band_jobs, partitions, passes, threshold, params, folder):
+    """The workflow's pairing jobs, run in turn: band jobs, partition jobs, the merge."""
+    from corpusbuilder.similarity.partitioned import (
+        band_job_count,
+        merge_partition_pairs,
+        score_partition,
+        write_band_candidates,
+        write_partition_pairs,
+    )
+
+    jobs = band_job_count(band_jobs, params)
+    candidates = [folder / f"candidates-{job}.parquet" for job in range(jobs)]
+    for job, path in enumerate(candidates):
+        write_band_candidates(paths, job, jobs, partitions, params, path, passes)
+    parts = [folder / f"pairs-{p}.parquet" for p in range(partitions)]
+    for partition, path in enumerate(parts):
+        write_partition_pairs(
+            score_partition(candidates, paths, partition, threshold, params), path
+        )
+    return merge_partition_pairs(parts, paths)
+
+
+@pytest.mark.parametrize("bands", [None, 20])
+@pytest.mark.parametrize(
+    "band_jobs, partitions, passes", [(1, 1, 1), (3, 4, 2), (7, 1, 5), (200, 3, 1)]
+)
+def test_band_jobs_and_partitions_give_the_pairs_of_one_job(
+    signature_paths, bands, band_jobs, partitions, passes, tmp_path
+):
+    """Band jobs reading only their bands' columns, partition jobs only the signatures of their
+    pairs' documents: the pairs, their estimates and clusters are the one job's, for any count
+    of band jobs (200: one a group), partitions and passes over a band's keys. A threshold of
+    0.1 keeps pairs of unrelated texts that collide by chance too."""
+    from corpusbuilder.similarity.minhash import signature_similar_pairs
+    from corpusbuilder.similarity.partitioned import read_signatures
+
+    params = MinHashParams(bands=bands, max_bucket=25)
+    for threshold in (0.5, 0.1):
+        ids, signatures = read_signatures(signature_paths, params.k)
+        one_job = signature_similar_pairs(ids, signatures, threshold, params)
+        assert len(one_job) > 1600  # most of the 60 copies' 1,770 pairs
+        in_jobs = pair_in_jobs(
+            signature_paths, band_jobs, partitions, passes, threshold, params, tmp_path
+        )
+        pd.testing.assert_frame_equal(in_jobs, one_job)

@@ -16,16 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
-from corpusbuilder.common.io import write_table
 from corpusbuilder.config import dataclass_values
 
 MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -145,24 +142,30 @@ def _buckets(keys: np.ndarray) -> Iterator[np.ndarray]:
         yield np.sort(order[start : start + size]).astype(np.int64)
 
 
-def _group_keys(signatures: np.ndarray, params: MinHashParams) -> Iterator[np.ndarray]:
-    """Per min-hash function (collision counting) or per LSH band, every document's bucket key;
-    an empty document gets a key of its own, so it pairs with nothing."""
-    n_docs, k = signatures.shape
-    distinct = np.where(signatures[:, 0] != EMPTY, False, True)
-    own = ~np.arange(n_docs, dtype=np.uint64)
+def group_columns(group: int, params: MinHashParams) -> range:
+    """The min-hash columns one group buckets by: its min-hash function (collision counting) or
+    its LSH band's r = k/b rows."""
     if params.bands is None:
-        for column in signatures.T:  # each min-hash function's values are its own buckets
-            yield np.where(distinct, own, column)
-        return
-    if k % params.bands:
-        raise ValueError(f"k={k} is not a multiple of bands={params.bands}")
-    rows = k // params.bands
-    for band in range(params.bands):
-        key = np.zeros(n_docs, dtype=np.uint64)
-        for column in signatures[:, band * rows : (band + 1) * rows].T:
+        return range(group, group + 1)
+    if params.k % params.bands:
+        raise ValueError(f"k={params.k} is not a multiple of bands={params.bands}")
+    rows = params.k // params.bands
+    return range(group * rows, (group + 1) * rows)
+
+
+def group_key(
+    columns: np.ndarray, docs: np.ndarray, empty: np.ndarray, params: MinHashParams
+) -> np.ndarray:
+    """Each document's bucket key in one group, from that group's columns of its signature: the
+    min-hash itself (collision counting) or the band's values mixed; an empty document's key is
+    its own (~ its corpus index ``docs``), so it pairs with nothing."""
+    if params.bands is None:
+        key = columns[:, 0]
+    else:
+        key = np.zeros(len(columns), dtype=np.uint64)
+        for column in columns.T:
             key = _mix64(key ^ column)
-        yield np.where(distinct, own, key)
+    return np.where(empty, ~docs.astype(np.uint64), key)
 
 
 def candidate_pair_blocks(
@@ -173,17 +176,33 @@ def candidate_pair_blocks(
     Collision counting (bands None): any pair sharing one min-hash value — the paper's
     Algorithm 1, exhaustive for every pair with C ≥ 1. LSH banding: rows b·r = k; a pair is a
     candidate when all r values of one band agree, probability 1 − (1 − s^r)^b for resemblance s
-    — a steep S-curve around (1/b)^(1/r) (e.g. 20 bands of 5 rows: 0.55). A bucket larger than
-    ``max_bucket`` (a near-duplicate cluster, or a shingle every page of a site shares) still gives
-    all its pairs, block by block; a large bucket whose members recur in another min-hash or band
-    is paired once. Pairs may repeat across blocks.
+    — a steep S-curve around (1/b)^(1/r) (e.g. 20 bands of 5 rows: 0.55). Pairs may repeat
+    across blocks (see `bucket_pair_blocks`).
     """
-    block = params.max_bucket
+    groups = params.k if params.bands is None else params.bands
+    docs = np.arange(len(signatures), dtype=np.int64)
+    empty = signatures[:, 0] == EMPTY
+    keyed = (
+        (group_key(signatures[:, group_columns(g, params)], docs, empty, params), docs)
+        for g in range(groups)
+    )
+    return bucket_pair_blocks(keyed, params.max_bucket)
+
+
+def bucket_pair_blocks(
+    keyed: Iterable[tuple[np.ndarray, np.ndarray]], block: int
+) -> Iterator[np.ndarray]:
+    """The pairs (a < b) of documents sharing a bucket, in blocks of at most ``block``² pairs.
+    ``keyed``: bucket keys and the documents' corpus indices (increasing), a group at a time or
+    a part of a group holding each of its buckets whole. A bucket larger than ``block`` (a
+    near-duplicate cluster, or a shingle every page of a site shares) still gives all its pairs,
+    block by block; a large bucket whose members recur in another group is paired once."""
     pending: list[np.ndarray] = []
     pending_pairs = 0
     large_seen: set[bytes] = set()
-    for keys in _group_keys(signatures, params):
+    for keys, docs in keyed:
         for members in _buckets(keys):
+            members = docs[members]
             if len(members) <= block:
                 i, j = np.triu_indices(len(members), k=1)
                 if pending_pairs + len(i) > block * block:
@@ -281,15 +300,26 @@ def signature_similar_pairs(
     ids: Sequence[str], signatures: np.ndarray, threshold: float, params: MinHashParams
 ) -> pd.DataFrame:
     """`corpus_similar_pairs` from the signatures (every shard's, in corpus order)."""
-    pairs = similar_pairs(signatures, threshold, params)
-    labels = cluster_labels(len(ids), zip(pairs["a"], pairs["b"]))
     ids_array = np.array(ids, dtype=object)
+    return named_pairs(similar_pairs(signatures, threshold, params), ids_array.__getitem__)
+
+
+def named_pairs(pairs: pd.DataFrame, ids_of: Callable[[np.ndarray], np.ndarray]) -> pd.DataFrame:
+    """Index pairs (a, b, resemblance; sorted) → id_a, id_b, resemblance, cluster (the id of the
+    first document of each pair's cluster); ``ids_of`` gives the ids of sorted document indices.
+    The clusters are found among the paired documents alone: a cluster's first document is one
+    of them, so it is the same as over the corpus, and nothing is held per unpaired document."""
+    a, b = pairs["a"].to_numpy(np.int64), pairs["b"].to_numpy(np.int64)
+    paired = np.unique(np.concatenate([a, b]))
+    local_a, local_b = np.searchsorted(paired, a), np.searchsorted(paired, b)
+    labels = cluster_labels(len(paired), zip(local_a, local_b))
+    ids = np.asarray(ids_of(paired), dtype=object)
     return pd.DataFrame(
         {
-            "id_a": ids_array[pairs["a"].to_numpy()] if len(pairs) else [],
-            "id_b": ids_array[pairs["b"].to_numpy()] if len(pairs) else [],
+            "id_a": ids[local_a],
+            "id_b": ids[local_b],
             "resemblance": pairs["resemblance"].to_numpy(dtype=np.float32),
-            "cluster": ids_array[labels[pairs["a"].to_numpy()]] if len(pairs) else [],
+            "cluster": ids[labels[local_a]],
         }
     )
 
@@ -345,24 +375,3 @@ def simhash(fingerprints: np.ndarray, weights: np.ndarray | None = None) -> np.u
 
 def hamming(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.bitwise_count(np.bitwise_xor(a, b))
-
-
-# --------------------------------------------------------------------------- the stage's job files
-def write_signatures(ids: Sequence[str], signatures: np.ndarray, path: Path | str) -> None:
-    """A shard's documents' ids and min-hash signatures (documents × k uint64)."""
-    k = signatures.shape[1]
-    column = pa.FixedSizeListArray.from_arrays(
-        pa.array(np.ascontiguousarray(signatures).reshape(-1), pa.uint64()), k
-    )
-    write_table(pa.table({"id": pa.array(list(ids), pa.string()), "signature": column}), path)
-
-
-def read_signatures(paths: Sequence[Path | str], k: int) -> tuple[list[str], np.ndarray]:
-    """Every shard's ids and signatures, in the order given."""
-    ids, rows = [], []
-    for path in paths:
-        table = pq.read_table(path)
-        ids += table.column("id").to_pylist()
-        flat = table.column("signature").combine_chunks().flatten().to_numpy()
-        rows.append(np.asarray(flat, np.uint64).reshape(-1, k))
-    return ids, np.vstack(rows) if rows else np.empty((0, k), np.uint64)
