@@ -40,7 +40,8 @@ setup(
                 "corpusbuilder.extraction._fastpath",
                 ["corpusbuilder/extraction/_fastpath.pyx"],
                 include_dirs=lxml.get_include(),
-            )
+            ),
+            Extension("corpusbuilder.quality._signals", ["corpusbuilder/quality/_signals.pyx"]),
         ],
         compiler_directives={"language_level": 3},
     ),

@@ -43,10 +43,9 @@ def quality_table(
     `QualityParams.filter` sets failed; null when none is) and ``kept``."""
     documents = list(documents)
     ids = [doc_id for doc_id, _, _ in documents]
-    rows = shard_signals(
+    table = shard_signals(
         [(language, text) for _, language, text in documents], TokenTypes(), params
     )
-    table = pd.DataFrame(rows, columns=list(QUALITY_SIGNALS))
     table.insert(0, "doc_id", pd.Series(ids, dtype=object))
     failed = rule_failures(table, params)
     labels = np.array(list(failed), dtype=object)

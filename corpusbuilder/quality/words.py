@@ -115,12 +115,23 @@ class WordVocabulary(Vocabulary):
         ids = [types.setdefault(c, len(types)) for c in simple]
         memo.update(zip(simple, zip(ids)))  # (zip makes the 1-tuples in C)
         for chunk in itertools.compress(new, [not p for p in plain]):
-            words = _quick_words(chunk)
-            if words:
-                memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
-            else:
-                self._tokenise_chunk(chunk)
+            self.cut_new(chunk)
         return True
+
+    def cut_new(self, chunk: str) -> tuple[int, ...]:
+        """The type ids of a chunk not in the memo, cut and stored there: `_quick_words` where
+        it can, `web_words` on the prepared chunk where it cannot."""
+        types = self.types
+        if chunk.isalnum() and _plain(chunk):
+            words: tuple[str, ...] = (chunk,)
+        else:
+            words = _quick_words(chunk)
+            if not words:
+                return self._tokenise_chunk(chunk)
+        if len(self._memo) >= self.max_memo:
+            self._memo.clear()
+        ids = self._memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
+        return ids
 
 
 def _quick_words(chunk: str) -> tuple[str, ...]:
@@ -193,7 +204,7 @@ class TokenTypes:
         self._rng = np.random.default_rng(0)
         self._stoplists: dict[str | None, tuple[str | None, frozenset[str]]] = {}
 
-    def _update(self) -> None:
+    def update(self) -> None:
         done, total = self.size, len(self.vocabulary.types)
         if total == done:
             return
@@ -244,13 +255,13 @@ class TokenTypes:
             chunks = [cast("list[tuple[int, ...]]", list(map(get, split))) for split in splits]
         else:  # chunk by chunk, clearing the memo on the way
             chunks = [self.vocabulary.chunk_ids(text) for text in texts]
-        self._update()
+        self.update()
         return chunks
 
     def chunk_ids(self, text: str) -> list[tuple[int, ...]]:
         """The word type ids of each whitespace chunk of ``text``."""
         chunks = self.vocabulary.chunk_ids(text)
-        self._update()
+        self.update()
         return chunks
 
     def ids(self, text: str) -> np.ndarray:

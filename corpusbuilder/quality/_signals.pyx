@@ -1,0 +1,387 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""The quality stage's hot loops, compiled: the word cut of a shard's texts and the per-line
+tests of each document (Gopher's quality and line repetition signals, C4's, FineWeb's).
+
+Built by setup.py beside the extract stage's walks; without it `corpusbuilder.quality.signals`
+runs its Python and numpy versions, which are the reference: tests/test_quality_fastpath.py
+holds the two to each other on every document of the dev crawl and on hand-made texts.
+
+Why it is faster: the Python versions visit each whitespace chunk to look it up, each new chunk
+to cut it, and each line of each document several times (once per signal set, through regular
+expressions and lists of line strings). Here a text is read once per pass where CPython keeps
+its code points; a chunk becomes a str only to be looked up in the shard's memo, and a line
+only where a signal compares or lower-cases it. Whatever is rare or subtle — a chunk that is
+not ASCII, or not letters and digits with a mark before or after it; a line with a citation
+mark; a text with line breaks other than "\\n" — is handed to the Python version.
+"""
+
+import numpy as np
+
+from cpython.unicode cimport (
+    Py_UNICODE_ISSPACE,
+    PyUnicode_DATA,
+    PyUnicode_GET_LENGTH,
+    PyUnicode_KIND,
+    PyUnicode_READ,
+    PyUnicode_Substring,
+)
+from libc.stdint cimport int64_t, uint8_t
+
+
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object)
+
+
+cdef inline bint _ascii_alnum(Py_UCS4 ch) noexcept:
+    return (48 <= ch <= 57) or (65 <= ch <= 90) or (97 <= ch <= 122)
+
+
+cdef inline bint _breaks_line(Py_UCS4 ch) noexcept:
+    """A line break of str.splitlines other than "\\n"."""
+    return ch == 13 or ch == 11 or ch == 12 or 28 <= ch <= 30 or ch == 0x85 or ch == 0x2028 or ch == 0x2029
+
+
+cdef object _grown(object array, Py_ssize_t size):
+    if size <= len(array):
+        return array
+    bigger = np.empty(max(size, 2 * len(array)), np.int64)
+    bigger[: len(array)] = array
+    return bigger
+
+
+cdef inline object _type_id(dict types, object word):
+    found = types.get(word)
+    if found is None:
+        found = len(types)
+        types[word] = found
+    return found
+
+
+cdef tuple _quick_ids(str chunk, dict types, frozenset abbreviations):
+    """`words._quick_words` of an ASCII chunk, as type ids; None where it would give ``()``."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(chunk), start = 0, end = n, i, part
+    cdef const uint8_t* data = <const uint8_t*> PyUnicode_DATA(chunk)
+    if data[0] == 40 or data[0] == 34:  # ( "
+        start = 1
+    if <Py_UCS4> data[n - 1] in '.,;:!?)"':
+        end = n - 1
+    if start >= end:
+        return None
+    if end < n and (
+        (data[n - 1] == 46 and end - start < 2) or PyUnicode_Substring(chunk, start, n) in abbreviations
+    ):
+        return None
+    ids = []
+    if start:
+        ids.append(_type_id(types, PyUnicode_Substring(chunk, 0, 1)))
+    part = start
+    for i in range(start, end + 1):
+        if i == end or data[i] == 45:  # a part ends at a hyphen or the core's end
+            if i == part:
+                return None  # an empty part: "a--b", "-a"
+            ids.append(_type_id(types, PyUnicode_Substring(chunk, part, i)))
+            if i < end:
+                ids.append(_type_id(types, "-"))
+            part = i + 1
+        elif not _ascii_alnum(data[i]):
+            return None
+    if end < n:
+        ids.append(_type_id(types, PyUnicode_Substring(chunk, n - 1, n)))
+    return tuple(ids)
+
+
+def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_memo,
+              frozenset abbreviations):
+    """The word type ids of a shard's ``texts`` (`words.WordVocabulary`'s memo and types):
+    (ids of every text in a row, each text's first id's offset (and the end), the offset of
+    each "\\n"-separated piece of each text within its text's ids (and the text's end), each
+    text's first piece's offset in those). A chunk not in ``memo`` is cut here when it is ASCII
+    and what `words._quick_words` cuts (letters and digits, or such joined by hyphens, with one
+    mark before or after), else by ``cut_new`` (which stores it in the memo)."""
+    cdef Py_ssize_t total = 0, tokens = 0, pieces = 0, n, i, j, doc
+    cdef int kind
+    cdef void* data
+    cdef Py_UCS4 ch
+    cdef str text
+    cdef int64_t[::1] ids_view, starts_view
+    for text in texts:
+        total += PyUnicode_GET_LENGTH(text)
+    ids = np.empty(total // 2 + 1024, np.int64)
+    starts = np.empty(total // 16 + 2 * len(texts) + 1024, np.int64)
+    ids_view, starts_view = ids, starts
+    doc_offsets = np.zeros(len(texts) + 1, np.int64)
+    doc_pieces = np.zeros(len(texts) + 1, np.int64)
+    for doc in range(len(texts)):
+        text = texts[doc]
+        n, kind, data = PyUnicode_GET_LENGTH(text), PyUnicode_KIND(text), PyUnicode_DATA(text)
+        doc_start = tokens
+        if pieces + 1 >= len(starts):
+            starts = _grown(starts, pieces + 2)
+            starts_view = starts
+        starts_view[pieces] = 0
+        pieces += 1
+        i = 0
+        while i < n:
+            ch = PyUnicode_READ(kind, data, i)
+            if ch == 10:
+                if pieces + 1 >= len(starts):
+                    starts = _grown(starts, pieces + 2)
+                    starts_view = starts
+                starts_view[pieces] = tokens - doc_start
+                pieces += 1
+                i += 1
+                continue
+            if Py_UNICODE_ISSPACE(ch):
+                i += 1
+                continue
+            j = i + 1
+            while j < n and not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
+                j += 1
+            chunk = PyUnicode_Substring(text, i, j)
+            found = memo.get(chunk)
+            if found is None:
+                if PyUnicode_IS_ASCII(chunk):
+                    found = _quick_ids(chunk, types, abbreviations)
+                if found is None:
+                    found = cut_new(chunk)
+                else:
+                    if len(memo) >= max_memo:
+                        memo.clear()
+                    memo[chunk] = found
+            if tokens + len(<tuple> found) > len(ids):
+                ids = _grown(ids, tokens + len(<tuple> found))
+                ids_view = ids
+            for type_id in <tuple> found:
+                ids_view[tokens] = type_id
+                tokens += 1
+            i = j
+        starts_view[pieces] = tokens - doc_start
+        pieces += 1
+        doc_offsets[doc + 1] = tokens
+        doc_pieces[doc + 1] = pieces
+    return ids[:tokens], doc_offsets, starts[:pieces], doc_pieces
+
+
+cdef class _Repeats:
+    """Items equal to an earlier one, and their characters (`signals.duplicates`)."""
+
+    cdef set seen
+    cdef public Py_ssize_t items, count, chars
+
+    def __cinit__(self):
+        self.seen = set()
+
+    cdef void add(self, str text, Py_ssize_t start, Py_ssize_t end):
+        item = PyUnicode_Substring(text, start, end)
+        self.items += 1
+        if item in self.seen:
+            self.count += 1
+            self.chars += end - start
+        else:
+            self.seen.add(item)
+
+
+cdef _Repeats _runs_split(str text, int kind, void* data, Py_ssize_t start, Py_ssize_t end,
+                          Py_ssize_t run):
+    """The duplicates of the pieces of text[start:end] between runs of at least ``run``
+    newlines (`signals.line_repetition_signals`' re.split)."""
+    cdef _Repeats repeats = _Repeats()
+    cdef Py_ssize_t i = start, j, piece = start
+    while i < end:
+        if PyUnicode_READ(kind, data, i) != 10:
+            i += 1
+            continue
+        j = i
+        while j < end and PyUnicode_READ(kind, data, j) == 10:
+            j += 1
+        if j - i >= run:
+            repeats.add(text, piece, i)
+            piece = j
+        i = j
+    repeats.add(text, piece, end)
+    return repeats
+
+
+# the signals `LineTests.score` writes, in its row's order
+COLUMNS = (
+    "words", "mean_word_length", "symbol_word_ratio", "bullet_lines", "ellipsis_lines",
+    "alpha_words", "stop_words", "dup_line_frac", "dup_para_frac", "dup_line_char_frac",
+    "dup_para_char_frac", "c4_punct_lines", "c4_sentences", "c4_lorem_ipsum",
+    "c4_curly_bracket", "c4_javascript_lines", "c4_policy_lines", "fineweb_line_punct_ratio",
+    "fineweb_short_line_ratio", "fineweb_char_dup_ratio", "fineweb_newline_ratio",
+)
+
+
+cdef class LineTests:
+    """Every signal of `COLUMNS` of a document, given its type ids and pieces (`cut_texts`) and
+    what the signals read of each type (`words.TokenTypes`)."""
+
+    cdef const int64_t[::1] length, folded
+    cdef const uint8_t[::1] word, alpha, punct, terminal, terminal_char
+    cdef int64_t[::1] stamp
+    cdef object c4, citation
+    cdef Py_ssize_t short_line, min_words, max_word_length
+    cdef bint javascript, policy, citations
+    cdef tuple policy_phrases
+
+    def __init__(self, types, stop_forms, terminal_char, c4, Py_ssize_t short_line, citation,
+                 tuple policy_phrases):
+        self.length, self.folded = types.length, types.folded
+        self.word, self.alpha = types.word.view(np.uint8), types.alpha.view(np.uint8)
+        self.punct, self.terminal = types.punct.view(np.uint8), types.terminal.view(np.uint8)
+        self.terminal_char = terminal_char
+        self.stamp = np.full(stop_forms, -1, np.int64)
+        self.short_line, self.min_words = short_line, c4.min_words_per_line
+        self.max_word_length = c4.max_word_length
+        self.javascript, self.policy, self.citations = c4.javascript, c4.policy, c4.remove_citations
+        self.citation, self.policy_phrases = citation, policy_phrases
+
+    cdef Py_ssize_t _sentences(self, const int64_t[::1] ids, Py_ssize_t start, Py_ssize_t end):
+        """`signals.line_sentences` of one line's tokens."""
+        cdef Py_ssize_t count = end > start, k
+        cdef bint since = False
+        for k in range(start, end):
+            if not self.punct[ids[k]]:
+                count += since
+                since = self.terminal[ids[k]]
+            elif self.terminal[ids[k]]:
+                since = True
+        return count
+
+    def score(self, str text, const int64_t[::1] ids, const int64_t[::1] starts,
+              const uint8_t[::1] stop, Py_ssize_t doc, double[::1] row):
+        """Write the document's signals into ``row``; False (nothing written) for a text with
+        line breaks other than "\\n", which the Python version reads."""
+        cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i, k, a, b, start, end, piece = 0
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void* data = PyUnicode_DATA(text)
+        cdef Py_UCS4 ch, last
+        cdef Py_ssize_t hashes = 0, ellipses = 0, dots = 0, tokens = len(ids)
+        cdef Py_ssize_t words = 0, word_chars = 0, alpha = 0, stops = 0
+        cdef Py_ssize_t bullets = 0, ellipsis_lines = 0, splitlines
+        cdef Py_ssize_t c4_lines = 0, c4_punct = 0, sentences = 0, lorem = 0, curly = 0
+        cdef Py_ssize_t javascript = 0, policy = 0
+        cdef Py_ssize_t fw_lines = 0, fw_punct = 0, fw_short = 0, run = 0
+        cdef _Repeats fineweb = _Repeats(), lines, paragraphs
+        for i in range(n):
+            ch = PyUnicode_READ(kind, data, i)
+            if _breaks_line(ch):
+                return False
+            if ch == 35:  # #
+                hashes += 1
+            elif ch == 0x2026:  # …
+                ellipses += 1
+            if ch == 46:  # "..." counted as str.count counts it: a run of k full stops has k // 3
+                run += 1
+            else:
+                dots += run // 3
+                run = 0
+        dots += run // 3
+        for k in range(tokens):
+            if self.word[ids[k]]:
+                words += 1
+                word_chars += self.length[ids[k]]
+            alpha += self.alpha[ids[k]]
+            if stop[self.folded[ids[k]]] and self.stamp[self.folded[ids[k]]] != doc:
+                self.stamp[self.folded[ids[k]]] = doc
+                stops += 1
+        start = 0
+        while start <= n:
+            end = start
+            while end < n and PyUnicode_READ(kind, data, end) != 10:
+                end += 1
+            a, b = start, end
+            while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
+                a += 1
+            while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
+                b -= 1
+            if a < b:
+                ch, last = PyUnicode_READ(kind, data, a), PyUnicode_READ(kind, data, b - 1)
+                bullets += ch == 0x2022 or ch == 45
+                ellipsis_lines += last == 0x2026 or (
+                    b - a >= 3 and last == 46 and PyUnicode_READ(kind, data, b - 2) == 46
+                    and PyUnicode_READ(kind, data, b - 3) == 46
+                )
+                fw_lines += 1
+                last = PyUnicode_READ(kind, data, end - 1)
+                fw_punct += last < len(self.terminal_char) and self.terminal_char[last]
+                fw_short += end - start <= self.short_line
+                fineweb.add(text, start, end)
+                c4_lines += 1
+                sentences += self._c4_line(text, kind, data, a, b, ids, starts[piece],
+                                           starts[piece + 1], &c4_punct, &lorem, &curly,
+                                           &javascript, &policy)
+            piece += 1
+            start = end + 1
+        lines = _runs_split(text, kind, data, 0, n, 1)
+        a, b = 0, n
+        while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
+            a += 1
+        while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
+            b -= 1
+        paragraphs = _runs_split(text, kind, data, a, b, 2)
+        # str.splitlines: no line after a final "\n" (nor in an empty text)
+        splitlines = max(piece - (n == 0 or PyUnicode_READ(kind, data, n - 1) == 10), 1)
+        size = max(n, 1)
+        values = (
+            words, word_chars / words if words else 0.0, max(hashes, dots + ellipses) / max(tokens, 1),
+            bullets / splitlines, ellipsis_lines / splitlines, alpha / max(tokens, 1), stops,
+            lines.count / lines.items, paragraphs.count / paragraphs.items, lines.chars / size,
+            paragraphs.chars / size, c4_punct / max(c4_lines, 1), sentences, lorem, curly,
+            javascript, policy, fw_punct / max(fw_lines, 1), fw_short / max(fw_lines, 1),
+            fineweb.chars / max(n - (piece - 1), 1), (piece - 1) / max(tokens, 1),
+        )
+        for k in range(len(values)):
+            row[k] = values[k]
+        return True
+
+    cdef Py_ssize_t _c4_line(self, str text, int kind, void* data, Py_ssize_t a, Py_ssize_t b,
+                             const int64_t[::1] ids, Py_ssize_t first, Py_ssize_t stop,
+                             Py_ssize_t* punct, Py_ssize_t* lorem, Py_ssize_t* curly,
+                             Py_ssize_t* javascript, Py_ssize_t* policy):
+        """C4's tests of one stripped line, text[a:b] (`signals.c4_signals`): its sentences if
+        C4 keeps it, else 0, counting its other signals on the way."""
+        cdef Py_ssize_t i, chunks = 0, longest = 0, size = 0, sentences
+        cdef Py_UCS4 ch, last = PyUnicode_READ(kind, data, b - 1)
+        cdef bint bracket = False
+        punct[0] += last in ".?!\"'"
+        for i in range(a, b + 1):
+            ch = PyUnicode_READ(kind, data, i) if i < b else 32
+            if Py_UNICODE_ISSPACE(ch):
+                if size:
+                    chunks += 1
+                    longest = max(longest, size)
+                size = 0
+            else:
+                size += 1
+                bracket |= ch == 91  # [
+        if b - a > self.max_word_length and longest > self.max_word_length:
+            return 0
+        if self.citations and bracket:
+            line, sentences = self.citation(PyUnicode_Substring(text, a, b))
+            if not line.endswith((".", "?", "!", '"', "'")) or line.endswith("..."):
+                return 0
+        else:
+            if not (last in ".?!\"'") or (
+                last == 46 and b - a >= 3 and PyUnicode_READ(kind, data, b - 2) == 46
+                and PyUnicode_READ(kind, data, b - 3) == 46
+            ):
+                return 0
+            line, sentences = None, -1
+        if chunks < self.min_words:
+            return 0
+        if line is None:
+            line = PyUnicode_Substring(text, a, b)
+            sentences = self._sentences(ids, first, stop)
+        lowered = line.lower()
+        if "lorem ipsum" in lowered:
+            lorem[0] = 1
+        if self.javascript and "javascript" in lowered:
+            javascript[0] += 1
+            return 0
+        if "{" in line:
+            curly[0] = 1
+        if self.policy and any(phrase in lowered for phrase in self.policy_phrases):
+            policy[0] += 1
+            return 0
+        return sentences
