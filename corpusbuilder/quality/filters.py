@@ -13,7 +13,7 @@ from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.quality.params import RULES, QualityParams
 from corpusbuilder.quality.signals import shard_signals
 from corpusbuilder.quality.words import TokenTypes
-from corpusbuilder.tables import QUALITY_SCHEMA, QUALITY_SIGNALS, ShardTables, read_survivors
+from corpusbuilder.tables import QUALITY_SCHEMA, ShardTables, read_survivors
 
 log = logging.getLogger(__name__)
 

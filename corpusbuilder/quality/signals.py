@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.quality.ngrams import NGRAM_PRIME as _NGRAM_PRIME
-from corpusbuilder.quality.ngrams import shard_ngram_signals
+from corpusbuilder.quality.ngrams import NGRAM_SIGNALS, shard_ngram_signals
 from corpusbuilder.quality.params import C4Params, FineWebParams, QualityParams
 from corpusbuilder.quality.words import ABBREVIATIONS, TERMINAL_PUNCTUATION, TokenTypes, flat_ids
 from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS
@@ -353,7 +353,11 @@ def shard_signals(
         doc_offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids], dtype=np.int64)])
         flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
     sizes = np.array([max(len(text), 1) for text in texts], np.int64)
-    ngrams = shard_ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
+    if _signals is not None:
+        columns = _signals.ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
+        ngrams = dict(zip(NGRAM_SIGNALS, columns.T))
+    else:
+        ngrams = shard_ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
     table = rows.assign(**ngrams).reindex(columns=list(QUALITY_SIGNALS))
     return table.astype(
         {name: np.int64 if name in QUALITY_COUNTS else np.float64 for name in QUALITY_SIGNALS}
