@@ -18,6 +18,7 @@ mark; a text with line breaks other than "\\n" — is handed to the Python versi
 import numpy as np
 
 from cpython.unicode cimport (
+    Py_UNICODE_ISALNUM,
     Py_UNICODE_ISSPACE,
     PyUnicode_DATA,
     PyUnicode_GET_LENGTH,
@@ -26,10 +27,16 @@ from cpython.unicode cimport (
     PyUnicode_Substring,
 )
 from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc
 
 
 cdef extern from "Python.h":
     bint PyUnicode_IS_ASCII(object)
+
+
+cdef uint64_t _FNV_OFFSET = 0xCBF29CE484222325, _FNV_PRIME = 0x100000001B3
+# Fibonacci hashing: a table's slot is the top bits of a hash times this
+cdef uint64_t _GOLDEN = 0x9E3779B97F4A7C15
 
 
 cdef inline bint _ascii_alnum(Py_UCS4 ch) noexcept:
@@ -58,17 +65,26 @@ cdef inline object _type_id(dict types, object word):
 
 
 cdef tuple _quick_ids(str chunk, dict types, frozenset abbreviations):
-    """`words._quick_words` of an ASCII chunk, as type ids; None where it would give ``()``."""
+    """`words._quick_words` of a chunk of code points below U+0300, as type ids; None where it
+    would give ``()`` or the chunk has another code point. (Every string of such code points is
+    NFC and of no script without spaces: `words._plain`.)"""
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(chunk), start = 0, end = n, i, part
-    cdef const uint8_t* data = <const uint8_t*> PyUnicode_DATA(chunk)
-    if data[0] == 40 or data[0] == 34:  # ( "
+    cdef int kind = PyUnicode_KIND(chunk)
+    cdef void* data = PyUnicode_DATA(chunk)
+    cdef Py_UCS4 ch
+    if not PyUnicode_IS_ASCII(chunk):
+        for i in range(n):
+            if PyUnicode_READ(kind, data, i) >= 0x300:
+                return None
+    if PyUnicode_READ(kind, data, 0) in '("\u00ab':
         start = 1
-    if <Py_UCS4> data[n - 1] in '.,;:!?)"':
+    if PyUnicode_READ(kind, data, n - 1) in '.,;:!?)"\u00bb':
         end = n - 1
     if start >= end:
         return None
     if end < n and (
-        (data[n - 1] == 46 and end - start < 2) or PyUnicode_Substring(chunk, start, n) in abbreviations
+        (PyUnicode_READ(kind, data, n - 1) == 46 and end - start < 2)
+        or PyUnicode_Substring(chunk, start, n) in abbreviations
     ):
         return None
     ids = []
@@ -76,18 +92,183 @@ cdef tuple _quick_ids(str chunk, dict types, frozenset abbreviations):
         ids.append(_type_id(types, PyUnicode_Substring(chunk, 0, 1)))
     part = start
     for i in range(start, end + 1):
-        if i == end or data[i] == 45:  # a part ends at a hyphen or the core's end
+        ch = PyUnicode_READ(kind, data, i) if i < end else 45
+        if ch == 45:  # a part ends at a hyphen or the core's end
             if i == part:
                 return None  # an empty part: "a--b", "-a"
             ids.append(_type_id(types, PyUnicode_Substring(chunk, part, i)))
             if i < end:
                 ids.append(_type_id(types, "-"))
             part = i + 1
-        elif not _ascii_alnum(data[i]):
+        elif not Py_UNICODE_ISALNUM(ch):
             return None
     if end < n:
         ids.append(_type_id(types, PyUnicode_Substring(chunk, n - 1, n)))
     return tuple(ids)
+
+
+cdef inline bint _ascii_letter(Py_UCS4 ch) noexcept:
+    return (65 <= ch <= 90) or (97 <= ch <= 122)
+
+
+cdef bint _initials(const uint8_t* data, Py_ssize_t start, Py_ssize_t end) noexcept:
+    """Is data[start:end] letters each followed by a full stop ("U.S.", "e.g.")."""
+    cdef Py_ssize_t i
+    if end - start < 2 or (end - start) % 2:
+        return False
+    for i in range(start, end, 2):
+        if not _ascii_letter(data[i]) or data[i + 1] != 46:
+            return False
+    return True
+
+
+cdef Py_ssize_t _clitic(const uint8_t* data, Py_ssize_t start, Py_ssize_t end) noexcept:
+    """Where the contraction's clitic ("n't", "'s", "'re", ...) ends data[start:end], after a
+    letter (`words._CLITIC`); ``end`` if none does."""
+    cdef Py_ssize_t size = end - start
+    cdef uint8_t a, b, c
+    if size >= 4 and _ascii_letter(data[end - 4]):
+        a, b, c = data[end - 3] | 32, data[end - 2], data[end - 1] | 32
+        if (a == 110 and b == 39 and c == 116) or (  # n't
+            data[end - 3] == 39 and (b | 32, c) in ((114, 101), (118, 101), (108, 108))  # 're 've 'll
+        ):
+            return end - 3
+    if size >= 3 and _ascii_letter(data[end - 3]) and data[end - 2] == 39:
+        if data[end - 1] | 32 in (115, 100, 109):  # 's 'd 'm
+            return end - 2
+    return end
+
+
+cdef tuple _web_ids(str chunk, dict types, frozenset abbreviations):
+    """`words.web_words` of an ASCII chunk (which preparing leaves as it is), as type ids."""
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(chunk), start = 0, end = n, i, step, stem, piece
+    cdef const uint8_t* data = <const uint8_t*> PyUnicode_DATA(chunk)
+    for i in range(n):
+        if _ascii_alnum(data[i]):
+            break
+    else:
+        return (_type_id(types, chunk),)
+    ids, suffix = [], []
+    while start < end and not _ascii_alnum(data[start]) and data[start] != 45:
+        step = start + 1
+        if data[start] == 46 and start + 1 < n and data[start + 1] == 46:  # an ellipsis
+            while step < n and data[step] == 46:
+                step += 1
+        ids.append(_type_id(types, PyUnicode_Substring(chunk, start, step)))
+        start = step
+    while end > start and not _ascii_alnum(data[end - 1]) and data[end - 1] != 45:
+        if _initials(data, start, end) or PyUnicode_Substring(chunk, start, end) in abbreviations:
+            break
+        step = end - 1
+        if data[end - 1] == 46 and end - 2 >= start and data[end - 2] == 46:  # an ellipsis
+            while step > start and data[step - 1] == 46:
+                step -= 1
+        suffix.append(_type_id(types, PyUnicode_Substring(chunk, step, end)))
+        end = step
+    if end > start:
+        core = PyUnicode_Substring(chunk, start, end)
+        if "@" in core or "www." in core or "http://" in core or "https://" in core or (
+            "ftp://" in core
+        ):
+            ids.append(_type_id(types, core))
+        else:
+            stem = _clitic(data, start, end)
+            piece = start
+            for i in range(start + 1, stem - 1):  # a hyphen between letters or digits
+                if data[i] == 45 and _ascii_alnum(data[i - 1]) and _ascii_alnum(data[i + 1]):
+                    ids.append(_type_id(types, PyUnicode_Substring(chunk, piece, i)))
+                    ids.append(_type_id(types, "-"))
+                    piece = i + 1
+            if stem > piece:
+                ids.append(_type_id(types, PyUnicode_Substring(chunk, piece, stem)))
+            if stem < end:
+                ids.append(_type_id(types, PyUnicode_Substring(chunk, stem, end)))
+    ids.extend(reversed(suffix))
+    return tuple(ids)
+
+
+cdef struct _Slot:
+    uint64_t key  # a hash of the chunk's code points
+    int64_t at  # where its type ids, then its code points, are in the pool (-1: an empty slot)
+    int64_t ids  # how many type ids
+
+
+cdef class _Chunks:
+    """The chunks a `cut_texts` call has met, found by a 64-bit hash of their code points
+    without making a str of them: an open-addressing table of slots, each chunk's type ids and
+    code points one run in a pool (a chunk met again costs a slot and a run read in cache
+    lines, not a str, a dict's and a tuple's and its ints' objects)."""
+
+    cdef _Slot* slots
+    cdef Py_ssize_t size, used, pool_used
+    cdef int shift
+    cdef int64_t[::1] pool
+
+    def __cinit__(self):
+        self._allocate(1 << 16)
+        self.pool = np.empty(1 << 20, np.int64)
+
+    def __dealloc__(self):
+        free(self.slots)
+
+    cdef void _allocate(self, Py_ssize_t size):
+        cdef Py_ssize_t k
+        self.slots = <_Slot*> malloc(size * sizeof(_Slot))
+        if self.slots == NULL:
+            raise MemoryError()
+        for k in range(size):
+            self.slots[k].at = -1
+        self.size, self.shift = size, 64
+        while size > 1:
+            size >>= 1
+            self.shift -= 1
+
+    cdef Py_ssize_t _slot(self, uint64_t key, int kind, void* data, Py_ssize_t start,
+                          Py_ssize_t end) noexcept:
+        """The slot of text[start:end] (its code points in ``data``), or the empty one where it
+        goes."""
+        cdef uint64_t at = (key * _GOLDEN) >> self.shift
+        cdef Py_ssize_t k, size = end - start
+        cdef _Slot* slot
+        while True:
+            slot = &self.slots[at]
+            if slot.at < 0:
+                return at
+            if slot.key == key and self.pool[slot.at + slot.ids] == size:
+                for k in range(size):
+                    if self.pool[slot.at + slot.ids + 1 + k] != PyUnicode_READ(kind, data, start + k):
+                        break
+                else:
+                    return at
+            at = (at + 1) & (self.size - 1)
+
+    cdef void add(self, Py_ssize_t at, uint64_t key, int kind, void* data, Py_ssize_t start,
+                  Py_ssize_t end, tuple found):
+        """Put text[start:end] and its type ids in the empty slot ``at`` (`_slot`)."""
+        cdef Py_ssize_t k, need = len(found) + 1 + end - start
+        cdef _Slot* old
+        cdef Py_ssize_t old_size
+        if self.pool_used + need > len(self.pool):
+            self.pool = _grown(np.asarray(self.pool), self.pool_used + need)
+        self.slots[at].key, self.slots[at].at = key, self.pool_used
+        self.slots[at].ids = len(found)
+        for k in range(len(found)):
+            self.pool[self.pool_used + k] = found[k]
+        self.pool[self.pool_used + len(found)] = end - start
+        for k in range(end - start):
+            self.pool[self.pool_used + len(found) + 1 + k] = PyUnicode_READ(kind, data, start + k)
+        self.pool_used += need
+        self.used += 1
+        if 2 * self.used > self.size:  # rehash into twice the slots
+            old, old_size = self.slots, self.size
+            self._allocate(2 * old_size)
+            for k in range(old_size):
+                if old[k].at >= 0:
+                    at = (old[k].key * _GOLDEN) >> self.shift
+                    while self.slots[at].at >= 0:
+                        at = (at + 1) & (self.size - 1)
+                    self.slots[at] = old[k]
+            free(old)
 
 
 def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_memo,
@@ -102,8 +283,12 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
     cdef int kind
     cdef void* data
     cdef Py_UCS4 ch
+    cdef Py_ssize_t slot, at, count, k
+    cdef uint64_t key
     cdef str text
     cdef int64_t[::1] ids_view, starts_view
+    cdef _Chunks met = _Chunks()
+    cdef bint known = len(memo) > 0  # else every chunk the memo holds is one met here
     for text in texts:
         total += PyUnicode_GET_LENGTH(text)
     ids = np.empty(total // 2 + 1024, np.int64)
@@ -134,20 +319,37 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
             if Py_UNICODE_ISSPACE(ch):
                 i += 1
                 continue
-            j = i + 1
-            while j < n and not Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, j)):
+            j, key = i, _FNV_OFFSET  # FNV-1a over the chunk's code points
+            while j < n:
+                ch = PyUnicode_READ(kind, data, j)
+                if Py_UNICODE_ISSPACE(ch):
+                    break
+                key = (key ^ <uint64_t> ch) * _FNV_PRIME
                 j += 1
+            slot = met._slot(key, kind, data, i, j)
+            if met.slots[slot].at >= 0:  # met before: its ids from the pool
+                at, count = met.slots[slot].at, met.slots[slot].ids
+                if tokens + count > len(ids):
+                    ids = _grown(ids, tokens + count)
+                    ids_view = ids
+                for k in range(count):
+                    ids_view[tokens + k] = met.pool[at + k]
+                tokens += count
+                i = j
+                continue
             chunk = PyUnicode_Substring(text, i, j)
-            found = memo.get(chunk)
+            found = memo.get(chunk) if known else None
             if found is None:
-                if PyUnicode_IS_ASCII(chunk):
-                    found = _quick_ids(chunk, types, abbreviations)
+                found = _quick_ids(chunk, types, abbreviations)
+                if found is None and PyUnicode_IS_ASCII(chunk):
+                    found = _web_ids(chunk, types, abbreviations)
                 if found is None:
                     found = cut_new(chunk)
                 else:
                     if len(memo) >= max_memo:
                         memo.clear()
                     memo[chunk] = found
+            met.add(slot, key, kind, data, i, j, found)
             if tokens + len(<tuple> found) > len(ids):
                 ids = _grown(ids, tokens + len(<tuple> found))
                 ids_view = ids
@@ -419,7 +621,7 @@ cdef class _Counts:
 
     cdef Py_ssize_t slot(self, uint64_t key) noexcept:
         """The entry of ``key``: its own, or the empty one where it goes."""
-        cdef uint64_t at = (key * <uint64_t> 0x9E3779B97F4A7C15) >> self.shift
+        cdef uint64_t at = (key * _GOLDEN) >> self.shift
         while self.stamps[at] == self.stamp and self.keys[at] != key:
             at = (at + 1) & self.mask
         return at
@@ -465,7 +667,7 @@ def ngram_signals(const uint64_t[::1] keys, const int64_t[::1] lengths,
                 break
             for k in range(candidates):  # the n-grams' hashes from the (n-1)-grams'
                 i = at[k]
-                hashes[i] = hashes[i] * <uint64_t> 0x100000001B3 ^ keys[first + i + n - 1]
+                hashes[i] = hashes[i] * _FNV_PRIME ^ keys[first + i + n - 1]
             counts.clear(candidates)
             for k in range(candidates):
                 counts.add(hashes[at[k]], at[k])
