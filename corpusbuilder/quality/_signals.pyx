@@ -28,6 +28,7 @@ from cpython.unicode cimport (
 )
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcmp
 
 
 cdef extern from "Python.h":
@@ -364,30 +365,64 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
     return ids[:tokens], doc_offsets, starts[:pieces], doc_pieces
 
 
-cdef class _Repeats:
-    """Items equal to an earlier one, and their characters (`signals.duplicates`)."""
+cdef struct _Item:
+    uint64_t key  # a hash of the item's code points
+    Py_ssize_t start, end  # where it is in the text (start -1: an empty slot)
 
-    cdef set seen
+
+cdef class _Repeats:
+    """Items (pieces of one text) equal to an earlier one, and their characters
+    (`signals.duplicates`): an open-addressing table of the items met, compared in place."""
+
+    cdef _Item* slots
+    cdef Py_ssize_t size
+    cdef int shift, kind
+    cdef const char* data
     cdef public Py_ssize_t items, count, chars
 
-    def __cinit__(self):
-        self.seen = set()
+    def __cinit__(self, Py_ssize_t capacity, str text):
+        cdef Py_ssize_t k
+        self.size, self.shift = 16, 60
+        while self.size < 2 * capacity:
+            self.size, self.shift = 2 * self.size, self.shift - 1
+        self.slots = <_Item*> malloc(self.size * sizeof(_Item))
+        if self.slots == NULL:
+            raise MemoryError()
+        for k in range(self.size):
+            self.slots[k].start = -1
+        self.kind, self.data = PyUnicode_KIND(text), <const char*> PyUnicode_DATA(text)
 
-    cdef void add(self, str text, Py_ssize_t start, Py_ssize_t end):
-        item = PyUnicode_Substring(text, start, end)
+    def __dealloc__(self):
+        free(self.slots)
+
+    cdef void add(self, Py_ssize_t start, Py_ssize_t end) noexcept:
+        cdef uint64_t key = _FNV_OFFSET, at
+        cdef Py_ssize_t k
+        cdef _Item* slot
+        for k in range(start, end):
+            key = (key ^ <uint64_t> PyUnicode_READ(self.kind, self.data, k)) * _FNV_PRIME
         self.items += 1
-        if item in self.seen:
-            self.count += 1
-            self.chars += end - start
-        else:
-            self.seen.add(item)
+        at = (key * _GOLDEN) >> self.shift
+        while True:
+            slot = &self.slots[at]
+            if slot.start < 0:
+                slot.key, slot.start, slot.end = key, start, end
+                return
+            if slot.key == key and slot.end - slot.start == end - start and memcmp(
+                self.data + slot.start * self.kind, self.data + start * self.kind,
+                (end - start) * self.kind
+            ) == 0:
+                self.count += 1
+                self.chars += end - start
+                return
+            at = (at + 1) & (self.size - 1)
 
 
 cdef _Repeats _runs_split(str text, int kind, void* data, Py_ssize_t start, Py_ssize_t end,
-                          Py_ssize_t run):
+                          Py_ssize_t run, Py_ssize_t capacity):
     """The duplicates of the pieces of text[start:end] between runs of at least ``run``
     newlines (`signals.line_repetition_signals`' re.split)."""
-    cdef _Repeats repeats = _Repeats()
+    cdef _Repeats repeats = _Repeats(capacity, text)
     cdef Py_ssize_t i = start, j, piece = start
     while i < end:
         if PyUnicode_READ(kind, data, i) != 10:
@@ -397,11 +432,19 @@ cdef _Repeats _runs_split(str text, int kind, void* data, Py_ssize_t start, Py_s
         while j < end and PyUnicode_READ(kind, data, j) == 10:
             j += 1
         if j - i >= run:
-            repeats.add(text, piece, i)
+            repeats.add(piece, i)
             piece = j
         i = j
-    repeats.add(text, piece, end)
+    repeats.add(piece, end)
     return repeats
+
+
+# what `LineTests` reads of a type, one bit each
+cdef enum:
+    _WORD = 1
+    _ALPHA = 2
+    _PUNCT = 4
+    _TERMINAL = 8
 
 
 # the signals `LineTests.score` writes, in its row's order
@@ -419,7 +462,7 @@ cdef class LineTests:
     what the signals read of each type (`words.TokenTypes`)."""
 
     cdef const int64_t[::1] length, folded
-    cdef const uint8_t[::1] word, alpha, punct, terminal, terminal_char
+    cdef const uint8_t[::1] flags, terminal_char  # flags: per type, _WORD | _ALPHA | ...
     cdef int64_t[::1] stamp
     cdef object c4, citation
     cdef Py_ssize_t short_line, min_words, max_word_length
@@ -429,8 +472,10 @@ cdef class LineTests:
     def __init__(self, types, stop_forms, terminal_char, c4, Py_ssize_t short_line, citation,
                  tuple policy_phrases):
         self.length, self.folded = types.length, types.folded
-        self.word, self.alpha = types.word.view(np.uint8), types.alpha.view(np.uint8)
-        self.punct, self.terminal = types.punct.view(np.uint8), types.terminal.view(np.uint8)
+        self.flags = (
+            types.word * _WORD + types.alpha * _ALPHA + types.punct * _PUNCT
+            + types.terminal * _TERMINAL
+        ).astype(np.uint8)
         self.terminal_char = terminal_char
         self.stamp = np.full(stop_forms, -1, np.int64)
         self.short_line, self.min_words = short_line, c4.min_words_per_line
@@ -442,11 +487,13 @@ cdef class LineTests:
         """`signals.line_sentences` of one line's tokens."""
         cdef Py_ssize_t count = end > start, k
         cdef bint since = False
+        cdef uint8_t flags
         for k in range(start, end):
-            if not self.punct[ids[k]]:
+            flags = self.flags[ids[k]]
+            if not flags & _PUNCT:
                 count += since
-                since = self.terminal[ids[k]]
-            elif self.terminal[ids[k]]:
+                since = (flags & _TERMINAL) != 0
+            elif flags & _TERMINAL:
                 since = True
         return count
 
@@ -464,11 +511,14 @@ cdef class LineTests:
         cdef Py_ssize_t c4_lines = 0, c4_punct = 0, sentences = 0, lorem = 0, curly = 0
         cdef Py_ssize_t javascript = 0, policy = 0
         cdef Py_ssize_t fw_lines = 0, fw_punct = 0, fw_short = 0, run = 0
-        cdef _Repeats fineweb = _Repeats(), lines, paragraphs
+        cdef Py_ssize_t newlines = 0
+        cdef uint8_t flags
+        cdef _Repeats fineweb, lines, paragraphs
         for i in range(n):
             ch = PyUnicode_READ(kind, data, i)
             if _breaks_line(ch):
                 return False
+            newlines += ch == 10
             if ch == 35:  # #
                 hashes += 1
             elif ch == 0x2026:  # …
@@ -479,11 +529,13 @@ cdef class LineTests:
                 dots += run // 3
                 run = 0
         dots += run // 3
+        fineweb = _Repeats(newlines + 1, text)
         for k in range(tokens):
-            if self.word[ids[k]]:
+            flags = self.flags[ids[k]]
+            if flags & _WORD:
                 words += 1
                 word_chars += self.length[ids[k]]
-            alpha += self.alpha[ids[k]]
+            alpha += (flags & _ALPHA) != 0
             if stop[self.folded[ids[k]]] and self.stamp[self.folded[ids[k]]] != doc:
                 self.stamp[self.folded[ids[k]]] = doc
                 stops += 1
@@ -508,20 +560,20 @@ cdef class LineTests:
                 last = PyUnicode_READ(kind, data, end - 1)
                 fw_punct += last < len(self.terminal_char) and self.terminal_char[last]
                 fw_short += end - start <= self.short_line
-                fineweb.add(text, start, end)
+                fineweb.add(start, end)
                 c4_lines += 1
                 sentences += self._c4_line(text, kind, data, a, b, ids, starts[piece],
                                            starts[piece + 1], &c4_punct, &lorem, &curly,
                                            &javascript, &policy)
             piece += 1
             start = end + 1
-        lines = _runs_split(text, kind, data, 0, n, 1)
+        lines = _runs_split(text, kind, data, 0, n, 1, newlines + 1)
         a, b = 0, n
         while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
             a += 1
         while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
             b -= 1
-        paragraphs = _runs_split(text, kind, data, a, b, 2)
+        paragraphs = _runs_split(text, kind, data, a, b, 2, newlines + 1)
         # str.splitlines: no line after a final "\n" (nor in an empty text)
         splitlines = max(piece - (n == 0 or PyUnicode_READ(kind, data, n - 1) == 10), 1)
         size = max(n, 1)

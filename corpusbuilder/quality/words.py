@@ -205,25 +205,29 @@ class TokenTypes:
         self._stoplists: dict[str | None, tuple[str | None, frozenset[str]]] = {}
 
     def update(self) -> None:
+        """Read what the signals read of the types the vocabulary learnt since the last call
+        (the common case, letters and digits, by maps of str methods, looping in C)."""
         done, total = self.size, len(self.vocabulary.types)
         if total == done:
             return
         new = _last(self.vocabulary.types, done)
+        count = len(new)
         for name in ("length", "word", "alpha", "punct", "terminal", "key", "folded"):
             setattr(self, name, _grown(getattr(self, name), total))
         part = slice(done, total)
-        self.length[part] = [len(t) for t in new]
+        self.length[part] = np.fromiter(map(len, new), np.int64, count)
         # most types are letters and digits: a word, not punctuation, with a letter unless
         # ASCII digits alone; the character tests run on the others
-        alnum = np.array([t.isalnum() for t in new], bool)
-        ascii_alnum = alnum & np.array([t.isascii() for t in new], bool)
+        alnum = np.fromiter(map(str.isalnum, new), bool, count)
+        ascii_alnum = alnum & np.fromiter(map(str.isascii, new), bool, count)
         other = np.flatnonzero(~alnum) + done
         rest = np.flatnonzero(alnum & ~ascii_alnum) + done
         at_ascii = np.flatnonzero(ascii_alnum)
         self.word[part] = alnum
         self.word[other] = [not all(map(_is_symbol, new[i - done])) for i in other.tolist()]
         self.alpha[part] = False
-        self.alpha[at_ascii + done] = [not new[i].isdigit() for i in at_ascii.tolist()]
+        digits = np.fromiter(map(str.isdigit, [new[i] for i in at_ascii.tolist()]), bool)
+        self.alpha[at_ascii + done] = ~digits
         for index in (other, rest):
             self.alpha[index] = [any(c.isalpha() for c in new[i - done]) for i in index.tolist()]
         self.punct[part] = False
@@ -242,7 +246,8 @@ class TokenTypes:
         known, filled = self._stop.get(name or "", (np.zeros(0, bool), 0))
         if filled < len(self.lower):
             known = _grown(known, len(self.lower))
-            known[filled : len(self.lower)] = [form in words for form in _last(self.lower, filled)]
+            forms = _last(self.lower, filled)
+            known[filled : len(self.lower)] = np.fromiter(map(words.__contains__, forms), bool)
             self._stop[name or ""] = (known, len(self.lower))
         return known
 
