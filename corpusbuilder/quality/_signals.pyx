@@ -19,6 +19,7 @@ import numpy as np
 
 from cpython.unicode cimport (
     Py_UNICODE_ISALNUM,
+    Py_UNICODE_ISDECIMAL,
     Py_UNICODE_ISSPACE,
     PyUnicode_DATA,
     PyUnicode_GET_LENGTH,
@@ -65,21 +66,26 @@ cdef inline object _type_id(dict types, object word):
     return found
 
 
-cdef tuple _quick_ids(str chunk, dict types, frozenset abbreviations):
-    """`words._quick_words` of a chunk of code points below U+0300, as type ids; None where it
-    would give ``()`` or the chunk has another code point. (Every string of such code points is
-    NFC and of no script without spaces: `words._plain`.)"""
+cdef inline bint _preparing_keeps(Py_UCS4 ch) noexcept:
+    """Does `tokenise.prepare_text` leave every chunk of such code points as it is: below
+    U+0300 but the soft hyphen, or general punctuation's dashes, quotes and ellipsis (every
+    string of them is NFC, none is invisible or of a script without spaces)."""
+    return (ch < 0x300 and ch != 0xAD) or 0x2010 <= ch <= 0x2027
+
+
+cdef inline bint _letter(Py_UCS4 ch) noexcept:
+    """``[^\\W\\d_]`` of Python's re."""
+    return Py_UNICODE_ISALNUM(ch) and not Py_UNICODE_ISDECIMAL(ch) and ch != 95
+
+
+cdef tuple _quick_ids(str chunk, int kind, void* data, dict types, frozenset abbreviations):
+    """`words._quick_words` of a chunk that preparing keeps (`_preparing_keeps`), as type ids;
+    None where it would give ``()``."""
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(chunk), start = 0, end = n, i, part
-    cdef int kind = PyUnicode_KIND(chunk)
-    cdef void* data = PyUnicode_DATA(chunk)
     cdef Py_UCS4 ch
-    if not PyUnicode_IS_ASCII(chunk):
-        for i in range(n):
-            if PyUnicode_READ(kind, data, i) >= 0x300:
-                return None
-    if PyUnicode_READ(kind, data, 0) in '("\u00ab':
+    if PyUnicode_READ(kind, data, 0) in '("\u201c\u00ab':
         start = 1
-    if PyUnicode_READ(kind, data, n - 1) in '.,;:!?)"\u00bb':
+    if PyUnicode_READ(kind, data, n - 1) in '.,;:!?)"\u201d\u00bb':
         end = n - 1
     if start >= end:
         return None
@@ -108,61 +114,76 @@ cdef tuple _quick_ids(str chunk, dict types, frozenset abbreviations):
     return tuple(ids)
 
 
-cdef inline bint _ascii_letter(Py_UCS4 ch) noexcept:
-    return (65 <= ch <= 90) or (97 <= ch <= 122)
-
-
-cdef bint _initials(const uint8_t* data, Py_ssize_t start, Py_ssize_t end) noexcept:
-    """Is data[start:end] letters each followed by a full stop ("U.S.", "e.g.")."""
+cdef bint _initials(int kind, void* data, Py_ssize_t start, Py_ssize_t end) noexcept:
+    """Is text[start:end] letters each followed by a full stop ("U.S.", "e.g.")."""
     cdef Py_ssize_t i
     if end - start < 2 or (end - start) % 2:
         return False
     for i in range(start, end, 2):
-        if not _ascii_letter(data[i]) or data[i + 1] != 46:
+        if not _letter(PyUnicode_READ(kind, data, i)) or PyUnicode_READ(kind, data, i + 1) != 46:
             return False
     return True
 
 
-cdef Py_ssize_t _clitic(const uint8_t* data, Py_ssize_t start, Py_ssize_t end) noexcept:
-    """Where the contraction's clitic ("n't", "'s", "'re", ...) ends data[start:end], after a
-    letter (`words._CLITIC`); ``end`` if none does."""
-    cdef Py_ssize_t size = end - start
-    cdef uint8_t a, b, c
-    if size >= 4 and _ascii_letter(data[end - 4]):
-        a, b, c = data[end - 3] | 32, data[end - 2], data[end - 1] | 32
-        if (a == 110 and b == 39 and c == 116) or (  # n't
-            data[end - 3] == 39 and (b | 32, c) in ((114, 101), (118, 101), (108, 108))  # 're 've 'll
+cdef inline bint _apostrophe(Py_UCS4 ch) noexcept:
+    return ch == 39 or ch == 0x2019
+
+
+cdef Py_ssize_t _clitic(int kind, void* data, Py_ssize_t start, Py_ssize_t end) noexcept:
+    """Where the contraction's clitic ("n't", "'s", "'re", ...) ends text[start:end], after a
+    letter (`words._CLITIC`, case-insensitive); ``end`` if none does."""
+    cdef unsigned int a = 0, b = 0, c = <unsigned int> PyUnicode_READ(kind, data, end - 1)
+    c |= 32
+    if end - start >= 3:
+        a = <unsigned int> PyUnicode_READ(kind, data, end - 3)
+        b = <unsigned int> PyUnicode_READ(kind, data, end - 2)
+    if end - start >= 4 and _letter(PyUnicode_READ(kind, data, end - 4)):
+        if (a | 32) == 110 and _apostrophe(b) and c == 116:  # n't
+            return end - 3
+        if _apostrophe(a) and (
+            ((b | 32) == 114 and c == 101)  # 're
+            or ((b | 32) == 118 and c == 101)  # 've
+            or ((b | 32) == 108 and c == 108)  # 'll
         ):
             return end - 3
-    if size >= 3 and _ascii_letter(data[end - 3]) and data[end - 2] == 39:
-        if data[end - 1] | 32 in (115, 100, 109):  # 's 'd 'm
-            return end - 2
+    if end - start >= 3 and _letter(a) and _apostrophe(b) and (c == 115 or c == 100 or c == 109):
+        return end - 2  # 's 'd 'm
     return end
 
 
-cdef tuple _web_ids(str chunk, dict types, frozenset abbreviations):
-    """`words.web_words` of an ASCII chunk (which preparing leaves as it is), as type ids."""
+cdef tuple _web_ids(str chunk, int kind, void* data, dict types, frozenset abbreviations):
+    """`words.web_words` of a chunk that preparing keeps (`_preparing_keeps`), as type ids; None
+    for one with a long s (which re's case-insensitive "s" of a clitic matches)."""
     cdef Py_ssize_t n = PyUnicode_GET_LENGTH(chunk), start = 0, end = n, i, step, stem, piece
-    cdef const uint8_t* data = <const uint8_t*> PyUnicode_DATA(chunk)
+    cdef Py_UCS4 ch
     for i in range(n):
-        if _ascii_alnum(data[i]):
+        if PyUnicode_READ(kind, data, i) == 0x17F:
+            return None
+    for i in range(n):
+        if Py_UNICODE_ISALNUM(PyUnicode_READ(kind, data, i)):
             break
     else:
         return (_type_id(types, chunk),)
     ids, suffix = [], []
-    while start < end and not _ascii_alnum(data[start]) and data[start] != 45:
+    while start < end:
+        ch = PyUnicode_READ(kind, data, start)
+        if Py_UNICODE_ISALNUM(ch) or ch == 45:
+            break
         step = start + 1
-        if data[start] == 46 and start + 1 < n and data[start + 1] == 46:  # an ellipsis
-            while step < n and data[step] == 46:
+        if ch == 46 and start + 1 < n and PyUnicode_READ(kind, data, start + 1) == 46:
+            while step < n and PyUnicode_READ(kind, data, step) == 46:  # an ellipsis
                 step += 1
         ids.append(_type_id(types, PyUnicode_Substring(chunk, start, step)))
         start = step
-    while end > start and not _ascii_alnum(data[end - 1]) and data[end - 1] != 45:
-        if _initials(data, start, end) or PyUnicode_Substring(chunk, start, end) in abbreviations:
+    while end > start:
+        ch = PyUnicode_READ(kind, data, end - 1)
+        if Py_UNICODE_ISALNUM(ch) or ch == 45:
+            break
+        if _initials(kind, data, start, end) or PyUnicode_Substring(chunk, start, end) in abbreviations:
             break
         step = end - 1
-        if data[end - 1] == 46 and end - 2 >= start and data[end - 2] == 46:  # an ellipsis
-            while step > start and data[step - 1] == 46:
+        if ch == 46 and end - 2 >= start and PyUnicode_READ(kind, data, end - 2) == 46:
+            while step > start and PyUnicode_READ(kind, data, step - 1) == 46:  # an ellipsis
                 step -= 1
         suffix.append(_type_id(types, PyUnicode_Substring(chunk, step, end)))
         end = step
@@ -173,10 +194,12 @@ cdef tuple _web_ids(str chunk, dict types, frozenset abbreviations):
         ):
             ids.append(_type_id(types, core))
         else:
-            stem = _clitic(data, start, end)
+            stem = _clitic(kind, data, start, end)
             piece = start
             for i in range(start + 1, stem - 1):  # a hyphen between letters or digits
-                if data[i] == 45 and _ascii_alnum(data[i - 1]) and _ascii_alnum(data[i + 1]):
+                if PyUnicode_READ(kind, data, i) == 45 and Py_UNICODE_ISALNUM(
+                    PyUnicode_READ(kind, data, i - 1)
+                ) and Py_UNICODE_ISALNUM(PyUnicode_READ(kind, data, i + 1)):
                     ids.append(_type_id(types, PyUnicode_Substring(chunk, piece, i)))
                     ids.append(_type_id(types, "-"))
                     piece = i + 1
@@ -285,6 +308,8 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
     cdef void* data
     cdef Py_UCS4 ch
     cdef Py_ssize_t slot, at, count, k
+    cdef int ckind
+    cdef void* cdata
     cdef uint64_t key
     cdef str text
     cdef int64_t[::1] ids_view, starts_view
@@ -341,9 +366,17 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
             chunk = PyUnicode_Substring(text, i, j)
             found = memo.get(chunk) if known else None
             if found is None:
-                found = _quick_ids(chunk, types, abbreviations)
-                if found is None and PyUnicode_IS_ASCII(chunk):
-                    found = _web_ids(chunk, types, abbreviations)
+                ckind, cdata = PyUnicode_KIND(chunk), PyUnicode_DATA(chunk)
+                if not PyUnicode_IS_ASCII(chunk):
+                    for k in range(j - i):
+                        if not _preparing_keeps(PyUnicode_READ(ckind, cdata, k)):
+                            break
+                    else:
+                        k = -1
+                if PyUnicode_IS_ASCII(chunk) or k < 0:
+                    found = _quick_ids(chunk, ckind, cdata, types, abbreviations)
+                    if found is None:
+                        found = _web_ids(chunk, ckind, cdata, types, abbreviations)
                 if found is None:
                     found = cut_new(chunk)
                 else:
