@@ -16,8 +16,9 @@ from corpusbuilder.quality.words import ABBREVIATIONS, TERMINAL_PUNCTUATION, Tok
 from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS
 
 try:
-    # compiled from _signals.pyx at build time: mypy sees no module (and no stub) for it
-    from corpusbuilder.quality import _signals  # type: ignore[attr-defined]
+    # compiled from _signals.pyx at build time (imported by its own name: importing it from
+    # the package would make the package's import of this module a cycle)
+    import corpusbuilder.quality._signals as _signals
 except ImportError:  # built without a C compiler: the Python versions below, same values
     _signals = None
 
