@@ -1,5 +1,6 @@
 """The one part of the build pyproject.toml cannot declare: the optional compiled walks of the
-`best` preset (corpusbuilder/extraction/_fastpath.pyx, against lxml's headers).
+`best` preset (corpusbuilder/extraction/_fastpath.pyx, against lxml's headers) and the quality
+stage's compiled signals (corpusbuilder/quality/_signals.pyx).
 
 Without a C compiler or Python's headers the build warns and goes on without them; the package
 then runs the same walks in Python, with the same results, more slowly.
@@ -40,7 +41,8 @@ setup(
                 "corpusbuilder.extraction._fastpath",
                 ["corpusbuilder/extraction/_fastpath.pyx"],
                 include_dirs=lxml.get_include(),
-            )
+            ),
+            Extension("corpusbuilder.quality._signals", ["corpusbuilder/quality/_signals.pyx"]),
         ],
         compiler_directives={"language_level": 3},
     ),

@@ -13,7 +13,7 @@ from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.quality.params import RULES, QualityParams
 from corpusbuilder.quality.signals import shard_signals
 from corpusbuilder.quality.words import TokenTypes
-from corpusbuilder.tables import QUALITY_SCHEMA, QUALITY_SIGNALS, ShardTables, read_survivors
+from corpusbuilder.tables import QUALITY_SCHEMA, ShardTables, read_survivors
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +43,9 @@ def quality_table(
     `QualityParams.filter` sets failed; null when none is) and ``kept``."""
     documents = list(documents)
     ids = [doc_id for doc_id, _, _ in documents]
-    rows = shard_signals(
+    table = shard_signals(
         [(language, text) for _, language, text in documents], TokenTypes(), params
     )
-    table = pd.DataFrame(rows, columns=list(QUALITY_SIGNALS))
     table.insert(0, "doc_id", pd.Series(ids, dtype=object))
     failed = rule_failures(table, params)
     labels = np.array(list(failed), dtype=object)

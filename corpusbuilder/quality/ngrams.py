@@ -13,6 +13,10 @@ import pandas as pd
 
 NGRAM_PRIME = np.uint64(0x100000001B3)
 _SALT = np.uint64(0x9E3779B97F4A7C15)
+NGRAM_SIGNALS = (
+    *(f"top_{n}gram_char_frac" for n in (2, 3, 4)),
+    *(f"dup_{n}gram_char_frac" for n in range(5, 11)),
+)
 
 
 def _first_positions(codes: np.ndarray, count: int) -> np.ndarray:
@@ -84,7 +88,7 @@ def shard_ngram_signals(
     candidates = np.arange(tokens)
     first_tokens = doc_offsets[:-1]
     for n in range(2, 11):
-        name = f"top_{n}gram_char_frac" if n < 5 else f"dup_{n}gram_char_frac"
+        name = NGRAM_SIGNALS[n - 2]
         value = np.zeros(documents, np.int64)
         signals[name] = value
         if tokens < n:

@@ -10,9 +10,17 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.quality.ngrams import NGRAM_PRIME as _NGRAM_PRIME
-from corpusbuilder.quality.ngrams import shard_ngram_signals
+from corpusbuilder.quality.ngrams import NGRAM_SIGNALS, shard_ngram_signals
 from corpusbuilder.quality.params import C4Params, FineWebParams, QualityParams
-from corpusbuilder.quality.words import TERMINAL_PUNCTUATION, TokenTypes, flat_ids
+from corpusbuilder.quality.words import ABBREVIATIONS, TERMINAL_PUNCTUATION, TokenTypes, flat_ids
+from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS
+
+try:
+    # compiled from _signals.pyx at build time (imported by its own name: importing it from
+    # the package would make the package's import of this module a cycle)
+    import corpusbuilder.quality._signals as _signals
+except ImportError:  # built without a C compiler: the Python versions below, same values
+    _signals = None
 
 # C4: a kept line ends in one of these, and not in an ellipsis
 C4_END_MARKS = (".", "?", "!", '"', "'")
@@ -173,6 +181,12 @@ def line_chunk_counts(text: str, lines: int) -> np.ndarray:
     return np.bincount(np.cumsum(breaks)[starts], minlength=lines)
 
 
+def without_citations(line: str, types: TokenTypes) -> tuple[str, int]:
+    """A line without C4's citation marks, and its sentences."""
+    line = C4_CITATION.sub("", line)
+    return line, sentence_count(types.ids(line), types)
+
+
 def c4_signals(
     text: str, chunk_offsets: np.ndarray, ids: np.ndarray, types: TokenTypes, params: C4Params
 ):
@@ -205,8 +219,7 @@ def c4_signals(
         ):
             continue
         if params.remove_citations and "[" in line:
-            line = C4_CITATION.sub("", line)
-            sentences[number] = sentence_count(types.ids(line), types)
+            line, sentences[number] = without_citations(line, types)
         if not line.endswith(C4_END_MARKS) or line.endswith("..."):
             continue
         if words < params.min_words_per_line:
@@ -265,39 +278,95 @@ def gopher_quality_signals(
     }
 
 
+def line_signals(
+    text: str, language: str | None, ids: np.ndarray, types: TokenTypes, params: QualityParams
+) -> dict[str, float]:
+    """Every signal of `QUALITY_SIGNALS` of one document but its n-gram signals, given its type
+    ids."""
+    chunk_offsets = np.concatenate([[0], np.cumsum([len(c) for c in types.chunk_ids(text)])])
+    return {
+        **gopher_quality_signals(text, ids, types, language),
+        **line_repetition_signals(text),
+        **c4_signals(text, chunk_offsets.astype(np.int64), ids, types, params.c4),
+        **fineweb_signals(text, len(ids), params.fineweb),
+    }
+
+
+# per code point of planes 0 and 1 (TERMINAL_PUNCTUATION's): is it terminal punctuation
+_TERMINAL_CHARS = np.zeros(0x20000, np.uint8)
+_TERMINAL_CHARS[[ord(ch) for ch in TERMINAL_PUNCTUATION]] = 1
+
+
+def _compiled_rows(
+    documents: list[tuple[str | None, str]], types: TokenTypes, params: QualityParams
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """The signals but the n-gram ones of a shard's documents by the compiled loops
+    (`_signals.cut_texts`, `_signals.LineTests`), the shard's type ids and each document's
+    offset in them."""
+    vocabulary = types.vocabulary
+    texts = [text for _, text in documents]
+    ids, doc_offsets, starts, doc_pieces = _signals.cut_texts(
+        texts,
+        vocabulary._memo,
+        vocabulary.types,
+        vocabulary.cut_new,
+        vocabulary.max_memo,
+        ABBREVIATIONS,
+    )
+    types.update()
+    tests = _signals.LineTests(
+        types,
+        len(types.lower),
+        _TERMINAL_CHARS,
+        params.c4,
+        params.fineweb.short_line_length,
+        lambda line: without_citations(line, types),
+        C4_POLICY,
+    )
+    rows = np.zeros((len(texts), len(_signals.COLUMNS)))
+    for number, (language, text) in enumerate(documents):
+        doc_ids = ids[doc_offsets[number] : doc_offsets[number + 1]]
+        pieces = starts[doc_pieces[number] : doc_pieces[number + 1]]
+        stop = types.stop(language).view(np.uint8)
+        if not tests.score(text, doc_ids, pieces, stop, number, rows[number]):
+            row = line_signals(text, language, doc_ids, types, params)
+            rows[number] = [row[name] for name in _signals.COLUMNS]
+    return pd.DataFrame(rows, columns=list(_signals.COLUMNS)), ids, doc_offsets
+
+
 def shard_signals(
     documents: list[tuple[str | None, str]], types: TokenTypes, params: QualityParams
-) -> list[dict[str, float]]:
-    """Every signal of `QUALITY_SIGNALS` for each of a shard's documents, given as (language,
-    text): their words cut at once (`TokenTypes.learn`), their n-gram signals counted at once
-    (`shard_ngram_signals`), the rest per document."""
+) -> pd.DataFrame:
+    """Every signal of `QUALITY_SIGNALS` (columns) for each of a shard's documents (rows), given
+    as (language, text): their words cut at once, their n-gram signals counted at once
+    (`shard_ngram_signals`), the rest per document — by the compiled loops where they are built
+    (`_compiled_rows`), else in Python (`TokenTypes.learn`, `line_signals`)."""
     texts = [text for _, text in documents]
-    chunks = types.learn(texts)
-    # each document's tokens at its chunks' offsets
-    chunk_offsets = [
-        np.concatenate([[0], np.cumsum(np.fromiter(map(len, chunk), np.int64, len(chunk)))])
-        for chunk in chunks
-    ]
-    ids = [flat_ids(chunk, int(at[-1])) for chunk, at in zip(chunks, chunk_offsets)]
-    doc_offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids], dtype=np.int64)])
-    flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
+    if _signals is not None:
+        rows, flat, doc_offsets = _compiled_rows(documents, types, params)
+    else:
+        ids = [flat_ids(chunk) for chunk in types.learn(texts)]
+        records = [
+            line_signals(text, language, ids[number], types, params)
+            for number, (language, text) in enumerate(documents)
+        ]
+        rows = pd.DataFrame(records, index=pd.RangeIndex(len(records)))
+        doc_offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids], dtype=np.int64)])
+        flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
     sizes = np.array([max(len(text), 1) for text in texts], np.int64)
-    ngrams = shard_ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
-    ngram_rows = pd.DataFrame(ngrams).to_dict("records")
-    return [
-        {
-            **gopher_quality_signals(text, ids[number], types, language),
-            **line_repetition_signals(text),
-            **ngram_rows[number],
-            **c4_signals(text, chunk_offsets[number], ids[number], types, params.c4),
-            **fineweb_signals(text, len(ids[number]), params.fineweb),
-        }
-        for number, (language, text) in enumerate(documents)
-    ]
+    if _signals is not None:
+        columns = _signals.ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
+        ngrams = dict(zip(NGRAM_SIGNALS, columns.T))
+    else:
+        ngrams = shard_ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
+    table = rows.assign(**ngrams).reindex(columns=list(QUALITY_SIGNALS))
+    return table.astype(
+        {name: np.int64 if name in QUALITY_COUNTS else np.float64 for name in QUALITY_SIGNALS}
+    )
 
 
 def document_signals(
     text: str, language: str | None, types: TokenTypes, params: QualityParams
 ) -> dict[str, float]:
     """Every signal of `QUALITY_SIGNALS` for one document's text."""
-    return shard_signals([(language, text)], types, params)[0]
+    return shard_signals([(language, text)], types, params).to_dict("records")[0]

@@ -115,12 +115,23 @@ class WordVocabulary(Vocabulary):
         ids = [types.setdefault(c, len(types)) for c in simple]
         memo.update(zip(simple, zip(ids)))  # (zip makes the 1-tuples in C)
         for chunk in itertools.compress(new, [not p for p in plain]):
-            words = _quick_words(chunk)
-            if words:
-                memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
-            else:
-                self._tokenise_chunk(chunk)
+            self.cut_new(chunk)
         return True
+
+    def cut_new(self, chunk: str) -> tuple[int, ...]:
+        """The type ids of a chunk not in the memo, cut and stored there: `_quick_words` where
+        it can, `web_words` on the prepared chunk where it cannot."""
+        types = self.types
+        if chunk.isalnum() and _plain(chunk):
+            words: tuple[str, ...] = (chunk,)
+        else:
+            words = _quick_words(chunk)
+            if not words:
+                return self._tokenise_chunk(chunk)
+        if len(self._memo) >= self.max_memo:
+            self._memo.clear()
+        ids = self._memo[chunk] = tuple([types.setdefault(w, len(types)) for w in words])
+        return ids
 
 
 def _quick_words(chunk: str) -> tuple[str, ...]:
@@ -193,26 +204,30 @@ class TokenTypes:
         self._rng = np.random.default_rng(0)
         self._stoplists: dict[str | None, tuple[str | None, frozenset[str]]] = {}
 
-    def _update(self) -> None:
+    def update(self) -> None:
+        """Read what the signals read of the types the vocabulary learnt since the last call
+        (the common case, letters and digits, by maps of str methods, looping in C)."""
         done, total = self.size, len(self.vocabulary.types)
         if total == done:
             return
         new = _last(self.vocabulary.types, done)
+        count = len(new)
         for name in ("length", "word", "alpha", "punct", "terminal", "key", "folded"):
             setattr(self, name, _grown(getattr(self, name), total))
         part = slice(done, total)
-        self.length[part] = [len(t) for t in new]
+        self.length[part] = np.fromiter(map(len, new), np.int64, count)
         # most types are letters and digits: a word, not punctuation, with a letter unless
         # ASCII digits alone; the character tests run on the others
-        alnum = np.array([t.isalnum() for t in new], bool)
-        ascii_alnum = alnum & np.array([t.isascii() for t in new], bool)
+        alnum = np.fromiter(map(str.isalnum, new), bool, count)
+        ascii_alnum = alnum & np.fromiter(map(str.isascii, new), bool, count)
         other = np.flatnonzero(~alnum) + done
         rest = np.flatnonzero(alnum & ~ascii_alnum) + done
         at_ascii = np.flatnonzero(ascii_alnum)
         self.word[part] = alnum
         self.word[other] = [not all(map(_is_symbol, new[i - done])) for i in other.tolist()]
         self.alpha[part] = False
-        self.alpha[at_ascii + done] = [not new[i].isdigit() for i in at_ascii.tolist()]
+        digits = np.fromiter(map(str.isdigit, [new[i] for i in at_ascii.tolist()]), bool)
+        self.alpha[at_ascii + done] = ~digits
         for index in (other, rest):
             self.alpha[index] = [any(c.isalpha() for c in new[i - done]) for i in index.tolist()]
         self.punct[part] = False
@@ -231,7 +246,8 @@ class TokenTypes:
         known, filled = self._stop.get(name or "", (np.zeros(0, bool), 0))
         if filled < len(self.lower):
             known = _grown(known, len(self.lower))
-            known[filled : len(self.lower)] = [form in words for form in _last(self.lower, filled)]
+            forms = _last(self.lower, filled)
+            known[filled : len(self.lower)] = np.fromiter(map(words.__contains__, forms), bool)
             self._stop[name or ""] = (known, len(self.lower))
         return known
 
@@ -244,13 +260,13 @@ class TokenTypes:
             chunks = [cast("list[tuple[int, ...]]", list(map(get, split))) for split in splits]
         else:  # chunk by chunk, clearing the memo on the way
             chunks = [self.vocabulary.chunk_ids(text) for text in texts]
-        self._update()
+        self.update()
         return chunks
 
     def chunk_ids(self, text: str) -> list[tuple[int, ...]]:
         """The word type ids of each whitespace chunk of ``text``."""
         chunks = self.vocabulary.chunk_ids(text)
-        self._update()
+        self.update()
         return chunks
 
     def ids(self, text: str) -> np.ndarray:
