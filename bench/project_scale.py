@@ -6,9 +6,11 @@ the dedup jobs' memory — computed from measured rates, never typed in, for bot
 
 Sources, each re-read on every run (so a new scale run gives a new table):
 
-- bench/results/scale.json (bench/scale.py): per stage, job-seconds per original word, the words
-  of its shards (the shard size projected, unless --shard-words), and the funnel's share of words
-  that reaches dedup;
+- bench/results/scale.json (bench/scale.py): per stage, core-seconds per original word (with
+  --basis cpu, the default, each job's CPU seconds: jobs are single-threaded, and on this shared
+  2-core machine a job's wall seconds also count the time it waited for a core; --basis wall
+  counts those), the words of its shards (the shard size projected, unless --shard-words), the
+  funnel's share of words that reaches dedup, and the SLURM submissions per shard;
 - bench/results/ngrams.json `partitioned_merge` (bench/bench_ngrams.py --partitions): the merge's
   share of the duplicate n-gram stage, when scale.json predates the merge's own rule figures;
 - corpusbuilder.dedup.memory: the dedup job's memory, the function the job checks itself with;
@@ -28,7 +30,8 @@ merge runs as P = min(cores, 4096) range jobs, its work times the merge passes i
 is one sequential job at its measured rate, linear in the words (as in the thesis' Table 3.7); wall
 = parallel work / cores + merge + dedup. In the partitioned mode the dedup jobs per shard and per
 range join the parallel work, `dedup_order` and `dedup_merge` stay single jobs, and each dedup job
-pays a scheduler overhead (`--job-overhead-s`, assumed, not measured). Disk and network are taken as
+pays a scheduler overhead (`--job-overhead-s`, assumed, not measured), and so does every job of
+the other stages (every SLURM submission of the scale run, grouped rules sharing one). Disk and network are taken as
 what the scale run had (local disk, no network: WARCs read locally); the occurrences the partitioned
 mode writes (12.4 B per token) are read twice, at the scale run's disk speed. G₂₊ is the duplicate
 10-gram types per token, 0.028 as on the dev crawl or 0.072 as on ClueWeb09 (thesis Table 3.4). What
@@ -68,28 +71,23 @@ DUPLICATE_RATES = {"dev crawl": 0.028, "ClueWeb09": 0.072}
 # funnel.tsv exact_dedup_kept words: 2,985,071 / 2,548,065), for a
 # scale.json that does not count them
 DEV_TOKENS_PER_WORD = 1.1715
-PER_SHARD_RULES = (
-    "download",
-    "extract",
-    "language",
-    "exact_hashes",
-    "exact_dedup",
-    "tokenise",
-    "ngram_runs",
-    "export",
-)
+# which benchmark column a rate counts: (a stage's, a rule's)
+BASIS = {"cpu": ("cpu_time_s", "cpu_time"), "wall": ("job_s", "s")}
 EXACT_PARTITIONS = 16  # exact_dedup.partitions' default
 MAX_PARTITIONS = 4096  # ngrams.partitions' maximum
 
 
-def measured_rates(scale: dict, ngrams: dict) -> dict:
-    """Job-seconds per original word: parallel (per-shard stages), merge, dedup; and the words a
-    gzip'd WARC byte holds, the tokens dedup reads per original word."""
+def measured_rates(scale: dict, ngrams: dict, basis: str = "cpu") -> dict:
+    """Core-seconds per original word: parallel (per-shard stages), merge, dedup; and the words a
+    gzip'd WARC byte holds, the tokens dedup reads per original word. ``basis`` "cpu" counts each
+    job's CPU seconds, "wall" its wall seconds (on a loaded machine, also the time it waited for a
+    core)."""
     words = scale["words_original"]
     stages = scale["stages"]
     rules = scale.get("rules", {})
+    stage_s, rule_s = BASIS[basis]
     if "dup_ngram_part" in rules:
-        merge_s = rules["dup_ngram_part"]["s"] + rules.get("dup_ngrams", {}).get("s", 0)
+        merge_s = rules["dup_ngram_part"][rule_s] + rules.get("dup_ngrams", {}).get(rule_s, 0)
         merge_source = "scale.json rules dup_ngram_part + dup_ngrams"
     else:
         # the old single merge job was summed with the shard runs: split
@@ -97,12 +95,23 @@ def measured_rates(scale: dict, ngrams: dict) -> dict:
         bench = ngrams["partitioned_merge"]
         one = next(row for row in bench["merges"] if row["partitions"] == 1)
         share = one["core_seconds"] / (one["core_seconds"] + bench["shard_run_cpu_seconds"])
-        merge_s = stages["dup n-grams"]["job_s"] * share
+        merge_s = stages["dup n-grams"][stage_s] * share
         merge_source = (
             f"scale.json stage 'dup n-grams' x {share:.3f}, the merge's share of it in "
             f"bench_ngrams --partitions ({bench['size']} tokens, {bench['runs']} runs)"
         )
-    parallel_s = sum(stage["job_s"] for name, stage in stages.items() if name != "dedup") - merge_s
+    parallel_s = sum(stage[stage_s] for name, stage in stages.items() if name != "dedup") - merge_s
+    # jobs that pay the scheduler's overhead: SLURM submissions (grouped rules share one) less
+    # the dedup stage's, which its own model counts, or else every job
+    dedup_jobs = stages["dedup"]["jobs"]
+    parallel_jobs = (
+        scale["slurm_submissions"] - dedup_jobs
+        if "slurm_submissions" in scale
+        else sum(stage["jobs"] for name, stage in stages.items() if name != "dedup")
+    )
+    # the sequential dedup job: the run's own, or one run on the same shards beside it
+    sequential = scale.get("sequential_dedup") or (rules["dedup"] if "dedup" in rules else None)
+    dedup_s = sequential[rule_s] if sequential else stages["dedup"][stage_s]
     # a part reads the row groups at its range's edges of every run whole: seconds per (part, run)
     bench = ngrams["partitioned_merge"]
     one, most = bench["merges"][0], bench["merges"][-1]
@@ -126,7 +135,9 @@ def measured_rates(scale: dict, ngrams: dict) -> dict:
         "merge_s_per_word": merge_s / words,
         "merge_source": merge_source,
         "merge_s_per_part_and_run": edge_s,
-        "dedup_s_per_word": stages["dedup"]["job_s"] / words,
+        "dedup_s_per_word": dedup_s / words,
+        "basis": basis,
+        "parallel_jobs_per_shard": parallel_jobs / len(scale["crawl"]["shards"]),
         "shard_words": words / len(scale["crawl"]["shards"]),
         "shard_gzip_bytes": scale["crawl"]["file_bytes"] / len(scale["crawl"]["shards"]),
         "tokens_per_word": tokens_per_word,
@@ -149,8 +160,13 @@ def merge_passes(runs: int) -> int:
     return passes
 
 
-def project(rates: dict, words: int, cores: int, shard_words: float) -> dict:
+def project(
+    rates: dict, words: int, cores: int, shard_words: float, job_overhead_s: float = 0.0
+) -> dict:
+    """The sequential mode; every job of the parallel stages pays ``job_overhead_s`` of
+    scheduling on a core (submit, start, stage in)."""
     shards = math.ceil(words / shard_words)
+    per_shard_jobs = round(shards * rates["parallel_jobs_per_shard"])
     partitions = min(cores, MAX_PARTITIONS)
     # the scale run merged its runs in one pass
     merge_s = (
@@ -158,7 +174,7 @@ def project(rates: dict, words: int, cores: int, shard_words: float) -> dict:
         + rates["merge_s_per_part_and_run"] * partitions * shards
     )
     dedup_s = rates["dedup_s_per_word"] * words
-    parallel_s = rates["parallel_s_per_word"] * words
+    parallel_s = rates["parallel_s_per_word"] * words + job_overhead_s * per_shard_jobs
     tokens = words * rates["tokens_per_word"]
     shard_tokens = [round(tokens / shards)] * shards
     memory = {
@@ -170,7 +186,7 @@ def project(rates: dict, words: int, cores: int, shard_words: float) -> dict:
         "cores": cores,
         "shards": shards,
         "jobs": {
-            "per_shard": shards * len(PER_SHARD_RULES),
+            "per_shard": per_shard_jobs,
             "exact_partitions": EXACT_PARTITIONS,
             "merge": partitions,
             "dedup": 1,
@@ -191,8 +207,10 @@ def partitioned_rates(rates: dict, scale_partitioned: dict | None, dedup: dict) 
     if scale_partitioned is not None and "dedup_shard" in scale_partitioned.get("rules", {}):
         rules, words = scale_partitioned["rules"], scale_partitioned["words_original"]
 
+        rule_s = BASIS[rates["basis"]][1]
+
         def rate(names):
-            return sum(rules.get(name, {}).get("s", 0.0) for name in names) / words
+            return sum(rules.get(name, {}).get(rule_s, 0.0) for name in names) / words
 
         return {
             "per_shard_s_per_word": rate(PARTITIONED_PER_SHARD),
@@ -247,13 +265,12 @@ def project_partitioned(
 ) -> dict:
     """The partitioned mode: dedup's per-shard and per-range jobs run with the other parallel
     work; its two single jobs after them."""
-    row = project(rates, words, cores, shard_words)
+    row = project(rates, words, cores, shard_words, args.job_overhead_s)
     tokens = words * rates["tokens_per_word"]
     shards, documents = row["shards"], round(tokens / DOCUMENT_TOKENS)
     partitions = max(range_partitions(tokens, args.max_job_gb), min(cores, MAX_PARTITIONS))
     jobs = 2 * shards + 2 * partitions + 2
     work = (prates["per_shard_s_per_word"] + prates["per_range_s_per_word"]) * words
-    # the other stages' jobs pay it in both modes; the tables leave it out of their hours
     overhead = args.job_overhead_s * jobs
     row["mode"] = "partitioned"
     row["partitions"] = partitions
@@ -339,13 +356,24 @@ def main(argv: list[str] | None = None) -> int:
         default=5.0,
         help="partitioned: scheduler seconds per job (an assumption: submit, start, stage in)",
     )
+    parser.add_argument(
+        "--basis",
+        choices=tuple(BASIS),
+        default="cpu",
+        help="cpu: a job's CPU seconds are the core time it needs (jobs are single-threaded); "
+        "wall: its wall seconds, which on a shared machine include waiting for a core",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
 
     scale = json.loads(args.scale.read_text())
-    rates = measured_rates(scale, json.loads(args.ngrams.read_text()))
+    rates = measured_rates(scale, json.loads(args.ngrams.read_text()), args.basis)
     shard_words = args.shard_words or rates["shard_words"]
-    rows = [project(rates, words, cores, shard_words) for words in WORDS for cores in args.cores]
+    rows = [
+        project(rates, words, cores, shard_words, args.job_overhead_s)
+        for words in WORDS
+        for cores in args.cores
+    ]
     print(table(rows))
     prates = partitioned_rates(
         rates,
@@ -393,6 +421,7 @@ def main(argv: list[str] | None = None) -> int:
                 "partitioned_rows": partitioned,
                 "assumptions": {
                     "job_overhead_s": args.job_overhead_s,
+                    "basis": args.basis,
                     "max_job_gb": args.max_job_gb,
                     "tokens_per_document": DOCUMENT_TOKENS,
                 },

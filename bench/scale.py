@@ -439,6 +439,11 @@ def main(argv: list[str] | None = None) -> int:
             )
     result = report(directory, wall_s, cpu_s, args.cores, crawl)
     result["executor"] = args.executor
+    if args.executor == "slurm" and (directory / "run.log").exists():
+        # what a job costs the scheduler is paid per submission: grouped rules share one
+        result["slurm_submissions"] = (
+            (directory / "run.log").read_text().count("has been submitted with SLURM jobid")
+        )
     result["machine"] = machine_info()
     print_report(result)
     args.out.parent.mkdir(parents=True, exist_ok=True)
