@@ -23,17 +23,17 @@ Sources, each re-read on every run (so a new scale run gives a new table):
   job's memory from `memory.partitioned_memory_mb`, with the fewest hash ranges that keep a
   range job under `--max-job-gb`.
 
-The model: every per-shard job (download, extract, language, exact_hashes, exact_dedup,
-tokenise, ngram_runs, export) and the exact-dedup partitions run in parallel on all cores; the
-merge runs as P = min(cores, 4096) range jobs, its work times the merge passes its runs need
-(`runs.MERGE_FAN_IN` at a time), plus what each part reads at its range's edges of each run; dedup
-is one sequential job at its measured rate, linear in the words (as in the thesis' Table 3.7); wall
-= parallel work / cores + merge + dedup. In the partitioned mode the dedup jobs per shard and per
-range join the parallel work, `dedup_order` and `dedup_merge` stay single jobs, and each dedup job
-pays a scheduler overhead (`--job-overhead-s`, assumed, not measured), and so does every job of
-the other stages (every SLURM submission of the scale run, grouped rules sharing one). Disk and network are taken as
-what the scale run had (local disk, no network: WARCs read locally); the occurrences the partitioned
-mode writes (12.4 B per token) are read twice, at the scale run's disk speed. G₂₊ is the duplicate
+The model: every per-shard job (download, extract, language, exact_hashes, exact_dedup, tokenise,
+ngram_runs, export) and the exact-dedup partitions run in parallel on all cores; the merge runs as P
+= min(cores, 4096) range jobs, its work times the merge passes its runs need (`runs.MERGE_FAN_IN` at
+a time), plus what each part reads at its range's edges of each run; dedup is one sequential job at
+its measured rate, linear in the words (as in the thesis' Table 3.7); wall = parallel work / cores +
+merge + dedup. In the partitioned mode the dedup jobs per shard and per range join the parallel
+work, `dedup_order` and `dedup_merge` stay single jobs, and each dedup job pays a scheduler overhead
+(`--job-overhead-s`, assumed, not measured), and so does every job of the other stages (every SLURM
+submission of the scale run, grouped rules sharing one). Disk and network are taken as what the
+scale run had (local disk, no network: WARCs read locally); the occurrences the partitioned mode
+writes (12.4 B per token) are read twice, at the scale run's disk speed. G₂₊ is the duplicate
 10-gram types per token, 0.028 as on the dev crawl or 0.072 as on ClueWeb09 (thesis Table 3.4). What
 the model leaves out is printed under the table.
 """
