@@ -86,7 +86,7 @@ def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path, sa
     assert result.returncode == 0, result.stderr[-4000:] + slurm.logs()
     assert "sbatch" in result.stderr or "SLURM" in result.stderr
     shards = len(SAMPLE_WARCS)
-    for group in ("per_shard", "per_shard_after_merge"):
+    for group in ("per_shard", "per_shard_after_merge", "per_shard_output"):
         assert result.stderr.count(f"Group job {group} (") == shards
     for rule in ("download", "exact_manifest", "dup_ngrams"):
         assert f"localrule {rule}:" in result.stderr
