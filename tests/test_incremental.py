@@ -61,7 +61,7 @@ DOWNSTREAM_OF_EXTRACT = {
 }
 
 
-# --- running Snakemake and reading its plan ------------------------------------------------------
+# --- reading Snakemake's plan (conftest.snakemake runs it) --------------------------------------
 
 
 def job_stats(output: str) -> Counter:
