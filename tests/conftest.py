@@ -1,5 +1,6 @@
-"""Shared test helpers: where ../shared is, a WARC writer for hand-made records, and the sample
-crawl built once per test session."""
+"""Shared test helpers: where ../shared is, a WARC writer for hand-made records, one way to run
+the real Snakefile, and the builds several test files read (the sample crawl, the dev crawl),
+each built once per test session."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+import yaml
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -58,33 +61,78 @@ def corpus_bytes(workdir: Path) -> dict[str, bytes]:
     }
 
 
+def snakemake_command(
+    workdir: Path, *args: str, configfiles: Sequence[Path] = (), cores: int | None = 2
+) -> list[str]:
+    """The real Snakefile on ``workdir`` (``cores`` None: as a cluster profile sets them); the
+    list flag --configfile goes last, so that it cannot take a target of ``args`` for a file."""
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--directory",
+        str(workdir),
+        *(["--cores", str(cores)] if cores is not None else []),
+        *args,
+    ]
+    return command + (["--configfile", *map(str, configfiles)] if configfiles else [])
+
+
+def snakemake(
+    workdir: Path,
+    *args: str,
+    configfiles: Sequence[Path] = (),
+    config: dict | None = None,
+    cores: int | None = 2,
+    env: dict[str, str] | None = None,
+    timeout: int = 1200,
+) -> subprocess.CompletedProcess:
+    """Run the real Snakefile on ``workdir`` (see `snakemake_command`); ``config``, when given,
+    is written to workdir/test-config.yaml and read after ``configfiles``."""
+    if config is not None:
+        configfiles = [*configfiles, write_config(workdir / "test-config.yaml", config)]
+    return subprocess.run(
+        snakemake_command(workdir, *args, configfiles=configfiles, cores=cores),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+
+def ok(result: subprocess.CompletedProcess) -> str:
+    """A Snakemake run's output (stdout and stderr), which must have succeeded."""
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-5000:]
+    return output
+
+
+def write_config(path: Path, config: dict) -> Path:
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
 @pytest.fixture(scope="session")
 def sample_build(tmp_path_factory) -> Path:
     """The three sample WARCs built to the default target with every default, once per session:
-    the reference that builds by other routes (SLURM, S3, grouped shards) must equal byte for
-    byte. Tests read it and never change it (copy it first)."""
+    the reference that builds by other routes (SLURM, S3, grouped shards, partitioned dedup) must
+    equal byte for byte. Tests read it and never change it (copy it first)."""
     workdir = tmp_path_factory.mktemp("sample-build")
-    config = workdir / "sample.yaml"
-    config.write_text("input:\n  warcs:\n" + "".join(f"    - {path}\n" for path in SAMPLE_WARCS))
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(REPO / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--cores",
-            "2",
-            "--configfile",
-            str(config),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=1200,
-    )
-    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
+    ok(snakemake(workdir, config={"input": {"warcs": list(map(str, SAMPLE_WARCS))}}))
+    return workdir
+
+
+@pytest.fixture(scope="session")
+def dev_crawl_build(tmp_path_factory) -> Path:
+    """The 4-shard dev crawl of ../shared built to the default target with every default, once
+    per session (it is the slowest build the tests read: the workflow's and the quality stage's
+    tests share it). Tests read it and never change it (copy it first); its config is
+    test-config.yaml in it."""
+    warcs = sorted(require_shared(CRAWL / "truth.jsonl").parent.glob("crawl-*.warc.gz"))
+    workdir = tmp_path_factory.mktemp("dev-crawl")
+    ok(snakemake(workdir, config={"input": {"warcs": list(map(str, warcs))}}))
     return workdir
 
 

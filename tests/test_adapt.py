@@ -3,15 +3,12 @@ and the workflow's `adapt` path on the sample crawl."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
-from conftest import BOILERPLATE, QUICK_BINS, REPO, SAMPLE_WARCS, require_shared
+from conftest import BOILERPLATE, QUICK_BINS, SAMPLE_WARCS, ok, require_shared, snakemake
 
 from corpusbuilder.common.stoplists import writes_without_spaces
 from corpusbuilder.evaluation import training
@@ -246,24 +243,8 @@ def test_the_sample_crawl_is_extracted_with_a_model_adapted_to_it(tmp_path):
         },
         "adapt": {"enabled": True, "rounds": 2, "pages": 12},
     }
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
     shards = ("sample-00", "sample-01", "sample-02")
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-        "--configfile",
-        str(tmp_path / "config.yaml"),
-        "--cores",
-        "2",
-        *(FILES.docs.format(shard=shard) for shard in shards),
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stderr[-5000:]
+    ok(snakemake(tmp_path, *(FILES.docs.format(shard=shard) for shard in shards), config=config))
     model = tmp_path / "results" / "model" / "adapted.npz"
     adapted = BlockModel.load(model)
     assert adapted.trained_on == ("cleaneval", "l3s-gn1", "self-labelled:crawl")

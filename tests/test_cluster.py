@@ -13,8 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
-from conftest import FEW_PARTITIONS, REPO, SAMPLE_WARCS, corpus_bytes, unavailable
+from conftest import FEW_PARTITIONS, REPO, SAMPLE_WARCS, corpus_bytes, snakemake, unavailable
 from slurm_cluster import LocalSlurm, foreign_config, missing_daemons
 
 pytestmark = [pytest.mark.workflow, pytest.mark.cluster]
@@ -43,27 +42,10 @@ def slurm(tmp_path_factory):
         cluster.stop()
 
 
-def sample_config(workdir: Path, **settings) -> Path:
+def run_snakemake(workdir: Path, *args: str, env, **settings) -> subprocess.CompletedProcess:
+    """The sample crawl built through a cluster profile, with ``settings`` over the defaults."""
     config = {"input": {"warcs": list(map(str, SAMPLE_WARCS))}, **settings}
-    path = workdir / "config.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
-
-
-def run_snakemake(workdir: Path, *args: str, env=None, **settings) -> subprocess.CompletedProcess:
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--configfile",
-        str(sample_config(workdir, **settings)),
-        *args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=1500)
+    return snakemake(workdir, *args, config=config, cores=None, env=env, timeout=1500)
 
 
 def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path, sample_build):

@@ -7,12 +7,19 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import pytest
-from conftest import FEW_PARTITIONS, REPO, copy_workdir, corpus_bytes
-from test_incremental import SAMPLES, job_stats, ok, planned_jobs, snakemake, write_config
+from conftest import (
+    FEW_PARTITIONS,
+    copy_workdir,
+    corpus_bytes,
+    ok,
+    snakemake,
+    snakemake_command,
+    write_config,
+)
+from test_incremental import SAMPLES, job_stats, planned_jobs
 
 pytestmark = pytest.mark.workflow
 
@@ -20,14 +27,11 @@ PARTITIONED = {"dedup": {"mode": "partitioned", "partitions": 3}}
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory):
-    """The three sample WARCs built sequentially; and partitioned (P = 3), first the first two,
-    then with the third added (the run whose plan shows what adding a WARC reruns)."""
+def builds(tmp_path_factory, sample_build):
+    """The three sample WARCs built sequentially (the session's sample build: its hash
+    partitions are the defaults, which change no decision); and partitioned (P = 3), first the
+    first two, then with the third added (the run whose plan shows what adding a WARC reruns)."""
     root = tmp_path_factory.mktemp("dedup-modes")
-    sequential = root / "sequential"
-    sequential.mkdir()
-    config = write_config(root / "sequential.yaml", {"input": {"warcs": SAMPLES}, **FEW_PARTITIONS})
-    ok(snakemake(sequential, configfiles=[config]))
     partitioned = root / "partitioned"
     partitioned.mkdir()
     two = write_config(
@@ -38,7 +42,7 @@ def builds(tmp_path_factory):
         root / "three.yaml", {"input": {"warcs": SAMPLES}, **FEW_PARTITIONS, **PARTITIONED}
     )
     added = ok(snakemake(partitioned, configfiles=[three]))
-    return {"sequential": sequential, "partitioned": (partitioned, three, added)}
+    return {"sequential": sample_build, "partitioned": (partitioned, three, added)}
 
 
 def test_three_hash_ranges_build_the_sequential_corpus_on_the_sample(builds):
@@ -59,21 +63,9 @@ def test_a_run_killed_in_the_seen_stage_reruns_to_the_same_corpus(builds, tmp_pa
     workdir = copy_workdir(reference, tmp_path / "killed")
     # everything from the dedup jobs on is built again, and killed once the range jobs run
     forced = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(REPO / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--cores",
-            "1",
-            "--forcerun",
-            "dedup_occurrences",
-            "--configfile",
-            str(config),
-        ],
+        snakemake_command(
+            workdir, "--forcerun", "dedup_occurrences", configfiles=[config], cores=1
+        ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,

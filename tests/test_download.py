@@ -23,9 +23,8 @@ from pathlib import Path
 import boto3
 import pytest
 import trustme
-from conftest import FEW_PARTITIONS, SAMPLE_WARCS, corpus_bytes
+from conftest import FEW_PARTITIONS, SAMPLE_WARCS, corpus_bytes, snakemake
 from moto.server import ThreadedMotoServer
-from test_workflow import snakemake
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -956,7 +955,8 @@ def test_s3_and_flaky_https_inputs_build_the_corpus_of_local_files(
     ]
     download_options = {"retries": 2, "backoff": 0.01, "timeout": 10, "s3": s3.options}
     result = snakemake(
-        tmp_path, {"input": {"warcs": remote}, "download": download_options, **FEW_PARTITIONS}
+        tmp_path,
+        config={"input": {"warcs": remote}, "download": download_options, **FEW_PARTITIONS},
     )
     assert result.returncode == 0, result.stderr[-4000:]
     meta = {p.name: json.loads(p.read_text()) for p in (tmp_path / "data/warc").glob("*/*.json")}

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from conftest import snakemake
 from lxml import etree
-from test_workflow import snakemake
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -597,7 +597,7 @@ def test_a_garbage_model_fails_the_extract_job_with_one_line_in_its_log(tmp_path
     workdir = tmp_path / "run"
     workdir.mkdir()
     config = {"input": {"warcs": [str(warc)]}, "extract": {"model": str(model)}}
-    done = snakemake(workdir, config, "work/extract/walks.docs.parquet")
+    done = snakemake(workdir, "work/extract/walks.docs.parquet", config=config)
     assert done.returncode != 0
     logged = (workdir / "logs" / "extract" / "walks.log").read_text()
     assert one_line(logged) and "config key 'extract.model'" in logged, logged

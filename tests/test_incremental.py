@@ -15,15 +15,24 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
-from conftest import CRAWL, FEW_PARTITIONS, REPO, copy_workdir, corpus_bytes, require_shared
+from conftest import (
+    CRAWL,
+    FEW_PARTITIONS,
+    REPO,
+    copy_workdir,
+    corpus_bytes,
+    ok,
+    require_shared,
+    snakemake,
+    snakemake_command,
+    write_config,
+)
 
 SAMPLE = REPO / "resources" / "sample"
 SAMPLES = [str(SAMPLE / f"sample-0{i}.warc.gz") for i in range(3)]
@@ -52,39 +61,7 @@ DOWNSTREAM_OF_EXTRACT = {
 }
 
 
-# --- running Snakemake and reading its plan ------------------------------------------------------
-
-
-def snakemake(
-    workdir: Path, *args: str, configfiles: list[Path], timeout: int = 600
-) -> subprocess.CompletedProcess:
-    """The real Snakefile on `workdir`; the list flag --configfile goes last."""
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--cores",
-        "2",
-        *args,
-        "--configfile",
-        *map(str, configfiles),
-    ]
-    return subprocess.run(command, check=False, capture_output=True, text=True, timeout=timeout)
-
-
-def ok(result: subprocess.CompletedProcess) -> str:
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, output[-5000:]
-    return output
-
-
-def write_config(path: Path, config: dict) -> Path:
-    path.write_text(yaml.safe_dump(config))
-    return path
+# --- reading Snakemake's plan (conftest.snakemake runs it) --------------------------------------
 
 
 def job_stats(output: str) -> Counter:
@@ -355,19 +332,7 @@ def interrupted(tmp_path_factory):
 
     workdir = root / "killed"
     workdir.mkdir()
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--cores",
-        "2",
-        "--configfile",
-        str(config),
-    ]
+    command = snakemake_command(workdir, configfiles=[config])
     extract_dir = workdir / "work" / "extract"
     with open(root / "killed.out", "w") as log:
         process = subprocess.Popen(

@@ -7,14 +7,11 @@ from __future__ import annotations
 import gzip
 import json
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import CRAWL, FEW_PARTITIONS, REPO, copy_workdir, require_shared
+from conftest import copy_workdir, ok, snakemake
 
 from corpusbuilder.quality import (
     RULES,
@@ -212,39 +209,12 @@ def test_a_shards_ngram_signals_are_each_documents_own(seed):
 # --------------------------------------------------------------------------- the dev crawl
 
 
-def run_snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "snakemake",
-            "--snakefile",
-            str(REPO / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--cores",
-            "2",
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-    )
-    assert result.returncode == 0, (result.stdout + result.stderr)[-5000:]
-    return result
-
-
 @pytest.fixture(scope="module")
-def dev_crawl_corpus(tmp_path_factory) -> list[dict]:
-    """The dev crawl's corpus built with every default (quality filter off): its documents."""
-    warcs = sorted(require_shared(CRAWL / "truth.jsonl").parent.glob("crawl-*.warc.gz"))
-    workdir = tmp_path_factory.mktemp("dev-crawl")
-    config = {"input": {"warcs": [str(w) for w in warcs]}, **FEW_PARTITIONS}
-    (workdir / "dev.yaml").write_text(json.dumps(config))
-    run_snakemake(workdir, "--configfile", str(workdir / "dev.yaml"))
+def dev_crawl_corpus(dev_crawl_build) -> list[dict]:
+    """The documents of the session's dev-crawl build (every default: the quality filter off)."""
     return [
         json.loads(line)
-        for path in sorted((workdir / "results" / "corpus").glob("*.jsonl.gz"))
+        for path in sorted((dev_crawl_build / "results" / "corpus").glob("*.jsonl.gz"))
         for line in gzip.open(path, "rt", encoding="utf-8")
     ]
 
@@ -306,9 +276,9 @@ def test_a_filter_drops_documents_counted_in_the_funnel_under_their_rule(sample_
         for path in (workdir / "results" / "corpus").glob("*.jsonl.gz")
         for line in gzip.open(path, "rt", encoding="utf-8")
     }
-    config = workdir / "sample.yaml"
+    config = workdir / "test-config.yaml"
     config.write_text(config.read_text() + "quality:\n  filter: [gopher, c4, fineweb]\n")
-    run_snakemake(workdir, "--configfile", str(config))
+    ok(snakemake(workdir, configfiles=[config]))
     after = {
         json.loads(line)["id"]
         for path in (workdir / "results" / "corpus").glob("*.jsonl.gz")

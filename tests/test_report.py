@@ -9,20 +9,19 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from conftest import (
     BOILERPLATE,
     QUICK_BINS,
-    REPO,
     SAMPLE_WARCS,
     copy_workdir,
+    ok,
     require_shared,
+    snakemake,
     unavailable,
 )
 
@@ -308,24 +307,7 @@ def report_run(tmp_path_factory, sample_build):
         "datasets": ["cleaneval-dev", "l3s-gn1", "trafilatura-dev"],
     }
     config["adapt"] = {"rounds": 1, "pages": 4, "confidence": 0.51}  # five trees are never sure
-    configfile = workdir / "test-config.yaml"
-    configfile.write_text(yaml.safe_dump(config))
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--configfile",
-        str(configfile),
-        "--cores",
-        "2",
-        "results/report.html",
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=1200)
-    assert result.returncode == 0, result.stderr[-5000:]
+    ok(snakemake(workdir, "results/report.html", config=config))
     return workdir, with_gold
 
 

@@ -10,16 +10,17 @@ from collections import Counter
 
 import pandas as pd
 import pytest
-from conftest import SAMPLE_WARCS, copy_workdir, corpus_bytes, write_warc
-from test_extract import ARTICLE
-from test_incremental import (
-    job_stats,
-    mtimes,
+from conftest import (
+    SAMPLE_WARCS,
+    copy_workdir,
+    corpus_bytes,
     ok,
-    planned_jobs,
     snakemake,
     write_config,
+    write_warc,
 )
+from test_extract import ARTICLE
+from test_incremental import job_stats, mtimes, planned_jobs
 
 from corpusbuilder.config import ConfigError, validate_config
 from corpusbuilder.download.fetch import fetch_shard

@@ -4,15 +4,12 @@ the extract stage's site_boilerplate modes."""
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 from collections import Counter
 
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
-from conftest import REPO, write_warc
+from conftest import ok, snakemake, write_warc
 
 from corpusbuilder.config import ConfigError, validate_config
 from corpusbuilder.extraction.extract import ExtractParams, extract_shard
@@ -305,23 +302,7 @@ def test_snakemake_passes_the_mode_to_extract(tmp_path):
     ]
     warc = write_warc(tmp_path / "ledger.warc.gz", records)
     config = {"input": {"warcs": [str(warc)]}, "extract": {"site_boilerplate": {"mode": "combine"}}}
-    (tmp_path / "config.yaml").write_text(yaml.safe_dump(config))
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(tmp_path),
-        "--configfile",
-        str(tmp_path / "config.yaml"),
-        "--cores",
-        "1",
-        "work/extract/ledger.blocks.parquet",
-    ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stderr[-3000:]
+    ok(snakemake(tmp_path, "work/extract/ledger.blocks.parquet", config=config, cores=1))
     blocks = pd.read_parquet(tmp_path / "work" / "extract" / "ledger.blocks.parquet")
     colophon = blocks["text"].str.startswith("This newspaper is published")
     assert (

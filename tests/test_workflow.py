@@ -12,44 +12,20 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import CRAWL, FEW_PARTITIONS, REPO, require_shared, truth_key
+from conftest import CRAWL, FEW_PARTITIONS, REPO, snakemake, truth_key
 
 pytestmark = pytest.mark.workflow
 
 
-def snakemake(workdir: Path, config: dict, *args: str) -> subprocess.CompletedProcess:
-    configfile = workdir / "test-config.yaml"
-    configfile.write_text(yaml.safe_dump(config))
-    command = [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(REPO / "Snakefile"),
-        "--directory",
-        str(workdir),
-        "--configfile",
-        str(configfile),
-        "--cores",
-        "2",
-        *args,
-    ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=1200)
-
-
 @pytest.fixture(scope="module")
-def crawl_run(tmp_path_factory):
-    crawl = CRAWL
-    require_shared(crawl / "truth.jsonl")
-    workdir = tmp_path_factory.mktemp("crawl")
-    config = {"input": {"warcs": [str(p) for p in sorted(crawl.glob("crawl-*.warc.gz"))]}}
-    result = snakemake(workdir, config)
-    assert result.returncode == 0, result.stderr[-5000:]
-    truth = [json.loads(line) for line in (crawl / "truth.jsonl").read_text().splitlines()]
+def crawl_run(dev_crawl_build):
+    """The session's dev-crawl build, its truth and its documents (request records left out)."""
+    truth = [json.loads(line) for line in (CRAWL / "truth.jsonl").read_text().splitlines()]
     docs = pd.concat(
-        pd.read_parquet(p) for p in sorted((workdir / "work" / "extract").glob("*.docs.parquet"))
+        pd.read_parquet(p)
+        for p in sorted((dev_crawl_build / "work" / "extract").glob("*.docs.parquet"))
     )
-    return workdir, truth, docs[docs["warc_type"] != "request"]
+    return dev_crawl_build, truth, docs[docs["warc_type"] != "request"]
 
 
 def read_shards(workdir: Path, pattern: str) -> pd.DataFrame:
@@ -128,7 +104,7 @@ def test_language_targets_keep_or_drop_non_english_pages(crawl_run, tmp_path):
         "language": {"targets": ["en"]},
         "dedup": {"enabled": False},
     }
-    result = snakemake(tmp_path, config, "--until", "language")
+    result = snakemake(tmp_path, "--until", "language", config=config)
     assert result.returncode == 0, result.stderr[-3000:]
     english_only = read_shards(tmp_path, "work/language/*.parquet")
     non_english = english_only[
@@ -230,7 +206,7 @@ def test_originals_have_good_blocks_and_reach_the_corpus(crawl_run):
     ],
 )
 def test_bad_config_stops_with_a_message_naming_the_key(tmp_path, config, message):
-    result = snakemake(tmp_path, config, "--dry-run")
+    result = snakemake(tmp_path, "--dry-run", config=config)
     assert result.returncode != 0
     assert message in result.stderr + result.stdout
 
@@ -242,7 +218,7 @@ def test_evaluate_without_gold_sets_stops_naming_the_key_and_writes_nothing(tmp_
         },
         "evaluate": {"gold_dir": str(tmp_path / "no-gold")},
     }
-    result = snakemake(tmp_path, config, "sweep", "evaluate_boilerplate")
+    result = snakemake(tmp_path, "sweep", "evaluate_boilerplate", config=config)
     assert result.returncode != 0
     assert "config key 'evaluate.gold_dir'" in result.stderr + result.stdout
     assert not (tmp_path / "results").exists()
@@ -256,7 +232,7 @@ def test_files_of_shards_no_longer_in_the_input_are_listed(tmp_path):
     sample = sorted((REPO / "resources" / "sample").glob("*.warc.gz"))
     # one cheap real job (the download symlink) is enough for the run to start
     result = snakemake(
-        tmp_path, {"input": {"warcs": [str(p) for p in sample]}}, "data/warc/sample-00"
+        tmp_path, "data/warc/sample-00", config={"input": {"warcs": [str(p) for p in sample]}}
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert (
@@ -337,7 +313,7 @@ def test_a_crawl_built_against_an_earlier_corpus_equals_its_part_of_one_build_ov
             "dedup": {**dedup, **({"against": str(against)} if against else {})},
             **FEW_PARTITIONS,
         }
-        result = snakemake(runs[name], config)
+        result = snakemake(runs[name], config=config)
         assert result.returncode == 0, result.stderr[-5000:]
     expected, got = corpus_texts(runs["both"], "sample-02"), corpus_texts(runs["b"], "sample-02")
     assert got == expected
@@ -420,16 +396,15 @@ def test_dedup_states_its_memory_and_stops_naming_resources_mem_mb_when_it_is_to
     assert stated and int(stated[2]) >= int(stated[1]) > 100, stated
     copy = tmp_path / "copy"
     shutil.copytree(workdir, copy, symlinks=True, ignore=shutil.ignore_patterns(".snakemake"))
-    config = yaml.safe_load((workdir / "test-config.yaml").read_text())
     result = snakemake(
         copy,
-        config,
         "--forcerun",
         "dedup",
         "--set-resources",
         "dedup:mem_mb=100",
         "--until",
         "dedup",
+        configfiles=[copy / "test-config.yaml"],
     )
     assert result.returncode != 0
     line = (
