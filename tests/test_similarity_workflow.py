@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import SAMPLE_WARCS, copy_workdir
-from test_incremental import job_stats, ok, snakemake, write_config
+from conftest import SAMPLE_WARCS, copy_workdir, ok, snakemake, write_config
+from test_incremental import job_stats
 
 from corpusbuilder.export import read_corpus
 from corpusbuilder.similarity.minhash import MinHashParams, corpus_similar_pairs
