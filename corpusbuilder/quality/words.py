@@ -239,15 +239,17 @@ class TokenTypes:
         self.size = total
 
     def stop(self, language: str | None) -> np.ndarray:
-        """Per lower-cased form: is it in the stop list of ``language``."""
+        """Per lower-cased form: is it in the stop list of ``language``. Found by looking the
+        list's few hundred words up among the forms, not the shard's ~60,000 forms in the list
+        (a shard has a few languages, and each would read every form)."""
         if language not in self._stoplists:
             self._stoplists[language] = stoplists.stoplist_for(language)
         name, words = self._stoplists[language]
         known, filled = self._stop.get(name or "", (np.zeros(0, bool), 0))
         if filled < len(self.lower):
             known = _grown(known, len(self.lower))
-            forms = _last(self.lower, filled)
-            known[filled : len(self.lower)] = np.fromiter(map(words.__contains__, forms), bool)
+            at = [i for i in map(self.lower.get, words) if i is not None and i >= filled]
+            known[at] = True
             self._stop[name or ""] = (known, len(self.lower))
         return known
 
