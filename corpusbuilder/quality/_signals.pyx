@@ -211,6 +211,41 @@ cdef tuple _web_ids(str chunk, int kind, void* data, dict types, frozenset abbre
     return tuple(ids)
 
 
+def read_types(list new, Py_ssize_t done, dict lower, int64_t[::1] length, uint8_t[::1] word,
+               uint8_t[::1] alpha, int64_t[::1] folded):
+    """`words.TokenTypes.update` of the types ``new`` (numbered from ``done``): the length and
+    lower-cased form of each, and ``word`` and ``alpha`` of those ASCII letters and digits (most
+    of them; the form is the type itself unless it has a capital); the positions in ``new`` of
+    the others, whose flags `update` reads with str methods."""
+    cdef Py_ssize_t i, k, n
+    cdef int kind
+    cdef void* data
+    cdef Py_UCS4 ch
+    cdef bint capital, digits
+    cdef str type_
+    rest = []
+    for i in range(len(new)):
+        type_ = new[i]
+        n = PyUnicode_GET_LENGTH(type_)
+        length[done + i] = n
+        capital, digits = False, True
+        if n and PyUnicode_IS_ASCII(type_):
+            kind, data = PyUnicode_KIND(type_), PyUnicode_DATA(type_)
+            for k in range(n):
+                ch = PyUnicode_READ(kind, data, k)
+                if not _ascii_alnum(ch):
+                    break
+                capital = capital or 65 <= ch <= 90
+                digits = digits and ch <= 57
+            else:
+                word[done + i], alpha[done + i] = 1, not digits
+                folded[done + i] = _type_id(lower, type_.lower() if capital else type_)
+                continue
+        rest.append(i)
+        folded[done + i] = _type_id(lower, type_.lower())
+    return rest
+
+
 cdef struct _Slot:
     uint64_t key  # a hash of the chunk's code points
     int64_t at  # where its type ids, then its code points, are in the pool (-1: an empty slot)

@@ -12,15 +12,14 @@ import pandas as pd
 from corpusbuilder.quality.ngrams import NGRAM_PRIME as _NGRAM_PRIME
 from corpusbuilder.quality.ngrams import NGRAM_SIGNALS, shard_ngram_signals
 from corpusbuilder.quality.params import C4Params, FineWebParams, QualityParams
-from corpusbuilder.quality.words import ABBREVIATIONS, TERMINAL_PUNCTUATION, TokenTypes, flat_ids
+from corpusbuilder.quality.words import (
+    ABBREVIATIONS,
+    TERMINAL_PUNCTUATION,
+    TokenTypes,
+    _signals,
+    flat_ids,
+)
 from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS
-
-try:
-    # compiled from _signals.pyx at build time (imported by its own name: importing it from
-    # the package would make the package's import of this module a cycle)
-    import corpusbuilder.quality._signals as _signals
-except ImportError:  # built without a C compiler: the Python versions below, same values
-    _signals = None
 
 # C4: a kept line ends in one of these, and not in an ellipsis
 C4_END_MARKS = (".", "?", "!", '"', "'")
