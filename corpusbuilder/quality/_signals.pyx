@@ -680,9 +680,10 @@ cdef class LineTests:
         if b - a > self.max_word_length and longest > self.max_word_length:
             return 0
         if self.citations and bracket:
-            line, sentences = self.citation(PyUnicode_Substring(text, a, b))
+            line, counted = self.citation(PyUnicode_Substring(text, a, b))
             if not line.endswith((".", "?", "!", '"', "'")) or line.endswith("..."):
                 return 0
+            sentences = -1 if counted is None else counted  # None: no citation, counted here
         else:
             if not (last in ".?!\"'") or (
                 last == 46 and b - a >= 3 and PyUnicode_READ(kind, data, b - 2) == 46
@@ -694,6 +695,7 @@ cdef class LineTests:
             return 0
         if line is None:
             line = PyUnicode_Substring(text, a, b)
+        if sentences < 0:
             sentences = self._sentences(ids, first, stop)
         lowered = line.lower()
         if "lorem ipsum" in lowered:
