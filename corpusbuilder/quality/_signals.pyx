@@ -246,6 +246,23 @@ def read_types(list new, Py_ssize_t done, dict lower, int64_t[::1] length, uint8
     return rest
 
 
+cdef tuple _cut(str chunk, bint plain, dict types, frozenset abbreviations):
+    """The type ids of a new chunk where the compiled cut can take it (None: the Python cut's):
+    ASCII letters and digits alone (``plain``, most new chunks) are one word, the chunk
+    itself; `_quick_ids`, else `_web_ids`, cut a chunk that preparing keeps."""
+    cdef int kind = PyUnicode_KIND(chunk)
+    cdef void* data = PyUnicode_DATA(chunk)
+    cdef Py_ssize_t k
+    if plain:
+        return (_type_id(types, chunk),)
+    if not PyUnicode_IS_ASCII(chunk):
+        for k in range(PyUnicode_GET_LENGTH(chunk)):
+            if not _preparing_keeps(PyUnicode_READ(kind, data, k)):
+                return None
+    found = _quick_ids(chunk, kind, data, types, abbreviations)
+    return _web_ids(chunk, kind, data, types, abbreviations) if found is None else found
+
+
 cdef struct _Slot:
     uint64_t key  # a hash of the chunk's code points
     int64_t at  # where its type ids, then its code points, are in the pool (-1: an empty slot)
@@ -343,13 +360,12 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
     cdef void* data
     cdef Py_UCS4 ch
     cdef Py_ssize_t slot, at, count, k
-    cdef int ckind
-    cdef void* cdata
     cdef uint64_t key
     cdef str text
     cdef int64_t[::1] ids_view, starts_view
     cdef _Chunks met = _Chunks()
     cdef bint known = len(memo) > 0  # else every chunk the memo holds is one met here
+    cdef bint plain  # ASCII letters and digits alone
     for text in texts:
         total += PyUnicode_GET_LENGTH(text)
     ids = np.empty(total // 2 + 1024, np.int64)
@@ -380,12 +396,13 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
             if Py_UNICODE_ISSPACE(ch):
                 i += 1
                 continue
-            j, key = i, _FNV_OFFSET  # FNV-1a over the chunk's code points
+            j, key, plain = i, _FNV_OFFSET, True  # FNV-1a over the chunk's code points
             while j < n:
                 ch = PyUnicode_READ(kind, data, j)
                 if Py_UNICODE_ISSPACE(ch):
                     break
                 key = (key ^ <uint64_t> ch) * _FNV_PRIME
+                plain = plain and _ascii_alnum(ch)
                 j += 1
             slot = met._slot(key, kind, data, i, j)
             if met.slots[slot].at >= 0:  # met before: its ids from the pool
@@ -401,19 +418,9 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
             chunk = PyUnicode_Substring(text, i, j)
             found = memo.get(chunk) if known else None
             if found is None:
-                ckind, cdata = PyUnicode_KIND(chunk), PyUnicode_DATA(chunk)
-                if not PyUnicode_IS_ASCII(chunk):
-                    for k in range(j - i):
-                        if not _preparing_keeps(PyUnicode_READ(ckind, cdata, k)):
-                            break
-                    else:
-                        k = -1
-                if PyUnicode_IS_ASCII(chunk) or k < 0:
-                    found = _quick_ids(chunk, ckind, cdata, types, abbreviations)
-                    if found is None:
-                        found = _web_ids(chunk, ckind, cdata, types, abbreviations)
+                found = _cut(chunk, plain, types, abbreviations)
                 if found is None:
-                    found = cut_new(chunk)
+                    found = cut_new(chunk)  # which stores it in the memo
                 else:
                     if len(memo) >= max_memo:
                         memo.clear()
