@@ -14,7 +14,7 @@ from conftest import CRAWL, require_shared, unavailable
 
 from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.extraction.extract import ExtractParams, extract_shard
-from corpusbuilder.quality import QualityParams, TokenTypes, signals
+from corpusbuilder.quality import QualityParams, TokenTypes, signals, words
 from corpusbuilder.quality.words import ABBREVIATIONS, WordVocabulary
 from corpusbuilder.tables import ShardTables, read_survivors
 
@@ -60,6 +60,7 @@ def both(documents, monkeypatch):
     fast = signals.shard_signals(documents, TokenTypes(), params)
     with monkeypatch.context() as python_only:
         python_only.setattr(signals, "_signals", None)
+        python_only.setattr(words, "_signals", None)
         reference = signals.shard_signals(documents, TokenTypes(), params)
     return fast, reference
 

@@ -211,6 +211,58 @@ cdef tuple _web_ids(str chunk, int kind, void* data, dict types, frozenset abbre
     return tuple(ids)
 
 
+def read_types(list new, Py_ssize_t done, dict lower, int64_t[::1] length, uint8_t[::1] word,
+               uint8_t[::1] alpha, int64_t[::1] folded):
+    """`words.TokenTypes.update` of the types ``new`` (numbered from ``done``): the length and
+    lower-cased form of each, and ``word`` and ``alpha`` of those ASCII letters and digits (most
+    of them; the form is the type itself unless it has a capital); the positions in ``new`` of
+    the others, whose flags `update` reads with str methods."""
+    cdef Py_ssize_t i, k, n
+    cdef int kind
+    cdef void* data
+    cdef Py_UCS4 ch
+    cdef bint capital, digits
+    cdef str type_
+    rest = []
+    for i in range(len(new)):
+        type_ = new[i]
+        n = PyUnicode_GET_LENGTH(type_)
+        length[done + i] = n
+        capital, digits = False, True
+        if n and PyUnicode_IS_ASCII(type_):
+            kind, data = PyUnicode_KIND(type_), PyUnicode_DATA(type_)
+            for k in range(n):
+                ch = PyUnicode_READ(kind, data, k)
+                if not _ascii_alnum(ch):
+                    break
+                capital = capital or 65 <= ch <= 90
+                digits = digits and ch <= 57
+            else:
+                word[done + i], alpha[done + i] = 1, not digits
+                folded[done + i] = _type_id(lower, type_.lower() if capital else type_)
+                continue
+        rest.append(i)
+        folded[done + i] = _type_id(lower, type_.lower())
+    return rest
+
+
+cdef tuple _cut(str chunk, bint plain, dict types, frozenset abbreviations):
+    """The type ids of a new chunk where the compiled cut can take it (None: the Python cut's):
+    ASCII letters and digits alone (``plain``, most new chunks) are one word, the chunk
+    itself; `_quick_ids`, else `_web_ids`, cut a chunk that preparing keeps."""
+    cdef int kind = PyUnicode_KIND(chunk)
+    cdef void* data = PyUnicode_DATA(chunk)
+    cdef Py_ssize_t k
+    if plain:
+        return (_type_id(types, chunk),)
+    if not PyUnicode_IS_ASCII(chunk):
+        for k in range(PyUnicode_GET_LENGTH(chunk)):
+            if not _preparing_keeps(PyUnicode_READ(kind, data, k)):
+                return None
+    found = _quick_ids(chunk, kind, data, types, abbreviations)
+    return _web_ids(chunk, kind, data, types, abbreviations) if found is None else found
+
+
 cdef struct _Slot:
     uint64_t key  # a hash of the chunk's code points
     int64_t at  # where its type ids, then its code points, are in the pool (-1: an empty slot)
@@ -308,13 +360,12 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
     cdef void* data
     cdef Py_UCS4 ch
     cdef Py_ssize_t slot, at, count, k
-    cdef int ckind
-    cdef void* cdata
     cdef uint64_t key
     cdef str text
     cdef int64_t[::1] ids_view, starts_view
     cdef _Chunks met = _Chunks()
     cdef bint known = len(memo) > 0  # else every chunk the memo holds is one met here
+    cdef bint plain  # ASCII letters and digits alone
     for text in texts:
         total += PyUnicode_GET_LENGTH(text)
     ids = np.empty(total // 2 + 1024, np.int64)
@@ -345,12 +396,13 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
             if Py_UNICODE_ISSPACE(ch):
                 i += 1
                 continue
-            j, key = i, _FNV_OFFSET  # FNV-1a over the chunk's code points
+            j, key, plain = i, _FNV_OFFSET, True  # FNV-1a over the chunk's code points
             while j < n:
                 ch = PyUnicode_READ(kind, data, j)
                 if Py_UNICODE_ISSPACE(ch):
                     break
                 key = (key ^ <uint64_t> ch) * _FNV_PRIME
+                plain = plain and _ascii_alnum(ch)
                 j += 1
             slot = met._slot(key, kind, data, i, j)
             if met.slots[slot].at >= 0:  # met before: its ids from the pool
@@ -366,19 +418,9 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
             chunk = PyUnicode_Substring(text, i, j)
             found = memo.get(chunk) if known else None
             if found is None:
-                ckind, cdata = PyUnicode_KIND(chunk), PyUnicode_DATA(chunk)
-                if not PyUnicode_IS_ASCII(chunk):
-                    for k in range(j - i):
-                        if not _preparing_keeps(PyUnicode_READ(ckind, cdata, k)):
-                            break
-                    else:
-                        k = -1
-                if PyUnicode_IS_ASCII(chunk) or k < 0:
-                    found = _quick_ids(chunk, ckind, cdata, types, abbreviations)
-                    if found is None:
-                        found = _web_ids(chunk, ckind, cdata, types, abbreviations)
+                found = _cut(chunk, plain, types, abbreviations)
                 if found is None:
-                    found = cut_new(chunk)
+                    found = cut_new(chunk)  # which stores it in the memo
                 else:
                     if len(memo) >= max_memo:
                         memo.clear()
@@ -645,9 +687,10 @@ cdef class LineTests:
         if b - a > self.max_word_length and longest > self.max_word_length:
             return 0
         if self.citations and bracket:
-            line, sentences = self.citation(PyUnicode_Substring(text, a, b))
+            line, counted = self.citation(PyUnicode_Substring(text, a, b))
             if not line.endswith((".", "?", "!", '"', "'")) or line.endswith("..."):
                 return 0
+            sentences = -1 if counted is None else counted  # None: no citation, counted here
         else:
             if not (last in ".?!\"'") or (
                 last == 46 and b - a >= 3 and PyUnicode_READ(kind, data, b - 2) == 46
@@ -659,6 +702,7 @@ cdef class LineTests:
             return 0
         if line is None:
             line = PyUnicode_Substring(text, a, b)
+        if sentences < 0:
             sentences = self._sentences(ids, first, stop)
         lowered = line.lower()
         if "lorem ipsum" in lowered:

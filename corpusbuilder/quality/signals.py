@@ -12,15 +12,14 @@ import pandas as pd
 from corpusbuilder.quality.ngrams import NGRAM_PRIME as _NGRAM_PRIME
 from corpusbuilder.quality.ngrams import NGRAM_SIGNALS, shard_ngram_signals
 from corpusbuilder.quality.params import C4Params, FineWebParams, QualityParams
-from corpusbuilder.quality.words import ABBREVIATIONS, TERMINAL_PUNCTUATION, TokenTypes, flat_ids
+from corpusbuilder.quality.words import (
+    ABBREVIATIONS,
+    TERMINAL_PUNCTUATION,
+    TokenTypes,
+    _signals,
+    flat_ids,
+)
 from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS
-
-try:
-    # compiled from _signals.pyx at build time (imported by its own name: importing it from
-    # the package would make the package's import of this module a cycle)
-    import corpusbuilder.quality._signals as _signals
-except ImportError:  # built without a C compiler: the Python versions below, same values
-    _signals = None
 
 # C4: a kept line ends in one of these, and not in an ellipsis
 C4_END_MARKS = (".", "?", "!", '"', "'")
@@ -181,10 +180,13 @@ def line_chunk_counts(text: str, lines: int) -> np.ndarray:
     return np.bincount(np.cumsum(breaks)[starts], minlength=lines)
 
 
-def without_citations(line: str, types: TokenTypes) -> tuple[str, int]:
-    """A line without C4's citation marks, and its sentences."""
-    line = C4_CITATION.sub("", line)
-    return line, sentence_count(types.ids(line), types)
+def without_citations(line: str, types: TokenTypes) -> tuple[str, int | None]:
+    """A line without C4's citation marks, and its sentences; None for them when it had none
+    (most lines with a "[": the count of the line's own tokens stands, no new cut needed)."""
+    cleaned = C4_CITATION.sub("", line)
+    if cleaned == line:
+        return line, None
+    return cleaned, sentence_count(types.ids(cleaned), types)
 
 
 def c4_signals(
@@ -219,7 +221,9 @@ def c4_signals(
         ):
             continue
         if params.remove_citations and "[" in line:
-            line, sentences[number] = without_citations(line, types)
+            line, counted = without_citations(line, types)
+            if counted is not None:
+                sentences[number] = counted
         if not line.endswith(C4_END_MARKS) or line.endswith("..."):
             continue
         if words < params.min_words_per_line:

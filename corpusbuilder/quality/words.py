@@ -13,6 +13,13 @@ import numpy as np
 from corpusbuilder.common import stoplists
 from corpusbuilder.tokenise import _NO_SPACE, Vocabulary
 
+try:
+    # compiled from _signals.pyx at build time (imported by its own name: importing it from
+    # the package would make the package's import of this module a cycle)
+    import corpusbuilder.quality._signals as _signals
+except ImportError:  # built without a C compiler: the Python versions, same values
+    _signals = None
+
 # --------------------------------------------------------------------------- characters
 
 # Terminal punctuation (FineWeb's line test, C4's sentence ends): the marks that end a sentence in
@@ -205,8 +212,10 @@ class TokenTypes:
         self._stoplists: dict[str | None, tuple[str | None, frozenset[str]]] = {}
 
     def update(self) -> None:
-        """Read what the signals read of the types the vocabulary learnt since the last call
-        (the common case, letters and digits, by maps of str methods, looping in C)."""
+        """Read what the signals read of the types the vocabulary learnt since the last call:
+        the common ones, ASCII letters and digits, by the compiled `_signals.read_types` where
+        it is built (else by maps of str methods, looping in C), the others character by
+        character."""
         done, total = self.size, len(self.vocabulary.types)
         if total == done:
             return
@@ -215,39 +224,49 @@ class TokenTypes:
         for name in ("length", "word", "alpha", "punct", "terminal", "key", "folded"):
             setattr(self, name, _grown(getattr(self, name), total))
         part = slice(done, total)
-        self.length[part] = np.fromiter(map(len, new), np.int64, count)
-        # most types are letters and digits: a word, not punctuation, with a letter unless
-        # ASCII digits alone; the character tests run on the others
-        alnum = np.fromiter(map(str.isalnum, new), bool, count)
-        ascii_alnum = alnum & np.fromiter(map(str.isascii, new), bool, count)
-        other = np.flatnonzero(~alnum) + done
-        rest = np.flatnonzero(alnum & ~ascii_alnum) + done
-        at_ascii = np.flatnonzero(ascii_alnum)
-        self.word[part] = alnum
-        self.word[other] = [not all(map(_is_symbol, new[i - done])) for i in other.tolist()]
-        self.alpha[part] = False
-        digits = np.fromiter(map(str.isdigit, [new[i] for i in at_ascii.tolist()]), bool)
-        self.alpha[at_ascii + done] = ~digits
-        for index in (other, rest):
-            self.alpha[index] = [any(c.isalpha() for c in new[i - done]) for i in index.tolist()]
-        self.punct[part] = False
-        self.punct[other] = [all(map(_is_punctuation, new[i - done])) for i in other.tolist()]
-        self.terminal[part] = False
-        self.terminal[other] = [new[i - done] in TERMINAL_PUNCTUATION for i in other.tolist()]
-        self.key[part] = self._rng.integers(0, 2**63, len(new), np.uint64) * np.uint64(2) + 1
-        self.folded[part] = [self.lower.setdefault(t.lower(), len(self.lower)) for t in new]
+        for flags in (self.word, self.alpha, self.punct, self.terminal):
+            flags[part] = False
+        self.key[part] = self._rng.integers(0, 2**63, count, np.uint64) * np.uint64(2) + 1
+        if _signals is not None:
+            views = (self.word.view(np.uint8), self.alpha.view(np.uint8), self.folded)
+            rest = _signals.read_types(new, done, self.lower, self.length, *views)
+            self._read_characters([new[i] for i in rest], np.array(rest, np.int64) + done)
+        else:
+            self.length[part] = np.fromiter(map(len, new), np.int64, count)
+            self.folded[part] = [self.lower.setdefault(t.lower(), len(self.lower)) for t in new]
+            self._read_characters(new, np.arange(done, total))
         self.size = total
 
+    def _read_characters(self, new: list[str], at: np.ndarray) -> None:
+        """``word``, ``alpha``, ``punct`` and ``terminal`` of the types ``new`` (ids ``at``): most
+        are letters and digits (a word, not punctuation, with a letter unless ASCII digits
+        alone); the character tests run on the others."""
+        count = len(new)
+        alnum = np.fromiter(map(str.isalnum, new), bool, count)
+        ascii_alnum = alnum & np.fromiter(map(str.isascii, new), bool, count)
+        other, rest = np.flatnonzero(~alnum), np.flatnonzero(alnum & ~ascii_alnum)
+        at_ascii = np.flatnonzero(ascii_alnum)
+        self.word[at] = alnum
+        self.word[at[other]] = [not all(map(_is_symbol, new[i])) for i in other.tolist()]
+        digits = np.fromiter(map(str.isdigit, [new[i] for i in at_ascii.tolist()]), bool)
+        self.alpha[at[at_ascii]] = ~digits
+        for index in (other, rest):
+            self.alpha[at[index]] = [any(c.isalpha() for c in new[i]) for i in index.tolist()]
+        self.punct[at[other]] = [all(map(_is_punctuation, new[i])) for i in other.tolist()]
+        self.terminal[at[other]] = [new[i] in TERMINAL_PUNCTUATION for i in other.tolist()]
+
     def stop(self, language: str | None) -> np.ndarray:
-        """Per lower-cased form: is it in the stop list of ``language``."""
+        """Per lower-cased form: is it in the stop list of ``language``. Found by looking the
+        list's few hundred words up among the forms, not the shard's ~60,000 forms in the list
+        (a shard has a few languages, and each would read every form)."""
         if language not in self._stoplists:
             self._stoplists[language] = stoplists.stoplist_for(language)
         name, words = self._stoplists[language]
         known, filled = self._stop.get(name or "", (np.zeros(0, bool), 0))
         if filled < len(self.lower):
             known = _grown(known, len(self.lower))
-            forms = _last(self.lower, filled)
-            known[filled : len(self.lower)] = np.fromiter(map(words.__contains__, forms), bool)
+            at = [i for i in map(self.lower.get, words) if i is not None and i >= filled]
+            known[at] = True
             self._stop[name or ""] = (known, len(self.lower))
         return known
 
