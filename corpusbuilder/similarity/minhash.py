@@ -142,6 +142,11 @@ def _buckets(keys: np.ndarray) -> Iterator[np.ndarray]:
         yield np.sort(order[start : start + size]).astype(np.int64)
 
 
+def group_count(params: MinHashParams) -> int:
+    """Bucketings the pairing runs: one per LSH band, or per min-hash (collision counting)."""
+    return params.k if params.bands is None else params.bands
+
+
 def group_columns(group: int, params: MinHashParams) -> range:
     """The min-hash columns one group buckets by: its min-hash function (collision counting) or
     its LSH band's r = k/b rows."""
@@ -179,12 +184,11 @@ def candidate_pair_blocks(
     — a steep S-curve around (1/b)^(1/r) (e.g. 20 bands of 5 rows: 0.55). Pairs may repeat
     across blocks (see `bucket_pair_blocks`).
     """
-    groups = params.k if params.bands is None else params.bands
     docs = np.arange(len(signatures), dtype=np.int64)
     empty = signatures[:, 0] == EMPTY
     keyed = (
         (group_key(signatures[:, group_columns(g, params)], docs, empty, params), docs)
-        for g in range(groups)
+        for g in range(group_count(params))
     )
     return bucket_pair_blocks(keyed, params.max_bucket)
 

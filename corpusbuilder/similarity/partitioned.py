@@ -36,6 +36,7 @@ from corpusbuilder.similarity.minhash import (
     bucket_pair_blocks,
     estimated_resemblance,
     group_columns,
+    group_count,
     group_key,
     named_pairs,
 )
@@ -114,19 +115,14 @@ def read_ids(paths: Sequence[Path | str], rows: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- band jobs
 
 
-def groups(params: MinHashParams) -> int:
-    """Bucketings the pairing runs: one per LSH band, or per min-hash (collision counting)."""
-    return params.k if params.bands is None else params.bands
-
-
 def band_job_count(band_jobs: int, params: MinHashParams) -> int:
     """`similarity.band_jobs`, at most one job a group."""
-    return min(band_jobs, groups(params))
+    return min(band_jobs, group_count(params))
 
 
 def band_job_groups(job: int, jobs: int, params: MinHashParams) -> np.ndarray:
     """The groups band job ``job`` of ``jobs`` buckets by: a contiguous run of them."""
-    return np.array_split(np.arange(groups(params)), jobs)[job]
+    return np.array_split(np.arange(group_count(params)), jobs)[job]
 
 
 def _keyed_passes(
