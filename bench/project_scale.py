@@ -104,14 +104,11 @@ def measured_rates(scale: dict, ngrams: dict, basis: str = "cpu") -> dict:
     # jobs that pay the scheduler's overhead: SLURM submissions (grouped rules share one) less
     # the dedup stage's, which its own model counts, or else every job
     dedup_jobs = stages["dedup"]["jobs"]
-    parallel_jobs = (
+    scheduled_jobs = (
         scale["slurm_submissions"] - dedup_jobs
         if "slurm_submissions" in scale
         else sum(stage["jobs"] for name, stage in stages.items() if name != "dedup")
     )
-    # the sequential dedup job: the run's own, or one run on the same shards beside it
-    sequential = scale.get("sequential_dedup") or (rules["dedup"] if "dedup" in rules else None)
-    dedup_s = sequential[rule_s] if sequential else stages["dedup"][stage_s]
     # a part reads the row groups at its range's edges of every run whole: seconds per (part, run)
     bench = ngrams["partitioned_merge"]
     one, most = bench["merges"][0], bench["merges"][-1]
@@ -135,9 +132,13 @@ def measured_rates(scale: dict, ngrams: dict, basis: str = "cpu") -> dict:
         "merge_s_per_word": merge_s / words,
         "merge_source": merge_source,
         "merge_s_per_part_and_run": edge_s,
-        "dedup_s_per_word": dedup_s / words,
+        # the sequential job's own figure when the run has one (a rule's is not rounded)
+        "dedup_s_per_word": (
+            rules["dedup"][rule_s] if "dedup" in rules else stages["dedup"][stage_s]
+        )
+        / words,
         "basis": basis,
-        "parallel_jobs_per_shard": parallel_jobs / len(scale["crawl"]["shards"]),
+        "scheduled_jobs_per_shard": scheduled_jobs / len(scale["crawl"]["shards"]),
         "shard_words": words / len(scale["crawl"]["shards"]),
         "shard_gzip_bytes": scale["crawl"]["file_bytes"] / len(scale["crawl"]["shards"]),
         "tokens_per_word": tokens_per_word,
@@ -166,7 +167,7 @@ def project(
     """The sequential mode; every job of the parallel stages pays ``job_overhead_s`` of
     scheduling on a core (submit, start, stage in)."""
     shards = math.ceil(words / shard_words)
-    per_shard_jobs = round(shards * rates["parallel_jobs_per_shard"])
+    per_shard_jobs = round(shards * rates["scheduled_jobs_per_shard"])
     partitions = min(cores, MAX_PARTITIONS)
     # the scale run merged its runs in one pass
     merge_s = (
