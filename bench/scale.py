@@ -5,6 +5,7 @@ Snakemake's benchmark files, projected to 10^9 words next to the thesis' Table 3
     python bench/scale.py            # 0.25 GB of HTML, 8 shards, --cores 2, in /tmp/cb-scale
     python bench/scale.py --gb 1 --dir /tmp/scale # the 1 GB run (~4× as long)
     python bench/scale.py --report-only --dir /tmp/cb-scale   # re-read a finished run
+    python bench/scale.py --resume --dir /tmp/cb-scale ...    # continue an interrupted one
     python bench/scale.py --gb 1.9 --shards 32 --no-gzip --executor slurm --dir /tmp/scale2 \
         --out bench/results/scale_slurm.json  # ≥ 2 GB of WARCs, every job through profiles/slurm
 
@@ -335,6 +336,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--dedup-partitions", type=int, default=8, help="dedup.partitions")
     parser.add_argument("--report-only", action="store_true", help="read a finished run in --dir")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted run in --dir: keep its outputs and benchmark files (every "
+        "finished job keeps its figures), rerun the incomplete jobs, add this run's wall time",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
 
@@ -349,6 +356,10 @@ def main(argv: list[str] | None = None) -> int:
             not crawl
             or [crawl["args"].get(k, True) for k in ("gb", "shards", "seed", "gzip")] != wanted
         ):
+            if args.resume:
+                raise SystemExit(
+                    f"--resume: {warcs_dir} is not the crawl of these --gb, --shards, --seed"
+                )
             shutil.rmtree(warcs_dir, ignore_errors=True)
             subprocess.run(
                 [
@@ -380,10 +391,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{'--cores ' + str(args.cores) if args.executor == 'local' else 'SLURM profile'}",
             flush=True,
         )
-        for stale in ("benchmarks", "work", "results", "logs", "data", ".snakemake"):
-            shutil.rmtree(
-                directory / stale, ignore_errors=True
-            )  # a fresh run, so every stage is timed
+        if not args.resume:
+            for stale in ("benchmarks", "work", "results", "logs", "data", ".snakemake"):
+                shutil.rmtree(
+                    directory / stale, ignore_errors=True
+                )  # a fresh run, so every stage is timed
         command = [
             sys.executable,
             "-m",
@@ -396,6 +408,7 @@ def main(argv: list[str] | None = None) -> int:
             str(directory),
             "--configfile",
             str(config),
+            *(["--rerun-incomplete"] if args.resume else []),
         ]
         with contextlib.ExitStack() as stack:
             env = None
@@ -412,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
                 command += ["--cores", str(args.cores)]
             usage = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
-            with open(directory / "run.log", "w") as log:
+            with open(directory / "run.log", "a" if args.resume else "w") as log:
                 done = subprocess.run(
                     command, stdout=log, stderr=subprocess.STDOUT, env=env, check=False
                 )
@@ -425,9 +438,19 @@ def main(argv: list[str] | None = None) -> int:
             if args.executor == "local"
             else None
         )
+        times = directory / "wall_s.txt"
+        if args.resume and times.exists():
+            # a resumed run's times are its segments' sums
+            wall, cpu, *_ = times.read_text().split()
+            wall_s = round(wall_s + float(wall), 1)
+            cpu_s = None if cpu_s is None or cpu == "nan" else round(cpu_s + float(cpu), 1)
+        # written for a failed segment too, so that --resume adds the time it took
+        times.write_text(f"{wall_s} {cpu_s or 'nan'} {args.executor}\n")
         if done.returncode:
-            raise SystemExit(f"workflow failed after {wall_s} s, see {directory / 'run.log'}")
-        (directory / "wall_s.txt").write_text(f"{wall_s} {cpu_s or 'nan'} {args.executor}\n")
+            raise SystemExit(
+                f"workflow failed after {wall_s} s, see {directory / 'run.log'}; "
+                "--resume continues it"
+            )
     else:
         crawl = json.loads(crawl_json.read_text()) if crawl_json.exists() else None
         if (directory / "wall_s.txt").exists():
