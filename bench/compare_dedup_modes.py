@@ -34,9 +34,13 @@ from corpusbuilder.tables import FILES, kept_tokens  # noqa: E402
 from corpusbuilder.tokenfile import read_tokens  # noqa: E402
 
 
+def shard_names(work: Path) -> list[str]:
+    return sorted(path.name.split(".")[0] for path in (work / "work" / "tokens").iterdir())
+
+
 def sequential(work: Path, out: Path) -> tuple[list[str], dict]:
     config = validate_config({})
-    names = sorted(path.name.split(".")[0] for path in (work / "work" / "tokens").iterdir())
+    names = shard_names(work)
     shards = [
         Shard(
             name,
@@ -65,7 +69,9 @@ def sequential(work: Path, out: Path) -> tuple[list[str], dict]:
     }
 
 
-def compare(work: Path, names: list[str], sequential_dir: Path, partitioned_dir: Path) -> dict:
+def compare(
+    work: Path, names: list[str], sequential_dir: Path, partitioned_dir: Path, parts: int
+) -> dict:
     tokens = [work / FILES.tokens.format(shard=name) for name in names]
     kept: dict[str, list] = {"sequential": [], "partitioned": []}
     blocks = other_class = other_tokens = 0
@@ -85,14 +91,14 @@ def compare(work: Path, names: list[str], sequential_dir: Path, partitioned_dir:
             ).sum()
         )
         other_tokens += int((kept["sequential"][-1] != kept["partitioned"][-1]).sum())
-    before = tengram_metric(tokens, None)
+    before = tengram_metric(tokens, None, parts)
     result: dict = {
         "blocks": blocks,
         "blocks_with_another_final_class": other_class,
         "tokens_kept_by_one_mode_only": other_tokens,
     }
     for mode, masks in kept.items():
-        after = tengram_metric(tokens, masks)
+        after = tengram_metric(tokens, masks, parts)
         result[mode] = {
             "removed_duplicate_10gram_instances": round(
                 1 - after["duplicate_10gram_instances"] / before["duplicate_10gram_instances"], 4
@@ -112,13 +118,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("workdir", type=Path)
     parser.add_argument("out", type=Path, help="folder for the sequential job's tables")
     parser.add_argument("--json", type=Path, help="write the result here too")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="OUT already holds the sequential job's tables (a run cut off after the job): "
+        "compare them without running it again; its figures are then its stats.json seconds",
+    )
+    parser.add_argument(
+        "--parts",
+        type=int,
+        default=8,
+        help="count the 10-grams in this many hash ranges, one at a time (memory ÷ parts)",
+    )
     args = parser.parse_args(argv)
-    names, job = sequential(args.workdir, args.out)
+    if args.reuse:
+        names = shard_names(args.workdir)
+        missing = [name for name in names if not (args.out / f"{name}.parquet").exists()]
+        if missing or not (args.out / "stats.json").exists():
+            raise SystemExit(f"--reuse: {args.out} lacks stats.json or {len(missing)} shard tables")
+        job = {"wall_s_by_pass": json.loads((args.out / "stats.json").read_text())["seconds"]}
+    else:
+        names, job = sequential(args.workdir, args.out)
     result = {
         "workdir": str(args.workdir),
         "shards": len(names),
         "sequential_job": job,
-        **compare(args.workdir, names, args.out, args.workdir / "work" / "dedup" / "shards"),
+        **compare(
+            args.workdir, names, args.out, args.workdir / "work" / "dedup" / "shards", args.parts
+        ),
     }
     print(json.dumps(result, indent=1))
     if args.json:
