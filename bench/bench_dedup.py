@@ -58,7 +58,7 @@ from corpusbuilder.dedup.store import duplicate_ngram_store
 from corpusbuilder.extraction.justext import PRESETS
 from corpusbuilder.ngramfiles import read_duplicate_ngrams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.report.corpus_stats import block_ngrams
+from corpusbuilder.report.ngram_counts import RangeCounts, block_ngrams
 from corpusbuilder.tables import ShardTables, kept_tokens, read_survivors
 from corpusbuilder.tokenfile import TokenStream, read_tokens, write_token_stream
 from corpusbuilder.tokenise import block_sentences, word_hashes
@@ -144,44 +144,20 @@ def duplicate_ngrams(tokens_paths: list[Path], n: int, kind: str) -> np.ndarray:
     return unique[counts >= 2]
 
 
-def tengram_metric(tokens_paths: list[Path], kept: list[np.ndarray] | None, parts: int = 1) -> dict:
+def tengram_metric(tokens_paths: list[Path], kept: list[np.ndarray] | None) -> dict:
     """Instances of 10-grams (all tokens) seen 2+ times, and distinct 10-grams, over the tokens
     in `kept` (a bool per token of each shard; None = all): the report's count
-    (`corpus_stats.block_ngrams`), which takes only 10-grams of the original text, never one
-    bridging a removed block or sentence.
-
-    With ``parts`` > 1 the hashes are spilled to disk by hash range and counted one range at a
-    time, the same counts in an eighth of the memory at 8 parts: a 2 GB crawl's 5 × 10⁸ hashes
-    held at once took 21 GB."""
-    totals = {"duplicate_10gram_instances": 0, "distinct_10grams": 0, "10gram_instances": 0}
-
-    def count(hashes: np.ndarray) -> None:
-        _, counts = np.unique(hashes, return_counts=True)
-        totals["duplicate_10gram_instances"] += int(counts[counts >= 2].sum())
-        totals["distinct_10grams"] += len(counts)
-        totals["10gram_instances"] += int(counts.sum())
-
-    shard_hashes = (
-        block_ngrams(read_tokens(path), None if kept is None else kept[i], 10)
-        for i, path in enumerate(tokens_paths)
-    )
-    if parts == 1:
-        count(np.concatenate(list(shard_hashes)))
-        return totals
-    with tempfile.TemporaryDirectory(prefix="tengrams-") as spill:
-        files = [Path(spill) / f"{part}.u64" for part in range(parts)]
-        handles = [open(path, "wb") for path in files]
-        try:
-            for hashes in shard_hashes:
-                part_of = hashes % np.uint64(parts)
-                for part, handle in enumerate(handles):
-                    hashes[part_of == part].tofile(handle)
-        finally:
-            for handle in handles:
-                handle.close()
-        for path in files:
-            count(np.fromfile(path, dtype=np.uint64))
-    return totals
+    (`ngram_counts.block_ngrams`, counted by hash range as the report does), which takes only
+    10-grams of the original text, never one bridging a removed block or sentence."""
+    with RangeCounts() as counter:
+        for i, path in enumerate(tokens_paths):
+            counter.add(block_ngrams(read_tokens(path), None if kept is None else kept[i], 10))
+        counts = counter.counts()
+    return {
+        "duplicate_10gram_instances": counts.duplicate_instances,
+        "distinct_10grams": counts.distinct_ngrams,
+        "10gram_instances": counts.ngram_instances,
+    }
 
 
 def kept_after(tokens_path: Path, output: Path, stubs_back: bool = False) -> np.ndarray:

@@ -69,9 +69,7 @@ def sequential(work: Path, out: Path) -> tuple[list[str], dict]:
     }
 
 
-def compare(
-    work: Path, names: list[str], sequential_dir: Path, partitioned_dir: Path, parts: int
-) -> dict:
+def compare(work: Path, names: list[str], sequential_dir: Path, partitioned_dir: Path) -> dict:
     tokens = [work / FILES.tokens.format(shard=name) for name in names]
     kept: dict[str, list] = {"sequential": [], "partitioned": []}
     blocks = other_class = other_tokens = 0
@@ -91,14 +89,14 @@ def compare(
             ).sum()
         )
         other_tokens += int((kept["sequential"][-1] != kept["partitioned"][-1]).sum())
-    before = tengram_metric(tokens, None, parts)
+    before = tengram_metric(tokens, None)
     result: dict = {
         "blocks": blocks,
         "blocks_with_another_final_class": other_class,
         "tokens_kept_by_one_mode_only": other_tokens,
     }
     for mode, masks in kept.items():
-        after = tengram_metric(tokens, masks, parts)
+        after = tengram_metric(tokens, masks)
         result[mode] = {
             "removed_duplicate_10gram_instances": round(
                 1 - after["duplicate_10gram_instances"] / before["duplicate_10gram_instances"], 4
@@ -124,12 +122,6 @@ def main(argv: list[str] | None = None) -> int:
         help="OUT already holds the sequential job's tables (a run cut off after the job): "
         "compare them without running it again; its figures are then its stats.json seconds",
     )
-    parser.add_argument(
-        "--parts",
-        type=int,
-        default=8,
-        help="count the 10-grams in this many hash ranges, one at a time (memory ÷ parts)",
-    )
     args = parser.parse_args(argv)
     if args.reuse:
         names = shard_names(args.workdir)
@@ -143,9 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         "workdir": str(args.workdir),
         "shards": len(names),
         "sequential_job": job,
-        **compare(
-            args.workdir, names, args.out, args.workdir / "work" / "dedup" / "shards", args.parts
-        ),
+        **compare(args.workdir, names, args.out, args.workdir / "work" / "dedup" / "shards"),
     }
     print(json.dumps(result, indent=1))
     if args.json:

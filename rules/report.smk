@@ -23,7 +23,8 @@ REPORT_DEDUP = (
 )
 
 
-# One job for the whole corpus; it holds every shard's 10-gram hashes (16 B per token).
+# One job for the whole corpus; it holds one shard, and one hash range of the corpus' 10-gram
+# hashes at a time (spilled to its tmpdir, 16 B per token).
 rule corpus_stats:
     input:
         **REPORT_DEDUP,

@@ -721,7 +721,7 @@ def test_span_mode_loses_no_ngram_and_block_mode_does(tmp_path):
     """Without the repeat ratio, span mode keeps every word a fresh n-gram needs: each n-gram of
     the input is still whole somewhere in the kept text (the n-grams of a removed stretch repeat
     text output before). Block mode loses the fresh n-grams of the blocks it removes."""
-    from corpusbuilder.report.corpus_stats import block_ngrams
+    from corpusbuilder.report.ngram_counts import block_ngrams
     from corpusbuilder.tables import kept_tokens
     from corpusbuilder.tokenfile import read_tokens
 

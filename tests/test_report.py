@@ -32,14 +32,13 @@ from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.report.corpus_stats import (
     ShardFiles,
     benchmark_files,
-    block_ngrams,
-    duplicate_counts,
     measure_corpus,
     stage_times,
     write_corpus_stats,
 )
 from corpusbuilder.report.html_report import ReportFiles, render_report
 from corpusbuilder.report.joins import corpus_languages
+from corpusbuilder.report.ngram_counts import RangeCounts, block_ngrams, duplicate_counts
 from corpusbuilder.tables import ShardTables
 
 # --- a hand-made corpus: 2 documents, 4 blocks -------------------------------------------------
@@ -130,6 +129,21 @@ def test_duplicate_counts_count_every_occurrence_of_a_repeated_ngram():
     assert (counts.ngram_instances, counts.distinct_ngrams) == (7, 4)
     assert (counts.duplicate_instances, counts.distinct_duplicates) == (5, 2)
     assert duplicate_counts([]).ngram_instances == 0
+
+
+def test_counts_by_hash_range_equal_the_counts_in_memory(tmp_path):
+    # every occurrence of a hash lands in one range, so the ranges' sums are the corpus' counts
+    rng = np.random.default_rng(7)
+    shards = [
+        rng.integers(0, 5000, size, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        for size in (3000, 0, 4500, 1)
+    ]
+    for ranges in (1, 3, 256):
+        with RangeCounts(ranges, tmp_path) as counter:
+            for hashes in shards:
+                counter.add(hashes)
+            assert counter.counts() == duplicate_counts(shards)
+    assert not list(tmp_path.iterdir())  # the spill is gone
 
 
 def test_ngrams_never_bridge_a_dropped_block(tmp_path):

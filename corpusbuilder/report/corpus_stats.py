@@ -23,11 +23,9 @@ Three tables and a summary, from files the workflow already wrote:
   CPU seconds added over the rule's jobs (one per shard for per-shard rules), peak memory the
   largest ``max_rss`` of any of its jobs.
 
-Scale: the duplicate count concatenates every shard's 10-gram hashes (8 bytes per token, twice:
-before and after) and counts them with one ``np.unique(..., return_counts=True)`` — a sort of the
-whole corpus' n-grams in memory. That is fine for the sample and dev crawls (and up to a few
-hundred million tokens); a web-scale corpus would count them with the n-gram stage's sorted runs
-and k-way merge (`ngrams.chunk_ngram_counts`, the `dup_ngrams` rule) instead.
+Scale: the duplicate count needs every 10-gram hash of the corpus; they are spilled to disk by
+hash range and counted one range at a time (`ngram_counts.RangeCounts`), so the job holds one
+shard and one range of the corpus' hashes (16 B per token on disk, before and after).
 """
 
 from __future__ import annotations
@@ -45,7 +43,12 @@ import pandas as pd
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.language import document_texts
-from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.report.ngram_counts import (
+    MEASURE_N,
+    DuplicateCounts,
+    RangeCounts,
+    block_ngrams,
+)
 from corpusbuilder.similarity.minhash import (
     MinHashParams,
     document_signatures,
@@ -57,7 +60,6 @@ from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.corpus_stats")
 
-MEASURE_N = 10  # the thesis measures duplicate content with 10-grams on all tokens (§3.6.4)
 BLOCK_STAGE = "block_dedup_kept"
 RESEMBLANCE_ROW = "after_resemblance_dedup"
 FUNNEL_COLUMNS = (
@@ -135,55 +137,6 @@ class ShardFiles:
     dedup: Path | None = None
 
 
-def block_ngrams(
-    tokens: dict, keep_tokens: np.ndarray | None = None, n: int = MEASURE_N, kind: str = "all"
-) -> np.ndarray:
-    """Hashes of every n-gram (tokens of ``kind``; all by default) inside one block, over the
-    tokens of ``keep_tokens`` (all when ``None``; `tables.kept_tokens` after de-duplication). A
-    dropped stretch — a block, or sentences removed from one — ends the text before it, so no
-    n-gram bridges the gap: only n-grams of the original text are counted."""
-    token_hash = np.asarray(tokens["token_hash"], np.uint64)
-    offsets = np.asarray(tokens["block_offsets"], np.int64)
-    keep = kind_mask(kind, tokens["is_punct"], tokens["is_stop"])
-    if keep_tokens is not None:
-        gaps = np.flatnonzero(np.diff(np.asarray(keep_tokens, np.int8))) + 1
-        offsets = np.union1d(offsets, gaps)
-        keep = keep & keep_tokens
-    words, word_offsets, _ = select_tokens(token_hash, offsets, keep)
-    hashes, _ = ngram_hashes(words, word_offsets, n)
-    return hashes
-
-
-@dataclass
-class DuplicateCounts:
-    """How much of a corpus is duplicate content, in n-grams (Table 3.4's last column)."""
-
-    ngram_instances: int = 0
-    distinct_ngrams: int = 0
-    duplicate_instances: int = 0  # occurrences of the n-grams that occur 2+ times
-    distinct_duplicates: int = 0  # n-gram types occurring 2+ times
-
-
-def duplicate_counts(hashes: Sequence[np.ndarray] | np.ndarray) -> DuplicateCounts:
-    """Count the n-gram hashes of a whole corpus (np.unique over all of
-    them: see the module note)."""
-    if isinstance(hashes, np.ndarray):
-        hashes = [hashes]
-    everything = np.concatenate(
-        [np.asarray(h, np.uint64) for h in hashes] + [np.empty(0, np.uint64)]
-    )
-    if len(everything) == 0:
-        return DuplicateCounts()
-    _, counts = np.unique(everything, return_counts=True)
-    repeated = counts >= 2
-    return DuplicateCounts(
-        ngram_instances=int(len(everything)),
-        distinct_ngrams=int(len(counts)),
-        duplicate_instances=int(counts[repeated].sum()),
-        distinct_duplicates=int(repeated.sum()),
-    )
-
-
 # --- the measurements --------------------------------------------------------------------------
 
 
@@ -215,16 +168,17 @@ def after_resemblance_dedup(
 ) -> tuple[DuplicateCounts, dict]:
     """Duplicate n-grams of the corpus without the `removed` documents;
     its documents, blocks, tokens."""
-    hashes, totals = [], {"documents": 0, "blocks": 0, "tokens": 0}
-    for shard in shards:
-        tokens = read_tokens(shard.tokens)
-        table = tokenised_blocks(tokens)
-        kept = ~table["doc_id"].isin(removed).to_numpy()
-        totals["documents"] += int(table.loc[kept, "doc_id"].nunique())
-        totals["blocks"] += int(kept.sum())
-        totals["tokens"] += int(table.loc[kept, "tokens"].sum())
-        hashes.append(block_ngrams(tokens, np.repeat(kept, table["tokens"].to_numpy()), n))
-    return duplicate_counts(hashes), totals
+    totals = {"documents": 0, "blocks": 0, "tokens": 0}
+    with RangeCounts() as counts:
+        for shard in shards:
+            tokens = read_tokens(shard.tokens)
+            table = tokenised_blocks(tokens)
+            kept = ~table["doc_id"].isin(removed).to_numpy()
+            totals["documents"] += int(table.loc[kept, "doc_id"].nunique())
+            totals["blocks"] += int(kept.sum())
+            totals["tokens"] += int(table.loc[kept, "tokens"].sum())
+            counts.add(block_ngrams(tokens, np.repeat(kept, table["tokens"].to_numpy()), n))
+        return counts.counts(), totals
 
 
 def measure_corpus(
@@ -236,11 +190,10 @@ def measure_corpus(
     """The extended funnel and the duplicate-content table.
 
     ``funnel`` is ``results/stats/funnel.tsv`` (stage, documents, words, pct columns); each shard
-    is read once, one shard at a time, except for the n-gram hashes kept for the final count —
+    is read once, one shard at a time, its n-gram hashes spilled by range for the final count —
     and once more when ``resemblance`` asks for its row, after the clusters are known.
     """
     shards = list(shards)
-    before_hashes, after_hashes = [], []
     doc_ids, signatures = [], []
     totals = {
         key: 0
@@ -256,38 +209,38 @@ def measure_corpus(
         )
     }
     dedup_ran = False
-    for shard in shards:
-        tokens = read_tokens(shard.tokens)
-        columns = ["doc_id", "block_index", "n_words"] + (["text"] if resemblance else [])
-        table = tokenised_blocks(tokens, read_table(shard.blocks, columns))
-        dedup = None
-        if shard.dedup is not None:
-            dedup_ran = True
-            dedup = read_table(
-                shard.dedup,
-                ["doc_id", "block_index", "final_class"],
-                optional=["removed_starts", "removed_ends"],
-            )
-        kept = good_after_dedup(table, dedup)
-        kept_tokens_after = kept_tokens(tokens, dedup)
-        n_words = table["n_words"].fillna(0).to_numpy(np.int64)
-        totals["documents_before"] += int(table["doc_id"].nunique())
-        totals["documents_after"] += int(table.loc[kept, "doc_id"].nunique())
-        totals["blocks_before"] += len(table)
-        totals["blocks_after"] += int(kept.sum())
-        totals["tokens_before"] += int(table["tokens"].sum())
-        totals["tokens_after"] += int(kept_tokens_after.sum())
-        totals["words_before"] += int(n_words.sum())
-        totals["words_after"] += int(n_words[kept].sum())
-        before_hashes.append(block_ngrams(tokens, None, n))
-        after_hashes.append(block_ngrams(tokens, kept_tokens_after, n))
-        if resemblance:
-            # a tokenised block without a blocks.parquet row has no text
-            texts = document_texts(table.assign(text=table["text"].fillna("")))
-            doc_ids += texts.index.tolist()
-            signatures.append(document_signatures(texts.tolist(), resemblance.minhash))
-    before, after = duplicate_counts(before_hashes), duplicate_counts(after_hashes)
-    del before_hashes, after_hashes
+    with RangeCounts() as before_counts, RangeCounts() as after_counts:
+        for shard in shards:
+            tokens = read_tokens(shard.tokens)
+            columns = ["doc_id", "block_index", "n_words"] + (["text"] if resemblance else [])
+            table = tokenised_blocks(tokens, read_table(shard.blocks, columns))
+            dedup = None
+            if shard.dedup is not None:
+                dedup_ran = True
+                dedup = read_table(
+                    shard.dedup,
+                    ["doc_id", "block_index", "final_class"],
+                    optional=["removed_starts", "removed_ends"],
+                )
+            kept = good_after_dedup(table, dedup)
+            kept_tokens_after = kept_tokens(tokens, dedup)
+            n_words = table["n_words"].fillna(0).to_numpy(np.int64)
+            totals["documents_before"] += int(table["doc_id"].nunique())
+            totals["documents_after"] += int(table.loc[kept, "doc_id"].nunique())
+            totals["blocks_before"] += len(table)
+            totals["blocks_after"] += int(kept.sum())
+            totals["tokens_before"] += int(table["tokens"].sum())
+            totals["tokens_after"] += int(kept_tokens_after.sum())
+            totals["words_before"] += int(n_words.sum())
+            totals["words_after"] += int(n_words[kept].sum())
+            before_counts.add(block_ngrams(tokens, None, n))
+            after_counts.add(block_ngrams(tokens, kept_tokens_after, n))
+            if resemblance:
+                # a tokenised block without a blocks.parquet row has no text
+                texts = document_texts(table.assign(text=table["text"].fillna("")))
+                doc_ids += texts.index.tolist()
+                signatures.append(document_signatures(texts.tolist(), resemblance.minhash))
+        before, after = before_counts.counts(), after_counts.counts()
     measured = [
         (
             "before_block_dedup",
