@@ -8,11 +8,7 @@ matching the scope, readability-lxml and resiliparse's main content for the arti
 
 * ``legacy``: one model for both scopes, as shipped before the scopes: every gold set's labels
   as they are (L3S-GN1's five content classes, CleanEval's comments as content).
-* ``scoped``: one model per scope, each from its scope's labels.
-* ``forms``: ``scoped``, except that a set which annotates comments the other way keeps the short
-  blocks (under ``FORM_WORDS`` words) of its comment containers that it labels boilerplate: a
-  "Reply" link or a comment form's "Name *" is boilerplate in both scopes, whereas a long block
-  there is a comment, whose label is the other scope's answer.
+* ``scoped``: one model per scope, each from its scope's labels (``training.in_scope``).
 
 One whole source (``--kept-out``, CleanPortalEval by default) is kept out of every choice: no
 model used for a choice is trained on it, and its figure is computed once, with ``--final``,
@@ -48,7 +44,6 @@ from corpusbuilder.evaluation.training import (
     training_pages,
     weighted_table,
 )
-from corpusbuilder.extraction.classifier import FEATURE_NAMES
 from corpusbuilder.extraction.model import BlockModel
 
 REPO = Path(__file__).resolve().parents[1]
@@ -69,23 +64,6 @@ def blocks_of(dataset: str, comments: bool | None, cache: Path) -> dict[str, np.
         np.savez_compressed(path, dataset=np.array(dataset), **training_blocks(pages))
     with np.load(path) as data:
         return {key: data[key] for key in data.files}
-
-
-FORM_WORDS = 5
-
-
-def forms_kept(part: dict[str, np.ndarray], comments: bool) -> dict[str, np.ndarray]:
-    """The ``forms`` variant's reading of a gold set for a scope (``training.in_scope`` but for
-    the short boilerplate blocks of comment containers, kept)."""
-    if fits_scope(str(part["dataset"]), comments):
-        return part
-    keep = (part["features"][:, FEATURE_NAMES.index("hint_comment")] == 0) | (
-        (part["labels"] == 0) & (part["words"] < FORM_WORDS)
-    )
-    return {
-        key: value[keep] if key in ("features", "labels", "words") else value
-        for key, value in part.items()
-    }
 
 
 # On a machine shared by many, a fit of the shipped settings took half an hour: --quick scores
@@ -130,7 +108,6 @@ def score_scope(
     tables = {
         "legacy": weighted_table(variants["legacy"]),
         "scoped": weighted_table(variants["scoped"], comments),
-        "forms": weighted_table([forms_kept(part, comments) for part in variants["scoped"]]),
     }
     tables = {name: tables[name] for name in chosen}  # fitted in the order chosen
     scored = [d for d in datasets if (gold_source(d) == kept_out) == final]
@@ -213,10 +190,7 @@ def main() -> int:
     parser.add_argument("--final", action="store_true", help="score the kept-out source, once")
     parser.add_argument("--scope", choices=[*SCOPES, "both"], default="both")
     parser.add_argument(
-        "--variants",
-        nargs="+",
-        choices=["legacy", "scoped", "forms"],
-        default=["legacy", "scoped"],
+        "--variants", nargs="+", choices=["legacy", "scoped"], default=["legacy", "scoped"]
     )
     parser.add_argument("--datasets", nargs="+", default=[], help="score only these sets")
     parser.add_argument("--quick", action="store_true", help="fewer trees and bins (QUICK)")
