@@ -8,7 +8,7 @@ matching the scope, readability-lxml and resiliparse's main content for the arti
 
 * ``legacy``: one model for both scopes, as shipped before the scopes: every gold set's labels
   as they are (L3S-GN1's five content classes, CleanEval's comments as content).
-* ``scoped``: one model per scope, each from its scope's labels.
+* ``scoped``: one model per scope, each from its scope's labels (``training.in_scope``).
 
 One whole source (``--kept-out``, CleanPortalEval by default) is kept out of every choice: no
 model used for a choice is trained on it, and its figure is computed once, with ``--final``,

@@ -94,6 +94,21 @@ def test_a_scope_leaves_out_the_comment_blocks_a_set_labels_the_other_way():
     assert len(weighted_table([cleaneval, fundus]).labels) == 8
 
 
+def test_a_comment_containers_short_boilerplate_is_kept_in_either_scope():
+    """A "Reply" or "Name *" is boilerplate whatever the scope; a long block labelled boilerplate in
+    a comment container is a comment to fundus, content to the scope that keeps comments."""
+    fundus = part("fundus")
+    fundus["labels"] = np.array([1, 0, 0, 0], dtype=np.int8)
+    fundus["words"] = np.array([10.0, 5.0, 1.0, 30.0])
+    kept = in_scope(fundus, True)
+    assert kept["words"].tolist() == [10.0, 5.0, 1.0] and kept["labels"].tolist() == [1, 0, 0]
+    cleaneval = part("cleaneval-final")
+    cleaneval["labels"] = np.array([1, 0, 0, 1], dtype=np.int8)
+    cleaneval["words"] = np.array([10.0, 5.0, 2.0, 3.0])
+    # the short content block of a comment container is a short comment: not the article's
+    assert in_scope(cleaneval, False)["words"].tolist() == [10.0, 5.0, 2.0]
+
+
 def test_the_peers_of_each_scope_are_extractors():
     assert set(SCOPE_PEERS[False]) | set(SCOPE_PEERS[True]) <= set(EXTRACTORS)
     assert "trafilatura-article" in SCOPE_PEERS[False] and "trafilatura" in SCOPE_PEERS[True]

@@ -240,14 +240,24 @@ def training_table(pages: Sequence[TrainingPage]) -> TrainingTable:
     )
 
 
+# A comment container's blocks shorter than this that a set labels boilerplate are its controls
+# ("Reply", "Leave a Reply", "Name *"): boilerplate in both scopes, unlike a reader's comment.
+# Kept, they cost nothing leave-one-source-out and stop the scope with comments keeping them
+# (docs/extraction-scope.md, variant 8).
+FORM_WORDS = 5
+
+
 def in_scope(part: dict[str, np.ndarray], comments: bool) -> dict[str, np.ndarray]:
     """A gold set's labelled blocks as a scope reads them: a set whose annotators took reader
     comments the other way (`gold.COMMENTS_IN_GOLD`) loses its blocks in comment containers
-    (the ``hint_comment`` feature), whose labels say the other scope's answer; L3S-GN1, which
-    annotates comments apart, is labelled from the scope's gold when its blocks are made."""
+    (the ``hint_comment`` feature), whose labels say the other scope's answer, but for their
+    short controls (:data:`FORM_WORDS`); L3S-GN1, which annotates comments apart, is labelled
+    from the scope's gold when its blocks are made."""
     if fits_scope(str(part["dataset"]), comments):
         return part
-    keep = part["features"][:, FEATURE_NAMES.index("hint_comment")] == 0
+    keep = (part["features"][:, FEATURE_NAMES.index("hint_comment")] == 0) | (
+        (part["labels"] == 0) & (part["words"] < FORM_WORDS)
+    )
     return {
         key: value[keep] if key in ("features", "labels", "words") else value
         for key, value in part.items()
