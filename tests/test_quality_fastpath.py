@@ -1,6 +1,6 @@
-"""The compiled quality signals (corpusbuilder.quality._signals, built by setup.py) give what the
-Python versions give: every signal of every document of the dev crawl, of hand-made texts with
-each rare case, and the words of random chunks, to the bit."""
+"""The compiled quality signals (corpusbuilder.quality._cut, _lines and _ngrams, built by
+setup.py) give what the Python versions give: every signal of every document of the dev crawl,
+of hand-made texts with each rare case, and the words of random chunks, to the bit."""
 
 from __future__ import annotations
 
@@ -46,12 +46,12 @@ EDGE_CASES = [
 
 @pytest.fixture(scope="module")
 def compiled():
-    if signals._signals is None:
+    if None in (signals._cut, signals._lines, signals._ngrams):
         unavailable(
-            "corpusbuilder.quality._signals is not built (no C compiler at install time): "
-            "the quality stage runs its Python versions"
+            "corpusbuilder.quality's compiled modules are not built (no C compiler at install "
+            "time): the quality stage runs its Python versions"
         )
-    return signals._signals
+    return signals._cut
 
 
 def both(documents, monkeypatch):
@@ -59,8 +59,10 @@ def both(documents, monkeypatch):
     params = QualityParams()
     fast = signals.shard_signals(documents, TokenTypes(), params)
     with monkeypatch.context() as python_only:
-        python_only.setattr(signals, "_signals", None)
-        python_only.setattr(words, "_signals", None)
+        for module in (signals, words):
+            python_only.setattr(module, "_cut", None)
+        python_only.setattr(signals, "_lines", None)
+        python_only.setattr(signals, "_ngrams", None)
         reference = signals.shard_signals(documents, TokenTypes(), params)
     return fast, reference
 
