@@ -95,9 +95,7 @@ def test_random_chunks_are_cut_as_python_cuts_them(compiled):
     for chunk in chunks:
         python, fast = WordVocabulary(), WordVocabulary()
         expected = [list(python.types)[i] for i in python.cut_new(chunk)]
-        ids, *_ = compiled.cut_texts(
-            [chunk], fast._memo, fast.types, fast.cut_new, fast.max_memo, ABBREVIATIONS
-        )
+        ids, *_ = compiled.cut_texts([chunk], fast.types, fast.cut_new, ABBREVIATIONS)
         assert [list(fast.types)[i] for i in ids] == expected, chunk
 
 

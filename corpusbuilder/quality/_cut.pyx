@@ -6,14 +6,18 @@ Built by setup.py beside the extract stage's walks; without it `corpusbuilder.qu
 runs its Python and numpy versions, which are the reference: tests/test_quality_fastpath.py
 holds the two to each other on every document of the dev crawl and on hand-made texts.
 
-Why it is faster: the Python version visits each whitespace chunk to look it up and each new
-chunk to cut it. Here a text is read once where CPython keeps its code points; a chunk becomes
-a str only to be looked up in the shard's memo. A chunk that preparing would change (not NFC,
-invisible characters, scripts without spaces) is handed to the Python cut.
+Why it is faster: the Python version visits each whitespace chunk to look it up in the shard's
+memo, and makes a str of each new chunk, each of its words and a tuple of their ids. Here a text
+is read once where CPython keeps its code points; a chunk, and a word of a new chunk, are found
+by a hash of their code points in compiled tables (`_Table`), and a word becomes a str only the
+first time it is met, to be numbered in the shard's type dictionary, which the Python consumers
+share. A chunk that preparing would change (not NFC, invisible characters, scripts without
+spaces) is handed to the Python cut.
 """
 
 import numpy as np
 
+from cpython.dict cimport PyDict_SetDefault
 from cpython.unicode cimport (
     Py_UNICODE_ISALNUM,
     Py_UNICODE_ISDECIMAL,
@@ -38,8 +42,8 @@ cdef inline bint _ascii_alnum(Py_UCS4 ch) noexcept:
     return (48 <= ch <= 57) or (65 <= ch <= 90) or (97 <= ch <= 122)
 
 
-
 cdef object _grown(object array, Py_ssize_t size):
+    """``array`` (int64) with room for at least ``size`` entries, doubling."""
     if size <= len(array):
         return array
     bigger = np.empty(max(size, 2 * len(array)), np.int64)
@@ -48,11 +52,9 @@ cdef object _grown(object array, Py_ssize_t size):
 
 
 cdef inline object _type_id(dict types, object word):
-    found = types.get(word)
-    if found is None:
-        found = len(types)
-        types[word] = found
-    return found
+    """The id of ``word`` in ``types`` (a new one, the next number, if it has none), in one
+    probe of the dictionary."""
+    return <object> PyDict_SetDefault(types, word, len(types))
 
 
 cdef inline bint _preparing_keeps(Py_UCS4 ch) noexcept:
@@ -67,40 +69,26 @@ cdef inline bint _letter(Py_UCS4 ch) noexcept:
     return Py_UNICODE_ISALNUM(ch) and not Py_UNICODE_ISDECIMAL(ch) and ch != 95
 
 
-cdef tuple _quick_ids(str chunk, int kind, void* data, dict types, frozenset abbreviations):
-    """`words._quick_words` of a chunk that preparing keeps (`_preparing_keeps`), as type ids;
-    None where it would give ``()``."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(chunk), start = 0, end = n, i, part
-    cdef Py_UCS4 ch
-    if PyUnicode_READ(kind, data, 0) in '("\u201c\u00ab':
-        start = 1
-    if PyUnicode_READ(kind, data, n - 1) in '.,;:!?)"\u201d\u00bb':
-        end = n - 1
-    if start >= end:
-        return None
-    if end < n and (
-        (PyUnicode_READ(kind, data, n - 1) == 46 and end - start < 2)
-        or PyUnicode_Substring(chunk, start, n) in abbreviations
-    ):
-        return None
-    ids = []
-    if start:
-        ids.append(_type_id(types, PyUnicode_Substring(chunk, 0, 1)))
-    part = start
-    for i in range(start, end + 1):
-        ch = PyUnicode_READ(kind, data, i) if i < end else 45
-        if ch == 45:  # a part ends at a hyphen or the core's end
-            if i == part:
-                return None  # an empty part: "a--b", "-a"
-            ids.append(_type_id(types, PyUnicode_Substring(chunk, part, i)))
-            if i < end:
-                ids.append(_type_id(types, "-"))
-            part = i + 1
-        elif not Py_UNICODE_ISALNUM(ch):
-            return None
-    if end < n:
-        ids.append(_type_id(types, PyUnicode_Substring(chunk, n - 1, n)))
-    return tuple(ids)
+cdef inline uint64_t _hash(int kind, void* data, Py_ssize_t start, Py_ssize_t end) noexcept:
+    """FNV-1a of text[start:end]'s code points."""
+    cdef uint64_t key = fnv_offset()
+    cdef Py_ssize_t k
+    for k in range(start, end):
+        key = fnv_step(key, PyUnicode_READ(kind, data, k))
+    return key
+
+
+cdef bint _contains(int kind, void* data, Py_ssize_t start, Py_ssize_t end, const char* pattern,
+                    Py_ssize_t size) noexcept:
+    """Is the ASCII ``pattern`` (``size`` characters) in text[start:end]."""
+    cdef Py_ssize_t i, k
+    for i in range(start, end - size + 1):
+        for k in range(size):
+            if PyUnicode_READ(kind, data, i + k) != <Py_UCS4> pattern[k]:
+                break
+        else:
+            return True
+    return False
 
 
 cdef bint _initials(int kind, void* data, Py_ssize_t start, Py_ssize_t end) noexcept:
@@ -140,64 +128,267 @@ cdef Py_ssize_t _clitic(int kind, void* data, Py_ssize_t start, Py_ssize_t end) 
     return end
 
 
-cdef tuple _web_ids(str chunk, int kind, void* data, dict types, frozenset abbreviations):
-    """`words.web_words` of a chunk that preparing keeps (`_preparing_keeps`), as type ids; None
-    for one with a long s (which re's case-insensitive "s" of a clitic matches)."""
-    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(chunk), start = 0, end = n, i, step, stem, piece
-    cdef Py_UCS4 ch
-    for i in range(n):
-        if PyUnicode_READ(kind, data, i) == 0x17F:
-            return None
-    for i in range(n):
-        if Py_UNICODE_ISALNUM(PyUnicode_READ(kind, data, i)):
-            break
-    else:
-        return (_type_id(types, chunk),)
-    ids, suffix = [], []
-    while start < end:
-        ch = PyUnicode_READ(kind, data, start)
-        if Py_UNICODE_ISALNUM(ch) or ch == 45:
-            break
-        step = start + 1
-        if ch == 46 and start + 1 < n and PyUnicode_READ(kind, data, start + 1) == 46:
-            while step < n and PyUnicode_READ(kind, data, step) == 46:  # an ellipsis
-                step += 1
-        ids.append(_type_id(types, PyUnicode_Substring(chunk, start, step)))
-        start = step
-    while end > start:
-        ch = PyUnicode_READ(kind, data, end - 1)
-        if Py_UNICODE_ISALNUM(ch) or ch == 45:
-            break
-        if _initials(kind, data, start, end) or PyUnicode_Substring(chunk, start, end) in abbreviations:
-            break
-        step = end - 1
-        if ch == 46 and end - 2 >= start and PyUnicode_READ(kind, data, end - 2) == 46:
-            while step > start and PyUnicode_READ(kind, data, step - 1) == 46:  # an ellipsis
-                step -= 1
-        suffix.append(_type_id(types, PyUnicode_Substring(chunk, step, end)))
-        end = step
-    if end > start:
-        core = PyUnicode_Substring(chunk, start, end)
-        if "@" in core or "www." in core or "http://" in core or "https://" in core or (
-            "ftp://" in core
-        ):
-            ids.append(_type_id(types, core))
+cdef struct _Slot:
+    uint64_t key  # a hash of the item's code points
+    int64_t at  # where its type ids, then its code points, are in the pool (-1: an empty slot)
+    int64_t ids  # how many type ids
+
+
+cdef class _Table:
+    """Pieces of text (a `cut_texts` call's chunks, or its words) and their type ids, found by a
+    64-bit hash of their code points without making a str of them: an open-addressing table of
+    slots, each item's type ids and code points one run in a pool (an item met again costs a
+    slot and a run read in cache lines, not a str, a dict's and a tuple's and its ints'
+    objects)."""
+
+    cdef _Slot* slots
+    cdef Py_ssize_t size, used, pool_used
+    cdef int shift
+    cdef int64_t[::1] pool
+
+    def __cinit__(self, Py_ssize_t chars):
+        """Room to start with for the items of a text of ``chars`` characters (it grows)."""
+        cdef Py_ssize_t size = 64
+        while size < chars // 32:  # a text has a distinct chunk every ~45 characters
+            size *= 2
+        self._allocate(size)
+        self.pool = np.empty(max(chars // 8, 1024), np.int64)
+
+    def __dealloc__(self):
+        free(self.slots)
+
+    cdef void _allocate(self, Py_ssize_t size):
+        cdef Py_ssize_t k
+        self.slots = <_Slot*> malloc(size * sizeof(_Slot))
+        if self.slots == NULL:
+            raise MemoryError()
+        for k in range(size):
+            self.slots[k].at = -1
+        self.size, self.shift = size, 64
+        while size > 1:
+            size >>= 1
+            self.shift -= 1
+
+    cdef Py_ssize_t find(self, uint64_t key, int kind, void* data, Py_ssize_t start,
+                         Py_ssize_t end) noexcept:
+        """The slot of text[start:end] (its code points in ``data``), or the empty one where it
+        goes."""
+        cdef uint64_t at = fib_slot(key, self.shift)
+        cdef Py_ssize_t k, size = end - start
+        cdef _Slot* slot
+        while True:
+            slot = &self.slots[at]
+            if slot.at < 0:
+                return at
+            if slot.key == key and self.pool[slot.at + slot.ids] == size:
+                for k in range(size):
+                    if self.pool[slot.at + slot.ids + 1 + k] != PyUnicode_READ(kind, data, start + k):
+                        break
+                else:
+                    return at
+            at = (at + 1) & (self.size - 1)
+
+    cdef void add(self, Py_ssize_t at, uint64_t key, int kind, void* data, Py_ssize_t start,
+                  Py_ssize_t end, const int64_t* ids, Py_ssize_t count):
+        """Put text[start:end] and its ``count`` type ``ids`` in the empty slot ``at``
+        (`find`)."""
+        cdef Py_ssize_t k, need = count + 1 + end - start
+        cdef _Slot* old
+        cdef Py_ssize_t old_size
+        if self.pool_used + need > len(self.pool):
+            self.pool = _grown(np.asarray(self.pool), self.pool_used + need)
+        self.slots[at].key, self.slots[at].at, self.slots[at].ids = key, self.pool_used, count
+        for k in range(count):
+            self.pool[self.pool_used + k] = ids[k]
+        self.pool[self.pool_used + count] = end - start
+        for k in range(end - start):
+            self.pool[self.pool_used + count + 1 + k] = PyUnicode_READ(kind, data, start + k)
+        self.pool_used += need
+        self.used += 1
+        if 2 * self.used > self.size:  # rehash into twice the slots
+            old, old_size = self.slots, self.size
+            self._allocate(2 * old_size)
+            for k in range(old_size):
+                if old[k].at >= 0:
+                    at = fib_slot(old[k].key, self.shift)
+                    while self.slots[at].at >= 0:
+                        at = (at + 1) & (self.size - 1)
+                    self.slots[at] = old[k]
+            free(old)
+
+
+cdef class _Cut:
+    """The cut of a new chunk into words (`words.web_words`), each word's type id found in a
+    `_Table` of the words met, and numbered in the shard's ``types`` (made a str) the first
+    time."""
+
+    cdef _Table words
+    cdef dict types
+    cdef object cut_new
+    cdef frozenset abbreviations
+    cdef int64_t[::1] spans, found  # the words' (start, end) in the text; their type ids
+
+    def __init__(self, Py_ssize_t chars, dict types, object cut_new, frozenset abbreviations):
+        if not all(abbreviation.endswith(".") for abbreviation in abbreviations):
+            raise ValueError("the compiled cut looks an abbreviation up where a full stop ends it")
+        self.words, self.types, self.cut_new = _Table(chars), types, cut_new
+        self.abbreviations = abbreviations
+        self.spans, self.found = np.empty(256, np.int64), np.empty(256, np.int64)
+
+    cdef int64_t word_id(self, str text, int kind, void* data, Py_ssize_t start,
+                         Py_ssize_t end, uint64_t key) except -1:
+        """The type id of the word text[start:end], whose `_hash` is ``key``."""
+        cdef Py_ssize_t slot = self.words.find(key, kind, data, start, end)
+        cdef int64_t found
+        if self.words.slots[slot].at >= 0:
+            return self.words.pool[self.words.slots[slot].at]
+        found = _type_id(self.types, PyUnicode_Substring(text, start, end))
+        self.words.add(slot, key, kind, data, start, end, &found, 1)
+        return found
+
+    cdef Py_ssize_t chunk(self, str text, int kind, void* data, Py_ssize_t start,
+                          Py_ssize_t end, uint64_t key, bint plain) except -1:
+        """Cut the new chunk text[start:end] (its `_hash` ``key``): its type ids in ``found``,
+        how many. ASCII letters and digits alone (``plain``, most new chunks) are one word, the
+        chunk itself; `quick`, else `web`, cut a chunk that preparing keeps; the Python cut
+        (``cut_new``) the others."""
+        cdef Py_ssize_t k, count = -1
+        if 4 * (end - start) + 8 > len(self.spans):
+            self.spans = np.empty(8 * (end - start) + 16, np.int64)
+            self.found = np.empty(8 * (end - start) + 16, np.int64)
+        if plain:
+            self.found[0] = self.word_id(text, kind, data, start, end, key)
+            return 1
+        for k in range(start, end):
+            if not _preparing_keeps(PyUnicode_READ(kind, data, k)):
+                break
         else:
-            stem = _clitic(kind, data, start, end)
-            piece = start
-            for i in range(start + 1, stem - 1):  # a hyphen between letters or digits
-                if PyUnicode_READ(kind, data, i) == 45 and Py_UNICODE_ISALNUM(
-                    PyUnicode_READ(kind, data, i - 1)
-                ) and Py_UNICODE_ISALNUM(PyUnicode_READ(kind, data, i + 1)):
-                    ids.append(_type_id(types, PyUnicode_Substring(chunk, piece, i)))
-                    ids.append(_type_id(types, "-"))
-                    piece = i + 1
-            if stem > piece:
-                ids.append(_type_id(types, PyUnicode_Substring(chunk, piece, stem)))
-            if stem < end:
-                ids.append(_type_id(types, PyUnicode_Substring(chunk, stem, end)))
-    ids.extend(reversed(suffix))
-    return tuple(ids)
+            count = self.quick(text, kind, data, start, end)
+            if count < 0:
+                count = self.web(text, kind, data, start, end)
+        if count < 0:
+            ids = self.cut_new(PyUnicode_Substring(text, start, end))
+            if len(ids) > len(self.found):
+                self.found = np.empty(2 * len(ids), np.int64)
+            for k in range(len(ids)):
+                self.found[k] = ids[k]
+            return len(ids)
+        for k in range(count):
+            start, end = self.spans[2 * k], self.spans[2 * k + 1]
+            self.found[k] = self.word_id(text, kind, data, start, end, _hash(kind, data, start, end))
+        return count
+
+    cdef Py_ssize_t quick(self, str text, int kind, void* data, Py_ssize_t s,
+                          Py_ssize_t e) except -2:
+        """`words._quick_words` of the chunk text[s:e], as (start, end) in ``spans``: how many;
+        -1 where it gives ``()``."""
+        cdef Py_ssize_t start = s, end = e, i, part, count = 0
+        cdef Py_UCS4 ch, last = PyUnicode_READ(kind, data, e - 1)
+        if PyUnicode_READ(kind, data, s) in '("\u201c\u00ab':
+            start = s + 1
+        if last in '.,;:!?)"\u201d\u00bb':
+            end = e - 1
+        if start >= end:
+            return -1
+        if end < e and last == 46 and (
+            end - start < 2 or PyUnicode_Substring(text, start, e) in self.abbreviations
+        ):
+            return -1
+        if start > s:
+            self.spans[0], self.spans[1], count = s, start, 1
+        part = start
+        for i in range(start, end + 1):
+            ch = PyUnicode_READ(kind, data, i) if i < end else 45
+            if ch == 45:  # a part ends at a hyphen or the core's end
+                if i == part:
+                    return -1  # an empty part: "a--b", "-a"
+                self.spans[2 * count], self.spans[2 * count + 1] = part, i
+                count += 1
+                if i < end:
+                    self.spans[2 * count], self.spans[2 * count + 1] = i, i + 1
+                    count += 1
+                part = i + 1
+            elif not Py_UNICODE_ISALNUM(ch):
+                return -1
+        if end < e:
+            self.spans[2 * count], self.spans[2 * count + 1] = end, e
+            count += 1
+        return count
+
+    cdef Py_ssize_t web(self, str text, int kind, void* data, Py_ssize_t s,
+                        Py_ssize_t e) except -2:
+        """`words.web_words` of the chunk text[s:e], as (start, end) in ``spans``: how many; -1
+        for one with a long s (which re's case-insensitive "s" of a clitic matches)."""
+        cdef Py_ssize_t start = s, end = e, i, step, stem, piece, count = 0, suffixes = 0
+        cdef Py_ssize_t back = len(self.spans) - 2  # suffixes go from the buffer's end down
+        cdef Py_UCS4 ch
+        for i in range(s, e):
+            if PyUnicode_READ(kind, data, i) == 0x17F:
+                return -1
+        for i in range(s, e):
+            if Py_UNICODE_ISALNUM(PyUnicode_READ(kind, data, i)):
+                break
+        else:
+            self.spans[0], self.spans[1] = s, e
+            return 1
+        while start < end:
+            ch = PyUnicode_READ(kind, data, start)
+            if Py_UNICODE_ISALNUM(ch) or ch == 45:
+                break
+            step = start + 1
+            if ch == 46 and start + 1 < e and PyUnicode_READ(kind, data, start + 1) == 46:
+                while step < e and PyUnicode_READ(kind, data, step) == 46:  # an ellipsis
+                    step += 1
+            self.spans[2 * count], self.spans[2 * count + 1] = start, step
+            count += 1
+            start = step
+        while end > start:
+            ch = PyUnicode_READ(kind, data, end - 1)
+            if Py_UNICODE_ISALNUM(ch) or ch == 45:
+                break
+            if _initials(kind, data, start, end) or (
+                ch == 46 and PyUnicode_Substring(text, start, end) in self.abbreviations
+            ):
+                break
+            step = end - 1
+            if ch == 46 and end - 2 >= start and PyUnicode_READ(kind, data, end - 2) == 46:
+                while step > start and PyUnicode_READ(kind, data, step - 1) == 46:  # an ellipsis
+                    step -= 1
+            self.spans[back - 2 * suffixes], self.spans[back - 2 * suffixes + 1] = step, end
+            suffixes += 1
+            end = step
+        if end > start:
+            if (
+                _contains(kind, data, start, end, b"@", 1)
+                or _contains(kind, data, start, end, b"www.", 4)
+                or _contains(kind, data, start, end, b"http://", 7)
+                or _contains(kind, data, start, end, b"https://", 8)
+                or _contains(kind, data, start, end, b"ftp://", 6)
+            ):
+                self.spans[2 * count], self.spans[2 * count + 1] = start, end
+                count += 1
+            else:
+                stem = _clitic(kind, data, start, end)
+                piece = start
+                for i in range(start + 1, stem - 1):  # a hyphen between letters or digits
+                    if PyUnicode_READ(kind, data, i) == 45 and Py_UNICODE_ISALNUM(
+                        PyUnicode_READ(kind, data, i - 1)
+                    ) and Py_UNICODE_ISALNUM(PyUnicode_READ(kind, data, i + 1)):
+                        self.spans[2 * count], self.spans[2 * count + 1] = piece, i
+                        self.spans[2 * count + 2], self.spans[2 * count + 3] = i, i + 1
+                        count += 2
+                        piece = i + 1
+                if stem > piece:
+                    self.spans[2 * count], self.spans[2 * count + 1] = piece, stem
+                    count += 1
+                if stem < end:
+                    self.spans[2 * count], self.spans[2 * count + 1] = stem, end
+                    count += 1
+        for i in range(suffixes - 1, -1, -1):  # the suffixes, last peeled last
+            self.spans[2 * count] = self.spans[back - 2 * i]
+            self.spans[2 * count + 1] = self.spans[back - 2 * i + 1]
+            count += 1
+        return count
 
 
 def read_types(list new, Py_ssize_t done, dict lower, int64_t[::1] length, uint8_t[::1] word,
@@ -235,128 +426,29 @@ def read_types(list new, Py_ssize_t done, dict lower, int64_t[::1] length, uint8
     return rest
 
 
-cdef tuple _cut(str chunk, bint plain, dict types, frozenset abbreviations):
-    """The type ids of a new chunk where the compiled cut can take it (None: the Python cut's):
-    ASCII letters and digits alone (``plain``, most new chunks) are one word, the chunk
-    itself; `_quick_ids`, else `_web_ids`, cut a chunk that preparing keeps."""
-    cdef int kind = PyUnicode_KIND(chunk)
-    cdef void* data = PyUnicode_DATA(chunk)
-    cdef Py_ssize_t k
-    if plain:
-        return (_type_id(types, chunk),)
-    if not PyUnicode_IS_ASCII(chunk):
-        for k in range(PyUnicode_GET_LENGTH(chunk)):
-            if not _preparing_keeps(PyUnicode_READ(kind, data, k)):
-                return None
-    found = _quick_ids(chunk, kind, data, types, abbreviations)
-    return _web_ids(chunk, kind, data, types, abbreviations) if found is None else found
-
-
-cdef struct _Slot:
-    uint64_t key  # a hash of the chunk's code points
-    int64_t at  # where its type ids, then its code points, are in the pool (-1: an empty slot)
-    int64_t ids  # how many type ids
-
-
-cdef class _Chunks:
-    """The chunks a `cut_texts` call has met, found by a 64-bit hash of their code points
-    without making a str of them: an open-addressing table of slots, each chunk's type ids and
-    code points one run in a pool (a chunk met again costs a slot and a run read in cache
-    lines, not a str, a dict's and a tuple's and its ints' objects)."""
-
-    cdef _Slot* slots
-    cdef Py_ssize_t size, used, pool_used
-    cdef int shift
-    cdef int64_t[::1] pool
-
-    def __cinit__(self):
-        self._allocate(1 << 16)
-        self.pool = np.empty(1 << 20, np.int64)
-
-    def __dealloc__(self):
-        free(self.slots)
-
-    cdef void _allocate(self, Py_ssize_t size):
-        cdef Py_ssize_t k
-        self.slots = <_Slot*> malloc(size * sizeof(_Slot))
-        if self.slots == NULL:
-            raise MemoryError()
-        for k in range(size):
-            self.slots[k].at = -1
-        self.size, self.shift = size, 64
-        while size > 1:
-            size >>= 1
-            self.shift -= 1
-
-    cdef Py_ssize_t _slot(self, uint64_t key, int kind, void* data, Py_ssize_t start,
-                          Py_ssize_t end) noexcept:
-        """The slot of text[start:end] (its code points in ``data``), or the empty one where it
-        goes."""
-        cdef uint64_t at = fib_slot(key, self.shift)
-        cdef Py_ssize_t k, size = end - start
-        cdef _Slot* slot
-        while True:
-            slot = &self.slots[at]
-            if slot.at < 0:
-                return at
-            if slot.key == key and self.pool[slot.at + slot.ids] == size:
-                for k in range(size):
-                    if self.pool[slot.at + slot.ids + 1 + k] != PyUnicode_READ(kind, data, start + k):
-                        break
-                else:
-                    return at
-            at = (at + 1) & (self.size - 1)
-
-    cdef void add(self, Py_ssize_t at, uint64_t key, int kind, void* data, Py_ssize_t start,
-                  Py_ssize_t end, tuple found):
-        """Put text[start:end] and its type ids in the empty slot ``at`` (`_slot`)."""
-        cdef Py_ssize_t k, need = len(found) + 1 + end - start
-        cdef _Slot* old
-        cdef Py_ssize_t old_size
-        if self.pool_used + need > len(self.pool):
-            self.pool = _grown(np.asarray(self.pool), self.pool_used + need)
-        self.slots[at].key, self.slots[at].at = key, self.pool_used
-        self.slots[at].ids = len(found)
-        for k in range(len(found)):
-            self.pool[self.pool_used + k] = found[k]
-        self.pool[self.pool_used + len(found)] = end - start
-        for k in range(end - start):
-            self.pool[self.pool_used + len(found) + 1 + k] = PyUnicode_READ(kind, data, start + k)
-        self.pool_used += need
-        self.used += 1
-        if 2 * self.used > self.size:  # rehash into twice the slots
-            old, old_size = self.slots, self.size
-            self._allocate(2 * old_size)
-            for k in range(old_size):
-                if old[k].at >= 0:
-                    at = fib_slot(old[k].key, self.shift)
-                    while self.slots[at].at >= 0:
-                        at = (at + 1) & (self.size - 1)
-                    self.slots[at] = old[k]
-            free(old)
-
-
-def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_memo,
-              frozenset abbreviations):
-    """The word type ids of a shard's ``texts`` (`words.WordVocabulary`'s memo and types):
-    (ids of every text in a row, each text's first id's offset (and the end), the offset of
-    each "\\n"-separated piece of each text within its text's ids (and the text's end), each
-    text's first piece's offset in those). A chunk not in ``memo`` is cut here when it is ASCII
-    and what `words._quick_words` cuts (letters and digits, or such joined by hyphens, with one
-    mark before or after), else by ``cut_new`` (which stores it in the memo)."""
+def cut_texts(list texts, dict types, object cut_new, frozenset abbreviations):
+    """The word type ids of a shard's ``texts`` (`words.WordVocabulary`'s ``types``): (ids of
+    every text in a row, each text's first id's offset (and the end), the offset of each
+    "\\n"-separated piece of each text within its text's ids (and the text's end), each text's
+    first piece's offset in those). A chunk met before in the call is found in a `_Table`; a
+    new one is cut by `_Cut`, or by ``cut_new`` (which stores it in the vocabulary's memo)
+    where preparing would change it. The chunks cut here are not put in the memo: a Python
+    consumer that meets one cuts it again, to the same ids."""
     cdef Py_ssize_t total = 0, tokens = 0, pieces = 0, n, i, j, doc
     cdef int kind
     cdef void* data
     cdef Py_UCS4 ch
-    cdef Py_ssize_t slot, at, count, k
+    cdef Py_ssize_t slot, count, k
+    cdef const int64_t* found
     cdef uint64_t key
     cdef str text
     cdef int64_t[::1] ids_view, starts_view
-    cdef _Chunks met = _Chunks()
-    cdef bint known = len(memo) > 0  # else every chunk the memo holds is one met here
+    cdef _Table met
+    cdef _Cut cut
     cdef bint plain  # ASCII letters and digits alone
     for text in texts:
         total += PyUnicode_GET_LENGTH(text)
+    met, cut = _Table(total), _Cut(total, types, cut_new, abbreviations)
     ids = np.empty(total // 2 + 1024, np.int64)
     starts = np.empty(total // 16 + 2 * len(texts) + 1024, np.int64)
     ids_view, starts_view = ids, starts
@@ -393,34 +485,18 @@ def cut_texts(list texts, dict memo, dict types, object cut_new, Py_ssize_t max_
                 key = fnv_step(key, ch)
                 plain = plain and _ascii_alnum(ch)
                 j += 1
-            slot = met._slot(key, kind, data, i, j)
+            slot = met.find(key, kind, data, i, j)
             if met.slots[slot].at >= 0:  # met before: its ids from the pool
-                at, count = met.slots[slot].at, met.slots[slot].ids
-                if tokens + count > len(ids):
-                    ids = _grown(ids, tokens + count)
-                    ids_view = ids
-                for k in range(count):
-                    ids_view[tokens + k] = met.pool[at + k]
-                tokens += count
-                i = j
-                continue
-            chunk = PyUnicode_Substring(text, i, j)
-            found = memo.get(chunk) if known else None
-            if found is None:
-                found = _cut(chunk, plain, types, abbreviations)
-                if found is None:
-                    found = cut_new(chunk)  # which stores it in the memo
-                else:
-                    if len(memo) >= max_memo:
-                        memo.clear()
-                    memo[chunk] = found
-            met.add(slot, key, kind, data, i, j, found)
-            if tokens + len(<tuple> found) > len(ids):
-                ids = _grown(ids, tokens + len(<tuple> found))
+                count, found = met.slots[slot].ids, &met.pool[met.slots[slot].at]
+            else:
+                count, found = cut.chunk(text, kind, data, i, j, key, plain), &cut.found[0]
+                met.add(slot, key, kind, data, i, j, found, count)
+            if tokens + count > len(ids):
+                ids = _grown(ids, tokens + count)
                 ids_view = ids
-            for type_id in <tuple> found:
-                ids_view[tokens] = type_id
-                tokens += 1
+            for k in range(count):
+                ids_view[tokens + k] = found[k]
+            tokens += count
             i = j
         starts_view[pieces] = tokens - doc_start
         pieces += 1

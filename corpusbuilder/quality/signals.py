@@ -316,12 +316,7 @@ def _compiled_rows(
     vocabulary = types.vocabulary
     texts = [text for _, text in documents]
     ids, doc_offsets, starts, doc_pieces = _cut.cut_texts(
-        texts,
-        vocabulary._memo,
-        vocabulary.types,
-        vocabulary.cut_new,
-        vocabulary.max_memo,
-        ABBREVIATIONS,
+        texts, vocabulary.types, vocabulary.cut_new, ABBREVIATIONS
     )
     types.update()
     tests = _lines.LineTests(
