@@ -38,6 +38,10 @@ cdef extern from "Python.h":
     bint PyUnicode_IS_ASCII(object)
 
 
+cdef extern from *:
+    void __builtin_prefetch(const void* address) noexcept nogil  # GCC's and clang's
+
+
 cdef inline bint _ascii_alnum(Py_UCS4 ch) noexcept:
     return (48 <= ch <= 57) or (65 <= ch <= 90) or (97 <= ch <= 122)
 
@@ -433,45 +437,48 @@ def cut_texts(list texts, dict types, object cut_new, frozenset abbreviations):
     first piece's offset in those). A chunk met before in the call is found in a `_Table`; a
     new one is cut by `_Cut`, or by ``cut_new`` (which stores it in the vocabulary's memo)
     where preparing would change it. The chunks cut here are not put in the memo: a Python
-    consumer that meets one cuts it again, to the same ids."""
-    cdef Py_ssize_t total = 0, tokens = 0, pieces = 0, n, i, j, doc
+    consumer that meets one cuts it again, to the same ids.
+
+    A text is read twice: once to find and hash its chunks, then to look them up, each chunk's
+    slot and ids fetched into the cache while the chunks before it are looked up (a lookup is
+    two reads at random places of tables larger than the cache: waiting for them was most of
+    the time)."""
+    cdef Py_ssize_t total = 0, longest = 0, tokens = 0, pieces = 0, n, i, j, c, k, doc
+    cdef Py_ssize_t chunks, ends, slot, count, doc_start
     cdef int kind
     cdef void* data
     cdef Py_UCS4 ch
-    cdef Py_ssize_t slot, count, k
     cdef const int64_t* found
     cdef uint64_t key
+    cdef bint plain  # ASCII letters and digits alone
     cdef str text
-    cdef int64_t[::1] ids_view, starts_view
     cdef _Table met
     cdef _Cut cut
-    cdef bint plain  # ASCII letters and digits alone
+    cdef _Slot* ahead
     for text in texts:
         total += PyUnicode_GET_LENGTH(text)
+        longest = max(longest, PyUnicode_GET_LENGTH(text))
     met, cut = _Table(total), _Cut(total, types, cut_new, abbreviations)
+    # per chunk of a text: where it starts and ends, its hash, is it plain; where its ids start
+    cdef int64_t[::1] bounds = np.empty(longest + 2, np.int64)
+    cdef uint64_t[::1] keys = np.empty(longest // 2 + 1, np.uint64)
+    cdef uint8_t[::1] plains = np.empty(longest // 2 + 1, np.uint8)
+    cdef int64_t[::1] offsets = np.empty(longest // 2 + 2, np.int64)
+    cdef int64_t[::1] piece_ends = np.empty(longest + 2, np.int64)  # in chunks
     ids = np.empty(total // 2 + 1024, np.int64)
-    starts = np.empty(total // 16 + 2 * len(texts) + 1024, np.int64)
-    ids_view, starts_view = ids, starts
+    starts = np.empty(total + 2 * len(texts), np.int64)
+    cdef int64_t[::1] ids_view = ids, starts_view = starts
     doc_offsets = np.zeros(len(texts) + 1, np.int64)
     doc_pieces = np.zeros(len(texts) + 1, np.int64)
     for doc in range(len(texts)):
         text = texts[doc]
         n, kind, data = PyUnicode_GET_LENGTH(text), PyUnicode_KIND(text), PyUnicode_DATA(text)
-        doc_start = tokens
-        if pieces + 1 >= len(starts):
-            starts = _grown(starts, pieces + 2)
-            starts_view = starts
-        starts_view[pieces] = 0
-        pieces += 1
-        i = 0
+        chunks, ends, i, doc_start = 0, 0, 0, tokens
         while i < n:
             ch = PyUnicode_READ(kind, data, i)
             if ch == 10:
-                if pieces + 1 >= len(starts):
-                    starts = _grown(starts, pieces + 2)
-                    starts_view = starts
-                starts_view[pieces] = tokens - doc_start
-                pieces += 1
+                piece_ends[ends] = chunks
+                ends += 1
                 i += 1
                 continue
             if Py_UNICODE_ISSPACE(ch):
@@ -485,21 +492,39 @@ def cut_texts(list texts, dict types, object cut_new, frozenset abbreviations):
                 key = fnv_step(key, ch)
                 plain = plain and _ascii_alnum(ch)
                 j += 1
-            slot = met.find(key, kind, data, i, j)
+            bounds[2 * chunks], bounds[2 * chunks + 1] = i, j
+            keys[chunks], plains[chunks] = key, plain
+            chunks += 1
+            i = j
+        piece_ends[ends] = chunks
+        ends += 1
+        for c in range(chunks):
+            if c + 16 < chunks:
+                __builtin_prefetch(&met.slots[fib_slot(keys[c + 16], met.shift)])
+            if c + 8 < chunks:
+                ahead = &met.slots[fib_slot(keys[c + 8], met.shift)]
+                if ahead.at >= 0:
+                    __builtin_prefetch(&met.pool[ahead.at])
+            i, j = bounds[2 * c], bounds[2 * c + 1]
+            slot = met.find(keys[c], kind, data, i, j)
             if met.slots[slot].at >= 0:  # met before: its ids from the pool
                 count, found = met.slots[slot].ids, &met.pool[met.slots[slot].at]
             else:
-                count, found = cut.chunk(text, kind, data, i, j, key, plain), &cut.found[0]
-                met.add(slot, key, kind, data, i, j, found, count)
+                count = cut.chunk(text, kind, data, i, j, keys[c], plains[c])
+                found = &cut.found[0]
+                met.add(slot, keys[c], kind, data, i, j, found, count)
             if tokens + count > len(ids):
                 ids = _grown(ids, tokens + count)
                 ids_view = ids
+            offsets[c] = tokens - doc_start
             for k in range(count):
                 ids_view[tokens + k] = found[k]
             tokens += count
-            i = j
-        starts_view[pieces] = tokens - doc_start
-        pieces += 1
+        offsets[chunks] = tokens - doc_start
+        starts_view[pieces] = 0
+        for k in range(ends):
+            starts_view[pieces + 1 + k] = offsets[piece_ends[k]]
+        pieces += ends + 1
         doc_offsets[doc + 1] = tokens
         doc_pieces[doc + 1] = pieces
     return ids[:tokens], doc_offsets, starts[:pieces], doc_pieces
