@@ -33,6 +33,15 @@ cdef inline bint _breaks_line(Py_UCS4 ch) noexcept:
     return ch == 13 or ch == 11 or ch == 12 or 28 <= ch <= 30 or ch == 0x85 or ch == 0x2028 or ch == 0x2029
 
 
+cdef inline uint64_t _hash(int kind, const void* data, Py_ssize_t start, Py_ssize_t end) noexcept:
+    """FNV-1a of text[start:end]'s code points."""
+    cdef uint64_t key = fnv_offset()
+    cdef Py_ssize_t k
+    for k in range(start, end):
+        key = fnv_step(key, PyUnicode_READ(kind, data, k))
+    return key
+
+
 cdef struct _Item:
     uint64_t key  # a hash of the item's code points
     Py_ssize_t start, end  # where it is in the text (start -1: an empty slot)
@@ -64,11 +73,12 @@ cdef class _Repeats:
         free(self.slots)
 
     cdef void add(self, Py_ssize_t start, Py_ssize_t end) noexcept:
-        cdef uint64_t key = fnv_offset(), at
-        cdef Py_ssize_t k
+        self.add_hashed(_hash(self.kind, self.data, start, end), start, end)
+
+    cdef void add_hashed(self, uint64_t key, Py_ssize_t start, Py_ssize_t end) noexcept:
+        """`add` text[start:end], whose `_hash` is ``key``."""
+        cdef uint64_t at
         cdef _Item* slot
-        for k in range(start, end):
-            key = fnv_step(key, PyUnicode_READ(self.kind, self.data, k))
         self.items += 1
         at = fib_slot(key, self.shift)
         while True:
@@ -86,10 +96,10 @@ cdef class _Repeats:
             at = (at + 1) & (self.size - 1)
 
 
-cdef _Repeats _runs_split(str text, int kind, void* data, Py_ssize_t start, Py_ssize_t end,
-                          Py_ssize_t run, Py_ssize_t capacity):
-    """The duplicates of the pieces of text[start:end] between runs of at least ``run``
-    newlines (`signals.line_repetition_signals`' re.split)."""
+cdef _Repeats _paragraphs(str text, int kind, void* data, Py_ssize_t start, Py_ssize_t end,
+                          Py_ssize_t capacity):
+    """The duplicates of the paragraphs of text[start:end], the pieces between runs of two
+    newlines or more (`signals.line_repetition_signals`' re.split)."""
     cdef _Repeats repeats = _Repeats(capacity, text)
     cdef Py_ssize_t i = start, j, piece = start
     while i < end:
@@ -99,7 +109,7 @@ cdef _Repeats _runs_split(str text, int kind, void* data, Py_ssize_t start, Py_s
         j = i
         while j < end and PyUnicode_READ(kind, data, j) == 10:
             j += 1
-        if j - i >= run:
+        if j - i >= 2:
             repeats.add(piece, i)
             piece = j
         i = j
@@ -181,6 +191,7 @@ cdef class LineTests:
         cdef Py_ssize_t fw_lines = 0, fw_punct = 0, fw_short = 0, run = 0
         cdef Py_ssize_t newlines = 0
         cdef uint8_t flags
+        cdef uint64_t key
         cdef _Repeats fineweb, lines, paragraphs
         for i in range(n):
             ch = PyUnicode_READ(kind, data, i)
@@ -197,7 +208,7 @@ cdef class LineTests:
                 dots += run // 3
                 run = 0
         dots += run // 3
-        fineweb = _Repeats(newlines + 1, text)
+        fineweb, lines = _Repeats(newlines + 1, text), _Repeats(newlines + 1, text)
         for k in range(tokens):
             flags = self.flags[ids[k]]
             if flags & _WORD:
@@ -217,6 +228,11 @@ cdef class LineTests:
                 a += 1
             while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
                 b -= 1
+            # Gopher's lines split at runs of "\n": this line unless empty, but the first and
+            # last are items even so (re.split); FineWeb's the lines not blank, hashed once
+            if end > start or start == 0 or end == n:
+                key = _hash(kind, data, start, end)
+                lines.add_hashed(key, start, end)
             if a < b:
                 ch, last = PyUnicode_READ(kind, data, a), PyUnicode_READ(kind, data, b - 1)
                 bullets += ch == 0x2022 or ch == 45
@@ -228,20 +244,19 @@ cdef class LineTests:
                 last = PyUnicode_READ(kind, data, end - 1)
                 fw_punct += last < len(self.terminal_char) and self.terminal_char[last]
                 fw_short += end - start <= self.short_line
-                fineweb.add(start, end)
+                fineweb.add_hashed(key, start, end)
                 c4_lines += 1
                 sentences += self._c4_line(text, kind, data, a, b, ids, starts[piece],
                                            starts[piece + 1], &c4_punct, &lorem, &curly,
                                            &javascript, &policy)
             piece += 1
             start = end + 1
-        lines = _runs_split(text, kind, data, 0, n, 1, newlines + 1)
         a, b = 0, n
         while a < b and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, a)):
             a += 1
         while b > a and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, b - 1)):
             b -= 1
-        paragraphs = _runs_split(text, kind, data, a, b, 2, newlines + 1)
+        paragraphs = _paragraphs(text, kind, data, a, b, newlines + 1)
         # str.splitlines: no line after a final "\n" (nor in an empty text)
         splitlines = max(piece - (n == 0 or PyUnicode_READ(kind, data, n - 1) == 10), 1)
         size = max(n, 1)

@@ -56,9 +56,12 @@ cdef class _Counts:
         return self.counts[at]
 
 
-def ngram_signals(const uint64_t[::1] keys, const int64_t[::1] lengths,
-                  const int64_t[::1] doc_offsets, const int64_t[::1] sizes):
-    """`ngrams.shard_ngram_signals`, document by document: ``top_{2,3,4}gram_char_frac`` and
+def ngram_signals(const int64_t[::1] ids, const uint64_t[::1] type_keys,
+                  const int64_t[::1] type_lengths, const int64_t[::1] doc_offsets,
+                  const int64_t[::1] sizes):
+    """`ngrams.shard_ngram_signals` of the type ids ``ids`` (each type's random key and length
+    read here, not gathered for the shard's tokens first), document by document:
+    ``top_{2,3,4}gram_char_frac`` and
     ``dup_{5..10}gram_char_frac`` (columns) of each document (rows). As there, an n-gram is
     counted only where its (n-1)-gram repeats, by its 64-bit hash; a repeat of n >= 5 is found
     reading left to right, as datatrove's find_all_duplicate reads it."""
@@ -69,15 +72,15 @@ def ngram_signals(const uint64_t[::1] keys, const int64_t[::1] lengths,
         longest = max(longest, doc_offsets[doc + 1] - doc_offsets[doc])
     out = np.zeros((docs, 9))
     cdef double[:, ::1] values = out
-    cdef uint64_t[::1] hashes = np.zeros(longest + 1, np.uint64)
+    cdef uint64_t[::1] hashes = np.zeros(longest + 1, np.uint64), keys = np.zeros(longest + 1, np.uint64)
     cdef int64_t[::1] at = np.zeros(longest + 1, np.int64), ends = np.zeros(longest + 1, np.int64)
     cdef _Counts counts = _Counts(longest), seen = _Counts(longest)
     for doc in range(docs):
         first, tokens = doc_offsets[doc], doc_offsets[doc + 1] - doc_offsets[doc]
         ends[0] = 0
         for k in range(tokens):
-            hashes[k] = keys[first + k]
-            ends[k + 1] = ends[k] + lengths[first + k]
+            keys[k] = hashes[k] = type_keys[ids[first + k]]
+            ends[k + 1] = ends[k] + type_lengths[ids[first + k]]
         candidates = 0
         for k in range(tokens - 1):
             at[candidates] = k
@@ -87,7 +90,7 @@ def ngram_signals(const uint64_t[::1] keys, const int64_t[::1] lengths,
                 break
             for k in range(candidates):  # the n-grams' hashes from the (n-1)-grams'
                 i = at[k]
-                hashes[i] = hashes[i] * fnv_prime() ^ keys[first + i + n - 1]
+                hashes[i] = hashes[i] * fnv_prime() ^ keys[i + n - 1]
             counts.clear(candidates)
             for k in range(candidates):
                 counts.add(hashes[at[k]], at[k])

@@ -360,7 +360,7 @@ def shard_signals(
         flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
     sizes = np.array([max(len(text), 1) for text in texts], np.int64)
     if _ngrams is not None:
-        columns = _ngrams.ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
+        columns = _ngrams.ngram_signals(flat, types.key, types.length, doc_offsets, sizes)
         ngrams = dict(zip(NGRAM_SIGNALS, columns.T))
     else:
         ngrams = shard_ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
