@@ -21,11 +21,19 @@ from cpython.unicode cimport (
     PyUnicode_READ,
     PyUnicode_Substring,
 )
-from libc.stdint cimport int64_t, uint8_t, uint64_t
+from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcmp
 
 from corpusbuilder.quality._hashing cimport fib_slot, fnv_offset, fnv_step
+
+
+cdef inline uint32_t _ascii_lower(uint32_t code) noexcept:
+    """An ASCII code point lower-cased (A-Z); 0 for any other than ASCII, which starts no
+    phrase. (Not a Py_UCS4: Cython adds to a character as to a str.)"""
+    if 65 <= code <= 90:
+        return code + 32
+    return code if code < 128 else 0
 
 
 cdef inline bint _breaks_line(Py_UCS4 ch) noexcept:
@@ -145,7 +153,13 @@ cdef class LineTests:
     cdef object c4, citation
     cdef Py_ssize_t short_line, min_words, max_word_length
     cdef bint javascript, policy, citations
-    cdef tuple policy_phrases
+    cdef tuple policy_phrases, phrases
+    # the phrases C4 looks for in a lower-cased line, "lorem ipsum", "javascript" and then the
+    # policy phrases: each one's characters and length, and per ASCII character the phrases
+    # that start with it, a bit each
+    cdef const char* phrase[16]
+    cdef Py_ssize_t phrase_size[16]
+    cdef uint16_t starting[128]
 
     def __init__(self, types, stop_forms, terminal_char, c4, Py_ssize_t short_line, citation,
                  tuple policy_phrases):
@@ -160,6 +174,38 @@ cdef class LineTests:
         self.max_word_length = c4.max_word_length
         self.javascript, self.policy, self.citations = c4.javascript, c4.policy, c4.remove_citations
         self.citation, self.policy_phrases = citation, policy_phrases
+        self.phrases = tuple(
+            phrase.encode("ascii") for phrase in ("lorem ipsum", "javascript", *policy_phrases)
+        )
+        if len(self.phrases) > 16 or any(phrase != phrase.lower() for phrase in self.phrases):
+            raise ValueError("C4's phrases are looked for as 16 lower-case ASCII ones at most")
+        for k in range(128):
+            self.starting[k] = 0
+        for k in range(len(self.phrases)):
+            self.phrase[k], self.phrase_size[k] = self.phrases[k], len(self.phrases[k])
+            self.starting[self.phrases[k][0]] |= 1 << k
+
+    cdef uint16_t _phrases(self, int kind, void* data, Py_ssize_t a, Py_ssize_t b) noexcept:
+        """The phrases (a bit each, in `phrases`' order) in the ASCII line text[a:b], lower-cased
+        (of an ASCII str, ``lower`` changes A-Z alone): one pass, not a str and a search per
+        phrase."""
+        cdef uint16_t found = 0, candidates
+        cdef Py_ssize_t i, m, k
+        for i in range(a, b):
+            candidates = self.starting[_ascii_lower(PyUnicode_READ(kind, data, i))] & ~found
+            while candidates:
+                k = 0
+                while not (candidates >> k) & 1:
+                    k += 1
+                candidates &= candidates - 1
+                if i + self.phrase_size[k] > b:
+                    continue
+                for m in range(1, self.phrase_size[k]):
+                    if _ascii_lower(PyUnicode_READ(kind, data, i + m)) != <uint32_t> self.phrase[k][m]:
+                        break
+                else:
+                    found |= 1 << k
+        return found
 
     cdef Py_ssize_t _sentences(self, const int64_t[::1] ids, Py_ssize_t start, Py_ssize_t end):
         """`signals.line_sentences` of one line's tokens."""
@@ -280,7 +326,8 @@ cdef class LineTests:
         C4 keeps it, else 0, counting its other signals on the way."""
         cdef Py_ssize_t i, chunks = 0, longest = 0, size = 0, sentences
         cdef Py_UCS4 ch, last = PyUnicode_READ(kind, data, b - 1)
-        cdef bint bracket = False
+        cdef bint bracket = False, ascii = True, braces = False
+        cdef uint16_t found
         punct[0] += last in ".?!\"'"
         for i in range(a, b + 1):
             ch = PyUnicode_READ(kind, data, i) if i < b else 32
@@ -292,6 +339,8 @@ cdef class LineTests:
             else:
                 size += 1
                 bracket |= ch == 91  # [
+                braces |= ch == 123  # {
+                ascii &= ch < 128
         if b - a > self.max_word_length and longest > self.max_word_length:
             return 0
         if self.citations and bracket:
@@ -308,10 +357,23 @@ cdef class LineTests:
             line, sentences = None, -1
         if chunks < self.min_words:
             return 0
-        if line is None:
-            line = PyUnicode_Substring(text, a, b)
         if sentences < 0:
             sentences = self._sentences(ids, first, stop)
+        if line is None and ascii:  # no citation mark taken out: the phrases found here
+            found = self._phrases(kind, data, a, b)
+            if found & 1:
+                lorem[0] = 1
+            if self.javascript and found & 2:
+                javascript[0] += 1
+                return 0
+            if braces:
+                curly[0] = 1
+            if self.policy and found >> 2:
+                policy[0] += 1
+                return 0
+            return sentences
+        if line is None:
+            line = PyUnicode_Substring(text, a, b)
         lowered = line.lower()
         if "lorem ipsum" in lowered:
             lorem[0] = 1
