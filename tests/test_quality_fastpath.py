@@ -30,8 +30,8 @@ EDGE_CASES = [
     "Repeated line.\nRepeated line.\n\nRepeated line.\nRepeated line.\n\nother\n\n\nother",
     "A line with javascript enabled, and more words here.\nLorem ipsum dolor sit amet, a b.",
     "We use cookies on this site, as you know.\nCurly { brackets } are here, too, ok.",
-    "Enable JavaScript for the Privacy Policy here, ok.\nCaf\u00e9 Uses Cookies on this page, you know."
-    "\nLOREM IPSUM in capitals, and a {brace} too.",
+    "Enable JavaScript for the Privacy Policy here, ok.\n"
+    "Caf\u00e9 Uses Cookies on this page, you know.\nLOREM IPSUM in capitals, and a {brace} too.",
     "A cited claim [1] holds here. Another [edit] one [citation needed] too.\n[2] Short.",
     "Windows\r\nline\r\nbreaks here.\rOld Mac.\u2028Separator\x0bvertical\x0cfeed\x1cend\x85.",
     "Tabs\tand\u00a0no-break\u2003spaces, soft\u00adhyphen and zero\u200bwidth.",
