@@ -23,7 +23,7 @@ from cpython.unicode cimport (
 )
 from libc.stdint cimport int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc
-from libc.string cimport memcmp
+from libc.string cimport memcmp, memset
 
 from corpusbuilder.quality._hashing cimport fib_slot, fnv_offset, fnv_step
 
@@ -155,11 +155,11 @@ cdef class LineTests:
     cdef bint javascript, policy, citations
     cdef tuple policy_phrases, phrases
     # the phrases C4 looks for in a lower-cased line, "lorem ipsum", "javascript" and then the
-    # policy phrases: each one's characters and length, and per ASCII character the phrases
-    # that start with it, a bit each
+    # policy phrases: each one's characters and length, and per two ASCII characters the
+    # phrases that start with them, a bit each (two: most letters start a phrase)
     cdef const char* phrase[16]
     cdef Py_ssize_t phrase_size[16]
-    cdef uint16_t starting[128]
+    cdef uint16_t starting[128][128]
 
     def __init__(self, types, stop_forms, terminal_char, c4, Py_ssize_t short_line, citation,
                  tuple policy_phrases):
@@ -177,13 +177,14 @@ cdef class LineTests:
         self.phrases = tuple(
             phrase.encode("ascii") for phrase in ("lorem ipsum", "javascript", *policy_phrases)
         )
-        if len(self.phrases) > 16 or any(phrase != phrase.lower() for phrase in self.phrases):
+        if len(self.phrases) > 16 or any(
+            phrase != phrase.lower() or len(phrase) < 2 for phrase in self.phrases
+        ):
             raise ValueError("C4's phrases are looked for as 16 lower-case ASCII ones at most")
-        for k in range(128):
-            self.starting[k] = 0
+        memset(self.starting, 0, sizeof(self.starting))
         for k in range(len(self.phrases)):
             self.phrase[k], self.phrase_size[k] = self.phrases[k], len(self.phrases[k])
-            self.starting[self.phrases[k][0]] |= 1 << k
+            self.starting[self.phrases[k][0]][self.phrases[k][1]] |= 1 << k
 
     cdef uint16_t _phrases(self, int kind, void* data, Py_ssize_t a, Py_ssize_t b) noexcept:
         """The phrases (a bit each, in `phrases`' order) in the ASCII line text[a:b], lower-cased
@@ -191,8 +192,10 @@ cdef class LineTests:
         phrase."""
         cdef uint16_t found = 0, candidates
         cdef Py_ssize_t i, m, k
-        for i in range(a, b):
-            candidates = self.starting[_ascii_lower(PyUnicode_READ(kind, data, i))] & ~found
+        cdef uint32_t before, code = _ascii_lower(PyUnicode_READ(kind, data, a))
+        for i in range(a, b - 1):  # the phrases that start at i
+            before, code = code, _ascii_lower(PyUnicode_READ(kind, data, i + 1))
+            candidates = self.starting[before][code] & ~found
             while candidates:
                 k = 0
                 while not (candidates >> k) & 1:
@@ -200,7 +203,7 @@ cdef class LineTests:
                 candidates &= candidates - 1
                 if i + self.phrase_size[k] > b:
                     continue
-                for m in range(1, self.phrase_size[k]):
+                for m in range(2, self.phrase_size[k]):
                     if _ascii_lower(PyUnicode_READ(kind, data, i + m)) != <uint32_t> self.phrase[k][m]:
                         break
                 else:
