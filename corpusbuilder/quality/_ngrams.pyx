@@ -46,14 +46,17 @@ cdef class _Counts:
             at = (at + 1) & self.mask
         return at
 
-    cdef int64_t add(self, uint64_t key, int64_t position) noexcept:
-        """Count ``key`` once more; its count."""
-        cdef Py_ssize_t at = self.slot(key)
+    cdef Py_ssize_t add(self, uint64_t key, int64_t position) noexcept:
+        """Count ``key`` once more; its entry (which stays its own until `clear`)."""
+        return self.add_at(self.slot(key), key, position)
+
+    cdef Py_ssize_t add_at(self, Py_ssize_t at, uint64_t key, int64_t position) noexcept:
+        """`add`, ``at`` the entry `slot` gave for ``key``."""
         if self.stamps[at] != self.stamp:
             self.stamps[at], self.keys[at] = self.stamp, key
             self.counts[at], self.firsts[at] = 0, position
         self.counts[at] += 1
-        return self.counts[at]
+        return at
 
 
 def ngram_signals(const int64_t[::1] ids, const uint64_t[::1] type_keys,
@@ -66,7 +69,7 @@ def ngram_signals(const int64_t[::1] ids, const uint64_t[::1] type_keys,
     counted only where its (n-1)-gram repeats, by its 64-bit hash; a repeat of n >= 5 is found
     reading left to right, as datatrove's find_all_duplicate reads it."""
     cdef Py_ssize_t docs = len(doc_offsets) - 1, doc, longest = 0, first, tokens, n, k, i
-    cdef Py_ssize_t candidates, repeated, best_first
+    cdef Py_ssize_t candidates, repeated, best_first, slot
     cdef int64_t count, best, total, free, position
     for doc in range(docs):
         longest = max(longest, doc_offsets[doc + 1] - doc_offsets[doc])
@@ -74,6 +77,7 @@ def ngram_signals(const int64_t[::1] ids, const uint64_t[::1] type_keys,
     cdef double[:, ::1] values = out
     cdef uint64_t[::1] hashes = np.zeros(longest + 1, np.uint64), keys = np.zeros(longest + 1, np.uint64)
     cdef int64_t[::1] at = np.zeros(longest + 1, np.int64), ends = np.zeros(longest + 1, np.int64)
+    cdef int64_t[::1] entry = np.zeros(longest + 1, np.int64)  # each candidate's, in `counts`
     cdef _Counts counts = _Counts(longest), seen = _Counts(longest)
     for doc in range(docs):
         first, tokens = doc_offsets[doc], doc_offsets[doc + 1] - doc_offsets[doc]
@@ -93,17 +97,17 @@ def ngram_signals(const int64_t[::1] ids, const uint64_t[::1] type_keys,
                 hashes[i] = hashes[i] * fnv_prime() ^ keys[i + n - 1]
             counts.clear(candidates)
             for k in range(candidates):
-                counts.add(hashes[at[k]], at[k])
+                entry[k] = counts.add(hashes[at[k]], at[k])
             repeated = 0
             best, best_first = 1, 0  # with no repeat, the top n-gram is the first, once
             for k in range(candidates):
                 i = at[k]
-                count = counts.counts[counts.slot(hashes[i])]
+                count = counts.counts[entry[k]]
                 if count > 1:
                     at[repeated] = i
                     repeated += 1
                     if n < 5:
-                        position = counts.firsts[counts.slot(hashes[i])]
+                        position = counts.firsts[entry[k]]
                         if count > best or (count == best and position < best_first):
                             best, best_first = count, position
             if n < 5:
@@ -115,11 +119,12 @@ def ngram_signals(const int64_t[::1] ids, const uint64_t[::1] type_keys,
                     i = at[k]
                     if i < free:
                         continue
-                    if seen.stamps[seen.slot(hashes[i])] == seen.stamp:
+                    slot = seen.slot(hashes[i])
+                    if seen.stamps[slot] == seen.stamp:
                         total += ends[i + n] - ends[i]
                         free = i + n
                     else:
-                        seen.add(hashes[i], i)
+                        seen.add_at(slot, hashes[i], i)
                 values[doc, n - 2] = total
             candidates = 0  # the (n+1)-grams that may repeat start at a repeated n-gram
             for k in range(repeated):
