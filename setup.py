@@ -1,6 +1,7 @@
 """The one part of the build pyproject.toml cannot declare: the optional compiled walks of the
 `best` preset (corpusbuilder/extraction/_fastpath.pyx, against lxml's headers) and the quality
-stage's compiled signals (corpusbuilder/quality/_signals.pyx).
+stage's compiled word cut, line tests and n-gram signals (corpusbuilder/quality/_cut.pyx,
+_lines.pyx, _ngrams.pyx, sharing the hashes of _hashing.pxd).
 
 Without a C compiler or Python's headers the build warns and goes on without them; the package
 then runs the same walks in Python, with the same results, more slowly.
@@ -42,7 +43,14 @@ setup(
                 ["corpusbuilder/extraction/_fastpath.pyx"],
                 include_dirs=lxml.get_include(),
             ),
-            Extension("corpusbuilder.quality._signals", ["corpusbuilder/quality/_signals.pyx"]),
+            *(
+                Extension(
+                    f"corpusbuilder.quality.{name}",
+                    [f"corpusbuilder/quality/{name}.pyx"],
+                    depends=["corpusbuilder/quality/_hashing.pxd"],
+                )
+                for name in ("_cut", "_lines", "_ngrams")
+            ),
         ],
         compiler_directives={"language_level": 3},
     ),

@@ -262,7 +262,8 @@ def test_wheel_runs_from_any_directory(installed_wheel):
             installed_wheel,
             "python",
             "-c",
-            "import corpusbuilder.extraction._fastpath, corpusbuilder.quality._signals",
+            "import corpusbuilder.extraction._fastpath, corpusbuilder.quality._cut, "
+            "corpusbuilder.quality._lines, corpusbuilder.quality._ngrams",
         )
         assert compiled.returncode == 0, compiled.stderr
 

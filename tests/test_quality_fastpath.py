@@ -1,6 +1,6 @@
-"""The compiled quality signals (corpusbuilder.quality._signals, built by setup.py) give what the
-Python versions give: every signal of every document of the dev crawl, of hand-made texts with
-each rare case, and the words of random chunks, to the bit."""
+"""The compiled quality signals (corpusbuilder.quality._cut, _lines and _ngrams, built by
+setup.py) give what the Python versions give: every signal of every document of the dev crawl,
+of hand-made texts with each rare case, and the words of random chunks, to the bit."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ EDGE_CASES = [
     "Repeated line.\nRepeated line.\n\nRepeated line.\nRepeated line.\n\nother\n\n\nother",
     "A line with javascript enabled, and more words here.\nLorem ipsum dolor sit amet, a b.",
     "We use cookies on this site, as you know.\nCurly { brackets } are here, too, ok.",
+    "Enable JavaScript for the Privacy Policy here, ok.\n"
+    "Caf\u00e9 Uses Cookies on this page, you know.\nLOREM IPSUM in capitals, and a {brace} too.",
     "A cited claim [1] holds here. Another [edit] one [citation needed] too.\n[2] Short.",
     "Windows\r\nline\r\nbreaks here.\rOld Mac.\u2028Separator\x0bvertical\x0cfeed\x1cend\x85.",
     "Tabs\tand\u00a0no-break\u2003spaces, soft\u00adhyphen and zero\u200bwidth.",
@@ -46,12 +48,12 @@ EDGE_CASES = [
 
 @pytest.fixture(scope="module")
 def compiled():
-    if signals._signals is None:
+    if None in (signals._cut, signals._lines, signals._ngrams):
         unavailable(
-            "corpusbuilder.quality._signals is not built (no C compiler at install time): "
-            "the quality stage runs its Python versions"
+            "corpusbuilder.quality's compiled modules are not built (no C compiler at install "
+            "time): the quality stage runs its Python versions"
         )
-    return signals._signals
+    return signals._cut
 
 
 def both(documents, monkeypatch):
@@ -59,8 +61,10 @@ def both(documents, monkeypatch):
     params = QualityParams()
     fast = signals.shard_signals(documents, TokenTypes(), params)
     with monkeypatch.context() as python_only:
-        python_only.setattr(signals, "_signals", None)
-        python_only.setattr(words, "_signals", None)
+        for module in (signals, words):
+            python_only.setattr(module, "_cut", None)
+        python_only.setattr(signals, "_lines", None)
+        python_only.setattr(signals, "_ngrams", None)
         reference = signals.shard_signals(documents, TokenTypes(), params)
     return fast, reference
 
@@ -93,9 +97,7 @@ def test_random_chunks_are_cut_as_python_cuts_them(compiled):
     for chunk in chunks:
         python, fast = WordVocabulary(), WordVocabulary()
         expected = [list(python.types)[i] for i in python.cut_new(chunk)]
-        ids, *_ = compiled.cut_texts(
-            [chunk], fast._memo, fast.types, fast.cut_new, fast.max_memo, ABBREVIATIONS
-        )
+        ids, *_ = compiled.cut_texts([chunk], fast.types, fast.cut_new, ABBREVIATIONS)
         assert [list(fast.types)[i] for i in ids] == expected, chunk
 
 

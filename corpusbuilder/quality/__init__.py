@@ -40,8 +40,8 @@ its signals, and only its page-level rules (``c4.min_sentences``, ``c4.lorem_ips
 
 The package: `params` (config, rules), `words` (the word cut), `signals` (per document, and a
 shard's documents at once), `ngrams` (the n-gram signals of a shard at once), `filters`
-(verdicts, the stage's table), `_signals` (the word cut, line tests and n-gram signals
-compiled, built by setup.py; the modules above are their reference and fallback).
+(verdicts, the stage's table), `_cut`, `_lines` and `_ngrams` (the word cut, line tests and
+n-gram signals compiled, built by setup.py; the modules above are their reference and fallback).
 """
 
 from corpusbuilder.quality.filters import quality_table, rule_failures, score_shard

@@ -16,10 +16,16 @@ from corpusbuilder.quality.words import (
     ABBREVIATIONS,
     TERMINAL_PUNCTUATION,
     TokenTypes,
-    _signals,
+    _cut,
     flat_ids,
 )
 from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS
+
+try:  # compiled from _lines.pyx and _ngrams.pyx at build time, as `words._cut`
+    import corpusbuilder.quality._lines as _lines
+    import corpusbuilder.quality._ngrams as _ngrams
+except ImportError:  # built without a C compiler: the Python versions below, same values
+    _lines = _ngrams = None
 
 # C4: a kept line ends in one of these, and not in an ellipsis
 C4_END_MARKS = (".", "?", "!", '"', "'")
@@ -305,20 +311,15 @@ def _compiled_rows(
     documents: list[tuple[str | None, str]], types: TokenTypes, params: QualityParams
 ) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
     """The signals but the n-gram ones of a shard's documents by the compiled loops
-    (`_signals.cut_texts`, `_signals.LineTests`), the shard's type ids and each document's
+    (`_cut.cut_texts`, `_lines.LineTests`), the shard's type ids and each document's
     offset in them."""
     vocabulary = types.vocabulary
     texts = [text for _, text in documents]
-    ids, doc_offsets, starts, doc_pieces = _signals.cut_texts(
-        texts,
-        vocabulary._memo,
-        vocabulary.types,
-        vocabulary.cut_new,
-        vocabulary.max_memo,
-        ABBREVIATIONS,
+    ids, doc_offsets, starts, doc_pieces = _cut.cut_texts(
+        texts, vocabulary.types, vocabulary.cut_new, ABBREVIATIONS
     )
     types.update()
-    tests = _signals.LineTests(
+    tests = _lines.LineTests(
         types,
         len(types.lower),
         _TERMINAL_CHARS,
@@ -327,15 +328,15 @@ def _compiled_rows(
         lambda line: without_citations(line, types),
         C4_POLICY,
     )
-    rows = np.zeros((len(texts), len(_signals.COLUMNS)))
+    rows = np.zeros((len(texts), len(_lines.COLUMNS)))
     for number, (language, text) in enumerate(documents):
         doc_ids = ids[doc_offsets[number] : doc_offsets[number + 1]]
         pieces = starts[doc_pieces[number] : doc_pieces[number + 1]]
         stop = types.stop(language).view(np.uint8)
         if not tests.score(text, doc_ids, pieces, stop, number, rows[number]):
             row = line_signals(text, language, doc_ids, types, params)
-            rows[number] = [row[name] for name in _signals.COLUMNS]
-    return pd.DataFrame(rows, columns=list(_signals.COLUMNS)), ids, doc_offsets
+            rows[number] = [row[name] for name in _lines.COLUMNS]
+    return pd.DataFrame(rows, columns=list(_lines.COLUMNS)), ids, doc_offsets
 
 
 def shard_signals(
@@ -346,7 +347,7 @@ def shard_signals(
     (`shard_ngram_signals`), the rest per document — by the compiled loops where they are built
     (`_compiled_rows`), else in Python (`TokenTypes.learn`, `line_signals`)."""
     texts = [text for _, text in documents]
-    if _signals is not None:
+    if _cut is not None and _lines is not None:
         rows, flat, doc_offsets = _compiled_rows(documents, types, params)
     else:
         ids = [flat_ids(chunk) for chunk in types.learn(texts)]
@@ -358,8 +359,8 @@ def shard_signals(
         doc_offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids], dtype=np.int64)])
         flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
     sizes = np.array([max(len(text), 1) for text in texts], np.int64)
-    if _signals is not None:
-        columns = _signals.ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
+    if _ngrams is not None:
+        columns = _ngrams.ngram_signals(flat, types.key, types.length, doc_offsets, sizes)
         ngrams = dict(zip(NGRAM_SIGNALS, columns.T))
     else:
         ngrams = shard_ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)

@@ -14,11 +14,11 @@ from corpusbuilder.common import stoplists
 from corpusbuilder.tokenise import _NO_SPACE, Vocabulary
 
 try:
-    # compiled from _signals.pyx at build time (imported by its own name: importing it from
-    # the package would make the package's import of this module a cycle)
-    import corpusbuilder.quality._signals as _signals
+    # compiled from _cut.pyx at build time (imported by its own name: importing it from the
+    # package would make the package's import of this module a cycle)
+    import corpusbuilder.quality._cut as _cut
 except ImportError:  # built without a C compiler: the Python versions, same values
-    _signals = None
+    _cut = None
 
 # --------------------------------------------------------------------------- characters
 
@@ -213,7 +213,7 @@ class TokenTypes:
 
     def update(self) -> None:
         """Read what the signals read of the types the vocabulary learnt since the last call:
-        the common ones, ASCII letters and digits, by the compiled `_signals.read_types` where
+        the common ones, ASCII letters and digits, by the compiled `_cut.read_types` where
         it is built (else by maps of str methods, looping in C), the others character by
         character."""
         done, total = self.size, len(self.vocabulary.types)
@@ -227,9 +227,9 @@ class TokenTypes:
         for flags in (self.word, self.alpha, self.punct, self.terminal):
             flags[part] = False
         self.key[part] = self._rng.integers(0, 2**63, count, np.uint64) * np.uint64(2) + 1
-        if _signals is not None:
+        if _cut is not None:
             views = (self.word.view(np.uint8), self.alpha.view(np.uint8), self.folded)
-            rest = _signals.read_types(new, done, self.lower, self.length, *views)
+            rest = _cut.read_types(new, done, self.lower, self.length, *views)
             self._read_characters([new[i] for i in rest], np.array(rest, np.int64) + done)
         else:
             self.length[part] = np.fromiter(map(len, new), np.int64, count)
