@@ -62,7 +62,6 @@ SCALE_PARTITIONED = HERE / "results" / "scale_slurm_partitioned.json"
 DEDUP_JOBS = HERE / "results" / "dedup_modes_dev_jobs.json"
 PARTITIONED_PER_SHARD = ("dedup_occurrences", "dedup_shard")
 PARTITIONED_PER_RANGE = ("dedup_counts", "dedup_seen")
-PARTITIONED_SINGLE = ("dedup_order", "dedup_merge")
 DOCUMENT_TOKENS = 1000  # tokens per document at dedup, for the per-document arrays
 # duplicate 10-gram types per token: the dev crawl (bench/results/dedup.json crawl: 77,945 of
 # 2,736,468 tokens) and ClueWeb09 (thesis Table 3.4)
@@ -216,7 +215,10 @@ def partitioned_rates(rates: dict, scale_partitioned: dict | None, dedup: dict) 
         return {
             "per_shard_s_per_word": rate(PARTITIONED_PER_SHARD),
             "per_range_s_per_word": rate(PARTITIONED_PER_RANGE),
-            "single_s_per_word": rate(PARTITIONED_SINGLE),
+            # the model's dedup.write_state is off, so dedup_merge only sums the shards' stats;
+            # what it cost the run merging the state is kept beside, not projected
+            "single_s_per_word": rate(("dedup_order",)),
+            "state_merge_s_per_word": rate(("dedup_merge",)),
             "max_rss_mb": {
                 name: rules[name]["max_rss_mb"] for name in rules if name.startswith("dedup")
             },
@@ -376,19 +378,34 @@ def main(argv: list[str] | None = None) -> int:
         for cores in args.cores
     ]
     print(table(rows))
-    prates = partitioned_rates(
-        rates,
-        json.loads(args.scale_partitioned.read_text()) if args.scale_partitioned.exists() else None,
-        json.loads(args.dedup.read_text()),
+    scale_partitioned = (
+        json.loads(args.scale_partitioned.read_text()) if args.scale_partitioned.exists() else None
     )
+    prates = partitioned_rates(rates, scale_partitioned, json.loads(args.dedup.read_text()))
+    # the partitioned mode's own scale run measures the per-shard stages too: its rates, and its
+    # shards, when it has them
+    own = scale_partitioned is not None and "stages" in scale_partitioned
+    part_rates = (
+        measured_rates(scale_partitioned, json.loads(args.ngrams.read_text()), args.basis)
+        if own
+        else rates
+    )
+    part_shard_words = args.shard_words or part_rates["shard_words"]
     partitioned = [
-        project_partitioned(rates, prates, words, cores, shard_words, args)
+        project_partitioned(part_rates, prates, words, cores, part_shard_words, args)
         for words in WORDS
         for cores in args.cores
     ]
-    print("\ndedup.mode partitioned (rates: " + prates["source"] + ")\n")
+    print(
+        f"\ndedup.mode partitioned (dedup rates: {prates['source']}; per-shard stages "
+        f"{part_rates['parallel_s_per_word'] * 1e9 / 3600:.2f} core-h per 10^9 words and "
+        f"{part_rates['scheduled_jobs_per_shard']:.2f} scheduled jobs per shard, shards of "
+        f"{part_shard_words / 1e6:.1f} M words, from "
+        f"{args.scale_partitioned if own else args.scale})\n"
+    )
     print(partitioned_table(partitioned))
     largest = rows[-1]["dedup_memory_mb"]["ClueWeb09"]
+    exponent = round(math.log10(WORDS[-1]))
     print(
         f"\nrates from {args.scale} ({rates['scale_run']['words']:,} words, "
         f"{rates['scale_run']['shards']} shards): per-shard stages "
@@ -406,10 +423,10 @@ def main(argv: list[str] | None = None) -> int:
         * rates["tokens_per_word"]
     )
     print(
-        f"dedup memory at 10^11 words, ClueWeb09 rate: {largest}. Left out: dedup's pass 1 spills "
-        f"the prepared shards to disk ({spilled / 1e9:,.0f} GB at 10^11 words) and pass 2 reads "
-        "them in processing order; its hours here are the rate measured with them in the page "
-        "cache, a lower bound once they outgrow it."
+        f"sequential dedup memory at 10^{exponent} words, ClueWeb09 rate: {largest}. Left out: "
+        f"dedup's pass 1 spills the prepared shards to disk ({spilled / 1e9:,.0f} GB) and pass 2 "
+        "reads them in processing order; its hours here are the rate measured with them in the "
+        "page cache, a lower bound once they outgrow it."
     )
     args.out.write_text(
         json.dumps(
@@ -419,6 +436,7 @@ def main(argv: list[str] | None = None) -> int:
                 "duplicate_rates": DUPLICATE_RATES,
                 "rows": rows,
                 "partitioned_rates": prates,
+                "partitioned_stage_rates": part_rates,
                 "partitioned_rows": partitioned,
                 "assumptions": {
                     "job_overhead_s": args.job_overhead_s,
