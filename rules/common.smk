@@ -26,6 +26,7 @@ from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL, SHIPPED_MODEL
+from corpusbuilder.report.ngram_counts import COUNT_RANGES
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
 from corpusbuilder.tables import FILES, dedup_table
@@ -176,6 +177,20 @@ def dedup_mem_mb(wildcards, input):
         DedupParams.from_config(config["dedup"]),
     )
     return math.ceil(need["total"] * 1.2)
+
+
+def corpus_stats_mem_mb(wildcards, input):
+    """What corpus_stats holds: one shard's token file and blocks (4 times their size read), one
+    hash range of the corpus' 10-gram hashes (ngram_counts.COUNT_RANGES; 16 B a token, about the
+    token files' bytes, 3 times while counted), and every document's min-hash signature for the
+    resemblance row (1 KB; a document takes 12 KB of token file on the 2 GB crawl, 8 counted).
+    """
+    shards = [
+        files_mb([tokens, blocks])
+        for tokens, blocks in zip(input.tokens, input.blocks, strict=True)
+    ]
+    tokens = files_mb(input.tokens)
+    return 1000 + 4 * max(shards, default=0) + 3 * tokens // COUNT_RANGES + tokens // 8
 
 
 def survivor_inputs(wildcards):

@@ -45,7 +45,7 @@ rule corpus_stats:
         "../envs/evaluate.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, input: 1000 + 3 * input.size_mb,
+        mem_mb=corpus_stats_mem_mb,
     params:
         shards=SHARDS,
         similarity=config["similarity"],
