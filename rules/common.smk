@@ -185,12 +185,20 @@ def corpus_stats_mem_mb(wildcards, input):
     token files' bytes, 3 times while counted), and every document's min-hash signature for the
     resemblance row (1 KB; a document takes 12 KB of token file on the 2 GB crawl, 8 counted).
     """
-    shards = [
-        files_mb([tokens, blocks])
-        for tokens, blocks in zip(input.tokens, input.blocks, strict=True)
-    ]
-    tokens = files_mb(input.tokens)
-    return 1000 + 4 * max(shards, default=0) + 3 * tokens // COUNT_RANGES + tokens // 8
+    largest_shard_mb = max(
+        (
+            files_mb([tokens, blocks])
+            for tokens, blocks in zip(input.tokens, input.blocks, strict=True)
+        ),
+        default=0,
+    )
+    token_files_mb = files_mb(input.tokens)
+    return (
+        1000
+        + 4 * largest_shard_mb
+        + 3 * token_files_mb // COUNT_RANGES
+        + token_files_mb // 8
+    )
 
 
 def survivor_inputs(wildcards):

@@ -288,16 +288,25 @@ def gopher_quality_signals(
     }
 
 
+def chunk_offsets(chunks: list[tuple[int, ...]]) -> np.ndarray:
+    """Where each whitespace chunk's type ids start in the document's ids, and their end."""
+    return np.concatenate([[0], np.cumsum(np.fromiter(map(len, chunks), np.int64, len(chunks)))])
+
+
 def line_signals(
-    text: str, language: str | None, ids: np.ndarray, types: TokenTypes, params: QualityParams
+    text: str,
+    language: str | None,
+    ids: np.ndarray,
+    offsets: np.ndarray,
+    types: TokenTypes,
+    params: QualityParams,
 ) -> dict[str, float]:
     """Every signal of `QUALITY_SIGNALS` of one document but its n-gram signals, given its type
-    ids."""
-    chunk_offsets = np.concatenate([[0], np.cumsum([len(c) for c in types.chunk_ids(text)])])
+    ids and its chunks' `chunk_offsets` in them."""
     return {
         **gopher_quality_signals(text, ids, types, language),
         **line_repetition_signals(text),
-        **c4_signals(text, chunk_offsets.astype(np.int64), ids, types, params.c4),
+        **c4_signals(text, offsets, ids, types, params.c4),
         **fineweb_signals(text, len(ids), params.fineweb),
     }
 
@@ -334,7 +343,8 @@ def _compiled_rows(
         pieces = starts[doc_pieces[number] : doc_pieces[number + 1]]
         stop = types.stop(language).view(np.uint8)
         if not tests.score(text, doc_ids, pieces, stop, number, rows[number]):
-            row = line_signals(text, language, doc_ids, types, params)
+            offsets = chunk_offsets(types.chunk_ids(text))
+            row = line_signals(text, language, doc_ids, offsets, types, params)
             rows[number] = [row[name] for name in _lines.COLUMNS]
     return pd.DataFrame(rows, columns=list(_lines.COLUMNS)), ids, doc_offsets
 
@@ -350,9 +360,11 @@ def shard_signals(
     if _cut is not None and _lines is not None:
         rows, flat, doc_offsets = _compiled_rows(documents, types, params)
     else:
-        ids = [flat_ids(chunk) for chunk in types.learn(texts)]
+        chunks = types.learn(texts)
+        offsets = [chunk_offsets(chunk) for chunk in chunks]
+        ids = [flat_ids(chunk, int(at[-1])) for chunk, at in zip(chunks, offsets, strict=True)]
         records = [
-            line_signals(text, language, ids[number], types, params)
+            line_signals(text, language, ids[number], offsets[number], types, params)
             for number, (language, text) in enumerate(documents)
         ]
         rows = pd.DataFrame(records, index=pd.RangeIndex(len(records)))
