@@ -43,11 +43,11 @@ from corpusbuilder.extraction.classifier import (
 )
 from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.extraction.model import BlockModel
+from corpusbuilder.extraction.peers import LABEL_NGRAM, contained, coverage, trigrams
 from corpusbuilder.extraction.segmentation import Block
 
 log = logging.getLogger(__name__)
 
-LABEL_NGRAM = 3
 CONTENT_COVERAGE = 0.5  # share of a block's words in gold trigrams that makes it content
 
 
@@ -90,23 +90,6 @@ class AdaptParams:
         return cls(**dataclass_values(cls, section))
 
 
-def _trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
-    return {tuple(words[i : i + LABEL_NGRAM]) for i in range(len(words) - LABEL_NGRAM + 1)}
-
-
-def _coverage(words: Sequence[str], grams: set[tuple[str, ...]]) -> float:
-    """Share of ``words`` inside at least one trigram of ``grams``."""
-    covered = np.zeros(len(words), dtype=bool)
-    for i in range(len(words) - LABEL_NGRAM + 1):
-        if tuple(words[i : i + LABEL_NGRAM]) in grams:
-            covered[i : i + LABEL_NGRAM] = True
-    return float(covered.mean())
-
-
-def _contained(words: Sequence[str], text: str) -> bool:
-    return f" {' '.join(words)} " in text
-
-
 def block_labels(blocks: list[Block], page: GoldPage) -> np.ndarray:
     """1 content, 0 boilerplate, -1 unknown per block (see the module docstring).
 
@@ -114,19 +97,19 @@ def block_labels(blocks: list[Block], page: GoldPage) -> np.ndarray:
     labels = np.full(len(blocks), -1, dtype=np.int8)
     if page.gold_text is not None:
         gold_words = unit_tokens(page.gold_text.lower())
-        grams = _trigrams(gold_words)
+        grams = trigrams(gold_words)
         spaced = f" {' '.join(gold_words)} "
         for i, block in enumerate(blocks):
             words = unit_tokens(block.text.lower())
             if len(words) >= LABEL_NGRAM:
-                labels[i] = _coverage(words, grams) >= CONTENT_COVERAGE
+                labels[i] = coverage(words, grams) >= CONTENT_COVERAGE
             else:
-                labels[i] = _contained(words, spaced)
+                labels[i] = contained(words, spaced)
         return labels
-    block_grams = [_trigrams(unit_tokens(block.text.lower())) for block in blocks]
+    block_grams = [trigrams(unit_tokens(block.text.lower())) for block in blocks]
     for label, snippets in ((1, page.with_snippets), (0, page.without_snippets)):
         for snippet in snippets:
-            grams = _trigrams(unit_tokens(snippet.lower()))
+            grams = trigrams(unit_tokens(snippet.lower()))
             for i, mine in enumerate(block_grams):
                 if (
                     grams

@@ -22,13 +22,18 @@ from lxml import etree
 from corpusbuilder.common import stoplists
 from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
-from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL
+from corpusbuilder.common.package_data import (
+    SHIPPED_ARTICLE_MODEL,
+    SHIPPED_STACKED_ARTICLE_MODEL,
+    SHIPPED_STACKED_MODEL,
+)
 from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.extraction.classifier import page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
 from corpusbuilder.extraction.model import classify_learned, load_model
 from corpusbuilder.extraction.nesting import TooDeepError
+from corpusbuilder.extraction.peers import peer_features, peer_texts, require_peers
 from corpusbuilder.extraction.segmentation import count_stopwords, parse_html, segment_blocks
 from corpusbuilder.extraction.site_boilerplate import (
     SiteBoilerplateParams,
@@ -79,6 +84,10 @@ class ExtractParams:
     # comments too, as the thesis' jusText and corpora do (§2.7); False the article alone. The
     # `best` preset has a model per scope; the jusText presets are the thesis' scope only.
     comments: bool = True
+    # The `best` preset also reads trafilatura's, readability-lxml's and resiliparse's output
+    # (extraction.peers; the `peers` extra): better leave-one-source-out, at about a sixth of
+    # the speed, so off by default. Not in the thesis.
+    stacked: bool = False
     site_boilerplate: SiteBoilerplateParams = SiteBoilerplateParams()
 
     def __post_init__(self) -> None:
@@ -87,6 +96,11 @@ class ExtractParams:
                 "config key 'extract.comments': false (the article alone) needs preset best; the "
                 "jusText presets keep all running text, reader comments too (thesis §2.7)"
             )
+        if self.stacked and not self.learned:
+            raise ConfigError(
+                "config key 'extract.stacked': true needs preset best; the jusText presets read "
+                "no other extractor's output"
+            )
 
     @property
     def model_file(self) -> Path | None:
@@ -94,6 +108,8 @@ class ExtractParams:
         (None: the package's ``models/best.npz``, which keeps comments)."""
         if self.model is not None:
             return self.model
+        if self.stacked:
+            return SHIPPED_STACKED_MODEL if self.comments else SHIPPED_STACKED_ARTICLE_MODEL
         return None if self.comments else SHIPPED_ARTICLE_MODEL
 
     def with_preset(self, preset: str) -> ExtractParams:
@@ -207,6 +223,7 @@ class CleanedPage:
     blocks: list
     replaced_characters: int = 0  # broken bytes of a leniently decoded UTF-8 page
     title: str = ""  # the page's <title>, a feature of the learned classifier
+    html: str = ""  # the decoded page, which extract.stacked's peers read
 
 
 def segmented_page(
@@ -244,6 +261,7 @@ def segmented_page(
         blocks,
         replaced,
         page_title(root) if params.learned else "",
+        text,
     )
 
 
@@ -259,7 +277,15 @@ def clean_page(
         # The learned classes are final (Algorithm 2.3's context is among the model's features);
         # jusText's context-free classes stay beside them, for the context pass that block
         # de-duplication and site-level boilerplate run again once blocks are removed (§3.5.2).
-        final_classes = classify_learned(page.blocks, page.title, load_model(params.model_file))
+        model = load_model(params.model_file)
+        final_classes = classify_learned(
+            page.blocks,
+            page.title,
+            model,
+            peer_features([b.text for b in page.blocks], peer_texts(page.html, params.comments))
+            if model.stacked
+            else None,
+        )
         cf_classes = classify_context_free(page.blocks, params.justext)
     else:
         cf_classes, final_classes = classify(page.blocks, params.justext)
@@ -374,6 +400,11 @@ def extract_shard(
 def check_setup(params: ExtractParams) -> None:
     """Fail before the first page on what every page needs (the model, the fallback stop list,
     the bundled stop lists): a fault of the setup, never a row per page it would spoil."""
+    if params.stacked:
+        try:
+            require_peers()
+        except ImportError as error:
+            raise ConfigError(f"config key 'extract.stacked': {error}") from None
     if params.learned:
         try:
             load_model(params.model_file)

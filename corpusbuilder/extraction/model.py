@@ -17,7 +17,11 @@ import numpy as np
 from corpusbuilder.common.package_data import SHIPPED_MODEL
 from corpusbuilder.extraction.classifier import FEATURE_NAMES, block_features
 from corpusbuilder.extraction.justext import BAD, GOOD
+from corpusbuilder.extraction.peers import PEER_FEATURE_NAMES
 from corpusbuilder.extraction.segmentation import Block
+
+# extract.stacked: the block features, then the peers' coverage of each block (extraction.peers)
+STACKED_FEATURE_NAMES = FEATURE_NAMES + PEER_FEATURE_NAMES
 
 try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
     # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
@@ -47,6 +51,11 @@ class BlockModel:
     threshold_good: float
     feature_names: tuple[str, ...]
     trained_on: tuple[str, ...] = ()  # the gold sources it learned from: it is never scored on them
+
+    @property
+    def stacked(self) -> bool:
+        """Whether the model also reads the peers' coverage of each block (extract.stacked)."""
+        return self.feature_names == STACKED_FEATURE_NAMES
 
     @cached_property
     def children(self) -> np.ndarray:
@@ -160,7 +169,7 @@ class BlockModel:
     def load(cls, path: Path | str) -> BlockModel:
         with np.load(path) as data:
             names = tuple(str(n) for n in data["feature_names"])
-            if names != FEATURE_NAMES:
+            if names not in (FEATURE_NAMES, STACKED_FEATURE_NAMES):
                 raise ValueError(
                     f"{path}: model was trained on other features than this version "
                     "computes; retrain it (snakemake train)"
@@ -190,9 +199,18 @@ def load_model(path: Path | None = None) -> BlockModel:
 
 
 def classify_learned(
-    blocks: list[Block], title: str = "", model: BlockModel | None = None
+    blocks: list[Block],
+    title: str = "",
+    model: BlockModel | None = None,
+    peers: np.ndarray | None = None,
 ) -> list[str]:
-    """``good`` or ``bad`` per block, as the `best` preset decides."""
+    """``good`` or ``bad`` per block, as the `best` preset decides. ``peers``: the blocks'
+    `peers.peer_features`, which a stacked model (extract.stacked) needs and no other reads."""
     model = model or load_model()
-    keep = model.probabilities(block_features(blocks, title)) >= model.threshold_good
+    features = block_features(blocks, title)
+    if model.stacked:
+        if peers is None:
+            raise ValueError("a stacked model (extract.stacked) needs the peers' block features")
+        features = np.column_stack([features, peers.astype(features.dtype)])
+    keep = model.probabilities(features) >= model.threshold_good
     return [GOOD if k else BAD for k in keep]

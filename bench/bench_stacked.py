@@ -1,0 +1,246 @@
+"""`extract.stacked`: the `best` preset with the peers' output as block features, measured
+leave-one-source-out against the same preset without them and against the peers themselves.
+
+Each gold set is read once (``--cache``): its pages cut into the `best` preset's blocks, with
+their features, their labels from the gold (`training.block_labels`) and each block's coverage
+by each peer's output (`extraction.peers.text_coverage`): trafilatura with and without comments,
+readability-lxml, resiliparse's main content. Then, per scope, a model is fitted for each variant
+(the peers' columns it reads) once per gold source without it, and scored on that source's sets.
+The variants:
+
+* ``base``: the 84 block features, as the `best` preset ships;
+* ``res``: + resiliparse (the cheapest peer);
+* ``traf``: + trafilatura, ``include_comments`` as the scope says;
+* ``traf+read``: + readability-lxml;
+* ``all3``: + all three, what ``extract.stacked: true`` reads.
+
+The source kept out of every choice (CleanPortalEval) is scored once, with ``--final``; ``--ship``
+writes the ``all3`` models trained on every other source into the package. Quick fits (the
+settings of bench_scope.py --quick) unless ``--full``. Run by hand, about 15 minutes on two cores:
+
+    PYTHONPATH=. python bench/bench_stacked.py --cache /tmp/stacked --scope article
+    PYTHONPATH=. python bench/bench_stacked.py --cache /tmp/stacked --scope article --final all3
+    PYTHONPATH=. python bench/bench_stacked.py --cache /tmp/stacked --ship corpusbuilder/models
+
+Scores: bag-of-words F1 (a character of Chinese, Japanese or Thai a token), snippet F1 on
+trafilatura-dev; a scope's figure is the mean over its sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import pickle
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from corpusbuilder.evaluation.extractors import (
+    LEARNED_BLOCKS,
+    Extraction,
+    decoded_html,
+    extraction_of_blocks,
+    prepare_page,
+)
+from corpusbuilder.evaluation.gold import READERS, fits_scope, gold_source, iter_dataset
+from corpusbuilder.evaluation.metrics import scores
+from corpusbuilder.evaluation.scores import Tally, score_page
+from corpusbuilder.evaluation.training import TrainParams, block_labels, fit, weighted_table
+from corpusbuilder.extraction.classifier import block_features, block_words, page_title
+from corpusbuilder.extraction.model import STACKED_FEATURE_NAMES
+from corpusbuilder.extraction.peers import (
+    readability_text,
+    resiliparse_text,
+    text_coverage,
+    trafilatura_text,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+GOLD = REPO.parent / "shared" / "datasets" / "boilerplate"
+QUICK = TrainParams(max_iter=100, learning_rate=0.15, max_bins=63)
+KEPT_OUT = "cleanportaleval"
+PEERS = {
+    "trafilatura-article": lambda html: trafilatura_text(html, comments=False),
+    "trafilatura": lambda html: trafilatura_text(html, comments=True),
+    "readability": readability_text,
+    "resiliparse": resiliparse_text,
+}
+
+
+def trafilatura_of(comments: bool) -> str:
+    """trafilatura as its users run it for the scope."""
+    return "trafilatura" if comments else "trafilatura-article"
+
+
+def variants(comments: bool) -> dict[str, list[str]]:
+    traf = trafilatura_of(comments)
+    return {
+        "base": [],
+        "res": ["resiliparse"],
+        "traf": [traf],
+        "traf+read": [traf, "readability"],
+        "all3": [traf, "readability", "resiliparse"],  # the order of peers.PEER_FEATURE_NAMES
+    }
+
+
+log = logging.getLogger("bench_stacked")
+
+
+def read_set(dataset: str, comments: bool, cache: Path) -> list[dict]:
+    """A gold set's pages, blocks, labels and peer coverage (cached: the peers take minutes)."""
+    reading = f"-{'comments' if comments else 'article'}" if dataset.startswith("l3s") else ""
+    path = cache / f"{dataset}{reading}.pkl"
+    if path.is_file():
+        with path.open("rb") as file:
+            return pickle.load(file)
+    pages = []
+    for gold in iter_dataset(dataset, GOLD, comments=comments):
+        html = decoded_html(gold)
+        page = prepare_page(html, reading=LEARNED_BLOCKS)
+        texts = [block.text for block in page.blocks]
+        outputs = {}
+        for name, run in PEERS.items():
+            try:
+                outputs[name] = run(html)
+            except Exception:  # noqa: BLE001 - a peer failing on a page keeps nothing of it
+                outputs[name] = ""
+        pages.append(
+            {
+                "gold": gold,
+                "texts": texts,
+                "features": block_features(page.blocks, page_title(page.root)),
+                "labels": block_labels(page.blocks, gold),
+                "words": block_words(page.blocks),
+                "peers": {name: text_coverage(texts, text) for name, text in outputs.items()},
+                "peer_texts": outputs,
+            }
+        )
+    with path.open("wb") as file:
+        pickle.dump(pages, file)
+    log.info("%s: %d pages read", dataset, len(pages))
+    return pages
+
+
+def stacked(page: dict, peers: list[str]) -> np.ndarray:
+    return np.column_stack(
+        [page["features"].astype(np.float32)] + [page["peers"][name] for name in peers]
+    ).astype(np.float32)
+
+
+def labelled_part(dataset: str, pages: list[dict], peers: list[str]) -> dict[str, np.ndarray]:
+    known = [page["labels"] >= 0 for page in pages]
+    return {
+        "dataset": np.array(dataset),
+        "features": np.concatenate([stacked(p, peers)[k] for p, k in zip(pages, known)]),
+        "labels": np.concatenate([p["labels"][k] for p, k in zip(pages, known)]),
+        "words": np.concatenate([p["words"][k] for p, k in zip(pages, known)]),
+    }
+
+
+def figure(tally: Tally, dataset: str) -> float:
+    return scores(tally.snippets if dataset == "trafilatura-dev" else tally.bag).f1
+
+
+def score_scope(
+    comments: bool, cache: Path, final: bool, chosen: list[str], params: TrainParams
+) -> dict[str, dict[str, float]]:
+    sets = {d: read_set(d, comments, cache) for d in READERS}
+    scored = [
+        d for d in READERS if fits_scope(d, comments) and (gold_source(d) == KEPT_OUT) == final
+    ]
+    results: dict[str, dict[str, float]] = {d: {} for d in scored}
+    for variant in chosen:
+        peers = variants(comments)[variant]
+        training = [labelled_part(d, sets[d], peers) for d in READERS if gold_source(d) != KEPT_OUT]
+        table = weighted_table(training, comments)
+        models = {}
+        for dataset in scored:
+            source = gold_source(dataset)
+            if source not in models:  # the kept-out source is in no table: fit on all of it
+                models[source] = fit(table, params, without=None if final else source)
+            model = models[source]
+            tally = Tally()
+            for page in sets[dataset]:
+                keep = model.probabilities(stacked(page, peers)) >= model.threshold_good
+                score_page(tally, page["gold"], extraction_of_blocks(page["texts"], list(keep)))
+            results[dataset][f"best-{variant}"] = round(figure(tally, dataset), 4)
+            log.info("%s %s: %.4f", variant, dataset, results[dataset][f"best-{variant}"])
+    for dataset in scored:
+        for peer in (trafilatura_of(comments), "readability", "resiliparse"):
+            tally = Tally()
+            for page in sets[dataset]:
+                score_page(tally, page["gold"], Extraction(page["peer_texts"][peer]))
+            results[dataset][peer] = round(figure(tally, dataset), 4)
+    return results
+
+
+SHIPPED_NAMES = {False: "best-stacked-article.npz", True: "best-stacked.npz"}
+
+
+def ship(comments: bool, cache: Path, params: TrainParams, folder: Path) -> Path:
+    """The scope's stacked model: ``all3`` trained on every gold source but the kept-out one."""
+    peers = variants(comments)["all3"]
+    parts = [
+        labelled_part(d, read_set(d, comments, cache), peers)
+        for d in READERS
+        if gold_source(d) != KEPT_OUT
+    ]
+    model = fit(weighted_table(parts, comments), params)
+    path = folder / SHIPPED_NAMES[comments]
+    # the trees read the 84 features, then the peers' columns: named so at load time
+    replace(model, feature_names=STACKED_FEATURE_NAMES).save(path)
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cache", type=Path, required=True, help="gold sets read with peers")
+    parser.add_argument("--scope", choices=["article", "comments", "both"], default="both")
+    parser.add_argument("--final", action="store_true", help="score the kept-out source, once")
+    parser.add_argument("--full", action="store_true", help="the shipped fit settings")
+    parser.add_argument("--ship", type=Path, help="write the all3 model of each scope here")
+    parser.add_argument("variants", nargs="*", default=[], help="default: all of them")
+    parser.add_argument("--json", type=Path, default=REPO / "bench" / "results" / "stacked.json")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
+    logging.getLogger("readability").setLevel(logging.CRITICAL)
+    args.cache.mkdir(parents=True, exist_ok=True)
+    params = TrainParams() if args.full else QUICK
+    scopes = [False, True] if args.scope == "both" else [args.scope == "comments"]
+    if args.ship:
+        for comments in scopes:
+            print("shipped", ship(comments, args.cache, params, args.ship))
+        return 0
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    report = json.loads(args.json.read_text()) if args.json.is_file() else {}
+    for comments in scopes:
+        chosen = args.variants or list(variants(comments))
+        results = score_scope(comments, args.cache, args.final, chosen, params)
+        names = list(next(iter(results.values())))
+        run = f"{'comments' if comments else 'article'}{'-final' if args.final else ''}"
+        fits = "full" if args.full else "quick"
+        report.setdefault(run, {})[fits] = {
+            "commit": commit,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "train_params": {"max_iter": params.max_iter, "max_bins": params.max_bins},
+            "sets": results,
+            "mean_f1": {
+                n: round(float(np.mean([r[n] for r in results.values()])), 4) for n in names
+            },
+        }
+        print(run, fits, json.dumps(report[run][fits]["mean_f1"]), flush=True)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

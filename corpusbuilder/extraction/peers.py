@@ -1,0 +1,126 @@
+"""Other extractors' verdicts as features of the `best` preset (``extract.stacked``).
+
+Not in the thesis. With ``extract.stacked: true`` the learned classifier also reads, per block,
+how much of it three other extractors keep: trafilatura (``include_comments`` as the scope
+says), readability-lxml and resiliparse's main content. Each feature is the share of the block's
+words (`common.scripts` units) that sit in a word trigram of that extractor's output, the same
+alignment that labels the training blocks from gold text; a block under three words counts as
+covered when its whole text appears in the output. The trees learn where to trust each peer;
+leave-one-source-out this gains about .01 mean F1 in the article scope (docs/extraction-scope.md).
+
+The peers are optional packages (``pip install 'corpusbuilder[peers]'``), never dependencies of
+the library, and they cost: trafilatura alone runs at about a sixth of the `best` preset's speed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import numpy as np
+
+from corpusbuilder.common.scripts import unit_tokens
+
+log = logging.getLogger(__name__)
+
+PEER_FEATURE_NAMES = ("in_trafilatura", "in_readability", "in_resiliparse")
+# the modules the peers need, named as pip installs them
+PEER_PACKAGES = {
+    "trafilatura": "trafilatura",
+    "readability": "readability-lxml",
+    "resiliparse": "resiliparse",
+}
+LABEL_NGRAM = 3  # the trigrams that align a block with a text (and training's labels with gold)
+
+
+def trigrams(words: Sequence[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + LABEL_NGRAM]) for i in range(len(words) - LABEL_NGRAM + 1)}
+
+
+def coverage(words: Sequence[str], grams: set[tuple[str, ...]]) -> float:
+    """Share of ``words`` inside at least one trigram of ``grams``."""
+    covered = np.zeros(len(words), dtype=bool)
+    for i in range(len(words) - LABEL_NGRAM + 1):
+        if tuple(words[i : i + LABEL_NGRAM]) in grams:
+            covered[i : i + LABEL_NGRAM] = True
+    return float(covered.mean())
+
+
+def contained(words: Sequence[str], spaced_text: str) -> bool:
+    """Whether ``words`` appear in a row in ``spaced_text`` (words joined by single spaces, with a
+    space at each end)."""
+    return f" {' '.join(words)} " in spaced_text
+
+
+def text_coverage(block_texts: Sequence[str], text: str) -> np.ndarray:
+    """Per block, the share of its words that ``text`` covers (see the module docstring)."""
+    words = unit_tokens(text.lower())
+    grams = trigrams(words)
+    spaced = f" {' '.join(words)} "
+    shares = np.zeros(len(block_texts), dtype=np.float32)
+    for i, block_text in enumerate(block_texts):
+        mine = unit_tokens(block_text.lower())
+        if len(mine) >= LABEL_NGRAM:
+            shares[i] = coverage(mine, grams)
+        elif mine:
+            shares[i] = contained(mine, spaced)
+    return shares
+
+
+def require_peers() -> None:
+    """Raise ImportError naming the extra when a peer's package is missing."""
+    import importlib.util
+
+    missing = [pip for module, pip in PEER_PACKAGES.items() if not importlib.util.find_spec(module)]
+    if missing:
+        raise ImportError(
+            f"extract.stacked needs {', '.join(missing)}: pip install 'corpusbuilder[peers]'"
+        )
+
+
+def trafilatura_text(html: str, comments: bool) -> str:
+    import trafilatura
+
+    return trafilatura.extract(html, include_comments=comments) or ""
+
+
+def readability_text(html: str) -> str:
+    """readability-lxml's article HTML, reduced to its text one block per line."""
+    from readability import Document
+
+    from corpusbuilder.extraction.segmentation import parse_html
+
+    root = parse_html(Document(html).summary(html_partial=True))
+    if root is None:
+        return ""
+    return "\n".join(" ".join(t.split()) for t in root.itertext() if t.strip())
+
+
+def resiliparse_text(html: str) -> str:
+    from resiliparse.extract.html2text import extract_plain_text
+
+    return extract_plain_text(html, main_content=True)
+
+
+def peer_texts(html: str, comments: bool) -> tuple[str, str, str]:
+    """The three peers' output for a page, in :data:`PEER_FEATURE_NAMES`' order. A peer that
+    fails on a page (they raise on some malformed HTML) counts as keeping nothing of it."""
+    texts = []
+    for name, run in (
+        ("trafilatura", lambda: trafilatura_text(html, comments)),
+        ("readability", lambda: readability_text(html)),
+        ("resiliparse", lambda: resiliparse_text(html)),
+    ):
+        try:
+            texts.append(run())
+        except Exception as error:  # noqa: BLE001 - third-party code on one page's HTML
+            log.debug("%s failed on a page, read as keeping nothing: %r", name, error)
+            texts.append("")
+    return texts[0], texts[1], texts[2]
+
+
+def peer_features(block_texts: Sequence[str], texts: Sequence[str]) -> np.ndarray:
+    """(blocks × 3) float32: each block's coverage by each peer's output (:func:`peer_texts`)."""
+    if not block_texts:
+        return np.zeros((0, len(PEER_FEATURE_NAMES)), dtype=np.float32)
+    return np.column_stack([text_coverage(block_texts, text) for text in texts])
