@@ -8,6 +8,8 @@ extractors would share it) and does its whole job on it:
 - ``best``: parse + segmentation (§2.7.1) + the 84 block features + the gradient-boosted trees;
 - ``best-python-walks``: the same with the Python versions of segmentation, features and trees, as a
   package built without a C compiler runs it (listed when the compiled module is built);
+- ``best-stacked``: ``best`` with ``extract.stacked`` (trafilatura, readability-lxml and
+  resiliparse run on the page first, their output read as block features);
 - ``justext-default``: parse + segmentation + Algorithms 2.2 and 2.3
   (thesis §2.7), the `default` preset;
 - ``justext-package``: the reference ``justext`` 3.0.2 with the same stop list;
@@ -64,7 +66,9 @@ from corpusbuilder.extraction import (
 )
 from corpusbuilder.extraction import justext as ours  # noqa: E402
 from corpusbuilder.extraction.classifier import page_title  # noqa: E402
-from corpusbuilder.extraction.model import classify_learned  # noqa: E402
+from corpusbuilder.common.package_data import SHIPPED_STACKED_MODEL  # noqa: E402
+from corpusbuilder.extraction.model import classify_learned, load_model  # noqa: E402
+from corpusbuilder.extraction.peers import peer_features, peer_texts  # noqa: E402
 
 DEFAULT_SHARED = REPO.parent / "shared"
 DEFAULT_JSON = REPO / "bench" / "results" / "extract.json"
@@ -92,6 +96,14 @@ def run_best(html: str, stoplist: frozenset[str]) -> list[str]:
     return classify_learned(segmentation.segment_blocks(root, stoplist), page_title(root))
 
 
+def run_best_stacked(html: str, stoplist: frozenset[str]) -> list[str]:
+    """`best` with ``extract.stacked``: the three peers run on the page, then the stacked model."""
+    root = segmentation.parse_html(html)
+    blocks = segmentation.segment_blocks(root, stoplist)
+    peers = peer_features([b.text for b in blocks], peer_texts(html, comments=True))
+    return classify_learned(blocks, page_title(root), load_model(SHIPPED_STACKED_MODEL), peers)
+
+
 @contextmanager
 def python_walks():
     """Run as a package built without a C compiler runs: without
@@ -113,6 +125,7 @@ def run_best_python(html: str, stoplist: frozenset[str]) -> list[str]:
 EXTRACTORS = {
     "best": run_best,
     **({"best-python-walks": run_best_python} if ours._fastpath is not None else {}),
+    "best-stacked": run_best_stacked,
     "justext-default": ours.justext,
     PACKAGE: reference.justext,
     "trafilatura": lambda html, stoplist: trafilatura.extract(html),
