@@ -8,8 +8,9 @@ extractors would share it) and does its whole job on it:
 - ``best``: parse + segmentation (§2.7.1) + the 84 block features + the gradient-boosted trees;
 - ``best-python-walks``: the same with the Python versions of segmentation, features and trees, as a
   package built without a C compiler runs it (listed when the compiled module is built);
-- ``best-stacked``: ``best`` with ``extract.stacked`` (trafilatura, readability-lxml and
-  resiliparse run on the page first, their output read as block features);
+- ``best-peers-resiliparse``, ``best-peers-all``: ``best`` with ``extract.peers`` (resiliparse,
+  or it, trafilatura and readability-lxml, run on the page first, their output read as block
+  features);
 - ``justext-default``: parse + segmentation + Algorithms 2.2 and 2.3
   (thesis §2.7), the `default` preset;
 - ``justext-package``: the reference ``justext`` 3.0.2 with the same stop list;
@@ -59,6 +60,7 @@ except ModuleNotFoundError as missing:
         "'.[dev,peers]'"
     )
 
+from corpusbuilder.common.package_data import shipped_peer_model  # noqa: E402
 from corpusbuilder.extraction import (
     classifier,  # noqa: E402
     model,  # noqa: E402
@@ -66,7 +68,6 @@ from corpusbuilder.extraction import (
 )
 from corpusbuilder.extraction import justext as ours  # noqa: E402
 from corpusbuilder.extraction.classifier import page_title  # noqa: E402
-from corpusbuilder.common.package_data import SHIPPED_STACKED_MODEL  # noqa: E402
 from corpusbuilder.extraction.model import classify_learned, load_model  # noqa: E402
 from corpusbuilder.extraction.peers import peer_features, peer_texts  # noqa: E402
 
@@ -96,12 +97,17 @@ def run_best(html: str, stoplist: frozenset[str]) -> list[str]:
     return classify_learned(segmentation.segment_blocks(root, stoplist), page_title(root))
 
 
-def run_best_stacked(html: str, stoplist: frozenset[str]) -> list[str]:
-    """`best` with ``extract.stacked``: the three peers run on the page, then the stacked model."""
-    root = segmentation.parse_html(html)
-    blocks = segmentation.segment_blocks(root, stoplist)
-    peers = peer_features([b.text for b in blocks], peer_texts(html, comments=True))
-    return classify_learned(blocks, page_title(root), load_model(SHIPPED_STACKED_MODEL), peers)
+def run_best_with_peers(choice: str):
+    """`best` with ``extract.peers``: the chosen peers run on the page, then their model."""
+
+    def run(html: str, stoplist: frozenset[str]) -> list[str]:
+        learned = load_model(shipped_peer_model(choice, comments=True))
+        root = segmentation.parse_html(html)
+        blocks = segmentation.segment_blocks(root, stoplist)
+        peers = peer_features([b.text for b in blocks], peer_texts(html, True, learned.peers))
+        return classify_learned(blocks, page_title(root), learned, peers)
+
+    return run
 
 
 @contextmanager
@@ -125,7 +131,8 @@ def run_best_python(html: str, stoplist: frozenset[str]) -> list[str]:
 EXTRACTORS = {
     "best": run_best,
     **({"best-python-walks": run_best_python} if ours._fastpath is not None else {}),
-    "best-stacked": run_best_stacked,
+    "best-peers-resiliparse": run_best_with_peers("resiliparse"),
+    "best-peers-all": run_best_with_peers("all"),
     "justext-default": ours.justext,
     PACKAGE: reference.justext,
     "trafilatura": lambda html, stoplist: trafilatura.extract(html),

@@ -114,6 +114,7 @@ def clean_html(
     preset: str = BEST_PRESET,
     language: str = AUTO,
     comments: bool | None = None,
+    peers: str | None = None,
     config: ConfigSource = None,
 ) -> str:
     """The text a page keeps: its good blocks, white space inside each one space, a blank line
@@ -126,7 +127,9 @@ def clean_html(
     or a stop list name (``"German"``). ``comments``: what counts as content, as
     trafilatura's ``include_comments`` — True keeps all running text, reader comments too (the
     thesis' scope), False the article alone (preset best only); None: the config's
-    ``extract.comments`` (default True). ``config``: see `ConfigSource`; its extract section's
+    ``extract.comments`` (default True). ``peers``: other extractors whose output the `best`
+    preset also reads, ``"none"``, ``"resiliparse"`` or ``"all"`` (the `peers` extra; None: the
+    config's ``extract.peers``, default none). ``config``: see `ConfigSource`; its extract section's
     other keys (jusText thresholds, max_blocks, model, ...) apply, ``preset`` replaces its preset.
 
     Raises ConfigError (a ValueError) naming a bad preset, language or config key, and
@@ -134,7 +137,9 @@ def clean_html(
     extract.max_blocks).
     """
     # the text alone: building every block's Paragraph cost an eighth of the page's time
-    page = _cleaned(html, extract_params(config, preset, comments), forced_stoplist(language))
+    page = _cleaned(
+        html, extract_params(config, preset, comments, peers), forced_stoplist(language)
+    )
     return _kept_text(page.blocks)
 
 
@@ -144,13 +149,14 @@ def clean_html_paragraphs(
     preset: str = BEST_PRESET,
     language: str = AUTO,
     comments: bool | None = None,
+    peers: str | None = None,
     config: ConfigSource = None,
 ) -> list[Paragraph]:
     """Every block of the page in page order, kept or not, with its features and classes;
     arguments and errors as `clean_html`."""
     return list(
         clean_html_page(
-            html, preset=preset, language=language, comments=comments, config=config
+            html, preset=preset, language=language, comments=comments, peers=peers, config=config
         ).paragraphs
     )
 
@@ -161,12 +167,13 @@ def clean_html_page(
     preset: str = BEST_PRESET,
     language: str = AUTO,
     comments: bool | None = None,
+    peers: str | None = None,
     config: ConfigSource = None,
 ) -> Page:
     """The page's blocks (`clean_html_paragraphs`) with its language, stop list and charset;
     arguments and errors as `clean_html`."""
     return clean_html_with(
-        html, extract_params(config, preset, comments), forced_stoplist(language)
+        html, extract_params(config, preset, comments, peers), forced_stoplist(language)
     )
 
 
@@ -214,16 +221,20 @@ def iter_documents(warc_path: str | Path, config: ConfigSource = None) -> Iterat
         raise ConfigError(
             f"{path}: not a WARC file (no WARC record at its start, plain or gzipped)"
         )
-    params, preset = _settings(_config_key(config), None, None)
+    params, preset = _settings(_config_key(config), None, None, None)
     return _documents(path, params, preset)
 
 
 def extract_params(
-    config: ConfigSource = None, preset: str | None = None, comments: bool | None = None
+    config: ConfigSource = None,
+    preset: str | None = None,
+    comments: bool | None = None,
+    peers: str | None = None,
 ) -> ExtractParams:
-    """The extract stage's settings from a config, with ``preset`` and ``comments`` (None: the
-    config's) in place of its own; the config's single jusText thresholds still apply on top."""
-    return _settings(_config_key(config), preset, comments)[0]
+    """The extract stage's settings from a config, with ``preset``, ``comments`` and ``peers``
+    (None: the config's) in place of its own; the config's single jusText thresholds still apply
+    on top."""
+    return _settings(_config_key(config), preset, comments, peers)[0]
 
 
 def forced_stoplist(language: str) -> str | None:
@@ -262,7 +273,9 @@ def _config_key(config: ConfigSource) -> tuple:
 
 
 @lru_cache(maxsize=64)
-def _settings(key: tuple, preset: str | None, comments: bool | None) -> tuple[ExtractParams, str]:
+def _settings(
+    key: tuple, preset: str | None, comments: bool | None, peers: str | None
+) -> tuple[ExtractParams, str]:
     """The extract settings of a config (`_config_key`) and the name of their preset, once per
     config: validating a config costs more than cleaning a page, and a loop over pages calls
     `clean_html` with the same one."""
@@ -277,6 +290,8 @@ def _settings(key: tuple, preset: str | None, comments: bool | None) -> tuple[Ex
         section["preset"] = preset
     if comments is not None:
         section["comments"] = comments
+    if peers is not None:
+        section["peers"] = peers
     params = ExtractParams.from_config(section)
     check_setup(params)
     return params, section["preset"]

@@ -19,7 +19,10 @@ def _extract_params(args):
     from corpusbuilder.api import extract_params
 
     return extract_params(
-        load_config(args.config), getattr(args, "preset", None), getattr(args, "comments", None)
+        load_config(args.config),
+        getattr(args, "preset", None),
+        getattr(args, "comments", None),
+        getattr(args, "peers", None),
     )
 
 
@@ -330,6 +333,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="keep reader comments and all running text (--comments) or the article alone "
         "(--no-comments, preset best only); default: the config's extract.comments (true)",
+    )
+    clean.add_argument(
+        "--peers",
+        choices=["none", "resiliparse", "all"],
+        help="preset best also reads other extractors' output: resiliparse, or all (also "
+        "trafilatura and readability-lxml; pip install 'corpusbuilder[peers]'); better, slower; "
+        "default: the config's extract.peers (none)",
     )
 
     extract = add(

@@ -22,6 +22,8 @@ SCHEMA_PATH = packaged("data", "schema.yaml")
 STOPLIST_DIR = packaged("data", "stoplists")
 SHIPPED_MODEL = packaged("models", "best.npz")  # extract.comments: true, all running text
 SHIPPED_ARTICLE_MODEL = packaged("models", "best-article.npz")  # extract.comments: false
-# extract.stacked: true, which also reads the peers' output (extraction.peers)
-SHIPPED_STACKED_MODEL = packaged("models", "best-stacked.npz")
-SHIPPED_STACKED_ARTICLE_MODEL = packaged("models", "best-stacked-article.npz")
+
+
+def shipped_peer_model(peers: str, comments: bool) -> Path:
+    """The model of extract.peers ("resiliparse" or "all") for a scope of extract.comments."""
+    return packaged("models", f"best-peers-{peers}{'' if comments else '-article'}.npz")

@@ -22,18 +22,19 @@ from lxml import etree
 from corpusbuilder.common import stoplists
 from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
-from corpusbuilder.common.package_data import (
-    SHIPPED_ARTICLE_MODEL,
-    SHIPPED_STACKED_ARTICLE_MODEL,
-    SHIPPED_STACKED_MODEL,
-)
+from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL, shipped_peer_model
 from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.extraction.classifier import page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
 from corpusbuilder.extraction.model import classify_learned, load_model
 from corpusbuilder.extraction.nesting import TooDeepError
-from corpusbuilder.extraction.peers import peer_features, peer_texts, require_peers
+from corpusbuilder.extraction.peers import (
+    PEER_CHOICES,
+    peer_features,
+    peer_texts,
+    require_peers,
+)
 from corpusbuilder.extraction.segmentation import count_stopwords, parse_html, segment_blocks
 from corpusbuilder.extraction.site_boilerplate import (
     SiteBoilerplateParams,
@@ -84,10 +85,10 @@ class ExtractParams:
     # comments too, as the thesis' jusText and corpora do (§2.7); False the article alone. The
     # `best` preset has a model per scope; the jusText presets are the thesis' scope only.
     comments: bool = True
-    # The `best` preset also reads trafilatura's, readability-lxml's and resiliparse's output
-    # (extraction.peers; the `peers` extra): better leave-one-source-out, at about a sixth of
-    # the speed, so off by default. Not in the thesis.
-    stacked: bool = False
+    # Other extractors whose output the `best` preset also reads (extraction.peers; the `peers`
+    # extra): "none", "resiliparse" or "all" (with trafilatura and readability-lxml). Better
+    # leave-one-source-out but slower ("all": a fifteenth of the speed), so none by default.
+    peers: str = "none"
     site_boilerplate: SiteBoilerplateParams = SiteBoilerplateParams()
 
     def __post_init__(self) -> None:
@@ -96,10 +97,15 @@ class ExtractParams:
                 "config key 'extract.comments': false (the article alone) needs preset best; the "
                 "jusText presets keep all running text, reader comments too (thesis §2.7)"
             )
-        if self.stacked and not self.learned:
+        if self.peers not in PEER_CHOICES:
             raise ConfigError(
-                "config key 'extract.stacked': true needs preset best; the jusText presets read "
-                "no other extractor's output"
+                f"config key 'extract.peers': {self.peers!r} is not one of "
+                f"{', '.join(PEER_CHOICES)}"
+            )
+        if self.peers != "none" and not self.learned:
+            raise ConfigError(
+                f"config key 'extract.peers': {self.peers} needs preset best; the jusText presets "
+                "read no other extractor's output"
             )
 
     @property
@@ -108,8 +114,8 @@ class ExtractParams:
         (None: the package's ``models/best.npz``, which keeps comments)."""
         if self.model is not None:
             return self.model
-        if self.stacked:
-            return SHIPPED_STACKED_MODEL if self.comments else SHIPPED_STACKED_ARTICLE_MODEL
+        if self.peers != "none":
+            return shipped_peer_model(self.peers, self.comments)
         return None if self.comments else SHIPPED_ARTICLE_MODEL
 
     def with_preset(self, preset: str) -> ExtractParams:
@@ -223,7 +229,7 @@ class CleanedPage:
     blocks: list
     replaced_characters: int = 0  # broken bytes of a leniently decoded UTF-8 page
     title: str = ""  # the page's <title>, a feature of the learned classifier
-    html: str = ""  # the decoded page, which extract.stacked's peers read
+    html: str = ""  # the decoded page, which extract.peers' extractors read
 
 
 def segmented_page(
@@ -282,8 +288,10 @@ def clean_page(
             page.blocks,
             page.title,
             model,
-            peer_features([b.text for b in page.blocks], peer_texts(page.html, params.comments))
-            if model.stacked
+            peer_features(
+                [b.text for b in page.blocks], peer_texts(page.html, params.comments, model.peers)
+            )
+            if model.peers
             else None,
         )
         cf_classes = classify_context_free(page.blocks, params.justext)
@@ -400,20 +408,24 @@ def extract_shard(
 def check_setup(params: ExtractParams) -> None:
     """Fail before the first page on what every page needs (the model, the fallback stop list,
     the bundled stop lists): a fault of the setup, never a row per page it would spoil."""
-    if params.stacked:
-        try:
-            require_peers()
-        except ImportError as error:
-            raise ConfigError(f"config key 'extract.stacked': {error}") from None
     if params.learned:
         try:
-            load_model(params.model_file)
+            peers = load_model(params.model_file).peers
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
             raise ConfigError(
                 "config key 'extract.model': cannot load "
                 f"{params.model_file or 'the shipped model'}: "
                 f"{type(error).__name__}: {str(error)[:200]}"
             ) from None
+        if peers != PEER_CHOICES[params.peers]:
+            raise ConfigError(
+                f"config key 'extract.peers': {params.peers}, but the model {params.model_file} "
+                f"reads {', '.join(peers) or 'no peer'}"
+            )
+        try:
+            require_peers(peers)
+        except ImportError as error:
+            raise ConfigError(f"config key 'extract.peers': {params.peers} {error}") from None
     if params.stoplist_fallback != stoplists.PAGE:
         try:
             stoplists.load_stoplist(params.stoplist_fallback)

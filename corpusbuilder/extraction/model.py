@@ -20,9 +20,6 @@ from corpusbuilder.extraction.justext import BAD, GOOD
 from corpusbuilder.extraction.peers import PEER_FEATURE_NAMES
 from corpusbuilder.extraction.segmentation import Block
 
-# extract.stacked: the block features, then the peers' coverage of each block (extraction.peers)
-STACKED_FEATURE_NAMES = FEATURE_NAMES + PEER_FEATURE_NAMES
-
 try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
     # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
     from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
@@ -53,9 +50,10 @@ class BlockModel:
     trained_on: tuple[str, ...] = ()  # the gold sources it learned from: it is never scored on them
 
     @property
-    def stacked(self) -> bool:
-        """Whether the model also reads the peers' coverage of each block (extract.stacked)."""
-        return self.feature_names == STACKED_FEATURE_NAMES
+    def peers(self) -> tuple[str, ...]:
+        """The peers whose coverage of each block the model reads after the block features
+        (extract.peers; `peers.PEER_FEATURE_NAMES`), in that order; () for the plain model."""
+        return self.feature_names[len(FEATURE_NAMES) :]
 
     @cached_property
     def children(self) -> np.ndarray:
@@ -169,7 +167,10 @@ class BlockModel:
     def load(cls, path: Path | str) -> BlockModel:
         with np.load(path) as data:
             names = tuple(str(n) for n in data["feature_names"])
-            if names not in (FEATURE_NAMES, STACKED_FEATURE_NAMES):
+            peers = names[len(FEATURE_NAMES) :]
+            if names[: len(FEATURE_NAMES)] != FEATURE_NAMES or peers != tuple(
+                p for p in PEER_FEATURE_NAMES if p in peers
+            ):
                 raise ValueError(
                     f"{path}: model was trained on other features than this version "
                     "computes; retrain it (snakemake train)"
@@ -205,12 +206,15 @@ def classify_learned(
     peers: np.ndarray | None = None,
 ) -> list[str]:
     """``good`` or ``bad`` per block, as the `best` preset decides. ``peers``: the blocks'
-    `peers.peer_features`, which a stacked model (extract.stacked) needs and no other reads."""
+    `peers.peer_features` for ``model.peers``, which only a model of extract.peers reads."""
     model = model or load_model()
     features = block_features(blocks, title)
-    if model.stacked:
-        if peers is None:
-            raise ValueError("a stacked model (extract.stacked) needs the peers' block features")
+    if model.peers:
+        if peers is None or peers.shape != (len(blocks), len(model.peers)):
+            raise ValueError(
+                f"the model reads the coverage by {', '.join(model.peers)} (extract.peers) of "
+                "each block: pass peers.peer_features"
+            )
         features = np.column_stack([features, peers.astype(features.dtype)])
     keep = model.probabilities(features) >= model.threshold_good
     return [GOOD if k else BAD for k in keep]

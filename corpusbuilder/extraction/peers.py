@@ -1,15 +1,17 @@
-"""Other extractors' verdicts as features of the `best` preset (``extract.stacked``).
+"""Other extractors' verdicts as features of the `best` preset (``extract.peers``).
 
-Not in the thesis. With ``extract.stacked: true`` the learned classifier also reads, per block,
-how much of it three other extractors keep: trafilatura (``include_comments`` as the scope
-says), readability-lxml and resiliparse's main content. Each feature is the share of the block's
-words (`common.scripts` units) that sit in a word trigram of that extractor's output, the same
+Not in the thesis. With ``extract.peers: resiliparse`` the learned classifier also reads, per
+block, how much of it resiliparse's main content keeps; with ``all``, also trafilatura's
+(``include_comments`` as the scope says) and readability-lxml's. Each feature is the share of the
+block's words (`common.scripts` units) that sit in a word trigram of that extractor's output, the
 alignment that labels the training blocks from gold text; a block under three words counts as
-covered when its whole text appears in the output. The trees learn where to trust each peer;
-leave-one-source-out this gains about .01 mean F1 in the article scope (docs/extraction-scope.md).
+covered when its whole text appears in the output. The trees learn where to trust each peer.
+Leave-one-source-out this gains about .005 mean F1 with resiliparse and .009–.011 with all three
+(docs/extraction-scope.md).
 
 The peers are optional packages (``pip install 'corpusbuilder[peers]'``), never dependencies of
-the library, and they cost: trafilatura alone runs at about a sixth of the `best` preset's speed.
+the library, and they cost: resiliparse little, readability-lxml and trafilatura most of the
+time of a page (``all`` runs at about a fifteenth of the `best` preset's speed).
 """
 
 from __future__ import annotations
@@ -23,12 +25,19 @@ from corpusbuilder.common.scripts import unit_tokens
 
 log = logging.getLogger(__name__)
 
+# a model's features after classifier.FEATURE_NAMES: some of these, in this order
 PEER_FEATURE_NAMES = ("in_trafilatura", "in_readability", "in_resiliparse")
-# the modules the peers need, named as pip installs them
+# extract.peers: the peers each choice runs
+PEER_CHOICES: dict[str, tuple[str, ...]] = {
+    "none": (),
+    "resiliparse": ("in_resiliparse",),
+    "all": PEER_FEATURE_NAMES,
+}
+# the module each peer needs, and its name for pip
 PEER_PACKAGES = {
-    "trafilatura": "trafilatura",
-    "readability": "readability-lxml",
-    "resiliparse": "resiliparse",
+    "in_trafilatura": ("trafilatura", "trafilatura"),
+    "in_readability": ("readability", "readability-lxml"),
+    "in_resiliparse": ("resiliparse", "resiliparse"),
 }
 LABEL_NGRAM = 3  # the trigrams that align a block with a text (and training's labels with gold)
 
@@ -67,15 +76,17 @@ def text_coverage(block_texts: Sequence[str], text: str) -> np.ndarray:
     return shares
 
 
-def require_peers() -> None:
-    """Raise ImportError naming the extra when a peer's package is missing."""
+def require_peers(peers: Sequence[str]) -> None:
+    """Raise ImportError naming the packages when a peer's is missing."""
     import importlib.util
 
-    missing = [pip for module, pip in PEER_PACKAGES.items() if not importlib.util.find_spec(module)]
+    missing = [
+        pip
+        for module, pip in (PEER_PACKAGES[p] for p in peers)
+        if not importlib.util.find_spec(module)
+    ]
     if missing:
-        raise ImportError(
-            f"extract.stacked needs {', '.join(missing)}: pip install 'corpusbuilder[peers]'"
-        )
+        raise ImportError(f"needs {', '.join(missing)}: pip install 'corpusbuilder[peers]'")
 
 
 def trafilatura_text(html: str, comments: bool) -> str:
@@ -102,25 +113,27 @@ def resiliparse_text(html: str) -> str:
     return extract_plain_text(html, main_content=True)
 
 
-def peer_texts(html: str, comments: bool) -> tuple[str, str, str]:
-    """The three peers' output for a page, in :data:`PEER_FEATURE_NAMES`' order. A peer that
-    fails on a page (they raise on some malformed HTML) counts as keeping nothing of it."""
+def peer_texts(html: str, comments: bool, peers: Sequence[str] = PEER_FEATURE_NAMES) -> list[str]:
+    """The output of each of ``peers`` (feature names) for a page. A peer that fails on a page
+    (each raises on some malformed HTML) counts as keeping nothing of it."""
+    runs = {
+        "in_trafilatura": lambda: trafilatura_text(html, comments),
+        "in_readability": lambda: readability_text(html),
+        "in_resiliparse": lambda: resiliparse_text(html),
+    }
     texts = []
-    for name, run in (
-        ("trafilatura", lambda: trafilatura_text(html, comments)),
-        ("readability", lambda: readability_text(html)),
-        ("resiliparse", lambda: resiliparse_text(html)),
-    ):
+    for peer in peers:
         try:
-            texts.append(run())
+            texts.append(runs[peer]())
         except Exception as error:  # noqa: BLE001 - third-party code on one page's HTML
-            log.debug("%s failed on a page, read as keeping nothing: %r", name, error)
+            log.debug("%s failed on a page, read as keeping nothing: %r", peer, error)
             texts.append("")
-    return texts[0], texts[1], texts[2]
+    return texts
 
 
 def peer_features(block_texts: Sequence[str], texts: Sequence[str]) -> np.ndarray:
-    """(blocks × 3) float32: each block's coverage by each peer's output (:func:`peer_texts`)."""
-    if not block_texts:
-        return np.zeros((0, len(PEER_FEATURE_NAMES)), dtype=np.float32)
+    """(blocks × peers) float32: each block's coverage by each peer's output
+    (:func:`peer_texts`)."""
+    if not block_texts or not texts:
+        return np.zeros((len(block_texts), len(texts)), dtype=np.float32)
     return np.column_stack([text_coverage(block_texts, text) for text in texts])

@@ -1,4 +1,4 @@
-"""`extract.stacked`: the `best` preset with the peers' output as block features, measured
+"""`extract.peers`: the `best` preset with the peers' output as block features, measured
 leave-one-source-out against the same preset without them and against the peers themselves.
 
 Each gold set is read once (``--cache``): its pages cut into the `best` preset's blocks, with
@@ -12,15 +12,18 @@ The variants:
 * ``res``: + resiliparse (the cheapest peer);
 * ``traf``: + trafilatura, ``include_comments`` as the scope says;
 * ``traf+read``: + readability-lxml;
-* ``all3``: + all three, what ``extract.stacked: true`` reads.
+* ``all3``: + all three.
 
-The source kept out of every choice (CleanPortalEval) is scored once, with ``--final``; ``--ship``
-writes the ``all3`` models trained on every other source into the package. Quick fits (the
-settings of bench_scope.py --quick) unless ``--full``. Run by hand, about 15 minutes on two cores:
+``res`` is what ``extract.peers: resiliparse`` reads, ``all3`` what ``extract.peers: all`` reads.
 
-    PYTHONPATH=. python bench/bench_stacked.py --cache /tmp/stacked --scope article
-    PYTHONPATH=. python bench/bench_stacked.py --cache /tmp/stacked --scope article --final all3
-    PYTHONPATH=. python bench/bench_stacked.py --cache /tmp/stacked --ship corpusbuilder/models
+The source kept out of every choice (CleanPortalEval) is scored once, with ``--final``;
+``--ship`` writes the ``res`` and ``all3`` models trained on every other source into the
+package. Quick fits (the settings of bench_scope.py --quick) unless ``--full``. Run by hand,
+about 15 minutes on two cores:
+
+    PYTHONPATH=. python bench/bench_peers.py --cache /tmp/peers --scope article
+    PYTHONPATH=. python bench/bench_peers.py --cache /tmp/peers --scope article --final all3
+    PYTHONPATH=. python bench/bench_peers.py --cache /tmp/peers --ship corpusbuilder/models
 
 Scores: bag-of-words F1 (a character of Chinese, Japanese or Thai a token), snippet F1 on
 trafilatura-dev; a scope's figure is the mean over its sets.
@@ -40,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from corpusbuilder.common.package_data import shipped_peer_model
 from corpusbuilder.evaluation.extractors import (
     LEARNED_BLOCKS,
     Extraction,
@@ -51,9 +55,14 @@ from corpusbuilder.evaluation.gold import READERS, fits_scope, gold_source, iter
 from corpusbuilder.evaluation.metrics import scores
 from corpusbuilder.evaluation.scores import Tally, score_page
 from corpusbuilder.evaluation.training import TrainParams, block_labels, fit, weighted_table
-from corpusbuilder.extraction.classifier import block_features, block_words, page_title
-from corpusbuilder.extraction.model import STACKED_FEATURE_NAMES
+from corpusbuilder.extraction.classifier import (
+    FEATURE_NAMES,
+    block_features,
+    block_words,
+    page_title,
+)
 from corpusbuilder.extraction.peers import (
+    PEER_CHOICES,
     readability_text,
     resiliparse_text,
     text_coverage,
@@ -88,7 +97,7 @@ def variants(comments: bool) -> dict[str, list[str]]:
     }
 
 
-log = logging.getLogger("bench_stacked")
+log = logging.getLogger("bench_peers")
 
 
 def read_set(dataset: str, comments: bool, cache: Path) -> list[dict]:
@@ -179,22 +188,26 @@ def score_scope(
     return results
 
 
-SHIPPED_NAMES = {False: "best-stacked-article.npz", True: "best-stacked.npz"}
+SHIPPED = {"res": "resiliparse", "all3": "all"}  # variant: its choice of extract.peers
 
 
-def ship(comments: bool, cache: Path, params: TrainParams, folder: Path) -> Path:
-    """The scope's stacked model: ``all3`` trained on every gold source but the kept-out one."""
-    peers = variants(comments)["all3"]
-    parts = [
-        labelled_part(d, read_set(d, comments, cache), peers)
-        for d in READERS
-        if gold_source(d) != KEPT_OUT
-    ]
-    model = fit(weighted_table(parts, comments), params)
-    path = folder / SHIPPED_NAMES[comments]
-    # the trees read the 84 features, then the peers' columns: named so at load time
-    replace(model, feature_names=STACKED_FEATURE_NAMES).save(path)
-    return path
+def ship(comments: bool, cache: Path, params: TrainParams, folder: Path) -> list[Path]:
+    """The scope's models of extract.peers, each trained on every gold source but the kept-out
+    one."""
+    written = []
+    for variant, choice in SHIPPED.items():
+        peers = variants(comments)[variant]
+        parts = [
+            labelled_part(d, read_set(d, comments, cache), peers)
+            for d in READERS
+            if gold_source(d) != KEPT_OUT
+        ]
+        model = fit(weighted_table(parts, comments), params)
+        path = folder / shipped_peer_model(choice, comments).name
+        # the trees read the 84 features, then the peers' columns: named so at load time
+        replace(model, feature_names=FEATURE_NAMES + PEER_CHOICES[choice]).save(path)
+        written.append(path)
+    return written
 
 
 def main() -> int:
@@ -203,9 +216,9 @@ def main() -> int:
     parser.add_argument("--scope", choices=["article", "comments", "both"], default="both")
     parser.add_argument("--final", action="store_true", help="score the kept-out source, once")
     parser.add_argument("--full", action="store_true", help="the shipped fit settings")
-    parser.add_argument("--ship", type=Path, help="write the all3 model of each scope here")
+    parser.add_argument("--ship", type=Path, help="write each scope's res and all3 models here")
     parser.add_argument("variants", nargs="*", default=[], help="default: all of them")
-    parser.add_argument("--json", type=Path, default=REPO / "bench" / "results" / "stacked.json")
+    parser.add_argument("--json", type=Path, default=REPO / "bench" / "results" / "peers.json")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
@@ -215,7 +228,7 @@ def main() -> int:
     scopes = [False, True] if args.scope == "both" else [args.scope == "comments"]
     if args.ship:
         for comments in scopes:
-            print("shipped", ship(comments, args.cache, params, args.ship))
+            print("shipped", *ship(comments, args.cache, params, args.ship))
         return 0
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True

@@ -1,0 +1,145 @@
+"""`extract.peers`: the `best` preset reading resiliparse's, or also trafilatura's and
+readability-lxml's, output as block features (extraction.peers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import corpusbuilder
+from corpusbuilder.cli.main import main
+from corpusbuilder.common.package_data import SHIPPED_MODEL, shipped_peer_model
+from corpusbuilder.config import ConfigError
+from corpusbuilder.extraction import peers
+from corpusbuilder.extraction.classifier import FEATURE_NAMES
+from corpusbuilder.extraction.extract import ExtractParams, check_setup, clean_page
+from corpusbuilder.extraction.model import classify_learned, load_model
+from corpusbuilder.extraction.segmentation import parse_html, segment_blocks
+
+PAGE_WITH_COMMENTS = (
+    Path(__file__).resolve().parent / "fixtures" / "scope" / "article_with_comments.html"
+).read_bytes()
+ARTICLE_STARTS = ("The town council", "Supporters of", "Opponents, most", "The work will")
+COMMENT_STARTS = ("I have walked", "Two million pounds", "My children will")
+
+
+def test_a_block_is_covered_by_the_share_of_its_words_in_the_texts_trigrams():
+    text = "the quick brown fox jumps over the lazy dog\nSubscribe now"
+    shares = peers.text_coverage(
+        [
+            "The quick brown fox jumps",  # all five words in a trigram of the text
+            "brown fox jumps far away today",  # three of six
+            "Subscribe now",  # short: its whole text appears
+            "Log in",  # short, absent
+            "",
+        ],
+        text,
+    )
+    assert shares.tolist() == [1.0, 0.5, 1.0, 0.0, 0.0]
+    assert peers.peer_features([], ["", "", ""]).shape == (0, 3)
+
+
+def test_scripts_without_spaces_are_covered_character_by_character():
+    shares = peers.text_coverage(["东京的天气很好", "广告"], "今天东京的天气很好。")
+    assert shares.tolist() == [1.0, 0.0]
+
+
+def test_peers_need_the_learned_preset_and_a_known_choice():
+    with pytest.raises(ConfigError, match="extract.peers"):
+        ExtractParams.from_config({"peers": "all", "preset": "C"})
+    with pytest.raises(ConfigError, match="extract.peers.*'boilerpipe' is not one of none"):
+        ExtractParams(peers="boilerpipe")
+    assert ExtractParams().model_file is None  # none by default: the shipped best.npz
+    for choice in ("resiliparse", "all"):
+        for comments in (True, False):
+            path = ExtractParams(peers=choice, comments=comments).model_file
+            assert path == shipped_peer_model(choice, comments) and path.is_file()
+
+
+def test_a_missing_peer_stops_the_run_before_the_first_page(monkeypatch):
+    monkeypatch.setitem(peers.PEER_PACKAGES, "in_resiliparse", ("no_such_peer", "no-such-peer"))
+    with pytest.raises(ConfigError, match="extract.peers.*no-such-peer.*corpusbuilder\\[peers\\]"):
+        check_setup(ExtractParams(peers="resiliparse"))
+    check_setup(ExtractParams())  # the plain preset needs no peer
+
+
+def test_a_model_that_reads_other_peers_than_chosen_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="extract.peers.*reads in_trafilatura, in_readability"):
+        check_setup(ExtractParams(peers="resiliparse", model=shipped_peer_model("all", True)))
+
+
+def test_each_peer_model_reads_the_block_features_then_its_peers():
+    for choice, names in peers.PEER_CHOICES.items():
+        if choice == "none":
+            continue
+        for comments in (True, False):
+            model = load_model(shipped_peer_model(choice, comments))
+            assert model.feature_names == FEATURE_NAMES + names and model.peers == names
+            assert model.highest_feature_column >= len(FEATURE_NAMES)  # a tree reads a peer
+    assert load_model(SHIPPED_MODEL).peers == ()
+
+
+def test_a_peer_model_without_the_peers_features_is_an_error():
+    blocks = segment_blocks(parse_html("<p>Some text of a page, long enough.</p>"), frozenset())
+    with pytest.raises(ValueError, match="in_resiliparse.*extract.peers"):
+        classify_learned(blocks, "", load_model(shipped_peer_model("resiliparse", True)))
+
+
+def test_a_peer_that_fails_on_a_page_keeps_nothing_of_it(monkeypatch):
+    def broken(html: str) -> str:
+        raise ValueError("All strings must be XML compatible")
+
+    monkeypatch.setattr(peers, "readability_text", broken)
+    pytest.importorskip("trafilatura", reason="the peers extra is not installed")
+    html = "<html><body><p>A paragraph of text here, long enough to be kept.</p></body></html>"
+    texts = peers.peer_texts(html, True)
+    assert texts[1] == "" and len(texts) == 3
+    assert peers.peer_texts(html, True, ("in_resiliparse",)) == [texts[2]]
+
+
+def kept(comments: bool, choice: str) -> tuple[list[str], list[str], list[str]]:
+    page = clean_page(PAGE_WITH_COMMENTS, "utf-8", ExtractParams(comments=comments, peers=choice))
+    good = [b.text for b in page.blocks if b.final_class == "good"]
+    article = [t for t in good if t.startswith(ARTICLE_STARTS)]
+    reader = [t for t in good if t.startswith(COMMENT_STARTS)]
+    return article, reader, [t for t in good if t not in article and t not in reader]
+
+
+@pytest.mark.parametrize("choice", ["resiliparse", "all"])
+def test_each_choice_of_peers_keeps_each_scopes_content(choice):
+    for module, _ in peers.PEER_PACKAGES.values():
+        pytest.importorskip(module, reason="the peers extra is not installed")
+    article, reader, other = kept(False, choice)
+    assert (len(article), reader) == (4, [])
+    article, reader, other_with_comments = kept(True, choice)
+    assert (len(article), len(reader)) == (4, 3)
+    for rest in (other, other_with_comments):
+        assert not any(t in ("Home", "Contact us", "Post comment") or "©" in t for t in rest)
+
+
+def test_the_peer_features_are_what_the_trees_read():
+    for module, _ in peers.PEER_PACKAGES.values():
+        pytest.importorskip(module, reason="the peers extra is not installed")
+    html = PAGE_WITH_COMMENTS.decode()
+    blocks = segment_blocks(parse_html(html), frozenset(), True)
+    features = peers.peer_features([b.text for b in blocks], peers.peer_texts(html, False))
+    article = [i for i, b in enumerate(blocks) if b.text.startswith(ARTICLE_STARTS)]
+    assert features.shape == (len(blocks), 3) and features.dtype == np.float32
+    assert (features[article, 0] == 1.0).all()  # trafilatura keeps the article
+
+
+def test_the_api_and_the_command_line_take_the_peers(tmp_path, capsys):
+    pytest.importorskip("resiliparse", reason="the peers extra is not installed")
+    text = corpusbuilder.clean_html(PAGE_WITH_COMMENTS, comments=False, peers="resiliparse")
+    assert all(start in text for start in ARTICLE_STARTS)
+    assert not any(start in text for start in COMMENT_STARTS)
+    page = tmp_path / "page.html"
+    page.write_bytes(PAGE_WITH_COMMENTS)
+    assert main(["clean-html", str(page), str(tmp_path / "r.txt"), "--peers", "resiliparse"]) == 0
+    assert "The town council" in (tmp_path / "r.txt").read_text()
+    capsys.readouterr()
+    assert main(["clean-html", str(page), "--preset", "C", "--peers", "all"]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "extract.peers" in error
