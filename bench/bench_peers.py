@@ -239,7 +239,7 @@ def main() -> int:
         results = score_scope(comments, args.cache, args.final, chosen, params)
         names = list(next(iter(results.values())))
         run = f"{'comments' if comments else 'article'}{'-final' if args.final else ''}"
-        fits = "full" if args.full else "quick"
+        fits = f"{'full' if args.full else 'quick'}:{','.join(chosen)}"
         report.setdefault(run, {})[fits] = {
             "commit": commit,
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
