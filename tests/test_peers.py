@@ -11,6 +11,7 @@ import pytest
 import corpusbuilder
 from corpusbuilder.cli.main import main
 from corpusbuilder.common.package_data import SHIPPED_MODEL, shipped_peer_model
+from corpusbuilder.common.scripts import unit_tokens
 from corpusbuilder.config import ConfigError
 from corpusbuilder.extraction import peers
 from corpusbuilder.extraction.classifier import FEATURE_NAMES
@@ -143,3 +144,33 @@ def test_the_api_and_the_command_line_take_the_peers(tmp_path, capsys):
     assert main(["clean-html", str(page), "--preset", "C", "--peers", "all"]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "extract.peers" in error
+
+
+def reference_coverage(block_texts: list[str], text: str) -> list[float]:
+    """The alignment as training labels blocks with it (peers.coverage over peers.trigrams)."""
+    words = unit_tokens(text.lower())
+    grams, spaced = peers.trigrams(words), f" {' '.join(words)} "
+    shares = []
+    for block_text in block_texts:
+        mine = unit_tokens(block_text.lower())
+        if len(mine) >= 3:
+            shares.append(peers.coverage(mine, grams))
+        else:
+            shares.append(float(bool(mine) and peers.contained(mine, spaced)))
+    return shares
+
+
+def test_the_hashed_coverage_is_the_alignment_training_uses():
+    html = PAGE_WITH_COMMENTS.decode()
+    blocks = [b.text for b in segment_blocks(parse_html(html), frozenset(), True)]
+    blocks += ["now", "subscribe now", "Now Subscribe", "x", "", "东京", "东京的天气", "now here"]
+    texts = [
+        "Subscribe now. The town council voted on Tuesday, and the work will start in May.",
+        "东京的天气很好。 here now",
+        "",
+        html,
+    ]
+    for text in texts:
+        assert peers.text_coverage(blocks, text).tolist() == pytest.approx(
+            reference_coverage(blocks, text), abs=1e-6
+        )

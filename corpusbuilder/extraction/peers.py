@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -61,18 +62,68 @@ def contained(words: Sequence[str], spaced_text: str) -> bool:
     return f" {' '.join(words)} " in spaced_text
 
 
-def text_coverage(block_texts: Sequence[str], text: str) -> np.ndarray:
-    """Per block, the share of its words that ``text`` covers (see the module docstring)."""
+@dataclass(frozen=True)
+class BlockTokens:
+    """A page's blocks as one array of token hashes, tokenised once for every peer."""
+
+    hashes: np.ndarray  # uint64, every block's tokens (script units, lower-cased) in page order
+    bounds: np.ndarray  # block i's tokens are hashes[bounds[i] : bounds[i + 1]]
+
+
+def block_tokens(block_texts: Sequence[str]) -> BlockTokens:
+    words = [unit_tokens(text.lower()) for text in block_texts]
+    flat = [word for mine in words for word in mine]
+    return BlockTokens(
+        np.fromiter(map(hash, flat), dtype=np.int64, count=len(flat)).view(np.uint64),
+        np.concatenate([[0], np.cumsum([len(mine) for mine in words])]).astype(np.intp),
+    )
+
+
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
+
+
+def _bigram_hashes(hashes: np.ndarray) -> np.ndarray:
+    """One 64-bit hash per bigram start: the two token hashes mixed (wrapping uint64)."""
+    if len(hashes) < 2:
+        return np.zeros(0, dtype=np.uint64)
+    return hashes[:-1] * _MIX[0] ^ hashes[1:]
+
+
+def _trigram_hashes(hashes: np.ndarray) -> np.ndarray:
+    """One 64-bit hash per trigram start."""
+    if len(hashes) < LABEL_NGRAM:
+        return np.zeros(0, dtype=np.uint64)
+    return hashes[:-2] * _MIX[1] ^ _bigram_hashes(hashes[1:])
+
+
+def text_coverage(blocks: BlockTokens | Sequence[str], text: str) -> np.ndarray:
+    """Per block, the share of its tokens inside a trigram of ``text`` (see the module
+    docstring): the same figure as :func:`coverage` over :func:`trigrams`, in numpy over token
+    hashes."""
+    if not isinstance(blocks, BlockTokens):
+        blocks = block_tokens(blocks)
     words = unit_tokens(text.lower())
-    grams = trigrams(words)
-    spaced = f" {' '.join(words)} "
-    shares = np.zeros(len(block_texts), dtype=np.float32)
-    for i, block_text in enumerate(block_texts):
-        mine = unit_tokens(block_text.lower())
-        if len(mine) >= LABEL_NGRAM:
-            shares[i] = coverage(mine, grams)
-        elif mine:
-            shares[i] = contained(mine, spaced)
+    theirs = np.fromiter(map(hash, words), dtype=np.int64, count=len(words)).view(np.uint64)
+    count = len(blocks.hashes)
+    lengths = np.diff(blocks.bounds)
+    starts = blocks.bounds[:-1]
+    # a trigram counts only inside one block: its first and last token share the block
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    hit = np.isin(_trigram_hashes(blocks.hashes), _trigram_hashes(theirs)) & (
+        owner[:-2] == owner[2:]
+    )
+    covered = np.zeros(count, dtype=bool)
+    for shift in range(LABEL_NGRAM):
+        covered[shift : count - LABEL_NGRAM + 1 + shift] |= hit
+    sums = np.concatenate([[0], np.cumsum(covered)])
+    shares = np.zeros(len(lengths), dtype=np.float32)
+    long = lengths >= LABEL_NGRAM
+    shares[long] = (sums[blocks.bounds[1:]] - sums[starts])[long] / lengths[long]
+    # a block of one or two tokens is covered where the text has them in a row
+    one, two = np.flatnonzero(lengths == 1), np.flatnonzero(lengths == 2)
+    shares[one] = np.isin(blocks.hashes[starts[one]], theirs)
+    pairs = _bigram_hashes(blocks.hashes)
+    shares[two] = np.isin(pairs[starts[two]], _bigram_hashes(theirs)) if len(two) else 0
     return shares
 
 
@@ -136,4 +187,5 @@ def peer_features(block_texts: Sequence[str], texts: Sequence[str]) -> np.ndarra
     (:func:`peer_texts`)."""
     if not block_texts or not texts:
         return np.zeros((len(block_texts), len(texts)), dtype=np.float32)
-    return np.column_stack([text_coverage(block_texts, text) for text in texts])
+    blocks = block_tokens(block_texts)
+    return np.column_stack([text_coverage(blocks, text) for text in texts])
