@@ -18,7 +18,10 @@ The variants:
 
 The source kept out of every choice (CleanPortalEval) is scored once, with ``--final``;
 ``--ship`` writes the ``res`` and ``all3`` models trained on every other source into the
-package. Quick fits (the settings of bench_scope.py --quick) unless ``--full``. Run by hand,
+package. Quick fits (the settings of bench_scope.py --quick) unless ``--full``. Two more
+designs, measured and not shipped: ``--adapt`` self-trains each held-out model on its source's
+own pages (labels unread) as the workflow's ``adapt`` does; ``--scope-input`` fits one model for
+both scopes with the scope as an input column. Run by hand,
 about 15 minutes on two cores:
 
     PYTHONPATH=. python bench/bench_peers.py --cache /tmp/peers --scope article
@@ -54,13 +57,23 @@ from corpusbuilder.evaluation.extractors import (
 from corpusbuilder.evaluation.gold import READERS, fits_scope, gold_source, iter_dataset
 from corpusbuilder.evaluation.metrics import scores
 from corpusbuilder.evaluation.scores import Tally, score_page
-from corpusbuilder.evaluation.training import TrainParams, block_labels, fit, weighted_table
+from corpusbuilder.evaluation.training import (
+    AdaptParams,
+    TrainingTable,
+    TrainParams,
+    block_labels,
+    fit,
+    self_train,
+    weighted_table,
+)
+from corpusbuilder.extraction.adapt import UnlabelledBlocks
 from corpusbuilder.extraction.classifier import (
     FEATURE_NAMES,
     block_features,
     block_words,
     page_title,
 )
+from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.extraction.peers import (
     PEER_CHOICES,
     readability_text,
@@ -73,6 +86,7 @@ REPO = Path(__file__).resolve().parents[1]
 GOLD = REPO.parent / "shared" / "datasets" / "boilerplate"
 QUICK = TrainParams(max_iter=100, learning_rate=0.15, max_bins=63)
 KEPT_OUT = "cleanportaleval"
+SCOPES = {False: 0.0, True: 1.0}  # extract.comments: the value of --scope-input's column
 PEERS = {
     "trafilatura-article": lambda html: trafilatura_text(html, comments=False),
     "trafilatura": lambda html: trafilatura_text(html, comments=True),
@@ -135,20 +149,46 @@ def read_set(dataset: str, comments: bool, cache: Path) -> list[dict]:
     return pages
 
 
-def stacked(page: dict, peers: list[str]) -> np.ndarray:
+def stacked(page: dict, peers: list[str], scope: float | None = None) -> np.ndarray:
+    """A page's block features, its peers' columns, and (``--scope-input``) the scope's."""
+    extra = [] if scope is None else [np.full(len(page["texts"]), scope, dtype=np.float32)]
     return np.column_stack(
-        [page["features"].astype(np.float32)] + [page["peers"][name] for name in peers]
+        [page["features"].astype(np.float32)] + [page["peers"][name] for name in peers] + extra
     ).astype(np.float32)
 
 
-def labelled_part(dataset: str, pages: list[dict], peers: list[str]) -> dict[str, np.ndarray]:
+def labelled_part(
+    dataset: str, pages: list[dict], peers: list[str], scope: float | None = None
+) -> dict[str, np.ndarray]:
     known = [page["labels"] >= 0 for page in pages]
     return {
         "dataset": np.array(dataset),
-        "features": np.concatenate([stacked(p, peers)[k] for p, k in zip(pages, known)]),
+        "features": np.concatenate([stacked(p, peers, scope)[k] for p, k in zip(pages, known)]),
         "labels": np.concatenate([p["labels"][k] for p, k in zip(pages, known)]),
         "words": np.concatenate([p["words"][k] for p, k in zip(pages, known)]),
     }
+
+
+def without(table: TrainingTable, source: str) -> TrainingTable:
+    keep = table.group != source
+    return TrainingTable(
+        table.features[keep], table.labels[keep], table.weights[keep], table.group[keep]
+    )
+
+
+def adapted(
+    model: BlockModel, table: TrainingTable, pages: list[dict], peers: list[str], params, source
+) -> BlockModel:
+    """``model`` self-trained on ``pages`` (the held-out source's, labels unread), as the
+    workflow's ``adapt`` does with its defaults (training.self_train)."""
+    features = [stacked(page, peers) for page in pages]
+    target = UnlabelledBlocks(
+        np.concatenate(features),
+        np.concatenate([page["words"] for page in pages]),
+        np.concatenate([np.full(len(f), i, dtype=np.int32) for i, f in enumerate(features)]),
+        len(pages),
+    )
+    return self_train(without(table, source), target, model, params, AdaptParams(), source)
 
 
 def figure(tally: Tally, dataset: str) -> float:
@@ -156,7 +196,12 @@ def figure(tally: Tally, dataset: str) -> float:
 
 
 def score_scope(
-    comments: bool, cache: Path, final: bool, chosen: list[str], params: TrainParams
+    comments: bool,
+    cache: Path,
+    final: bool,
+    chosen: list[str],
+    params: TrainParams,
+    adapt: bool = False,
 ) -> dict[str, dict[str, float]]:
     sets = {d: read_set(d, comments, cache) for d in READERS}
     scored = [
@@ -172,19 +217,70 @@ def score_scope(
             source = gold_source(dataset)
             if source not in models:  # the kept-out source is in no table: fit on all of it
                 models[source] = fit(table, params, without=None if final else source)
-            model = models[source]
-            tally = Tally()
-            for page in sets[dataset]:
-                keep = model.probabilities(stacked(page, peers)) >= model.threshold_good
-                score_page(tally, page["gold"], extraction_of_blocks(page["texts"], list(keep)))
-            results[dataset][f"best-{variant}"] = round(figure(tally, dataset), 4)
-            log.info("%s %s: %.4f", variant, dataset, results[dataset][f"best-{variant}"])
+                if adapt:
+                    mine = [p for d in READERS if gold_source(d) == source for p in sets[d]]
+                    models[source] = adapted(models[source], table, mine, peers, params, source)
+            name = f"best-{variant}{'-adapted' if adapt else ''}"
+            results[dataset][name] = scored_f1(models[source], sets[dataset], peers, dataset)
+            log.info("%s %s: %.4f", name, dataset, results[dataset][name])
     for dataset in scored:
         for peer in (trafilatura_of(comments), "readability", "resiliparse"):
             tally = Tally()
             for page in sets[dataset]:
                 score_page(tally, page["gold"], Extraction(page["peer_texts"][peer]))
             results[dataset][peer] = round(figure(tally, dataset), 4)
+    return results
+
+
+def scored_f1(model: BlockModel, pages: list[dict], peers: list[str], dataset: str, scope=None):
+    tally = Tally()
+    for page in pages:
+        keep = model.probabilities(stacked(page, peers, scope)) >= model.threshold_good
+        score_page(tally, page["gold"], extraction_of_blocks(page["texts"], list(keep)))
+    return round(figure(tally, dataset), 4)
+
+
+def score_scope_input(
+    cache: Path, chosen: list[str], params: TrainParams
+) -> dict[str, dict[str, dict[str, float]]]:
+    """One model for both scopes, the scope a column of its own (0 the article, 1 with
+    comments), fitted on both scopes' labelled tables; scored leave-one-source-out in each."""
+    results: dict[str, dict[str, dict[str, float]]] = {"article": {}, "comments": {}}
+    sets = {comments: {d: read_set(d, comments, cache) for d in READERS} for comments in SCOPES}
+    for variant in chosen:
+        tables = [
+            weighted_table(
+                [
+                    labelled_part(
+                        d, sets[comments][d], variants(comments)[variant], SCOPES[comments]
+                    )
+                    for d in READERS
+                    if gold_source(d) != KEPT_OUT
+                ],
+                comments,
+            )
+            for comments in SCOPES
+        ]
+        both = TrainingTable(
+            *(
+                np.concatenate([getattr(t, key) for t in tables])
+                for key in TrainingTable.__annotations__
+            )
+        )
+        models: dict[str, BlockModel] = {}
+        for comments, scope in SCOPES.items():
+            for dataset in [
+                d for d in READERS if fits_scope(d, comments) and gold_source(d) != KEPT_OUT
+            ]:
+                source = gold_source(dataset)
+                if source not in models:
+                    models[source] = fit(both, params, without=source)
+                peers = variants(comments)[variant]
+                figure_ = scored_f1(models[source], sets[comments][dataset], peers, dataset, scope)
+                results["comments" if comments else "article"].setdefault(dataset, {})[
+                    f"best-{variant}+scope"
+                ] = figure_
+                log.info("%s+scope %s %s: %.4f", variant, comments, dataset, figure_)
     return results
 
 
@@ -210,6 +306,18 @@ def ship(comments: bool, cache: Path, params: TrainParams, folder: Path) -> list
     return written
 
 
+def record(report: dict, run: str, how: str, results: dict, commit: str, params) -> None:
+    names = list(next(iter(results.values())))
+    report.setdefault(run, {})[how] = {
+        "commit": commit,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "train_params": {"max_iter": params.max_iter, "max_bins": params.max_bins},
+        "sets": results,
+        "mean_f1": {n: round(float(np.mean([r[n] for r in results.values()])), 4) for n in names},
+    }
+    print(run, how, json.dumps(report[run][how]["mean_f1"]), flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, required=True, help="gold sets read with peers")
@@ -217,6 +325,14 @@ def main() -> int:
     parser.add_argument("--final", action="store_true", help="score the kept-out source, once")
     parser.add_argument("--full", action="store_true", help="the shipped fit settings")
     parser.add_argument("--ship", type=Path, help="write each scope's res and all3 models here")
+    parser.add_argument(
+        "--adapt", action="store_true", help="self-train each held-out model on its source's pages"
+    )
+    parser.add_argument(
+        "--scope-input",
+        action="store_true",
+        help="one model for both scopes, the scope an input column (default variants: base all3)",
+    )
     parser.add_argument("variants", nargs="*", default=[], help="default: all of them")
     parser.add_argument("--json", type=Path, default=REPO / "bench" / "results" / "peers.json")
     args = parser.parse_args()
@@ -234,22 +350,20 @@ def main() -> int:
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
     report = json.loads(args.json.read_text()) if args.json.is_file() else {}
-    for comments in scopes:
-        chosen = args.variants or list(variants(comments))
-        results = score_scope(comments, args.cache, args.final, chosen, params)
-        names = list(next(iter(results.values())))
-        run = f"{'comments' if comments else 'article'}{'-final' if args.final else ''}"
-        fits = f"{'full' if args.full else 'quick'}:{','.join(chosen)}"
-        report.setdefault(run, {})[fits] = {
-            "commit": commit,
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "train_params": {"max_iter": params.max_iter, "max_bins": params.max_bins},
-            "sets": results,
-            "mean_f1": {
-                n: round(float(np.mean([r[n] for r in results.values()])), 4) for n in names
-            },
-        }
-        print(run, fits, json.dumps(report[run][fits]["mean_f1"]), flush=True)
+    fitting = "full" if args.full else "quick"
+    if args.scope_input:
+        chosen = args.variants or ["base", "all3"]
+        for scope, results in score_scope_input(args.cache, chosen, params).items():
+            record(
+                report, scope, f"{fitting}+scope-input:{','.join(chosen)}", results, commit, params
+            )
+    else:
+        for comments in scopes:
+            chosen = args.variants or list(variants(comments))
+            results = score_scope(comments, args.cache, args.final, chosen, params, args.adapt)
+            run = f"{'comments' if comments else 'article'}{'-final' if args.final else ''}"
+            how = f"{fitting}{'+adapt' if args.adapt else ''}:{','.join(chosen)}"
+            record(report, run, how, results, commit, params)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
     return 0
