@@ -68,8 +68,11 @@ from corpusbuilder.extraction import (
 )
 from corpusbuilder.extraction import justext as ours  # noqa: E402
 from corpusbuilder.extraction.classifier import page_title  # noqa: E402
-from corpusbuilder.extraction.model import classify_learned, load_model  # noqa: E402
-from corpusbuilder.extraction.peers import peer_features, peer_texts  # noqa: E402
+from corpusbuilder.extraction.model import (  # noqa: E402
+    classify_learned,
+    classify_page,
+    load_model,
+)
 
 DEFAULT_SHARED = REPO.parent / "shared"
 DEFAULT_JSON = REPO / "bench" / "results" / "extract.json"
@@ -101,11 +104,10 @@ def run_best_with_peers(choice: str):
     """`best` with ``extract.peers``: the chosen peers run on the page, then their model."""
 
     def run(html: str, stoplist: frozenset[str]) -> list[str]:
-        learned = load_model(shipped_peer_model(choice, comments=True))
         root = segmentation.parse_html(html)
         blocks = segmentation.segment_blocks(root, stoplist)
-        peers = peer_features([b.text for b in blocks], peer_texts(html, True, learned.peers))
-        return classify_learned(blocks, page_title(root), learned, peers)
+        learned = load_model(shipped_peer_model(choice, comments=True))
+        return classify_page(blocks, page_title(root), html, learned)
 
     return run
 

@@ -74,25 +74,13 @@ from corpusbuilder.extraction.classifier import (
     page_title,
 )
 from corpusbuilder.extraction.model import BlockModel
-from corpusbuilder.extraction.peers import (
-    PEER_CHOICES,
-    readability_text,
-    resiliparse_text,
-    text_coverage,
-    trafilatura_text,
-)
+from corpusbuilder.extraction.peers import PEER_CHOICES, peer_texts, text_coverage
 
 REPO = Path(__file__).resolve().parents[1]
 GOLD = REPO.parent / "shared" / "datasets" / "boilerplate"
 QUICK = TrainParams(max_iter=100, learning_rate=0.15, max_bins=63)
 KEPT_OUT = "cleanportaleval"
 SCOPES = {False: 0.0, True: 1.0}  # extract.comments: the value of --scope-input's column
-PEERS = {
-    "trafilatura-article": lambda html: trafilatura_text(html, comments=False),
-    "trafilatura": lambda html: trafilatura_text(html, comments=True),
-    "readability": readability_text,
-    "resiliparse": resiliparse_text,
-}
 
 
 def trafilatura_of(comments: bool) -> str:
@@ -126,12 +114,13 @@ def read_set(dataset: str, comments: bool, cache: Path) -> list[dict]:
         html = decoded_html(gold)
         page = prepare_page(html, reading=LEARNED_BLOCKS)
         texts = [block.text for block in page.blocks]
-        outputs = {}
-        for name, run in PEERS.items():
-            try:
-                outputs[name] = run(html)
-            except Exception:  # noqa: BLE001 - a peer failing on a page keeps nothing of it
-                outputs[name] = ""
+        article, readability, resiliparse = peer_texts(html, comments=False)
+        outputs = {
+            "trafilatura-article": article,
+            "trafilatura": peer_texts(html, True, ("in_trafilatura",))[0],
+            "readability": readability,
+            "resiliparse": resiliparse,
+        }
         pages.append(
             {
                 "gold": gold,

@@ -25,7 +25,11 @@ from corpusbuilder.download.inputs import resolve_sources
 from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
-from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL, SHIPPED_MODEL
+from corpusbuilder.common.package_data import (
+    SHIPPED_ARTICLE_MODEL,
+    SHIPPED_MODEL,
+    shipped_peer_model,
+)
 from corpusbuilder.report.ngram_counts import COUNT_RANGES
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
@@ -77,8 +81,11 @@ EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 
 # The best preset's model is an input of extract, so a retrained model re-extracts the shards;
 # with adapt.enabled, the model adapted to this crawl (rules/adapt.smk) from the configured one.
+# (extract.peers: the model that also reads the other extractors' output)
 BASE_MODEL = config["extract"]["model"] or str(
-    SHIPPED_MODEL if config["extract"]["comments"] else SHIPPED_ARTICLE_MODEL
+    shipped_peer_model(config["extract"]["peers"], config["extract"]["comments"])
+    if config["extract"]["peers"] != "none"
+    else SHIPPED_MODEL if config["extract"]["comments"] else SHIPPED_ARTICLE_MODEL
 )
 ADAPTED_MODEL = "results/model/adapted.npz"
 

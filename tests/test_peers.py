@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import REPO, snakemake
 
 import corpusbuilder
 from corpusbuilder.cli.main import main
@@ -18,6 +19,7 @@ from corpusbuilder.extraction.classifier import FEATURE_NAMES
 from corpusbuilder.extraction.extract import ExtractParams, check_setup, clean_page
 from corpusbuilder.extraction.model import classify_learned, load_model
 from corpusbuilder.extraction.segmentation import parse_html, segment_blocks
+from corpusbuilder.tables import CLEANED, read_table
 
 PAGE_WITH_COMMENTS = (
     Path(__file__).resolve().parent / "fixtures" / "scope" / "article_with_comments.html"
@@ -66,7 +68,7 @@ def test_a_missing_peer_stops_the_run_before_the_first_page(monkeypatch):
     check_setup(ExtractParams())  # the plain preset needs no peer
 
 
-def test_a_model_that_reads_other_peers_than_chosen_is_refused(tmp_path):
+def test_a_model_that_reads_other_peers_than_chosen_is_refused():
     with pytest.raises(ConfigError, match="extract.peers.*reads in_trafilatura, in_readability"):
         check_setup(ExtractParams(peers="resiliparse", model=shipped_peer_model("all", True)))
 
@@ -82,10 +84,16 @@ def test_each_peer_model_reads_the_block_features_then_its_peers():
     assert load_model(SHIPPED_MODEL).peers == ()
 
 
-def test_a_peer_model_without_the_peers_features_is_an_error():
+def test_a_model_and_peer_features_that_do_not_match_are_an_error():
     blocks = segment_blocks(parse_html("<p>Some text of a page, long enough.</p>"), frozenset())
+    with_resiliparse = load_model(shipped_peer_model("resiliparse", True))
     with pytest.raises(ValueError, match="in_resiliparse.*extract.peers"):
-        classify_learned(blocks, "", load_model(shipped_peer_model("resiliparse", True)))
+        classify_learned(blocks, "", with_resiliparse)
+    with pytest.raises(ValueError, match="in_resiliparse.*extract.peers"):
+        classify_learned(blocks, "", with_resiliparse, np.ones((len(blocks), 3)))
+    with pytest.raises(ValueError, match="extract.peers: none"):
+        classify_learned(blocks, "", load_model(SHIPPED_MODEL), np.ones((len(blocks), 1)))
+    assert classify_learned(blocks, "", with_resiliparse, [[1.0]] * len(blocks))
 
 
 def test_a_peer_that_fails_on_a_page_keeps_nothing_of_it(monkeypatch):
@@ -97,7 +105,18 @@ def test_a_peer_that_fails_on_a_page_keeps_nothing_of_it(monkeypatch):
     html = "<html><body><p>A paragraph of text here, long enough to be kept.</p></body></html>"
     texts = peers.peer_texts(html, True)
     assert texts[1] == "" and len(texts) == 3
+    assert "paragraph of text" in texts[2]
     assert peers.peer_texts(html, True, ("in_resiliparse",)) == [texts[2]]
+
+
+@pytest.mark.parametrize("fault", [MemoryError, OSError, ImportError])
+def test_a_fault_of_the_environment_in_a_peer_fails_the_job(monkeypatch, fault):
+    def broken(html: str) -> str:
+        raise fault("the environment's fault")
+
+    monkeypatch.setattr(peers, "resiliparse_text", broken)
+    with pytest.raises(fault):
+        clean_page(PAGE_WITH_COMMENTS, "utf-8", ExtractParams(peers="resiliparse"))
 
 
 def kept(comments: bool, choice: str) -> tuple[list[str], list[str], list[str]]:
@@ -155,8 +174,10 @@ def reference_coverage(block_texts: list[str], text: str) -> list[float]:
         mine = unit_tokens(block_text.lower())
         if len(mine) >= 3:
             shares.append(peers.coverage(mine, grams))
-        else:
-            shares.append(float(bool(mine) and peers.contained(mine, spaced)))
+        elif mine:
+            shares.append(float(peers.contained(mine, spaced)))
+        else:  # as training leaves an empty block: covered by nothing
+            shares.append(0.0)
     return shares
 
 
@@ -174,3 +195,21 @@ def test_the_hashed_coverage_is_the_alignment_training_uses():
         assert peers.text_coverage(blocks, text).tolist() == pytest.approx(
             reference_coverage(blocks, text), abs=1e-6
         )
+
+
+def test_the_workflow_extracts_with_the_peers_model(tmp_path):
+    """The real Snakefile: extract.peers picks the extract rule's model (an input, so a new one
+    re-extracts), and the extract job reads the peers' output with it."""
+    for module, _ in peers.PEER_PACKAGES.values():
+        pytest.importorskip(module, reason="the peers extra is not installed")
+    warc = REPO / "resources" / "sample" / "sample-00.warc.gz"
+    config = {"input": {"warcs": [str(warc)]}, "extract": {"peers": "resiliparse"}}
+    planned = snakemake(tmp_path, "--dry-run", config=config)
+    assert planned.returncode == 0, planned.stderr
+    assert "models/best-peers-resiliparse.npz" in planned.stdout
+    built = snakemake(tmp_path, "work/extract/sample-00.docs.parquet", config=config)
+    assert built.returncode == 0, built.stderr
+    docs = read_table(tmp_path / "work" / "extract" / "sample-00.docs.parquet", ["outcome"])
+    assert (docs["outcome"] == CLEANED).sum() >= 5
+    good = read_table(tmp_path / "work" / "extract" / "sample-00.blocks.parquet", good_only=True)
+    assert len(good) >= 20

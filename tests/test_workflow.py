@@ -203,6 +203,21 @@ def test_originals_have_good_blocks_and_reach_the_corpus(crawl_run):
             },
             "config key 'adapt.enabled'",
         ),
+        (
+            {
+                "input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
+                "extract": {"preset": "C", "peers": "resiliparse"},
+            },
+            "config key 'extract.peers'",
+        ),
+        (
+            {
+                "input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
+                "extract": {"peers": "all"},
+                "adapt": {"enabled": True},
+            },
+            "config key 'extract.peers'",
+        ),
     ],
 )
 def test_bad_config_stops_with_a_message_naming_the_key(tmp_path, config, message):

@@ -17,6 +17,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from corpusbuilder.extraction import peers
 from corpusbuilder.extraction.classifier import page_title
 from corpusbuilder.extraction.extract import (
     ExtractParams,
@@ -163,35 +164,23 @@ def run_justext_package(page: PreparedPage) -> Extraction:
 def run_trafilatura(page: PreparedPage) -> Extraction:
     """trafilatura's ``extract`` with its defaults (comments and tables included): its users'
     choice for all running text, the scope ``extract.comments: true``."""
-    import trafilatura
-
-    return Extraction(trafilatura.extract(page.html) or "")
+    return Extraction(peers.trafilatura_text(page.html, comments=True))
 
 
 def run_trafilatura_article(page: PreparedPage) -> Extraction:
     """trafilatura's ``extract`` with ``include_comments=False``: its users' choice for the
     article alone, the scope ``extract.comments: false``."""
-    import trafilatura
-
-    return Extraction(trafilatura.extract(page.html, include_comments=False) or "")
+    return Extraction(peers.trafilatura_text(page.html, comments=False))
 
 
 def run_resiliparse(page: PreparedPage) -> Extraction:
     """resiliparse's main-content plain text."""
-    from resiliparse.extract.html2text import extract_plain_text
-
-    return Extraction(extract_plain_text(page.html, main_content=True))
+    return Extraction(peers.resiliparse_text(page.html))
 
 
 def run_readability(page: PreparedPage) -> Extraction:
     """readability-lxml's article HTML, reduced to its text one block per line."""
-    from readability import Document
-
-    summary = Document(page.html).summary(html_partial=True)
-    root = parse_html(summary)
-    if root is None:
-        return Extraction("")
-    return Extraction("\n".join(" ".join(t.split()) for t in root.itertext() if t.strip()))
+    return Extraction(peers.readability_text(page.html))
 
 
 def run_boilerpy3(page: PreparedPage) -> Extraction:

@@ -27,14 +27,9 @@ from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.extraction.classifier import page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
-from corpusbuilder.extraction.model import classify_learned, load_model
+from corpusbuilder.extraction.model import classify_page, load_model
 from corpusbuilder.extraction.nesting import TooDeepError
-from corpusbuilder.extraction.peers import (
-    PEER_CHOICES,
-    peer_features,
-    peer_texts,
-    require_peers,
-)
+from corpusbuilder.extraction.peers import PEER_CHOICES, require_peers
 from corpusbuilder.extraction.segmentation import count_stopwords, parse_html, segment_blocks
 from corpusbuilder.extraction.site_boilerplate import (
     SiteBoilerplateParams,
@@ -229,7 +224,7 @@ class CleanedPage:
     blocks: list
     replaced_characters: int = 0  # broken bytes of a leniently decoded UTF-8 page
     title: str = ""  # the page's <title>, a feature of the learned classifier
-    html: str = ""  # the decoded page, which extract.peers' extractors read
+    html: str = field(default="", repr=False)  # the decoded page, which extract.peers reads
 
 
 def segmented_page(
@@ -283,16 +278,8 @@ def clean_page(
         # The learned classes are final (Algorithm 2.3's context is among the model's features);
         # jusText's context-free classes stay beside them, for the context pass that block
         # de-duplication and site-level boilerplate run again once blocks are removed (§3.5.2).
-        model = load_model(params.model_file)
-        final_classes = classify_learned(
-            page.blocks,
-            page.title,
-            model,
-            peer_features(
-                [b.text for b in page.blocks], peer_texts(page.html, params.comments, model.peers)
-            )
-            if model.peers
-            else None,
+        final_classes = classify_page(
+            page.blocks, page.title, page.html, load_model(params.model_file), params.comments
         )
         cf_classes = classify_context_free(page.blocks, params.justext)
     else:

@@ -17,7 +17,7 @@ import numpy as np
 from corpusbuilder.common.package_data import SHIPPED_MODEL
 from corpusbuilder.extraction.classifier import FEATURE_NAMES, block_features
 from corpusbuilder.extraction.justext import BAD, GOOD
-from corpusbuilder.extraction.peers import PEER_FEATURE_NAMES
+from corpusbuilder.extraction.peers import PEER_FEATURE_NAMES, peer_features, peer_texts
 from corpusbuilder.extraction.segmentation import Block
 
 try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
@@ -209,12 +209,28 @@ def classify_learned(
     `peers.peer_features` for ``model.peers``, which only a model of extract.peers reads."""
     model = model or load_model()
     features = block_features(blocks, title)
+    if peers is not None and not model.peers:
+        raise ValueError("peer features given to a model that reads none (extract.peers: none)")
     if model.peers:
+        peers = None if peers is None else np.asarray(peers, dtype=features.dtype)
         if peers is None or peers.shape != (len(blocks), len(model.peers)):
             raise ValueError(
                 f"the model reads the coverage by {', '.join(model.peers)} (extract.peers) of "
                 "each block: pass peers.peer_features"
             )
-        features = np.column_stack([features, peers.astype(features.dtype)])
+        features = np.column_stack([features, peers])
     keep = model.probabilities(features) >= model.threshold_good
     return [GOOD if k else BAD for k in keep]
+
+
+def classify_page(
+    blocks: list[Block], title: str, html: str, model: BlockModel, comments: bool = True
+) -> list[str]:
+    """:func:`classify_learned` on a page's blocks, the peers run on its decoded ``html`` first
+    when the model reads them (extract.peers; trafilatura keeps comments as ``comments`` says)."""
+    peers = (
+        peer_features([b.text for b in blocks], peer_texts(html, comments, model.peers))
+        if model.peers
+        else None
+    )
+    return classify_learned(blocks, title, model, peers)

@@ -98,8 +98,8 @@ def _trigram_hashes(hashes: np.ndarray) -> np.ndarray:
 
 def text_coverage(blocks: BlockTokens | Sequence[str], text: str) -> np.ndarray:
     """Per block, the share of its tokens inside a trigram of ``text`` (see the module
-    docstring): the same figure as :func:`coverage` over :func:`trigrams`, in numpy over token
-    hashes."""
+    docstring): the figure :func:`coverage` over :func:`trigrams` gives (:func:`contained` for a
+    block of one or two tokens; 0 for a block without any), in numpy over token hashes."""
     if not isinstance(blocks, BlockTokens):
         blocks = block_tokens(blocks)
     words = unit_tokens(text.lower())
@@ -166,7 +166,8 @@ def resiliparse_text(html: str) -> str:
 
 def peer_texts(html: str, comments: bool, peers: Sequence[str] = PEER_FEATURE_NAMES) -> list[str]:
     """The output of each of ``peers`` (feature names) for a page. A peer that fails on a page
-    (each raises on some malformed HTML) counts as keeping nothing of it."""
+    (each raises on some malformed HTML) counts as keeping nothing of it; a missing package, memory
+    or I/O error propagates, as the extract stage's other faults of the environment do."""
     runs = {
         "in_trafilatura": lambda: trafilatura_text(html, comments),
         "in_readability": lambda: readability_text(html),
@@ -176,6 +177,8 @@ def peer_texts(html: str, comments: bool, peers: Sequence[str] = PEER_FEATURE_NA
     for peer in peers:
         try:
             texts.append(runs[peer]())
+        except (MemoryError, OSError, ImportError):
+            raise  # the environment's fault, not the page's: it fails the job
         except Exception as error:  # noqa: BLE001 - third-party code on one page's HTML
             log.debug("%s failed on a page, read as keeping nothing: %r", peer, error)
             texts.append("")
