@@ -55,7 +55,6 @@ from corpusbuilder.evaluation.extractors import (
     prepare_page,
 )
 from corpusbuilder.evaluation.gold import READERS, fits_scope, gold_source, iter_dataset
-from corpusbuilder.evaluation.metrics import scores
 from corpusbuilder.evaluation.scores import Tally, score_page
 from corpusbuilder.evaluation.training import (
     AdaptParams,
@@ -76,11 +75,12 @@ from corpusbuilder.extraction.classifier import (
 from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.extraction.peers import PEER_CHOICES, peer_texts, text_coverage
 
-REPO = Path(__file__).resolve().parents[1]
-GOLD = REPO.parent / "shared" / "datasets" / "boilerplate"
-QUICK = TrainParams(max_iter=100, learning_rate=0.15, max_bins=63)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+# the gold sets, fit settings and scorer of the scopes' bench
+from bench_scope import GOLD, QUICK, REPO, figure  # noqa: E402
+
 KEPT_OUT = "cleanportaleval"
-SCOPES = {False: 0.0, True: 1.0}  # extract.comments: the value of --scope-input's column
+SCOPE_COLUMN = {False: 0.0, True: 1.0}  # extract.comments: the value of --scope-input's column
 
 
 def trafilatura_of(comments: bool) -> str:
@@ -170,18 +170,8 @@ def adapted(
 ) -> BlockModel:
     """``model`` self-trained on ``pages`` (the held-out source's, labels unread), as the
     workflow's ``adapt`` does with its defaults (training.self_train)."""
-    features = [stacked(page, peers) for page in pages]
-    target = UnlabelledBlocks(
-        np.concatenate(features),
-        np.concatenate([page["words"] for page in pages]),
-        np.concatenate([np.full(len(f), i, dtype=np.int32) for i, f in enumerate(features)]),
-        len(pages),
-    )
+    target = UnlabelledBlocks.of_pages([(stacked(page, peers), page["words"]) for page in pages])
     return self_train(without(table, source), target, model, params, AdaptParams(), source)
-
-
-def figure(tally: Tally, dataset: str) -> float:
-    return scores(tally.snippets if dataset == "trafilatura-dev" else tally.bag).f1
 
 
 def score_scope(
@@ -235,20 +225,22 @@ def score_scope_input(
     """One model for both scopes, the scope a column of its own (0 the article, 1 with
     comments), fitted on both scopes' labelled tables; scored leave-one-source-out in each."""
     results: dict[str, dict[str, dict[str, float]]] = {"article": {}, "comments": {}}
-    sets = {comments: {d: read_set(d, comments, cache) for d in READERS} for comments in SCOPES}
+    sets = {
+        comments: {d: read_set(d, comments, cache) for d in READERS} for comments in SCOPE_COLUMN
+    }
     for variant in chosen:
         tables = [
             weighted_table(
                 [
                     labelled_part(
-                        d, sets[comments][d], variants(comments)[variant], SCOPES[comments]
+                        d, sets[comments][d], variants(comments)[variant], SCOPE_COLUMN[comments]
                     )
                     for d in READERS
                     if gold_source(d) != KEPT_OUT
                 ],
                 comments,
             )
-            for comments in SCOPES
+            for comments in SCOPE_COLUMN
         ]
         both = TrainingTable(
             *(
@@ -257,7 +249,7 @@ def score_scope_input(
             )
         )
         models: dict[str, BlockModel] = {}
-        for comments, scope in SCOPES.items():
+        for comments, scope in SCOPE_COLUMN.items():
             for dataset in [
                 d for d in READERS if fits_scope(d, comments) and gold_source(d) != KEPT_OUT
             ]:

@@ -25,11 +25,8 @@ from corpusbuilder.download.inputs import resolve_sources
 from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
-from corpusbuilder.common.package_data import (
-    SHIPPED_ARTICLE_MODEL,
-    SHIPPED_MODEL,
-    shipped_peer_model,
-)
+from corpusbuilder.common.package_data import SHIPPED_MODEL
+from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.report.ngram_counts import COUNT_RANGES
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
@@ -81,11 +78,11 @@ EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 
 # The best preset's model is an input of extract, so a retrained model re-extracts the shards;
 # with adapt.enabled, the model adapted to this crawl (rules/adapt.smk) from the configured one.
-# (extract.peers: the model that also reads the other extractors' output)
-BASE_MODEL = config["extract"]["model"] or str(
-    shipped_peer_model(config["extract"]["peers"], config["extract"]["comments"])
-    if config["extract"]["peers"] != "none"
-    else SHIPPED_MODEL if config["extract"]["comments"] else SHIPPED_ARTICLE_MODEL
+# Which model a config reads (extract.model, comments, peers) is ExtractParams.model_file's call.
+BASE_MODEL = str(
+    config["extract"]["preset"] == "best"
+    and ExtractParams.from_config(config["extract"]).model_file
+    or SHIPPED_MODEL
 )
 ADAPTED_MODEL = "results/model/adapted.npz"
 

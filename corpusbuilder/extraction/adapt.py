@@ -48,9 +48,10 @@ class UnlabelledBlocks:
         """From ``(features, words)`` per drawn page, None for a page left out."""
         kept = [(i, page) for i, page in enumerate(pages) if page is not None]
         return cls(
-            np.concatenate(
-                [np.zeros((0, len(FEATURE_NAMES))), *(f for _, (f, _) in kept)], dtype=np.float32
-            ),
+            # as wide as the pages' features (a model of extract.peers reads more columns)
+            np.concatenate([f for _, (f, _) in kept], dtype=np.float32)
+            if kept
+            else np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32),
             np.concatenate([np.zeros(0), *(w for _, (_, w) in kept)], dtype=np.float64),
             np.concatenate(
                 [np.zeros(0, np.int32), *(np.full(len(w), i, np.int32) for i, (_, w) in kept)]

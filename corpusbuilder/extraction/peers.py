@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -62,24 +63,11 @@ def contained(words: Sequence[str], spaced_text: str) -> bool:
     return f" {' '.join(words)} " in spaced_text
 
 
-@dataclass(frozen=True)
-class BlockTokens:
-    """A page's blocks as one array of token hashes, tokenised once for every peer."""
-
-    hashes: np.ndarray  # uint64, every block's tokens (script units, lower-cased) in page order
-    bounds: np.ndarray  # block i's tokens are hashes[bounds[i] : bounds[i + 1]]
-
-
-def block_tokens(block_texts: Sequence[str]) -> BlockTokens:
-    words = [unit_tokens(text.lower()) for text in block_texts]
-    flat = [word for mine in words for word in mine]
-    return BlockTokens(
-        np.fromiter(map(hash, flat), dtype=np.int64, count=len(flat)).view(np.uint64),
-        np.concatenate([[0], np.cumsum([len(mine) for mine in words])]).astype(np.intp),
-    )
-
-
 _MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
+
+
+def _token_hashes(words: Sequence[str]) -> np.ndarray:
+    return np.fromiter(map(hash, words), dtype=np.int64, count=len(words)).view(np.uint64)
 
 
 def _bigram_hashes(hashes: np.ndarray) -> np.ndarray:
@@ -96,34 +84,65 @@ def _trigram_hashes(hashes: np.ndarray) -> np.ndarray:
     return hashes[:-2] * _MIX[1] ^ _bigram_hashes(hashes[1:])
 
 
+@dataclass(frozen=True)
+class BlockTokens:
+    """A page's blocks as one array of token hashes; what every peer's coverage reads of them is
+    derived once, whichever peers are run."""
+
+    hashes: np.ndarray  # uint64, every block's tokens (script units, lower-cased) in page order
+    bounds: np.ndarray  # block i's tokens are hashes[bounds[i] : bounds[i + 1]]
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.bounds)
+
+    @cached_property
+    def trigrams(self) -> np.ndarray:
+        """The hash of the trigram starting at each token but the last two (one that spans two
+        blocks too: :attr:`in_block` says which)."""
+        return _trigram_hashes(self.hashes)
+
+    @cached_property
+    def in_block(self) -> np.ndarray:
+        """Whether the trigram starting at each token lies inside its block (its first and last
+        token share the block)."""
+        owner = np.repeat(np.arange(len(self.lengths)), self.lengths)
+        return owner[:-2] == owner[2:]
+
+    @cached_property
+    def short_pairs(self) -> np.ndarray:
+        """The bigram hash of each two-token block."""
+        return _bigram_hashes(self.hashes)[self.bounds[:-1][self.lengths == 2]]
+
+
+def block_tokens(block_texts: Sequence[str]) -> BlockTokens:
+    words = [unit_tokens(text.lower()) for text in block_texts]
+    return BlockTokens(
+        _token_hashes([word for mine in words for word in mine]),
+        np.concatenate([[0], np.cumsum([len(mine) for mine in words])]).astype(np.intp),
+    )
+
+
 def text_coverage(blocks: BlockTokens | Sequence[str], text: str) -> np.ndarray:
     """Per block, the share of its tokens inside a trigram of ``text`` (see the module
     docstring): the figure :func:`coverage` over :func:`trigrams` gives (:func:`contained` for a
     block of one or two tokens; 0 for a block without any), in numpy over token hashes."""
     if not isinstance(blocks, BlockTokens):
         blocks = block_tokens(blocks)
-    words = unit_tokens(text.lower())
-    theirs = np.fromiter(map(hash, words), dtype=np.int64, count=len(words)).view(np.uint64)
+    theirs = _token_hashes(unit_tokens(text.lower()))
     count = len(blocks.hashes)
-    lengths = np.diff(blocks.bounds)
-    starts = blocks.bounds[:-1]
-    # a trigram counts only inside one block: its first and last token share the block
-    owner = np.repeat(np.arange(len(lengths)), lengths)
-    hit = np.isin(_trigram_hashes(blocks.hashes), _trigram_hashes(theirs)) & (
-        owner[:-2] == owner[2:]
-    )
+    hit = np.isin(blocks.trigrams, _trigram_hashes(theirs)) & blocks.in_block
     covered = np.zeros(count, dtype=bool)
     for shift in range(LABEL_NGRAM):
         covered[shift : count - LABEL_NGRAM + 1 + shift] |= hit
     sums = np.concatenate([[0], np.cumsum(covered)])
+    lengths, starts = blocks.lengths, blocks.bounds[:-1]
     shares = np.zeros(len(lengths), dtype=np.float32)
     long = lengths >= LABEL_NGRAM
     shares[long] = (sums[blocks.bounds[1:]] - sums[starts])[long] / lengths[long]
     # a block of one or two tokens is covered where the text has them in a row
-    one, two = np.flatnonzero(lengths == 1), np.flatnonzero(lengths == 2)
-    shares[one] = np.isin(blocks.hashes[starts[one]], theirs)
-    pairs = _bigram_hashes(blocks.hashes)
-    shares[two] = np.isin(pairs[starts[two]], _bigram_hashes(theirs)) if len(two) else 0
+    shares[lengths == 1] = np.isin(blocks.hashes[starts[lengths == 1]], theirs)
+    shares[lengths == 2] = np.isin(blocks.short_pairs, _bigram_hashes(theirs))
     return shares
 
 
