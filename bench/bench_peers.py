@@ -41,7 +41,6 @@ import pickle
 import subprocess
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -146,23 +145,29 @@ def stacked(page: dict, peers: list[str], scope: float | None = None) -> np.ndar
     ).astype(np.float32)
 
 
+# the feature each peer's output is read as (peers.PEER_FEATURE_NAMES)
+FEATURE_OF = {
+    "trafilatura": "in_trafilatura",
+    "trafilatura-article": "in_trafilatura",
+    "readability": "in_readability",
+    "resiliparse": "in_resiliparse",
+}
+
+
 def labelled_part(
     dataset: str, pages: list[dict], peers: list[str], scope: float | None = None
 ) -> dict[str, np.ndarray]:
     known = [page["labels"] >= 0 for page in pages]
+    names = (
+        FEATURE_NAMES + tuple(FEATURE_OF[p] for p in peers) + (() if scope is None else ("scope",))
+    )
     return {
         "dataset": np.array(dataset),
+        "feature_names": np.array(names),
         "features": np.concatenate([stacked(p, peers, scope)[k] for p, k in zip(pages, known)]),
         "labels": np.concatenate([p["labels"][k] for p, k in zip(pages, known)]),
         "words": np.concatenate([p["words"][k] for p, k in zip(pages, known)]),
     }
-
-
-def without(table: TrainingTable, source: str) -> TrainingTable:
-    keep = table.group != source
-    return TrainingTable(
-        table.features[keep], table.labels[keep], table.weights[keep], table.group[keep]
-    )
 
 
 def adapted(
@@ -170,8 +175,10 @@ def adapted(
 ) -> BlockModel:
     """``model`` self-trained on ``pages`` (the held-out source's, labels unread), as the
     workflow's ``adapt`` does with its defaults (training.self_train)."""
-    target = UnlabelledBlocks.of_pages([(stacked(page, peers), page["words"]) for page in pages])
-    return self_train(without(table, source), target, model, params, AdaptParams(), source)
+    target = UnlabelledBlocks.of_pages(
+        [(stacked(page, peers), page["words"]) for page in pages], table.feature_names
+    )
+    return self_train(table.without(source), target, model, params, AdaptParams(), source)
 
 
 def score_scope(
@@ -245,8 +252,9 @@ def score_scope_input(
         both = TrainingTable(
             *(
                 np.concatenate([getattr(t, key) for t in tables])
-                for key in TrainingTable.__annotations__
-            )
+                for key in ("features", "labels", "weights", "group")
+            ),
+            tables[0].feature_names,
         )
         models: dict[str, BlockModel] = {}
         for comments, scope in SCOPE_COLUMN.items():
@@ -280,9 +288,9 @@ def ship(comments: bool, cache: Path, params: TrainParams, folder: Path) -> list
             if gold_source(d) != KEPT_OUT
         ]
         model = fit(weighted_table(parts, comments), params)
+        assert model.peers == PEER_CHOICES[choice], (model.peers, choice)
         path = folder / shipped_peer_model(choice, comments).name
-        # the trees read the 84 features, then the peers' columns: named so at load time
-        replace(model, feature_names=FEATURE_NAMES + PEER_CHOICES[choice]).save(path)
+        model.save(path)
         written.append(path)
     return written
 

@@ -259,11 +259,6 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
             f"config key 'extract.peers': {peers} needs extract.preset: best; the jusText presets "
             "read no other extractor's output"
         )
-    if peers != "none" and config["adapt"]["enabled"]:
-        raise ConfigError(
-            f"config key 'extract.peers': {peers} with adapt.enabled; self-training adapts the "
-            "model without peers, so choose one of them"
-        )
     if config["extract"]["model"] and config["extract"]["preset"] != "best":
         raise ConfigError(
             "config key 'extract.model': a model is read only with extract.preset: best"

@@ -7,7 +7,8 @@
 
 
 # Each gold set is segmented and labelled once, whichever models are trained from it; `pages`
-# keeps every block unlabelled, for the held-out model to adapt to (rules/adapt.smk).
+# keeps every block unlabelled, for the held-out model to adapt to (rules/adapt.smk). With
+# extract.peers the blocks also carry the peers' coverage, so every model below reads them.
 rule training_blocks:
     input:
         gold=lambda wildcards: gold_sets([wildcards.dataset])(wildcards),
@@ -27,6 +28,7 @@ rule training_blocks:
         cfg=config["train"],
         gold_dir=config["evaluate"]["gold_dir"],
         comments=config["extract"]["comments"],
+        peers=config["extract"]["peers"],
     script:
         "../scripts/training_blocks.py"
 

@@ -1,5 +1,6 @@
 """Rule `training_blocks`: one gold set → its blocks' features (as the `best` preset cuts them),
-labels and word counts (the labelled ones), and every block of its pages unlabelled."""
+labels and word counts (the labelled ones), and every block of its pages unlabelled; with
+extract.peers, each block's coverage by the peers too."""
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.evaluation.gold import iter_dataset
@@ -8,6 +9,7 @@ from corpusbuilder.evaluation.training import (
     unlabelled_blocks,
     write_training_blocks,
 )
+from corpusbuilder.extraction.extract import ExtractParams
 
 setup_logging(snakemake.log[0])
 dataset = snakemake.wildcards.dataset
@@ -17,7 +19,8 @@ pages = training_pages(
         snakemake.params.gold_dir,
         snakemake.params.cfg["max_pages"],
         snakemake.params.comments,
-    )
+    ),
+    ExtractParams(comments=snakemake.params.comments, peers=snakemake.params.peers),
 )
 write_training_blocks(pages, dataset, snakemake.output.blocks)
 unlabelled_blocks(pages).save(snakemake.output.pages)

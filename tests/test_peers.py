@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
-from conftest import REPO, snakemake
+from conftest import BOILERPLATE, QUICK_BINS, REPO, SAMPLE_WARCS, ok, require_shared, snakemake
 
 import corpusbuilder
 from corpusbuilder.cli.main import main
@@ -17,9 +18,9 @@ from corpusbuilder.config import ConfigError
 from corpusbuilder.extraction import peers
 from corpusbuilder.extraction.classifier import FEATURE_NAMES
 from corpusbuilder.extraction.extract import ExtractParams, check_setup, clean_page
-from corpusbuilder.extraction.model import classify_learned, load_model
+from corpusbuilder.extraction.model import BlockModel, classify_learned, load_model
 from corpusbuilder.extraction.segmentation import parse_html, segment_blocks
-from corpusbuilder.tables import CLEANED, read_table
+from corpusbuilder.tables import CLEANED, FILES, read_table
 
 PAGE_WITH_COMMENTS = (
     Path(__file__).resolve().parent / "fixtures" / "scope" / "article_with_comments.html"
@@ -213,3 +214,51 @@ def test_the_workflow_extracts_with_the_peers_model(tmp_path):
     assert (docs["outcome"] == CLEANED).sum() >= 5
     good = read_table(tmp_path / "work" / "extract" / "sample-00.blocks.parquet", good_only=True)
     assert len(good) >= 20
+
+
+@pytest.mark.workflow
+def test_the_workflow_trains_adapts_and_evaluates_with_the_peers(tmp_path):
+    """extract.peers reaches every model the workflow fits: the gold sets' training blocks carry
+    the peer's coverage, so the held-out models, their adapted twins and the crawl's adapted model
+    read it, and the evaluation runs the peer on each gold page it scores them on."""
+    pytest.importorskip("resiliparse", reason="the peers extra is not installed")
+    require_shared(BOILERPLATE)
+    config = {
+        "input": {"warcs": [str(SAMPLE_WARCS[0])]},
+        "extract": {"peers": "resiliparse"},
+        "evaluate": {
+            "gold_dir": str(BOILERPLATE),
+            "max_pages": 6,
+            "datasets": ["cleaneval-dev"],
+            "extractors": ["best", "best-adapted"],
+        },
+        "train": {
+            "max_pages": 5,
+            "max_iter": 5,
+            "max_bins": QUICK_BINS,
+            "datasets": ["cleaneval-dev", "l3s-gn1"],
+        },
+        "adapt": {"enabled": True, "rounds": 1, "pages": 6, "confidence": 0.51},
+    }
+    ok(
+        snakemake(
+            tmp_path,
+            "results/stats/boilerplate.tsv",
+            FILES.docs.format(shard="sample-00"),
+            config=config,
+        )
+    )
+    with np.load(tmp_path / "results" / "train" / "blocks" / "l3s-gn1.npz") as blocks:
+        assert tuple(blocks["feature_names"]) == (*FEATURE_NAMES, "in_resiliparse")
+        assert 0 < blocks["features"][:, -1].mean() < 1
+    models = {
+        name: BlockModel.load(tmp_path / "results" / "model" / name)
+        for name in ("held_out/cleaneval.npz", "adapted_held_out/cleaneval.npz", "adapted.npz")
+    }
+    assert {model.peers for model in models.values()} == {("in_resiliparse",)}
+    assert models["adapted.npz"].trained_on == ("cleaneval", "l3s-gn1", "self-labelled:crawl")
+    scores = pd.read_csv(tmp_path / "results" / "stats" / "boilerplate.tsv", sep="\t")
+    assert set(scores["extractor"]) == {"best", "best-adapted"}
+    assert (scores["pages"] == 6).all() and (scores["bow_f1"] > 0.3).all()
+    docs = read_table(tmp_path / FILES.docs.format(shard="sample-00"), ["outcome"])
+    assert (docs["outcome"] == CLEANED).sum() >= 5

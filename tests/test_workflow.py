@@ -213,10 +213,9 @@ def test_originals_have_good_blocks_and_reach_the_corpus(crawl_run):
         (
             {
                 "input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
-                "extract": {"peers": "all"},
-                "adapt": {"enabled": True},
+                "extract": {"peers": "trafilatura"},
             },
-            "config key 'extract.peers'",
+            "extract.peers",
         ),
     ],
 )

@@ -27,7 +27,7 @@ from corpusbuilder.extraction.extract import (
     segment_page,
 )
 from corpusbuilder.extraction.justext import GOOD, PRESETS, JustextParams, classify
-from corpusbuilder.extraction.model import BlockModel, classify_learned
+from corpusbuilder.extraction.model import BlockModel, classify_page, load_model
 from corpusbuilder.extraction.segmentation import Block, parse_html
 
 from .baselines import bte_extract, classify_default_extractor
@@ -121,12 +121,16 @@ def run_justext(params: JustextParams) -> Callable[[PreparedPage], Extraction]:
     return run
 
 
-def run_learned(model: BlockModel | None = None) -> Callable[[PreparedPage], Extraction]:
+def run_learned(
+    model: BlockModel | None = None, comments: bool = True
+) -> Callable[[PreparedPage], Extraction]:
     """The `best` preset: a learned block classifier on the LEARNED_BLOCKS reading (None: the
-    shipped model)."""
+    shipped model); a model of extract.peers runs its peers in the scope of ``comments``."""
 
     def run(page: PreparedPage) -> Extraction:
-        classes = classify_learned(page.blocks, page_title(page.root), model)
+        classes = classify_page(
+            page.blocks, page_title(page.root), page.html, model or load_model(), comments
+        )
         return extraction_of_blocks([b.text for b in page.blocks], [cls == GOOD for cls in classes])
 
     return run
@@ -235,9 +239,9 @@ def available(name: str) -> bool:
     return module is None or importlib.util.find_spec(module) is not None
 
 
-def learned_with(model: BlockModel, name: str = "best") -> Extractor:
+def learned_with(model: BlockModel, name: str = "best", comments: bool = True) -> Extractor:
     """The `best` extractor with another model (a held-out one, in the evaluation)."""
-    return Extractor(name, run_learned(model), LEARNED_BLOCKS)
+    return Extractor(name, run_learned(model, comments), LEARNED_BLOCKS)
 
 
 def justext_with(params: JustextParams, name: str = "justext") -> Extractor:

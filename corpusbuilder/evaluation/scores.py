@@ -205,7 +205,10 @@ class Evaluation:
 
 
 def learned_for(
-    dataset: str, held_out: Mapping[str, BlockModel] | None, name: str = "best"
+    dataset: str,
+    held_out: Mapping[str, BlockModel] | None,
+    name: str = "best",
+    comments: bool = True,
 ) -> Extractor:
     """The learned extractor ``name`` as scored on ``dataset``: with its model held out from the
     set's gold source. Without held-out models, `best` is the shipped model, named
@@ -226,7 +229,7 @@ def learned_for(
         )
     if source in held_out[source].trained_on:
         raise ValueError(f"evaluate: the {name} model held out from {source} was trained on it")
-    return learned_with(held_out[source], name)
+    return learned_with(held_out[source], name, comments)
 
 
 def evaluate(
@@ -255,7 +258,12 @@ def evaluate(
         started = time.perf_counter()
         pages = iter_dataset(dataset, config.gold_dir, config.max_pages, comments)
         mine = [
-            learned_for(dataset, None if held_out is None else held_out.get(name, {}), name)
+            learned_for(
+                dataset,
+                None if held_out is None else held_out.get(name, {}),
+                name,
+                comments is not False,
+            )
             if name in LEARNED
             else fixed[name]
             for name in names

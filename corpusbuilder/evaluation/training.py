@@ -37,13 +37,19 @@ from corpusbuilder.evaluation.gold import GoldPage, fits_scope, gold_source
 from corpusbuilder.extraction.adapt import UnlabelledBlocks, is_target
 from corpusbuilder.extraction.classifier import (
     FEATURE_NAMES,
-    block_features,
     block_words,
     page_title,
 )
 from corpusbuilder.extraction.extract import ExtractParams
-from corpusbuilder.extraction.model import BlockModel
-from corpusbuilder.extraction.peers import LABEL_NGRAM, contained, coverage, trigrams
+from corpusbuilder.extraction.model import BlockModel, known_feature_names, page_features
+from corpusbuilder.extraction.peers import (
+    LABEL_NGRAM,
+    PEER_CHOICES,
+    contained,
+    coverage,
+    require_peers,
+    trigrams,
+)
 from corpusbuilder.extraction.segmentation import Block
 
 log = logging.getLogger(__name__)
@@ -131,24 +137,31 @@ class TrainingPage:
     features: np.ndarray
     labels: np.ndarray
     language: str = ""  # guessed, as the extract stage guesses it to pick the stop list
+    feature_names: tuple[str, ...] = FEATURE_NAMES  # the block features, then extract.peers'
 
 
 def training_pages(
     pages: Iterable[GoldPage], params: ExtractParams = ExtractParams()
 ) -> list[TrainingPage]:
-    """Decode and segment each page as the extract stage does, then compute features and labels."""
+    """Decode and segment each page as the extract stage does, then compute features (with the
+    columns of ``params.peers``, run in the scope of ``params.comments``) and labels."""
+    peers = PEER_CHOICES[params.peers]
+    require_peers(peers)
     prepared = []
     for number, gold in enumerate(pages, start=1):
-        if number % 250 == 0:
+        if number % (25 if peers else 250) == 0:
             log.info("%s: %d pages segmented and labelled", gold.dataset, number)
         page = prepare_page(decoded_html(gold, params), params, LEARNED_BLOCKS)
         prepared.append(
             TrainingPage(
                 gold,
                 page.blocks,
-                block_features(page.blocks, page_title(page.root)),
+                page_features(
+                    page.blocks, page_title(page.root), page.html, peers, params.comments
+                ),
                 block_labels(page.blocks, gold),
                 page.language,
+                FEATURE_NAMES + peers,
             )
         )
     return prepared
@@ -162,7 +175,8 @@ def unlabelled_blocks(pages: Sequence[TrainingPage]) -> UnlabelledBlocks:
         [
             (page.features, block_words(page.blocks)) if is_target(page.language) else None
             for page in pages
-        ]
+        ],
+        pages[0].feature_names if pages else FEATURE_NAMES,
     )
 
 
@@ -174,6 +188,18 @@ class TrainingTable:
     labels: np.ndarray
     weights: np.ndarray
     group: np.ndarray
+    feature_names: tuple[str, ...] = FEATURE_NAMES  # the features' columns, as a model names them
+
+    def without(self, source: str) -> TrainingTable:
+        """The table but for one gold source's blocks."""
+        keep = self.group != source
+        return TrainingTable(
+            self.features[keep],
+            self.labels[keep],
+            self.weights[keep],
+            self.group[keep],
+            self.feature_names,
+        )
 
 
 def _joined(arrays: list[np.ndarray], empty: np.ndarray) -> np.ndarray:
@@ -185,13 +211,14 @@ def training_blocks(pages: Sequence[TrainingPage]) -> dict[str, np.ndarray]:
     """The labelled blocks of one gold set's pages as arrays (what rule
     ``training_blocks`` stores)."""
     known = [(page, page.labels >= 0) for page in pages]
+    names = pages[0].feature_names if pages else FEATURE_NAMES
+    if any(page.feature_names != names for page in pages):
+        raise ValueError("training pages with different feature columns (extract.peers)")
     return {
-        "features": _joined(
-            [page.features[k] for page, k in known], np.zeros((0, len(FEATURE_NAMES)))
-        ),
+        "features": _joined([page.features[k] for page, k in known], np.zeros((0, len(names)))),
         "labels": _joined([page.labels[k] for page, k in known], np.zeros(0, dtype=np.int8)),
         "words": _joined([block_words(page.blocks)[k] for page, k in known], np.zeros(0)),
-        "feature_names": np.array(FEATURE_NAMES),
+        "feature_names": np.array(names),
     }
 
 
@@ -206,7 +233,7 @@ def read_training_table(paths: Iterable[Path | str], comments: bool | None = Non
     parts = []
     for path in paths:
         with np.load(path) as data:
-            if tuple(str(n) for n in data["feature_names"]) != FEATURE_NAMES:
+            if not known_feature_names(tuple(str(n) for n in data["feature_names"])):
                 raise ValueError(f"{path}: blocks of an older feature set; delete it and rerun")
             parts.append({key: data[key] for key in data.files})
     return weighted_table(parts, comments)
@@ -252,7 +279,15 @@ def weighted_table(
 ) -> TrainingTable:
     """One table of the gold sets' blocks. A block weighs its words, and every gold source weighs
     the same in total, so the small snippet set counts as much as the large CleanEval.
-    ``comments``: the scope to label for (:func:`in_scope`); None takes every label as it is."""
+    ``comments``: the scope to label for (:func:`in_scope`); None takes every label as it is.
+    Every part names the same ``feature_names`` (absent: the plain block features)."""
+    names = {tuple(str(n) for n in part.get("feature_names", FEATURE_NAMES)) for part in parts}
+    if len(names) > 1:
+        raise ValueError(
+            "gold sets' blocks with different feature columns: some were made with another "
+            "extract.peers; delete results/train/blocks and rerun"
+        )
+    feature_names = names.pop() if names else FEATURE_NAMES
     if comments is not None:
         parts = [in_scope(part, comments) for part in parts]
     group = _joined(
@@ -268,12 +303,13 @@ def weighted_table(
         mine = group == name
         weights[mine] *= len(weights) / (weights[mine].sum() * len(sources))
     return TrainingTable(
-        _joined([part["features"] for part in parts], np.zeros((0, len(FEATURE_NAMES)))).astype(
+        _joined([part["features"] for part in parts], np.zeros((0, len(feature_names)))).astype(
             np.float32
         ),
         _joined([part["labels"] for part in parts], np.zeros(0)).astype(np.int8),
         weights,
         group,
+        feature_names,
     )
 
 
@@ -290,6 +326,11 @@ def self_train(
     Each round, ``model`` labels the blocks of ``adapt.pages`` sampled target pages; those it is
     sure of (``adapt.confidence``) join ``table`` as one more source, weighing what one gold
     source weighs, and the trees are refitted on it all. Returns the last round's model."""
+    if target.feature_names != table.feature_names:
+        raise ValueError(
+            "self-training: the target pages' blocks and the gold blocks have different feature "
+            "columns; both must be made with the same extract.peers"
+        )
     target = target.sample(adapt.pages, params.seed)
     source_weight = table.weights.sum() / len(pd.unique(table.group))
     group = f"self-labelled:{target_name}"
@@ -321,6 +362,7 @@ def self_train(
                 np.concatenate([table.labels, labels]),
                 np.concatenate([table.weights, words * (source_weight / words.sum())]),
                 np.concatenate([table.group, np.full(len(labels), group, dtype=object)]),
+                table.feature_names,
             ),
             params,
         )
@@ -358,10 +400,17 @@ def fit(
     )
     log.info("fitting %d trees on %d blocks", params.max_iter, int(mask.sum()))
     classifier.fit(table.features[mask], table.labels[mask], sample_weight=table.weights[mask])
-    return export_trees(classifier, params, tuple(sorted(pd.unique(table.group[mask]))))
+    return export_trees(
+        classifier, params, tuple(sorted(pd.unique(table.group[mask]))), table.feature_names
+    )
 
 
-def export_trees(classifier, params: TrainParams, trained_on: tuple[str, ...]) -> BlockModel:
+def export_trees(
+    classifier,
+    params: TrainParams,
+    trained_on: tuple[str, ...],
+    feature_names: tuple[str, ...] = FEATURE_NAMES,
+) -> BlockModel:
     """Flatten scikit-learn's fitted trees into BlockModel arrays (leaves point to themselves)."""
     feature, threshold, left, right, value, roots = [], [], [], [], [], []
     depth = 0
@@ -389,6 +438,6 @@ def export_trees(classifier, params: TrainParams, trained_on: tuple[str, ...]) -
         depth,
         float(np.ravel(classifier._baseline_prediction)[0]),
         params.threshold_good,
-        FEATURE_NAMES,
+        feature_names,
         trained_on,
     )

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from corpusbuilder.common.stoplists import writes_without_spaces
-from corpusbuilder.extraction.classifier import FEATURE_NAMES, block_features, block_words
+from corpusbuilder.extraction.classifier import FEATURE_NAMES, block_words
 from corpusbuilder.extraction.extract import (
     ExtractParams,
     TooManyBlocksError,
@@ -27,6 +27,8 @@ from corpusbuilder.extraction.extract import (
     iter_warc_records,
     segmented_page,
 )
+from corpusbuilder.extraction.model import known_feature_names, page_features
+from corpusbuilder.extraction.peers import PEER_CHOICES
 
 log = logging.getLogger(__name__)
 
@@ -42,28 +44,38 @@ class UnlabelledBlocks:
     words: np.ndarray
     page: np.ndarray
     pages: int
+    feature_names: tuple[str, ...] = FEATURE_NAMES  # the block features, then extract.peers'
 
     @classmethod
-    def of_pages(cls, pages: Sequence[tuple[np.ndarray, np.ndarray] | None]) -> UnlabelledBlocks:
+    def of_pages(
+        cls,
+        pages: Sequence[tuple[np.ndarray, np.ndarray] | None],
+        feature_names: tuple[str, ...] = FEATURE_NAMES,
+    ) -> UnlabelledBlocks:
         """From ``(features, words)`` per drawn page, None for a page left out."""
         kept = [(i, page) for i, page in enumerate(pages) if page is not None]
+        if any(f.shape[1] != len(feature_names) for _, (f, _) in kept):
+            raise ValueError(f"pages' features are not {len(feature_names)} columns wide")
         return cls(
-            # as wide as the pages' features (a model of extract.peers reads more columns)
             np.concatenate([f for _, (f, _) in kept], dtype=np.float32)
             if kept
-            else np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32),
+            else np.zeros((0, len(feature_names)), dtype=np.float32),
             np.concatenate([np.zeros(0), *(w for _, (_, w) in kept)], dtype=np.float64),
             np.concatenate(
                 [np.zeros(0, np.int32), *(np.full(len(w), i, np.int32) for i, (_, w) in kept)]
             ),
             len(pages),
+            feature_names,
         )
 
     @classmethod
     def joined(cls, parts: Sequence[UnlabelledBlocks]) -> UnlabelledBlocks:
         """Several parts as one, their pages numbered on."""
+        names = {part.feature_names for part in parts}
+        if len(names) > 1:
+            raise ValueError("target pages' blocks of different feature columns (extract.peers)")
+        empty = cls.of_pages([], names.pop() if names else FEATURE_NAMES)
         offsets = np.cumsum([0] + [part.pages for part in parts])
-        empty = cls.of_pages([])
         return cls(
             np.concatenate([empty.features, *(p.features for p in parts)]),
             np.concatenate([empty.words, *(p.words for p in parts)]),
@@ -71,6 +83,7 @@ class UnlabelledBlocks:
                 np.int32
             ),
             int(offsets[-1]),
+            empty.feature_names,
         )
 
     @property
@@ -87,7 +100,11 @@ class UnlabelledBlocks:
         mine = chosen[self.page]
         renumbered = (np.cumsum(chosen) - 1).astype(np.int32)
         return UnlabelledBlocks(
-            self.features[mine], self.words[mine], renumbered[self.page[mine]], pages
+            self.features[mine],
+            self.words[mine],
+            renumbered[self.page[mine]],
+            pages,
+            self.feature_names,
         )
 
     def save(self, path: Path | str) -> None:
@@ -97,20 +114,18 @@ class UnlabelledBlocks:
             words=self.words,
             page=self.page,
             pages=np.array(self.pages),
-            feature_names=np.array(FEATURE_NAMES),
+            feature_names=np.array(self.feature_names),
         )
 
     @classmethod
     def load(cls, path: Path | str) -> UnlabelledBlocks:
         with np.load(path) as data:
-            if (
-                "pages" not in data.files
-                or tuple(str(n) for n in data["feature_names"]) != FEATURE_NAMES
-            ):
+            names = tuple(str(n) for n in data["feature_names"])
+            if "pages" not in data.files or not known_feature_names(names):
                 raise ValueError(
                     f"{path}: blocks of an older format or feature set; delete it and rerun"
                 )
-            return cls(data["features"], data["words"], data["page"], int(data["pages"]))
+            return cls(data["features"], data["words"], data["page"], int(data["pages"]), names)
 
 
 def is_target(language: str) -> bool:
@@ -168,8 +183,11 @@ def crawl_blocks(
             elif not is_target(page.language):
                 reason = "language-without-spaces"
             else:
-                pages.append((block_features(page.blocks, page.title), block_words(page.blocks)))
+                features = page_features(
+                    page.blocks, page.title, page.html, PEER_CHOICES[params.peers], params.comments
+                )
+                pages.append((features, block_words(page.blocks)))
                 continue
         skipped[reason] = skipped.get(reason, 0) + 1
         pages.append(None)
-    return UnlabelledBlocks.of_pages(pages), skipped
+    return UnlabelledBlocks.of_pages(pages, FEATURE_NAMES + PEER_CHOICES[params.peers]), skipped

@@ -27,6 +27,15 @@ except ImportError:
     _fastpath = None
 
 
+def known_feature_names(names: tuple[str, ...]) -> bool:
+    """Whether ``names`` are this version's block features, then some peers' columns
+    (`peers.PEER_FEATURE_NAMES`, in that order): what a model or training blocks may read."""
+    peers = names[len(FEATURE_NAMES) :]
+    return names[: len(FEATURE_NAMES)] == FEATURE_NAMES and peers == tuple(
+        p for p in PEER_FEATURE_NAMES if p in peers
+    )
+
+
 @dataclass(frozen=True)
 class BlockModel:
     """Gradient-boosted trees as flat arrays: node i tests ``feature[i] <= threshold[i]``.
@@ -167,10 +176,7 @@ class BlockModel:
     def load(cls, path: Path | str) -> BlockModel:
         with np.load(path) as data:
             names = tuple(str(n) for n in data["feature_names"])
-            peers = names[len(FEATURE_NAMES) :]
-            if names[: len(FEATURE_NAMES)] != FEATURE_NAMES or peers != tuple(
-                p for p in PEER_FEATURE_NAMES if p in peers
-            ):
+            if not known_feature_names(names):
                 raise ValueError(
                     f"{path}: model was trained on other features than this version "
                     "computes; retrain it (snakemake train)"
@@ -223,14 +229,32 @@ def classify_learned(
     return [GOOD if k else BAD for k in keep]
 
 
+def page_peer_features(
+    blocks: list[Block], html: str, peers: tuple[str, ...], comments: bool = True
+) -> np.ndarray | None:
+    """The blocks' coverage by each of ``peers`` (extract.peers), run on the page's decoded
+    ``html`` (trafilatura keeps comments as ``comments`` says); None when ``peers`` is empty.
+    What the extract stage, the training blocks and the self-training sample all read."""
+    if not peers:
+        return None
+    return peer_features([b.text for b in blocks], peer_texts(html, comments, peers))
+
+
+def page_features(
+    blocks: list[Block], title: str, html: str, peers: tuple[str, ...], comments: bool = True
+) -> np.ndarray:
+    """A page's rows as a model reading ``peers`` takes them: `classifier.block_features`, then
+    :func:`page_peer_features`' columns."""
+    features = block_features(blocks, title)
+    extra = page_peer_features(blocks, html, peers, comments)
+    return features if extra is None else np.column_stack([features, extra]).astype(features.dtype)
+
+
 def classify_page(
     blocks: list[Block], title: str, html: str, model: BlockModel, comments: bool = True
 ) -> list[str]:
     """:func:`classify_learned` on a page's blocks, the peers run on its decoded ``html`` first
-    when the model reads them (extract.peers; trafilatura keeps comments as ``comments`` says)."""
-    peers = (
-        peer_features([b.text for b in blocks], peer_texts(html, comments, model.peers))
-        if model.peers
-        else None
+    when the model reads them (:func:`page_peer_features`)."""
+    return classify_learned(
+        blocks, title, model, page_peer_features(blocks, html, model.peers, comments)
     )
-    return classify_learned(blocks, title, model, peers)
