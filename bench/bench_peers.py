@@ -170,6 +170,17 @@ def labelled_part(
     }
 
 
+def without(table: TrainingTable, source: str) -> TrainingTable:
+    keep = table.group != source
+    return TrainingTable(
+        table.features[keep],
+        table.labels[keep],
+        table.weights[keep],
+        table.group[keep],
+        table.feature_names,
+    )
+
+
 def adapted(
     model: BlockModel, table: TrainingTable, pages: list[dict], peers: list[str], params, source
 ) -> BlockModel:
@@ -178,7 +189,7 @@ def adapted(
     target = UnlabelledBlocks.of_pages(
         [(stacked(page, peers), page["words"]) for page in pages], table.feature_names
     )
-    return self_train(table.without(source), target, model, params, AdaptParams(), source)
+    return self_train(without(table, source), target, model, params, AdaptParams(), source)
 
 
 def score_scope(

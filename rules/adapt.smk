@@ -45,6 +45,7 @@ rule adapt:
     params:
         train=config["train"],
         adapt=config["adapt"],
+        comments=config["extract"]["comments"],
     script:
         "../scripts/adapt.py"
 

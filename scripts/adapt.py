@@ -14,7 +14,7 @@ from corpusbuilder.extraction.model import BlockModel
 setup_logging(snakemake.log[0])
 target = UnlabelledBlocks.joined([UnlabelledBlocks.load(path) for path in snakemake.input.target])
 self_train(
-    read_training_table(snakemake.input.blocks),
+    read_training_table(snakemake.input.blocks, snakemake.params.comments),
     target,
     BlockModel.load(snakemake.input.model),
     TrainParams.from_config(snakemake.params.train),

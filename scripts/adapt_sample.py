@@ -6,11 +6,12 @@ import logging
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.download.sources import warc_file
 from corpusbuilder.extraction.adapt import crawl_blocks, sample_pages
-from corpusbuilder.extraction.extract import ExtractParams, check_setup
+from corpusbuilder.extraction.extract import ExtractParams
 
 setup_logging(snakemake.log[0])
 params = ExtractParams.from_config(snakemake.params.cfg)
-check_setup(params)  # the model and extract.peers' packages, before any page is read
+# extract.peers' packages, before any page is read; the model is rule adapt's input, checked there
+params.check_peers()
 records = sample_pages(
     [warc_file(snakemake.input.warcs, warc) for warc in snakemake.params.warcs],
     snakemake.params.pages,

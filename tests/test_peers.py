@@ -3,6 +3,7 @@ readability-lxml's, output as block features (extraction.peers)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,10 @@ from corpusbuilder.cli.main import main
 from corpusbuilder.common.package_data import SHIPPED_MODEL, shipped_peer_model
 from corpusbuilder.common.scripts import unit_tokens
 from corpusbuilder.config import ConfigError
+from corpusbuilder.evaluation.scores import EvaluateConfig, evaluate
+from corpusbuilder.evaluation.training import TrainingTable, self_train, weighted_table
 from corpusbuilder.extraction import peers
+from corpusbuilder.extraction.adapt import UnlabelledBlocks
 from corpusbuilder.extraction.classifier import FEATURE_NAMES
 from corpusbuilder.extraction.extract import ExtractParams, check_setup, clean_page
 from corpusbuilder.extraction.model import BlockModel, classify_learned, load_model
@@ -262,3 +266,57 @@ def test_the_workflow_trains_adapts_and_evaluates_with_the_peers(tmp_path):
     assert (scores["pages"] == 6).all() and (scores["bow_f1"] > 0.3).all()
     docs = read_table(tmp_path / FILES.docs.format(shard="sample-00"), ["outcome"])
     assert (docs["outcome"] == CLEANED).sum() >= 5
+
+
+def _block_table(feature_names: tuple[str, ...]) -> TrainingTable:
+    rows = np.random.default_rng(0).random((40, len(feature_names)), dtype=np.float32)
+    return TrainingTable(
+        rows,
+        (np.arange(40) % 2).astype(np.int8),
+        np.ones(40),
+        np.full(40, "cleaneval", dtype=object),
+        feature_names,
+    )
+
+
+def test_self_training_refuses_a_model_or_pages_of_other_peers_than_the_gold_blocks():
+    with_all = FEATURE_NAMES + peers.PEER_CHOICES["all"]
+    table = _block_table(with_all)
+    target = UnlabelledBlocks.of_pages([(table.features[:10], np.ones(10))], with_all)
+    with pytest.raises(ConfigError, match="config key 'extract.peers'.*in_resiliparse"):
+        self_train(table, target, load_model(shipped_peer_model("resiliparse", True)))
+    plain = UnlabelledBlocks.of_pages([(table.features[:10, :84], np.ones(10))])
+    with pytest.raises(ConfigError, match="target pages no peer"):
+        self_train(table, plain, load_model(shipped_peer_model("all", True)))
+
+
+def test_blocks_made_with_other_peers_are_not_joined_into_one_table():
+    part = {"dataset": np.array("cleaneval-dev"), "labels": np.zeros(2, np.int8)}
+    with pytest.raises(ValueError, match="extract.peers"):
+        weighted_table(
+            [
+                {**part, "features": np.zeros((2, 84)), "words": np.ones(2)},
+                {
+                    **part,
+                    "features": np.zeros((2, 85)),
+                    "words": np.ones(2),
+                    "feature_names": np.array(FEATURE_NAMES + ("in_resiliparse",)),
+                },
+            ]
+        )
+
+
+def test_a_model_whose_trees_read_beyond_its_named_features_does_not_load(tmp_path):
+    model = load_model(shipped_peer_model("all", False))
+    replace(model, feature_names=FEATURE_NAMES).save(tmp_path / "renamed.npz")
+    with pytest.raises(ValueError, match="the trees read column 8[4-6]"):
+        BlockModel.load(tmp_path / "renamed.npz")
+
+
+def test_the_evaluation_stops_naming_the_key_when_a_held_out_models_peer_is_missing(
+    monkeypatch,
+):
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    held_out = {"best": {"cleaneval": load_model(shipped_peer_model("all", True))}}
+    with pytest.raises(ConfigError, match="config key 'extract.peers'.*trafilatura"):
+        evaluate(EvaluateConfig(datasets=("cleaneval-dev",), extractors=("best",)), held_out, True)

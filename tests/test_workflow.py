@@ -215,7 +215,7 @@ def test_originals_have_good_blocks_and_reach_the_corpus(crawl_run):
                 "input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
                 "extract": {"peers": "trafilatura"},
             },
-            "extract.peers",
+            "config key 'extract.peers'",
         ),
     ],
 )

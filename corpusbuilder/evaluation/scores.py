@@ -17,10 +17,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from corpusbuilder.common.io import atomic_path
-from corpusbuilder.config import dataclass_values
+from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.extraction.extract import ExtractParams, identify_sample
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
 from corpusbuilder.extraction.model import BlockModel, load_model
+from corpusbuilder.extraction.peers import require_peers
 
 from .extractors import (
     EXTRACTORS,
@@ -211,9 +212,9 @@ def learned_for(
     comments: bool = True,
 ) -> Extractor:
     """The learned extractor ``name`` as scored on ``dataset``: with its model held out from the
-    set's gold source. Without held-out models, `best` is the shipped model, named
-    "best (in-sample)" when it learned from that source, since its score then says nothing about
-    unseen pages; `best-adapted` has no such stand-in."""
+    set's gold source. Without held-out models, `best` is the model shipped for the scope of
+    ``comments``, named "best (in-sample)" when it learned from that source, since its score then
+    says nothing about unseen pages; `best-adapted` has no such stand-in."""
     source = gold_source(dataset)
     if held_out is None:
         if name == ADAPTED:
@@ -221,8 +222,10 @@ def learned_for(
                 f"evaluate: {ADAPTED} is scored only with models held out from each source and "
                 "adapted to its pages (rule adapt_held_out)"
             )
-        model = load_model()
-        return learned_with(model, "best (in-sample)" if source in model.trained_on else "best")
+        model = load_model(ExtractParams(comments=comments).model_file)
+        return learned_with(
+            model, "best (in-sample)" if source in model.trained_on else "best", comments
+        )
     if source not in held_out:
         raise ValueError(
             f"evaluate: no {name} model held out from {source} (the source of {dataset})"
@@ -253,6 +256,11 @@ def evaluate(
             ADAPTED,
         )
         names.remove(ADAPTED)
+    peers = {p for models in (held_out or {}).values() for m in models.values() for p in m.peers}
+    try:  # the held-out models' peers run on every page: a missing one fails here, not mid-set
+        require_peers(sorted(peers))
+    except ImportError as error:
+        raise ConfigError(f"config key 'extract.peers': the held-out models {error}") from None
     evaluation = Evaluation({}, {})
     for dataset in config.datasets:
         started = time.perf_counter()

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.common.scripts import unit_tokens
-from corpusbuilder.config import dataclass_values
+from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.evaluation.extractors import LEARNED_BLOCKS, decoded_html, prepare_page
 from corpusbuilder.evaluation.gold import GoldPage, fits_scope, gold_source
 from corpusbuilder.extraction.adapt import UnlabelledBlocks, is_target
@@ -41,13 +41,17 @@ from corpusbuilder.extraction.classifier import (
     page_title,
 )
 from corpusbuilder.extraction.extract import ExtractParams
-from corpusbuilder.extraction.model import BlockModel, known_feature_names, page_features
+from corpusbuilder.extraction.model import (
+    BlockModel,
+    known_feature_names,
+    page_features,
+    same_columns,
+)
 from corpusbuilder.extraction.peers import (
     LABEL_NGRAM,
     PEER_CHOICES,
     contained,
     coverage,
-    require_peers,
     trigrams,
 )
 from corpusbuilder.extraction.segmentation import Block
@@ -146,7 +150,7 @@ def training_pages(
     """Decode and segment each page as the extract stage does, then compute features (with the
     columns of ``params.peers``, run in the scope of ``params.comments``) and labels."""
     peers = PEER_CHOICES[params.peers]
-    require_peers(peers)
+    params.check_peers()
     prepared = []
     for number, gold in enumerate(pages, start=1):
         if number % (25 if peers else 250) == 0:
@@ -161,7 +165,7 @@ def training_pages(
                 ),
                 block_labels(page.blocks, gold),
                 page.language,
-                FEATURE_NAMES + peers,
+                params.feature_names,
             )
         )
     return prepared
@@ -176,7 +180,7 @@ def unlabelled_blocks(pages: Sequence[TrainingPage]) -> UnlabelledBlocks:
             (page.features, block_words(page.blocks)) if is_target(page.language) else None
             for page in pages
         ],
-        pages[0].feature_names if pages else FEATURE_NAMES,
+        same_columns(page.feature_names for page in pages),
     )
 
 
@@ -190,17 +194,6 @@ class TrainingTable:
     group: np.ndarray
     feature_names: tuple[str, ...] = FEATURE_NAMES  # the features' columns, as a model names them
 
-    def without(self, source: str) -> TrainingTable:
-        """The table but for one gold source's blocks."""
-        keep = self.group != source
-        return TrainingTable(
-            self.features[keep],
-            self.labels[keep],
-            self.weights[keep],
-            self.group[keep],
-            self.feature_names,
-        )
-
 
 def _joined(arrays: list[np.ndarray], empty: np.ndarray) -> np.ndarray:
     """``np.concatenate``, or ``empty`` when there is nothing to join (a set of empty pages)."""
@@ -211,9 +204,7 @@ def training_blocks(pages: Sequence[TrainingPage]) -> dict[str, np.ndarray]:
     """The labelled blocks of one gold set's pages as arrays (what rule
     ``training_blocks`` stores)."""
     known = [(page, page.labels >= 0) for page in pages]
-    names = pages[0].feature_names if pages else FEATURE_NAMES
-    if any(page.feature_names != names for page in pages):
-        raise ValueError("training pages with different feature columns (extract.peers)")
+    names = same_columns(page.feature_names for page in pages)
     return {
         "features": _joined([page.features[k] for page, k in known], np.zeros((0, len(names)))),
         "labels": _joined([page.labels[k] for page, k in known], np.zeros(0, dtype=np.int8)),
@@ -281,13 +272,9 @@ def weighted_table(
     the same in total, so the small snippet set counts as much as the large CleanEval.
     ``comments``: the scope to label for (:func:`in_scope`); None takes every label as it is.
     Every part names the same ``feature_names`` (absent: the plain block features)."""
-    names = {tuple(str(n) for n in part.get("feature_names", FEATURE_NAMES)) for part in parts}
-    if len(names) > 1:
-        raise ValueError(
-            "gold sets' blocks with different feature columns: some were made with another "
-            "extract.peers; delete results/train/blocks and rerun"
-        )
-    feature_names = names.pop() if names else FEATURE_NAMES
+    feature_names = same_columns(
+        tuple(str(n) for n in part.get("feature_names", FEATURE_NAMES)) for part in parts
+    )
     if comments is not None:
         parts = [in_scope(part, comments) for part in parts]
     group = _joined(
@@ -326,10 +313,13 @@ def self_train(
     Each round, ``model`` labels the blocks of ``adapt.pages`` sampled target pages; those it is
     sure of (``adapt.confidence``) join ``table`` as one more source, weighing what one gold
     source weighs, and the trees are refitted on it all. Returns the last round's model."""
-    if target.feature_names != table.feature_names:
-        raise ValueError(
-            "self-training: the target pages' blocks and the gold blocks have different feature "
-            "columns; both must be made with the same extract.peers"
+    if not target.feature_names == table.feature_names == model.feature_names:
+        raise ConfigError(
+            "config key 'extract.peers': the model to adapt reads "
+            f"{', '.join(model.peers) or 'no peer'}, the gold blocks "
+            f"{', '.join(table.feature_names[len(FEATURE_NAMES) :]) or 'no peer'}, the target "
+            f"pages {', '.join(target.feature_names[len(FEATURE_NAMES) :]) or 'no peer'}; all "
+            "three must be made with the same extract.peers (and extract.model read as many)"
         )
     target = target.sample(adapt.pages, params.seed)
     source_weight = table.weights.sum() / len(pd.unique(table.group))
@@ -409,7 +399,7 @@ def export_trees(
     classifier,
     params: TrainParams,
     trained_on: tuple[str, ...],
-    feature_names: tuple[str, ...] = FEATURE_NAMES,
+    feature_names: tuple[str, ...],
 ) -> BlockModel:
     """Flatten scikit-learn's fitted trees into BlockModel arrays (leaves point to themselves)."""
     feature, threshold, left, right, value, roots = [], [], [], [], [], []

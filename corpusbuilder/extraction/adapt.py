@@ -27,7 +27,7 @@ from corpusbuilder.extraction.extract import (
     iter_warc_records,
     segmented_page,
 )
-from corpusbuilder.extraction.model import known_feature_names, page_features
+from corpusbuilder.extraction.model import known_feature_names, page_features, same_columns
 from corpusbuilder.extraction.peers import PEER_CHOICES
 
 log = logging.getLogger(__name__)
@@ -71,10 +71,7 @@ class UnlabelledBlocks:
     @classmethod
     def joined(cls, parts: Sequence[UnlabelledBlocks]) -> UnlabelledBlocks:
         """Several parts as one, their pages numbered on."""
-        names = {part.feature_names for part in parts}
-        if len(names) > 1:
-            raise ValueError("target pages' blocks of different feature columns (extract.peers)")
-        empty = cls.of_pages([], names.pop() if names else FEATURE_NAMES)
+        empty = cls.of_pages([], same_columns(part.feature_names for part in parts))
         offsets = np.cumsum([0] + [part.pages for part in parts])
         return cls(
             np.concatenate([empty.features, *(p.features for p in parts)]),
@@ -121,7 +118,11 @@ class UnlabelledBlocks:
     def load(cls, path: Path | str) -> UnlabelledBlocks:
         with np.load(path) as data:
             names = tuple(str(n) for n in data["feature_names"])
-            if "pages" not in data.files or not known_feature_names(names):
+            if (
+                "pages" not in data.files
+                or not known_feature_names(names)
+                or data["features"].shape[1] != len(names)
+            ):
                 raise ValueError(
                     f"{path}: blocks of an older format or feature set; delete it and rerun"
                 )
@@ -190,4 +191,4 @@ def crawl_blocks(
                 continue
         skipped[reason] = skipped.get(reason, 0) + 1
         pages.append(None)
-    return UnlabelledBlocks.of_pages(pages, FEATURE_NAMES + PEER_CHOICES[params.peers]), skipped
+    return UnlabelledBlocks.of_pages(pages, params.feature_names), skipped

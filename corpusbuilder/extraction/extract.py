@@ -24,7 +24,7 @@ from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
 from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL, shipped_peer_model
 from corpusbuilder.config import ConfigError, dataclass_values
-from corpusbuilder.extraction.classifier import page_title
+from corpusbuilder.extraction.classifier import FEATURE_NAMES, page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
 from corpusbuilder.extraction.model import classify_page, load_model
@@ -112,6 +112,18 @@ class ExtractParams:
         if self.peers != "none":
             return shipped_peer_model(self.peers, self.comments)
         return None if self.comments else SHIPPED_ARTICLE_MODEL
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        """The columns the `best` preset's model reads: the block features, then the peers'."""
+        return FEATURE_NAMES + PEER_CHOICES[self.peers]
+
+    def check_peers(self) -> None:
+        """Raise ConfigError naming extract.peers when a chosen peer's package is missing."""
+        try:
+            require_peers(PEER_CHOICES[self.peers])
+        except ImportError as error:
+            raise ConfigError(f"config key 'extract.peers': {self.peers} {error}") from None
 
     def with_preset(self, preset: str) -> ExtractParams:
         """These settings with another preset: a jusText one (thesis Table 2.7) or "best"."""
@@ -409,10 +421,7 @@ def check_setup(params: ExtractParams) -> None:
                 f"config key 'extract.peers': {params.peers}, but the model {params.model_file} "
                 f"reads {', '.join(peers) or 'no peer'}"
             )
-        try:
-            require_peers(peers)
-        except ImportError as error:
-            raise ConfigError(f"config key 'extract.peers': {params.peers} {error}") from None
+        params.check_peers()
     if params.stoplist_fallback != stoplists.PAGE:
         try:
             stoplists.load_stoplist(params.stoplist_fallback)

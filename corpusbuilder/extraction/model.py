@@ -1,5 +1,5 @@
 """The `best` preset's model: gradient-boosted trees stored as plain numpy arrays
-(``models/best.npz``), and the decision it makes over `classifier.block_features`' rows.
+(``models/best.npz``), and the decision it makes over a page's rows (:func:`page_features`).
 
 The trees are walked compiled where ``corpusbuilder.extraction._fastpath`` is built (with
 numpy's results bit for bit), else all at once in numpy; scikit-learn fits them
@@ -8,6 +8,7 @@ numpy's results bit for bit), else all at once in numpy; scikit-learn fits them
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -34,6 +35,18 @@ def known_feature_names(names: tuple[str, ...]) -> bool:
     return names[: len(FEATURE_NAMES)] == FEATURE_NAMES and peers == tuple(
         p for p in PEER_FEATURE_NAMES if p in peers
     )
+
+
+def same_columns(names: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
+    """The one column naming of blocks joined into a table (the plain block features when there
+    are none); blocks made with different extract.peers are an error."""
+    distinct = set(names)
+    if len(distinct) > 1:
+        raise ValueError(
+            "blocks with different feature columns joined: some were made with another "
+            "extract.peers; delete the older ones (results/train, results/adapt) and rerun"
+        )
+    return distinct.pop() if distinct else FEATURE_NAMES
 
 
 @dataclass(frozen=True)
@@ -183,7 +196,7 @@ class BlockModel:
                 )
             depth, baseline, threshold_good = data["meta"]
             trained_on = tuple(str(s) for s in data["trained_on"]) if "trained_on" in data else ()
-            return cls(
+            model = cls(
                 data["feature"],
                 data["threshold"].astype(np.float64),
                 data["left"],
@@ -196,6 +209,12 @@ class BlockModel:
                 names,
                 trained_on,
             )
+            if model.highest_feature_column >= len(names):
+                raise ValueError(
+                    f"{path}: the trees read column {model.highest_feature_column}, but the model "
+                    f"names {len(names)} features; retrain it (snakemake train)"
+                )
+            return model
 
 
 @lru_cache(maxsize=4)
