@@ -171,6 +171,9 @@ def readability_text(html: str) -> str:
 
     from corpusbuilder.extraction.segmentation import parse_html
 
+    # it logs a traceback for each page it cannot parse, then raises, which peer_texts handles
+    logging.getLogger("readability.readability").setLevel(logging.CRITICAL)
+
     root = parse_html(Document(html).summary(html_partial=True))
     if root is None:
         return ""
