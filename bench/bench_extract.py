@@ -103,10 +103,11 @@ def run_best(html: str, stoplist: frozenset[str]) -> list[str]:
 def run_best_with_peers(choice: str):
     """`best` with ``extract.peers``: the chosen peers run on the page, then their model."""
 
+    learned = load_model(shipped_peer_model(choice, comments=True))
+
     def run(html: str, stoplist: frozenset[str]) -> list[str]:
         root = segmentation.parse_html(html)
         blocks = segmentation.segment_blocks(root, stoplist)
-        learned = load_model(shipped_peer_model(choice, comments=True))
         return classify_page(blocks, page_title(root), html, learned)
 
     return run

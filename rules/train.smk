@@ -3,8 +3,9 @@
 # them (evaluation.training.weighted_table; L3S-GN1's gold is the scope's), reading the peers of
 # extract.peers. Copy results/model/best.npz to corpusbuilder/models/ to ship it under the name
 # ExtractParams.model_file gives the config (best-article.npz for comments: false,
-# best-peers-{peers}[-article].npz with peers), or point extract.model at it. The evaluation scores `best` on each gold set with a model
-# trained without that set's source (results/model/held_out/{source}.npz): leave-one-source-out.
+# best-peers-{peers}[-article].npz with peers), or point extract.model at it. The evaluation
+# scores `best` on each gold set with a model trained without that set's source
+# (results/model/held_out/{source}.npz): leave-one-source-out.
 
 
 # Each gold set is segmented and labelled once, whichever models are trained from it; `pages`

@@ -49,7 +49,6 @@ from corpusbuilder.extraction.model import (
 )
 from corpusbuilder.extraction.peers import (
     LABEL_NGRAM,
-    PEER_CHOICES,
     contained,
     coverage,
     trigrams,
@@ -149,11 +148,10 @@ def training_pages(
 ) -> list[TrainingPage]:
     """Decode and segment each page as the extract stage does, then compute features (with the
     columns of ``params.peers``, run in the scope of ``params.comments``) and labels."""
-    peers = PEER_CHOICES[params.peers]
     params.check_peers()
     prepared = []
     for number, gold in enumerate(pages, start=1):
-        if number % (25 if peers else 250) == 0:
+        if number % (25 if params.peer_columns else 250) == 0:
             log.info("%s: %d pages segmented and labelled", gold.dataset, number)
         page = prepare_page(decoded_html(gold, params), params, LEARNED_BLOCKS)
         prepared.append(
@@ -161,7 +159,11 @@ def training_pages(
                 gold,
                 page.blocks,
                 page_features(
-                    page.blocks, page_title(page.root), page.html, peers, params.comments
+                    page.blocks,
+                    page_title(page.root),
+                    page.html,
+                    params.peer_columns,
+                    params.comments,
                 ),
                 block_labels(page.blocks, gold),
                 page.language,

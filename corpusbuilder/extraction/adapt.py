@@ -28,7 +28,6 @@ from corpusbuilder.extraction.extract import (
     segmented_page,
 )
 from corpusbuilder.extraction.model import known_feature_names, page_features, same_columns
-from corpusbuilder.extraction.peers import PEER_CHOICES
 
 log = logging.getLogger(__name__)
 
@@ -185,7 +184,7 @@ def crawl_blocks(
                 reason = "language-without-spaces"
             else:
                 features = page_features(
-                    page.blocks, page.title, page.html, PEER_CHOICES[params.peers], params.comments
+                    page.blocks, page.title, page.html, params.peer_columns, params.comments
                 )
                 pages.append((features, block_words(page.blocks)))
                 continue

@@ -114,14 +114,19 @@ class ExtractParams:
         return None if self.comments else SHIPPED_ARTICLE_MODEL
 
     @property
+    def peer_columns(self) -> tuple[str, ...]:
+        """The feature columns of the chosen peers (`peers.PEER_FEATURE_NAMES`), () for none."""
+        return PEER_CHOICES[self.peers]
+
+    @property
     def feature_names(self) -> tuple[str, ...]:
         """The columns the `best` preset's model reads: the block features, then the peers'."""
-        return FEATURE_NAMES + PEER_CHOICES[self.peers]
+        return FEATURE_NAMES + self.peer_columns
 
     def check_peers(self) -> None:
         """Raise ConfigError naming extract.peers when a chosen peer's package is missing."""
         try:
-            require_peers(PEER_CHOICES[self.peers])
+            require_peers(self.peer_columns)
         except ImportError as error:
             raise ConfigError(f"config key 'extract.peers': {self.peers} {error}") from None
 
@@ -416,7 +421,7 @@ def check_setup(params: ExtractParams) -> None:
                 f"{params.model_file or 'the shipped model'}: "
                 f"{type(error).__name__}: {str(error)[:200]}"
             ) from None
-        if peers != PEER_CHOICES[params.peers]:
+        if peers != params.peer_columns:
             raise ConfigError(
                 f"config key 'extract.peers': {params.peers}, but the model {params.model_file} "
                 f"reads {', '.join(peers) or 'no peer'}"
