@@ -3,6 +3,7 @@ readability-lxml's, output as block features (extraction.peers)."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from conftest import BOILERPLATE, QUICK_BINS, REPO, SAMPLE_WARCS, ok, require_sh
 
 import corpusbuilder
 from corpusbuilder.cli.main import main
+from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.package_data import SHIPPED_MODEL, shipped_peer_model
 from corpusbuilder.common.scripts import unit_tokens
 from corpusbuilder.config import ConfigError
@@ -21,7 +23,12 @@ from corpusbuilder.evaluation.training import TrainingTable, self_train, weighte
 from corpusbuilder.extraction import peers
 from corpusbuilder.extraction.adapt import UnlabelledBlocks
 from corpusbuilder.extraction.classifier import FEATURE_NAMES
-from corpusbuilder.extraction.extract import ExtractParams, check_setup, clean_page
+from corpusbuilder.extraction.extract import (
+    ExtractParams,
+    check_setup,
+    clean_page,
+    extract_shard,
+)
 from corpusbuilder.extraction.model import BlockModel, classify_learned, load_model
 from corpusbuilder.extraction.segmentation import parse_html, segment_blocks
 from corpusbuilder.tables import CLEANED, FILES, read_table
@@ -122,6 +129,64 @@ def test_a_fault_of_the_environment_in_a_peer_fails_the_job(monkeypatch, fault):
     monkeypatch.setattr(peers, "resiliparse_text", broken)
     with pytest.raises(fault):
         clean_page(PAGE_WITH_COMMENTS, "utf-8", ExtractParams(peers="resiliparse"))
+
+
+def test_the_pages_a_peer_fails_on_are_counted_with_its_first_error(monkeypatch):
+    def broken(html: str) -> str:
+        raise ValueError("All strings must be XML compatible")
+
+    monkeypatch.setattr(peers, "readability_text", broken)
+    pytest.importorskip("trafilatura", reason="the peers extra is not installed")
+    runs = peers.PeerRuns()
+    for _ in range(2):
+        clean_page(PAGE_WITH_COMMENTS, "utf-8", ExtractParams(peers="all"), peer_runs=runs)
+    assert runs.pages == 2
+    assert runs.failed == {"in_readability": 2}
+    assert "XML compatible" in runs.first_error["in_readability"]
+    assert runs.always_failed() == []  # two pages prove nothing: a peer fails on some pages
+
+
+def sample_extract(tmp_path: Path, params: ExtractParams):
+    docs, blocks = tmp_path / "s.docs.parquet", tmp_path / "s.blocks.parquet"
+    summary = extract_shard([(w.name, w) for w in SAMPLE_WARCS], "s", docs, blocks, params)
+    return summary, docs
+
+
+def test_a_peer_that_fails_on_some_pages_is_reported_and_the_pages_cleaned(
+    tmp_path, monkeypatch, caplog
+):
+    pytest.importorskip("resiliparse", reason="the peers extra is not installed")
+    real = peers.resiliparse_text
+    calls = []
+
+    def fails_first(html: str) -> str:
+        calls.append(html)
+        if len(calls) == 1:
+            raise ValueError("a page it cannot read")
+        return real(html)
+
+    monkeypatch.setattr(peers, "resiliparse_text", fails_first)
+    with caplog.at_level(logging.WARNING):
+        summary, docs = sample_extract(tmp_path, ExtractParams(peers="resiliparse"))
+    assert summary.peers.failed == {"in_resiliparse": 1}
+    assert summary.peers.pages == len(calls) == summary.pages >= 5
+    assert (read_table(docs, ["outcome"])["outcome"] == CLEANED).sum() == summary.pages
+    assert f"in_resiliparse failed on 1 of {summary.pages} pages" in caplog.text
+    assert "a page it cannot read" in caplog.text
+
+
+def test_a_peer_that_fails_on_every_page_fails_the_job(tmp_path, monkeypatch):
+    """A peer broken for every page (an incompatible release, say) would leave a model reading a
+    column of zeros: the job fails naming the peer and its error, and writes no table."""
+
+    def broken(html: str) -> str:
+        raise AttributeError("module 'resiliparse' has no attribute 'extract'")
+
+    monkeypatch.setattr(peers, "resiliparse_text", broken)
+    pytest.importorskip("resiliparse", reason="the peers extra is not installed")
+    with pytest.raises(JobFault, match="in_resiliparse failed on every one of .*no attribute"):
+        sample_extract(tmp_path, ExtractParams(peers="resiliparse"))
+    assert not (tmp_path / "s.docs.parquet").exists()
 
 
 def kept(comments: bool, choice: str) -> tuple[list[str], list[str], list[str]]:

@@ -29,7 +29,7 @@ from corpusbuilder.extraction.decoding import UndecodableError, decode_html, rep
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
 from corpusbuilder.extraction.model import classify_page, load_model
 from corpusbuilder.extraction.nesting import TooDeepError
-from corpusbuilder.extraction.peers import PEER_CHOICES, require_peers
+from corpusbuilder.extraction.peers import PEER_CHOICES, PeerRuns, require_peers
 from corpusbuilder.extraction.segmentation import count_stopwords, parse_html, segment_blocks
 from corpusbuilder.extraction.site_boilerplate import (
     SiteBoilerplateParams,
@@ -284,10 +284,14 @@ def segmented_page(
 
 
 def clean_page(
-    body: bytes, http_charset: str | None, params: ExtractParams, stoplist_name: str | None = None
+    body: bytes,
+    http_charset: str | None,
+    params: ExtractParams,
+    stoplist_name: str | None = None,
+    peer_runs: PeerRuns | None = None,
 ) -> CleanedPage:
     """:func:`segmented_page`, then jusText's classification (§2.7), or the learned classifier's
-    with ``params.learned``."""
+    with ``params.learned`` (its peers' runs counted into ``peer_runs``)."""
     page = segmented_page(body, http_charset, params, stoplist_name)
     if not page.blocks:
         return page
@@ -296,7 +300,12 @@ def clean_page(
         # jusText's context-free classes stay beside them, for the context pass that block
         # de-duplication and site-level boilerplate run again once blocks are removed (§3.5.2).
         final_classes = classify_page(
-            page.blocks, page.title, page.html, load_model(params.model_file), params.comments
+            page.blocks,
+            page.title,
+            page.html,
+            load_model(params.model_file),
+            params.comments,
+            peer_runs,
         )
         cf_classes = classify_context_free(page.blocks, params.justext)
     else:
@@ -317,6 +326,7 @@ class ShardSummary:
     blocks: int = 0
     good_blocks: int = 0
     reasons: dict[str, int] = field(default_factory=dict)
+    peers: PeerRuns = field(default_factory=PeerRuns)  # extract.peers: pages a peer failed on
 
     def count(self, reason: str) -> None:
         key = reason.split(":", 1)[0]
@@ -370,6 +380,13 @@ def cleaned_records(
             f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
             "machine, not of the pages; see the log"
         )
+    broken = summary.peers.always_failed()
+    if broken:
+        errors = "; ".join(f"{peer}: {summary.peers.first_error[peer]}" for peer in broken)
+        raise JobFault(
+            f"{shard}: extract.peers: {', '.join(broken)} failed on every one of "
+            f"{summary.peers.pages} pages, a fault of the installation, not of the pages ({errors})"
+        )
 
 
 def extract_shard(
@@ -406,6 +423,16 @@ def extract_shard(
         summary.good_blocks,
         ", ".join(f"{k}={v}" for k, v in sorted(summary.reasons.items())) or "none",
     )
+    for peer, count in sorted(summary.peers.failed.items()):
+        log.warning(
+            "%s: extract.peers: %s failed on %d of %d pages, read as keeping nothing of them "
+            "(first: %s)",
+            shard,
+            peer,
+            count,
+            summary.peers.pages,
+            summary.peers.first_error[peer],
+        )
     return summary
 
 
@@ -496,7 +523,7 @@ def _clean_record(
     """Clean a record's body into ``row``; the page when it has blocks, else None (the row's
     reason says why)."""
     try:
-        page = clean_page(body, http_charset, params)
+        page = clean_page(body, http_charset, params, peer_runs=summary.peers)
     except (UndecodableError, TooManyBlocksError, TooDeepError) as error:
         row["reason"] = str(error)
         return None

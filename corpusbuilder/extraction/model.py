@@ -18,7 +18,12 @@ import numpy as np
 from corpusbuilder.common.package_data import SHIPPED_MODEL
 from corpusbuilder.extraction.classifier import FEATURE_NAMES, block_features
 from corpusbuilder.extraction.justext import BAD, GOOD
-from corpusbuilder.extraction.peers import PEER_FEATURE_NAMES, peer_features, peer_texts
+from corpusbuilder.extraction.peers import (
+    PEER_FEATURE_NAMES,
+    PeerRuns,
+    peer_features,
+    peer_texts,
+)
 from corpusbuilder.extraction.segmentation import Block
 
 try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
@@ -249,14 +254,19 @@ def classify_learned(
 
 
 def page_peer_features(
-    blocks: list[Block], html: str, peers: tuple[str, ...], comments: bool = True
+    blocks: list[Block],
+    html: str,
+    peers: tuple[str, ...],
+    comments: bool = True,
+    runs: PeerRuns | None = None,
 ) -> np.ndarray | None:
     """The blocks' coverage by each of ``peers`` (extract.peers), run on the page's decoded
-    ``html`` (trafilatura keeps comments as ``comments`` says); None when ``peers`` is empty.
-    What the extract stage, the training blocks and the self-training sample all read."""
+    ``html`` (trafilatura keeps comments as ``comments`` says; counted into ``runs``); None when
+    ``peers`` is empty. What the extract stage, the training blocks and the self-training sample
+    all read."""
     if not peers:
         return None
-    return peer_features([b.text for b in blocks], peer_texts(html, comments, peers))
+    return peer_features([b.text for b in blocks], peer_texts(html, comments, peers, runs))
 
 
 def page_features(
@@ -270,10 +280,15 @@ def page_features(
 
 
 def classify_page(
-    blocks: list[Block], title: str, html: str, model: BlockModel, comments: bool = True
+    blocks: list[Block],
+    title: str,
+    html: str,
+    model: BlockModel,
+    comments: bool = True,
+    peer_runs: PeerRuns | None = None,
 ) -> list[str]:
     """:func:`classify_learned` on a page's blocks, the peers run on its decoded ``html`` first
-    when the model reads them (:func:`page_peer_features`)."""
+    when the model reads them (:func:`page_peer_features`, counted into ``peer_runs``)."""
     return classify_learned(
-        blocks, title, model, page_peer_features(blocks, html, model.peers, comments)
+        blocks, title, model, page_peer_features(blocks, html, model.peers, comments, peer_runs)
     )
