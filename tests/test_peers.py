@@ -18,10 +18,16 @@ from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.package_data import SHIPPED_MODEL, shipped_peer_model
 from corpusbuilder.common.scripts import unit_tokens
 from corpusbuilder.config import ConfigError
+from corpusbuilder.evaluation.gold import GoldPage
 from corpusbuilder.evaluation.scores import EvaluateConfig, evaluate
-from corpusbuilder.evaluation.training import TrainingTable, self_train, weighted_table
+from corpusbuilder.evaluation.training import (
+    TrainingTable,
+    self_train,
+    training_pages,
+    weighted_table,
+)
 from corpusbuilder.extraction import peers
-from corpusbuilder.extraction.adapt import UnlabelledBlocks
+from corpusbuilder.extraction.adapt import UnlabelledBlocks, crawl_blocks, sample_pages
 from corpusbuilder.extraction.classifier import FEATURE_NAMES
 from corpusbuilder.extraction.extract import (
     ExtractParams,
@@ -187,6 +193,29 @@ def test_a_peer_that_fails_on_every_page_fails_the_job(tmp_path, monkeypatch):
     with pytest.raises(JobFault, match="in_resiliparse failed on every one of .*no attribute"):
         sample_extract(tmp_path, ExtractParams(peers="resiliparse"))
     assert not (tmp_path / "s.docs.parquet").exists()
+
+
+def test_a_peer_broken_for_every_page_stops_training_and_self_training(monkeypatch):
+    """The same check where the peers' columns are learned from: the gold sets' training blocks
+    and the self-training sample."""
+
+    def broken(html: str) -> str:
+        raise AttributeError("module 'resiliparse' has no attribute 'extract'")
+
+    monkeypatch.setattr(peers, "resiliparse_text", broken)
+    pytest.importorskip("resiliparse", reason="the peers extra is not installed")
+    params = ExtractParams(peers="resiliparse")
+    gold = [
+        GoldPage("fixture-set", f"page-{n}", PAGE_WITH_COMMENTS, "utf-8", "The town council")
+        for n in range(peers.ALWAYS_FAILED_PAGES)
+    ]
+    with pytest.raises(
+        JobFault, match="fixture-set: extract.peers: in_resiliparse failed on every"
+    ):
+        training_pages(gold, params)
+    drawn = sample_pages(SAMPLE_WARCS, 20, 0, params)
+    with pytest.raises(JobFault, match="self-training sample: .*in_resiliparse failed on every"):
+        crawl_blocks(drawn, params)
 
 
 def kept(comments: bool, choice: str) -> tuple[list[str], list[str], list[str]]:

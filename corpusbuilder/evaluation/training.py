@@ -49,6 +49,7 @@ from corpusbuilder.extraction.model import (
 )
 from corpusbuilder.extraction.peers import (
     LABEL_NGRAM,
+    PeerRuns,
     contained,
     coverage,
     trigrams,
@@ -150,6 +151,7 @@ def training_pages(
     columns of ``params.peers``, run in the scope of ``params.comments``) and labels."""
     params.check_peers()
     prepared = []
+    runs = PeerRuns()
     for number, gold in enumerate(pages, start=1):
         if number % (25 if params.peer_columns else 250) == 0:
             log.info("%s: %d pages segmented and labelled", gold.dataset, number)
@@ -164,12 +166,14 @@ def training_pages(
                     page.html,
                     params.peer_columns,
                     params.comments,
+                    runs,
                 ),
                 block_labels(page.blocks, gold),
                 page.language,
                 params.feature_names,
             )
         )
+    runs.check(", ".join(sorted({page.gold.dataset for page in prepared})) or "gold pages")
     return prepared
 
 

@@ -28,6 +28,7 @@ from corpusbuilder.extraction.extract import (
     segmented_page,
 )
 from corpusbuilder.extraction.model import known_feature_names, page_features, same_columns
+from corpusbuilder.extraction.peers import PeerRuns
 
 log = logging.getLogger(__name__)
 
@@ -166,6 +167,7 @@ def crawl_blocks(
     those :func:`is_target` refuses."""
     pages: list[tuple[np.ndarray, np.ndarray] | None] = []
     skipped: dict[str, int] = {}
+    runs = PeerRuns()
     for record in records:
         assert record.body is not None, "sample_pages draws records with a body only"
         try:
@@ -184,10 +186,11 @@ def crawl_blocks(
                 reason = "language-without-spaces"
             else:
                 features = page_features(
-                    page.blocks, page.title, page.html, params.peer_columns, params.comments
+                    page.blocks, page.title, page.html, params.peer_columns, params.comments, runs
                 )
                 pages.append((features, block_words(page.blocks)))
                 continue
         skipped[reason] = skipped.get(reason, 0) + 1
         pages.append(None)
+    runs.check("the self-training sample")
     return UnlabelledBlocks.of_pages(pages, params.feature_names), skipped

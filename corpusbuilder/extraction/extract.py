@@ -380,13 +380,7 @@ def cleaned_records(
             f"{shard}: every page failed ({', '.join(failed)}): a fault of the code or the "
             "machine, not of the pages; see the log"
         )
-    broken = summary.peers.always_failed()
-    if broken:
-        errors = "; ".join(f"{peer}: {summary.peers.first_error[peer]}" for peer in broken)
-        raise JobFault(
-            f"{shard}: extract.peers: {', '.join(broken)} failed on every one of "
-            f"{summary.peers.pages} pages, a fault of the installation, not of the pages ({errors})"
-        )
+    summary.peers.check(shard)
 
 
 def extract_shard(
@@ -423,16 +417,6 @@ def extract_shard(
         summary.good_blocks,
         ", ".join(f"{k}={v}" for k, v in sorted(summary.reasons.items())) or "none",
     )
-    for peer, count in sorted(summary.peers.failed.items()):
-        log.warning(
-            "%s: extract.peers: %s failed on %d of %d pages, read as keeping nothing of them "
-            "(first: %s)",
-            shard,
-            peer,
-            count,
-            summary.peers.pages,
-            summary.peers.first_error[peer],
-        )
     return summary
 
 

@@ -270,12 +270,17 @@ def page_peer_features(
 
 
 def page_features(
-    blocks: list[Block], title: str, html: str, peers: tuple[str, ...], comments: bool = True
+    blocks: list[Block],
+    title: str,
+    html: str,
+    peers: tuple[str, ...],
+    comments: bool = True,
+    peer_runs: PeerRuns | None = None,
 ) -> np.ndarray:
     """A page's rows as a model reading ``peers`` takes them: `classifier.block_features`, then
-    :func:`page_peer_features`' columns."""
+    :func:`page_peer_features`' columns (counted into ``peer_runs``)."""
     features = block_features(blocks, title)
-    extra = page_peer_features(blocks, html, peers, comments)
+    extra = page_peer_features(blocks, html, peers, comments, peer_runs)
     return features if extra is None else np.column_stack([features, extra]).astype(features.dtype)
 
 

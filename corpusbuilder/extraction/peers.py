@@ -23,6 +23,7 @@ from functools import cached_property
 
 import numpy as np
 
+from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.scripts import unit_tokens
 
 log = logging.getLogger(__name__)
@@ -205,6 +206,27 @@ class PeerRuns:
         if self.pages < ALWAYS_FAILED_PAGES:
             return []
         return [peer for peer, count in self.failed.items() if count == self.pages]
+
+    def check(self, where: str) -> None:
+        """Warn of each peer that failed on some of ``where``'s pages; raise JobFault when one
+        failed on every page: a broken peer would leave its column all zeros, with exit 0."""
+        for peer, count in sorted(self.failed.items()):
+            log.warning(
+                "%s: extract.peers: %s failed on %d of %d pages, read as keeping nothing of them "
+                "(first: %s)",
+                where,
+                peer,
+                count,
+                self.pages,
+                self.first_error[peer],
+            )
+        broken = self.always_failed()
+        if broken:
+            errors = "; ".join(f"{peer}: {self.first_error[peer]}" for peer in broken)
+            raise JobFault(
+                f"{where}: extract.peers: {', '.join(broken)} failed on every one of {self.pages} "
+                f"pages, a fault of the installation, not of the pages ({errors})"
+            )
 
 
 def peer_texts(
