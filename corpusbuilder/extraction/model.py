@@ -258,15 +258,15 @@ def page_peer_features(
     html: str,
     peers: tuple[str, ...],
     comments: bool = True,
-    runs: PeerRuns | None = None,
+    peer_runs: PeerRuns | None = None,
 ) -> np.ndarray | None:
     """The blocks' coverage by each of ``peers`` (extract.peers), run on the page's decoded
-    ``html`` (trafilatura keeps comments as ``comments`` says; counted into ``runs``); None when
-    ``peers`` is empty. What the extract stage, the training blocks and the self-training sample
-    all read."""
+    ``html`` (trafilatura keeps comments as ``comments`` says; counted into ``peer_runs``); None
+    when ``peers`` is empty. What the extract stage, the training blocks and the self-training
+    sample all read."""
     if not peers:
         return None
-    return peer_features([b.text for b in blocks], peer_texts(html, comments, peers, runs))
+    return peer_features([b.text for b in blocks], peer_texts(html, comments, peers, peer_runs))
 
 
 def page_features(
