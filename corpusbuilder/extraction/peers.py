@@ -210,7 +210,10 @@ class PeerRuns:
     def check(self, where: str) -> None:
         """Warn of each peer that failed on some of ``where``'s pages; raise JobFault when one
         failed on every page: a broken peer would leave its column all zeros, with exit 0."""
+        broken = self.always_failed()
         for peer, count in sorted(self.failed.items()):
+            if peer in broken:
+                continue  # the fault below says it
             log.warning(
                 "%s: extract.peers: %s failed on %d of %d pages, read as keeping nothing of them "
                 "(first: %s)",
@@ -220,7 +223,6 @@ class PeerRuns:
                 self.pages,
                 self.first_error[peer],
             )
-        broken = self.always_failed()
         if broken:
             errors = "; ".join(f"{peer}: {self.first_error[peer]}" for peer in broken)
             raise JobFault(
