@@ -255,16 +255,23 @@ FORM_WORDS = 5
 
 
 def in_scope(part: dict[str, np.ndarray], comments: bool) -> dict[str, np.ndarray]:
-    """A gold set's labelled blocks as a scope reads them: a set whose annotators took reader
-    comments the other way (`gold.COMMENTS_IN_GOLD`) loses its blocks in comment containers
-    (the ``hint_comment`` feature), whose labels say the other scope's answer, but for their
-    short controls (:data:`FORM_WORDS`); L3S-GN1, which annotates comments apart, is labelled
-    from the scope's gold when its blocks are made."""
+    """A gold set's labelled blocks as a scope reads them, when its annotators took reader
+    comments the other way (`gold.COMMENTS_IN_GOLD`); L3S-GN1, which annotates comments apart, is
+    labelled from the scope's gold when its blocks are made.
+
+    - The article scope reads a set that keeps comments (CleanEval) with the blocks in its comment
+      containers (the ``hint_comment`` feature) as boilerplate: they are the comments the article
+      leaves out. Without them the article model saw few comments to leave out and kept most of
+      L3S-GN1's (docs/extraction-scope.md, variant 25).
+    - The scope with comments cannot read a set that drops comments so: its comment containers'
+      blocks labelled boilerplate may be comments, which this scope keeps. They are left out,
+      but for their short controls (:data:`FORM_WORDS`)."""
     if fits_scope(str(part["dataset"]), comments):
         return part
-    keep = (part["features"][:, FEATURE_NAMES.index("hint_comment")] == 0) | (
-        (part["labels"] == 0) & (part["words"] < FORM_WORDS)
-    )
+    hinted = part["features"][:, FEATURE_NAMES.index("hint_comment")] != 0
+    if not comments:
+        return {**part, "labels": np.where(hinted, 0, part["labels"]).astype(part["labels"].dtype)}
+    keep = ~hinted | ((part["labels"] == 0) & (part["words"] < FORM_WORDS))
     return {
         key: value[keep] if key in ("features", "labels", "words") else value
         for key, value in part.items()
