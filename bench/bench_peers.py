@@ -76,7 +76,7 @@ from corpusbuilder.extraction.peers import PEER_CHOICES, peer_texts, text_covera
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # the gold sets, fit settings and scorer of the scopes' bench
-from bench_scope import GOLD, QUICK, REPO, figure  # noqa: E402
+from bench_scope import GOLD, QUICK, REPO, figure, save_record  # noqa: E402
 
 KEPT_OUT = "cleanportaleval"
 SCOPE_COLUMN = {False: 0.0, True: 1.0}  # extract.comments: the value of --scope-input's column
@@ -306,16 +306,22 @@ def ship(comments: bool, cache: Path, params: TrainParams, folder: Path) -> list
     return written
 
 
-def record(report: dict, run: str, how: str, results: dict, commit: str, params) -> None:
+def record(path: Path, run: str, how: str, results: dict, commit: str, params) -> None:
     names = list(next(iter(results.values())))
-    report.setdefault(run, {})[how] = {
-        "commit": commit,
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "train_params": {"max_iter": params.max_iter, "max_bins": params.max_bins},
-        "sets": results,
-        "mean_f1": {n: round(float(np.mean([r[n] for r in results.values()])), 4) for n in names},
-    }
-    print(run, how, json.dumps(report[run][how]["mean_f1"]), flush=True)
+    mean = {n: round(float(np.mean([r[n] for r in results.values()])), 4) for n in names}
+    save_record(
+        path,
+        run,
+        how,
+        {
+            "commit": commit,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "train_params": {"max_iter": params.max_iter, "max_bins": params.max_bins},
+            "sets": results,
+            "mean_f1": mean,
+        },
+    )
+    print(run, how, json.dumps(mean), flush=True)
 
 
 def main() -> int:
@@ -349,23 +355,19 @@ def main() -> int:
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
-    report = json.loads(args.json.read_text()) if args.json.is_file() else {}
     fitting = "full" if args.full else "quick"
     if args.scope_input:
         chosen = args.variants or ["base", "all3"]
         for scope, results in score_scope_input(args.cache, chosen, params).items():
-            record(
-                report, scope, f"{fitting}+scope-input:{','.join(chosen)}", results, commit, params
-            )
+            how = f"{fitting}+scope-input:{','.join(chosen)}"
+            record(args.json, scope, how, results, commit, params)
     else:
         for comments in scopes:
             chosen = args.variants or list(variants(comments))
             results = score_scope(comments, args.cache, args.final, chosen, params, args.adapt)
             run = f"{'comments' if comments else 'article'}{'-final' if args.final else ''}"
             how = f"{fitting}{'+adapt' if args.adapt else ''}:{','.join(chosen)}"
-            record(report, run, how, results, commit, params)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+            record(args.json, run, how, results, commit, params)
     return 0
 
 

@@ -71,6 +71,23 @@ def blocks_of(dataset: str, comments: bool | None, cache: Path) -> dict[str, np.
 QUICK = TrainParams(max_iter=100, learning_rate=0.15, max_bins=63)
 
 
+def save_record(path: Path, run: str, key: str, record: dict) -> None:
+    """Write ``record`` at ``[run][key]`` of the JSON file ``path``, read again just before, so
+    that runs in parallel do not drop each other's records. A record already there moves into
+    the new one's ``earlier`` list: a figure scored once (the kept-out source) stays on file
+    after the next model is scored."""
+    report = json.loads(path.read_text()) if path.is_file() else {}
+    previous = report.setdefault(run, {}).get(key)
+    if previous is not None:
+        record["earlier"] = [
+            {k: v for k, v in previous.items() if k != "earlier"},
+            *previous.get("earlier", []),
+        ]
+    report[run][key] = record
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+
+
 def held_out_model(path: Path, table, params: TrainParams, source: str) -> BlockModel:
     """The model trained on ``table`` without ``source``, fitted once (the legacy one serves
     both scopes) and kept in the cache."""
@@ -204,7 +221,6 @@ def main() -> int:
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
-    report = json.loads(args.json.read_text()) if args.json.is_file() else {}
     run = "final" if args.final else "leave-one-source-out"
     scopes = list(SCOPES) if args.scope == "both" else [args.scope]
     params = QUICK if args.quick else TrainParams()
@@ -222,7 +238,7 @@ def main() -> int:
             tuple(args.variants),
             tuple(args.datasets),
         )
-        report.setdefault(run, {})[scope] = {
+        record = {
             "train_params": {"max_iter": params.max_iter, "max_bins": params.max_bins},
             "commit": commit,
             "date": time.strftime("%Y-%m-%d"),
@@ -230,9 +246,8 @@ def main() -> int:
             "datasets": results,
             "mean_f1": mean_f1(results) if results else {},
         }
-        print(scope, json.dumps(report[run][scope]["mean_f1"], indent=1), flush=True)
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
+        save_record(args.json, run, scope, record)
+        print(scope, json.dumps(record["mean_f1"], indent=1), flush=True)
     return 0
 
 
