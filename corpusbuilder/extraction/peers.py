@@ -195,7 +195,8 @@ ALWAYS_FAILED_PAGES = 5
 @dataclass
 class PeerRuns:
     """How many pages the peers ran on, and how many of them each peer failed on (feature names):
-    what the extract stage reports, since such a page is cleaned all the same."""
+    what the extract stage, the training blocks and the self-training sample report, since such a
+    page is used all the same."""
 
     pages: int = 0
     failed: dict[str, int] = field(default_factory=dict)
