@@ -41,6 +41,7 @@ import pickle
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -157,28 +158,23 @@ FEATURE_OF = {
 def labelled_part(
     dataset: str, pages: list[dict], peers: list[str], scope: float | None = None
 ) -> dict[str, np.ndarray]:
-    known = [page["labels"] >= 0 for page in pages]
+    """A set's blocks as `training.training_blocks` gives them: every block, the unknown ones
+    labelled -1, each with its page."""
     names = (
         FEATURE_NAMES + tuple(FEATURE_OF[p] for p in peers) + (() if scope is None else ("scope",))
     )
     return {
         "dataset": np.array(dataset),
         "feature_names": np.array(names),
-        "features": np.concatenate([stacked(p, peers, scope)[k] for p, k in zip(pages, known)]),
-        "labels": np.concatenate([p["labels"][k] for p, k in zip(pages, known)]),
-        "words": np.concatenate([p["words"][k] for p, k in zip(pages, known)]),
+        "features": np.concatenate([stacked(p, peers, scope) for p in pages]),
+        "labels": np.concatenate([p["labels"] for p in pages]),
+        "words": np.concatenate([p["words"] for p in pages]),
+        "page": np.concatenate([np.full(len(p["labels"]), i) for i, p in enumerate(pages)]),
     }
 
 
 def without(table: TrainingTable, source: str) -> TrainingTable:
-    keep = table.group != source
-    return TrainingTable(
-        table.features[keep],
-        table.labels[keep],
-        table.weights[keep],
-        table.group[keep],
-        table.feature_names,
-    )
+    return table.rows(table.group != source)
 
 
 def adapted(
@@ -232,7 +228,8 @@ def score_scope(
 def scored_f1(model: BlockModel, pages: list[dict], peers: list[str], dataset: str, scope=None):
     tally = Tally()
     for page in pages:
-        keep = model.probabilities(stacked(page, peers, scope)) >= model.threshold_good
+        probability = model.page_probabilities(stacked(page, peers, scope), page["words"])
+        keep = probability >= model.threshold_good
         score_page(tally, page["gold"], extraction_of_blocks(page["texts"], list(keep)))
     return round(figure(tally, dataset), 4)
 
@@ -330,6 +327,9 @@ def main() -> int:
     parser.add_argument("--scope", choices=["article", "comments", "both"], default="both")
     parser.add_argument("--final", action="store_true", help="score the kept-out source, once")
     parser.add_argument("--full", action="store_true", help="the shipped fit settings")
+    parser.add_argument(
+        "--stages", type=int, choices=(1, 2), default=1, help="train.stages of every model"
+    )
     parser.add_argument("--ship", type=Path, help="write each scope's res and all3 models here")
     parser.add_argument(
         "--adapt", action="store_true", help="self-train each held-out model on its source's pages"
@@ -346,7 +346,7 @@ def main() -> int:
     logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
     logging.getLogger("readability").setLevel(logging.CRITICAL)
     args.cache.mkdir(parents=True, exist_ok=True)
-    params = TrainParams() if args.full else QUICK
+    params = replace(TrainParams() if args.full else QUICK, stages=args.stages)
     scopes = [False, True] if args.scope == "both" else [args.scope == "comments"]
     if args.ship:
         for comments in scopes:
@@ -355,7 +355,7 @@ def main() -> int:
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
-    fitting = "full" if args.full else "quick"
+    fitting = ("full" if args.full else "quick") + ("+2stages" if args.stages == 2 else "")
     if args.scope_input:
         chosen = args.variants or ["base", "all3"]
         for scope, results in score_scope_input(args.cache, chosen, params).items():

@@ -166,14 +166,14 @@ def test_each_round_labels_the_target_with_the_last_model_and_adds_its_sure_bloc
     )
     base = fit(table, params)
     fitted, seen = [], []
-    real_fit = training.fit
+    real_fit = training.fit_trees
 
     def recording_fit(table, params, without=None):
         seen.append(table)
         fitted.append(real_fit(table, params, without))
         return fitted[-1]
 
-    monkeypatch.setattr(training, "fit", recording_fit)
+    monkeypatch.setattr(training, "fit_trees", recording_fit)
     adapted = self_train(table, target, base, params, adapt, target_name="l3s-gn1")
     assert len(seen) == 2 and adapted is fitted[-1]
     for labeller, refit_on in zip([base, fitted[0]], seen):

@@ -89,12 +89,16 @@ def test_each_scope_reads_the_comment_blocks_a_set_labels_the_other_way():
     assert in_scope(cleaneval, False)["labels"].tolist() == [1, 0, 0, 0]
     assert in_scope(cleaneval, False)["words"].tolist() == [10.0, 5.0, 20.0, 30.0]
     # fundus' boilerplate in a comment container may be a comment: unknown to the scope keeping them
-    assert in_scope(fundus, True)["words"].tolist() == [10.0, 5.0]
-    assert len(in_scope(fundus, False)["labels"]) == 4
+    assert in_scope(fundus, True)["labels"].tolist() == [1, 0, -1, -1]
+    assert in_scope(fundus, False)["labels"].tolist() == [1, 0, 1, 1]
     table = weighted_table([cleaneval, fundus], comments=False)
-    assert len(table.labels) == 4 + 4 and table.labels[:4].tolist() == [1, 0, 0, 0]
-    assert len(weighted_table([cleaneval, fundus], comments=True).labels) == 4 + 2
-    assert len(weighted_table([cleaneval, fundus]).labels) == 8
+    assert table.labels.tolist() == [1, 0, 0, 0, 1, 0, 1, 1]
+    # an unknown block stays in the table, a second stage reads it beside its neighbours, but
+    # it weighs nothing
+    with_comments = weighted_table([cleaneval, fundus], comments=True)
+    assert with_comments.labels.tolist() == [1, 0, 1, 1, 1, 0, -1, -1]
+    assert with_comments.weights[6:].tolist() == [0, 0] and with_comments.weights[:6].all()
+    assert (weighted_table([cleaneval, fundus]).labels >= 0).sum() == 8
 
 
 def test_a_comment_containers_short_boilerplate_is_kept_in_either_scope():
@@ -104,7 +108,7 @@ def test_a_comment_containers_short_boilerplate_is_kept_in_either_scope():
     fundus["labels"] = np.array([1, 0, 0, 0], dtype=np.int8)
     fundus["words"] = np.array([10.0, 5.0, 1.0, 30.0])
     kept = in_scope(fundus, True)
-    assert kept["words"].tolist() == [10.0, 5.0, 1.0] and kept["labels"].tolist() == [1, 0, 0]
+    assert kept["labels"].tolist() == [1, 0, 0, -1]
     cleaneval = part("cleaneval-final")
     cleaneval["labels"] = np.array([1, 0, 0, 1], dtype=np.int8)
     cleaneval["words"] = np.array([10.0, 5.0, 2.0, 3.0])

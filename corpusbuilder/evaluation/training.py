@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -42,10 +42,12 @@ from corpusbuilder.extraction.classifier import (
 )
 from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.extraction.model import (
+    CONTEXT_NAMES,
     BlockModel,
     known_feature_names,
     page_features,
     same_columns,
+    stage_context,
 )
 from corpusbuilder.extraction.peers import (
     LABEL_NGRAM,
@@ -79,10 +81,17 @@ class TrainParams:
     threshold_good: float = (
         0.6  # the best held-out mean F1 whose F0.5 is at least its F1: leaning to precision
     )
+    # 2: a second set of trees decides again from the rows and the first trees' probabilities
+    # in the page's context (`model.stage_context`), fitted on first-stage probabilities
+    # cross-fitted by gold source (docs/extraction-scope.md, variant 27).
+    stages: int = 1
 
     @classmethod
     def from_config(cls, section: dict) -> TrainParams:
-        return cls(**dataclass_values(cls, section))
+        params = cls(**dataclass_values(cls, section))
+        if params.stages not in (1, 2):
+            raise ConfigError(f"config key 'train.stages' must be 1 or 2, not {params.stages!r}")
+        return params
 
 
 @dataclass(frozen=True)
@@ -192,13 +201,29 @@ def unlabelled_blocks(pages: Sequence[TrainingPage]) -> UnlabelledBlocks:
 
 @dataclass
 class TrainingTable:
-    """Features, labels and weights of every labelled block, and the gold source of each."""
+    """Features, labels (-1: unknown, weight 0) and weights of the gold pages' blocks, and the
+    gold source of each; a second stage also reads each block's words and page (numbered on
+    through the table, so a page's blocks are consecutive)."""
 
     features: np.ndarray
     labels: np.ndarray
     weights: np.ndarray
     group: np.ndarray
     feature_names: tuple[str, ...] = FEATURE_NAMES  # the features' columns, as a model names them
+    words: np.ndarray | None = None
+    page: np.ndarray | None = None
+
+    def rows(self, keep: np.ndarray) -> TrainingTable:
+        """The table of the rows ``keep`` selects."""
+        return TrainingTable(
+            self.features[keep],
+            self.labels[keep],
+            self.weights[keep],
+            self.group[keep],
+            self.feature_names,
+            None if self.words is None else self.words[keep],
+            None if self.page is None else self.page[keep],
+        )
 
 
 def _joined(arrays: list[np.ndarray], empty: np.ndarray) -> np.ndarray:
@@ -207,14 +232,18 @@ def _joined(arrays: list[np.ndarray], empty: np.ndarray) -> np.ndarray:
 
 
 def training_blocks(pages: Sequence[TrainingPage]) -> dict[str, np.ndarray]:
-    """The labelled blocks of one gold set's pages as arrays (what rule
-    ``training_blocks`` stores)."""
-    known = [(page, page.labels >= 0) for page in pages]
+    """Every block of one gold set's pages as arrays, the unknown ones labelled -1 and each
+    numbered with its page: a second stage reads a labelled block's neighbours whatever their
+    label (what rule ``training_blocks`` stores)."""
     names = same_columns(page.feature_names for page in pages)
     return {
-        "features": _joined([page.features[k] for page, k in known], np.zeros((0, len(names)))),
-        "labels": _joined([page.labels[k] for page, k in known], np.zeros(0, dtype=np.int8)),
-        "words": _joined([block_words(page.blocks)[k] for page, k in known], np.zeros(0)),
+        "features": _joined([page.features for page in pages], np.zeros((0, len(names)))),
+        "labels": _joined([page.labels for page in pages], np.zeros(0, dtype=np.int8)),
+        "words": _joined([block_words(page.blocks) for page in pages], np.zeros(0)),
+        "page": _joined(
+            [np.full(len(page.labels), i, dtype=np.int32) for i, page in enumerate(pages)],
+            np.zeros(0, dtype=np.int32),
+        ),
         "feature_names": np.array(names),
     }
 
@@ -232,6 +261,10 @@ def read_training_table(paths: Iterable[Path | str], comments: bool | None = Non
         with np.load(path) as data:
             if not known_feature_names(tuple(str(n) for n in data["feature_names"])):
                 raise ValueError(f"{path}: blocks of an older feature set; delete it and rerun")
+            if "page" not in data:
+                raise ValueError(
+                    f"{path}: blocks of an older version, without their pages; delete it and rerun"
+                )
             parts.append({key: data[key] for key in data.files})
     return weighted_table(parts, comments)
 
@@ -264,27 +297,27 @@ def in_scope(part: dict[str, np.ndarray], comments: bool) -> dict[str, np.ndarra
       leaves out. Without them the article model saw few comments to leave out and kept most of
       L3S-GN1's (docs/extraction-scope.md, variant 25).
     - The scope with comments cannot read a set that drops comments so: its comment containers'
-      blocks labelled boilerplate may be comments, which this scope keeps. They are left out,
-      but for their short controls (:data:`FORM_WORDS`)."""
+      blocks labelled boilerplate may be comments, which this scope keeps. They are unlabelled
+      (-1), but for their short controls (:data:`FORM_WORDS`)."""
     if fits_scope(str(part["dataset"]), comments):
         return part
-    hinted = part["features"][:, FEATURE_NAMES.index("hint_comment")] != 0
+    labels = part["labels"]
+    hinted = (part["features"][:, FEATURE_NAMES.index("hint_comment")] != 0) & (labels >= 0)
     if not comments:
-        return {**part, "labels": np.where(hinted, 0, part["labels"]).astype(part["labels"].dtype)}
-    keep = ~hinted | ((part["labels"] == 0) & (part["words"] < FORM_WORDS))
-    return {
-        key: value[keep] if key in ("features", "labels", "words") else value
-        for key, value in part.items()
-    }
+        return {**part, "labels": np.where(hinted, 0, labels).astype(labels.dtype)}
+    unknown = hinted & ~((labels == 0) & (part["words"] < FORM_WORDS))
+    return {**part, "labels": np.where(unknown, -1, labels).astype(labels.dtype)}
 
 
 def weighted_table(
     parts: Sequence[dict[str, np.ndarray]], comments: bool | None = None
 ) -> TrainingTable:
-    """One table of the gold sets' blocks. A block weighs its words, and every gold source weighs
-    the same in total, so the small snippet set counts as much as the large CleanEval.
-    ``comments``: the scope to label for (:func:`in_scope`); None takes every label as it is.
-    Every part names the same ``feature_names`` (absent: the plain block features)."""
+    """One table of the gold sets' blocks. A labelled block weighs its words, and every gold
+    source weighs the same in total, so the small snippet set counts as much as the large
+    CleanEval; an unknown block (label -1) weighs nothing. ``comments``: the scope to label for
+    (:func:`in_scope`); None takes every label as it is. Every part names the same
+    ``feature_names`` (absent: the plain block features) and numbers its blocks' ``page``s
+    from 0 (absent: each block a page of its own)."""
     feature_names = same_columns(
         tuple(str(n) for n in part.get("feature_names", FEATURE_NAMES)) for part in parts
     )
@@ -297,19 +330,27 @@ def weighted_table(
         ],
         np.zeros(0, dtype=object),
     )
-    weights = _joined([part["words"] for part in parts], np.zeros(0))
-    sources = pd.unique(group)
+    labels = _joined([part["labels"] for part in parts], np.zeros(0)).astype(np.int8)
+    words = _joined([part["words"] for part in parts], np.zeros(0)).astype(np.float64)
+    weights = np.where(labels >= 0, words, 0.0)
+    sources = pd.unique(group[labels >= 0])
     for name in sources:
         mine = group == name
-        weights[mine] *= len(weights) / (weights[mine].sum() * len(sources))
+        weights[mine] *= (labels >= 0).sum() / (weights[mine].sum() * len(sources))
+    page_numbers = [part.get("page", np.arange(len(part["labels"]))) for part in parts]
+    first = np.cumsum([0] + [int(page.max(initial=-1)) + 1 for page in page_numbers])
     return TrainingTable(
         _joined([part["features"] for part in parts], np.zeros((0, len(feature_names)))).astype(
             np.float32
         ),
-        _joined([part["labels"] for part in parts], np.zeros(0)).astype(np.int8),
+        labels,
         weights,
         group,
         feature_names,
+        words,
+        _joined(
+            [page + offset for page, offset in zip(page_numbers, first)], np.zeros(0, np.int64)
+        ).astype(np.int64),
     )
 
 
@@ -325,7 +366,9 @@ def self_train(
 
     Each round, ``model`` labels the blocks of ``adapt.pages`` sampled target pages; those it is
     sure of (``adapt.confidence``) join ``table`` as one more source, weighing what one gold
-    source weighs, and the trees are refitted on it all. Returns the last round's model."""
+    source weighs, and the trees are refitted on it all. A model of two stages labels with both
+    and refits its first; the second, fitted on the gold sources' cross-fitted probabilities,
+    stays. Returns the last round's model."""
     if not target.feature_names == table.feature_names == model.feature_names:
         raise ConfigError(
             "config key 'extract.peers': the model to adapt reads "
@@ -335,10 +378,10 @@ def self_train(
             "three must be made with the same extract.peers (and extract.model read as many)"
         )
     target = target.sample(adapt.pages, params.seed)
-    source_weight = table.weights.sum() / len(pd.unique(table.group))
+    source_weight = table.weights.sum() / len(pd.unique(table.group[table.labels >= 0]))
     group = f"self-labelled:{target_name}"
     for number in range(1, adapt.rounds + 1):
-        probability = model.probabilities(target.features)
+        probability = model.page_probabilities(target.features, target.words, target.page)
         sure = (probability >= adapt.confidence) | (probability <= 1 - adapt.confidence)
         words = target.words[sure]
         if not words.sum():
@@ -359,7 +402,7 @@ def self_train(
             len(sure),
             100 * float(words[labels == 1].sum() / words.sum()),
         )
-        model = fit(
+        first_stage = fit_trees(
             TrainingTable(
                 np.concatenate([table.features, target.features[sure]]),
                 np.concatenate([table.labels, labels]),
@@ -369,13 +412,67 @@ def self_train(
             ),
             params,
         )
+        model = (
+            first_stage
+            if model.second_stage is None
+            else replace(first_stage, second_stage=model.second_stage)
+        )
     return model
 
 
 def fit(
     table: TrainingTable, params: TrainParams = TrainParams(), without: str | None = None
 ) -> BlockModel:
-    """Gradient-boosted trees on the table, or on all of it but one gold source, as a BlockModel."""
+    """The `best` preset's model of ``params.stages`` on the table, or on all of it but one gold
+    source."""
+    first_stage = fit_trees(table, params, without)
+    if params.stages == 1:
+        return first_stage
+    return replace(
+        first_stage,
+        second_stage=fit_trees(second_stage_table(table, params, without), params, without),
+    )
+
+
+def second_stage_table(
+    table: TrainingTable, params: TrainParams, without: str | None = None
+) -> TrainingTable:
+    """The table with :func:`model.stage_context`'s columns after the features: each gold source's
+    first-stage probabilities from trees fitted without it (and without ``without``), so the
+    second stage learns how far to trust the first on pages it never saw, as it will be used."""
+    if table.words is None or table.page is None:
+        raise ValueError("a second stage needs each block's words and page (weighted_table)")
+    sources = [s for s in pd.unique(table.group[table.labels >= 0]) if s != without]
+    if len(sources) < 2:
+        raise ConfigError(
+            "config key 'train.stages': a second stage is fitted on first-stage probabilities "
+            "cross-fitted by gold source, and needs at least two sources (train.datasets)"
+        )
+    context = np.zeros((len(table.labels), len(CONTEXT_NAMES)), dtype=np.float32)
+    rest = table.rows(table.group != without) if without is not None else table
+    for source in sources:
+        log.info(
+            "second stage: first-stage probabilities of %s, from trees fitted without it", source
+        )
+        mine = table.group == source
+        first = fit_trees(rest, params, source).probabilities(table.features[mine])
+        context[mine] = stage_context(first, table.words[mine], table.page[mine])
+    return TrainingTable(
+        np.column_stack([table.features, context]),
+        table.labels,
+        table.weights,
+        table.group,
+        table.feature_names + CONTEXT_NAMES,
+        table.words,
+        table.page,
+    )
+
+
+def fit_trees(
+    table: TrainingTable, params: TrainParams = TrainParams(), without: str | None = None
+) -> BlockModel:
+    """Gradient-boosted trees on the table's labelled blocks, or on all of them but one gold
+    source's, as a BlockModel of one stage."""
     try:
         from sklearn.ensemble import HistGradientBoostingClassifier
     except ImportError:
@@ -384,7 +481,7 @@ def fit(
             "pip install 'corpusbuilder[train]'"
         ) from None
 
-    mask = table.group != without
+    mask = (table.group != without) & (table.labels >= 0)
     if not mask.any() or len(np.unique(table.labels[mask])) < 2:
         raise ValueError(
             "training needs content and boilerplate blocks from at least one gold source"

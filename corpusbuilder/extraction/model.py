@@ -9,14 +9,14 @@ numpy's results bit for bit), else all at once in numpy; scikit-learn fits them
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from corpusbuilder.common.package_data import SHIPPED_MODEL
-from corpusbuilder.extraction.classifier import FEATURE_NAMES, block_features
+from corpusbuilder.extraction.classifier import FEATURE_NAMES, block_features, block_words
 from corpusbuilder.extraction.justext import BAD, GOOD
 from corpusbuilder.extraction.peers import (
     PEER_FEATURE_NAMES,
@@ -54,6 +54,76 @@ def same_columns(names: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
     return distinct.pop() if distinct else FEATURE_NAMES
 
 
+# What a second stage reads of the first stage's probabilities besides the block's own rows
+# (:func:`stage_context`; docs/extraction-scope.md, variants 11 and 27).
+CONTEXT_NAMES = (
+    "stage1",
+    "stage1@-2",
+    "stage1@-1",
+    "stage1@+1",
+    "stage1@+2",
+    "stage1_page_mean",
+    "stage1_page_good",
+    "stage1_vs_page",
+    "stage1_max_before3",
+    "stage1_max_after3",
+    "stage1_between",
+    "stage1_max_before",
+    "stage1_max_after",
+)
+CONTEXT_REACH = 3  # blocks on each side whose highest probability stage1_max_*3 read
+_NONE = -1.0  # a neighbour past the page's edge
+
+
+def _shifted(values: np.ndarray, page: np.ndarray, offset: int) -> np.ndarray:
+    """``values[i + offset]`` where that block is on block i's page, else :data:`_NONE`."""
+    n = len(values)
+    out = np.full(n, _NONE)
+    if abs(offset) >= n:
+        return out
+    source = np.arange(n) + offset
+    inside = (source >= 0) & (source < n)
+    inside[inside] = page[source[inside]] == page[inside]
+    out[inside] = values[source[inside]]
+    return out
+
+
+def _running_max_before(values: np.ndarray, page: np.ndarray) -> np.ndarray:
+    """The highest of ``values`` before each block on its page (:data:`_NONE` for a page's
+    first). ``values`` lie in [0, 1], so lifting each page by twice its number keeps an earlier
+    page's values below every later page's within one running maximum."""
+    lifted = np.maximum.accumulate(values + 2.0 * page)
+    return _shifted(lifted - 2.0 * page, page, -1) if len(values) else values.copy()
+
+
+def stage_context(probability: np.ndarray, words: np.ndarray, page: np.ndarray) -> np.ndarray:
+    """Per block, what the first stage said of it and around it (:data:`CONTEXT_NAMES`): its
+    probability, its two neighbours' on each side, its page's word-weighted mean and share of
+    words above .5, its distance from that mean, the highest before and after it within
+    :data:`CONTEXT_REACH` blocks and on the whole page, and the lower of the two near ones (a
+    block between content). ``page`` numbers each block's page, non-decreasing: one call reads
+    many pages at once."""
+    p = np.asarray(probability, dtype=np.float64)
+    page = np.asarray(page, dtype=np.int64)
+    if len(p) == 0:
+        return np.zeros((0, len(CONTEXT_NAMES)), dtype=np.float32)
+    page = page - page[0]
+    weight = np.maximum(words, 1.0)
+    page_words = np.bincount(page, weight)[page]
+    mean = np.bincount(page, weight * p)[page] / page_words
+    good = np.bincount(page, weight * (p > 0.5))[page] / page_words
+    near = {
+        offset: _shifted(p, page, offset) for offset in range(-CONTEXT_REACH, CONTEXT_REACH + 1)
+    }
+    before = np.max([near[-k] for k in range(1, CONTEXT_REACH + 1)], axis=0)
+    after = np.max([near[k] for k in range(1, CONTEXT_REACH + 1)], axis=0)
+    flipped = page[-1] - page[::-1]
+    columns = [p, near[-2], near[-1], near[1], near[2], mean, good, p - mean, before, after]
+    columns += [np.minimum(before, after), _running_max_before(p, page)]
+    columns.append(_running_max_before(p[::-1], flipped)[::-1])
+    return np.column_stack(columns).astype(np.float32)
+
+
 @dataclass(frozen=True)
 class BlockModel:
     """Gradient-boosted trees as flat arrays: node i tests ``feature[i] <= threshold[i]``.
@@ -75,6 +145,9 @@ class BlockModel:
     threshold_good: float
     feature_names: tuple[str, ...]
     trained_on: tuple[str, ...] = ()  # the gold sources it learned from: it is never scored on them
+    # Trees that decide again from the rows and these trees' probabilities in their page's
+    # context (:func:`stage_context`); None: these trees decide (train.stages).
+    second_stage: BlockModel | None = None
 
     @property
     def peers(self) -> tuple[str, ...]:
@@ -111,6 +184,19 @@ class BlockModel:
                 f"{self.highest_feature_column}"
             )
         return 1.0 / (1.0 + np.exp(-(self.baseline + self._leaf_sums(features))))
+
+    def page_probabilities(
+        self, features: np.ndarray, words: np.ndarray, page: np.ndarray | None = None
+    ) -> np.ndarray:
+        """P(content) per block: these trees' :meth:`probabilities`, or, with a second stage, its
+        reading of them in their page's context. ``words``: each block's words (the page's
+        mean weighs them); ``page``: each block's page, non-decreasing (None: all one page)."""
+        first = self.probabilities(features)
+        if self.second_stage is None:
+            return first
+        page = np.zeros(len(first), dtype=np.int64) if page is None else page
+        context = stage_context(first, words, page).astype(features.dtype)
+        return self.second_stage.probabilities(np.column_stack([features, context]))
 
     @cached_property
     def highest_feature_column(self) -> int:
@@ -176,50 +262,73 @@ class BlockModel:
             np.take(self.children, index, out=nodes, mode="clip")
         return nodes
 
+    def _arrays(self, prefix: str = "") -> dict[str, np.ndarray]:
+        arrays = {
+            "feature": self.feature,
+            "threshold": self.threshold,
+            "left": self.left,
+            "right": self.right,
+            "value": self.value,
+            "roots": self.roots,
+            "meta": np.array([self.depth, self.baseline, self.threshold_good]),
+            "feature_names": np.array(self.feature_names),
+            "trained_on": np.array(self.trained_on, dtype=str),
+        }
+        arrays = {prefix + key: value for key, value in arrays.items()}
+        if self.second_stage is not None:
+            arrays.update(self.second_stage._arrays(prefix + SECOND_STAGE))
+        return arrays
+
     def save(self, path: Path | str) -> None:
-        np.savez_compressed(
-            path,
-            feature=self.feature,
-            threshold=self.threshold,
-            left=self.left,
-            right=self.right,
-            value=self.value,
-            roots=self.roots,
-            meta=np.array([self.depth, self.baseline, self.threshold_good]),
-            feature_names=np.array(self.feature_names),
-            trained_on=np.array(self.trained_on, dtype=str),
-        )
+        # numpy's stub reads the arrays' names as possibly its allow_pickle flag: they never are
+        np.savez_compressed(path, **self._arrays())  # type: ignore[arg-type]
 
     @classmethod
     def load(cls, path: Path | str) -> BlockModel:
         with np.load(path) as data:
-            names = tuple(str(n) for n in data["feature_names"])
+            model = cls._of_arrays(data, path)
+            names = model.feature_names
             if not known_feature_names(names):
                 raise ValueError(
                     f"{path}: model was trained on other features than this version "
                     "computes; retrain it (snakemake train)"
                 )
-            depth, baseline, threshold_good = data["meta"]
-            trained_on = tuple(str(s) for s in data["trained_on"]) if "trained_on" in data else ()
-            model = cls(
-                data["feature"],
-                data["threshold"].astype(np.float64),
-                data["left"],
-                data["right"],
-                data["value"],
-                data["roots"],
-                int(depth),
-                float(baseline),
-                float(threshold_good),
-                names,
-                trained_on,
-            )
-            if model.highest_feature_column >= len(names):
-                raise ValueError(
-                    f"{path}: the trees read column {model.highest_feature_column}, but the model "
-                    f"names {len(names)} features; retrain it (snakemake train)"
-                )
+            if f"{SECOND_STAGE}feature" in data:
+                second = cls._of_arrays(data, path, SECOND_STAGE)
+                if second.feature_names != names + CONTEXT_NAMES:
+                    raise ValueError(
+                        f"{path}: the second stage reads other columns than this version gives "
+                        "it; retrain it (snakemake train)"
+                    )
+                model = replace(model, second_stage=second)
             return model
+
+    @classmethod
+    def _of_arrays(cls, data, path: Path | str, prefix: str = "") -> BlockModel:
+        depth, baseline, threshold_good = data[prefix + "meta"]
+        trained_on = prefix + "trained_on"
+        model = cls(
+            data[prefix + "feature"],
+            data[prefix + "threshold"].astype(np.float64),
+            data[prefix + "left"],
+            data[prefix + "right"],
+            data[prefix + "value"],
+            data[prefix + "roots"],
+            int(depth),
+            float(baseline),
+            float(threshold_good),
+            tuple(str(n) for n in data[prefix + "feature_names"]),
+            tuple(str(s) for s in data[trained_on]) if trained_on in data else (),
+        )
+        if model.highest_feature_column >= len(model.feature_names):
+            raise ValueError(
+                f"{path}: the trees read column {model.highest_feature_column}, but the model "
+                f"names {len(model.feature_names)} features; retrain it (snakemake train)"
+            )
+        return model
+
+
+SECOND_STAGE = "second_stage."  # the prefix of the second stage's arrays in a model file
 
 
 @lru_cache(maxsize=4)
@@ -249,7 +358,7 @@ def classify_learned(
                 "each block: pass peers.peer_features"
             )
         features = np.column_stack([features, peers])
-    keep = model.probabilities(features) >= model.threshold_good
+    keep = model.page_probabilities(features, block_words(blocks)) >= model.threshold_good
     return [GOOD if k else BAD for k in keep]
 
 
