@@ -46,7 +46,11 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.common.package_data import shipped_peer_model
+from corpusbuilder.common.package_data import (
+    SHIPPED_ARTICLE_MODEL,
+    SHIPPED_MODEL,
+    shipped_peer_model,
+)
 from corpusbuilder.evaluation.extractors import (
     LEARNED_BLOCKS,
     Extraction,
@@ -281,14 +285,24 @@ def score_scope_input(
     return results
 
 
-SHIPPED = {"res": "resiliparse", "all3": "all"}  # variant: its choice of extract.peers
+SHIPPED = {"base": "none", "res": "resiliparse", "all3": "all"}  # variant: its extract.peers
 
 
-def ship(comments: bool, cache: Path, params: TrainParams, folder: Path) -> list[Path]:
-    """The scope's models of extract.peers, each trained on every gold source but the kept-out
-    one."""
+def shipped_name(choice: str, comments: bool) -> str:
+    """The package's model file of an extract.peers choice for a scope."""
+    if choice == "none":
+        return (SHIPPED_MODEL if comments else SHIPPED_ARTICLE_MODEL).name
+    return shipped_peer_model(choice, comments).name
+
+
+def ship(
+    comments: bool, cache: Path, params: TrainParams, folder: Path, chosen: list[str]
+) -> list[Path]:
+    """The scope's models of the ``chosen`` variants' extract.peers, each trained on every gold
+    source but the kept-out one."""
     written = []
-    for variant, choice in SHIPPED.items():
+    for variant in chosen:
+        choice = SHIPPED[variant]
         peers = variants(comments)[variant]
         parts = [
             labelled_part(d, read_set(d, comments, cache), peers)
@@ -297,7 +311,7 @@ def ship(comments: bool, cache: Path, params: TrainParams, folder: Path) -> list
         ]
         model = fit(weighted_table(parts, comments), params)
         assert model.peers == PEER_CHOICES[choice], (model.peers, choice)
-        path = folder / shipped_peer_model(choice, comments).name
+        path = folder / shipped_name(choice, comments)
         model.save(path)
         written.append(path)
     return written
@@ -330,7 +344,11 @@ def main() -> int:
     parser.add_argument(
         "--stages", type=int, choices=(1, 2), default=1, help="train.stages of every model"
     )
-    parser.add_argument("--ship", type=Path, help="write each scope's res and all3 models here")
+    parser.add_argument(
+        "--ship",
+        type=Path,
+        help="write each scope's models of the variants given (default: res all3) here",
+    )
     parser.add_argument(
         "--adapt", action="store_true", help="self-train each held-out model on its source's pages"
     )
@@ -349,8 +367,12 @@ def main() -> int:
     params = replace(TrainParams() if args.full else QUICK, stages=args.stages)
     scopes = [False, True] if args.scope == "both" else [args.scope == "comments"]
     if args.ship:
+        chosen_ship = args.variants or ["res", "all3"]
+        unknown = sorted(set(chosen_ship) - set(SHIPPED))
+        if unknown:
+            parser.error(f"--ship writes the models of {', '.join(SHIPPED)}, not {unknown}")
         for comments in scopes:
-            print("shipped", *ship(comments, args.cache, params, args.ship))
+            print("shipped", *ship(comments, args.cache, params, args.ship, chosen_ship))
         return 0
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True

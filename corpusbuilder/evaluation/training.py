@@ -317,7 +317,7 @@ def weighted_table(
     CleanEval; an unknown block (label -1) weighs nothing. ``comments``: the scope to label for
     (:func:`in_scope`); None takes every label as it is. Every part names the same
     ``feature_names`` (absent: the plain block features) and numbers its blocks' ``page``s
-    from 0 (absent: each block a page of its own)."""
+    from 0 (absent from any: the table has no pages, and serves a first stage only)."""
     feature_names = same_columns(
         tuple(str(n) for n in part.get("feature_names", FEATURE_NAMES)) for part in parts
     )
@@ -337,8 +337,12 @@ def weighted_table(
     for name in sources:
         mine = group == name
         weights[mine] *= (labels >= 0).sum() / (weights[mine].sum() * len(sources))
-    page_numbers = [part.get("page", np.arange(len(part["labels"]))) for part in parts]
-    first = np.cumsum([0] + [int(page.max(initial=-1)) + 1 for page in page_numbers])
+    page = None  # parts without pages (blocks of a single page each) serve a first stage only
+    if all("page" in part for part in parts):
+        first = np.cumsum([0] + [int(part["page"].max(initial=-1)) + 1 for part in parts])
+        page = _joined(
+            [part["page"] + offset for part, offset in zip(parts, first)], np.zeros(0)
+        ).astype(np.int64)
     return TrainingTable(
         _joined([part["features"] for part in parts], np.zeros((0, len(feature_names)))).astype(
             np.float32
@@ -348,9 +352,7 @@ def weighted_table(
         group,
         feature_names,
         words,
-        _joined(
-            [page + offset for page, offset in zip(page_numbers, first)], np.zeros(0, np.int64)
-        ).astype(np.int64),
+        page,
     )
 
 
