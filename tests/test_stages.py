@@ -155,10 +155,14 @@ def test_self_training_refits_the_first_stage_and_keeps_the_second(pages):
     assert not np.array_equal(adapted.value, model.value)
 
 
-def test_two_stages_need_two_sources_and_a_stage_count_of_one_or_two(pages):
-    one_source = training_table([p for p in pages if p.gold.dataset == "l3s-gn1"])
+def test_two_stages_need_two_sources_and_a_stage_count_of_one_or_two(pages, caplog):
+    two_sources = training_table([p for p in pages if p.gold.dataset != "trafilatura-dev"])
     with pytest.raises(ConfigError, match="train.stages"):
-        fit(one_source, FEW)
+        second_stage_table(two_sources, FEW, without="l3s-gn1")
+    # a held-out model of two gold sources: one stage, said so
+    assert fit(two_sources, FEW, without="l3s-gn1").second_stage is None
+    assert "the table without l3s-gn1 holds one source: the model has one stage" in caplog.text
+    assert fit(two_sources, FEW).second_stage is not None
     with pytest.raises(ConfigError, match="train.stages"):
         TrainParams.from_config({"stages": 3})
     assert TrainParams.from_config({"stages": 2}).stages == 2

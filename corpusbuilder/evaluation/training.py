@@ -426,14 +426,27 @@ def fit(
     table: TrainingTable, params: TrainParams = TrainParams(), without: str | None = None
 ) -> BlockModel:
     """The `best` preset's model of ``params.stages`` on the table, or on all of it but one gold
-    source."""
+    source. Where fewer than two sources are left to cross-fit a second stage on (a held-out
+    model of two gold sources), the first stage alone, with a warning."""
     first_stage = fit_trees(table, params, without)
     if params.stages == 1:
+        return first_stage
+    if len(cross_fitted_sources(table, without)) < 2:
+        log.warning(
+            "train.stages: 2 needs first-stage probabilities cross-fitted by gold source, and "
+            "the table%s holds one source: the model has one stage",
+            f" without {without}" if without else "",
+        )
         return first_stage
     return replace(
         first_stage,
         second_stage=fit_trees(second_stage_table(table, params, without), params, without),
     )
+
+
+def cross_fitted_sources(table: TrainingTable, without: str | None) -> list[str]:
+    """The gold sources a second stage's first-stage probabilities are cross-fitted over."""
+    return [s for s in pd.unique(table.group[table.labels >= 0]) if s != without]
 
 
 def second_stage_table(
@@ -444,7 +457,7 @@ def second_stage_table(
     second stage learns how far to trust the first on pages it never saw, as it will be used."""
     if table.words is None or table.page is None:
         raise ValueError("a second stage needs each block's words and page (weighted_table)")
-    sources = [s for s in pd.unique(table.group[table.labels >= 0]) if s != without]
+    sources = cross_fitted_sources(table, without)
     if len(sources) < 2:
         raise ConfigError(
             "config key 'train.stages': a second stage is fitted on first-stage probabilities "
