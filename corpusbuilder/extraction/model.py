@@ -72,28 +72,6 @@ CONTEXT_NAMES = (
     "stage1_max_after",
 )
 CONTEXT_REACH = 3  # blocks on each side whose highest probability stage1_max_*3 read
-_NONE = -1.0  # a neighbour past the page's edge
-
-
-def _shifted(values: np.ndarray, page: np.ndarray, offset: int) -> np.ndarray:
-    """``values[i + offset]`` where that block is on block i's page, else :data:`_NONE`."""
-    n = len(values)
-    out = np.full(n, _NONE)
-    if abs(offset) >= n:
-        return out
-    source = np.arange(n) + offset
-    inside = (source >= 0) & (source < n)
-    inside[inside] = page[source[inside]] == page[inside]
-    out[inside] = values[source[inside]]
-    return out
-
-
-def _running_max_before(values: np.ndarray, page: np.ndarray) -> np.ndarray:
-    """The highest of ``values`` before each block on its page (:data:`_NONE` for a page's
-    first). ``values`` lie in [0, 1], so lifting each page by twice its number keeps an earlier
-    page's values below every later page's within one running maximum."""
-    lifted = np.maximum.accumulate(values + 2.0 * page)
-    return _shifted(lifted - 2.0 * page, page, -1) if len(values) else values.copy()
 
 
 def stage_context(probability: np.ndarray, words: np.ndarray, page: np.ndarray) -> np.ndarray:
@@ -101,27 +79,62 @@ def stage_context(probability: np.ndarray, words: np.ndarray, page: np.ndarray) 
     probability, its two neighbours' on each side, its page's word-weighted mean and share of
     words above .5, its distance from that mean, the highest before and after it within
     :data:`CONTEXT_REACH` blocks and on the whole page, and the lower of the two near ones (a
-    block between content). ``page`` numbers each block's page, non-decreasing: one call reads
-    many pages at once."""
+    block between content). A neighbour past the page's edge reads -1. ``page`` numbers each
+    block's page, non-decreasing: one call reads many pages at once."""
     p = np.asarray(probability, dtype=np.float64)
-    page = np.asarray(page, dtype=np.int64)
-    if len(p) == 0:
+    n = len(p)
+    if n == 0:
         return np.zeros((0, len(CONTEXT_NAMES)), dtype=np.float32)
-    page = page - page[0]
+    index = np.arange(n)
+    first_of_page = np.ones(n, dtype=bool)
+    first_of_page[1:] = page[1:] != page[:-1]
+    dense = np.cumsum(first_of_page) - 1  # pages numbered 0, 1, … as bincount wants them
+    start = np.maximum.accumulate(np.where(first_of_page, index, 0))
+    last_of_page = np.append(first_of_page[1:], True)
+    end = np.minimum.accumulate(np.where(last_of_page, index, n)[::-1])[::-1]
+    # neighbours at offsets -REACH … REACH in one gather, -1 past the page's edge
+    offsets = np.arange(-CONTEXT_REACH, CONTEXT_REACH + 1)
+    source = index[:, None] + offsets
+    near = np.concatenate([np.full(CONTEXT_REACH, -1.0), p, np.full(CONTEXT_REACH, -1.0)])[
+        source + CONTEXT_REACH
+    ]
+    near[(source < start[:, None]) | (source > end[:, None])] = -1.0
+    # np.maximum.reduce over a few columns: axis=1 reductions of small rows cost more
+    before = np.maximum.reduce([near[:, CONTEXT_REACH - k] for k in range(1, CONTEXT_REACH + 1)])
+    after = np.maximum.reduce([near[:, CONTEXT_REACH + k] for k in range(1, CONTEXT_REACH + 1)])
     weight = np.maximum(words, 1.0)
-    page_words = np.bincount(page, weight)[page]
-    mean = np.bincount(page, weight * p)[page] / page_words
-    good = np.bincount(page, weight * (p > 0.5))[page] / page_words
-    near = {
-        offset: _shifted(p, page, offset) for offset in range(-CONTEXT_REACH, CONTEXT_REACH + 1)
-    }
-    before = np.max([near[-k] for k in range(1, CONTEXT_REACH + 1)], axis=0)
-    after = np.max([near[k] for k in range(1, CONTEXT_REACH + 1)], axis=0)
-    flipped = page[-1] - page[::-1]
-    columns = [p, near[-2], near[-1], near[1], near[2], mean, good, p - mean, before, after]
-    columns += [np.minimum(before, after), _running_max_before(p, page)]
-    columns.append(_running_max_before(p[::-1], flipped)[::-1])
-    return np.column_stack(columns).astype(np.float32)
+    page_words = np.bincount(dense, weight)
+    mean = (np.bincount(dense, weight * p) / page_words)[dense]
+    good = (np.bincount(dense, weight * (p > 0.5)) / page_words)[dense]
+    # running maxima within a page: p lies in [0, 1], so lifting page k by 2 k keeps every
+    # earlier page's values below this page's in one running maximum
+    max_through = np.maximum.accumulate(p + 2.0 * dense) - 2.0 * dense
+    from_end = 2.0 * (dense[-1] - dense)
+    max_from = np.maximum.accumulate((p + from_end)[::-1])[::-1] - from_end
+    max_before = np.concatenate([[-1.0], max_through[:-1]])
+    max_before[first_of_page] = -1.0
+    max_after = np.concatenate([max_from[1:], [-1.0]])
+    max_after[last_of_page] = -1.0
+    centre = CONTEXT_REACH
+    columns = (
+        p,
+        near[:, centre - 2],
+        near[:, centre - 1],
+        near[:, centre + 1],
+        near[:, centre + 2],
+        mean,
+        good,
+        p - mean,
+        before,
+        after,
+        np.minimum(before, after),
+        max_before,
+        max_after,
+    )
+    table = np.empty((n, len(CONTEXT_NAMES)), dtype=np.float32)
+    for column, values in enumerate(columns):  # column by column: column_stack costs more
+        table[:, column] = values
+    return table
 
 
 @dataclass(frozen=True)
