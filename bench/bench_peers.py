@@ -366,6 +366,8 @@ def main() -> int:
     args.cache.mkdir(parents=True, exist_ok=True)
     params = replace(TrainParams() if args.full else QUICK, stages=args.stages)
     scopes = [False, True] if args.scope == "both" else [args.scope == "comments"]
+    if args.scope_input and args.stages == 2:
+        parser.error("--scope-input fits one stage: its table joins two scopes' pages")
     if args.ship:
         chosen_ship = args.variants or ["res", "all3"]
         unknown = sorted(set(chosen_ship) - set(SHIPPED))

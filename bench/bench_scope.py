@@ -55,8 +55,8 @@ log = logging.getLogger("bench_scope")
 
 
 def blocks_of(dataset: str, comments: bool | None, cache: Path) -> dict[str, np.ndarray]:
-    """A gold set's labelled blocks (training.training_blocks), read for a scope where the set
-    annotates comments apart, cached by the code's commit."""
+    """A gold set's blocks (training.training_blocks), read for a scope where the set annotates
+    comments apart, cached in ``cache`` by set and reading (delete it when the blocks change)."""
     reading = "any" if comments is None else ("comments" if comments else "article")
     path = cache / f"{dataset}.{reading}.npz"
     if not path.is_file():
@@ -202,7 +202,7 @@ def mean_f1(results: dict[str, dict]) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--cache", type=Path, required=True, help="labelled blocks, per gold set")
+    parser.add_argument("--cache", type=Path, required=True, help="training blocks, per gold set")
     parser.add_argument("--kept-out", default="cleanportaleval", help="the source kept out")
     parser.add_argument("--final", action="store_true", help="score the kept-out source, once")
     parser.add_argument("--scope", choices=[*SCOPES, "both"], default="both")

@@ -1,6 +1,6 @@
 """Rule `training_blocks`: one gold set → its blocks' features (as the `best` preset cuts them),
-labels and word counts (the labelled ones), and every block of its pages unlabelled; with
-extract.peers, each block's coverage by the peers too."""
+labels (-1 where the gold says nothing of a block), word counts and pages, and every block of its
+pages unlabelled; with extract.peers, each block's coverage by the peers too."""
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.evaluation.gold import iter_dataset

@@ -166,3 +166,25 @@ def test_two_stages_need_two_sources_and_a_stage_count_of_one_or_two(pages, capl
     with pytest.raises(ConfigError, match="train.stages"):
         TrainParams.from_config({"stages": 3})
     assert TrainParams.from_config({"stages": 2}).stages == 2
+
+
+def test_training_blocks_of_an_earlier_version_serve_one_stage_and_not_two(pages, tmp_path):
+    # blocks written before pages were stored: only the labelled ones, no page numbers
+    for name in ("cleaneval-final", "l3s-gn1"):
+        mine = [p for p in pages if p.gold.dataset == name]
+        known = [p.labels >= 0 for p in mine]
+        np.savez_compressed(
+            tmp_path / f"{name}.npz",
+            dataset=np.array(name),
+            features=np.concatenate([p.features[k] for p, k in zip(mine, known)]),
+            labels=np.concatenate([p.labels[k] for p, k in zip(mine, known)]),
+            words=np.concatenate(
+                [np.array([b.n_words for b in p.blocks], float)[k] for p, k in zip(mine, known)]
+            ),
+            feature_names=np.array(mine[0].feature_names),
+        )
+    table = read_training_table(sorted(tmp_path.glob("*.npz")))
+    assert table.page is None
+    assert fit(table, TrainParams(max_bins=QUICK_BINS, max_iter=3)).second_stage is None
+    with pytest.raises(ValueError, match="delete results/train/blocks and rerun"):
+        fit(table, FEW)

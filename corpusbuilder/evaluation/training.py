@@ -86,12 +86,13 @@ class TrainParams:
     # cross-fitted by gold source (docs/extraction-scope.md, variant 27).
     stages: int = 1
 
+    def __post_init__(self) -> None:
+        if self.stages not in (1, 2):
+            raise ConfigError(f"config key 'train.stages' must be 1 or 2, not {self.stages!r}")
+
     @classmethod
     def from_config(cls, section: dict) -> TrainParams:
-        params = cls(**dataclass_values(cls, section))
-        if params.stages not in (1, 2):
-            raise ConfigError(f"config key 'train.stages' must be 1 or 2, not {params.stages!r}")
-        return params
+        return cls(**dataclass_values(cls, section))
 
 
 @dataclass(frozen=True)
@@ -255,23 +256,21 @@ def write_training_blocks(pages: Sequence[TrainingPage], dataset: str, path: Pat
 
 def read_training_table(paths: Iterable[Path | str], comments: bool | None = None) -> TrainingTable:
     """The blocks of several gold sets, each written by :func:`write_training_blocks`, for a
-    scope (:func:`weighted_table`)."""
+    scope (:func:`weighted_table`). Blocks written by an earlier version hold only the labelled
+    blocks, without pages: they serve a first stage as they are, and a second stage asks for
+    them to be made again."""
     parts = []
     for path in paths:
         with np.load(path) as data:
             if not known_feature_names(tuple(str(n) for n in data["feature_names"])):
                 raise ValueError(f"{path}: blocks of an older feature set; delete it and rerun")
-            if "page" not in data:
-                raise ValueError(
-                    f"{path}: blocks of an older version, without their pages; delete it and rerun"
-                )
             parts.append({key: data[key] for key in data.files})
     return weighted_table(parts, comments)
 
 
 def training_table(pages: Sequence[TrainingPage]) -> TrainingTable:
-    """All labelled blocks of ``pages`` (of any gold sets), weighted as
-    :func:`weighted_table` says."""
+    """Every block of ``pages`` (of any gold sets), weighted as :func:`weighted_table` says (an
+    unknown one weighs nothing)."""
     by_set: dict[str, list[TrainingPage]] = {}
     for page in pages:
         by_set.setdefault(page.gold.dataset, []).append(page)
@@ -288,7 +287,7 @@ FORM_WORDS = 5
 
 
 def in_scope(part: dict[str, np.ndarray], comments: bool) -> dict[str, np.ndarray]:
-    """A gold set's labelled blocks as a scope reads them, when its annotators took reader
+    """A gold set's blocks labelled as a scope reads them, when its annotators took reader
     comments the other way (`gold.COMMENTS_IN_GOLD`); L3S-GN1, which annotates comments apart, is
     labelled from the scope's gold when its blocks are made.
 
@@ -380,7 +379,8 @@ def self_train(
             "three must be made with the same extract.peers (and extract.model read as many)"
         )
     target = target.sample(adapt.pages, params.seed)
-    source_weight = table.weights.sum() / len(pd.unique(table.group[table.labels >= 0]))
+    known = table.labels >= 0
+    source_weight = table.weights[known].sum() / len(pd.unique(table.group[known]))
     group = f"self-labelled:{target_name}"
     for number in range(1, adapt.rounds + 1):
         probability = model.page_probabilities(target.features, target.words, target.page)
@@ -456,7 +456,10 @@ def second_stage_table(
     first-stage probabilities from trees fitted without it (and without ``without``), so the
     second stage learns how far to trust the first on pages it never saw, as it will be used."""
     if table.words is None or table.page is None:
-        raise ValueError("a second stage needs each block's words and page (weighted_table)")
+        raise ValueError(
+            "a second stage (train.stages: 2) reads each block's page, which training blocks "
+            "of an earlier version lack: delete results/train/blocks and rerun"
+        )
     sources = cross_fitted_sources(table, without)
     if len(sources) < 2:
         raise ConfigError(
