@@ -314,11 +314,13 @@ def report_run(tmp_path_factory, sample_build):
         "extractors": ["best", "best-adapted", "justext-default", "keep-all"],
         "gold_dir": str(BOILERPLATE if with_gold else workdir / "no-gold-sets"),
     }
+    # two stages: each held-out model has two sources left to cross-fit its second stage over
     config["train"] = {
         "max_pages": 5,
         "max_iter": 5,
         "max_bins": QUICK_BINS,
         "datasets": ["cleaneval-dev", "l3s-gn1", "trafilatura-dev"],
+        "stages": 2,
     }
     config["adapt"] = {"rounds": 1, "pages": 4, "confidence": 0.51}  # five trees are never sure
     ok(snakemake(workdir, "results/report.html", config=config))
@@ -385,6 +387,7 @@ def test_workflow_writes_the_measurements(report_run):
         }
         assert held_out["cleaneval"].trained_on == ("l3s-gn1", "trafilatura-dev")
         assert held_out["trafilatura-dev"].trained_on == ("cleaneval", "l3s-gn1")
+        assert all(model.second_stage is not None for model in held_out.values())
         adapted = {
             source: BlockModel.load(
                 workdir / "results" / "model" / "adapted_held_out" / f"{source}.npz"
@@ -399,6 +402,12 @@ def test_workflow_writes_the_measurements(report_run):
         )
         assert (
             "round 1: " in (workdir / "logs" / "adapt" / "held_out" / "cleaneval.log").read_text()
+        )
+        # self-training refits the first stage and keeps the second
+        assert all(
+            adapted[source].second_stage.value.tolist()
+            == held_out[source].second_stage.value.tolist()
+            for source in adapted
         )
         scores = pd.read_csv(stats / "boilerplate.tsv", sep="\t")
         assert set(scores["extractor"]) == {"best", "best-adapted", "justext-default", "keep-all"}
