@@ -159,7 +159,7 @@ FEATURE_OF = {
 }
 
 
-def labelled_part(
+def blocks_part(
     dataset: str, pages: list[dict], peers: list[str], scope: float | None = None
 ) -> dict[str, np.ndarray]:
     """A set's blocks as `training.training_blocks` gives them: every block, the unknown ones
@@ -207,7 +207,7 @@ def score_scope(
     results: dict[str, dict[str, float]] = {d: {} for d in scored}
     for variant in chosen:
         peers = variants(comments)[variant]
-        training = [labelled_part(d, sets[d], peers) for d in READERS if gold_source(d) != KEPT_OUT]
+        training = [blocks_part(d, sets[d], peers) for d in READERS if gold_source(d) != KEPT_OUT]
         table = weighted_table(training, comments)
         models = {}
         for dataset in scored:
@@ -251,7 +251,7 @@ def score_scope_input(
         tables = [
             weighted_table(
                 [
-                    labelled_part(
+                    blocks_part(
                         d, sets[comments][d], variants(comments)[variant], SCOPE_COLUMN[comments]
                     )
                     for d in READERS
@@ -305,7 +305,7 @@ def ship(
         choice = SHIPPED[variant]
         peers = variants(comments)[variant]
         parts = [
-            labelled_part(d, read_set(d, comments, cache), peers)
+            blocks_part(d, read_set(d, comments, cache), peers)
             for d in READERS
             if gold_source(d) != KEPT_OUT
         ]

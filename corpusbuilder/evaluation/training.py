@@ -331,11 +331,12 @@ def weighted_table(
     )
     labels = _joined([part["labels"] for part in parts], np.zeros(0)).astype(np.int8)
     words = _joined([part["words"] for part in parts], np.zeros(0)).astype(np.float64)
-    weights = np.where(labels >= 0, words, 0.0)
-    sources = pd.unique(group[labels >= 0])
+    known = labels >= 0
+    weights = np.where(known, words, 0.0)
+    sources = pd.unique(group[known])
     for name in sources:
         mine = group == name
-        weights[mine] *= (labels >= 0).sum() / (weights[mine].sum() * len(sources))
+        weights[mine] *= known.sum() / (weights[mine].sum() * len(sources))
     page = None  # parts without pages (blocks of a single page each) serve a first stage only
     if all("page" in part for part in parts):
         first = np.cumsum([0] + [int(part["page"].max(initial=-1)) + 1 for part in parts])

@@ -72,6 +72,7 @@ CONTEXT_NAMES = (
     "stage1_max_after",
 )
 CONTEXT_REACH = 3  # blocks on each side whose highest probability stage1_max_*3 read
+SECOND_STAGE = "second_stage."  # the prefix of the second stage's arrays in a model file
 
 
 def _running_max_by_page(page: np.ndarray, bits: np.ndarray) -> np.ndarray:
@@ -350,9 +351,6 @@ class BlockModel:
         return model
 
 
-SECOND_STAGE = "second_stage."  # the prefix of the second stage's arrays in a model file
-
-
 @lru_cache(maxsize=4)
 def load_model(path: Path | None = None) -> BlockModel:
     """A model file, loaded once per process; None = the one inside the package
@@ -380,6 +378,7 @@ def classify_learned(
                 "each block: pass peers.peer_features"
             )
         features = np.column_stack([features, peers])
+    # only a second stage reads the words (its page mean weighs them): not counted for one stage
     words = block_words(blocks) if model.second_stage is not None else np.zeros(0)
     keep = model.page_probabilities(features, words) >= model.threshold_good
     return [GOOD if k else BAD for k in keep]
