@@ -145,6 +145,27 @@ def test_a_second_stage_naming_other_columns_is_refused(pages, tmp_path):
         BlockModel.load(tmp_path / "odd.npz")
 
 
+def test_a_model_file_missing_arrays_or_no_archive_at_all_is_refused_by_name(pages, tmp_path):
+    arrays = fit(training_table(pages), FEW)._arrays()
+    del arrays[f"{SECOND_STAGE}roots"], arrays[f"{SECOND_STAGE}meta"]
+    np.savez_compressed(tmp_path / "cut.npz", **arrays)
+    with pytest.raises(ValueError, match="lacks second_stage.roots, second_stage.meta; retrain"):
+        BlockModel.load(tmp_path / "cut.npz")
+    (tmp_path / "text.npz").write_text("feature,threshold\n")
+    with pytest.raises(ValueError, match="not a model file"):
+        BlockModel.load(tmp_path / "text.npz")
+
+
+def test_a_cross_fit_short_of_labels_names_the_source_it_fitted_without(pages):
+    table = training_table([p for p in pages if p.gold.dataset != "trafilatura-dev"])
+    # l3s-gn1 keeps its labels; CleanEval's blocks are all content, so trees fitted
+    # without l3s-gn1 have one class to learn from
+    cleaneval = (table.group == "cleaneval") & (table.labels >= 0)
+    table.labels[cleaneval] = 1
+    with pytest.raises(ValueError, match="fitted without l3s-gn1.*come from: cleaneval"):
+        second_stage_table(table, FEW)
+
+
 def test_self_training_refits_the_first_stage_and_keeps_the_second(pages):
     gold = [p for p in pages if p.gold.dataset != "l3s-gn1"]
     table = training_table(gold)

@@ -474,7 +474,13 @@ def second_stage_table(
             "second stage: first-stage probabilities of %s, from trees fitted without it", source
         )
         mine = table.group == source
-        first = fit_trees(rest, params, source).probabilities(table.features[mine])
+        try:
+            first = fit_trees(rest, params, source).probabilities(table.features[mine])
+        except ValueError as error:
+            raise ValueError(
+                f"second stage (train.stages: 2), first-stage trees fitted without {source} "
+                f"to cross-fit its probabilities: {error}"
+            ) from None
         context[mine] = stage_context(first, table.words[mine], table.page[mine])
     return TrainingTable(
         np.column_stack([table.features, context]),
@@ -502,10 +508,11 @@ def fit_trees(
 
     mask = (table.group != without) & (table.labels >= 0)
     if not mask.any() or len(np.unique(table.labels[mask])) < 2:
+        left = ", ".join(sorted(pd.unique(table.group[mask]))) or "none"
         raise ValueError(
             "training needs content and boilerplate blocks from at least one gold source"
             + (f" besides {without}" if without else "")
-            + " (config key train.datasets)"
+            + f"; the labelled blocks left come from: {left} (config key train.datasets)"
         )
     classifier = HistGradientBoostingClassifier(
         max_iter=params.max_iter,

@@ -8,6 +8,7 @@ numpy's results bit for bit), else all at once in numpy; scikit-learn fits them
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
@@ -73,6 +74,17 @@ CONTEXT_NAMES = (
 )
 CONTEXT_REACH = 3  # blocks on each side whose highest probability stage1_max_*3 read
 SECOND_STAGE = "second_stage."  # the prefix of the second stage's arrays in a model file
+# every array a stage of a model file holds ("trained_on" is optional: older files lack it)
+_REQUIRED_ARRAYS = (
+    "feature",
+    "threshold",
+    "left",
+    "right",
+    "value",
+    "roots",
+    "meta",
+    "feature_names",
+)
 
 
 def _running_max_by_page(page: np.ndarray, bits: np.ndarray) -> np.ndarray:
@@ -308,7 +320,20 @@ class BlockModel:
 
     @classmethod
     def load(cls, path: Path | str) -> BlockModel:
+        if Path(path).is_file() and not zipfile.is_zipfile(path):
+            raise ValueError(f"{path}: not a model file (a .npz archive written by train)")
         with np.load(path) as data:
+            stages = [""] + [SECOND_STAGE] * any(k.startswith(SECOND_STAGE) for k in data)
+            missing = [
+                stage + key
+                for stage in stages
+                for key in _REQUIRED_ARRAYS
+                if stage + key not in data
+            ]
+            if missing:
+                raise ValueError(
+                    f"{path}: a model file lacks {', '.join(missing)}; retrain it (snakemake train)"
+                )
             model = cls._of_arrays(data, path)
             names = model.feature_names
             if not known_feature_names(names):
