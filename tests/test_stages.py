@@ -135,6 +135,21 @@ def test_a_model_of_two_stages_is_saved_read_and_used_by_the_extract_stage(pages
     assert [b.final_class == "good" for b in cleaned.blocks] == list(both >= model.threshold_good)
 
 
+def test_a_model_fitted_without_a_source_is_the_one_trained_without_its_blocks(pages):
+    # the held-out source's labelled blocks, however many, no longer set the others' weights
+    without_l3s = fit(training_table([p for p in pages if p.gold.dataset != "l3s-gn1"]), FEW)
+    full = training_table(pages)
+    held_out = fit(full, FEW, without="l3s-gn1")
+    l3s = np.flatnonzero((full.group == "l3s-gn1") & (full.labels >= 0))
+    full.labels[l3s[::2]] = -1
+    fewer_labels = fit(full, FEW, without="l3s-gn1")
+    for model in (held_out, fewer_labels):
+        for stage, alone in ((model, without_l3s), (model.second_stage, without_l3s.second_stage)):
+            assert stage is not None and alone is not None
+            np.testing.assert_array_equal(stage.feature, alone.feature)
+            np.testing.assert_allclose(stage.value, alone.value, rtol=1e-9, atol=1e-12)
+
+
 def test_a_second_stage_naming_other_columns_is_refused(pages, tmp_path):
     model = fit(training_table(pages), FEW)
     arrays = model._arrays()

@@ -429,6 +429,8 @@ def fit(
     """The `best` preset's model of ``params.stages`` on the table, or on all of it but one gold
     source. Where fewer than two sources are left to cross-fit a second stage on (a held-out
     model of two gold sources), the first stage alone, with a warning."""
+    if params.stages == 2:
+        _words_and_pages(table)  # before the first stage's fit, not after it
     first_stage = fit_trees(table, params, without)
     if params.stages == 1:
         return first_stage
@@ -445,6 +447,17 @@ def fit(
     )
 
 
+def _words_and_pages(table: TrainingTable) -> tuple[np.ndarray, np.ndarray]:
+    """The blocks' words and pages a second stage reads; training blocks of an earlier version
+    lack them."""
+    if table.words is None or table.page is None:
+        raise ValueError(
+            "a second stage (train.stages: 2) reads each block's page, which training blocks "
+            "of an earlier version lack: delete results/train/blocks and rerun"
+        )
+    return table.words, table.page
+
+
 def cross_fitted_sources(table: TrainingTable, without: str | None) -> list[str]:
     """The gold sources a second stage's first-stage probabilities are cross-fitted over."""
     return [s for s in pd.unique(table.group[table.labels >= 0]) if s != without]
@@ -456,11 +469,7 @@ def second_stage_table(
     """The table with :func:`model.stage_context`'s columns after the features: each gold source's
     first-stage probabilities from trees fitted without it (and without ``without``), so the
     second stage learns how far to trust the first on pages it never saw, as it will be used."""
-    if table.words is None or table.page is None:
-        raise ValueError(
-            "a second stage (train.stages: 2) reads each block's page, which training blocks "
-            "of an earlier version lack: delete results/train/blocks and rerun"
-        )
+    words, page = _words_and_pages(table)
     sources = cross_fitted_sources(table, without)
     if len(sources) < 2:
         raise ConfigError(
@@ -481,7 +490,7 @@ def second_stage_table(
                 f"second stage (train.stages: 2), first-stage trees fitted without {source} "
                 f"to cross-fit its probabilities: {error}"
             ) from None
-        context[mine] = stage_context(first, table.words[mine], table.page[mine])
+        context[mine] = stage_context(first, words[mine], page[mine])
     return TrainingTable(
         np.column_stack([table.features, context]),
         table.labels,
@@ -524,8 +533,14 @@ def fit_trees(
         early_stopping=False,
         random_state=params.seed,
     )
+    weights = table.weights[mask]
+    if without is not None and (table.group == without).any():
+        # weighted_table shared the weight out among every source, the one left out here too;
+        # the rest are scaled to what weighted_table gives them alone, so that this model is
+        # the one trained without that source's blocks (the trees' regularisation is absolute)
+        weights = weights * (mask.sum() / weights.sum())
     log.info("fitting %d trees on %d blocks", params.max_iter, int(mask.sum()))
-    classifier.fit(table.features[mask], table.labels[mask], sample_weight=table.weights[mask])
+    classifier.fit(table.features[mask], table.labels[mask], sample_weight=weights)
     return export_trees(
         classifier, params, tuple(sorted(pd.unique(table.group[mask]))), table.feature_names
     )
