@@ -34,14 +34,23 @@ def test_clean_html_writes_good_blocks_per_page(tmp_path):
     (pages / "fluss.html").write_text(GERMAN)
     (pages / "notes.txt").write_text("not a page")
     (pages / "blank.html").write_text("<html><body>  </body></html>")
+    (pages / "noise.html").write_bytes(bytes(range(256)) * 16)
     # jusText's thresholds: on this five-block page the learned preset keeps the lone copyright
     # line (p = 0.84); test_clean_html_with_the_best_preset covers it on a page with a template
     result = run("clean-html", str(pages), str(out), "--preset", "default")
     assert result.returncode == 0, result.stderr
+    # a skipped page leaves no empty file that would read as a page cleaned to nothing
     assert sorted(p.name for p in out.iterdir()) == ["blank.txt", "fluss.txt", "walk.txt"]
     # an empty output that is no verdict of the classifier says so
     assert "blank.html: no text in the page" in result.stderr
-    assert "3 pages cleaned" in result.stderr and "(0 skipped, 1 without text)" in result.stderr
+    assert "noise.html: skipped (" in result.stderr
+    assert f"4 pages into {out}: 2 cleaned, 1 without text, 1 skipped" in result.stderr
+    # a file where the folder of outputs should go: one line, no traceback
+    refused = run("clean-html", str(pages), str(out / "walk.txt"))
+    assert refused.returncode == 2
+    assert refused.stderr.strip().endswith(
+        "walk.txt: not a directory; a directory of pages cleans into a directory"
+    )
     walk = (out / "walk.txt").read_text().splitlines()
     assert walk[0].startswith("A walk along the river") or walk[0].startswith("When we set out")
     assert not any("All rights reserved" in line for line in walk)

@@ -83,14 +83,21 @@ def cmd_clean_html(args) -> int:
             sys.stdout.write("".join(text for text, _ in outputs))
         else:
             out_dir = Path(target)
+            if out_dir.exists() and not out_dir.is_dir():
+                raise ConfigError(
+                    f"{target}: not a directory; a directory of pages cleans into a directory"
+                )
             out_dir.mkdir(parents=True, exist_ok=True)
             suffix = ".txt" if args.format == "txt" else ".json"
-            for path, (text, _) in zip(pages, outputs):
-                (out_dir / f"{path.stem}{suffix}").write_text(text, encoding="utf-8")
+            for path, (text, status) in zip(pages, outputs):
+                # a skipped page's empty .txt would read as a page cleaned to nothing; its json
+                # line says why it was skipped
+                if status != "skipped" or args.format == "json":
+                    (out_dir / f"{path.stem}{suffix}").write_text(text, encoding="utf-8")
         statuses = [status for _, status in outputs]
         print(
-            f"{len(pages)} pages cleaned into {target} ({statuses.count('skipped')} skipped, "
-            f"{statuses.count('no text')} without text)",
+            f"{len(pages)} pages into {target}: {statuses.count('cleaned')} cleaned, "
+            f"{statuses.count('no text')} without text, {statuses.count('skipped')} skipped",
             file=sys.stderr,
         )
         return 0
@@ -308,7 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
         "per page with file, language, stoplist, text and paragraphs.",
     )
     clean.add_argument(
-        "input", metavar="IN", help="a page, - for stdin, or a directory of *.html files"
+        "input",
+        metavar="IN",
+        help="a page, - for stdin, or a directory of *.html files (its subfolders are not read)",
     )
     clean.add_argument(
         "output",
