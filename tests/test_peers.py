@@ -414,3 +414,19 @@ def test_the_evaluation_stops_naming_the_key_when_a_held_out_models_peer_is_miss
     held_out = {"best": {"cleaneval": load_model(shipped_peer_model("all", True))}}
     with pytest.raises(ConfigError, match="config key 'extract.peers'.*trafilatura"):
         evaluate(EvaluateConfig(datasets=("cleaneval-dev",), extractors=("best",)), held_out, True)
+
+
+def test_readabilitys_article_keeps_the_words_its_inline_tags_split():
+    pytest.importorskip("readability", reason="readability-lxml: pip install '.[peers]'")
+    story = "".join(
+        f"<p>Paragraph {n} of the story: the <a href='/r'>Radon</a>-Situation, an "
+        f"e<i>x</i>ample of <b>long</b> running text that readability keeps as the article.</p>"
+        for n in range(1, 6)
+    )
+    html = (
+        "<html><head><title>A story</title></head><body><div id='nav'><a href='/'>Home</a>"
+        f"</div><div class='article'>{story}</div></body></html>"
+    )
+    lines = peers.readability_text(html).splitlines()
+    assert len(lines) == 5
+    assert all("the Radon-Situation, an example of long running text" in line for line in lines)

@@ -167,18 +167,19 @@ def trafilatura_text(html: str, comments: bool) -> str:
 
 
 def readability_text(html: str) -> str:
-    """readability-lxml's article HTML, reduced to its text one block per line."""
+    """readability-lxml's article HTML, reduced to its text one block per line: its blocks as
+    jusText cuts a page (§2.7.1), so that a word an inline tag splits (``e<i>x</i>ample``,
+    ``<a>Radon</a>-Situation``) stays one word."""
     from readability import Document
 
-    from corpusbuilder.extraction.segmentation import parse_html
+    from corpusbuilder.extraction.segmentation import parse_html, segment_blocks
 
     # it logs a traceback for each page it cannot parse, then raises, which peer_texts handles
     logging.getLogger("readability.readability").setLevel(logging.CRITICAL)
 
     root = parse_html(Document(html).summary(html_partial=True))
-    if root is None:
-        return ""
-    return "\n".join(" ".join(t.split()) for t in root.itertext() if t.strip())
+    blocks = segment_blocks(root, frozenset(), structure_hints=False)
+    return "\n".join(block.text for block in blocks)
 
 
 def resiliparse_text(html: str) -> str:
