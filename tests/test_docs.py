@@ -15,7 +15,7 @@ DOCS = REPO / "docs"
 # The two commands `.ci/run` proves; the README must give them exactly as it runs them.
 SETUP_AND_BUILD = (
     "python3 -m venv .venv && . .venv/bin/activate && "
-    "pip install -e '.[dev]' && snakemake --cores 2"
+    "pip install -U pip && pip install -e '.[dev]' && snakemake --cores 2"
 )
 
 
@@ -28,7 +28,9 @@ def test_readme_gives_the_two_commands_as_ci_runs_them():
     lines = {line.strip() for block in blocks for line in block.splitlines()}
     assert SETUP_AND_BUILD in lines and "pytest" in lines
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    assert "pip install --quiet -e '.[dev]' && snakemake --cores 2" in ci
+    assert (
+        "pip install --quiet -U pip && pip install --quiet -e '.[dev]' && snakemake --cores 2" in ci
+    )
     assert "\npytest" in ci
 
 
