@@ -77,7 +77,12 @@ from corpusbuilder.extraction.classifier import (
     page_title,
 )
 from corpusbuilder.extraction.model import BlockModel
-from corpusbuilder.extraction.peers import PEER_CHOICES, peer_texts, text_coverage
+from corpusbuilder.extraction.peers import (
+    PEER_CHOICES,
+    peer_texts,
+    readability_text,
+    text_coverage,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 # the gold sets, fit settings and scorer of the scopes' bench
@@ -118,13 +123,19 @@ def read_set(dataset: str, comments: bool, cache: Path) -> list[dict]:
         html = decoded_html(gold)
         page = prepare_page(html, reading=LEARNED_BLOCKS)
         texts = [block.text for block in page.blocks]
-        article, readability, resiliparse = peer_texts(html, comments=False)
+        article, readability_nodes, resiliparse = peer_texts(html, comments=False)
+        try:
+            readability = readability_text(html)
+        except Exception:  # noqa: BLE001 - scored as keeping nothing, as peer_texts reads it
+            readability = ""
         outputs = {
             "trafilatura-article": article,
             "trafilatura": peer_texts(html, True, ("in_trafilatura",))[0],
             "readability": readability,
             "resiliparse": resiliparse,
         }
+        # the in_readability feature reads readability's text nodes (peers.readability_text_nodes)
+        read_as_feature = {**outputs, "readability": readability_nodes}
         pages.append(
             {
                 "gold": gold,
@@ -132,7 +143,9 @@ def read_set(dataset: str, comments: bool, cache: Path) -> list[dict]:
                 "features": block_features(page.blocks, page_title(page.root)),
                 "labels": block_labels(page.blocks, gold),
                 "words": block_words(page.blocks),
-                "peers": {name: text_coverage(texts, text) for name, text in outputs.items()},
+                "peers": {
+                    name: text_coverage(texts, text) for name, text in read_as_feature.items()
+                },
                 "peer_texts": outputs,
             }
         )

@@ -118,7 +118,7 @@ def test_a_peer_that_fails_on_a_page_keeps_nothing_of_it(monkeypatch):
     def broken(html: str) -> str:
         raise ValueError("All strings must be XML compatible")
 
-    monkeypatch.setattr(peers, "readability_text", broken)
+    monkeypatch.setattr(peers, "readability_text_nodes", broken)
     pytest.importorskip("trafilatura", reason="the peers extra is not installed")
     html = "<html><body><p>A paragraph of text here, long enough to be kept.</p></body></html>"
     texts = peers.peer_texts(html, True)
@@ -141,7 +141,7 @@ def test_the_pages_a_peer_fails_on_are_counted_with_its_first_error(monkeypatch)
     def broken(html: str) -> str:
         raise ValueError("All strings must be XML compatible")
 
-    monkeypatch.setattr(peers, "readability_text", broken)
+    monkeypatch.setattr(peers, "readability_text_nodes", broken)
     pytest.importorskip("trafilatura", reason="the peers extra is not installed")
     runs = peers.PeerRuns()
     for _ in range(2):
@@ -430,3 +430,6 @@ def test_readabilitys_article_keeps_the_words_its_inline_tags_split():
     lines = peers.readability_text(html).splitlines()
     assert len(lines) == 5
     assert all("the Radon-Situation, an example of long running text" in line for line in lines)
+    # the in_readability feature reads its text nodes, a line each: measured better as a feature
+    nodes = peers.readability_text_nodes(html).splitlines()
+    assert nodes[:4] == ["Paragraph 1 of the story: the", "Radon", "-Situation, an e", "x"]
