@@ -323,12 +323,15 @@ class BlockModel:
         if Path(path).is_file() and not zipfile.is_zipfile(path):
             raise ValueError(f"{path}: not a model file (a .npz archive written by train)")
         with np.load(path) as data:
-            stages = [""] + [SECOND_STAGE] * any(k.startswith(SECOND_STAGE) for k in data)
+            # any array of the second stage's makes the file one of two stages, all of whose
+            # arrays it must then hold
+            two_stages = any(key.startswith(SECOND_STAGE) for key in data)
+            prefixes = ("", SECOND_STAGE) if two_stages else ("",)
             missing = [
-                stage + key
-                for stage in stages
+                prefix + key
+                for prefix in prefixes
                 for key in _REQUIRED_ARRAYS
-                if stage + key not in data
+                if prefix + key not in data
             ]
             if missing:
                 raise ValueError(
@@ -341,7 +344,7 @@ class BlockModel:
                     f"{path}: model was trained on other features than this version "
                     "computes; retrain it (snakemake train)"
                 )
-            if f"{SECOND_STAGE}feature" in data:
+            if two_stages:
                 second = cls._of_arrays(data, path, SECOND_STAGE)
                 if second.feature_names != names + CONTEXT_NAMES:
                     raise ValueError(
