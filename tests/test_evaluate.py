@@ -293,3 +293,31 @@ def test_each_extractor_reads_the_blocks_of_its_own_reading():
     ]
     with pytest.raises(ValueError, match="unknown reading 'hints'"):
         prepare_page("<p>x</p>", reading="hints")
+
+
+GERMAN_PAGE = (
+    "<html><head><title>Hochwasser</title></head><body>"
+    "<ul><li><a href='/'>Startseite</a></li><li><a href='/k'>Kontakt</a></li></ul>"
+    "<p>Der Fluss ist in der Nacht über die Ufer getreten, und als die Leute am Morgen aus den "
+    "Fenstern sahen, stand das Wasser schon bis zu den Türen der Häuser in der Altstadt, und "
+    "es stieg noch immer weiter an, bis es am Mittag endlich zum Stehen kam.</p>"
+    "<p>Die Feuerwehr war mit allen Wagen unterwegs, aber sie konnte nicht überall zugleich sein, "
+    "und so haben viele Nachbarn sich gegenseitig geholfen, so gut es eben ging, mit Booten, mit "
+    "Leitern und mit allem, was sie in den Kellern und auf den Dachböden noch fanden.</p>"
+    "</body></html>"
+)
+
+
+def test_the_justext_package_gets_the_stop_list_of_the_pages_language():
+    # Its users pick the list by the page's language; with the English list on every page it
+    # once dropped all German prose, a loss that was the evaluation's, not the package's.
+    import justext
+
+    from corpusbuilder.evaluation.extractors import PreparedPage, run_justext_package
+
+    english = justext.justext(GERMAN_PAGE, justext.get_stoplist("English"))
+    assert all(p.is_boilerplate for p in english)
+    kept = run_justext_package(PreparedPage(GERMAN_PAGE, None, [], None)).text
+    assert kept.startswith("Der Fluss ist in der Nacht")
+    assert "Nachbarn sich gegenseitig geholfen" in kept
+    assert "Startseite" not in kept

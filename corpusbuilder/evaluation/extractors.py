@@ -12,11 +12,13 @@ HTML and are offered only when importable; they are never dependencies of the li
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from corpusbuilder.common import stoplists
 from corpusbuilder.extraction import peers
 from corpusbuilder.extraction.classifier import page_title
 from corpusbuilder.extraction.extract import (
@@ -155,11 +157,34 @@ def run_bte(page: PreparedPage) -> Extraction:
     return Extraction(text, [len(text)] if text else [])
 
 
-def run_justext_package(page: PreparedPage) -> Extraction:
-    """The reference ``justext`` package (3.0.2) with its English stop list and defaults."""
+@functools.cache
+def _package_stoplists() -> dict[str, frozenset[str]]:
+    """The ``justext`` package's stop lists by name, read once (it reads a file per call)."""
     import justext
 
-    paragraphs = justext.justext(page.html, justext.get_stoplist("English"))
+    return {name: justext.get_stoplist(name) for name in justext.get_stoplists()}
+
+
+def package_stoplist_name(html: str, params: ExtractParams = ExtractParams()) -> str:
+    """The ``justext`` package's stop list for a page, as its users pick one: the list of the
+    page's language, guessed as the extract stage guesses it, when the package has that list;
+    else its English list, the one its documentation uses (the package has no fallback)."""
+    root = parse_html(html)
+    language = (
+        guess_page_language(root, params.language_sample_chars)[0] if root is not None else ""
+    )
+    name = stoplists.stoplist_name_for(language) if language else None
+    return name if name in _package_stoplists() else "English"
+
+
+def run_justext_package(page: PreparedPage) -> Extraction:
+    """The reference ``justext`` package (3.0.2) with its defaults and the stop list of the page's
+    language (:func:`package_stoplist_name`; its time includes that parse and guess, which its
+    users need too)."""
+    import justext
+
+    stoplist = _package_stoplists()[package_stoplist_name(page.html)]
+    paragraphs = justext.justext(page.html, stoplist)
     return extraction_of_blocks(
         [p.text for p in paragraphs], [not p.is_boilerplate for p in paragraphs]
     )
