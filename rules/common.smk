@@ -154,7 +154,7 @@ def corpus_outputs():
     outputs = expand(
         [FILES.corpus_jsonl, FILES.corpus_prevert, FILES.corpus_vert], shard=SHARDS
     )
-    outputs.append("results/stats/funnel.tsv")
+    outputs += ["results/stats/funnel.tsv", "results/stats/provenance.json"]
     if config["dedup"]["enabled"] and DEDUP_PARTITIONED:
         # the sequential job writes them beside its tables; here a job of their own does
         outputs += [FILES.dedup_stats, *DEDUP_STATE]

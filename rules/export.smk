@@ -37,3 +37,23 @@ rule funnel:
         mem_mb=2000,
     script:
         "../scripts/funnel.py"
+
+
+# What decided the corpus: versions, the model's hash, the effective config. Cheap, so part of the
+# default build; written again whenever the config or the model changes.
+rule provenance:
+    input:
+        model=EXTRACT_MODEL,
+    output:
+        record="results/stats/provenance.json",
+    log:
+        "logs/provenance.log",
+    conda:
+        "../envs/export.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+    params:
+        config=config,
+    script:
+        "../scripts/provenance.py"

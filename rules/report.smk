@@ -31,7 +31,7 @@ rule corpus_stats:
         funnel="results/stats/funnel.tsv",
         tokens=expand(FILES.tokens, shard=SHARDS),
         blocks=expand(FILES.blocks, shard=SHARDS),
-        model=EXTRACT_MODEL,
+        provenance="results/stats/provenance.json",
         # not read: waited for, so that the stage times include the evaluation's benchmarks
         evaluation=list(REPORT_EVALUATION.values()) if REPORT_WITH_EVALUATION else [],
     output:
@@ -49,7 +49,6 @@ rule corpus_stats:
     params:
         shards=SHARDS,
         similarity=config["similarity"],
-        config=config,
         benchmarks=lambda wildcards: {
             rule.name: str(rule.benchmark) for rule in workflow.rules if rule.benchmark
         },

@@ -5,14 +5,14 @@ Inputs: `funnel` (results/stats/funnel.tsv), lists in shard order `tokens` and `
 when block de-duplication ran — `dedup` (the folder of its tables) and `dedup_stats`.
 Params: `shards` (in that order), `benchmarks` (rule → benchmark pattern; globbed at run
 time), `similarity` (config section: min-hash settings and dedup_threshold of the
-resemblance row), `config` (the effective config) and the input `model` (none with a jusText
-preset) for the summary's provenance record.
+resemblance row); the input `provenance` (results/stats/provenance.json) is copied into the
+summary.
 """
 
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.common.provenance import provenance
+from corpusbuilder.common.provenance import read_provenance
 from corpusbuilder.report.corpus_stats import (
     Resemblance,
     ShardFiles,
@@ -40,7 +40,5 @@ write_corpus_stats(
     benchmark_files(".", dict(snakemake.params.benchmarks)),
     inputs.get("dedup_stats") or None,
     resemblance=Resemblance(similarity["dedup_threshold"], MinHashParams.from_config(similarity)),
-    provenance=provenance(
-        dict(snakemake.params.config), next(iter(inputs.get("model") or []), None)
-    ),
+    provenance=read_provenance(snakemake.input.provenance),
 )

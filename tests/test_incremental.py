@@ -3,6 +3,7 @@
 - adding a WARC re-runs the per-shard stages of the new shard only, plus the global ones;
 - a changed parameter (jusText threshold, dedup threshold) re-runs its rule and what follows;
 - single stages by hand: `--until language`, `-R dedup`;
+- the build records what decided the corpus (results/stats/provenance.json);
 - a run killed while extract writes resumes to the same corpus as an uninterrupted run.
 
 One workdir is built per module (sample-00 + sample-01) and copied with its mtimes and its
@@ -11,6 +12,8 @@ One workdir is built per module (sample-00 + sample-01) and copied with its mtim
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
 import signal
@@ -33,6 +36,10 @@ from conftest import (
     snakemake_command,
     write_config,
 )
+
+import corpusbuilder
+from corpusbuilder.common.package_data import SHIPPED_MODEL
+from corpusbuilder.common.provenance import OUTPUT_LIBRARIES
 
 SAMPLE = REPO / "resources" / "sample"
 SAMPLES = [str(SAMPLE / f"sample-0{i}.warc.gz") for i in range(3)]
@@ -59,6 +66,8 @@ DOWNSTREAM_OF_EXTRACT = {
     "funnel",
     "all",
 }
+# The record of what decided the corpus, written again whenever the config changes.
+CONFIG_RECORD = "provenance"
 
 
 # --- reading Snakemake's plan (conftest.snakemake runs it) --------------------------------------
@@ -134,6 +143,17 @@ def built(tmp_path_factory):
     return workdir, root, two
 
 
+def test_the_build_records_what_decided_the_corpus(built):
+    workdir, _, _ = built
+    record = json.loads((workdir / "results" / "stats" / "provenance.json").read_text())
+    assert record["corpusbuilder"] == corpusbuilder.__version__
+    assert set(OUTPUT_LIBRARIES) == set(record["libraries"])
+    assert record["model"]["sha256"] == hashlib.sha256(SHIPPED_MODEL.read_bytes()).hexdigest()
+    # the effective config: the two WARCs given, every default filled in
+    assert record["config"]["input"]["warcs"] == SAMPLES[:2]
+    assert record["config"]["dedup"]["ngram"] == 10
+
+
 # --- adding a WARC --------------------------------------------------------------------------------
 
 
@@ -173,7 +193,8 @@ def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(
         "sample-01",
         "sample-02",
     }
-    assert set(stats) <= DOWNSTREAM_OF_EXTRACT | {"download"}
+    assert stats[CONFIG_RECORD] == 1, stats  # the config names one more WARC
+    assert set(stats) <= DOWNSTREAM_OF_EXTRACT | {"download", CONFIG_RECORD}
 
 
 def test_adding_a_warc_tokenises_and_sorts_only_the_new_shard(plan_with_a_third_warc):
@@ -224,7 +245,8 @@ def test_a_justext_threshold_reruns_extract_for_every_shard_and_everything_after
         "sample-00",
         "sample-01",
     }
-    assert set(stats) == DOWNSTREAM_OF_EXTRACT, stats  # no download: the WARCs stay where they are
+    # no download: the WARCs stay where they are
+    assert set(stats) == DOWNSTREAM_OF_EXTRACT | {CONFIG_RECORD}, stats
     per_shard = {
         rule: stats[rule]
         for rule in ("extract", "language", "exact_hashes", "tokenise", "ngram_runs", "export")
@@ -257,7 +279,7 @@ def test_the_dedup_threshold_reruns_only_dedup_and_the_stages_that_read_it(built
     change = write_config(root / "dedup.yaml", {"dedup": {"threshold": 0.4}})
     output = ok(snakemake(workdir, "--dry-run", configfiles=[two, change]))
     # quality scores what dedup kept, and the funnel counts what quality kept
-    assert job_stats(output) == Counter(dedup=1, quality=2, export=2, funnel=1, all=1)
+    assert job_stats(output) == Counter(dedup=1, quality=2, export=2, funnel=1, provenance=1, all=1)
     assert "rule extract:" not in output and "rule ngram_runs:" not in output
 
 

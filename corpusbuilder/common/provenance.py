@@ -1,18 +1,21 @@
-"""What decided a corpus, recorded beside it (``results/stats/summary.json``), so that it can be
-rebuilt and two corpora compared: the version of corpusbuilder, of the libraries whose behaviour
-shapes the output text (HTML parsing, language identification, hashing, suffix sorting), the hash
-of the block classifier's model file, and the effective config with every default filled in.
+"""What decided a corpus, recorded beside it (``results/stats/provenance.json``, copied into the
+report's ``summary.json``), so that it can be rebuilt and two corpora compared: the version of
+corpusbuilder, of the libraries whose behaviour shapes the output text (HTML parsing, language
+identification, hashing, suffix sorting), the hash of the block classifier's model file, and the
+effective config with every default filled in.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 import corpusbuilder
+from corpusbuilder.common.io import atomic_path
 
 # Distributions whose version can change which words end up in the corpus.
 OUTPUT_LIBRARIES = (
@@ -57,3 +60,12 @@ def provenance(config: dict[str, Any], model: Path | str | None) -> dict[str, An
         "model": {"path": str(model), "sha256": file_sha256(model)} if model else None,
         "config": config,
     }
+
+
+def write_provenance(record: dict[str, Any], path: Path | str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(record, indent=1, sort_keys=True, default=str) + "\n")
+
+
+def read_provenance(path: Path | str) -> dict[str, Any]:
+    return json.loads(Path(path).read_text())
