@@ -150,10 +150,14 @@ wildcard_constraints:
     partition="[0-9]+",
 
 
-def corpus_outputs():
-    outputs = expand(
+def corpus_files():
+    return expand(
         [FILES.corpus_jsonl, FILES.corpus_prevert, FILES.corpus_vert], shard=SHARDS
     )
+
+
+def corpus_outputs():
+    outputs = corpus_files()
     outputs += ["results/stats/funnel.tsv", "results/stats/provenance.json"]
     if config["dedup"]["enabled"] and DEDUP_PARTITIONED:
         # the sequential job writes them beside its tables; here a job of their own does

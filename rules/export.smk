@@ -40,16 +40,24 @@ rule funnel:
 
 
 # What decided the corpus: versions, the model's hash, the effective config. Cheap, so part of the
-# default build; written again whenever the config or the model changes.
+# default build. It waits for the corpus, so that it describes a finished one, and is written
+# again whenever the corpus is. In the env that holds every library it records; a record of a few
+# kilobytes is no work for a cluster job: it runs where Snakemake runs.
+localrules:
+    provenance,
+
+
 rule provenance:
     input:
         model=EXTRACT_MODEL,
+        corpus=corpus_files(),
+        funnel="results/stats/funnel.tsv",
     output:
         record="results/stats/provenance.json",
     log:
         "logs/provenance.log",
     conda:
-        "../envs/export.yaml"
+        "../envs/dedup.yaml"
     threads: 1
     resources:
         mem_mb=500,

@@ -66,7 +66,7 @@ DOWNSTREAM_OF_EXTRACT = {
     "funnel",
     "all",
 }
-# The record of what decided the corpus, written again whenever the config changes.
+# The record of what decided the corpus, written again whenever the config or the corpus changes.
 CONFIG_RECORD = "provenance"
 
 
@@ -307,14 +307,15 @@ def test_until_language_on_a_fresh_dir_runs_download_extract_language_only(tmp_p
 def test_forcing_dedup_reruns_dedup_and_what_depends_on_it(built):
     workdir, root, two = built
     plan = ok(snakemake(workdir, "--dry-run", "-R", "dedup", configfiles=[two]))
-    # the quality stage scores what block dedup left, and the funnel counts its drops
-    assert job_stats(plan) == Counter(dedup=1, quality=2, export=2, funnel=1, all=1)
+    # the quality stage scores what block dedup left, and the funnel counts its drops; the record
+    # of what decided the corpus follows the corpus files
+    assert job_stats(plan) == Counter(dedup=1, quality=2, export=2, funnel=1, provenance=1, all=1)
     copy = copy_workdir(workdir, root / "forced")
     upstream = mtimes(copy, "work/[elt]*/*") | mtimes(copy, "work/ngrams/**/*")
     dedup_before = mtimes(copy, "work/dedup/shards/*")
     corpus_before = corpus_bytes(copy)
     ran = job_stats(ok(snakemake(copy, "-R", "dedup", configfiles=[two])))
-    assert ran == Counter(dedup=1, quality=2, export=2, funnel=1, all=1)
+    assert ran == Counter(dedup=1, quality=2, export=2, funnel=1, provenance=1, all=1)
     assert mtimes(copy, "work/[elt]*/*") | mtimes(copy, "work/ngrams/**/*") == upstream
     after = mtimes(copy, "work/dedup/shards/*")
     assert after.keys() == dedup_before.keys() and all(after[k] > dedup_before[k] for k in after)

@@ -149,6 +149,16 @@ def test_rule_env_provides_every_import_of_its_script(step):
     assert not missing, f"{step.where}: {step.env.name} lacks {missing}"
 
 
+def test_the_provenance_rule_env_holds_every_library_it_records():
+    """The record reads the libraries' versions from the env it runs in: one lacking a library
+    would record it as missing, however the corpus was built."""
+    from corpusbuilder.common.provenance import OUTPUT_LIBRARIES
+
+    (step,) = [step for step in RULE_STEPS if step.rule == "provenance"]
+    declared = env_requirements(step.env)
+    assert {canonicalize_name(name) for name in OUTPUT_LIBRARIES} <= set(declared), step.env.name
+
+
 @pytest.mark.parametrize("env", sorted((REPO / "envs").glob("*.yaml")), ids=lambda p: p.name)
 def test_env_versions_agree_with_pyproject(env):
     """The same range in an env as in pyproject.toml, and no `-e ..`: Snakemake builds envs from a

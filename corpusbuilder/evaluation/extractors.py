@@ -16,7 +16,7 @@ import functools
 import importlib.util
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from corpusbuilder.common import stoplists
 from corpusbuilder.extraction import peers
@@ -48,6 +48,7 @@ class PreparedPage:
     blocks: list[Block]
     stoplist: str | None  # the stop list the blocks were counted with (None: none named)
     language: str = ""  # the page's guessed language ("" when not guessed)
+    params: ExtractParams = field(default_factory=ExtractParams)  # the settings it was read with
 
 
 @dataclass(frozen=True)
@@ -93,12 +94,12 @@ def prepare_page(
         raise ValueError(f"unknown reading {reading!r}: one of {', '.join(READINGS)}")
     root = parse_html(html)
     if root is None:
-        return PreparedPage(html, None, [], "")
+        return PreparedPage(html, None, [], "", params=params)
     language, _ = guess_page_language(root, params.language_sample_chars)
     name, blocks = segment_page(
         root, language, params.stoplist_fallback, structure_hints=reading == LEARNED_BLOCKS
     )
-    return PreparedPage(html, root, blocks, name, language)
+    return PreparedPage(html, root, blocks, name, language, params)
 
 
 def extraction_of_blocks(texts: list[str], kept: list[bool]) -> Extraction:
@@ -165,6 +166,10 @@ def _package_stoplists() -> dict[str, frozenset[str]]:
     return {name: justext.get_stoplist(name) for name in justext.get_stoplists()}
 
 
+# Languages the extract stage counts with a shared list where the package has one of their own.
+_PACKAGE_OWN_LISTS = {"hr": "Croatian", "bs": "Bosnian"}
+
+
 def package_stoplist_name(html: str, params: ExtractParams = ExtractParams()) -> str:
     """The ``justext`` package's stop list for a page, as its users pick one: the list of the
     page's language, guessed as the extract stage guesses it, when the package has that list;
@@ -173,7 +178,9 @@ def package_stoplist_name(html: str, params: ExtractParams = ExtractParams()) ->
     language = (
         guess_page_language(root, params.language_sample_chars)[0] if root is not None else ""
     )
-    name = stoplists.stoplist_name_for(language) if language else None
+    name = _PACKAGE_OWN_LISTS.get(language) or (
+        stoplists.stoplist_name_for(language) if language else None
+    )
     return name if name in _package_stoplists() else "English"
 
 
@@ -183,7 +190,7 @@ def run_justext_package(page: PreparedPage) -> Extraction:
     users need too)."""
     import justext
 
-    stoplist = _package_stoplists()[package_stoplist_name(page.html)]
+    stoplist = _package_stoplists()[package_stoplist_name(page.html, page.params)]
     paragraphs = justext.justext(page.html, stoplist)
     return extraction_of_blocks(
         [p.text for p in paragraphs], [not p.is_boilerplate for p in paragraphs]

@@ -139,9 +139,9 @@ def evaluate_pages(
     """
     tallies = {extractor.name: Tally() for extractor in extractors}
     readings = sorted({e.reading for e in extractors if e.reading is not None})
-    if readings:
-        # the language model loads once per process: not inside the first reading's first page
-        identify_sample("warm up")
+    # the language model loads once per process, not inside the first page of whichever extractor
+    # guesses first (our readings, or the justext package picking its stop list)
+    identify_sample("warm up")
     for page in pages:
         started = time.perf_counter()
         html = decoded_html(page, params)
@@ -149,7 +149,9 @@ def evaluate_pages(
         # Without a block extractor the page is not parsed, language-guessed or segmented (its
         # per-language tallies fall under "unknown"), but the peers still need its text: an
         # empty page here once scored every peer 0 when none of ours was chosen.
-        prepared: dict[str | None, PreparedPage] = {None: PreparedPage(html, None, [], "")}
+        prepared: dict[str | None, PreparedPage] = {
+            None: PreparedPage(html, None, [], "", params=params)
+        }
         prepare_seconds: dict[str | None, float] = {None: 0.0}
         for reading in readings:
             started = time.perf_counter()
