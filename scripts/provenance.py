@@ -1,6 +1,6 @@
 """Rule `provenance`: what decided the corpus (corpusbuilder.common.provenance) →
-results/stats/provenance.json. Input: the `best` preset's `model` (none with a jusText preset);
-params: `config`, the effective config."""
+results/stats/provenance.json. Inputs: the `best` preset's `model` (none with a jusText preset),
+and the corpus files and funnel, only waited for; params: `config`, the effective config."""
 
 import logging
 

@@ -70,7 +70,7 @@ def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path, sa
     shards = len(SAMPLE_WARCS)
     for group in ("per_shard", "per_shard_after_merge", "per_shard_output"):
         assert result.stderr.count(f"Group job {group} (") == shards
-    for rule in ("download", "exact_manifest", "dup_ngrams"):
+    for rule in ("download", "exact_manifest", "dup_ngrams", "provenance"):
         assert f"localrule {rule}:" in result.stderr
     cluster_corpus = corpus_bytes(tmp_path)
     assert cluster_corpus and cluster_corpus == corpus_bytes(sample_build)

@@ -321,3 +321,28 @@ def test_the_justext_package_gets_the_stop_list_of_the_pages_language():
     assert kept.startswith("Der Fluss ist in der Nacht")
     assert "Nachbarn sich gegenseitig geholfen" in kept
     assert "Startseite" not in kept
+
+
+def test_the_justext_package_list_follows_the_guess_made_with_the_evaluations_settings(
+    monkeypatch,
+):
+    # Croatian and Bosnian share a list in the extract stage; the package has one of each, which
+    # its users pick. The guess reads as many characters as the extract stage is set to.
+    from corpusbuilder.evaluation import extractors
+    from corpusbuilder.extraction.extract import ExtractParams
+
+    samples, guessed = [], {}
+
+    def guess(root, sample_chars):
+        samples.append(sample_chars)
+        return guessed["language"], 1.0
+
+    monkeypatch.setattr(extractors, "guess_page_language", guess)
+    params = ExtractParams(language_sample_chars=123)
+    expected = {"hr": "Croatian", "bs": "Bosnian", "de": "German"}
+    # no list in the package, or no guess: its English list
+    expected |= {"ja": "English", "xx": "English", "": "English"}
+    for language, name in expected.items():
+        guessed["language"] = language
+        assert extractors.package_stoplist_name(GERMAN_PAGE, params) == name, language
+    assert samples == [123] * len(expected)

@@ -64,10 +64,9 @@ DOWNSTREAM_OF_EXTRACT = {
     "quality",
     "export",
     "funnel",
+    "provenance",  # the record of what decided the corpus, written again with the corpus
     "all",
 }
-# The record of what decided the corpus, written again whenever the config or the corpus changes.
-CONFIG_RECORD = "provenance"
 
 
 # --- reading Snakemake's plan (conftest.snakemake runs it) --------------------------------------
@@ -183,7 +182,7 @@ def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(
     )
     # The global stages run once over all three shards, exact dedup's once per hash partition;
     # every shard is exported again, since block dedup (one job) rewrites every shard's verdicts.
-    for rule in ("exact_manifest", "dup_ngrams", "dedup", "funnel", "all"):
+    for rule in ("exact_manifest", "dup_ngrams", "dedup", "funnel", "provenance", "all"):
         assert stats[rule] == 1, (rule, stats)
     assert stats["exact_partition"] == EXACT_PARTITIONS
     assert stats["dup_ngram_part"] == NGRAM_PARTITIONS
@@ -193,8 +192,8 @@ def test_adding_a_warc_plans_the_new_shards_stages_once_and_the_global_stages(
         "sample-01",
         "sample-02",
     }
-    assert stats[CONFIG_RECORD] == 1, stats  # the config names one more WARC
-    assert set(stats) <= DOWNSTREAM_OF_EXTRACT | {"download", CONFIG_RECORD}
+    assert stats["provenance"] == 1, stats
+    assert set(stats) <= DOWNSTREAM_OF_EXTRACT | {"download"}
 
 
 def test_adding_a_warc_tokenises_and_sorts_only_the_new_shard(plan_with_a_third_warc):
@@ -246,7 +245,7 @@ def test_a_justext_threshold_reruns_extract_for_every_shard_and_everything_after
         "sample-01",
     }
     # no download: the WARCs stay where they are
-    assert set(stats) == DOWNSTREAM_OF_EXTRACT | {CONFIG_RECORD}, stats
+    assert set(stats) == DOWNSTREAM_OF_EXTRACT, stats
     per_shard = {
         rule: stats[rule]
         for rule in ("extract", "language", "exact_hashes", "tokenise", "ngram_runs", "export")

@@ -253,7 +253,7 @@ def test_a_warc_added_at_the_end_changes_only_the_last_shard(built_in_groups):
         quality=2,
         export=2,
         funnel=1,
-        provenance=1,  # the config names one more WARC
+        provenance=1,
         all=1,
     )
     # block dedup is one job over every shard: what reads its tables (quality, export) reruns
