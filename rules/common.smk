@@ -26,7 +26,7 @@ from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.common.package_data import SHIPPED_MODEL
-from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.extract import READING_KEYS, ExtractParams
 from corpusbuilder.report.ngram_counts import COUNT_RANGES
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
@@ -106,6 +106,10 @@ def adapt_problem():
 
 if config["adapt"]["enabled"] and (problem := adapt_problem()):
     raise WorkflowError(f"bad configuration: config key 'adapt.enabled': {problem}")
+
+# How the extract stage reads a page, which the gold pages' readings follow (a param of their
+# rules: a change re-reads them, and nothing else of `extract` does).
+READING_CFG = {key: config["extract"][key] for key in READING_KEYS}
 
 EXTRACT_MODEL = (
     [ADAPTED_MODEL if config["adapt"]["enabled"] else BASE_MODEL]

@@ -22,6 +22,7 @@ rule evaluate_boilerplate:
     params:
         cfg=config["evaluate"],
         comments=config["extract"]["comments"],
+        reading=READING_CFG,
     script:
         "../scripts/evaluate_boilerplate.py"
 
@@ -65,6 +66,7 @@ rule sweep:
         mem_mb=1500,
     params:
         cfg=config["evaluate"],
+        reading=READING_CFG,
     script:
         "../scripts/sweep.py"
 

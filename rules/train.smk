@@ -31,6 +31,7 @@ rule training_blocks:
         gold_dir=config["evaluate"]["gold_dir"],
         comments=config["extract"]["comments"],
         peers=config["extract"]["peers"],
+        reading=READING_CFG,
     script:
         "../scripts/training_blocks.py"
 

@@ -1,6 +1,7 @@
 """Rule `evaluate_boilerplate`: extractors × gold sets → boilerplate.tsv, boilerplate_languages.tsv
 and fragmentation.tsv; `best` on each set is the model trained without that set's source, and
-`best-adapted` that model self-trained on the set's pages."""
+`best-adapted` that model self-trained on the set's pages. Pages are read (decoded, language
+guessed, stop list picked) with the extract stage's settings (`reading`)."""
 
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from corpusbuilder.evaluation.scores import (
     with_overall,
     write_tsv,
 )
+from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.extraction.model import BlockModel
 
 setup_logging(snakemake.log[0])
@@ -27,8 +29,12 @@ held_out = {
         ("best-adapted", snakemake.input.adapted),
     )
 }
+comments = snakemake.params.comments
 evaluation = evaluate(
-    EvaluateConfig.from_config(snakemake.params.cfg), held_out, snakemake.params.comments
+    EvaluateConfig.from_config(snakemake.params.cfg),
+    held_out,
+    comments,
+    ExtractParams(**snakemake.params.reading, comments=comments),
 )
 results = with_overall(evaluation.results)
 write_tsv(boilerplate_rows(results), BOILERPLATE_COLUMNS, snakemake.output.boilerplate)

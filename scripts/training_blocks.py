@@ -1,6 +1,7 @@
 """Rule `training_blocks`: one gold set → its blocks' features (as the `best` preset cuts them),
 labels (-1 where the gold says nothing of a block), word counts and pages, and every block of its
-pages unlabelled; with extract.peers, each block's coverage by the peers too."""
+pages unlabelled; with extract.peers, each block's coverage by the peers too. Pages are read
+(decoded, language guessed, stop list picked) with the extract stage's settings (`reading`)."""
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.evaluation.gold import iter_dataset
@@ -20,7 +21,11 @@ pages = training_pages(
         snakemake.params.cfg["max_pages"],
         snakemake.params.comments,
     ),
-    ExtractParams(comments=snakemake.params.comments, peers=snakemake.params.peers),
+    ExtractParams(
+        **snakemake.params.reading,
+        comments=snakemake.params.comments,
+        peers=snakemake.params.peers,
+    ),
 )
 write_training_blocks(pages, dataset, snakemake.output.blocks)
 unlabelled_blocks(pages).save(snakemake.output.pages)

@@ -142,3 +142,27 @@ def test_best_adapted_is_skipped_without_models_adapted_to_each_source():
         }
     )
     assert set(evaluate(config).results["cleaneval-dev"]) == {"keep-all"}
+
+
+def test_pages_are_read_with_the_extract_stages_settings():
+    # A user's `extract` settings for reading pages reach the evaluation: a language guessed from
+    # a dozen characters is another language than one guessed from the default 2,000.
+    require_shared(BOILERPLATE)
+    from corpusbuilder.extraction.extract import ExtractParams
+
+    config = EvaluateConfig.from_config(
+        {
+            "gold_dir": str(BOILERPLATE),
+            "datasets": ["fundus"],
+            "extractors": ["justext-default"],
+            "max_pages": 20,
+        }
+    )
+
+    def languages(params):
+        by_language = evaluate(config, params=params).by_language["fundus"]
+        return {language: t["justext-default"].pages for language, t in by_language.items()}
+
+    default = languages(ExtractParams())
+    assert sum(default.values()) == 20 and {"de", "en"} <= set(default)
+    assert languages(ExtractParams(language_sample_chars=12)) != default

@@ -241,11 +241,13 @@ def evaluate(
     config: EvaluateConfig,
     held_out: Mapping[str, Mapping[str, BlockModel]] | None = None,
     comments: bool | None = None,
+    params: ExtractParams = ExtractParams(),
 ) -> Evaluation:
     """Every configured extractor on every configured dataset. ``held_out`` maps each learned
     extractor (`best`, `best-adapted`) to its models by the gold source each was held out from
     (:func:`learned_for`). ``comments``: the scope of `extract.comments` the gold is read for
-    where a set annotates comments apart (`gold.iter_dataset`)."""
+    where a set annotates comments apart (`gold.iter_dataset`). ``params``: how pages are read
+    (decoding, the language guess, the stop list; `extract.READING_KEYS`)."""
     fixed = {
         e.name: e
         for e in resolve_extractors(name for name in config.extractors if name not in LEARNED)
@@ -279,7 +281,7 @@ def evaluate(
             for name in names
         ]
         evaluation.results[dataset] = evaluate_pages(
-            pages, mine, by_language=evaluation.by_language.setdefault(dataset, {})
+            pages, mine, params, by_language=evaluation.by_language.setdefault(dataset, {})
         )
         count = next(iter(evaluation.results[dataset].values())).pages if mine else 0
         log.info(

@@ -53,6 +53,10 @@ log = logging.getLogger(__name__)
 
 HTML_CONTENT_TYPES = ("text/html", "application/xhtml+xml")
 BEST_PRESET = "best"
+# The settings of ExtractParams that decide how a page is read: decoded, its language guessed, its
+# stop list picked. The gold pages are read with them too, by the evaluation and by the training
+# of the models it scores, so that both read pages as the extract stage does.
+READING_KEYS = ("max_control_share", "language_sample_chars", "stoplist_fallback")
 
 
 @dataclass(frozen=True)
