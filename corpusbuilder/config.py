@@ -83,15 +83,19 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict:
     return yaml.safe_load(Path(path).read_text())
 
 
-def _coerce_strings(value: Any, schema: dict) -> Any:
-    """Snakemake's --config parses nested values with YAML's BaseLoader, so every scalar in
-    extract='{justext: {length_low: 60}}' arrives as a string: re-read a string as YAML where the
-    schema wants no string (integer, number, boolean, null)."""
+def _coerce_scalars(value: Any, schema: dict) -> Any:
+    """Scalars read as the schema's type where YAML read them as another.
+
+    Snakemake's --config parses nested values with YAML's BaseLoader, so every scalar in
+    extract='{justext: {length_low: 60}}' arrives as a string: a string is re-read as YAML where
+    the schema wants no string (integer, number, boolean, null). And JSON Schema counts 2000.0 as
+    an integer, which Python's slices and ranges refuse: an integral float becomes an int where
+    the schema wants an integer."""
     if isinstance(value, dict):
         properties = schema.get("properties", {})
-        return {key: _coerce_strings(item, properties.get(key, {})) for key, item in value.items()}
+        return {key: _coerce_scalars(item, properties.get(key, {})) for key, item in value.items()}
     if isinstance(value, list):
-        return [_coerce_strings(item, schema.get("items", {})) for item in value]
+        return [_coerce_scalars(item, schema.get("items", {})) for item in value]
     types = schema.get("type", [])
     types = [types] if isinstance(types, str) else types
     if isinstance(value, str) and types and "string" not in types:
@@ -99,14 +103,18 @@ def _coerce_strings(value: Any, schema: dict) -> Any:
             parsed = yaml.safe_load(value)
         except yaml.YAMLError:
             return value
-        return value if isinstance(parsed, (str, dict, list)) else parsed
+        if isinstance(parsed, (str, dict, list)):
+            return value
+        value = parsed
+    if isinstance(value, float) and value.is_integer() and types == ["integer"]:
+        return int(value)
     return value
 
 
 def validate_config(config: dict[str, Any], schema: dict | None = None) -> dict[str, Any]:
     """Return a copy of `config` with defaults filled in; raise ConfigError naming the bad key."""
     schema = load_schema() if schema is None else schema
-    filled = _coerce_strings(copy.deepcopy(config), schema)
+    filled = _coerce_scalars(copy.deepcopy(config), schema)
     errors = sorted(
         _validator(schema)(schema).iter_errors(filled), key=lambda e: list(e.absolute_path)
     )

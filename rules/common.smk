@@ -107,8 +107,8 @@ def adapt_problem():
 if config["adapt"]["enabled"] and (problem := adapt_problem()):
     raise WorkflowError(f"bad configuration: config key 'adapt.enabled': {problem}")
 
-# How the extract stage reads a page, which the gold pages' readings follow (a param of their
-# rules: a change re-reads them, and nothing else of `extract` does).
+# How the extract stage reads a page, which the readings of the gold pages follow (a param of
+# training_blocks, sweep and evaluate_boilerplate: a change re-reads the gold pages).
 READING_CFG = {key: config["extract"][key] for key in READING_KEYS}
 
 EXTRACT_MODEL = (

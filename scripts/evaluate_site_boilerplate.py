@@ -10,6 +10,9 @@ from corpusbuilder.extraction.extract import ExtractParams
 setup_logging(snakemake.log[0])
 extract = ExtractParams.from_config(snakemake.params.extract)
 rows = evaluate_gold_sets(
-    EvaluateConfig.from_config(snakemake.params.cfg), extract.site_boilerplate, extract.justext
+    EvaluateConfig.from_config(snakemake.params.cfg),
+    extract.site_boilerplate,
+    extract.justext,
+    extract,
 )
 write_tsv(rows, SITE_COLUMNS, snakemake.output.tsv)

@@ -47,6 +47,21 @@ def test_bad_values_name_the_key(config, message):
         validate_config(config)
 
 
+def test_a_whole_number_written_as_a_float_is_an_integer_where_the_schema_wants_one():
+    # JSON Schema lets 2000.0 pass as an integer; the language guess's slice refused it mid-run
+    from corpusbuilder.evaluation.extractors import prepare_page
+
+    config = validate_config(
+        {"extract": {"language_sample_chars": 2000.0, "max_control_share": 1.0}}
+    )
+    assert type(config["extract"]["language_sample_chars"]) is int
+    assert type(config["extract"]["max_control_share"]) is float  # a number stays as written
+    html = "<html><body><p>" + "The river rose overnight and the town woke. " * 20 + "</p></body>"
+    assert prepare_page(html, ExtractParams.from_config(config["extract"])).language == "en"
+    with pytest.raises(ConfigError, match="config key 'extract.language_sample_chars'"):
+        validate_config({"extract": {"language_sample_chars": 2000.5}})
+
+
 def test_cli_check_config_reports_the_key(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("extract:\n  preset: Z\n")

@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import (
+    BOILERPLATE,
     CRAWL,
     FEW_PARTITIONS,
     REPO,
@@ -280,6 +281,41 @@ def test_the_dedup_threshold_reruns_only_dedup_and_the_stages_that_read_it(built
     # quality scores what dedup kept, and the funnel counts what quality kept
     assert job_stats(output) == Counter(dedup=1, quality=2, export=2, funnel=1, provenance=1, all=1)
     assert "rule extract:" not in output and "rule ngram_runs:" not in output
+
+
+def test_the_extract_stages_reading_settings_reread_the_gold_pages(tmp_path):
+    # The gold pages are read as the extract stage reads pages: a change to how a page is read
+    # plans every rule that reads them again, another extract setting none of them.
+    require_shared(BOILERPLATE)
+    gold = write_config(
+        tmp_path / "gold.yaml",
+        {
+            "input": {"warcs": SAMPLES[:1]},
+            "evaluate": {
+                "gold_dir": str(BOILERPLATE),
+                "datasets": ["cleaneval-dev"],
+                "sweep_dataset": "cleaneval-dev",
+                "extractors": ["justext-default"],
+                "max_pages": 3,
+            },
+            "train": {"datasets": ["cleaneval-dev"], "max_pages": 3},
+        },
+    )
+    targets = (
+        "results/stats/boilerplate.tsv",
+        "results/stats/sweep.tsv",
+        "results/train/blocks/cleaneval-dev.npz",
+    )
+    workdir = tmp_path / "gold"
+    workdir.mkdir()
+    ok(snakemake(workdir, *targets, configfiles=[gold]))
+    reading = write_config(tmp_path / "reading.yaml", {"extract": {"language_sample_chars": 500}})
+    planned = job_stats(ok(snakemake(workdir, "--dry-run", *targets, configfiles=[gold, reading])))
+    assert {"evaluate_boilerplate", "sweep", "training_blocks"} <= set(planned), planned
+    other = write_config(tmp_path / "other.yaml", {"extract": {"max_blocks": 4000}})
+    assert job_stats(ok(snakemake(workdir, "--dry-run", *targets, configfiles=[gold, other]))) == (
+        Counter()
+    )
 
 
 # --- single stages by hand ------------------------------------------------------------------------

@@ -174,15 +174,18 @@ def site_rows(dataset: str, tallies: dict, counts: dict) -> list[dict]:
 
 
 def evaluate_gold_sets(
-    config: EvaluateConfig, site: SiteBoilerplateParams, justext: JustextParams
+    config: EvaluateConfig,
+    site: SiteBoilerplateParams,
+    justext: JustextParams,
+    params: ExtractParams = ExtractParams(),
 ) -> list[dict]:
-    """The site_boilerplate.tsv rows: every configured gold set, pages
-    grouped by host across the set."""
+    """The site_boilerplate.tsv rows: every configured gold set, pages grouped by host across the
+    set, read with ``params`` (decoding, the language guess, the stop list)."""
     site = replace(site, mode="mark")
     rows = []
     for dataset in config.datasets:
         pages = list(iter_dataset(dataset, config.gold_dir, config.max_pages))
-        docs, blocks = page_tables(pages, justext)
+        docs, blocks = page_tables(pages, justext, params)
         blocks = mark_blocks(blocks, docs, site, justext)
         gold = {str(i): page for i, page in enumerate(pages)}
         tallies, counts = score_variants(docs, blocks, gold, justext, site.min_pages_per_host)
