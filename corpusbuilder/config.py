@@ -106,7 +106,12 @@ def _coerce_scalars(value: Any, schema: dict) -> Any:
         if isinstance(parsed, (str, dict, list)):
             return value
         value = parsed
-    if isinstance(value, float) and value.is_integer() and types == ["integer"]:
+    if (
+        isinstance(value, float)
+        and value.is_integer()
+        and "integer" in types
+        and "number" not in types
+    ):
         return int(value)
     return value
 

@@ -56,6 +56,8 @@ def test_a_whole_number_written_as_a_float_is_an_integer_where_the_schema_wants_
     )
     assert type(config["extract"]["language_sample_chars"]) is int
     assert type(config["extract"]["max_control_share"]) is float  # a number stays as written
+    # an integer that may be null too (min-hash bands divide k into range()s)
+    assert type(validate_config({"similarity": {"bands": 4.0}})["similarity"]["bands"]) is int
     html = "<html><body><p>" + "The river rose overnight and the town woke. " * 20 + "</p></body>"
     assert prepare_page(html, ExtractParams.from_config(config["extract"])).language == "en"
     with pytest.raises(ConfigError, match="config key 'extract.language_sample_chars'"):

@@ -2,6 +2,7 @@
 
 - adding a WARC re-runs the per-shard stages of the new shard only, plus the global ones;
 - a changed parameter (jusText threshold, dedup threshold) re-runs its rule and what follows;
+- a changed setting of how pages are read re-reads the gold pages;
 - single stages by hand: `--until language`, `-R dedup`;
 - the build records what decided the corpus (results/stats/provenance.json);
 - a run killed while extract writes resumes to the same corpus as an uninterrupted run.
@@ -303,6 +304,7 @@ def test_the_extract_stages_reading_settings_reread_the_gold_pages(tmp_path):
     )
     targets = (
         "results/stats/boilerplate.tsv",
+        "results/stats/site_boilerplate.tsv",
         "results/stats/sweep.tsv",
         "results/train/blocks/cleaneval-dev.npz",
     )
@@ -311,10 +313,12 @@ def test_the_extract_stages_reading_settings_reread_the_gold_pages(tmp_path):
     ok(snakemake(workdir, *targets, configfiles=[gold]))
     reading = write_config(tmp_path / "reading.yaml", {"extract": {"language_sample_chars": 500}})
     planned = job_stats(ok(snakemake(workdir, "--dry-run", *targets, configfiles=[gold, reading])))
-    assert {"evaluate_boilerplate", "sweep", "training_blocks"} <= set(planned), planned
+    readers = {"evaluate_boilerplate", "evaluate_site_boilerplate", "sweep", "training_blocks"}
+    assert readers <= set(planned), planned
+    # the site evaluation also reads every other extract key (its jusText and site settings)
     other = write_config(tmp_path / "other.yaml", {"extract": {"max_blocks": 4000}})
     assert job_stats(ok(snakemake(workdir, "--dry-run", *targets, configfiles=[gold, other]))) == (
-        Counter()
+        Counter(evaluate_site_boilerplate=1)
     )
 
 

@@ -89,3 +89,20 @@ def test_site_signal_raises_precision_on_a_news_portal(gold_dir, tmp_path):
     assert scores.at["site-only", "word_recall"] > scores.at["justext", "word_recall"]
     write_tsv(rows.to_dict("records"), SITE_COLUMNS, tmp_path / "site.tsv")
     assert pd.read_csv(tmp_path / "site.tsv", sep="\t").columns.tolist() == list(SITE_COLUMNS)
+
+
+def test_gold_pages_are_read_with_the_extract_stages_settings(gold_dir):
+    # a language guessed from a dozen characters picks other stop lists, so jusText keeps other
+    # blocks: the settings reach the pages' reading
+    from corpusbuilder.extraction.extract import ExtractParams
+
+    config = EvaluateConfig(gold_dir=gold_dir, datasets=("cleanportaleval",), max_pages=12)
+
+    def justext_recall(params):
+        rows = pd.DataFrame(evaluate_gold_sets(config, SiteBoilerplateParams(), JUSTEXT, params))
+        scores = rows[rows["scope"] == "multi-page hosts"].set_index("variant")
+        return scores.at["justext", "word_recall"]
+
+    assert justext_recall(ExtractParams(language_sample_chars=12)) != justext_recall(
+        ExtractParams()
+    )
