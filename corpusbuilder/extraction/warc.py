@@ -378,15 +378,22 @@ def _read_record(record, index: int, offset: int, params: RecordLimits) -> WarcR
     out.status = _status_code(record.http_headers.get_statuscode())
     out.content_type = record.http_headers.get_header("Content-Type") or ""
     out.http_charset = _charset_of(out.content_type)
-    if out.status is None and _cut_off(record, params.max_bytes):
-        out.reason = f"truncated: {record.raw_stream.limit} bytes of the record missing"
-        return out
-    if out.status != 200:
-        out.reason = f"status-{out.status}" if out.status is not None else "status-missing"
-        return out
     mime = out.content_type.split(";", 1)[0].strip().lower()
-    if mime not in params.html_content_types:
-        out.reason = f"content-type-{mime or 'missing'}"
+    if out.status != 200:
+        skipped = f"status-{out.status}" if out.status is not None else "status-missing"
+    elif mime not in params.html_content_types:
+        skipped = f"content-type-{mime or 'missing'}"
+    else:
+        skipped = ""
+    if skipped:
+        # A record cut off in its HTTP headers reads as one without a status, with the first
+        # digits of one ("HTTP/1.1 20") or without a Content-Type; its body is read nowhere else.
+        cut_off = _cut_off(record, params.max_bytes)
+        out.reason = (
+            f"truncated: {record.raw_stream.limit} bytes of the record missing"
+            if cut_off
+            else skipped
+        )
         return out
     declared_length = int(headers.get_header("Content-Length") or 0)
     if declared_length > params.max_bytes + 65536:  # HTTP headers are in the WARC length too
@@ -412,13 +419,13 @@ def _read_record(record, index: int, offset: int, params: RecordLimits) -> WarcR
 
 
 def _cut_off(record, max_bytes: int) -> bool:
-    """Whether a record's block ends before its Content-Length (a member cut off in its HTTP
-    headers reads as a response without a status)."""
+    """Whether a record's block ends before its Content-Length; False when more than
+    ``max_bytes`` of it are there (never read whole, so not known to be cut off)."""
     try:
-        _read_limited(record.raw_stream, max_bytes)
+        block = _read_limited(record.raw_stream, max_bytes)
     except Exception:  # noqa: BLE001 - a broken member is cut off too
         return True
-    return record.raw_stream.limit > 0
+    return block is not None and record.raw_stream.limit > 0
 
 
 def _status_code(value) -> int | None:
