@@ -8,11 +8,8 @@ from corpusbuilder.evaluation.site import SITE_COLUMNS, evaluate_gold_sets
 from corpusbuilder.extraction.extract import ExtractParams
 
 setup_logging(snakemake.log[0])
-extract = ExtractParams.from_config(snakemake.params.extract)
 rows = evaluate_gold_sets(
     EvaluateConfig.from_config(snakemake.params.cfg),
-    extract.site_boilerplate,
-    extract.justext,
-    extract,
+    ExtractParams.from_config(snakemake.params.extract),
 )
 write_tsv(rows, SITE_COLUMNS, snakemake.output.tsv)

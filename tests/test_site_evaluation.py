@@ -12,7 +12,6 @@ from corpusbuilder.evaluation.gold import GoldPage, iter_dataset
 from corpusbuilder.evaluation.scores import EvaluateConfig, write_tsv
 from corpusbuilder.evaluation.site import SITE_COLUMNS, evaluate_gold_sets, score_variants
 from corpusbuilder.extraction.justext import PRESETS
-from corpusbuilder.extraction.site_boilerplate import SiteBoilerplateParams
 
 JUSTEXT = PRESETS["default"]
 TEMPLATE = "Sign up for our daily newsletter and follow us on every network you use"
@@ -82,7 +81,7 @@ def test_gold_pages_carry_their_urls(gold_dir):
 def test_site_signal_raises_precision_on_a_news_portal(gold_dir, tmp_path):
     # the first 24 CleanPortalEval pages: 12 of bbc.co.uk, 12 of blogs.wsj.com
     config = EvaluateConfig(gold_dir=gold_dir, datasets=("cleanportaleval",), max_pages=24)
-    rows = pd.DataFrame(evaluate_gold_sets(config, SiteBoilerplateParams(), JUSTEXT))
+    rows = pd.DataFrame(evaluate_gold_sets(config))
     scores = rows[rows["scope"] == "multi-page hosts"].set_index("variant")
     assert scores.at["justext", "pages"] == 24 and scores.at["justext", "hosts"] == 2
     assert scores.at["justext+site", "word_precision"] > scores.at["justext", "word_precision"]
@@ -99,7 +98,7 @@ def test_gold_pages_are_read_with_the_extract_stages_settings(gold_dir):
     config = EvaluateConfig(gold_dir=gold_dir, datasets=("cleanportaleval",), max_pages=12)
 
     def justext_recall(params):
-        rows = pd.DataFrame(evaluate_gold_sets(config, SiteBoilerplateParams(), JUSTEXT, params))
+        rows = pd.DataFrame(evaluate_gold_sets(config, params))
         scores = rows[rows["scope"] == "multi-page hosts"].set_index("variant")
         return scores.at["justext", "word_recall"]
 

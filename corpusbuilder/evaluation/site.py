@@ -27,7 +27,6 @@ import pandas as pd
 from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.extraction.justext import JustextParams, classify
 from corpusbuilder.extraction.site_boilerplate import (
-    SiteBoilerplateParams,
     combined_classes,
     host_of,
     mark_blocks,
@@ -174,14 +173,13 @@ def site_rows(dataset: str, tallies: dict, counts: dict) -> list[dict]:
 
 
 def evaluate_gold_sets(
-    config: EvaluateConfig,
-    site: SiteBoilerplateParams,
-    justext: JustextParams,
-    params: ExtractParams = ExtractParams(),
+    config: EvaluateConfig, params: ExtractParams = ExtractParams()
 ) -> list[dict]:
     """The site_boilerplate.tsv rows: every configured gold set, pages grouped by host across the
-    set, read with ``params`` (decoding, the language guess, the stop list)."""
-    site = replace(site, mode="mark")
+    set, read with ``params`` (decoding, the language guess, the stop list) and judged with its
+    jusText thresholds and site settings."""
+    justext = params.justext
+    site = replace(params.site_boilerplate, mode="mark")
     rows = []
     for dataset in config.datasets:
         pages = list(iter_dataset(dataset, config.gold_dir, config.max_pages))
