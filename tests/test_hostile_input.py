@@ -165,24 +165,36 @@ def test_a_file_cut_off_keeps_every_record_before_the_cut(tmp_path, gzipped, kee
     assert len(rows) == 3 and rows[2].reason.startswith("truncated")
 
 
-@pytest.mark.parametrize("gzipped", [False, True])
-@pytest.mark.parametrize(
-    "cut_after", [b"HTTP/1.1 2", b"HTTP/1.1 20", b"HTTP/1.1 200 O", b"Content-Type: text/"]
-)
-def test_a_record_cut_off_in_its_http_headers_is_truncated(tmp_path, gzipped, cut_after):
-    # A cut after "HTTP/1.1 20" once read as a response of status 20 (one cut in ~900 of the
-    # test above, whose records' dates and ids change its compressed sizes), and one before the
-    # Content-Type as a page without one.
+@pytest.mark.parametrize("how", ["plain", "member stream stops", "member bytes cut"])
+def test_a_last_record_cut_at_any_byte_is_truncated_or_whole(tmp_path, how):
+    """Every cut of the last record: in its WARC headers (once read as a record of type
+    "warc-type-re", one without HTTP headers, or a malformed one), in its HTTP headers (once a
+    response of status 20, or one without a Content-Type), in its body. Its row says truncated,
+    unless all of its block is there."""
     last = record(2)
-    cut = last[: last.index(cut_after) + len(cut_after)]
-    if gzipped:  # a gzip member whose stream stops there: no end block, no trailer
-        packer = zlib.compressobj(wbits=31)
-        cut = packer.compress(cut) + packer.flush(zlib.Z_SYNC_FLUSH)
+    block_end = last.index(b"</html>") + len(b"</html>")
+    if how == "member bytes cut":
+        last = record(2, gzipped=True)
     path = tmp_path / "in.warc.gz"
-    path.write_bytes(record(0, gzipped) + record(1, gzipped) + cut)
-    rows = rows_of(path)
-    assert uris_read(rows) == ["http://walks.example/0", "http://walks.example/1"]
-    assert len(rows) == 3 and rows[2].reason.startswith("truncated"), rows[2].reason
+    gzipped = how != "plain"
+    before = record(0, gzipped) + record(1, gzipped)
+    wrong = []
+    for cut_at in range(1, len(last)):
+        cut = last[:cut_at]
+        if how == "member stream stops":  # a member without its end block and trailer
+            packer = zlib.compressobj(wbits=31)
+            cut = packer.compress(cut) + packer.flush(zlib.Z_SYNC_FLUSH)
+        whole = cut_at >= block_end
+        if how == "member bytes cut":  # whole when only the member's trailer is missing
+            whole = len(zlib.decompressobj(31).decompress(cut)) >= block_end
+        path.write_bytes(before + cut)
+        rows = rows_of(path)
+        assert uris_read(rows)[:2] == ["http://walks.example/0", "http://walks.example/1"]
+        assert len(rows) == 3, cut_at
+        read_whole = rows[2].body == page(2)
+        if whole != read_whole or whole == rows[2].reason.startswith("truncated"):
+            wrong.append((cut_at, last[:cut_at][-20:], rows[2].reason[:80]))
+    assert not wrong, wrong[:10]
 
 
 def test_a_whole_shard_with_every_kind_of_framing_fault_is_one_row_a_record(tmp_path):

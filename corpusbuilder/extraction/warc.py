@@ -107,6 +107,10 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
                         start = _next_record_start(probe, true_end, size)
                         break
                     row = _read_record_or_error(record, index, last_start, params)
+                    if row.reason and _headers_cut_off(probe, last_start, size):
+                        # read as a record of a partial type ("warc-type-re"), without a URI or
+                        # without a length, when the file ends inside its WARC headers
+                        row.reason = _HEADERS_CUT_OFF
                     if row.reason.startswith("malformed"):
                         # the reader's state after a malformed record is not to be trusted: go on
                         # from the next record that can be found, whatever this one's length said
@@ -223,6 +227,29 @@ def _next_record_start(stream, after: int, size: int, chunk: int = 1 << 20) -> i
 def _member_starts_a_record(stream, offset: int) -> bool:
     stream.seek(offset)
     return starts_a_warc_record(stream.read(4096))
+
+
+_HEADERS_CUT_OFF = "truncated: the file ends inside the record's WARC headers"
+_HEADERS_READ = 1 << 16
+
+
+def _headers_cut_off(stream, offset: int, size: int) -> bool:
+    """Whether the file ends inside the WARC headers of the record at `offset`: no blank line ends
+    them, plain or inflated, and nothing but them lies between `offset` and the end of the file.
+
+    Headers longer than ``_HEADERS_READ`` bytes are not taken for cut off (the check reads no
+    more, and stays cheap for the many records skipped for their type)."""
+    if size - offset > _HEADERS_READ:
+        return False
+    stream.seek(offset)
+    data = stream.read(_HEADERS_READ)
+    if data[:2] == _GZIP_MEMBER[:2]:
+        try:
+            # a member cut off inflates as far as it goes, without an error
+            data = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, _HEADERS_READ)
+        except zlib.error:
+            return False  # not a cut but a corrupt member, which its reason says
+    return b"\r\n\r\n" not in data and b"\n\n" not in data
 
 
 def _only_blank_lines(stream, start: int, end: int) -> bool:
