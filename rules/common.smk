@@ -160,6 +160,33 @@ def corpus_files():
     )
 
 
+def stage_tables():
+    """{stage: {shard: table}}: the table of each shard that each stage whose output decides the
+    text writes (extract's docs table stands for its blocks); the provenance record reads the
+    versions that wrote them."""
+    stages = {
+        "extract": FILES.docs,
+        "language": FILES.language,
+        "exact_dedup": FILES.exact,
+        "quality": FILES.quality,
+    }
+    tables = {
+        stage: {shard: pattern.format(shard=shard) for shard in SHARDS}
+        for stage, pattern in stages.items()
+    }
+    if config["dedup"]["enabled"]:
+        tables["dedup"] = {shard: dedup_table(shard) for shard in SHARDS}
+    return tables
+
+
+def stage_table_files():
+    """stage_tables() as inputs: block dedup's, from the sequential job, as its one folder."""
+    tables = stage_tables()
+    if config["dedup"]["enabled"] and not DEDUP_PARTITIONED:
+        tables["dedup"] = {"": FILES.dedup_tables}
+    return [path for shards in tables.values() for path in shards.values()]
+
+
 def corpus_outputs():
     outputs = corpus_files()
     outputs += ["results/stats/funnel.tsv", "results/stats/provenance.json"]

@@ -50,6 +50,7 @@ localrules:
 rule provenance:
     input:
         model=EXTRACT_MODEL,
+        tables=stage_table_files(),
         corpus=corpus_files(),
         funnel="results/stats/funnel.tsv",
     output:
@@ -63,5 +64,6 @@ rule provenance:
         mem_mb=500,
     params:
         config=config,
+        tables=stage_tables(),
     script:
         "../scripts/provenance.py"

@@ -4,6 +4,7 @@ what adding a WARC reruns."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -56,6 +57,11 @@ def test_three_hash_ranges_build_the_sequential_corpus_on_the_sample(builds):
     assert not (benchmarks / "dedup.tsv").exists()
     assert (partitioned / "results" / "dedup_state.parquet").is_file()
     assert (partitioned / "work" / "dedup" / "stats.json").is_file()
+    # each shard's job wrote its table: the provenance record reads every one's writer
+    record = json.loads((partitioned / "results" / "stats" / "provenance.json").read_text())
+    assert [entry["shards"] for entry in record["stages"]["dedup"]] == [
+        ["sample-00", "sample-01", "sample-02"]
+    ]
 
 
 def test_a_run_killed_in_the_seen_stage_reruns_to_the_same_corpus(builds, tmp_path):

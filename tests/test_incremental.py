@@ -41,7 +41,7 @@ from conftest import (
 
 import corpusbuilder
 from corpusbuilder.common.package_data import SHIPPED_MODEL
-from corpusbuilder.common.provenance import OUTPUT_LIBRARIES
+from corpusbuilder.common.versions import OUTPUT_LIBRARIES, this_process
 
 SAMPLE = REPO / "resources" / "sample"
 SAMPLES = [str(SAMPLE / f"sample-0{i}.warc.gz") for i in range(3)]
@@ -149,6 +149,11 @@ def test_the_build_records_what_decided_the_corpus(built):
     record = json.loads((workdir / "results" / "stats" / "provenance.json").read_text())
     assert record["corpusbuilder"] == corpusbuilder.__version__
     assert set(OUTPUT_LIBRARIES) == set(record["libraries"])
+    # every stage's tables name the versions that wrote them: here one environment, one writer
+    assert set(record["stages"]) == {"extract", "language", "exact_dedup", "dedup", "quality"}
+    for entries in record["stages"].values():
+        assert entries == [{"written_by": this_process(), "shards": ["sample-00", "sample-01"]}]
+    assert record["mixed_versions"] == {}
     assert record["model"]["sha256"] == hashlib.sha256(SHIPPED_MODEL.read_bytes()).hexdigest()
     # the effective config: the two WARCs given, every default filled in
     assert record["config"]["input"]["warcs"] == SAMPLES[:2]

@@ -152,7 +152,7 @@ def test_rule_env_provides_every_import_of_its_script(step):
 def test_the_provenance_rule_env_holds_every_library_it_records():
     """The record reads the libraries' versions from the env it runs in: one lacking a library
     would record it as missing, however the corpus was built."""
-    from corpusbuilder.common.provenance import OUTPUT_LIBRARIES
+    from corpusbuilder.common.versions import OUTPUT_LIBRARIES
 
     (step,) = [step for step in RULE_STEPS if step.rule == "provenance"]
     declared = env_requirements(step.env)

@@ -27,7 +27,7 @@ from conftest import (
 
 import corpusbuilder
 from corpusbuilder.common.package_data import SHIPPED_MODEL
-from corpusbuilder.common.provenance import OUTPUT_LIBRARIES
+from corpusbuilder.common.versions import OUTPUT_LIBRARIES
 from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.report.corpus_stats import (
     ShardFiles,

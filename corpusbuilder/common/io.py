@@ -18,6 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from corpusbuilder.common.versions import writer_metadata, writer_of
+
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 
@@ -64,11 +66,27 @@ def _errno_in(error: OSError) -> int:
     return int(str(error).lower().split("[errno ", 1)[1].split("]", 1)[0])
 
 
+def _stamped(schema: pa.Schema) -> dict[bytes, bytes]:
+    """A schema's metadata with this process as the table's writer (common.versions)."""
+    return {**(schema.metadata or {}), **writer_metadata()}
+
+
 def write_table(table: pa.Table, path: Path | str, row_group_size: int | None = None) -> None:
     """Write an Arrow table as Parquet (zstd), atomically; ``row_group_size`` rows per row group
     where readers filter by row group statistics (pyarrow's default otherwise)."""
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd", row_group_size=row_group_size)
+        pq.write_table(
+            table.replace_schema_metadata(_stamped(table.schema)),
+            tmp,
+            compression="zstd",
+            row_group_size=row_group_size,
+        )
+
+
+def table_writer(path: Path | str) -> dict | None:
+    """The versions that wrote a table (`common.versions`), as its writer stamped them; None for
+    one written before tables were stamped."""
+    return writer_of(pq.read_schema(path).metadata)
 
 
 def write_row_groups(parts: Sequence[pa.Table], path: Path | str) -> None:
@@ -76,7 +94,9 @@ def write_row_groups(parts: Sequence[pa.Table], path: Path | str) -> None:
     (an empty one too), so that a reader finds part i as row group i."""
     with (
         atomic_path(path) as tmp,
-        pq.ParquetWriter(tmp, parts[0].schema, compression="zstd") as writer,
+        pq.ParquetWriter(
+            tmp, parts[0].schema.with_metadata(_stamped(parts[0].schema)), compression="zstd"
+        ) as writer,
     ):
         for part in parts:
             writer.write_table(part, row_group_size=max(part.num_rows, 1))
@@ -96,7 +116,9 @@ class ParquetBatchWriter:
 
     def __enter__(self) -> ParquetBatchWriter:
         tmp = self._atomic.__enter__()
-        self._writer = pq.ParquetWriter(tmp, self.schema, compression="zstd")
+        self._writer = pq.ParquetWriter(
+            tmp, self.schema.with_metadata(_stamped(self.schema)), compression="zstd"
+        )
         return self
 
     def append(self, row: dict) -> None:

@@ -1,45 +1,26 @@
 """What decided a corpus, recorded beside it (``results/stats/provenance.json``, copied into the
 report's ``summary.json``), so that it can be rebuilt and two corpora compared: the version of
 corpusbuilder, of the libraries whose behaviour shapes the output text (HTML parsing, language
-identification, hashing, suffix sorting), the hash of the block classifier's model file, and the
-effective config with every default filled in.
+identification, hashing, suffix sorting), the hash of the block classifier's model file, the
+effective config with every default filled in, and which versions wrote each stage's table of
+each shard (`common.versions`): under ``--use-conda`` every rule has its own environment, and an
+incremental build may extract a new shard with a newer library than the old ones.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import platform
-from importlib.metadata import PackageNotFoundError, version
+from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import corpusbuilder
 from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.versions import this_process
 
-# Distributions whose version can change which words end up in the corpus.
-OUTPUT_LIBRARIES = (
-    "lxml",
-    "py3langid",
-    "charset-normalizer",
-    "numpy",
-    "pandas",
-    "pyarrow",
-    "warcio",
-    "judy",
-    "pydivsufsort",
-)
-
-
-def library_versions(names: tuple[str, ...] = OUTPUT_LIBRARIES) -> dict[str, str | None]:
-    """Installed version of each distribution (None where it is not installed)."""
-    versions: dict[str, str | None] = {}
-    for name in names:
-        try:
-            versions[name] = version(name)
-        except PackageNotFoundError:
-            versions[name] = None
-    return versions
+# {stage: {shard: the writer of that shard's table (common.versions.writer_of)}}
+StageWriters = Mapping[str, Mapping[str, dict[str, Any] | None]]
 
 
 def file_sha256(path: Path | str) -> str:
@@ -50,16 +31,49 @@ def file_sha256(path: Path | str) -> str:
     return digest.hexdigest()
 
 
-def provenance(config: dict[str, Any], model: Path | str | None) -> dict[str, Any]:
-    """The provenance record; ``model`` is the `best` preset's model file
-    (None for a jusText preset)."""
+def provenance(
+    config: dict[str, Any], model: Path | str | None, stages: StageWriters | None = None
+) -> dict[str, Any]:
+    """The provenance record; ``model`` is the `best` preset's model file (None for a jusText
+    preset). ``corpusbuilder``, ``python`` and ``libraries`` are the versions of the process
+    that writes the record; ``stages`` lists, per stage, each set of versions that wrote its
+    tables with the shards it wrote, and ``mixed_versions`` every library of which
+    more than one version wrote them."""
+    writers = {stage: by_writer(shards) for stage, shards in (stages or {}).items()}
     return {
-        "corpusbuilder": corpusbuilder.__version__,
-        "python": platform.python_version(),
-        "libraries": library_versions(),
+        **this_process(),
         "model": {"path": str(model), "sha256": file_sha256(model)} if model else None,
         "config": config,
+        "stages": writers,
+        "mixed_versions": mixed_versions(writers),
     }
+
+
+def by_writer(shards: Mapping[str, dict[str, Any] | None]) -> list[dict[str, Any]]:
+    """One entry per distinct writer of a stage's tables, with the shards it wrote, in the
+    order they come; ``written_by`` is None for tables written before tables were stamped."""
+    groups: dict[str, dict[str, Any]] = {}
+    for shard, writer in shards.items():
+        key = json.dumps(writer, sort_keys=True)
+        groups.setdefault(key, {"written_by": writer, "shards": []})["shards"].append(shard)
+    return list(groups.values())
+
+
+def mixed_versions(writers: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[str]]:
+    """Each library (and corpusbuilder, Python) of which the stages' tables were written with
+    more than one version, with those versions; a library one environment lacks is not a
+    second version."""
+    seen: defaultdict[str, set[str]] = defaultdict(set)
+    for entries in writers.values():
+        for entry in entries:
+            writer = entry["written_by"] or {}
+            for name in ("corpusbuilder", "python"):
+                if writer.get(name):
+                    seen[name].add(writer[name])
+            for name, installed in (writer.get("libraries") or {}).items():
+                if installed:
+                    seen[name].add(installed)
+    return {name: sorted(versions) for name, versions in sorted(seen.items()) if len(versions) > 1}
 
 
 def write_provenance(record: dict[str, Any], path: Path | str) -> None:

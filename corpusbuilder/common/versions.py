@@ -1,0 +1,67 @@
+"""Which versions wrote a stage table: every Parquet file written through `common.io` carries,
+in its schema metadata, the version of corpusbuilder, Python and the libraries that shape the
+output text in the process that wrote it. Under ``--use-conda`` each rule runs in its own
+environment, and an incremental build re-runs only the shards whose inputs changed, so one
+corpus can hold the work of several library versions; the provenance record reads them from
+the tables (`corpusbuilder.common.provenance`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import platform
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import corpusbuilder
+
+# Distributions whose version can change which words end up in the corpus.
+OUTPUT_LIBRARIES = (
+    "lxml",
+    "py3langid",
+    "charset-normalizer",
+    "numpy",
+    "pandas",
+    "pyarrow",
+    "warcio",
+    "judy",
+    "pydivsufsort",
+)
+
+# the schema metadata key of a table's writer
+WRITER_KEY = b"corpusbuilder.writer"
+
+
+def library_versions(names: tuple[str, ...] = OUTPUT_LIBRARIES) -> dict[str, str | None]:
+    """Installed version of each distribution (None where it is not installed)."""
+    versions: dict[str, str | None] = {}
+    for name in names:
+        try:
+            versions[name] = version(name)
+        except PackageNotFoundError:
+            versions[name] = None
+    return versions
+
+
+@functools.cache
+def this_process() -> dict[str, Any]:
+    """corpusbuilder's, Python's and the output libraries' versions here (read once: a running
+    process does not change them)."""
+    return {
+        "corpusbuilder": corpusbuilder.__version__,
+        "python": platform.python_version(),
+        "libraries": library_versions(),
+    }
+
+
+def writer_metadata() -> dict[bytes, bytes]:
+    """The schema metadata that names this process as a table's writer."""
+    return {WRITER_KEY: json.dumps(this_process(), sort_keys=True).encode()}
+
+
+def writer_of(metadata: dict[bytes, bytes] | None) -> dict[str, Any] | None:
+    """The writer a table's schema metadata names; None for a table written before tables
+    were stamped."""
+    raw = (metadata or {}).get(WRITER_KEY)
+    return json.loads(raw) if raw else None

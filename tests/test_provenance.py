@@ -1,0 +1,89 @@
+"""Which versions wrote the corpus: every stage table names its writer, and the provenance
+record groups each stage's shards by writer and names any library two of them disagree on."""
+
+from __future__ import annotations
+
+import copy
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from corpusbuilder.common.io import (
+    ParquetBatchWriter,
+    table_writer,
+    write_row_groups,
+    write_table,
+)
+from corpusbuilder.common.provenance import provenance
+from corpusbuilder.common.versions import OUTPUT_LIBRARIES, this_process
+
+SCHEMA = pa.schema([("doc_id", pa.string()), ("n", pa.int64())])
+TABLE = pa.Table.from_pylist([{"doc_id": "a", "n": 1}, {"doc_id": "b", "n": 2}], schema=SCHEMA)
+
+
+def _written(how: str, path):
+    if how == "write_table":
+        write_table(TABLE, path)
+    elif how == "write_row_groups":
+        write_row_groups([TABLE.slice(0, 1), TABLE.slice(1)], path)
+    else:
+        with ParquetBatchWriter(path, SCHEMA, batch_rows=1) as writer:
+            for row in TABLE.to_pylist():
+                writer.append(row)
+    return path
+
+
+@pytest.mark.parametrize("how", ["write_table", "write_row_groups", "ParquetBatchWriter"])
+def test_every_table_writer_names_the_versions_that_wrote_it(tmp_path, how):
+    path = _written(how, tmp_path / "t.parquet")
+    writer = table_writer(path)
+    assert writer == this_process()
+    assert set(writer["libraries"]) == set(OUTPUT_LIBRARIES)
+    assert pq.read_table(path).equals(TABLE)  # the stamp changes no row
+
+
+def test_a_pandas_table_keeps_its_own_metadata_beside_the_stamp(tmp_path):
+    table = pa.Table.from_pandas(TABLE.to_pandas(), preserve_index=False)
+    write_table(table, tmp_path / "t.parquet")
+    assert table_writer(tmp_path / "t.parquet") == this_process()
+    assert b"pandas" in pq.read_schema(tmp_path / "t.parquet").metadata
+
+
+def test_a_table_written_before_the_stamp_has_no_writer(tmp_path):
+    pq.write_table(TABLE, tmp_path / "old.parquet")
+    assert table_writer(tmp_path / "old.parquet") is None
+
+
+def _older(writer: dict, library: str, installed: str | None) -> dict:
+    older = copy.deepcopy(writer)
+    older["libraries"][library] = installed
+    return older
+
+
+def test_shards_written_by_other_versions_are_named_with_the_library():
+    here = this_process()
+    older = _older(here, "lxml", "4.9.0")
+    record = provenance(
+        {"extract": {"preset": "best"}},
+        None,
+        {
+            "extract": {"s-00": here, "s-01": older, "s-02": here},
+            "language": {"s-00": here, "s-01": here, "s-02": None},
+        },
+    )
+    assert record["stages"]["extract"] == [
+        {"written_by": here, "shards": ["s-00", "s-02"]},
+        {"written_by": older, "shards": ["s-01"]},
+    ]
+    assert record["stages"]["language"][1] == {"written_by": None, "shards": ["s-02"]}
+    assert record["mixed_versions"] == {"lxml": sorted(["4.9.0", here["libraries"]["lxml"]])}
+
+
+def test_a_library_one_environment_lacks_is_not_a_second_version():
+    here = this_process()
+    # under --use-conda the extract env has no pydivsufsort, which only block dedup uses
+    extract_env = _older(here, "pydivsufsort", None)
+    record = provenance({}, None, {"extract": {"s": extract_env}, "dedup": {"s": here}})
+    assert record["mixed_versions"] == {}
+    assert [len(entries) for entries in record["stages"].values()] == [1, 1]
