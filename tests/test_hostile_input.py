@@ -197,6 +197,40 @@ def test_a_last_record_cut_at_any_byte_is_truncated_or_whole(tmp_path, how):
     assert not wrong, wrong[:10]
 
 
+@pytest.mark.parametrize("how", ["member stream stops", "member bytes cut"])
+def test_a_member_of_several_records_cut_at_any_byte_keeps_every_whole_record(tmp_path, how):
+    """A whole WARC gzipped as one member, cut off: every record before the cut is read, the one
+    cut is truncated (unless all of its block is there), and nothing after it is made up."""
+    plain = [record(i) for i in range(3)]
+    block_ends, start = [], 0
+    for data in plain:
+        block_ends.append(start + data.index(b"</html>") + len(b"</html>"))
+        start += len(data)
+    whole = b"".join(plain)
+    member = gzip.compress(whole)
+    path = tmp_path / "in.warc.gz"
+    wrong = []
+    for cut_at in range(1, len(whole if how == "member stream stops" else member)):
+        if how == "member stream stops":
+            packer = zlib.compressobj(wbits=31)
+            path.write_bytes(packer.compress(whole[:cut_at]) + packer.flush(zlib.Z_SYNC_FLUSH))
+            there = cut_at
+        else:
+            path.write_bytes(member[:cut_at])
+            there = len(zlib.decompressobj(31).decompress(member[:cut_at]))
+        rows = rows_of(path)
+        whole_records = sum(end <= there for end in block_ends)
+        # bytes of a record after the whole ones; a member that inflates to nothing is a row too
+        after_them = there > sum(map(len, plain[:whole_records])) or not whole_records
+        cut_record = whole_records < 3 and after_them
+        expected = [""] * whole_records + ["truncated"] * cut_record
+        got = ["truncated" if r.reason.startswith("truncated") else r.reason for r in rows]
+        read = uris_read(rows) == [f"http://walks.example/{i}" for i in range(whole_records)]
+        if got != expected or not read:
+            wrong.append((cut_at, there, [r.reason[:60] for r in rows]))
+    assert not wrong, wrong[:5]
+
+
 def test_a_whole_shard_with_every_kind_of_framing_fault_is_one_row_a_record(tmp_path):
     """The stage, not only the reader: rows in the docs table = records written."""
     parts = [record(0), with_length(record(1), 700), record(2), record(3, True)]

@@ -244,12 +244,19 @@ def _headers_cut_off(stream, offset: int, size: int) -> bool:
     stream.seek(offset)
     data = stream.read(_HEADERS_READ)
     if data[:2] == _GZIP_MEMBER[:2]:
+        inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
         try:
             # a member cut off inflates as far as it goes, without an error
-            data = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, _HEADERS_READ)
+            data = inflate.decompress(data, _HEADERS_READ)
         except zlib.error:
             return False  # not a cut but a corrupt member, which its reason says
-    return b"\r\n\r\n" not in data and b"\n\n" not in data
+        if inflate.eof:
+            return False  # the member is whole, whatever it holds
+    # warcio ends headers at the first line that is blank once stripped
+    return len(data) < _HEADERS_READ and not _BLANK_LINE.search(data)
+
+
+_BLANK_LINE = re.compile(rb"\n[ \t\r]*\n")
 
 
 def _only_blank_lines(stream, start: int, end: int) -> bool:
@@ -319,13 +326,16 @@ _CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[^\r\n]*")
 
 class _MemberStream(io.RawIOBase):
     """The inflated bytes of the one gzip member at `offset`, inflated as they are read (never
-    whole); `end` is where the member ends in the file, once it has been read to its end."""
+    whole); `end` is where the member ends in the file, once it has been read to its end, and
+    `cut` whether the file ended first."""
 
     def __init__(self, file, offset: int):
         self.file, self.position = file, offset
         self.inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
         self.pending = b""
         self.end: int | None = None
+        self.cut = False
+        self.delivered = 0  # inflated bytes handed to the reader
 
     def readable(self) -> bool:
         return True
@@ -340,13 +350,17 @@ class _MemberStream(io.RawIOBase):
                 data = self.file.read(1 << 16)
                 self.position += len(data)
                 if not data:
-                    raise EOFError("the gzip member is cut off")
+                    # an end of stream, not an error: the reader's buffer keeps what was inflated
+                    # before it, the whole records ahead of the cut
+                    self.cut = True
+                    return 0
             self.pending = self.inflate.decompress(data, 1 << 16)
             if self.inflate.eof:
                 self.end = self.position - len(self.inflate.unused_data)
         count = min(len(buffer), len(self.pending))
         buffer[:count] = self.pending[:count]
         self.pending = self.pending[count:]
+        self.delivered += count
         return count
 
 
@@ -358,22 +372,52 @@ def _rest_of_member(
     member = _MemberStream(stream, offset)
     reader = io.BufferedReader(member)
     records = ArchiveIterator(reader, check_digests=False)
+    cut_off = f"truncated: the gzip member at {offset} ends inside this record"
+    # Each row waits for the next record: only the last one read can be the one a cut member
+    # ends in, read as far as it goes (a record of a partial type, without a length, malformed,
+    # or one whose block ends early).
+    held: tuple[WarcRecord, bool] | None = None
     try:
         for number, record in enumerate(records):
             if number:  # the first was read already
+                if held:
+                    yield held[0]
                 index += 1
-                yield _read_record_or_error(record, index, offset, params)
+                row = _read_record_or_error(record, index, offset, params)
+                partial = not row.reason.startswith("truncated") and (
+                    row.reason.startswith("malformed")
+                    or record.rec_headers.get_header("Content-Length") is None
+                    or _cut_off(record, params.max_bytes)
+                )
+                held = (row, partial)
+        # warcio ends its iteration quietly on a record whose headers end the stream
+        unread = member.cut and member.delivered - records.offset > len(b"\r\n\r\n")
+        if held:
+            row, partial = held
+            if member.cut and partial and not unread:
+                row.reason = cut_off
+            yield row
+            held = None
+        if unread:
+            index += 1
+            yield WarcRecord(index, offset, "error", "", reason=cut_off)
         while reader.read(1 << 16):
             pass
     except Exception as error:  # noqa: BLE001 - a stranger's member that breaks is a row
+        if held:
+            yield held[0]
         index += 1
+        what = f"{type(error).__name__}: {ascii(str(error)[:200])}"
         yield WarcRecord(
             index,
             offset,
             "error",
             "",
-            reason=f"unreadable within the gzip member at {offset}: {type(error).__name__}: "
-            f"{ascii(str(error)[:200])}"[:500],
+            reason=(
+                f"{cut_off} ({what})"
+                if member.cut
+                else f"unreadable within the gzip member at {offset}: {what}"
+            )[:500],
         )
     if member.end is not None:
         member_end.append(member.end)
