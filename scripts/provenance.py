@@ -22,9 +22,13 @@ write_provenance(record, snakemake.output.record)
 log.info(
     "corpusbuilder %s, model %s", record["corpusbuilder"], (record["model"] or {}).get("sha256")
 )
-for name, versions in record["mixed_versions"].items():
-    log.warning(
-        "the corpus was written with %s %s (by stage and shard in provenance.json)",
-        name,
-        " and ".join(versions),
-    )
+for stage, libraries in record["mixed_versions"].items():
+    for name, versions in libraries.items():
+        log.warning(
+            "the %s stage's tables were written with %s %s: its shards come from runs apart "
+            "(by shard in provenance.json; -R %s makes them one)",
+            stage,
+            name,
+            " and ".join(versions),
+            stage,
+        )

@@ -4,11 +4,14 @@ record groups each stage's shards by writer and names any library two of them di
 from __future__ import annotations
 
 import copy
+import subprocess
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import corpusbuilder
 from corpusbuilder.common.io import (
     ParquetBatchWriter,
     table_writer,
@@ -16,7 +19,7 @@ from corpusbuilder.common.io import (
     write_table,
 )
 from corpusbuilder.common.provenance import provenance
-from corpusbuilder.common.versions import OUTPUT_LIBRARIES, this_process
+from corpusbuilder.common.versions import OUTPUT_LIBRARIES, checkout_commit, this_process
 
 SCHEMA = pa.schema([("doc_id", pa.string()), ("n", pa.int64())])
 TABLE = pa.Table.from_pylist([{"doc_id": "a", "n": 1}, {"doc_id": "b", "n": 2}], schema=SCHEMA)
@@ -77,13 +80,40 @@ def test_shards_written_by_other_versions_are_named_with_the_library():
         {"written_by": older, "shards": ["s-01"]},
     ]
     assert record["stages"]["language"][1] == {"written_by": None, "shards": ["s-02"]}
-    assert record["mixed_versions"] == {"lxml": sorted(["4.9.0", here["libraries"]["lxml"]])}
+    assert record["mixed_versions"] == {
+        "extract": {"lxml": sorted(["4.9.0", here["libraries"]["lxml"]])}
+    }
 
 
-def test_a_library_one_environment_lacks_is_not_a_second_version():
+def test_stages_in_environments_of_their_own_are_not_mixed():
     here = this_process()
-    # under --use-conda the extract env has no pydivsufsort, which only block dedup uses
-    extract_env = _older(here, "pydivsufsort", None)
-    record = provenance({}, None, {"extract": {"s": extract_env}, "dedup": {"s": here}})
+    # under --use-conda the extract env has no pydivsufsort, which only block dedup uses, and
+    # its own solve of numpy
+    extract_env = _older(_older(here, "pydivsufsort", None), "numpy", "1.24.0")
+    record = provenance(
+        {}, None, {"extract": {"a": extract_env, "b": extract_env}, "dedup": {"a": here, "b": here}}
+    )
     assert record["mixed_versions"] == {}
     assert [len(entries) for entries in record["stages"].values()] == [1, 1]
+    # but the same stage's shards from two runs, one with and one without the library, are
+    assert provenance({}, None, {"extract": {"a": extract_env, "b": here}})["mixed_versions"] == {
+        "extract": {"numpy": sorted(["1.24.0", here["libraries"]["numpy"]])}
+    }
+
+
+def test_the_record_is_this_process_s_own_copy():
+    record = provenance({}, None)
+    record["libraries"]["lxml"] = "changed"
+    assert this_process()["libraries"]["lxml"] != "changed"
+
+
+def test_a_checkout_names_its_commit():
+    checkout = Path(corpusbuilder.__file__).resolve().parents[1]
+    head = subprocess.run(
+        ["git", "-C", str(checkout), "rev-parse", "--short=12", "HEAD"],
+        capture_output=True,
+        text=True,
+    )
+    if head.returncode:
+        pytest.skip("corpusbuilder is installed, not run from a git checkout")
+    assert checkout_commit() == head.stdout.strip()

@@ -35,10 +35,10 @@ def provenance(
     config: dict[str, Any], model: Path | str | None, stages: StageWriters | None = None
 ) -> dict[str, Any]:
     """The provenance record; ``model`` is the `best` preset's model file (None for a jusText
-    preset). ``corpusbuilder``, ``python`` and ``libraries`` are the versions of the process
-    that writes the record; ``stages`` lists, per stage, each set of versions that wrote its
-    tables with the shards it wrote, and ``mixed_versions`` every library of which
-    more than one version wrote them."""
+    preset). ``corpusbuilder``, ``commit``, ``python`` and ``libraries`` are those of the
+    process that writes the record; ``stages`` lists, per stage, each set of versions that wrote
+    its tables with the shards it wrote, and ``mixed_versions``, per stage, every library of
+    which more than one version wrote them."""
     writers = {stage: by_writer(shards) for stage, shards in (stages or {}).items()}
     return {
         **this_process(),
@@ -59,21 +59,25 @@ def by_writer(shards: Mapping[str, dict[str, Any] | None]) -> list[dict[str, Any
     return list(groups.values())
 
 
-def mixed_versions(writers: Mapping[str, list[dict[str, Any]]]) -> dict[str, list[str]]:
-    """Each library (and corpusbuilder, Python) of which the stages' tables were written with
-    more than one version, with those versions; a library one environment lacks is not a
-    second version."""
-    seen: defaultdict[str, set[str]] = defaultdict(set)
-    for entries in writers.values():
+def mixed_versions(writers: Mapping[str, list[dict[str, Any]]]) -> dict[str, dict[str, list[str]]]:
+    """Per stage, each library (and corpusbuilder, its commit, Python) of which that stage's
+    tables were written with more than one version, with those versions. Stages apart may differ
+    (under conda each rule has its own env); a stage's shards that differ came from runs apart."""
+    mixed = {}
+    for stage, entries in writers.items():
+        seen: defaultdict[str, set[str]] = defaultdict(set)
         for entry in entries:
             writer = entry["written_by"] or {}
-            for name in ("corpusbuilder", "python"):
+            for name in ("corpusbuilder", "commit", "python"):
                 if writer.get(name):
                     seen[name].add(writer[name])
             for name, installed in (writer.get("libraries") or {}).items():
                 if installed:
                     seen[name].add(installed)
-    return {name: sorted(versions) for name, versions in sorted(seen.items()) if len(versions) > 1}
+        differing = {name: sorted(found) for name, found in sorted(seen.items()) if len(found) > 1}
+        if differing:
+            mixed[stage] = differing
+    return mixed
 
 
 def write_provenance(record: dict[str, Any], path: Path | str) -> None:

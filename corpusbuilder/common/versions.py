@@ -8,10 +8,13 @@ the tables (`corpusbuilder.common.provenance`).
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import platform
+import subprocess
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 from typing import Any
 
 import corpusbuilder
@@ -44,20 +47,48 @@ def library_versions(names: tuple[str, ...] = OUTPUT_LIBRARIES) -> dict[str, str
     return versions
 
 
-@functools.cache
 def this_process() -> dict[str, Any]:
-    """corpusbuilder's, Python's and the output libraries' versions here (read once: a running
-    process does not change them)."""
+    """corpusbuilder's version and commit, Python's and the output libraries' versions here."""
+    return copy.deepcopy(_this_process())
+
+
+@functools.cache
+def _this_process() -> dict[str, Any]:
+    # read once: a running process does not change them
     return {
         "corpusbuilder": corpusbuilder.__version__,
+        "commit": checkout_commit(),
         "python": platform.python_version(),
         "libraries": library_versions(),
     }
 
 
+def checkout_commit() -> str | None:
+    """The commit of the git checkout corpusbuilder runs from (the workflow's, whose version
+    number stays put between commits); None for an installed package."""
+    package = Path(corpusbuilder.__file__).resolve().parent
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(package), *args],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=True,
+        ).stdout.strip()
+
+    try:
+        # a checkout of its own, not a package installed inside some other repository
+        if Path(git("rev-parse", "--show-toplevel")) != package.parent:
+            return None
+        return git("rev-parse", "--short=12", "HEAD") or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def writer_metadata() -> dict[bytes, bytes]:
     """The schema metadata that names this process as a table's writer."""
-    return {WRITER_KEY: json.dumps(this_process(), sort_keys=True).encode()}
+    return {WRITER_KEY: json.dumps(_this_process(), sort_keys=True).encode()}
 
 
 def writer_of(metadata: dict[bytes, bytes] | None) -> dict[str, Any] | None:
