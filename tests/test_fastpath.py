@@ -58,6 +58,12 @@ QUIRKS = {
     "non-ASCII blank piece": "<html><body><div>\u00a0<span>\u2003</span>\u00a0<p>x\u00a0y</p>"
     "\u3000</div></body></html>",
     "non-ASCII text": "<html><body><p>Größe — 東京 <b>ünïcödé</b></p></body></html>",
+    # words counted in script units: a block a character each of whose is in a script without
+    # spaces, three- and four-byte UTF-8 at the scripts' first and last code points, each
+    # between letters (3 units, 1 word)
+    "scripts without spaces": "<html><body><p>ภาษาไทย คำ</p>"
+    + "".join(f"<p>é{c}x</p>" for c in "\u0e00\u9fff\u3005\uff66\uff9f\U00020000\U000323af")
+    + "<p>\u0dff \ua000 \U000323b0 \uff65</p></body></html>",
     "line breaks of every kind": "<html><body><p>a\r\n b \u2028c\x85 d\x0b\x1c "
     "e</p><p><a>\u3000in\u2003a\r link </a>\u200bzero-width</p></body></html>",
     "image and positions": "<html><body><div><image src=a>i</image><img src=b><p>1</p><p>2</p><div>"

@@ -264,14 +264,16 @@ cdef class StopWords:
             slot = (slot + 1) & self.mask
         return False
 
-    cdef int count(self, const Buffer* text, Buffer* scratch, Py_ssize_t* words, Py_ssize_t* stop_words) except -1:
+    cdef int count(self, const Buffer* text, Buffer* scratch, Py_ssize_t* words, Py_ssize_t* stop_words,
+                   bint* non_ascii) except -1:
         """The words of a normalised text (runs between spaces and newlines) and how many are
-        on the list, lower-cased."""
+        on the list, lower-cased; and whether any word is not ASCII."""
         cdef size_t i = 0, start
         cdef const unsigned char* data = <const unsigned char*> text.data
         cdef bint ascii
         cdef unsigned char byte
         words[0] = stop_words[0] = 0
+        non_ascii[0] = False
         _reserve(scratch, text.length)
         while i < text.length:
             while i < text.length and (data[i] == 0x20 or data[i] == 0x0A):
@@ -290,6 +292,7 @@ cdef class StopWords:
             if ascii:
                 stop_words[0] += self.contains_ascii(<const unsigned char*> scratch.data, i - start)
             else:
+                non_ascii[0] = True
                 stop_words[0] += (<str> text.data[start:i].decode("utf8")).lower() in self.words
         return 0
 
@@ -298,17 +301,50 @@ cdef class BlockMaker:
     """Makes a block as :func:`corpusbuilder.extraction.segmentation._make_block` does, from the classes and
     functions of :mod:`corpusbuilder.extraction.segmentation` given once. A block's path is worked out here from
     the nearest ancestor whose features are remembered, as ``path_features`` does; a path of
-    more new steps than ``path_features`` remembers is left to it."""
+    more new steps than ``path_features`` remembers is left to it. A block's words are counted
+    in script units (:func:`corpusbuilder.common.scripts.in_script_units`) here too, where its
+    text is still bytes: most pages hold no character of a script written without spaces, and
+    finding that out over the UTF-8 of their non-ASCII blocks spares a search of the whole
+    page's text."""
 
-    cdef object block_class, path_features, element_hints, heading_tag
+    cdef object block_class, path_features, element_hints, heading_tag, script_units
     cdef Py_ssize_t max_remembered_steps
+    cdef const unsigned int[:, ::1] no_space_ranges  # first and last code point of each script
 
-    def __init__(self, block_class, path_features, element_hints, heading_tag, Py_ssize_t max_remembered_steps):
+    def __init__(self, block_class, path_features, element_hints, heading_tag, Py_ssize_t max_remembered_steps,
+                 const unsigned int[:, ::1] no_space_ranges not None, script_units):
         self.block_class = block_class
         self.path_features = path_features
         self.element_hints = element_hints
         self.heading_tag = heading_tag
         self.max_remembered_steps = max_remembered_steps
+        if no_space_ranges.shape[1] != 2:
+            raise ValueError("no_space_ranges: a first and a last code point per script")
+        self.no_space_ranges = no_space_ranges
+        self.script_units = script_units
+
+    cdef bint holds_no_space_script(self, const Buffer* text) noexcept:
+        """Whether a UTF-8 text holds a character of a script written without spaces. Every such
+        script lies above U+07FF, where UTF-8 takes three or four bytes: only those are decoded."""
+        cdef size_t i = 0
+        cdef const unsigned char* data = <const unsigned char*> text.data
+        cdef unsigned int code
+        cdef Py_ssize_t k
+        while i < text.length:
+            if data[i] >= 0xF0 and i + 3 < text.length:
+                code = ((data[i] & 0x07) << 18) | ((data[i + 1] & 0x3F) << 12) | ((data[i + 2] & 0x3F) << 6) | (
+                    data[i + 3] & 0x3F)
+                i += 4
+            elif data[i] >= 0xE0 and i + 2 < text.length:
+                code = ((data[i] & 0x0F) << 12) | ((data[i + 1] & 0x3F) << 6) | (data[i + 2] & 0x3F)
+                i += 3
+            else:
+                i += 1
+                continue
+            for k in range(self.no_space_ranges.shape[0]):
+                if self.no_space_ranges[k, 0] <= code <= self.no_space_ranges[k, 1]:
+                    return True
+        return False
 
     cdef object own_hints(self, list node):
         cdef ElementAttributes attributes = <ElementAttributes?> node[3]  # the compiled walk's nodes hold these
@@ -359,12 +395,16 @@ cdef class BlockMaker:
             node = (<list> node)[2]
         return bits
 
-    cdef object make(self, str text, Py_ssize_t n_words, Py_ssize_t n_stopwords, long chars_in_links, long tags_count,
-                     object path_node, bint structure_hints):
+    cdef object make(self, const Buffer* utf8, Py_ssize_t n_words, Py_ssize_t n_stopwords, bint non_ascii,
+                     long chars_in_links, long tags_count, object path_node, bint structure_hints):
+        """The block of a normalised text (``utf8``) of ``n_words`` whitespace words, which stay
+        what its stop-word density is taken over, as the package takes it."""
+        cdef str text = utf8.data[:utf8.length].decode("utf8")
         cdef tuple path = self.path(path_node, structure_hints)
         near_hints = self.near_hints(path_node) if structure_hints else 0
         cdef Py_ssize_t n_chars = len(text)
-        return self.block_class(text, path[0], path[1], path[2], chars_in_links, tags_count, n_chars, n_words,
+        units = self.script_units(text) if non_ascii and self.holds_no_space_script(utf8) else n_words
+        return self.block_class(text, path[0], path[1], path[2], chars_in_links, tags_count, n_chars, units,
                                 n_stopwords, <double> chars_in_links / n_chars, <double> n_stopwords / n_words, path[3],
                                 near_hints)
 
@@ -411,13 +451,13 @@ cdef class _Blocks:
 
     cdef int close_block(self) except -1:
         cdef Py_ssize_t words, stop_words
+        cdef bint non_ascii
         if self.has_text:
             _normalized(&self.text, &self.normalized)
             if self.normalized.length:
-                self.stop_words.count(&self.normalized, &self.scratch, &words, &stop_words)
-                block = self.block_maker.make(self.normalized.data[:self.normalized.length].decode("utf8"), words,
-                                              stop_words, self.chars_in_links, self.tags_count, self.block_path,
-                                              self.structure_hints)
+                self.stop_words.count(&self.normalized, &self.scratch, &words, &stop_words, &non_ascii)
+                block = self.block_maker.make(&self.normalized, words, stop_words, non_ascii, self.chars_in_links,
+                                              self.tags_count, self.block_path, self.structure_hints)
                 self.blocks.append(block)
             self.text.length = 0
             self.has_text = False

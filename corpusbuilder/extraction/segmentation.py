@@ -17,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
 from lxml import etree
 from lxml.html.defs import block_tags as _FRAGMENT_BLOCK_TAGS  # div or span around a fragment
 
-from corpusbuilder.common.scripts import in_script_units
+from corpusbuilder.common.scripts import NO_SPACE_SCRIPTS, in_script_units, script_units
 from corpusbuilder.extraction.hints import element_hints
 from corpusbuilder.extraction.nesting import parsed_within_depth
 
@@ -453,34 +454,39 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
         return []
     if _fastpath is not None:
         try:
-            return in_script_units(
-                _fastpath.segment_walk(
-                    root,
-                    _block_maker(),
-                    _stop_words(stoplist),
-                    structure_hints,
-                    paragraph_tags(structure_hints),
-                    _KILLED_TAGS,
-                    _UNWRAPPED_TAGS,
-                )
+            return _fastpath.segment_walk(
+                root,
+                _block_maker(),
+                _stop_words(stoplist),
+                structure_hints,
+                paragraph_tags(structure_hints),
+                _KILLED_TAGS,
+                _UNWRAPPED_TAGS,
             )
         except _fastpath.Unsupported:
             pass
-    return in_script_units(_segment_blocks_python(root, stoplist, structure_hints))
+    return _segment_blocks_python(root, stoplist, structure_hints)
 
 
 @lru_cache(maxsize=1)
 def _block_maker() -> _fastpath.BlockMaker:
-    """The compiled walk's maker of blocks, which does :func:`_make_block`'s work and calls
-    :func:`_path_features` only for a path too deep to remember."""
+    """The compiled walk's maker of blocks, which does :func:`_make_block`'s work (and
+    `in_script_units`') and calls :func:`_path_features` only for a path too deep to remember."""
     return _fastpath.BlockMaker(
-        Block, _path_features, element_hints, _heading_tag, _MAX_REMEMBERED_STEPS
+        Block,
+        _path_features,
+        element_hints,
+        _heading_tag,
+        _MAX_REMEMBERED_STEPS,
+        np.array(list(NO_SPACE_SCRIPTS.values()), dtype=np.uintc),
+        script_units,
     )
 
 
 def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool) -> list[Block]:
     """:func:`segment_blocks`' walk with lxml's ``iterwalk``, for a root that is an element whose
-    tag is not killed."""
+    tag is not killed; words counted in script units (`in_script_units`), as the compiled walk
+    counts them."""
     stoplist = _lowercased(stoplist)
     block_tags = paragraph_tags(structure_hints)
     blocks: list[Block] = []
@@ -584,4 +590,4 @@ def _segment_blocks_python(root, stoplist: frozenset[str], structure_hints: bool
         _close_block(
             blocks, text_nodes, chars_in_links, tags_count, block_path, stoplist, structure_hints
         )
-    return blocks
+    return in_script_units(blocks)
