@@ -36,9 +36,7 @@ def compiled_blocks(fastpath, root, structure_hints=True):
         segmentation._block_maker(),
         segmentation._stop_words(STOPLIST),
         structure_hints,
-        segmentation.paragraph_tags(structure_hints),
-        segmentation._KILLED_TAGS,
-        segmentation._UNWRAPPED_TAGS,
+        segmentation._tags(structure_hints),
     )
 
 
@@ -136,6 +134,27 @@ def test_compiled_walk_gives_the_python_walks_blocks(fastpath, name, structure_h
     expected = _segment_blocks_python(root, STOPLIST, structure_hints)
     assert expected, "a case without blocks tests nothing"
     assert compiled_blocks(fastpath, root, structure_hints) == expected
+
+
+def test_compiled_walk_past_the_element_names_it_remembers(fastpath, monkeypatch):
+    # more made-up element names than the walk's table of names keeps: the rest are read anew;
+    # one of them killed and one unwrapped, for both walks
+    monkeypatch.setattr(segmentation, "_KILLED_TAGS", frozenset({"x-3"}))
+    monkeypatch.setattr(segmentation, "_UNWRAPPED_TAGS", frozenset({"x-600"}))
+    names = [f"x-{i}" for i in range(700)]
+    root = parse_html(
+        "<html><body>" + "".join(f"<{n}>{n} <p>p{i}</p></{n}>" for i, n in enumerate(names))
+    )
+    tags = fastpath.Tags(
+        segmentation.paragraph_tags(True), segmentation._KILLED_TAGS, segmentation._UNWRAPPED_TAGS
+    )
+    expected = _segment_blocks_python(root, STOPLIST, True)
+    assert "x-3" not in [b.text for b in expected]
+    for _ in range(2):  # the second time, the first names are known
+        blocks = fastpath.segment_walk(
+            root, segmentation._block_maker(), segmentation._stop_words(STOPLIST), True, tags
+        )
+        assert blocks == expected
 
 
 def test_compiled_walk_on_a_page_spelled_out(fastpath):
@@ -535,9 +554,7 @@ def test_compiled_walk_counts_stop_words_as_python_does(fastpath, language):
         segmentation._block_maker(),
         segmentation._stop_words(stoplist),
         True,
-        segmentation.paragraph_tags(True),
-        segmentation._KILLED_TAGS,
-        segmentation._UNWRAPPED_TAGS,
+        segmentation._tags(True),
     )
     expected = _segment_blocks_python(root, stoplist, True)
     assert compiled == expected
@@ -575,9 +592,7 @@ def test_compiled_functions_refuse_what_they_cannot_read(fastpath):
             segmentation._block_maker(),
             segmentation._stop_words(STOPLIST),
             True,
-            segmentation.PARAGRAPH_TAGS,
-            segmentation._KILLED_TAGS,
-            segmentation._UNWRAPPED_TAGS,
+            segmentation._tags(True),
         )
     tables = classifier._feature_tables()
     block = make_block("text")

@@ -459,13 +459,18 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
                 _block_maker(),
                 _stop_words(stoplist),
                 structure_hints,
-                paragraph_tags(structure_hints),
-                _KILLED_TAGS,
-                _UNWRAPPED_TAGS,
+                _tags(structure_hints),
             )
         except _fastpath.Unsupported:
             pass
     return _segment_blocks_python(root, stoplist, structure_hints)
+
+
+@lru_cache(maxsize=2)
+def _tags(structure_hints: bool) -> _fastpath.Tags:
+    """The tags the compiled walk treats apart, as :func:`segment_blocks` reads the page; made
+    once, as it remembers the element names it meets."""
+    return _fastpath.Tags(paragraph_tags(structure_hints), _KILLED_TAGS, _UNWRAPPED_TAGS)
 
 
 @lru_cache(maxsize=1)
