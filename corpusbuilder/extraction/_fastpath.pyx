@@ -567,7 +567,8 @@ def segment_walk(cetree._Element root not None, BlockMaker block_maker not None,
     # The path is the Python walk's [tag, position, parent, attributes, features] chain.
     path_node = None
     cdef list open_elements = []  # path node, {child tag: count}, for each open kept element
-    cdef dict child_counts = {}
+    # None until the element's first kept child: most elements (links, images, spans) have none
+    cdef dict child_counts = None
     cdef list descended = []  # per element walked into: its kinds when kept, None when unwrapped
     while True:
         state.close_text_node(True)
@@ -575,12 +576,14 @@ def segment_walk(cetree._Element root not None, BlockMaker block_maker not None,
             if kinds & IMAGE:
                 tag = "img"  # the Cleaner's normalisation of an IE quirk
                 kinds = tags.kinds_of(tag)
+            if child_counts is None:
+                child_counts = {}
             position = child_counts.get(tag, 0) + 1
             child_counts[tag] = position
             open_elements.append(path_node)
             open_elements.append(child_counts)
             path_node = [tag, position, path_node, _attributes(c_node, root), None]
-            child_counts = {}
+            child_counts = None
             new_block = kinds & PARAGRAPH or (state.after_br and kinds & BREAK)
             if new_block:
                 if kinds & BREAK:
