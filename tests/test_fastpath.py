@@ -517,6 +517,52 @@ def test_compiled_tree_walk_sums_the_numpy_walks_leaves_bit_for_bit(fastpath):
         assert np.array_equal(sums, model.value[model._leaves(features)].sum(axis=1))
 
 
+def random_trees(rng, trees: int, depth: int, columns: int) -> BlockModel:
+    """Trees of at most ``depth`` levels whose branches end at random depths, leaves pointing to
+    themselves as the trained models' do."""
+    feature, threshold, left, right = [], [], [], []
+
+    def node(level: int) -> int:
+        index = len(feature)
+        feature.append(0)
+        threshold.append(0.0)
+        left.append(index)
+        right.append(index)
+        if level < depth and (level == 0 or rng.random() < 0.8):
+            feature[index] = int(rng.integers(columns))
+            threshold[index] = float(rng.normal())
+            left[index] = node(level + 1)
+            right[index] = node(level + 1)
+        return index
+
+    roots = [node(0) for _ in range(trees)]
+    return BlockModel(
+        feature=np.array(feature, dtype=np.int32),
+        threshold=np.array(threshold),
+        left=np.array(left, dtype=np.int32),
+        right=np.array(right, dtype=np.int32),
+        value=rng.normal(size=len(feature)),
+        roots=np.array(roots, dtype=np.int32),
+        depth=depth,
+        baseline=0.0,
+        threshold_good=0.5,
+        feature_names=tuple(f"x{i}" for i in range(columns)),
+    )
+
+
+@pytest.mark.parametrize(
+    "depth", [0, 1, 3, tree_model.COMPLETE_DEPTH, tree_model.COMPLETE_DEPTH + 1]
+)
+def test_compiled_tree_walks_of_every_depth_sum_the_numpy_walks_leaves(fastpath, depth):
+    # laid out complete up to COMPLETE_DEPTH, node by node beyond it; leaves above the last level
+    rng = np.random.default_rng(depth)
+    model = random_trees(rng, 13, depth, 5)
+    features = rng.normal(size=(37, 5)).astype(np.float32)
+    features[::4, ::2] = np.nan
+    expected = model.value[model._leaves(features)].sum(axis=1)
+    assert np.array_equal(model._leaf_sums(features), expected)
+
+
 def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monkeypatch):
     # what a package built without a C compiler runs, against what this one runs
     from corpusbuilder.extraction.model import classify_learned

@@ -72,6 +72,9 @@ CONTEXT_NAMES = (
     "stage1_max_before",
     "stage1_max_after",
 )
+# Trees at most this deep are walked compiled as complete trees (BlockModel.complete_trees, 2 **
+# depth leaves each: 16 KiB a tree at 10); deeper ones node by node.
+COMPLETE_DEPTH = 10
 CONTEXT_REACH = 3  # blocks on each side whose highest probability stage1_max_*3 read
 SECOND_STAGE = "second_stage."  # the prefix of the second stage's arrays in a model file
 # every array a stage of a model file holds ("trained_on" is optional: older files lack it)
@@ -248,8 +251,11 @@ class BlockModel:
             and features.dtype == np.float32
             and self.value.dtype == np.float64
         ):
+            rows = np.ascontiguousarray(features)
+            if self.depth <= COMPLETE_DEPTH:
+                return _fastpath.complete_tree_sums(rows, *self.complete_trees, self.depth)
             return _fastpath.tree_sums(
-                np.ascontiguousarray(features),
+                rows,
                 self.feature_index,
                 self.float32_threshold,
                 self.children,
@@ -258,6 +264,27 @@ class BlockModel:
                 self.value,
             )
         return self.value[self._leaves(features)].sum(axis=1)
+
+    @cached_property
+    def complete_trees(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The trees as complete binary trees of ``depth`` levels, for the compiled walk: per
+        tree, its splits' features (int32) and float32 values in level order, node i's children
+        at 2 i + 1 (left) and 2 i + 2, then the value of each of its 2 ** depth leaves.
+
+        A leaf above the last level stands in for a subtree whose every path ends at it (its
+        split reads column 0, and either way leads to it), so each row reaches the leaf value
+        the node-by-node walk reaches, NaN or not.
+        """
+        trees, inner = len(self.roots), (1 << self.depth) - 1
+        feature = np.zeros((trees, max(inner, 1)), dtype=np.int32)
+        split = np.zeros((trees, max(inner, 1)), dtype=np.float32)
+        nodes = self.root_index[:, None]  # the node at each place of the level, per tree
+        for level in range(self.depth):
+            places = slice((1 << level) - 1, (2 << level) - 1)
+            feature[:, places] = np.where(self.left[nodes] == nodes, 0, self.feature[nodes])
+            split[:, places] = self.float32_threshold[nodes]
+            nodes = np.stack([self.left[nodes], self.right[nodes]], axis=2).reshape(trees, -1)
+        return feature, split, np.ascontiguousarray(self.value[nodes])
 
     @cached_property
     def root_index(self) -> np.ndarray:
