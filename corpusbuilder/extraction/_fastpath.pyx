@@ -65,6 +65,11 @@ class Unsupported(Exception):
     element in a namespace …): the caller runs the Python walk on it instead."""
 
 
+# One is made for every kept element (for the few whose class and id are read later), and
+# dropped with the walk: kept off the garbage collector's lists (it holds only the root, so it
+# is in no cycle) and its memory reused.
+@cython.no_gc
+@cython.freelist(64)
 cdef class ElementAttributes:
     """An element's attributes as the path features read them: ``get`` as lxml's ``Element.get``
     for a name without a namespace. Holds the page's root so the document outlives it."""
