@@ -56,11 +56,12 @@ QUIRKS = {
     "non-ASCII blank piece": "<html><body><div>\u00a0<span>\u2003</span>\u00a0<p>x\u00a0y</p>"
     "\u3000</div></body></html>",
     "non-ASCII text": "<html><body><p>Größe — 東京 <b>ünïcödé</b></p></body></html>",
-    # words counted in script units: a block a character each of whose is in a script without
-    # spaces, three- and four-byte UTF-8 at the scripts' first and last code points, each
-    # between letters (3 units, 1 word)
+    # words counted in script units: each block holds one character of a script without
+    # spaces, at the scripts' first and last code points in three- and four-byte UTF-8, between
+    # letters (3 units, 1 word) and as a block's last character (2 units, 1 word)
     "scripts without spaces": "<html><body><p>ภาษาไทย คำ</p>"
     + "".join(f"<p>é{c}x</p>" for c in "\u0e00\u9fff\u3005\uff66\uff9f\U00020000\U000323af")
+    + "<p>é東</p><p>é\U00020000</p>"
     + "<p>\u0dff \ua000 \U000323b0 \uff65</p></body></html>",
     "line breaks of every kind": "<html><body><p>a\r\n b \u2028c\x85 d\x0b\x1c "
     "e</p><p><a>\u3000in\u2003a\r link </a>\u200bzero-width</p></body></html>",
@@ -561,6 +562,32 @@ def test_compiled_tree_walks_of_every_depth_sum_the_numpy_walks_leaves(fastpath,
     features[::4, ::2] = np.nan
     expected = model.value[model._leaves(features)].sum(axis=1)
     assert np.array_equal(model._leaf_sums(features), expected)
+    rows = np.ascontiguousarray(features)
+    if depth <= tree_model.COMPLETE_DEPTH:  # the complete layout, whichever _leaf_sums reads
+        assert np.array_equal(
+            fastpath.complete_tree_sums(rows, *model.complete_trees, depth), expected
+        )
+
+
+def test_trees_are_laid_out_complete_where_that_reads_less():
+    rng = np.random.default_rng(0)
+    assert load_model().walks_complete  # the shipped model: 6 levels, nearly full trees
+    # branches that end at random depths: a few hundred nodes where 1,024 leaves would be
+    assert not random_trees(rng, 13, tree_model.COMPLETE_DEPTH, 5).walks_complete
+    assert not random_trees(rng, 2, tree_model.COMPLETE_DEPTH + 1, 5).walks_complete
+
+
+def test_the_compiled_walk_refuses_scripts_it_cannot_decode(fastpath):
+    with pytest.raises(ValueError, match="U\\+0700 is below U\\+0800"):
+        fastpath.BlockMaker(
+            segmentation.Block,
+            None,
+            None,
+            None,
+            4,
+            np.array([[0x0700, 0x074F]], dtype=np.uintc),
+            None,
+        )
 
 
 def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monkeypatch):

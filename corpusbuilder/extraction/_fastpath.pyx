@@ -67,7 +67,8 @@ class Unsupported(Exception):
 
 # One is made for every kept element (for the few whose class and id are read later), and
 # dropped with the walk: kept off the garbage collector's lists (it holds only the root, so it
-# is in no cycle) and its memory reused.
+# is in no cycle; a field that could reach a block or a path node would need them back) and its
+# memory reused.
 @cython.no_gc
 @cython.freelist(64)
 cdef class ElementAttributes:
@@ -325,6 +326,9 @@ cdef class BlockMaker:
         self.max_remembered_steps = max_remembered_steps
         if no_space_ranges.shape[1] != 2:
             raise ValueError("no_space_ranges: a first and a last code point per script")
+        for k in range(no_space_ranges.shape[0]):
+            if no_space_ranges[k, 0] < 0x800:  # holds_no_space_script decodes no shorter UTF-8
+                raise ValueError(f"no_space_ranges: U+{no_space_ranges[k, 0]:04X} is below U+0800")
         self.no_space_ranges = no_space_ranges
         self.script_units = script_units
 
@@ -478,6 +482,8 @@ cdef enum:
     IMAGE = 16  # <image>, which the Cleaner renames <img>
     BREAK = 32  # <br>
     ANCHOR = 64  # <a>
+
+cdef enum:
     MAX_TAG_NAMES = 512  # element names a Tags remembers; a page of more made-up tags reads the rest each time
 
 

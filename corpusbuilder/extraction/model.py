@@ -72,8 +72,8 @@ CONTEXT_NAMES = (
     "stage1_max_before",
     "stage1_max_after",
 )
-# Trees at most this deep are walked compiled as complete trees (BlockModel.complete_trees, 2 **
-# depth leaves each: 16 KiB a tree at 10); deeper ones node by node.
+# Trees at most this deep may be walked compiled as complete trees (BlockModel.complete_trees, 2 **
+# depth leaves each: 16 KiB a tree at 10); deeper ones node by node (BlockModel.walks_complete).
 COMPLETE_DEPTH = 10
 CONTEXT_REACH = 3  # blocks on each side whose highest probability stage1_max_*3 read
 SECOND_STAGE = "second_stage."  # the prefix of the second stage's arrays in a model file
@@ -252,7 +252,7 @@ class BlockModel:
             and self.value.dtype == np.float64
         ):
             rows = np.ascontiguousarray(features)
-            if self.depth <= COMPLETE_DEPTH:
+            if self.walks_complete:
                 return _fastpath.complete_tree_sums(rows, *self.complete_trees, self.depth)
             return _fastpath.tree_sums(
                 rows,
@@ -264,6 +264,17 @@ class BlockModel:
                 self.value,
             )
         return self.value[self._leaves(features)].sum(axis=1)
+
+    @cached_property
+    def walks_complete(self) -> bool:
+        """Whether the compiled walk reads the trees laid out complete: where that layout is no
+        larger than the node-by-node one, as the point of it is less model read per page. About
+        16 bytes a place of a complete tree (a split's int32 feature and float32 value, a
+        leaf's float64) against 36 a node (its intp feature, float32 threshold, two intp
+        children and float64 value); sparse deep trees (31 leaves at depth 10) stay node by
+        node."""
+        complete_bytes = len(self.roots) * (16 << self.depth)
+        return self.depth <= COMPLETE_DEPTH and complete_bytes <= 36 * len(self.feature)
 
     @cached_property
     def complete_trees(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
