@@ -39,6 +39,7 @@ from corpusbuilder.report.corpus_stats import (
 from corpusbuilder.report.html_report import ReportFiles, render_report
 from corpusbuilder.report.joins import corpus_languages
 from corpusbuilder.report.ngram_counts import RangeCounts, block_ngrams, duplicate_counts
+from corpusbuilder.report.sections import cards_html
 from corpusbuilder.tables import ShardTables
 
 # --- a hand-made corpus: 2 documents, 4 blocks -------------------------------------------------
@@ -268,6 +269,22 @@ def test_report_renders_from_hand_made_tables_without_evaluation(tmp_path):
     assert "after block-level de-duplication" in page
 
 
+def test_the_report_says_what_built_the_corpus_and_warns_of_mixed_versions():
+    record = {
+        "corpusbuilder": "0.1.0",
+        "commit": "0123456789ab",
+        "python": "3.11.7",
+        "model": {"path": "best.npz", "sha256": "f" * 64},
+        "mixed_versions": {"extract": {"lxml": ["5.3.0", "6.1.3"]}},
+    }
+    cards = cards_html({"records": 3, "provenance": record})
+    assert "Built by corpusbuilder 0.1.0 at commit 0123456789ab, Python 3.11.7" in cards
+    assert "sha256 ffffffffffffffff…" in cards
+    assert "extract's shards were written with lxml 5.3.0 and 6.1.3" in cards
+    assert "Mixed" not in cards_html({"provenance": {**record, "mixed_versions": {}}})
+    assert "Built by" not in cards_html({"records": 3})  # a summary from before the record
+
+
 # --- the real workflow and a browser ------------------------------------------------------------
 
 
@@ -431,6 +448,7 @@ def test_report_renders_in_chromium(report_run, tmp_path):
     assert "after block-level de-duplication" in page and "after removing exact duplicates" in page
     assert 'class="blk dup"' in page and 'title="duplicate of sample-' in page
     assert 'class="blk bad' in page and 'class="legend"' in page
+    assert "Built by corpusbuilder" in page and "Mixed versions" not in page
     if with_gold:
         assert "justext-default" in page and "cleaneval-dev" in page and "word F1" in page
         assert "leave-one-source-out" in page and "Main-content F1 by page language" in page

@@ -211,7 +211,32 @@ def cards_html(summary: dict) -> str:
         )
     if summary.get("wall_seconds_total") is not None:
         card(f"{summary['wall_seconds_total']:,.1f} s", "summed wall time of the measured stages")
-    return f'<div class="cards">{"".join(items)}</div>'
+    return f'<div class="cards">{"".join(items)}</div>' + provenance_html(
+        summary.get("provenance") or {}
+    )
+
+
+def provenance_html(record: dict) -> str:
+    """What built the corpus (``provenance.json``), one line under the cards, and a warning for
+    each library a stage's shards were written with in two versions: shards from runs apart."""
+    if not record:
+        return ""
+    built = f"Built by corpusbuilder {record.get('corpusbuilder')}"
+    if record.get("commit"):
+        built += f" at commit {record['commit']}"
+    built += f", Python {record.get('python')}"
+    if record.get("model"):
+        built += f"; block classifier sha256 {str(record['model'].get('sha256'))[:16]}…"
+    lines = [f'<p class="note">{esc(built)} (results/stats/provenance.json).</p>']
+    for stage, libraries in (record.get("mixed_versions") or {}).items():
+        for name, versions in libraries.items():
+            rerun = f"<code>snakemake -R {esc(stage)}</code>"
+            lines.append(
+                f'<p class="note"><b>Mixed versions:</b> {esc(stage)}\'s shards were written with '
+                f"{esc(name)} {esc(' and '.join(versions))}; {rerun} makes them one (which "
+                "shards: provenance.json).</p>"
+            )
+    return "".join(lines)
 
 
 def _best_per_dataset(table: pd.DataFrame, column: str) -> set[tuple[int, str]]:
