@@ -161,21 +161,23 @@ def corpus_files():
 
 
 def stage_tables():
-    """{stage: {shard: table}}: the table of each shard that each stage whose output decides the
-    text writes (extract's docs table stands for its blocks); the provenance record reads the
-    versions that wrote them."""
-    stages = {
-        "extract": FILES.docs,
-        "language": FILES.language,
-        "exact_dedup": FILES.exact,
-        "quality": FILES.quality,
-    }
-    tables = {
-        stage: {shard: pattern.format(shard=shard) for shard in SHARDS}
-        for stage, pattern in stages.items()
-    }
+    """{rule: {shard: table}}: each shard's table of each stage whose output decides the text,
+    under the rule that writes it, so that `-R rule` rewrites it (extract's docs table, or
+    text_input's, stands for its blocks); the provenance record reads the versions that wrote
+    them."""
+    tables = {}
+    for shard in SHARDS:
+        extract = "text_input" if shard in TEXT_SOURCES else "extract"
+        for writer, pattern in [
+            (extract, FILES.docs),
+            ("language", FILES.language),
+            ("exact_dedup", FILES.exact),
+            ("quality", FILES.quality),
+        ]:
+            tables.setdefault(writer, {})[shard] = pattern.format(shard=shard)
     if config["dedup"]["enabled"]:
-        tables["dedup"] = {shard: dedup_table(shard) for shard in SHARDS}
+        writer = "dedup_shard" if DEDUP_PARTITIONED else "dedup"
+        tables[writer] = {shard: dedup_table(shard) for shard in SHARDS}
     return tables
 
 

@@ -1,7 +1,7 @@
 """Rule `provenance`: what decided the corpus (corpusbuilder.common.provenance) →
 results/stats/provenance.json. Inputs: the `best` preset's `model` (none with a jusText preset),
 `tables`, every shard's stage tables, whose writers it records, and the corpus files and funnel,
-only waited for; params: `config`, the effective config, and `tables`, {stage: {shard: table}}."""
+only waited for; params: `config`, the effective config, and `tables`, {rule: {shard: table}}."""
 
 import logging
 
@@ -22,13 +22,13 @@ write_provenance(record, snakemake.output.record)
 log.info(
     "corpusbuilder %s, model %s", record["corpusbuilder"], (record["model"] or {}).get("sha256")
 )
-for stage, libraries in record["mixed_versions"].items():
+for rule, libraries in record["mixed_versions"].items():
     for name, versions in libraries.items():
         log.warning(
-            "the %s stage's tables were written with %s %s: its shards come from runs apart "
-            "(by shard in provenance.json; -R %s makes them one)",
-            stage,
+            "rule %s's tables were written with %s %s: its shards come from runs apart (by "
+            "shard in provenance.json; snakemake --cores N -R %s makes them one)",
+            rule,
             name,
-            " and ".join(versions),
-            stage,
+            ", ".join(versions),
+            rule,
         )

@@ -57,9 +57,10 @@ def test_three_hash_ranges_build_the_sequential_corpus_on_the_sample(builds):
     assert not (benchmarks / "dedup.tsv").exists()
     assert (partitioned / "results" / "dedup_state.parquet").is_file()
     assert (partitioned / "work" / "dedup" / "stats.json").is_file()
-    # each shard's job wrote its table: the provenance record reads every one's writer
+    # each shard's job wrote its table: the provenance record reads every one's writer, under
+    # the rule that reruns it
     record = json.loads((partitioned / "results" / "stats" / "provenance.json").read_text())
-    assert [entry["shards"] for entry in record["stages"]["dedup"]] == [
+    assert [entry["shards"] for entry in record["stages"]["dedup_shard"]] == [
         ["sample-00", "sample-01", "sample-02"]
     ]
 

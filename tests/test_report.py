@@ -270,19 +270,35 @@ def test_report_renders_from_hand_made_tables_without_evaluation(tmp_path):
 
 
 def test_the_report_says_what_built_the_corpus_and_warns_of_mixed_versions():
+    writer = {"corpusbuilder": "0.1.0", "commit": "0123456789ab", "python": "3.11.7"}
+    later = {**writer, "commit": "<b>ba9876543210"}
     record = {
-        "corpusbuilder": "0.1.0",
-        "commit": "0123456789ab",
-        "python": "3.11.7",
+        **writer,
+        "commit": "not what wrote the tables",
         "model": {"path": "best.npz", "sha256": "f" * 64},
-        "mixed_versions": {"extract": {"lxml": ["5.3.0", "6.1.3"]}},
+        "stages": {
+            "extract": [
+                {"written_by": writer, "shards": ["a"]},
+                {"written_by": later, "shards": ["b"]},
+            ],
+            "language": [{"written_by": None, "shards": ["a", "b"]}],
+        },
+        "mixed_versions": {"extract": {"lxml": ["5.3.0", "6.0.0", "6.1.3"]}},
     }
     cards = cards_html({"records": 3, "provenance": record})
-    assert "Built by corpusbuilder 0.1.0 at commit 0123456789ab, Python 3.11.7" in cards
-    assert "sha256 ffffffffffffffff…" in cards
-    assert "extract's shards were written with lxml 5.3.0 and 6.1.3" in cards
+    # the tables' writers, not the record's; markup from a file escaped
+    assert (
+        "Built by corpusbuilder 0.1.0 at commit 0123456789ab and &lt;b&gt;ba9876543210, "
+        "Python 3.11.7; block classifier sha256 ffffffffffffffff…"
+    ) in cards
+    assert "rule extract were written with lxml 5.3.0, 6.0.0 and 6.1.3" in cards
+    assert "snakemake --cores N -R extract" in cards and 'class="note warn"' in cards
     assert "Mixed" not in cards_html({"provenance": {**record, "mixed_versions": {}}})
-    assert "Built by" not in cards_html({"records": 3})  # a summary from before the record
+    # records from before: tables without writers, a flat mixed_versions, none at all
+    old = {"corpusbuilder": "0.1.0", "python": "3.11.7", "mixed_versions": {"lxml": ["1", "2"]}}
+    assert "Built by corpusbuilder 0.1.0, Python 3.11.7 (results" in cards_html({"provenance": old})
+    assert "Mixed" not in cards_html({"provenance": old})
+    assert "Built by" not in cards_html({"records": 3})
 
 
 # --- the real workflow and a browser ------------------------------------------------------------

@@ -19,7 +19,8 @@ from typing import Any
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.versions import this_process
 
-# {stage: {shard: the writer of that shard's table (common.versions.writer_of)}}
+# {stage: {shard: the writer of that shard's table (common.versions.writer_of)}}, each stage
+# named by the rule that writes its tables (the workflow's stage_tables), so -R stage reruns it
 StageWriters = Mapping[str, Mapping[str, dict[str, Any] | None]]
 
 

@@ -246,6 +246,7 @@ var(--line); }
 h3 { font-size: 15px; margin: 22px 0 8px; color: var(--muted); text-transform: uppercase; \
 letter-spacing: 0.04em; }
 p.lead, p.note { color: var(--muted); margin: 4px 0 12px; max-width: 80ch; }
+p.note.warn { color: #9a4d00; }
 nav { margin: 10px 0 4px; font-size: 14px; }
 nav a { color: var(--accent); text-decoration: none; margin-right: 14px; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 12px; \

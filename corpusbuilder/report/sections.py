@@ -218,25 +218,43 @@ def cards_html(summary: dict) -> str:
 
 def provenance_html(record: dict) -> str:
     """What built the corpus (``provenance.json``), one line under the cards, and a warning for
-    each library a stage's shards were written with in two versions: shards from runs apart."""
-    if not record:
+    each library a rule's tables were written with in more than one version: shards from runs
+    apart. A record from before the tables named their writers says what wrote the record."""
+    writers = [
+        entry["written_by"]
+        for entries in (record.get("stages") or {}).values()
+        for entry in entries
+        if isinstance(entry, dict) and isinstance(entry.get("written_by"), dict)
+    ] or ([record] if record.get("corpusbuilder") else [])
+    if not writers:
         return ""
-    built = f"Built by corpusbuilder {record.get('corpusbuilder')}"
-    if record.get("commit"):
-        built += f" at commit {record['commit']}"
-    built += f", Python {record.get('python')}"
-    if record.get("model"):
-        built += f"; block classifier sha256 {str(record['model'].get('sha256'))[:16]}…"
+
+    def versions(key: str) -> str:
+        return _listed(sorted({str(writer.get(key)) for writer in writers if writer.get(key)}))
+
+    built = f"Built by corpusbuilder {versions('corpusbuilder')}"
+    if versions("commit"):
+        built += f" at commit {versions('commit')}"
+    built += f", Python {versions('python')}"
+    model = record.get("model")
+    if isinstance(model, dict) and model.get("sha256"):
+        built += f"; block classifier sha256 {str(model['sha256'])[:16]}…"
     lines = [f'<p class="note">{esc(built)} (results/stats/provenance.json).</p>']
-    for stage, libraries in (record.get("mixed_versions") or {}).items():
-        for name, versions in libraries.items():
-            rerun = f"<code>snakemake -R {esc(stage)}</code>"
+    for rule, libraries in (record.get("mixed_versions") or {}).items():
+        if not isinstance(libraries, dict):
+            continue  # a record of 29ff607, whose mixed versions were not per rule
+        for name, found in libraries.items():
+            rerun = f"<code>snakemake --cores N -R {esc(rule)}</code>"
             lines.append(
-                f'<p class="note"><b>Mixed versions:</b> {esc(stage)}\'s shards were written with '
-                f"{esc(name)} {esc(' and '.join(versions))}; {rerun} makes them one (which "
-                "shards: provenance.json).</p>"
+                f'<p class="note warn"><b>Mixed versions:</b> the tables of rule {esc(rule)} '
+                f"were written with {esc(name)} {esc(_listed(found))}: shards from runs apart "
+                f"(which: provenance.json). {rerun} makes them one.</p>"
             )
     return "".join(lines)
+
+
+def _listed(items: list[str]) -> str:
+    return " and ".join(filter(None, [", ".join(items[:-1]), *items[-1:]]))
 
 
 def _best_per_dataset(table: pd.DataFrame, column: str) -> set[tuple[int, str]]:
