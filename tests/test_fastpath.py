@@ -555,7 +555,8 @@ def random_trees(rng, trees: int, depth: int, columns: int) -> BlockModel:
     "depth", [0, 1, 3, tree_model.COMPLETE_DEPTH, tree_model.COMPLETE_DEPTH + 1]
 )
 def test_compiled_tree_walks_of_every_depth_sum_the_numpy_walks_leaves(fastpath, depth):
-    # laid out complete up to COMPLETE_DEPTH, node by node beyond it; leaves above the last level
+    # both compiled walks (the complete layout up to COMPLETE_DEPTH, called directly; the one
+    # _leaf_sums picks by size); leaves above the last level
     rng = np.random.default_rng(depth)
     model = random_trees(rng, 13, depth, 5)
     features = rng.normal(size=(37, 5)).astype(np.float32)
@@ -571,7 +572,7 @@ def test_compiled_tree_walks_of_every_depth_sum_the_numpy_walks_leaves(fastpath,
 
 def test_trees_are_laid_out_complete_where_that_reads_less():
     rng = np.random.default_rng(0)
-    assert load_model().walks_complete  # the shipped model: 6 levels, nearly full trees
+    assert load_model().walks_complete  # the shipped model: 6 levels, trees half full
     # branches that end at random depths: a few hundred nodes where 1,024 leaves would be
     assert not random_trees(rng, 13, tree_model.COMPLETE_DEPTH, 5).walks_complete
     assert not random_trees(rng, 2, tree_model.COMPLETE_DEPTH + 1, 5).walks_complete
