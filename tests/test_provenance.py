@@ -11,7 +11,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import corpusbuilder
 from corpusbuilder.common.io import (
     ParquetBatchWriter,
     table_writer,
@@ -107,13 +106,26 @@ def test_the_record_is_this_process_s_own_copy():
     assert this_process()["libraries"]["lxml"] != "changed"
 
 
-def test_a_checkout_names_its_commit():
-    checkout = Path(corpusbuilder.__file__).resolve().parents[1]
-    head = subprocess.run(
-        ["git", "-C", str(checkout), "rev-parse", "--short=12", "HEAD"],
-        capture_output=True,
-        text=True,
+def _git(folder: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(folder), *args], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def test_a_checkout_names_its_commit_and_an_installed_package_none(tmp_path):
+    checkout = tmp_path / "checkout"
+    (checkout / "corpusbuilder").mkdir(parents=True)
+    (checkout / "corpusbuilder" / "__init__.py").write_text("")
+    _git(checkout, "init", "-q")
+    _git(checkout, "add", ".")
+    _git(checkout, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x")
+    assert checkout_commit(checkout / "corpusbuilder") == _git(
+        checkout, "rev-parse", "--short=12", "HEAD"
     )
-    if head.returncode:
-        pytest.skip("corpusbuilder is installed, not run from a git checkout")
-    assert checkout_commit() == head.stdout.strip()
+    # a package installed inside some other repository (a venv in a project) is no checkout
+    installed = checkout / "venv" / "site-packages" / "corpusbuilder"
+    installed.mkdir(parents=True)
+    assert checkout_commit(installed) is None
+    outside = tmp_path / "elsewhere" / "corpusbuilder"  # no repository at all
+    outside.mkdir(parents=True)
+    assert checkout_commit(outside) is None

@@ -63,10 +63,11 @@ def _this_process() -> dict[str, Any]:
     }
 
 
-def checkout_commit() -> str | None:
+def checkout_commit(package: Path | None = None) -> str | None:
     """The commit of the git checkout corpusbuilder runs from (the workflow's, whose version
-    number stays put between commits); None for an installed package."""
-    package = Path(corpusbuilder.__file__).resolve().parent
+    number stays put between commits); None for an installed package. ``package``: the package
+    folder (corpusbuilder's own unless given)."""
+    package = package or Path(corpusbuilder.__file__).resolve().parent
 
     def git(*args: str) -> str:
         return subprocess.run(
