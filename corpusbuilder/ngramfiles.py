@@ -80,6 +80,14 @@ def read_duplicate_ngrams(paths: Path | str | Sequence[Path | str]) -> np.ndarra
 
 
 @names_the_file
+def duplicate_ngrams_writer(stats_path: Path | str) -> dict | None:
+    """The versions that wrote a part of G₂₊ (`common.versions`), from the stats its job wrote
+    beside it (a plain ``.npy`` holds no metadata); None for a part written before they were
+    stamped."""
+    return json.loads(Path(stats_path).read_text(encoding="utf-8")).get("written_by")
+
+
+@names_the_file
 def dedup_state_metadata(path: Path | str) -> dict:
     """The n-gram settings and size a state file was written with."""
     return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])

@@ -2,11 +2,13 @@
 tokenise stage hands to the n-gram stage, block de-duplication and the report.
 
 One uncompressed ``.npy`` member per field, so that a reader can take a shard whole
-(`read_tokens`) or stream its tokens piece by piece without loading it (`read_token_pieces`).
+(`read_tokens`) or stream its tokens piece by piece without loading it (`read_token_pieces`),
+and a ``writer`` member naming the versions that wrote it (`common.versions`, `token_file_writer`).
 """
 
 from __future__ import annotations
 
+import json
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ import numpy as np
 
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import atomic_path, npy_header
+from corpusbuilder.common.versions import this_process
 
 
 @dataclass
@@ -58,6 +61,8 @@ class TokenStream:
 
 
 FIELDS = tuple(TokenStream.__dataclass_fields__)
+# the member that names the file's writer: a JSON string, not a field of the stream
+WRITER_MEMBER = "writer"
 
 
 def block_starts(block_offsets: np.ndarray, tokens: int) -> np.ndarray:
@@ -84,8 +89,19 @@ def write_token_stream(stream: TokenStream, path: Path | str) -> None:
         fields["chunk_start"] = np.ones(len(stream.token_hash), bool)
     if fields["chunk_end"] is None:
         fields["chunk_end"] = chunk_ends_of_starts(fields["chunk_start"], stream.block_offsets)
+    fields[WRITER_MEMBER] = np.array(json.dumps(this_process(), sort_keys=True))
     with atomic_path(path) as tmp, open(tmp, "wb") as out:
         np.savez(out, **fields)
+
+
+@names_the_file
+def token_file_writer(path: Path | str) -> dict | None:
+    """The versions that wrote a token file (`common.versions`); None for one written before
+    token files were stamped."""
+    with np.load(path, allow_pickle=False) as archive:
+        if WRITER_MEMBER not in archive.files:
+            return None
+        return json.loads(str(archive[WRITER_MEMBER]))
 
 
 @names_the_file

@@ -160,12 +160,12 @@ def corpus_files():
     )
 
 
-def stage_tables():
-    """{rule: {shard: table}}: each shard's table of each stage whose output decides the text,
+def stage_files():
+    """{rule: {shard: file}}: each shard's file of each stage whose output decides the text,
     under the rule that writes it, so that `-R rule` rewrites it (extract's docs table, or
-    text_input's, stands for its blocks); the provenance record reads the versions that wrote
-    them."""
-    tables = {}
+    text_input's, stands for its blocks; a part of G2+ by its stats, keyed by hash range); the
+    provenance record reads the versions that wrote them."""
+    files = {}
     for shard in SHARDS:
         extract = "text_input" if shard in TEXT_SOURCES else "extract"
         for writer, pattern in [
@@ -174,19 +174,31 @@ def stage_tables():
             ("exact_dedup", FILES.exact),
             ("quality", FILES.quality),
         ]:
-            tables.setdefault(writer, {})[shard] = pattern.format(shard=shard)
+            files.setdefault(writer, {})[shard] = pattern.format(shard=shard)
     if config["dedup"]["enabled"]:
+        files["tokenise"] = {
+            shard: FILES.tokens.format(shard=shard) for shard in SHARDS
+        }
+        files["ngram_runs"] = {
+            shard: FILES.ngram_runs.format(shard=shard) for shard in SHARDS
+        }
+        files["dup_ngram_part"] = {
+            str(partition): FILES.duplicate_ngrams_part_stats.format(
+                n=NGRAM_CFG["n"], partition=partition
+            )
+            for partition in range(NGRAM_PARTITIONS)
+        }
         writer = "dedup_shard" if DEDUP_PARTITIONED else "dedup"
-        tables[writer] = {shard: dedup_table(shard) for shard in SHARDS}
-    return tables
+        files[writer] = {shard: dedup_table(shard) for shard in SHARDS}
+    return files
 
 
-def stage_table_files():
-    """stage_tables() as inputs: block dedup's, from the sequential job, as its one folder."""
-    tables = stage_tables()
+def stage_file_paths():
+    """stage_files() as inputs: block dedup's, from the sequential job, as its one folder."""
+    files = stage_files()
     if config["dedup"]["enabled"] and not DEDUP_PARTITIONED:
-        tables["dedup"] = {"": FILES.dedup_tables}
-    return [path for shards in tables.values() for path in shards.values()]
+        files["dedup"] = {"": FILES.dedup_tables}
+    return [path for found in files.values() for path in found.values()]
 
 
 def corpus_outputs():

@@ -50,7 +50,7 @@ localrules:
 rule provenance:
     input:
         model=EXTRACT_MODEL,
-        tables=stage_table_files(),
+        files=stage_file_paths(),
         corpus=corpus_files(),
         funnel="results/stats/funnel.tsv",
     output:
@@ -64,6 +64,6 @@ rule provenance:
         mem_mb=500,
     params:
         config=config,
-        tables=stage_tables(),
+        files=stage_files(),
     script:
         "../scripts/provenance.py"

@@ -1,21 +1,26 @@
 """Rule `provenance`: what decided the corpus (corpusbuilder.common.provenance) →
 results/stats/provenance.json. Inputs: the `best` preset's `model` (none with a jusText preset),
-`tables`, every shard's stage tables, whose writers it records, and the corpus files and funnel,
-only waited for; params: `config`, the effective config, and `tables`, {rule: {shard: table}}."""
+`files`, every shard's stage tables and the dedup stages' token and n-gram files, whose writers
+it records, and the corpus files and funnel, only waited for; params: `config`, the effective
+config, and `files`, {rule: {shard or hash range: file}}."""
 
 import logging
 
 from corpusbuilder.common.io import table_writer
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.common.provenance import provenance, write_provenance
+from corpusbuilder.ngramfiles import duplicate_ngrams_writer
+from corpusbuilder.tokenfile import token_file_writer
 
 setup_logging(snakemake.log[0])
 log = logging.getLogger("corpusbuilder.provenance")
 # an empty input list (a jusText preset) may leave no `model` entry at all
 model = next(iter(dict(snakemake.input.items()).get("model") or []), None)
+# the files that are not Parquet tables name their writer their own way
+writer_of_file = {"tokenise": token_file_writer, "dup_ngram_part": duplicate_ngrams_writer}
 writers = {
-    stage: {shard: table_writer(path) for shard, path in shards.items()}
-    for stage, shards in snakemake.params.tables.items()
+    stage: {shard: writer_of_file.get(stage, table_writer)(path) for shard, path in files.items()}
+    for stage, files in snakemake.params.files.items()
 }
 record = provenance(dict(snakemake.params.config), model, writers)
 write_provenance(record, snakemake.output.record)
@@ -25,7 +30,7 @@ log.info(
 for rule, libraries in record["mixed_versions"].items():
     for name, versions in libraries.items():
         log.warning(
-            "rule %s's tables were written with %s %s: its shards come from runs apart (by "
+            "rule %s's files were written with %s %s: its shards come from runs apart (by "
             "shard in provenance.json; snakemake --cores N -R %s makes them one)",
             rule,
             name,

@@ -60,9 +60,11 @@ def test_three_hash_ranges_build_the_sequential_corpus_on_the_sample(builds):
     # each shard's job wrote its table: the provenance record reads every one's writer, under
     # the rule that reruns it
     record = json.loads((partitioned / "results" / "stats" / "provenance.json").read_text())
-    assert [entry["shards"] for entry in record["stages"]["dedup_shard"]] == [
-        ["sample-00", "sample-01", "sample-02"]
-    ]
+    shards = ["sample-00", "sample-01", "sample-02"]
+    for stage in ("dedup_shard", "tokenise", "ngram_runs"):
+        assert [entry["shards"] for entry in record["stages"][stage]] == [shards], stage
+    # G2+'s two hash ranges (FEW_PARTITIONS), each by the stats its job wrote beside it
+    assert [entry["shards"] for entry in record["stages"]["dup_ngram_part"]] == [["0", "1"]]
 
 
 def test_a_run_killed_in_the_seen_stage_reruns_to_the_same_corpus(builds, tmp_path):

@@ -149,10 +149,15 @@ def test_the_build_records_what_decided_the_corpus(built):
     record = json.loads((workdir / "results" / "stats" / "provenance.json").read_text())
     assert record["corpusbuilder"] == corpusbuilder.__version__
     assert set(OUTPUT_LIBRARIES) == set(record["libraries"])
-    # every stage's tables name the versions that wrote them: here one environment, one writer
-    assert set(record["stages"]) == {"extract", "language", "exact_dedup", "dedup", "quality"}
-    for entries in record["stages"].values():
-        assert entries == [{"written_by": this_process(), "shards": ["sample-00", "sample-01"]}]
+    # every stage's files name the versions that wrote them: here one environment, one writer
+    assert set(record["stages"]) == {
+        *("extract", "language", "exact_dedup", "quality"),
+        *("tokenise", "ngram_runs", "dup_ngram_part", "dedup"),
+    }
+    ranges = [str(p) for p in range(record["config"]["ngrams"]["partitions"])]
+    for stage, entries in record["stages"].items():
+        shards = ranges if stage == "dup_ngram_part" else ["sample-00", "sample-01"]
+        assert entries == [{"written_by": this_process(), "shards": shards}], stage
     assert record["mixed_versions"] == {}
     assert record["model"]["sha256"] == hashlib.sha256(SHIPPED_MODEL.read_bytes()).hexdigest()
     # the effective config: the two WARCs given, every default filled in

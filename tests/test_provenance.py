@@ -1,12 +1,16 @@
-"""Which versions wrote the corpus: every stage table names its writer, and the provenance
-record groups each stage's shards by writer and names any library two of them disagree on."""
+"""Which versions wrote the corpus: every stage's file (tables, token files, n-gram runs, G₂₊'s
+parts) names its writer, and the provenance record groups each stage's shards by writer and
+names any library two of them disagree on."""
 
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
+import zipfile
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -19,6 +23,20 @@ from corpusbuilder.common.io import (
 )
 from corpusbuilder.common.provenance import provenance
 from corpusbuilder.common.versions import OUTPUT_LIBRARIES, checkout_commit, this_process
+from corpusbuilder.ngramfiles import duplicate_ngrams_writer
+from corpusbuilder.ngrams.runs import run_metadata
+from corpusbuilder.ngrams.stage import (
+    shard_ngram_run,
+    write_duplicate_ngrams,
+    write_duplicate_ngrams_stats,
+)
+from corpusbuilder.tokenfile import (
+    FIELDS,
+    TokenStream,
+    read_tokens,
+    token_file_writer,
+    write_token_stream,
+)
 
 SCHEMA = pa.schema([("doc_id", pa.string()), ("n", pa.int64())])
 TABLE = pa.Table.from_pylist([{"doc_id": "a", "n": 1}, {"doc_id": "b", "n": 2}], schema=SCHEMA)
@@ -55,6 +73,58 @@ def test_a_pandas_table_keeps_its_own_metadata_beside_the_stamp(tmp_path):
 def test_a_table_written_before_the_stamp_has_no_writer(tmp_path):
     pq.write_table(TABLE, tmp_path / "old.parquet")
     assert table_writer(tmp_path / "old.parquet") is None
+
+
+def _token_file(path: Path) -> Path:
+    # two blocks of 12 and 11 tokens, a 10-gram repeated within and across them
+    words = np.arange(12, dtype=np.uint64) % 11 + 1
+    write_token_stream(
+        TokenStream.of_blocks(np.concatenate([words, words[:11]]), [0, 12, 23]), path
+    )
+    return path
+
+
+def test_a_token_file_names_its_writer_beside_its_fields(tmp_path):
+    path = _token_file(tmp_path / "tokens.npz")
+    assert token_file_writer(path) == this_process()
+    tokens = read_tokens(path)
+    assert set(tokens) == set(FIELDS)  # the writer is no field of the stream
+    assert tokens["block_offsets"].tolist() == [0, 12, 23]
+
+
+def test_a_token_file_written_before_the_stamp_has_no_writer(tmp_path):
+    path = _token_file(tmp_path / "tokens.npz")
+    old = tmp_path / "old.npz"
+    with zipfile.ZipFile(path) as new, zipfile.ZipFile(old, "w") as rewritten:
+        for member in new.namelist():
+            if member != "writer.npy":
+                rewritten.writestr(member, new.read(member))
+    assert token_file_writer(old) is None
+    assert read_tokens(old)["token_hash"].tolist() == read_tokens(path)["token_hash"].tolist()
+
+
+def test_an_ngram_run_and_the_parts_of_g2_name_their_writer(tmp_path):
+    tokens = _token_file(tmp_path / "tokens.npz")
+    run = tmp_path / "run.parquet"
+    shard_ngram_run(tokens, run, "all", 10, mem_mb=64)
+    assert table_writer(run) == this_process()
+    assert run_metadata(run)["n"] == 10  # the run's own metadata beside the stamp
+    parts = [tmp_path / f"dup{p}.stats.json" for p in range(2)]
+    for partition, stats in enumerate(parts):
+        write_duplicate_ngrams(
+            [run], tmp_path / f"dup{partition}.npy", stats, 64, 2, partition, len(parts)
+        )
+        # the .npy holds no metadata: its stats name the versions that wrote both
+        assert duplicate_ngrams_writer(stats) == this_process()
+    assert sum(len(np.load(tmp_path / f"dup{p}.npy")) for p in range(2)) == 2
+    # the sum over the parts is written by another job: its writers are the parts'
+    merged = write_duplicate_ngrams_stats(parts, tmp_path / "dup.stats.json")
+    assert "written_by" not in merged and merged["duplicate_types"] == 2
+    old = tmp_path / "old.stats.json"
+    old.write_text(
+        json.dumps({k: v for k, v in json.loads(parts[0].read_text()).items() if k != "written_by"})
+    )
+    assert duplicate_ngrams_writer(old) is None
 
 
 def _older(writer: dict, library: str, installed: str | None) -> dict:

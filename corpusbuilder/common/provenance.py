@@ -2,7 +2,7 @@
 report's ``summary.json``), so that it can be rebuilt and two corpora compared: the version of
 corpusbuilder, of the libraries whose behaviour shapes the output text (HTML parsing, language
 identification, hashing, suffix sorting), the hash of the block classifier's model file, the
-effective config with every default filled in, and which versions wrote each stage's table of
+effective config with every default filled in, and which versions wrote each stage's file of
 each shard (`common.versions`): under ``--use-conda`` every rule has its own environment, and an
 incremental build may extract a new shard with a newer library than the old ones.
 """
@@ -19,8 +19,8 @@ from typing import Any
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.versions import this_process
 
-# {stage: {shard: the writer of that shard's table (common.versions.writer_of)}}, each stage
-# named by the rule that writes its tables (the workflow's stage_tables), so -R stage reruns it
+# {stage: {shard: the writer of that shard's file (common.versions.writer_of)}}, each stage
+# named by the rule that writes its files (the workflow's stage_files), so -R stage reruns it
 StageWriters = Mapping[str, Mapping[str, dict[str, Any] | None]]
 
 
@@ -38,7 +38,7 @@ def provenance(
     """The provenance record; ``model`` is the `best` preset's model file (None for a jusText
     preset). ``corpusbuilder``, ``commit``, ``python`` and ``libraries`` are those of the
     process that writes the record; ``stages`` lists, per stage, each set of versions that wrote
-    its tables with the shards it wrote, and ``mixed_versions``, per stage, every library of
+    its files with the shards it wrote, and ``mixed_versions``, per stage, every library of
     which more than one version wrote them."""
     writers = {stage: by_writer(shards) for stage, shards in (stages or {}).items()}
     return {
@@ -51,8 +51,8 @@ def provenance(
 
 
 def by_writer(shards: Mapping[str, dict[str, Any] | None]) -> list[dict[str, Any]]:
-    """One entry per distinct writer of a stage's tables, with the shards it wrote, in the
-    order they come; ``written_by`` is None for tables written before tables were stamped."""
+    """One entry per distinct writer of a stage's files, with the shards it wrote, in the
+    order they come; ``written_by`` is None for files written before their kind was stamped."""
     groups: dict[str, dict[str, Any]] = {}
     for shard, writer in shards.items():
         key = json.dumps(writer, sort_keys=True)
@@ -62,7 +62,7 @@ def by_writer(shards: Mapping[str, dict[str, Any] | None]) -> list[dict[str, Any
 
 def mixed_versions(writers: Mapping[str, list[dict[str, Any]]]) -> dict[str, dict[str, list[str]]]:
     """Per stage, each library (and corpusbuilder, its commit, Python) of which that stage's
-    tables were written with more than one version, with those versions. Stages apart may differ
+    files were written with more than one version, with those versions. Stages apart may differ
     (under conda each rule has its own env); a stage's shards that differ came from runs apart."""
     mixed = {}
     for stage, entries in writers.items():

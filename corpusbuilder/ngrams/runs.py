@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.common.io import atomic_path, npy_header
+from corpusbuilder.common.versions import writer_metadata
 from corpusbuilder.ngramfiles import RUN_SCHEMA
 from corpusbuilder.ngrams.chunks import resident_bytes
 from corpusbuilder.ngrams.hashing import sum_equal_hashes
@@ -40,7 +41,9 @@ def write_run(
     run read back holds at most that many rows in memory whatever the blocks were.
     """
     rows = 0
-    schema = RUN_SCHEMA.with_metadata({"corpusbuilder": json.dumps(metadata or {})})
+    schema = RUN_SCHEMA.with_metadata(
+        {b"corpusbuilder": json.dumps(metadata or {}).encode(), **writer_metadata()}
+    )
     pending: list[tuple[np.ndarray, np.ndarray]] = []
     pending_rows = 0
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.versions import this_process
 from corpusbuilder.ngrams.chunks import (
     chunk_tokens_for_budget,
     iter_chunks,
@@ -168,6 +169,8 @@ def write_duplicate_ngrams(
     first = stats["shards"][0] if stats["shards"] else {}
     stats["kind"], stats["n"] = first.get("kind"), first.get("n")
     stats["tokens"] = sum(shard.get("tokens", 0) for shard in stats["shards"])
+    # the part's .npy has no room for it: its stats name the versions that wrote both
+    stats["written_by"] = this_process()
     with atomic_path(stats_path) as tmp:
         tmp.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
     return stats
@@ -194,6 +197,8 @@ def write_duplicate_ngrams_stats(
     stats["partitions"] = len(parts)
     stats["part_merge_seconds"] = [part["merge_seconds"] for part in parts]
     del stats["partition"]
+    # each part's own writer is in the provenance record (`tables.stage_file_writer`)
+    stats.pop("written_by", None)
     with atomic_path(stats_path) as tmp:
         tmp.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
     return stats

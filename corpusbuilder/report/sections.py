@@ -218,7 +218,7 @@ def cards_html(summary: dict) -> str:
 
 def provenance_html(record: dict) -> str:
     """What built the corpus (``provenance.json``), one line under the cards, and a warning for
-    each library a rule's tables were written with in more than one version: shards from runs
+    each library a rule's files were written with in more than one version: shards from runs
     apart. A record from before the tables named their writers says what wrote the record."""
     writers = [
         entry["written_by"]
@@ -246,7 +246,7 @@ def provenance_html(record: dict) -> str:
         for name, found in libraries.items():
             rerun = f"<code>snakemake --cores N -R {esc(rule)}</code>"
             lines.append(
-                f'<p class="note warn"><b>Mixed versions:</b> the tables of rule {esc(rule)} '
+                f'<p class="note warn"><b>Mixed versions:</b> the files of rule {esc(rule)} '
                 f"were written with {esc(name)} {esc(_listed(found))}: shards from runs apart "
                 f"(which: provenance.json). {rerun} makes them one.</p>"
             )
