@@ -197,7 +197,7 @@ def write_duplicate_ngrams_stats(
     stats["partitions"] = len(parts)
     stats["part_merge_seconds"] = [part["merge_seconds"] for part in parts]
     del stats["partition"]
-    # each part's own writer is in the provenance record (`tables.stage_file_writer`)
+    # each part's own writer is in the provenance record (`ngramfiles.duplicate_ngrams_writer`)
     stats.pop("written_by", None)
     with atomic_path(stats_path) as tmp:
         tmp.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
