@@ -7,7 +7,7 @@ extractors would share it) and does its whole job on it:
 
 - ``best``: parse + segmentation (§2.7.1) + the 84 block features + the gradient-boosted trees;
 - ``best-python-walks``: the same with the Python versions of segmentation, features and trees, as a
-  package built without a C compiler runs it (listed when the compiled module is built);
+  package built without a C compiler runs it (listed when the compiled modules are built);
 - ``best-peers-resiliparse``, ``best-peers-all``: ``best`` with ``extract.peers`` (resiliparse,
   or it, trafilatura and readability-lxml, run on the page first, their output read as block
   features);
@@ -63,6 +63,7 @@ except ModuleNotFoundError as missing:
 from corpusbuilder.common.package_data import shipped_peer_model  # noqa: E402
 from corpusbuilder.extraction import (
     classifier,  # noqa: E402
+    missing_compiled_modules,  # noqa: E402
     model,  # noqa: E402
     segmentation,  # noqa: E402
 )
@@ -113,16 +114,27 @@ def run_best_with_peers(choice: str):
     return run
 
 
+# Where each compiled module is used (setup.py builds them; the module falls back to Python)
+COMPILED_USERS = (
+    (segmentation, "_walk"),
+    (model, "_trees"),
+    (classifier, "_features"),
+    (ours, "_classes"),
+)
+
+
 @contextmanager
 def python_walks():
-    """Run as a package built without a C compiler runs: without
-    corpusbuilder.extraction._fastpath."""
-    compiled = ours._fastpath
-    ours._fastpath = segmentation._fastpath = classifier._fastpath = model._fastpath = None
+    """Run as a package built without a C compiler runs: without corpusbuilder.extraction's
+    compiled modules (_walk, _trees, _features, _classes)."""
+    compiled = [getattr(module, name) for module, name in COMPILED_USERS]
+    for module, name in COMPILED_USERS:
+        setattr(module, name, None)
     try:
         yield
     finally:
-        ours._fastpath = segmentation._fastpath = classifier._fastpath = model._fastpath = compiled
+        for (module, name), value in zip(COMPILED_USERS, compiled, strict=True):
+            setattr(module, name, value)
 
 
 def run_best_python(html: str, stoplist: frozenset[str]) -> list[str]:
@@ -133,7 +145,7 @@ def run_best_python(html: str, stoplist: frozenset[str]) -> list[str]:
 
 EXTRACTORS = {
     "best": run_best,
-    **({"best-python-walks": run_best_python} if ours._fastpath is not None else {}),
+    **({"best-python-walks": run_best_python} if not missing_compiled_modules() else {}),
     "best-peers-resiliparse": run_best_with_peers("resiliparse"),
     "best-peers-all": run_best_with_peers("all"),
     "justext-default": ours.justext,
@@ -254,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         "skipped_pages": failed,
         "datasets": list(DATASETS),
         "timing": "CPU time (process_time) per call, median of rounds",
-        "compiled_walks": ours._fastpath is not None,
+        "compiled_walks": not missing_compiled_modules(),
         "pages_per_s": {
             name: statistics.median(r["pages_per_s"][name] for r in rounds) for name in EXTRACTORS
         },

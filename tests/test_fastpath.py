@@ -1,5 +1,6 @@
-"""The compiled walks (corpusbuilder.extraction._fastpath, built by setup.py) give what the Python
-walks give: the same blocks, field for field, and the same leaves of every tree."""
+"""The compiled walks (corpusbuilder.extraction._walk, _trees, _features and _classes, built by
+setup.py) give what the Python walks give: the same blocks, field for field, the same features
+and classes, and the same leaves of every tree."""
 
 from __future__ import annotations
 
@@ -20,18 +21,37 @@ from corpusbuilder.extraction.segmentation import _segment_blocks_python, parse_
 STOPLIST = load_stoplist("English")
 
 
-@pytest.fixture(scope="module")
-def fastpath():
-    if justext._fastpath is None:
+def compiled(module):
+    if module is None:
         unavailable(
-            "corpusbuilder.extraction._fastpath is not built (no C compiler at install time): "
+            "the compiled module is not built (no C compiler at install time): "
             "the package runs its Python walks"
         )
-    return justext._fastpath
+    return module
 
 
-def compiled_blocks(fastpath, root, structure_hints=True):
-    return fastpath.segment_walk(
+@pytest.fixture(scope="module")
+def walk_module():
+    return compiled(segmentation._walk)
+
+
+@pytest.fixture(scope="module")
+def trees_module():
+    return compiled(tree_model._trees)
+
+
+@pytest.fixture(scope="module")
+def features_module():
+    return compiled(classifier._features)
+
+
+@pytest.fixture(scope="module")
+def classes_module():
+    return compiled(justext._classes)
+
+
+def compiled_blocks(walk_module, root, structure_hints=True):
+    return walk_module.segment_walk(
         root,
         segmentation._block_maker(),
         segmentation._stop_words(STOPLIST),
@@ -118,26 +138,26 @@ def random_page(rng) -> str:
 
 
 @pytest.mark.parametrize("seed", range(20))
-def test_compiled_walk_on_random_whitespace(fastpath, seed):
+def test_compiled_walk_on_random_whitespace(walk_module, seed):
     rng = np.random.default_rng(seed)
     for _ in range(25):
         html = random_page(rng)
         root = parse_html(html)
-        assert compiled_blocks(fastpath, root) == _segment_blocks_python(root, STOPLIST, True), (
+        assert compiled_blocks(walk_module, root) == _segment_blocks_python(root, STOPLIST, True), (
             repr(html)
         )
 
 
 @pytest.mark.parametrize("name", sorted(QUIRKS))
 @pytest.mark.parametrize("structure_hints", [True, False])
-def test_compiled_walk_gives_the_python_walks_blocks(fastpath, name, structure_hints):
+def test_compiled_walk_gives_the_python_walks_blocks(walk_module, name, structure_hints):
     root = parse_html(QUIRKS[name])
     expected = _segment_blocks_python(root, STOPLIST, structure_hints)
     assert expected, "a case without blocks tests nothing"
-    assert compiled_blocks(fastpath, root, structure_hints) == expected
+    assert compiled_blocks(walk_module, root, structure_hints) == expected
 
 
-def test_compiled_walk_past_the_element_names_it_remembers(fastpath, monkeypatch):
+def test_compiled_walk_past_the_element_names_it_remembers(walk_module, monkeypatch):
     # more made-up element names than the walk's table of names keeps: the rest are read anew;
     # one of them killed and one unwrapped, for both walks
     monkeypatch.setattr(segmentation, "_KILLED_TAGS", frozenset({"x-3"}))
@@ -146,53 +166,53 @@ def test_compiled_walk_past_the_element_names_it_remembers(fastpath, monkeypatch
     root = parse_html(
         "<html><body>" + "".join(f"<{n}>{n} <p>p{i}</p></{n}>" for i, n in enumerate(names))
     )
-    tags = fastpath.Tags(
+    tags = walk_module.Tags(
         segmentation.paragraph_tags(True), segmentation._KILLED_TAGS, segmentation._UNWRAPPED_TAGS
     )
     expected = _segment_blocks_python(root, STOPLIST, True)
     assert "x-3" not in [b.text for b in expected]
     for _ in range(2):  # the second time, the first names are known
-        blocks = fastpath.segment_walk(
+        blocks = walk_module.segment_walk(
             root, segmentation._block_maker(), segmentation._stop_words(STOPLIST), True, tags
         )
         assert blocks == expected
 
 
-def test_compiled_walk_on_a_page_spelled_out(fastpath):
+def test_compiled_walk_on_a_page_spelled_out(walk_module):
     # pinned, not only compared: the merged pieces, the link characters and the path; the link
     # holds "link " and the style's tail " text", one piece "link  text", 9 characters collapsed
     root = parse_html(QUIRKS["killed element's tail in a link"])
-    (block,) = compiled_blocks(fastpath, root)
+    (block,) = compiled_blocks(walk_module, root)
     assert (block.text, block.chars_in_links, block.tags_count, block.xpath) == (
         "link text after",
         9,
         1,
         "/html[1]/body[1]/p[1]",
     )
-    first, second = compiled_blocks(fastpath, parse_html(QUIRKS["classes with entities"]))
+    first, second = compiled_blocks(walk_module, parse_html(QUIRKS["classes with entities"]))
     assert first.near_hints & hints.HINT_BITS["nav"] and first.near_hints & hints.HINT_BITS["aside"]
     assert not second.near_hints & hints.HINT_BITS["nav"]
 
 
-def test_nodes_the_compiled_walk_does_not_model_take_the_python_walk(fastpath):
+def test_nodes_the_compiled_walk_does_not_model_take_the_python_walk(walk_module):
     # a processing instruction and an element in a namespace: lxml can build them, libxml2's HTML
     # parser does not
     root = parse_html("<html><body><p>before</p><div>text</div></body></html>")
     root.find(".//div").append(etree.ProcessingInstruction("php", "echo 1"))
-    with pytest.raises(fastpath.Unsupported):
-        compiled_blocks(fastpath, root)
+    with pytest.raises(walk_module.Unsupported):
+        compiled_blocks(walk_module, root)
     assert segment_blocks(root, STOPLIST) == _segment_blocks_python(root, STOPLIST, True)
     root = parse_html("<html><body><p>before</p></body></html>")
     etree.SubElement(root.find("body"), "{http://example.org/ns}note").text = "namespaced"
-    with pytest.raises(fastpath.Unsupported):
-        compiled_blocks(fastpath, root)
+    with pytest.raises(walk_module.Unsupported):
+        compiled_blocks(walk_module, root)
     assert [b.text for b in segment_blocks(root, STOPLIST)] == ["before", "namespaced"]
 
 
 @pytest.mark.shared
 @pytest.mark.slow
 def test_compiled_walks_give_the_python_walks_blocks_features_and_sums_on_every_gold_page(
-    fastpath, monkeypatch
+    walk_module, features_module, trees_module, classes_module, monkeypatch
 ):
     require_shared(BOILERPLATE)
     paths = sorted(BOILERPLATE.glob("*/input/*.html")) + sorted(
@@ -206,19 +226,19 @@ def test_compiled_walks_give_the_python_walks_blocks_features_and_sums_on_every_
         if root is None or not isinstance(root.tag, str) or root.tag in segmentation._KILLED_TAGS:
             continue
         for structure_hints in (False, True):
-            blocks = compiled_blocks(fastpath, root, structure_hints)
+            blocks = compiled_blocks(walk_module, root, structure_hints)
             assert blocks == _segment_blocks_python(root, STOPLIST, structure_hints), path
         if blocks:
             title = page_title(root)
             features = block_features(blocks, title)
             with monkeypatch.context() as numpy_only:
-                numpy_only.setattr(classifier, "_fastpath", None)
+                numpy_only.setattr(classifier, "_features", None)
                 assert np.array_equal(features, block_features(blocks, title), equal_nan=True), path
             assert np.array_equal(
                 model._leaf_sums(features), model.value[model._leaves(features)].sum(axis=1)
             ), path
             for params in justext.PRESETS.values():
-                assert compiled_classes(fastpath, blocks, params) == python_classes(
+                assert compiled_classes(classes_module, blocks, params) == python_classes(
                     blocks, params
                 ), path
         compared += 1
@@ -261,7 +281,7 @@ def make_block(
 def assert_compiled_features_are_numpys(blocks, title, monkeypatch):
     features = block_features(blocks, title)
     with monkeypatch.context() as numpy_only:
-        numpy_only.setattr(classifier, "_fastpath", None)
+        numpy_only.setattr(classifier, "_features", None)
         expected = block_features(blocks, title)
     assert features.dtype == expected.dtype == np.float32 and features.shape == expected.shape
     differ = ~((features == expected) | (np.isnan(features) & np.isnan(expected)))
@@ -275,7 +295,7 @@ def feature(features, name):
     return features[:, classifier.FEATURE_NAMES.index(name)].tolist()
 
 
-def test_compiled_features_count_characters_as_numpy_does(fastpath, monkeypatch):
+def test_compiled_features_count_characters_as_numpy_does(features_module, monkeypatch):
     texts = [
         "One. Two! Three?",
         "a - b | c » d",
@@ -314,7 +334,9 @@ def test_compiled_features_count_characters_as_numpy_does(fastpath, monkeypatch)
     assert feature(features, "ends_with_stop") == [1, 0, 0, 0, 1, 1, 0, 0, 0, 0]
 
 
-def test_compiled_features_find_legal_phrases_and_title_words_as_numpy_does(fastpath, monkeypatch):
+def test_compiled_features_find_legal_phrases_and_title_words_as_numpy_does(
+    features_module, monkeypatch
+):
     long_word = "x" * 70  # one title word, and a text word that only starts with it
     texts = [
         "copyrights reserved",
@@ -398,7 +420,7 @@ def random_blocks(rng, count):
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_compiled_features_on_random_pages(fastpath, monkeypatch, seed):
+def test_compiled_features_on_random_pages(features_module, monkeypatch, seed):
     rng = np.random.default_rng(seed)
     for count in (
         1,
@@ -414,7 +436,7 @@ def test_compiled_features_on_random_pages(fastpath, monkeypatch, seed):
         assert_compiled_features_are_numpys(blocks, "Ferry privacy the", monkeypatch)
 
 
-def test_compiled_features_of_counts_beyond_the_log1p_table(fastpath, monkeypatch):
+def test_compiled_features_of_counts_beyond_the_log1p_table(features_module, monkeypatch):
     # numpy's log1p, not libm's, for counts the table does not hold: a block of 70,000 characters
     # and a page of 70,000 blocks
     big = make_block("word " * 14_000 + "end.")
@@ -424,7 +446,7 @@ def test_compiled_features_of_counts_beyond_the_log1p_table(fastpath, monkeypatc
     assert_compiled_features_are_numpys(many, "", monkeypatch)
 
 
-def test_compiled_features_of_hand_made_counts_are_numpys(fastpath, monkeypatch):
+def test_compiled_features_of_hand_made_counts_are_numpys(features_module, monkeypatch):
     # segmentation never makes these; a hand-made block with no, negative or fractional words,
     # or odd character counts, gets numpy's infinities, NaNs and logarithms in both versions alike
     # (where numpy itself fails — words summing to 0 on the page, a lone surrogate — the
@@ -444,8 +466,8 @@ def test_compiled_features_of_hand_made_counts_are_numpys(fastpath, monkeypatch)
             assert_compiled_features_are_numpys(blocks, "", monkeypatch)
 
 
-def compiled_classes(fastpath, blocks, params):
-    return fastpath.justext_classes(
+def compiled_classes(classes_module, blocks, params):
+    return classes_module.justext_classes(
         blocks, params, (justext.BAD, justext.SHORT, justext.NEAR_GOOD, justext.GOOD)
     )
 
@@ -456,7 +478,7 @@ def python_classes(blocks, params):
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_compiled_justext_classes_on_random_pages(fastpath, seed):
+def test_compiled_justext_classes_on_random_pages(classes_module, seed):
     # Algorithm 2.3's corners: runs of short and near-good blocks between good and bad ones,
     # headings near good text, the © and <select> rules, densities on the thresholds
     rng = np.random.default_rng(seed)
@@ -485,15 +507,17 @@ def test_compiled_justext_classes_on_random_pages(fastpath, seed):
             block.n_chars = int(rng.choice([5, 69, 70, 71, 199, 200, 201, rng.integers(0, 500)]))
             blocks.append(block)
         for params in params_of:
-            assert compiled_classes(fastpath, blocks, params) == python_classes(blocks, params)
+            assert compiled_classes(classes_module, blocks, params) == python_classes(
+                blocks, params
+            )
         if count == 300:  # every class arises, before and after Algorithm 2.3
             cf_classes, final_classes = python_classes(blocks, justext.PRESETS["default"])
             assert set(cf_classes) == {justext.BAD, justext.SHORT, justext.NEAR_GOOD, justext.GOOD}
             assert set(final_classes) == {justext.BAD, justext.GOOD}
-    assert compiled_classes(fastpath, [], justext.PRESETS["default"]) == ([], [])
+    assert compiled_classes(classes_module, [], justext.PRESETS["default"]) == ([], [])
 
 
-def test_compiled_features_refuse_a_classifier_they_do_not_know(fastpath):
+def test_compiled_features_refuse_a_classifier_they_do_not_know(features_module):
     # a feature the classifier lists that the compiled module does not compute
     tables = classifier._feature_tables.__wrapped__
     with pytest.MonkeyPatch.context() as patch:
@@ -502,7 +526,7 @@ def test_compiled_features_refuse_a_classifier_they_do_not_know(fastpath):
             tables()
 
 
-def test_compiled_tree_walk_sums_the_numpy_walks_leaves_bit_for_bit(fastpath):
+def test_compiled_tree_walk_sums_the_numpy_walks_leaves_bit_for_bit(trees_module):
     model = load_model()
     rng = np.random.default_rng(7)
     # rows of real pages' features and random ones, which reach leaves the pages do not; row
@@ -554,7 +578,7 @@ def random_trees(rng, trees: int, depth: int, columns: int) -> BlockModel:
 @pytest.mark.parametrize(
     "depth", [0, 1, 3, tree_model.COMPLETE_DEPTH, tree_model.COMPLETE_DEPTH + 1]
 )
-def test_compiled_tree_walks_of_every_depth_sum_the_numpy_walks_leaves(fastpath, depth):
+def test_compiled_tree_walks_of_every_depth_sum_the_numpy_walks_leaves(trees_module, depth):
     # both compiled walks (the complete layout up to COMPLETE_DEPTH, called directly; the one
     # _leaf_sums picks by size); leaves above the last level
     rng = np.random.default_rng(depth)
@@ -566,7 +590,7 @@ def test_compiled_tree_walks_of_every_depth_sum_the_numpy_walks_leaves(fastpath,
     rows = np.ascontiguousarray(features)
     if depth <= tree_model.COMPLETE_DEPTH:  # the complete layout, whichever _leaf_sums reads
         assert np.array_equal(
-            fastpath.complete_tree_sums(rows, *model.complete_trees, depth), expected
+            trees_module.complete_tree_sums(rows, *model.complete_trees, depth), expected
         )
 
 
@@ -578,9 +602,9 @@ def test_trees_are_laid_out_complete_where_that_reads_less():
     assert not random_trees(rng, 2, tree_model.COMPLETE_DEPTH + 1, 5).walks_complete
 
 
-def test_the_compiled_walk_refuses_scripts_it_cannot_decode(fastpath):
+def test_the_compiled_walk_refuses_scripts_it_cannot_decode(walk_module):
     with pytest.raises(ValueError, match="U\\+0700 is below U\\+0800"):
-        fastpath.BlockMaker(
+        walk_module.BlockMaker(
             segmentation.Block,
             None,
             None,
@@ -599,17 +623,17 @@ def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monk
     compiled = [
         classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages
     ]
-    monkeypatch.setattr(justext, "_fastpath", None)
-    monkeypatch.setattr(segmentation, "_fastpath", None)
-    monkeypatch.setattr(classifier, "_fastpath", None)
-    monkeypatch.setattr(tree_model, "_fastpath", None)
+    monkeypatch.setattr(justext, "_classes", None)
+    monkeypatch.setattr(segmentation, "_walk", None)
+    monkeypatch.setattr(classifier, "_features", None)
+    monkeypatch.setattr(tree_model, "_trees", None)
     assert [
         classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages
     ] == compiled
 
 
 @pytest.mark.parametrize("language", ["German", "Greek", "Turkish", "Polish"])
-def test_compiled_walk_counts_stop_words_as_python_does(fastpath, language):
+def test_compiled_walk_counts_stop_words_as_python_does(walk_module, language):
     # words on a list with letters beyond ASCII, capitals of every kind, and the Kelvin sign,
     # which lower-cases to an ASCII "k"
     stoplist = load_stoplist(language)
@@ -623,7 +647,7 @@ def test_compiled_walk_counts_stop_words_as_python_does(fastpath, language):
     root = parse_html(
         f"<html><body><p>{text}</p><div>{' '.join(words[:5])}<br>x</div></body></html>"
     )
-    compiled = fastpath.segment_walk(
+    compiled = walk_module.segment_walk(
         root,
         segmentation._block_maker(),
         segmentation._stop_words(stoplist),
@@ -636,7 +660,7 @@ def test_compiled_walk_counts_stop_words_as_python_does(fastpath, language):
     assert expected[0].n_stopwords >= len(words)
 
 
-def test_each_whitespace_character_alone_between_words(fastpath):
+def test_each_whitespace_character_alone_between_words(walk_module):
     # the compiled walk knows str.isspace's characters by their UTF-8: every one of this
     # interpreter's, each inside a text, around a link and as a piece on its own
     for space in SPACES + NOT_SPACES:
@@ -645,23 +669,23 @@ def test_each_whitespace_character_alone_between_words(fastpath):
             f"{space}</div></body></html>"
         )
         root = parse_html(html)
-        assert compiled_blocks(fastpath, root) == _segment_blocks_python(root, STOPLIST, True), hex(
-            ord(space)
+        assert compiled_blocks(walk_module, root) == _segment_blocks_python(root, STOPLIST, True), (
+            hex(ord(space))
         )
 
 
-def test_cdata_after_the_root_takes_the_python_walk(fastpath):
+def test_cdata_after_the_root_takes_the_python_walk(walk_module):
     # lxml's tail reads CDATA too; the compiled walk says it does not model it
     root = parse_html("<html><body><p>para</p></body></html>")
     root.tail = etree.CDATA("tail words")
-    with pytest.raises(fastpath.Unsupported):
-        compiled_blocks(fastpath, root)
+    with pytest.raises(walk_module.Unsupported):
+        compiled_blocks(walk_module, root)
     assert [b.text for b in segment_blocks(root, STOPLIST)] == ["para", "tail words"]
 
 
-def test_compiled_functions_refuse_what_they_cannot_read(fastpath):
+def test_compiled_functions_refuse_what_they_cannot_read(walk_module, features_module):
     with pytest.raises(TypeError):
-        fastpath.segment_walk(
+        walk_module.segment_walk(
             None,
             segmentation._block_maker(),
             segmentation._stop_words(STOPLIST),
@@ -671,7 +695,7 @@ def test_compiled_functions_refuse_what_they_cannot_read(fastpath):
     tables = classifier._feature_tables()
     block = make_block("text")
     with pytest.raises(TypeError):
-        fastpath.feature_rows(
+        features_module.feature_rows(
             tables,
             [make_block("text"), segmentation.Block(None, *astuple(block)[1:])],
             ["good"] * 2,
@@ -679,9 +703,9 @@ def test_compiled_functions_refuse_what_they_cannot_read(fastpath):
             set(),
         )
     with pytest.raises(ValueError, match="one each"):
-        fastpath.feature_rows(tables, [block], [], [], set())
+        features_module.feature_rows(tables, [block], [], [], set())
     with pytest.raises(TypeError):
-        fastpath.feature_rows(tables, [block], ["good"], ["good"], {None})
+        features_module.feature_rows(tables, [block], ["good"], ["good"], {None})
     model = load_model()
     with pytest.raises(ValueError, match="reads column"):
         model.probabilities(
@@ -689,7 +713,7 @@ def test_compiled_functions_refuse_what_they_cannot_read(fastpath):
         )  # narrower than the model's features
 
 
-def test_compiled_sum_of_negative_zeros_is_numpys_positive_zero(fastpath):
+def test_compiled_sum_of_negative_zeros_is_numpys_positive_zero(trees_module):
     # numpy adds the pairwise sum to 0.0, so trees whose leaves all hold -0.0 sum to +0.0
     trees = 9
     zeros = np.zeros(trees, dtype=np.int32)

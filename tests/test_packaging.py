@@ -20,7 +20,7 @@ from imports import LIBRARY, third_party_closure, workflow_rules
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from corpusbuilder.extraction import justext
+from corpusbuilder.extraction import COMPILED, missing_compiled_modules
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 PROJECT = PYPROJECT["project"]
@@ -267,13 +267,15 @@ def test_wheel_runs_from_any_directory(installed_wheel):
     assert where.returncode == 0 and not where.stdout.startswith(str(REPO)), (
         where.stdout + where.stderr
     )
-    if justext._fastpath is not None:  # this machine compiles them, so the wheel carries them too
+    if not missing_compiled_modules():  # this machine compiles them, so the wheel carries them too
         compiled = run_installed(
             installed_wheel,
             "python",
             "-c",
-            "import corpusbuilder.extraction._fastpath, corpusbuilder.quality._cut, "
-            "corpusbuilder.quality._lines, corpusbuilder.quality._ngrams",
+            "import "
+            + ", ".join(f"corpusbuilder.extraction.{name}" for name in COMPILED)
+            + ", corpusbuilder.quality._cut, corpusbuilder.quality._lines, "
+            "corpusbuilder.quality._ngrams",
         )
         assert compiled.returncode == 0, compiled.stderr
 
@@ -347,7 +349,9 @@ def test_without_a_c_compiler_the_package_builds_without_its_compiled_walks(tmp_
         timeout=600,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert "the compiled walks were not built" in result.stdout + result.stderr
+    output = result.stdout + result.stderr
+    for name in COMPILED:
+        assert f"the compiled module corpusbuilder.extraction.{name} was not built" in output
     with zipfile.ZipFile(next((tmp_path / "dist").glob("corpusbuilder-*.whl"))) as wheel:
         names = wheel.namelist()
     assert "corpusbuilder/extraction/justext.py" in names and not [

@@ -257,13 +257,15 @@ class _Version(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         from corpusbuilder import __version__
-        from corpusbuilder.extraction import justext
+        from corpusbuilder.extraction import COMPILED, missing_compiled_modules
 
-        walks = (
-            "compiled walks"
-            if justext._fastpath is not None
-            else "Python walks: built without a C compiler"
-        )
+        missing = missing_compiled_modules()
+        if not missing:
+            walks = "compiled walks"
+        elif len(missing) == len(COMPILED):
+            walks = "Python walks: built without a C compiler"
+        else:
+            walks = f"compiled walks, but Python for {', '.join(missing)}"
         print(f"corpusbuilder {__version__} ({walks})")
         parser.exit()
 

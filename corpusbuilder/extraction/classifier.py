@@ -13,7 +13,7 @@ context-free and context-sensitive classes. `model` scores the rows with a small
 gradient-boosted trees stored as plain numpy arrays (``models/best.npz``).
 
 Inference needs numpy only (the features run compiled where
-``corpusbuilder.extraction._fastpath`` is built, with the same results); scikit-learn is needed
+``corpusbuilder.extraction._features`` is built, with the same results); scikit-learn is needed
 only to retrain (``corpusbuilder.evaluation.training``, rule ``train``).
 """
 
@@ -37,10 +37,10 @@ from corpusbuilder.extraction.justext import (
 from corpusbuilder.extraction.segmentation import Block
 
 try:  # the compiled features, built with the package where a C compiler was at hand (setup.py)
-    # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
-    from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
+    # compiled from _features.pyx at build time: mypy sees no module (and no stub) for it
+    from corpusbuilder.extraction import _features  # type: ignore[attr-defined]
 except ImportError:
-    _fastpath = None
+    _features = None
 
 # jusText's verdicts enter as features; preset C is the thesis' best single setting (Table 2.8).
 FEATURE_JUSTEXT: JustextParams = PRESETS["C"]
@@ -343,18 +343,18 @@ def block_features(blocks: list[Block], title: str = "") -> np.ndarray:
         return np.zeros((0, len(FEATURE_NAMES)), dtype=np.float32)
     cf, final = classify(blocks, FEATURE_JUSTEXT)
     title_words = set(title.lower().split())
-    if _fastpath is not None:
-        return _fastpath.feature_rows(_feature_tables(), blocks, cf, final, title_words)
+    if _features is not None:
+        return _features.feature_rows(_feature_tables(), blocks, cf, final, title_words)
     return _block_features_numpy(blocks, cf, final, title_words)
 
 
 @lru_cache(maxsize=1)
-def _feature_tables() -> _fastpath.FeatureTables:
+def _feature_tables() -> _features.FeatureTables:
     """This module's tables and feature columns, as the compiled features read them. The
     logarithms of counts are numpy's (a table of the counts most blocks and pages have, and
     np.log1p beyond it): libm's log1p differs from numpy's in the last bit of some values."""
     log1p_of_counts = np.log1p(np.arange(1 << 16, dtype=np.float64))
-    return _fastpath.FeatureTables(
+    return _features.FeatureTables(
         _CHAR_CLASSES,
         (_SPACE, _SENTENCE_END, _SENTENCE_FINAL, _SEPARATOR, _CAPITAL, _DIGIT),
         _LEGAL_PHRASES,

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 from corpusbuilder.extraction.segmentation import Block, parse_html, segment_blocks
 
-try:  # the compiled walk, built with the package where a C compiler was at hand (setup.py)
-    # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
-    from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
+try:  # the classes compiled, built with the package where a C compiler was at hand (setup.py)
+    # compiled from _classes.pyx at build time: mypy sees no module (and no stub) for it
+    from corpusbuilder.extraction import _classes  # type: ignore[attr-defined]
 except ImportError:
-    _fastpath = None
+    _classes = None
 
 GOOD = "good"
 BAD = "bad"
@@ -263,8 +263,8 @@ def classify_after_removal(
 def classify(blocks: Sequence[Block], params: JustextParams) -> tuple[list[str], list[str]]:
     """jusText's classification of a page's blocks (§2.7.2-2.7.3): the context-free classes of
     Algorithm 2.2, and the final classes Algorithm 2.3 resolves from them."""
-    if _fastpath is not None:  # the same classes, compiled
-        return _fastpath.justext_classes(blocks, params, (BAD, SHORT, NEAR_GOOD, GOOD))
+    if _classes is not None:  # the same classes, compiled
+        return _classes.justext_classes(blocks, params, (BAD, SHORT, NEAR_GOOD, GOOD))
     cf_classes = classify_context_free(blocks, params)
     return cf_classes, classify_context_sensitive(cf_classes, blocks, params)
 

@@ -1,7 +1,7 @@
 """The `best` preset's model: gradient-boosted trees stored as plain numpy arrays
 (``models/best.npz``), and the decision it makes over a page's rows (:func:`page_features`).
 
-The trees are walked compiled where ``corpusbuilder.extraction._fastpath`` is built (with
+The trees are walked compiled where ``corpusbuilder.extraction._trees`` is built (with
 numpy's results bit for bit), else all at once in numpy; scikit-learn fits them
 (``corpusbuilder.evaluation.training``, rule ``train``) and is never needed here.
 """
@@ -28,10 +28,10 @@ from corpusbuilder.extraction.peers import (
 from corpusbuilder.extraction.segmentation import Block
 
 try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
-    # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
-    from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
+    # compiled from _trees.pyx at build time: mypy sees no module (and no stub) for it
+    from corpusbuilder.extraction import _trees  # type: ignore[attr-defined]
 except ImportError:
-    _fastpath = None
+    _trees = None
 
 
 def known_feature_names(names: tuple[str, ...]) -> bool:
@@ -246,15 +246,11 @@ class BlockModel:
         the shipped model's outputs were taken with: compiled for the float32 rows
         `block_features` gives, when the compiled module is there, else summed along the rows of
         the C-ordered (rows × trees) values."""
-        if (
-            _fastpath is not None
-            and features.dtype == np.float32
-            and self.value.dtype == np.float64
-        ):
+        if _trees is not None and features.dtype == np.float32 and self.value.dtype == np.float64:
             rows = np.ascontiguousarray(features)
             if self.walks_complete:
-                return _fastpath.complete_tree_sums(rows, *self.complete_trees, self.depth)
-            return _fastpath.tree_sums(
+                return _trees.complete_tree_sums(rows, *self.complete_trees, self.depth)
+            return _trees.tree_sums(
                 rows,
                 self.feature_index,
                 self.float32_threshold,

@@ -26,10 +26,10 @@ from corpusbuilder.extraction.hints import element_hints
 from corpusbuilder.extraction.nesting import parsed_within_depth
 
 try:  # the compiled walk, built with the package where a C compiler was at hand (setup.py)
-    # compiled from _fastpath.pyx at build time: mypy sees no module (and no stub) for it
-    from corpusbuilder.extraction import _fastpath  # type: ignore[attr-defined]
+    # compiled from _walk.pyx at build time: mypy sees no module (and no stub) for it
+    from corpusbuilder.extraction import _walk  # type: ignore[attr-defined]
 except ImportError:
-    _fastpath = None
+    _walk = None
 
 
 @dataclass(slots=True)
@@ -256,9 +256,9 @@ def _lowercased(stoplist: frozenset[str]) -> frozenset[str]:
 
 
 @lru_cache(maxsize=128)
-def _stop_words(stoplist: frozenset[str]) -> _fastpath.StopWords:
+def _stop_words(stoplist: frozenset[str]) -> _walk.StopWords:
     """The lower-cased list as the compiled walk looks words up in it."""
-    return _fastpath.StopWords(_lowercased(stoplist))
+    return _walk.StopWords(_lowercased(stoplist))
 
 
 def _normalize_whitespace(text: str) -> str:
@@ -444,7 +444,7 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
     a good part of the walk) and blocks break only at PARAGRAPH_TAGS. With them, as the learned
     classifier reads a page, blocks break at HTML5_BLOCK_TAGS too (:func:`paragraph_tags`).
 
-    With the compiled module (``corpusbuilder.extraction._fastpath``) the walk runs over libxml2's
+    With the compiled module (``corpusbuilder.extraction._walk``) the walk runs over libxml2's
     nodes, with the same blocks; a page holding a node it does not model takes the walk below.
     """
     if root is None:
@@ -452,32 +452,32 @@ def segment_blocks(root, stoplist: frozenset[str], structure_hints: bool = True)
     root_tag = root.tag
     if not isinstance(root_tag, str) or root_tag in _KILLED_TAGS:
         return []
-    if _fastpath is not None:
+    if _walk is not None:
         try:
-            return _fastpath.segment_walk(
+            return _walk.segment_walk(
                 root,
                 _block_maker(),
                 _stop_words(stoplist),
                 structure_hints,
                 _tags(structure_hints),
             )
-        except _fastpath.Unsupported:
+        except _walk.Unsupported:
             pass
     return _segment_blocks_python(root, stoplist, structure_hints)
 
 
 @lru_cache(maxsize=2)
-def _tags(structure_hints: bool) -> _fastpath.Tags:
+def _tags(structure_hints: bool) -> _walk.Tags:
     """The tags the compiled walk treats apart, as :func:`segment_blocks` reads the page; made
     once, as it remembers the element names it meets."""
-    return _fastpath.Tags(paragraph_tags(structure_hints), _KILLED_TAGS, _UNWRAPPED_TAGS)
+    return _walk.Tags(paragraph_tags(structure_hints), _KILLED_TAGS, _UNWRAPPED_TAGS)
 
 
 @lru_cache(maxsize=1)
-def _block_maker() -> _fastpath.BlockMaker:
+def _block_maker() -> _walk.BlockMaker:
     """The compiled walk's maker of blocks, which does :func:`_make_block`'s work (and
     `in_script_units`') and calls :func:`_path_features` only for a path too deep to remember."""
-    return _fastpath.BlockMaker(
+    return _walk.BlockMaker(
         Block,
         _path_features,
         element_hints,
