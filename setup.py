@@ -32,9 +32,9 @@ class OptionalBuildExt(build_ext):
 
     def _skip(self, what, error):
         self.warn(
-            f"corpusbuilder: {what} not built ({error}); the package runs the same walks in "
+            f"corpusbuilder: {what} not built ({error}); the package runs the same code in "
             "Python, with the same results, more slowly (the `best` preset about 2.1x slower "
-            "without its four modules)"
+            "without its four modules; the quality stage without its three, slower too)"
         )
 
 

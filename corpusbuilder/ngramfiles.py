@@ -79,12 +79,16 @@ def read_duplicate_ngrams(paths: Path | str | Sequence[Path | str]) -> np.ndarra
     return hashes
 
 
+# the key of a G₂₊ part's stats that names the versions that wrote the part (common.versions)
+WRITTEN_BY = "written_by"
+
+
 @names_the_file
 def duplicate_ngrams_writer(stats_path: Path | str) -> dict | None:
     """The versions that wrote a part of G₂₊ (`common.versions`), from the stats its job wrote
     beside it (a plain ``.npy`` holds no metadata); None for a part written before they were
     stamped."""
-    return json.loads(Path(stats_path).read_text(encoding="utf-8")).get("written_by")
+    return json.loads(Path(stats_path).read_text(encoding="utf-8")).get(WRITTEN_BY)
 
 
 @names_the_file

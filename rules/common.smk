@@ -193,7 +193,7 @@ def stage_files():
     return files
 
 
-def stage_file_paths():
+def stage_file_inputs():
     """stage_files() as inputs: block dedup's, from the sequential job, as its one folder."""
     files = stage_files()
     if config["dedup"]["enabled"] and not DEDUP_PARTITIONED:

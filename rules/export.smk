@@ -50,7 +50,7 @@ localrules:
 rule provenance:
     input:
         model=EXTRACT_MODEL,
-        files=stage_file_paths(),
+        files=stage_file_inputs(),
         corpus=corpus_files(),
         funnel="results/stats/funnel.tsv",
     output:

@@ -30,8 +30,8 @@ log.info(
 for rule, libraries in record["mixed_versions"].items():
     for name, versions in libraries.items():
         log.warning(
-            "rule %s's files were written with %s %s: its shards come from runs apart (by "
-            "shard in provenance.json; snakemake --cores N -R %s makes them one)",
+            "rule %s's files were written with %s %s: its shards (or hash ranges) come from runs "
+            "apart (which: provenance.json; snakemake --cores N -R %s makes them one)",
             rule,
             name,
             ", ".join(versions),

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pandas as pd
+import pytest
 from conftest import write_warc
 from test_extract import ARTICLE
 
@@ -251,20 +252,44 @@ def test_clean_html_errors_are_one_line(tmp_path):
 
 def test_version():
     import corpusbuilder
-    from corpusbuilder.extraction import COMPILED, missing_compiled_modules
+    from corpusbuilder.extraction import compiled_walks
 
     result = run("--version")
-    missing = missing_compiled_modules()
-    walks = (
-        "compiled walks"
-        if not missing
-        else "Python walks: built without a C compiler"
-        if len(missing) == len(COMPILED)
-        else f"compiled walks, but Python for {', '.join(missing)}"
-    )
+    assert result.returncode == 0
     assert (
-        result.returncode == 0
-        and result.stdout.strip() == f"corpusbuilder {corpusbuilder.__version__} ({walks})"
+        result.stdout.strip() == f"corpusbuilder {corpusbuilder.__version__} ({compiled_walks()})"
+    )
+
+
+@pytest.mark.parametrize(
+    "missing, said",
+    [
+        ([], "compiled walks"),
+        (["_walk", "_trees", "_features", "_classes"], "Python walks, with the same results"),
+        (["_walk"], "compiled walks, but Python for the segmentation walk,"),
+        (["_trees", "_classes"], "but Python for the tree walk, jusText's classes,"),
+    ],
+)
+def test_version_and_the_extract_log_say_which_walks_are_compiled(
+    monkeypatch, caplog, missing, said
+):
+    """An install without every compiled module (no compiler, another lxml, a checkout pulled
+    but not rebuilt) says so, and how to get them, in --version and in extract's log."""
+    import corpusbuilder.extraction as extraction
+    from corpusbuilder.extraction.extract import ExtractParams, check_setup
+
+    monkeypatch.setattr(extraction, "missing_compiled_modules", lambda: list(missing))
+    walks = extraction.compiled_walks()
+    assert said in walks
+    assert ("pip install -e ." in walks) == bool(missing)
+    monkeypatch.setattr(
+        "corpusbuilder.extraction.extract.missing_compiled_modules", lambda: list(missing)
+    )
+    monkeypatch.setattr("corpusbuilder.extraction.extract.compiled_walks", lambda: walks)
+    with caplog.at_level("WARNING", logger="corpusbuilder.extraction.extract"):
+        check_setup(ExtractParams(learned=False))
+    assert [r.getMessage() for r in caplog.records] == (
+        [f"extraction runs {walks}"] * bool(missing)
     )
 
 

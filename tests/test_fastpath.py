@@ -21,33 +21,33 @@ from corpusbuilder.extraction.segmentation import _segment_blocks_python, parse_
 STOPLIST = load_stoplist("English")
 
 
-def compiled(module):
+def compiled(module, name):
     if module is None:
         unavailable(
-            "the compiled module is not built (no C compiler at install time): "
-            "the package runs its Python walks"
+            f"corpusbuilder.extraction.{name} is not built (no C compiler at install time, or "
+            "built for another lxml or an older checkout): the package runs its Python walk"
         )
     return module
 
 
 @pytest.fixture(scope="module")
 def walk_module():
-    return compiled(segmentation._walk)
+    return compiled(segmentation._walk, "_walk")
 
 
 @pytest.fixture(scope="module")
 def trees_module():
-    return compiled(tree_model._trees)
+    return compiled(tree_model._trees, "_trees")
 
 
 @pytest.fixture(scope="module")
 def features_module():
-    return compiled(classifier._features)
+    return compiled(classifier._features, "_features")
 
 
 @pytest.fixture(scope="module")
 def classes_module():
-    return compiled(justext._classes)
+    return compiled(justext._classes, "_classes")
 
 
 def compiled_blocks(walk_module, root, structure_hints=True):
@@ -615,21 +615,32 @@ def test_the_compiled_walk_refuses_scripts_it_cannot_decode(walk_module):
         )
 
 
-def test_without_the_compiled_module_the_python_walks_give_the_same_classes(monkeypatch):
-    # what a package built without a C compiler runs, against what this one runs
+# where each compiled module is used: None there runs its Python version
+USERS = {"_walk": segmentation, "_trees": tree_model, "_features": classifier, "_classes": justext}
+
+
+@pytest.mark.parametrize(
+    "missing", [tuple(USERS), *((name,) for name in USERS)], ids=lambda m: "+".join(m)
+)
+def test_without_compiled_modules_the_python_walks_give_the_same_classes(monkeypatch, missing):
+    """What a package built without a C compiler runs (all four missing), or one with a module
+    not built (another lxml steps the walk aside), against what this one runs."""
     from corpusbuilder.extraction.model import classify_learned
 
     pages = [parse_html(html) for html in QUIRKS.values()]
-    compiled = [
-        classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages
-    ]
-    monkeypatch.setattr(justext, "_classes", None)
-    monkeypatch.setattr(segmentation, "_walk", None)
-    monkeypatch.setattr(classifier, "_features", None)
-    monkeypatch.setattr(tree_model, "_trees", None)
-    assert [
-        classify_learned(segment_blocks(root, STOPLIST), page_title(root)) for root in pages
-    ] == compiled
+
+    def classes():  # the `best` preset's and jusText's `default`, from the same blocks
+        found = []
+        for root in pages:
+            blocks = segment_blocks(root, STOPLIST)
+            found.append(classify_learned(blocks, page_title(root)))
+            found.append(justext.classify(blocks, justext.PRESETS["default"]))
+        return found
+
+    compiled = classes()
+    for name in missing:
+        monkeypatch.setattr(USERS[name], name, None)
+    assert classes() == compiled
 
 
 @pytest.mark.parametrize("language", ["German", "Greek", "Turkish", "Polish"])

@@ -20,7 +20,7 @@ from imports import LIBRARY, third_party_closure, workflow_rules
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from corpusbuilder.extraction import COMPILED, missing_compiled_modules
+from corpusbuilder.extraction import COMPILED_MODULES, missing_compiled_modules
 
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 PROJECT = PYPROJECT["project"]
@@ -273,7 +273,7 @@ def test_wheel_runs_from_any_directory(installed_wheel):
             "python",
             "-c",
             "import "
-            + ", ".join(f"corpusbuilder.extraction.{name}" for name in COMPILED)
+            + ", ".join(f"corpusbuilder.extraction.{name}" for name in COMPILED_MODULES)
             + ", corpusbuilder.quality._cut, corpusbuilder.quality._lines, "
             "corpusbuilder.quality._ngrams",
         )
@@ -350,7 +350,7 @@ def test_without_a_c_compiler_the_package_builds_without_its_compiled_walks(tmp_
     )
     assert result.returncode == 0, result.stderr[-3000:]
     output = result.stdout + result.stderr
-    for name in COMPILED:
+    for name in COMPILED_MODULES:
         assert f"the compiled module corpusbuilder.extraction.{name} was not built" in output
     with zipfile.ZipFile(next((tmp_path / "dist").glob("corpusbuilder-*.whl"))) as wheel:
         names = wheel.namelist()

@@ -257,16 +257,9 @@ class _Version(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         from corpusbuilder import __version__
-        from corpusbuilder.extraction import COMPILED, missing_compiled_modules
+        from corpusbuilder.extraction import compiled_walks
 
-        missing = missing_compiled_modules()
-        if not missing:
-            walks = "compiled walks"
-        elif len(missing) == len(COMPILED):
-            walks = "Python walks: built without a C compiler"
-        else:
-            walks = f"compiled walks, but Python for {', '.join(missing)}"
-        print(f"corpusbuilder {__version__} ({walks})")
+        print(f"corpusbuilder {__version__} ({compiled_walks()})")
         parser.exit()
 
 

@@ -1,9 +1,10 @@
-"""Which versions wrote a stage table: every Parquet file written through `common.io` carries,
-in its schema metadata, the version of corpusbuilder, Python and the libraries that shape the
-output text in the process that wrote it. Under ``--use-conda`` each rule runs in its own
-environment, and an incremental build re-runs only the shards whose inputs changed, so one
-corpus can hold the work of several library versions; the provenance record reads them from
-the tables (`corpusbuilder.common.provenance`).
+"""Which versions wrote a stage's file: every Parquet file written through `common.io` (and
+every n-gram run) carries, in its schema metadata, the version of corpusbuilder, its commit,
+Python and the libraries that shape the output text in the process that wrote it; a token file
+carries the same in a member (`tokenfile`), a part of G₂₊ in the stats beside it (`ngramfiles`).
+Under ``--use-conda`` each rule runs in its own environment, and an incremental build re-runs
+only the shards whose inputs changed, so one corpus can hold the work of several library
+versions; the provenance record reads them from the files (`corpusbuilder.common.provenance`).
 """
 
 from __future__ import annotations

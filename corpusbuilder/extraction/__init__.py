@@ -5,25 +5,48 @@ classifies blocks as Algorithms 2.1-2.3 do, ``classifier`` is the learned `best`
 self-training on a crawl, ``site_boilerplate`` the blocks a site repeats, ``frequent_lines`` the
 preambles of plain-text collections, and ``extract`` the shard loop that ties them together.
 
-The `best` preset's hot loops are compiled where setup.py could build them (:data:`COMPILED`):
-``_walk`` the segmentation walk (for ``segmentation``), ``_trees`` the tree walk (``model``),
-``_features`` the block features (``classifier``) and ``_classes`` jusText's classes
-(``justext``). Each module that uses one runs its Python version where it is missing, with the
-same results.
+The `best` preset's hot loops are compiled where setup.py could build them
+(:data:`COMPILED_MODULES`): ``_walk`` the segmentation walk (for ``segmentation``), ``_trees``
+the tree walk (``model``), ``_features`` the block features (``classifier``) and ``_classes``
+jusText's classes (``justext``). Each module that uses one runs its Python version where it is
+missing, with the same results.
 """
 
 from importlib import import_module
 
-COMPILED = ("_walk", "_trees", "_features", "_classes")
+# the optional compiled modules, each with the step it computes
+COMPILED_MODULES = {
+    "_walk": "the segmentation walk",
+    "_trees": "the tree walk",
+    "_features": "the block features",
+    "_classes": "jusText's classes",
+}
+
+# why a compiled module can be missing, and what brings it back
+_NOT_BUILT = (
+    "not built (no C compiler at install time), or built for another lxml or an older checkout: "
+    "reinstalling corpusbuilder builds them (`pip install -e .` in a checkout)"
+)
 
 
 def missing_compiled_modules() -> list[str]:
-    """The modules of :data:`COMPILED` this install cannot import (not built, or ``_walk`` built
-    against another lxml): their work runs in Python."""
+    """The modules of :data:`COMPILED_MODULES` this install cannot import (not built, or
+    ``_walk`` built against another lxml): their work runs in Python."""
     missing = []
-    for name in COMPILED:
+    for name in COMPILED_MODULES:
         try:
             import_module(f"{__name__}.{name}")
-        except ImportError:
+        except (ImportError, ValueError):  # ValueError: a C struct of lxml changed size
             missing.append(name)
     return missing
+
+
+def compiled_walks() -> str:
+    """How this install runs the `best` preset's hot loops (``--version``, the extract log)."""
+    missing = missing_compiled_modules()
+    if not missing:
+        return "compiled walks"
+    if len(missing) == len(COMPILED_MODULES):
+        return f"Python walks, with the same results, about 2x slower: {_NOT_BUILT}"
+    steps = ", ".join(COMPILED_MODULES[name] for name in missing)
+    return f"compiled walks, but Python for {steps}, with the same results: {_NOT_BUILT}"

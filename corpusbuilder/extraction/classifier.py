@@ -39,7 +39,7 @@ from corpusbuilder.extraction.segmentation import Block
 try:  # the compiled features, built with the package where a C compiler was at hand (setup.py)
     # compiled from _features.pyx at build time: mypy sees no module (and no stub) for it
     from corpusbuilder.extraction import _features  # type: ignore[attr-defined]
-except ImportError:
+except (ImportError, ValueError):  # ValueError: a C struct of lxml changed size
     _features = None
 
 # jusText's verdicts enter as features; preset C is the thesis' best single setting (Table 2.8).

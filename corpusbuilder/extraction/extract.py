@@ -24,6 +24,7 @@ from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
 from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL, shipped_peer_model
 from corpusbuilder.config import ConfigError, dataclass_values
+from corpusbuilder.extraction import compiled_walks, missing_compiled_modules
 from corpusbuilder.extraction.classifier import FEATURE_NAMES, page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
@@ -426,7 +427,10 @@ def extract_shard(
 
 def check_setup(params: ExtractParams) -> None:
     """Fail before the first page on what every page needs (the model, the fallback stop list,
-    the bundled stop lists): a fault of the setup, never a row per page it would spoil."""
+    the bundled stop lists): a fault of the setup, never a row per page it would spoil. Says
+    so when a compiled walk is missing: same results, but slower, which a user should know."""
+    if missing_compiled_modules():
+        log.warning("extraction runs %s", compiled_walks())
     if params.learned:
         try:
             peers = load_model(params.model_file).peers

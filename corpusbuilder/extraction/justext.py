@@ -21,7 +21,7 @@ from corpusbuilder.extraction.segmentation import Block, parse_html, segment_blo
 try:  # the classes compiled, built with the package where a C compiler was at hand (setup.py)
     # compiled from _classes.pyx at build time: mypy sees no module (and no stub) for it
     from corpusbuilder.extraction import _classes  # type: ignore[attr-defined]
-except ImportError:
+except (ImportError, ValueError):  # ValueError: a C struct of lxml changed size
     _classes = None
 
 GOOD = "good"

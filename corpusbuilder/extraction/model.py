@@ -30,7 +30,7 @@ from corpusbuilder.extraction.segmentation import Block
 try:  # the compiled tree walk, built with the package where a C compiler was at hand (setup.py)
     # compiled from _trees.pyx at build time: mypy sees no module (and no stub) for it
     from corpusbuilder.extraction import _trees  # type: ignore[attr-defined]
-except ImportError:
+except (ImportError, ValueError):  # ValueError: a C struct of lxml changed size
     _trees = None
 
 

@@ -28,7 +28,7 @@ from corpusbuilder.extraction.nesting import parsed_within_depth
 try:  # the compiled walk, built with the package where a C compiler was at hand (setup.py)
     # compiled from _walk.pyx at build time: mypy sees no module (and no stub) for it
     from corpusbuilder.extraction import _walk  # type: ignore[attr-defined]
-except ImportError:
+except (ImportError, ValueError):  # ValueError: a C struct of lxml changed size
     _walk = None
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.versions import this_process
+from corpusbuilder.ngramfiles import WRITTEN_BY
 from corpusbuilder.ngrams.chunks import (
     chunk_tokens_for_budget,
     iter_chunks,
@@ -170,7 +171,7 @@ def write_duplicate_ngrams(
     stats["kind"], stats["n"] = first.get("kind"), first.get("n")
     stats["tokens"] = sum(shard.get("tokens", 0) for shard in stats["shards"])
     # the part's .npy has no room for it: its stats name the versions that wrote both
-    stats["written_by"] = this_process()
+    stats[WRITTEN_BY] = this_process()
     with atomic_path(stats_path) as tmp:
         tmp.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
     return stats
@@ -198,7 +199,7 @@ def write_duplicate_ngrams_stats(
     stats["part_merge_seconds"] = [part["merge_seconds"] for part in parts]
     del stats["partition"]
     # each part's own writer is in the provenance record (`ngramfiles.duplicate_ngrams_writer`)
-    stats.pop("written_by", None)
+    stats.pop(WRITTEN_BY, None)
     with atomic_path(stats_path) as tmp:
         tmp.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
     return stats

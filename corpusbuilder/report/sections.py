@@ -247,8 +247,8 @@ def provenance_html(record: dict) -> str:
             rerun = f"<code>snakemake --cores N -R {esc(rule)}</code>"
             lines.append(
                 f'<p class="note warn"><b>Mixed versions:</b> the files of rule {esc(rule)} '
-                f"were written with {esc(name)} {esc(_listed(found))}: shards from runs apart "
-                f"(which: provenance.json). {rerun} makes them one.</p>"
+                f"were written with {esc(name)} {esc(_listed(found))}: shards (or hash ranges) "
+                f"from runs apart (which: provenance.json). {rerun} makes them one.</p>"
             )
     return "".join(lines)
 
