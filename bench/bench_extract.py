@@ -62,9 +62,8 @@ except ModuleNotFoundError as missing:
 
 from corpusbuilder.common.package_data import shipped_peer_model  # noqa: E402
 from corpusbuilder.extraction import (
-    classifier,  # noqa: E402
+    compiled_module_users,  # noqa: E402
     missing_compiled_modules,  # noqa: E402
-    model,  # noqa: E402
     segmentation,  # noqa: E402
 )
 from corpusbuilder.extraction import justext as ours  # noqa: E402
@@ -115,12 +114,7 @@ def run_best_with_peers(choice: str):
 
 
 # Where each compiled module is used (setup.py builds them; the module falls back to Python)
-COMPILED_USERS = (
-    (segmentation, "_walk"),
-    (model, "_trees"),
-    (classifier, "_features"),
-    (ours, "_classes"),
-)
+COMPILED_USERS = compiled_module_users()
 
 
 @contextmanager

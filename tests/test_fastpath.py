@@ -12,7 +12,14 @@ from conftest import BOILERPLATE, require_shared, unavailable
 from lxml import etree
 
 from corpusbuilder.common.stoplists import load_stoplist
-from corpusbuilder.extraction import classifier, hints, justext, segmentation
+from corpusbuilder.extraction import (
+    COMPILED_MODULES,
+    classifier,
+    compiled_module_users,
+    hints,
+    justext,
+    segmentation,
+)
 from corpusbuilder.extraction import model as tree_model
 from corpusbuilder.extraction.classifier import block_features, page_title
 from corpusbuilder.extraction.model import BlockModel, load_model
@@ -615,12 +622,8 @@ def test_the_compiled_walk_refuses_scripts_it_cannot_decode(walk_module):
         )
 
 
-# where each compiled module is used: None there runs its Python version
-USERS = {"_walk": segmentation, "_trees": tree_model, "_features": classifier, "_classes": justext}
-
-
 @pytest.mark.parametrize(
-    "missing", [tuple(USERS), *((name,) for name in USERS)], ids=lambda m: "+".join(m)
+    "missing", [tuple(COMPILED_MODULES), *((name,) for name in COMPILED_MODULES)], ids="+".join
 )
 def test_without_compiled_modules_the_python_walks_give_the_same_classes(monkeypatch, missing):
     """What a package built without a C compiler runs (all four missing), or one with a module
@@ -638,8 +641,9 @@ def test_without_compiled_modules_the_python_walks_give_the_same_classes(monkeyp
         return found
 
     compiled = classes()
-    for name in missing:
-        monkeypatch.setattr(USERS[name], name, None)
+    for user, name in compiled_module_users():
+        if name in missing:
+            monkeypatch.setattr(user, name, None)
     assert classes() == compiled
 
 

@@ -12,14 +12,22 @@ jusText's classes (``justext``). Each module that uses one runs its Python versi
 missing, with the same results.
 """
 
+from dataclasses import dataclass
 from importlib import import_module
 
-# the optional compiled modules, each with the step it computes
+
+@dataclass(frozen=True)
+class CompiledModule:
+    step: str  # what it computes
+    user: str  # the module of this package that runs its Python version where it is missing
+
+
+# the optional compiled modules, by name
 COMPILED_MODULES = {
-    "_walk": "the segmentation walk",
-    "_trees": "the tree walk",
-    "_features": "the block features",
-    "_classes": "jusText's classes",
+    "_walk": CompiledModule("the segmentation walk", "segmentation"),
+    "_trees": CompiledModule("the tree walk", "model"),
+    "_features": CompiledModule("the block features", "classifier"),
+    "_classes": CompiledModule("jusText's classes", "justext"),
 }
 
 # why a compiled module can be missing, and what brings it back
@@ -41,6 +49,15 @@ def missing_compiled_modules() -> list[str]:
     return missing
 
 
+def compiled_module_users() -> list[tuple[object, str]]:
+    """(the module that uses it, its name) for each compiled module: setting that name to None
+    there runs the Python version, as a package built without a C compiler does (tests, bench)."""
+    return [
+        (import_module(f"{__name__}.{module.user}"), name)
+        for name, module in COMPILED_MODULES.items()
+    ]
+
+
 def compiled_walks() -> str:
     """How this install runs the `best` preset's hot loops (``--version``, the extract log)."""
     missing = missing_compiled_modules()
@@ -48,5 +65,5 @@ def compiled_walks() -> str:
         return "compiled walks"
     if len(missing) == len(COMPILED_MODULES):
         return f"Python walks, with the same results, about 2x slower: {_NOT_BUILT}"
-    steps = ", ".join(COMPILED_MODULES[name] for name in missing)
+    steps = ", ".join(COMPILED_MODULES[name].step for name in missing)
     return f"compiled walks, but Python for {steps}, with the same results: {_NOT_BUILT}"
