@@ -18,7 +18,7 @@ import numpy as np
 
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import atomic_path, npy_header
-from corpusbuilder.common.versions import this_process
+from corpusbuilder.common.versions import writer_json
 
 
 @dataclass
@@ -89,7 +89,7 @@ def write_token_stream(stream: TokenStream, path: Path | str) -> None:
         fields["chunk_start"] = np.ones(len(stream.token_hash), bool)
     if fields["chunk_end"] is None:
         fields["chunk_end"] = chunk_ends_of_starts(fields["chunk_start"], stream.block_offsets)
-    fields[WRITER_MEMBER] = np.array(json.dumps(this_process(), sort_keys=True))
+    fields[WRITER_MEMBER] = np.array(writer_json())
     with atomic_path(path) as tmp, open(tmp, "wb") as out:
         np.savez(out, **fields)
 

@@ -285,7 +285,6 @@ def test_version_and_the_extract_log_say_which_walks_are_compiled(
     monkeypatch.setattr(
         "corpusbuilder.extraction.extract.missing_compiled_modules", lambda: list(missing)
     )
-    monkeypatch.setattr("corpusbuilder.extraction.extract.compiled_walks", lambda: walks)
     with caplog.at_level("WARNING", logger="corpusbuilder.extraction.extract"):
         check_setup(ExtractParams(learned=False))
     assert [r.getMessage() for r in caplog.records] == (

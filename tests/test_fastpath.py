@@ -640,11 +640,11 @@ def test_without_compiled_modules_the_python_walks_give_the_same_classes(monkeyp
             found.append(justext.classify(blocks, justext.PRESETS["default"]))
         return found
 
-    compiled = classes()
+    with_compiled = classes()
     for user, name in compiled_module_users():
         if name in missing:
             monkeypatch.setattr(user, name, None)
-    assert classes() == compiled
+    assert classes() == with_compiled
 
 
 @pytest.mark.parametrize("language", ["German", "Greek", "Turkish", "Polish"])

@@ -88,9 +88,15 @@ def checkout_commit(package: Path | None = None) -> str | None:
         return None
 
 
+@functools.cache
+def writer_json() -> str:
+    """This process as a file's writer, as JSON: the one spelling of every stamp."""
+    return json.dumps(_this_process(), sort_keys=True)
+
+
 def writer_metadata() -> dict[bytes, bytes]:
     """The schema metadata that names this process as a table's writer."""
-    return {WRITER_KEY: json.dumps(_this_process(), sort_keys=True).encode()}
+    return {WRITER_KEY: writer_json().encode()}
 
 
 def writer_of(metadata: dict[bytes, bytes] | None) -> dict[str, Any] | None:

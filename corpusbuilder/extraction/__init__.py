@@ -58,9 +58,10 @@ def compiled_module_users() -> list[tuple[object, str]]:
     ]
 
 
-def compiled_walks() -> str:
-    """How this install runs the `best` preset's hot loops (``--version``, the extract log)."""
-    missing = missing_compiled_modules()
+def compiled_walks(missing: list[str] | None = None) -> str:
+    """How this install runs the `best` preset's hot loops (``--version``, the extract log);
+    ``missing``: `missing_compiled_modules()`, where the caller already asked."""
+    missing = missing_compiled_modules() if missing is None else missing
     if not missing:
         return "compiled walks"
     if len(missing) == len(COMPILED_MODULES):

@@ -429,8 +429,8 @@ def check_setup(params: ExtractParams) -> None:
     """Fail before the first page on what every page needs (the model, the fallback stop list,
     the bundled stop lists): a fault of the setup, never a row per page it would spoil. Says
     so when a compiled walk is missing: same results, but slower, which a user should know."""
-    if missing_compiled_modules():
-        log.warning("extraction runs %s", compiled_walks())
+    if missing := missing_compiled_modules():
+        log.warning("extraction runs %s", compiled_walks(missing))
     if params.learned:
         try:
             peers = load_model(params.model_file).peers
