@@ -6,20 +6,16 @@ config, and `files`, {rule: {shard or hash range: file}}."""
 
 import logging
 
-from corpusbuilder.common.io import table_writer
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.common.provenance import provenance, write_provenance
-from corpusbuilder.ngramfiles import duplicate_ngrams_writer
-from corpusbuilder.tokenfile import token_file_writer
+from corpusbuilder.stamps import file_writer
 
 setup_logging(snakemake.log[0])
 log = logging.getLogger("corpusbuilder.provenance")
 # an empty input list (a jusText preset) may leave no `model` entry at all
 model = next(iter(dict(snakemake.input.items()).get("model") or []), None)
-# the files that are not Parquet tables name their writer their own way
-writer_of_file = {"tokenise": token_file_writer, "dup_ngram_part": duplicate_ngrams_writer}
 writers = {
-    stage: {shard: writer_of_file.get(stage, table_writer)(path) for shard, path in files.items()}
+    stage: {shard: file_writer(path) for shard, path in files.items()}
     for stage, files in snakemake.params.files.items()
 }
 record = provenance(dict(snakemake.params.config), model, writers)

@@ -14,7 +14,7 @@ from corpusbuilder import tables
 # docs/design.md: a module imports its own layer or a lower one.
 LAYERS = {
     "base": ["common", "config", "download"],
-    "contracts": ["tables", "ngramfiles", "tokenfile", "verdicts"],
+    "contracts": ["tables", "ngramfiles", "tokenfile", "verdicts", "stamps"],
     "stages": [
         "extraction",
         "language",

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from corpusbuilder.common.faults import CorruptFileError
 from corpusbuilder.common.io import (
     ParquetBatchWriter,
     table_writer,
@@ -30,6 +31,7 @@ from corpusbuilder.ngrams.stage import (
     write_duplicate_ngrams,
     write_duplicate_ngrams_stats,
 )
+from corpusbuilder.stamps import file_writer
 from corpusbuilder.tokenfile import (
     FIELDS,
     TokenStream,
@@ -125,6 +127,27 @@ def test_an_ngram_run_and_the_parts_of_g2_name_their_writer(tmp_path):
         json.dumps({k: v for k, v in json.loads(parts[0].read_text()).items() if k != "written_by"})
     )
     assert duplicate_ngrams_writer(old) is None
+
+
+def test_the_writer_of_any_stage_file_is_read_by_its_format_not_its_name(tmp_path):
+    """The provenance rule asks one function of every stage's file; a file's first bytes, not the
+    rule that wrote it or its suffix, choose how its writer is read."""
+    tokens = _token_file(tmp_path / "tokens.npz")
+    run = tmp_path / "run.parquet"
+    shard_ngram_run(tokens, run, "all", 10, mem_mb=64)
+    stats = tmp_path / "dup0.stats.json"
+    write_duplicate_ngrams([run], tmp_path / "dup0.npy", stats, 64, 2, 0, 1)
+    table = tmp_path / "t.parquet"
+    write_table(TABLE, table)
+    for path in (tokens, run, stats, table):
+        renamed = path.rename(tmp_path / f"{path.stem}.file")
+        assert file_writer(renamed) == this_process(), path.name
+    old = tmp_path / "old.parquet"
+    pq.write_table(TABLE, old)
+    assert file_writer(old) is None
+    (tmp_path / "words.txt").write_text("not a stage file")
+    with pytest.raises(CorruptFileError, match="words.txt"):
+        file_writer(tmp_path / "words.txt")
 
 
 def _older(writer: dict, library: str, installed: str | None) -> dict:
