@@ -249,22 +249,6 @@ QUALITY_SCHEMA = pa.schema(
     ]
 )
 
-# ngram_runs: sorted (hash, count) runs, zstd
-RUN_SCHEMA = pa.schema([("hash", pa.uint64()), ("count", pa.uint32())])
-
-# dedup's state: every distinct n-gram a corpus output (64-bit hashes, sorted), a count of 1 (so
-# that the n-gram merge reads the file as one more run), and the document that output it first:
-# its id and its rank in crawl order over every corpus merged into the state
-STATE_SCHEMA = pa.schema(
-    [
-        ("hash", pa.uint64()),
-        ("count", pa.uint32()),
-        ("doc_rank", pa.int32()),
-        ("doc_id", pa.string()),
-    ]
-)
-STATE_ROW_GROUP = 1 << 16
-
 GOOD = "good"
 # the dedup columns that say which whitespace chunks of a partly kept block's text are gone
 REMOVED_PARTS = ("removed_chunk_starts", "removed_chunk_ends")
