@@ -11,7 +11,9 @@ from __future__ import annotations
 import errno
 import gzip
 import io
+import os
 import re
+import stat
 import subprocess
 import sys
 import threading
@@ -23,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from conftest import snakemake
 from lxml import etree
@@ -288,6 +291,25 @@ def test_a_full_disk_is_one_line_naming_the_output(tmp_path):
             full.flush()
     line = fault_line(caught.value)
     assert line and "no space left" in line and one_line(line)
+
+
+def test_an_output_that_is_a_pipe_or_a_device_is_written_not_replaced(tmp_path):
+    """`-o /dev/stdout`, a FIFO or a link to /dev/null is a stream: an atomic replace would put
+    a plain file where it was (as root, over the device itself)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    write_table(pa.table({"n": [1, 2, 3]}), fifo)
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert pq.read_table(io.BytesIO(received[0])).column("n").to_pylist() == [1, 2, 3]
+    null = tmp_path / "null"
+    null.symlink_to("/dev/null")
+    write_table(pa.table({"n": [1]}), null)
+    assert null.is_symlink() and stat.S_ISCHR(null.stat().st_mode)
+    assert not list(tmp_path.glob(".*.tmp"))
 
 
 @pytest.mark.parametrize(

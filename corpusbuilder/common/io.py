@@ -10,6 +10,8 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import shutil
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -26,27 +28,48 @@ os.umask(_UMASK)
 
 @contextlib.contextmanager
 def atomic_path(path: Path | str) -> Iterator[Path]:
-    """Yield a temporary path beside `path`; it replaces `path` when the block succeeds."""
+    """Yield a temporary path beside `path`; it replaces `path` when the block succeeds. A device,
+    pipe or socket (``/dev/stdout``, ``/dev/null``, a FIFO, or a link to one) gets the written
+    bytes copied into it instead: replacing it would put a plain file where the stream was, and
+    a writer that seeks (Parquet) cannot write to it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # a worker killed before its `finally` (SIGKILL, SIGTERM) leaves its temporary file behind;
-    # the next writer of the same path removes it (Snakemake runs one job per output)
-    for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
-        stale.unlink(missing_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    stream = _is_stream(path)
+    if not stream:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # a worker killed before its `finally` (SIGKILL, SIGTERM) leaves its temporary file
+        # behind; the next writer of the same path removes it (Snakemake runs one job per output)
+        for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+            stale.unlink(missing_ok=True)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix=".tmp", dir=None if stream else path.parent
+    )
     os.close(fd)
     tmp_path = Path(tmp)
     tmp_path.chmod(0o666 & ~_UMASK)  # mkstemp makes 0600; outputs are shared like any file
     try:
         yield tmp_path
-        os.replace(tmp_path, path)
+        if stream:
+            with tmp_path.open("rb") as written, path.open("wb") as into:
+                shutil.copyfileobj(written, into)
+        else:
+            os.replace(tmp_path, path)
     except OSError as error:
         if error.filename or error.errno is None and "errno" not in str(error).lower():
             raise
         # a full disk or a file-size limit hit while writing: the message names the output
-        raise OSError(error.errno or _errno_in(error), str(error), str(path)) from error
+        raise OSError(
+            error.errno or _errno_in(error), error.strerror or str(error), str(path)
+        ) from error
     finally:
         tmp_path.unlink(missing_ok=True)
+
+
+def _is_stream(path: Path) -> bool:
+    try:
+        mode = path.stat().st_mode  # through links: /dev/stdout is one
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def npy_header(npy) -> tuple[int, np.dtype]:
