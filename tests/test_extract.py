@@ -153,6 +153,41 @@ def test_decode_order_of_evidence():
         decode_html(bytes(range(32)) * 10, "utf-8")
 
 
+CZECH = (
+    "Když jsme ráno vyrazili, mlha ještě ležela nad řekou. Cesta vedla přes les a kolem starého"
+    " mlýna, kde jsme si udělali krátkou přestávku."
+)
+
+
+@pytest.mark.parametrize(
+    "head, charset",
+    [
+        ("", "cp1250"),
+        ('<meta charset="utf-8">', "cp1250"),  # wrong: the bytes are no UTF-8
+        ('<meta charset="x-bogus">', "cp1250"),  # no such charset
+        ("", "iso8859-2"),
+    ],
+)
+def test_an_undeclared_czech_page_keeps_its_code_page(head, charset):
+    """windows-1252 decodes Czech almost as cleanly ("ještì", "øekou"); the stop words decide."""
+    html = f"<html><head>{head}</head><body><p>{CZECH}</p></body></html>"
+    assert decode_html(html.encode(charset), None) == (html, charset, "detected")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # windows-1257 decodes it as cleanly ("crčme", "déją"): windows-1252 wins the near tie
+        "Café crème brûlée à la française, déjà vu, naïve, façade.",
+        # windows-1252 decodes it as windows-1250 does; HP Roman-8 almost as cleanly ("er÷ffnet")
+        "Die Kooperation von creditshelf mit finleap: creditshelf eröffnet die Akquisition.",
+    ],
+)
+def test_a_short_undeclared_western_page_is_windows_1252(text):
+    html = f"<html><body><p>{text}</p></body></html>"
+    assert decode_html(html.encode("cp1252"), None) == (html, "cp1252", "detected")
+
+
 def test_a_last_record_shorter_than_its_length_is_reported_in_plain_words(tmp_path):
     """As the shared crawl's truncated shard ends: a complete gzip member whose record promises
     99,999 bytes. The reader fails inside warcio; the row says what
