@@ -397,3 +397,65 @@ def test_a_full_disk_fails_the_extract_instead_of_writing_error_rows(tmp_path):
     assert "File too large" in result.stderr or "EFBIG" in result.stderr or "27" in result.stderr, (
         result.stderr[-2000:]
     )
+
+
+def test_dash_is_stdout_for_every_output_file(tmp_path):
+    """`-` as OUTPUT.tsv / OUT.tsv writes the data to stdout, not to a file named `-`; the
+    summary line goes to stderr, so stdout is the data alone. Outputs that are no single file
+    (extract's two tables, strip-frequent-lines' folder) refuse `-` in one line."""
+    import json
+
+    (tmp_path / "in.txt").write_text("a b c d e f g h\nx a b c d e f g h y\nz z z z z z\n")
+    text = "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat " * 5
+    (tmp_path / "c.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"s:{i}", "paragraphs": [text + " more" * i]}) + "\n" for i in (1, 2)
+        )
+    )
+
+    def run_in(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "corpusbuilder.cli.main", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+
+    for args, to_file, summary in (
+        (["dup-ngrams", "in.txt"], "dup.tsv", "stdout: 5 duplicate 5-grams"),
+        (["similar-pairs", "c.jsonl"], "pairs.tsv", "1 pairs above 0.5 in stdout"),
+    ):
+        extra = ["--n", "5"] if args[0] == "dup-ngrams" else []
+        piped = run_in(*args, "-", *extra)
+        assert piped.returncode == 0, piped.stderr
+        assert not (tmp_path / "-").exists()
+        assert run_in(*args, to_file, *extra).returncode == 0
+        assert piped.stdout == (tmp_path / to_file).read_text() != ""
+        assert summary in piped.stderr
+    for args in (
+        ["extract", str(tmp_path / "in.txt"), "-"],
+        ["strip-frequent-lines", str(tmp_path), "-"],
+    ):
+        refused = run_in(*args)
+        assert refused.returncode == 2 and refused.stdout == ""
+        assert refused.stderr.strip().count("\n") == 0 and "cannot go to stdout" in refused.stderr
+    assert not (tmp_path / "-").exists() and not (tmp_path / "-.docs.parquet").exists()
+    # a reader that stops early (`| head`): no traceback, the exit of a tool killed by SIGPIPE
+    import random
+
+    rng = random.Random(0)  # some 90,000 3-grams of 50 words seen twice or more: > a pipe's buffer
+    rows = [" ".join(str(rng.randrange(50)) for _ in range(20)) for _ in range(20000)]
+    (tmp_path / "many.txt").write_text("\n".join(rows) + "\n")
+    headed = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f"{sys.executable} -m corpusbuilder.cli.main dup-ngrams many.txt - --n 3 | head -1;"
+            " exit ${PIPESTATUS[0]}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert headed.returncode == 141 and headed.stderr == "", headed.stderr
+    assert len(headed.stdout.splitlines()) == 1

@@ -8,9 +8,11 @@ installed (the schema, stop lists and model ship inside it).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
+from corpusbuilder.cli.outputs import STDOUT, no_stdout, output_file, shown
 from corpusbuilder.common.faults import JobFault, fault_line
 from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 
@@ -66,11 +68,11 @@ def cmd_clean_html(args) -> int:
     params = _extract_params(args)
     stoplist_name = forced_stoplist(args.language)
     source, target = args.input, args.output
-    if source != "-" and Path(source).is_dir():
+    if source != STDOUT and Path(source).is_dir():
         pages = sorted(Path(source).glob("*.html"))
         if not pages:
             raise ConfigError(f"no *.html files in {source}")
-        if target == "-" and args.format == "txt":
+        if target == STDOUT and args.format == "txt":
             raise ConfigError(
                 "a directory of pages cleans into a directory (give OUT), or to stdout with "
                 "--format json"
@@ -79,7 +81,7 @@ def cmd_clean_html(args) -> int:
             _cleaned(path.read_bytes(), params, stoplist_name, path.name, args.format)
             for path in pages
         ]
-        if target == "-":
+        if target == STDOUT:
             sys.stdout.write("".join(text for text, _ in outputs))
         else:
             out_dir = Path(target)
@@ -101,14 +103,14 @@ def cmd_clean_html(args) -> int:
             file=sys.stderr,
         )
         return 0
-    if source == "-":
+    if source == STDOUT:
         body, name = sys.stdin.buffer.read(), "<stdin>"
     elif Path(source).is_file():
         body, name = Path(source).read_bytes(), Path(source).name
     else:
         raise ConfigError(f"{source}: no such file or directory")
     text, _ = _cleaned(body, params, stoplist_name, name, args.format)
-    if target == "-":
+    if target == STDOUT:
         sys.stdout.write(text)
     else:
         Path(target).write_text(text, encoding="utf-8")
@@ -120,6 +122,7 @@ def cmd_extract(args) -> int:
     from corpusbuilder.download.transfer import looks_like_warc
     from corpusbuilder.extraction.extract import extract_shard
 
+    no_stdout(args.out_prefix, "OUT_PREFIX: the two tables")
     # as the workflow's check of input.warcs: a file that does not start with a WARC record is no
     # shard with 0 records but a wrong argument
     if not looks_like_warc(Path(args.warc)):
@@ -162,6 +165,7 @@ def cmd_strip_frequent_lines(args) -> int:
 
     if not Path(args.in_dir).is_dir():
         raise ConfigError(f"{args.in_dir}: no such directory")
+    no_stdout(args.out_dir, "OUT_DIR: the bodies and boundaries.tsv")
     section = load_config(args.config)["frequent_lines"]
     params = FrequentLinesParams.from_config(
         {
@@ -183,20 +187,22 @@ def cmd_similar_pairs(args) -> int:
     from corpusbuilder.similarity.minhash import write_similar_pairs_tsv
 
     try:
-        count = write_similar_pairs_tsv([Path(args.corpus)], Path(args.out_tsv), args.threshold)
+        with output_file(args.out_tsv) as out_tsv:
+            count = write_similar_pairs_tsv([Path(args.corpus)], out_tsv, args.threshold)
     except CorpusFormatError as error:
         raise ConfigError(
             f"{error}; give a corpus as export writes it (results/corpus/*.jsonl.gz)"
         ) from None
-    print(f"{count} pairs above {args.threshold} in {args.out_tsv}", file=sys.stderr)
+    print(f"{count} pairs above {args.threshold} in {shown(args.out_tsv)}", file=sys.stderr)
     return 0
 
 
 def cmd_dup_ngrams(args) -> int:
     from corpusbuilder.ngrams.stage import dup_ngrams_from_text
 
-    count = dup_ngrams_from_text(args.input, args.output, args.n, args.mem_mb, args.min_count)
-    print(f"{args.output}: {count} duplicate {args.n}-grams", file=sys.stderr)
+    with output_file(args.output) as output:
+        count = dup_ngrams_from_text(args.input, output, args.n, args.mem_mb, args.min_count)
+    print(f"{shown(args.output)}: {count} duplicate {args.n}-grams", file=sys.stderr)
     return 0
 
 
@@ -372,8 +378,8 @@ def build_parser() -> argparse.ArgumentParser:
         "tokens split on white space), by suffix sorting in memory-bounded chunks; OUTPUT: "
         "count<TAB>n-gram, most frequent first.",
     )
-    dup.add_argument("input", metavar="INPUT.txt", type=Path)
-    dup.add_argument("output", metavar="OUTPUT.tsv", type=Path)
+    dup.add_argument("input", metavar="INPUT.txt")
+    dup.add_argument("output", metavar="OUTPUT.tsv", help="a file, or - for stdout")
     dup.add_argument(
         "--n",
         type=int,
@@ -420,7 +426,7 @@ def build_parser() -> argparse.ArgumentParser:
         "pair of documents of an exported corpus above a threshold.",
     )
     pairs.add_argument("corpus", metavar="CORPUS.jsonl[.gz]", help="a corpus as export writes it")
-    pairs.add_argument("out_tsv", metavar="OUT.tsv")
+    pairs.add_argument("out_tsv", metavar="OUT.tsv", help="a file, or - for stdout")
     pairs.add_argument(
         "--threshold",
         type=_share,
@@ -463,6 +469,12 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         print(f"corpusbuilder: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # stdout's reader stopped early (`| head`): stop quietly as other tools do, the exit
+        # status a shell shows for one killed by SIGPIPE; stdout to /dev/null so that Python's
+        # own flush at exit does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as error:
         # a path given on the command line that is not what the
         # command reads: one line, no traceback
