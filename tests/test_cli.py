@@ -459,3 +459,23 @@ def test_dash_is_stdout_for_every_output_file(tmp_path):
     )
     assert headed.returncode == 141 and headed.stderr == "", headed.stderr
     assert len(headed.stdout.splitlines()) == 1
+
+
+def test_strip_frequent_lines_writes_0_for_no_epilogue_and_refuses_an_empty_folder(tmp_path):
+    """docs/other-methods.md: boundaries are 1-based, 0 for none; a folder without *.txt files
+    is a wrong argument, as clean-html's without *.html files."""
+    from fixtures.make_ebooks import make_ebooks
+
+    make_ebooks(tmp_path / "in", n_files=30, seed=1)
+    (tmp_path / "in" / "zz-plain.txt").write_text("A line of plain prose nobody else wrote.\n" * 3)
+    assert run("strip-frequent-lines", str(tmp_path / "in"), str(tmp_path / "out")).returncode == 0
+    rows = [
+        line.split("\t") for line in (tmp_path / "out" / "boundaries.tsv").read_text().splitlines()
+    ]
+    assert all(len(row) == 3 and row[1].isdigit() and row[2].isdigit() for row in rows), rows
+    assert ["zz-plain.txt", "0", "0"] in rows
+    (tmp_path / "empty").mkdir()
+    empty = run("strip-frequent-lines", str(tmp_path / "empty"), str(tmp_path / "out2"))
+    assert empty.returncode == 2, empty.stderr
+    assert empty.stderr.strip() == f"corpusbuilder: no *.txt files in {tmp_path / 'empty'}"
+    assert not (tmp_path / "out2").exists()

@@ -161,11 +161,17 @@ def cmd_check_config(args) -> int:
 
 
 def cmd_strip_frequent_lines(args) -> int:
-    from corpusbuilder.extraction.frequent_lines import FrequentLinesParams, strip_frequent_lines
+    from corpusbuilder.extraction.frequent_lines import (
+        FrequentLinesParams,
+        strip_frequent_lines,
+        text_files,
+    )
 
     if not Path(args.in_dir).is_dir():
         raise ConfigError(f"{args.in_dir}: no such directory")
     no_stdout(args.out_dir, "OUT_DIR: the bodies and boundaries.tsv")
+    if not text_files(args.in_dir):
+        raise ConfigError(f"no *.txt files in {args.in_dir}")
     section = load_config(args.config)["frequent_lines"]
     params = FrequentLinesParams.from_config(
         {
@@ -408,8 +414,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Lemire's frequent lines); write each body to OUT_DIR under the same name, and "
         "OUT_DIR/boundaries.tsv.",
     )
-    strip.add_argument("in_dir", metavar="IN_DIR")
-    strip.add_argument("out_dir", metavar="OUT_DIR")
+    strip.add_argument("in_dir", metavar="IN_DIR", help="a directory of *.txt files")
+    strip.add_argument("out_dir", metavar="OUT_DIR", help="a directory, made if missing")
     strip.add_argument(
         "--backend",
         choices=["exact", "checksum", "hashed", "gm"],
