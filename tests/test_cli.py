@@ -479,3 +479,32 @@ def test_strip_frequent_lines_writes_0_for_no_epilogue_and_refuses_an_empty_fold
     assert empty.returncode == 2, empty.stderr
     assert empty.stderr.strip() == f"corpusbuilder: no *.txt files in {tmp_path / 'empty'}"
     assert not (tmp_path / "out2").exists()
+
+
+def test_a_text_input_that_is_not_utf8_is_named(tmp_path):
+    """The one line names the file, and the byte is counted from the file's start (Python's own
+    offset is into the 8 KB chunk it was decoding). A corpus that is not UTF-8 says what was
+    expected, as one that is not JSON does."""
+    from corpusbuilder.common.faults import utf8_error_offset
+
+    late = tmp_path / "late.txt"
+    late.write_bytes(b"a b c\n" * 5000 + b"caf\xe9\n")
+    assert utf8_error_offset(late) == 30003
+    result = run("dup-ngrams", str(late), str(tmp_path / "d.tsv"))
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        f"corpusbuilder: {late}: not UTF-8 text (invalid continuation byte at byte 30003)"
+    )
+    page = tmp_path / "some.html"
+    page.write_bytes(b'<html><meta charset="latin-1"><body>caf\xe9 \xe9t\xe9</body></html>\n')
+    packed = tmp_path / "latin.jsonl.gz"
+    packed.write_bytes(gzip.compress(b'{"id": "caf\xe9", "paragraphs": []}\n'))
+    for corpus, said in (
+        (page, f"{page}: not UTF-8 text (invalid continuation byte at byte 39)"),
+        (packed, f"{packed}: its gzip content is not UTF-8 text (invalid continuation byte)"),
+    ):
+        pairs = run("similar-pairs", str(corpus), str(tmp_path / "p.tsv"))
+        assert pairs.returncode == 2
+        assert pairs.stderr.strip() == (
+            f"corpusbuilder: {said}; give a corpus as export writes it (results/corpus/*.jsonl.gz)"
+        )

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from corpusbuilder.cli.outputs import STDOUT, no_stdout, output_file, shown
-from corpusbuilder.common.faults import JobFault, fault_line
+from corpusbuilder.common.faults import JobFault, fault_line, not_utf8_line
 from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 
 
@@ -206,8 +206,11 @@ def cmd_similar_pairs(args) -> int:
 def cmd_dup_ngrams(args) -> int:
     from corpusbuilder.ngrams.stage import dup_ngrams_from_text
 
-    with output_file(args.output) as output:
-        count = dup_ngrams_from_text(args.input, output, args.n, args.mem_mb, args.min_count)
+    try:
+        with output_file(args.output) as output:
+            count = dup_ngrams_from_text(args.input, output, args.n, args.mem_mb, args.min_count)
+    except UnicodeDecodeError as error:  # the input's: the output is written as UTF-8
+        raise ConfigError(not_utf8_line(args.input, error)) from None
     print(f"{shown(args.output)}: {count} duplicate {args.n}-grams", file=sys.stderr)
     return 0
 
