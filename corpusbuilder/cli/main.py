@@ -225,7 +225,10 @@ def cmd_compare_books(args) -> int:
     for path in (args.book_a, args.book_b):
         if not Path(path).is_file():
             raise ConfigError(f"{path}: no such file")
-        pages.append(read_pages(path))
+        try:
+            pages.append(read_pages(path))
+        except UnicodeDecodeError as error:
+            raise ConfigError(not_utf8_line(path, error)) from None
         if not pages[-1]:
             raise ConfigError(f"{path}: no text")
     pages_a, pages_b = pages
@@ -447,8 +450,10 @@ def build_parser() -> argparse.ArgumentParser:
         "compare-books",
         cmd_compare_books,
         "How two paginated documents relate (Spasojevic & Poncin): SAME_PAGINATION, "
-        "DIFFERENT_PAGINATION, CONTIGUOUS_SUBSET or OVERLAPPING_TEXT, then the page-level signals "
-        "it was decided from. Pages are separated by form feeds, as pdftotext writes them.",
+        "DIFFERENT_PAGINATION, CONTIGUOUS_SUBSET, OVERLAPPING_TEXT, or NO_OVERLAP when no page "
+        "of one resembles a page of the other (the paper classifies only similar pairs), then "
+        "the page-level signals it was decided from. A.txt and B.txt: UTF-8 text, pages "
+        "separated by form feeds, as pdftotext writes them.",
     )
     books.add_argument("book_a", metavar="A.txt")
     books.add_argument("book_b", metavar="B.txt")
