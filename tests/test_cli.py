@@ -508,3 +508,33 @@ def test_a_text_input_that_is_not_utf8_is_named(tmp_path):
         assert pairs.stderr.strip() == (
             f"corpusbuilder: {said}; give a corpus as export writes it (results/corpus/*.jsonl.gz)"
         )
+
+
+def test_clean_html_comment_flags_exclude_each_other():
+    result = run("clean-html", "-", "--comments", "--no-comments")
+    assert result.returncode == 2
+    assert "--no-comments: not allowed with argument --comments" in result.stderr
+    assert "[--comments | --no-comments]" in run("clean-html", "--help").stdout
+
+
+def test_clean_html_one_page_into_a_directory(tmp_path):
+    """OUT ending in / is a directory, made if missing, the page's <name>.txt in it, as the
+    folder form writes; an existing directory too. A page on stdin has no name to give it."""
+    page = tmp_path / "walk.html"
+    page.write_text(WRAPPED)
+    result = run("clean-html", str(page), f"{tmp_path / 'outdir_x'}/", "--preset", "default")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "outdir_x").is_dir()
+    assert "When we set out" in (tmp_path / "outdir_x" / "walk.txt").read_text()
+    json_out = run("clean-html", str(page), str(tmp_path / "outdir_x"), "--format", "json")
+    assert json_out.returncode == 0, json_out.stderr
+    assert sorted(p.name for p in (tmp_path / "outdir_x").iterdir()) == ["walk.json", "walk.txt"]
+    piped = subprocess.run(
+        [sys.executable, "-m", "corpusbuilder.cli.main", "clean-html", "-", f"{tmp_path}/"],
+        input=WRAPPED.encode(),
+        capture_output=True,
+    )
+    assert piped.returncode == 2 and b"has no name" in piped.stderr
+    (tmp_path / "file").write_text("")
+    into_a_file = run("clean-html", str(page), f"{tmp_path / 'file'}/")
+    assert into_a_file.returncode == 2 and "not a directory" in into_a_file.stderr

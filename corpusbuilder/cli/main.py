@@ -62,6 +62,27 @@ def _cleaned(
     return json.dumps(record, ensure_ascii=False) + "\n", status
 
 
+def _write_pages(
+    target: str, names: list[str], outputs: list[tuple[str, str]], fmt: str, why: str
+) -> None:
+    """Each page's output as OUT/<name>.txt (or .json), OUT made if missing."""
+    out_dir = Path(target)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError(f"{target}: not a directory; {why}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    suffix = ".txt" if fmt == "txt" else ".json"
+    for name, (text, status) in zip(names, outputs):
+        # a skipped page's empty .txt would read as a page cleaned to nothing; its json line
+        # says why it was skipped
+        if status != "skipped" or fmt == "json":
+            (out_dir / f"{Path(name).stem}{suffix}").write_text(text, encoding="utf-8")
+
+
+def _is_directory(target: str) -> bool:
+    """OUT names a directory: an existing one, or a path ending in a slash (made if missing)."""
+    return target != STDOUT and (target.endswith(("/", os.sep)) or Path(target).is_dir())
+
+
 def cmd_clean_html(args) -> int:
     from corpusbuilder.api import forced_stoplist
 
@@ -84,18 +105,13 @@ def cmd_clean_html(args) -> int:
         if target == STDOUT:
             sys.stdout.write("".join(text for text, _ in outputs))
         else:
-            out_dir = Path(target)
-            if out_dir.exists() and not out_dir.is_dir():
-                raise ConfigError(
-                    f"{target}: not a directory; a directory of pages cleans into a directory"
-                )
-            out_dir.mkdir(parents=True, exist_ok=True)
-            suffix = ".txt" if args.format == "txt" else ".json"
-            for path, (text, status) in zip(pages, outputs):
-                # a skipped page's empty .txt would read as a page cleaned to nothing; its json
-                # line says why it was skipped
-                if status != "skipped" or args.format == "json":
-                    (out_dir / f"{path.stem}{suffix}").write_text(text, encoding="utf-8")
+            _write_pages(
+                target,
+                [path.name for path in pages],
+                outputs,
+                args.format,
+                "a directory of pages cleans into a directory",
+            )
         statuses = [status for _, status in outputs]
         print(
             f"{len(pages)} pages into {target}: {statuses.count('cleaned')} cleaned, "
@@ -109,11 +125,18 @@ def cmd_clean_html(args) -> int:
         body, name = Path(source).read_bytes(), Path(source).name
     else:
         raise ConfigError(f"{source}: no such file or directory")
-    text, _ = _cleaned(body, params, stoplist_name, name, args.format)
+    if _is_directory(target) and source == STDOUT:
+        raise ConfigError(
+            f"{target}: a page on stdin has no name to write under in a directory; give OUT as a "
+            "file, or - for stdout"
+        )
+    output = _cleaned(body, params, stoplist_name, name, args.format)
     if target == STDOUT:
-        sys.stdout.write(text)
+        sys.stdout.write(output[0])
+    elif _is_directory(target):
+        _write_pages(target, [name], [output], args.format, "an OUT ending in / names one")
     else:
-        Path(target).write_text(text, encoding="utf-8")
+        Path(target).write_text(output[0], encoding="utf-8")
     return 0
 
 
@@ -337,7 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OUT",
         nargs="?",
         default="-",
-        help="a file, - for stdout (the default), or a directory for a directory IN",
+        help="a file, - for stdout (the default), or a directory: an existing one or a path "
+        "ending in / (made if missing) gets <name>.txt (or .json) per page; a directory IN "
+        "needs a directory, or - with --format json",
     )
     clean.add_argument(
         "--format", choices=["txt", "json"], default="txt", help="output format (default txt)"
@@ -349,12 +374,21 @@ def build_parser() -> argparse.ArgumentParser:
         "(de)",
     )
     clean.add_argument("--preset", choices=presets, help=preset_help)
-    clean.add_argument(
+    comments = clean.add_mutually_exclusive_group()
+    comments.add_argument(
         "--comments",
-        action=argparse.BooleanOptionalAction,
+        action="store_const",
+        const=True,
         default=None,
-        help="keep reader comments and all running text (--comments) or the article alone "
-        "(--no-comments, preset best only); default: the config's extract.comments (true)",
+        help="keep reader comments and all running text; default: the config's "
+        "extract.comments (true)",
+    )
+    comments.add_argument(
+        "--no-comments",
+        dest="comments",
+        action="store_const",
+        const=False,
+        help="keep the article alone, without reader comments (preset best only)",
     )
     clean.add_argument(
         "--peers",
