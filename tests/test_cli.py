@@ -538,3 +538,44 @@ def test_clean_html_one_page_into_a_directory(tmp_path):
     (tmp_path / "file").write_text("")
     into_a_file = run("clean-html", str(page), f"{tmp_path / 'file'}/")
     assert into_a_file.returncode == 2 and "not a directory" in into_a_file.stderr
+
+
+def test_slurm_status_says_why_a_job_counts_as_failed(monkeypatch, capsys):
+    """Snakemake reads one word on stdout and stops on a non-zero exit: those stay; stderr says
+    why a job nobody knows is `failed` (an id that is none, SLURM not installed)."""
+    from corpusbuilder.cli import slurm_status
+
+    def not_installed(command, **kwargs):
+        raise FileNotFoundError(2, "No such file or directory", command[0])
+
+    monkeypatch.setattr(slurm_status.subprocess, "run", not_installed)
+    assert main(["slurm-status", "abc"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "failed\n"
+    assert err == (
+        "corpusbuilder slurm-status: job abc: not a SLURM job id; squeue, scontrol, sacct not "
+        "found (is SLURM installed here?); counted as failed\n"
+    )
+
+    def no_accounting(command, **kwargs):
+        if command[0] == "sacct":
+            raise FileNotFoundError(2, "No such file or directory", "sacct")
+        return subprocess.CompletedProcess(
+            command, 1, "", "slurm_load_jobs error: Invalid job id specified\n"
+        )
+
+    monkeypatch.setattr(slurm_status.subprocess, "run", no_accounting)
+    assert main(["slurm-status", "4242"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "failed\n"
+    assert err == (
+        "corpusbuilder slurm-status: job 4242: sacct not found (is SLURM installed here?); "
+        "slurm_load_jobs error: Invalid job id specified; counted as failed\n"
+    )
+
+    def running(command, **kwargs):
+        return subprocess.CompletedProcess(command, 0, "RUNNING\n", "")
+
+    monkeypatch.setattr(slurm_status.subprocess, "run", running)
+    assert main(["slurm-status", "4242_3"]) == 0
+    assert capsys.readouterr() == ("running\n", "")

@@ -265,9 +265,19 @@ def cmd_compare_books(args) -> int:
 
 
 def cmd_slurm_status(args) -> int:
-    from corpusbuilder.cli.slurm_status import job_state, snakemake_status
+    from corpusbuilder.cli.slurm_status import job_state, snakemake_status, unknown_job_reason
 
-    print(snakemake_status(job_state(args.job_id)))
+    notes: dict[str, str] = {}
+    state = job_state(args.job_id, notes)
+    status = snakemake_status(state)
+    if not state:
+        # stdout is the one word Snakemake reads, and a non-zero exit would stop its whole run:
+        # the reason goes to stderr, which it shows
+        print(
+            f"corpusbuilder slurm-status: {unknown_job_reason(args.job_id, notes)}",
+            file=sys.stderr,
+        )
+    print(status)
     return 0
 
 
@@ -502,7 +512,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     status_help = (
         "Print running, success or failed for a SLURM job id, as Snakemake's cluster-generic "
-        "executor asks it (the status command of profiles/cluster-generic)."
+        "executor asks it (the status command of profiles/cluster-generic). A job no SLURM "
+        "command knows (an invalid id, SLURM not installed) is failed, and stderr says why; the "
+        "exit is 0 whenever a status was printed, as Snakemake stops the run on any other."
     )
     status = commands.add_parser("slurm-status", help=status_help, description=status_help)
     status.add_argument("job_id", metavar="JOBID")
