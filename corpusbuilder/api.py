@@ -11,6 +11,7 @@ where it is silent), and the `corpusbuilder` command calls them.
 
 from __future__ import annotations
 
+import errno
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -210,13 +211,18 @@ def iter_documents(warc_path: str | Path, config: ConfigSource = None) -> Iterat
     (``corpusbuilder extract``). With extract.site_boilerplate.mode ``combine`` the WARC is read
     whole before the first document, since a host's pages decide each other's blocks.
 
-    Raises, when called: FileNotFoundError for a missing file, ConfigError for a file that is
-    not a WARC or a bad config (naming the key); while iterating: an I/O error of the
-    environment, and RuntimeError when every page of the WARC failed to be cleaned.
+    Raises, when called: FileNotFoundError for a missing file, IsADirectoryError for a directory
+    (one WARC file a call), ConfigError for a file that is not a WARC or a bad config (naming
+    the key); while iterating: an I/O error of the environment, and RuntimeError when every page
+    of the WARC failed to be cleaned.
     """
     path = Path(warc_path)
+    if path.is_dir():
+        raise IsADirectoryError(
+            errno.EISDIR, "Is a directory; iter_documents reads one WARC file", str(path)
+        )
     if not path.is_file():
-        raise FileNotFoundError(2, "No such file", str(path))
+        raise FileNotFoundError(errno.ENOENT, "No such file", str(path))
     if not looks_like_warc(path):
         raise ConfigError(
             f"{path}: not a WARC file (no WARC record at its start, plain or gzipped)"

@@ -36,6 +36,7 @@ from xml.sax.saxutils import quoteattr as _xml_quoteattr
 import numpy as np
 import pandas as pd
 
+from corpusbuilder.common.faults import not_utf8_line
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS, REMOVED_PARTS, Survivors
 from corpusbuilder.tokenise import tokenise
@@ -245,8 +246,9 @@ def read_corpus(path: Path) -> Iterator[dict]:
 
     Raises CorpusFormatError, naming the file (and line), for what is not such a corpus: a
     ``.gz`` that is not gzip, cut short or damaged, a line that is not JSON or no document
-    (an object with a string ``id`` and a list of ``paragraphs``)."""
-    opener = gzip.open if str(path).endswith(".gz") else open
+    (an object with a string ``id`` and a list of ``paragraphs``), a file that is not UTF-8."""
+    compressed = str(path).endswith(".gz")
+    opener = gzip.open if compressed else open
     try:
         with opener(path, "rt", encoding="utf-8") as lines:
             for number, line in enumerate(lines, 1):
@@ -274,3 +276,5 @@ def read_corpus(path: Path) -> Iterator[dict]:
         raise CorpusFormatError(f"{path}: cut short (its gzip stream ends early)") from None
     except zlib.error as error:
         raise CorpusFormatError(f"{path}: damaged gzip data ({error})") from None
+    except UnicodeDecodeError as error:
+        raise CorpusFormatError(not_utf8_line(path, error, compressed)) from None

@@ -196,6 +196,8 @@ def test_with_site_boilerplate_combined_the_documents_are_the_stage_documents(tm
 def test_iter_documents_rejects_what_is_no_warc_when_called(tmp_path):
     with pytest.raises(FileNotFoundError):
         iter_documents(tmp_path / "missing.warc.gz")
+    with pytest.raises(IsADirectoryError, match="Is a directory"):
+        iter_documents(tmp_path)
     (tmp_path / "page.html").write_text(ARTICLE)
     with pytest.raises(ConfigError, match="not a WARC file"):
         iter_documents(tmp_path / "page.html")

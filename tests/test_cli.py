@@ -397,3 +397,185 @@ def test_a_full_disk_fails_the_extract_instead_of_writing_error_rows(tmp_path):
     assert "File too large" in result.stderr or "EFBIG" in result.stderr or "27" in result.stderr, (
         result.stderr[-2000:]
     )
+
+
+def test_dash_is_stdout_for_every_output_file(tmp_path):
+    """`-` as OUTPUT.tsv / OUT.tsv writes the data to stdout, not to a file named `-`; the
+    summary line goes to stderr, so stdout is the data alone. Outputs that are no single file
+    (extract's two tables, strip-frequent-lines' folder) refuse `-` in one line."""
+    import json
+
+    (tmp_path / "in.txt").write_text("a b c d e f g h\nx a b c d e f g h y\nz z z z z z\n")
+    text = "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat " * 5
+    (tmp_path / "c.jsonl").write_text(
+        "".join(
+            json.dumps({"id": f"s:{i}", "paragraphs": [text + " more" * i]}) + "\n" for i in (1, 2)
+        )
+    )
+
+    def run_in(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "corpusbuilder.cli.main", *args],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+
+    for args, to_file, summary in (
+        (["dup-ngrams", "in.txt"], "dup.tsv", "stdout: 5 duplicate 5-grams"),
+        (["similar-pairs", "c.jsonl"], "pairs.tsv", "1 pairs above 0.5 in stdout"),
+    ):
+        extra = ["--n", "5"] if args[0] == "dup-ngrams" else []
+        piped = run_in(*args, "-", *extra)
+        assert piped.returncode == 0, piped.stderr
+        assert not (tmp_path / "-").exists()
+        assert run_in(*args, to_file, *extra).returncode == 0
+        assert piped.stdout == (tmp_path / to_file).read_text() != ""
+        assert summary in piped.stderr
+    for args in (
+        ["extract", str(tmp_path / "in.txt"), "-"],
+        ["strip-frequent-lines", str(tmp_path), "-"],
+    ):
+        refused = run_in(*args)
+        assert refused.returncode == 2 and refused.stdout == ""
+        assert refused.stderr.strip().count("\n") == 0 and "cannot go to stdout" in refused.stderr
+    assert not (tmp_path / "-").exists() and not (tmp_path / "-.docs.parquet").exists()
+    # a reader that stops early (`| head`): no traceback, the exit of a tool killed by SIGPIPE
+    import random
+
+    rng = random.Random(0)  # some 90,000 3-grams of 50 words seen twice or more: > a pipe's buffer
+    rows = [" ".join(str(rng.randrange(50)) for _ in range(20)) for _ in range(20000)]
+    (tmp_path / "many.txt").write_text("\n".join(rows) + "\n")
+    headed = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f"{sys.executable} -m corpusbuilder.cli.main dup-ngrams many.txt - --n 3 | head -1;"
+            " exit ${PIPESTATUS[0]}",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert headed.returncode == 141 and headed.stderr == "", headed.stderr
+    assert len(headed.stdout.splitlines()) == 1
+
+
+def test_strip_frequent_lines_writes_0_for_no_epilogue_and_refuses_an_empty_folder(tmp_path):
+    """docs/other-methods.md: boundaries are 1-based, 0 for none; a folder without *.txt files
+    is a wrong argument, as clean-html's without *.html files."""
+    from fixtures.make_ebooks import make_ebooks
+
+    make_ebooks(tmp_path / "in", n_files=30, seed=1)
+    (tmp_path / "in" / "zz-plain.txt").write_text("A line of plain prose nobody else wrote.\n" * 3)
+    assert run("strip-frequent-lines", str(tmp_path / "in"), str(tmp_path / "out")).returncode == 0
+    rows = [
+        line.split("\t") for line in (tmp_path / "out" / "boundaries.tsv").read_text().splitlines()
+    ]
+    assert all(len(row) == 3 and row[1].isdigit() and row[2].isdigit() for row in rows), rows
+    assert ["zz-plain.txt", "0", "0"] in rows
+    (tmp_path / "empty").mkdir()
+    empty = run("strip-frequent-lines", str(tmp_path / "empty"), str(tmp_path / "out2"))
+    assert empty.returncode == 2, empty.stderr
+    assert empty.stderr.strip() == f"corpusbuilder: no *.txt files in {tmp_path / 'empty'}"
+    assert not (tmp_path / "out2").exists()
+
+
+def test_a_text_input_that_is_not_utf8_is_named(tmp_path):
+    """The one line names the file, and the byte is counted from the file's start (Python's own
+    offset is into the 8 KB chunk it was decoding). A corpus that is not UTF-8 says what was
+    expected, as one that is not JSON does."""
+    from corpusbuilder.common.faults import utf8_error_offset
+
+    late = tmp_path / "late.txt"
+    late.write_bytes(b"a b c\n" * 5000 + b"caf\xe9\n")
+    assert utf8_error_offset(late) == 30003
+    result = run("dup-ngrams", str(late), str(tmp_path / "d.tsv"))
+    assert result.returncode == 2
+    assert result.stderr.strip() == (
+        f"corpusbuilder: {late}: not UTF-8 text (invalid continuation byte at byte 30003)"
+    )
+    page = tmp_path / "some.html"
+    page.write_bytes(b'<html><meta charset="latin-1"><body>caf\xe9 \xe9t\xe9</body></html>\n')
+    packed = tmp_path / "latin.jsonl.gz"
+    packed.write_bytes(gzip.compress(b'{"id": "caf\xe9", "paragraphs": []}\n'))
+    for corpus, said in (
+        (page, f"{page}: not UTF-8 text (invalid continuation byte at byte 39)"),
+        (packed, f"{packed}: its gzip content is not UTF-8 text (invalid continuation byte)"),
+    ):
+        pairs = run("similar-pairs", str(corpus), str(tmp_path / "p.tsv"))
+        assert pairs.returncode == 2
+        assert pairs.stderr.strip() == (
+            f"corpusbuilder: {said}; give a corpus as export writes it (results/corpus/*.jsonl.gz)"
+        )
+
+
+def test_clean_html_comment_flags_exclude_each_other():
+    result = run("clean-html", "-", "--comments", "--no-comments")
+    assert result.returncode == 2
+    assert "--no-comments: not allowed with argument --comments" in result.stderr
+    assert "[--comments | --no-comments]" in run("clean-html", "--help").stdout
+
+
+def test_clean_html_one_page_into_a_directory(tmp_path):
+    """OUT ending in / is a directory, made if missing, the page's <name>.txt in it, as the
+    folder form writes; an existing directory too. A page on stdin has no name to give it."""
+    page = tmp_path / "walk.html"
+    page.write_text(WRAPPED)
+    result = run("clean-html", str(page), f"{tmp_path / 'outdir_x'}/", "--preset", "default")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "outdir_x").is_dir()
+    assert "When we set out" in (tmp_path / "outdir_x" / "walk.txt").read_text()
+    json_out = run("clean-html", str(page), str(tmp_path / "outdir_x"), "--format", "json")
+    assert json_out.returncode == 0, json_out.stderr
+    assert sorted(p.name for p in (tmp_path / "outdir_x").iterdir()) == ["walk.json", "walk.txt"]
+    piped = subprocess.run(
+        [sys.executable, "-m", "corpusbuilder.cli.main", "clean-html", "-", f"{tmp_path}/"],
+        input=WRAPPED.encode(),
+        capture_output=True,
+    )
+    assert piped.returncode == 2 and b"has no name" in piped.stderr
+    (tmp_path / "file").write_text("")
+    into_a_file = run("clean-html", str(page), f"{tmp_path / 'file'}/")
+    assert into_a_file.returncode == 2 and "not a directory" in into_a_file.stderr
+
+
+def test_slurm_status_says_why_a_job_counts_as_failed(monkeypatch, capsys):
+    """Snakemake reads one word on stdout and stops on a non-zero exit: those stay; stderr says
+    why a job nobody knows is `failed` (an id that is none, SLURM not installed)."""
+    from corpusbuilder.cli import slurm_status
+
+    def not_installed(command, **kwargs):
+        raise FileNotFoundError(2, "No such file or directory", command[0])
+
+    monkeypatch.setattr(slurm_status.subprocess, "run", not_installed)
+    assert main(["slurm-status", "abc"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "failed\n"
+    assert err == (
+        "corpusbuilder slurm-status: job abc: not a SLURM job id; squeue, scontrol, sacct not "
+        "found (is SLURM installed here?); counted as failed\n"
+    )
+
+    def no_accounting(command, **kwargs):
+        if command[0] == "sacct":
+            raise FileNotFoundError(2, "No such file or directory", "sacct")
+        return subprocess.CompletedProcess(
+            command, 1, "", "slurm_load_jobs error: Invalid job id specified\n"
+        )
+
+    monkeypatch.setattr(slurm_status.subprocess, "run", no_accounting)
+    assert main(["slurm-status", "4242"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "failed\n"
+    assert err == (
+        "corpusbuilder slurm-status: job 4242: sacct not found (is SLURM installed here?); "
+        "slurm_load_jobs error: Invalid job id specified; counted as failed\n"
+    )
+
+    def running(command, **kwargs):
+        return subprocess.CompletedProcess(command, 0, "RUNNING\n", "")
+
+    monkeypatch.setattr(slurm_status.subprocess, "run", running)
+    assert main(["slurm-status", "4242_3"]) == 0
+    assert capsys.readouterr() == ("running\n", "")

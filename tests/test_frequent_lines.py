@@ -183,12 +183,12 @@ def test_bodies_and_boundaries_tsv_are_written(collection, tmp_path):
     assert [r[0] for r in rows] == [t.name for t in truths]
     exact_files = 0
     for row, truth in zip(rows, truths):
-        expected_epilogue = "" if truth.epilogue_start is None else str(truth.epilogue_start)
+        expected_epilogue = str(truth.epilogue_start or 0)  # 1-based, 0 for none
         if (int(row[1]), row[2]) == (truth.preamble_end, expected_epilogue):
             exact_files += 1
             assert (tmp_path / truth.name).read_text(encoding="utf-8") == truth.body
     assert exact_files >= 0.95 * len(truths)
-    assert Counter(r[2] == "" for r in rows)[True] == sum(t.epilogue_start is None for t in truths)
+    assert Counter(r[2] == "0" for r in rows)[True] == sum(t.epilogue_start is None for t in truths)
 
 
 def test_file_without_boilerplate_is_kept_whole(tmp_path):

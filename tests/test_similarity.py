@@ -197,6 +197,33 @@ def test_overlapping_text(book):
     assert 0 < signals.book_similarity < 0.3
 
 
+def test_books_without_overlap_say_so(book):
+    """The paper classifies pairs its similar-books step kept; two books sharing no page and
+    nothing as wholes are no OVERLAPPING_TEXT of it but NO_OVERLAP."""
+    other = words(random.Random(3), 6000)
+    relation, signals = compare_paginated(paginate(book, 300), paginate(other, 300))
+    assert relation == "NO_OVERLAP", signals
+    assert signals.book_similarity == signals.coverage_1 == signals.coverage_2 == 0
+
+
+def test_compare_books_on_unrelated_and_binary_files(book, tmp_path, capsys):
+    """Unrelated texts: NO_OVERLAP, exit 0. A binary (a WARC given as a book): the one line
+    dup-ngrams gives for it, naming the file, exit 2."""
+    from corpusbuilder.cli.main import main
+
+    (tmp_path / "a.txt").write_text("\f".join(paginate(book, 300)))
+    (tmp_path / "b.txt").write_text("\f".join(paginate(words(random.Random(4), 3000), 300)))
+    assert main(["compare-books", str(tmp_path / "a.txt"), str(tmp_path / "b.txt")]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "NO_OVERLAP"
+    warc = tmp_path / "crawl.warc.gz"
+    warc.write_bytes(gzip.compress(b"WARC/1.0\r\n" * 100))
+    assert main(["compare-books", str(tmp_path / "a.txt"), str(warc)]) == 2
+    books_err = capsys.readouterr().err
+    assert books_err == f"corpusbuilder: {warc}: not UTF-8 text (invalid start byte at byte 1)\n"
+    assert main(["dup-ngrams", str(warc), str(tmp_path / "d.tsv")]) == 2
+    assert capsys.readouterr().err == books_err
+
+
 def test_compare_books_reads_form_fed_pages(book, tmp_path, capsys):
     """`corpusbuilder compare-books` on two files paginated as pdftotext writes them."""
     from corpusbuilder.cli.main import main

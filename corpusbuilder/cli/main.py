@@ -8,10 +8,12 @@ installed (the schema, stop lists and model ship inside it).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
-from corpusbuilder.common.faults import JobFault, fault_line
+from corpusbuilder.cli.outputs import STDOUT, no_stdout, output_file, shown
+from corpusbuilder.common.faults import JobFault, fault_line, not_utf8_line
 from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 
 
@@ -60,17 +62,38 @@ def _cleaned(
     return json.dumps(record, ensure_ascii=False) + "\n", status
 
 
+def _write_pages(
+    target: str, names: list[str], outputs: list[tuple[str, str]], fmt: str, why: str
+) -> None:
+    """Each page's output as OUT/<name>.txt (or .json), OUT made if missing."""
+    out_dir = Path(target)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ConfigError(f"{target}: not a directory; {why}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    suffix = ".txt" if fmt == "txt" else ".json"
+    for name, (text, status) in zip(names, outputs):
+        # a skipped page's empty .txt would read as a page cleaned to nothing; its json line
+        # says why it was skipped
+        if status != "skipped" or fmt == "json":
+            (out_dir / f"{Path(name).stem}{suffix}").write_text(text, encoding="utf-8")
+
+
+def _is_directory(target: str) -> bool:
+    """OUT names a directory: an existing one, or a path ending in a slash (made if missing)."""
+    return target != STDOUT and (target.endswith(("/", os.sep)) or Path(target).is_dir())
+
+
 def cmd_clean_html(args) -> int:
     from corpusbuilder.api import forced_stoplist
 
     params = _extract_params(args)
     stoplist_name = forced_stoplist(args.language)
     source, target = args.input, args.output
-    if source != "-" and Path(source).is_dir():
+    if source != STDOUT and Path(source).is_dir():
         pages = sorted(Path(source).glob("*.html"))
         if not pages:
             raise ConfigError(f"no *.html files in {source}")
-        if target == "-" and args.format == "txt":
+        if target == STDOUT and args.format == "txt":
             raise ConfigError(
                 "a directory of pages cleans into a directory (give OUT), or to stdout with "
                 "--format json"
@@ -79,21 +102,16 @@ def cmd_clean_html(args) -> int:
             _cleaned(path.read_bytes(), params, stoplist_name, path.name, args.format)
             for path in pages
         ]
-        if target == "-":
+        if target == STDOUT:
             sys.stdout.write("".join(text for text, _ in outputs))
         else:
-            out_dir = Path(target)
-            if out_dir.exists() and not out_dir.is_dir():
-                raise ConfigError(
-                    f"{target}: not a directory; a directory of pages cleans into a directory"
-                )
-            out_dir.mkdir(parents=True, exist_ok=True)
-            suffix = ".txt" if args.format == "txt" else ".json"
-            for path, (text, status) in zip(pages, outputs):
-                # a skipped page's empty .txt would read as a page cleaned to nothing; its json
-                # line says why it was skipped
-                if status != "skipped" or args.format == "json":
-                    (out_dir / f"{path.stem}{suffix}").write_text(text, encoding="utf-8")
+            _write_pages(
+                target,
+                [path.name for path in pages],
+                outputs,
+                args.format,
+                "a directory of pages cleans into a directory",
+            )
         statuses = [status for _, status in outputs]
         print(
             f"{len(pages)} pages into {target}: {statuses.count('cleaned')} cleaned, "
@@ -101,17 +119,24 @@ def cmd_clean_html(args) -> int:
             file=sys.stderr,
         )
         return 0
-    if source == "-":
+    if source == STDOUT:
         body, name = sys.stdin.buffer.read(), "<stdin>"
     elif Path(source).is_file():
         body, name = Path(source).read_bytes(), Path(source).name
     else:
         raise ConfigError(f"{source}: no such file or directory")
-    text, _ = _cleaned(body, params, stoplist_name, name, args.format)
-    if target == "-":
-        sys.stdout.write(text)
+    if _is_directory(target) and source == STDOUT:
+        raise ConfigError(
+            f"{target}: a page on stdin has no name to write under in a directory; give OUT as a "
+            "file, or - for stdout"
+        )
+    output = _cleaned(body, params, stoplist_name, name, args.format)
+    if target == STDOUT:
+        sys.stdout.write(output[0])
+    elif _is_directory(target):
+        _write_pages(target, [name], [output], args.format, "an OUT ending in / names one")
     else:
-        Path(target).write_text(text, encoding="utf-8")
+        Path(target).write_text(output[0], encoding="utf-8")
     return 0
 
 
@@ -120,6 +145,7 @@ def cmd_extract(args) -> int:
     from corpusbuilder.download.transfer import looks_like_warc
     from corpusbuilder.extraction.extract import extract_shard
 
+    no_stdout(args.out_prefix, "OUT_PREFIX: the two tables")
     # as the workflow's check of input.warcs: a file that does not start with a WARC record is no
     # shard with 0 records but a wrong argument
     if not looks_like_warc(Path(args.warc)):
@@ -158,10 +184,17 @@ def cmd_check_config(args) -> int:
 
 
 def cmd_strip_frequent_lines(args) -> int:
-    from corpusbuilder.extraction.frequent_lines import FrequentLinesParams, strip_frequent_lines
+    from corpusbuilder.extraction.frequent_lines import (
+        FrequentLinesParams,
+        strip_frequent_lines,
+        text_files,
+    )
 
     if not Path(args.in_dir).is_dir():
         raise ConfigError(f"{args.in_dir}: no such directory")
+    no_stdout(args.out_dir, "OUT_DIR: the bodies and boundaries.tsv")
+    if not text_files(args.in_dir):
+        raise ConfigError(f"no *.txt files in {args.in_dir}")
     section = load_config(args.config)["frequent_lines"]
     params = FrequentLinesParams.from_config(
         {
@@ -183,20 +216,25 @@ def cmd_similar_pairs(args) -> int:
     from corpusbuilder.similarity.minhash import write_similar_pairs_tsv
 
     try:
-        count = write_similar_pairs_tsv([Path(args.corpus)], Path(args.out_tsv), args.threshold)
+        with output_file(args.out_tsv) as out_tsv:
+            count = write_similar_pairs_tsv([Path(args.corpus)], out_tsv, args.threshold)
     except CorpusFormatError as error:
         raise ConfigError(
             f"{error}; give a corpus as export writes it (results/corpus/*.jsonl.gz)"
         ) from None
-    print(f"{count} pairs above {args.threshold} in {args.out_tsv}", file=sys.stderr)
+    print(f"{count} pairs above {args.threshold} in {shown(args.out_tsv)}", file=sys.stderr)
     return 0
 
 
 def cmd_dup_ngrams(args) -> int:
     from corpusbuilder.ngrams.stage import dup_ngrams_from_text
 
-    count = dup_ngrams_from_text(args.input, args.output, args.n, args.mem_mb, args.min_count)
-    print(f"{args.output}: {count} duplicate {args.n}-grams", file=sys.stderr)
+    try:
+        with output_file(args.output) as output:
+            count = dup_ngrams_from_text(args.input, output, args.n, args.mem_mb, args.min_count)
+    except UnicodeDecodeError as error:  # the input's: the output is written as UTF-8
+        raise ConfigError(not_utf8_line(args.input, error)) from None
+    print(f"{shown(args.output)}: {count} duplicate {args.n}-grams", file=sys.stderr)
     return 0
 
 
@@ -210,7 +248,10 @@ def cmd_compare_books(args) -> int:
     for path in (args.book_a, args.book_b):
         if not Path(path).is_file():
             raise ConfigError(f"{path}: no such file")
-        pages.append(read_pages(path))
+        try:
+            pages.append(read_pages(path))
+        except UnicodeDecodeError as error:
+            raise ConfigError(not_utf8_line(path, error)) from None
         if not pages[-1]:
             raise ConfigError(f"{path}: no text")
     pages_a, pages_b = pages
@@ -224,9 +265,19 @@ def cmd_compare_books(args) -> int:
 
 
 def cmd_slurm_status(args) -> int:
-    from corpusbuilder.cli.slurm_status import job_state, snakemake_status
+    from corpusbuilder.cli.slurm_status import job_state, snakemake_status, unknown_job_reason
 
-    print(snakemake_status(job_state(args.job_id)))
+    notes: dict[str, str] = {}
+    state = job_state(args.job_id, notes)
+    status = snakemake_status(state)
+    if not state:
+        # stdout is the one word Snakemake reads, and a non-zero exit would stop its whole run:
+        # the reason goes to stderr, which it shows
+        print(
+            f"corpusbuilder slurm-status: {unknown_job_reason(args.job_id, notes)}",
+            file=sys.stderr,
+        )
+    print(status)
     return 0
 
 
@@ -319,7 +370,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="OUT",
         nargs="?",
         default="-",
-        help="a file, - for stdout (the default), or a directory for a directory IN",
+        help="a file, - for stdout (the default), or a directory: an existing one or a path "
+        "ending in / (made if missing) gets <name>.txt (or .json) per page; a directory IN "
+        "needs a directory, or - with --format json",
     )
     clean.add_argument(
         "--format", choices=["txt", "json"], default="txt", help="output format (default txt)"
@@ -331,12 +384,21 @@ def build_parser() -> argparse.ArgumentParser:
         "(de)",
     )
     clean.add_argument("--preset", choices=presets, help=preset_help)
-    clean.add_argument(
+    comments = clean.add_mutually_exclusive_group()
+    comments.add_argument(
         "--comments",
-        action=argparse.BooleanOptionalAction,
+        action="store_const",
+        const=True,
         default=None,
-        help="keep reader comments and all running text (--comments) or the article alone "
-        "(--no-comments, preset best only); default: the config's extract.comments (true)",
+        help="keep reader comments and all running text; default: the config's "
+        "extract.comments (true)",
+    )
+    comments.add_argument(
+        "--no-comments",
+        dest="comments",
+        action="store_const",
+        const=False,
+        help="keep the article alone, without reader comments (preset best only)",
     )
     clean.add_argument(
         "--peers",
@@ -372,8 +434,8 @@ def build_parser() -> argparse.ArgumentParser:
         "tokens split on white space), by suffix sorting in memory-bounded chunks; OUTPUT: "
         "count<TAB>n-gram, most frequent first.",
     )
-    dup.add_argument("input", metavar="INPUT.txt", type=Path)
-    dup.add_argument("output", metavar="OUTPUT.tsv", type=Path)
+    dup.add_argument("input", metavar="INPUT.txt")
+    dup.add_argument("output", metavar="OUTPUT.tsv", help="a file, or - for stdout")
     dup.add_argument(
         "--n",
         type=int,
@@ -402,8 +464,8 @@ def build_parser() -> argparse.ArgumentParser:
         "Lemire's frequent lines); write each body to OUT_DIR under the same name, and "
         "OUT_DIR/boundaries.tsv.",
     )
-    strip.add_argument("in_dir", metavar="IN_DIR")
-    strip.add_argument("out_dir", metavar="OUT_DIR")
+    strip.add_argument("in_dir", metavar="IN_DIR", help="a directory of *.txt files")
+    strip.add_argument("out_dir", metavar="OUT_DIR", help="a directory, made if missing")
     strip.add_argument(
         "--backend",
         choices=["exact", "checksum", "hashed", "gm"],
@@ -420,7 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
         "pair of documents of an exported corpus above a threshold.",
     )
     pairs.add_argument("corpus", metavar="CORPUS.jsonl[.gz]", help="a corpus as export writes it")
-    pairs.add_argument("out_tsv", metavar="OUT.tsv")
+    pairs.add_argument("out_tsv", metavar="OUT.tsv", help="a file, or - for stdout")
     pairs.add_argument(
         "--threshold",
         type=_share,
@@ -432,8 +494,10 @@ def build_parser() -> argparse.ArgumentParser:
         "compare-books",
         cmd_compare_books,
         "How two paginated documents relate (Spasojevic & Poncin): SAME_PAGINATION, "
-        "DIFFERENT_PAGINATION, CONTIGUOUS_SUBSET or OVERLAPPING_TEXT, then the page-level signals "
-        "it was decided from. Pages are separated by form feeds, as pdftotext writes them.",
+        "DIFFERENT_PAGINATION, CONTIGUOUS_SUBSET, OVERLAPPING_TEXT, or NO_OVERLAP when no page "
+        "of one resembles a page of the other (the paper classifies only similar pairs), then "
+        "the page-level signals it was decided from. A.txt and B.txt: UTF-8 text, pages "
+        "separated by form feeds, as pdftotext writes them.",
     )
     books.add_argument("book_a", metavar="A.txt")
     books.add_argument("book_b", metavar="B.txt")
@@ -448,7 +512,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     status_help = (
         "Print running, success or failed for a SLURM job id, as Snakemake's cluster-generic "
-        "executor asks it (the status command of profiles/cluster-generic)."
+        "executor asks it (the status command of profiles/cluster-generic). A job no SLURM "
+        "command knows (an invalid id, SLURM not installed) is failed, and stderr says why; the "
+        "exit is 0 whenever a status was printed, as Snakemake stops the run on any other."
     )
     status = commands.add_parser("slurm-status", help=status_help, description=status_help)
     status.add_argument("job_id", metavar="JOBID")
@@ -463,6 +529,12 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as error:
         print(f"corpusbuilder: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # stdout's reader stopped early (`| head`): stop quietly as other tools do, the exit
+        # status a shell shows for one killed by SIGPIPE; stdout to /dev/null so that Python's
+        # own flush at exit does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as error:
         # a path given on the command line that is not what the
         # command reads: one line, no traceback

@@ -8,6 +8,7 @@ job, overwritten by hand) is named by `names_the_file` where it is read.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import functools
 import inspect
@@ -80,6 +81,36 @@ def damaged_file_line(path, error: BaseException) -> str:
         f"{path}: cut off or damaged, cannot be read ({type(error).__name__}: {cause}); "
         "delete it and run again to write it anew"
     )
+
+
+def not_utf8_line(path, error: UnicodeDecodeError, compressed: bool = False) -> str:
+    """`path: not UTF-8 text (invalid start byte at byte N)` for a text input that is not UTF-8,
+    N counted from the file's start (the error's own offset is into the chunk being decoded);
+    no N for a `compressed` file, whose decoded offsets are not the file's."""
+    at = None if compressed else utf8_error_offset(path)
+    where = "" if at is None else f" at byte {at}"
+    what = "its gzip content is not UTF-8 text" if compressed else "not UTF-8 text"
+    return f"{path}: {what} ({error.reason}{where})"
+
+
+def utf8_error_offset(path) -> int | None:
+    """The offset of a file's first byte that is not UTF-8; None when every byte is (or the file
+    cannot be read again)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    done = pending = 0
+    try:
+        with open(path, "rb") as data:
+            while chunk := data.read(1 << 20):
+                pending = len(decoder.getstate()[0])  # a sequence the last chunk cut in two
+                decoder.decode(chunk)
+                done += len(chunk)
+            pending = len(decoder.getstate()[0])
+            decoder.decode(b"", final=True)
+    except UnicodeDecodeError as error:
+        return done - pending + error.start
+    except OSError:
+        return None
+    return None
 
 
 def _errno_of(error: OSError) -> int | None:

@@ -375,15 +375,16 @@ def text_files(in_dir: Path | str) -> list[Path]:
 
 
 def boundaries_tsv_line(b: Boundaries) -> str:
-    epilogue = "" if b.epilogue_start is None else str(b.epilogue_start)
-    return f"{b.name}\t{b.preamble_end}\t{epilogue}\n"
+    """file, last preamble line, first epilogue line: 1-based, 0 for none (as preamble_end)."""
+    return f"{b.name}\t{b.preamble_end}\t{b.epilogue_start or 0}\n"
 
 
 def strip_frequent_lines(
     in_dir: Path | str, out_dir: Path | str, params: FrequentLinesParams = FrequentLinesParams()
 ) -> list[Boundaries]:
     """CLI engine: every `*.txt` of in_dir → its body (original bytes) under the same name in
-    out_dir, and `out_dir/boundaries.tsv` (file, preamble_end_line, epilogue_start_line)."""
+    out_dir, and `out_dir/boundaries.tsv` (file, preamble_end_line, epilogue_start_line; 0 for
+    none)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     found = []

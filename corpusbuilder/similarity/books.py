@@ -5,6 +5,12 @@ Two scans or editions of a book: the same pages (SAME_PAGINATION), the same text
 common (OVERLAPPING_TEXT). Signals come from the books' and the pages' min-hash signatures
 (`similarity`), the class from the paper's hand-set filters (Eq. 4). `corpusbuilder compare-books`
 runs it on two text files whose pages are separated by form feeds (as `pdftotext` writes them).
+
+The paper classifies only pairs its first step found similar ("books with some amount of
+similarity", §IV-A: its filter removes "books with no overlap", §III-D), so none of its four
+classes means "nothing in common". A pair given here directly may be such a pair: NO_OVERLAP,
+when no page of one resembles a page of the other and the books' own resemblance is below the
+page threshold too.
 """
 
 from __future__ import annotations
@@ -26,6 +32,12 @@ from corpusbuilder.similarity.minhash import (
 PAGE_BREAK = "\f"
 
 RELATIONS = ("SAME_PAGINATION", "DIFFERENT_PAGINATION", "CONTIGUOUS_SUBSET", "OVERLAPPING_TEXT")
+
+# a pair the paper's similar-books step would have removed before classifying (module docstring)
+NO_OVERLAP = "NO_OVERLAP"
+
+# a page pair below this resemblance is no match (relation_signals' min_page_similarity)
+MIN_PAGE_SIMILARITY = 0.1
 
 
 def page_signatures(pages: Sequence[str], params: MinHashParams = MinHashParams()) -> np.ndarray:
@@ -64,7 +76,7 @@ def relation_signals(
     pages_1: np.ndarray,
     book_2: np.ndarray,
     pages_2: np.ndarray,
-    min_page_similarity: float = 0.1,
+    min_page_similarity: float = MIN_PAGE_SIMILARITY,
 ) -> RelationSignals:
     """Signals from book and page signatures; pass the denser-paged book (fewer pages) first."""
     sim = page_similarity_matrix(pages_1, pages_2)
@@ -128,7 +140,10 @@ def relation_confidences(s: RelationSignals) -> dict[str, float]:
 
 
 def classify_relation(s: RelationSignals, min_confidence: float = 0.5) -> str:
-    """The most confident class, or OVERLAPPING_TEXT when none is confident enough (§IV-C)."""
+    """NO_OVERLAP for books without a matching page and below MIN_PAGE_SIMILARITY as wholes;
+    else the most confident class, or OVERLAPPING_TEXT when none is confident enough (§IV-C)."""
+    if s.coverage_1 == 0 and s.coverage_2 == 0 and s.book_similarity < MIN_PAGE_SIMILARITY:
+        return NO_OVERLAP
     confidences = relation_confidences(s)
     best = max(confidences, key=confidences.__getitem__)
     return best if confidences[best] >= min_confidence else "OVERLAPPING_TEXT"
@@ -150,8 +165,9 @@ def compare_paginated(
 
 
 def read_pages(path) -> list[str]:
-    """A text file's pages: the text between form feeds (empty trailing pages dropped)."""
-    with open(path, encoding="utf-8", errors="replace") as text:
+    """A text file's pages: the text between form feeds (empty trailing pages dropped).
+    UnicodeDecodeError for a file that is not UTF-8 (a PDF or a WARC given by mistake)."""
+    with open(path, encoding="utf-8") as text:
         pages = text.read().split(PAGE_BREAK)
     while pages and not pages[-1].strip():
         pages.pop()
