@@ -156,6 +156,14 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
     return validate_config(raw)
 
 
+# the best preset's model as the train rule writes it: extract.model may name it before it exists
+TRAINED_MODEL = "results/model/best.npz"
+COMMENTS_NEED_BEST = (
+    "config key 'extract.comments': false (the article alone) needs preset best; the jusText "
+    "presets keep all running text, reader comments too (thesis §2.7)"
+)
+
+
 def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     """Stop early, naming the key, when an input cannot make a corpus: a local WARC that does not
     exist or is no WARC, one listed twice, one inside the workflow's own data/warc/ (whose files
@@ -275,6 +283,14 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     if config["extract"]["model"] and config["extract"]["preset"] != "best":
         raise ConfigError(
             "config key 'extract.model': a model is read only with extract.preset: best"
+        )
+    if not config["extract"]["comments"] and config["extract"]["preset"] != "best":
+        raise ConfigError(COMMENTS_NEED_BEST)
+    model = config["extract"]["model"]
+    if model and model != TRAINED_MODEL and not (base_dir / model).is_file():
+        raise ConfigError(
+            f"config key 'extract.model': no such file: {base_dir / model} (the train rule "
+            f"writes {TRAINED_MODEL}; leave the key out for the shipped model)"
         )
     if not (config["input"]["warcs"] or cc["listing"] or config["input"]["text_dirs"]):
         raise ConfigError(

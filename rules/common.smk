@@ -14,7 +14,12 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
         )
     )
 
-from corpusbuilder.config import ConfigError, check_input_paths, validate_config
+from corpusbuilder.config import (
+    TRAINED_MODEL,
+    ConfigError,
+    check_input_paths,
+    validate_config,
+)
 from corpusbuilder.dedup.memory import (
     TOKEN_FILE_BYTES_PER_TOKEN,
     dedup_memory_mb_by_sizes,
@@ -26,7 +31,7 @@ from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.common.package_data import SHIPPED_MODEL
-from corpusbuilder.extraction.extract import READING_KEYS, ExtractParams
+from corpusbuilder.extraction.extract import READING_KEYS, check_planned_settings
 from corpusbuilder.report.ngram_counts import COUNT_RANGES
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
@@ -39,6 +44,7 @@ if not config:
 try:
     config.update(validate_config(config))
     check_input_paths(config, Path.cwd())
+    EXTRACT_PARAMS = check_planned_settings(config["extract"])
     # {shard: {warc: source}}, input.warcs_per_shard WARCs a shard
     SOURCES = group_sources(
         resolve_sources(
@@ -80,9 +86,7 @@ EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 # with adapt.enabled, the model adapted to this crawl (rules/adapt.smk) from the configured one.
 # Which model a config reads (extract.model, comments, peers) is ExtractParams.model_file's call.
 BASE_MODEL = str(
-    config["extract"]["preset"] == "best"
-    and ExtractParams.from_config(config["extract"]).model_file
-    or SHIPPED_MODEL
+    config["extract"]["preset"] == "best" and EXTRACT_PARAMS.model_file or SHIPPED_MODEL
 )
 ADAPTED_MODEL = "results/model/adapted.npz"
 

@@ -40,7 +40,7 @@ rule train:
     input:
         blocks=training_blocks(),
     output:
-        model="results/model/best.npz",
+        model=TRAINED_MODEL,
     log:
         "logs/train/train.log",
     benchmark:

@@ -326,3 +326,36 @@ def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded(tmp_path):
     with pytest.raises(ConfigError, match="YAML aliases"):
         load_config(bomb)
     assert time.monotonic() - started < 5
+
+
+def test_extract_settings_a_job_would_refuse_stop_the_config_first(tmp_path, monkeypatch, capsys):
+    """A mistyped extract.model, a file that is no model, and the article scope with a jusText
+    preset passed check-config and the workflow's start: the typo ran on the shipped model with
+    exit 0, the others failed in every extract job. Now both stop first, naming the key."""
+    from conftest import snakemake, write_config
+
+    monkeypatch.chdir(tmp_path)
+    sample = str(REPO / "resources" / "sample" / "sample-00.warc.gz")
+    (tmp_path / "page.html").write_text("<p>not a model</p>")
+    refused = {
+        "extract.model": {"model": "my-retrained.npz"},
+        "extract.model: cannot load": {"model": "page.html"},
+        "extract.comments": {"preset": "C", "comments": False},
+    }
+    for key, extract in refused.items():
+        path = write_config(
+            tmp_path / "bad.yaml", {"input": {"warcs": [sample]}, "extract": extract}
+        )
+        assert main(["check-config", "--config", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert f"config key '{key.split(':')[0]}'" in err and key.split(": ")[-1] in err
+        assert len(err.strip().splitlines()) == 1
+    run = snakemake(tmp_path, "-n", configfiles=[path])
+    said = run.stdout + run.stderr
+    assert run.returncode != 0 and "bad configuration: config key 'extract.comments'" in said
+    # the model the train rule is still to write is a valid choice
+    path = write_config(
+        tmp_path / "good.yaml",
+        {"input": {"warcs": [sample]}, "extract": {"model": "results/model/best.npz"}},
+    )
+    assert main(["check-config", "--config", str(path)]) == 0

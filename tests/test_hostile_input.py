@@ -676,9 +676,9 @@ def test_a_zip_that_is_no_token_file_is_named(tmp_path):
 # ------------------------------------------------------------------ 10. a real workflow run
 
 
-def test_a_garbage_model_fails_the_extract_job_with_one_line_in_its_log(tmp_path):
-    """Snakemake runs the rule script: the job fails, its log holds the one line naming the
-    key (not a traceback, and not only on the console), and no table is left behind."""
+def test_a_garbage_model_stops_the_workflow_before_any_job_with_one_line(tmp_path):
+    """The workflow loads the model as it plans (the extract job would again, before its first
+    page): the run fails with the one line naming the key and the file, and no job runs."""
     warc = tmp_path / "walks.warc.gz"
     warc.write_bytes(record(0, True) + record(1, True))
     model = tmp_path / "garbage.npz"
@@ -688,7 +688,8 @@ def test_a_garbage_model_fails_the_extract_job_with_one_line_in_its_log(tmp_path
     config = {"input": {"warcs": [str(warc)]}, "extract": {"model": str(model)}}
     done = snakemake(workdir, "work/extract/walks.docs.parquet", config=config)
     assert done.returncode != 0
-    logged = (workdir / "logs" / "extract" / "walks.log").read_text()
-    assert one_line(logged) and "config key 'extract.model'" in logged, logged
-    assert str(model) in logged
+    said = [line for line in (done.stdout + done.stderr).splitlines() if "config key" in line]
+    assert len(said) == 1 and "bad configuration: config key 'extract.model'" in said[0], said
+    assert str(model) in said[0]
+    assert not (workdir / "logs").exists()
     assert not list((workdir / "work" / "extract").glob("*parquet*"))

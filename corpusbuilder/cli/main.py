@@ -171,6 +171,7 @@ def cmd_extract(args) -> int:
 
 def cmd_check_config(args) -> int:
     from corpusbuilder.config import check_input_paths
+    from corpusbuilder.extraction.extract import check_planned_settings
 
     path = args.config or WORKFLOW_CONFIG_PATH
     if not path.exists():
@@ -178,7 +179,9 @@ def cmd_check_config(args) -> int:
             f"config file not found: {path} (run it in the workflow's directory, or give one "
             "with --config)"
         )
-    check_input_paths(load_config(path), Path.cwd())
+    config = load_config(path)
+    check_input_paths(config, Path.cwd())
+    check_planned_settings(config["extract"])
     print(f"{path}: valid")
     return 0
 

@@ -23,7 +23,7 @@ from corpusbuilder.common import stoplists
 from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
 from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL, shipped_peer_model
-from corpusbuilder.config import ConfigError, dataclass_values
+from corpusbuilder.config import COMMENTS_NEED_BEST, ConfigError, dataclass_values
 from corpusbuilder.extraction import compiled_walks, missing_compiled_modules
 from corpusbuilder.extraction.classifier import FEATURE_NAMES, page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
@@ -93,10 +93,7 @@ class ExtractParams:
 
     def __post_init__(self) -> None:
         if not self.comments and not self.learned:
-            raise ConfigError(
-                "config key 'extract.comments': false (the article alone) needs preset best; the "
-                "jusText presets keep all running text, reader comments too (thesis §2.7)"
-            )
+            raise ConfigError(COMMENTS_NEED_BEST)
         if self.peers not in PEER_CHOICES:
             raise ConfigError(
                 f"config key 'extract.peers': {self.peers!r} is not one of "
@@ -431,6 +428,17 @@ def check_setup(params: ExtractParams) -> None:
     so when a compiled walk is missing: same results, but slower, which a user should know."""
     if missing := missing_compiled_modules():
         log.warning("extraction runs %s", compiled_walks(missing))
+    check_settings(params)
+    if not stoplists.available_stoplists():
+        raise JobFault(
+            f"no stop lists in {stoplists.STOPLIST_DIR}: the installed package is incomplete"
+        )
+
+
+def check_settings(params: ExtractParams) -> None:
+    """The extract settings that need more than the schema to check, as a ConfigError naming the
+    key: the model loads and reads the chosen peers, whose packages are installed, and the
+    fallback stop list exists. The workflow and `check-config` ask it before any job runs."""
     if params.learned:
         try:
             peers = load_model(params.model_file).peers
@@ -451,10 +459,15 @@ def check_setup(params: ExtractParams) -> None:
             stoplists.load_stoplist(params.stoplist_fallback)
         except ValueError as error:
             raise ConfigError(f"config key 'extract.stoplist_fallback': {error}") from None
-    if not stoplists.available_stoplists():
-        raise JobFault(
-            f"no stop lists in {stoplists.STOPLIST_DIR}: the installed package is incomplete"
-        )
+
+
+def check_planned_settings(section: dict) -> ExtractParams:
+    """`check_settings` for a validated extract section before any job runs (the workflow,
+    `check-config`); a model the train rule is still to write is checked when extract loads it."""
+    params = ExtractParams.from_config(section)
+    if params.model is None or params.model.is_file():
+        check_settings(params)
+    return params
 
 
 def mark_site_boilerplate(docs_path: Path, blocks_path: Path, params: ExtractParams) -> int:
