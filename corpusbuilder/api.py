@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -186,6 +187,12 @@ def clean_html_with(html: str | bytes, params: ExtractParams, stoplist: str | No
 
 def _cleaned(html: str | bytes, params: ExtractParams, stoplist: str | None) -> CleanedPage:
     if isinstance(html, str):
+        if "<" not in html and "\n" not in html and len(html) < 4096 and os.path.isfile(html):
+            # a page without one tag that names a file is that file's path, given by mistake
+            raise ValueError(
+                f"html: {html!r} is a file's path, not a page; give its content "
+                "(Path(...).read_bytes())"
+            )
         # a lone surrogate (text decoded with surrogateescape) has no UTF-8: it becomes "?", the
         # rest of the page stays valid UTF-8 and is decoded as it was given
         body, charset = html.encode("utf-8", errors="replace"), "utf-8"

@@ -113,6 +113,14 @@ def test_text_with_a_lone_surrogate_is_cleaned_and_other_types_are_refused():
         clean_html(None)  # type: ignore[arg-type]
 
 
+def test_a_file_path_given_as_the_page_is_refused_not_cleaned_to_nothing(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text(ARTICLE)
+    with pytest.raises(ValueError, match="file's path, not a page"):
+        clean_html(str(page))
+    assert clean_html(page.read_bytes()) and clean_html("plain words, no tag") == ""
+
+
 # --------------------------------------------------------------------------- iter_documents
 
 RECORDS = [
