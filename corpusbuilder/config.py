@@ -158,6 +158,14 @@ def load_config(path: Path | None = None) -> dict[str, Any]:
 
 # the best preset's model as the train rule writes it: extract.model may name it before it exists
 TRAINED_MODEL = "results/model/best.npz"
+
+
+def written_by_the_workflow(model: str | Path, base_dir: Path) -> bool:
+    """Whether ``model`` (relative to ``base_dir``, or absolute) is the train rule's output: the
+    workflow writes it anew when its settings change, so it is checked when extract loads it."""
+    return os.path.abspath(base_dir / model) == os.path.abspath(base_dir / TRAINED_MODEL)
+
+
 COMMENTS_NEED_BEST = (
     "config key 'extract.comments': false (the article alone) needs preset best; the jusText "
     "presets keep all running text, reader comments too (thesis §2.7)"
@@ -287,7 +295,7 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     if not config["extract"]["comments"] and config["extract"]["preset"] != "best":
         raise ConfigError(COMMENTS_NEED_BEST)
     model = config["extract"]["model"]
-    if model and model != TRAINED_MODEL and not (base_dir / model).is_file():
+    if model and not written_by_the_workflow(model, base_dir) and not (base_dir / model).is_file():
         raise ConfigError(
             f"config key 'extract.model': no such file: {base_dir / model} (the train rule "
             f"writes {TRAINED_MODEL}; leave the key out for the shipped model)"

@@ -44,7 +44,7 @@ if not config:
 try:
     config.update(validate_config(config))
     check_input_paths(config, Path.cwd())
-    EXTRACT_PARAMS = check_planned_settings(config["extract"])
+    EXTRACT_PARAMS = check_planned_settings(config["extract"], Path.cwd())
     # {shard: {warc: source}}, input.warcs_per_shard WARCs a shard
     SOURCES = group_sources(
         resolve_sources(

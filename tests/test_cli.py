@@ -569,7 +569,7 @@ def test_slurm_status_says_why_a_job_counts_as_failed(monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert out == "failed\n"
     assert err == (
-        "corpusbuilder slurm-status: job 4242: sacct not found (is SLURM installed here?); "
+        "corpusbuilder slurm-status: job 4242: sacct not found; "
         "slurm_load_jobs error: Invalid job id specified; counted as failed\n"
     )
 

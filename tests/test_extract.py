@@ -166,6 +166,11 @@ CZECH = (
         ('<meta charset="utf-8">', "cp1250"),  # wrong: the bytes are no UTF-8
         ('<meta charset="x-bogus">', "cp1250"),  # no such charset
         ("", "iso8859-2"),
+        # the first 64 KiB, which charset-normalizer reads, hold script and a title alone
+        (
+            "<title>Domácí zpravodajství</title><script>" + "var x = 1; " * 7000 + "</script>",
+            "cp1250",
+        ),
     ],
 )
 def test_an_undeclared_czech_page_keeps_its_code_page(head, charset):

@@ -16,6 +16,7 @@ import re
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import zipfile
 import zlib
@@ -293,9 +294,11 @@ def test_a_full_disk_is_one_line_naming_the_output(tmp_path):
     assert line and "no space left" in line and one_line(line)
 
 
-def test_an_output_that_is_a_pipe_or_a_device_is_written_not_replaced(tmp_path):
+def test_an_output_that_is_a_pipe_or_a_device_is_written_not_replaced(tmp_path, monkeypatch):
     """`-o /dev/stdout`, a FIFO or a link to /dev/null is a stream: an atomic replace would put
     a plain file where it was (as root, over the device itself)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     received = []
@@ -309,7 +312,28 @@ def test_an_output_that_is_a_pipe_or_a_device_is_written_not_replaced(tmp_path):
     null.symlink_to("/dev/null")
     write_table(pa.table({"n": [1]}), null)
     assert null.is_symlink() and stat.S_ISCHR(null.stat().st_mode)
-    assert not list(tmp_path.glob(".*.tmp"))
+    assert not list(tmp_path.rglob(".*.tmp"))
+
+
+def test_stdout_redirected_to_a_file_stays_the_shells_stream(tmp_path):
+    """/dev/stdout leads to the file the shell opened (here through a link of our own, so that a
+    failure replaces no device): replacing that file would leave the shell's stream empty."""
+    stdout = tmp_path / "stdout"
+    stdout.symlink_to("/proc/self/fd/1")
+    with open(tmp_path / "redirected.parquet", "wb") as redirected:
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys, pyarrow as pa; from corpusbuilder.common.io import write_table; "
+                "write_table(pa.table({'n': [1, 2]}), sys.argv[1])",
+                str(stdout),
+            ],
+            stdout=redirected,
+            check=True,
+        )
+    assert stdout.is_symlink()
+    assert pq.read_table(tmp_path / "redirected.parquet").column("n").to_pylist() == [1, 2]
 
 
 @pytest.mark.parametrize(

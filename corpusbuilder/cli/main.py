@@ -181,7 +181,7 @@ def cmd_check_config(args) -> int:
         )
     config = load_config(path)
     check_input_paths(config, Path.cwd())
-    check_planned_settings(config["extract"])
+    check_planned_settings(config["extract"], Path.cwd())
     print(f"{path}: valid")
     return 0
 

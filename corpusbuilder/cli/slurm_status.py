@@ -91,7 +91,9 @@ def unknown_job_reason(job_id: str, notes: dict[str, str]) -> str:
     reasons = [] if _JOB_ID.fullmatch(job_id) else ["not a SLURM job id"]
     missing = [command for command, note in notes.items() if note == "not found"]
     if missing:
-        reasons.append(f"{', '.join(missing)} not found (is SLURM installed here?)")
+        # sacct alone is missing where SLURM runs without its accounting database
+        hint = " (is SLURM installed here?)" if len(missing) == len(_COMMANDS) else ""
+        reasons.append(f"{', '.join(missing)} not found{hint}")
     errors = [note for note in notes.values() if note != "not found"]
     if errors:
         reasons.append(errors[0])  # the scheduler's own words, usually the same for all three

@@ -28,12 +28,12 @@ os.umask(_UMASK)
 
 @contextlib.contextmanager
 def atomic_path(path: Path | str) -> Iterator[Path]:
-    """Yield a temporary path beside `path`; it replaces `path` when the block succeeds. A device,
-    pipe or socket (``/dev/stdout``, ``/dev/null``, a FIFO, or a link to one) gets the written
-    bytes copied into it instead: replacing it would put a plain file where the stream was, and
-    a writer that seeks (Parquet) cannot write to it."""
+    """Yield a temporary path beside `path`; it replaces `path` when the block succeeds. A device
+    or a pipe (``/dev/stdout``, even where it leads to a file, ``/dev/null``, a FIFO, or a link to
+    one) gets the written bytes copied into it instead: replacing it would put a plain file where
+    the stream was, and a writer that seeks (Parquet) cannot write to it."""
     path = Path(path)
-    stream = _is_stream(path)
+    stream = is_stream(path)
     if not stream:
         path.parent.mkdir(parents=True, exist_ok=True)
         # a worker killed before its `finally` (SIGKILL, SIGTERM) leaves its temporary file
@@ -46,27 +46,43 @@ def atomic_path(path: Path | str) -> Iterator[Path]:
     os.close(fd)
     tmp_path = Path(tmp)
     tmp_path.chmod(0o666 & ~_UMASK)  # mkstemp makes 0600; outputs are shared like any file
+    # what a full disk or a file-size limit hit while writing is said of: the output, or for a
+    # stream the temporary file, which lies on another file system
+    written = tmp_path if stream else path
     try:
         yield tmp_path
         if stream:
-            with tmp_path.open("rb") as written, path.open("wb") as into:
-                shutil.copyfileobj(written, into)
+            written = path
+            with tmp_path.open("rb") as copied, path.open("wb") as into:
+                shutil.copyfileobj(copied, into)
         else:
             os.replace(tmp_path, path)
     except OSError as error:
         if error.filename or error.errno is None and "errno" not in str(error).lower():
             raise
-        # a full disk or a file-size limit hit while writing: the message names the output
         raise OSError(
-            error.errno or _errno_in(error), error.strerror or str(error), str(path)
+            error.errno or _errno_in(error), error.strerror or str(error), str(written)
         ) from error
     finally:
         tmp_path.unlink(missing_ok=True)
 
 
-def _is_stream(path: Path) -> bool:
+# /dev/stdout and /proc/self/fd/1 lead to a file when the output is redirected to one: that file
+# is still the shell's open stream, which a replaced file would no longer be
+_STREAM_DIRS = ("/dev/", "/proc/")
+
+
+def is_stream(path: Path) -> bool:
+    """Whether `path` is a device or a pipe, or leads to one through /dev or /proc."""
+    link = Path(os.path.abspath(path))
+    for _ in range(40):  # the kernel's own limit on links followed
+        if str(link).startswith(_STREAM_DIRS):
+            return True
+        if not link.is_symlink():
+            break
+        link = Path(os.path.abspath(link.parent / os.readlink(link)))
     try:
-        mode = path.stat().st_mode  # through links: /dev/stdout is one
+        mode = path.stat().st_mode
     except OSError:
         return False
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))

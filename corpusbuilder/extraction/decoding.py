@@ -128,32 +128,43 @@ def _decode_detected(body: bytes) -> tuple[str, str, str]:
     """
     from charset_normalizer import from_bytes
 
-    head = body[:65536]
-    matches = list(from_bytes(head))
+    matches = list(from_bytes(body[:65536]))
     if not matches:
         raise UndecodableError("undecodable")
     cleanest = min(matches, key=lambda match: match.chaos)
     near = [m for m in matches if m.chaos <= cleanest.chaos + NEAR_TIE_CHAOS]
-    # A code page that decodes the page to the same text as another is that match's submatch.
-    names = [("cp1252" if "cp1252" in m.could_be_from_charset else m.encoding) for m in near]
-    stoplist = (
-        _page_stoplist(head.decode(cleanest.encoding, errors="replace"))
-        if len(near) > 1
-        else frozenset()
-    )
-    words = [_stop_words(head.decode(n, errors="replace"), stoplist) for n in names]
+    texts: dict[str, str] = {}
+
+    def visible_text(name: str) -> str:
+        """The whole page's text in a code page, tags and script bodies dropped, once each."""
+        if name not in texts:
+            texts[name] = _TAG.sub(" ", _SCRIPT.sub(" ", body.decode(name, errors="replace")))
+        return texts[name]
+
+    # charset-normalizer folds windows-1252 into a match that decodes its sample to the same
+    # text; it is named so where the whole page reads the same in both
+    names = [
+        "cp1252"
+        if "cp1252" in m.could_be_from_charset
+        and visible_text("cp1252") == visible_text(m.encoding)
+        else m.encoding
+        for m in near
+    ]
+    stoplist = _page_stoplist(visible_text(cleanest.encoding)) if len(near) > 1 else frozenset()
+    words = [_stop_words(visible_text(n), stoplist) if stoplist else 0 for n in names]
     # The most stop words; on a tie windows-1252; then the least chaos (then the order of
     # charset-normalizer's matches).
     name = max(zip(words, names, near), key=lambda c: (c[0], c[1] == "cp1252", -c[2].chaos))[1]
     return body.decode(name, errors="replace"), _codec(name) or name, "detected"
 
 
-def _page_stoplist(text: str) -> frozenset[str]:
-    """The stop list of the language py3langid guesses for a page's text; empty if none."""
+def _page_stoplist(visible: str) -> frozenset[str]:
+    """The stop list of the language py3langid guesses for a page's visible text; empty if
+    none."""
     from corpusbuilder.common import stoplists
     from corpusbuilder.language import load_identifier
 
-    sample = " ".join(_TAG.sub(" ", _SCRIPT.sub(" ", text)).split())[:_LANGUAGE_SAMPLE_CHARS]
+    sample = " ".join(visible.split())[:_LANGUAGE_SAMPLE_CHARS]
     if not sample:
         return frozenset()
     codes, _ = load_identifier("py3langid").identify([sample])

@@ -23,7 +23,12 @@ from corpusbuilder.common import stoplists
 from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
 from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL, shipped_peer_model
-from corpusbuilder.config import COMMENTS_NEED_BEST, ConfigError, dataclass_values
+from corpusbuilder.config import (
+    COMMENTS_NEED_BEST,
+    ConfigError,
+    dataclass_values,
+    written_by_the_workflow,
+)
 from corpusbuilder.extraction import compiled_walks, missing_compiled_modules
 from corpusbuilder.extraction.classifier import FEATURE_NAMES, page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
@@ -423,23 +428,26 @@ def extract_shard(
 
 
 def check_setup(params: ExtractParams) -> None:
-    """Fail before the first page on what every page needs (the model, the fallback stop list,
-    the bundled stop lists): a fault of the setup, never a row per page it would spoil. Says
-    so when a compiled walk is missing: same results, but slower, which a user should know."""
+    """Fail before the first page on what every page needs (the model and its peers' packages,
+    the fallback stop list, the bundled stop lists): a fault of the setup, never a row per page
+    it would spoil. Says so when a compiled walk is missing: same results, but slower, which a
+    user should know."""
     if missing := missing_compiled_modules():
         log.warning("extraction runs %s", compiled_walks(missing))
     check_settings(params)
+    if params.learned:
+        params.check_peers()
     if not stoplists.available_stoplists():
         raise JobFault(
             f"no stop lists in {stoplists.STOPLIST_DIR}: the installed package is incomplete"
         )
 
 
-def check_settings(params: ExtractParams) -> None:
+def check_settings(params: ExtractParams, model: bool = True) -> None:
     """The extract settings that need more than the schema to check, as a ConfigError naming the
-    key: the model loads and reads the chosen peers, whose packages are installed, and the
-    fallback stop list exists. The workflow and `check-config` ask it before any job runs."""
-    if params.learned:
+    key: the model (unless ``model`` is False) loads and reads the chosen peers, and the fallback
+    stop list exists."""
+    if params.learned and model:
         try:
             peers = load_model(params.model_file).peers
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
@@ -453,7 +461,6 @@ def check_settings(params: ExtractParams) -> None:
                 f"config key 'extract.peers': {params.peers}, but the model {params.model_file} "
                 f"reads {', '.join(peers) or 'no peer'}"
             )
-        params.check_peers()
     if params.stoplist_fallback != stoplists.PAGE:
         try:
             stoplists.load_stoplist(params.stoplist_fallback)
@@ -461,12 +468,15 @@ def check_settings(params: ExtractParams) -> None:
             raise ConfigError(f"config key 'extract.stoplist_fallback': {error}") from None
 
 
-def check_planned_settings(section: dict) -> ExtractParams:
-    """`check_settings` for a validated extract section before any job runs (the workflow,
-    `check-config`); a model the train rule is still to write is checked when extract loads it."""
+def check_planned_settings(section: dict, base_dir: Path) -> ExtractParams:
+    """`check_settings` before any job runs (the workflow as it plans, `check-config`). The
+    model the train rule writes is left to the extract job, since the workflow rewrites it when
+    the settings change; so are the peers' packages, which a job's own environment (conda) may
+    hold where the workflow's does not."""
     params = ExtractParams.from_config(section)
-    if params.model is None or params.model.is_file():
-        check_settings(params)
+    check_settings(
+        params, model=params.model is None or not written_by_the_workflow(params.model, base_dir)
+    )
     return params
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.io import atomic_path, is_stream
 from corpusbuilder.common.versions import this_process
 from corpusbuilder.ngramfiles import WRITTEN_BY
 from corpusbuilder.ngrams.chunks import (
@@ -236,8 +236,9 @@ def dup_ngrams_from_text(
     token_hash = word_hashes(words)
     output_path = Path(output_path)
     output_path.parent.mkdir(parents=True, exist_ok=True)
+    # the work files beside the output, on its file system, unless the output is a stream
     with tempfile.TemporaryDirectory(
-        prefix=f".{output_path.name}.", dir=output_path.parent
+        prefix=f".{output_path.name}.", dir=None if is_stream(output_path) else output_path.parent
     ) as work:
         tokens_path, run_path = Path(work) / "tokens.npz", Path(work) / "run.parquet"
         write_token_stream(TokenStream.of_blocks(token_hash, block_offsets), tokens_path)
