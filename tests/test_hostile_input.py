@@ -20,6 +20,7 @@ import tempfile
 import threading
 import zipfile
 import zlib
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -717,3 +718,17 @@ def test_a_garbage_model_stops_the_workflow_before_any_job_with_one_line(tmp_pat
     assert str(model) in said[0]
     assert not (workdir / "logs").exists()
     assert not list((workdir / "work" / "extract").glob("*parquet*"))
+
+
+def test_the_extract_job_loads_the_model_the_workflow_left_unchecked(tmp_path):
+    """The train rule's own model is not loaded as the workflow plans (a change of settings
+    rewrites it): the extract job's setup check, before its first page, is what refuses it."""
+    from corpusbuilder.extraction.extract import check_planned_settings, check_setup
+
+    model = tmp_path / "results" / "model" / "best.npz"
+    model.parent.mkdir(parents=True)
+    model.write_bytes(b"PK\x03\x04 this is no model")
+    section = validate_config({"extract": {"model": "results/model/best.npz"}})["extract"]
+    params = check_planned_settings(section, tmp_path)
+    with pytest.raises(ConfigError, match="config key 'extract.model': cannot load"):
+        check_setup(replace(params, model=model))
