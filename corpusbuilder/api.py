@@ -78,7 +78,7 @@ class Page:
         str | None
     )  # the stop list the blocks were counted with ("page": the page's own words)
     charset: str
-    charset_source: str  # bom, http, meta, utf8-valid, utf8-lenient or detected
+    charset_source: str  # bom, http, meta, utf8-valid, utf8-lenient, detected; str: given as text
 
     @property
     def text(self) -> str:
@@ -195,12 +195,13 @@ def _cleaned(html: str | bytes, params: ExtractParams, stoplist: str | None) -> 
             )
         # a lone surrogate (text decoded with surrogateescape) has no UTF-8: it becomes "?", the
         # rest of the page stays valid UTF-8 and is decoded as it was given
-        body, charset = html.encode("utf-8", errors="replace"), "utf-8"
-    elif isinstance(html, bytes):
-        body, charset = html, None
-    else:
-        raise TypeError(f"html: a str or bytes, not {type(html).__name__}")
-    return clean_page(body, charset, params, stoplist)
+        page = clean_page(html.encode("utf-8", errors="replace"), "utf-8", params, stoplist)
+        # given as text, the page was decoded by the caller: no charset was read or guessed
+        page.charset_source = "str"
+        return page
+    if isinstance(html, bytes):
+        return clean_page(html, None, params, stoplist)
+    raise TypeError(f"html: a str or bytes, not {type(html).__name__}")
 
 
 def _kept_text(blocks: list) -> str:

@@ -113,6 +113,11 @@ def test_text_with_a_lone_surrogate_is_cleaned_and_other_types_are_refused():
         clean_html(None)  # type: ignore[arg-type]
 
 
+def test_a_page_given_as_text_says_so_where_its_charset_came_from():
+    assert corpusbuilder.clean_html_page(ARTICLE).charset_source == "str"
+    assert corpusbuilder.clean_html_page(ARTICLE.encode("utf-8")).charset_source == "utf8-valid"
+
+
 def test_a_file_path_given_as_the_page_is_refused_not_cleaned_to_nothing(tmp_path):
     page = tmp_path / "page.html"
     page.write_text(ARTICLE)
