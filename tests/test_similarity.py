@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpusbuilder.similarity.books import compare_paginated
+from corpusbuilder.similarity.books import RelationSignals, classify_relation, compare_paginated
 from corpusbuilder.similarity.minhash import (
     EMPTY,
     MinHashParams,
@@ -204,6 +204,12 @@ def test_books_without_overlap_say_so(book):
     relation, signals = compare_paginated(paginate(book, 300), paginate(other, 300))
     assert relation == "NO_OVERLAP", signals
     assert signals.book_similarity == signals.coverage_1 == signals.coverage_2 == 0
+
+
+def test_no_overlap_is_judged_by_the_page_threshold_the_signals_were_made_with():
+    apart = RelationSignals(0.05, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    assert classify_relation(apart) == "NO_OVERLAP"  # the default threshold, 0.1
+    assert classify_relation(apart, min_page_similarity=0.01) == "OVERLAPPING_TEXT"
 
 
 def test_compare_books_on_unrelated_and_binary_files(book, tmp_path, capsys):

@@ -31,8 +31,6 @@ from corpusbuilder.similarity.minhash import (
 
 PAGE_BREAK = "\f"
 
-RELATIONS = ("SAME_PAGINATION", "DIFFERENT_PAGINATION", "CONTIGUOUS_SUBSET", "OVERLAPPING_TEXT")
-
 # a pair the paper's similar-books step would have removed before classifying (module docstring)
 NO_OVERLAP = "NO_OVERLAP"
 
@@ -139,10 +137,15 @@ def relation_confidences(s: RelationSignals) -> dict[str, float]:
     }
 
 
-def classify_relation(s: RelationSignals, min_confidence: float = 0.5) -> str:
-    """NO_OVERLAP for books without a matching page and below MIN_PAGE_SIMILARITY as wholes;
-    else the most confident class, or OVERLAPPING_TEXT when none is confident enough (§IV-C)."""
-    if s.coverage_1 == 0 and s.coverage_2 == 0 and s.book_similarity < MIN_PAGE_SIMILARITY:
+def classify_relation(
+    s: RelationSignals,
+    min_confidence: float = 0.5,
+    min_page_similarity: float = MIN_PAGE_SIMILARITY,
+) -> str:
+    """NO_OVERLAP for books without a matching page and below ``min_page_similarity`` (the one
+    `relation_signals` matched pages with) as wholes; else the most confident class, or
+    OVERLAPPING_TEXT when none is confident enough (§IV-C)."""
+    if s.coverage_1 == 0 and s.coverage_2 == 0 and s.book_similarity < min_page_similarity:
         return NO_OVERLAP
     confidences = relation_confidences(s)
     best = max(confidences, key=confidences.__getitem__)
