@@ -58,22 +58,30 @@ def _first_line(command: list[str], notes: dict[str, str] | None = None) -> str:
     return out.splitlines()[0].strip() if out else ""
 
 
+# what job_state asks, in this order: each command (the job id where _JOB_ID_SLOT stands), and
+# how its first output line gives the state word
+_JOB_ID_SLOT = "{job}"
+_QUERIES = (
+    (("squeue", "-h", "-j", _JOB_ID_SLOT, "-o", "%T", "--states=all"), lambda line: line),
+    (
+        ("scontrol", "-o", "show", "job", _JOB_ID_SLOT),
+        lambda line: next(
+            (f.split("=", 1)[1] for f in line.split() if f.startswith("JobState=")), ""
+        ),
+    ),
+    (("sacct", "-n", "-X", "-j", _JOB_ID_SLOT, "-o", "State"), lambda line: line.split(" ")[0]),
+)
+_COMMANDS = tuple(query[0] for query, _ in _QUERIES)
+
+
 def job_state(job_id: str, notes: dict[str, str] | None = None) -> str:
     """SLURM's state word for a job (COMPLETED, RUNNING, FAILED, …); '' when every command
     answered and none knows it; UNANSWERED when a command got no answer and none knew it.
     ``notes`` collects why each command that knows nothing said nothing (see _first_line)."""
     unanswered = False
-    for command, pick in (
-        (["squeue", "-h", "-j", job_id, "-o", "%T", "--states=all"], lambda line: line),
-        (
-            ["scontrol", "-o", "show", "job", job_id],
-            lambda line: next(
-                (f.split("=", 1)[1] for f in line.split() if f.startswith("JobState=")), ""
-            ),
-        ),
-        (["sacct", "-n", "-X", "-j", job_id, "-o", "State"], lambda line: line.split(" ")[0]),
-    ):
+    for query, pick in _QUERIES:
         try:
+            command = [job_id if arg == _JOB_ID_SLOT else arg for arg in query]
             state = pick(_first_line(command, notes))
         except _NoAnswer:
             unanswered = True
@@ -81,9 +89,6 @@ def job_state(job_id: str, notes: dict[str, str] | None = None) -> str:
         if state:
             return state
     return UNANSWERED if unanswered else ""
-
-
-_COMMANDS = ("squeue", "scontrol", "sacct")  # job_state's, in the order it asks them
 
 
 def unknown_job_reason(job_id: str, notes: dict[str, str]) -> str:
