@@ -269,6 +269,14 @@ def load_identifier(name: str) -> LanguageIdentifier:
     raise ValueError(f"unknown language identifier {name!r}; known: {', '.join(IDENTIFIERS)}")
 
 
+def identify_sample(sample: str) -> tuple[str, float]:
+    """ISO 639-1 code and probability of a text sample (py3langid, loaded once per process)."""
+    if not sample:
+        return "", 0.0
+    codes, probabilities = load_identifier("py3langid").identify([sample])
+    return codes[0], float(probabilities[0])
+
+
 # --------------------------------------------------------------------------- clean text
 
 

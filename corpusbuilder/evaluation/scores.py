@@ -18,10 +18,11 @@ from pathlib import Path
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.config import ConfigError, dataclass_values
-from corpusbuilder.extraction.extract import ExtractParams, identify_sample
+from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
 from corpusbuilder.extraction.model import BlockModel, load_model
 from corpusbuilder.extraction.peers import require_peers
+from corpusbuilder.language import identify_sample
 
 from .extractors import (
     EXTRACTORS,

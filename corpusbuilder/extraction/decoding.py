@@ -133,13 +133,15 @@ def _decode_detected(body: bytes) -> tuple[str, str, str]:
         raise UndecodableError("undecodable")
     cleanest = min(matches, key=lambda match: match.chaos)
     near = [m for m in matches if m.chaos <= cleanest.chaos + NEAR_TIE_CHAOS]
-    texts: dict[str, str] = {}
+    decoded: dict[str, str] = {}
+    visible: dict[str, str] = {}
 
     def visible_text(name: str) -> str:
         """The whole page's text in a code page, tags and script bodies dropped, once each."""
-        if name not in texts:
-            texts[name] = _TAG.sub(" ", _SCRIPT.sub(" ", body.decode(name, errors="replace")))
-        return texts[name]
+        if name not in visible:
+            decoded[name] = body.decode(name, errors="replace")
+            visible[name] = _TAG.sub(" ", _SCRIPT.sub(" ", decoded[name]))
+        return visible[name]
 
     # charset-normalizer folds windows-1252 into a match that decodes its sample to the same
     # text; it is named so where the whole page reads the same in both
@@ -155,20 +157,18 @@ def _decode_detected(body: bytes) -> tuple[str, str, str]:
     # The most stop words; on a tie windows-1252; then the least chaos (then the order of
     # charset-normalizer's matches).
     name = max(zip(words, names, near), key=lambda c: (c[0], c[1] == "cp1252", -c[2].chaos))[1]
-    return body.decode(name, errors="replace"), _codec(name) or name, "detected"
+    text = decoded[name] if name in decoded else body.decode(name, errors="replace")
+    return text, _codec(name) or name, "detected"
 
 
 def _page_stoplist(visible: str) -> frozenset[str]:
     """The stop list of the language py3langid guesses for a page's visible text; empty if
     none."""
     from corpusbuilder.common import stoplists
-    from corpusbuilder.language import load_identifier
+    from corpusbuilder.language import identify_sample
 
-    sample = " ".join(visible.split())[:_LANGUAGE_SAMPLE_CHARS]
-    if not sample:
-        return frozenset()
-    codes, _ = load_identifier("py3langid").identify([sample])
-    return stoplists.stoplist_for(codes[0])[1]
+    code, _ = identify_sample(" ".join(visible.split())[:_LANGUAGE_SAMPLE_CHARS])
+    return stoplists.stoplist_for(code)[1] if code else frozenset()
 
 
 def _stop_words(text: str, stoplist: frozenset[str]) -> int:

@@ -43,7 +43,7 @@ from corpusbuilder.extraction.site_boilerplate import (
     recount_good,
 )
 from corpusbuilder.extraction.warc import WarcRecord, iter_warc_records
-from corpusbuilder.language import load_identifier
+from corpusbuilder.language import identify_sample
 from corpusbuilder.tables import (
     BLOCKS_SCHEMA,
     CLEANED,
@@ -167,14 +167,6 @@ class TooManyBlocksError(ValueError):
 # --------------------------------------------------------------------------- page language
 
 _HIDDEN_TEXT_TAGS = frozenset({"script", "style"})
-
-
-def identify_sample(sample: str) -> tuple[str, float]:
-    """ISO 639-1 code and probability of a text sample (py3langid, loaded once per process)."""
-    if not sample:
-        return "", 0.0
-    codes, probabilities = load_identifier("py3langid").identify([sample])
-    return codes[0], float(probabilities[0])
 
 
 def visible_text_sample(root, sample_chars: int) -> str:
