@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from corpusbuilder.cli.outputs import STDOUT, no_stdout, output_file, shown
+from corpusbuilder.cli.outputs import STDOUT, no_stdout, output_path, shown
 from corpusbuilder.common.faults import JobFault, fault_line, not_utf8_line
 from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 
@@ -219,8 +219,9 @@ def cmd_similar_pairs(args) -> int:
     from corpusbuilder.similarity.minhash import write_similar_pairs_tsv
 
     try:
-        with output_file(args.out_tsv) as out_tsv:
-            count = write_similar_pairs_tsv([Path(args.corpus)], out_tsv, args.threshold)
+        count = write_similar_pairs_tsv(
+            [Path(args.corpus)], output_path(args.out_tsv), args.threshold
+        )
     except CorpusFormatError as error:
         raise ConfigError(
             f"{error}; give a corpus as export writes it (results/corpus/*.jsonl.gz)"
@@ -233,8 +234,9 @@ def cmd_dup_ngrams(args) -> int:
     from corpusbuilder.ngrams.stage import dup_ngrams_from_text
 
     try:
-        with output_file(args.output) as output:
-            count = dup_ngrams_from_text(args.input, output, args.n, args.mem_mb, args.min_count)
+        count = dup_ngrams_from_text(
+            args.input, output_path(args.output), args.n, args.mem_mb, args.min_count
+        )
     except UnicodeDecodeError as error:  # the input's: the output is written as UTF-8
         raise ConfigError(not_utf8_line(args.input, error)) from None
     print(f"{shown(args.output)}: {count} duplicate {args.n}-grams", file=sys.stderr)

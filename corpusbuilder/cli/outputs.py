@@ -1,17 +1,13 @@
 """Where a command's output goes: ``-`` is stdout, for every command whose output is one file.
 
-The data is written to a temporary file by the same library function that writes a named one,
-then copied to stdout, so a command that fails writes nothing there; its summary line names
-"stdout" and goes to stderr as always.
+The library writes it as it writes any output (`common.io.atomic_path`), which fills a stream
+only once the output is complete: a command that fails writes nothing there. Its summary line
+names "stdout" and goes to stderr as always.
 """
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from corpusbuilder.config import ConfigError
@@ -19,20 +15,12 @@ from corpusbuilder.config import ConfigError
 STDOUT = "-"
 
 
-@contextmanager
-def output_file(target: str) -> Iterator[Path]:
-    """The path a command writes its output file to: ``target``, or for ``-`` a temporary file
-    whose content goes to stdout once the command is done (nothing, if it fails)."""
+def output_path(target: str) -> Path:
+    """The path a command writes its output file to: ``target``, or stdout for ``-``."""
     if target != STDOUT:
-        yield Path(target)
-        return
-    with tempfile.TemporaryDirectory(prefix="corpusbuilder-") as work:
-        path = Path(work) / "stdout"
-        yield path
-        sys.stdout.flush()
-        with open(path, "rb") as written:
-            shutil.copyfileobj(written, sys.stdout.buffer)
-        sys.stdout.buffer.flush()
+        return Path(target)
+    sys.stdout.flush()  # what this process printed comes before what the writer copies in
+    return Path("/dev/stdout")
 
 
 def shown(target: str) -> str:
