@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from corpusbuilder.cli.outputs import STDOUT, no_stdout, output_path, shown
+from corpusbuilder.cli.outputs import STDIO, no_stdout, output_path, shown
 from corpusbuilder.common.faults import JobFault, fault_line, not_utf8_line
 from corpusbuilder.config import WORKFLOW_CONFIG_PATH, ConfigError, load_config
 
@@ -80,7 +80,7 @@ def _write_pages(
 
 def _is_directory(target: str) -> bool:
     """OUT names a directory: an existing one, or a path ending in a slash (made if missing)."""
-    return target != STDOUT and (target.endswith(("/", os.sep)) or Path(target).is_dir())
+    return target != STDIO and (target.endswith(("/", os.sep)) or Path(target).is_dir())
 
 
 def cmd_clean_html(args) -> int:
@@ -89,11 +89,11 @@ def cmd_clean_html(args) -> int:
     params = _extract_params(args)
     stoplist_name = forced_stoplist(args.language)
     source, target = args.input, args.output
-    if source != STDOUT and Path(source).is_dir():
+    if source != STDIO and Path(source).is_dir():
         pages = sorted(Path(source).glob("*.html"))
         if not pages:
             raise ConfigError(f"no *.html files in {source}")
-        if target == STDOUT and args.format == "txt":
+        if target == STDIO and args.format == "txt":
             raise ConfigError(
                 "a directory of pages cleans into a directory (give OUT), or to stdout with "
                 "--format json"
@@ -102,7 +102,7 @@ def cmd_clean_html(args) -> int:
             _cleaned(path.read_bytes(), params, stoplist_name, path.name, args.format)
             for path in pages
         ]
-        if target == STDOUT:
+        if target == STDIO:
             sys.stdout.write("".join(text for text, _ in outputs))
         else:
             _write_pages(
@@ -119,19 +119,19 @@ def cmd_clean_html(args) -> int:
             file=sys.stderr,
         )
         return 0
-    if source == STDOUT:
+    if source == STDIO:
         body, name = sys.stdin.buffer.read(), "<stdin>"
     elif Path(source).is_file():
         body, name = Path(source).read_bytes(), Path(source).name
     else:
         raise ConfigError(f"{source}: no such file or directory")
-    if _is_directory(target) and source == STDOUT:
+    if _is_directory(target) and source == STDIO:
         raise ConfigError(
             f"{target}: a page on stdin has no name to write under in a directory; give OUT as a "
             "file, or - for stdout"
         )
     output = _cleaned(body, params, stoplist_name, name, args.format)
-    if target == STDOUT:
+    if target == STDIO:
         sys.stdout.write(output[0])
     elif _is_directory(target):
         _write_pages(target, [name], [output], args.format, "an OUT ending in / names one")

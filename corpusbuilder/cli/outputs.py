@@ -12,12 +12,12 @@ from pathlib import Path
 
 from corpusbuilder.config import ConfigError
 
-STDOUT = "-"
+STDIO = "-"  # as a path: stdin for an input, stdout for an output
 
 
 def output_path(target: str) -> Path:
     """The path a command writes its output file to: ``target``, or stdout for ``-``."""
-    if target != STDOUT:
+    if target != STDIO:
         return Path(target)
     sys.stdout.flush()  # what this process printed comes before what the writer copies in
     return Path("/dev/stdout")
@@ -25,9 +25,9 @@ def output_path(target: str) -> Path:
 
 def shown(target: str) -> str:
     """An output as a summary line names it (the line goes to stderr, stdout holding the data)."""
-    return "stdout" if target == STDOUT else target
+    return "stdout" if target == STDIO else target
 
 
 def no_stdout(target: str, what: str) -> None:
-    if target == STDOUT:
+    if target == STDIO:
         raise ConfigError(f"{what} cannot go to stdout (-): give a path")
