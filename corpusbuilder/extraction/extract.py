@@ -435,11 +435,11 @@ def check_setup(params: ExtractParams) -> None:
         )
 
 
-def check_settings(params: ExtractParams, model: bool = True) -> None:
+def check_settings(params: ExtractParams, load_the_model: bool = True) -> None:
     """The extract settings that need more than the schema to check, as a ConfigError naming the
-    key: the model (unless ``model`` is False) loads and reads the chosen peers, and the fallback
-    stop list exists."""
-    if params.learned and model:
+    key: the model (unless ``load_the_model`` is False) loads and reads the chosen peers, and the
+    fallback stop list exists."""
+    if params.learned and load_the_model:
         try:
             peers = load_model(params.model_file).peers
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as error:
@@ -467,7 +467,8 @@ def check_planned_settings(section: dict, base_dir: Path) -> ExtractParams:
     hold where the workflow's does not."""
     params = ExtractParams.from_config(section)
     check_settings(
-        params, model=params.model is None or not written_by_the_workflow(params.model, base_dir)
+        params,
+        load_the_model=params.model is None or not written_by_the_workflow(params.model, base_dir),
     )
     return params
 
