@@ -200,7 +200,8 @@ def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
                 f"config key 'input.warcs[{index}]': {path} is inside data/warc/, where the "
                 "workflow keeps its own copies of the inputs (and replaces them); give the original"
             )
-        if not looks_like_warc(path):
+        # an empty file is a WARC of no records (a crawler that fetched nothing), not a wrong file
+        if path.stat().st_size and not looks_like_warc(path):
             raise ConfigError(f"config key 'input.warcs[{index}]': {path} is not a WARC file")
     cc_paths = config["input"]["cc_paths"]
     s3_keys = [

@@ -59,6 +59,7 @@ from corpusbuilder.tables import (
     cleaned_page_mask,
     kept_block_mask,
     read_table,
+    stage_table,
 )
 
 log = logging.getLogger(__name__)
@@ -382,7 +383,7 @@ def identify_documents(
         len(frame),
         ", ".join(f"{k}={v}" for k, v in counts.items()) or "none",
     )
-    return pa.Table.from_pandas(frame, schema=LANGUAGE_SCHEMA, preserve_index=False)
+    return stage_table(frame, LANGUAGE_SCHEMA)
 
 
 def blocks_in_language(

@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import npy_header, write_row_groups
+from corpusbuilder.tables import stage_table
 
 if TYPE_CHECKING:  # pandas only for dedup's seen n-grams: the n-gram stage's jobs never load it
     import pandas as pd
@@ -140,7 +141,7 @@ def read_occurrences(path: Path | str, partition: int, dtype: np.dtype) -> np.nd
 def write_seen(parts: Sequence[pd.DataFrame], path: Path | str) -> None:
     """One hash range's seen occurrences, a row group per shard (in crawl order)."""
     write_row_groups(
-        [pa.Table.from_pandas(part, schema=SEEN_SCHEMA, preserve_index=False) for part in parts],
+        [stage_table(part, SEEN_SCHEMA) for part in parts],
         path,
     )
 

@@ -283,6 +283,18 @@ def kept_block_mask(blocks: pd.DataFrame) -> pd.Series:
     return blocks["final_class"] == GOOD
 
 
+# --------------------------------------------------------------------------- how it is written
+
+
+def stage_table(frame: pd.DataFrame, schema: pa.Schema) -> pa.Table:
+    """A stage's rows as a table of its schema, in the schema's column order. The schema is the
+    contract, never inferred from the rows: a shard a stage emptied is `schema.empty_table()`,
+    whatever dtypes pandas gave the columns of no rows (a list column of none is float64)."""
+    if not len(frame):
+        return schema.empty_table()
+    return pa.Table.from_pandas(frame[schema.names], schema=schema, preserve_index=False)
+
+
 # --------------------------------------------------------------------------- how it is read
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from corpusbuilder.common.io import atomic_path, write_table
 from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_after_dedup
@@ -29,7 +28,7 @@ from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
 from corpusbuilder.ngramfiles import read_duplicate_ngrams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, ngram_starts, select_tokens
-from corpusbuilder.tables import DEDUP_SCHEMA, kept_block_mask, read_table
+from corpusbuilder.tables import DEDUP_SCHEMA, kept_block_mask, read_table, stage_table
 from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")
@@ -430,12 +429,7 @@ def write_shard_outputs(
             params,
         )
         _count(stats, table)
-        write_table(
-            pa.Table.from_pandas(
-                table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False
-            ),
-            shard.output,
-        )
+        write_table(stage_table(table, DEDUP_SCHEMA), shard.output)
         if runs is not None:
             hashes, docs = kept_ngrams(tokens, table, params)
             runs.add(hashes, docs + plan.doc_base[s], all_ids)

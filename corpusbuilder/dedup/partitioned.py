@@ -54,7 +54,7 @@ from corpusbuilder.extraction.justext import JustextParams
 from corpusbuilder.ngramfiles import read_dedup_state
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.ngrams.runs import partition_hash_range
-from corpusbuilder.tables import DEDUP_SCHEMA
+from corpusbuilder.tables import DEDUP_SCHEMA, stage_table
 
 OCCURRENCE = np.dtype([("hash", "<u8"), ("doc", "<i4"), ("start", "<i4")])
 
@@ -365,10 +365,7 @@ def range_slice(hashes: np.ndarray, bounds: tuple[int, int]) -> slice:
 
 def write_dedup_table(table: pd.DataFrame, path) -> None:
     """A shard's verdicts (`judge_shard`) as the sequential job writes them."""
-    write_table(
-        pa.Table.from_pandas(table[DEDUP_SCHEMA.names], schema=DEDUP_SCHEMA, preserve_index=False),
-        path,
-    )
+    write_table(stage_table(table, DEDUP_SCHEMA), path)
 
 
 def sum_stats(parts: list[DedupStats]) -> DedupStats:

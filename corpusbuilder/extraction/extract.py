@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-import pyarrow as pa
 from lxml import etree
 
 from corpusbuilder.common import stoplists
@@ -53,6 +52,7 @@ from corpusbuilder.tables import (
     is_kept_block,
     kept_block_mask,
     read_table,
+    stage_table,
 )
 
 log = logging.getLogger(__name__)
@@ -481,14 +481,12 @@ def mark_site_boilerplate(docs_path: Path, blocks_path: Path, params: ExtractPar
     """
     docs, blocks = read_table(docs_path), read_table(blocks_path)
     blocks = mark_blocks(blocks, docs, params.site_boilerplate, params.justext)
-    write_table(
-        pa.Table.from_pandas(blocks, schema=BLOCKS_SCHEMA, preserve_index=False), blocks_path
-    )
+    write_table(stage_table(blocks, BLOCKS_SCHEMA), blocks_path)
     if (
         params.site_boilerplate.mode == "combine"
     ):  # `mark` adds a column; only `combine` changes classes
         docs = recount_good(docs, blocks)
-        write_table(pa.Table.from_pandas(docs, schema=DOCS_SCHEMA, preserve_index=False), docs_path)
+        write_table(stage_table(docs, DOCS_SCHEMA), docs_path)
     log.info(
         "site boilerplate (%s): %d of %d blocks marked",
         params.site_boilerplate.mode,

@@ -13,7 +13,7 @@ from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.quality.params import RULES, QualityParams
 from corpusbuilder.quality.signals import shard_signals
 from corpusbuilder.quality.words import TokenTypes
-from corpusbuilder.tables import QUALITY_SCHEMA, ShardTables, read_survivors
+from corpusbuilder.tables import QUALITY_SCHEMA, ShardTables, read_survivors, stage_table
 
 log = logging.getLogger(__name__)
 
@@ -72,4 +72,4 @@ def score_shard(tables: ShardTables, params: QualityParams) -> pa.Table:
         "+".join(params.filter) or "no filter",
         "".join(f"; {rule} {count}" for rule, count in dropped.items()),
     )
-    return pa.Table.from_pandas(table, schema=QUALITY_SCHEMA, preserve_index=False)
+    return stage_table(table, QUALITY_SCHEMA)
