@@ -13,7 +13,8 @@ stage                   documents                                  words
 ``good_text``           ... with at least one good block           of their good blocks
 ``language_kept``       ... kept by the language filter            of their kept good blocks
 ``exact_dedup_kept``    ... not an exact copy of an earlier one    likewise
-``quality_kept``        ... not dropped by the quality filter      likewise
+``block_dedup_kept``    ... left a block by block de-duplication   of their blocks it keeps
+``quality_kept``        ... not dropped by the quality filter      likewise: the corpus
 ======================  =========================================  ==========================
 
 Non-HTML records hold no text, so ``records`` and ``html_documents`` have the same words.
@@ -22,8 +23,8 @@ reasons (their detail after ":" left out), the language stage's ``no-text`` (the
 ``good_text``) and its other reasons, ``duplicate`` for exact copies, and the quality rule that
 dropped a document (``gopher.min_stop_words``: the first rule it fails of the sets in
 `quality.filter`; no document, by default) — for each step they add up to the documents the step
-lost. A document block de-duplication empties is not in the quality table, and not counted as
-lost to it.
+lost. Block de-duplication (when it ran; else its row repeats the one before) loses the documents
+it leaves no block, as ``duplicate``, so the last row counts the documents the corpus holds.
 
 Shards are counted one at a time (`funnel_counts`) and the counts added up, so no stage's
 tables need to be in memory for all shards at once.
@@ -32,19 +33,27 @@ tables need to be in memory for all shards at once.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.tables import ShardTables, cleaned_page_mask, read_table
+from corpusbuilder.tables import (
+    ShardTables,
+    Survivors,
+    cleaned_page_mask,
+    read_survivors,
+    read_table,
+)
 
+BLOCK_STAGE = "block_dedup_kept"
 STAGES = (
     "records",
     "html_documents",
     "good_text",
     "language_kept",
     "exact_dedup_kept",
+    BLOCK_STAGE,
     "quality_kept",
 )
 
@@ -68,10 +77,13 @@ def funnel_counts(
     blocks: pd.DataFrame,
     language: pd.DataFrame,
     exact: pd.DataFrame,
+    deduplicated: Survivors,
     quality: pd.DataFrame | None = None,
 ) -> FunnelCounts:
-    """Count one shard from its extract docs and blocks, language table, exact decisions and
-    the quality filter's verdicts (doc_id, dropped_by; none dropped without it)."""
+    """Count one shard from its extract docs and blocks, language table, exact decisions, what
+    survives block de-duplication (`tables.survivors` without the quality filter; its blocks
+    with ``n_words``) and the quality filter's verdicts (doc_id, dropped_by; none dropped
+    without it)."""
     ok = cleaned_page_mask(docs)
     html_words = int(blocks.loc[blocks["doc_id"].isin(docs.loc[ok, "doc_id"]), "n_words"].sum())
     with_text = ok & (docs["n_good_blocks"] > 0)
@@ -83,20 +95,24 @@ def funnel_counts(
         "exact_dedup_kept": int(exact["kept"].sum()),
     }
     kept = exact.loc[exact["kept"]]
+    left = deduplicated.documents["doc_id"]
+    documents[BLOCK_STAGE] = len(left)
     dropped = (
-        quality.loc[quality["dropped_by"].notna()]
+        quality.loc[quality["dropped_by"].notna() & quality["doc_id"].isin(left)]
         if quality is not None
         else pd.DataFrame({"doc_id": [], "dropped_by": []})
     )
-    lost_to_quality = kept["doc_id"].isin(dropped["doc_id"])
-    documents["quality_kept"] = documents["exact_dedup_kept"] - int(lost_to_quality.sum())
+    blocks_left = deduplicated.blocks
+    lost_to_quality = blocks_left["doc_id"].isin(dropped["doc_id"])
+    documents["quality_kept"] = documents[BLOCK_STAGE] - len(dropped)
     words = {
         "records": html_words,
         "html_documents": html_words,
         "good_text": int(docs.loc[with_text, "n_good_words"].sum()),
         "language_kept": int(language.loc[language["kept"], "n_words"].sum()),
         "exact_dedup_kept": int(kept["n_words"].sum()),
-        "quality_kept": int(kept.loc[~lost_to_quality, "n_words"].sum()),
+        BLOCK_STAGE: int(blocks_left["n_words"].sum()),
+        "quality_kept": int(blocks_left.loc[~lost_to_quality, "n_words"].sum()),
     }
     lost: Counter = Counter()
     for reason, count in docs.loc[~ok, "reason"].str.split(":", n=1).str[0].value_counts().items():
@@ -104,6 +120,7 @@ def funnel_counts(
     for reason, count in language.loc[~language["kept"], "reason"].value_counts().items():
         lost["good_text" if reason == "no-text" else "language_kept", reason] += int(count)
     lost["exact_dedup_kept", "duplicate"] += int((~exact["kept"]).sum())
+    lost[BLOCK_STAGE, "duplicate"] += documents["exact_dedup_kept"] - documents[BLOCK_STAGE]
     for rule, count in dropped["dropped_by"].value_counts().items():
         lost["quality_kept", rule] += int(count)
     return FunnelCounts(Counter(documents), Counter(words), +lost)
@@ -118,6 +135,7 @@ def count_shard(tables: ShardTables) -> FunnelCounts:
         read_table(tables.blocks, ["doc_id", "n_words"]),
         read_table(tables.language, ["kept", "reason", "n_words"]),
         read_table(tables.exact, ["doc_id", "kept", "n_words"]),
+        read_survivors(replace(tables, quality=None), ("n_words",)),
         read_table(tables.quality, ["doc_id", "dropped_by"]) if tables.quality else None,
     )
 

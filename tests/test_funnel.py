@@ -7,6 +7,7 @@ import math
 import pandas as pd
 
 from corpusbuilder.funnel import STAGES, FunnelCounts, funnel_counts, funnel_tables
+from corpusbuilder.tables import Survivors
 
 
 def shard(prefix: str):
@@ -39,17 +40,30 @@ def shard(prefix: str):
     exact = pd.DataFrame(
         {"doc_id": [f"{prefix}:1", f"{prefix}:5"], "kept": [True, False], "n_words": [25, 30]}
     )
-    return docs, blocks, language, exact
+    return docs, blocks, language, exact, left(prefix, {1: [20, 5]})
+
+
+def left(prefix: str, blocks: dict[int, list[int]]) -> Survivors:
+    """What block de-duplication leaves: documents by number, each with its blocks' words."""
+    return Survivors(
+        pd.DataFrame({"doc_id": [f"{prefix}:{i}" for i in blocks]}),
+        pd.DataFrame(
+            {
+                "doc_id": [f"{prefix}:{i}" for i, words in blocks.items() for _ in words],
+                "n_words": [n for words in blocks.values() for n in words],
+            }
+        ),
+    )
 
 
 def test_one_shard():
     funnel, skipped = funnel_tables(funnel_counts(*shard("a")))
     assert funnel["stage"].tolist() == list(STAGES)
-    assert funnel["documents"].tolist() == [7, 4, 3, 2, 1, 1]
-    assert funnel["words"].tolist() == [87, 87, 70, 55, 25, 25]
+    assert funnel["documents"].tolist() == [7, 4, 3, 2, 1, 1, 1]
+    assert funnel["words"].tolist() == [87, 87, 70, 55, 25, 25, 25]
     assert math.isnan(funnel.loc[0, "pct_of_previous_documents"])
-    assert funnel["pct_of_previous_documents"].tolist()[1:] == [57.14, 75.0, 66.67, 50.0, 100.0]
-    assert funnel["pct_of_previous_words"].tolist()[1:] == [100.0, 80.46, 78.57, 45.45, 100.0]
+    assert funnel["pct_of_previous_documents"].tolist()[1:] == [57.14, 75.0, 66.67, 50.0, 100, 100]
+    assert funnel["pct_of_previous_words"].tolist()[1:] == [100.0, 80.46, 78.57, 45.45, 100, 100]
     assert skipped.values.tolist() == [
         ["html_documents", "status-404", 1],
         ["html_documents", "truncated", 1],
@@ -63,7 +77,7 @@ def test_one_shard():
 def test_shards_add_up_and_reasons_account_for_every_lost_document():
     total = sum((funnel_counts(*shard(p)) for p in "abc"), FunnelCounts())
     funnel, skipped = funnel_tables(total)
-    assert funnel["documents"].tolist() == [21, 12, 9, 6, 3, 3]
+    assert funnel["documents"].tolist() == [21, 12, 9, 6, 3, 3, 3]
     lost = skipped.groupby("stage")["count"].sum()
     documents = funnel.set_index("stage")["documents"]
     for previous, stage in zip(STAGES, STAGES[1:]):
@@ -71,15 +85,16 @@ def test_shards_add_up_and_reasons_account_for_every_lost_document():
 
 
 def test_an_empty_shard():
-    docs, blocks, language, exact = (t.iloc[0:0] for t in shard("a"))
-    funnel, skipped = funnel_tables(funnel_counts(docs, blocks, language, exact))
-    assert funnel["documents"].tolist() == [0] * 6
+    docs, blocks, language, exact, _ = shard("a")
+    empty = (t.iloc[0:0] for t in (docs, blocks, language, exact))
+    funnel, skipped = funnel_tables(funnel_counts(*empty, left("a", {})))
+    assert funnel["documents"].tolist() == [0] * 7
     assert funnel["pct_of_previous_documents"].isna().all()
     assert skipped.empty
 
 
 def test_the_quality_filter_drops_count_under_the_rule_that_dropped_them():
-    docs, blocks, language, exact = shard("a")
+    docs, blocks, language, exact, _ = shard("a")
     exact = pd.concat(
         [exact, pd.DataFrame({"doc_id": ["a:6"], "kept": [True], "n_words": [40]})],
         ignore_index=True,
@@ -88,10 +103,21 @@ def test_the_quality_filter_drops_count_under_the_rule_that_dropped_them():
     quality = pd.DataFrame(
         {"doc_id": ["a:1", "a:6"], "dropped_by": [None, "gopher.min_stop_words"]}
     )
-    funnel, skipped = funnel_tables(funnel_counts(docs, blocks, language, exact, quality))
-    assert funnel.set_index("stage").loc["exact_dedup_kept", ["documents", "words"]].tolist() == [
-        2,
-        65,
-    ]
+    deduplicated = left("a", {1: [20, 5], 6: [40]})
+    funnel, skipped = funnel_tables(
+        funnel_counts(docs, blocks, language, exact, deduplicated, quality)
+    )
+    for stage in ("exact_dedup_kept", "block_dedup_kept"):
+        assert funnel.set_index("stage").loc[stage, ["documents", "words"]].tolist() == [2, 65]
     assert funnel.set_index("stage").loc["quality_kept", ["documents", "words"]].tolist() == [1, 25]
     assert skipped.values.tolist()[-1] == ["quality_kept", "gopher.min_stop_words", 1]
+
+
+def test_a_document_block_dedup_empties_is_lost_there_and_the_last_row_is_the_corpus():
+    docs, blocks, language, exact, _ = shard("a")
+    funnel, skipped = funnel_tables(funnel_counts(docs, blocks, language, exact, left("a", {})))
+    counts = funnel.set_index("stage")
+    assert counts.loc["exact_dedup_kept", "documents"] == 1
+    assert counts.loc["block_dedup_kept", ["documents", "words"]].tolist() == [0, 0]
+    assert counts.loc["quality_kept", ["documents", "words"]].tolist() == [0, 0]
+    assert skipped.values.tolist()[-1] == ["block_dedup_kept", "duplicate", 1]

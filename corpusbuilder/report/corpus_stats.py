@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbuilder.common.io import atomic_path
+from corpusbuilder.funnel import BLOCK_STAGE
 from corpusbuilder.language import document_texts
 from corpusbuilder.report.ngram_counts import (
     MEASURE_N,
@@ -60,7 +61,6 @@ from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.corpus_stats")
 
-BLOCK_STAGE = "block_dedup_kept"
 RESEMBLANCE_ROW = "after_resemblance_dedup"
 FUNNEL_COLUMNS = (
     "stage",
