@@ -37,6 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from corpusbuilder.common.sizing import GIB
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.language import document_texts
 from corpusbuilder.tables import (
@@ -49,6 +50,11 @@ from corpusbuilder.tables import (
 )
 
 log = logging.getLogger(__name__)
+
+# exact_dedup.partitions auto: a partition job holds ~60 B a document of its range, so one is
+# plenty for 4 GiB of gzip'd WARCs; 16 (the old fixed count) spreads a large crawl.
+AUTO_BYTES_PER_PARTITION = 4 * GIB
+AUTO_MAX_PARTITIONS = 16
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,6 @@ class Files:
     # G₂₊ of n-grams, for the whole corpus, in `ngrams.partitions` hash ranges; and its stats
     duplicate_ngrams: str = "work/ngrams/dup{n}/{partition}.npy"
     duplicate_ngrams_part_stats: str = "work/ngrams/dup{n}/{partition}.stats.json"
-    duplicate_ngrams_stats: str = "work/ngrams/dup{n}.stats.json"
     # one folder, the dedup job's one output: listing the N tables as its outputs would have
     # Snakemake scan that list for each of the N files export asks for (N²)
     dedup_tables: str = "work/dedup/shards"

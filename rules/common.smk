@@ -29,7 +29,13 @@ from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download.inputs import resolve_sources
 from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
+from corpusbuilder.common.sizing import crawl_bytes, planned_partitions
+from corpusbuilder.download.sources import local_path, parse_source
+from corpusbuilder.exact_dedup import AUTO_BYTES_PER_PARTITION as EXACT_AUTO_BYTES
+from corpusbuilder.exact_dedup import AUTO_MAX_PARTITIONS as EXACT_AUTO_MAX
 from corpusbuilder.exact_dedup import earlier_shards_digests
+from corpusbuilder.ngrams.stage import AUTO_BYTES_PER_PARTITION as NGRAM_AUTO_BYTES
+from corpusbuilder.ngrams.stage import AUTO_MAX_PARTITIONS as NGRAM_AUTO_MAX
 from corpusbuilder.common.package_data import SHIPPED_MODEL
 from corpusbuilder.extraction.extract import READING_KEYS, check_planned_settings
 from corpusbuilder.report.ngram_counts import COUNT_RANGES
@@ -78,6 +84,31 @@ EARLIER_SHARDS = dict(
             ]
         ),
     )
+)
+# The crawl's size at planning: the partitions set to auto follow it (common.sizing); the
+# number planned replaces auto in the config, so the jobs' params carry it.
+WARC_INPUTS = [
+    parse_source(source) for warcs in SOURCES.values() for source in warcs.values()
+]
+INPUT_BYTES = crawl_bytes(
+    [
+        *(
+            local_path(location, Path.cwd())
+            for kind, location in WARC_INPUTS
+            if kind == "local"
+        ),
+        *map(Path, TEXT_SOURCES.values()),
+    ],
+    remote=sum(kind != "local" for kind, _ in WARC_INPUTS),
+)
+config["exact_dedup"]["partitions"] = planned_partitions(
+    config["exact_dedup"]["partitions"],
+    INPUT_BYTES,
+    EXACT_AUTO_BYTES,
+    EXACT_AUTO_MAX,
+)
+config["ngrams"]["partitions"] = planned_partitions(
+    config["ngrams"]["partitions"], INPUT_BYTES, NGRAM_AUTO_BYTES, NGRAM_AUTO_MAX
 )
 EXACT_PARTITIONS = config["exact_dedup"]["partitions"]
 EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
@@ -135,6 +166,12 @@ DEDUP_STATE = [FILES.dedup_state] if config["dedup"]["write_state"] else []
 # dedup.mode partitioned: jobs per shard and per hash range (rules/dedup.smk)
 DEDUP_PARTITIONED = config["dedup"]["mode"] == "partitioned"
 DEDUP_PARTITIONS = config["dedup"]["partitions"]
+# block dedup's verdicts on every shard: the sequential job's folder, or a table a shard
+DEDUP_TABLES = (
+    (expand(FILES.dedup, shard=SHARDS) if DEDUP_PARTITIONED else FILES.dedup_tables)
+    if config["dedup"]["enabled"]
+    else []
+)
 
 # The n-gram list G2+ and the dedup pass must agree on n and on the token kind.
 NGRAM_CFG = {
@@ -147,6 +184,11 @@ NGRAM_CFG = {
 NGRAM_PARTITIONS = config["ngrams"]["partitions"]
 DUPLICATE_NGRAMS = expand(
     FILES.duplicate_ngrams, n=NGRAM_CFG["n"], partition=range(NGRAM_PARTITIONS)
+)
+DUPLICATE_NGRAMS_STATS = expand(
+    FILES.duplicate_ngrams_part_stats,
+    n=NGRAM_CFG["n"],
+    partition=range(NGRAM_PARTITIONS),
 )
 
 

@@ -11,7 +11,7 @@ if not DEDUP_PARTITIONED:
             tokens=expand(FILES.tokens, shard=SHARDS),
             blocks=expand(FILES.blocks, shard=SHARDS),
             duplicates=DUPLICATE_NGRAMS,
-            duplicates_stats=rules.dup_ngrams.output.stats,
+            duplicates_stats=DUPLICATE_NGRAMS_STATS,
             against=AGAINST,
         output:
             dedup=directory(FILES.dedup_tables),

@@ -18,6 +18,11 @@ rule export:
         "../scripts/export.py"
 
 
+# The finished corpus's account, one job: the funnel (documents and words after each stage, and
+# why each lost document was lost) and what decided the corpus (versions, the model's hash, the
+# effective config, every stage file's writer). It waits for the corpus, so that it describes a
+# finished one, and is written again whenever the corpus is. In the env that holds every library
+# the record names.
 rule funnel:
     input:
         docs=expand(FILES.docs, shard=SHARDS),
@@ -25,45 +30,25 @@ rule funnel:
         language=expand(FILES.language, shard=SHARDS),
         exact=expand(FILES.exact, shard=SHARDS),
         quality=expand(FILES.quality, shard=SHARDS),
-    output:
-        funnel="results/stats/funnel.tsv",
-        skipped="results/stats/skipped.tsv",
-    log:
-        "logs/funnel.log",
-    conda:
-        "../envs/export.yaml"
-    threads: 1
-    resources:
-        mem_mb=2000,
-    script:
-        "../scripts/funnel.py"
-
-
-# What decided the corpus: versions, the model's hash, the effective config. Cheap, so part of the
-# default build. It waits for the corpus, so that it describes a finished one, and is written
-# again whenever the corpus is. In the env that holds every library it records; a record of a few
-# kilobytes is no work for a cluster job: it runs where Snakemake runs.
-localrules:
-    provenance,
-
-
-rule provenance:
-    input:
+        dedup=DEDUP_TABLES,
         model=EXTRACT_MODEL,
         files=stage_file_inputs(),
         corpus=corpus_files(),
-        funnel="results/stats/funnel.tsv",
     output:
+        funnel="results/stats/funnel.tsv",
+        skipped="results/stats/skipped.tsv",
         record="results/stats/provenance.json",
     log:
-        "logs/provenance.log",
+        "logs/funnel.log",
     conda:
         "../envs/dedup.yaml"
     threads: 1
     resources:
-        mem_mb=500,
+        mem_mb=2000,
     params:
+        shards=SHARDS,
+        dedup=config["dedup"]["enabled"],
         config=config,
         files=stage_files(),
     script:
-        "../scripts/provenance.py"
+        "../scripts/funnel.py"

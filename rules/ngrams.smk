@@ -44,31 +44,3 @@ rule dup_ngram_part:
         partitions=NGRAM_PARTITIONS,
     script:
         "../scripts/dup_ngram_part.py"
-
-
-# G2+'s stats (sizes, counts) summed over its parts: the report's and dedup's memory figures.
-# Summing a few numbers is no work for a cluster job: it runs where Snakemake runs.
-localrules:
-    dup_ngrams,
-
-
-rule dup_ngrams:
-    input:
-        stats=expand(
-            FILES.duplicate_ngrams_part_stats,
-            n=NGRAM_CFG["n"],
-            partition=range(NGRAM_PARTITIONS),
-        ),
-    output:
-        stats=FILES.duplicate_ngrams_stats.format(n=NGRAM_CFG["n"]),
-    log:
-        "logs/dup_ngrams.log",
-    benchmark:
-        "benchmarks/dup_ngrams.tsv"
-    conda:
-        "../envs/dedup.yaml"
-    threads: 1
-    resources:
-        mem_mb=200,
-    script:
-        "../scripts/dup_ngrams.py"

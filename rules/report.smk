@@ -11,11 +11,7 @@ REPORT_EVALUATION = {
 REPORT_WITH_EVALUATION = Path(config["evaluate"]["gold_dir"]).is_dir()
 REPORT_DEDUP = (
     {
-        "dedup": (
-            expand(FILES.dedup, shard=SHARDS)
-            if DEDUP_PARTITIONED
-            else FILES.dedup_tables
-        ),
+        "dedup": DEDUP_TABLES,
         "dedup_stats": FILES.dedup_stats,
     }
     if config["dedup"]["enabled"]

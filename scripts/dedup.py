@@ -4,7 +4,7 @@ override tables (corpusbuilder.dedup).
 One job for the whole corpus: Algorithm 3.1 needs one G_out and one global processing order.
 Inputs are lists in shard order (`tokens`, `blocks`; params.shards their names), plus `duplicates`
 (G₂₊ in hash ranges, work/ngrams/dup{n}/{partition}.npy, in partition order) and
-`duplicates_stats` (G₂₊'s counts summed by rule dup_ngrams; not read here); outputs
+`duplicates_stats` (each part's counts, summed into the log); outputs
 `dedup`, the folder of the shards' tables (tables.dedup_table), and `stats` (the pass's
 counts); `against` and `state` (each empty, or a state file). Its memory is checked before
 the pass (corpusbuilder.dedup.memory).
@@ -18,9 +18,18 @@ from corpusbuilder.dedup.corpus import Shard, dedup_corpus
 from corpusbuilder.dedup.memory import DedupMemoryError, check_dedup_memory
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.ngrams.stage import duplicate_ngrams_stats
 from corpusbuilder.tables import dedup_table
 
 log = setup_logging(snakemake.log[0])
+g2 = duplicate_ngrams_stats(snakemake.input.duplicates_stats)
+log.info(
+    "G2+: %d n-grams seen twice or more (%d occurrences) of %d distinct, in %d hash ranges",
+    g2["duplicate_types"],
+    g2["duplicate_instances"],
+    g2["distinct_ngrams"],
+    g2["partitions"],
+)
 params = DedupParams.from_config(snakemake.params.cfg)
 try:
     check_dedup_memory(

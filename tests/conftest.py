@@ -27,9 +27,9 @@ SAMPLE_WARCS = sorted((REPO / "resources" / "sample").glob("sample-*.warc.gz"))
 # scikit-learn finds each bin edge with a call of its own, about 8 s a fit of a few hundred
 # blocks at the default 255.
 QUICK_BINS = 15
-# Hash partitions for builds whose tests do not read them: the defaults (16 and 8) are 24 of the
-# sample build's 53 jobs, each a Python start; decisions are the same for any number (the SLURM
-# build, with these, is checked equal to the default build).
+# Two hash partitions of each kind, where `auto` plans one for the sample: the builds that use
+# them also show the decisions are the same for any number (the SLURM build, with these, is
+# checked equal to the default build).
 FEW_PARTITIONS = {"exact_dedup": {"partitions": 2}, "ngrams": {"partitions": 2}}
 
 

@@ -480,12 +480,8 @@ def test_g2_merged_in_parts_is_the_one_merge_and_its_stats_sum(tmp_path):
     assert all(len(np.load(path)) for path in part_paths)
     assert np.array_equal(ngramfiles.read_duplicate_ngrams(part_paths), whole)
     assert ngramfiles.duplicate_ngram_count(part_paths) == len(whole)
-    summed = stage.write_duplicate_ngrams_stats(
-        [tmp_path / f"part{p}.json" for p in range(partitions)], tmp_path / "summed.json"
-    )
+    summed = stage.duplicate_ngrams_stats([tmp_path / f"part{p}.json" for p in range(partitions)])
     for key in ("distinct_ngrams", "duplicate_types", "duplicate_instances", "tokens", "n", "kind"):
         assert summed[key] == stats[key], key
     with pytest.raises(ValueError, match="expected partitions 0 to 1 of 2"):
-        stage.write_duplicate_ngrams_stats(
-            [tmp_path / "part0.json", tmp_path / "part2.json"], tmp_path / "bad.json"
-        )
+        stage.duplicate_ngrams_stats([tmp_path / "part0.json", tmp_path / "part2.json"])

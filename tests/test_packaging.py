@@ -149,12 +149,12 @@ def test_rule_env_provides_every_import_of_its_script(step):
     assert not missing, f"{step.where}: {step.env.name} lacks {missing}"
 
 
-def test_the_provenance_rule_env_holds_every_library_it_records():
+def test_the_funnel_rule_env_holds_every_library_its_provenance_record_names():
     """The record reads the libraries' versions from the env it runs in: one lacking a library
     would record it as missing, however the corpus was built."""
     from corpusbuilder.common.versions import OUTPUT_LIBRARIES
 
-    (step,) = [step for step in RULE_STEPS if step.rule == "provenance"]
+    (step,) = [step for step in RULE_STEPS if step.rule == "funnel"]
     declared = env_requirements(step.env)
     assert {canonicalize_name(name) for name in OUTPUT_LIBRARIES} <= set(declared), step.env.name
 

@@ -39,7 +39,7 @@ def test_band_jobs_and_partitions_write_the_pairs_of_one_job(sample_build, tmp_p
         "similarity_candidates": 3,
         "similarity_score": 2,
         "similarity": 1,
-        "provenance": 1,  # the record of the config
+        "funnel": 1,  # its provenance record holds the config
         "all": 1,
     }
     pairs = pd.read_parquet(workdir / PAIRS)

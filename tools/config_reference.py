@@ -33,6 +33,10 @@ key can also be set for one run: `snakemake --cores 2 --config extract='{preset:
 def _allowed(spec: dict) -> str:
     if "enum" in spec:
         return "one of " + ", ".join(f"`{value}`" for value in spec["enum"])
+    if "const" in spec:
+        return f"`{spec['const']}`"
+    if "anyOf" in spec:
+        return " or ".join(_allowed(choice) for choice in spec["anyOf"])
     types = spec.get("type", [])
     types = [types] if isinstance(types, str) else types
     parts = [" or ".join(types)] if types else []

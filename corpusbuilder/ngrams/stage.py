@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from corpusbuilder.common.io import atomic_path, is_stream
+from corpusbuilder.common.sizing import GIB
 from corpusbuilder.common.versions import this_process
 from corpusbuilder.ngramfiles import WRITTEN_BY
 from corpusbuilder.ngrams.chunks import (
@@ -44,6 +45,12 @@ from corpusbuilder.ngrams.runs import (
 from corpusbuilder.tokenfile import TokenStream, write_token_stream
 
 log = logging.getLogger("corpusbuilder.ngrams")
+
+# ngrams.partitions auto: a merge job reads its hash range of every shard's run in bounded
+# memory (ngrams.mem_mb), so ranges are for spreading the work: one a GiB of gzip'd WARCs, up to
+# 8 (the old fixed count).
+AUTO_BYTES_PER_PARTITION = GIB
+AUTO_MAX_PARTITIONS = 8
 
 
 def check_ngram_params(kind: str, n: int) -> None:
@@ -181,12 +188,10 @@ def write_duplicate_ngrams(
 PART_SUMS = ("distinct_ngrams", "duplicate_types", "duplicate_instances", "merge_seconds")
 
 
-def write_duplicate_ngrams_stats(
-    part_stats_paths: list[Path | str], stats_path: Path | str
-) -> dict:
-    """Rule `dup_ngrams`: the stats of G₂₊ from those of its parts (in partition order; the
-    first holds the runs' stats); the merge's seconds are summed over the parts (CPU time, not the
-    wall time of parallel jobs)."""
+def duplicate_ngrams_stats(part_stats_paths: list[Path | str]) -> dict:
+    """The stats of G₂₊ from those of its parts (in partition order; the first holds the runs'
+    stats), as the dedup job logs them; the merge's seconds are summed over the parts (CPU time,
+    not the wall time of parallel jobs)."""
     parts = [json.loads(Path(path).read_text(encoding="utf-8")) for path in part_stats_paths]
     found = [part["partition"] for part in parts]
     if found != list(range(len(parts))) or any(part["partitions"] != len(parts) for part in parts):
@@ -200,8 +205,6 @@ def write_duplicate_ngrams_stats(
     del stats["partition"]
     # each part's own writer is in the provenance record (`ngramfiles.duplicate_ngrams_writer`)
     stats.pop(WRITTEN_BY, None)
-    with atomic_path(stats_path) as tmp:
-        tmp.write_text(json.dumps(stats, indent=1) + "\n", encoding="utf-8")
     return stats
 
 
