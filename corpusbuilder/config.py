@@ -18,6 +18,7 @@ import jsonschema
 import yaml
 
 from corpusbuilder.common.faults import JobFault
+from corpusbuilder.common.language_codes import target_code
 from corpusbuilder.common.package_data import SCHEMA_PATH
 
 # The workflow's config, relative to the directory snakemake (or a command) runs in.
@@ -125,7 +126,21 @@ def validate_config(config: dict[str, Any], schema: dict | None = None) -> dict[
     )
     if errors:
         raise ConfigError("; ".join(_describe(e) for e in errors))
+    if "language" in filled:
+        filled["language"]["targets"] = language_targets(filled["language"])
     return filled
+
+
+def language_targets(section: dict[str, Any]) -> list[str]:
+    """`language.targets` as the identifier's codes (``deu``, ``German`` -> ``de``): the filter
+    compares them with its output, so a target it never outputs would keep nothing."""
+    codes = []
+    for index, target in enumerate(section["targets"]):
+        try:
+            codes.append(target_code(target, section["identifier"]))
+        except ValueError as error:
+            raise ConfigError(f"config key 'language.targets[{index}]': {error}") from None
+    return codes
 
 
 def load_config(path: Path | None = None) -> dict[str, Any]:
