@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -448,3 +449,40 @@ def test_the_language_code_table_lists_what_the_identifiers_output():
         assert {row.code for row in table if identifier in row.identifiers} == codes, identifier
     rows = [(row.code, row.name, ",".join(row.aliases), ",".join(row.identifiers)) for row in table]
     assert (REPO / "docs" / "language-codes.md").read_text() == doc_text(rows)
+
+
+def test_warc_folders_and_globs_are_planned_as_their_files(tmp_path, monkeypatch, capsys):
+    """Issue 56: input.warcs took no glob or folder. check-config and the workflow's plan read
+    a folder as its WARCs and a glob as its matches; one that names none stops both, naming the
+    entry; the same file name in two folders is two shards."""
+    from conftest import SAMPLE_WARCS, snakemake, write_config
+
+    monkeypatch.chdir(tmp_path)
+    for folder, sample in (("june", SAMPLE_WARCS[0]), ("july", SAMPLE_WARCS[1])):
+        (tmp_path / "crawl" / folder).mkdir(parents=True)
+        (tmp_path / "crawl" / folder / "part-0.warc.gz").write_bytes(sample.read_bytes())
+    (tmp_path / "crawl" / "july" / "part-1.warc.gz").write_bytes(SAMPLE_WARCS[2].read_bytes())
+    (tmp_path / "crawl" / "june" / "part-1.warc.gz").write_text("not a WARC")
+    (tmp_path / "empty").mkdir()
+    refused = {
+        "crawl/*/nothing-*.warc.gz": "glob 'crawl/*/nothing-*.warc.gz' matches no file",
+        "empty": "folder 'empty' holds no *.warc.gz or *.warc file",
+        "crawl/june": "crawl/june/part-1.warc.gz is not a WARC file",  # each file is checked
+    }
+    for entry, said in refused.items():
+        path = write_config(tmp_path / "bad.yaml", {"input": {"warcs": ["crawl/july", entry]}})
+        assert main(["check-config", "--config", str(path)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "config key 'input.warcs[1]': " in err and said in err and "\n" not in err, err
+    run = snakemake(tmp_path, "-n", configfiles=[path])  # the workflow refuses alike
+    assert run.returncode != 0
+    assert "bad configuration: config key 'input.warcs[1]': " in run.stdout + run.stderr
+    assert said in run.stdout + run.stderr
+    (tmp_path / "crawl" / "june" / "part-1.warc.gz").unlink()
+    good = write_config(tmp_path / "good.yaml", {"input": {"warcs": ["crawl/*/part-*.warc.gz"]}})
+    run = snakemake(tmp_path, "-n", configfiles=[good])
+    assert run.returncode == 0, run.stderr[-3000:]
+    # one download a file, each under its own shard: july's part-0, july's part-1, june's part-0
+    downloads = re.findall(r"rule download:.*?wildcards: shard=([\w-]+)", run.stdout, re.S)
+    assert sorted(downloads) == ["part-0", "part-0-2", "part-1"], run.stdout[-3000:]
+    assert main(["check-config", "--config", str(good)]) == 0
