@@ -136,7 +136,8 @@ def clean_html(
 
     Raises ConfigError (a ValueError) naming a bad preset, language or config key, and
     ValueError for a page that cannot be cleaned (binary bytes, more blocks than
-    extract.max_blocks).
+    extract.max_blocks) and for a file's path given as the page (a str without ``<`` that names
+    a file or ends in .html or .htm).
     """
     # the text alone: building every block's Paragraph cost an eighth of the page's time
     page = _cleaned(
@@ -185,14 +186,25 @@ def clean_html_with(html: str | bytes, params: ExtractParams, stoplist: str | No
     return _page(_cleaned(html, params, stoplist))
 
 
+# a tagless str ending so names a page's file, even one that does not exist
+HTML_SUFFIXES = (".html", ".htm")
+
+
 def _cleaned(html: str | bytes, params: ExtractParams, stoplist: str | None) -> CleanedPage:
     if isinstance(html, str):
-        if "<" not in html and "\n" not in html and len(html) < 4096 and os.path.isfile(html):
-            # a page without one tag that names a file is that file's path, given by mistake
-            raise ValueError(
-                f"html: {html!r} is a file's path, not a page; give its content "
-                "(Path(...).read_bytes())"
-            )
+        if "<" not in html and "\n" not in html and len(html) < 4096:
+            # a page without one tag that names a file, or a missing one by its suffix, is a
+            # path given by mistake: cleaned, it would be "" and read as a page without text
+            if os.path.isfile(html):
+                raise ValueError(
+                    f"html: {html!r} is a file's path, not a page; give its content "
+                    "(Path(...).read_bytes())"
+                )
+            if html.strip().lower().endswith(HTML_SUFFIXES):
+                raise ValueError(
+                    f"html: {html!r} is a file's name (no such file here), not a page; give "
+                    "the page's content (Path(...).read_bytes())"
+                )
         # a lone surrogate (text decoded with surrogateescape) has no UTF-8: it becomes "?", the
         # rest of the page stays valid UTF-8 and is decoded as it was given
         page = clean_page(html.encode("utf-8", errors="replace"), "utf-8", params, stoplist)

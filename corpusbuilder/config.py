@@ -18,6 +18,7 @@ import jsonschema
 import yaml
 
 from corpusbuilder.common.faults import JobFault
+from corpusbuilder.common.language_codes import target_code
 from corpusbuilder.common.package_data import SCHEMA_PATH
 
 # The workflow's config, relative to the directory snakemake (or a command) runs in.
@@ -125,7 +126,21 @@ def validate_config(config: dict[str, Any], schema: dict | None = None) -> dict[
     )
     if errors:
         raise ConfigError("; ".join(_describe(e) for e in errors))
+    if "language" in filled:
+        filled["language"]["targets"] = language_targets(filled["language"])
     return filled
+
+
+def language_targets(section: dict[str, Any]) -> list[str]:
+    """`language.targets` as the identifier's codes (``deu``, ``German`` -> ``de``): the filter
+    compares them with its output, so a target it never outputs would keep nothing."""
+    codes = []
+    for index, target in enumerate(section["targets"]):
+        try:
+            codes.append(target_code(target, section["identifier"]))
+        except ValueError as error:
+            raise ConfigError(f"config key 'language.targets[{index}]': {error}") from None
+    return codes
 
 
 def load_config(path: Path | None = None) -> dict[str, Any]:
@@ -172,37 +187,41 @@ COMMENTS_NEED_BEST = (
 )
 
 
+def _check_local_warc(path: Path, key: str, own_copies: Path) -> None:
+    from corpusbuilder.download.transfer import looks_like_warc
+
+    if not path.is_file():
+        raise ConfigError(f"{key}: no such file: {path}")
+    if Path(os.path.abspath(path)).is_relative_to(own_copies):
+        raise ConfigError(
+            f"{key}: {path} is inside data/warc/, where the workflow keeps its own copies of the "
+            "inputs (and replaces them); give the original"
+        )
+    # an empty file is a WARC of no records (a crawler that fetched nothing), not a wrong file
+    if path.stat().st_size and not looks_like_warc(path):
+        raise ConfigError(f"{key}: {path} is not a WARC file")
+
+
 def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
     """Stop early, naming the key, when an input cannot make a corpus: a local WARC that does not
-    exist or is no WARC, one listed twice, one inside the workflow's own data/warc/ (whose files
-    it replaces), a local Common Crawl listing that is missing or unreadable, an s3:// input
-    without boto3 installed, and settings that contradict each other."""
+    exist or is no WARC, a glob that matches no file, a folder without WARCs, one listed twice,
+    one inside the workflow's own data/warc/ (whose files it replaces), a local Common Crawl
+    listing that is missing or unreadable, an s3:// input without boto3 installed, and settings
+    that contradict each other."""
     from corpusbuilder.common.stoplists import PAGE, available_stoplists
-    from corpusbuilder.download.inputs import resolve_sources
+    from corpusbuilder.download.inputs import expand_input, resolve_sources
     from corpusbuilder.download.s3 import S3_INSTALL_HINT, s3_available
     from corpusbuilder.download.sources import parse_source
-    from corpusbuilder.download.transfer import looks_like_warc
 
     # compared without following links: data/warc/ holds links to the originals
     own_copies = Path(os.path.abspath(base_dir / "data" / "warc"))
-    for index, source in enumerate(config["input"]["warcs"]):
+    for index, entry in enumerate(config["input"]["warcs"]):
         try:
-            kind, location = parse_source(source)
+            warcs = [parse_source(warc) for warc in expand_input(entry, base_dir)]
         except ValueError as error:
             raise ConfigError(f"config key 'input.warcs[{index}]': {error}") from None
-        path = base_dir / location
-        if kind != "local":
-            continue
-        if not path.is_file():
-            raise ConfigError(f"config key 'input.warcs[{index}]': no such file: {path}")
-        if Path(os.path.abspath(path)).is_relative_to(own_copies):
-            raise ConfigError(
-                f"config key 'input.warcs[{index}]': {path} is inside data/warc/, where the "
-                "workflow keeps its own copies of the inputs (and replaces them); give the original"
-            )
-        # an empty file is a WARC of no records (a crawler that fetched nothing), not a wrong file
-        if path.stat().st_size and not looks_like_warc(path):
-            raise ConfigError(f"config key 'input.warcs[{index}]': {path} is not a WARC file")
+        for path in (base_dir / location for kind, location in warcs if kind == "local"):
+            _check_local_warc(path, f"config key 'input.warcs[{index}]'", own_copies)
     cc_paths = config["input"]["cc_paths"]
     s3_keys = [
         f"input.warcs[{index}]"

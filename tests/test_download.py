@@ -475,6 +475,54 @@ def test_resolve_sources_keeps_order_and_disambiguates(tmp_path):
     }
 
 
+def test_folders_and_globs_are_their_warcs_sorted_in_their_place(tmp_path):
+    """Issue 56: a user with 300 WARCs wrote 300 lines. A folder is its *.warc.gz and *.warc
+    files, a glob its matches, sorted where the entry stands; the same file name in two folders
+    makes two shards."""
+    for name in (
+        "crawl/b.warc.gz",
+        "crawl/a.warc",
+        "crawl/notes.txt",
+        "crawl/.hidden.warc.gz",
+        "crawl/sub/c.warc.gz",
+        "more/a.warc.gz",
+        "more/b.warc.gz",
+        "odd/[1].warc.gz",
+    ):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "crawl" / "dir.warc.gz").mkdir()
+    shards = resolve_sources(
+        ["http://h/first.warc.gz", "crawl", "more/*.warc.gz", "odd/[1].warc.gz"],
+        base_dir=tmp_path,
+    )
+    assert shards == {
+        "first": "http://h/first.warc.gz",
+        "a": str(tmp_path / "crawl/a.warc"),
+        "b": str(tmp_path / "crawl/b.warc.gz"),
+        "a-2": str(tmp_path / "more/a.warc.gz"),
+        "b-2": str(tmp_path / "more/b.warc.gz"),
+        "1": str(tmp_path / "odd/[1].warc.gz"),  # an existing file is itself, not a pattern
+    }
+    # ** descends; an absolute pattern and a file:// URL's path are globs as well
+    assert list(resolve_sources(["**/c.warc.gz"], base_dir=tmp_path).values()) == [
+        str(tmp_path / "crawl/sub/c.warc.gz")
+    ]
+    assert resolve_sources([f"file://{tmp_path}/more/?.warc.gz"], base_dir=Path("/")) == {
+        "a": str(tmp_path / "more/a.warc.gz"),
+        "b": str(tmp_path / "more/b.warc.gz"),
+    }
+    with pytest.raises(ValueError, match="glob 'more/\\*.warc' matches no file"):
+        resolve_sources(["more/*.warc"], base_dir=tmp_path)
+    # a folder whose WARCs are all in its subfolders holds none (** reaches them)
+    (tmp_path / "nested" / "sub").mkdir(parents=True)
+    (tmp_path / "nested" / "sub" / "d.warc.gz").write_bytes(b"")
+    with pytest.raises(ValueError, match="folder 'nested' holds no \\*.warc.gz or \\*.warc file"):
+        resolve_sources(["nested"], base_dir=tmp_path)
+    with pytest.raises(ValueError, match="more than once"):
+        resolve_sources(["more", "more/a.warc.gz"], base_dir=tmp_path)
+
+
 @pytest.mark.parametrize("warcs", [["a.warc.gz", "./a.warc.gz"], ["http://h/a.warc.gz"] * 2])
 def test_repeated_input_is_rejected(warcs, tmp_path):
     with pytest.raises(ValueError, match="more than once"):

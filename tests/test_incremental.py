@@ -289,6 +289,10 @@ def test_the_dedup_threshold_reruns_only_dedup_and_the_stages_that_read_it(built
     # quality scores what dedup kept, and the funnel counts what quality kept
     assert job_stats(output) == Counter(dedup=1, quality=2, export=2, funnel=1, all=1)
     assert "rule extract:" not in output and "rule ngram_runs:" not in output
+    # docs/running.md names each rule that reruns (it once said "only dedup and export")
+    running = (REPO / "docs" / "running.md").read_text()
+    said = re.search(r"\*\*changing `dedup.threshold`\*\*(.*?)\n- ", running, re.S)
+    assert said and set(job_stats(output)) - {"all"} <= set(re.findall(r"`(\w+)`", said[1]))
 
 
 def test_the_extract_stages_reading_settings_reread_the_gold_pages(tmp_path):

@@ -304,7 +304,10 @@ def test_wheel_runs_from_any_directory(installed_wheel):
         work / "tables" / "tiny.blocks.parquet"
     ).is_file()
 
-    (work / "my.yaml").write_text(yaml.safe_dump({"input": {"warcs": ["tiny.warc.gz"]}}))
+    # a language name is read through the table of language codes the wheel ships
+    (work / "my.yaml").write_text(
+        yaml.safe_dump({"input": {"warcs": ["tiny.warc.gz"]}, "language": {"targets": ["German"]}})
+    )
     checked = run_installed(installed_wheel, "corpusbuilder", "check-config", "--config", "my.yaml")
     assert checked.returncode == 0 and "valid" in checked.stdout, checked.stderr
     (work / "bad.yaml").write_text(yaml.safe_dump({"extract": {"max_bytes": -1}}))

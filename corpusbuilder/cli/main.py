@@ -85,6 +85,7 @@ def _is_directory(target: str) -> bool:
 
 def cmd_clean_html(args) -> int:
     from corpusbuilder.api import forced_stoplist
+    from corpusbuilder.download.transfer import starts_a_warc_record
 
     params = _extract_params(args)
     stoplist_name = forced_stoplist(args.language)
@@ -125,6 +126,14 @@ def cmd_clean_html(args) -> int:
         body, name = Path(source).read_bytes(), Path(source).name
     else:
         raise ConfigError(f"{source}: no such file or directory")
+    if starts_a_warc_record(body[:4096]):
+        # a usage error, not a page skipped: exit 0 with an empty output read as a crawl cleaned
+        # to nothing
+        warc = "FILE" if source == STDIO else source
+        raise ConfigError(
+            f"{name if source == STDIO else source} is a WARC file; clean-html cleans HTML "
+            f"pages: for a WARC's, run corpusbuilder extract {warc} OUT_PREFIX"
+        )
     if _is_directory(target) and source == STDIO:
         raise ConfigError(
             f"{target}: a page on stdin has no name to write under in a directory; give OUT as a "

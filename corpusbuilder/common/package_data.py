@@ -1,9 +1,10 @@
-"""The files the library ships inside the package: the config schema, the stop lists, the model.
+"""The files the library ships inside the package: the config schema, the stop lists, the table
+of language codes, the models.
 
 They are read through ``importlib.resources``, so an installed wheel finds them from any working
-directory. In a checkout, ``corpusbuilder/data/`` holds symlinks to ``config/schema.yaml`` and
-``resources/stoplists/`` (their one copy in git, where the workflow's layout puts them); building
-a wheel follows the links and ships the files themselves.
+directory. In a checkout, ``corpusbuilder/data/`` holds symlinks to ``config/schema.yaml``,
+``resources/stoplists/`` and ``resources/language_codes.tsv`` (their one copy in git, where the
+workflow's layout puts them); building a wheel follows the links and ships the files themselves.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ def packaged(*parts: str) -> Path:
 
 SCHEMA_PATH = packaged("data", "schema.yaml")
 STOPLIST_DIR = packaged("data", "stoplists")
+LANGUAGE_CODES_PATH = packaged("data", "language_codes.tsv")
 SHIPPED_MODEL = packaged("models", "best.npz")  # extract.comments: true, all running text
 SHIPPED_ARTICLE_MODEL = packaged("models", "best-article.npz")  # extract.comments: false
 

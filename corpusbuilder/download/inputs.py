@@ -1,10 +1,13 @@
-"""The configured inputs resolved: input.warcs followed by a Common-Crawl-style listing's entries,
-each with its unique shard name."""
+"""The configured inputs resolved: input.warcs (a local folder or glob pattern read as the WARCs
+in it or matching it, sorted) followed by a Common-Crawl-style listing's entries, each with its
+unique shard name."""
 
 from __future__ import annotations
 
+import glob
 import gzip
 import itertools
+import os
 import tempfile
 import zlib
 from pathlib import Path
@@ -40,7 +43,7 @@ def resolve_sources(
     """
     if isinstance(warcs, str):
         raise ValueError(f"input.warcs must be a list of paths or URLs, not the string {warcs!r}")
-    entries = list(warcs or [])
+    entries = [warc for entry in warcs or [] for warc in expand_input(entry, Path(base_dir))]
     if cc_listing is not None:
         entries += _listing_entries(cc_listing, cc_base_url, cc_limit, Path(base_dir), s3)
     shards: dict[str, str] = {}
@@ -54,6 +57,44 @@ def resolve_sources(
         sources.add(source)
         shards[_unique_name(_name_of(entry, kind, location), taken)] = source
     return shards
+
+
+# what a folder given in input.warcs holds as inputs
+WARC_SUFFIXES = (".warc.gz", ".warc")
+GLOB_CHARS = "*?["
+
+
+def expand_input(entry: str, base_dir: Path) -> list[str]:
+    """The inputs one input.warcs entry stands for: a local folder's ``*.warc.gz`` and ``*.warc``
+    files, or the files a local glob pattern (``*``, ``?``, ``[...]``, ``**``) matches, sorted
+    by path, each as the folder or pattern spelled it; any other entry (a URL, a file, a path
+    that does not exist) as given. An existing file is itself even when its name has ``[``.
+    ValueError for a folder without WARCs and a glob that matches no file."""
+    kind, location = parse_source(entry)
+    if kind in REMOTE:
+        return [entry]
+    path = local_path(location, base_dir)
+    if path.is_dir():
+        warcs = sorted(
+            child.name
+            for child in path.iterdir()
+            if child.name.lower().endswith(WARC_SUFFIXES)
+            and not child.name.startswith(".")
+            and child.is_file()
+        )
+        if not warcs:
+            raise ValueError(
+                f"folder {entry!r} holds no {' or '.join('*' + s for s in WARC_SUFFIXES)} file"
+            )
+        return [str(Path(location) / name) for name in warcs]
+    if path.exists() or not any(char in location for char in GLOB_CHARS):
+        return [entry]
+    # matched from base_dir, as a relative path is read, and returned as the pattern spells them
+    matches = glob.glob(os.path.expanduser(location), root_dir=base_dir, recursive=True)
+    files = sorted(match for match in matches if local_path(match, base_dir).is_file())
+    if not files:
+        raise ValueError(f"glob {entry!r} matches no file")
+    return files
 
 
 def _listing_entries(

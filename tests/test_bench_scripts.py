@@ -1,0 +1,50 @@
+"""Every benchmark script still starts: nothing else runs bench/ (its figures are taken by hand),
+so a function moved in the library would break the suite unseen until the next measurement.
+`--help` imports the script and everything it imports at module level, and does no work."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from conftest import REPO
+
+pytestmark = pytest.mark.slow
+
+SCRIPTS = sorted((REPO / "bench").glob("*.py"))
+
+
+def help_of(script) -> subprocess.CompletedProcess:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.run(
+        [sys.executable, str(script), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+        env=env,
+    )
+
+
+@pytest.fixture(scope="module")
+def helps() -> dict[str, subprocess.CompletedProcess]:
+    # one interpreter start each, two at a time: the machine's cores, ~10 s for all of them
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip((script.name for script in SCRIPTS), pool.map(help_of, SCRIPTS)))
+
+
+def test_there_are_scripts_to_check():
+    assert len(SCRIPTS) >= 20, [script.name for script in SCRIPTS]
+
+
+@pytest.mark.parametrize("name", [script.name for script in SCRIPTS])
+def test_bench_script_starts(helps, name):
+    run = helps[name]
+    assert run.returncode == 0, f"bench/{name} --help:\n{run.stderr[-2000:]}"
+    assert run.stdout.startswith("usage:"), run.stdout[:500]
