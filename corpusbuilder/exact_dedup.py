@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from corpusbuilder.common.sizing import GIB
+from corpusbuilder.common.sizing import AUTO, GIB
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.language import document_texts
 from corpusbuilder.tables import (
@@ -64,7 +64,9 @@ class ExactDedupParams:
 
     normalise_whitespace: bool = True  # runs of whitespace (block breaks too) count as one space
     lowercase: bool = False  # the thesis compares the text as it is
-    partitions: int = 16
+    # `AUTO` follows the crawl's size, planned by the workflow (rules/common.smk); a caller of
+    # `hash_partitions` gives the number
+    partitions: int | str = AUTO
 
     @classmethod
     def from_config(cls, section: dict) -> ExactDedupParams:

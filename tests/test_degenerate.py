@@ -102,9 +102,8 @@ def test_the_crawl_builds_with_the_defaults_the_report_and_similar_pairs(degener
             EMPTIED_BY_DEFAULT | {"h-junky", "j-one-token"},
         ),
         ({"dedup": {"level": "span", "write_state": False}}, EMPTIED_BY_DEFAULT),
-        ({"dedup": {"level": "sentence"}}, EMPTIED_BY_DEFAULT),
     ],
-    ids=["partitioned-filtered", "span-no-state", "sentence"],
+    ids=["partitioned-filtered", "span-no-state"],
 )
 def test_every_mode_builds_the_emptied_shards(degenerate_build, tmp_path, mode, emptied):
     workdir, warcs = degenerate_build
