@@ -1,0 +1,349 @@
+"""A document's metadata from the page itself: title, author, date published, site name and
+canonical URL.
+
+Not in the thesis, whose corpora carry a document's URL alone; the web corpora built since
+(SpiderLing's, the jusText-based ones) put the title on ``<doc>``, and trafilatura's
+``with_metadata`` gives all five. They are read from the tree the extract stage has already
+parsed, from what publishers write for machines — Open Graph (``og:*``,
+``article:published_time``), schema.org in JSON-LD (``headline``, ``author``,
+``datePublished``, ``publisher``) and in microdata (``itemprop``), Highwire's ``citation_*`` and
+Dublin Core's ``dc.*`` meta tags, ``<link rel=canonical>``, ``<time datetime>`` — and, failing
+those, from what a reader sees: ``<title>`` and the first ``<h1>``.
+
+The title, in order of precedence: ``og:title`` (and ``twitter:title``), schema.org's
+``headline``, ``citation_title`` and ``dc.title``, then ``<title>``, then the first ``<h1>``. The
+meta tags come first because they are the headline as its publisher wrote it for others to show,
+where ``<title>`` is the browser tab's, which mostly appends the site's name (" | Site": cut off
+here when the site name is known); the first ``<h1>`` comes last because on many pages it is the
+site's logo, not the document's heading.
+
+One walk over the tree in C (``iter`` of the few tags that can hold metadata), a JSON parse of
+each JSON-LD script: a few percent of the extract stage's time per page
+(bench/bench_metadata.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import date
+from html import unescape
+from urllib.parse import urljoin
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """What a page says about itself; None where it says nothing (readably)."""
+
+    title: str | None = None
+    author: str | None = None  # several are "; "-separated, as trafilatura gives them
+    published: str | None = None  # the date published, ISO 8601: YYYY-MM-DD
+    sitename: str | None = None
+    canonical_url: str | None = None  # absolute, http(s)
+
+
+NO_METADATA = Metadata()
+
+# a field longer than this is cut at a word and ends with "…": a runaway <title> or an <h1>
+# around a whole page would otherwise put megabytes into every format's <doc> line
+MAX_CHARS = 500
+# a longer "URL" is no address (cut, it would be a wrong one): dropped
+MAX_URL_CHARS = 4096
+
+# meta keys (a meta tag's property, name or itemprop, lower case; "ld:" the JSON-LD values
+# read below; "time:" the <time> elements), each field's in order of precedence
+TITLE_KEYS = (
+    "og:title",
+    "twitter:title",
+    "ld:headline",
+    "headline",
+    "citation_title",
+    "dc.title",
+    "dcterms.title",
+)
+AUTHOR_KEYS = (
+    "citation_author",
+    "ld:author",
+    "author",
+    "article:author",
+    "dc.creator",
+    "dcterms.creator",
+    "parsely-author",
+    "sailthru.author",
+    "byl",
+)
+PUBLISHED_KEYS = (
+    "article:published_time",
+    "ld:datepublished",
+    "datepublished",
+    "citation_publication_date",
+    "citation_date",
+    "citation_online_date",
+    "dc.date.issued",
+    "dcterms.issued",
+    "dc.date",
+    "dcterms.date",
+    "dcterms.created",
+    "og:published_time",
+    "pubdate",
+    "publishdate",
+    "publish-date",
+    "parsely-pub-date",
+    "sailthru.date",
+    "date",
+    "time:pubdate",
+    "time:first",  # the page's first <time datetime>: a last resort
+)
+SITENAME_KEYS = (
+    "og:site_name",
+    "ld:publisher",
+    "ld:website",
+    "application-name",
+    "dc.publisher",
+    "citation_journal_title",
+)
+
+# the elements that can hold metadata, found in one walk in C
+_TAGS = ("meta", "link", "script", "title", "h1", "time", "base")
+# keys that repeat, a value each time (Highwire gives one author a tag)
+_REPEATED = frozenset({"citation_author"})
+# C0 and C1 control characters other than white space: no text holds them, and XML forbids most
+_CONTROLS = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)])
+_TITLE_SEPARATORS = re.compile(r"\s+[|\-–—·•»:/]{1,2}\s+")
+_BY = re.compile(r"^by\s+", re.IGNORECASE)
+
+
+def extract_metadata(root, url: str | None = None) -> Metadata:
+    """The page's metadata, from its parsed tree ``root`` (`segmentation.parse_html`; None: no
+    metadata); ``url``: where the page was fetched, against which a relative canonical link is
+    resolved."""
+    if root is None:
+        return NO_METADATA
+    found: dict[str, list[str]] = {}
+    title = h1 = canonical = base = None
+    for element in root.iter(*_TAGS):
+        tag = element.tag
+        if tag == "meta":
+            key = element.get("property") or element.get("name") or element.get("itemprop")
+            content = element.get("content")
+            if key and content:
+                _found(found, key.lower(), content)
+        elif tag == "script":
+            if (
+                element.text
+                and (element.get("type") or "").strip().lower() == "application/ld+json"
+            ):
+                for key, value in json_ld_values(element.text):
+                    _found(found, key, value)
+        elif tag == "link":
+            if canonical is None and "canonical" in (element.get("rel") or "").lower().split():
+                canonical = element.get("href")
+        elif tag == "time":
+            when = element.get("datetime")
+            if when:
+                if element.get("itemprop") == "datePublished":
+                    _found(found, "datepublished", when)
+                elif element.get("pubdate") is not None:
+                    _found(found, "time:pubdate", when)
+                _found(found, "time:first", when)
+        elif tag == "title":
+            if title is None:
+                title = element.text or ""
+        elif tag == "h1":
+            if h1 is None:
+                h1 = "".join(element.itertext())
+        elif base is None:
+            base = element.get("href")
+    sitename = _first(found, SITENAME_KEYS)
+    return Metadata(
+        title=_first(found, TITLE_KEYS)
+        or _without_sitename(_clean(title or ""), sitename)
+        or _clean(h1 or ""),
+        author=_authors(found),
+        published=next(
+            filter(None, (iso_date(v) for k in PUBLISHED_KEYS for v in found.get(k, ()))), None
+        ),
+        sitename=sitename.lstrip("@") if sitename else None,
+        canonical_url=_absolute_url(canonical or _first(found, ("og:url",)), base, url),
+    )
+
+
+def _found(found: dict[str, list[str]], key: str, value: str) -> None:
+    """Keep a key's first value (all of a repeated key's)."""
+    values = found.setdefault(key, [])
+    if not values or key in _REPEATED:
+        values.append(value)
+
+
+def _first(found: dict[str, list[str]], keys: tuple[str, ...]) -> str | None:
+    """The first value of the first of ``keys`` that says something once cleaned."""
+    for key in keys:
+        for value in found.get(key, ()):
+            if cleaned := _clean(value):
+                return cleaned
+    return None
+
+
+def _clean(value: str, limit: int = MAX_CHARS) -> str | None:
+    """A value as a field holds it: entities a CMS left in decoded, control characters gone,
+    white space one space, at most ``limit`` characters (cut at a word, with "…"); None when
+    nothing is left."""
+    value = value[: 4 * limit]  # bounds the work on a runaway value; the cut below decides
+    if "&" in value:
+        value = unescape(value)
+    value = " ".join(value.translate(_CONTROLS).split())
+    if len(value) > limit:
+        value = value[:limit].rsplit(" ", 1)[0] + "…"
+    return value or None
+
+
+def _without_sitename(title: str | None, sitename: str | None) -> str | None:
+    """A <title> less the site's name that it adds before or after the headline ("Headline |
+    Site"), when the page names its site; the whole title otherwise."""
+    if not title or not sitename:
+        return title
+    parts = _TITLE_SEPARATORS.split(title)
+    site = sitename.casefold()
+    kept = [part for part in parts if part.casefold() != site]
+    return " ".join(kept) if kept and len(kept) < len(parts) else title
+
+
+def _authors(found: dict[str, list[str]]) -> str | None:
+    """The first of `AUTHOR_KEYS` that names a person: a profile's URL (``article:author``
+    mostly is one) names none; "By " goes; several are "; "-separated."""
+    for key in AUTHOR_KEYS:
+        names = []
+        for value in found.get(key, ()):
+            name = _clean(_BY.sub("", value.strip()))
+            if name and "://" not in name and not name.startswith("www."):
+                names.append(name)
+        if names:
+            return _clean("; ".join(dict.fromkeys(names)))
+    return None
+
+
+def _absolute_url(href: str | None, base: str | None, url: str | None) -> str | None:
+    """``href`` resolved against the page's <base href> and its own ``url``; None unless that
+    gives an http(s) address."""
+    if not href or len(href) > MAX_URL_CHARS:
+        return None
+    try:
+        absolute = urljoin(urljoin(url or "", (base or "").strip()), href.strip())
+    except ValueError:  # an address urllib cannot read ("http://[bad")
+        return None
+    absolute = absolute.translate(_CONTROLS).strip()
+    if absolute.startswith(("http://", "https://")) and " " not in absolute:
+        return absolute
+    return None
+
+
+# --------------------------------------------------------------------------- JSON-LD
+
+# the schema.org types whose author and name are a document's, not a site's or a person's
+_DOCUMENT_TYPE = re.compile(r"article|posting|report|webpage|creativework|recipe|review", re.I)
+
+
+def json_ld_values(text: str) -> list[tuple[str, str]]:
+    """("ld:<field>", value) pairs of one JSON-LD script: each object's headline,
+    datePublished, authors and publisher's name, a WebSite's name; [] for a script that is not
+    JSON (a page's fault, never an error)."""
+    try:
+        # strict=False: raw newlines and tabs inside strings, which CMSs write
+        data = json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        return []
+    values = []
+    for item in _json_ld_objects(data):
+        types = item.get("@type")
+        kind = " ".join(types) if isinstance(types, list) else str(types or "")
+        if isinstance(headline := item.get("headline"), str):
+            values.append(("ld:headline", headline))
+        if isinstance(published := item.get("datePublished"), str):
+            values.append(("ld:datepublished", published))
+        if "headline" in item or _DOCUMENT_TYPE.search(kind):
+            names = _names(item.get("author"))
+            if names:
+                values.append(("ld:author", "; ".join(names)))
+            values.extend(("ld:publisher", name) for name in _names(item.get("publisher"))[:1])
+        elif kind == "WebSite" and isinstance(site := item.get("name"), str):
+            values.append(("ld:website", site))
+    return values
+
+
+def _json_ld_objects(data) -> list[dict]:
+    """The objects a JSON-LD script describes: itself, or those of its list or its @graph."""
+    items = data if isinstance(data, list) else [data]
+    objects = []
+    for item in items:
+        if isinstance(item, dict):
+            objects.append(item)
+            graph = item.get("@graph")
+            if isinstance(graph, list):
+                objects.extend(node for node in graph if isinstance(node, dict))
+    return objects
+
+
+def _names(value) -> list[str]:
+    """The names of a schema.org author or publisher: a string, a Person or Organization with a
+    name, or a list of them."""
+    values = value if isinstance(value, list) else [value]
+    names = []
+    for item in values:
+        name = item.get("name") if isinstance(item, dict) else item
+        if isinstance(name, str) and name.strip():
+            names.append(name)
+    return names
+
+
+# --------------------------------------------------------------------------- dates
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ),
+        1,
+    )
+    for name in names
+}
+_YMD = re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
+_COMPACT = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:$|[T\s])")
+_DMY = re.compile(r"(?<!\d)(\d{1,2})\.\s?(\d{1,2})\.\s?(\d{4})(?!\d)")
+_D_MONTH_Y = re.compile(r"(?<!\d)(\d{1,2})(?:st|nd|rd|th)?\.?\s+([A-Za-z]{3,9})\.?,?\s+(\d{4})")
+_MONTH_D_Y = re.compile(r"\b([A-Za-z]{3,9})\.?\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})")
+
+
+def iso_date(value: str) -> str | None:
+    """A date as ISO's YYYY-MM-DD, from the forms pages write it in: ISO 8601 (with a time and
+    zone after it, whose date is the one kept: the publisher's own), YYYY/MM/DD, YYYYMMDD,
+    DD.MM.YYYY, "3 March 2015", "March 3, 2015" and RFC 2822's "Tue, 03 Mar 2015"; None for
+    anything else, and for a day no calendar has (2015-02-30, 0000-00-00)."""
+    value = value.strip()[:100]
+    if match := _YMD.search(value) or _COMPACT.match(value):
+        year, month, day = match.groups()
+    elif match := _DMY.search(value):
+        day, month, year = match.groups()
+    elif (match := _D_MONTH_Y.search(value)) and match[2].lower() in _MONTHS:
+        day, month, year = match[1], str(_MONTHS[match[2].lower()]), match[3]
+    elif (match := _MONTH_D_Y.search(value)) and match[1].lower() in _MONTHS:
+        day, month, year = match[2], str(_MONTHS[match[1].lower()]), match[3]
+    else:
+        return None
+    try:
+        found = date(int(year), int(month), int(day))
+    except ValueError:
+        return None
+    return found.isoformat() if found.year >= 1000 else None
