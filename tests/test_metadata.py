@@ -88,6 +88,13 @@ def test_a_page_that_says_nothing_about_itself():
             "Headline",
         ),
         ("", "<h1>First</h1><h1>Second</h1>", "First"),
+        # an only <h1> that is the site's name is its logo: cut off <title>, which is the title
+        (
+            "<title>Coastal path closed - any alternatives? - Walkers Forum</title>",
+            "<h1>Walkers Forum</h1>",
+            "Coastal path closed - any alternatives?",
+        ),
+        ("<title>Walkers - A walk</title>", "<h1>A walk</h1>", "A walk"),  # the site first
         ("", "<h2>Only a second-level heading</h2><p>text</p>", "Only a second-level heading"),
         # the publisher's meta tags before anything the page shows
         ("<meta name='citation_title' content='Paper'><title>T</title>", "<h1>H</h1>", "Paper"),

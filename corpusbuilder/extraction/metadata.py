@@ -120,7 +120,8 @@ _TAGS = ("meta", "link", "script", "title", "h1", "h2", "time", "base")
 _REPEATED = frozenset({"citation_author"})
 # C0 and C1 control characters other than white space: no text holds them, and XML forbids most
 _CONTROLS = dict.fromkeys([*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)])
-_TITLE_SEPARATORS = re.compile(r"\s+[|\-–—·•»:/]{1,2}\s+")
+# what cuts a <title> into the headline and the site's name; split keeps it, between the parts
+_TITLE_SEPARATORS = re.compile(r"(\s+[|\-–—·•»:/]{1,2}\s+)")
 _BY = re.compile(r"^by\s+", re.IGNORECASE)
 
 
@@ -177,7 +178,7 @@ def extract_metadata(root, url: str | None = None) -> Metadata:
         published=next(
             filter(None, (iso_date(v) for k in PUBLISHED_KEYS for v in found.get(k, ()))), None
         ),
-        sitename=sitename.lstrip("@") if sitename else None,
+        sitename=sitename,
         canonical_url=_absolute_url(canonical, base, url)
         or _absolute_url(_first(found, ("og:url",)), base, url),
     )
@@ -214,26 +215,41 @@ def _clean(value: str, limit: int = MAX_CHARS) -> str | None:
 
 def _heading(h1s: list[str], title: str | None, sitename: str | None) -> str | None:
     """The title of a page without metadata (see the module's docstring): its only <h1>, the
-    longest <h1> its <title> repeats, its <title> less the site's name, its first <h1>."""
-    if len(h1s) == 1:
+    longest <h1> its <title> repeats, its <title> less the site's name, its first <h1>. An <h1>
+    that is the site's name is its logo, never the title, and is cut off the <title>: the name
+    the page gives its site, or the last part of a <title> whose other parts are longer ("A
+    question - any ideas? - Forum"; in "Site - Headline" the headline is the longer)."""
+    parts = _TITLE_SEPARATORS.split(title or "")
+    sites = {sitename.casefold()} if sitename else set()
+    if len(parts) > 1 and len("".join(parts[:-2])) > len(parts[-1]):
+        sites.add(parts[-1].casefold())
+    logos = [h1 for h1 in h1s if h1.casefold() in sites]
+    if len(h1s) == 1 and not logos:
         return h1s[0]
     if title:
         folded = title.casefold()
-        repeated = [h1 for h1 in h1s if len(h1) >= _MIN_REPEATED and h1.casefold() in folded]
+        repeated = [
+            h1
+            for h1 in h1s
+            if len(h1) >= _MIN_REPEATED and h1.casefold() in folded and h1 not in logos
+        ]
         # the longest: a <title> repeats the site's name too, and a logo's <h1> holds it
-        return max(repeated, key=len, default=None) or _without_sitename(title, sitename)
+        return max(repeated, key=len, default=None) or _without_sitename(
+            parts, sitename or next(iter(logos), None)
+        )
     return h1s[0] if h1s else None
 
 
-def _without_sitename(title: str | None, sitename: str | None) -> str | None:
-    """A <title> less the site's name that it adds before or after the headline ("Headline |
-    Site"), when the page names its site; the whole title otherwise."""
-    if not title or not sitename:
-        return title
-    parts = _TITLE_SEPARATORS.split(title)
-    site = sitename.casefold()
-    kept = [part for part in parts if part.casefold() != site]
-    return " ".join(kept) if kept and len(kept) < len(parts) else title
+def _without_sitename(parts: list[str], sitename: str | None) -> str:
+    """A <title>, given cut at its separators, less the site's name that it adds before or
+    after the headline ("Headline | Site"), when the site's name is known."""
+    if sitename and len(parts) > 1:
+        site = sitename.casefold()
+        if parts[-1].casefold() == site:
+            parts = parts[:-2]
+        elif parts[0].casefold() == site:
+            parts = parts[2:]
+    return "".join(parts)
 
 
 def _authors(found: dict[str, list[str]]) -> str | None:
