@@ -94,7 +94,12 @@ def test_a_page_that_says_nothing_about_itself():
             "<h1>Walkers Forum</h1>",
             "Coastal path closed - any alternatives?",
         ),
-        ("<title>Walkers - A walk</title>", "<h1>A walk</h1>", "A walk"),  # the site first
+        # the site's name first, the headline after it, and longer
+        (
+            "<title>Walkers - A walk by the river</title>",
+            "<h1>A walk by the river</h1>",
+            "A walk by the river",
+        ),
         ("", "<h2>Only a second-level heading</h2><p>text</p>", "Only a second-level heading"),
         # the publisher's meta tags before anything the page shows
         ("<meta name='citation_title' content='Paper'><title>T</title>", "<h1>H</h1>", "Paper"),
