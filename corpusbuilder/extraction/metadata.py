@@ -24,8 +24,9 @@ uses them for its logo and sections, and ``<title>`` is the document's. A page w
 content on 27 of 40 such gold pages.
 
 One walk over the tree in C (``iter`` of the few tags that can hold metadata), a JSON parse of
-each JSON-LD script: a few percent of the extract stage's time per page
-(bench/bench_metadata.py).
+each JSON-LD script, the headings' text only for a page without title metadata: about 0.24 ms a
+page, 5 % of the extract stage's time, most of it the walk (bench/bench_metadata.py,
+docs/measurements.md).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ SITENAME_KEYS = (
 _MAX_H1S = 20
 _MIN_REPEATED = 4
 # the elements that can hold metadata, found in one walk in C
-_TAGS = ("meta", "link", "script", "title", "h1", "h2", "time", "base")
+_TAGS = ("meta", "link", "script", "title", "h1", "time", "base")
 # keys that repeat, a value each time (Highwire gives one author a tag)
 _REPEATED = frozenset({"citation_author"})
 # C0 and C1 control characters other than white space: no text holds them, and XML forbids most
@@ -133,8 +134,7 @@ def extract_metadata(root, url: str | None = None) -> Metadata:
         return NO_METADATA
     found: dict[str, list[str]] = {}
     title = canonical = base = None
-    h1s: list[str] = []
-    h2 = None
+    h1s: list = []
     for element in root.iter(*_TAGS):
         tag = element.tag
         if tag == "meta":
@@ -164,16 +164,13 @@ def extract_metadata(root, url: str | None = None) -> Metadata:
             if title is None:
                 title = element.text or ""
         elif tag == "h1":
-            if len(h1s) < _MAX_H1S and (heading := _clean("".join(element.itertext()))):
-                h1s.append(heading)
-        elif tag == "h2":
-            if h2 is None:
-                h2 = _clean("".join(element.itertext()))
+            if len(h1s) < _MAX_H1S:
+                h1s.append(element)
         elif base is None:
             base = element.get("href")
     sitename = _first(found, SITENAME_KEYS)
     return Metadata(
-        title=_first(found, TITLE_KEYS) or _heading(h1s, _clean(title or ""), sitename) or h2,
+        title=_first(found, TITLE_KEYS) or _title_shown(root, h1s, title, sitename),
         author=_authors(found),
         published=next(
             filter(None, (iso_date(v) for k in PUBLISHED_KEYS for v in found.get(k, ()))), None
@@ -211,6 +208,16 @@ def _clean(value: str, limit: int = MAX_CHARS) -> str | None:
     if len(value) > limit:
         value = value[:limit].rsplit(" ", 1)[0] + "…"
     return value or None
+
+
+def _title_shown(root, h1_elements: list, title: str | None, sitename: str | None) -> str | None:
+    """The title of a page without title metadata, from its headings and <title> (`_heading`);
+    read only then, since most pages have the metadata."""
+    h1s = [h for h in (_clean("".join(h1.itertext())) for h1 in h1_elements) if h]
+    if found := _heading(h1s, _clean(title or ""), sitename):
+        return found
+    # neither <title> nor <h1>: the first <h2> that says something (see the module docstring)
+    return next(filter(None, (_clean("".join(h2.itertext())) for h2 in root.iter("h2"))), None)
 
 
 def _heading(h1s: list[str], title: str | None, sitename: str | None) -> str | None:
@@ -272,7 +279,8 @@ def _absolute_url(href: str | None, base: str | None, url: str | None) -> str | 
     if not href or len(href) > MAX_URL_CHARS:
         return None
     try:
-        absolute = urljoin(urljoin(url or "", (base or "").strip()), href.strip())
+        page = urljoin(url or "", base.strip()) if base else url or ""
+        absolute = urljoin(page, href.strip())
     except ValueError:  # an address urllib cannot read ("http://[bad")
         return None
     absolute = absolute.translate(_CONTROLS).strip()
