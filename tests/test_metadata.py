@@ -215,18 +215,22 @@ def test_the_python_api_gives_them(tmp_path):
 
 @pytest.mark.workflow
 def test_metadata_on_a_sample_build(sample_build):
-    """The workflow's corpus carries each page's title and canonical URL (the sample's pages
-    have both) in the JSONL and on the .vert's <doc>."""
-    documents = [
-        d
-        for p in sorted((sample_build / "results" / "corpus").glob("*.jsonl.gz"))
-        for d in read_corpus(p)
-    ]
-    assert documents and all(d["title"] and d["canonical_url"] for d in documents)
-    assert all(set(METADATA_COLUMNS) <= set(d) for d in documents)
-    vert = sorted((sample_build / "results" / "corpus").glob("*.vert.gz"))[0]
-    corpus = ET.fromstring("<c>" + gzip.open(vert, "rt", encoding="utf-8").read() + "</c>")
+    """The workflow's corpus carries what each page says about itself in the JSONL and on the
+    <doc> of every .vert: every sample page has a <title>, the news site's its date published,
+    site name and canonical link, the French and Spanish hiking site's no canonical link."""
+    corpus_dir = sample_build / "results" / "corpus"
+    documents = [d for p in sorted(corpus_dir.glob("*.jsonl.gz")) for d in read_corpus(p)]
+    assert documents and all(d["title"] for d in documents)
+    news = [d for d in documents if "harbourledger" in d["url"]]
+    assert news and all(
+        d["canonical_url"] == d["url"] and d["sitename"] == "The Harbour Ledger" for d in news
+    )
+    # the news site's URLs hold the year and month it published each article in
+    assert all(d["published"].startswith("-".join(d["url"].split("/")[-3:-1])) for d in news)
+    assert any(d["canonical_url"] is None for d in documents)
     by_id = {d["id"]: d for d in documents}
-    for doc in corpus:
-        assert doc.get("title") == by_id[doc.get("id")]["title"]
-        assert doc.get("canonical_url") == by_id[doc.get("id")]["canonical_url"]
+    for vert in sorted(corpus_dir.glob("*.vert.gz")):
+        corpus = ET.fromstring("<c>" + gzip.open(vert, "rt", encoding="utf-8").read() + "</c>")
+        for doc in corpus:
+            for name in METADATA_COLUMNS:
+                assert doc.get(name) == by_id[doc.get("id")][name], name
