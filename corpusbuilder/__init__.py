@@ -19,7 +19,9 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from corpusbuilder.api import (
+        CleanedText,
         Document,
+        Metadata,
         Page,
         Paragraph,
         Provenance,
@@ -31,8 +33,10 @@ if TYPE_CHECKING:
     from corpusbuilder.config import ConfigError
 
 __all__ = [
+    "CleanedText",
     "ConfigError",
     "Document",
+    "Metadata",
     "Page",
     "Paragraph",
     "Provenance",

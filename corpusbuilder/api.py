@@ -3,7 +3,8 @@
 `clean_html` is the first line of use (``corpusbuilder.clean_html(html)``, the kept text);
 `clean_html_paragraphs` gives every block with jusText's verdicts, as ``justext.justext()``
 gives its paragraphs; `clean_html_page` adds what was decided about the page as a whole
-(language, stop list, charset); `iter_documents` yields the documents the extract stage keeps of
+(language, stop list, charset, and its `Metadata`: title, author, date published, site name,
+canonical URL); `iter_documents` yields the documents the extract stage keeps of
 one WARC. All of them run the extract stage's own code (`corpusbuilder.extraction.extract`) with
 the settings of a config (the workflow's ``config/config.yaml`` format, the schema's defaults
 where it is silent), and the `corpusbuilder` command calls them.
@@ -15,10 +16,10 @@ import errno
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import pandas as pd
 
@@ -37,6 +38,7 @@ from corpusbuilder.extraction.extract import (
     cleaned_records,
 )
 from corpusbuilder.extraction.justext import PRESETS
+from corpusbuilder.extraction.metadata import Metadata
 from corpusbuilder.extraction.site_boilerplate import mark_blocks
 from corpusbuilder.tables import is_kept_block
 
@@ -79,6 +81,7 @@ class Page:
     )  # the stop list the blocks were counted with ("page": the page's own words)
     charset: str
     charset_source: str  # bom, http, meta, utf8-valid, utf8-lenient, detected; str: given as text
+    metadata: Metadata  # what the page says about itself: title, author, published, ...
 
     @property
     def text(self) -> str:
@@ -108,6 +111,44 @@ class Document:
     language: str  # the extract stage's guess from the page's text (ISO 639-1)
     text: str  # the kept blocks, a blank line between two
     provenance: Provenance
+    metadata: Metadata  # what the page says about itself: title, author, published, ...
+
+
+@dataclass(frozen=True)
+class CleanedText(Metadata):
+    """`clean_html(..., with_metadata=True)`: the text a page keeps and the page's metadata in
+    one flat record, as trafilatura's ``bare_extraction`` gives them (``date`` there is
+    ``published`` here)."""
+
+    text: str = ""
+
+
+@overload
+def clean_html(
+    html: str | bytes,
+    *,
+    preset: str = ...,
+    language: str = ...,
+    comments: bool | None = ...,
+    peers: str | None = ...,
+    config: ConfigSource = ...,
+    url: str | None = ...,
+    with_metadata: Literal[False] = ...,
+) -> str: ...
+
+
+@overload
+def clean_html(
+    html: str | bytes,
+    *,
+    preset: str = ...,
+    language: str = ...,
+    comments: bool | None = ...,
+    peers: str | None = ...,
+    config: ConfigSource = ...,
+    url: str | None = ...,
+    with_metadata: Literal[True],
+) -> CleanedText: ...
 
 
 def clean_html(
@@ -118,9 +159,13 @@ def clean_html(
     comments: bool | None = None,
     peers: str | None = None,
     config: ConfigSource = None,
-) -> str:
+    url: str | None = None,
+    with_metadata: bool = False,
+) -> str | CleanedText:
     """The text a page keeps: its good blocks, white space inside each one space, a blank line
-    ("\\n\\n") between two; "" when nothing is kept.
+    ("\\n\\n") between two; "" when nothing is kept. With ``with_metadata``, a `CleanedText`:
+    that text as ``.text`` beside the page's title, author, published (YYYY-MM-DD), sitename and
+    canonical_url (None where the page says nothing).
 
     ``html``: the page, as text or as bytes in any charset (found as the extract stage finds it).
     ``preset``: ``"best"`` (the learned block classifier) or a jusText preset, ``"default"``
@@ -133,6 +178,7 @@ def clean_html(
     preset also reads, ``"none"``, ``"resiliparse"`` or ``"all"`` (the `peers` extra; None: the
     config's ``extract.peers``, default none). ``config``: see `ConfigSource`; its extract section's
     other keys (jusText thresholds, max_blocks, model, ...) apply, ``preset`` replaces its preset.
+    ``url``: where the page comes from, against which a relative canonical link is resolved.
 
     Raises ConfigError (a ValueError) naming a bad preset, language or config key, and
     ValueError for a page that cannot be cleaned (binary bytes, more blocks than
@@ -141,8 +187,10 @@ def clean_html(
     """
     # the text alone: building every block's Paragraph cost an eighth of the page's time
     page = _cleaned(
-        html, extract_params(config, preset, comments, peers), forced_stoplist(language)
+        html, extract_params(config, preset, comments, peers), forced_stoplist(language), url
     )
+    if with_metadata:
+        return CleanedText(**asdict(page.metadata), text=_kept_text(page.blocks))
     return _kept_text(page.blocks)
 
 
@@ -172,25 +220,30 @@ def clean_html_page(
     comments: bool | None = None,
     peers: str | None = None,
     config: ConfigSource = None,
+    url: str | None = None,
 ) -> Page:
-    """The page's blocks (`clean_html_paragraphs`) with its language, stop list and charset;
-    arguments and errors as `clean_html`."""
+    """The page's blocks (`clean_html_paragraphs`) with its language, stop list, charset and
+    metadata; arguments and errors as `clean_html`."""
     return clean_html_with(
-        html, extract_params(config, preset, comments, peers), forced_stoplist(language)
+        html, extract_params(config, preset, comments, peers), forced_stoplist(language), url
     )
 
 
-def clean_html_with(html: str | bytes, params: ExtractParams, stoplist: str | None) -> Page:
+def clean_html_with(
+    html: str | bytes, params: ExtractParams, stoplist: str | None, url: str | None = None
+) -> Page:
     """`clean_html_page` with its settings resolved once for many pages: ``params`` from
     `extract_params`, ``stoplist`` from `forced_stoplist` (None: the page's language decides)."""
-    return _page(_cleaned(html, params, stoplist))
+    return _page(_cleaned(html, params, stoplist, url))
 
 
 # a tagless str ending so names a page's file, even one that does not exist
 HTML_SUFFIXES = (".html", ".htm")
 
 
-def _cleaned(html: str | bytes, params: ExtractParams, stoplist: str | None) -> CleanedPage:
+def _cleaned(
+    html: str | bytes, params: ExtractParams, stoplist: str | None, url: str | None = None
+) -> CleanedPage:
     if isinstance(html, str):
         if "<" not in html and "\n" not in html and len(html) < 4096:
             # a page without one tag that names a file, or a missing one by its suffix, is a
@@ -207,12 +260,14 @@ def _cleaned(html: str | bytes, params: ExtractParams, stoplist: str | None) -> 
                 )
         # a lone surrogate (text decoded with surrogateescape) has no UTF-8: it becomes "?", the
         # rest of the page stays valid UTF-8 and is decoded as it was given
-        page = clean_page(html.encode("utf-8", errors="replace"), "utf-8", params, stoplist)
+        page = clean_page(
+            html.encode("utf-8", errors="replace"), "utf-8", params, stoplist, url=url
+        )
         # given as text, the page was decoded by the caller: no charset was read or guessed
         page.charset_source = "str"
         return page
     if isinstance(html, bytes):
-        return clean_page(html, None, params, stoplist)
+        return clean_page(html, None, params, stoplist, url=url)
     raise TypeError(f"html: a str or bytes, not {type(html).__name__}")
 
 
@@ -347,6 +402,7 @@ def _page(page: CleanedPage) -> Page:
         stoplist=page.stoplist,
         charset=page.charset,
         charset_source=page.charset_source,
+        metadata=page.metadata,
     )
 
 
@@ -359,7 +415,7 @@ def _documents(path: Path, params: ExtractParams, preset: str) -> Iterator[Docum
         records = _site_marked(list(records), params)
     for row, page in records:
         text = _kept_text(page.blocks) if page else ""
-        if text:
+        if page and text:
             yield Document(
                 id=row["doc_id"],
                 url=row["uri"],
@@ -374,6 +430,7 @@ def _documents(path: Path, params: ExtractParams, preset: str) -> Iterator[Docum
                     charset=row["charset"],
                     preset=preset,
                 ),
+                metadata=page.metadata,
             )
 
 

@@ -3,12 +3,15 @@
 - `{shard}.jsonl.gz`, one JSON object per kept document, with the fields the LLM-data tools read
   (Dolma, datatrove, FineWeb): ``text`` (the kept blocks joined by blank lines), ``id``, ``url``,
   ``language``, ``language_score``, ``warc_record_id``, ``date`` (WARC-Date), ``source`` (the
-  shard) and ``offset`` (the record's byte offset in its WARC), and ``paragraphs``, the blocks one
-  by one, for corpus linguists who work by paragraph; ``quality``, the document's quality
+  shard) and ``offset`` (the record's byte offset in its WARC); what the page says about itself
+  (`extraction.metadata`, null where it says nothing): ``title``, ``author``, ``published`` (the
+  date published, YYYY-MM-DD), ``sitename`` and ``canonical_url``; and ``paragraphs``, the blocks
+  one by one, for corpus linguists who work by paragraph; ``quality``, the document's quality
   signals (an object, as Dolma's attributes), and ``quality_fails``, the rules of Gopher, C4 and
   FineWeb it fails (``<set>.<rule>``, empty when none), both from the quality stage
   (`corpusbuilder.quality`).
-- `{shard}.prevert.gz`, prevertical text: ``<doc id url language>``, one ``<p>`` per kept block
+- `{shard}.prevert.gz`, prevertical text: ``<doc id url language>`` and those of the page's
+  title, author, published, sitename and canonical_url it has, one ``<p>`` per kept block
   (``heading="1"`` on headings), the text XML-escaped, one block a line.
 - `{shard}.vert.gz`, the vertical format CWB and Sketch Engine encode: the same structure with one
   token a line (the tokenise stage's tokeniser).
@@ -28,7 +31,7 @@ import json
 import math
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
@@ -38,7 +41,13 @@ import pandas as pd
 
 from corpusbuilder.common.faults import not_utf8_line
 from corpusbuilder.common.io import atomic_path
-from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS, REMOVED_PARTS, Survivors
+from corpusbuilder.tables import (
+    METADATA_COLUMNS,
+    QUALITY_COUNTS,
+    QUALITY_SIGNALS,
+    REMOVED_PARTS,
+    Survivors,
+)
 from corpusbuilder.tokenise import tokenise
 
 # the block columns an exported document carries
@@ -59,6 +68,8 @@ class ExportDocument:
     offset: int | None = None
     quality: dict[str, float] | None = None
     quality_fails: list[str] | None = None
+    # METADATA_COLUMNS, in their order: what the page says about itself, None where it is silent
+    metadata: dict[str, str | None] = field(default_factory=lambda: dict.fromkeys(METADATA_COLUMNS))
 
     @property
     def text(self) -> str:
@@ -140,6 +151,7 @@ def kept_documents(
             offset=None if offset is None else int(offset),
             quality=attributes[row.doc_id][0] if row.doc_id in attributes else None,
             quality_fails=attributes[row.doc_id][1] if row.doc_id in attributes else None,
+            metadata={name: _present(getattr(row, name, None)) for name in METADATA_COLUMNS},
         )
 
 
@@ -154,6 +166,7 @@ def to_json_line(doc: ExportDocument) -> str:
         "date": doc.date,
         "source": doc.source,
         "offset": doc.offset,
+        **doc.metadata,
         "paragraphs": doc.paragraphs,
     }
     if doc.quality is not None:
@@ -183,8 +196,13 @@ def quoteattr(text: str) -> str:
 
 
 def _doc_tag(doc: ExportDocument) -> str:
+    """``<doc>`` with the document's id, url and language, then each metadata attribute the page
+    has (one it lacks is left out, which CWB reads as empty)."""
+    attributes = {"id": doc.id, "url": doc.url, "language": doc.language, **doc.metadata}
     return (
-        f"<doc id={quoteattr(doc.id)} url={quoteattr(doc.url)} language={quoteattr(doc.language)}>"
+        "<doc "
+        + " ".join(f"{k}={quoteattr(v)}" for k, v in attributes.items() if v is not None)
+        + ">"
     )
 
 
@@ -200,7 +218,8 @@ def to_prevertical(doc: ExportDocument) -> str:
 
 def to_vertical(doc: ExportDocument) -> str:
     """One token a line inside ``<doc>`` and ``<p heading="0|1">``, XML-escaped: what
-    ``cwb-encode -xsB -S doc:0+id+url+language -S p:0+heading`` reads."""
+    ``cwb-encode -xsB -S doc:0+id+url+language+title+author+published+sitename+canonical_url
+    -S p:0+heading`` reads."""
     lines = [_doc_tag(doc)]
     for text, heading in zip(doc.paragraphs, doc.headings):
         lines.append(f'<p heading="{int(heading)}">')

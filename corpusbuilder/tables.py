@@ -85,6 +85,11 @@ FILES = Files()
 
 # --------------------------------------------------------------------------- what
 
+# what a page says about itself (extraction.metadata; null where it says nothing, and for a text
+# input), carried by a document into the corpus: title, author(s) "; "-separated, the date
+# published (YYYY-MM-DD), site name, canonical URL
+METADATA_COLUMNS = ("title", "author", "published", "sitename", "canonical_url")
+
 # extract (and text_input): a row per WARC record, with why it was skipped
 DOCS_SCHEMA = pa.schema(
     [
@@ -113,6 +118,7 @@ DOCS_SCHEMA = pa.schema(
         ("n_blocks", pa.int32()),
         ("n_good_blocks", pa.int32()),
         ("n_good_words", pa.int32()),
+        *((name, pa.string()) for name in METADATA_COLUMNS),
     ]
 )
 
@@ -388,15 +394,16 @@ def dedup_table(shard: str) -> str:
 @dataclass
 class Survivors:
     """What of a shard reaches the corpus: ``documents`` (doc_id, record_index, uri, language,
-    language_score and, where the docs table has them, shard, warc, offset, warc_record_id, date) in
-    crawl order, and their ``blocks`` (doc_id, block_index and the block columns read) in page
-    order. Every document has at least one block."""
+    language_score and, where the docs table has them, shard, warc, offset, warc_record_id, date
+    and the METADATA_COLUMNS) in crawl order, and their ``blocks`` (doc_id, block_index and the
+    block columns read) in page order. Every document has at least one block."""
 
     documents: pd.DataFrame
     blocks: pd.DataFrame
 
 
-# the docs-table columns a surviving document carries into the corpus, besides its language
+# the docs-table columns a surviving document carries into the corpus, besides its language and
+# what the page says about itself (METADATA_COLUMNS)
 PROVENANCE_COLUMNS = ["shard", "warc", "offset", "warc_record_id", "date"]
 
 
@@ -455,6 +462,7 @@ def survivors(
         "page_language",
         "page_language_probability",
         *PROVENANCE_COLUMNS,
+        *METADATA_COLUMNS,
     ]
     documents = docs.loc[cleaned_page_mask(docs), [c for c in carried if c in docs]]
     documents = documents.rename(
@@ -495,7 +503,7 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
     docs = read_table(
         tables.docs,
         ["doc_id", "record_index", "uri", "outcome", "page_language"],
-        optional=["page_language_probability", *PROVENANCE_COLUMNS],
+        optional=["page_language_probability", *PROVENANCE_COLUMNS, *METADATA_COLUMNS],
     )
     blocks = read_table(
         tables.blocks, ["doc_id", "block_index", "final_class", *block_columns], good_only=True

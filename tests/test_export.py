@@ -76,6 +76,12 @@ def test_jsonl_and_prevertical_formats(tmp_path):
         "date": "2025-03-15T10:00:00Z",
         "source": "s",
         "offset": 120,
+        # what the page says about itself: null where it says nothing (these docs carry none)
+        "title": None,
+        "author": None,
+        "published": None,
+        "sitename": None,
+        "canonical_url": None,
         "paragraphs": ["Title", "Body <with> & text"],  # one block, one line
     }
     assert gzip.open(prevert, "rt").read().splitlines()[:7] == [

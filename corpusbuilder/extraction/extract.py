@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import zipfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -32,6 +32,7 @@ from corpusbuilder.extraction import compiled_walks, missing_compiled_modules
 from corpusbuilder.extraction.classifier import FEATURE_NAMES, page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
 from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
+from corpusbuilder.extraction.metadata import NO_METADATA, Metadata, extract_metadata
 from corpusbuilder.extraction.model import classify_page, load_model
 from corpusbuilder.extraction.nesting import TooDeepError
 from corpusbuilder.extraction.peers import PEER_CHOICES, PeerRuns, require_peers
@@ -47,6 +48,7 @@ from corpusbuilder.tables import (
     BLOCKS_SCHEMA,
     CLEANED,
     DOCS_SCHEMA,
+    METADATA_COLUMNS,
     SKIPPED,
     is_cleaned_page,
     is_kept_block,
@@ -241,13 +243,19 @@ class CleanedPage:
     replaced_characters: int = 0  # broken bytes of a leniently decoded UTF-8 page
     title: str = ""  # the page's <title>, a feature of the learned classifier
     html: str = field(default="", repr=False)  # the decoded page, which extract.peers reads
+    metadata: Metadata = NO_METADATA  # its title, author, date published, ... (`metadata`)
 
 
 def segmented_page(
-    body: bytes, http_charset: str | None, params: ExtractParams, stoplist_name: str | None = None
+    body: bytes,
+    http_charset: str | None,
+    params: ExtractParams,
+    stoplist_name: str | None = None,
+    url: str | None = None,
 ) -> CleanedPage:
     """Decode, parse, pick the stop list by the page's language and cut the page into jusText's
-    blocks (§2.7.1; the `best` preset's also at HTML5's block-level elements), not yet classified.
+    blocks (§2.7.1; the `best` preset's also at HTML5's block-level elements), not yet classified;
+    read its metadata off the same tree (``url``: where it was fetched, `extract_metadata`).
 
     `stoplist_name` forces one stop list instead of guessing the page's language.
     """
@@ -279,6 +287,7 @@ def segmented_page(
         replaced,
         page_title(root) if params.learned else "",
         text,
+        extract_metadata(root, url),
     )
 
 
@@ -288,10 +297,11 @@ def clean_page(
     params: ExtractParams,
     stoplist_name: str | None = None,
     peer_runs: PeerRuns | None = None,
+    url: str | None = None,
 ) -> CleanedPage:
     """:func:`segmented_page`, then jusText's classification (§2.7), or the learned classifier's
     with ``params.learned`` (its peers' runs counted into ``peer_runs``)."""
-    page = segmented_page(body, http_charset, params, stoplist_name)
+    page = segmented_page(body, http_charset, params, stoplist_name, url)
     if not page.blocks:
         return page
     if params.learned:
@@ -520,6 +530,7 @@ def _doc_row(shard: str, warc: str, record_index: int, record: WarcRecord) -> di
         "n_blocks": 0,
         "n_good_blocks": 0,
         "n_good_words": 0,
+        **dict.fromkeys(METADATA_COLUMNS),
     }
 
 
@@ -529,7 +540,7 @@ def _clean_record(
     """Clean a record's body into ``row``; the page when it has blocks, else None (the row's
     reason says why)."""
     try:
-        page = clean_page(body, http_charset, params, peer_runs=summary.peers)
+        page = clean_page(body, http_charset, params, peer_runs=summary.peers, url=row["uri"])
     except (UndecodableError, TooManyBlocksError, TooDeepError) as error:
         row["reason"] = str(error)
         return None
@@ -546,6 +557,7 @@ def _clean_record(
         page_language=page.language,
         page_language_probability=page.language_probability,
         stoplist=page.stoplist,
+        **asdict(page.metadata),
     )
     if not page.blocks:
         row["reason"] = "no-text"
