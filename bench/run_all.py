@@ -54,7 +54,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from corpusbuilder.common.provenance import library_versions
+from corpusbuilder.common.versions import library_versions
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
