@@ -32,8 +32,9 @@ pydivsufsort's integer path.
 With `--cli 3M` it measures the `corpusbuilder dup-ngrams` command instead, as a user runs it:
 the whole process, start-up included, on a Zipf text with planted copies (one block a line), in
 turns with `python -c pass` (`--repeats` times, the median kept), its wall and CPU seconds and
-tokens/s; the output is checked against a brute-force count of the text's n-grams. Saved as
-`cli` beside the rest.
+tokens/s; the output is checked against a brute-force count of the text's n-grams. Saved in
+`cli` beside the rest, by the commit of the code measured (run it with PYTHONPATH at another
+checkout to measure that one side by side).
 Results: bench/results/ngrams.json.
 """
 
@@ -353,6 +354,21 @@ def run_stamp() -> dict:
     }
 
 
+def code_commit() -> str:
+    """The commit of the checkout a child process imports corpusbuilder from (PYTHONPATH)."""
+    where = subprocess.run(
+        [sys.executable, "-c", "import corpusbuilder; print(corpusbuilder.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(Path(where).parent), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
 def parse_size(text: str) -> int:
     return int(float(text.rstrip("M")) * 1_000_000)
 
@@ -425,7 +441,11 @@ def main() -> None:
 
     options = ["--n", str(args.n), "--kind", args.kind, "--mem-mb", str(args.mem_mb)]
     if args.cli:
-        cli = {**run_stamp(), **cli_throughput(args.cli, args.n, args.repeats)}
+        cli = {
+            **run_stamp(),
+            "code_commit": code_commit(),
+            **cli_throughput(args.cli, args.n, args.repeats),
+        }
         print(
             f"dup-ngrams CLI, {cli['tokens']:,} tokens: "
             f"{cli['tokens_per_s_with_startup'] / 1e6:.2f} M tokens/s wall, "
@@ -435,7 +455,9 @@ def main() -> None:
             flush=True,
         )
         results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-        results["cli"] = cli
+        # by the commit of the code measured: a run with PYTHONPATH at another checkout sits
+        # beside this one's
+        results.setdefault("cli", {})[cli["code_commit"]] = cli
         RESULTS.write_text(json.dumps(results, indent=1) + "\n")
         return
     if args.partitions:

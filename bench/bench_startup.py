@@ -15,7 +15,7 @@ process, in turns with ``python -c pass`` so that both see the same load (median
 Heavy modules (`HEAVY`) are those a stage should import only where it uses them.
 
     python bench/bench_startup.py                  # 5 repeats -> bench/results/startup.json
-    python bench/bench_startup.py --repeats 3 --json /tmp/startup.json
+    python bench/bench_startup.py --repeats 3 --json /tmp/startup.json --repo ../main
 """
 
 from __future__ import annotations
@@ -74,15 +74,15 @@ def with_heavy_report(code: str) -> str:
     )
 
 
-def run(code: str) -> tuple[float, str]:
+def run(code: str, repo: Path = REPO) -> tuple[float, str]:
     """Wall seconds of a fresh interpreter running `code`, and what it printed on stderr."""
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+        cwd=repo,
     )
     seconds = time.perf_counter() - started
     if done.returncode:
@@ -90,15 +90,15 @@ def run(code: str) -> tuple[float, str]:
     return seconds, done.stderr.strip()
 
 
-def measure(cases: dict[str, str], repeats: int) -> dict[str, dict]:
+def measure(cases: dict[str, str], repeats: int, repo: Path = REPO) -> dict[str, dict]:
     """Each case in turns with ``python -c pass``, `repeats` rounds; median seconds of each, the
     ratio to the empty interpreter, the overhead over it and the heavy modules loaded."""
     seconds: dict[str, list[float]] = {"python -c pass": [], **{name: [] for name in cases}}
     heavy: dict[str, str] = {}
     for _ in range(repeats):
         for name, code in cases.items():
-            seconds["python -c pass"].append(run("pass")[0])
-            spent, heavy[name] = run(with_heavy_report(code))
+            seconds["python -c pass"].append(run("pass", repo)[0])
+            spent, heavy[name] = run(with_heavy_report(code), repo)
             seconds[name].append(spent)
     empty = statistics.median(seconds["python -c pass"])
     rows = {"python -c pass": {"seconds": round(empty, 4)}}
@@ -113,9 +113,9 @@ def measure(cases: dict[str, str], repeats: int) -> dict[str, dict]:
     return rows
 
 
-def commit() -> str:
+def commit(repo: Path) -> str:
     return subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
 
 
@@ -123,15 +123,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5, help="rounds of every case (median)")
     parser.add_argument("--json", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        default=REPO,
+        help="the checkout measured (default this one): its package and scripts/",
+    )
     args = parser.parse_args()
     cases = {"import corpusbuilder": "import corpusbuilder", "corpusbuilder --help": HELP}
-    scripts = sorted((REPO / "scripts").glob("*.py"))
+    scripts = sorted((args.repo / "scripts").glob("*.py"))
     cases.update({f"scripts/{path.name}": script_imports(path) for path in scripts})
-    rows = measure(cases, args.repeats)
+    rows = measure(cases, args.repeats, args.repo.resolve())
     script_rows = [row for name, row in rows.items() if name.startswith("scripts/")]
     result = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "commit": commit(),
+        "commit": commit(args.repo),
         "python": sys.version.split()[0],
         "load_average": os.getloadavg(),
         "repeats": args.repeats,
