@@ -30,16 +30,19 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.common.faults import not_utf8_line
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS, REMOVED_PARTS, Survivors
 from corpusbuilder.tokenise import tokenise
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # the block columns an exported document carries
 EXPORT_COLUMNS = ("text", "heading")

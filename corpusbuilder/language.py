@@ -46,10 +46,9 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from corpusbuilder.config import dataclass_values
@@ -60,6 +59,9 @@ from corpusbuilder.tables import (
     kept_block_mask,
     read_table,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -322,6 +324,8 @@ def identify_documents(
     progress_every: int = 2000,
 ) -> pa.Table:
     """One row per document extract cleaned, in crawl order: its language and the verdict."""
+    import pandas as pd
+
     identifier = identifier or load_identifier(params.identifier)
     ok = docs.loc[cleaned_page_mask(docs), ["doc_id", "record_index"]].sort_values(
         "record_index", kind="stable"

@@ -11,7 +11,7 @@ import tempfile
 import time
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -127,7 +127,7 @@ def chunk_spills(
 
 
 def duplicate_ngrams(
-    run_paths: list[Path | str],
+    run_paths: Sequence[Path | str],
     mem_mb: float,
     min_count: int = 2,
     hash_range: HashRange = ALL_HASHES,
