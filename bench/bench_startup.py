@@ -16,6 +16,7 @@ Heavy modules (`HEAVY`) are those a stage should import only where it uses them.
 
     python bench/bench_startup.py                  # 5 repeats -> bench/results/startup.json
     python bench/bench_startup.py --repeats 3 --json /tmp/startup.json --repo ../main
+    python bench/bench_startup.py --against CHECKOUT  # an earlier commit, in the same rounds
 """
 
 from __future__ import annotations
@@ -90,27 +91,50 @@ def run(code: str, repo: Path = REPO) -> tuple[float, str]:
     return seconds, done.stderr.strip()
 
 
-def measure(cases: dict[str, str], repeats: int, repo: Path = REPO) -> dict[str, dict]:
-    """Each case in turns with ``python -c pass``, `repeats` rounds; median seconds of each, the
-    ratio to the empty interpreter, the overhead over it and the heavy modules loaded."""
-    seconds: dict[str, list[float]] = {"python -c pass": [], **{name: [] for name in cases}}
-    heavy: dict[str, str] = {}
-    for _ in range(repeats):
-        for name, code in cases.items():
-            seconds["python -c pass"].append(run("pass", repo)[0])
-            spent, heavy[name] = run(with_heavy_report(code), repo)
-            seconds[name].append(spent)
-    empty = statistics.median(seconds["python -c pass"])
-    rows = {"python -c pass": {"seconds": round(empty, 4)}}
-    for name in cases:
-        median = statistics.median(seconds[name])
-        rows[name] = {
+def measure(
+    cases: dict[str, dict[Path, str]], repeats: int
+) -> tuple[float, dict[Path, dict[str, dict]]]:
+    """Each case in each checkout that has it, in turns with ``python -c pass``, `repeats`
+    rounds (the checkouts' order rotating); the empty interpreter's median seconds, and per
+    checkout and case the median seconds, the ratio to the empty interpreter, the overhead over it
+    and the heavy modules loaded."""
+    empty: list[float] = []
+    seconds: dict[tuple[Path, str], list[float]] = {}
+    heavy: dict[tuple[Path, str], str] = {}
+    for round_ in range(repeats):
+        for name, codes in cases.items():
+            empty.append(run("pass")[0])
+            repos = [*codes]
+            for repo in repos[round_ % len(repos) :] + repos[: round_ % len(repos)]:
+                spent, heavy[repo, name] = run(with_heavy_report(codes[repo]), repo)
+                seconds.setdefault((repo, name), []).append(spent)
+    python = statistics.median(empty)
+    rows: dict[Path, dict[str, dict]] = {}
+    for (repo, name), values in seconds.items():
+        median = statistics.median(values)
+        rows.setdefault(repo, {})[name] = {
             "seconds": round(median, 4),
-            "ratio_to_python": round(median / empty, 2),
-            "over_python_seconds": round(median - empty, 4),
-            "heavy_modules": heavy[name].split(),
+            "ratio_to_python": round(median / python, 2),
+            "over_python_seconds": round(median - python, 4),
+            "heavy_modules": heavy[repo, name].split(),
         }
-    return rows
+    return python, rows
+
+
+def summary(repo: Path, rows: dict[str, dict]) -> dict:
+    scripts = [row for name, row in rows.items() if name.startswith("scripts/")]
+    return {
+        "checkout": str(repo),
+        "commit": commit(repo),
+        "scripts": len(scripts),
+        "scripts_within_target": sum(row["seconds"] <= TARGETS["rule script"] for row in scripts),
+        "scripts_loading_pandas": sum("pandas" in row["heavy_modules"] for row in scripts),
+        "script_median_seconds": statistics.median(row["seconds"] for row in scripts),
+        "script_median_ratio_to_python": statistics.median(
+            row["ratio_to_python"] for row in scripts
+        ),
+        "cases": rows,
+    }
 
 
 def commit(repo: Path) -> str:
@@ -129,36 +153,44 @@ def main() -> None:
         default=REPO,
         help="the checkout measured (default this one): its package and scripts/",
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="another checkout (an earlier commit) measured in the same rounds, case by case",
+    )
     args = parser.parse_args()
-    cases = {"import corpusbuilder": "import corpusbuilder", "corpusbuilder --help": HELP}
-    scripts = sorted((args.repo / "scripts").glob("*.py"))
-    cases.update({f"scripts/{path.name}": script_imports(path) for path in scripts})
-    rows = measure(cases, args.repeats, args.repo.resolve())
-    script_rows = [row for name, row in rows.items() if name.startswith("scripts/")]
+    repos = [path.resolve() for path in (args.repo, args.against) if path is not None]
+    cases: dict[str, dict[Path, str]] = {
+        "import corpusbuilder": dict.fromkeys(repos, "import corpusbuilder"),
+        "corpusbuilder --help": dict.fromkeys(repos, HELP),
+    }
+    for repo in repos:
+        for path in sorted((repo / "scripts").glob("*.py")):
+            cases.setdefault(f"scripts/{path.name}", {})[repo] = script_imports(path)
+    python, rows = measure(cases, args.repeats)
     result = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "commit": commit(args.repo),
         "python": sys.version.split()[0],
         "load_average": os.getloadavg(),
         "repeats": args.repeats,
         "targets_seconds": TARGETS,
-        "scripts_within_target": sum(
-            row["seconds"] <= TARGETS["rule script"] for row in script_rows
-        ),
-        "scripts": len(script_rows),
-        "scripts_loading_pandas": sum("pandas" in row["heavy_modules"] for row in script_rows),
-        "cases": rows,
+        "python_pass_seconds": round(python, 4),
+        **summary(repos[0], rows[repos[0]]),
     }
+    if args.against:
+        result["against"] = summary(repos[1], rows[repos[1]])
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=1) + "\n")
-    for name, row in rows.items():
+    print(f"python -c pass: {python:.3f} s; seconds (x python -c pass) and heavy modules loaded")
+    for name in cases:
         print(
-            f"{name:40s} {row['seconds']:.3f} s"
-            + (
-                f"  {row['ratio_to_python']:.1f}x python, +{row['over_python_seconds']:.3f} s"
-                f"  {' '.join(row['heavy_modules'])}"
-                if "ratio_to_python" in row
-                else ""
+            f"{name:38s}"
+            + "".join(
+                f"  {commit(repo)} {rows[repo][name]['seconds']:.3f} s "
+                f"({rows[repo][name]['ratio_to_python']:.1f}x) "
+                f"{' '.join(rows[repo][name]['heavy_modules']) or '-'}"
+                for repo in repos
+                if name in rows[repo]
             )
         )
 
