@@ -25,6 +25,7 @@ import argparse
 import ast
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -75,8 +76,10 @@ def with_heavy_report(code: str) -> str:
     )
 
 
-def run(code: str, repo: Path = REPO) -> tuple[float, str]:
-    """Wall seconds of a fresh interpreter running `code`, and what it printed on stderr."""
+def run(code: str, repo: Path = REPO) -> tuple[float, float, str]:
+    """Wall and CPU seconds (user + system) of a fresh interpreter running `code`, and what it
+    printed on stderr. CPU time moves less with other load on the machine than wall time."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", code],
@@ -86,39 +89,45 @@ def run(code: str, repo: Path = REPO) -> tuple[float, str]:
         cwd=repo,
     )
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
         raise RuntimeError(f"{code!r} failed: {done.stderr.strip()}")
-    return seconds, done.stderr.strip()
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return seconds, cpu, done.stderr.strip()
 
 
 def measure(
     cases: dict[str, dict[Path, str]], repeats: int
-) -> tuple[float, dict[Path, dict[str, dict]]]:
+) -> tuple[float, float, dict[Path, dict[str, dict]]]:
     """Each case in each checkout that has it, in turns with ``python -c pass``, `repeats`
-    rounds (the checkouts' order rotating); the empty interpreter's median seconds, and per
-    checkout and case the median seconds, the ratio to the empty interpreter, the overhead over it
-    and the heavy modules loaded."""
-    empty: list[float] = []
-    seconds: dict[tuple[Path, str], list[float]] = {}
+    rounds (the checkouts' order rotating); the empty interpreter's median wall and CPU seconds,
+    and per checkout and case the median seconds of each, their ratios to the empty
+    interpreter's, the overhead over it and the heavy modules loaded."""
+    empty: list[tuple[float, float]] = []
+    seconds: dict[tuple[Path, str], list[tuple[float, float]]] = {}
     heavy: dict[tuple[Path, str], str] = {}
     for round_ in range(repeats):
         for name, codes in cases.items():
-            empty.append(run("pass")[0])
+            empty.append(run("pass")[:2])
             repos = [*codes]
             for repo in repos[round_ % len(repos) :] + repos[: round_ % len(repos)]:
-                spent, heavy[repo, name] = run(with_heavy_report(codes[repo]), repo)
-                seconds.setdefault((repo, name), []).append(spent)
-    python = statistics.median(empty)
+                wall, cpu, heavy[repo, name] = run(with_heavy_report(codes[repo]), repo)
+                seconds.setdefault((repo, name), []).append((wall, cpu))
+    python = statistics.median(wall for wall, _ in empty)
+    python_cpu = statistics.median(cpu for _, cpu in empty)
     rows: dict[Path, dict[str, dict]] = {}
     for (repo, name), values in seconds.items():
-        median = statistics.median(values)
+        median = statistics.median(wall for wall, _ in values)
+        cpu = statistics.median(cpu for _, cpu in values)
         rows.setdefault(repo, {})[name] = {
             "seconds": round(median, 4),
             "ratio_to_python": round(median / python, 2),
             "over_python_seconds": round(median - python, 4),
+            "cpu_seconds": round(cpu, 4),
+            "cpu_ratio_to_python": round(cpu / python_cpu, 2),
             "heavy_modules": heavy[repo, name].split(),
         }
-    return python, rows
+    return python, python_cpu, rows
 
 
 def summary(repo: Path, rows: dict[str, dict]) -> dict:
@@ -128,6 +137,10 @@ def summary(repo: Path, rows: dict[str, dict]) -> dict:
         "commit": commit(repo),
         "scripts": len(scripts),
         "scripts_within_target": sum(row["seconds"] <= TARGETS["rule script"] for row in scripts),
+        "scripts_within_target_in_cpu_time": sum(
+            row["cpu_seconds"] <= TARGETS["rule script"] for row in scripts
+        ),
+        "script_median_cpu_seconds": statistics.median(row["cpu_seconds"] for row in scripts),
         "scripts_loading_pandas": sum("pandas" in row["heavy_modules"] for row in scripts),
         "script_median_seconds": statistics.median(row["seconds"] for row in scripts),
         "script_median_ratio_to_python": statistics.median(
@@ -167,7 +180,7 @@ def main() -> None:
     for repo in repos:
         for path in sorted((repo / "scripts").glob("*.py")):
             cases.setdefault(f"scripts/{path.name}", {})[repo] = script_imports(path)
-    python, rows = measure(cases, args.repeats)
+    python, python_cpu, rows = measure(cases, args.repeats)
     result = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
         "python": sys.version.split()[0],
@@ -175,19 +188,24 @@ def main() -> None:
         "repeats": args.repeats,
         "targets_seconds": TARGETS,
         "python_pass_seconds": round(python, 4),
+        "python_pass_cpu_seconds": round(python_cpu, 4),
         **summary(repos[0], rows[repos[0]]),
     }
     if args.against:
         result["against"] = summary(repos[1], rows[repos[1]])
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"python -c pass: {python:.3f} s; seconds (x python -c pass) and heavy modules loaded")
+    print(
+        f"python -c pass: {python:.3f} s, {python_cpu:.3f} s CPU; wall seconds (x python -c pass), "
+        "CPU seconds and the heavy modules loaded"
+    )
     for name in cases:
         print(
             f"{name:38s}"
             + "".join(
                 f"  {commit(repo)} {rows[repo][name]['seconds']:.3f} s "
                 f"({rows[repo][name]['ratio_to_python']:.1f}x) "
+                f"{rows[repo][name]['cpu_seconds']:.3f} CPU "
                 f"{' '.join(rows[repo][name]['heavy_modules']) or '-'}"
                 for repo in repos
                 if name in rows[repo]
