@@ -234,8 +234,8 @@ def dup_ngrams_from_text(
     """`corpusbuilder dup-ngrams`: text with one block per line (tokens split on white space)
     → TSV of every n-gram seen ≥ `min_count` times, `count<TAB>n-gram`, most frequent first.
 
-    The same engine as the workflow: a token file, a chunked run, the merge. Returns the number
-    of duplicate n-grams written.
+    The same engine as the workflow: chunk counts within the memory budget and their merge, on
+    the text's tokens held in memory. Returns the number of duplicate n-grams written.
     """
     # the tokeniser only here: not a cost of every n-gram job's start-up
     from corpusbuilder.tokenise import token_hashes
@@ -279,7 +279,7 @@ SPELLED_ROWS = 1 << 16
 def read_text_blocks(path: Path | str) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(type id of every token, block offsets, the types by id) of UTF-8 text with one block per
     line, tokens split on white space. Only the types are kept as strings: a line's words are
-    looked up in C and dropped, so a text's tokens cost 8 bytes each."""
+    looked up in C and dropped, so a token costs 8 bytes, not a Python string."""
     index: defaultdict[str, int] = defaultdict(itertools.count().__next__)
     ids, ends = array("q"), array("q", [0])
     with open(path, encoding="utf-8") as text:
@@ -289,7 +289,7 @@ def read_text_blocks(path: Path | str) -> tuple[np.ndarray, np.ndarray, list[str
     return np.frombuffer(ids, np.int64), np.frombuffer(ends, np.int64), list(index)
 
 
-# 16 MB: few false hits while the duplicates are a few million
+# 16 MB: few false hits while the duplicates are well under 16 million
 FIRST_FILTER_SIZE = 1 << 24
 
 
