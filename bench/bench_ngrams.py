@@ -28,6 +28,13 @@ summed, each job's from after its imports; `..._with_startup` counts each job's 
 interpreter start-up and imports included. `--sa-bytes` measures the peak bytes per word of
 the suffix-array step alone (now used by the exact-substring spans only), ours and
 pydivsufsort's integer path.
+
+With `--cli 3M` it measures the `corpusbuilder dup-ngrams` command instead, as a user runs it:
+the whole process, start-up included, on a Zipf text with planted copies (one block a line), in
+turns with `python -c pass` (`--repeats` times, the median kept), its wall and CPU seconds and
+tokens/s; the output is checked against a brute-force count of the text's n-grams. Saved in
+`cli` beside the rest, by the commit of the code measured (run it with PYTHONPATH at another
+checkout to measure that one side by side).
 Results: bench/results/ngrams.json.
 """
 
@@ -268,6 +275,100 @@ def in_subprocess(*args: str) -> dict:
     return result
 
 
+def brute_force_tsv(text_path: Path, n: int) -> dict[str, int]:
+    """Every n-gram of the text seen twice or more, counted one by one, spelled as the TSV's."""
+    from collections import Counter
+
+    counts: Counter = Counter()
+    with open(text_path, encoding="utf-8") as text:
+        for line in text:
+            words = line.split()
+            counts.update(zip(*(words[i:] for i in range(n))))
+    return {" ".join(ngram): count for ngram, count in counts.items() if count >= 2}
+
+
+def timed_process(command: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds user + system) of a whole child process."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def cli_throughput(size: str, n: int, repeats: int) -> dict:
+    """`corpusbuilder dup-ngrams` on a Zipf text of `size` tokens, in turns with an empty
+    interpreter; its output checked against a brute-force count."""
+    from zipf import write_zipf_text
+
+    with tempfile.TemporaryDirectory(prefix="bench-ngrams-cli-") as tmp:
+        text, out = Path(tmp) / "zipf.txt", Path(tmp) / "dup.tsv"
+        tokens = write_zipf_text(text, parse_size(size))
+        command = [sys.executable, "-m", "corpusbuilder.cli.main", "dup-ngrams", str(text)]
+        rows = []
+        for _ in range(repeats):
+            empty_wall, empty_cpu = timed_process([sys.executable, "-c", "pass"])
+            wall, cpu = timed_process([*command, str(out), "--n", str(n)])
+            rows.append(
+                {
+                    "seconds": round(wall, 3),
+                    "cpu_seconds": round(cpu, 3),
+                    "python_pass_seconds": round(empty_wall, 3),
+                    "python_pass_cpu_seconds": round(empty_cpu, 3),
+                }
+            )
+        found = {
+            ngram: int(count)
+            for count, ngram in (
+                line.split("\t") for line in out.read_text(encoding="utf-8").splitlines()
+            )
+        }
+        exact = found == brute_force_tsv(text, n)
+        assert exact, "dup-ngrams differs from the brute-force count"
+    median = sorted(rows, key=lambda row: row["seconds"])[len(rows) // 2]
+    return {
+        "size": size,
+        "tokens": tokens,
+        "n": n,
+        "duplicate_ngrams": len(found),
+        "exact_against_brute_force": exact,
+        "tokens_per_s_with_startup": tokens / median["seconds"],
+        "tokens_per_cpu_s_with_startup": tokens / median["cpu_seconds"],
+        "seconds_over_python_pass": median["seconds"] / median["python_pass_seconds"],
+        "median": median,
+        "repeats": rows,
+    }
+
+
+def run_stamp() -> dict:
+    return {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "commit": subprocess.run(
+            ["git", "-C", str(Path(__file__).parent), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip(),
+    }
+
+
+def code_commit() -> str:
+    """The commit of the checkout a child process imports corpusbuilder from (PYTHONPATH)."""
+    where = subprocess.run(
+        [sys.executable, "-c", "import corpusbuilder; print(corpusbuilder.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(Path(where).parent), "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
 def parse_size(text: str) -> int:
     return int(float(text.rstrip("M")) * 1_000_000)
 
@@ -303,6 +404,12 @@ def main() -> None:
         help="runs of ours per job and of the baseline per size, on the same corpus (the median "
         "is reported: the machine is shared)",
     )
+    parser.add_argument(
+        "--cli",
+        metavar="SIZE",
+        help="measure the `corpusbuilder dup-ngrams` command, start-up included, on a text of "
+        "SIZE tokens (e.g. 3M) instead",
+    )
     parser.add_argument("--partition", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -333,6 +440,26 @@ def main() -> None:
     from zipf import write_zipf_corpus
 
     options = ["--n", str(args.n), "--kind", args.kind, "--mem-mb", str(args.mem_mb)]
+    if args.cli:
+        cli = {
+            **run_stamp(),
+            "code_commit": code_commit(),
+            **cli_throughput(args.cli, args.n, args.repeats),
+        }
+        print(
+            f"dup-ngrams CLI, {cli['tokens']:,} tokens: "
+            f"{cli['tokens_per_s_with_startup'] / 1e6:.2f} M tokens/s wall, "
+            f"{cli['tokens_per_cpu_s_with_startup'] / 1e6:.2f} M per CPU second, start-up "
+            f"included ({cli['seconds_over_python_pass']:.1f}x `python -c pass`); "
+            f"{cli['duplicate_ngrams']:,} duplicate n-grams, exact against brute force",
+            flush=True,
+        )
+        results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+        # by the commit of the code measured: a run with PYTHONPATH at another checkout sits
+        # beside this one's
+        results.setdefault("cli", {})[cli["code_commit"]] = cli
+        RESULTS.write_text(json.dumps(results, indent=1) + "\n")
+        return
     if args.partitions:
         with tempfile.TemporaryDirectory(prefix="bench-ngrams-") as tmp:
             shards = [
@@ -358,12 +485,7 @@ def main() -> None:
         return
 
     report = {
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "commit": subprocess.run(
-            ["git", "-C", str(Path(__file__).parent), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-        ).stdout.strip(),
+        **run_stamp(),
         "n": args.n,
         "kind": args.kind,
         "mem_mb": args.mem_mb,
@@ -457,10 +579,11 @@ def main() -> None:
             flush=True,
         )
     RESULTS.parent.mkdir(exist_ok=True)
-    # the merge-alone measurement (--partitions) is a run of its own: kept
+    # the merge-alone (--partitions) and CLI (--cli) measurements are runs of their own: kept
     earlier = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    if "partitioned_merge" in earlier:
-        report["partitioned_merge"] = earlier["partitioned_merge"]
+    for kept in ("partitioned_merge", "cli"):
+        if kept in earlier:
+            report[kept] = earlier[kept]
     RESULTS.write_text(json.dumps(report, indent=1) + "\n")
 
 

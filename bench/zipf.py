@@ -76,6 +76,29 @@ def write_zipf_corpus(
     return paths
 
 
+def write_zipf_text(
+    path: Path | str,
+    tokens: int,
+    seed: int = 0,
+    vocabulary_size: int = 200_000,
+    a: float = 1.15,
+    block_mean: float = 40,
+    copy_share: float = 0.05,
+) -> int:
+    """One Zipf shard with planted copies as plain text, a block per line and rank r spelled as
+    a word of its own (`corpusbuilder dup-ngrams`' input); returns the number of tokens."""
+    rng = np.random.default_rng(seed)
+    ranks, offsets = zipf_shard(
+        rng, tokens, np.arange(vocabulary_size), a, block_mean, copy_share, None
+    )
+    # short words for frequent ranks, as in a language: rank r in base 36
+    spelled = np.array([np.base_repr(r, 36).lower() for r in range(vocabulary_size)], dtype=object)
+    with open(path, "w", encoding="utf-8") as out:
+        for begin, end in zip(offsets[:-1], offsets[1:]):
+            out.write(" ".join(spelled[ranks[begin:end]]) + "\n")
+    return tokens
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out_dir", type=Path)

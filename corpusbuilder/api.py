@@ -19,9 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, overload
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from corpusbuilder.common import stoplists
 from corpusbuilder.config import ConfigError, load_config, load_schema, validate_config
@@ -41,6 +39,9 @@ from corpusbuilder.extraction.justext import PRESETS
 from corpusbuilder.extraction.metadata import Metadata
 from corpusbuilder.extraction.site_boilerplate import mark_blocks
 from corpusbuilder.tables import is_kept_block
+
+if TYPE_CHECKING:
+    pass
 
 #: A config: a YAML file in the workflow's format, the same as a mapping, or None (the
 #: schema's defaults). Only its `extract` section is read here.
@@ -439,6 +440,8 @@ def _site_marked(
 ) -> list[tuple[dict, CleanedPage | None]]:
     """The records with the final classes Ikeda et al.'s site-level pass gives their blocks in
     mode `combine`, as the extract stage rewrites its blocks table (`mark_site_boilerplate`)."""
+    import pandas as pd
+
     docs = pd.DataFrame([row for row, _ in records])
     blocks = pd.DataFrame(
         [block for row, page in records if page for block in block_rows(row["doc_id"], page)]

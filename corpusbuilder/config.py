@@ -12,14 +12,16 @@ from __future__ import annotations
 import copy
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import yaml
 
 from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.language_codes import target_code
 from corpusbuilder.common.package_data import SCHEMA_PATH
+
+if TYPE_CHECKING:
+    import jsonschema
 
 # The workflow's config, relative to the directory snakemake (or a command) runs in.
 WORKFLOW_CONFIG_PATH = Path("config") / "config.yaml"
@@ -67,6 +69,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
 
 def _validator(schema: dict) -> type:
     """A Draft 7 validator that also fills in each property's schema default."""
+    import jsonschema
+
     base = jsonschema.Draft7Validator
     validate_properties = base.VALIDATORS["properties"]
 

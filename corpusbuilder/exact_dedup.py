@@ -32,10 +32,10 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from corpusbuilder.common.sizing import AUTO, GIB
 from corpusbuilder.config import dataclass_values
@@ -48,6 +48,9 @@ from corpusbuilder.tables import (
     read_shard_decisions,
     read_table,
 )
+
+if TYPE_CHECKING:
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -163,6 +166,8 @@ def first_copy_decisions(hashes: pa.Table) -> pa.Table:
     of each group of equal hashes the first in crawl order, (shard_rank, record_index), is kept,
     the others are `duplicate_of` it. PARTITION_DECISIONS_SCHEMA rows, sorted by (shard_rank,
     md5, record_index)."""
+    import pyarrow.compute as pc
+
     md5 = md5_bytes(hashes["md5"])
     high = md5[:, :8].copy().view(">u8").ravel()
     low = md5[:, 8:].copy().view(">u8").ravel()
@@ -195,6 +200,8 @@ def first_copy_decisions(hashes: pa.Table) -> pa.Table:
 def decide_partition(hash_paths: Sequence[Path | str], partition: int, partitions: int) -> pa.Table:
     """`first_copy_decisions` over hash partition `partition` of every shard's exact_hashes file,
     given in crawl order (each file must hold the shard of its rank)."""
+    import pyarrow.compute as pc
+
     parts = []
     for rank, path in enumerate(hash_paths):
         part = read_hash_partition(path, partition, partitions)
@@ -222,6 +229,8 @@ def shard_decisions(
 
 def decision_counts(decisions: pa.Table) -> dict[str, int]:
     """Documents, kept and duplicates of a decisions table."""
+    import pyarrow.compute as pc
+
     kept = pc.sum(decisions["kept"]).as_py() or 0
     return {"documents": decisions.num_rows, "kept": kept, "duplicates": decisions.num_rows - kept}
 

@@ -33,11 +33,11 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.common.faults import not_utf8_line
 from corpusbuilder.common.io import atomic_path
@@ -49,6 +49,9 @@ from corpusbuilder.tables import (
     Survivors,
 )
 from corpusbuilder.tokenise import tokenise
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # the block columns an exported document carries
 EXPORT_COLUMNS = ("text", "heading")

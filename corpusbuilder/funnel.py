@@ -34,9 +34,9 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.tables import (
     ShardTables,
@@ -47,6 +47,10 @@ from corpusbuilder.tables import (
 )
 
 BLOCK_STAGE = "block_dedup_kept"
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 STAGES = (
     "records",
     "html_documents",
@@ -84,6 +88,8 @@ def funnel_counts(
     survives block de-duplication (`tables.survivors` without the quality filter; its blocks
     with ``n_words``) and the quality filter's verdicts (doc_id, dropped_by; none dropped
     without it)."""
+    import pandas as pd
+
     ok = cleaned_page_mask(docs)
     html_words = int(blocks.loc[blocks["doc_id"].isin(docs.loc[ok, "doc_id"]), "n_words"].sum())
     with_text = ok & (docs["n_good_blocks"] > 0)
@@ -150,6 +156,8 @@ def _percent(values: list[int]) -> list[float]:
 def funnel_tables(counts: FunnelCounts) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(funnel: stage, documents, words, pct_of_previous_documents, pct_of_previous_words;
     skipped: stage, reason, count — by stage in funnel order, then by count)."""
+    import pandas as pd
+
     documents = [counts.documents[s] for s in STAGES]
     words = [counts.words[s] for s in STAGES]
     funnel = pd.DataFrame(

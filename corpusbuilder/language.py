@@ -46,10 +46,9 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from corpusbuilder.common.language_codes import ANY
@@ -62,6 +61,9 @@ from corpusbuilder.tables import (
     read_table,
     stage_table,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -325,6 +327,8 @@ def identify_documents(
     progress_every: int = 2000,
 ) -> pa.Table:
     """One row per document extract cleaned, in crawl order: its language and the verdict."""
+    import pandas as pd
+
     identifier = identifier or load_identifier(params.identifier)
     ok = docs.loc[cleaned_page_mask(docs), ["doc_id", "record_index"]].sort_values(
         "record_index", kind="stable"

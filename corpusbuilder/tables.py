@@ -12,15 +12,18 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.config import ConfigError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # --------------------------------------------------------------------------- where
 
@@ -314,6 +317,8 @@ def read_table(
     """A stage table (all columns unless named), filtered while reading: ``good_only`` keeps the
     blocks whose final class is good, ``doc_ids`` the rows of those documents. ``optional``
     columns are read where the file has them (a table an earlier version wrote may not)."""
+    import pandas as pd
+
     if optional:
         present = set(pq.read_schema(path).names)
         columns = [*(columns or []), *(name for name in optional if name in present)]
@@ -409,6 +414,8 @@ PROVENANCE_COLUMNS = ["shard", "warc", "offset", "warc_record_id", "date"]
 
 def block_keys(doc_ids, block_indexes) -> pd.MultiIndex:
     """(doc_id, block_index) pairs, typed alike whatever table they come from, for `isin`."""
+    import pandas as pd
+
     return pd.MultiIndex.from_arrays(
         [
             pd.Series(doc_ids).astype(str).to_numpy(),
@@ -455,6 +462,8 @@ def survivors(
     document's language is the language stage's verdict when it ran, else the page language
     extract guessed for its stop list.
     """
+    import pandas as pd
+
     carried = [
         "doc_id",
         "record_index",
@@ -547,6 +556,8 @@ def tokenised_blocks(
     """One row per block of a token file (`tokenfile.read_tokens`), in its order: doc_id,
     block_index, tokens (its token count) and, given extract's ``blocks`` rows, their other
     columns (null for a block they lack)."""
+    import pandas as pd
+
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
     table = pd.DataFrame(
         {

@@ -54,10 +54,9 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.common import stoplists
 from corpusbuilder.common.scripts import NO_SPACE_SCRIPTS
@@ -65,6 +64,9 @@ from corpusbuilder.common.scripts import char_class as _char_class
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.tables import Survivors
 from corpusbuilder.tokenfile import TokenStream
+
+if TYPE_CHECKING:
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -187,6 +189,8 @@ def token_hashes(types: list[str], lowercase: bool = False) -> np.ndarray:
 
 def word_hashes(words) -> np.ndarray:
     """token_hashes of a whole sequence of words, hashing each distinct word once."""
+    import pandas as pd
+
     if len(words) == 0:
         return np.empty(0, np.uint64)
     ids, vocabulary = pd.factorize(np.asarray(words, dtype=object), sort=False)
@@ -312,6 +316,8 @@ def tokenise_shard(
 ) -> TokenStream:
     """Tokens of the surviving blocks (`tables.survivors`: the documents kept by the language
     filter and exact de-duplication, their good blocks less those dropped by language)."""
+    import pandas as pd
+
     doc_ids = kept.documents["doc_id"].to_numpy(dtype=str)
     doc_rank = pd.Series(np.arange(len(doc_ids), dtype=np.int32), index=doc_ids)
     kept_blocks = kept.blocks.assign(doc=kept.blocks["doc_id"].map(doc_rank))

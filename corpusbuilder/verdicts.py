@@ -8,9 +8,9 @@ from here and never joins the language, exact or dedup tables onto extract's row
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.tables import (
     BAD,
@@ -22,6 +22,9 @@ from corpusbuilder.tables import (
     kept_block_mask,
     read_table,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def document_verdicts(
@@ -71,6 +74,8 @@ def block_verdicts(
     block de-duplication's ``duplicate`` (a copy) and ``context_removed`` (kept by extract, then
     removed among copies), with its `DEDUP_DETAILS`; the language stage's ``language_dropped``
     (block-level filtering)."""
+    import pandas as pd
+
     after = pd.DataFrame(index=blocks.index, columns=["final_class", *DEDUP_DETAILS], dtype=object)
     after["dup_share"] = after["dup_share"].astype(float)
     if dedup is not None:

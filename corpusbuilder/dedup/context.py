@@ -5,9 +5,9 @@ duplicates go too."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.extraction.justext import (
     BAD,
@@ -16,6 +16,9 @@ from corpusbuilder.extraction.justext import (
     JustextParams,
     classify_after_removal,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def final_classes(
@@ -107,6 +110,8 @@ def page_blocks(
     blocks: pd.DataFrame, doc_ids: list[str], block_doc: np.ndarray, block_index: np.ndarray
 ) -> PageBlocks:
     """The blocks.parquet rows of the tokenised documents, grouped by document in token order."""
+    import pandas as pd
+
     doc_of = pd.Index(doc_ids).get_indexer(blocks["doc_id"])
     mine = doc_of >= 0
     doc_of = doc_of[mine]

@@ -8,9 +8,9 @@ import logging
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.common.io import atomic_path, write_table
 from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_after_dedup
@@ -30,6 +30,9 @@ from corpusbuilder.ngramfiles import read_duplicate_ngrams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, ngram_starts, select_tokens
 from corpusbuilder.tables import DEDUP_SCHEMA, kept_block_mask, read_table, stage_table
 from corpusbuilder.tokenfile import read_tokens
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger("corpusbuilder.dedup")
 
@@ -461,6 +464,8 @@ def removed_part_lists(
     the block's whitespace chunks (`removed_chunks`), which export cuts the text with (None for
     a block kept whole or removed whole). A part's words are taken back to tokens: under a kind
     other than `all`, punctuation at its edges stays."""
+    import pandas as pd
+
     lists = [[None] * len(verdicts.share) for _ in range(5)]
     if verdicts.removed:
         block, first, end, doc = np.array(verdicts.removed, np.int64).T
@@ -504,6 +509,8 @@ def shard_output(
     (plus `n_words`, for the stats); in sentence and span modes, the parts a block lost and whom
     they copy.
     Pages without a duplicate block keep jusText's classes."""
+    import pandas as pd
+
     doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
     starts, ends, removed_of, chunk_starts, chunk_ends = removed_part_lists(
         verdicts, tokens, params, all_ids

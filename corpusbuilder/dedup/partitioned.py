@@ -32,9 +32,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from corpusbuilder.common.io import atomic_path, write_table
@@ -55,6 +55,9 @@ from corpusbuilder.ngramfiles import read_dedup_state
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.ngrams.runs import partition_hash_range
 from corpusbuilder.tables import DEDUP_SCHEMA, stage_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 OCCURRENCE = np.dtype([("hash", "<u8"), ("doc", "<i4"), ("start", "<i4")])
 
@@ -132,6 +135,8 @@ def seen_occurrences(
     owner the corpus-wide index (crawl order) of the document holding the n-gram's first
     occurrence. `earlier` (an earlier corpus's state in this range: sorted hashes, and the
     index each owner gets, after this corpus's documents): its n-grams are seen everywhere."""
+    import pandas as pd
+
     base = np.concatenate(([0], np.cumsum(shard_documents))).astype(np.int64)
     rows = [in_duplicates(part, duplicates) for part in parts]
     shard = np.repeat(np.arange(len(rows), dtype=np.int32), [len(r) for r in rows])
@@ -195,6 +200,8 @@ def judge_shard(
     """One shard's verdicts: each document judged alone by `document.dedup_document`, its seen
     occurrences (`seen`: start, owner and owner_id, every range's rows of this shard) standing
     for G_out. Returns the table `corpus.shard_output` writes, and its counts."""
+    import pandas as pd
+
     seen = seen.sort_values("start", kind="stable")
     owners = seen["owner"].to_numpy(np.int64)
     owner_ids = dict(zip(owners.tolist(), seen["owner_id"].tolist()))
@@ -314,6 +321,8 @@ def dedup_partitioned(
     workflow runs each as its own job on files): `shards` in crawl order, read with
     `read_tokens(shard)` and `read_blocks(shard)`; `duplicates` all of G₂₊ (sorted);
     `earlier`: an earlier corpus's state (sorted hashes, owner index of each, owner ids)."""
+    import pandas as pd
+
     doc_ids = [read_tokens(s)["doc_ids"] for s in shards]
     documents = [len(ids) for ids in doc_ids]
     occurrences = [shard_occurrences(read_tokens(s), params, partitions) for s in shards]

@@ -26,9 +26,9 @@ import json
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -43,6 +43,9 @@ from corpusbuilder.ngramfiles import (
 )
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.tables import kept_tokens
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def state_settings(params: DedupParams) -> dict:

@@ -21,8 +21,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.extraction.justext import JustextParams, classify
@@ -36,6 +35,9 @@ from corpusbuilder.tables import CLEANED, cleaned_page_mask, is_kept_block, kept
 from .extractors import decoded_html, extraction_of_blocks, prepare_page
 from .gold import GoldPage, iter_dataset
 from .scores import EvaluateConfig, Tally, _measured, score_page
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +66,8 @@ def page_tables(
     pages: Sequence[GoldPage], justext: JustextParams, params: ExtractParams = ExtractParams()
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Gold pages as extract's docs and blocks tables (doc_id = position in `pages`)."""
+    import pandas as pd
+
     docs: list[dict] = []
     blocks: list[dict] = []
     for index, page in enumerate(pages):

@@ -26,9 +26,9 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.common.scripts import unit_tokens
 from corpusbuilder.config import ConfigError, dataclass_values
@@ -57,6 +57,9 @@ from corpusbuilder.extraction.peers import (
     trigrams,
 )
 from corpusbuilder.extraction.segmentation import Block
+
+if TYPE_CHECKING:
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -317,6 +320,8 @@ def weighted_table(
     (:func:`in_scope`); None takes every label as it is. Every part names the same
     ``feature_names`` (absent: the plain block features) and numbers its blocks' ``page``s
     from 0 (absent from any: the table has no pages, and serves a first stage only)."""
+    import pandas as pd
+
     feature_names = same_columns(
         tuple(str(n) for n in part.get("feature_names", FEATURE_NAMES)) for part in parts
     )
@@ -371,6 +376,8 @@ def self_train(
     source weighs, and the trees are refitted on it all. A model of two stages labels with both
     and refits its first; the second, fitted on the gold sources' cross-fitted probabilities,
     stays. Returns the last round's model."""
+    import pandas as pd
+
     if not target.feature_names == table.feature_names == model.feature_names:
         raise ConfigError(
             "config key 'extract.peers': the model to adapt reads "
@@ -460,6 +467,8 @@ def _words_and_pages(table: TrainingTable) -> tuple[np.ndarray, np.ndarray]:
 
 def cross_fitted_sources(table: TrainingTable, without: str | None) -> list[str]:
     """The gold sources a second stage's first-stage probabilities are cross-fitted over."""
+    import pandas as pd
+
     return [s for s in pd.unique(table.group[table.labels >= 0]) if s != without]
 
 
@@ -507,6 +516,8 @@ def fit_trees(
 ) -> BlockModel:
     """Gradient-boosted trees on the table's labelled blocks, or on all of them but one gold
     source's, as a BlockModel of one stage."""
+    import pandas as pd
+
     try:
         from sklearn.ensemble import HistGradientBoostingClassifier
     except ImportError:

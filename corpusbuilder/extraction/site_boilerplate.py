@@ -22,14 +22,17 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.extraction.justext import BAD, JustextParams, classify_after_removal
 from corpusbuilder.tables import cleaned_page_mask, kept_block_mask
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MODES = ("off", "mark", "combine")
 
@@ -133,6 +136,8 @@ class NgramLevel:
 
 def _level(text: HostText, n: int, positions: np.ndarray, hashes: np.ndarray) -> NgramLevel:
     """Count the n-grams starting at `positions`; every other start holds an n-gram seen once."""
+    import pandas as pd
+
     ids, uniques = pd.factorize(hashes, sort=False)
     per_id = np.bincount(ids, minlength=len(uniques))
     counts = per_id[ids]
@@ -282,6 +287,8 @@ def mark_blocks(
 ) -> pd.DataFrame:
     """Extract's blocks table (page order) with `site_boilerplate` set per host of `docs`' uri;
     in `combine` mode its cf_class and final_class too."""
+    import pandas as pd
+
     out = blocks.copy()
     out["site_boilerplate"] = False
     if params.mode == "off" or out.empty:

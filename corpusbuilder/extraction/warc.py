@@ -17,10 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from warcio.archiveiterator import ArchiveIterator
-from warcio.exceptions import ArchiveLoadFailed
-from warcio.statusandheaders import StatusAndHeadersParser
-
 from corpusbuilder.download.transfer import starts_a_warc_record
 
 log = logging.getLogger(__name__)
@@ -80,6 +76,10 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
     next record begins is read up to that record instead, and a gzip member that holds several
     records (a whole file gzipped at once) yields each of them.
     """
+    # warcio where a WARC is read: a job that only names ExtractParams does not load it
+    from warcio.archiveiterator import ArchiveIterator
+    from warcio.exceptions import ArchiveLoadFailed
+
     size = Path(path).stat().st_size
     index = -1
     start: int | None = 0
@@ -300,6 +300,8 @@ def _boundary_at(stream, position: int, size: int) -> bool:
 def _reframed_record(stream, offset: int, end: int, index: int, params: RecordLimits) -> WarcRecord:
     """Read the uncompressed record at `offset` as ending at `end` (where the next one begins),
     its Content-Length set to what is there."""
+    from warcio.archiveiterator import ArchiveIterator
+
     stream.seek(offset)
     head = stream.read(1 << 16)
     header = head[: head.find(b"\r\n\r\n")]
@@ -369,6 +371,8 @@ def _rest_of_member(
 ) -> Iterator[WarcRecord]:
     """The records after the first of a gzip member that holds several, each a row at the
     member's offset; appends where the member ends to `member_end` when it is whole."""
+    from warcio.archiveiterator import ArchiveIterator
+
     member = _MemberStream(stream, offset)
     reader = io.BufferedReader(member)
     records = ArchiveIterator(reader, check_digests=False)
@@ -424,6 +428,8 @@ def _rest_of_member(
 
 
 def _read_record(record, index: int, offset: int, params: RecordLimits) -> WarcRecord:
+    from warcio.statusandheaders import StatusAndHeadersParser
+
     headers = record.rec_headers
     uri = headers.get_header("WARC-Target-URI") or ""
     out = WarcRecord(

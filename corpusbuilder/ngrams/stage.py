@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from array import array
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +45,7 @@ from corpusbuilder.ngrams.runs import (
     write_run,
     write_spill,
 )
-from corpusbuilder.tokenfile import TokenStream, write_token_stream
+from corpusbuilder.tokenfile import block_starts
 
 log = logging.getLogger("corpusbuilder.ngrams")
 
@@ -85,22 +88,8 @@ def shard_ngram_run(
     }
     run_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{run_path.name}.", dir=run_path.parent) as tmp:
-        chunk_paths: list[Path] = []
         pieces = read_kept_token_pieces(tokens_path, kind, max(chunk_tokens // 4, 1024))
-        for token_hash, block_offsets, owned in iter_chunks(pieces, chunk_tokens, n):
-            started = time.perf_counter()
-            hashes, counts = chunk_ngram_counts(token_hash, block_offsets, n, owned)
-            chunk_paths.append(Path(tmp) / f"chunk-{len(chunk_paths):05d}{SPILL_SUFFIX}")
-            write_spill(chunk_paths[-1], hashes, counts)
-            stats["chunks"].append(
-                {
-                    "tokens": owned,
-                    "distinct": len(hashes),
-                    "seconds": round(time.perf_counter() - started, 3),
-                }
-            )
-            del token_hash, block_offsets, hashes, counts
-            release_memory()
+        chunk_paths = chunk_spills(pieces, Path(tmp), n, chunk_tokens, stats["chunks"])
         stats["tokens"] = sum(chunk["tokens"] for chunk in stats["chunks"])
         started = time.perf_counter()
         chunk_paths = merge_to_fan_in(chunk_paths, Path(tmp), mem_mb)
@@ -117,8 +106,35 @@ def shard_ngram_run(
     return stats
 
 
+def chunk_spills(
+    pieces: Iterable[tuple[np.ndarray, np.ndarray]],
+    tmp: Path,
+    n: int,
+    chunk_tokens: int,
+    chunk_stats: list[dict],
+) -> list[Path]:
+    """Each chunk's (hash, count) rows (§3.4.2) as a spill file in `tmp`, in stream order; a
+    stats row per chunk appended to `chunk_stats`."""
+    paths: list[Path] = []
+    for token_hash, block_offsets, owned in iter_chunks(pieces, chunk_tokens, n):
+        started = time.perf_counter()
+        hashes, counts = chunk_ngram_counts(token_hash, block_offsets, n, owned)
+        paths.append(tmp / f"chunk-{len(paths):05d}{SPILL_SUFFIX}")
+        write_spill(paths[-1], hashes, counts)
+        chunk_stats.append(
+            {
+                "tokens": owned,
+                "distinct": len(hashes),
+                "seconds": round(time.perf_counter() - started, 3),
+            }
+        )
+        del token_hash, block_offsets, hashes, counts
+        release_memory()
+    return paths
+
+
 def duplicate_ngrams(
-    run_paths: list[Path | str],
+    run_paths: Sequence[Path | str],
     mem_mb: float,
     min_count: int = 2,
     hash_range: HashRange = ALL_HASHES,
@@ -221,42 +237,78 @@ def dup_ngrams_from_text(
     """`corpusbuilder dup-ngrams`: text with one block per line (tokens split on white space)
     → TSV of every n-gram seen ≥ `min_count` times, `count<TAB>n-gram`, most frequent first.
 
-    The same engine as the workflow: a token file, a chunked run, the merge. Returns the number
-    of duplicate n-grams written.
+    The same engine as the workflow: chunk counts within the memory budget and their merge, on
+    the text's tokens held in memory. Returns the number of duplicate n-grams written.
     """
-    # the tokeniser (and pandas with it) only here: not a cost of every n-gram job's start-up
-    from corpusbuilder.tokenise import word_hashes
+    # the tokeniser only here: not a cost of every n-gram job's start-up
+    from corpusbuilder.tokenise import token_hashes
 
     check_ngram_params("all", n)
-    with open(input_path, encoding="utf-8") as text:
-        blocks = [line.split() for line in text]
-    words = np.array([word for block in blocks for word in block], dtype=object)
-    block_offsets = np.concatenate(([0], np.cumsum([len(block) for block in blocks]))).astype(
-        np.int64
-    )
-    del blocks
+    ids, block_offsets, vocabulary = read_text_blocks(input_path)
     # The tokenise stage's hash, so a hand run's n-grams hash as the workflow's do.
-    token_hash = word_hashes(words)
+    token_hash = token_hashes(vocabulary)[ids]
     output_path = Path(output_path)
     output_path.parent.mkdir(parents=True, exist_ok=True)
     # the work files beside the output, on its file system, unless the output is a stream
     with tempfile.TemporaryDirectory(
         prefix=f".{output_path.name}.", dir=None if is_stream(output_path) else output_path.parent
     ) as work:
-        tokens_path, run_path = Path(work) / "tokens.npz", Path(work) / "run.parquet"
-        write_token_stream(TokenStream.of_blocks(token_hash, block_offsets), tokens_path)
-        shard_ngram_run(tokens_path, run_path, "all", n, mem_mb)
-        found = [(h, c) for h, c, _ in duplicate_ngrams([run_path], mem_mb, min_count)]
+        # the text's tokens are in memory: chunked as a token file's pieces would be, and the
+        # chunks' spills merged without a shard run between
+        pieces = [(token_hash, block_starts(block_offsets, len(token_hash)))]
+        spills = chunk_spills(pieces, Path(work), n, chunk_tokens_for_budget(mem_mb, n), [])
+        del pieces
+        found = [(h, c) for h, c, _ in duplicate_ngrams(spills, mem_mb, min_count)]
+    # in hash order: the merge yields its blocks so
     hashes = np.concatenate([h for h, _ in found] + [np.empty(0, np.uint64)])
     counts = np.concatenate([c for _, c in found] + [np.empty(0, np.uint32)])
-    # Spell each duplicate n-gram from its first occurrence.
-    all_hashes, starts = ngram_hashes(token_hash, block_offsets, n)
-    hit = np.isin(all_hashes, hashes)
-    first_hash, first_at = np.unique(all_hashes[hit], return_index=True)
-    first_start = starts[hit][first_at]
-    order = np.lexsort((first_start[np.searchsorted(first_hash, hashes)], -counts.astype(np.int64)))
+    first_start = first_occurrences(hashes, *ngram_hashes(token_hash, block_offsets, n))
+    order = np.lexsort((first_start, -counts.astype(np.int64)))
+    spelled = np.array(vocabulary, dtype=object)
     with atomic_path(output_path) as tmp, open(tmp, "w", encoding="utf-8") as out:
-        for i in order:
-            start = first_start[np.searchsorted(first_hash, hashes[i])]
-            out.write(f"{counts[i]}\t{' '.join(words[start : start + n])}\n")
+        for batch in np.array_split(order, max(1, -(-len(order) // SPELLED_ROWS))):
+            words = spelled[ids[first_start[batch, None] + np.arange(n)]].tolist()
+            out.writelines(
+                f"{count}\t{' '.join(ngram)}\n"
+                for count, ngram in zip(counts[batch].tolist(), words)
+            )
     return len(hashes)
+
+
+# n-grams spelled at a time: a row of n words each
+SPELLED_ROWS = 1 << 16
+
+
+def read_text_blocks(path: Path | str) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(type id of every token, block offsets, the types by id) of UTF-8 text with one block per
+    line, tokens split on white space. Only the types are kept as strings: a line's words are
+    looked up in C and dropped, so a token costs 8 bytes, not a Python string."""
+    index: defaultdict[str, int] = defaultdict(itertools.count().__next__)
+    ids, ends = array("q"), array("q", [0])
+    with open(path, encoding="utf-8") as text:
+        for line in text:
+            ids.extend(map(index.__getitem__, line.split()))
+            ends.append(len(ids))
+    return np.frombuffer(ids, np.int64), np.frombuffer(ends, np.int64), list(index)
+
+
+# 16 MB: few false hits while the duplicates are well under 16 million
+FIRST_FILTER_SIZE = 1 << 24
+
+
+def first_occurrences(hashes: np.ndarray, ngram_hash: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The first start of each of the sorted `hashes` among the text's n-grams (`ngram_hash` at
+    `starts`, in text order); every one of them occurs there."""
+    if not len(hashes):
+        return np.empty(0, np.int64)
+    # The n-grams whose hash's low bits are some duplicate's first: a binary search of every
+    # n-gram misses the cache at each step, a look-up in the bitmap once.
+    low_bits = np.uint64(FIRST_FILTER_SIZE - 1)
+    duplicate_low_bits = np.zeros(FIRST_FILTER_SIZE, bool)
+    duplicate_low_bits[hashes & low_bits] = True
+    maybe = np.flatnonzero(duplicate_low_bits[ngram_hash & low_bits])
+    ngram_hash, starts = ngram_hash[maybe], starts[maybe]
+    at = np.minimum(np.searchsorted(hashes, ngram_hash), len(hashes) - 1)
+    hit = hashes[at] == ngram_hash
+    _, first = np.unique(at[hit], return_index=True)
+    return starts[hit][first]

@@ -3,13 +3,19 @@ spans of any length of Lee et al.'s exact-substring mode (`chunk_repeated_spans`
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 from pydivsufsort import divsufsort, kasai
+
+if TYPE_CHECKING:
+    pass
 
 
 def word_ids_by_first_appearance(token_hash: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Word ids numbered in order of first appearance (§3.4.2), and the id → token hash map."""
+    import pandas as pd
+
     ids, vocabulary = pd.factorize(token_hash, sort=False)
     return ids.astype(np.int32), np.asarray(vocabulary, dtype=np.uint64)
 

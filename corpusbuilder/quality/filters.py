@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
@@ -14,6 +14,9 @@ from corpusbuilder.quality.params import RULES, QualityParams
 from corpusbuilder.quality.signals import shard_signals
 from corpusbuilder.quality.words import TokenTypes
 from corpusbuilder.tables import QUALITY_SCHEMA, ShardTables, read_survivors, stage_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +44,8 @@ def quality_table(
     """The quality table of a shard's documents, given as (doc_id, language, text): the signals,
     ``fails`` (every rule failed, of every set), ``dropped_by`` (the first rule of the
     `QualityParams.filter` sets failed; null when none is) and ``kept``."""
+    import pandas as pd
+
     documents = list(documents)
     ids = [doc_id for doc_id, _, _ in documents]
     table = shard_signals(

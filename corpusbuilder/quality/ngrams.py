@@ -7,9 +7,12 @@ per-document functions of `corpusbuilder.quality.signals` (`top_ngram_chars`,
 from __future__ import annotations
 
 import bisect
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    pass
 
 NGRAM_PRIME = np.uint64(0x100000001B3)
 _SALT = np.uint64(0x9E3779B97F4A7C15)
@@ -75,6 +78,8 @@ def shard_ngram_signals(
     """``top_{2,3,4}gram_char_frac`` and ``dup_{5..10}gram_char_frac`` of every document, given
     its tokens' random keys and lengths (concatenated, documents at ``doc_offsets``) and its
     text's characters (``sizes``, at least 1)."""
+    import pandas as pd
+
     documents = len(doc_offsets) - 1
     tokens = len(keys)
     doc_of = np.repeat(np.arange(documents), np.diff(doc_offsets))

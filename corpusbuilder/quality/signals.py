@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import bisect
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.quality.ngrams import NGRAM_PRIME as _NGRAM_PRIME
 from corpusbuilder.quality.ngrams import NGRAM_SIGNALS, shard_ngram_signals
@@ -20,6 +20,9 @@ from corpusbuilder.quality.words import (
     flat_ids,
 )
 from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 try:  # compiled from _lines.pyx and _ngrams.pyx at build time, as `words._cut`
     import corpusbuilder.quality._lines as _lines
@@ -77,6 +80,8 @@ def ngram_hashes(keys: np.ndarray, n: int) -> np.ndarray:
 def top_ngram_chars(hashes: np.ndarray, chars: np.ndarray) -> int:
     """Characters of all occurrences of the most frequent n-gram (the earliest seen of equally
     frequent ones), each occurrence its ``chars``."""
+    import pandas as pd
+
     codes, _ = pd.factorize(hashes)  # numbered in order of first occurrence
     counts = np.bincount(codes)
     top = int(counts.argmax())
@@ -91,6 +96,8 @@ def duplicate_ngram_chars(hashes: np.ndarray, chars: np.ndarray, n: int) -> int:
     Only the positions whose n-gram occurred before are visited in Python: one is a repeat
     when an earlier occurrence was read (not skipped) — the first one, unless a repeat's skip
     covers it, or a later one read since."""
+    import pandas as pd
+
     codes, uniques = pd.factorize(hashes)
     positions = np.arange(len(hashes))
     first = np.empty(len(uniques), np.int64)
@@ -322,6 +329,8 @@ def _compiled_rows(
     """The signals but the n-gram ones of a shard's documents by the compiled loops
     (`_cut.cut_texts`, `_lines.LineTests`), the shard's type ids and each document's
     offset in them."""
+    import pandas as pd
+
     vocabulary = types.vocabulary
     texts = [text for _, text in documents]
     ids, doc_offsets, starts, doc_pieces = _cut.cut_texts(
@@ -356,6 +365,8 @@ def shard_signals(
     as (language, text): their words cut at once, their n-gram signals counted at once
     (`shard_ngram_signals`), the rest per document — by the compiled loops where they are built
     (`_compiled_rows`), else in Python (`TokenTypes.learn`, `line_signals`)."""
+    import pandas as pd
+
     texts = [text for _, text in documents]
     if _cut is not None and _lines is not None:
         rows, flat, doc_offsets = _compiled_rows(documents, types, params)

@@ -37,9 +37,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.funnel import BLOCK_STAGE
@@ -58,6 +58,9 @@ from corpusbuilder.similarity.minhash import (
 )
 from corpusbuilder.tables import good_after_dedup, kept_tokens, read_table, tokenised_blocks
 from corpusbuilder.tokenfile import read_tokens
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 log = logging.getLogger("corpusbuilder.corpus_stats")
 
@@ -295,6 +298,8 @@ def measure_corpus(
 
 def extended_funnel(funnel: pd.DataFrame, totals: dict[str, int], dedup_ran: bool) -> pd.DataFrame:
     """funnel.tsv with tokens and, when block de-duplication ran, its row (thesis Table 3.9)."""
+    import pandas as pd
+
     funnel = funnel[["stage", "documents", "words"]].copy()
     # the thesis' rows: the quality filter's (after block dedup, counted in exact dedup's words)
     # is funnel.tsv's and the quality section's
@@ -328,6 +333,8 @@ def extended_funnel(funnel: pd.DataFrame, totals: dict[str, int], dedup_ran: boo
 def duplicates_table(measured: list, before: DuplicateCounts) -> pd.DataFrame:
     """duplicates.tsv: per corpus (name, counts, documents, blocks, tokens), its duplicate
     n-grams and their share of those before block de-duplication (thesis Table 3.4)."""
+    import pandas as pd
+
     rows = []
     for name, counts, docs, blocks, tokens_ in measured:
         rows.append(
@@ -386,6 +393,8 @@ def benchmark_files(
 
 def read_benchmark(path: Path | str) -> dict[str, float]:
     """One benchmark file: its wall seconds, CPU seconds and max RSS (MB); repeats averaged."""
+    import pandas as pd
+
     table = pd.read_csv(path, sep="\t")
 
     def mean(column: str) -> float:
@@ -400,6 +409,8 @@ def read_benchmark(path: Path | str) -> dict[str, float]:
 def stage_times(files_by_rule: Mapping[str, Sequence[Path]]) -> pd.DataFrame:
     """Per rule: jobs, summed wall and CPU seconds, the largest max_rss of any job, and its share
     of the summed wall time — pipeline order first, then other rules by name."""
+    import pandas as pd
+
     rows = []
     for rule, files in files_by_rule.items():
         measured = [read_benchmark(path) for path in files]
@@ -431,6 +442,8 @@ def stage_times(files_by_rule: Mapping[str, Sequence[Path]]) -> pd.DataFrame:
 
 
 def _int(value) -> int | None:
+    import pandas as pd
+
     return None if value is None or pd.isna(value) else int(value)
 
 
@@ -438,6 +451,8 @@ def summary(
     measures: CorpusMeasures, stages: pd.DataFrame, dedup_stats: dict | None = None
 ) -> dict:
     """The headline numbers (results/stats/summary.json)."""
+    import pandas as pd
+
     funnel = measures.funnel.set_index("stage")
     words = {stage: int(funnel.at[stage, "words"]) for stage in funnel.index}
     documents = {stage: int(funnel.at[stage, "documents"]) for stage in funnel.index}
@@ -508,6 +523,8 @@ def write_corpus_stats(
 ) -> dict:
     """The whole measurement: ``outputs`` has keys funnel_full, duplicates, stage_times, summary;
     ``provenance`` (corpusbuilder.common.provenance) is recorded in the summary as it is."""
+    import pandas as pd
+
     measures = measure_corpus(pd.read_csv(funnel_path, sep="\t"), shards, n, resemblance)
     stages = stage_times(benchmarks)
     dedup_stats = json.loads(Path(dedup_stats_path).read_text()) if dedup_stats_path else None

@@ -8,12 +8,15 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.tables import ShardTables, read_survivors
 from corpusbuilder.verdicts import read_block_verdicts, read_document_verdicts
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BLOCK_KINDS = {  # css class → legend label
     "good": "kept text",
@@ -42,6 +45,8 @@ def stages_that_ran(shard: ShardTables) -> ShardTables:
 def block_kinds(blocks: pd.DataFrame) -> pd.Series:
     """The display kind (a `BLOCK_KINDS` key) of each row of `verdicts.block_verdicts`: what
     removed the block last, or ``good``."""
+    import pandas as pd
+
     kind = np.where(blocks["kept_by_extract"], "good", "bad").astype(object)
     kind = np.where(blocks["duplicate"], "dup", kind)
     kind = np.where(blocks["context_removed"], "ctx", kind)
@@ -51,6 +56,8 @@ def block_kinds(blocks: pd.DataFrame) -> pd.Series:
 
 def shard_overview(shard: ShardTables) -> pd.DataFrame:
     """Per cleaned document of a shard: block counts by display kind and the document's verdict."""
+    import pandas as pd
+
     ran = stages_that_ran(shard)
     blocks = read_block_verdicts(ran)
     counts = pd.crosstab(blocks["doc_id"], block_kinds(blocks)).reindex(
@@ -87,6 +94,8 @@ def shard_overview(shard: ShardTables) -> pd.DataFrame:
 def corpus_languages(shards: Sequence[ShardTables]) -> tuple[pd.DataFrame, np.ndarray]:
     """Per language: documents the language stage identified as it, kept, and in the corpus, with
     their words; and the words of every document in the corpus (for the length histogram)."""
+    import pandas as pd
+
     identified: Counter[str] = Counter()
     kept: Counter[str] = Counter()
     in_corpus: Counter[str] = Counter()

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.tables import ShardTables, read_survivors, read_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # the signals whose distribution the report shows, one or more per rule set
 MAIN_SIGNALS = (
@@ -38,6 +41,8 @@ PERCENTILES = (5, 25, 50, 75, 95)
 
 def read_quality(shards: Sequence[ShardTables]) -> pd.DataFrame:
     """The quality tables of the shards that have one, with a ``shard`` column."""
+    import pandas as pd
+
     tables = [
         read_table(shard.quality).assign(shard=shard.name) for shard in shards if shard.quality
     ]
@@ -46,6 +51,8 @@ def read_quality(shards: Sequence[ShardTables]) -> pd.DataFrame:
 
 def signal_distribution(quality: pd.DataFrame) -> pd.DataFrame:
     """Per main signal: its percentiles over the documents, and its mean."""
+    import pandas as pd
+
     rows = []
     for signal in MAIN_SIGNALS:
         values = quality[signal].to_numpy(float)
@@ -63,6 +70,8 @@ def _first_rule_of(fails, rule_set: str) -> str | None:
 def rule_set_drops(quality: pd.DataFrame) -> pd.DataFrame:
     """Per rule set: the documents and words (its ``words`` signal) it would drop, as counts and
     shares of the corpus scored, and how many the filter did drop."""
+    import pandas as pd
+
     total_words = max(int(quality["words"].sum()), 1)
     rows = []
     for rule_set in RULE_SETS:
@@ -83,6 +92,8 @@ def rule_set_drops(quality: pd.DataFrame) -> pd.DataFrame:
 
 def rule_counts(quality: pd.DataFrame) -> pd.DataFrame:
     """Documents failing each rule (a document may fail several), most failed first."""
+    import pandas as pd
+
     counts = quality["fails"].explode().dropna().value_counts()
     return pd.DataFrame({"rule": counts.index, "documents": counts.to_numpy()})
 
@@ -92,6 +103,8 @@ def dropped_examples(
 ) -> pd.DataFrame:
     """Up to ``per_set`` documents each rule set fails (the first in crawl order), with the rule
     of the set they fail first, their URL and the start of their text."""
+    import pandas as pd
+
     chosen = []
     for rule_set in RULE_SETS:
         first = quality["fails"].map(lambda f, s=rule_set: _first_rule_of(f, s))

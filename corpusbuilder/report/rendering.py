@@ -14,9 +14,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 STAGE_LABELS = {
     "records": "WARC records",
@@ -43,6 +46,8 @@ def esc(value) -> str:
 
 def format_number(value, digits: int = 2) -> str:
     """Integers with thousands separators, floats with ``digits`` decimals, missing as a dash."""
+    import pandas as pd
+
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return "–"
     if isinstance(value, (bool, np.bool_)):
@@ -65,6 +70,8 @@ class Column:
 
 
 def _cell(value, column: Column) -> str:
+    import pandas as pd
+
     if column.kind == "text":
         missing = value is None or (isinstance(value, float) and math.isnan(value))
         return f"<td>{'' if missing else esc(value)}</td>"
@@ -144,6 +151,8 @@ def figure_html(uri: str, alt: str) -> str:
 
 def funnel_chart(funnel: pd.DataFrame) -> str:
     """Words (left) and documents (right) after each step, as horizontal bars, % of previous."""
+    import pandas as pd
+
     plt = _pyplot()
     labels = [STAGE_LABELS.get(s, s) for s in funnel["stage"]]
     figure, axes = plt.subplots(1, 2, figsize=(10, 0.45 * len(funnel) + 1.0), sharey=True)
@@ -195,6 +204,8 @@ def duplicates_chart(duplicates: pd.DataFrame) -> str:
 
 
 def stage_chart(stages: pd.DataFrame) -> str:
+    import pandas as pd
+
     plt = _pyplot()
     figure, axis = plt.subplots(figsize=(7, 0.35 * len(stages) + 0.9))
     y = np.arange(len(stages))

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.export import kept_text
 from corpusbuilder.report.joins import BLOCK_KINDS, block_kinds, shard_overview, stages_that_ran
 from corpusbuilder.report.rendering import esc
 from corpusbuilder.tables import ShardTables
 from corpusbuilder.verdicts import read_block_verdicts
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CHIP_LABELS = {
     "good": "kept",
@@ -85,6 +88,8 @@ def pick_sample(overview: pd.DataFrame, size: int = 10) -> pd.DataFrame:
 
 def sample_block(block) -> SampleBlock:
     """A row of `verdicts.block_verdicts` with its ``kind`` as shown: its title says why."""
+    import pandas as pd
+
     title = ""
     if block.kind == "dup":
         title = f"duplicate of {block.duplicate_of}"
@@ -109,6 +114,8 @@ def sample_block(block) -> SampleBlock:
 
 def sample_documents(shards: Sequence[ShardTables], size: int = 10) -> list[SampleDocument]:
     """The picked documents with all their blocks, in page order, by display kind."""
+    import pandas as pd
+
     overviews = [shard_overview(shard) for shard in shards]
     overviews = [o for o in overviews if len(o)]
     if not overviews:

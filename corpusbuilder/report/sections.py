@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from corpusbuilder.report.joins import BLOCK_KINDS, corpus_languages, existing
 from corpusbuilder.report.rendering import (
@@ -42,6 +41,9 @@ from corpusbuilder.report.rendering import (
 from corpusbuilder.report.samples import document_html, sample_documents
 from corpusbuilder.tables import ShardTables
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 # --- inputs ------------------------------------------------------------------------------------
 
 
@@ -61,6 +63,8 @@ class ReportFiles:
 
 
 def _read_tsv(path: Path | str | None) -> pd.DataFrame | None:
+    import pandas as pd
+
     path = existing(path)
     if path is None:
         return None
@@ -170,6 +174,8 @@ def main_content_overview(boilerplate: pd.DataFrame) -> pd.DataFrame:
 def main_content_by_language(languages: pd.DataFrame) -> pd.DataFrame:
     """Per gold set that holds pages of several languages, one row per (set, page language): its
     pages and each extractor's main-content F1 on them, extractors in the order of their mean."""
+    import pandas as pd
+
     languages = _with_main_f1(languages)
     multilingual = languages.groupby("dataset")["language"].nunique()
     languages = languages[languages["dataset"].isin(multilingual[multilingual > 1].index)]
@@ -258,6 +264,8 @@ def _listed(items: list[str]) -> str:
 
 
 def _best_per_dataset(table: pd.DataFrame, column: str) -> set[tuple[int, str]]:
+    import pandas as pd
+
     if column not in table or table[column].isna().all():
         return set()
     best = set()
@@ -444,6 +452,8 @@ def _languages_table(languages: pd.DataFrame | None) -> str:
 
 def stages_section(files: ReportFiles) -> str:
     """Time and memory per rule, from Snakemake's benchmark files (thesis Table 3.7)."""
+    import pandas as pd
+
     stages = _read_tsv(files.stage_times)
     if stages is not None and len(stages):
         total = pd.DataFrame(

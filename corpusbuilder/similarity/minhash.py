@@ -19,11 +19,14 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbuilder.config import dataclass_values
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MASK64 = np.uint64(0xFFFFFFFFFFFFFFFF)
 EMPTY = np.iinfo(np.uint64).max  # the min-hash of an empty set: collides with nothing real
@@ -243,6 +246,8 @@ def similar_pairs(
 ) -> pd.DataFrame:
     """Index pairs (a < b) whose estimated resemblance exceeds `threshold`, with the estimate.
     Candidates are scored a block at a time: memory holds one block and the pairs found."""
+    import pandas as pd
+
     found = [np.empty((0, 2), dtype=np.int64)]
     for pairs in candidate_pair_blocks(signatures, params):
         estimate = estimated_resemblance(signatures[pairs[:, 0]], signatures[pairs[:, 1]])
@@ -313,6 +318,8 @@ def named_pairs(pairs: pd.DataFrame, ids_of: Callable[[np.ndarray], np.ndarray])
     first document of each pair's cluster); ``ids_of`` gives the ids of sorted document indices.
     The clusters are found among the paired documents alone: a cluster's first document is one
     of them, so it is the same as over the corpus, and nothing is held per unpaired document."""
+    import pandas as pd
+
     a, b = pairs["a"].to_numpy(np.int64), pairs["b"].to_numpy(np.int64)
     paired = np.unique(np.concatenate([a, b]))
     local_a, local_b = np.searchsorted(paired, a), np.searchsorted(paired, b)

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -40,6 +40,9 @@ from corpusbuilder.similarity.minhash import (
     group_key,
     named_pairs,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # pairs scored at once: 2 × 65,536 × k × 8 B of signature rows (100 MB at k = 100)
 SCORE_CHUNK = 1 << 16
@@ -217,6 +220,8 @@ def score_partition(
 ) -> pd.DataFrame:
     """One partition's pairs (a, b, resemblance) whose estimate exceeds ``threshold``, sorted:
     its candidates scored against the signatures of the documents in them."""
+    import pandas as pd
+
     pairs = read_partition_candidates(candidate_paths, partition)
     rows = np.unique(pairs)
     signatures = read_signature_rows(signature_paths, params.k, rows)
@@ -244,6 +249,8 @@ def merge_partition_pairs(
     pair_paths: Sequence[Path | str], signature_paths: Sequence[Path | str]
 ) -> pd.DataFrame:
     """Every partition's pairs → id_a, id_b, resemblance, cluster, sorted by document order."""
+    import pandas as pd
+
     pairs = pd.concat([pq.read_table(path).to_pandas() for path in pair_paths], ignore_index=True)
     pairs = pairs.sort_values(["a", "b"], ignore_index=True)
     return named_pairs(pairs, lambda rows: read_ids(signature_paths, rows))
