@@ -51,16 +51,16 @@ import pandas as pd
 
 from corpusbuilder import tokenise
 from corpusbuilder.common.stoplists import load_stoplist
+from corpusbuilder.contracts.ngramfiles import read_duplicate_ngrams
+from corpusbuilder.contracts.tables import ShardTables, kept_tokens, read_survivors
+from corpusbuilder.contracts.tokenfile import TokenStream, read_tokens, write_token_stream
 from corpusbuilder.dedup.corpus import BLOCK_COLUMNS, Shard, dedup_corpus
 from corpusbuilder.dedup.params import LEVELS, MODES, PART_LEVELS, DedupParams
 from corpusbuilder.dedup.partitioned import dedup_partitioned, sum_stats, write_dedup_table
 from corpusbuilder.dedup.store import duplicate_ngram_store
 from corpusbuilder.extraction.justext import PRESETS
-from corpusbuilder.ngramfiles import read_duplicate_ngrams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.report.ngram_counts import RangeCounts, block_ngrams
-from corpusbuilder.tables import ShardTables, kept_tokens, read_survivors
-from corpusbuilder.tokenfile import TokenStream, read_tokens, write_token_stream
 from corpusbuilder.tokenise import block_sentences, word_hashes
 
 RESULTS = Path(__file__).parent / "results" / "dedup.json"

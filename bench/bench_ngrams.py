@@ -136,7 +136,7 @@ def partitioned_merge(
 ) -> list[dict]:
     """The merge of `runs` in each number of hash ranges, one process per range; the parts of
     each checked equal to the merge in one range."""
-    from corpusbuilder.ngramfiles import read_duplicate_ngrams
+    from corpusbuilder.contracts.ngramfiles import read_duplicate_ngrams
 
     rows, whole = [], None
     for partitions in counts:

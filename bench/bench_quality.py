@@ -24,10 +24,10 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from corpusbuilder.contracts.tables import ShardTables, read_survivors
 from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.extraction.extract import ExtractParams, extract_shard
 from corpusbuilder.quality import QualityParams, quality_table
-from corpusbuilder.tables import ShardTables, read_survivors
 
 REPO = Path(__file__).resolve().parents[1]
 CRAWL = REPO.parent / "shared" / "datasets" / "crawl" / "dev"

@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_dedup import tengram_metric  # noqa: E402
 
 from corpusbuilder.config import validate_config  # noqa: E402
+from corpusbuilder.contracts.tables import FILES, kept_tokens  # noqa: E402
+from corpusbuilder.contracts.tokenfile import read_tokens  # noqa: E402
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus  # noqa: E402
 from corpusbuilder.dedup.params import DedupParams  # noqa: E402
 from corpusbuilder.extraction.extract import ExtractParams  # noqa: E402
-from corpusbuilder.tables import FILES, kept_tokens  # noqa: E402
-from corpusbuilder.tokenfile import read_tokens  # noqa: E402
 
 
 def shard_names(work: Path) -> list[str]:

@@ -45,10 +45,10 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_dedup import TOKEN, kept_after, load_words, pattern_suffix, save, tengram_metric
 
+from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.dedup.context import page_blocks
 from corpusbuilder.extraction.justext import PRESETS
 from corpusbuilder.ngrams.hashing import ngram_hashes
-from corpusbuilder.tokenfile import read_tokens
 from corpusbuilder.tokenise import tokenise
 
 N, THRESHOLD, MAX_STUB = 10, 0.5, 20

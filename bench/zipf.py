@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbuilder.tokenfile import TokenStream, write_token_stream
+from corpusbuilder.contracts.tokenfile import TokenStream, write_token_stream
 
 
 def zipf_shard(

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 from corpusbuilder.common import stoplists
 from corpusbuilder.config import ConfigError, load_config, load_schema, validate_config
+from corpusbuilder.contracts.tables import is_kept_block
 from corpusbuilder.download.sources import shard_name
 from corpusbuilder.download.transfer import looks_like_warc
 from corpusbuilder.extraction.extract import (
@@ -38,7 +39,6 @@ from corpusbuilder.extraction.extract import (
 from corpusbuilder.extraction.justext import PRESETS
 from corpusbuilder.extraction.metadata import Metadata
 from corpusbuilder.extraction.site_boilerplate import mark_blocks
-from corpusbuilder.tables import is_kept_block
 
 if TYPE_CHECKING:
     pass

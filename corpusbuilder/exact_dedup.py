@@ -39,8 +39,7 @@ import pyarrow as pa
 
 from corpusbuilder.common.sizing import AUTO, GIB
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.language import document_texts
-from corpusbuilder.tables import (
+from corpusbuilder.contracts.tables import (
     HASHES_SCHEMA,
     PARTITION_DECISIONS_SCHEMA,
     Survivors,
@@ -48,6 +47,7 @@ from corpusbuilder.tables import (
     read_shard_decisions,
     read_table,
 )
+from corpusbuilder.language import document_texts
 
 if TYPE_CHECKING:
     pass

@@ -41,7 +41,7 @@ import numpy as np
 
 from corpusbuilder.common.faults import not_utf8_line
 from corpusbuilder.common.io import atomic_path
-from corpusbuilder.tables import (
+from corpusbuilder.contracts.tables import (
     METADATA_COLUMNS,
     QUALITY_COUNTS,
     QUALITY_SIGNALS,

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from corpusbuilder.tables import (
+from corpusbuilder.contracts.tables import (
     ShardTables,
     Survivors,
     cleaned_page_mask,

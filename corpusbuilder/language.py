@@ -53,7 +53,7 @@ import pyarrow as pa
 
 from corpusbuilder.common.language_codes import ANY
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.tables import (
+from corpusbuilder.contracts.tables import (
     LANGUAGE_SCHEMA,
     ShardTables,
     cleaned_page_mask,

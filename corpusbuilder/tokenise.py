@@ -62,8 +62,8 @@ from corpusbuilder.common import stoplists
 from corpusbuilder.common.scripts import NO_SPACE_SCRIPTS
 from corpusbuilder.common.scripts import char_class as _char_class
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.tables import Survivors
-from corpusbuilder.tokenfile import TokenStream
+from corpusbuilder.contracts.tables import Survivors
+from corpusbuilder.contracts.tokenfile import TokenStream
 
 if TYPE_CHECKING:
     pass

@@ -41,7 +41,7 @@ from corpusbuilder.extraction.extract import READING_KEYS, check_planned_setting
 from corpusbuilder.report.ngram_counts import COUNT_RANGES
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
-from corpusbuilder.tables import FILES, dedup_table
+from corpusbuilder.contracts.tables import FILES, dedup_table
 
 if not config:
     raise WorkflowError(

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.common.provenance import read_provenance
+from corpusbuilder.contracts.tables import dedup_table
 from corpusbuilder.report.corpus_stats import (
     Resemblance,
     ShardFiles,
@@ -20,7 +21,6 @@ from corpusbuilder.report.corpus_stats import (
     write_corpus_stats,
 )
 from corpusbuilder.similarity.minhash import MinHashParams
-from corpusbuilder.tables import dedup_table
 
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())

@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.tables import dedup_table
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus
 from corpusbuilder.dedup.memory import DedupMemoryError, check_dedup_memory
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.ngrams.stage import duplicate_ngrams_stats
-from corpusbuilder.tables import dedup_table
 
 log = setup_logging(snakemake.log[0])
 g2 = duplicate_ngrams_stats(snakemake.input.duplicates_stats)

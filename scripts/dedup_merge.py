@@ -9,11 +9,11 @@ import numpy as np
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.ngramfiles import dedup_state_metadata, duplicate_ngram_count
 from corpusbuilder.dedup.corpus import DedupStats
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.partitioned import read_array, sum_stats
 from corpusbuilder.dedup.state import merge_state_runs, state_settings, write_state_rows
-from corpusbuilder.ngramfiles import dedup_state_metadata, duplicate_ngram_count
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)

@@ -2,10 +2,10 @@
 occurrences, a row group per hash range (corpusbuilder.dedup.partitioned.shard_occurrences)."""
 
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.ngramfiles import write_occurrences
+from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.partitioned import shard_occurrences
-from corpusbuilder.ngramfiles import write_occurrences
-from corpusbuilder.tokenfile import read_tokens
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)

@@ -4,9 +4,9 @@ the processing order (`order`) and each shard's document count (`documents`)."""
 import numpy as np
 
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.tokenfile import document_count
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.partitioned import document_order, read_array, write_array
-from corpusbuilder.tokenfile import document_count
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)

@@ -3,6 +3,12 @@ occurrences, of G₂₊ and of an earlier corpus's state (`against`), with the d
 the occurrences already seen, a row group per shard, each naming its n-gram's first holder."""
 
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.ngramfiles import (
+    read_duplicate_ngram_range,
+    read_occurrences,
+    write_seen,
+)
+from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.dedup.partitioned import (
     OCCURRENCE,
     earlier_in_range,
@@ -10,9 +16,7 @@ from corpusbuilder.dedup.partitioned import (
     read_array,
     seen_occurrences,
 )
-from corpusbuilder.ngramfiles import read_duplicate_ngram_range, read_occurrences, write_seen
 from corpusbuilder.ngrams.runs import partition_hash_range
-from corpusbuilder.tokenfile import read_tokens
 
 log = setup_logging(snakemake.log[0])
 p = int(snakemake.wildcards.partition)

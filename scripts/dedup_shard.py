@@ -9,6 +9,9 @@ import numpy as np
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.ngramfiles import dedup_state_metadata, read_seen
+from corpusbuilder.contracts.tables import read_table
+from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.dedup.corpus import BLOCK_COLUMNS
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.partitioned import (
@@ -18,9 +21,6 @@ from corpusbuilder.dedup.partitioned import (
     write_dedup_table,
 )
 from corpusbuilder.extraction.extract import ExtractParams
-from corpusbuilder.ngramfiles import dedup_state_metadata, read_seen
-from corpusbuilder.tables import read_table
-from corpusbuilder.tokenfile import read_tokens
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)

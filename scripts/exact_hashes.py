@@ -5,13 +5,13 @@ import logging
 
 from corpusbuilder.common.io import write_row_groups
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.tables import ShardTables, read_survivors
 from corpusbuilder.exact_dedup import (
     HASHED_COLUMNS,
     ExactDedupParams,
     exact_hashes,
     hash_partitions,
 )
-from corpusbuilder.tables import ShardTables, read_survivors
 
 setup_logging(snakemake.log[0])
 params = ExactDedupParams.from_config(snakemake.params.cfg)

@@ -2,7 +2,7 @@
 jobs read (corpusbuilder.exact_dedup)."""
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.tables import write_manifest
+from corpusbuilder.contracts.tables import write_manifest
 
 setup_logging(snakemake.log[0])
 write_manifest(list(snakemake.input.hashes), snakemake.output.manifest)

@@ -5,8 +5,8 @@ import logging
 
 from corpusbuilder.common.io import write_table
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.tables import read_manifest
 from corpusbuilder.exact_dedup import decide_partition, decision_counts
-from corpusbuilder.tables import read_manifest
 
 # Rows per row group of the output: each shard's exact_dedup job reads the row groups that hold
 # its rows, found by their statistics, so smaller groups mean less read for more footer.

@@ -11,9 +11,9 @@ import logging
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.common.provenance import provenance, write_provenance
+from corpusbuilder.contracts.stamps import file_writer
+from corpusbuilder.contracts.tables import ShardTables, dedup_table
 from corpusbuilder.funnel import FunnelCounts, count_shard, funnel_tables
-from corpusbuilder.stamps import file_writer
-from corpusbuilder.tables import ShardTables, dedup_table
 
 setup_logging(snakemake.log[0])
 log = logging.getLogger("corpusbuilder.funnel")

@@ -3,8 +3,8 @@ shard (corpusbuilder.language)."""
 
 from corpusbuilder.common.io import write_table
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.language import LanguageParams, identify_shard
-from corpusbuilder.tables import ShardTables
 
 setup_logging(snakemake.log[0])
 tables = ShardTables(snakemake.input.docs, snakemake.input.blocks)

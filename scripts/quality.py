@@ -3,8 +3,8 @@
 
 from corpusbuilder.common.io import write_table
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.tables import ShardTables, dedup_table
 from corpusbuilder.quality import QualityParams, score_shard
-from corpusbuilder.tables import ShardTables, dedup_table
 
 setup_logging(snakemake.log[0])
 shard = snakemake.wildcards.shard

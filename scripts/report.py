@@ -10,8 +10,8 @@ evaluation sections). Params: `shards`, `sample_size`.
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.tables import ShardTables, dedup_table
 from corpusbuilder.report.html_report import ReportFiles, write_report
-from corpusbuilder.tables import ShardTables, dedup_table
 
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())

@@ -7,8 +7,8 @@ import pyarrow as pa
 
 from corpusbuilder.common.io import write_table
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.tables import BLOCKS_SCHEMA, DOCS_SCHEMA
 from corpusbuilder.extraction.frequent_lines import FrequentLinesParams, text_collection_tables
-from corpusbuilder.tables import BLOCKS_SCHEMA, DOCS_SCHEMA
 
 setup_logging(snakemake.log[0])
 docs, blocks = text_collection_tables(

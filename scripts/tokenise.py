@@ -2,8 +2,8 @@
 work/tokens/{shard}.npz (corpusbuilder.tokenise)."""
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.tables import ShardTables, read_survivors
-from corpusbuilder.tokenfile import write_token_stream
+from corpusbuilder.contracts.tables import ShardTables, read_survivors
+from corpusbuilder.contracts.tokenfile import write_token_stream
 from corpusbuilder.tokenise import TokeniseParams, tokenise_shard
 
 setup_logging(snakemake.log[0])

@@ -11,6 +11,7 @@ import pytest
 from conftest import BOILERPLATE, QUICK_BINS, SAMPLE_WARCS, ok, require_shared, snakemake
 
 from corpusbuilder.common.stoplists import writes_without_spaces
+from corpusbuilder.contracts.tables import FILES
 from corpusbuilder.evaluation import training
 from corpusbuilder.evaluation.gold import iter_dataset
 from corpusbuilder.evaluation.training import (
@@ -32,7 +33,6 @@ from corpusbuilder.extraction.extract import (
     iter_warc_records,
 )
 from corpusbuilder.extraction.model import BlockModel
-from corpusbuilder.tables import FILES
 
 PARAMS = ExtractParams()  # the best preset, as the extract stage runs it by default
 

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from corpusbuilder.contracts.tables import survivors
+from corpusbuilder.contracts.tokenfile import TokenStream, read_tokens, write_token_stream
 from corpusbuilder.dedup import corpus
 from corpusbuilder.dedup.context import final_classes
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus, processing_order
@@ -19,8 +21,6 @@ from corpusbuilder.export import block_texts, kept_documents
 from corpusbuilder.extraction.justext import PRESETS
 from corpusbuilder.ngrams.hashing import ngram_hashes
 from corpusbuilder.ngrams.stage import shard_ngram_run, write_duplicate_ngrams
-from corpusbuilder.tables import survivors
-from corpusbuilder.tokenfile import TokenStream, read_tokens, write_token_stream
 from corpusbuilder.tokenise import block_sentences, tokenise, word_hashes
 
 N = 5
@@ -721,9 +721,8 @@ def test_span_mode_loses_no_ngram_and_block_mode_does(tmp_path):
     """Without the repeat ratio, span mode keeps every word a fresh n-gram needs: each n-gram of
     the input is still whole somewhere in the kept text (the n-grams of a removed stretch repeat
     text output before). Block mode loses the fresh n-grams of the blocks it removes."""
+    from corpusbuilder.contracts.tokenfile import kept_tokens, read_tokens
     from corpusbuilder.report.ngram_counts import block_ngrams
-    from corpusbuilder.tables import kept_tokens
-    from corpusbuilder.tokenfile import read_tokens
 
     shards = random_corpus(tmp_path, seed=5)
 
@@ -769,9 +768,9 @@ def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
     """The kept text holds whole whitespace chunks, and the kept tokens count it so: "word,"
     whose comma starts a removed span keeps its comma in both. Export cuts the text by chunks
     (`removed_chunks`), never tokenising it again."""
+    from corpusbuilder.contracts.tokenfile import kept_tokens
     from corpusbuilder.dedup.sentences import removed_chunks
     from corpusbuilder.export import kept_text
-    from corpusbuilder.tables import kept_tokens
 
     tokens = {
         "doc_ids": np.array(["d"]),
@@ -948,8 +947,8 @@ def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_pat
     crawl order, to output it)."""
     import pyarrow as pa
 
+    from corpusbuilder.contracts.ngramfiles import STATE_ROW_GROUP
     from corpusbuilder.dedup.state import merge_state_runs, write_state_rows
-    from corpusbuilder.ngramfiles import STATE_ROW_GROUP
 
     rng = np.random.default_rng(9)
     everything = []
@@ -976,13 +975,13 @@ def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_pat
 
 
 def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp_path, caplog):
+    from corpusbuilder.contracts.tokenfile import token_count
     from corpusbuilder.dedup.memory import (
         BYTES_PER_DUPLICATE_NGRAM,
         DedupMemoryError,
         check_dedup_memory,
         dedup_memory_mb_by_sizes,
     )
-    from corpusbuilder.tokenfile import token_count
 
     shards = write_corpus(
         tmp_path, {"s0": [("a", [para()]), ("b", [para()])], "s1": [("c", [para(), para()])]}

@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 from test_dedup import N, para, random_corpus, run, write_corpus
 
+from corpusbuilder.contracts.tables import DEDUP_SCHEMA
+from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.partitioned import dedup_partitioned
 from corpusbuilder.extraction.justext import PRESETS
-from corpusbuilder.tables import DEDUP_SCHEMA
-from corpusbuilder.tokenfile import read_tokens
 
 BLOCKS = [
     "doc_id",
@@ -128,10 +128,10 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
 
     from test_dedup import g2_with_state
 
+    from corpusbuilder.contracts.ngramfiles import dedup_state_metadata
     from corpusbuilder.dedup.corpus import dedup_corpus
     from corpusbuilder.dedup.partitioned import earlier_in_range, shard_state_run
     from corpusbuilder.dedup.state import merge_state_runs, state_settings, write_state_rows
-    from corpusbuilder.ngramfiles import dedup_state_metadata
 
     p1, p2, p3 = para(), para(), para()
     shards = write_corpus(

@@ -19,7 +19,7 @@ from degenerate_crawl import (
     write_degenerate_crawl,
 )
 
-from corpusbuilder.tables import (
+from corpusbuilder.contracts.tables import (
     DEDUP_SCHEMA,
     DOCS_SCHEMA,
     FILES,

@@ -15,6 +15,13 @@ import pytest
 from conftest import REPO, truth_key
 
 from corpusbuilder.common.io import write_row_groups, write_table
+from corpusbuilder.contracts.tables import (
+    DECISIONS_SCHEMA,
+    HASHES_SCHEMA,
+    read_manifest,
+    survivors,
+    write_manifest,
+)
 from corpusbuilder.exact_dedup import (
     ExactDedupParams,
     decide_partition,
@@ -25,13 +32,6 @@ from corpusbuilder.exact_dedup import (
     md5_hex,
     md5_partitions,
     shard_decisions,
-)
-from corpusbuilder.tables import (
-    DECISIONS_SCHEMA,
-    HASHES_SCHEMA,
-    read_manifest,
-    survivors,
-    write_manifest,
 )
 
 SAMPLE = REPO / "resources" / "sample"

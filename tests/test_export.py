@@ -6,8 +6,8 @@ import gzip
 
 import pandas as pd
 
+from corpusbuilder.contracts.tables import survivors
 from corpusbuilder.export import kept_documents, read_corpus, write_corpus
-from corpusbuilder.tables import survivors
 
 
 def tables():

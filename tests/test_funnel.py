@@ -6,8 +6,8 @@ import math
 
 import pandas as pd
 
+from corpusbuilder.contracts.tables import Survivors
 from corpusbuilder.funnel import STAGES, FunnelCounts, funnel_counts, funnel_tables
-from corpusbuilder.tables import Survivors
 
 
 def shard(prefix: str):

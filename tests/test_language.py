@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from corpusbuilder.contracts.tables import LANGUAGE_SCHEMA, survivors
 from corpusbuilder.language import LanguageParams, identify_documents, load_identifier
-from corpusbuilder.tables import LANGUAGE_SCHEMA, survivors
 
 ENGLISH = (
     "The committee met on Tuesday to discuss the new budget for the city library, and most of "

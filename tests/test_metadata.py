@@ -12,10 +12,10 @@ from conftest import write_warc
 from test_extract import ARTICLE, extract
 
 import corpusbuilder
+from corpusbuilder.contracts.tables import DOCS_SCHEMA, METADATA_COLUMNS, survivors
 from corpusbuilder.export import kept_documents, read_corpus, write_corpus
 from corpusbuilder.extraction.metadata import MAX_CHARS, Metadata, extract_metadata, iso_date
 from corpusbuilder.extraction.segmentation import parse_html
-from corpusbuilder.tables import DOCS_SCHEMA, METADATA_COLUMNS, survivors
 
 BODY = ARTICLE[ARTICLE.index("<body>") :]
 

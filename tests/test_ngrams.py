@@ -10,9 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import CRAWL, require_shared
 
-from corpusbuilder import ngramfiles
+from corpusbuilder.contracts import ngramfiles
+from corpusbuilder.contracts.tokenfile import TokenStream, write_token_stream
 from corpusbuilder.ngrams import chunks, hashing, runs, stage, suffix
-from corpusbuilder.tokenfile import TokenStream, write_token_stream
 
 MASK64 = (1 << 64) - 1
 

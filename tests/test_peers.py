@@ -18,6 +18,7 @@ from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.package_data import SHIPPED_MODEL, shipped_peer_model
 from corpusbuilder.common.scripts import unit_tokens
 from corpusbuilder.config import ConfigError
+from corpusbuilder.contracts.tables import CLEANED, FILES, read_table
 from corpusbuilder.evaluation.gold import GoldPage
 from corpusbuilder.evaluation.scores import EvaluateConfig, evaluate
 from corpusbuilder.evaluation.training import (
@@ -37,7 +38,6 @@ from corpusbuilder.extraction.extract import (
 )
 from corpusbuilder.extraction.model import BlockModel, classify_learned, load_model
 from corpusbuilder.extraction.segmentation import parse_html, segment_blocks
-from corpusbuilder.tables import CLEANED, FILES, read_table
 
 PAGE_WITH_COMMENTS = (
     Path(__file__).resolve().parent / "fixtures" / "scope" / "article_with_comments.html"

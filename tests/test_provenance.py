@@ -24,20 +24,20 @@ from corpusbuilder.common.io import (
 )
 from corpusbuilder.common.provenance import provenance
 from corpusbuilder.common.versions import OUTPUT_LIBRARIES, checkout_commit, this_process
-from corpusbuilder.ngramfiles import duplicate_ngrams_writer
-from corpusbuilder.ngrams.runs import run_metadata
-from corpusbuilder.ngrams.stage import (
-    shard_ngram_run,
-    write_duplicate_ngrams,
-    write_duplicate_ngrams_stats,
-)
-from corpusbuilder.stamps import file_writer
-from corpusbuilder.tokenfile import (
+from corpusbuilder.contracts.ngramfiles import duplicate_ngrams_writer
+from corpusbuilder.contracts.stamps import file_writer
+from corpusbuilder.contracts.tokenfile import (
     FIELDS,
     TokenStream,
     read_tokens,
     token_file_writer,
     write_token_stream,
+)
+from corpusbuilder.ngrams.runs import run_metadata
+from corpusbuilder.ngrams.stage import (
+    duplicate_ngrams_stats,
+    shard_ngram_run,
+    write_duplicate_ngrams,
 )
 
 SCHEMA = pa.schema([("doc_id", pa.string()), ("n", pa.int64())])
@@ -119,8 +119,8 @@ def test_an_ngram_run_and_the_parts_of_g2_name_their_writer(tmp_path):
         # the .npy holds no metadata: its stats name the versions that wrote both
         assert duplicate_ngrams_writer(stats) == this_process()
     assert sum(len(np.load(tmp_path / f"dup{p}.npy")) for p in range(2)) == 2
-    # the sum over the parts is written by another job: its writers are the parts'
-    merged = write_duplicate_ngrams_stats(parts, tmp_path / "dup.stats.json")
+    # the sum over the parts, which the dedup job logs, names no writer: its writers are the parts'
+    merged = duplicate_ngrams_stats(parts)
     assert "written_by" not in merged and merged["duplicate_types"] == 2
     old = tmp_path / "old.stats.json"
     old.write_text(

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from conftest import copy_workdir, ok, snakemake
 
+from corpusbuilder.contracts.tables import QUALITY_SIGNALS
 from corpusbuilder.quality import (
     RULES,
     QualityParams,
@@ -25,7 +26,6 @@ from corpusbuilder.quality import (
     web_words,
 )
 from corpusbuilder.quality.ngrams import shard_ngram_signals
-from corpusbuilder.tables import QUALITY_SIGNALS
 
 ARTICLE = "\n\n".join(
     [
@@ -301,8 +301,8 @@ def test_a_filter_drops_documents_counted_in_the_funnel_under_their_rule(sample_
 
 
 def test_the_report_shows_distributions_drops_and_failing_examples(sample_build):
+    from corpusbuilder.contracts.tables import FILES, ShardTables, read_table
     from corpusbuilder.report.quality import quality_section, rule_set_drops
-    from corpusbuilder.tables import FILES, ShardTables, read_table
 
     shards = [
         ShardTables.of(path.name.split(".")[0], sample_build)

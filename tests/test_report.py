@@ -28,6 +28,7 @@ from conftest import (
 import corpusbuilder
 from corpusbuilder.common.package_data import SHIPPED_MODEL
 from corpusbuilder.common.versions import OUTPUT_LIBRARIES
+from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.report.corpus_stats import (
     ShardFiles,
@@ -40,7 +41,6 @@ from corpusbuilder.report.html_report import ReportFiles, render_report
 from corpusbuilder.report.joins import corpus_languages
 from corpusbuilder.report.ngram_counts import RangeCounts, block_ngrams, duplicate_counts
 from corpusbuilder.report.sections import cards_html
-from corpusbuilder.tables import ShardTables
 
 # --- a hand-made corpus: 2 documents, 4 blocks -------------------------------------------------
 #

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpusbuilder.tables import survivors
-from corpusbuilder.tokenfile import read_token_stream, write_token_stream
+from corpusbuilder.contracts.tables import survivors
+from corpusbuilder.contracts.tokenfile import read_token_stream, write_token_stream
 from corpusbuilder.tokenise import (
     TokeniseParams,
     Vocabulary,

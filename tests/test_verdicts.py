@@ -1,5 +1,5 @@
 """The contracts layer's rules and joins: a cleaned page, a kept block, and what each stage
-decided about extract's rows (corpusbuilder.verdicts), on hand-made tables."""
+decided about extract's rows (corpusbuilder.contracts.verdicts), on hand-made tables."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import math
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.tables import (
+from corpusbuilder.contracts.tables import (
     ShardTables,
     cleaned_page_mask,
     is_cleaned_page,
     is_kept_block,
     kept_block_mask,
 )
-from corpusbuilder.verdicts import (
+from corpusbuilder.contracts.verdicts import (
     block_verdicts,
     document_verdicts,
     read_block_verdicts,

@@ -347,11 +347,11 @@ def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merg
     import numpy as np
 
     from corpusbuilder.config import validate_config
+    from corpusbuilder.contracts.tables import FILES
     from corpusbuilder.dedup.corpus import Shard, dedup_corpus
     from corpusbuilder.dedup.params import DedupParams
     from corpusbuilder.extraction.extract import ExtractParams
     from corpusbuilder.ngrams.stage import write_duplicate_ngrams
-    from corpusbuilder.tables import FILES
 
     workdir, _, _ = crawl_run
     config = validate_config({})

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from corpusbuilder.common.io import atomic_path, write_table
+from corpusbuilder.contracts.ngramfiles import read_duplicate_ngrams
+from corpusbuilder.contracts.tables import DEDUP_SCHEMA, kept_block_mask, read_table, stage_table
+from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_after_dedup
 from corpusbuilder.dedup.document import dedup_shard_document
 from corpusbuilder.dedup.params import DedupParams
@@ -26,10 +29,7 @@ from corpusbuilder.dedup.spill import SpilledShards
 from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, preload_output
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
-from corpusbuilder.ngramfiles import read_duplicate_ngrams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, ngram_starts, select_tokens
-from corpusbuilder.tables import DEDUP_SCHEMA, kept_block_mask, read_table, stage_table
-from corpusbuilder.tokenfile import read_tokens
 
 if TYPE_CHECKING:
     import pandas as pd

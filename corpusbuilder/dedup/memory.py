@@ -25,8 +25,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from corpusbuilder.contracts.tokenfile import token_count
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.tokenfile import token_count
 
 log = logging.getLogger("corpusbuilder.dedup")
 
@@ -82,7 +82,7 @@ def check_dedup_memory(
 ) -> dict:
     """Log the memory the job needs, in one line, before the pass; a DedupMemoryError naming
     `resources.mem_mb` when the job's `mem_mb` cannot hold it."""
-    from corpusbuilder.ngramfiles import duplicate_ngram_count
+    from corpusbuilder.contracts.ngramfiles import duplicate_ngram_count
 
     count = duplicate_ngram_count(duplicates)
     shard_tokens = [token_count(path) for path in tokens]

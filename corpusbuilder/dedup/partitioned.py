@@ -38,6 +38,8 @@ import numpy as np
 import pyarrow as pa
 
 from corpusbuilder.common.io import atomic_path, write_table
+from corpusbuilder.contracts.ngramfiles import read_dedup_state
+from corpusbuilder.contracts.tables import DEDUP_SCHEMA, stage_table
 from corpusbuilder.dedup.corpus import (
     BLOCK_COLUMNS,
     DedupStats,
@@ -51,10 +53,8 @@ from corpusbuilder.dedup.document import dedup_shard_document
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.state import kept_ngrams, write_state_rows
 from corpusbuilder.extraction.justext import JustextParams
-from corpusbuilder.ngramfiles import read_dedup_state
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.ngrams.runs import partition_hash_range
-from corpusbuilder.tables import DEDUP_SCHEMA, stage_table
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -33,16 +33,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.common.io import atomic_path
-from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.dedup.store import truncate_hashes
-from corpusbuilder.ngramfiles import (
+from corpusbuilder.contracts.ngramfiles import (
     STATE_ROW_GROUP,
     STATE_SCHEMA,
     dedup_state_metadata,
     read_dedup_state,
 )
+from corpusbuilder.contracts.tokenfile import kept_tokens
+from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.dedup.store import truncate_hashes
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
-from corpusbuilder.tables import kept_tokens
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,7 +100,7 @@ def kept_ngrams(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The n-grams (64-bit hashes of `params.kind`) of one shard whose words all stay — in a good
     block (`table` is the shard's output), outside the parts sentence and span modes removed
-    (`tables.kept_tokens`) — and the document (its index in the shard) of each."""
+    (`tokenfile.kept_tokens`) — and the document (its index in the shard) of each."""
     keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
     words, word_offsets, token_of_word = select_tokens(
         np.asarray(tokens["token_hash"], np.uint64),

@@ -23,6 +23,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from corpusbuilder.contracts.tables import (
+    CLEANED,
+    cleaned_page_mask,
+    is_kept_block,
+    kept_block_mask,
+)
 from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.extraction.justext import JustextParams, classify
 from corpusbuilder.extraction.site_boilerplate import (
@@ -30,7 +36,6 @@ from corpusbuilder.extraction.site_boilerplate import (
     host_of,
     mark_blocks,
 )
-from corpusbuilder.tables import CLEANED, cleaned_page_mask, is_kept_block, kept_block_mask
 
 from .extractors import decoded_html, extraction_of_blocks, prepare_page
 from .gold import GoldPage, iter_dataset

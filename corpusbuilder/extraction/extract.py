@@ -28,6 +28,18 @@ from corpusbuilder.config import (
     dataclass_values,
     written_by_the_workflow,
 )
+from corpusbuilder.contracts.tables import (
+    BLOCKS_SCHEMA,
+    CLEANED,
+    DOCS_SCHEMA,
+    METADATA_COLUMNS,
+    SKIPPED,
+    is_cleaned_page,
+    is_kept_block,
+    kept_block_mask,
+    read_table,
+    stage_table,
+)
 from corpusbuilder.extraction import compiled_walks, missing_compiled_modules
 from corpusbuilder.extraction.classifier import FEATURE_NAMES, page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
@@ -44,18 +56,6 @@ from corpusbuilder.extraction.site_boilerplate import (
 )
 from corpusbuilder.extraction.warc import WarcRecord, iter_warc_records
 from corpusbuilder.language import identify_sample
-from corpusbuilder.tables import (
-    BLOCKS_SCHEMA,
-    CLEANED,
-    DOCS_SCHEMA,
-    METADATA_COLUMNS,
-    SKIPPED,
-    is_cleaned_page,
-    is_kept_block,
-    kept_block_mask,
-    read_table,
-    stage_table,
-)
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,7 @@ from corpusbuilder.common.stoplists import (
     writes_without_spaces,
 )
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.tables import BAD, CLEANED, GOOD, SKIPPED, is_kept_block
+from corpusbuilder.contracts.tables import BAD, CLEANED, GOOD, SKIPPED, is_kept_block
 
 
 @dataclass(frozen=True)

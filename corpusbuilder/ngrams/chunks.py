@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
+from corpusbuilder.contracts.tokenfile import read_token_pieces
 from corpusbuilder.ngrams.hashing import kind_mask, select_tokens
-from corpusbuilder.tokenfile import read_token_pieces
 
 # Peak bytes per token of a chunk, measured on Zipf text (peak RSS of `shard_ngram_run` less the
 # interpreter's, over the chunk size: 41-45 B at budgets of 256 MB to 1 GB): the held token stream

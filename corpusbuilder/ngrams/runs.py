@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 
 from corpusbuilder.common.io import atomic_path, npy_header
 from corpusbuilder.common.versions import writer_metadata
-from corpusbuilder.ngramfiles import RUN_SCHEMA
+from corpusbuilder.contracts.ngramfiles import RUN_SCHEMA
 from corpusbuilder.ngrams.chunks import resident_bytes
 from corpusbuilder.ngrams.hashing import sum_equal_hashes
 

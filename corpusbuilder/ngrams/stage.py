@@ -20,7 +20,8 @@ import numpy as np
 from corpusbuilder.common.io import atomic_path, is_stream
 from corpusbuilder.common.sizing import GIB
 from corpusbuilder.common.versions import this_process
-from corpusbuilder.ngramfiles import WRITTEN_BY
+from corpusbuilder.contracts.ngramfiles import WRITTEN_BY
+from corpusbuilder.contracts.tokenfile import block_starts
 from corpusbuilder.ngrams.chunks import (
     chunk_tokens_for_budget,
     iter_chunks,
@@ -45,7 +46,6 @@ from corpusbuilder.ngrams.runs import (
     write_run,
     write_spill,
 )
-from corpusbuilder.tokenfile import block_starts
 
 log = logging.getLogger("corpusbuilder.ngrams")
 

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from corpusbuilder.contracts.tables import QUALITY_SCHEMA, ShardTables, read_survivors, stage_table
 from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.quality.params import RULES, QualityParams
 from corpusbuilder.quality.signals import shard_signals
 from corpusbuilder.quality.words import TokenTypes
-from corpusbuilder.tables import QUALITY_SCHEMA, ShardTables, read_survivors, stage_table
 
 if TYPE_CHECKING:
     import pandas as pd

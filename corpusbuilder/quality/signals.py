@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from corpusbuilder.contracts.tables import QUALITY_COUNTS, QUALITY_SIGNALS
 from corpusbuilder.quality.ngrams import NGRAM_PRIME as _NGRAM_PRIME
 from corpusbuilder.quality.ngrams import NGRAM_SIGNALS, shard_ngram_signals
 from corpusbuilder.quality.params import C4Params, FineWebParams, QualityParams
@@ -19,7 +20,6 @@ from corpusbuilder.quality.words import (
     _cut,
     flat_ids,
 )
-from corpusbuilder.tables import QUALITY_COUNTS, QUALITY_SIGNALS
 
 if TYPE_CHECKING:
     import pandas as pd

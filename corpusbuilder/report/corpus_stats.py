@@ -42,6 +42,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from corpusbuilder.common.io import atomic_path
+from corpusbuilder.contracts.tables import good_after_dedup, read_table
+from corpusbuilder.contracts.tokenfile import kept_tokens, read_tokens, tokenised_blocks
 from corpusbuilder.funnel import BLOCK_STAGE
 from corpusbuilder.language import document_texts
 from corpusbuilder.report.ngram_counts import (
@@ -56,8 +58,6 @@ from corpusbuilder.similarity.minhash import (
     resemblance_dedup,
     similar_pairs,
 )
-from corpusbuilder.tables import good_after_dedup, kept_tokens, read_table, tokenised_blocks
-from corpusbuilder.tokenfile import read_tokens
 
 if TYPE_CHECKING:
     import pandas as pd

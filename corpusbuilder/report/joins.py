@@ -1,4 +1,4 @@
-"""What the report reads of the shard tables: the verdicts `corpusbuilder.verdicts` and
+"""What the report reads of the shard tables: the verdicts `corpusbuilder.contracts.verdicts` and
 `tables.survivors` join, of the stages whose tables exist, turned into what the page shows — a
 display kind per block, a verdict per document, documents and words per language."""
 
@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from corpusbuilder.tables import ShardTables, read_survivors
-from corpusbuilder.verdicts import read_block_verdicts, read_document_verdicts
+from corpusbuilder.contracts.tables import ShardTables, read_survivors
+from corpusbuilder.contracts.verdicts import read_block_verdicts, read_document_verdicts
 
 if TYPE_CHECKING:
     import pandas as pd

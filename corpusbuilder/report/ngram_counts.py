@@ -28,7 +28,7 @@ def block_ngrams(
     tokens: dict, keep_tokens: np.ndarray | None = None, n: int = MEASURE_N, kind: str = "all"
 ) -> np.ndarray:
     """Hashes of every n-gram (tokens of ``kind``; all by default) inside one block, over the
-    tokens of ``keep_tokens`` (all when ``None``; `tables.kept_tokens` after de-duplication). A
+    tokens of ``keep_tokens`` (all when ``None``; `tokenfile.kept_tokens` after de-duplication). A
     dropped stretch — a block, or sentences removed from one — ends the text before it, so no
     n-gram bridges the gap: only n-grams of the original text are counted."""
     token_hash = np.asarray(tokens["token_hash"], np.uint64)

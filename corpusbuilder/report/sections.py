@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.report.joins import BLOCK_KINDS, corpus_languages, existing
 from corpusbuilder.report.rendering import (
     CORPUS_LABELS,
@@ -39,7 +40,6 @@ from corpusbuilder.report.rendering import (
     stage_chart,
 )
 from corpusbuilder.report.samples import document_html, sample_documents
-from corpusbuilder.tables import ShardTables
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -13,12 +13,17 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import atomic_path, npy_header
 from corpusbuilder.common.versions import writer_json
+from corpusbuilder.contracts.tables import block_keys, good_after_dedup, kept_block_mask
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass
@@ -183,3 +188,69 @@ def read_token_pieces(
         finally:
             for member, _, _ in members.values():
                 member.close()
+
+
+# --------------------------------------------------------------------------- token-level masks
+
+
+def tokenised_blocks(
+    tokens: dict[str, np.ndarray], blocks: pd.DataFrame | None = None
+) -> pd.DataFrame:
+    """One row per block of a token file (`tokenfile.read_tokens`), in its order: doc_id,
+    block_index, tokens (its token count) and, given extract's ``blocks`` rows, their other
+    columns (null for a block they lack)."""
+    import pandas as pd
+
+    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    table = pd.DataFrame(
+        {
+            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)]
+            if len(doc_ids)
+            else np.empty(0, str),
+            "block_index": np.asarray(tokens["block_index"], np.int64),
+            "tokens": np.diff(np.asarray(tokens["block_offsets"], np.int64)),
+        }
+    )
+    if blocks is None:
+        return table
+    return table.merge(
+        blocks.astype({"block_index": np.int64}),
+        on=["doc_id", "block_index"],
+        how="left",
+        sort=False,
+    )
+
+
+def kept_tokens(
+    tokens: dict[str, np.ndarray], dedup: pd.DataFrame | None, whole_chunks: bool = True
+) -> np.ndarray:
+    """Per token of a shard's token file (`tokenfile.read_tokens`): does it survive block
+    de-duplication — its block is good and no removed part of it (``removed_starts``/``ends``)
+    holds it. With ``whole_chunks``, a whitespace chunk that keeps any token keeps all of them,
+    as the kept text does (`export.kept_text`)."""
+    offsets = np.asarray(tokens["block_offsets"], np.int64)
+    blocks = tokenised_blocks(tokens)
+    keep = np.repeat(good_after_dedup(blocks, dedup), blocks["tokens"].to_numpy())
+    if dedup is None or "removed_starts" not in dedup:
+        return keep
+    partly = dedup.loc[dedup["removed_starts"].notna() & kept_block_mask(dedup)]
+    row = block_keys(blocks["doc_id"], blocks["block_index"]).get_indexer(
+        block_keys(partly["doc_id"], partly["block_index"])
+    )
+    partly, row = partly[row >= 0], row[row >= 0]  # rows of other shards' blocks say nothing here
+    if len(partly):
+        lengths = partly["removed_starts"].map(len).to_numpy()
+        base = np.repeat(offsets[row], lengths)
+        starts = base + np.concatenate(partly["removed_starts"].to_numpy()).astype(np.int64)
+        ends = base + np.concatenate(partly["removed_ends"].to_numpy()).astype(np.int64)
+        inside = np.zeros(len(keep) + 1, np.int64)  # +1 at a range's start, -1 after it
+        np.add.at(inside, starts, 1)
+        np.add.at(inside, ends, -1)
+        removed = np.cumsum(inside)[:-1] > 0
+        if whole_chunks:
+            chunk = np.cumsum(tokens["chunk_start"]) - 1
+            removed &= (
+                np.bincount(chunk, weights=~removed & keep, minlength=chunk[-1] + 1)[chunk] == 0
+            )
+        keep &= ~removed
+    return keep

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import npy_header, write_row_groups
-from corpusbuilder.tables import stage_table
+from corpusbuilder.contracts.tables import stage_table
 
 if TYPE_CHECKING:  # pandas only for dedup's seen n-grams: the n-gram stage's jobs never load it
     import pandas as pd

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import table_writer
-from corpusbuilder.ngramfiles import duplicate_ngrams_writer
-from corpusbuilder.tokenfile import token_file_writer
+from corpusbuilder.contracts.ngramfiles import duplicate_ngrams_writer
+from corpusbuilder.contracts.tokenfile import token_file_writer
 
 PARQUET_MAGIC = b"PAR1"
 ZIP_MAGIC = b"PK\x03\x04"  # a token file is an .npz

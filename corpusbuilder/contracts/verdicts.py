@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from corpusbuilder.tables import (
+from corpusbuilder.contracts.tables import (
     BAD,
     DUPLICATE,
     REMOVED_PARTS,
