@@ -58,13 +58,16 @@ from corpusbuilder.dedup.corpus import BLOCK_COLUMNS, Shard, dedup_corpus
 from corpusbuilder.dedup.params import LEVELS, MODES, PART_LEVELS, DedupParams
 from corpusbuilder.dedup.partitioned import dedup_partitioned, sum_stats, write_dedup_table
 from corpusbuilder.dedup.store import duplicate_ngram_store
-from corpusbuilder.extraction.justext import PRESETS
+from corpusbuilder.extraction.justext import PRESETS, reclassifier
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.report.ngram_counts import RangeCounts, block_ngrams
 from corpusbuilder.tokenise import block_sentences, word_hashes
 
 RESULTS = Path(__file__).parent / "results" / "dedup.json"
 TOKEN = r"\w+|[^\w\s]"  # the raw layout's stand-in tokeniser: words and punctuation marks
+
+# jusText's pass of the default preset, as the dedup rules hand it over
+JUSTEXT = reclassifier(PRESETS["default"])
 
 
 def save(section: str, value) -> None:
@@ -276,7 +279,7 @@ def run_partitioned(shards, work: Path, params: DedupParams, partitions: int):
         np.load(work / "dup.npy"),
         params,
         partitions,
-        PRESETS["default"],
+        JUSTEXT,
         lambda shard: read_tokens(shard.tokens),
         lambda shard: pd.read_parquet(shard.blocks, columns=BLOCK_COLUMNS),
     )
@@ -293,7 +296,7 @@ def crawl_run(args, mode, shards, work, params, before, before_exact, band) -> d
     if mode == "partitioned":
         stats = run_partitioned(shards, work, params, args.partitions)
     else:
-        stats = dedup_corpus(shards, work / "dup.npy", None, params, PRESETS["default"])
+        stats = dedup_corpus(shards, work / "dup.npy", None, params, JUSTEXT)
     after = tengram_metric(tokens, [kept_after(shard.tokens, shard.output) for shard in shards])
     # the same run with the stubs the context-sensitive pass took counted back as kept
     alone = tengram_metric(
@@ -529,7 +532,7 @@ def job_run_point(stage: Path, work: Path, bucket_tokens: int = DedupParams.buck
         staged_duplicates(stage, DedupParams.n),
         None,
         DedupParams(bucket_tokens=bucket_tokens),
-        PRESETS["default"],
+        JUSTEXT,
         state_path=work / "state.parquet",
     )
     return {
@@ -641,9 +644,7 @@ def speed(args) -> None:
             Shard(n, work / f"{n}.npz", work / f"{n}.blocks.parquet", work / "out" / f"{n}.parquet")
             for n in names
         ]
-        stats = dedup_corpus(
-            shards, work / "dup.npy", None, DedupParams(backend=backend), PRESETS["default"]
-        )
+        stats = dedup_corpus(shards, work / "dup.npy", None, DedupParams(backend=backend), JUSTEXT)
         row = {
             "backend": backend,
             "tokens": stats.tokens,
@@ -685,7 +686,7 @@ def levels_speed(args) -> None:
                 staged_duplicates(stage, args.n),
                 None,
                 DedupParams(n=args.n, level=level),
-                PRESETS["default"],
+                JUSTEXT,
             )
             seconds[level].append(time.process_time() - started)
     base = float(np.median(seconds[args.levels[0]]))

@@ -21,7 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from corpusbuilder.language import IDENTIFIERS, document_texts, good_blocks, load_identifier
+from corpusbuilder.common.identifiers import IDENTIFIERS, load_identifier
+from corpusbuilder.contracts.text import document_texts, good_blocks
 
 CRAWL = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "crawl" / "dev"
 

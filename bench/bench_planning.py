@@ -10,7 +10,7 @@ Input kinds:
 - cc_paths: a warc.paths.gz listing of N Common Crawl paths (`input.cc_paths`), as a real run
   over Common Crawl is configured; nothing local is read per WARC.
 - local: N links to resources/sample/sample-00.warc.gz listed in `input.warcs`; the config check
-  (corpusbuilder.config.check_input_paths) opens each one at every parse.
+  (corpusbuilder.download.inputs.check_input_paths) opens each one at every parse.
 
 --warcs-per-shard sets input.warcs_per_shard (one point per value; 1, one WARC a shard, is the
 default): the jobs per WARC fall with it, the WARCs listed and checked do not.

@@ -32,6 +32,7 @@ from corpusbuilder.contracts.tokenfile import read_tokens  # noqa: E402
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus  # noqa: E402
 from corpusbuilder.dedup.params import DedupParams  # noqa: E402
 from corpusbuilder.extraction.extract import ExtractParams  # noqa: E402
+from corpusbuilder.extraction.justext import reclassifier
 
 
 def shard_names(work: Path) -> list[str]:
@@ -60,7 +61,7 @@ def sequential(work: Path, out: Path) -> tuple[list[str], dict]:
         duplicates,
         out / "stats.json",
         DedupParams.from_config(config["dedup"]),
-        ExtractParams.from_config(config["extract"]).justext,
+        reclassifier(ExtractParams.from_config(config["extract"]).justext),
     )
     return names, {
         "cpu_s": round(time.process_time() - cpu, 1),

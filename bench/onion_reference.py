@@ -47,12 +47,15 @@ from bench_dedup import TOKEN, kept_after, load_words, pattern_suffix, save, ten
 
 from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.dedup.context import page_blocks
-from corpusbuilder.extraction.justext import PRESETS
+from corpusbuilder.extraction.justext import PRESETS, reclassifier
 from corpusbuilder.ngrams.hashing import ngram_hashes
 from corpusbuilder.tokenise import tokenise
 
 N, THRESHOLD, MAX_STUB = 10, 0.5, 20
 ONION_BUFFER = 335_544_320  # the tool's default -b
+
+# jusText's pass of the default preset, as the dedup rules hand it over
+JUSTEXT = reclassifier(PRESETS["default"])
 
 
 def shard_paths(directory: Path, layout: str) -> tuple[list[Path], list[Path]]:
@@ -245,7 +248,7 @@ def simulate(
             if smoothing == "onion":
                 removed = onion_stubs(removed, lengths)
             elif smoothing == "justext" and removed.any():
-                removed |= ~pages.kept_blocks(page, b0, removed, PRESETS["default"], 0)
+                removed |= ~pages.kept_blocks(page, b0, removed, JUSTEXT, 0)
             kept[b0:b1] = ~removed
             seen.update(page_hashes[page_repeated & ~removed[block_of_end]].tolist())
         kept_shards.append(kept)

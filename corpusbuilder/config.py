@@ -191,72 +191,11 @@ COMMENTS_NEED_BEST = (
 )
 
 
-def _check_local_warc(path: Path, key: str, own_copies: Path) -> None:
-    from corpusbuilder.download.transfer import looks_like_warc
-
-    if not path.is_file():
-        raise ConfigError(f"{key}: no such file: {path}")
-    if Path(os.path.abspath(path)).is_relative_to(own_copies):
-        raise ConfigError(
-            f"{key}: {path} is inside data/warc/, where the workflow keeps its own copies of the "
-            "inputs (and replaces them); give the original"
-        )
-    # an empty file is a WARC of no records (a crawler that fetched nothing), not a wrong file
-    if path.stat().st_size and not looks_like_warc(path):
-        raise ConfigError(f"{key}: {path} is not a WARC file")
-
-
-def check_input_paths(config: dict[str, Any], base_dir: Path) -> None:
-    """Stop early, naming the key, when an input cannot make a corpus: a local WARC that does not
-    exist or is no WARC, a glob that matches no file, a folder without WARCs, one listed twice,
-    one inside the workflow's own data/warc/ (whose files it replaces), a local Common Crawl
-    listing that is missing or unreadable, an s3:// input without boto3 installed, and settings
-    that contradict each other."""
+def check_settings(config: dict[str, Any], base_dir: Path) -> None:
+    """Stop early, naming the key, on settings that contradict each other or name a file that is
+    not there (the inputs themselves: `download.inputs.check_input_paths`)."""
     from corpusbuilder.common.stoplists import PAGE, available_stoplists
-    from corpusbuilder.download.inputs import expand_input, resolve_sources
-    from corpusbuilder.download.s3 import S3_INSTALL_HINT, s3_available
-    from corpusbuilder.download.sources import parse_source
 
-    # compared without following links: data/warc/ holds links to the originals
-    own_copies = Path(os.path.abspath(base_dir / "data" / "warc"))
-    for index, entry in enumerate(config["input"]["warcs"]):
-        try:
-            warcs = [parse_source(warc) for warc in expand_input(entry, base_dir)]
-        except ValueError as error:
-            raise ConfigError(f"config key 'input.warcs[{index}]': {error}") from None
-        for path in (base_dir / location for kind, location in warcs if kind == "local"):
-            _check_local_warc(path, f"config key 'input.warcs[{index}]'", own_copies)
-    cc_paths = config["input"]["cc_paths"]
-    s3_keys = [
-        f"input.warcs[{index}]"
-        for index, source in enumerate(config["input"]["warcs"])
-        if source.startswith("s3://")
-    ]
-    s3_keys += [
-        f"input.cc_paths.{key}"
-        for key in ("listing", "base_url")
-        if (cc_paths[key] or "").startswith("s3://")
-    ]
-    if s3_keys and not s3_available():
-        raise ConfigError(f"config key '{s3_keys[0]}': {S3_INSTALL_HINT}")
-    try:
-        resolve_sources(config["input"]["warcs"], base_dir=base_dir)
-    except ValueError as error:
-        raise ConfigError(f"config key 'input.warcs': {error}") from None
-    listing = cc_paths["listing"]
-    try:
-        # a remote listing is read once, when the workflow plans its jobs (its errors name it); a
-        # local one with input.warcs, as the workflow reads them: an entry may repeat a WARC
-        if listing is not None and parse_source(listing)[0] == "local":
-            resolve_sources(
-                config["input"]["warcs"],
-                cc_listing=listing,
-                cc_base_url=cc_paths["base_url"],
-                cc_limit=cc_paths["limit"],
-                base_dir=base_dir,
-            )
-    except (ValueError, OSError) as error:
-        raise ConfigError(f"config key 'input.cc_paths.listing': {error}") from None
     bands, k = config["similarity"]["bands"], config["similarity"]["k"]
     if bands and k % bands:
         raise ConfigError(

@@ -47,7 +47,7 @@ from corpusbuilder.contracts.tables import (
     read_shard_decisions,
     read_table,
 )
-from corpusbuilder.language import document_texts
+from corpusbuilder.contracts.text import document_texts
 
 if TYPE_CHECKING:
     pass

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from corpusbuilder.common import stoplists
-from corpusbuilder.common.scripts import NO_SPACE_SCRIPTS
+from corpusbuilder.common.scripts import NO_SPACE_CHAR
 from corpusbuilder.common.scripts import char_class as _char_class
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.contracts.tables import Survivors
@@ -110,9 +110,6 @@ def token_pattern() -> re.Pattern:
     return re.compile(rf"{url}|{email}|{number}|{word}|\S")
 
 
-_NO_SPACE = re.compile(f"[{_char_class(NO_SPACE_SCRIPTS.values())}]")
-
-
 def prepare_text(text: str, cjk_chars: bool) -> str:
     """Steps 1 and 2 of the module doc: normalise, drop invisibles, space out no-space scripts."""
     text = unicodedata.normalize("NFC", text)
@@ -120,8 +117,8 @@ def prepare_text(text: str, cjk_chars: bool) -> str:
         for char, replacement in _INVISIBLE.items():
             if char in text:
                 text = text.replace(char, replacement)
-        if cjk_chars and _NO_SPACE.search(text):
-            text = _NO_SPACE.sub(r" \g<0> ", text)
+        if cjk_chars and NO_SPACE_CHAR.search(text):
+            text = NO_SPACE_CHAR.sub(r" \g<0> ", text)
     return text
 
 

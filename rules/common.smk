@@ -14,19 +14,14 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
         )
     )
 
-from corpusbuilder.config import (
-    TRAINED_MODEL,
-    ConfigError,
-    check_input_paths,
-    validate_config,
-)
+from corpusbuilder.config import TRAINED_MODEL, ConfigError, validate_config
 from corpusbuilder.dedup.memory import (
     TOKEN_FILE_BYTES_PER_TOKEN,
     dedup_memory_mb_by_sizes,
     partitioned_memory_mb,
 )
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.download.inputs import resolve_sources
+from corpusbuilder.download.inputs import check_input_paths, resolve_sources
 from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.common.sizing import crawl_bytes, planned_partitions

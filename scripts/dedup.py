@@ -19,6 +19,7 @@ from corpusbuilder.dedup.corpus import Shard, dedup_corpus
 from corpusbuilder.dedup.memory import DedupMemoryError, check_dedup_memory
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.justext import reclassifier
 from corpusbuilder.ngrams.stage import duplicate_ngrams_stats
 
 log = setup_logging(snakemake.log[0])
@@ -50,7 +51,7 @@ dedup_corpus(
     list(snakemake.input.duplicates),
     Path(snakemake.output.stats),
     params,
-    ExtractParams.from_config(snakemake.params.extract).justext,
+    reclassifier(ExtractParams.from_config(snakemake.params.extract).justext),
     against=Path(snakemake.input.against[0]) if snakemake.input.against else None,
     state_path=Path(snakemake.output.state[0]) if snakemake.output.state else None,
 )

@@ -21,6 +21,7 @@ from corpusbuilder.dedup.partitioned import (
     write_dedup_table,
 )
 from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.justext import reclassifier
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)
@@ -31,7 +32,7 @@ table, stats = judge_shard(
     read_table(snakemake.input.blocks, BLOCK_COLUMNS),
     read_seen(snakemake.input.seen, index),
     params,
-    ExtractParams.from_config(snakemake.params.extract).justext,
+    reclassifier(ExtractParams.from_config(snakemake.params.extract).justext),
 )
 write_dedup_table(table, snakemake.output.dedup)
 if snakemake.output.state_run:

@@ -4,8 +4,9 @@ corpus/{shard}.jsonl.gz, .prevert.gz and .vert.gz."""
 import logging
 
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.contracts.tables import ShardTables, dedup_table, read_survivors, read_table
-from corpusbuilder.export import EXPORT_COLUMNS, kept_documents, write_corpus
+from corpusbuilder.export import write_corpus
 
 setup_logging(snakemake.log[0])
 shard = snakemake.wildcards.shard

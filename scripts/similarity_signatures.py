@@ -4,7 +4,7 @@
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.export import read_corpus
+from corpusbuilder.contracts.corpus import read_corpus
 from corpusbuilder.similarity.minhash import MinHashParams, corpus_signatures
 from corpusbuilder.similarity.partitioned import write_signatures
 

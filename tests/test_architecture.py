@@ -4,6 +4,7 @@ between stages, and rule scripts that know no column names."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,10 @@ from corpusbuilder.contracts import tables
 
 # docs/design.md: a module imports its own layer or a lower one.
 LAYERS = {
-    "base": ["common", "config", "download"],
+    "base": ["common", "config"],
     "contracts": ["contracts"],
     "stages": [
+        "download",
         "extraction",
         "language",
         "exact_dedup",
@@ -61,6 +63,53 @@ def test_imports_go_down_the_layers(module, path):
         return
     upward = sorted(i for i in library_imports(path) if RANK[unit(i)] > RANK[unit(module)])
     assert not upward, f"{module} imports from a higher layer: {upward}"
+
+
+# The only places one stage calls another: (importing stage, module) -> the public names it may
+# take. Every other file between stages goes through the contracts.
+CROSSINGS = {
+    # G2+ holds hashes: block dedup hashes its n-grams the same way and cuts the same ranges
+    ("dedup", "corpusbuilder.ngrams.hashing"): {
+        "NGRAM_KINDS",
+        "kind_mask",
+        "ngram_hashes",
+        "ngram_starts",
+        "select_tokens",
+    },
+    ("dedup", "corpusbuilder.ngrams.runs"): {"partition_hash_range"},
+    # the vertical file's tokens are the tokeniser's, its hashes the token file's
+    ("export", "corpusbuilder.tokenise"): {"tokenise"},
+    ("ngrams", "corpusbuilder.tokenise"): {"token_hashes"},
+    ("quality", "corpusbuilder.tokenise"): {"Vocabulary"},
+    # a WARC record's first bytes, as the download check reads them
+    ("extraction", "corpusbuilder.download.transfer"): {"starts_a_warc_record"},
+}
+
+
+def imported_names(path: Path) -> list[tuple[str, str]]:
+    """(module, name) of each ``from corpusbuilder.x import name`` in a file, anywhere in it."""
+    return [
+        (node.module, alias.name)
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(LIBRARY + ".")
+        for alias in node.names
+    ]
+
+
+@pytest.mark.parametrize("module, path", library_modules().items(), ids=list(library_modules()))
+def test_stages_meet_only_through_the_named_public_functions(module, path):
+    """A stage imports the contracts and lower layers, and another stage only where `CROSSINGS`
+    names the function (issue 57: the language stage's identifier, document texts and the
+    corpus format moved down; block dedup is handed jusText's pass by its rule script)."""
+    me = unit(module)
+    if me not in LAYERS["stages"]:
+        return
+    for imported, name in imported_names(path):
+        other = unit(imported)
+        if other in LAYERS["stages"] and other != me:
+            assert name in CROSSINGS.get((me, imported), set()), (
+                f"{module} imports {imported}.{name} from another stage"
+            )
 
 
 def test_evaluation_and_report_are_apart():
@@ -171,15 +220,14 @@ def test_only_the_contracts_layer_decides_a_cleaned_page_or_a_kept_block(module,
         )
 
 
-def test_the_classifier_writes_the_words_tables_reads():
-    """jusText's class names are the classifier's; the blocks table's contract reads the same."""
-    from corpusbuilder.extraction import justext
-
-    assert (justext.GOOD, justext.BAD, justext.DUPLICATE) == (
-        tables.GOOD,
-        tables.BAD,
-        tables.DUPLICATE,
-    )
+def test_the_block_classes_have_one_owner():
+    """The words of a block's class are defined once, in the contracts; the classifier that
+    writes them and every stage that reads them take them from there."""
+    for module, path in library_modules().items():
+        if module != "corpusbuilder.contracts.tables":
+            assert not re.search(
+                r'^\s*(GOOD|BAD|SHORT|NEAR_GOOD|DUPLICATE)\b.*=\s*"', path.read_text(), re.M
+            ), f"{module} defines a block class of its own"
 
 
 def library_sources() -> list[Path]:

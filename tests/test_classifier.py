@@ -11,6 +11,7 @@ import pytest
 from conftest import BOILERPLATE, QUICK_BINS, require_shared
 
 from corpusbuilder.common.stoplists import load_stoplist
+from corpusbuilder.contracts.tables import BAD, GOOD
 from corpusbuilder.evaluation.gold import GoldPage, iter_dataset
 from corpusbuilder.evaluation.metrics import scores
 from corpusbuilder.evaluation.training import (
@@ -31,7 +32,7 @@ from corpusbuilder.extraction.classifier import (
 )
 from corpusbuilder.extraction.extract import ExtractParams, clean_page, decode_html
 from corpusbuilder.extraction.hints import HINT_BITS
-from corpusbuilder.extraction.justext import BAD, GOOD, PRESETS, classify_context_free
+from corpusbuilder.extraction.justext import PRESETS, classify_context_free
 from corpusbuilder.extraction.model import BlockModel, classify_learned, load_model
 from corpusbuilder.extraction.segmentation import parse_html, segment_blocks
 

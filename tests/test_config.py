@@ -73,7 +73,7 @@ def test_cli_check_config_reports_the_key(tmp_path, capsys):
 
 
 def test_a_model_without_the_best_preset_is_refused(tmp_path):
-    from corpusbuilder.config import check_input_paths
+    from corpusbuilder.download.inputs import check_input_paths
 
     (tmp_path / "a.warc.gz").write_bytes(
         (REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes()
@@ -188,7 +188,7 @@ def _warc_config(tmp_path, **extract):
 def test_a_local_listing_that_cannot_be_read_is_refused_naming_the_key(tmp_path):
     """check-config said "valid" for a missing, binary or escaping warc.paths listing, and the
     workflow stopped on it with a traceback; now both stop at the config, naming the key."""
-    from corpusbuilder.config import check_input_paths
+    from corpusbuilder.download.inputs import check_input_paths
 
     def listing_config(listing, warcs=()):
         return validate_config(
@@ -234,7 +234,7 @@ def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
     """Issue 17: /etc/passwd as a WARC, min_bytes > max_bytes, a WARC inside data/warc/ (the
     workflow's own copies, which it replaces) and a WARC listed twice finished with exit 0 or lost
     the user's file; each now stops the config, naming the key — check-config as the workflow."""
-    from corpusbuilder.config import check_input_paths
+    from corpusbuilder.download.inputs import check_input_paths
 
     (tmp_path / "a.warc.gz").write_bytes(
         (REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes()
@@ -298,7 +298,7 @@ def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
 
 def test_lsh_bands_that_do_not_divide_k_stop_the_config(tmp_path):
     """Issue 17: found only after the corpus was built, by the similarity job."""
-    from corpusbuilder.config import check_input_paths
+    from corpusbuilder.download.inputs import check_input_paths
 
     (tmp_path / "a.warc.gz").write_bytes(
         (REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes()

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from corpusbuilder.contracts.corpus import block_texts, kept_documents
 from corpusbuilder.contracts.tables import survivors
 from corpusbuilder.contracts.tokenfile import TokenStream, read_tokens, write_token_stream
 from corpusbuilder.dedup import corpus
@@ -17,14 +18,16 @@ from corpusbuilder.dedup.context import final_classes
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus, processing_order
 from corpusbuilder.dedup.document import covered_tokens, dedup_document
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.export import block_texts, kept_documents
-from corpusbuilder.extraction.justext import PRESETS
+from corpusbuilder.extraction.justext import PRESETS, reclassifier
 from corpusbuilder.ngrams.hashing import ngram_hashes
 from corpusbuilder.ngrams.stage import shard_ngram_run, write_duplicate_ngrams
 from corpusbuilder.tokenise import block_sentences, tokenise, word_hashes
 
 N = 5
 _fresh = itertools.count()
+
+# jusText's pass of the default preset, as the dedup rules hand it over
+JUSTEXT = reclassifier(PRESETS["default"])
 
 
 def para(words: int = 30) -> str:
@@ -105,7 +108,7 @@ def run(tmp_path, shards: list[Shard], **params) -> pd.DataFrame:
         tmp_path / "dup.npy",
         tmp_path / "dedup" / "stats.json",
         DedupParams(n=N, **params),
-        PRESETS["default"],
+        JUSTEXT,
     )
     assert stats.documents == sum(len(np.load(s.tokens)["doc_ids"]) for s in shards)
     return pd.concat([pd.read_parquet(s.output) for s in shards], ignore_index=True)
@@ -260,9 +263,7 @@ def test_stub_between_two_duplicates_goes_with_them():
     bad once they are duplicates."""
     cf = ["good", "short", "good", "good"]
     assert (
-        final_classes(
-            cf, ["good"] * 4, [False] * 4, [300, 20, 300, 300], [False] * 4, PRESETS["default"]
-        )
+        final_classes(cf, ["good"] * 4, [False] * 4, [300, 20, 300, 300], [False] * 4, JUSTEXT)
         == ["good"] * 4
     )
     assert final_classes(
@@ -271,7 +272,7 @@ def test_stub_between_two_duplicates_goes_with_them():
         [True, False, True, False],
         [300, 20, 300, 300],
         [False] * 4,
-        PRESETS["default"],
+        JUSTEXT,
     ) == ["duplicate", "bad", "duplicate", "good"]
 
 
@@ -282,9 +283,9 @@ def test_stub_between_two_duplicates_goes_with_them_under_the_learned_preset():
     cf = ["good", "short", "good", "short", "good", "short", "good"]
     learned = ["good"] * 7
     n_chars, heading = [300, 20, 300, 20, 300, 20, 300], [False] * 7
-    assert final_classes(cf, learned, [False] * 7, n_chars, heading, PRESETS["default"]) == learned
+    assert final_classes(cf, learned, [False] * 7, n_chars, heading, JUSTEXT) == learned
     duplicate = [True, False, True, False, False, False, False]
-    assert final_classes(cf, learned, duplicate, n_chars, heading, PRESETS["default"]) == [
+    assert final_classes(cf, learned, duplicate, n_chars, heading, JUSTEXT) == [
         "duplicate",
         "bad",
         "duplicate",
@@ -294,7 +295,7 @@ def test_stub_between_two_duplicates_goes_with_them_under_the_learned_preset():
         "good",
     ]
     # before jusText's classes were kept beside the learned ones, the context pass saw only these
-    assert final_classes(learned, learned, duplicate, n_chars, heading, PRESETS["default"]) == [
+    assert final_classes(learned, learned, duplicate, n_chars, heading, JUSTEXT) == [
         "duplicate",
         "good",
         "duplicate",
@@ -313,7 +314,7 @@ def test_jusText_bad_stays_bad():
         [False, False, False],
         [300, 20, 300],
         [False] * 3,
-        PRESETS["default"],
+        JUSTEXT,
     )
     assert out == ["good", "bad", "good"]
 
@@ -768,9 +769,9 @@ def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
     """The kept text holds whole whitespace chunks, and the kept tokens count it so: "word,"
     whose comma starts a removed span keeps its comma in both. Export cuts the text by chunks
     (`removed_chunks`), never tokenising it again."""
+    from corpusbuilder.contracts.corpus import kept_text
     from corpusbuilder.contracts.tokenfile import kept_tokens
     from corpusbuilder.dedup.sentences import removed_chunks
-    from corpusbuilder.export import kept_text
 
     tokens = {
         "doc_ids": np.array(["d"]),
@@ -881,7 +882,7 @@ def test_a_crawl_deduplicated_against_an_earlier_corpus_keeps_what_one_run_over_
         tmp_path / "dup.npy",
         None,
         DedupParams(**params),
-        PRESETS["default"],
+        JUSTEXT,
         state_path=tmp_path / "both.state.parquet",
     )
     a = [both(s, output=tmp_path / "a" / f"{s.name}.parquet") for s in shards[:2]]
@@ -890,7 +891,7 @@ def test_a_crawl_deduplicated_against_an_earlier_corpus_keeps_what_one_run_over_
         g2_with_state(tmp_path, a, "dupA"),
         None,
         DedupParams(**params),
-        PRESETS["default"],
+        JUSTEXT,
         state_path=tmp_path / "a.state.parquet",
     )
     b = [both(shards[2], output=tmp_path / "b" / "b0.parquet")]
@@ -899,7 +900,7 @@ def test_a_crawl_deduplicated_against_an_earlier_corpus_keeps_what_one_run_over_
         g2_with_state(tmp_path, b, "dupB", tmp_path / "a.state.parquet"),
         None,
         DedupParams(**params),
-        PRESETS["default"],
+        JUSTEXT,
         against=tmp_path / "a.state.parquet",
         state_path=tmp_path / "b.state.parquet",
     )
@@ -920,7 +921,12 @@ def test_a_crawl_deduplicated_against_an_earlier_corpus_keeps_what_one_run_over_
 def test_a_state_of_other_ngrams_is_refused_naming_the_key(tmp_path):
     shards = write_corpus(tmp_path, {"a0": [("a0:0", [para()])]})
     dedup_corpus(
-        shards, tmp_path / "dup.npy", None, DedupParams(n=N), state_path=tmp_path / "state.parquet"
+        shards,
+        tmp_path / "dup.npy",
+        None,
+        DedupParams(n=N),
+        JUSTEXT,
+        state_path=tmp_path / "state.parquet",
     )
     with pytest.raises(ValueError, match="dedup.against"):
         dedup_corpus(
@@ -928,6 +934,7 @@ def test_a_state_of_other_ngrams_is_refused_naming_the_key(tmp_path):
             tmp_path / "dup.npy",
             None,
             DedupParams(n=N + 1),
+            JUSTEXT,
             against=tmp_path / "state.parquet",
         )
 

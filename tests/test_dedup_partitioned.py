@@ -13,7 +13,7 @@ from corpusbuilder.contracts.tables import DEDUP_SCHEMA
 from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.partitioned import dedup_partitioned
-from corpusbuilder.extraction.justext import PRESETS
+from corpusbuilder.extraction.justext import PRESETS, reclassifier
 
 BLOCKS = [
     "doc_id",
@@ -25,6 +25,9 @@ BLOCKS = [
     "n_words",
 ]
 
+# jusText's pass of the default preset, as the dedup rules hand it over
+JUSTEXT = reclassifier(PRESETS["default"])
+
 
 def run_partitioned(tmp_path, shards, partitions: int = 4, **params) -> pd.DataFrame:
     results = dedup_partitioned(
@@ -32,7 +35,7 @@ def run_partitioned(tmp_path, shards, partitions: int = 4, **params) -> pd.DataF
         np.load(tmp_path / "dup.npy"),
         DedupParams(n=N, **params),
         partitions,
-        PRESETS["default"],
+        JUSTEXT,
         lambda shard: read_tokens(shard.tokens),
         lambda shard: pd.read_parquet(shard.blocks, columns=BLOCKS),
     )
@@ -148,7 +151,7 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
         g2_with_state(tmp_path, a, "dupA"),
         None,
         params,
-        PRESETS["default"],
+        JUSTEXT,
         state_path=tmp_path / "a.state.parquet",
     )
     b = [dataclasses.replace(shards[1], output=tmp_path / "b" / "b0.parquet")]
@@ -158,7 +161,7 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
         duplicates,
         None,
         params,
-        PRESETS["default"],
+        JUSTEXT,
         against=tmp_path / "a.state.parquet",
         state_path=tmp_path / "b.state.parquet",
     )
@@ -168,7 +171,7 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
         np.load(duplicates),
         params,
         4,
-        PRESETS["default"],
+        JUSTEXT,
         lambda shard: read_tokens(shard.tokens),
         lambda shard: pd.read_parquet(shard.blocks, columns=BLOCKS),
         earlier_in_range(tmp_path / "a.state.parquet", (0, 2**64), len(tokens["doc_ids"])),

@@ -28,12 +28,12 @@ from moto.server import ThreadedMotoServer
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from corpusbuilder.config import ConfigError, check_input_paths, validate_config
+from corpusbuilder.config import ConfigError, validate_config
 from corpusbuilder.download import fetch as fetching
 from corpusbuilder.download import http_download, transfer
 from corpusbuilder.download import s3 as s3_module
 from corpusbuilder.download.fetch import fetch
-from corpusbuilder.download.inputs import resolve_sources
+from corpusbuilder.download.inputs import check_input_paths, resolve_sources
 from corpusbuilder.download.sources import shard_name
 from corpusbuilder.download.transfer import DownloadError
 

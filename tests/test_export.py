@@ -6,8 +6,9 @@ import gzip
 
 import pandas as pd
 
+from corpusbuilder.contracts.corpus import kept_documents, read_corpus
 from corpusbuilder.contracts.tables import survivors
-from corpusbuilder.export import kept_documents, read_corpus, write_corpus
+from corpusbuilder.export import write_corpus
 
 
 def tables():

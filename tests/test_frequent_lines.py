@@ -203,8 +203,8 @@ def test_file_without_boilerplate_is_kept_whole(tmp_path):
 def test_text_input_tables_fit_the_extract_schemas_and_export(collection, tmp_path):
     import pyarrow as pa
 
+    from corpusbuilder.contracts.corpus import kept_documents
     from corpusbuilder.contracts.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, survivors
-    from corpusbuilder.export import kept_documents
     from corpusbuilder.extraction.frequent_lines import text_collection_tables
 
     root, truths = collection

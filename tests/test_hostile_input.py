@@ -38,12 +38,13 @@ from corpusbuilder.cli.main import main as cli_main
 from corpusbuilder.common.faults import CorruptFileError, fault_line
 from corpusbuilder.common.io import write_table
 from corpusbuilder.config import ConfigError, validate_config
+from corpusbuilder.contracts.corpus import ExportDocument
 from corpusbuilder.contracts.tables import read_table
 from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.download.fetch import fetch
 from corpusbuilder.download.sources import parse_source, shard_name
 from corpusbuilder.download.transfer import DownloadError, incomplete_warc
-from corpusbuilder.export import ExportDocument, to_prevertical, to_vertical
+from corpusbuilder.export import to_prevertical, to_vertical
 from corpusbuilder.extraction.extract import ExtractParams, clean_page, extract_shard
 from corpusbuilder.extraction.warc import iter_warc_records
 

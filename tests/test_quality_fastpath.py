@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from conftest import CRAWL, require_shared, unavailable
 
+from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.contracts.tables import ShardTables, read_survivors
-from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.extraction.extract import ExtractParams, extract_shard
 from corpusbuilder.quality import QualityParams, TokenTypes, signals, words
 from corpusbuilder.quality.words import ABBREVIATIONS, WordVocabulary

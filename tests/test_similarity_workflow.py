@@ -10,7 +10,7 @@ import pytest
 from conftest import SAMPLE_WARCS, copy_workdir, ok, snakemake, write_config
 from test_incremental import job_stats
 
-from corpusbuilder.export import read_corpus
+from corpusbuilder.contracts.corpus import read_corpus
 from corpusbuilder.similarity.minhash import MinHashParams, corpus_similar_pairs
 
 pytestmark = pytest.mark.workflow

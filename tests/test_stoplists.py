@@ -299,7 +299,8 @@ def test_a_page_list_is_its_most_frequent_tokens():
 
 
 def test_a_fallback_that_is_no_list_names_the_key(tmp_path):
-    from corpusbuilder.config import ConfigError, check_input_paths, validate_config
+    from corpusbuilder.config import ConfigError, validate_config
+    from corpusbuilder.download.inputs import check_input_paths
 
     (tmp_path / "a.warc.gz").write_bytes(
         (REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes()

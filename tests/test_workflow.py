@@ -351,6 +351,7 @@ def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merg
     from corpusbuilder.dedup.corpus import Shard, dedup_corpus
     from corpusbuilder.dedup.params import DedupParams
     from corpusbuilder.extraction.extract import ExtractParams
+    from corpusbuilder.extraction.justext import reclassifier
     from corpusbuilder.ngrams.stage import write_duplicate_ngrams
 
     workdir, _, _ = crawl_run
@@ -383,7 +384,7 @@ def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merg
         tmp_path / "dup10.npy",
         None,
         DedupParams.from_config(config["dedup"]),
-        ExtractParams.from_config(config["extract"]).justext,
+        reclassifier(ExtractParams.from_config(config["extract"]).justext),
     )
     for shard in shards:
         expected = pd.read_parquet(workdir / FILES.dedup.format(shard=shard.name))

@@ -179,7 +179,7 @@ def cmd_extract(args) -> int:
 
 
 def cmd_check_config(args) -> int:
-    from corpusbuilder.config import check_input_paths
+    from corpusbuilder.download.inputs import check_input_paths
     from corpusbuilder.extraction.extract import check_planned_settings
 
     path = args.config or WORKFLOW_CONFIG_PATH
@@ -224,7 +224,7 @@ def cmd_strip_frequent_lines(args) -> int:
 
 
 def cmd_similar_pairs(args) -> int:
-    from corpusbuilder.export import CorpusFormatError
+    from corpusbuilder.contracts.corpus import CorpusFormatError
     from corpusbuilder.similarity.minhash import write_similar_pairs_tsv
 
     try:

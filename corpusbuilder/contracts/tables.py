@@ -199,7 +199,7 @@ DEDUP_SCHEMA = pa.schema(
         # the lost parts as token ranges [start, end) counted from the block's first token in the
         # token file (`kept_tokens`), and the document each copies; and the same parts as ranges
         # of the block text's whitespace chunks (``text.split()``), which `survivors` hands on:
-        # the block's text is the chunks left (export.kept_text), no tokeniser needed
+        # the block's text is the chunks left (corpus.kept_text), no tokeniser needed
         ("removed_starts", pa.list_(pa.int32())),
         ("removed_ends", pa.list_(pa.int32())),
         ("removed_duplicate_of", pa.list_(pa.string())),
@@ -257,7 +257,6 @@ QUALITY_SCHEMA = pa.schema(
     ]
 )
 
-GOOD = "good"
 # the dedup columns that say which whitespace chunks of a partly kept block's text are gone
 REMOVED_PARTS = ("removed_chunk_starts", "removed_chunk_ends")
 
@@ -266,9 +265,12 @@ REMOVED_PARTS = ("removed_chunk_starts", "removed_chunk_ends")
 # a docs row's outcome (and reason) when extract cleaned the page — found blocks on it; any other
 # page is SKIPPED, and its reason says why
 CLEANED, SKIPPED = "ok", "skipped"
-# a block's final class: GOOD (above) keeps it; block de-duplication only demotes a block, to
-# DUPLICATE (a copy) or to BAD (a block left among copies). The words are jusText's.
-BAD, DUPLICATE = "bad", "duplicate"
+# A block's class, the words of jusText's classification (thesis §2.7.2): context-free SHORT,
+# NEAR_GOOD, GOOD or BAD (the blocks table's cf_class); its final class (final_class) is GOOD,
+# which keeps it, or BAD. Block de-duplication (thesis §3.5, Fig. 3.5) only demotes a block, to
+# DUPLICATE (a copy, bad for its neighbours when the context-sensitive pass runs again) or to BAD
+# (a block left among copies).
+GOOD, BAD, SHORT, NEAR_GOOD, DUPLICATE = "good", "bad", "short", "near-good", "duplicate"
 
 
 def is_cleaned_page(outcome: str) -> bool:
@@ -454,7 +456,7 @@ def survivors(
 
     A cleaned page (extract's outcome ``ok``) keeps the blocks classified good — by block
     de-duplication when it ran (``dedup``, which only ever demotes a block, and whose
-    ``removed_chunk_starts``/``removed_chunk_ends`` a partly kept block carries: `export.kept_text`
+    ``removed_chunk_starts``/``removed_chunk_ends`` a partly kept block carries: `corpus.kept_text`
     is its text), else by extract;
     the language stage drops whole documents and, with block-level filtering, single blocks; exact
     de-duplication drops copies; the quality filter (``quality``: doc_id, kept) drops what its

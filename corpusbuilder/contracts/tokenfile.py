@@ -227,7 +227,7 @@ def kept_tokens(
     """Per token of a shard's token file (`tokenfile.read_tokens`): does it survive block
     de-duplication — its block is good and no removed part of it (``removed_starts``/``ends``)
     holds it. With ``whole_chunks``, a whitespace chunk that keeps any token keeps all of them,
-    as the kept text does (`export.kept_text`)."""
+    as the kept text does (`corpus.kept_text`)."""
     offsets = np.asarray(tokens["block_offsets"], np.int64)
     blocks = tokenised_blocks(tokens)
     keep = np.repeat(good_after_dedup(blocks, dedup), blocks["tokens"].to_numpy())

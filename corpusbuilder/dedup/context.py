@@ -4,21 +4,22 @@ duplicates go too."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from corpusbuilder.extraction.justext import (
-    BAD,
-    DUPLICATE,
-    GOOD,
-    JustextParams,
-    classify_after_removal,
-)
+from corpusbuilder.contracts.tables import BAD, DUPLICATE, GOOD
 
 if TYPE_CHECKING:
     import pandas as pd
+
+# A page's final classes once some of its blocks are removed: (context-free classes, the
+# extractor's final classes, removed, n_chars, heading, removed_as) -> classes. It is the
+# extraction stage's jusText pass with the extract config's thresholds
+# (`extraction.justext.classify_after_removal`), which the rule script binds and hands over.
+Reclassify = Callable[..., list[str]]
 
 
 def final_classes(
@@ -27,14 +28,12 @@ def final_classes(
     duplicate: list[bool],
     n_chars: list[int],
     heading: list[bool],
-    params: JustextParams,
+    reclassify: Reclassify,
 ) -> list[str]:
     """Classes of one page's blocks after de-duplication: duplicate blocks enter Algorithm 2.3
     as "duplicate" (bad for their neighbours), stubs they leave go, and what the extractor already
-    found bad stays bad (`justext.classify_after_removal`)."""
-    return classify_after_removal(
-        cf_classes, justext_final, duplicate, n_chars, heading, params, DUPLICATE
-    )
+    found bad stays bad (`Reclassify`)."""
+    return reclassify(cf_classes, justext_final, duplicate, n_chars, heading, removed_as=DUPLICATE)
 
 
 def drop_orphan_stubs(
@@ -56,12 +55,12 @@ def page_classes_after_dedup(
     n_chars: list[int],
     heading: list[bool],
     n_words: list[int],
-    params: JustextParams,
+    reclassify: Reclassify,
     min_words: int,
 ) -> list[str]:
     """One page's final classes: the context-sensitive pass with its
     duplicates, then no orphan stubs."""
-    classes = final_classes(cf_classes, justext_final, duplicate, n_chars, heading, params)
+    classes = final_classes(cf_classes, justext_final, duplicate, n_chars, heading, reclassify)
     return drop_orphan_stubs(classes, duplicate, n_words, min_words)
 
 
@@ -84,7 +83,7 @@ class PageBlocks:
         doc: int,
         first_block: int,
         duplicate: np.ndarray,
-        justext: JustextParams,
+        reclassify: Reclassify,
         min_words: int,
     ) -> np.ndarray:
         """Which of a document's tokenised blocks (from `first_block`, flagged `duplicate`) are
@@ -100,7 +99,7 @@ class PageBlocks:
             self.n_chars[lo:hi].tolist(),
             self.heading[lo:hi].tolist(),
             self.n_words[lo:hi].tolist(),
-            justext,
+            reclassify,
             min_words,
         )
         return np.array(resolved, dtype=object)[at] == GOOD

@@ -16,7 +16,12 @@ from corpusbuilder.common.io import atomic_path, write_table
 from corpusbuilder.contracts.ngramfiles import read_duplicate_ngrams
 from corpusbuilder.contracts.tables import DEDUP_SCHEMA, kept_block_mask, read_table, stage_table
 from corpusbuilder.contracts.tokenfile import read_tokens
-from corpusbuilder.dedup.context import PageBlocks, page_blocks, page_classes_after_dedup
+from corpusbuilder.dedup.context import (
+    PageBlocks,
+    Reclassify,
+    page_blocks,
+    page_classes_after_dedup,
+)
 from corpusbuilder.dedup.document import dedup_shard_document
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.provenance_log import Provenance
@@ -28,7 +33,6 @@ from corpusbuilder.dedup.sentences import (
 from corpusbuilder.dedup.spill import SpilledShards
 from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, preload_output
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
-from corpusbuilder.extraction.justext import PRESETS, JustextParams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, ngram_starts, select_tokens
 
 if TYPE_CHECKING:
@@ -192,7 +196,7 @@ class Shard:
 
 
 @dataclass
-class _BlockVerdicts:
+class BlockVerdicts:
     """Per-block results of one shard, filled bucket by bucket; in sentence and span modes also
     the parts removed from blocks that keep the rest."""
 
@@ -204,7 +208,7 @@ class _BlockVerdicts:
     )  # (block, first word, end, document)
 
     @classmethod
-    def empty(cls, blocks: int) -> _BlockVerdicts:
+    def empty(cls, blocks: int) -> BlockVerdicts:
         return cls(
             np.zeros(blocks, np.float32), np.zeros(blocks, bool), np.full(blocks, -1, np.int32)
         )
@@ -237,7 +241,7 @@ class Plan:
     doc_tokens: list[np.ndarray]
     doc_ids: list[list[str]]
     doc_base: np.ndarray  # global index of each shard's first document
-    verdicts: list[_BlockVerdicts]
+    verdicts: list[BlockVerdicts]
     prepared: SpilledShards
     earlier_ids: list[str] = field(
         default_factory=list
@@ -256,7 +260,7 @@ def dedup_corpus(
     duplicates_path: Path | str,
     stats_path: Path | str | None,
     params: DedupParams,
-    justext: JustextParams = PRESETS["default"],
+    reclassify: Reclassify,
     against: Path | str | None = None,
     state_path: Path | str | None = None,
 ) -> DedupStats:
@@ -278,7 +282,7 @@ def dedup_corpus(
     provenance = Provenance(scratch)
     if against is not None:
         plan.earlier_ids = preload_output(against, store, params, provenance, stats.documents)
-    units = remove_duplicate_units(plan, store, provenance, params, justext, stats)
+    units = remove_duplicate_units(plan, store, provenance, params, reclassify, stats)
     # duplicate_of: the sets are given up for a table of who sent what to output
     owners = store.owner_table()
     del store
@@ -291,7 +295,7 @@ def dedup_corpus(
         if state_path is None
         else OutputRuns(Path(state_path).parent, against, stats.documents)
     )
-    write_shard_outputs(shards, plan, params, justext, stats, runs)
+    write_shard_outputs(shards, plan, params, reclassify, stats, runs)
     stats.seconds["total"] = round(time.perf_counter() - started, 3)
     if runs is not None:
         runs.write(state_path, params)
@@ -324,7 +328,7 @@ def plan_documents(
         shares.append(prepared.duplicate_share())
         doc_tokens.append(np.diff(np.asarray(tokens["block_offsets"])[prepared.doc_blocks]))
         doc_ids.append(prepared.doc_ids)
-        verdicts.append(_BlockVerdicts.empty(len(prepared.block_doc)))
+        verdicts.append(BlockVerdicts.empty(len(prepared.block_doc)))
         stats.tokens += len(tokens["token_hash"])
     doc_base = np.concatenate(([0], np.cumsum([len(ids) for ids in doc_ids]))).astype(np.int64)
     stats.documents = int(doc_base[-1])
@@ -339,7 +343,7 @@ def remove_duplicate_units(
     store,
     provenance: Provenance,
     params: DedupParams,
-    justext: JustextParams,
+    reclassify: Reclassify,
     stats: DedupStats,
 ) -> list[tuple]:
     """Pass 2: Algorithm 3.1, bucket by bucket in processing order (the spilled shards a bucket
@@ -356,7 +360,7 @@ def remove_duplicate_units(
             if shard.doc_duplicates[d] == 0:
                 continue
             stats.documents_processed += 1
-            result, first, stop = dedup_shard_document(shard, d, params, justext, store)
+            result, first, stop = dedup_shard_document(shard, d, params, reclassify, store)
             provenance.record(result, int(plan.doc_base[s] + d))
             assert result.unit_block is not None and result.unit_offsets is not None  # always set
             # a block goes when all its units go; a document-level verdict
@@ -387,7 +391,7 @@ def remove_duplicate_units(
 
 
 def fill_duplicate_of(
-    verdicts: list[_BlockVerdicts], units: list[tuple], owner_of_unit: np.ndarray
+    verdicts: list[BlockVerdicts], units: list[tuple], owner_of_unit: np.ndarray
 ) -> None:
     """Each duplicate unit's blocks, or removed part, name the document it duplicates
     (`Provenance.resolve`)."""
@@ -407,7 +411,7 @@ def write_shard_outputs(
     shards: list[Shard],
     plan: Plan,
     params: DedupParams,
-    justext: JustextParams,
+    reclassify: Reclassify,
     stats: DedupStats,
     runs: OutputRuns | None = None,
 ) -> None:
@@ -428,10 +432,10 @@ def write_shard_outputs(
             tokens,
             shard_verdicts,
             all_ids,
-            justext,
+            reclassify,
             params,
         )
-        _count(stats, table)
+        count_verdicts(stats, table)
         write_table(stage_table(table, DEDUP_SCHEMA), shard.output)
         if runs is not None:
             hashes, docs = kept_ngrams(tokens, table, params)
@@ -457,7 +461,7 @@ def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
 
 
 def removed_part_lists(
-    verdicts: _BlockVerdicts, tokens: dict, params: DedupParams, all_ids: np.ndarray
+    verdicts: BlockVerdicts, tokens: dict, params: DedupParams, all_ids: np.ndarray
 ) -> tuple[pd.Series, ...]:
     """Per tokenised block, the parts removed from it — first token and the token after it,
     counted from the block's first token — the documents they duplicate, and the same parts in
@@ -500,9 +504,9 @@ def removed_part_lists(
 def shard_output(
     blocks: pd.DataFrame,
     tokens: dict,
-    verdicts: _BlockVerdicts,
+    verdicts: BlockVerdicts,
     all_ids: np.ndarray,
-    justext: JustextParams,
+    reclassify: Reclassify,
     params: DedupParams,
 ) -> pd.DataFrame:
     """Every block of the shard's de-duplicated documents with its class after de-duplication
@@ -557,14 +561,14 @@ def shard_output(
                 n_chars[first:last].tolist(),
                 heading[first:last].tolist(),
                 n_words[first:last].tolist(),
-                justext,
+                reclassify,
                 params.n,
             )
     table["final_class"] = final
     return table[[*DEDUP_SCHEMA.names, "n_words"]]
 
 
-def _count(stats: DedupStats, table: pd.DataFrame) -> None:
+def count_verdicts(stats: DedupStats, table: pd.DataFrame) -> None:
     """Add a shard's output table to the counts: blocks and words per final class, and the
     blocks partly kept (sentence and span modes) with the parts they lost."""
     partly = table["removed_starts"].notna() & kept_block_mask(table)

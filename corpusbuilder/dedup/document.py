@@ -13,8 +13,8 @@ import numpy as np
 from corpusbuilder.dedup.params import PART_LEVELS, DedupParams
 
 if TYPE_CHECKING:
+    from corpusbuilder.dedup.context import Reclassify
     from corpusbuilder.dedup.corpus import ShardNgrams
-    from corpusbuilder.extraction.justext import JustextParams
 
 
 def covered_tokens(ngram_starts: np.ndarray, n: int, length: int) -> np.ndarray:
@@ -223,7 +223,7 @@ def dedup_document(
 
 
 def dedup_shard_document(
-    shard: ShardNgrams, d: int, params: DedupParams, justext: JustextParams, store
+    shard: ShardNgrams, d: int, params: DedupParams, reclassify: Reclassify, store
 ) -> tuple[UnitVerdicts, int, int]:
     """`dedup_document` on document ``d`` of a shard at the configured level, against
     ``store`` (the sequential G_out, or the partitioned mode's seen n-grams): its verdicts and
@@ -233,7 +233,7 @@ def dedup_shard_document(
     smooth = (
         None
         if shard.pages is None
-        else partial(shard.pages.kept_blocks, d, first, justext=justext, min_words=params.n)
+        else partial(shard.pages.kept_blocks, d, first, reclassify=reclassify, min_words=params.n)
     )
     result = dedup_document(
         handles,

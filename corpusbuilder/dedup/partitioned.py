@@ -40,19 +40,19 @@ import pyarrow as pa
 from corpusbuilder.common.io import atomic_path, write_table
 from corpusbuilder.contracts.ngramfiles import read_dedup_state
 from corpusbuilder.contracts.tables import DEDUP_SCHEMA, stage_table
+from corpusbuilder.dedup.context import Reclassify
 from corpusbuilder.dedup.corpus import (
     BLOCK_COLUMNS,
+    BlockVerdicts,
     DedupStats,
     ShardNgrams,
-    _BlockVerdicts,
-    _count,
+    count_verdicts,
     shard_ngrams,
     shard_output,
 )
 from corpusbuilder.dedup.document import dedup_shard_document
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.state import kept_ngrams, write_state_rows
-from corpusbuilder.extraction.justext import JustextParams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
 from corpusbuilder.ngrams.runs import partition_hash_range
 
@@ -195,7 +195,7 @@ def judge_shard(
     blocks: pd.DataFrame | None,
     seen: pd.DataFrame,
     params: DedupParams,
-    justext: JustextParams,
+    reclassify: Reclassify,
 ) -> tuple[pd.DataFrame, DedupStats]:
     """One shard's verdicts: each document judged alone by `document.dedup_document`, its seen
     occurrences (`seen`: start, owner and owner_id, every range's rows of this shard) standing
@@ -209,11 +209,11 @@ def judge_shard(
         tokens, params, None, blocks_for(blocks, params), seen["start"].to_numpy(np.int64)
     )
     stats = DedupStats(documents=len(shard.doc_ids), tokens=len(tokens["token_hash"]))
-    verdicts = _BlockVerdicts.empty(len(shard.block_doc))
+    verdicts = BlockVerdicts.empty(len(shard.block_doc))
     owner_index: dict[int, int] = {}
     for d in np.flatnonzero(shard.doc_duplicates):
         stats.documents_processed += 1
-        judge_document(shard, int(d), owners, params, justext, verdicts, owner_index)
+        judge_document(shard, int(d), owners, params, reclassify, verdicts, owner_index)
     local = np.empty(len(owner_index), object)
     for owner, i in owner_index.items():
         local[i] = owner_ids[owner]
@@ -222,10 +222,10 @@ def judge_shard(
         tokens,
         verdicts,
         local if len(local) else np.array([""], object),
-        justext,
+        reclassify,
         params,
     )
-    _count(stats, table)
+    count_verdicts(stats, table)
     return table, stats
 
 
@@ -250,14 +250,14 @@ def judge_document(
     d: int,
     owners: np.ndarray,
     params: DedupParams,
-    justext: JustextParams,
-    verdicts: _BlockVerdicts,
+    reclassify: Reclassify,
+    verdicts: BlockVerdicts,
     owner_index: dict[int, int],
 ) -> None:
     """Algorithm 3.1's test on one document with its seen occurrences; fills `verdicts`, and
     names for each duplicate unit the owner most of its seen n-grams share (the first in crawl
     order of equally frequent ones), as `provenance_log.Provenance.resolve` does."""
-    result, first, stop = dedup_shard_document(shard, d, params, justext, _SeenStore())
+    result, first, stop = dedup_shard_document(shard, d, params, reclassify, _SeenStore())
     # dedup_document always says where the units it judged lie
     unit_block, unit_offsets = (
         np.asarray(result.unit_block, np.int64),
@@ -312,7 +312,7 @@ def dedup_partitioned(
     duplicates: np.ndarray,
     params: DedupParams,
     partitions: int,
-    justext: JustextParams,
+    reclassify: Reclassify,
     read_tokens: Callable,
     read_blocks: Callable,
     earlier: tuple[np.ndarray, np.ndarray, dict[int, str]] | None = None,
@@ -359,7 +359,7 @@ def dedup_partitioned(
             read_blocks(shard),
             pd.concat([part[s] for part in seen], ignore_index=True),
             params,
-            justext,
+            reclassify,
         )
         for s, shard in enumerate(shards)
     ]

@@ -61,10 +61,10 @@ def shard_name(source: str) -> str:
     without a usable name gets ``shard-`` plus a hash of the input). It is not necessarily unique;
     resolve_sources() disambiguates collisions.
     """
-    return _name_of(source, *parse_source(source))
+    return parsed_shard_name(source, *parse_source(source))
 
 
-def _name_of(source: str, kind: str, location: str) -> str:
+def parsed_shard_name(source: str, kind: str, location: str) -> str:
     """`shard_name` of a source already parsed (a listing's 100,000 entries are parsed once)."""
     if kind in REMOTE:
         parts = urllib.parse.urlsplit(location)
@@ -114,7 +114,7 @@ def warc_sidecar(folder: str | Path, warc: str) -> Path:
     return Path(folder) / f"{warc}.json"
 
 
-def _unique_name(name: str, taken: set[str]) -> str:
+def unique_name(name: str, taken: set[str]) -> str:
     """``name``, or ``name-2``, ``name-3``, ... whichever is not taken yet; records it as taken."""
     candidate, number = name, 1
     # Compared case-insensitively so shards stay distinct on case-insensitive file systems.

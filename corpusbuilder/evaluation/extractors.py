@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from corpusbuilder.common import stoplists
+from corpusbuilder.contracts.tables import GOOD
 from corpusbuilder.extraction import peers
 from corpusbuilder.extraction.classifier import page_title
 from corpusbuilder.extraction.extract import (
@@ -28,7 +29,7 @@ from corpusbuilder.extraction.extract import (
     guess_page_language,
     segment_page,
 )
-from corpusbuilder.extraction.justext import GOOD, PRESETS, JustextParams, classify
+from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify
 from corpusbuilder.extraction.model import BlockModel, classify_page, load_model
 from corpusbuilder.extraction.segmentation import Block, parse_html
 

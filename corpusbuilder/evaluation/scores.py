@@ -16,13 +16,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from corpusbuilder.common.identifiers import identify_sample
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.config import ConfigError, dataclass_values
 from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
 from corpusbuilder.extraction.model import BlockModel, load_model
 from corpusbuilder.extraction.peers import require_peers
-from corpusbuilder.language import identify_sample
 
 from .extractors import (
     EXTRACTORS,

@@ -24,16 +24,9 @@ from operator import attrgetter, methodcaller
 
 import numpy as np
 
+from corpusbuilder.contracts.tables import BAD, GOOD, NEAR_GOOD, SHORT
 from corpusbuilder.extraction.hints import HINT_BITS
-from corpusbuilder.extraction.justext import (
-    BAD,
-    GOOD,
-    NEAR_GOOD,
-    PRESETS,
-    SHORT,
-    JustextParams,
-    classify,
-)
+from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify
 from corpusbuilder.extraction.segmentation import Block
 
 try:  # the compiled features, built with the package where a C compiler was at hand (setup.py)

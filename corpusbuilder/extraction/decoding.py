@@ -165,7 +165,7 @@ def _page_stoplist(visible: str) -> frozenset[str]:
     """The stop list of the language py3langid guesses for a page's visible text; empty if
     none."""
     from corpusbuilder.common import stoplists
-    from corpusbuilder.language import identify_sample
+    from corpusbuilder.common.identifiers import identify_sample
 
     code, _ = identify_sample(" ".join(visible.split())[:_LANGUAGE_SAMPLE_CHARS])
     return stoplists.stoplist_for(code)[1] if code else frozenset()

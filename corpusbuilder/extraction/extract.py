@@ -20,6 +20,7 @@ from lxml import etree
 
 from corpusbuilder.common import stoplists
 from corpusbuilder.common.faults import JobFault
+from corpusbuilder.common.identifiers import identify_sample
 from corpusbuilder.common.io import ParquetBatchWriter, write_table
 from corpusbuilder.common.package_data import SHIPPED_ARTICLE_MODEL, shipped_peer_model
 from corpusbuilder.config import (
@@ -55,7 +56,6 @@ from corpusbuilder.extraction.site_boilerplate import (
     recount_good,
 )
 from corpusbuilder.extraction.warc import WarcRecord, iter_warc_records
-from corpusbuilder.language import identify_sample
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,11 @@ promoted.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
+from corpusbuilder.contracts.tables import BAD, DUPLICATE, GOOD, NEAR_GOOD, SHORT
 from corpusbuilder.extraction.segmentation import Block, parse_html, segment_blocks
 
 try:  # the classes compiled, built with the package where a C compiler was at hand (setup.py)
@@ -23,14 +25,6 @@ try:  # the classes compiled, built with the package where a C compiler was at h
     from corpusbuilder.extraction import _classes  # type: ignore[attr-defined]
 except (ImportError, ValueError):  # ValueError: a C struct of lxml changed size
     _classes = None
-
-GOOD = "good"
-BAD = "bad"
-SHORT = "short"
-NEAR_GOOD = "near-good"
-# A later stage (thesis §3.5, Fig. 3.5) re-runs the context-sensitive pass with blocks already
-# seen elsewhere marked so; they count as bad for their neighbours and keep their mark.
-DUPLICATE = "duplicate"
 
 
 @dataclass(frozen=True)
@@ -258,6 +252,12 @@ def classify_after_removal(
         removed_as if gone else BAD if final == BAD or (now == BAD and was != BAD) else final
         for gone, final, was, now in zip(removed, final_classes, before, after)
     ]
+
+
+def reclassifier(params: JustextParams) -> Callable[..., list[str]]:
+    """`classify_after_removal` with ``params`` bound: what block de-duplication re-runs on a page
+    once its duplicates are known (`dedup.context.Reclassify`), handed to it by the rule script."""
+    return partial(classify_after_removal, params=params)
 
 
 def classify(blocks: Sequence[Block], params: JustextParams) -> tuple[list[str], list[str]]:

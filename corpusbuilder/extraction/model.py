@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from corpusbuilder.common.package_data import SHIPPED_MODEL
+from corpusbuilder.contracts.tables import BAD, GOOD
 from corpusbuilder.extraction.classifier import FEATURE_NAMES, block_features, block_words
-from corpusbuilder.extraction.justext import BAD, GOOD
 from corpusbuilder.extraction.peers import (
     PEER_FEATURE_NAMES,
     PeerRuns,

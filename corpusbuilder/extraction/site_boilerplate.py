@@ -28,8 +28,8 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.contracts.tables import cleaned_page_mask, kept_block_mask
-from corpusbuilder.extraction.justext import BAD, JustextParams, classify_after_removal
+from corpusbuilder.contracts.tables import BAD, cleaned_page_mask, kept_block_mask
+from corpusbuilder.extraction.justext import JustextParams, classify_after_removal
 
 if TYPE_CHECKING:
     import pandas as pd

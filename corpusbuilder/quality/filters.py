@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.contracts.tables import QUALITY_SCHEMA, ShardTables, read_survivors, stage_table
-from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.quality.params import RULES, QualityParams
 from corpusbuilder.quality.signals import shard_signals
 from corpusbuilder.quality.words import TokenTypes
@@ -65,7 +65,7 @@ def quality_table(
 
 def score_shard(tables: ShardTables, params: QualityParams) -> pa.Table:
     """The quality table (QUALITY_SCHEMA) of the documents of a shard that survive the stages
-    before, scored on their text as the corpus carries it (`export.kept_documents`)."""
+    before, scored on their text as the corpus carries it (`contracts.corpus.kept_documents`)."""
     documents = kept_documents(read_survivors(tables, EXPORT_COLUMNS))
     table = quality_table(((doc.id, doc.language, doc.text) for doc in documents), params)
     dropped = table["dropped_by"].value_counts()

@@ -11,7 +11,8 @@ from typing import cast
 import numpy as np
 
 from corpusbuilder.common import stoplists
-from corpusbuilder.tokenise import _NO_SPACE, Vocabulary
+from corpusbuilder.common.scripts import NO_SPACE_CHAR
+from corpusbuilder.tokenise import Vocabulary
 
 try:
     # compiled from _cut.pyx at build time (imported by its own name: importing it from the
@@ -167,7 +168,7 @@ def _quick_words(chunk: str) -> tuple[str, ...]:
 def _plain(chunk: str) -> bool:
     """Does preparing ``chunk`` (`corpusbuilder.tokenise.prepare_text`) leave it as it is."""
     return chunk.isascii() or (
-        unicodedata.is_normalized("NFC", chunk) and not _NO_SPACE.search(chunk)
+        unicodedata.is_normalized("NFC", chunk) and not NO_SPACE_CHAR.search(chunk)
     )
 
 

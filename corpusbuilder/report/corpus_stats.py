@@ -43,9 +43,9 @@ import numpy as np
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.contracts.tables import good_after_dedup, read_table
+from corpusbuilder.contracts.text import document_texts
 from corpusbuilder.contracts.tokenfile import kept_tokens, read_tokens, tokenised_blocks
 from corpusbuilder.funnel import BLOCK_STAGE
-from corpusbuilder.language import document_texts
 from corpusbuilder.report.ngram_counts import (
     MEASURE_N,
     DuplicateCounts,

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.contracts.tables import ShardTables, read_survivors, read_table
-from corpusbuilder.export import EXPORT_COLUMNS, kept_documents
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from corpusbuilder.contracts.corpus import kept_text
 from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.contracts.verdicts import read_block_verdicts
-from corpusbuilder.export import kept_text
 from corpusbuilder.report.joins import BLOCK_KINDS, block_kinds, shard_overview, stages_that_ran
 from corpusbuilder.report.rendering import esc
 

@@ -344,7 +344,7 @@ def write_similar_pairs_tsv(
     """CLI engine: corpus .jsonl[.gz] files →
     `id_a<TAB>id_b<TAB>resemblance` lines; returns the count."""
     from corpusbuilder.common.io import atomic_path
-    from corpusbuilder.export import read_corpus
+    from corpusbuilder.contracts.corpus import read_corpus
 
     documents = (doc for path in corpus_paths for doc in read_corpus(Path(path)))
     pairs = corpus_similar_pairs(documents, threshold, params)

@@ -1,0 +1,197 @@
+"""The corpus document, as every consumer of the exported corpus sees it: what of a shard's
+survivors a document carries (`kept_documents`), its kept text (`kept_text`, `block_texts`), its
+JSON line (`to_json_line`), and the reader of the JSONL files (`read_corpus`). The export stage
+writes the files (`corpusbuilder.export`); the quality stage scores the same documents, and the
+report and the similarity stage read them back."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from corpusbuilder.common.faults import not_utf8_line
+from corpusbuilder.contracts.tables import (
+    METADATA_COLUMNS,
+    QUALITY_COUNTS,
+    QUALITY_SIGNALS,
+    REMOVED_PARTS,
+    Survivors,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# the block columns an exported document carries
+EXPORT_COLUMNS = ("text", "heading")
+
+
+@dataclass
+class ExportDocument:
+    id: str
+    url: str
+    language: str
+    paragraphs: list[str]  # one line each: white space inside a block is one space
+    headings: list[bool]
+    language_score: float | None = None
+    warc_record_id: str | None = None
+    date: str | None = None
+    source: str | None = None
+    offset: int | None = None
+    quality: dict[str, float] | None = None
+    quality_fails: list[str] | None = None
+    # METADATA_COLUMNS, in their order: what the page says about itself, None where it is silent
+    metadata: dict[str, str | None] = field(default_factory=lambda: dict.fromkeys(METADATA_COLUMNS))
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(self.paragraphs)
+
+
+def _present(value):
+    """A table value, or None where it is missing (NaN, None)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value
+
+
+def kept_text(text: str, removed_starts, removed_ends) -> str:
+    """What a block partly kept by de-duplication keeps of its text: its whitespace chunks less
+    the removed ranges [start, end) of them (dedup's ``removed_chunk_starts``/``_ends``), joined
+    by one space as export writes a block."""
+    chunks = text.split()
+    kept = np.ones(len(chunks), bool)
+    for start, end in zip(removed_starts, removed_ends):
+        if end > len(chunks):
+            raise ValueError(
+                f"a removed range ends at chunk {end} of a block of {len(chunks)}: the dedup "
+                "table and the blocks do not match (re-run tokenise and dedup)"
+            )
+        kept[start:end] = False
+    return " ".join(c for c, k in zip(chunks, kept) if k)
+
+
+def block_texts(blocks) -> list[str]:
+    """Each block's text on one line; of a block partly kept by de-duplication, what it keeps."""
+    if REMOVED_PARTS[0] not in blocks:
+        return [" ".join(text.split()) for text in blocks["text"]]
+    # a block kept or removed whole has no ranges (a null, NaN after a join)
+    return [
+        kept_text(text, starts, ends)
+        if isinstance(starts, (list, np.ndarray))
+        else " ".join(text.split())
+        for text, starts, ends in zip(
+            blocks["text"], blocks[REMOVED_PARTS[0]], blocks[REMOVED_PARTS[1]]
+        )
+    ]
+
+
+def quality_attributes(quality: pd.DataFrame) -> dict[str, tuple[dict[str, float], list[str]]]:
+    """doc_id -> (its signals, the rules it fails) of a quality table, as the JSONL carries
+    them: counts as integers, ratios to 4 decimals."""
+    signals = quality[list(QUALITY_SIGNALS)].astype(float).round(4).to_dict("records")
+    return {
+        doc_id: ({k: int(v) if k in QUALITY_COUNTS else v for k, v in values.items()}, list(fails))
+        for doc_id, values, fails in zip(quality["doc_id"], signals, quality["fails"])
+    }
+
+
+def kept_documents(
+    kept: Survivors, quality: pd.DataFrame | None = None
+) -> Iterator[ExportDocument]:
+    """The surviving documents (`tables.survivors`) with their blocks, in crawl order, and
+    their quality attributes when the quality table is given."""
+    by_doc = {doc_id: group for doc_id, group in kept.blocks.groupby("doc_id", sort=False)}
+    attributes = quality_attributes(quality) if quality is not None else {}
+    for row in kept.documents.itertuples(index=False):
+        group = by_doc[row.doc_id]
+        score, offset = (
+            _present(getattr(row, "language_score", None)),
+            _present(getattr(row, "offset", None)),
+        )
+        yield ExportDocument(
+            id=row.doc_id,
+            url=row.uri,
+            language=row.language or "",
+            paragraphs=block_texts(group),
+            headings=group["heading"].tolist(),
+            language_score=None if score is None else round(float(score), 4),
+            warc_record_id=_present(getattr(row, "warc_record_id", None)),
+            date=_present(getattr(row, "date", None)),
+            # the WARC the offset is in (a text input's is its shard)
+            source=_present(getattr(row, "warc", None)) or _present(getattr(row, "shard", None)),
+            offset=None if offset is None else int(offset),
+            quality=attributes[row.doc_id][0] if row.doc_id in attributes else None,
+            quality_fails=attributes[row.doc_id][1] if row.doc_id in attributes else None,
+            metadata={name: _present(getattr(row, name, None)) for name in METADATA_COLUMNS},
+        )
+
+
+def to_json_line(doc: ExportDocument) -> str:
+    record: dict[str, object] = {
+        "id": doc.id,
+        "text": doc.text,
+        "url": doc.url,
+        "language": doc.language,
+        "language_score": doc.language_score,
+        "warc_record_id": doc.warc_record_id,
+        "date": doc.date,
+        "source": doc.source,
+        "offset": doc.offset,
+        **doc.metadata,
+        "paragraphs": doc.paragraphs,
+    }
+    if doc.quality is not None:
+        record["quality"] = doc.quality
+        record["quality_fails"] = doc.quality_fails
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+class CorpusFormatError(ValueError):
+    """A file read as a corpus that is not one as `write_corpus` writes it."""
+
+
+def read_corpus(path: Path) -> Iterator[dict]:
+    """Read an exported `.jsonl.gz` (or plain `.jsonl`) corpus back, one dict per document.
+
+    Raises CorpusFormatError, naming the file (and line), for what is not such a corpus: a
+    ``.gz`` that is not gzip, cut short or damaged, a line that is not JSON or no document
+    (an object with a string ``id`` and a list of ``paragraphs``), a file that is not UTF-8."""
+    compressed = str(path).endswith(".gz")
+    opener = gzip.open if compressed else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    document = json.loads(line)
+                except json.JSONDecodeError as error:
+                    raise CorpusFormatError(
+                        f"{path}: line {number} is not JSON ({error.msg})"
+                    ) from None
+                if not (
+                    isinstance(document, dict)
+                    and isinstance(document.get("id"), str)
+                    and isinstance(document.get("paragraphs"), list)
+                ):
+                    raise CorpusFormatError(
+                        f"{path}: line {number} is no document (a JSON object with a string "
+                        "id and a list of paragraphs)"
+                    )
+                yield document
+    except gzip.BadGzipFile:
+        raise CorpusFormatError(f"{path}: not gzip data") from None
+    except EOFError:
+        raise CorpusFormatError(f"{path}: cut short (its gzip stream ends early)") from None
+    except zlib.error as error:
+        raise CorpusFormatError(f"{path}: damaged gzip data ({error})") from None
+    except UnicodeDecodeError as error:
+        raise CorpusFormatError(not_utf8_line(path, error, compressed)) from None
