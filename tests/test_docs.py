@@ -73,3 +73,14 @@ def test_commits_the_docs_cite_exist():
         ).returncode
     ]
     assert not missing, missing
+
+
+def test_the_layer_diagram_is_generated_from_the_architecture_test():
+    """docs/design.md's diagram shows the layers and crossings tests/test_architecture.py holds:
+    regenerated, it is the same."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "layers_diagram.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
