@@ -72,9 +72,10 @@ CROSSINGS = {
     ("dedup", "corpusbuilder.ngrams.hashing"): {
         "NGRAM_KINDS",
         "kind_mask",
+        "kind_words",
         "ngram_hashes",
         "ngram_starts",
-        "select_tokens",
+        "shard_ngram_hashes",
     },
     ("dedup", "corpusbuilder.ngrams.runs"): {"partition_hash_range"},
     # the vertical file's tokens are the tokeniser's, its hashes the token file's

@@ -33,7 +33,7 @@ from corpusbuilder.dedup.sentences import (
 from corpusbuilder.dedup.spill import SpilledShards
 from corpusbuilder.dedup.state import OutputRuns, check_state, kept_ngrams, preload_output
 from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
-from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, ngram_starts, select_tokens
+from corpusbuilder.ngrams.hashing import kind_mask, kind_words, ngram_hashes, ngram_starts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -110,12 +110,7 @@ def shard_ngrams(
     the shard's blocks.parquet, every block of its pages for the context-sensitive pass). With
     `seen_starts` (sorted; the partitioned mode, no `store`), the duplicate n-grams are those
     starting at these words, and their handles are their positions in it."""
-    keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
-    words, word_offsets, kept_tokens = select_tokens(
-        np.asarray(tokens["token_hash"], np.uint64),
-        np.asarray(tokens["block_offsets"], np.int64),
-        keep,
-    )
+    words, word_offsets, kept_tokens = kind_words(tokens, params.kind)
     sentences = (
         None
         if params.level != "sentence"

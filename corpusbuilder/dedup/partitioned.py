@@ -53,7 +53,7 @@ from corpusbuilder.dedup.corpus import (
 from corpusbuilder.dedup.document import dedup_shard_document
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.state import kept_ngrams, write_state_rows
-from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.ngrams.hashing import shard_ngram_hashes
 from corpusbuilder.ngrams.runs import partition_hash_range
 
 if TYPE_CHECKING:
@@ -65,14 +65,9 @@ OCCURRENCE = np.dtype([("hash", "<u8"), ("doc", "<i4"), ("start", "<i4")])
 def shard_occurrences(tokens: dict, params: DedupParams, partitions: int) -> list[np.ndarray]:
     """Every n-gram of a shard as (hash, document in the shard, first word in shard-wide word
     positions), sorted by hash and cut into `partitions` hash ranges (`partition_hash_range`)."""
-    keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
-    words, word_offsets, _ = select_tokens(
-        np.asarray(tokens["token_hash"], np.uint64),
-        np.asarray(tokens["block_offsets"], np.int64),
-        keep,
-    )
-    hashes, starts = ngram_hashes(words, word_offsets, params.n)
-    block = np.searchsorted(word_offsets, starts, side="right") - 1
+    ngrams = shard_ngram_hashes(tokens, params.kind, params.n)
+    hashes, starts = ngrams.hashes, ngrams.starts
+    block = np.searchsorted(ngrams.word_offsets, starts, side="right") - 1
     rows = np.empty(len(hashes), OCCURRENCE)
     rows["hash"], rows["start"] = hashes, starts
     rows["doc"] = np.asarray(tokens["block_doc"], np.int32)[block]

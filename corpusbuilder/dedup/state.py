@@ -42,7 +42,7 @@ from corpusbuilder.contracts.ngramfiles import (
 from corpusbuilder.contracts.tokenfile import kept_tokens
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.store import truncate_hashes
-from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.ngrams.hashing import shard_ngram_hashes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,13 +101,9 @@ def kept_ngrams(
     """The n-grams (64-bit hashes of `params.kind`) of one shard whose words all stay — in a good
     block (`table` is the shard's output), outside the parts sentence and span modes removed
     (`tokenfile.kept_tokens`) — and the document (its index in the shard) of each."""
-    keep = kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
-    words, word_offsets, token_of_word = select_tokens(
-        np.asarray(tokens["token_hash"], np.uint64),
-        np.asarray(tokens["block_offsets"], np.int64),
-        keep,
-    )
-    hashes, starts = ngram_hashes(words, word_offsets, params.n)
+    ngrams = shard_ngram_hashes(tokens, params.kind, params.n)
+    hashes, starts, word_offsets = ngrams.hashes, ngrams.starts, ngrams.word_offsets
+    token_of_word = ngrams.token_of_word
     # the n-grams whose words all stay, as the pass sent them: no chunk rounding
     kept_words = np.concatenate(
         ([0], np.cumsum(kept_tokens(tokens, table, whole_chunks=False)[token_of_word]))

@@ -18,7 +18,7 @@ from types import TracebackType
 
 import numpy as np
 
-from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, select_tokens
+from corpusbuilder.ngrams.hashing import shard_ngram_hashes
 
 MEASURE_N = 10  # the thesis measures duplicate content with 10-grams on all tokens (§3.6.4)
 COUNT_RANGES = 256  # at most 2**16: a range's key is a uint16
@@ -31,16 +31,7 @@ def block_ngrams(
     tokens of ``keep_tokens`` (all when ``None``; `tokenfile.kept_tokens` after de-duplication). A
     dropped stretch — a block, or sentences removed from one — ends the text before it, so no
     n-gram bridges the gap: only n-grams of the original text are counted."""
-    token_hash = np.asarray(tokens["token_hash"], np.uint64)
-    offsets = np.asarray(tokens["block_offsets"], np.int64)
-    keep = kind_mask(kind, tokens["is_punct"], tokens["is_stop"])
-    if keep_tokens is not None:
-        gaps = np.flatnonzero(np.diff(np.asarray(keep_tokens, np.int8))) + 1
-        offsets = np.union1d(offsets, gaps)
-        keep = keep & keep_tokens
-    words, word_offsets, _ = select_tokens(token_hash, offsets, keep)
-    hashes, _ = ngram_hashes(words, word_offsets, n)
-    return hashes
+    return shard_ngram_hashes(tokens, kind, n, keep_tokens).hashes
 
 
 @dataclass
