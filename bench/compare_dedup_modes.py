@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_dedup import tengram_metric  # noqa: E402
 
 from corpusbuilder.config import validate_config  # noqa: E402
-from corpusbuilder.contracts.tables import FILES, kept_tokens  # noqa: E402
+from corpusbuilder.contracts.files import FILES
+from corpusbuilder.contracts.tables import kept_tokens  # noqa: E402
 from corpusbuilder.contracts.tokenfile import read_tokens  # noqa: E402
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus  # noqa: E402
 from corpusbuilder.dedup.params import DedupParams  # noqa: E402

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 from corpusbuilder.common import stoplists
 from corpusbuilder.config import ConfigError, load_config, load_schema, validate_config
 from corpusbuilder.contracts.tables import is_kept_block
+from corpusbuilder.contracts.text import one_line, page_text
 from corpusbuilder.download.sources import shard_name
 from corpusbuilder.download.transfer import looks_like_warc
 from corpusbuilder.extraction.extract import (
@@ -87,7 +88,7 @@ class Page:
     @property
     def text(self) -> str:
         """The kept blocks, a blank line between two."""
-        return "\n\n".join(p.text for p in self.paragraphs if p.kept)
+        return page_text(p.text for p in self.paragraphs if p.kept)
 
 
 @dataclass(frozen=True)
@@ -274,7 +275,7 @@ def _cleaned(
 
 def _kept_text(blocks: list) -> str:
     """The good blocks, white space inside each one space, a blank line between two."""
-    return "\n\n".join(" ".join(b.text.split()) for b in blocks if is_kept_block(b.final_class))
+    return page_text(one_line(b.text) for b in blocks if is_kept_block(b.final_class))
 
 
 def iter_documents(warc_path: str | Path, config: ConfigSource = None) -> Iterator[Document]:

@@ -36,7 +36,7 @@ from corpusbuilder.extraction.extract import READING_KEYS, check_planned_setting
 from corpusbuilder.report.ngram_counts import COUNT_RANGES
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
-from corpusbuilder.contracts.tables import FILES, dedup_table
+from corpusbuilder.contracts.files import FILES, dedup_table
 
 if not config:
     raise WorkflowError(
@@ -244,12 +244,12 @@ def stage_file_inputs():
 
 def corpus_outputs():
     outputs = corpus_files()
-    outputs += ["results/stats/funnel.tsv", "results/stats/provenance.json"]
+    outputs += [FILES.funnel, FILES.provenance]
     if config["dedup"]["enabled"] and DEDUP_PARTITIONED:
         # the sequential job writes them beside its tables; here a job of their own does
         outputs += [FILES.dedup_stats, *DEDUP_STATE]
     if config["similarity"]["enabled"]:
-        outputs.append("results/stats/similar_pairs.parquet")
+        outputs.append(FILES.similar_pairs)
     return outputs
 
 

@@ -7,9 +7,9 @@ rule evaluate_boilerplate:
         held_out=held_out_models("best"),
         adapted=held_out_models("best-adapted"),
     output:
-        boilerplate="results/stats/boilerplate.tsv",
-        languages="results/stats/boilerplate_languages.tsv",
-        fragmentation="results/stats/fragmentation.tsv",
+        boilerplate=FILES.boilerplate,
+        languages=FILES.boilerplate_languages,
+        fragmentation=FILES.fragmentation,
     log:
         "logs/evaluate/boilerplate.log",
     benchmark:
@@ -32,7 +32,7 @@ rule evaluate_site_boilerplate:
     input:
         gold=gold_sets(config["evaluate"]["datasets"]),
     output:
-        tsv="results/stats/site_boilerplate.tsv",
+        tsv=FILES.site_boilerplate,
     log:
         "logs/evaluate/site_boilerplate.log",
     benchmark:
@@ -53,8 +53,8 @@ rule sweep:
     input:
         gold=gold_sets([config["evaluate"]["sweep_dataset"]]),
     output:
-        tsv="results/stats/sweep.tsv",
-        png="results/stats/sweep.png",
+        tsv=FILES.sweep,
+        png=FILES.sweep_png,
     log:
         "logs/evaluate/sweep.log",
     benchmark:

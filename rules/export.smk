@@ -35,9 +35,9 @@ rule funnel:
         files=stage_file_inputs(),
         corpus=corpus_files(),
     output:
-        funnel="results/stats/funnel.tsv",
-        skipped="results/stats/skipped.tsv",
-        record="results/stats/provenance.json",
+        funnel=FILES.funnel,
+        skipped=FILES.skipped,
+        record=FILES.provenance,
     log:
         "logs/funnel.log",
     conda:
@@ -47,7 +47,6 @@ rule funnel:
         mem_mb=2000,
     params:
         shards=SHARDS,
-        dedup=config["dedup"]["enabled"],
         config=config,
         files=stage_files(),
     script:

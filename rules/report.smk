@@ -2,11 +2,11 @@
 # Evaluation outputs are named by path: this file may be included before rules/evaluate.smk.
 # The gold-set evaluation is an input only when its gold sets exist (the report renders without).
 REPORT_EVALUATION = {
-    "boilerplate": "results/stats/boilerplate.tsv",
-    "boilerplate_languages": "results/stats/boilerplate_languages.tsv",
-    "fragmentation": "results/stats/fragmentation.tsv",
-    "sweep": "results/stats/sweep.png",
-    "site_boilerplate": "results/stats/site_boilerplate.tsv",
+    "boilerplate": FILES.boilerplate,
+    "boilerplate_languages": FILES.boilerplate_languages,
+    "fragmentation": FILES.fragmentation,
+    "sweep": FILES.sweep_png,
+    "site_boilerplate": FILES.site_boilerplate,
 }
 REPORT_WITH_EVALUATION = Path(config["evaluate"]["gold_dir"]).is_dir()
 REPORT_DEDUP = (
@@ -24,17 +24,17 @@ REPORT_DEDUP = (
 rule corpus_stats:
     input:
         **REPORT_DEDUP,
-        funnel="results/stats/funnel.tsv",
+        funnel=FILES.funnel,
         tokens=expand(FILES.tokens, shard=SHARDS),
         blocks=expand(FILES.blocks, shard=SHARDS),
-        provenance="results/stats/provenance.json",
+        provenance=FILES.provenance,
         # not read: waited for, so that the stage times include the evaluation's benchmarks
         evaluation=list(REPORT_EVALUATION.values()) if REPORT_WITH_EVALUATION else [],
     output:
-        funnel_full="results/stats/funnel_full.tsv",
-        duplicates="results/stats/duplicates.tsv",
-        stage_times="results/stats/stage_times.tsv",
-        summary="results/stats/summary.json",
+        funnel_full=FILES.funnel_full,
+        duplicates=FILES.duplicates,
+        stage_times=FILES.stage_times,
+        summary=FILES.summary,
     log:
         "logs/report/corpus_stats.log",
     conda:
@@ -57,14 +57,14 @@ rule report:
         **rules.corpus_stats.output,
         **({"dedup": REPORT_DEDUP["dedup"]} if REPORT_DEDUP else {}),
         **(REPORT_EVALUATION if REPORT_WITH_EVALUATION else {}),
-        skipped="results/stats/skipped.tsv",
+        skipped=FILES.skipped,
         docs=expand(FILES.docs, shard=SHARDS),
         blocks=expand(FILES.blocks, shard=SHARDS),
         language=expand(FILES.language, shard=SHARDS),
         exact=expand(FILES.exact, shard=SHARDS),
         quality=expand(FILES.quality, shard=SHARDS),
     output:
-        html="results/report.html",
+        html=FILES.report,
     log:
         "logs/report/report.log",
     conda:

@@ -84,7 +84,7 @@ rule similarity:
         pairs=expand(FILES.similarity_pairs, partition=SIMILARITY_PARTITIONS),
         signatures=SIGNATURES,
     output:
-        pairs="results/stats/similar_pairs.parquet",
+        pairs=FILES.similar_pairs,
     log:
         "logs/similarity/similarity.log",
     benchmark:

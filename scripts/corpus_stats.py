@@ -13,7 +13,7 @@ from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.common.provenance import read_provenance
-from corpusbuilder.contracts.tables import dedup_table
+from corpusbuilder.contracts.files import dedup_tables_of
 from corpusbuilder.report.corpus_stats import (
     Resemblance,
     ShardFiles,
@@ -25,8 +25,7 @@ from corpusbuilder.similarity.minhash import MinHashParams
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
 similarity = snakemake.params.similarity
-# block dedup's input is the folder of every shard's tables
-dedup = [dedup_table(shard) if "dedup" in inputs else None for shard in snakemake.params.shards]
+dedup = dedup_tables_of(inputs, snakemake.params.shards)
 shards = [
     ShardFiles(Path(tokens), Path(blocks), Path(verdicts) if verdicts else None)
     for tokens, blocks, verdicts in zip(

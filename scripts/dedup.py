@@ -5,7 +5,7 @@ One job for the whole corpus: Algorithm 3.1 needs one G_out and one global proce
 Inputs are lists in shard order (`tokens`, `blocks`; params.shards their names), plus `duplicates`
 (G₂₊ in hash ranges, work/ngrams/dup{n}/{partition}.npy, in partition order) and
 `duplicates_stats` (each part's counts, summed into the log); outputs
-`dedup`, the folder of the shards' tables (tables.dedup_table), and `stats` (the pass's
+`dedup`, the folder of the shards' tables (files.dedup_table), and `stats` (the pass's
 counts); `against` and `state` (each empty, or a state file). Its memory is checked before
 the pass (corpusbuilder.dedup.memory).
 """
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.contracts.tables import dedup_table
+from corpusbuilder.contracts.files import dedup_table
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus
 from corpusbuilder.dedup.memory import DedupMemoryError, check_dedup_memory
 from corpusbuilder.dedup.params import DedupParams
@@ -41,7 +41,7 @@ except DedupMemoryError as error:
     sys.exit(1)
 Path(snakemake.output.dedup).mkdir(parents=True, exist_ok=True)
 shards = [
-    Shard(name, Path(tokens), Path(blocks), Path(dedup_table(name)))
+    Shard(name, Path(tokens), Path(blocks), Path(dedup_table(name, snakemake.output.dedup)))
     for name, tokens, blocks in zip(
         snakemake.params.shards, snakemake.input.tokens, snakemake.input.blocks, strict=True
     )

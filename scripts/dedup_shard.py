@@ -1,5 +1,5 @@
 """Rule `dedup_shard` (dedup.mode partitioned): one shard's tokens and blocks, and its seen
-occurrences of every range (`seen`) → its dedup table (tables.dedup_table), its counts
+occurrences of every range (`seen`) → its dedup table (files.dedup_table), its counts
 (`stats`) and, with dedup.write_state, its output n-grams (`state_run`)."""
 
 import json

@@ -3,8 +3,8 @@
 results/stats/provenance.json (what decided the corpus: corpusbuilder.common.provenance).
 Inputs: every shard's stage tables, lists in shard order (params `shards`); the `best` preset's
 `model` (none with a jusText preset); `files`, the stage files whose writers the record names,
-and the corpus, only waited for. Params: `dedup`, whether block dedup ran; `config`, the
-effective config; `files`, {rule: {shard or hash range: file}}."""
+and the corpus, only waited for. Params: `config`, the effective config; `files`,
+{rule: {shard or hash range: file}}."""
 
 import logging
 
@@ -12,24 +12,15 @@ from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.common.provenance import provenance, write_provenance
 from corpusbuilder.contracts.stamps import file_writer
-from corpusbuilder.contracts.tables import ShardTables, dedup_table
+from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.funnel import FunnelCounts, count_shard, funnel_tables
 
 setup_logging(snakemake.log[0])
 log = logging.getLogger("corpusbuilder.funnel")
-total = FunnelCounts()
 inputs = snakemake.input
-for shard, *files, quality in zip(
-    snakemake.params.shards,
-    inputs.docs,
-    inputs.blocks,
-    inputs.language,
-    inputs.exact,
-    inputs.quality,
-    strict=True,
-):
-    dedup = dedup_table(shard) if snakemake.params.dedup else None
-    total += count_shard(ShardTables(*files, dedup=dedup, name=shard, quality=quality))
+total = sum(
+    map(count_shard, ShardTables.every_shard(inputs, snakemake.params.shards)), FunnelCounts()
+)
 funnel, skipped = funnel_tables(total)
 for table, path in ((funnel, snakemake.output.funnel), (skipped, snakemake.output.skipped)):
     with atomic_path(path) as tmp:

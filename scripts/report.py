@@ -10,26 +10,12 @@ evaluation sections). Params: `shards`, `sample_size`.
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.contracts.tables import ShardTables, dedup_table
+from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.report.html_report import ReportFiles, write_report
 
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
-# block dedup's input is the folder of every shard's tables
-dedup = [dedup_table(shard) if "dedup" in inputs else None for shard in snakemake.params.shards]
-shards = [
-    ShardTables(docs, blocks, language, exact, verdicts, name, quality)
-    for name, docs, blocks, language, exact, verdicts, quality in zip(
-        snakemake.params.shards,
-        inputs["docs"],
-        inputs["blocks"],
-        inputs["language"],
-        inputs["exact"],
-        dedup,
-        inputs["quality"],
-        strict=True,
-    )
-]
+shards = ShardTables.every_shard(inputs, snakemake.params.shards)
 
 
 def evaluation(name):

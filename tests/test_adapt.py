@@ -11,7 +11,7 @@ import pytest
 from conftest import BOILERPLATE, QUICK_BINS, SAMPLE_WARCS, ok, require_shared, snakemake
 
 from corpusbuilder.common.stoplists import writes_without_spaces
-from corpusbuilder.contracts.tables import FILES
+from corpusbuilder.contracts.files import FILES
 from corpusbuilder.evaluation import training
 from corpusbuilder.evaluation.gold import iter_dataset
 from corpusbuilder.evaluation.training import (

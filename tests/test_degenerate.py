@@ -19,10 +19,10 @@ from degenerate_crawl import (
     write_degenerate_crawl,
 )
 
+from corpusbuilder.contracts.files import FILES
 from corpusbuilder.contracts.tables import (
     DEDUP_SCHEMA,
     DOCS_SCHEMA,
-    FILES,
     LANGUAGE_SCHEMA,
     QUALITY_SCHEMA,
 )

@@ -18,7 +18,8 @@ from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.package_data import SHIPPED_MODEL, shipped_peer_model
 from corpusbuilder.common.scripts import unit_tokens
 from corpusbuilder.config import ConfigError
-from corpusbuilder.contracts.tables import CLEANED, FILES, read_table
+from corpusbuilder.contracts.files import FILES
+from corpusbuilder.contracts.tables import CLEANED, read_table
 from corpusbuilder.evaluation.gold import GoldPage
 from corpusbuilder.evaluation.scores import EvaluateConfig, evaluate
 from corpusbuilder.evaluation.training import (

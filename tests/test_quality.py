@@ -301,7 +301,8 @@ def test_a_filter_drops_documents_counted_in_the_funnel_under_their_rule(sample_
 
 
 def test_the_report_shows_distributions_drops_and_failing_examples(sample_build):
-    from corpusbuilder.contracts.tables import FILES, ShardTables, read_table
+    from corpusbuilder.contracts.files import FILES
+    from corpusbuilder.contracts.tables import ShardTables, read_table
     from corpusbuilder.report.quality import quality_section, rule_set_drops
 
     shards = [

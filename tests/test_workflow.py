@@ -347,7 +347,7 @@ def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merg
     import numpy as np
 
     from corpusbuilder.config import validate_config
-    from corpusbuilder.contracts.tables import FILES
+    from corpusbuilder.contracts.files import FILES
     from corpusbuilder.dedup.corpus import Shard, dedup_corpus
     from corpusbuilder.dedup.params import DedupParams
     from corpusbuilder.extraction.extract import ExtractParams

@@ -25,6 +25,7 @@ from corpusbuilder.contracts.tables import (
     REMOVED_PARTS,
     Survivors,
 )
+from corpusbuilder.contracts.text import one_line, page_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,7 +53,7 @@ class ExportDocument:
 
     @property
     def text(self) -> str:
-        return "\n\n".join(self.paragraphs)
+        return page_text(self.paragraphs)
 
 
 def _present(value):
@@ -81,12 +82,10 @@ def kept_text(text: str, removed_starts, removed_ends) -> str:
 def block_texts(blocks) -> list[str]:
     """Each block's text on one line; of a block partly kept by de-duplication, what it keeps."""
     if REMOVED_PARTS[0] not in blocks:
-        return [" ".join(text.split()) for text in blocks["text"]]
+        return [one_line(text) for text in blocks["text"]]
     # a block kept or removed whole has no ranges (a null, NaN after a join)
     return [
-        kept_text(text, starts, ends)
-        if isinstance(starts, (list, np.ndarray))
-        else " ".join(text.split())
+        kept_text(text, starts, ends) if isinstance(starts, (list, np.ndarray)) else one_line(text)
         for text, starts, ends in zip(
             blocks["text"], blocks[REMOVED_PARTS[0]], blocks[REMOVED_PARTS[1]]
         )

@@ -1,7 +1,7 @@
 """The n-gram files of block de-duplication, a contracts module beside `tables`: G₂₊ as the
 n-gram stage writes it (a plain ``.npy`` of sorted hashes per hash range), the sorted runs it is
 merged from, dedup's written state (``dedup.against``), and the partitioned mode's occurrences
-and seen n-grams. Their paths are in `tables.FILES`; stages read and write them only here.
+and seen n-grams. Their paths are in `files.FILES`; stages read and write them only here.
 """
 
 from __future__ import annotations

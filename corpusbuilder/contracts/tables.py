@@ -9,10 +9,10 @@ is spelled once. The token file (``work/tokens/{shard}.npz``) has its own module
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -21,70 +21,10 @@ import pyarrow.parquet as pq
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.config import ConfigError
+from corpusbuilder.contracts.files import FILES, dedup_table, dedup_tables_of
 
 if TYPE_CHECKING:
     import pandas as pd
-
-# --------------------------------------------------------------------------- where
-
-
-@dataclass(frozen=True)
-class Files:
-    """Per-shard file patterns of the workflow (``{shard}`` is one input), relative to its
-    working directory."""
-
-    # a shard's WARCs (input.warcs_per_shard of them), each {warc}.warc.gz with its {warc}.json
-    # sidecar (download.warc_file, warc_sidecar); {shard} is the name of its first WARC
-    warcs: str = "data/warc/{shard}"
-    # where a shard's WARCs wait until every one of them is complete (download.fetch_shard)
-    warcs_staging: str = "data/warc/.partial"
-    docs: str = "work/extract/{shard}.docs.parquet"
-    blocks: str = "work/extract/{shard}.blocks.parquet"
-    language: str = "work/language/{shard}.parquet"
-    exact_hashes: str = "work/exact/{shard}.hashes.parquet"
-    # one hash range of every shard's exact_hashes, decided (its rows sorted by shard): exact_dedup
-    # reads its shard's rows of each
-    exact_partition: str = "work/exact/partitions/{partition}.parquet"
-    # every shard's exact_hashes file in crawl order, one a line: the partition jobs' one input
-    exact_manifest: str = "work/exact/hashes.txt"
-    exact: str = "work/exact_dedup/{shard}.parquet"
-    tokens: str = "work/tokens/{shard}.npz"
-    ngram_runs: str = "work/ngrams/runs/{shard}.parquet"
-    # G₂₊ of n-grams, for the whole corpus, in `ngrams.partitions` hash ranges; and its stats
-    duplicate_ngrams: str = "work/ngrams/dup{n}/{partition}.npy"
-    duplicate_ngrams_part_stats: str = "work/ngrams/dup{n}/{partition}.stats.json"
-    # one folder, the dedup job's one output: listing the N tables as its outputs would have
-    # Snakemake scan that list for each of the N files export asks for (N²)
-    dedup_tables: str = "work/dedup/shards"
-    dedup: str = "work/dedup/shards/{shard}.parquet"
-    dedup_stats: str = "work/dedup/stats.json"
-    # dedup.mode partitioned (corpusbuilder.dedup.partitioned): a shard's n-gram occurrences, a
-    # row group per hash range; per range, each document's n-grams and duplicate ones; the
-    # documents' processing ranks and each shard's document count; per range, the occurrences
-    # already seen, a row group per shard; per shard, its counts and its output n-grams
-    dedup_occurrences: str = "work/dedup/occurrences/{shard}.parquet"
-    dedup_counts: str = "work/dedup/counts/{partition}.npy"
-    dedup_order: str = "work/dedup/order.npy"
-    dedup_documents: str = "work/dedup/documents.npy"
-    dedup_seen: str = "work/dedup/seen/{partition}.parquet"
-    dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
-    dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
-    # similarity: a shard's exported documents' min-hash signatures; a band job's candidate
-    # pairs; a pair partition's similar pairs (corpusbuilder.similarity.partitioned)
-    signatures: str = "work/similarity/{shard}.parquet"
-    similarity_candidates: str = "work/similarity/candidates/{band_job}.parquet"
-    similarity_pairs: str = "work/similarity/pairs/{partition}.parquet"
-    # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and
-    # out of work/dedup/, whose shards/ folder holds the per-shard tables)
-    dedup_state: str = "results/dedup_state.parquet"
-    # the quality signals and rule verdicts of each document that survives block dedup
-    quality: str = "work/quality/{shard}.parquet"
-    corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
-    corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
-    corpus_vert: str = "results/corpus/{shard}.vert.gz"
-
-
-FILES = Files()
 
 # --------------------------------------------------------------------------- what
 
@@ -375,6 +315,46 @@ class ShardTables:
     name: str = ""
     quality: Path | str | None = None  # its filter's verdicts, read by `read_survivors`
 
+    # the per-shard inputs a rule over every shard hands over, each a list in shard order
+    STAGES = ("docs", "blocks", "language", "exact", "quality")
+
+    @classmethod
+    def from_inputs(cls, inputs: Mapping[str, Any], shard: str) -> ShardTables:
+        """One shard's tables as its rule hands them over (snakemake.input): ``docs``,
+        ``blocks`` and those of ``language``, ``exact``, ``dedup`` and ``quality`` that ran."""
+        inputs = dict(inputs.items())
+        (dedup,) = dedup_tables_of(inputs, [shard])
+        return cls(
+            inputs["docs"],
+            inputs["blocks"],
+            inputs.get("language"),
+            inputs.get("exact"),
+            dedup,
+            shard,
+            inputs.get("quality"),
+        )
+
+    @classmethod
+    def every_shard(cls, inputs: Mapping[str, Any], shards: Sequence[str]) -> list[ShardTables]:
+        """Every shard's tables from a rule over the whole corpus: its inputs are lists in
+        ``shards`` order (block dedup's as `dedup_tables_of` reads it)."""
+        inputs = dict(inputs.items())
+        count = len(shards)
+        column = {name: list(inputs.get(name) or [None] * count) for name in cls.STAGES}
+        dedup = dedup_tables_of(inputs, shards)
+        return [
+            cls(
+                column["docs"][i],
+                column["blocks"][i],
+                column["language"][i],
+                column["exact"][i],
+                dedup[i],
+                shard,
+                column["quality"][i],
+            )
+            for i, shard in enumerate(shards)
+        ]
+
     @classmethod
     def of(cls, shard: str, root: Path | str = ".", dedup: bool = True) -> ShardTables:
         """The workflow's files of ``shard`` under its working directory ``root``."""
@@ -387,12 +367,6 @@ class ShardTables:
             root / dedup_table(shard) if dedup else None,
             shard,
         )
-
-
-def dedup_table(shard: str) -> str:
-    """Block de-duplication's table of ``shard`` (`FILES.dedup`), whichever job wrote it: a file
-    of the sequential job's folder, or the partitioned mode's per-shard job output."""
-    return FILES.dedup.format(shard=shard)
 
 
 # --------------------------------------------------------------------------- what survives

@@ -1,0 +1,109 @@
+"""Where the workflow keeps each file between stages: `FILES`, the one spelling of every path
+pattern the rules use (per shard, per hash range, and the whole corpus's under ``results/``), and
+the one way to name a shard's block dedup table, whichever job wrote it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Files:
+    """Per-shard file patterns of the workflow (``{shard}`` is one input), relative to its
+    working directory."""
+
+    # a shard's WARCs (input.warcs_per_shard of them), each {warc}.warc.gz with its {warc}.json
+    # sidecar (download.warc_file, warc_sidecar); {shard} is the name of its first WARC
+    warcs: str = "data/warc/{shard}"
+    # where a shard's WARCs wait until every one of them is complete (download.fetch_shard)
+    warcs_staging: str = "data/warc/.partial"
+    docs: str = "work/extract/{shard}.docs.parquet"
+    blocks: str = "work/extract/{shard}.blocks.parquet"
+    language: str = "work/language/{shard}.parquet"
+    exact_hashes: str = "work/exact/{shard}.hashes.parquet"
+    # one hash range of every shard's exact_hashes, decided (its rows sorted by shard): exact_dedup
+    # reads its shard's rows of each
+    exact_partition: str = "work/exact/partitions/{partition}.parquet"
+    # every shard's exact_hashes file in crawl order, one a line: the partition jobs' one input
+    exact_manifest: str = "work/exact/hashes.txt"
+    exact: str = "work/exact_dedup/{shard}.parquet"
+    tokens: str = "work/tokens/{shard}.npz"
+    ngram_runs: str = "work/ngrams/runs/{shard}.parquet"
+    # G₂₊ of n-grams, for the whole corpus, in `ngrams.partitions` hash ranges; and its stats
+    duplicate_ngrams: str = "work/ngrams/dup{n}/{partition}.npy"
+    duplicate_ngrams_part_stats: str = "work/ngrams/dup{n}/{partition}.stats.json"
+    # one folder, the dedup job's one output: listing the N tables as its outputs would have
+    # Snakemake scan that list for each of the N files export asks for (N²)
+    dedup_tables: str = "work/dedup/shards"
+    dedup: str = "work/dedup/shards/{shard}.parquet"
+    dedup_stats: str = "work/dedup/stats.json"
+    # dedup.mode partitioned (corpusbuilder.dedup.partitioned): a shard's n-gram occurrences, a
+    # row group per hash range; per range, each document's n-grams and duplicate ones; the
+    # documents' processing ranks and each shard's document count; per range, the occurrences
+    # already seen, a row group per shard; per shard, its counts and its output n-grams
+    dedup_occurrences: str = "work/dedup/occurrences/{shard}.parquet"
+    dedup_counts: str = "work/dedup/counts/{partition}.npy"
+    dedup_order: str = "work/dedup/order.npy"
+    dedup_documents: str = "work/dedup/documents.npy"
+    dedup_seen: str = "work/dedup/seen/{partition}.parquet"
+    dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
+    dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
+    # similarity: a shard's exported documents' min-hash signatures; a band job's candidate
+    # pairs; a pair partition's similar pairs (corpusbuilder.similarity.partitioned)
+    signatures: str = "work/similarity/{shard}.parquet"
+    similarity_candidates: str = "work/similarity/candidates/{band_job}.parquet"
+    similarity_pairs: str = "work/similarity/pairs/{partition}.parquet"
+    # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and
+    # out of work/dedup/, whose shards/ folder holds the per-shard tables)
+    dedup_state: str = "results/dedup_state.parquet"
+    # the quality signals and rule verdicts of each document that survives block dedup
+    quality: str = "work/quality/{shard}.parquet"
+    corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"
+    corpus_prevert: str = "results/corpus/{shard}.prevert.gz"
+    corpus_vert: str = "results/corpus/{shard}.vert.gz"
+    # the whole corpus's account (rule funnel): documents and words after each stage, the
+    # documents lost and why, what decided the corpus
+    funnel: str = "results/stats/funnel.tsv"
+    skipped: str = "results/stats/skipped.tsv"
+    provenance: str = "results/stats/provenance.json"
+    # the thesis' measurements (rule corpus_stats) and the report (rule report)
+    funnel_full: str = "results/stats/funnel_full.tsv"
+    duplicates: str = "results/stats/duplicates.tsv"
+    stage_times: str = "results/stats/stage_times.tsv"
+    summary: str = "results/stats/summary.json"
+    report: str = "results/report.html"
+    similar_pairs: str = "results/stats/similar_pairs.parquet"
+    # the gold-set evaluation (rules evaluate_boilerplate, evaluate_site_boilerplate, sweep)
+    boilerplate: str = "results/stats/boilerplate.tsv"
+    boilerplate_languages: str = "results/stats/boilerplate_languages.tsv"
+    fragmentation: str = "results/stats/fragmentation.tsv"
+    site_boilerplate: str = "results/stats/site_boilerplate.tsv"
+    sweep: str = "results/stats/sweep.tsv"
+    sweep_png: str = "results/stats/sweep.png"
+
+
+FILES = Files()
+
+
+def dedup_table(shard: str, folder: Path | str = FILES.dedup_tables) -> str:
+    """Block de-duplication's table of ``shard`` (`FILES.dedup`), whichever job wrote it: a file
+    of the sequential job's folder (``folder``, as a rule hands it over), or the partitioned
+    mode's per-shard job output."""
+    return str(Path(folder) / Path(FILES.dedup.format(shard=shard)).name)
+
+
+def dedup_tables_of(inputs: Mapping[str, Any], shards: Sequence[str]) -> list[str | None]:
+    """Each shard's block dedup table from a rule's inputs (``dedup``: the sequential job's
+    folder, one table a shard in ``shards`` order, or none when block dedup did not run)."""
+    given = inputs.get("dedup") or None
+    if given is None:
+        return [None] * len(shards)
+    if isinstance(given, str):
+        return [
+            given if len(shards) == 1 and given.endswith(".parquet") else dedup_table(shard, given)
+            for shard in shards
+        ]
+    return [str(path) for path in given]
