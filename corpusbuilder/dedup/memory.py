@@ -1,20 +1,20 @@
-"""The dedup job's memory (issue 20): stated before the pass and checked against the job's
+"""The dedup job's memory: stated before the pass and checked against the job's
 `resources.mem_mb`, since Algorithm 3.1 is one sequential job whose G₂₊ grows with the crawl.
 
-Four terms, each measured (bench/bench_dedup.py, bench/results/dedup.json):
+Four terms, each a constant below measured by bench/bench_dedup.py (its figures, dated, are in
+bench/results/dedup.json):
 
 - G₂₊ and G_out: bytes per duplicate n-gram of the backend at its peak — loading, the pass, and
-  the table of who sent what that replaces the sets after it (`memory`: 8.1–8.6 B for the sorted
-  array, 16–31 B for Judy at 3 M–30 M hashes; the largest is taken);
-- the plan (`job_memory`, tracemalloc: 0.31 B per token of the corpus): what pass 1 keeps of
-  every shard for the passes after it — document ids, sizes and ordering keys, and the per-block
-  verdicts pass 2 fills. The prepared shards themselves are not held: pass 1 spills each to a
-  scratch file (`spill`, 3.35 B per token on disk) and pass 2 maps only those its bucket touches,
-  clean page-cache pages the kernel takes back under pressure, so they are no term here;
-- the interpreter with the job's modules (`job_memory`: 163 MB);
-- one shard at a time: the whole job's peak on the dev crawl (356 MB) less the terms above, per
-  token of its largest shard (213 B; pass 1 hashes a shard at 51–53 B per token, pass 3 builds
-  its output table and its part of the state).
+  the table of who sent what that replaces the sets after it (the largest of the measured sizes
+  is taken, so a crawl between them is not under-counted);
+- the plan, per token of the corpus: what pass 1 keeps of every shard for the passes after it —
+  document ids, sizes and ordering keys, and the per-block verdicts pass 2 fills. The prepared
+  shards themselves are not held: pass 1 spills each to a scratch file (`spill`) and pass 2 maps
+  only those its bucket touches, clean page-cache pages the kernel takes back under pressure,
+  so they are no term here;
+- the interpreter with the job's modules;
+- one shard at a time, per token of the largest shard: what pass 1 holds while it hashes a
+  shard and pass 3 while it builds its output table and its part of the state.
 """
 
 from __future__ import annotations
