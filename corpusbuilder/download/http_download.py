@@ -114,15 +114,7 @@ def download_attempt(url: str, part: Path, *, timeout: float, log) -> None:
                 validator_file.write_text(current)
             else:
                 validator_file.unlink(missing_ok=True)
-        receive(
-            response.read1,
-            part,
-            start=start,
-            total=total,
-            label=part.name,
-            log=log,
-            chunk_size=CHUNK_SIZE,
-        )
+        receive(response.read1, part, start=start, total=total, log=log, chunk_size=CHUNK_SIZE)
 
     size = file_size(part)
     if total is not None and size > total:

@@ -90,15 +90,15 @@ def s3_attempt(client, url: str, part: Path, *, log) -> None:
         if offset == 0 or offset < total:
             ranged = {"Range": f"bytes={offset}-"} if offset else {}
             body = client.get_object(Bucket=bucket, Key=key, IfMatch=etag, **ranged)["Body"]
+            errors = (OSError, boto.HTTPClientError, boto.IncompleteReadError)
             receive(
                 body.read,
                 part,
                 start=offset,
                 total=total,
-                label=part.name,
                 log=log,
                 chunk_size=S3_CHUNK_SIZE,
-                errors=(OSError, boto.HTTPClientError, boto.IncompleteReadError),
+                errors=errors,
             )
     except boto.ClientError as err:
         raise _s3_failure(url, err) from err

@@ -34,14 +34,14 @@ def receive(
     *,
     start: int,
     total: int | None,
-    label: str,
     log,
     chunk_size: int,
     errors: tuple[type[Exception], ...] = (OSError, http.client.HTTPException),
 ) -> None:
     """Write what ``read(n)`` returns to part from byte start on, until it returns nothing,
-    logging progress now and then; ``errors`` raised by read are a lost connection."""
-    progress = _Progress(label, start, total, log)
+    logging progress (under the part's name) now and then; ``errors`` raised by read are a lost
+    connection. The one loop every kind of download receives its bytes with."""
+    progress = _Progress(part.name, start, total, log)
     window_start, window_bytes = time.monotonic(), 0
     with open(part, "ab" if start else "wb") as out:
         while True:
