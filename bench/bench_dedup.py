@@ -52,8 +52,13 @@ import pandas as pd
 from corpusbuilder import tokenise
 from corpusbuilder.common.stoplists import load_stoplist
 from corpusbuilder.contracts.ngramfiles import read_duplicate_ngrams
-from corpusbuilder.contracts.tables import ShardTables, kept_tokens, read_survivors
-from corpusbuilder.contracts.tokenfile import TokenStream, read_tokens, write_token_stream
+from corpusbuilder.contracts.tables import ShardTables, read_survivors
+from corpusbuilder.contracts.tokenfile import (
+    TokenStream,
+    kept_tokens,
+    read_tokens,
+    write_token_stream,
+)
 from corpusbuilder.dedup.corpus import BLOCK_COLUMNS, Shard, dedup_corpus
 from corpusbuilder.dedup.params import LEVELS, MODES, PART_LEVELS, DedupParams
 from corpusbuilder.dedup.partitioned import dedup_partitioned, sum_stats, write_dedup_table
@@ -134,10 +139,10 @@ def tokens_before_exact_dedup(stage: Path, name: str, tokens_path: Path) -> Path
 
 
 def load_words(tokens_path: Path, kind: str) -> tuple[np.ndarray, np.ndarray]:
-    with np.load(tokens_path) as t:
-        keep = kind_mask(kind, t["is_punct"], t["is_stop"])
-        words, offsets, _ = select_tokens(t["token_hash"], t["block_offsets"], keep)
-        return words, offsets
+    t = read_tokens(tokens_path, ("token_hash", "is_punct", "is_stop", "block_offsets"))
+    keep = kind_mask(kind, t.is_punct, t.is_stop)
+    words, offsets, _ = select_tokens(t.token_hash, t.block_offsets, keep)
+    return words, offsets
 
 
 def duplicate_ngrams(tokens_paths: list[Path], n: int, kind: str) -> np.ndarray:
@@ -485,7 +490,7 @@ def job_memory_point(stage: Path) -> dict:
         shards.append(Shard(name, path, stage / "extract" / f"{name}.blocks.parquet", path))
         tracemalloc.start()
         tokens = read_tokens(path)
-        count = len(tokens["token_hash"])
+        count = len(tokens.token_hash)
         shard_ngrams(tokens, params, store, context_blocks(shards[-1], params))
         del tokens
         _, peak = tracemalloc.get_traced_memory()

@@ -28,8 +28,10 @@ from bench_dedup import tengram_metric  # noqa: E402
 
 from corpusbuilder.config import validate_config  # noqa: E402
 from corpusbuilder.contracts.files import FILES
-from corpusbuilder.contracts.tables import kept_tokens  # noqa: E402
-from corpusbuilder.contracts.tokenfile import read_tokens  # noqa: E402
+from corpusbuilder.contracts.tokenfile import (
+    kept_tokens,  # noqa: E402
+    read_tokens,  # noqa: E402
+)
 from corpusbuilder.dedup.corpus import Shard, dedup_corpus  # noqa: E402
 from corpusbuilder.dedup.params import DedupParams  # noqa: E402
 from corpusbuilder.extraction.extract import ExtractParams  # noqa: E402

@@ -76,15 +76,14 @@ def shard_paths(directory: Path, layout: str) -> tuple[list[Path], list[Path]]:
 
 def doc_offsets(tokens_path: Path) -> tuple[np.ndarray, np.ndarray]:
     """Each page's first token and first block (plus the end), from a token stream."""
-    with np.load(tokens_path) as t:
-        block_offsets, block_doc, docs = t["block_offsets"], t["block_doc"], len(t["doc_ids"])
+    t = read_tokens(tokens_path, ("block_offsets", "block_doc", "doc_ids"))
+    block_offsets, block_doc, docs = t.block_offsets, t.block_doc, len(t.doc_ids)
     first_block = np.searchsorted(block_doc, np.arange(docs + 1))
     return block_offsets[first_block], first_block
 
 
 def block_count(tokens_path: Path) -> int:
-    with np.load(tokens_path) as t:
-        return len(t["block_offsets"]) - 1
+    return len(read_tokens(tokens_path, ("block_offsets",)).block_offsets) - 1
 
 
 # --- the C tool -----------------------------------------------------------------------------------
@@ -100,13 +99,13 @@ def write_vertical(
     with path.open("w") as out:
         for tokens_path, blocks_path in zip(tokens_paths, blocks_paths):
             t = read_tokens(tokens_path, ("doc_ids", "block_doc", "block_index", "block_offsets"))
-            doc_ids = np.asarray(t["doc_ids"]).astype(str)[t["block_doc"]]
+            doc_ids = np.asarray(t.doc_ids).astype(str)[t.block_doc]
             texts = pd.read_parquet(
                 blocks_path, columns=["doc_id", "block_index", "text"]
             ).set_index(["doc_id", "block_index"])["text"]
-            texts = texts.reindex(pd.MultiIndex.from_arrays([doc_ids, t["block_index"]]))
+            texts = texts.reindex(pd.MultiIndex.from_arrays([doc_ids, t.block_index]))
             previous = None
-            for doc_id, text, length in zip(doc_ids, texts, np.diff(t["block_offsets"])):
+            for doc_id, text, length in zip(doc_ids, texts, np.diff(t.block_offsets)):
                 words = tokens_of(text)
                 if len(words) != length:
                     sys.exit(f"{tokens_path}: its tokens are not the tokeniser's of {blocks_path}")
@@ -208,13 +207,13 @@ def simulate(
         ends = starts + N - 1
         kept = np.ones(len(block_offsets) - 1, bool)
         if smoothing == "justext":
-            with np.load(tokens_paths[shard]) as t:
-                pages = page_blocks(
-                    pd.read_parquet(blocks_paths[shard]),
-                    [str(x) for x in t["doc_ids"]],
-                    t["block_doc"],
-                    t["block_index"],
-                )
+            t = read_tokens(tokens_paths[shard])
+            pages = page_blocks(
+                pd.read_parquet(blocks_paths[shard]),
+                [str(x) for x in t.doc_ids],
+                t.block_doc,
+                t.block_index,
+            )
         for page in range(len(page_tokens) - 1):
             lo, hi = page_tokens[page], page_tokens[page + 1]
             b0, b1 = first_block[page], first_block[page + 1]

@@ -38,7 +38,7 @@ tokens = list(snakemake.input.tokens)
 seen = name_owners(
     seen,
     documents,
-    lambda s: read_tokens(tokens[s], ("doc_ids",))["doc_ids"],
+    lambda s: read_tokens(tokens[s], ("doc_ids",)).doc_ids,
     None if earlier is None else earlier[2],
 )
 write_seen(seen, snakemake.output.seen)

@@ -110,7 +110,7 @@ def run(tmp_path, shards: list[Shard], **params) -> pd.DataFrame:
         DedupParams(n=N, **params),
         JUSTEXT,
     )
-    assert stats.documents == sum(len(np.load(s.tokens)["doc_ids"]) for s in shards)
+    assert stats.documents == sum(len(read_tokens(s.tokens).doc_ids) for s in shards)
     return pd.concat([pd.read_parquet(s.output) for s in shards], ignore_index=True)
 
 
@@ -530,7 +530,7 @@ def test_many_buckets_prepare_each_shard_once_and_match_one_bucket(tmp_path, mon
     prepare = corpus.shard_ngrams
 
     def counted(tokens, *args, **kwargs):
-        prepared.append(str(tokens["doc_ids"][0]))
+        prepared.append(str(tokens.doc_ids[0]))
         return prepare(tokens, *args, **kwargs)
 
     monkeypatch.setattr(corpus, "shard_ngrams", counted)
@@ -770,17 +770,20 @@ def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
     whose comma starts a removed span keeps its comma in both. Export cuts the text by chunks
     (`removed_chunks`), never tokenising it again."""
     from corpusbuilder.contracts.corpus import kept_text
-    from corpusbuilder.contracts.tokenfile import kept_tokens
+    from corpusbuilder.contracts.tokenfile import TokenStream, kept_tokens
     from corpusbuilder.dedup.sentences import removed_chunks
 
-    tokens = {
-        "doc_ids": np.array(["d"]),
-        "block_doc": np.array([0]),
-        "block_index": np.array([0]),
-        "block_offsets": np.array([0, 6]),
-        "chunk_start": np.array([1, 1, 0, 1, 1, 0], bool),
-        "chunk_end": np.array([1, 2, 2, 3, 4, 4], np.int32),
-    }
+    tokens = TokenStream(
+        token_hash=np.arange(6, dtype=np.uint64),
+        is_punct=np.zeros(6, bool),
+        is_stop=np.zeros(6, bool),
+        doc_ids=np.array(["d"]),
+        block_doc=np.array([0]),
+        block_index=np.array([0]),
+        block_offsets=np.array([0, 6]),
+        chunk_start=np.array([1, 1, 0, 1, 1, 0], bool),
+        chunk_end=np.array([1, 2, 2, 3, 4, 4], np.int32),
+    )
     dedup = pd.DataFrame(
         {
             "doc_id": ["d"],
@@ -803,7 +806,7 @@ def test_a_chunk_cut_by_a_removed_span_is_kept_whole():
     assert (first.tolist(), last.tolist()) == ([2], [3])
     assert kept_text("one two, three four.", first, last) == "one two, four."
     # a chunk without a token (a lone soft hyphen) goes with the chunk before it
-    tokens["chunk_end"] = np.array([1, 3, 3, 4, 5, 5], np.int32)
+    tokens.chunk_end = np.array([1, 3, 3, 4, 5, 5], np.int32)
     first, last = removed_chunks(np.array([2]), np.array([4]), np.array([6]), tokens)
     assert kept_text("one two, \u00ad three four.", first, last) == "one two, \u00ad four."
     first, last = removed_chunks(np.array([1]), np.array([4]), np.array([6]), tokens)
@@ -999,7 +1002,7 @@ def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp
         np.save(parts[-1], np.array(hashes, np.uint64))
     tokens = [shard.tokens for shard in shards]
     assert [token_count(path) for path in tokens] == [
-        len(read_tokens(path)["token_hash"]) for path in tokens
+        len(read_tokens(path).token_hash) for path in tokens
     ]
     with caplog.at_level("INFO", logger="corpusbuilder.dedup"):
         need = check_dedup_memory(parts, tokens, DedupParams(n=N), 10_000)

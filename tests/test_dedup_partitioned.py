@@ -174,7 +174,7 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
         JUSTEXT,
         lambda shard: read_tokens(shard.tokens),
         lambda shard: pd.read_parquet(shard.blocks, columns=BLOCKS),
-        earlier_in_range(tmp_path / "a.state.parquet", (0, 2**64), len(tokens["doc_ids"])),
+        earlier_in_range(tmp_path / "a.state.parquet", (0, 2**64), len(tokens.doc_ids)),
     )
     expected = pd.read_parquet(b[0].output)
     pd.testing.assert_frame_equal(table[DEDUP_SCHEMA.names], expected)
@@ -188,7 +188,7 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
     write_state_rows(
         tmp_path / "p.state.parquet",
         merge_state_runs([tmp_path / "a.state.parquet", tmp_path / "run.parquet"]),
-        {**state_settings(params), "next_rank": first_rank + len(tokens["doc_ids"])},
+        {**state_settings(params), "next_rank": first_rank + len(tokens.doc_ids)},
     )
     pd.testing.assert_frame_equal(
         pd.read_parquet(tmp_path / "p.state.parquet"), pd.read_parquet(tmp_path / "b.state.parquet")

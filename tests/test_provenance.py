@@ -90,8 +90,8 @@ def test_a_token_file_names_its_writer_beside_its_fields(tmp_path):
     path = _token_file(tmp_path / "tokens.npz")
     assert token_file_writer(path) == this_process()
     tokens = read_tokens(path)
-    assert set(tokens) == set(FIELDS)  # the writer is no field of the stream
-    assert tokens["block_offsets"].tolist() == [0, 12, 23]
+    assert set(vars(tokens)) == set(FIELDS)  # the writer is no field of the stream
+    assert tokens.block_offsets.tolist() == [0, 12, 23]
 
 
 def test_a_token_file_written_before_the_stamp_has_no_writer(tmp_path):
@@ -102,7 +102,7 @@ def test_a_token_file_written_before_the_stamp_has_no_writer(tmp_path):
             if member != "writer.npy":
                 rewritten.writestr(member, new.read(member))
     assert token_file_writer(old) is None
-    assert read_tokens(old)["token_hash"].tolist() == read_tokens(path)["token_hash"].tolist()
+    assert read_tokens(old).token_hash.tolist() == read_tokens(path).token_hash.tolist()
 
 
 def test_an_ngram_run_and_the_parts_of_g2_name_their_writer(tmp_path):

@@ -291,7 +291,7 @@ def test_a_filter_drops_documents_counted_in_the_funnel_under_their_rule(sample_
     assert failing and after == set(before) - failing
     funnel = pd.read_csv(workdir / "results" / "stats" / "funnel.tsv", sep="\t")
     documents = funnel.set_index("stage")["documents"]
-    assert documents["exact_dedup_kept"] - documents["quality_kept"] == len(failing)
+    assert documents["block_dedup_kept"] - documents["quality_kept"] == len(failing)
     skipped = pd.read_csv(workdir / "results" / "stats" / "skipped.tsv", sep="\t")
     lost = skipped.loc[skipped["stage"] == "quality_kept"]
     assert lost["count"].sum() == len(failing)

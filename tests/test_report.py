@@ -29,6 +29,7 @@ import corpusbuilder
 from corpusbuilder.common.package_data import SHIPPED_MODEL
 from corpusbuilder.common.versions import OUTPUT_LIBRARIES
 from corpusbuilder.contracts.tables import ShardTables
+from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.report.corpus_stats import (
     ShardFiles,
@@ -149,15 +150,15 @@ def test_counts_by_hash_range_equal_the_counts_in_memory(tmp_path):
 
 def test_ngrams_never_bridge_a_dropped_block(tmp_path):
     shard = write_shard(tmp_path)
-    tokens = dict(np.load(shard.tokens))
+    tokens = read_tokens(shard.tokens)
     assert len(block_ngrams(tokens)) == 3 + 3 + 3
     # dropping the copy must not create 10-grams spanning a:0/0 → a:1/1
     blocks = np.array([True, False, True, True])
-    assert len(block_ngrams(tokens, np.repeat(blocks, np.diff(tokens["block_offsets"])))) == 6
+    assert len(block_ngrams(tokens, np.repeat(blocks, np.diff(tokens.block_offsets)))) == 6
     # nor dropping a stretch inside a block (sentences removed from it): the first block's first
     # 10-gram survives only when its first token is kept
-    keep = np.ones(tokens["block_offsets"][-1], bool)
-    keep[tokens["block_offsets"][0]] = False
+    keep = np.ones(tokens.block_offsets[-1], bool)
+    keep[tokens.block_offsets[0]] = False
     assert len(block_ngrams(tokens, keep)) == 3 + 3 + 3 - 1
 
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from corpusbuilder.contracts.tables import survivors
-from corpusbuilder.contracts.tokenfile import read_token_stream, write_token_stream
+from corpusbuilder.contracts.tokenfile import read_tokens, write_token_stream
 from corpusbuilder.tokenise import (
     TokeniseParams,
     Vocabulary,
@@ -221,7 +221,7 @@ def test_shard_tokens_cover_the_kept_blocks_of_the_kept_documents_in_crawl_order
 
     path = tmp_path / "s.npz"
     write_token_stream(stream, path)
-    back = read_token_stream(path)
+    back = read_tokens(path)
     for name, array in vars(stream).items():
         np.testing.assert_array_equal(getattr(back, name), array)
     with np.load(path) as members:  # the layout the n-gram stage reads

@@ -39,13 +39,23 @@ class TokenStream:
     block_doc: np.ndarray  # int32
     block_index: np.ndarray  # int32
     doc_ids: np.ndarray  # str
+    # Given as None, these three are filled by __post_init__, so a stream always has them:
     # bool: the token starts a sentence (`tokenise.sentence_starts`); None: each block is one
-    sentence_start: np.ndarray | None = None
+    sentence_start: np.ndarray = None  # type: ignore[assignment]
     # bool: the token starts a whitespace chunk of the text; None: each token is one
-    chunk_start: np.ndarray | None = None
+    chunk_start: np.ndarray = None  # type: ignore[assignment]
     # int32: where its chunk ends in its block's ``text.split()``, with the chunks without a
     # token after it (`tokenise.chunk_ends`); None: every chunk holds a token
-    chunk_end: np.ndarray | None = None
+    chunk_end: np.ndarray = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        tokens = len(self.token_hash)
+        if self.sentence_start is None:
+            self.sentence_start = block_starts(self.block_offsets, tokens)
+        if self.chunk_start is None:
+            self.chunk_start = np.ones(tokens, bool)
+        if self.chunk_end is None:
+            self.chunk_end = chunk_ends_of_starts(self.chunk_start, self.block_offsets)
 
     @classmethod
     def of_blocks(
@@ -88,12 +98,6 @@ def chunk_ends_of_starts(chunk_start: np.ndarray, block_offsets: np.ndarray) -> 
 
 def write_token_stream(stream: TokenStream, path: Path | str) -> None:
     fields = vars(stream).copy()
-    if fields["sentence_start"] is None:
-        fields["sentence_start"] = block_starts(stream.block_offsets, len(stream.token_hash))
-    if fields["chunk_start"] is None:
-        fields["chunk_start"] = np.ones(len(stream.token_hash), bool)
-    if fields["chunk_end"] is None:
-        fields["chunk_end"] = chunk_ends_of_starts(fields["chunk_start"], stream.block_offsets)
     fields[WRITER_MEMBER] = np.array(writer_json())
     with atomic_path(path) as tmp, open(tmp, "wb") as out:
         np.savez(out, **fields)
@@ -110,10 +114,11 @@ def token_file_writer(path: Path | str) -> dict | None:
 
 
 @names_the_file
-def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> dict[str, np.ndarray]:
-    """The named fields of a token file, whole. A file written without sentence or chunk starts
-    (by an earlier version, or by hand) reads as one sentence per block, one chunk per token,
-    and without chunk ends as chunks that all hold a token."""
+def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> TokenStream:
+    """A token file's stream, whole, or only the named ``fields`` (the others are then empty: a
+    reader that needs a few of a large shard's arrays loads only those). A file written without
+    sentence or chunk starts (by an earlier version, or by hand) reads as one sentence per block,
+    one chunk per token, and without chunk ends as chunks that all hold a token."""
 
     def chunk_start(a):
         return a["chunk_start"] if "chunk_start" in a.files else np.ones(len(a["token_hash"]), bool)
@@ -124,16 +129,13 @@ def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> dict[str,
         "chunk_end": lambda a: chunk_ends_of_starts(chunk_start(a), a["block_offsets"]),
     }
     with np.load(path, allow_pickle=False) as archive:
-        return {
+        read = {
             name: archive[name]
             if name in archive.files or name not in optional
             else optional[name](archive)
             for name in fields
         }
-
-
-def read_token_stream(path: Path | str) -> TokenStream:
-    return TokenStream(**read_tokens(path))
+    return TokenStream(**{name: read.get(name, np.empty(0)) for name in FIELDS})
 
 
 def _npy_member(archive: zipfile.ZipFile, name: str):
@@ -193,22 +195,20 @@ def read_token_pieces(
 # --------------------------------------------------------------------------- token-level masks
 
 
-def tokenised_blocks(
-    tokens: dict[str, np.ndarray], blocks: pd.DataFrame | None = None
-) -> pd.DataFrame:
+def tokenised_blocks(tokens: TokenStream, blocks: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per block of a token file (`tokenfile.read_tokens`), in its order: doc_id,
     block_index, tokens (its token count) and, given extract's ``blocks`` rows, their other
     columns (null for a block they lack)."""
     import pandas as pd
 
-    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    doc_ids = np.asarray(tokens.doc_ids).astype(str)
     table = pd.DataFrame(
         {
-            "doc_id": doc_ids[np.asarray(tokens["block_doc"], np.int64)]
+            "doc_id": doc_ids[np.asarray(tokens.block_doc, np.int64)]
             if len(doc_ids)
             else np.empty(0, str),
-            "block_index": np.asarray(tokens["block_index"], np.int64),
-            "tokens": np.diff(np.asarray(tokens["block_offsets"], np.int64)),
+            "block_index": np.asarray(tokens.block_index, np.int64),
+            "tokens": np.diff(np.asarray(tokens.block_offsets, np.int64)),
         }
     )
     if blocks is None:
@@ -222,13 +222,13 @@ def tokenised_blocks(
 
 
 def kept_tokens(
-    tokens: dict[str, np.ndarray], dedup: pd.DataFrame | None, whole_chunks: bool = True
+    tokens: TokenStream, dedup: pd.DataFrame | None, whole_chunks: bool = True
 ) -> np.ndarray:
     """Per token of a shard's token file (`tokenfile.read_tokens`): does it survive block
     de-duplication — its block is good and no removed part of it (``removed_starts``/``ends``)
     holds it. With ``whole_chunks``, a whitespace chunk that keeps any token keeps all of them,
     as the kept text does (`corpus.kept_text`)."""
-    offsets = np.asarray(tokens["block_offsets"], np.int64)
+    offsets = np.asarray(tokens.block_offsets, np.int64)
     blocks = tokenised_blocks(tokens)
     keep = np.repeat(good_after_dedup(blocks, dedup), blocks["tokens"].to_numpy())
     if dedup is None or "removed_starts" not in dedup:
@@ -248,7 +248,7 @@ def kept_tokens(
         np.add.at(inside, ends, -1)
         removed = np.cumsum(inside)[:-1] > 0
         if whole_chunks:
-            chunk = np.cumsum(tokens["chunk_start"]) - 1
+            chunk = np.cumsum(tokens.chunk_start) - 1
             removed &= (
                 np.bincount(chunk, weights=~removed & keep, minlength=chunk[-1] + 1)[chunk] == 0
             )

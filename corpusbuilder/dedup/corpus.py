@@ -15,7 +15,7 @@ import numpy as np
 from corpusbuilder.common.io import atomic_path, write_table
 from corpusbuilder.contracts.ngramfiles import read_duplicate_ngrams
 from corpusbuilder.contracts.tables import DEDUP_SCHEMA, kept_block_mask, read_table, stage_table
-from corpusbuilder.contracts.tokenfile import read_tokens
+from corpusbuilder.contracts.tokenfile import TokenStream, read_tokens
 from corpusbuilder.dedup.context import (
     PageBlocks,
     Reclassify,
@@ -100,7 +100,7 @@ class ShardNgrams:
 
 
 def shard_ngrams(
-    tokens: dict,
+    tokens: TokenStream,
     params: DedupParams,
     store,
     blocks: pd.DataFrame | None = None,
@@ -114,7 +114,7 @@ def shard_ngrams(
     sentences = (
         None
         if params.level != "sentence"
-        else inner_sentence_starts(tokens["sentence_start"], kept_tokens, word_offsets)
+        else inner_sentence_starts(tokens.sentence_start, kept_tokens, word_offsets)
     )
     if seen_starts is None:
         hashes, starts = ngram_hashes(words, word_offsets, params.n)
@@ -123,8 +123,8 @@ def shard_ngrams(
         starts = ngram_starts(word_offsets, params.n)
         duplicate = np.isin(starts, seen_starts, assume_unique=True)
         handles = np.searchsorted(seen_starts, starts[duplicate])
-    block_doc = np.asarray(tokens["block_doc"], np.int32)
-    doc_ids = [str(d) for d in tokens["doc_ids"]]
+    block_doc = np.asarray(tokens.block_doc, np.int32)
+    doc_ids = [str(d) for d in tokens.doc_ids]
     doc_blocks = np.searchsorted(block_doc, np.arange(len(doc_ids) + 1)).astype(np.int64)
     if np.any(np.diff(block_doc) < 0):
         raise ValueError(
@@ -134,7 +134,7 @@ def shard_ngrams(
     return ShardNgrams(
         doc_ids=doc_ids,
         block_doc=block_doc,
-        block_index=np.asarray(tokens["block_index"], np.int32),
+        block_index=np.asarray(tokens.block_index, np.int32),
         word_offsets=word_offsets,
         doc_blocks=doc_blocks,
         dup_handles=handles,
@@ -143,11 +143,11 @@ def shard_ngrams(
         doc_duplicates=np.bincount(doc_of_start[duplicate], minlength=len(doc_ids)),
         pages=None
         if blocks is None
-        else page_blocks(blocks, doc_ids, block_doc, tokens["block_index"]),
+        else page_blocks(blocks, doc_ids, block_doc, tokens.block_index),
         sentence_starts=sentences,
         chunk_start=None
         if params.level != "span"
-        else first_words_of_chunks(tokens["chunk_start"], kept_tokens),
+        else first_words_of_chunks(tokens.chunk_start, kept_tokens),
     )
 
 
@@ -321,10 +321,10 @@ def plan_documents(
         prepared = shard_ngrams(tokens, params, store, context_blocks(shard, params))
         spilled.put(s, prepared)
         shares.append(prepared.duplicate_share())
-        doc_tokens.append(np.diff(np.asarray(tokens["block_offsets"])[prepared.doc_blocks]))
+        doc_tokens.append(np.diff(np.asarray(tokens.block_offsets)[prepared.doc_blocks]))
         doc_ids.append(prepared.doc_ids)
         verdicts.append(BlockVerdicts.empty(len(prepared.block_doc)))
-        stats.tokens += len(tokens["token_hash"])
+        stats.tokens += len(tokens.token_hash)
     doc_base = np.concatenate(([0], np.cumsum([len(ids) for ids in doc_ids]))).astype(np.int64)
     stats.documents = int(doc_base[-1])
     stats.spilled_bytes = spilled.nbytes
@@ -456,7 +456,7 @@ def context_blocks(shard: Shard, params: DedupParams) -> pd.DataFrame | None:
 
 
 def removed_part_lists(
-    verdicts: BlockVerdicts, tokens: dict, params: DedupParams, all_ids: np.ndarray
+    verdicts: BlockVerdicts, tokens: TokenStream, params: DedupParams, all_ids: np.ndarray
 ) -> tuple[pd.Series, ...]:
     """Per tokenised block, the parts removed from it — first token and the token after it,
     counted from the block's first token — the documents they duplicate, and the same parts in
@@ -470,10 +470,8 @@ def removed_part_lists(
         block, first, end, doc = np.array(verdicts.removed, np.int64).T
         order = np.lexsort((first, block))
         block, first, end, doc = block[order], first[order], end[order], doc[order]
-        token_of_word = np.flatnonzero(
-            kind_mask(params.kind, tokens["is_punct"], tokens["is_stop"])
-        )
-        offsets = np.asarray(tokens["block_offsets"], np.int64)
+        token_of_word = np.flatnonzero(kind_mask(params.kind, tokens.is_punct, tokens.is_stop))
+        offsets = np.asarray(tokens.block_offsets, np.int64)
         first, end = token_of_word[first], token_of_word[end - 1] + 1
         chunk_first, chunk_last = removed_chunks(first, end, offsets[block + 1], tokens)
         first, end = first - offsets[block], end - offsets[block]
@@ -498,7 +496,7 @@ def removed_part_lists(
 
 def shard_output(
     blocks: pd.DataFrame,
-    tokens: dict,
+    tokens: TokenStream,
     verdicts: BlockVerdicts,
     all_ids: np.ndarray,
     reclassify: Reclassify,
@@ -510,14 +508,14 @@ def shard_output(
     Pages without a duplicate block keep jusText's classes."""
     import pandas as pd
 
-    doc_ids = np.asarray(tokens["doc_ids"]).astype(str)
+    doc_ids = np.asarray(tokens.doc_ids).astype(str)
     starts, ends, removed_of, chunk_starts, chunk_ends = removed_part_lists(
         verdicts, tokens, params, all_ids
     )
     keyed = pd.DataFrame(
         {
-            "doc_id": doc_ids[np.asarray(tokens["block_doc"])],
-            "block_index": np.asarray(tokens["block_index"], np.int32),
+            "doc_id": doc_ids[np.asarray(tokens.block_doc)],
+            "block_index": np.asarray(tokens.block_index, np.int32),
             "dup_share": verdicts.share,
             "duplicate": verdicts.duplicate,
             "duplicate_of": pd.Series(all_ids[np.maximum(verdicts.duplicate_of, 0)]).where(

@@ -40,6 +40,7 @@ import pyarrow as pa
 from corpusbuilder.common.io import atomic_path, write_table
 from corpusbuilder.contracts.ngramfiles import read_dedup_state
 from corpusbuilder.contracts.tables import DEDUP_SCHEMA, stage_table
+from corpusbuilder.contracts.tokenfile import TokenStream
 from corpusbuilder.dedup.context import Reclassify
 from corpusbuilder.dedup.corpus import (
     BLOCK_COLUMNS,
@@ -62,7 +63,9 @@ if TYPE_CHECKING:
 OCCURRENCE = np.dtype([("hash", "<u8"), ("doc", "<i4"), ("start", "<i4")])
 
 
-def shard_occurrences(tokens: dict, params: DedupParams, partitions: int) -> list[np.ndarray]:
+def shard_occurrences(
+    tokens: TokenStream, params: DedupParams, partitions: int
+) -> list[np.ndarray]:
     """Every n-gram of a shard as (hash, document in the shard, first word in shard-wide word
     positions), sorted by hash and cut into `partitions` hash ranges (`partition_hash_range`)."""
     ngrams = shard_ngram_hashes(tokens, params.kind, params.n)
@@ -70,7 +73,7 @@ def shard_occurrences(tokens: dict, params: DedupParams, partitions: int) -> lis
     block = np.searchsorted(ngrams.word_offsets, starts, side="right") - 1
     rows = np.empty(len(hashes), OCCURRENCE)
     rows["hash"], rows["start"] = hashes, starts
-    rows["doc"] = np.asarray(tokens["block_doc"], np.int32)[block]
+    rows["doc"] = np.asarray(tokens.block_doc, np.int32)[block]
     rows = rows[np.argsort(rows["hash"], kind="stable")]
     return [
         rows[range_slice(rows["hash"], partition_hash_range(p, partitions))]
@@ -186,7 +189,7 @@ def name_owners(
 
 
 def judge_shard(
-    tokens: dict,
+    tokens: TokenStream,
     blocks: pd.DataFrame | None,
     seen: pd.DataFrame,
     params: DedupParams,
@@ -203,7 +206,7 @@ def judge_shard(
     shard = shard_ngrams(
         tokens, params, None, blocks_for(blocks, params), seen["start"].to_numpy(np.int64)
     )
-    stats = DedupStats(documents=len(shard.doc_ids), tokens=len(tokens["token_hash"]))
+    stats = DedupStats(documents=len(shard.doc_ids), tokens=len(tokens.token_hash))
     verdicts = BlockVerdicts.empty(len(shard.block_doc))
     owner_index: dict[int, int] = {}
     for d in np.flatnonzero(shard.doc_duplicates):
@@ -318,7 +321,7 @@ def dedup_partitioned(
     `earlier`: an earlier corpus's state (sorted hashes, owner index of each, owner ids)."""
     import pandas as pd
 
-    doc_ids = [read_tokens(s)["doc_ids"] for s in shards]
+    doc_ids = [read_tokens(s).doc_ids for s in shards]
     documents = [len(ids) for ids in doc_ids]
     occurrences = [shard_occurrences(read_tokens(s), params, partitions) for s in shards]
     ranges = [partition_hash_range(p, partitions) for p in range(partitions)]
@@ -407,14 +410,14 @@ def earlier_in_range(path, bounds: tuple[int, int], first_owner: int):
 
 
 def shard_state_run(
-    tokens: dict, table: pd.DataFrame, params: DedupParams, first_rank: int, path
+    tokens: TokenStream, table: pd.DataFrame, params: DedupParams, first_rank: int, path
 ) -> None:
     """A shard's output n-grams, a sorted run of the state (`state.write_state_rows`) ranked from
     `first_rank` (the shard's first document's rank in crawl order over every corpus merged)."""
     hashes, docs = kept_ngrams(tokens, table, params)
     hashes, first = np.unique(hashes, return_index=True)
     docs = np.asarray(docs, np.int64)[first]
-    ids = np.asarray(tokens["doc_ids"]).astype(object)
+    ids = np.asarray(tokens.doc_ids).astype(object)
     write_state_rows(
         path, [(hashes, (first_rank + docs).astype(np.int32), pa.array(ids[docs], pa.string()))], {}
     )

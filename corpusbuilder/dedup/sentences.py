@@ -5,7 +5,12 @@ block in its text's whitespace chunks (`removed_chunks`)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+if TYPE_CHECKING:
+    from corpusbuilder.contracts.tokenfile import TokenStream
 
 
 def inner_sentence_starts(
@@ -25,15 +30,15 @@ def first_words_of_chunks(chunk_start: np.ndarray, kept_tokens: np.ndarray) -> n
 
 
 def removed_chunks(
-    first: np.ndarray, end: np.ndarray, block_end: np.ndarray, tokens: dict
+    first: np.ndarray, end: np.ndarray, block_end: np.ndarray, tokens: TokenStream
 ) -> tuple[np.ndarray, np.ndarray]:
     """Removed token ranges [first, end) (shard-wide; `block_end`: the token after each one's
     block) in their blocks' whitespace chunks (``text.split()``): the chunks all of whose tokens
     go, with the chunks without a token that follow them (`tokenfile.TokenStream.chunk_end`). A
     chunk the range cuts stays whole, as the kept text is written."""
-    chunk_start = np.asarray(tokens["chunk_start"], bool)
-    chunk_end = np.asarray(tokens["chunk_end"], np.int64)
-    offsets = np.asarray(tokens["block_offsets"], np.int64)
+    chunk_start = np.asarray(tokens.chunk_start, bool)
+    chunk_end = np.asarray(tokens.chunk_end, np.int64)
+    offsets = np.asarray(tokens.block_offsets, np.int64)
     # where each token's chunk begins: where the chunk before it in its block ends, or 0
     opener = np.maximum.accumulate(np.where(chunk_start, np.arange(len(chunk_start)), 0))
     first_of_block = np.zeros(len(chunk_start) + 1, bool)

@@ -39,7 +39,7 @@ from corpusbuilder.contracts.ngramfiles import (
     dedup_state_metadata,
     read_dedup_state,
 )
-from corpusbuilder.contracts.tokenfile import kept_tokens
+from corpusbuilder.contracts.tokenfile import TokenStream, kept_tokens
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.store import truncate_hashes
 from corpusbuilder.ngrams.hashing import shard_ngram_hashes
@@ -96,7 +96,7 @@ def preload_output(path, store, params: DedupParams, provenance, first_doc: int)
 
 
 def kept_ngrams(
-    tokens: dict, table: pd.DataFrame, params: DedupParams
+    tokens: TokenStream, table: pd.DataFrame, params: DedupParams
 ) -> tuple[np.ndarray, np.ndarray]:
     """The n-grams (64-bit hashes of `params.kind`) of one shard whose words all stay — in a good
     block (`table` is the shard's output), outside the parts sentence and span modes removed
@@ -110,7 +110,7 @@ def kept_ngrams(
     )
     kept = kept_words[starts + params.n] - kept_words[starts] == params.n
     block = np.searchsorted(word_offsets, starts[kept], side="right") - 1
-    return hashes[kept], np.asarray(tokens["block_doc"])[block]
+    return hashes[kept], np.asarray(tokens.block_doc)[block]
 
 
 class OutputRuns:

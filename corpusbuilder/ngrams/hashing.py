@@ -3,10 +3,11 @@ G₂₊, block de-duplication and the report all use."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+
+from corpusbuilder.contracts.tokenfile import TokenStream
 
 NGRAM_KINDS = ("all", "no-punct", "no-punct-no-stop")  # thesis Table 3.3
 MIN_N, MAX_N = 3, 20
@@ -103,23 +104,23 @@ class ShardNgramHashes:
 
 
 def kind_words(
-    tokens: Mapping[str, np.ndarray], kind: str, keep_tokens: np.ndarray | None = None
+    tokens: TokenStream, kind: str, keep_tokens: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The words an n-gram of ``kind`` is built from, of a shard's token stream
     (`tokenfile.read_tokens`): their hashes, each block's first word and each word's token.
     ``keep_tokens`` drops tokens too, and a dropped stretch ends the block before it, so that
     no n-gram bridges it."""
-    offsets = np.asarray(tokens["block_offsets"], np.int64)
-    keep = kind_mask(kind, tokens["is_punct"], tokens["is_stop"])
+    offsets = np.asarray(tokens.block_offsets, np.int64)
+    keep = kind_mask(kind, tokens.is_punct, tokens.is_stop)
     if keep_tokens is not None:
         gaps = np.flatnonzero(np.diff(np.asarray(keep_tokens, np.int8))) + 1
         offsets = np.union1d(offsets, gaps)
         keep = keep & keep_tokens
-    return select_tokens(np.asarray(tokens["token_hash"], np.uint64), offsets, keep)
+    return select_tokens(np.asarray(tokens.token_hash, np.uint64), offsets, keep)
 
 
 def shard_ngram_hashes(
-    tokens: Mapping[str, np.ndarray], kind: str, n: int, keep_tokens: np.ndarray | None = None
+    tokens: TokenStream, kind: str, n: int, keep_tokens: np.ndarray | None = None
 ) -> ShardNgramHashes:
     """Every n-gram of ``kind`` inside one block of a shard's token stream (`kind_words`), hashed
     as G₂₊ hashes it: the one chain from the token file to n-gram hashes that block dedup, its

@@ -18,6 +18,7 @@ from types import TracebackType
 
 import numpy as np
 
+from corpusbuilder.contracts.tokenfile import TokenStream
 from corpusbuilder.ngrams.hashing import shard_ngram_hashes
 
 MEASURE_N = 10  # the thesis measures duplicate content with 10-grams on all tokens (§3.6.4)
@@ -25,7 +26,10 @@ COUNT_RANGES = 256  # at most 2**16: a range's key is a uint16
 
 
 def block_ngrams(
-    tokens: dict, keep_tokens: np.ndarray | None = None, n: int = MEASURE_N, kind: str = "all"
+    tokens: TokenStream,
+    keep_tokens: np.ndarray | None = None,
+    n: int = MEASURE_N,
+    kind: str = "all",
 ) -> np.ndarray:
     """Hashes of every n-gram (tokens of ``kind``; all by default) inside one block, over the
     tokens of ``keep_tokens`` (all when ``None``; `tokenfile.kept_tokens` after de-duplication). A
