@@ -116,9 +116,14 @@ EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 # The best preset's model is an input of extract, so a retrained model re-extracts the shards;
 # with adapt.enabled, the model adapted to this crawl (rules/adapt.smk) from the configured one.
 # Which model a config reads (extract.model, comments, peers) is ExtractParams.model_file's call.
+# An absolute path (the package's shipped models) is a file of the installation, not of the
+# working directory: local(), so that a default storage provider (docs/cluster.md, a cloud run)
+# does not look for it in the bucket.
 BASE_MODEL = str(
     config["extract"]["preset"] == "best" and EXTRACT_PARAMS.model_file or SHIPPED_MODEL
 )
+if os.path.isabs(BASE_MODEL):
+    BASE_MODEL = local(BASE_MODEL)
 ADAPTED_MODEL = "results/model/adapted.npz"
 
 
@@ -166,9 +171,10 @@ DEDUP_STATE = [FILES.dedup_state] if config["dedup"]["write_state"] else []
 # dedup.mode partitioned: jobs per shard and per hash range (rules/dedup.smk)
 DEDUP_PARTITIONED = config["dedup"]["mode"] == "partitioned"
 DEDUP_PARTITIONS = config["dedup"]["partitions"]
-# block dedup's verdicts on every shard: the sequential job's folder, or a table a shard
+# block dedup's verdicts on every shard: the sequential job's folder, or a table a shard (a list
+# either way, as the scripts read it: corpusbuilder.dedup.corpus.shard_verdicts)
 DEDUP_TABLES = (
-    (expand(FILES.dedup, shard=SHARDS) if DEDUP_PARTITIONED else FILES.dedup_tables)
+    (expand(FILES.dedup, shard=SHARDS) if DEDUP_PARTITIONED else [FILES.dedup_tables])
     if config["dedup"]["enabled"]
     else []
 )

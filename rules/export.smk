@@ -50,5 +50,6 @@ rule funnel:
         dedup=config["dedup"]["enabled"],
         config=config,
         files=stage_files(),
+        file_inputs=stage_file_inputs(),
     script:
         "../scripts/funnel.py"

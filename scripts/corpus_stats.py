@@ -13,6 +13,7 @@ from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.common.provenance import read_provenance
+from corpusbuilder.dedup.corpus import shard_verdicts
 from corpusbuilder.report.corpus_stats import (
     Resemblance,
     ShardFiles,
@@ -20,13 +21,13 @@ from corpusbuilder.report.corpus_stats import (
     write_corpus_stats,
 )
 from corpusbuilder.similarity.minhash import MinHashParams
-from corpusbuilder.tables import dedup_table
 
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
 similarity = snakemake.params.similarity
-# block dedup's input is the folder of every shard's tables
-dedup = [dedup_table(shard) if "dedup" in inputs else None for shard in snakemake.params.shards]
+# block dedup's input: the sequential job's folder of every shard's tables, or a table a shard
+names = snakemake.params.shards
+dedup = shard_verdicts(inputs["dedup"], names) if "dedup" in inputs else [None] * len(names)
 shards = [
     ShardFiles(Path(tokens), Path(blocks), Path(verdicts) if verdicts else None)
     for tokens, blocks, verdicts in zip(

@@ -14,12 +14,11 @@ import sys
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.dedup.corpus import Shard, dedup_corpus
+from corpusbuilder.dedup.corpus import Shard, dedup_corpus, shard_verdicts
 from corpusbuilder.dedup.memory import DedupMemoryError, check_dedup_memory
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.ngrams.stage import duplicate_ngrams_stats
-from corpusbuilder.tables import dedup_table
 
 log = setup_logging(snakemake.log[0])
 g2 = duplicate_ngrams_stats(snakemake.input.duplicates_stats)
@@ -40,9 +39,13 @@ except DedupMemoryError as error:
     sys.exit(1)
 Path(snakemake.output.dedup).mkdir(parents=True, exist_ok=True)
 shards = [
-    Shard(name, Path(tokens), Path(blocks), Path(dedup_table(name)))
-    for name, tokens, blocks in zip(
-        snakemake.params.shards, snakemake.input.tokens, snakemake.input.blocks, strict=True
+    Shard(name, Path(tokens), Path(blocks), table)
+    for name, tokens, blocks, table in zip(
+        snakemake.params.shards,
+        snakemake.input.tokens,
+        snakemake.input.blocks,
+        shard_verdicts([snakemake.output.dedup], snakemake.params.shards),
+        strict=True,
     )
 ]
 dedup_corpus(

@@ -2,15 +2,18 @@
 (documents and words after each step, and why documents were lost: corpusbuilder.funnel) and
 results/stats/provenance.json (what decided the corpus: corpusbuilder.common.provenance).
 Inputs: every shard's stage tables, lists in shard order (params `shards`); the `best` preset's
-`model` (none with a jusText preset); `files`, the stage files whose writers the record names,
-and the corpus, only waited for. Params: `dedup`, whether block dedup ran; `config`, the
-effective config; `files`, {rule: {shard or hash range: file}}."""
+`model` (none with a jusText preset); `dedup`, block dedup's verdicts (the sequential job's
+folder, or a table a shard); `files`, the stage files whose writers the record names, and the
+corpus, only waited for. Params: `dedup`, whether block dedup ran; `config`, the effective
+config; `files`, {rule: {shard or hash range: file}}; `file_inputs`, the input `files` as the
+workflow names them."""
 
 import logging
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.common.provenance import provenance, write_provenance
+from corpusbuilder.dedup.corpus import shard_verdicts
 from corpusbuilder.funnel import FunnelCounts, count_shard, funnel_tables
 from corpusbuilder.stamps import file_writer
 from corpusbuilder.tables import ShardTables, dedup_table
@@ -19,17 +22,19 @@ setup_logging(snakemake.log[0])
 log = logging.getLogger("corpusbuilder.funnel")
 total = FunnelCounts()
 inputs = snakemake.input
-for shard, *files, quality in zip(
-    snakemake.params.shards,
+shards = snakemake.params.shards
+dedup = shard_verdicts(inputs.dedup, shards) if snakemake.params.dedup else [None] * len(shards)
+for shard, *files, verdicts, quality in zip(
+    shards,
     inputs.docs,
     inputs.blocks,
     inputs.language,
     inputs.exact,
+    dedup,
     inputs.quality,
     strict=True,
 ):
-    dedup = dedup_table(shard) if snakemake.params.dedup else None
-    total += count_shard(ShardTables(*files, dedup=dedup, name=shard, quality=quality))
+    total += count_shard(ShardTables(*files, dedup=verdicts, name=shard, quality=quality))
 funnel, skipped = funnel_tables(total)
 for table, path in ((funnel, snakemake.output.funnel), (skipped, snakemake.output.skipped)):
     with atomic_path(path) as tmp:
@@ -38,8 +43,14 @@ log.info("funnel:\n%s", funnel.to_string(index=False))
 
 # an empty input list (a jusText preset) may leave no `model` entry at all
 model = next(iter(dict(inputs.items()).get("model") or []), None)
+# Each stage file where this job has it: the input `files` (params `file_inputs` their workflow
+# paths), a table of the sequential dedup job's folder in it. Not the workflow path itself: under
+# a default storage provider (docs/cluster.md) the inputs are local copies elsewhere.
+here = dict(zip(snakemake.params.file_inputs, inputs.files, strict=True))
+if snakemake.params.dedup:
+    here.update(zip(map(dedup_table, shards), map(str, dedup)))
 writers = {
-    stage: {shard: file_writer(path) for shard, path in files.items()}
+    stage: {key: file_writer(here[path]) for key, path in files.items()}
     for stage, files in snakemake.params.files.items()
 }
 record = provenance(dict(snakemake.params.config), model, writers)

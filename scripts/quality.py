@@ -3,13 +3,18 @@
 
 from corpusbuilder.common.io import write_table
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.dedup.corpus import shard_verdicts
 from corpusbuilder.quality import QualityParams, score_shard
-from corpusbuilder.tables import ShardTables, dedup_table
+from corpusbuilder.tables import ShardTables
 
 setup_logging(snakemake.log[0])
 shard = snakemake.wildcards.shard
-# block dedup's input is the folder of every shard's tables: this shard's is one of them
-dedup = {"dedup": dedup_table(shard)} if "dedup" in snakemake.input.keys() else {}
+# block dedup's input: this shard's table, or the sequential job's folder of every shard's
+dedup = (
+    {"dedup": shard_verdicts([snakemake.input.dedup], [shard])[0]}
+    if "dedup" in snakemake.input.keys()
+    else {}
+)
 tables = ShardTables(**{**dict(snakemake.input.items()), **dedup}, name=shard)
 write_table(
     score_shard(tables, QualityParams.from_config(snakemake.params.cfg)), snakemake.output.table

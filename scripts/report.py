@@ -10,13 +10,15 @@ evaluation sections). Params: `shards`, `sample_size`.
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.dedup.corpus import shard_verdicts
 from corpusbuilder.report.html_report import ReportFiles, write_report
-from corpusbuilder.tables import ShardTables, dedup_table
+from corpusbuilder.tables import ShardTables
 
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
-# block dedup's input is the folder of every shard's tables
-dedup = [dedup_table(shard) if "dedup" in inputs else None for shard in snakemake.params.shards]
+# block dedup's input: the sequential job's folder of every shard's tables, or a table a shard
+names = snakemake.params.shards
+dedup = shard_verdicts(inputs["dedup"], names) if "dedup" in inputs else [None] * len(names)
 shards = [
     ShardTables(docs, blocks, language, exact, verdicts, name, quality)
     for name, docs, blocks, language, exact, verdicts, quality in zip(
