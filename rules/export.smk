@@ -46,10 +46,12 @@ rule funnel:
     resources:
         mem_mb=2000,
     params:
+        **({"installed_model": BASE_MODEL} if INSTALLED_MODEL else {}),
         shards=SHARDS,
         dedup=config["dedup"]["enabled"],
         config=config,
         files=stage_files(),
         file_inputs=stage_file_inputs(),
+        # the model extract read, when it is no input (INSTALLED_MODEL)
     script:
         "../scripts/funnel.py"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.common.provenance import read_provenance
-from corpusbuilder.dedup.corpus import shard_verdicts
+from corpusbuilder.dedup.verdict_files import shard_verdicts
 from corpusbuilder.report.corpus_stats import (
     Resemblance,
     ShardFiles,

@@ -14,9 +14,10 @@ import sys
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.dedup.corpus import Shard, dedup_corpus, shard_verdicts
+from corpusbuilder.dedup.corpus import Shard, dedup_corpus
 from corpusbuilder.dedup.memory import DedupMemoryError, check_dedup_memory
 from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.dedup.verdict_files import shard_verdicts
 from corpusbuilder.extraction.extract import ExtractParams
 from corpusbuilder.ngrams.stage import duplicate_ngrams_stats
 

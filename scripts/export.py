@@ -4,7 +4,7 @@ corpus/{shard}.jsonl.gz, .prevert.gz and .vert.gz."""
 import logging
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.dedup.corpus import shard_verdicts
+from corpusbuilder.dedup.verdict_files import shard_verdicts
 from corpusbuilder.export import EXPORT_COLUMNS, kept_documents, write_corpus
 from corpusbuilder.tables import ShardTables, read_survivors, read_table
 

@@ -13,7 +13,7 @@ import logging
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.common.provenance import provenance, write_provenance
-from corpusbuilder.dedup.corpus import shard_verdicts
+from corpusbuilder.dedup.verdict_files import shard_verdicts
 from corpusbuilder.funnel import FunnelCounts, count_shard, funnel_tables
 from corpusbuilder.stamps import file_writer
 from corpusbuilder.tables import ShardTables, dedup_table
@@ -42,7 +42,9 @@ for table, path in ((funnel, snakemake.output.funnel), (skipped, snakemake.outpu
 log.info("funnel:\n%s", funnel.to_string(index=False))
 
 # an empty input list (a jusText preset) may leave no `model` entry at all
-model = next(iter(dict(inputs.items()).get("model") or []), None)
+model = next(iter(dict(inputs.items()).get("model") or []), None) or snakemake.params.get(
+    "installed_model"
+)
 # Each stage file where this job has it: the input `files` (params `file_inputs` their workflow
 # paths), a table of the sequential dedup job's folder in it. Not the workflow path itself: under
 # a default storage provider (docs/cluster.md) the inputs are local copies elsewhere.

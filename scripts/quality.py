@@ -3,7 +3,7 @@
 
 from corpusbuilder.common.io import write_table
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.dedup.corpus import shard_verdicts
+from corpusbuilder.dedup.verdict_files import shard_verdicts
 from corpusbuilder.quality import QualityParams, score_shard
 from corpusbuilder.tables import ShardTables
 

@@ -10,7 +10,7 @@ evaluation sections). Params: `shards`, `sample_size`.
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.dedup.corpus import shard_verdicts
+from corpusbuilder.dedup.verdict_files import shard_verdicts
 from corpusbuilder.report.html_report import ReportFiles, write_report
 from corpusbuilder.tables import ShardTables
 

@@ -30,5 +30,5 @@ Modules: `params` (settings), `store` (G₂₊ and G_out), `provenance_log` (who
 `document` (Algorithm 3.1 on one document), `sentences` (sentence and chunk starts in words),
 `spill` (prepared shards on disk between the passes),
 `context` (the final classes with duplicates), `state` (an earlier corpus's output n-grams),
-`corpus` (the stage: `dedup_corpus`).
+`corpus` (the stage: `dedup_corpus`), `verdict_files` (where a job finds the verdicts).
 """

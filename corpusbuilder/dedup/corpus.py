@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -29,13 +28,7 @@ from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes
 from corpusbuilder.extraction.justext import PRESETS, JustextParams
 from corpusbuilder.ngramfiles import read_duplicate_ngrams
 from corpusbuilder.ngrams.hashing import kind_mask, ngram_hashes, ngram_starts, select_tokens
-from corpusbuilder.tables import (
-    DEDUP_SCHEMA,
-    dedup_table,
-    kept_block_mask,
-    read_table,
-    stage_table,
-)
+from corpusbuilder.tables import DEDUP_SCHEMA, kept_block_mask, read_table, stage_table
 from corpusbuilder.tokenfile import read_tokens
 
 log = logging.getLogger("corpusbuilder.dedup")
@@ -193,20 +186,6 @@ class Shard:
     tokens: Path
     blocks: Path
     output: Path
-
-
-def shard_verdicts(given: Sequence[Path | str], shards: Sequence[str]) -> list[Path]:
-    """Block dedup's table of each of ``shards`` in what a job was given: the sequential job's
-    one folder of every shard's tables, or (dedup.mode partitioned) each shard's table, in order.
-
-    Taken from the job's input or output, never from the working directory: under a default
-    storage provider (docs/cluster.md, a cloud run) those are local copies of the bucket's files,
-    elsewhere, and the working directory of a job holds nothing of another job's."""
-    if len(given) == 1 and Path(given[0]).is_dir():
-        return [Path(given[0]) / Path(dedup_table(shard)).name for shard in shards]
-    if len(given) != len(shards):
-        raise ValueError(f"{len(given)} dedup tables for {len(shards)} shards")
-    return [Path(path) for path in given]
 
 
 @dataclass
