@@ -4,12 +4,16 @@
 # adapt_held_out does the same for the evaluation: the model held out from a gold source adapts
 # to that source's pages (never their gold labels) and is scored as `best-adapted`.
 
+# A shard's sampled pages. adapt expands the pattern itself: rules.adapt_sample.output carries
+# the default storage provider's flag (--default-storage-provider), which expand() refuses.
+ADAPT_SAMPLE = "results/adapt/sample/{shard}.npz"
+
 
 rule adapt_sample:
     input:
         warcs=FILES.warcs,
     output:
-        blocks=temp("results/adapt/sample/{shard}.npz"),
+        blocks=temp(ADAPT_SAMPLE),
     log:
         "logs/adapt/sample/{shard}.log",
     conda:
@@ -29,7 +33,7 @@ rule adapt_sample:
 rule adapt:
     input:
         blocks=training_blocks(),
-        target=expand(rules.adapt_sample.output.blocks, shard=list(SOURCES)),
+        target=expand(ADAPT_SAMPLE, shard=list(SOURCES)),
         model=BASE_MODEL,
     output:
         model=ADAPTED_MODEL,

@@ -32,6 +32,7 @@ from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.ngrams.stage import AUTO_BYTES_PER_PARTITION as NGRAM_AUTO_BYTES
 from corpusbuilder.ngrams.stage import AUTO_MAX_PARTITIONS as NGRAM_AUTO_MAX
 from corpusbuilder.common.package_data import SHIPPED_MODEL
+from corpusbuilder.common.provenance import file_sha256
 from corpusbuilder.extraction.extract import READING_KEYS, check_planned_settings
 from corpusbuilder.report.ngram_counts import COUNT_RANGES
 from corpusbuilder.similarity.minhash import MinHashParams
@@ -115,6 +116,16 @@ BASE_MODEL = str(
     config["extract"]["preset"] == "best" and EXTRACT_PARAMS.model_file or SHIPPED_MODEL
 )
 ADAPTED_MODEL = "results/model/adapted.npz"
+# Under a default storage provider (docs/cluster.md, a cloud run) every input is looked for in
+# the bucket, and a job with a local() one runs where Snakemake runs. A model of the
+# installation (an absolute path: the package's shipped models, which the jobs' image carries)
+# is then no input of extract but its param by digest, so that a new one still re-extracts.
+INSTALLED_MODEL = (
+    workflow.storage_settings.default_storage_provider is not None
+    and config["extract"]["preset"] == "best"
+    and not config["adapt"]["enabled"]
+    and os.path.isabs(BASE_MODEL)
+)
 
 
 def adapt_problem():
@@ -143,8 +154,12 @@ READING_CFG = {key: config["extract"][key] for key in READING_KEYS}
 
 EXTRACT_MODEL = (
     [ADAPTED_MODEL if config["adapt"]["enabled"] else BASE_MODEL]
-    if config["extract"]["preset"] == "best"
+    if config["extract"]["preset"] == "best" and not INSTALLED_MODEL
     else []
+)
+# ... and when it is no input, its digest, a param of extract (see INSTALLED_MODEL)
+INSTALLED_MODEL_DIGEST = (
+    {"model_sha256": file_sha256(BASE_MODEL)} if INSTALLED_MODEL else {}
 )
 # The extract rule's parameters name the adapted model only when there is one: a path of this
 # checkout in them would re-extract every shard whenever the checkout moves.
@@ -161,9 +176,10 @@ DEDUP_STATE = [FILES.dedup_state] if config["dedup"]["write_state"] else []
 # dedup.mode partitioned: jobs per shard and per hash range (rules/dedup.smk)
 DEDUP_PARTITIONED = config["dedup"]["mode"] == "partitioned"
 DEDUP_PARTITIONS = config["dedup"]["partitions"]
-# block dedup's verdicts on every shard: the sequential job's folder, or a table a shard
+# block dedup's verdicts on every shard: the sequential job's folder, or a table a shard (a list
+# either way, as the scripts read it: contracts.files.dedup_tables_of)
 DEDUP_TABLES = (
-    (expand(FILES.dedup, shard=SHARDS) if DEDUP_PARTITIONED else FILES.dedup_tables)
+    (expand(FILES.dedup, shard=SHARDS) if DEDUP_PARTITIONED else [FILES.dedup_tables])
     if config["dedup"]["enabled"]
     else []
 )

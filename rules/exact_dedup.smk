@@ -53,9 +53,16 @@ rule exact_manifest:
 # One job per hash partition: equal texts share a partition, so each job decides first-wins in
 # crawl order over its partition of every shard (the manifest's files). It holds one partition
 # of the crawl's hashes in memory; exact_dedup.partitions sets how many.
+# Under a default storage provider (docs/cluster.md) a job sees only the files it names: there
+# the hashes files are its inputs too, retrieved to the local paths the manifest lists.
 rule exact_partition:
     input:
         manifest=FILES.exact_manifest,
+        hashes=(
+            EXACT_HASHES
+            if workflow.storage_settings.default_storage_provider is not None
+            else []
+        ),
     output:
         decisions=FILES.exact_partition,
     log:

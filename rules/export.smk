@@ -46,8 +46,11 @@ rule funnel:
     resources:
         mem_mb=2000,
     params:
+        # the model extract read, when it is no input (INSTALLED_MODEL)
+        **({"installed_model": BASE_MODEL} if INSTALLED_MODEL else {}),
         shards=SHARDS,
         config=config,
         files=stage_files(),
+        file_inputs=stage_file_inputs(),
     script:
         "../scripts/funnel.py"

@@ -15,6 +15,7 @@ rule extract:
     resources:
         mem_mb=2000,
     params:
+        **INSTALLED_MODEL_DIGEST,
         warcs=lambda wildcards: list(SOURCES[wildcards.shard]),
         cfg=EXTRACT_CFG,
     script:

@@ -1,11 +1,12 @@
 """Shared test helpers: where ../shared is, a WARC writer for hand-made records, one way to run
-the real Snakefile, and the builds several test files read (the sample crawl, the dev crawl),
-each built once per test session."""
+the real Snakefile, the builds several test files read (the sample crawl, the dev crawl), each
+built once per test session, and an S3 server on localhost (moto)."""
 
 from __future__ import annotations
 
 import gzip
 import io
+import logging
 import os
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from moto.server import ThreadedMotoServer
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -134,6 +136,31 @@ def dev_crawl_build(tmp_path_factory) -> Path:
     workdir = tmp_path_factory.mktemp("dev-crawl")
     ok(snakemake(workdir, config={"input": {"warcs": list(map(str, warcs))}}))
     return workdir
+
+
+@pytest.fixture(scope="module")
+def moto_server():
+    """moto's S3 server on a free port of 127.0.0.1, with test credentials in the environment
+    (and none read from ~/.aws)."""
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's access log
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in {
+            "AWS_ACCESS_KEY_ID": "testing",
+            "AWS_SECRET_ACCESS_KEY": "testing",
+            "AWS_DEFAULT_REGION": "us-east-1",
+            "AWS_CONFIG_FILE": os.devnull,
+            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+            "no_proxy": "127.0.0.1",
+            # no credentials from an instance's metadata service
+            "AWS_EC2_METADATA_DISABLED": "true",
+        }.items():
+            patch.setenv(name, value)
+        for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
+            patch.delenv(name, raising=False)
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        server.start()
+        yield server.get_host_and_port()
+        server.stop()
 
 
 def copy_workdir(source: Path, target: Path) -> Path:

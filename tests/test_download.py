@@ -8,7 +8,6 @@ import hashlib
 import http.client
 import io
 import json
-import logging
 import os
 import random
 import re
@@ -24,7 +23,6 @@ import boto3
 import pytest
 import trustme
 from conftest import FEW_PARTITIONS, SAMPLE_WARCS, corpus_bytes, snakemake
-from moto.server import ThreadedMotoServer
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
@@ -732,31 +730,6 @@ class _S3Proxy(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         """Keep the proxy's access log out of pytest's output."""
-
-
-@pytest.fixture(scope="module")
-def moto_server():
-    """moto's S3 server on a free port of 127.0.0.1, with test credentials in the environment
-    (and none read from ~/.aws)."""
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # moto's access log
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in {
-            "AWS_ACCESS_KEY_ID": "testing",
-            "AWS_SECRET_ACCESS_KEY": "testing",
-            "AWS_DEFAULT_REGION": "us-east-1",
-            "AWS_CONFIG_FILE": os.devnull,
-            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-            "no_proxy": "127.0.0.1",
-            # no credentials from an instance's metadata service
-            "AWS_EC2_METADATA_DISABLED": "true",
-        }.items():
-            patch.setenv(name, value)
-        for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
-            patch.delenv(name, raising=False)
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        server.start()
-        yield server.get_host_and_port()
-        server.stop()
 
 
 @pytest.fixture

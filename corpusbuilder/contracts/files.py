@@ -96,14 +96,16 @@ def dedup_table(shard: str, folder: Path | str = FILES.dedup_tables) -> str:
 
 
 def dedup_tables_of(inputs: Mapping[str, Any], shards: Sequence[str]) -> list[str | None]:
-    """Each shard's block dedup table from a rule's inputs (``dedup``: the sequential job's
-    folder, one table a shard in ``shards`` order, or none when block dedup did not run)."""
-    given = inputs.get("dedup") or None
-    if given is None:
+    """Each shard's block dedup table from what a job was given (``dedup``: the sequential job's
+    one folder of every shard's tables, or each of ``shards``' table in order; none when block
+    dedup did not run). Taken from the job's inputs, never from the working directory: under a
+    default storage provider (docs/cluster.md) they are local copies of the bucket's files."""
+    given = inputs.get("dedup") or []
+    given = [given] if isinstance(given, str) else list(given)
+    if not given:
         return [None] * len(shards)
-    if isinstance(given, str):
-        return [
-            given if len(shards) == 1 and given.endswith(".parquet") else dedup_table(shard, given)
-            for shard in shards
-        ]
+    if len(given) == 1 and Path(given[0]).is_dir():
+        return [dedup_table(shard, given[0]) for shard in shards]
+    if len(given) != len(shards):
+        raise ValueError(f"{len(given)} dedup tables for {len(shards)} shards")
     return [str(path) for path in given]
