@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import BOILERPLATE, QUICK_BINS, require_shared
+from conftest import BOILERPLATE, QUICK_BINS, SAMPLE_WARCS, ok, require_shared, snakemake
 
 from corpusbuilder.config import ConfigError
 from corpusbuilder.evaluation.distil import (
@@ -26,6 +26,7 @@ from corpusbuilder.evaluation.training import (
 )
 from corpusbuilder.extraction.classifier import FEATURE_NAMES
 from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.model import BlockModel
 
 FEW = TrainParams(max_bins=QUICK_BINS, max_iter=8)
 
@@ -114,3 +115,45 @@ def test_distil_params_default_to_no_teacher_and_refuse_unknown_ones():
         DistilParams(teacher="trafilatura")
     with pytest.raises(ConfigError, match="train.distil.weight"):
         DistilParams(weight=0)
+
+
+@pytest.mark.workflow
+def test_the_train_rule_distils_the_stacked_model_on_pages_of_the_crawl(tmp_path):
+    """train.distil: rule train fits on the gold blocks and the shipped stacked model's labels
+    of pages drawn from the crawl; a held-out model has no teacher."""
+    pytest.importorskip("trafilatura")
+    pytest.importorskip("readability")
+    pytest.importorskip("resiliparse")
+    require_shared(BOILERPLATE)
+    config = {
+        "input": {"warcs": list(map(str, SAMPLE_WARCS))},
+        "evaluate": {"gold_dir": str(BOILERPLATE)},
+        "train": {
+            "max_pages": 5,
+            "max_iter": 5,
+            "max_bins": QUICK_BINS,
+            "datasets": ["cleaneval-dev", "l3s-gn1"],
+            "distil": {"teacher": "peers-all", "weight": 0.5, "pages": 6},
+        },
+    }
+    targets = ("results/model/best.npz", "results/model/held_out/cleaneval.npz")
+    ok(snakemake(tmp_path, *targets, config=config))
+    student = BlockModel.load(tmp_path / targets[0])
+    assert student.trained_on == ("cleaneval", "l3s-gn1", TEACHER_GROUP)
+    assert student.feature_names == FEATURE_NAMES
+    assert BlockModel.load(tmp_path / targets[1]).trained_on == ("l3s-gn1",)
+    assert not (tmp_path / "results" / "distil" / "sample").exists() or not any(
+        (tmp_path / "results" / "distil" / "sample").iterdir()
+    )  # the labelled samples are temporary
+
+
+def test_a_teacher_for_a_model_that_reads_peers_is_refused(tmp_path):
+    config = {
+        "input": {"warcs": list(map(str, SAMPLE_WARCS))},
+        "extract": {"peers": "resiliparse"},
+        "train": {"distil": {"teacher": "peers-all"}},
+    }
+    result = snakemake(tmp_path, "-n", "results/model/best.npz", config=config)
+    assert result.returncode != 0
+    said = result.stdout + result.stderr
+    assert "train.distil.teacher" in said and "extract.peers none" in said

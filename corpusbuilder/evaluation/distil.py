@@ -36,6 +36,7 @@ class DistilParams:
 
     teacher: str = "none"
     weight: float = 1.0  # the teacher's blocks weigh this many gold sources
+    pages: int = 500  # crawl pages drawn for the teacher to label (rule distil_sample)
 
     def __post_init__(self) -> None:
         if self.teacher not in TEACHERS:
