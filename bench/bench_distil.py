@@ -33,6 +33,7 @@ import pickle
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -119,7 +120,7 @@ def language_of(page: dict) -> str:
 
 def scored(extractions, pages: list[dict], dataset: str, languages: list[str]):
     """The set's F1 of the pages' ``extractions``, and per language written without spaces."""
-    tally, by_language = Tally(), {}
+    tally, by_language = Tally(), dict[str, Tally]()
     for page, language, extraction in zip(pages, languages, extractions):
         score_page(tally, page["gold"], extraction)
         if writes_without_spaces(language):
@@ -227,12 +228,23 @@ def main() -> int:
     parser.add_argument("--weights", type=float, nargs="+", default=[1.0])
     parser.add_argument("--pages", type=int, default=0, help="pool pages drawn (0: all)")
     parser.add_argument("--full", action="store_true", help="the shipped fit settings")
+    parser.add_argument(
+        "--trees",
+        type=int,
+        help="fewer trees than the quick fits, the learning rate raised to keep trees × rate",
+    )
     parser.add_argument("--json", type=Path, default=REPO / "bench" / "results" / "distil.json")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
     logging.getLogger("readability").setLevel(logging.CRITICAL)
     params = TrainParams() if args.full else QUICK
+    if args.trees:
+        params = replace(
+            params,
+            max_iter=args.trees,
+            learning_rate=params.learning_rate * params.max_iter / args.trees,
+        )
     commit = subprocess.run(
         ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
@@ -243,12 +255,16 @@ def main() -> int:
         mean = {n: round(float(np.mean([r["f1"][n] for r in results.values()])), 4) for n in names}
         save_record(
             args.json,
-            "leave-one-source-out",
+            f"leave-one-source-out, {params.max_iter} trees",
             scope,
             {
                 "commit": commit,
                 "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                "train_params": {"max_iter": params.max_iter, "max_bins": params.max_bins},
+                "train_params": {
+                    "max_iter": params.max_iter,
+                    "learning_rate": params.learning_rate,
+                    "max_bins": params.max_bins,
+                },
                 "weights": args.weights,
                 "pool_pages_asked": args.pages,
                 "sets": results,
