@@ -58,7 +58,13 @@ from corpusbuilder.evaluation.extractors import (
     extraction_of_blocks,
     prepare_page,
 )
-from corpusbuilder.evaluation.gold import READERS, fits_scope, gold_source, iter_dataset
+from corpusbuilder.evaluation.gold import (
+    READERS,
+    GoldPage,
+    fits_scope,
+    gold_source,
+    iter_dataset,
+)
 from corpusbuilder.evaluation.scores import Tally, score_page
 from corpusbuilder.evaluation.training import (
     AdaptParams,
@@ -111,6 +117,36 @@ def variants(comments: bool) -> dict[str, list[str]]:
 log = logging.getLogger("bench_peers")
 
 
+def page_record(gold: GoldPage) -> dict:
+    """A page's blocks, features, labels (all unknown for a page without gold) and each peer's
+    output and coverage of its blocks."""
+    html = decoded_html(gold)
+    page = prepare_page(html, reading=LEARNED_BLOCKS)
+    texts = [block.text for block in page.blocks]
+    article, readability_nodes, resiliparse = peer_texts(html, comments=False)
+    try:
+        readability = readability_text(html)
+    except Exception:  # noqa: BLE001 - scored as keeping nothing, as peer_texts reads it
+        readability = ""
+    outputs = {
+        "trafilatura-article": article,
+        "trafilatura": peer_texts(html, True, ("in_trafilatura",))[0],
+        "readability": readability,
+        "resiliparse": resiliparse,
+    }
+    # the in_readability feature reads readability's text nodes (peers.readability_text_nodes)
+    read_as_feature = {**outputs, "readability": readability_nodes}
+    return {
+        "gold": gold,
+        "texts": texts,
+        "features": block_features(page.blocks, page_title(page.root)),
+        "labels": block_labels(page.blocks, gold),
+        "words": block_words(page.blocks),
+        "peers": {name: text_coverage(texts, text) for name, text in read_as_feature.items()},
+        "peer_texts": outputs,
+    }
+
+
 def read_set(dataset: str, comments: bool, cache: Path) -> list[dict]:
     """A gold set's pages, blocks, labels and peer coverage (cached: the peers take minutes)."""
     reading = f"-{'comments' if comments else 'article'}" if dataset.startswith("l3s") else ""
@@ -118,37 +154,7 @@ def read_set(dataset: str, comments: bool, cache: Path) -> list[dict]:
     if path.is_file():
         with path.open("rb") as file:
             return pickle.load(file)
-    pages = []
-    for gold in iter_dataset(dataset, GOLD, comments=comments):
-        html = decoded_html(gold)
-        page = prepare_page(html, reading=LEARNED_BLOCKS)
-        texts = [block.text for block in page.blocks]
-        article, readability_nodes, resiliparse = peer_texts(html, comments=False)
-        try:
-            readability = readability_text(html)
-        except Exception:  # noqa: BLE001 - scored as keeping nothing, as peer_texts reads it
-            readability = ""
-        outputs = {
-            "trafilatura-article": article,
-            "trafilatura": peer_texts(html, True, ("in_trafilatura",))[0],
-            "readability": readability,
-            "resiliparse": resiliparse,
-        }
-        # the in_readability feature reads readability's text nodes (peers.readability_text_nodes)
-        read_as_feature = {**outputs, "readability": readability_nodes}
-        pages.append(
-            {
-                "gold": gold,
-                "texts": texts,
-                "features": block_features(page.blocks, page_title(page.root)),
-                "labels": block_labels(page.blocks, gold),
-                "words": block_words(page.blocks),
-                "peers": {
-                    name: text_coverage(texts, text) for name, text in read_as_feature.items()
-                },
-                "peer_texts": outputs,
-            }
-        )
+    pages = [page_record(gold) for gold in iter_dataset(dataset, GOLD, comments=comments)]
     with path.open("wb") as file:
         pickle.dump(pages, file)
     log.info("%s: %d pages read", dataset, len(pages))

@@ -30,6 +30,20 @@ rule adapt_sample:
         "../scripts/adapt_sample.py"
 
 
+# train.distil: pages drawn from every shard as adapt_sample draws them, read with every peer for
+# the stacked model to label (rule train).
+use rule adapt_sample as distil_sample with:
+    output:
+        blocks=temp("results/distil/sample/{shard}.npz"),
+    log:
+        "logs/distil/sample/{shard}.log",
+    params:
+        warcs=lambda wildcards: list(SOURCES[wildcards.shard]),
+        cfg={**config["extract"], "peers": "all"},
+        pages=math.ceil(config["train"]["distil"]["pages"] / max(1, len(SOURCES))),
+        seed=lambda wildcards: [config["train"]["seed"], SHARD_RANK[wildcards.shard]],
+
+
 rule adapt:
     input:
         blocks=training_blocks(),

@@ -31,7 +31,7 @@ from corpusbuilder.exact_dedup import AUTO_MAX_PARTITIONS as EXACT_AUTO_MAX
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.ngrams.stage import AUTO_BYTES_PER_PARTITION as NGRAM_AUTO_BYTES
 from corpusbuilder.ngrams.stage import AUTO_MAX_PARTITIONS as NGRAM_AUTO_MAX
-from corpusbuilder.common.package_data import SHIPPED_MODEL
+from corpusbuilder.common.package_data import SHIPPED_MODEL, shipped_peer_model
 from corpusbuilder.common.provenance import file_sha256
 from corpusbuilder.extraction.extract import READING_KEYS, check_planned_settings
 from corpusbuilder.report.ngram_counts import COUNT_RANGES
@@ -147,6 +147,30 @@ def adapt_problem():
 
 if config["adapt"]["enabled"] and (problem := adapt_problem()):
     raise WorkflowError(f"bad configuration: config key 'adapt.enabled': {problem}")
+
+
+def distil_problem():
+    """Why train.distil cannot run with this config, or None: the shipped stacked model labels
+    pages drawn from this crawl for best alone, which reads no peer."""
+    if config["extract"]["preset"] != "best" or config["extract"]["peers"] != "none":
+        return "the student is best alone: it needs extract.preset best and extract.peers none"
+    if not SOURCES:
+        return "there are no WARC pages for the teacher to label (input.warcs)"
+    return None
+
+
+DISTIL = config["train"]["distil"]
+if DISTIL["teacher"] != "none" and (problem := distil_problem()):
+    raise WorkflowError(f"bad configuration: config key 'train.distil.teacher': {problem}")
+# rule train's teacher and the pages it labels (none without a teacher)
+DISTIL_TEACHER = (
+    [str(shipped_peer_model("all", config["extract"]["comments"]))]
+    if DISTIL["teacher"] == "peers-all"
+    else []
+)
+DISTIL_SAMPLES = (
+    [f"results/distil/sample/{shard}.npz" for shard in SOURCES] if DISTIL_TEACHER else []
+)
 
 # How the extract stage reads a page, which the readings of the gold pages follow (a param of
 # training_blocks, sweep and evaluate_boilerplate: a change re-reads the gold pages).

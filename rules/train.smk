@@ -36,9 +36,13 @@ rule training_blocks:
         "../scripts/training_blocks.py"
 
 
+# With train.distil, the stacked model also labels pages drawn from the crawl (rule distil_sample)
+# and the model is fitted on those labels too (evaluation.distil); held-out models are not.
 rule train:
     input:
         blocks=training_blocks(),
+        teacher=DISTIL_TEACHER,
+        target=DISTIL_SAMPLES,
     output:
         model=TRAINED_MODEL,
     log:
@@ -60,6 +64,8 @@ rule train:
 use rule train as train_held_out with:
     input:
         blocks=training_blocks_without,
+        teacher=[],
+        target=[],
     output:
         model="results/model/held_out/{source}.npz",
     log:

@@ -13,6 +13,7 @@ from conftest import REPO
 from corpusbuilder.cli.main import main
 from corpusbuilder.config import ConfigError, load_config, load_schema, validate_config
 from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.evaluation.distil import DistilParams
 from corpusbuilder.evaluation.scores import EvaluateConfig
 from corpusbuilder.evaluation.training import AdaptParams, TrainParams
 from corpusbuilder.exact_dedup import ExactDedupParams
@@ -98,6 +99,7 @@ STAGE_PARAMETERS = [
     (MinHashParams, "similarity", {}),
     (TrainParams, "train", {}),
     (AdaptParams, "adapt", {}),
+    (DistilParams, "train.distil", {}),
     (FrequentLinesParams, "frequent_lines", {}),
     (EvaluateConfig, "evaluate", {}),
     (QualityParams, "quality", {}),

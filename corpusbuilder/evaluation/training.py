@@ -361,6 +361,15 @@ def weighted_table(
     )
 
 
+def gold_source_weight(table: TrainingTable) -> float:
+    """What one gold source of the table weighs in all (:func:`weighted_table` gives each the
+    same): the weight a source of machine-labelled blocks joins it with."""
+    import pandas as pd
+
+    known = table.labels >= 0
+    return float(table.weights[known].sum() / max(len(pd.unique(table.group[known])), 1))
+
+
 def self_train(
     table: TrainingTable,
     target: UnlabelledBlocks,
@@ -376,8 +385,6 @@ def self_train(
     source weighs, and the trees are refitted on it all. A model of two stages labels with both
     and refits its first; the second, fitted on the gold sources' cross-fitted probabilities,
     stays. Returns the last round's model."""
-    import pandas as pd
-
     if not target.feature_names == table.feature_names == model.feature_names:
         raise ConfigError(
             "config key 'extract.peers': the model to adapt reads "
@@ -387,8 +394,7 @@ def self_train(
             "three must be made with the same extract.peers (and extract.model read as many)"
         )
     target = target.sample(adapt.pages, params.seed)
-    known = table.labels >= 0
-    source_weight = table.weights[known].sum() / len(pd.unique(table.group[known]))
+    source_weight = gold_source_weight(table)
     group = f"self-labelled:{target_name}"
     for number in range(1, adapt.rounds + 1):
         probability = model.page_probabilities(target.features, target.words, target.page)

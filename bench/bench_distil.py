@@ -1,0 +1,279 @@
+"""`train.distil`: the stacked model (`best` with `extract.peers: all`) as the teacher of `best`
+alone, measured leave-one-source-out in both scopes against `best` alone without a teacher and
+against trafilatura in the same scope (docs/extraction-scope.md's protocol, every source scored).
+
+Pages the teacher labels (the unlabelled pool):
+
+* every gold page, its gold labels unread (bench_peers' cache of the gold sets, read with every
+  peer);
+* the dev crawl's pages that are not a gold page's bytes (``near``: re-templated copies,
+  ``aggregate``: index pages of several originals' first paragraphs, ``quote``: forum pages
+  quoting one; the crawl's originals are the gold pages byte for byte and its mirrors their exact
+  copies, so they add nothing to the pool).
+
+For the fold scored on source S the teacher is fitted without S, and every pool page of S (its
+gold pages, and each crawl page made from one of S's pages) is left out of the pool: the
+student sees neither S's labels nor the teacher's view of S's pages, as on the held-out pages.
+Quick fits (bench_scope.QUICK) for teacher and students alike, unless ``--full``. Run by hand:
+
+    PYTHONPATH=. python bench/bench_peers.py --cache /tmp/peers base   # reads the gold sets once
+    PYTHONPATH=. python bench/bench_distil.py --cache /tmp/peers --weights 0.5 1 2
+
+Scores: bag-of-words F1 (a character of Chinese, Japanese or Thai a token), snippet F1 on
+trafilatura-dev; a scope's figure is the mean over its sets. Raw numbers: bench/results/distil.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import pickle
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from corpusbuilder.common.stoplists import writes_without_spaces
+from corpusbuilder.evaluation.distil import distil, teacher_labels
+from corpusbuilder.evaluation.extractors import (
+    LEARNED_BLOCKS,
+    Extraction,
+    decoded_html,
+    extraction_of_blocks,
+    prepare_page,
+)
+from corpusbuilder.evaluation.gold import READERS, GoldPage, fits_scope, gold_source
+from corpusbuilder.evaluation.metrics import scores
+from corpusbuilder.evaluation.scores import Tally, score_page
+from corpusbuilder.evaluation.training import TrainParams, fit, weighted_table
+from corpusbuilder.extraction.adapt import UnlabelledBlocks
+from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.warc import iter_warc_records
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_peers import blocks_part, page_record, read_set, stacked, variants  # noqa: E402
+from bench_scope import QUICK, REPO, figure, save_record  # noqa: E402
+
+CRAWL = REPO.parent / "shared" / "datasets" / "crawl" / "dev"
+NEW_PAGES = ("near", "aggregate", "quote")  # the crawl's kinds that are not a gold page's bytes
+
+log = logging.getLogger("bench_distil")
+
+
+def read_crawl(cache: Path) -> list[dict]:
+    """The crawl's pages of :data:`NEW_PAGES`, read as bench_peers reads a gold page (no label),
+    each with the ids of the originals it was made from (cached)."""
+    path = cache / "crawl-dev.pkl"
+    if path.is_file():
+        with path.open("rb") as file:
+            return pickle.load(file)
+    truth = {}
+    for line in (CRAWL / "truth.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        truth[row["sha1"]] = row
+    pages = []
+    for warc in sorted(CRAWL.glob("*.warc.gz")):
+        for record in iter_warc_records(warc, ExtractParams()):
+            if record.body is None:
+                continue
+            row = truth.get(hashlib.sha1(record.body).hexdigest())
+            if row is None or row["kind"] not in NEW_PAGES:
+                continue
+            gold = GoldPage("crawl-dev", record.uri, record.body, record.http_charset)
+            pages.append({**page_record(gold), "of": list(row["of"]), "kind": row["kind"]})
+            if len(pages) % 50 == 0:
+                log.info("crawl: %d pages read", len(pages))
+    with path.open("wb") as file:
+        pickle.dump(pages, file)
+    log.info("crawl: %d pages read", len(pages))
+    return pages
+
+
+def original_sources(cache: Path, sets: dict[str, list[dict]]) -> dict[int, str]:
+    """The gold source of each crawl original's id (its bytes are a gold page's)."""
+    by_sha1 = {
+        hashlib.sha1(page["gold"].html).hexdigest(): gold_source(dataset)
+        for dataset, pages in sets.items()
+        for page in pages
+    }
+    return {
+        row["id"]: by_sha1.get(row["sha1"], "unknown")
+        for row in map(json.loads, (CRAWL / "truth.jsonl").read_text().splitlines())
+        if row["kind"] == "original"
+    }
+
+
+def crawl_sources(page: dict, originals: dict[int, str]) -> set[str]:
+    """The gold sources a crawl page was made from."""
+    return {originals.get(number, "unknown") for number in page["of"]}
+
+
+def language_of(page: dict) -> str:
+    """The page's language as the extract stage guesses it."""
+    return prepare_page(decoded_html(page["gold"]), reading=LEARNED_BLOCKS).language
+
+
+def scored(extractions, pages: list[dict], dataset: str, languages: list[str]):
+    """The set's F1 of the pages' ``extractions``, and per language written without spaces."""
+    tally, by_language = Tally(), dict[str, Tally]()
+    for page, language, extraction in zip(pages, languages, extractions):
+        score_page(tally, page["gold"], extraction)
+        if writes_without_spaces(language):
+            score_page(by_language.setdefault(language, Tally()), page["gold"], extraction)
+    return figure(tally, dataset), {k: scores(t.bag).f1 for k, t in by_language.items()}
+
+
+def kept(model, pages: list[dict], peers: list[str]):
+    """Each page's extraction by ``model`` reading ``peers``."""
+    for page in pages:
+        probability = model.page_probabilities(stacked(page, peers), page["words"])
+        yield extraction_of_blocks(page["texts"], list(probability >= model.threshold_good))
+
+
+def pool(
+    sets: dict[str, list[dict]],
+    crawl: list[dict],
+    originals: dict[int, str],
+    peers: list[str],
+    names: tuple[str, ...],
+    source: str,
+    pages: int,
+    seed: int,
+) -> UnlabelledBlocks:
+    """The pages the fold's teacher labels: every gold page and crawl page not of ``source``,
+    ``pages`` of them drawn at random (0: all)."""
+    mine = [
+        page
+        for dataset, of_set in sets.items()
+        if gold_source(dataset) != source
+        for page in of_set
+    ] + [page for page in crawl if source not in crawl_sources(page, originals)]
+    blocks = UnlabelledBlocks.of_pages([(stacked(p, peers), p["words"]) for p in mine], names)
+    return blocks.sample(pages, seed) if pages else blocks
+
+
+def score_scope(
+    comments: bool, cache: Path, params: TrainParams, weights: list[float], pages: int
+) -> dict[str, dict]:
+    sets = {d: read_set(d, comments, cache) for d in READERS}
+    crawl = read_crawl(cache)
+    originals = original_sources(cache, sets)
+    teacher_peers = variants(comments)["all3"]
+    teacher_table = weighted_table(
+        [blocks_part(d, sets[d], teacher_peers) for d in READERS], comments
+    )
+    student_table = weighted_table([blocks_part(d, sets[d], []) for d in READERS], comments)
+    traf = "trafilatura" if comments else "trafilatura-article"
+    results: dict[str, dict] = {}
+    for source in dict.fromkeys(gold_source(d) for d in READERS if fits_scope(d, comments)):
+        started = time.perf_counter()
+        teacher = fit(teacher_table, params, without=source)
+        before = fit(student_table, params, without=source)
+        target = pool(
+            sets, crawl, originals, teacher_peers, teacher_table.feature_names, source, pages, 1
+        )
+        labels = teacher_labels(teacher, target)
+        students = {
+            f"student-after-w{w:g}": distil(student_table, target, teacher, params, w, source)
+            for w in weights
+        }
+        log.info(
+            "%s without %s: pool %d pages, %d blocks (%.0f %% of words content), %.0f s",
+            "comments" if comments else "article",
+            source,
+            target.target_pages,
+            len(labels),
+            100 * float(target.words[labels == 1].sum() / max(target.words.sum(), 1)),
+            time.perf_counter() - started,
+        )
+        for dataset in [d for d in READERS if fits_scope(d, comments) and gold_source(d) == source]:
+            languages = [language_of(p) if dataset == "fundus" else "" for p in sets[dataset]]
+            mine = sets[dataset]
+            runs = {
+                "teacher-peers-all": scored(
+                    kept(teacher, mine, teacher_peers), mine, dataset, languages
+                ),
+                "student-before": scored(kept(before, mine, []), mine, dataset, languages),
+                **{
+                    name: scored(kept(student, mine, []), mine, dataset, languages)
+                    for name, student in students.items()
+                },
+                traf: scored(
+                    (Extraction(p["peer_texts"][traf]) for p in mine), mine, dataset, languages
+                ),
+            }
+            results[dataset] = {
+                "pages": len(sets[dataset]),
+                "pool_pages": target.target_pages,
+                "pool_blocks": len(labels),
+                "f1": {n: round(f, 4) for n, (f, _) in runs.items()},
+                "without_spaces": {
+                    language: {n: round(by[language], 4) for n, (_, by) in runs.items()}
+                    for language in runs["student-before"][1]
+                },
+            }
+            log.info("%s: %s", dataset, results[dataset]["f1"])
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cache", type=Path, required=True, help="bench_peers' gold set cache")
+    parser.add_argument("--scope", choices=["article", "comments", "both"], default="both")
+    parser.add_argument("--weights", type=float, nargs="+", default=[1.0])
+    parser.add_argument("--pages", type=int, default=0, help="pool pages drawn (0: all)")
+    parser.add_argument("--full", action="store_true", help="the shipped fit settings")
+    parser.add_argument(
+        "--trees",
+        type=int,
+        help="fewer trees than the quick fits, the learning rate raised to keep trees × rate",
+    )
+    parser.add_argument("--json", type=Path, default=REPO / "bench" / "results" / "distil.json")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
+    logging.getLogger("readability").setLevel(logging.CRITICAL)
+    params = TrainParams() if args.full else QUICK
+    if args.trees:
+        params = replace(
+            params,
+            max_iter=args.trees,
+            learning_rate=params.learning_rate * params.max_iter / args.trees,
+        )
+    commit = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    scopes = ["article", "comments"] if args.scope == "both" else [args.scope]
+    for scope in scopes:
+        results = score_scope(scope == "comments", args.cache, params, args.weights, args.pages)
+        names = list(next(iter(results.values()))["f1"])
+        mean = {n: round(float(np.mean([r["f1"][n] for r in results.values()])), 4) for n in names}
+        save_record(
+            args.json,
+            f"leave-one-source-out, {params.max_iter} trees",
+            scope,
+            {
+                "commit": commit,
+                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                "train_params": {
+                    "max_iter": params.max_iter,
+                    "learning_rate": params.learning_rate,
+                    "max_bins": params.max_bins,
+                },
+                "weights": args.weights,
+                "pool_pages_asked": args.pages,
+                "sets": results,
+                "mean_f1": mean,
+            },
+        )
+        print(scope, json.dumps(mean), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
