@@ -161,7 +161,9 @@ def distil_problem():
 
 DISTIL = config["train"]["distil"]
 if DISTIL["teacher"] != "none" and (problem := distil_problem()):
-    raise WorkflowError(f"bad configuration: config key 'train.distil.teacher': {problem}")
+    raise WorkflowError(
+        f"bad configuration: config key 'train.distil.teacher': {problem}"
+    )
 # rule train's teacher and the pages it labels (none without a teacher)
 DISTIL_TEACHER = (
     [str(shipped_peer_model("all", config["extract"]["comments"]))]
@@ -169,7 +171,9 @@ DISTIL_TEACHER = (
     else []
 )
 DISTIL_SAMPLES = (
-    [f"results/distil/sample/{shard}.npz" for shard in SOURCES] if DISTIL_TEACHER else []
+    [f"results/distil/sample/{shard}.npz" for shard in SOURCES]
+    if DISTIL_TEACHER
+    else []
 )
 
 # How the extract stage reads a page, which the readings of the gold pages follow (a param of
