@@ -362,8 +362,7 @@ def weighted_table(
 
 
 def gold_source_weight(table: TrainingTable) -> float:
-    """What one gold source of the table weighs in all (:func:`weighted_table` gives each the
-    same): the weight a source of machine-labelled blocks joins it with."""
+    """What one gold source weighs in all (`weighted_table`): a machine-labelled source's weight."""
     import pandas as pd
 
     known = table.labels >= 0
