@@ -352,20 +352,26 @@ def test_g2_merged_in_hash_ranges_and_dedup_over_its_parts_are_those_of_one_merg
     from corpusbuilder.dedup.params import DedupParams
     from corpusbuilder.extraction.extract import ExtractParams
     from corpusbuilder.extraction.justext import reclassifier
-    from corpusbuilder.ngrams.stage import write_duplicate_ngrams
+    from corpusbuilder.ngrams.stage import duplicate_ngrams_stats, write_duplicate_ngrams
 
     workdir, _, _ = crawl_run
     config = validate_config({})
-    parts = sorted(
+    # the workflow's parts (as many as `auto` planned for the dev crawl), and three made here
+    built = sorted(
         (workdir / "work" / "ngrams" / "dup10").glob("*.npy"), key=lambda path: int(path.stem)
     )
-    assert len(parts) == config["ngrams"]["partitions"] > 1
     runs = sorted((workdir / "work" / "ngrams" / "runs").glob("*.parquet"))
+    for p in range(3):
+        write_duplicate_ngrams(
+            runs, tmp_path / f"part{p}.npy", tmp_path / f"part{p}.json", 1024, 2, p, 3
+        )
+    parts = [tmp_path / f"part{p}.npy" for p in range(3)]
     one = write_duplicate_ngrams(runs, tmp_path / "dup10.npy", tmp_path / "dup10.json", 1024)
     whole = np.load(tmp_path / "dup10.npy")
     assert len(whole) > 10_000 and all(len(np.load(part)) for part in parts)
-    assert np.array_equal(np.concatenate([np.load(part) for part in parts]), whole)
-    summed = json.loads((workdir / "work" / "ngrams" / "dup10.stats.json").read_text())
+    for pieces in (parts, built):
+        assert np.array_equal(np.concatenate([np.load(part) for part in pieces]), whole)
+    summed = duplicate_ngrams_stats([tmp_path / f"part{p}.json" for p in range(3)])
     for key in ("distinct_ngrams", "duplicate_types", "duplicate_instances", "tokens"):
         assert summed[key] == one[key], key
 
