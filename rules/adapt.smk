@@ -6,7 +6,7 @@
 
 # A shard's sampled pages. adapt expands the pattern itself: rules.adapt_sample.output carries
 # the default storage provider's flag (--default-storage-provider), which expand() refuses.
-ADAPT_SAMPLE = "results/adapt/sample/{shard}.npz"
+ADAPT_SAMPLE = FILES.adapt_sample
 
 
 rule adapt_sample:
@@ -34,7 +34,7 @@ rule adapt_sample:
 # the stacked model to label (rule train).
 use rule adapt_sample as distil_sample with:
     output:
-        blocks=temp("results/distil/sample/{shard}.npz"),
+        blocks=temp(FILES.distil_sample),
     log:
         "logs/distil/sample/{shard}.log",
     params:
@@ -72,9 +72,9 @@ use rule adapt as adapt_held_out with:
     input:
         blocks=training_blocks_without,
         target=source_pages,
-        model="results/model/held_out/{source}.npz",
+        model=FILES.held_out_model,
     output:
-        model="results/model/adapted_held_out/{source}.npz",
+        model=FILES.adapted_held_out_model,
     log:
         "logs/adapt/held_out/{source}.log",
     benchmark:

@@ -115,7 +115,7 @@ EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 BASE_MODEL = str(
     config["extract"]["preset"] == "best" and EXTRACT_PARAMS.model_file or SHIPPED_MODEL
 )
-ADAPTED_MODEL = "results/model/adapted.npz"
+ADAPTED_MODEL = FILES.adapted_model
 # Under a default storage provider (docs/cluster.md, a cloud run) every input is looked for in
 # the bucket, and a job with a local() one runs where Snakemake runs. A model of the
 # installation (an absolute path: the package's shipped models, which the jobs' image carries)
@@ -171,9 +171,7 @@ DISTIL_TEACHER = (
     else []
 )
 DISTIL_SAMPLES = (
-    [f"results/distil/sample/{shard}.npz" for shard in SOURCES]
-    if DISTIL_TEACHER
-    else []
+    expand(FILES.distil_sample, shard=list(SOURCES)) if DISTIL_TEACHER else []
 )
 
 # How the extract stage reads a page, which the readings of the gold pages follow (a param of
@@ -380,7 +378,7 @@ def gold_sets(datasets):
 def training_blocks(datasets=None):
     """The stored training blocks of the train.datasets gold sets (all of them by default)."""
     datasets = config["train"]["datasets"] if datasets is None else datasets
-    return [f"results/train/blocks/{dataset}.npz" for dataset in datasets]
+    return expand(FILES.train_blocks, dataset=datasets)
 
 
 def training_blocks_without(wildcards):
@@ -396,9 +394,12 @@ def held_out_models(extractor="best"):
     """
     if extractor not in config["evaluate"]["extractors"]:
         return []
-    folder = {"best": "held_out", "best-adapted": "adapted_held_out"}[extractor]
+    pattern = {
+        "best": FILES.held_out_model,
+        "best-adapted": FILES.adapted_held_out_model,
+    }
     sources = sorted({gold_source(d) for d in config["evaluate"]["datasets"]})
-    return [f"results/model/{folder}/{source}.npz" for source in sources]
+    return expand(pattern[extractor], source=sources)
 
 
 def source_pages(wildcards):
@@ -406,7 +407,7 @@ def source_pages(wildcards):
     training_blocks reads them (train.max_pages): what the held-out model adapts to before it is
     scored on those sets (evaluate.max_pages of their pages)."""
     return [
-        f"results/train/pages/{dataset}.npz"
+        FILES.train_pages.format(dataset=dataset)
         for dataset in config["evaluate"]["datasets"]
         if gold_source(dataset) == wildcards.source
     ]

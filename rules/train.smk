@@ -15,8 +15,8 @@ rule training_blocks:
     input:
         gold=lambda wildcards: gold_sets([wildcards.dataset])(wildcards),
     output:
-        blocks="results/train/blocks/{dataset}.npz",
-        pages="results/train/pages/{dataset}.npz",
+        blocks=FILES.train_blocks,
+        pages=FILES.train_pages,
     log:
         "logs/train/blocks/{dataset}.log",
     benchmark:
@@ -67,7 +67,7 @@ use rule train as train_held_out with:
         teacher=[],
         target=[],
     output:
-        model="results/model/held_out/{source}.npz",
+        model=FILES.held_out_model,
     log:
         "logs/train/held_out/{source}.log",
     benchmark:

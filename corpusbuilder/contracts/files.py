@@ -83,6 +83,17 @@ class Files:
     site_boilerplate: str = "results/stats/site_boilerplate.tsv"
     sweep: str = "results/stats/sweep.tsv"
     sweep_png: str = "results/stats/sweep.png"
+    # the `best` preset's training (rules training_blocks, train, train_held_out, adapt,
+    # adapt_held_out, distil_sample): a gold set's labelled blocks and pages, the models held out
+    # from a gold source (adapted to it, too), the model adapted to this crawl, and the blocks of
+    # a shard's pages drawn for self-training or for the teacher's labels
+    train_blocks: str = "results/train/blocks/{dataset}.npz"
+    train_pages: str = "results/train/pages/{dataset}.npz"
+    held_out_model: str = "results/model/held_out/{source}.npz"
+    adapted_held_out_model: str = "results/model/adapted_held_out/{source}.npz"
+    adapted_model: str = "results/model/adapted.npz"
+    adapt_sample: str = "results/adapt/sample/{shard}.npz"
+    distil_sample: str = "results/distil/sample/{shard}.npz"
 
 
 FILES = Files()
