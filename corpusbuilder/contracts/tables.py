@@ -316,7 +316,7 @@ class ShardTables:
     quality: Path | str | None = None  # its filter's verdicts, read by `read_survivors`
 
     # the per-shard inputs a rule over every shard hands over, each a list in shard order
-    STAGES = ("docs", "blocks", "language", "exact", "quality")
+    PER_SHARD_INPUTS = ("docs", "blocks", "language", "exact", "quality")
 
     @classmethod
     def from_inputs(cls, inputs: Mapping[str, Any], shard: str) -> ShardTables:
@@ -340,7 +340,7 @@ class ShardTables:
         ``shards`` order (block dedup's as `dedup_tables_of` reads it)."""
         inputs = dict(inputs.items())
         count = len(shards)
-        column = {name: list(inputs.get(name) or [None] * count) for name in cls.STAGES}
+        column = {name: list(inputs.get(name) or [None] * count) for name in cls.PER_SHARD_INPUTS}
         dedup = dedup_tables_of(inputs, shards)
         return [
             cls(
