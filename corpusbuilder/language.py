@@ -28,7 +28,12 @@ no separate blocks file), and `tables.survivors` leaves them out for every later
 Measuring it costs a second identification of nearly all the text, so without `block_level` it
 is not measured: null (and ``dropped_blocks`` is empty).
 
-The identifier is one of `common.identifiers`, chosen by `identifier`.
+The identifier is one of `common.identifiers`, chosen by `identifier`. Its cost grows with the
+bytes it reads, and a few thousand characters decide a language as well as a whole article does,
+so a text longer than `sample_chars` is identified on `text_sample` of it: `SAMPLE_PIECES`
+stretches spread evenly from its start to its end, so that neither a heading nor a trailing
+quotation decides alone (docs/measurements.md, "Language on a sample", gives the agreement with
+the whole text on the dev crawl). The probability is then the sample's.
 """
 
 from __future__ import annotations
@@ -76,6 +81,8 @@ class LanguageParams:
     min_chars: int = 50  # no thesis value: below this, n-gram identification is guesswork
     block_level: bool = False  # also drop good blocks confidently in another language
     min_block_chars: int = 100  # shorter blocks are not judged; they follow their document
+    # no thesis value: longer texts are identified on this many characters of them (0: all)
+    sample_chars: int = 2000
 
     def __post_init__(self) -> None:
         if self.identifier not in IDENTIFIERS:
@@ -98,6 +105,22 @@ class LanguageParams:
 
 
 # --------------------------------------------------------------------------- the stage
+
+SAMPLE_PIECES = 4  # stretches a sampled text is read in
+
+
+def text_sample(text: str, chars: int) -> str:
+    """`text` itself when it has at most `chars` characters (or `chars` is 0), else
+    `SAMPLE_PIECES` stretches of it, ``chars`` characters in all, the first at its start, the
+    last at its end and the others evenly between, joined by newlines."""
+    if not chars or len(text) <= chars:
+        return text
+    width = max(chars // SAMPLE_PIECES, 1)
+    step = (len(text) - width) / (SAMPLE_PIECES - 1)
+    return "\n".join(
+        text[start : start + width]
+        for start in (round(piece * step) for piece in range(SAMPLE_PIECES))
+    )
 
 
 def identify_in_batches(
@@ -142,7 +165,10 @@ def identify_documents(
     language = pd.Series(None, index=texts.index, dtype=object)
     probability = pd.Series(np.nan, index=texts.index, dtype=np.float32)
     codes, probabilities = identify_in_batches(
-        identifier, texts[judged].tolist(), "documents", progress_every
+        identifier,
+        [text_sample(text, params.sample_chars) for text in texts[judged].tolist()],
+        "documents",
+        progress_every,
     )
     language[judged] = codes
     probability[judged] = probabilities
@@ -212,7 +238,10 @@ def blocks_in_language(
         doc_language.notna() & several & (good["text"].str.len() >= params.min_block_chars)
     ).to_numpy()
     codes, probabilities = identify_in_batches(
-        identifier, good.loc[judged, "text"].tolist(), "blocks", progress_every
+        identifier,
+        [text_sample(text, params.sample_chars) for text in good.loc[judged, "text"].tolist()],
+        "blocks",
+        progress_every,
     )
     other = np.zeros(len(good), dtype=bool)
     other[judged] = (probabilities >= params.threshold) & (

@@ -11,7 +11,7 @@ import pytest
 
 from corpusbuilder.common.identifiers import load_identifier
 from corpusbuilder.contracts.tables import LANGUAGE_SCHEMA, survivors
-from corpusbuilder.language import LanguageParams, identify_documents
+from corpusbuilder.language import SAMPLE_PIECES, LanguageParams, identify_documents, text_sample
 
 ENGLISH = (
     "The committee met on Tuesday to discuss the new budget for the city library, and most of "
@@ -272,6 +272,32 @@ def test_real_identifier_end_to_end(py3langid_identifier):
     rows = identify_documents(docs, blocks, params, py3langid_identifier).to_pandas()
     assert rows["language"].tolist() == ["en", "de", "ja"]
     assert rows["reason"].tolist() == ["ok", "ok", "language-ja"]
+
+
+def test_a_long_text_is_read_in_stretches_from_its_start_to_its_end():
+    text = "".join(f"{i:05d}" for i in range(2000))  # 10,000 characters, each stretch its own
+    sample = text_sample(text, 400)
+    stretches = sample.split("\n")
+    assert len(stretches) == SAMPLE_PIECES and all(len(s) == 100 for s in stretches)
+    assert text.startswith(stretches[0]) and text.endswith(stretches[-1])
+    starts = [text.index(s) for s in stretches]
+    assert starts == sorted(starts) and max(np.diff(starts)) - min(np.diff(starts)) <= 1
+    assert text_sample(text, 0) == text_sample(text, len(text)) == text
+    assert text_sample("short", 400) == "short"
+
+
+def test_a_sampled_document_is_judged_by_its_whole_length_not_its_first_paragraph(
+    py3langid_identifier,
+):
+    # A German lead-in then a long English article: read from its start alone, 2,000 characters
+    # are half German; the stretches spread over it find the article's language.
+    article = [(GERMAN, "good")] * 8 + [(ENGLISH, "good")] * 60
+    docs, blocks = make_tables({"s:0": article})
+    sampled = identify_documents(docs, blocks, LanguageParams(), py3langid_identifier)
+    whole = identify_documents(docs, blocks, LanguageParams(sample_chars=0), py3langid_identifier)
+    assert sampled["n_chars"][0].as_py() > 5 * LanguageParams().sample_chars
+    assert sampled["language"].to_pylist() == whole["language"].to_pylist() == ["en"]
+    assert sampled["reason"].to_pylist() == ["ok"]
 
 
 def test_config_section():
