@@ -15,9 +15,13 @@ default: jusText default preset, language filter, exact dedup, block dedup n = 1
 `python -m snakemake --snakefile REPO/Snakefile --directory DIR --configfile DIR/config.yaml
 --cores N all results/stats/stage_times.tsv` and time it, then read
 
-- per stage: the `s` (wall seconds of the job) and `cpu_time` columns of benchmarks/<rule>/*.tsv,
-  summed over the stage's jobs. Jobs are single-threaded, so summed job seconds ≈ core-seconds
-  (on a shared machine they include time spent waiting for a core: an upper bound);
+- per stage: the `s` (wall seconds of the job) column of benchmarks/<rule>/*.tsv and each job's
+  CPU seconds, summed over the stage's jobs. The CPU seconds are those each rule script logs as
+  it exits (the `resources:` line of logs/, `corpusbuilder.common.logs`): Snakemake's
+  `cpu_time` column samples a job every 30 s after its first 15 and misses what the job spent
+  after the last sample, so it is only used for a rule whose jobs did not all log one. Jobs are
+  single-threaded, so summed job seconds ≈ core-seconds (on a shared machine they include time
+  spent waiting for a core: an upper bound);
 - per rule: jobs, summed job seconds and CPU seconds, the largest peak RSS (`max_rss`); with
   `--executor slurm` the jobs run under slurmd, so their CPU is counted from these files only;
 - words: results/stats/funnel.tsv — `html_documents` words (all text of the HTML pages, the
@@ -51,6 +55,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from run_all import machine_info  # noqa: E402
+
+from corpusbuilder.common.logs import RESOURCES  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -130,7 +136,24 @@ def read_benchmarks(directory: Path) -> dict[str, dict]:
                     entry["max_rss_mb"] = max(entry["max_rss_mb"], float(row.get("max_rss") or 0))
                 except ValueError:  # "NA" on very short jobs
                     pass
+    logged = read_logged_cpu(directory)
+    for rule, entry in rules.items():
+        jobs, cpu = logged.get(rule, (0, 0.0))
+        entry["cpu_time_benchmark"] = entry["cpu_time"]
+        if jobs == entry["jobs"]:
+            entry["cpu_time"] = cpu
     return {rule: {k: round(v, 2) for k, v in entry.items()} for rule, entry in rules.items()}
+
+
+def read_logged_cpu(directory: Path) -> dict[str, tuple[int, float]]:
+    """rule → (jobs, CPU seconds) from the `resources:` line each rule script logs as it exits."""
+    found: dict[str, list[float]] = defaultdict(list)
+    for path in (directory / "logs").rglob("*.log"):
+        for line in path.read_text(errors="replace").splitlines():
+            if RESOURCES in line:
+                fields = dict(f.split("=", 1) for f in line.split(RESOURCES, 1)[1].split())
+                found[fields["rule"]].append(float(fields["cpu_s"]))
+    return {rule: (len(cpus), sum(cpus)) for rule, cpus in found.items()}
 
 
 def read_funnel(directory: Path) -> dict[str, dict]:
@@ -196,8 +219,8 @@ def report(
         "words_after_jusText": clean_words,
         "wall_s": wall_s,
         "cpu_s_all_processes": cpu_s,
-        # every job's own CPU seconds (Snakemake's benchmark files): also
-        # what jobs that slurmd ran spent
+        # every job's own CPU seconds (logged by each script as it exits, else Snakemake's
+        # benchmark files): also what jobs that slurmd ran spent
         "cpu_s_jobs": round(sum(entry["cpu_time"] for entry in rules.values()), 1),
         "words_per_wall_second": round(words / wall_s) if wall_s else None,
         "rules": rules,

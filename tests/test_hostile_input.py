@@ -37,6 +37,7 @@ from warcio.warcwriter import WARCWriter
 from corpusbuilder.cli.main import main as cli_main
 from corpusbuilder.common.faults import CorruptFileError, fault_line
 from corpusbuilder.common.io import write_table
+from corpusbuilder.common.logs import RESOURCES
 from corpusbuilder.config import ConfigError, validate_config
 from corpusbuilder.contracts.corpus import ExportDocument
 from corpusbuilder.contracts.tables import read_table
@@ -498,6 +499,32 @@ def test_a_bug_in_a_rule_script_puts_its_traceback_in_the_log(tmp_path):
     )
     assert done.returncode != 0
     assert "Traceback" in log.read_text() and "KeyError" in log.read_text()
+
+
+def test_a_rule_script_that_succeeds_logs_what_it_cost_as_its_last_line(tmp_path):
+    """Snakemake's benchmark files sample a job's CPU every 30 s and miss its end; the script's
+    own last line is exact, and bench/scale.py reads it by rule."""
+    log = tmp_path / "logs" / "rule.log"
+    script = (
+        "import sys, types\n"
+        "snakemake = types.SimpleNamespace(rule='extract')\n"
+        "from corpusbuilder.common.logs import setup_logging\n"
+        "setup_logging(sys.argv[1])\n"
+        "sum(i * i for i in range(3_000_000))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(log)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr
+    last = log.read_text().strip().splitlines()[-1]
+    fields = dict(field.split("=", 1) for field in last.split(RESOURCES, 1)[1].split())
+    assert fields["rule"] == "extract"
+    assert 0.05 < float(fields["cpu_s"]) < 60 and float(fields["max_rss_mb"]) > 5
+    assert float(fields["wall_s"]) >= 0
 
 
 # ------------------------------------------------------------------ 6. config

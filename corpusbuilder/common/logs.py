@@ -1,12 +1,18 @@
 """Logging for stage scripts and the command line: timestamped lines to a log file and stderr.
 
 A rule script ends, on an exception, with the exception in its log too: a fault of the setup or
-of the machine as one line (`faults.fault_line`), anything else with its traceback."""
+of the machine as one line (`faults.fault_line`), anything else with its traceback. Its last
+line is what the job cost (`RESOURCES`): Snakemake's benchmark files sample a job's CPU time
+every 30 s after its first 15, so they miss up to 30 s of each longer job, and
+bench/scale.py reads these lines instead."""
 
 from __future__ import annotations
 
+import atexit
 import logging
+import resource
 import sys
+import time
 from pathlib import Path
 
 from corpusbuilder.common.faults import fault_line
@@ -27,12 +33,42 @@ def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO)
     logger.setLevel(level)
     logger.propagate = False
     sys.excepthook = _log_uncaught
+    if log_path:
+        atexit.register(_log_resources, logger, time.monotonic())
     return logger
+
+
+RESOURCES = "resources:"  # starts the line bench/scale.py reads
+
+
+def _log_resources(logger: logging.Logger, started: float) -> None:
+    """What the process (and the processes it waited for) cost: CPU seconds, peak RSS, wall
+    seconds since logging was set up, and the rule it ran for when Snakemake started it. Not
+    after an uncaught exception, whose line stays the log's last word."""
+    if _failed:
+        return
+    own, children = (
+        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    cpu = own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    job = getattr(sys.modules.get("__main__"), "snakemake", None)  # a rule script's job
+    logger.info(
+        "%s rule=%s cpu_s=%.2f max_rss_mb=%.0f wall_s=%.1f",
+        RESOURCES,
+        getattr(job, "rule", "-"),
+        cpu,
+        max(own.ru_maxrss, children.ru_maxrss) / 1024,  # kB on Linux
+        time.monotonic() - started,
+    )
+
+
+_failed: list[BaseException] = []  # the uncaught exception that ends the script, if one does
 
 
 def _log_uncaught(kind, error, traceback) -> None:
     """The last word of a script that failed: to the log file as well as the console; the exit
     status stays non-zero."""
+    _failed.append(error)
     if not issubclass(kind, Exception):
         sys.__excepthook__(kind, error, traceback)  # Ctrl-C, SystemExit: as Python reports them
         return
