@@ -26,7 +26,10 @@ from corpusbuilder.similarity.minhash import MinHashParams
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
 similarity = snakemake.params.similarity
-counts = [read_range_counts(path) for path in snakemake.input.counts]
+counts = [
+    tuple(DuplicateCounts(**part) for part in read_range_counts(path))
+    for path in snakemake.input.counts
+]
 measures = merge_measures(
     pd.read_csv(snakemake.input.funnel, sep="\t"),
     [read_shard_totals(path) for path in snakemake.input.totals],

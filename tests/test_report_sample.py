@@ -4,6 +4,8 @@ row's sample against the whole row, on the dev crawl."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -109,11 +111,14 @@ def through_files(shards, funnel, resemblance, ranges, root):
     for part in range(ranges):
         parts = [read_ngram_range(root / f"{i}.pq", part, ranges) for i in range(len(shards))]
         write_range_counts(
-            counts_in_memory([b for b, _ in parts]),
-            counts_in_memory([a for _, a in parts]),
+            asdict(counts_in_memory([b for b, _ in parts])),
+            asdict(counts_in_memory([a for _, a in parts])),
             root / f"range{part}.json",
         )
-    counts = [read_range_counts(root / f"range{part}.json") for part in range(ranges)]
+    counts = [
+        [DuplicateCounts(**c) for c in read_range_counts(root / f"range{part}.json")]
+        for part in range(ranges)
+    ]
     return merge_measures(
         funnel,
         [read_shard_totals(root / f"{i}.json") for i in range(len(shards))],

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,8 +20,6 @@ from corpusbuilder.common.io import atomic_path, write_row_groups
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from corpusbuilder.report.ngram_counts import DuplicateCounts
 
 # a shard's 10-gram hashes: every one of the corpus before block dedup (after = False) and, again,
 # those of the corpus after it (after = True); a row group per hash range (hash modulo the ranges)
@@ -85,16 +82,15 @@ def read_ngram_range(path: Path | str, part: int, parts: int) -> tuple[np.ndarra
     return hashes[~after], hashes[after]
 
 
-def write_range_counts(before: DuplicateCounts, after: DuplicateCounts, path: Path | str) -> None:
-    """One hash range's duplicate counts, before and after block dedup."""
-    _write_json({"before": asdict(before), "after": asdict(after)}, path)
+def write_range_counts(before: dict[str, int], after: dict[str, int], path: Path | str) -> None:
+    """One hash range's duplicate counts (`ngram_counts.DuplicateCounts` as a dict), before and
+    after block dedup."""
+    _write_json({"before": before, "after": after}, path)
 
 
-def read_range_counts(path: Path | str) -> tuple[DuplicateCounts, DuplicateCounts]:
-    from corpusbuilder.report.ngram_counts import DuplicateCounts
-
+def read_range_counts(path: Path | str) -> tuple[dict[str, int], dict[str, int]]:
     content = _read_json(path)
-    return DuplicateCounts(**content["before"]), DuplicateCounts(**content["after"])
+    return content["before"], content["after"]
 
 
 def write_sample(sample: pd.DataFrame, k: int, path: Path | str) -> None:

@@ -347,6 +347,20 @@ def duplicates_section(files: ReportFiles, summary: dict) -> str:
             f"de-duplication, stored in {format_number(dedup.get('store_bytes'))} bytes; threshold "
             f"{params.get('threshold', '')}, order {esc(params.get('order', ''))}."
         )
+    sample = summary.get("resemblance_sample")
+    if sample:
+        share = sample["share_of_10gram_types"]
+        facts.append(
+            "The resemblance row is the whole computation: the corpus holds no more 10-grams than "
+            "report.resemblance_sample."
+            if share >= 1
+            else "The resemblance row is estimated from a sample: the 10-gram types whose hash falls "
+            f"in {100 * share:.3g} % of the hash space ({format_number(sample['sampled_types'])} "
+            f"types, every occurrence of each), the {format_number(sample['sampled_documents'])} "
+            f"documents holding them paired ({format_number(sample['removed_sampled_documents'])} "
+            f"removed); duplicate 10-grams left {sample['pct_duplicate_ngrams_left']:.2f} % "
+            f"± {sample['standard_error_points']:.2f} (one standard error)."
+        )
     if summary.get("blocks_per_document_before") is not None:
         facts.append(
             f"Fragmentation: {summary['blocks_per_document_before']:.2f} text blocks per document "
