@@ -33,7 +33,9 @@ shard = ShardFiles(
 )
 funnel = pd.read_csv(snakemake.input.funnel, sep="\t")
 measure = measure_shard(
-    shard, resemblance=resemblance, q=sampled_fraction(resemblance.sample_size, corpus_words(funnel))
+    shard,
+    resemblance=resemblance,
+    q=sampled_fraction(resemblance.sample_size, corpus_words(funnel)),
 )
 write_shard_totals(measure.totals, snakemake.output.totals)
 write_ngram_ranges(

@@ -57,6 +57,7 @@ def whole_corpus(shards: list[ShardFiles], resemblance: Resemblance) -> dict:
     """Every figure computed over the whole corpus at once, as the report did before it was split:
     every 10-gram hash in memory, every document's signature paired."""
     tables, hashes, after, ids, signatures = [], [], [], [], []
+    tokens_after = 0
     for shard in shards:
         tokens = read_tokens(shard.tokens)
         table = tokenised_blocks(
@@ -68,11 +69,10 @@ def whole_corpus(shards: list[ShardFiles], resemblance: Resemblance) -> dict:
             optional=["removed_starts", "removed_ends"],
         )
         table["kept"] = good_after_dedup(table, dedup)
-        table["tokens_after"] = np.add.reduceat(
-            kept_tokens(tokens, dedup).astype(np.int64), tokens.block_offsets[:-1]
-        ) if len(table) else []
+        kept = kept_tokens(tokens, dedup)
+        tokens_after += int(kept.sum())
         hashes.append(block_ngrams(tokens))
-        after.append(block_ngrams(tokens, kept_tokens(tokens, dedup)))
+        after.append(block_ngrams(tokens, kept))
         texts = document_texts(table.assign(text=table["text"].fillna("")))
         ids += texts.index.tolist()
         signatures.append(document_signatures(texts.tolist(), resemblance.minhash))
@@ -94,7 +94,7 @@ def whole_corpus(shards: list[ShardFiles], resemblance: Resemblance) -> dict:
         "resemblance_totals": (len(documents), blocks, token_count),
         "documents": (corpus["doc_id"].nunique(), corpus.loc[corpus["kept"], "doc_id"].nunique()),
         "blocks": (len(corpus), int(corpus["kept"].sum())),
-        "tokens": (int(corpus["tokens"].sum()), int(corpus["tokens_after"].sum())),
+        "tokens": (int(corpus["tokens"].sum()), tokens_after),
     }
 
 
@@ -205,7 +205,9 @@ def test_an_empty_shard_measures_and_merges(tmp_path):
             "n_words": pd.Series([], dtype=np.int64),
         }
     ).to_parquet(tmp_path / "e.blocks.parquet")
-    funnel = pd.DataFrame({"stage": ["records", "exact_dedup_kept"], "documents": [0, 0], "words": [0, 0]})
+    funnel = pd.DataFrame(
+        {"stage": ["records", "exact_dedup_kept"], "documents": [0, 0], "words": [0, 0]}
+    )
     measures = through_files(
         [ShardFiles(tmp_path / "e.npz", tmp_path / "e.blocks.parquet")],
         funnel,

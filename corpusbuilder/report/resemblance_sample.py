@@ -114,9 +114,7 @@ def shard_sample(
             "blocks": grouped["size"].to_numpy(np.int64),
             "tokens": grouped["sum"].to_numpy(np.int64),
             "inclusion": inclusion,
-            "signature": list(
-                document_signatures(texts.iloc[drawn].tolist(), resemblance.minhash)
-            ),
+            "signature": list(document_signatures(texts.iloc[drawn].tolist(), resemblance.minhash)),
             "sampled_ngrams": [sampled_hashes[a:b] for a, b in zip(*bounds, strict=True)],
         }
     )
