@@ -105,7 +105,11 @@ def main() -> None:
                     "standard_error": round(row.pct_left_error, 3),
                     "difference": round(row.pct_left - float(full["pct_of_before"]), 3),
                     "documents": row.documents,
+                    "blocks": row.blocks,
                     "tokens": row.tokens,
+                    "removed_standard_errors": {
+                        key: round(value, 1) for key, value in row.removed_errors.items()
+                    },
                     "sampled_documents": row.sampled_documents,
                     "removed_sampled_documents": row.removed_documents,
                     "sampled_types": row.sampled_types,
@@ -140,6 +144,7 @@ def main() -> None:
         "whole_row": {
             "pct_left": float(full["pct_of_before"]),
             "documents": int(full["documents"]),
+            "blocks": int(full["blocks"]),
             "tokens": int(full["tokens"]),
             "documents_before": totals["documents_before"],
             "cpu_seconds_whole_measurement": round(whole_seconds, 1),

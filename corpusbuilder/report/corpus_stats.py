@@ -272,6 +272,8 @@ def merge_measures(
             "removed_sampled_documents": row.removed_documents,
             "pct_duplicate_ngrams_left": round(row.pct_left, 2),
             "standard_error_points": round(row.pct_left_error, 2),
+            # of the row's documents, blocks and tokens (each an estimate of those removed)
+            "standard_errors": {key: round(value) for key, value in row.removed_errors.items()},
         }
         log.info(
             "resemblance > %.2f on %d sampled documents (q = %.3g): %d removed, %.2f %% ± %.2f",

@@ -12,17 +12,21 @@ its count over the corpus is exact, before and after the clusters are removed.
   of them, at most): their signatures are paired and clustered as the whole row does, in corpus
   order. A near-duplicate pair is a pair of this sample whenever the earlier copy holds one of the
   later's sampled types, which at resemblance > 0.9 it nearly always does; the pairs it misses
-  leave a document kept that the whole row removes (measured: docs/evaluation.md).
-- Each figure of the row is the exact corpus figure before resemblance dedup times the sampled
-  types' ratio after / before (a ratio estimate); documents, blocks and tokens removed are summed
-  over the removed sampled documents, each weighted by the inverse of the chance it was drawn
-  (Horvitz–Thompson: ``1 − (1 − q)^m`` for a document of m distinct 10-grams).
+  leave a document kept that the whole row removes (measured: docs/measurements.md). A document
+  without a 10-gram (every block under 10 tokens) is never drawn at q < 1.
+- Each 10-gram figure of the row is the exact corpus figure before resemblance dedup times the
+  sampled types' ratio after / before (a ratio estimate); documents, blocks and tokens removed
+  are summed over the removed sampled documents, each weighted by the inverse of the chance it
+  was drawn (Horvitz–Thompson: ``1 − (1 − q)^m`` for a document of m distinct 10-grams), with
+  Horvitz–Thompson's standard errors.
 - The standard error of the headline (duplicate 10-gram instances left, % of before) is the
   ratio estimate's under Bernoulli sampling of the types at rate q (the delta method):
   ``sqrt(1 − q) · sqrt(Σ (y − r·x)²) / Σ x`` over the sampled types, x a type's duplicate
   occurrences before, y after; for types of two occurrences each it is the binomial
-  ``sqrt(p (1 − p) / n)`` of the share left. At q = 1 the sample is the corpus and the row is the
-  whole computation, exactly.
+  ``sqrt(p (1 − p) / n)`` of the share left. It is never stated below the binomial error of the
+  share of sampled duplicate types the row changes, with one changed and one unchanged type
+  added, so that a sample that happens to hold no removed document does not claim an error of 0.
+  At q = 1 the sample is the corpus and the row is the whole computation, exactly.
 """
 
 from __future__ import annotations
@@ -130,6 +134,7 @@ class SampledRow:
     counts: DuplicateCounts
     pct_left: float  # duplicate 10-gram instances left, % of before
     pct_left_error: float  # its standard error, points
+    removed_errors: dict[str, float]  # standard errors of the documents, blocks, tokens removed
     sampled_documents: int
     removed_documents: int  # of the sampled ones
     sampled_types: int
@@ -164,11 +169,17 @@ def estimate_row(
     pairs = similar_pairs(signatures, resemblance.threshold, resemblance.minhash)
     sampled_ngrams = documents["sampled_ngrams"].tolist()
     removed = documents["doc_id"].isin(set(resemblance_dedup(ids, pairs, resemblance.threshold)))
-    weight = (1 / documents["inclusion"].to_numpy(np.float64))[removed.to_numpy()]
-    gone = {
-        key: float((documents.loc[removed, key].to_numpy(np.float64) * weight).sum())
-        for key in ("blocks", "tokens")
-    }
+    inclusion = documents.loc[removed, "inclusion"].to_numpy(np.float64)
+    gone, errors = {}, {}
+    for key in ("documents", "blocks", "tokens"):
+        values = (
+            np.ones(len(inclusion))
+            if key == "documents"
+            else documents.loc[removed, key].to_numpy(np.float64)
+        )
+        gone[key] = float((values / inclusion).sum())
+        # Horvitz–Thompson's variance under independent draws, estimated from the sample
+        errors[key] = math.sqrt(float(((1 - inclusion) / inclusion**2 * values**2).sum()))
     hashes = np.concatenate([np.empty(0, np.uint64), *sampled_ngrams])
     kept = np.repeat(~removed.to_numpy(), [len(h) for h in sampled_ngrams])
     _, type_of = np.unique(hashes, return_inverse=True)
@@ -177,11 +188,17 @@ def estimate_row(
     x = np.where(count >= 2, count, 0)
     y = np.where(count_after >= 2, count_after, 0)
     left = _ratio(y, x)
-    error = (
-        math.sqrt(max(0.0, 1 - q)) * math.sqrt(float(((y - left * x) ** 2).sum())) / x.sum()
-        if x.sum()
-        else math.nan
-    )
+    error = math.nan
+    if x.sum():
+        # never below the binomial error of the share of duplicate types the row changes, one
+        # changed and one unchanged added (Laplace): a sample holding no removed document would
+        # otherwise state an error of 0
+        types, changed = int((x > 0).sum()), int((y < x).sum())
+        share = (changed + 1) / (types + 2)
+        error = math.sqrt(max(0.0, 1 - q)) * max(
+            math.sqrt(float(((y - left * x) ** 2).sum())) / x.sum(),
+            math.sqrt(share * (1 - share) / types),
+        )
     counts = DuplicateCounts(
         ngram_instances=_scaled(before.ngram_instances, _ratio(count_after, count)),
         distinct_ngrams=_scaled(before.distinct_ngrams, _ratio(count_after >= 1, count >= 1)),
@@ -189,12 +206,13 @@ def estimate_row(
         distinct_duplicates=_scaled(before.distinct_duplicates, _ratio(y > 0, x > 0)),
     )
     return SampledRow(
-        documents=round(totals["documents_before"] - float(weight.sum())),
+        documents=round(totals["documents_before"] - gone["documents"]),
         blocks=round(totals["blocks_before"] - gone["blocks"]),
         tokens=round(totals["tokens_before"] - gone["tokens"]),
         counts=counts,
         pct_left=100 * left,
         pct_left_error=100 * error,
+        removed_errors=errors,
         sampled_documents=len(ids),
         removed_documents=int(removed.sum()),
         sampled_types=len(count),
