@@ -10,9 +10,10 @@ REPORT_EVALUATION = {
 }
 REPORT_WITH_EVALUATION = Path(config["evaluate"]["gold_dir"]).is_dir()
 REPORT_DEDUP_STATS = {"dedup_stats": FILES.dedup_stats} if config["dedup"]["enabled"] else {}
-# hash ranges of the report's 10-gram count: one a job (report.count_ranges; null: one for every 8
-# shards, so that a range job holds about a shard's hashes, before and after block dedup)
-REPORT_RANGES = config["report"]["count_ranges"] or max(1, math.ceil(len(SHARDS) / 8))
+# hash ranges of the report's 10-gram count: one a job (report.count_ranges; null: one for every 4
+# shards, so that a range job holds about 4 shards' 10-grams: 70 B a token of its range measured
+# on the dev crawl, 3 GB at 10^11 words)
+REPORT_RANGES = config["report"]["count_ranges"] or max(1, math.ceil(len(SHARDS) / 4))
 
 
 def corpus_stats_shard_inputs(wildcards):
@@ -55,8 +56,8 @@ rule corpus_stats_shard:
         "../scripts/corpus_stats_shard.py"
 
 
-# A job per hash range: its range of every shard's 10-gram hashes, counted (16 B a token of the
-# corpus over the ranges, held 3 times while counted).
+# A job per hash range: its range of every shard's 10-gram hashes, counted (16 B a token of its
+# range on disk, before and after block dedup; 70 B held while counted).
 rule corpus_stats_range:
     input:
         ngrams=expand(FILES.report_ngrams, shard=SHARDS),
@@ -68,7 +69,7 @@ rule corpus_stats_range:
         "../envs/evaluate.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, input: 1000 + 3 * input.size_mb // REPORT_RANGES,
+        mem_mb=lambda wildcards, input: 1000 + 5 * input.size_mb // REPORT_RANGES,
     params:
         ranges=REPORT_RANGES,
     script:
