@@ -34,7 +34,6 @@ from corpusbuilder.ngrams.stage import AUTO_MAX_PARTITIONS as NGRAM_AUTO_MAX
 from corpusbuilder.common.package_data import SHIPPED_MODEL, shipped_peer_model
 from corpusbuilder.common.provenance import file_sha256
 from corpusbuilder.extraction.extract import READING_KEYS, check_planned_settings
-from corpusbuilder.report.ngram_counts import COUNT_RANGES
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
 from corpusbuilder.contracts.files import FILES, dedup_table
@@ -313,28 +312,6 @@ def dedup_mem_mb(wildcards, input):
         DedupParams.from_config(config["dedup"]),
     )
     return math.ceil(need["total"] * 1.2)
-
-
-def corpus_stats_mem_mb(wildcards, input):
-    """What corpus_stats holds: one shard's token file and blocks (4 times their size read), one
-    hash range of the corpus' 10-gram hashes (ngram_counts.COUNT_RANGES; 16 B a token, about the
-    token files' bytes, 3 times while counted), and every document's min-hash signature for the
-    resemblance row (1 KB; a document takes 12 KB of token file on the 2 GB crawl, 8 counted).
-    """
-    largest_shard_mb = max(
-        (
-            files_mb([tokens, blocks])
-            for tokens, blocks in zip(input.tokens, input.blocks, strict=True)
-        ),
-        default=0,
-    )
-    token_files_mb = files_mb(input.tokens)
-    return (
-        1000
-        + 4 * largest_shard_mb
-        + 3 * token_files_mb // COUNT_RANGES
-        + token_files_mb // 8
-    )
 
 
 def survivor_inputs(wildcards):

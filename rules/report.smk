@@ -9,24 +9,82 @@ REPORT_EVALUATION = {
     "site_boilerplate": FILES.site_boilerplate,
 }
 REPORT_WITH_EVALUATION = Path(config["evaluate"]["gold_dir"]).is_dir()
-REPORT_DEDUP = (
-    {
-        "dedup": DEDUP_TABLES,
-        "dedup_stats": FILES.dedup_stats,
+REPORT_DEDUP_STATS = {"dedup_stats": FILES.dedup_stats} if config["dedup"]["enabled"] else {}
+# hash ranges of the report's 10-gram count: one a job (report.count_ranges; null: one for every 4
+# shards, so that a range job holds about 4 shards' 10-grams: 70 B a token of its range measured
+# on the dev crawl, 3 GB at 10^11 words)
+REPORT_RANGES = config["report"]["count_ranges"] or max(1, math.ceil(len(SHARDS) / 4))
+
+
+def corpus_stats_shard_inputs(wildcards):
+    """A shard's token file and blocks, block dedup's verdicts on it when it ran (the sequential
+    job's folder, or the partitioned mode's table of this shard), and the funnel, whose words
+    set the resemblance sample's rate."""
+    inputs = {
+        "funnel": FILES.funnel,
+        "tokens": FILES.tokens.format(**wildcards),
+        "blocks": FILES.blocks.format(**wildcards),
     }
-    if config["dedup"]["enabled"]
-    else {}
-)
+    if config["dedup"]["enabled"]:
+        inputs["dedup"] = (
+            dedup_table(wildcards.shard) if DEDUP_PARTITIONED else FILES.dedup_tables
+        )
+    return inputs
 
 
-# One job for the whole corpus; it holds one shard, and one hash range of the corpus' 10-gram
-# hashes at a time (spilled to its tmpdir, 16 B per token).
+# A job per shard: its counts, its 10-gram hashes by hash range, its part of the resemblance
+# sample; it holds the shard (its tokens, blocks and 10-grams: 4 times the files' size).
+rule corpus_stats_shard:
+    input:
+        unpack(corpus_stats_shard_inputs),
+    output:
+        totals=FILES.report_totals,
+        ngrams=temp(FILES.report_ngrams),
+        sample=FILES.report_sample,
+    log:
+        "logs/report/corpus_stats_shard/{shard}.log",
+    conda:
+        "../envs/evaluate.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, input: 1000 + 4 * files_mb([input.tokens, input.blocks]),
+    params:
+        ranges=REPORT_RANGES,
+        similarity=config["similarity"],
+        sample_size=config["report"]["resemblance_sample"],
+    script:
+        "../scripts/corpus_stats_shard.py"
+
+
+# A job per hash range: its range of every shard's 10-gram hashes, counted (16 B a token of its
+# range on disk, before and after block dedup; 70 B held while counted).
+rule corpus_stats_range:
+    input:
+        ngrams=expand(FILES.report_ngrams, shard=SHARDS),
+    output:
+        counts=FILES.report_range_counts,
+    log:
+        "logs/report/corpus_stats_range/{part}.log",
+    conda:
+        "../envs/evaluate.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards, input: 1000 + 5 * input.size_mb // REPORT_RANGES,
+    params:
+        ranges=REPORT_RANGES,
+    script:
+        "../scripts/corpus_stats_range.py"
+
+
+# The merge: the shards' counts, the ranges' counts and the resemblance sample (about
+# report.resemblance_sample documents' signatures, 1 KB each), never a shard's data.
 rule corpus_stats:
     input:
-        **REPORT_DEDUP,
+        **REPORT_DEDUP_STATS,
         funnel=FILES.funnel,
-        tokens=expand(FILES.tokens, shard=SHARDS),
-        blocks=expand(FILES.blocks, shard=SHARDS),
+        totals=expand(FILES.report_totals, shard=SHARDS),
+        counts=expand(FILES.report_range_counts, part=range(REPORT_RANGES)),
+        sample=expand(FILES.report_sample, shard=SHARDS),
         provenance=FILES.provenance,
         # not read: waited for, so that the stage times include the evaluation's benchmarks
         evaluation=list(REPORT_EVALUATION.values()) if REPORT_WITH_EVALUATION else [],
@@ -41,10 +99,10 @@ rule corpus_stats:
         "../envs/evaluate.yaml"
     threads: 1
     resources:
-        mem_mb=corpus_stats_mem_mb,
+        mem_mb=lambda wildcards, input: 1000 + 3 * input.size_mb,
     params:
-        shards=SHARDS,
         similarity=config["similarity"],
+        sample_size=config["report"]["resemblance_sample"],
         benchmarks=lambda wildcards: {
             rule.name: str(rule.benchmark) for rule in workflow.rules if rule.benchmark
         },
@@ -55,7 +113,7 @@ rule corpus_stats:
 rule report:
     input:
         **rules.corpus_stats.output,
-        **({"dedup": REPORT_DEDUP["dedup"]} if REPORT_DEDUP else {}),
+        **({"dedup": DEDUP_TABLES} if config["dedup"]["enabled"] else {}),
         **(REPORT_EVALUATION if REPORT_WITH_EVALUATION else {}),
         skipped=FILES.skipped,
         docs=expand(FILES.docs, shard=SHARDS),

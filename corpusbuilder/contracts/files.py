@@ -69,6 +69,13 @@ class Files:
     funnel: str = "results/stats/funnel.tsv"
     skipped: str = "results/stats/skipped.tsv"
     provenance: str = "results/stats/provenance.json"
+    # the report's measurements of a shard (rule corpus_stats_shard): its counts, its 10-gram
+    # hashes (a row group per hash range) and its part of the resemblance sample; and one hash
+    # range's duplicate 10-gram counts (rule corpus_stats_range)
+    report_totals: str = "work/report/totals/{shard}.json"
+    report_ngrams: str = "work/report/ngrams/{shard}.parquet"
+    report_sample: str = "work/report/sample/{shard}.parquet"
+    report_range_counts: str = "work/report/ranges/{part}.json"
     # the thesis' measurements (rule corpus_stats) and the report (rule report)
     funnel_full: str = "results/stats/funnel_full.tsv"
     duplicates: str = "results/stats/duplicates.tsv"

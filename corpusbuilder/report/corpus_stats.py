@@ -18,14 +18,18 @@ Three tables and a summary, from files the workflow already wrote:
   ``resemblance`` set, a third row measures the thesis' "rsmbl. de-dupl" (§3.6.4, Table 3.4): the
   corpus before block de-duplication with all but one document of every cluster of min-hash
   resemblance > 0.9 (``similarity.resemblance_dedup``) removed — whole documents, so it leaves far
-  more duplicate content than block de-duplication does.
+  more duplicate content than block de-duplication does. It is estimated from a sample of
+  ``report.resemblance_sample`` 10-gram occurrences (`resemblance_sample`: the error is in the
+  summary), exact when the corpus is no larger.
 - **stage times** (Table 3.7): Snakemake's ``benchmark:`` files summed per rule — wall seconds and
   CPU seconds added over the rule's jobs (one per shard for per-shard rules), peak memory the
   largest ``max_rss`` of any of its jobs.
 
-Scale: the duplicate count needs every 10-gram hash of the corpus; they are spilled to disk by
-hash range and counted one range at a time (`ngram_counts.RangeCounts`), so the job holds one
-shard and one range of the corpus' hashes (16 B per token on disk, before and after).
+Scale: no job holds more than a shard, or a hash range of the corpus' 10-grams. The workflow
+measures each shard in a job of its own (`measure_shard`: its counts, its 10-gram hashes written
+by hash range, its part of the sample), counts each hash range of every shard's hashes in one
+(a duplicate 10-gram has all its occurrences in one range), and merges the shards' counts, the
+ranges' counts and the sample (`merge_measures`). `measure_corpus` does the same in one process.
 """
 
 from __future__ import annotations
@@ -43,20 +47,20 @@ import numpy as np
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.contracts.tables import good_after_dedup, read_table
-from corpusbuilder.contracts.text import document_texts
 from corpusbuilder.contracts.tokenfile import kept_tokens, read_tokens, tokenised_blocks
 from corpusbuilder.funnel import BLOCK_STAGE
+from corpusbuilder.ngrams.hashing import shard_ngram_hashes
 from corpusbuilder.report.ngram_counts import (
     MEASURE_N,
     DuplicateCounts,
     RangeCounts,
     block_ngrams,
 )
-from corpusbuilder.similarity.minhash import (
-    MinHashParams,
-    document_signatures,
-    resemblance_dedup,
-    similar_pairs,
+from corpusbuilder.report.resemblance_sample import (
+    Resemblance,
+    estimate_row,
+    sampled_fraction,
+    shard_sample,
 )
 
 if TYPE_CHECKING:
@@ -157,31 +161,137 @@ def _percent(values: Sequence[float]) -> list[float]:
     return out
 
 
-@dataclass(frozen=True)
-class Resemblance:
-    """The resemblance de-duplication row: its threshold and the min-hash
-    settings (config `similarity`)."""
+TOTALS = (
+    "documents_before",
+    "documents_after",
+    "blocks_before",
+    "blocks_after",
+    "tokens_before",
+    "tokens_after",
+    "words_before",
+    "words_after",
+    "dedup_ran",
+)
 
-    threshold: float = 0.9
-    minhash: MinHashParams = MinHashParams()
+
+@dataclass
+class ShardMeasure:
+    """What one shard contributes (rule corpus_stats_shard): its counts (`TOTALS`), the hashes of
+    its 10-grams before and after block dedup, and its part of the resemblance sample."""
+
+    totals: dict[str, int]
+    before: np.ndarray
+    after: np.ndarray
+    sample: pd.DataFrame | None = None
 
 
-def after_resemblance_dedup(
-    shards: Sequence[ShardFiles], removed: set[str], n: int
-) -> tuple[DuplicateCounts, dict]:
-    """Duplicate n-grams of the corpus without the `removed` documents;
-    its documents, blocks, tokens."""
-    totals = {"documents": 0, "blocks": 0, "tokens": 0}
-    with RangeCounts() as counts:
-        for shard in shards:
-            tokens = read_tokens(shard.tokens)
-            table = tokenised_blocks(tokens)
-            kept = ~table["doc_id"].isin(removed).to_numpy()
-            totals["documents"] += int(table.loc[kept, "doc_id"].nunique())
-            totals["blocks"] += int(kept.sum())
-            totals["tokens"] += int(table.loc[kept, "tokens"].sum())
-            counts.add(block_ngrams(tokens, np.repeat(kept, table["tokens"].to_numpy()), n))
-        return counts.counts(), totals
+def corpus_words(funnel: pd.DataFrame) -> int:
+    """Words of the corpus the report measures: the exactly de-duplicated one (funnel.tsv)."""
+    return int(funnel.loc[funnel["stage"] == "exact_dedup_kept", "words"].sum())
+
+
+def measure_shard(
+    shard: ShardFiles,
+    n: int = MEASURE_N,
+    resemblance: Resemblance | None = None,
+    q: float = 1.0,
+) -> ShardMeasure:
+    """One shard's counts, 10-gram hashes and (with ``resemblance``) its part of the sample drawn
+    at rate ``q`` (`resemblance_sample.sampled_fraction`)."""
+    tokens = read_tokens(shard.tokens)
+    columns = ["doc_id", "block_index", "n_words"] + (["text"] if resemblance else [])
+    table = tokenised_blocks(tokens, read_table(shard.blocks, columns))
+    dedup = None
+    if shard.dedup is not None:
+        dedup = read_table(
+            shard.dedup,
+            ["doc_id", "block_index", "final_class"],
+            optional=["removed_starts", "removed_ends"],
+        )
+    kept = good_after_dedup(table, dedup)
+    kept_tokens_after = kept_tokens(tokens, dedup)
+    n_words = table["n_words"].fillna(0).to_numpy(np.int64)
+    totals = {
+        "documents_before": int(table["doc_id"].nunique()),
+        "documents_after": int(table.loc[kept, "doc_id"].nunique()),
+        "blocks_before": len(table),
+        "blocks_after": int(kept.sum()),
+        "tokens_before": int(table["tokens"].sum()),
+        "tokens_after": int(kept_tokens_after.sum()),
+        "words_before": int(n_words.sum()),
+        "words_after": int(n_words[kept].sum()),
+        "dedup_ran": int(dedup is not None),
+    }
+    ngrams = shard_ngram_hashes(tokens, "all", n)
+    sample = shard_sample(table, ngrams, q, resemblance) if resemblance else None
+    return ShardMeasure(totals, ngrams.hashes, block_ngrams(tokens, kept_tokens_after, n), sample)
+
+
+def merge_measures(
+    funnel: pd.DataFrame,
+    totals: Iterable[Mapping[str, int]],
+    before: DuplicateCounts,
+    after: DuplicateCounts,
+    sample: pd.DataFrame | None = None,
+    n: int = MEASURE_N,
+    resemblance: Resemblance | None = None,
+) -> CorpusMeasures:
+    """The extended funnel and the duplicate-content table from the shards' counts, the hash
+    ranges' duplicate counts summed (``before``, ``after``) and, with ``resemblance``, every
+    shard's part of its sample concatenated in corpus order (`resemblance_sample.shard_sample`)."""
+    summed = dict.fromkeys(TOTALS, 0)
+    for shard in totals:
+        for key in TOTALS:
+            summed[key] += int(shard[key])
+    dedup_ran = bool(summed.pop("dedup_ran"))
+    measured = [
+        (
+            "before_block_dedup",
+            before,
+            summed["documents_before"],
+            summed["blocks_before"],
+            summed["tokens_before"],
+        ),
+        (
+            "after_block_dedup",
+            after,
+            summed["documents_after"],
+            summed["blocks_after"],
+            summed["tokens_after"],
+        ),
+    ]
+    extra: dict = {"n": n, "dedup_ran": dedup_ran}
+    if resemblance and sample is not None:
+        q = sampled_fraction(resemblance.sample_size, corpus_words(funnel))
+        row = estimate_row(sample, before, summed, q, resemblance)
+        measured.append((RESEMBLANCE_ROW, row.counts, row.documents, row.blocks, row.tokens))
+        extra["resemblance_sample"] = {
+            "share_of_10gram_types": row.q,
+            "sampled_types": row.sampled_types,
+            "sampled_documents": row.sampled_documents,
+            "removed_sampled_documents": row.removed_documents,
+            "pct_duplicate_ngrams_left": round(row.pct_left, 2),
+            "standard_error_points": round(row.pct_left_error, 2),
+            # of the row's documents, blocks and tokens (each an estimate of those removed)
+            "standard_errors": {key: round(value) for key, value in row.removed_errors.items()},
+        }
+        log.info(
+            "resemblance > %.2f on %d sampled documents (q = %.3g): %d removed, %.2f %% ± %.2f",
+            resemblance.threshold,
+            row.sampled_documents,
+            row.q,
+            row.removed_documents,
+            row.pct_left,
+            row.pct_left_error,
+        )
+    for stage in ("before", "after"):
+        documents = summed[f"documents_{stage}"]
+        extra[f"blocks_per_document_{stage}"] = (
+            round(summed[f"blocks_{stage}"] / documents, 2) if documents else None
+        )
+    return CorpusMeasures(
+        extended_funnel(funnel, summed, dedup_ran), duplicates_table(measured, before), extra
+    )
 
 
 def measure_corpus(
@@ -190,110 +300,23 @@ def measure_corpus(
     n: int = MEASURE_N,
     resemblance: Resemblance | None = None,
 ) -> CorpusMeasures:
-    """The extended funnel and the duplicate-content table.
+    """`merge_measures` of every shard measured in this process, one at a time (the rules run
+    the same functions a job per shard and per hash range): the hashes are spilled by range."""
+    import pandas as pd
 
-    ``funnel`` is ``results/stats/funnel.tsv`` (stage, documents, words, pct columns); each shard
-    is read once, one shard at a time, its n-gram hashes spilled by range for the final count —
-    and once more when ``resemblance`` asks for its row, after the clusters are known.
-    """
-    shards = list(shards)
-    doc_ids, signatures = [], []
-    totals = {
-        key: 0
-        for key in (
-            "documents_before",
-            "documents_after",
-            "blocks_before",
-            "blocks_after",
-            "tokens_before",
-            "tokens_after",
-            "words_before",
-            "words_after",
-        )
-    }
-    dedup_ran = False
+    q = sampled_fraction(resemblance.sample_size, corpus_words(funnel)) if resemblance else 1.0
+    totals, samples = [], []
     with RangeCounts() as before_counts, RangeCounts() as after_counts:
         for shard in shards:
-            tokens = read_tokens(shard.tokens)
-            columns = ["doc_id", "block_index", "n_words"] + (["text"] if resemblance else [])
-            table = tokenised_blocks(tokens, read_table(shard.blocks, columns))
-            dedup = None
-            if shard.dedup is not None:
-                dedup_ran = True
-                dedup = read_table(
-                    shard.dedup,
-                    ["doc_id", "block_index", "final_class"],
-                    optional=["removed_starts", "removed_ends"],
-                )
-            kept = good_after_dedup(table, dedup)
-            kept_tokens_after = kept_tokens(tokens, dedup)
-            n_words = table["n_words"].fillna(0).to_numpy(np.int64)
-            totals["documents_before"] += int(table["doc_id"].nunique())
-            totals["documents_after"] += int(table.loc[kept, "doc_id"].nunique())
-            totals["blocks_before"] += len(table)
-            totals["blocks_after"] += int(kept.sum())
-            totals["tokens_before"] += int(table["tokens"].sum())
-            totals["tokens_after"] += int(kept_tokens_after.sum())
-            totals["words_before"] += int(n_words.sum())
-            totals["words_after"] += int(n_words[kept].sum())
-            before_counts.add(block_ngrams(tokens, None, n))
-            after_counts.add(block_ngrams(tokens, kept_tokens_after, n))
-            if resemblance:
-                # a tokenised block without a blocks.parquet row has no text
-                texts = document_texts(table.assign(text=table["text"].fillna("")))
-                doc_ids += texts.index.tolist()
-                signatures.append(document_signatures(texts.tolist(), resemblance.minhash))
+            measure = measure_shard(shard, n, resemblance, q)
+            totals.append(measure.totals)
+            before_counts.add(measure.before)
+            after_counts.add(measure.after)
+            if measure.sample is not None:
+                samples.append(measure.sample)
         before, after = before_counts.counts(), after_counts.counts()
-    measured = [
-        (
-            "before_block_dedup",
-            before,
-            totals["documents_before"],
-            totals["blocks_before"],
-            totals["tokens_before"],
-        ),
-        (
-            "after_block_dedup",
-            after,
-            totals["documents_after"],
-            totals["blocks_after"],
-            totals["tokens_after"],
-        ),
-    ]
-    if resemblance:
-        pairs = similar_pairs(np.vstack(signatures), resemblance.threshold, resemblance.minhash)
-        removed = set(resemblance_dedup(doc_ids, pairs, resemblance.threshold))
-        counts, kept_totals = after_resemblance_dedup(shards, removed, n)
-        measured.append(
-            (
-                RESEMBLANCE_ROW,
-                counts,
-                kept_totals["documents"],
-                kept_totals["blocks"],
-                kept_totals["tokens"],
-            )
-        )
-        log.info(
-            "resemblance > %.2f: %d pairs, %d of %d documents removed",
-            resemblance.threshold,
-            len(pairs),
-            len(removed),
-            len(doc_ids),
-        )
-
-    funnel = extended_funnel(funnel, totals, dedup_ran)
-    duplicates = duplicates_table(measured, before)
-    extra = {
-        "n": n,
-        "dedup_ran": dedup_ran,
-        "blocks_per_document_before": round(totals["blocks_before"] / totals["documents_before"], 2)
-        if totals["documents_before"]
-        else None,
-        "blocks_per_document_after": round(totals["blocks_after"] / totals["documents_after"], 2)
-        if totals["documents_after"]
-        else None,
-    }
-    return CorpusMeasures(funnel, duplicates, extra)
+    sample = pd.concat(samples, ignore_index=True) if resemblance else None
+    return merge_measures(funnel, totals, before, after, sample, n, resemblance)
 
 
 def extended_funnel(funnel: pd.DataFrame, totals: dict[str, int], dedup_ran: bool) -> pd.DataFrame:
@@ -488,6 +511,7 @@ def summary(
         else None,
         "blocks_per_document_before": measures.extra.get("blocks_per_document_before"),
         "blocks_per_document_after": measures.extra.get("blocks_per_document_after"),
+        "resemblance_sample": measures.extra.get("resemblance_sample"),
         "wall_seconds_total": round(float(stages["seconds"].sum()), 2) if len(stages) else None,
     }
     if len(stages) and stages["max_rss_mb"].notna().any():
@@ -526,6 +550,19 @@ def write_corpus_stats(
     import pandas as pd
 
     measures = measure_corpus(pd.read_csv(funnel_path, sep="\t"), shards, n, resemblance)
+    return write_measures(measures, outputs, benchmarks, dedup_stats_path, provenance)
+
+
+def write_measures(
+    measures: CorpusMeasures,
+    outputs: dict[str, Path | str],
+    benchmarks: dict[str, list[Path]],
+    dedup_stats_path: Path | str | None = None,
+    provenance: dict | None = None,
+) -> dict:
+    """Write the measurements and the stage times (``outputs``: funnel_full, duplicates,
+    stage_times, summary); ``provenance`` (corpusbuilder.common.provenance) is recorded in the
+    summary as it is."""
     stages = stage_times(benchmarks)
     dedup_stats = json.loads(Path(dedup_stats_path).read_text()) if dedup_stats_path else None
     headline = summary(measures, stages, dedup_stats)

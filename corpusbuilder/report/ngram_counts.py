@@ -73,6 +73,18 @@ def duplicate_counts(hashes: Sequence[np.ndarray] | np.ndarray) -> DuplicateCoun
     )
 
 
+def by_range(hashes: np.ndarray, ranges: int) -> list[np.ndarray]:
+    """The hashes of each hash range (hash modulo ``ranges``): every occurrence of an n-gram is in
+    the same one, so the ranges' `duplicate_counts` add up to the corpus'."""
+    hashes = np.asarray(hashes, np.uint64)
+    # small integer keys: numpy's stable sort is a radix sort, linear in the hashes
+    keys = (hashes % np.uint64(ranges)).astype(np.uint16)
+    order = np.argsort(keys, kind="stable")
+    bounds = np.searchsorted(keys[order], np.arange(ranges + 1))
+    by_key = hashes[order]
+    return [by_key[bounds[r] : bounds[r + 1]] for r in range(ranges)]
+
+
 class RangeCounts:
     """`duplicate_counts` of every hash `add`ed, through files on disk (``directory``, a
     temporary one by default), one hash range in memory at a time. Use as a context manager."""
@@ -83,14 +95,8 @@ class RangeCounts:
         self._files = [open(path, "wb") for path in self._paths]
 
     def add(self, hashes: np.ndarray) -> None:
-        hashes = np.asarray(hashes, np.uint64)
-        # small integer keys: numpy's stable sort is a radix sort, linear in the hashes
-        keys = (hashes % np.uint64(len(self._files))).astype(np.uint16)
-        order = np.argsort(keys, kind="stable")
-        bounds = np.searchsorted(keys[order], np.arange(len(self._files) + 1))
-        by_range = hashes[order]
-        for r, file in enumerate(self._files):
-            by_range[bounds[r] : bounds[r + 1]].tofile(file)
+        for part, file in zip(by_range(hashes, len(self._files)), self._files, strict=True):
+            part.tofile(file)
 
     def counts(self) -> DuplicateCounts:
         for file in self._files:

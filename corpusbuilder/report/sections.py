@@ -311,6 +311,26 @@ def funnel_section(files: ReportFiles) -> str:
     return section_html("funnel", "Funnel", body)
 
 
+def resemblance_sample_note(sample: dict) -> str:
+    """How the resemblance row was measured (summary.json's ``resemblance_sample``)."""
+    if sample["share_of_10gram_types"] >= 1:
+        return (
+            "The resemblance row is the whole computation: the corpus holds no more 10-grams than "
+            "report.resemblance_sample."
+        )
+    types, documents, removed = (
+        format_number(sample[key])
+        for key in ("sampled_types", "sampled_documents", "removed_sampled_documents")
+    )
+    return (
+        "The resemblance row is estimated from a sample: the 10-gram types whose hash falls in "
+        f"{100 * sample['share_of_10gram_types']:.3g} % of the hash space ({types} types, every "
+        f"occurrence of each), the {documents} documents holding them paired ({removed} "
+        f"removed); duplicate 10-grams left {sample['pct_duplicate_ngrams_left']:.2f} % "
+        f"± {sample['standard_error_points']:.2f} (one standard error)."
+    )
+
+
 def duplicates_section(files: ReportFiles, summary: dict) -> str:
     """Duplicate content before and after de-duplication (thesis Table 3.4) and the facts of the
     pass."""
@@ -347,6 +367,9 @@ def duplicates_section(files: ReportFiles, summary: dict) -> str:
             f"de-duplication, stored in {format_number(dedup.get('store_bytes'))} bytes; threshold "
             f"{params.get('threshold', '')}, order {esc(params.get('order', ''))}."
         )
+    sample = summary.get("resemblance_sample")
+    if sample:
+        facts.append(resemblance_sample_note(sample))
     if summary.get("blocks_per_document_before") is not None:
         facts.append(
             f"Fragmentation: {summary['blocks_per_document_before']:.2f} text blocks per document "
