@@ -215,15 +215,15 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
     job_mb = library("corpusbuilder.exact_dedup", "partition_job_mb")
     fewest = library("corpusbuilder.common.sizing", "fewest_partitions")
     if job_mb is not None and fewest is not None:
-        from corpusbuilder.exact_dedup import HASH_FILE_BYTES_PER_INPUT_BYTE, MAX_PARTITIONS
-
-        hashes_mb = input_bytes * HASH_FILE_BYTES_PER_INPUT_BYTE / MB
-        exact = planned_partitions(
+        hashes_mb = hashes_file_mb(input_bytes)
+        most = library("corpusbuilder.exact_dedup", "MAX_PARTITIONS")
+        plan: Any = planned_partitions  # its memory bound comes with #59 item 3
+        exact = plan(
             defaults["exact_dedup"]["partitions"],
             input_bytes,
             EXACT_AUTO_BYTES,
             EXACT_AUTO_MAX,
-            fewest(lambda p: job_mb(hashes_mb, p), max_mem_mb, MAX_PARTITIONS),
+            fewest(lambda p: job_mb(hashes_mb, p), max_mem_mb, most),
         )
         decided["exact"] = "planned_partitions with partition_job_mb"
     else:
@@ -266,6 +266,12 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
     }
 
 
+def hashes_file_mb(input_bytes: int) -> float:
+    """Every shard's exact_hashes files, in MB, as the library projects them from the input."""
+    per_byte = library("corpusbuilder.exact_dedup", "HASH_FILE_BYTES_PER_INPUT_BYTE")
+    return input_bytes * per_byte / MB
+
+
 def sequential_memory_mb(tokens: float, shards: int, rates: dict) -> int:
     """The sequential dedup job's memory (`dedup_memory_mb`), G₂₊ at the scale run's share."""
     duplicates = rates["duplicate_ngrams_per_token"] * tokens
@@ -302,10 +308,8 @@ def job_memory(
     if kind == "library":  # exact_partition
         job_mb = library("corpusbuilder.exact_dedup", "partition_job_mb")
         if job_mb is not None:
-            from corpusbuilder.exact_dedup import HASH_FILE_BYTES_PER_INPUT_BYTE
-
-            hashes_mb = size["input_bytes"] * HASH_FILE_BYTES_PER_INPUT_BYTE / MB
-            return {"mb": job_mb(hashes_mb, size["exact"]), "source": "partition_job_mb"}
+            mb = job_mb(hashes_file_mb(size["input_bytes"]), size["exact"])
+            return {"mb": mb, "source": "partition_job_mb"}
         kind = "range"  # before #59 item 3: the measured peak, as a range job's
     if kind == "budget":
         return {"mb": defaults["ngrams"]["mem_mb"], "source": "ngrams.mem_mb (its budget)"}
@@ -376,7 +380,8 @@ def submissions(groups: dict, names: list[str]) -> int:
 def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: dict) -> dict:
     size = partitions(words, rates, defaults, args.max_mem_mb)
     shard_words = rates["projected_shard_words"]
-    rows, phases = {}, {}
+    rows: dict[str, dict[str, Any]] = {}
+    phases: dict[int, list[str]] = {}
     for name, rule in MODEL.items():
         other_mode = name.startswith("dedup") and (name == "dedup") != (
             size["mode"] == "sequential"
@@ -506,6 +511,9 @@ def main(argv: list[str] | None = None) -> int:
         help="scheduler seconds per SLURM submission (assumed: submit, queue, start, stage in)",
     )
     parser.add_argument("--basis", choices=("cpu", "wall"), default="cpu")
+    parser.add_argument(
+        "--workflow", type=Path, default=REPO, help="the Snakefile's folder, whose rules to list"
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
 
@@ -521,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
     rates["projected_shard_words"] = args.shard_words or warc_shard * rates["words_per_gzip_byte"]
     groups = yaml.safe_load(PROFILE.read_text()).get("groups", {})
 
-    missing = sorted(set(workflow_rules()) - set(MODEL))
+    missing = sorted(set(workflow_rules(args.workflow)) - set(MODEL))
     if missing:
         parser.error(f"rules with no model in {Path(__file__).name}: {', '.join(missing)}")
     rows, checks = [], []
@@ -535,7 +543,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"\ntargets: no job over {args.max_mem_mb:,} MB: "
             f"{'PASS' if memory['pass'] else 'FAIL'}"
-            + (f" ({', '.join(f'{n} {mb / 1024:,.1f} GB' for n, mb in memory['over'].items())})")
+            + "".join(f", {n} {mb / 1024:,.1f} GB" for n, mb in memory["over"].items())
             + f"; wall {time['wall_hours']:,.1f} h <= {hours:g} h: "
             f"{'PASS' if time['pass'] else 'FAIL'} (hours not measured, counted as 0: "
             f"{unmeasured}); {row['core_hours']:,.0f} core-hours\n"
