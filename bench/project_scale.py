@@ -55,7 +55,7 @@ from typing import Any
 
 import yaml
 
-from corpusbuilder.common.sizing import AUTO, REMOTE_WARC_BYTES, planned_partitions
+from corpusbuilder.common.sizing import REMOTE_WARC_BYTES, planned_partitions
 from corpusbuilder.config import validate_config
 from corpusbuilder.dedup.memory import MODULES_MB, dedup_memory_mb, partitioned_memory_mb
 from corpusbuilder.dedup.params import DedupParams
@@ -227,9 +227,13 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
         )
         decided["exact"] = "planned_partitions with partition_job_mb"
     else:
-        exact = planned_partitions(AUTO, input_bytes, EXACT_AUTO_BYTES, EXACT_AUTO_MAX)
+        exact = planned_partitions(
+            defaults["exact_dedup"]["partitions"], input_bytes, EXACT_AUTO_BYTES, EXACT_AUTO_MAX
+        )
         decided["exact"] = "planned_partitions (auto; no memory bound in this checkout)"
-    ngrams = planned_partitions(AUTO, input_bytes, NGRAM_AUTO_BYTES, NGRAM_AUTO_MAX)
+    ngrams = planned_partitions(
+        defaults["ngrams"]["partitions"], input_bytes, NGRAM_AUTO_BYTES, NGRAM_AUTO_MAX
+    )
     decided["ngrams"] = "planned_partitions (auto)"
     auto_mode = library("corpusbuilder.dedup.memory", "auto_dedup_mode")
     if auto_mode is not None:
