@@ -1,158 +1,292 @@
 #!/usr/bin/env python3
-"""What a crawl of 10^9 to 10^12 words of original text needs — jobs, hours on N cores,
-the dedup jobs' memory — computed from measured rates, never typed in, for both dedup modes:
+"""Every rule's largest job for a crawl of 10^11 and 10^12 words of original text, with the
+defaults as shipped: its memory, its hours, how many jobs of the rule there are, and the build's
+wall hours on the cores given — against the targets of issue 59 (no job over 8 GB; 10^11 words
+in 6 h on 64 cores; 10^12 in 12 h on 512):
 
-    python bench/project_scale.py [--cores 2 64 512] [--shard-words N]  # → results/projection.json
+    python bench/project_scale.py [--job-overhead-s 10] [--shard-words N]
+    # → bench/results/projection.json
 
-Sources, each re-read on every run (so a new scale run gives a new table):
+Nothing is typed in. Each run re-reads:
 
-- bench/results/scale.json (bench/scale.py): per stage, core-seconds per original word (with
-  --basis cpu, the default, each job's CPU seconds: jobs are single-threaded, and on this shared
-  2-core machine a job's wall seconds also count the time it waited for a core; --basis wall
-  counts those), the words of its shards (the shard size projected, unless --shard-words), the
-  funnel's share of words that reaches dedup, and the SLURM submissions per shard;
-- bench/results/ngrams.json `partitioned_merge` (bench/bench_ngrams.py --partitions): the merge's
-  share of the duplicate n-gram stage, when scale.json predates the merge's own rule figures;
-- corpusbuilder.dedup.memory: the dedup job's memory, the function the job checks itself with;
-- bench/results/dedup.json `job_memory` (bench/bench_dedup.py job-memory): the bytes per token
-  dedup spills to disk between its passes;
-- dedup.mode partitioned (docs/dedup-scale.md): per rule, job-seconds per original word from a
-  scale run in that mode (`--scale-partitioned`, bench/scale.py --dedup-mode partitioned), else
-  the sequential rate times the ratio of the two modes' CPU seconds on the dev crawl through the
-  workflow (bench/results/dedup_modes_dev_jobs.json, each job's start-up taken out); each
-  job's memory from `memory.partitioned_memory_mb`, with the fewest hash ranges that keep a
-  range job under `--max-job-gb`.
+- bench/results/scale_slurm_partitioned.json (bench/scale.py through profiles/slurm, dedup.mode
+  partitioned): per rule, the CPU seconds of its jobs (`--basis cpu`: jobs are single-threaded,
+  and on the shared 2-core machine a job's wall seconds also count waiting for a core) per word of
+  original text, its peak RSS, the tokens and documents reaching dedup, the words a gzip'd byte;
+- bench/results/scale_slurm.json (the same through SLURM with shards of another size): whether a
+  per-shard rule's peak grows with its shard (more than `GROWS` times the extra words' share) or
+  stays (it streams);
+- bench/results/download.json: the download rule's MB/s (from a local server: a lower bound);
+- the library's own sizing: `dedup.memory` (every dedup job's memory, the sequential job's),
+  `common.sizing.planned_partitions` and the families' auto constants (exact dedup, n-grams), the
+  config schema's defaults (`input.warcs_per_shard`, `ngrams.mem_mb`, ...), and where this checkout
+  has them (#59 item 3) `auto_dedup_mode`, `auto_dedup_partitions`, `exact_dedup.partition_job_mb`
+  and `resources.max_mem_mb` — the stand-ins used before they exist are named in the output;
+- the workflow's rules (Snakefile, rules/*.smk) and the groups of profiles/slurm: a rule with no
+  model here is an error.
 
-The model: every per-shard job (download, extract, language, exact_hashes, exact_dedup, tokenise,
-ngram_runs, export) and the exact-dedup partitions run in parallel on all cores; the merge runs as P
-= min(cores, 4096) range jobs, its work times the merge passes its runs need (`runs.MERGE_FAN_IN` at
-a time), plus what each part reads at its range's edges of each run; dedup is one sequential job at
-its measured rate, linear in the words (as in the thesis' Table 3.7); wall = parallel work / cores +
-merge + dedup. In the partitioned mode the dedup jobs per shard and per range join the parallel
-work, `dedup_order` and `dedup_merge` stay single jobs, and each dedup job pays a scheduler overhead
-(`--job-overhead-s`, assumed, not measured), and so does every job of the other stages (every SLURM
-submission of the scale run, grouped rules sharing one). Disk and network are taken as what the
-scale run had (local disk, no network: WARCs read locally); the occurrences the partitioned mode
-writes (12.4 B per token) are read twice, at the scale run's disk speed. G₂₊ is the duplicate
-10-gram types per token, 0.028 as on the dev crawl or 0.072 as on ClueWeb09 (thesis Table 3.4). What
-the model leaves out is printed under the table.
+The model: a shard is `input.warcs_per_shard` Common Crawl WARCs (`sizing.REMOTE_WARC_BYTES`
+each) at the scale run's words per gzip'd byte (`--shard-words` sets another). A job's CPU
+seconds are its rule's measured rate times the words it handles: a shard's, the corpus's over its
+family's partitions (the G₂₊ merge once per merge pass, `runs.MERGE_FAN_IN` runs at a time), or
+the corpus's for a single job. A job's memory is the library's function where there is one;
+else the measured peak, above the interpreter's `memory.MODULES_MB`, scaled by what the job holds:
+a shard (when the two scale runs show it growing), the corpus over the partitions, or a
+configured budget. The build runs in phases, each waiting for every job of the one before
+(where the workflow waits for every shard); a phase takes at most its jobs' core-seconds over
+the cores plus its longest job (list scheduling's bound, Graham 1966), a shard's jobs of a phase
+counting as one chain. Every SLURM submission (grouped per-shard rules share one, as the
+profile groups them) costs `--job-overhead-s` of a core. Disk and network are as in the scale run.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import importlib
 import json
 import math
+import re
+import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from corpusbuilder.dedup.memory import dedup_memory_mb, partitioned_memory_mb
+import yaml
+
+from corpusbuilder.common.sizing import REMOTE_WARC_BYTES, planned_partitions
+from corpusbuilder.config import validate_config
+from corpusbuilder.dedup.memory import MODULES_MB, dedup_memory_mb, partitioned_memory_mb
 from corpusbuilder.dedup.params import DedupParams
+from corpusbuilder.exact_dedup import AUTO_BYTES_PER_PARTITION as EXACT_AUTO_BYTES
+from corpusbuilder.exact_dedup import AUTO_MAX_PARTITIONS as EXACT_AUTO_MAX
 from corpusbuilder.ngrams.runs import MERGE_FAN_IN
+from corpusbuilder.ngrams.stage import AUTO_BYTES_PER_PARTITION as NGRAM_AUTO_BYTES
+from corpusbuilder.ngrams.stage import AUTO_MAX_PARTITIONS as NGRAM_AUTO_MAX
 
 HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+RESULTS = HERE / "results"
+SCALE = RESULTS / "scale_slurm_partitioned.json"
+SHARD_EVIDENCE = RESULTS / "scale_slurm.json"
+DOWNLOAD = RESULTS / "download.json"
+PROFILE = REPO / "profiles" / "slurm" / "config.yaml"
+OUT = RESULTS / "projection.json"
 
-SCALE = HERE / "results" / "scale.json"
-NGRAMS = HERE / "results" / "ngrams.json"
-DEDUP = HERE / "results" / "dedup.json"
-RESULTS = HERE / "results" / "projection.json"
-
-WORDS = (10**9, 10**10, 10**11, 10**12)
-SCALE_PARTITIONED = HERE / "results" / "scale_slurm_partitioned.json"
-DEDUP_JOBS = HERE / "results" / "dedup_modes_dev_jobs.json"
-PARTITIONED_PER_SHARD = ("dedup_occurrences", "dedup_shard")
-PARTITIONED_PER_RANGE = ("dedup_counts", "dedup_seen")
-DOCUMENT_TOKENS = 1000  # tokens per document at dedup, for the per-document arrays
-# duplicate 10-gram types per token: the dev crawl (bench/results/dedup.json crawl: 77,945 of
-# 2,736,468 tokens) and ClueWeb09 (thesis Table 3.4)
-DUPLICATE_RATES = {"dev crawl": 0.028, "ClueWeb09": 0.072}
-# tokens per word of the text dedup reads, on the dev crawl (work/dedup/stats.json tokens over
-# funnel.tsv exact_dedup_kept words: 2,985,071 / 2,548,065), for a
-# scale.json that does not count them
-DEV_TOKENS_PER_WORD = 1.1715
-# which benchmark column a rate counts: (a stage's, a rule's)
-BASIS = {"cpu": ("cpu_time_s", "cpu_time"), "wall": ("job_s", "s")}
-EXACT_PARTITIONS = 16  # exact_dedup.partitions' default
-MAX_PARTITIONS = 4096  # ngrams.partitions' maximum
+# (words of original text, cores, hours at most): issue 59's targets
+TARGETS = ((10**11, 64, 6.0), (10**12, 512, 12.0))
+# a per-shard rule's peak above the interpreter "grows with its shard" when it grew by more than
+# this share of the extra words between the two scale runs' shard sizes
+GROWS = 0.5
+DEDUP_FAMILY_MAX = 4096  # dedup.partitions' maximum (config/schema.yaml)
+MB = 2**20
 
 
-def measured_rates(scale: dict, ngrams: dict, basis: str = "cpu") -> dict:
-    """Core-seconds per original word: parallel (per-shard stages), merge, dedup; and the words a
-    gzip'd WARC byte holds, the tokens dedup reads per original word. ``basis`` "cpu" counts each
-    job's CPU seconds, "wall" its wall seconds (on a loaded machine, also the time it waited for a
-    core)."""
+@dataclass(frozen=True)
+class Rule:
+    """How one rule's jobs scale. ``jobs``: "shard" (one a shard), a partition family ("exact",
+    "ngrams", "dedup", "report": one a partition), "single", or "none" (not in this build: ``why``).
+    ``memory``: "library" (a function of the library's, `job_memory`), "shard" (the measured peak
+    scaled by the shard when it grows with it), "range" (scaled by the corpus over the
+    partitions), "corpus" (scaled by the corpus), "budget" (`ngrams.mem_mb`), or None (not
+    measured). ``measured_as``: the scale run's rule whose figures it has, when not its own."""
+
+    jobs: str
+    phase: int = 0
+    memory: str | None = None
+    timed: bool = True  # its CPU seconds are measured
+    why: str = ""
+    measured_as: str = ""
+
+
+# Every rule of the workflow (a rule missing here is an error: tests/test_project_scale.py).
+# Phases: the workflow waits for every shard before exact_manifest, dup_ngram_part, dedup_counts,
+# dedup_state, funnel and the report's ranges; a phase's rules run side by side.
+MODEL: dict[str, Rule] = {
+    "download": Rule("shard", 1, None, why="fetches its shard's WARCs (a local rule)"),
+    "extract": Rule("shard", 1, "shard"),
+    "language": Rule("shard", 1, "shard"),
+    "exact_hashes": Rule("shard", 1, "shard"),
+    "exact_manifest": Rule("single", 2, "corpus"),
+    "exact_partition": Rule("exact", 3, "library"),
+    "exact_dedup": Rule("shard", 4, "shard"),
+    "tokenise": Rule("shard", 4, "shard"),
+    "ngram_runs": Rule("shard", 4, "budget"),
+    "dup_ngram_part": Rule("ngrams", 5, "budget"),
+    "dedup_occurrences": Rule("shard", 6, "library"),
+    "dedup_counts": Rule("dedup", 7, "library"),
+    "dedup_order": Rule("single", 8, "library"),
+    "dedup_seen": Rule("dedup", 9, "library"),
+    "dedup_shard": Rule("shard", 10, "library"),
+    "quality": Rule("shard", 11, "shard"),
+    "export": Rule("shard", 11, "shard"),
+    # dedup.write_state a part per hash range (#59 item 1): the range's share of the CPU and the
+    # peak the one state-merging job had (dedup_merge, with the state, in the scale run)
+    "dedup_state": Rule("dedup", 11, "range", measured_as="dedup_merge"),
+    # (with the state out of it, it sums the shards' stats: its measured run merged the state)
+    "dedup_merge": Rule("single", 11, None, timed=False, why="the shards' stats"),
+    "corpus_stats_shard": Rule("shard", 11, None, timed=False, why="a shard's report counts"),
+    "funnel": Rule("single", 12, None, timed=False, why="every shard's tables, one at a time"),
+    "corpus_stats_range": Rule("report", 12, None, timed=False, why="8 shards' 10-gram hashes"),
+    "corpus_stats": Rule("single", 13, None, timed=False, why="merges the shards' small tables"),
+    "report": Rule("single", 14, None, timed=False, why="reads every shard's tables"),
+    "dedup": Rule("single", 6, "library", why="the sequential mode's one job"),
+    "text_input": Rule("none", why="input.text_dirs only; WARCs are the input"),
+    "similarity_signatures": Rule("none", why="similarity.enabled is off by default"),
+    "similarity_candidates": Rule("none", why="similarity.enabled is off by default"),
+    "similarity_score": Rule("none", why="similarity.enabled is off by default"),
+    "similarity": Rule("none", why="similarity.enabled is off by default"),
+    "evaluate_boilerplate": Rule("none", why="the gold sets: the same job whatever the crawl"),
+    "evaluate_site_boilerplate": Rule("none", why="the gold sets: the same job whatever the crawl"),
+    "sweep": Rule("none", why="the gold sets: the same job whatever the crawl"),
+    "evaluate": Rule("none", why="the gold sets: the same job whatever the crawl"),
+    "training_blocks": Rule("none", why="`snakemake train` only"),
+    "train": Rule("none", why="`snakemake train` only"),
+    "adapt_sample": Rule("none", why="adapt.enabled is off by default"),
+    "adapt": Rule("none", why="adapt.enabled is off by default"),
+    "all": Rule("none", why="the default target: no job"),
+}
+
+
+def workflow_rules(repo: Path = REPO) -> list[str]:
+    """The names of every rule the Snakefile and rules/*.smk define, whatever the config (the
+    dedup modes' rules are defined under an `if`)."""
+    names = []
+    for path in [repo / "Snakefile", *sorted((repo / "rules").glob("*.smk"))]:
+        names += re.findall(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", path.read_text(), re.M)
+    return names
+
+
+def library(module: str, name: str) -> Any:
+    """A sizing decision of the library, or None in a checkout that predates it (#59 item 3
+    adds `auto_dedup_mode`, `auto_dedup_partitions`, `partition_job_mb`, `fewest_partitions`)."""
+    return getattr(importlib.import_module(module), name, None)
+
+
+def measured(scale: dict, evidence: dict, download: dict, basis: str) -> dict:
+    """Per rule of the scale run: CPU (or wall) seconds per word of original text, peak RSS, and
+    whether the peak grows with the shard (from the other run's shard size)."""
     words = scale["words_original"]
-    stages = scale["stages"]
-    rules = scale.get("rules", {})
-    stage_s, rule_s = BASIS[basis]
-    if "dup_ngram_part" in rules:
-        merge_s = rules["dup_ngram_part"][rule_s] + rules.get("dup_ngrams", {}).get(rule_s, 0)
-        merge_source = "scale.json rules dup_ngram_part + dup_ngrams"
-    else:
-        # the old single merge job was summed with the shard runs: split
-        # the stage by the bench's ratio
-        bench = ngrams["partitioned_merge"]
-        one = next(row for row in bench["merges"] if row["partitions"] == 1)
-        share = one["core_seconds"] / (one["core_seconds"] + bench["shard_run_cpu_seconds"])
-        merge_s = stages["dup n-grams"][stage_s] * share
-        merge_source = (
-            f"scale.json stage 'dup n-grams' x {share:.3f}, the merge's share of it in "
-            f"bench_ngrams --partitions ({bench['size']} tokens, {bench['runs']} runs)"
-        )
-    parallel_s = sum(stage[stage_s] for name, stage in stages.items() if name != "dedup") - merge_s
-    # jobs that pay the scheduler's overhead: SLURM submissions (grouped rules share one) less
-    # the dedup stage's, which its own model counts, or else every job
-    dedup_jobs = stages["dedup"]["jobs"]
-    scheduled_jobs = (
-        scale["slurm_submissions"] - dedup_jobs
-        if "slurm_submissions" in scale
-        else sum(stage["jobs"] for name, stage in stages.items() if name != "dedup")
-    )
-    # a part reads the row groups at its range's edges of every run whole: seconds per (part, run)
-    bench = ngrams["partitioned_merge"]
-    one, most = bench["merges"][0], bench["merges"][-1]
-    edge_s = max(
-        0.0,
-        (most["core_seconds"] - one["core_seconds"])
-        / ((most["partitions"] - one["partitions"]) * bench["runs"]),
-    )
-    if "dedup_tokens" in scale:
-        tokens_per_word = scale["dedup_tokens"] / words
-        tokens_source = "scale.json dedup_tokens"
-    else:
-        kept = scale["funnel"]["exact_dedup_kept"]["words"] / words
-        tokens_per_word = kept * DEV_TOKENS_PER_WORD
-        tokens_source = (
-            f"scale.json funnel exact_dedup_kept / html_documents words ({kept:.3f}) x "
-            f"{DEV_TOKENS_PER_WORD} tokens per word (dev crawl)"
-        )
+    shards = len(scale["crawl"]["shards"])
+    other_shard_words = evidence["words_original"] / len(evidence["crawl"]["shards"])
+    column = {"cpu": "cpu_time", "wall": "s"}[basis]
+    rules = {}
+    for name, rule in scale["rules"].items():
+        row = {
+            "s_per_word": rule[column] / words,
+            "max_rss_mb": rule["max_rss_mb"],
+            "jobs": rule["jobs"],
+        }
+        before = evidence.get("rules", {}).get(name)
+        if before is not None:
+            extra = (words / shards) / other_shard_words - 1
+            growth = (rule["max_rss_mb"] - MODULES_MB) / max(before["max_rss_mb"] - MODULES_MB, 1)
+            row["grows_with_shard"] = growth - 1 > GROWS * extra
+            row["evidence"] = (
+                f"{before['max_rss_mb']:.0f} MB at {other_shard_words / 1e6:.1f} M words a shard"
+            )
+        else:
+            row["grows_with_shard"] = True  # one size measured: taken to grow (the larger figure)
+        rules[name] = row
     return {
-        "parallel_s_per_word": parallel_s / words,
-        "merge_s_per_word": merge_s / words,
-        "merge_source": merge_source,
-        "merge_s_per_part_and_run": edge_s,
-        # the sequential job's own figure when the run has one (a rule's is not rounded)
-        "dedup_s_per_word": (
-            rules["dedup"][rule_s] if "dedup" in rules else stages["dedup"][stage_s]
-        )
-        / words,
+        "rules": rules,
+        "words": words,
+        "shards": shards,
+        "shard_words": words / shards,
+        "words_per_gzip_byte": words / scale["crawl"]["file_bytes"],
+        "tokens": scale["dedup_tokens"],
+        "tokens_per_word": scale["dedup_tokens"] / words,
+        "tokens_per_document": scale["dedup_tokens"]
+        / scale["funnel"]["exact_dedup_kept"]["documents"],
+        "download_bytes_per_s": download["mb_per_s"]["http_fetch"] * 1e6,
         "basis": basis,
-        "scheduled_jobs_per_shard": scheduled_jobs / len(scale["crawl"]["shards"]),
-        "shard_words": words / len(scale["crawl"]["shards"]),
-        "shard_gzip_bytes": scale["crawl"]["file_bytes"] / len(scale["crawl"]["shards"]),
-        "tokens_per_word": tokens_per_word,
-        "tokens_source": tokens_source,
-        "scale_run": {
-            "words": words,
-            "shards": len(scale["crawl"]["shards"]),
-            "cores": scale["cores"],
-        },
     }
 
 
+def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict:
+    """Each partition family's count at this size, as the workflow plans it from the input's
+    bytes (and the dedup mode auto picks), and which library function decided."""
+    input_bytes = round(words / rates["words_per_gzip_byte"])
+    tokens = words * rates["tokens_per_word"]
+    documents = tokens / rates["tokens_per_document"]
+    shards = math.ceil(words / rates["projected_shard_words"])
+    decided = {}
+    job_mb = library("corpusbuilder.exact_dedup", "partition_job_mb")
+    fewest = library("corpusbuilder.common.sizing", "fewest_partitions")
+    if job_mb is not None and fewest is not None:
+        hashes_mb = hashes_file_mb(input_bytes)
+        most = library("corpusbuilder.exact_dedup", "MAX_PARTITIONS")
+        plan: Any = planned_partitions  # its memory bound comes with #59 item 3
+        exact = plan(
+            defaults["exact_dedup"]["partitions"],
+            input_bytes,
+            EXACT_AUTO_BYTES,
+            EXACT_AUTO_MAX,
+            fewest(lambda p: job_mb(hashes_mb, p), max_mem_mb, most),
+        )
+        decided["exact"] = "planned_partitions with partition_job_mb"
+    else:
+        exact = planned_partitions(
+            defaults["exact_dedup"]["partitions"], input_bytes, EXACT_AUTO_BYTES, EXACT_AUTO_MAX
+        )
+        decided["exact"] = "planned_partitions (auto; no memory bound in this checkout)"
+    ngrams = planned_partitions(
+        defaults["ngrams"]["partitions"], input_bytes, NGRAM_AUTO_BYTES, NGRAM_AUTO_MAX
+    )
+    decided["ngrams"] = "planned_partitions (auto)"
+    auto_mode = library("corpusbuilder.dedup.memory", "auto_dedup_mode")
+    if auto_mode is not None:
+        mode, why = auto_mode(input_bytes, shards, DedupParams(), max_mem_mb)
+        decided["mode"] = f"auto_dedup_mode: {why}"
+    else:  # stand-in: partitioned where the sequential job would pass max_mem_mb
+        need = sequential_memory_mb(tokens, shards, rates)
+        mode = "partitioned" if need > max_mem_mb else "sequential"
+        decided["mode"] = f"stand-in for auto_dedup_mode: the sequential job needs {need:,} MB"
+    auto_ranges = library("corpusbuilder.dedup.memory", "auto_dedup_partitions")
+    if auto_ranges is not None:
+        dedup = auto_ranges(input_bytes, max_mem_mb)
+        decided["dedup"] = "auto_dedup_partitions"
+    else:  # stand-in: the fewest ranges (a power of two) whose range jobs fit max_mem_mb
+        dedup = 1
+        while dedup < DEDUP_FAMILY_MAX and any(
+            partitioned_memory_mb(job, round(tokens), round(documents), dedup) > max_mem_mb
+            for job in ("counts", "seen")
+        ):
+            dedup *= 2
+        decided["dedup"] = "stand-in for auto_dedup_partitions (powers of two)"
+    # the report's ranges: one for every 8 shards (rules/report.smk after #59 item 2)
+    return {
+        "shards": shards,
+        "input_bytes": input_bytes,
+        "tokens": tokens,
+        "documents": documents,
+        "mode": mode,
+        "exact": exact,
+        "ngrams": ngrams,
+        "dedup": dedup,
+        "report": max(1, math.ceil(shards / 8)),
+        "decided_by": decided,
+    }
+
+
+def hashes_file_mb(input_bytes: int) -> float:
+    """Every shard's exact_hashes files, in MB, as the library projects them from the input."""
+    per_byte = library("corpusbuilder.exact_dedup", "HASH_FILE_BYTES_PER_INPUT_BYTE")
+    return input_bytes * per_byte / MB
+
+
+def sequential_memory_mb(tokens: float, shards: int, rates: dict) -> int:
+    """The sequential dedup job's memory (`dedup_memory_mb`), G₂₊ at the scale run's share."""
+    duplicates = rates["duplicate_ngrams_per_token"] * tokens
+    return dedup_memory_mb(round(duplicates), [round(tokens / shards)] * shards, DedupParams())[
+        "total"
+    ]
+
+
 def merge_passes(runs: int) -> int:
-    """Merge passes over the data: runs are merged MERGE_FAN_IN at a
-    time until that many are left."""
+    """Merge passes over the data: runs are merged MERGE_FAN_IN at a time until that many are
+    left."""
     passes = 1
     while runs > MERGE_FAN_IN:
         runs = math.ceil(runs / MERGE_FAN_IN)
@@ -160,290 +294,298 @@ def merge_passes(runs: int) -> int:
     return passes
 
 
-def project(
-    rates: dict, words: int, cores: int, shard_words: float, job_overhead_s: float = 0.0
+def job_memory(
+    name: str, rule: Rule, size: dict, rates: dict, defaults: dict, shard_words: float
 ) -> dict:
-    """The sequential mode; every job of the parallel stages pays ``job_overhead_s`` of
-    scheduling on a core (submit, start, stage in)."""
-    shards = math.ceil(words / shard_words)
-    per_shard_jobs = round(shards * rates["scheduled_jobs_per_shard"])
-    partitions = min(cores, MAX_PARTITIONS)
-    # the scale run merged its runs in one pass
-    merge_s = (
-        rates["merge_s_per_word"] * words * merge_passes(shards)
-        + rates["merge_s_per_part_and_run"] * partitions * shards
-    )
-    dedup_s = rates["dedup_s_per_word"] * words
-    parallel_s = rates["parallel_s_per_word"] * words + job_overhead_s * per_shard_jobs
-    tokens = words * rates["tokens_per_word"]
-    shard_tokens = [round(tokens / shards)] * shards
-    memory = {
-        name: dedup_memory_mb(round(rate * tokens), shard_tokens, DedupParams())
-        for name, rate in DUPLICATE_RATES.items()
-    }
+    """The largest job's memory in MB and where the figure comes from (None: not measured)."""
+    shard_tokens = shard_words * rates["tokens_per_word"]
+    documents = round(size["documents"])
+    kind = rule.memory
+    if name == "dedup":
+        mb = sequential_memory_mb(size["tokens"], size["shards"], rates)
+        return {"mb": mb, "source": "memory.dedup_memory_mb"}
+    if kind == "library" and name.startswith("dedup_"):
+        tokens = shard_tokens if rule.jobs == "shard" else size["tokens"]
+        job = name.removeprefix("dedup_")
+        mb = partitioned_memory_mb(job, round(tokens), documents, size["dedup"])
+        return {"mb": mb, "source": "memory.partitioned_memory_mb"}
+    if kind == "library":  # exact_partition
+        job_mb = library("corpusbuilder.exact_dedup", "partition_job_mb")
+        if job_mb is not None:
+            mb = job_mb(hashes_file_mb(size["input_bytes"]), size["exact"])
+            return {"mb": mb, "source": "partition_job_mb"}
+        kind = "range"  # before #59 item 3: the measured peak, as a range job's
+    if kind == "budget":
+        return {"mb": defaults["ngrams"]["mem_mb"], "source": "ngrams.mem_mb (its budget)"}
+    row = rates["rules"].get(rule.measured_as or name)
+    if kind is None or row is None:
+        return {"mb": None, "source": f"not measured ({rule.why})" if rule.why else "not measured"}
+    if kind == "range":  # its share of the corpus against a measured job's share
+        scaled = (size["tokens"] / size[rule.jobs]) / (rates["tokens"] / row["jobs"])
+        how = "measured peak x its range"
+    elif kind == "corpus":
+        scaled = size["tokens"] / rates["tokens"]
+        how = "measured peak x the corpus"
+    elif row["grows_with_shard"]:
+        scaled = shard_words / rates["shard_words"]
+        how = "measured peak x the shard"
+    else:
+        scaled = 1.0
+        how = f"measured peak ({row['evidence']})"
+    if rule.measured_as:
+        how += f" (`{rule.measured_as}`)"
+    above = max(row["max_rss_mb"] - MODULES_MB, 0)
+    return {"mb": math.ceil(MODULES_MB + above * scaled), "source": how}
+
+
+def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: float) -> float | None:
+    """The largest job's CPU seconds (None: not measured)."""
+    if name == "download":
+        return shard_words / rates["words_per_gzip_byte"] / rates["download_bytes_per_s"]
+    row = rates["rules"].get(rule.measured_as or name)
+    if not rule.timed or row is None:
+        return None
+    words = size["tokens"] / rates["tokens_per_word"]
+    if rule.jobs == "shard":
+        return row["s_per_word"] * shard_words
+    if rule.jobs == "single":
+        return row["s_per_word"] * words
+    seconds = row["s_per_word"] * words / size[rule.jobs]
+    return seconds * merge_passes(size["shards"]) if name == "dup_ngram_part" else seconds
+
+
+def largest_shard(size: dict, rates: dict, defaults: dict, max_mem_mb: int) -> dict:
+    """Per per-shard rule, the most words a shard may have with its job within `max_mem_mb`
+    (its memory grows with the shard: found by bisection over the shard's words)."""
+    fits = {}
+    for name, rule in MODEL.items():
+        if rule.jobs != "shard" or rule.memory is None:
+            continue
+
+        def mb(words: float, name: str = name, rule: Rule = rule) -> float:
+            return job_memory(name, rule, size, rates, defaults, words)["mb"] or 0
+
+        low, high = 0.0, 1e12
+        if mb(high) <= max_mem_mb:
+            continue  # does not grow with the shard
+        for _ in range(60):
+            middle = (low + high) / 2
+            low, high = (middle, high) if mb(middle) <= max_mem_mb else (low, middle)
+        fits[name] = low
+    return fits
+
+
+def submissions(groups: dict, names: list[str]) -> int:
+    """SLURM submissions a shard's jobs of a phase make: the profile's groups share one; the
+    download rule is local (no submission)."""
+    return len({groups.get(name, name) for name in names if name != "download"})
+
+
+def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: dict) -> dict:
+    size = partitions(words, rates, defaults, args.max_mem_mb)
+    shard_words = rates["projected_shard_words"]
+    rows: dict[str, dict[str, Any]] = {}
+    phases: dict[int, list[str]] = {}
+    for name, rule in MODEL.items():
+        other_mode = name.startswith("dedup") and (name == "dedup") != (
+            size["mode"] == "sequential"
+        )
+        if rule.jobs == "none" or other_mode:
+            reason = f"dedup.mode is {size['mode']} at this size" if other_mode else rule.why
+            rows[name] = {"jobs": 0, "why": reason}
+            continue
+        jobs = {"shard": size["shards"], "single": 1}.get(rule.jobs) or size[rule.jobs]
+        rows[name] = {
+            "jobs": jobs,
+            "scales": {"shard": "a shard", "single": "the corpus"}.get(
+                rule.jobs, f"the corpus / {rule.jobs} partitions"
+            ),
+            "memory": job_memory(name, rule, size, rates, defaults, shard_words),
+            "hours": (lambda s: None if s is None else s / 3600)(
+                job_seconds(name, rule, size, rates, shard_words)
+            ),
+        }
+        phases.setdefault(rule.phase, []).append(name)
+    wall_s, unmeasured = 0.0, []
+    for _, names in sorted(phases.items()):
+        shard_rules = [n for n in names if MODEL[n].jobs == "shard"]
+        per_shard = submissions(groups, shard_rules)
+        seconds = {n: (rows[n]["hours"] or 0.0) * 3600 for n in names}
+        unmeasured += [n for n in names if rows[n]["hours"] is None]
+        overhead = args.job_overhead_s
+        work = sum(seconds[n] * rows[n]["jobs"] for n in names) + overhead * (
+            per_shard * size["shards"]
+            + sum(rows[n]["jobs"] for n in names if MODEL[n].jobs != "shard")
+        )
+        chain = sum(seconds[n] for n in shard_rules) + overhead * per_shard
+        longest = max([chain, *(seconds[n] + overhead for n in names if n not in shard_rules)])
+        wall_s += work / cores + (1 - 1 / cores) * longest
     return {
         "words": words,
         "cores": cores,
-        "shards": shards,
-        "jobs": {
-            "per_shard": per_shard_jobs,
-            "exact_partitions": EXACT_PARTITIONS,
-            "merge": partitions,
-            "dedup": 1,
-        },
-        "merge_passes": merge_passes(shards),
-        "hours": {
-            "parallel": parallel_s / cores / 3600,
-            "merge": merge_s / partitions * math.ceil(partitions / cores) / 3600,
-            "dedup": dedup_s / 3600,
-        },
-        "dedup_memory_mb": memory,
-    }
-
-
-def partitioned_rates(rates: dict, scale_partitioned: dict | None, dedup: dict) -> dict:
-    """Job-seconds per original word of the partitioned mode's rules: per shard, per range,
-    single; from its own scale run when there is one, else scaled from the sequential job."""
-    if scale_partitioned is not None and "dedup_shard" in scale_partitioned.get("rules", {}):
-        rules, words = scale_partitioned["rules"], scale_partitioned["words_original"]
-
-        rule_s = BASIS[rates["basis"]][1]
-
-        def rate(names):
-            return sum(rules.get(name, {}).get(rule_s, 0.0) for name in names) / words
-
-        return {
-            "per_shard_s_per_word": rate(PARTITIONED_PER_SHARD),
-            "per_range_s_per_word": rate(PARTITIONED_PER_RANGE),
-            # the model's dedup.write_state is off, so dedup_merge only sums the shards' stats;
-            # what it cost the run merging the state is kept beside, not projected
-            "single_s_per_word": rate(("dedup_order",)),
-            "state_merge_s_per_word": rate(("dedup_merge",)),
-            "max_rss_mb": {
-                name: rules[name]["max_rss_mb"] for name in rules if name.startswith("dedup")
-            },
-            "source": (
-                f"{scale_partitioned['dir']} ({words:,} words, {scale_partitioned['executor']})"
-            ),
-        }
-    jobs = json.loads(DEDUP_JOBS.read_text())
-    seq, par = jobs["sequential"]["dedup"], jobs["partitioned"]
-    # a job's start-up (interpreter, modules) is what the order job costs: taken out of each job
-    start = par["dedup_order"]["cpu_time"] / par["dedup_order"]["jobs"]
-    sequential = seq["cpu_time"] - start
-
-    def ratio(names):
-        work = sum(par[name]["cpu_time"] - start * par[name]["jobs"] for name in names)
-        return max(work, 0.0) / sequential
-
-    per_shard, per_range = ratio(PARTITIONED_PER_SHARD), ratio(PARTITIONED_PER_RANGE)
-    return {
-        "per_shard_s_per_word": rates["dedup_s_per_word"] * per_shard,
-        "per_range_s_per_word": rates["dedup_s_per_word"] * per_range,
-        # dedup_order sums a few numbers per document; dedup_merge with dedup.write_state off
-        # only sums the shards' stats (with it on, it merges the whole state in one job: below)
-        "single_s_per_word": 0.0,
-        "source": (
-            f"the sequential job's rate x {per_shard:.2f} (per-shard jobs) and x {per_range:.2f} "
-            f"(range jobs): the modes' CPU seconds on the dev crawl through the workflow, "
-            f"{start:.2f} s of start-up taken out of each job ({DEDUP_JOBS.name})"
+        "size": size,
+        "rules": rows,
+        "wall_hours": wall_s / 3600,
+        "core_hours": sum(
+            (row.get("hours") or 0) * row["jobs"] for row in rows.values() if row["jobs"]
         ),
+        "time_not_measured": unmeasured,
+        "largest_shard_words_within_max_mem": largest_shard(size, rates, defaults, args.max_mem_mb),
+        "memory_not_measured": [
+            n for n, r in rows.items() if r["jobs"] and r["memory"]["mb"] is None
+        ],
     }
 
 
-def range_partitions(tokens: float, max_job_gb: float) -> int:
-    """The fewest hash ranges (a power of two) that keep a range job under `max_job_gb`."""
-    partitions = 1
-    while (
-        partitioned_memory_mb("seen", round(tokens), round(tokens / DOCUMENT_TOKENS), partitions)
-        > max_job_gb * 1024
-        and partitions < MAX_PARTITIONS
-    ):
-        partitions *= 2
-    return partitions
-
-
-def project_partitioned(
-    rates: dict, prates: dict, words: int, cores: int, shard_words: float, args
-) -> dict:
-    """The partitioned mode: dedup's per-shard and per-range jobs run with the other parallel
-    work; its two single jobs after them."""
-    row = project(rates, words, cores, shard_words, args.job_overhead_s)
-    tokens = words * rates["tokens_per_word"]
-    shards, documents = row["shards"], round(tokens / DOCUMENT_TOKENS)
-    partitions = max(range_partitions(tokens, args.max_job_gb), min(cores, MAX_PARTITIONS))
-    jobs = 2 * shards + 2 * partitions + 2
-    work = (prates["per_shard_s_per_word"] + prates["per_range_s_per_word"]) * words
-    overhead = args.job_overhead_s * jobs
-    row["mode"] = "partitioned"
-    row["partitions"] = partitions
-    row["jobs"]["dedup"] = jobs
-    row["hours"]["dedup"] = (work + overhead) / cores / 3600 + prates[
-        "single_s_per_word"
-    ] * words / 3600
-    row["dedup_memory_mb"] = {
-        job: partitioned_memory_mb(
-            job,
-            round(tokens / shards if job in ("occurrences", "shard") else tokens),
-            documents,
-            partitions,
-        )
-        for job in ("occurrences", "counts", "order", "seen", "shard")
+def verdicts(row: dict, hours: float, max_mem_mb: int) -> dict:
+    largest = [
+        (r["memory"]["mb"], n) for n, r in row["rules"].items() if r["jobs"] and r["memory"]["mb"]
+    ]
+    over = sorted(((mb, n) for mb, n in largest if mb > max_mem_mb), reverse=True)
+    return {
+        "memory": {
+            "target_mb": max_mem_mb,
+            "pass": not over,
+            "over": {n: mb for mb, n in over},
+            "not_measured": row["memory_not_measured"],
+        },
+        "time": {
+            "target_hours": hours,
+            "wall_hours": round(row["wall_hours"], 2),
+            "pass": row["wall_hours"] <= hours,
+            "not_measured": row["time_not_measured"],
+        },
     }
-    return row
 
 
-def table(rows: list[dict]) -> str:
-    names = list(DUPLICATE_RATES)
+def table(row: dict) -> str:
     lines = [
-        "| words | shards | jobs: per shard + exact + merge + dedup | cores | per-shard h | merge "
-        "h | dedup h | total h | dedup memory "
-        + " / ".join(f"{name} ({DUPLICATE_RATES[name]})" for name in names)
-        + " |",
-        "|---|---|---|---|---|---|---|---|---|",
+        f"10^{round(math.log10(row['words']))} words on {row['cores']} cores: "
+        f"{row['size']['shards']:,} shards, dedup {row['size']['mode']}, partitions: exact "
+        f"{row['size']['exact']}, n-grams {row['size']['ngrams']}, dedup {row['size']['dedup']}, "
+        f"report {row['size']['report']}",
+        "",
+        "| rule | jobs | a job holds | largest job: memory | source | its hours |",
+        "|---|---|---|---|---|---|",
     ]
-    for row in rows:
-        hours, jobs = row["hours"], row["jobs"]
-        memory = " / ".join(
-            f"{row['dedup_memory_mb'][name]['total'] / 1024:,.1f} GB "
-            f"(G₂₊ {row['dedup_memory_mb'][name]['duplicate_ngrams'] / 1024:,.1f})"
-            for name in names
-        )
+    for name, r in row["rules"].items():
+        if not r["jobs"]:
+            continue
+        mb, hours = r["memory"]["mb"], r["hours"]
         lines.append(
-            f"| 10^{round(math.log10(row['words']))} | {row['shards']:,} | {jobs['per_shard']:,} + "
-            f"{jobs['exact_partitions']} + {jobs['merge']} + 1 | {row['cores']} | "
-            f"{hours['parallel']:,.1f} | {hours['merge']:,.2f} | {hours['dedup']:,.1f} | "
-            f"{sum(hours.values()):,.1f} | {memory} |"
+            f"| `{name}` | {r['jobs']:,} | {r['scales']} | "
+            f"{'—' if mb is None else f'{mb / 1024:,.1f} GB'} | {r['memory']['source']} | "
+            f"{'not measured' if hours is None else f'{hours:,.2f}'} |"
         )
+    absent = [f"`{n}` ({r['why']})" for n, r in row["rules"].items() if not r["jobs"]]
+    lines += ["", "No job: " + "; ".join(absent) + "."]
     return "\n".join(lines)
 
 
-def partitioned_table(rows: list[dict]) -> str:
-    lines = [
-        "| words | cores | hash ranges | dedup jobs | per-shard h | merge h | dedup h | total h | "
-        "largest dedup job |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for row in rows:
-        hours, memory = row["hours"], row["dedup_memory_mb"]
-        largest = max(memory, key=memory.get)
-        lines.append(
-            f"| 10^{round(math.log10(row['words']))} | {row['cores']} | {row['partitions']} | "
-            f"{row['jobs']['dedup']:,} | {hours['parallel']:,.1f} | {hours['merge']:,.2f} | "
-            f"{hours['dedup']:,.1f} | {sum(hours.values()):,.1f} | {largest} "
-            f"{memory[largest] / 1024:,.1f} GB |"
-        )
-    return "\n".join(lines)
+def commit() -> str:
+    return subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO
+    ).stdout.strip()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--cores", type=int, nargs="+", default=[2, 64, 512])
+    parser.add_argument("--scale", type=Path, default=SCALE)
+    parser.add_argument("--shard-evidence", type=Path, default=SHARD_EVIDENCE)
+    parser.add_argument("--download", type=Path, default=DOWNLOAD)
     parser.add_argument(
         "--shard-words",
         type=float,
-        help="words of original text per shard (default: the scale run's shards)",
+        help="words of original text a shard (default: input.warcs_per_shard Common Crawl WARCs)",
     )
-    parser.add_argument("--scale", type=Path, default=SCALE)
-    parser.add_argument("--ngrams", type=Path, default=NGRAMS)
-    parser.add_argument("--dedup", type=Path, default=DEDUP)
-    parser.add_argument("--scale-partitioned", type=Path, default=SCALE_PARTITIONED)
+    defaults = validate_config({})
     parser.add_argument(
-        "--max-job-gb", type=float, default=6.0, help="partitioned: a range job's memory at most"
+        "--max-mem-mb",
+        type=int,
+        # resources.max_mem_mb once #59 item 3 is in; its default, 8 GB, before
+        default=defaults.get("resources", {}).get("max_mem_mb", 8000),
+        help="the memory one job may have (the target: no job over it)",
     )
     parser.add_argument(
         "--job-overhead-s",
         type=float,
-        default=5.0,
-        help="partitioned: scheduler seconds per job (an assumption: submit, start, stage in)",
+        default=10.0,
+        help="scheduler seconds per SLURM submission (assumed: submit, queue, start, stage in)",
     )
+    parser.add_argument("--basis", choices=("cpu", "wall"), default="cpu")
     parser.add_argument(
-        "--basis",
-        choices=tuple(BASIS),
-        default="cpu",
-        help="cpu: a job's CPU seconds are the core time it needs (jobs are single-threaded); "
-        "wall: its wall seconds, which on a shared machine include waiting for a core",
+        "--workflow", type=Path, default=REPO, help="the Snakefile's folder, whose rules to list"
     )
-    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
 
     scale = json.loads(args.scale.read_text())
-    rates = measured_rates(scale, json.loads(args.ngrams.read_text()), args.basis)
-    shard_words = args.shard_words or rates["shard_words"]
-    rows = [
-        project(rates, words, cores, shard_words, args.job_overhead_s)
-        for words in WORDS
-        for cores in args.cores
-    ]
-    print(table(rows))
-    scale_partitioned = (
-        json.loads(args.scale_partitioned.read_text()) if args.scale_partitioned.exists() else None
+    rates = measured(
+        scale,
+        json.loads(args.shard_evidence.read_text()),
+        json.loads(args.download.read_text()),
+        args.basis,
     )
-    prates = partitioned_rates(rates, scale_partitioned, json.loads(args.dedup.read_text()))
-    # the partitioned mode's own scale run measures the per-shard stages too: its rates, and its
-    # shards, when it has them
-    own = scale_partitioned is not None and "stages" in scale_partitioned
-    part_rates = (
-        measured_rates(scale_partitioned, json.loads(args.ngrams.read_text()), args.basis)
-        if own
-        else rates
-    )
-    part_shard_words = args.shard_words or part_rates["shard_words"]
-    partitioned = [
-        project_partitioned(part_rates, prates, words, cores, part_shard_words, args)
-        for words in WORDS
-        for cores in args.cores
-    ]
+    rates["duplicate_ngrams_per_token"] = scale["dedup_duplicate_ngrams"] / scale["dedup_tokens"]
+    warc_shard = defaults["input"]["warcs_per_shard"] * REMOTE_WARC_BYTES
+    rates["projected_shard_words"] = args.shard_words or warc_shard * rates["words_per_gzip_byte"]
+    groups = yaml.safe_load(PROFILE.read_text()).get("groups", {})
+
+    missing = sorted(set(workflow_rules(args.workflow)) - set(MODEL))
+    if missing:
+        parser.error(f"rules with no model in {Path(__file__).name}: {', '.join(missing)}")
+    rows, checks = [], []
+    for words, cores, hours in TARGETS:
+        row = project(words, cores, rates, defaults, args, groups)
+        row["targets"] = verdicts(row, hours, args.max_mem_mb)
+        rows.append(row)
+        print(table(row))
+        memory, time = row["targets"]["memory"], row["targets"]["time"]
+        unmeasured = ", ".join(time["not_measured"]) or "none"
+        print(
+            f"\ntargets: no job over {args.max_mem_mb:,} MB: "
+            f"{'PASS' if memory['pass'] else 'FAIL'}"
+            + "".join(f", {n} {mb / 1024:,.1f} GB" for n, mb in memory["over"].items())
+            + f"; wall {time['wall_hours']:,.1f} h <= {hours:g} h: "
+            f"{'PASS' if time['pass'] else 'FAIL'} (hours not measured, counted as 0: "
+            f"{unmeasured}); {row['core_hours']:,.0f} core-hours\n"
+        )
+        fits = row["largest_shard_words_within_max_mem"]
+        if fits:
+            print(
+                f"per-shard jobs within {args.max_mem_mb:,} MB up to shards of: "
+                + ", ".join(
+                    f"{n} {w / 1e6:,.0f} M words ({w / rates['words_per_gzip_byte'] / 1e6:,.0f} MB"
+                    " gzip'd)"
+                    for n, w in sorted(fits.items(), key=lambda item: item[1])
+                )
+                + "\n"
+            )
+        checks.append(memory["pass"] and time["pass"])
     print(
-        f"\ndedup.mode partitioned (dedup rates: {prates['source']}; per-shard stages "
-        f"{part_rates['parallel_s_per_word'] * 1e9 / 3600:.2f} core-h per 10^9 words and "
-        f"{part_rates['scheduled_jobs_per_shard']:.2f} scheduled jobs per shard, shards of "
-        f"{part_shard_words / 1e6:.1f} M words, from "
-        f"{args.scale_partitioned if own else args.scale})\n"
-    )
-    print(partitioned_table(partitioned))
-    largest = rows[-1]["dedup_memory_mb"]["ClueWeb09"]
-    exponent = round(math.log10(WORDS[-1]))
-    print(
-        f"\nrates from {args.scale} ({rates['scale_run']['words']:,} words, "
-        f"{rates['scale_run']['shards']} shards): per-shard stages "
-        f"{rates['parallel_s_per_word'] * 1e9 / 3600:.2f} job-h per 10^9 words, merge "
-        f"{rates['merge_s_per_word'] * 1e9 / 3600:.3f} ({rates['merge_source']}) + "
-        f"{rates['merge_s_per_part_and_run'] * 1e3:.1f} ms per part and run, dedup "
-        f"{rates['dedup_s_per_word'] * 1e9 / 3600:.2f} (one job); shards of "
-        f"{shard_words / 1e6:.1f} M words (the scale run's: {rates['shard_words'] / 1e6:.1f} M "
-        f"words, {rates['shard_gzip_bytes'] / 1e6:.0f} MB gzip'd); {rates['tokens_per_word']:.3f} "
-        f"tokens at dedup per original word ({rates['tokens_source']})."
-    )
-    spilled = (
-        json.loads(args.dedup.read_text())["job_memory"]["spilled_bytes_per_token"]
-        * WORDS[-1]
-        * rates["tokens_per_word"]
-    )
-    print(
-        f"sequential dedup memory at 10^{exponent} words, ClueWeb09 rate: {largest}. Left out: "
-        f"dedup's pass 1 spills the prepared shards to disk ({spilled / 1e9:,.0f} GB) and pass 2 "
-        "reads them in processing order; its hours here are the rate measured with them in the "
-        "page cache, a lower bound once they outgrow it."
+        f"rates: {args.scale} ({rates['words']:,} words, {rates['shards']} shards of "
+        f"{rates['shard_words'] / 1e6:.1f} M words, basis {args.basis}); shards projected at "
+        f"{rates['projected_shard_words'] / 1e6:.1f} M words ({rates['words_per_gzip_byte']:.3f} "
+        f"words a gzip'd byte); {args.job_overhead_s:g} s a submission; decided by: "
+        + "; ".join(f"{k} {v}" for k, v in rows[0]["size"]["decided_by"].items())
     )
     args.out.write_text(
         json.dumps(
             {
-                "rates": rates,
-                "shard_words": shard_words,
-                "duplicate_rates": DUPLICATE_RATES,
-                "rows": rows,
-                "partitioned_rates": prates,
-                "partitioned_stage_rates": part_rates,
-                "partitioned_rows": partitioned,
+                "date": datetime.date.today().isoformat(),
+                "commit": commit(),
+                "how_run": "python bench/project_scale.py " + " ".join(argv or sys.argv[1:]),
                 "assumptions": {
                     "job_overhead_s": args.job_overhead_s,
                     "basis": args.basis,
-                    "max_job_gb": args.max_job_gb,
-                    "tokens_per_document": DOCUMENT_TOKENS,
+                    "max_mem_mb": args.max_mem_mb,
+                    "shard_words": rates["projected_shard_words"],
                 },
+                "rates": rates,
+                "rows": rows,
+                "all_targets_pass": all(checks),
             },
             indent=1,
         )

@@ -1,0 +1,98 @@
+"""bench/project_scale.py: every rule of the workflow has a model, and the table follows the
+measured files it reads (nothing in it is typed in)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import sys
+
+import pytest
+from conftest import REPO
+
+SCRIPT = REPO / "bench" / "project_scale.py"
+spec = importlib.util.spec_from_file_location("project_scale", SCRIPT)
+assert spec is not None and spec.loader is not None
+project_scale = importlib.util.module_from_spec(spec)
+sys.modules[spec.name] = project_scale  # its dataclass looks its module up there
+spec.loader.exec_module(project_scale)
+
+
+def rule_names(workflow) -> set[str]:
+    """Every `rule NAME:` of the Snakefile and rules/*.smk, as Snakemake would define them."""
+    files = [workflow / "Snakefile", *(workflow / "rules").glob("*.smk")]
+    return {
+        name
+        for path in files
+        for name in re.findall(r"^\s*rule\s+(\w+)\s*:", path.read_text(), re.M)
+    }
+
+
+def run(tmp_path, *args) -> dict:
+    out = tmp_path / "projection.json"
+    assert project_scale.main(["--out", str(out), *args]) == 0
+    return json.loads(out.read_text())
+
+
+@pytest.fixture(scope="module")
+def projection(tmp_path_factory) -> dict:
+    return run(tmp_path_factory.mktemp("projection"))
+
+
+def test_every_rule_of_the_workflow_is_in_both_projections(projection):
+    names = rule_names(REPO)
+    assert {"extract", "dedup_seen", "corpus_stats", "report", "all"} <= names
+    assert [round(row["words"]) for row in projection["rows"]] == [10**11, 10**12]
+    for row in projection["rows"]:
+        assert names <= set(row["rules"]), names - set(row["rules"])
+        jobs = {name: rule["jobs"] for name, rule in row["rules"].items()}
+        # the corpus build and the report run; a shard's rules run once a shard
+        assert jobs["report"] == jobs["corpus_stats"] == 1
+        assert jobs["extract"] == jobs["export"] == row["size"]["shards"] > 1
+        assert row["size"]["mode"] == "partitioned" and jobs["dedup"] == 0
+        assert jobs["dedup_seen"] == row["size"]["dedup"] > 1
+
+
+def test_a_rule_without_a_model_is_an_error(tmp_path, capsys):
+    workflow = tmp_path / "workflow"
+    shutil.copytree(REPO / "rules", workflow / "rules")
+    shutil.copy(REPO / "Snakefile", workflow / "Snakefile")
+    with (workflow / "rules" / "export.smk").open("a") as smk:
+        smk.write("\n\nrule reshard:\n    output:\n        'x'\n")
+    with pytest.raises(SystemExit):
+        project_scale.main(["--out", str(tmp_path / "p.json"), "--workflow", str(workflow)])
+    assert "reshard" in capsys.readouterr().err
+
+
+def test_the_table_follows_the_measured_rates(tmp_path, projection):
+    scale = json.loads(project_scale.SCALE.read_text())
+    scale["rules"]["extract"]["cpu_time"] *= 2
+    scale["rules"]["tokenise"]["max_rss_mb"] += 1000
+    changed = tmp_path / "scale.json"
+    changed.write_text(json.dumps(scale))
+    again = run(tmp_path, "--scale", str(changed))
+    for before, after in zip(projection["rows"], again["rows"], strict=True):
+        extract = before["rules"]["extract"]["hours"], after["rules"]["extract"]["hours"]
+        assert extract[1] == pytest.approx(2 * extract[0])
+        tokenise = before["rules"]["tokenise"]["memory"]["mb"]
+        assert after["rules"]["tokenise"]["memory"]["mb"] > tokenise + 1000  # x the shard
+        # the dedup jobs' memory is the library's, not the scale run's
+        seen = before["rules"]["dedup_seen"]["memory"]
+        assert seen["source"] == "memory.partitioned_memory_mb"
+        assert after["rules"]["dedup_seen"]["memory"] == seen
+        assert after["wall_hours"] > before["wall_hours"]
+
+
+def test_the_targets_are_evaluated_not_stated(tmp_path, projection):
+    small = run(tmp_path, "--shard-words", "1e7", "--max-mem-mb", "64000", "--job-overhead-s", "0")
+    slow = run(tmp_path, "--job-overhead-s", "3600")
+    for row, fast, late in zip(projection["rows"], small["rows"], slow["rows"], strict=True):
+        memory = row["targets"]["memory"]
+        assert memory["pass"] == (not memory["over"])
+        assert all(mb > memory["target_mb"] for mb in memory["over"].values())
+        assert fast["targets"]["memory"]["pass"] and not fast["targets"]["memory"]["over"]
+        assert not late["targets"]["time"]["pass"]
+        assert late["targets"]["time"]["wall_hours"] > row["targets"]["time"]["wall_hours"]
+    assert projection["commit"] and projection["date"]
