@@ -202,10 +202,10 @@ def check_settings(config: dict[str, Any], base_dir: Path) -> None:
             f"config key 'similarity.bands': {bands} does not divide similarity.k = {k}"
         )
     against = config["dedup"]["against"]
-    if against is not None and not (base_dir / against).is_file():
+    if against is not None and not (base_dir / against).exists():
         raise ConfigError(
-            f"config key 'dedup.against': no such file: {base_dir / against} (give the "
-            "results/dedup_state.parquet of the corpus built before)"
+            f"config key 'dedup.against': no such file or folder: {base_dir / against} (give the "
+            "results/dedup_state folder of the corpus built before)"
         )
     if config["dedup"]["mode"] == "partitioned" and (
         config["dedup"]["hash_bits"] != 64 or config["dedup"]["backend"] != "sorted-array"

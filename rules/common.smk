@@ -38,6 +38,7 @@ from corpusbuilder.report.ngram_counts import COUNT_RANGES
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
 from corpusbuilder.contracts.files import FILES, dedup_table
+from corpusbuilder.contracts.ngramfiles import dedup_state_parts
 
 if not config:
     raise WorkflowError(
@@ -195,13 +196,31 @@ EXTRACT_CFG = (
     else config["extract"]
 )
 
-# An earlier corpus's dedup state: one more run of G2+, and G_out's start (dedup.against).
-AGAINST = [config["dedup"]["against"]] if config["dedup"]["against"] else []
-# ... and this corpus's, for the next (dedup.write_state)
-DEDUP_STATE = [FILES.dedup_state] if config["dedup"]["write_state"] else []
+# An earlier corpus's dedup state, its parts in hash order: one more run of G2+, and G_out's
+# start (dedup.against); each range job reads its range of them, whatever ranges they hold.
+try:
+    AGAINST = (
+        dedup_state_parts(config["dedup"]["against"])
+        if config["dedup"]["against"]
+        else []
+    )
+except ConfigError as error:
+    raise WorkflowError(f"bad configuration: {error}") from None
 # dedup.mode partitioned: jobs per shard and per hash range (rules/dedup.smk)
 DEDUP_PARTITIONED = config["dedup"]["mode"] == "partitioned"
 DEDUP_PARTITIONS = config["dedup"]["partitions"]
+# ... and this corpus's state, for the next (dedup.write_state): a part per hash range, each
+# written by its range job, or one part by the sequential job
+DEDUP_STATE_PARTS = DEDUP_PARTITIONS if DEDUP_PARTITIONED else 1
+DEDUP_STATE = (
+    expand(
+        FILES.dedup_state,
+        partition=range(DEDUP_STATE_PARTS),
+        partitions=DEDUP_STATE_PARTS,
+    )
+    if config["dedup"]["write_state"]
+    else []
+)
 # block dedup's verdicts on every shard: the sequential job's folder, or a table a shard (a list
 # either way, as the scripts read it: contracts.files.dedup_tables_of)
 DEDUP_TABLES = (
@@ -450,6 +469,15 @@ def partitioned_mem_mb(job):
         )
 
     return mem_mb
+
+
+def state_part_mem_mb(wildcards, input):
+    """A state part's job: its range of every shard's run and of the earlier state, merged at
+    once (a run's slice is copied out of its row group, so no whole group stays held): the
+    files' zstd bytes over the ranges, ten times (8-byte hashes, 4-byte ranks and the ids
+    decoded from about 12.5 bytes a row, and the merge's sorted copy), on the modules' 200 MB.
+    """
+    return 200 + 10 * files_mb([*input.state_runs, *input.against]) // DEDUP_PARTITIONS
 
 
 def similarity_mem_mb(job):
