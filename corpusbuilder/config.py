@@ -215,6 +215,12 @@ def check_settings(config: dict[str, Any], base_dir: Path) -> None:
             "compares full 64-bit hashes (leave dedup.hash_bits at 64 and dedup.backend at "
             "sorted-array, or set dedup.mode: sequential)"
         )
+    if config["ngrams"]["mem_mb"] * 1.2 > config["resources"]["max_mem_mb"]:
+        raise ConfigError(
+            f"config key 'ngrams.mem_mb': its jobs ask for a fifth more, "
+            f"{config['ngrams']['mem_mb'] * 1.2:.0f} MB, more than resources.max_mem_mb "
+            f"({config['resources']['max_mem_mb']})"
+        )
     if config["dedup"]["partial_low"] > config["dedup"]["partial_high"]:
         raise ConfigError(
             "config key 'dedup.partial_low': larger than dedup.partial_high, so the band of "

@@ -17,17 +17,27 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 from corpusbuilder.config import TRAINED_MODEL, ConfigError, validate_config
 from corpusbuilder.dedup.memory import (
     TOKEN_FILE_BYTES_PER_TOKEN,
+    auto_dedup_mode,
+    auto_dedup_partitions,
     dedup_memory_mb_by_sizes,
-    partitioned_memory_mb,
+    partitioned_job_mb,
 )
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download.inputs import check_input_paths, resolve_sources
 from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
-from corpusbuilder.common.sizing import crawl_bytes, planned_partitions
+from corpusbuilder.common.sizing import (
+    AUTO,
+    crawl_bytes,
+    fewest_partitions,
+    planned_partitions,
+)
 from corpusbuilder.download.sources import local_path, parse_source
 from corpusbuilder.exact_dedup import AUTO_BYTES_PER_PARTITION as EXACT_AUTO_BYTES
 from corpusbuilder.exact_dedup import AUTO_MAX_PARTITIONS as EXACT_AUTO_MAX
+from corpusbuilder.exact_dedup import HASH_FILE_BYTES_PER_INPUT_BYTE
+from corpusbuilder.exact_dedup import MAX_PARTITIONS as EXACT_MAX_PARTITIONS
+from corpusbuilder.exact_dedup import partition_job_mb
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.ngrams.stage import AUTO_BYTES_PER_PARTITION as NGRAM_AUTO_BYTES
 from corpusbuilder.ngrams.stage import AUTO_MAX_PARTITIONS as NGRAM_AUTO_MAX
@@ -98,15 +108,37 @@ INPUT_BYTES = crawl_bytes(
     ],
     remote=sum(kind != "local" for kind, _ in WARC_INPUTS),
 )
+# resources.max_mem_mb: no job of a family set to auto needs more at the crawl's projected size
+MAX_MEM_MB = config["resources"]["max_mem_mb"]
 config["exact_dedup"]["partitions"] = planned_partitions(
     config["exact_dedup"]["partitions"],
     INPUT_BYTES,
     EXACT_AUTO_BYTES,
     EXACT_AUTO_MAX,
+    fewest_partitions(
+        lambda partitions: partition_job_mb(
+            INPUT_BYTES * HASH_FILE_BYTES_PER_INPUT_BYTE / 2**20, partitions
+        ),
+        MAX_MEM_MB,
+        EXACT_MAX_PARTITIONS,
+    ),
 )
+# (a merge job holds ngrams.mem_mb whatever the crawl: validated against resources.max_mem_mb)
 config["ngrams"]["partitions"] = planned_partitions(
     config["ngrams"]["partitions"], INPUT_BYTES, NGRAM_AUTO_BYTES, NGRAM_AUTO_MAX
 )
+# dedup.mode auto: sequential on a small crawl, partitioned on a large one (docs/dedup-scale.md)
+DEDUP_MODE_CHOICE = (
+    auto_dedup_mode(
+        INPUT_BYTES, len(SHARDS), DedupParams.from_config(config["dedup"]), MAX_MEM_MB
+    )
+    if config["dedup"]["mode"] == AUTO
+    else None
+)
+if DEDUP_MODE_CHOICE:
+    config["dedup"]["mode"] = DEDUP_MODE_CHOICE[0]
+if config["dedup"]["partitions"] == AUTO:
+    config["dedup"]["partitions"] = auto_dedup_partitions(INPUT_BYTES, MAX_MEM_MB)
 EXACT_PARTITIONS = config["exact_dedup"]["partitions"]
 EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 
@@ -444,6 +476,11 @@ def stale_corpus_files():
 
 
 onstart:
+    if DEDUP_MODE_CHOICE and config["dedup"]["enabled"]:
+        logger.info(
+            f"dedup.mode auto: {DEDUP_MODE_CHOICE[0]} ({DEDUP_MODE_CHOICE[1]}), "
+            f"{DEDUP_PARTITIONS} hash range(s)"
+        )
     if stale := stale_corpus_files():
         logger.warning(
             f"{Path(FILES.corpus_jsonl).parent}/ holds {len(stale)} file(s) of shards not in "
@@ -454,8 +491,7 @@ onstart:
 
 def partitioned_mem_mb(job):
     """A partitioned dedup job's memory with a fifth to spare, from its token files' sizes
-    (corpusbuilder.dedup.memory.partitioned_memory_mb; documents taken as at most one per 50
-    tokens: the dev crawl has one per 1,300).
+    (corpusbuilder.dedup.memory.partitioned_job_mb, as dedup.partitions auto plans them).
     """
 
     def mem_mb(wildcards, input):
@@ -464,9 +500,7 @@ def partitioned_mem_mb(job):
             sum(os.path.getsize(p) for p in paths if os.path.exists(p))
             // TOKEN_FILE_BYTES_PER_TOKEN
         )
-        return math.ceil(
-            1.2 * partitioned_memory_mb(job, tokens, tokens // 50, DEDUP_PARTITIONS)
-        )
+        return partitioned_job_mb(job, tokens, DEDUP_PARTITIONS)
 
     return mem_mb
 

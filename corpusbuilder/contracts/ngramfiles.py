@@ -18,8 +18,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
-from corpusbuilder.config import ConfigError
 from corpusbuilder.common.io import npy_header, write_row_groups
+from corpusbuilder.config import ConfigError
 from corpusbuilder.contracts.tables import stage_table
 
 if TYPE_CHECKING:  # pandas only for dedup's seen n-grams: the n-gram stage's jobs never load it
@@ -76,8 +76,8 @@ def partition_hash_range(partition: int, partitions: int) -> HashRange:
 
 
 def row_groups_in(metadata: pq.FileMetaData, hash_range: HashRange) -> range:
-    """The row groups of a sorted file (a run, a state) that may hold hashes of `hash_range`, by their min/max
-    statistics: a contiguous range of groups, found by binary search."""
+    """The row groups of a sorted file (a run, a state) that may hold hashes of `hash_range`, by
+    their min/max statistics: a contiguous range of groups, found by binary search."""
     groups = metadata.num_row_groups
     if hash_range == ALL_HASHES or not groups:
         return range(groups)
@@ -163,12 +163,8 @@ def dedup_state_parts(path: Path | str | Sequence[Path | str]) -> list[str]:
         if named := STATE_PART.match(part.name):
             found.setdefault(int(named[2]), {})[int(named[1])] = str(part)
     partitionings = sorted(found)
-    if len(partitionings) != 1 or sorted(found[partitionings[0]]) != list(
-        range(partitionings[0])
-    ):
-        held = ", ".join(
-            f"{len(parts)} of {total} parts" for total, parts in sorted(found.items())
-        )
+    if len(partitionings) != 1 or sorted(found[partitionings[0]]) != list(range(partitionings[0])):
+        held = ", ".join(f"{len(parts)} of {total} parts" for total, parts in sorted(found.items()))
         raise ConfigError(
             f"config key 'dedup.against': {path} is no dedup state: it should be a folder of "
             f"parts p-of-P.parquet, all P of one P (it holds {held or 'none'}; remove the parts "

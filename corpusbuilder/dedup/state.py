@@ -129,7 +129,7 @@ class OutputRuns:
     def __init__(self, directory, against, documents: int):
         Path(directory).mkdir(parents=True, exist_ok=True)
         self._tmp = tempfile.TemporaryDirectory(dir=directory, prefix=".state-")
-        self.runs = [Path(part) for part in dedup_state_parts(against)] if against is not None else []
+        self.runs = [Path(p) for p in dedup_state_parts(against)] if against is not None else []
         # ranks continue the earlier corpus's, in crawl order: the first to output an n-gram owns it
         self.first_rank = (
             dedup_state_metadata(against).get("next_rank", 0) if against is not None else 0
