@@ -338,9 +338,11 @@ def stage_file_inputs():
 def corpus_outputs():
     outputs = corpus_files()
     outputs += [FILES.funnel, FILES.provenance]
-    if config["dedup"]["enabled"] and DEDUP_PARTITIONED:
-        # the sequential job writes them beside its tables; here a job of their own does
-        outputs += [FILES.dedup_stats, *DEDUP_STATE]
+    if config["dedup"]["enabled"]:
+        # the state in either mode: where a build of the other mode left its tables, the state
+        # missing in this mode's ranges reruns its writer (the tables with it); the partitioned
+        # mode's stats have a job of their own, the sequential job writes them beside its tables
+        outputs += [*DEDUP_STATE, *([FILES.dedup_stats] if DEDUP_PARTITIONED else [])]
     if config["similarity"]["enabled"]:
         outputs.append(FILES.similar_pairs)
     return outputs
