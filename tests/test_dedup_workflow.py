@@ -156,7 +156,7 @@ def test_a_state_in_eight_ranges_is_the_one_file_and_a_later_crawl_against_eithe
     assert sorted((a1 / "results" / "dedup_state").glob("*.parquet")) == [one_file]
     assert corpus_bytes(a8) == corpus_bytes(a1)  # the sample's modes agree (see above)
     expected = state_rows(one_file)
-    assert len(expected) > 10_000 and expected.hash.is_monotonic_increasing
+    assert len(expected) > 1000 and expected.hash.is_monotonic_increasing
     pd.testing.assert_frame_equal(state_rows(a8 / "results" / "dedup_state"), expected)
     legacy = Path(shutil.copy(one_file, tmp_path / "dedup_state.parquet"))
 
