@@ -6,12 +6,13 @@ the first k WARCs of a crawl for several k, per rule CPU seconds, wall seconds a
     python bench/dedup_threshold.py PREPARED --name dev --sizes 2 4 8 --out /tmp/threshold
 
 PREPARED is a working directory whose config (test-config.yaml, or --config) lists the crawl's
-WARCs and which was built up to G₂₊ and the token files (``snakemake --until dup_ngram_part
-tokenise``): each size copies it, plans the first k WARCs (extraction is reused, exact dedup and
-G₂₊ are made again for them), and then each mode copies that and runs only block dedup with
-``dedup.write_state`` (the defaults) and ``dedup.partitions: auto``. On a machine shared with
-other work wall seconds wait for the cores; CPU seconds do not, so the comparison is made on
-them: the sequential job runs on one core, the partitioned mode's jobs on ``--cores`` at once.
+WARCs and which was built up to G₂₊ and the token files (``snakemake --until dup_ngram_part``):
+each size copies it, plans the first k WARCs (extraction is reused, exact dedup and G₂₊ are made
+again for them; all of them: nothing is), and then each mode copies that and runs only block
+dedup with ``dedup.write_state`` (the defaults) and ``dedup.partitions: auto``. On a machine
+shared with other work wall seconds wait for the cores; CPU seconds do not, so the comparison is
+made on them: the sequential job runs on one core, the partitioned mode's jobs on ``--cores`` at
+once.
 """
 
 from __future__ import annotations
@@ -83,15 +84,16 @@ def measure(prepared: Path, config: dict, k: int, out: Path, cores: int) -> dict
     sized = {**config, "input": {**config["input"], "warcs": warcs}}
     # exact dedup keeps the first copy in crawl order, so the first k shards' survivors, tokens
     # and n-gram runs are the whole crawl's: only G₂₊ is merged again (not on files' times)
-    run(
-        base,
-        {**sized, "dedup": {"mode": "sequential"}},
-        ["dup_ngram_part", "tokenise"],
-        cores,
-        "--rerun-triggers",
-        "input",
-        "params",
-    )
+    if k < len(config["input"]["warcs"]):
+        run(
+            base,
+            {**sized, "dedup": {"mode": "sequential"}},
+            ["dup_ngram_part"],
+            cores,
+            "--rerun-triggers",
+            "input",
+            "params",
+        )
     row: dict = {
         "warcs": k,
         "input_bytes": sum(Path(w).stat().st_size for w in warcs),
