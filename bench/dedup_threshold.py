@@ -93,6 +93,8 @@ def measure(prepared: Path, config: dict, k: int, out: Path, cores: int) -> dict
             "--rerun-triggers",
             "input",
             "params",
+            "--forcerun",
+            "dup_ngram_part",
         )
     row: dict = {
         "warcs": k,

@@ -61,8 +61,8 @@ def test_auto_mode_is_sequential_on_a_small_crawl_and_partitioned_past_the_thres
     assert auto_dedup_mode(PARTITIONED_ABOVE_BYTES, 8, params, 8000)[0] == "sequential"
     mode, why = auto_dedup_mode(PARTITIONED_ABOVE_BYTES + 1, 8, params, 8000)
     assert mode == "partitioned" and "MB of input" in why
-    # below the threshold, but a node too small for the sequential job's G2+ and plan
-    mode, why = auto_dedup_mode(PARTITIONED_ABOVE_BYTES, 8, params, 1000)
+    # below the threshold, but a node too small for the sequential job (here its one shard)
+    mode, why = auto_dedup_mode(PARTITIONED_ABOVE_BYTES, 1, params, 1000)
     assert mode == "partitioned" and "would need" in why
     # a G_out setting only the sequential job reads keeps it
     judy = DedupParams(backend="judy")

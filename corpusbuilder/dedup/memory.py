@@ -140,9 +140,12 @@ DOCUMENT_TOKENS = 250
 MAX_PARTITIONS = 4096
 # the rules ask for each job's need plus a fifth (`partitioned_job_mb`, rules/common.smk)
 SPARE = 1.2
-# dedup.mode auto: partitioned above this many bytes of gzip'd WARCs, sequential below (where
-# the partitioned mode's extra jobs cost more than they save on 2 cores: docs/dedup-scale.md)
-PARTITIONED_ABOVE_BYTES = 256 * 2**20
+# dedup.mode auto: partitioned above this many bytes of gzip'd WARCs, sequential below. Measured
+# on 2 cores (bench/results/dedup_threshold.json, docs/dedup-scale.md): the sequential job's CPU
+# seconds over the partitioned jobs' shared by the cores are 0.36 on the dev crawl (34 MB), 2.12
+# on 57 MB of the synthetic crawl, 3.3 on 226 MB; 1 at 7 M tokens, 30-80 MB of WARCs as their text
+# is dense (the synthetic crawl's, or the dev crawl's real pages)
+PARTITIONED_ABOVE_BYTES = 64 * 2**20
 
 
 def partitioned_job_mb(job: str, tokens: int, partitions: int) -> int:
