@@ -21,6 +21,7 @@ from corpusbuilder.dedup.memory import (
     auto_dedup_partitions,
     dedup_memory_mb_by_sizes,
     partitioned_job_mb,
+    planned_range_job_mb,
 )
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download.inputs import check_input_paths, resolve_sources
@@ -482,6 +483,17 @@ onstart:
         logger.info(
             f"dedup.mode auto: {DEDUP_MODE_CHOICE[0]} ({DEDUP_MODE_CHOICE[1]}), "
             f"{DEDUP_PARTITIONS} hash range(s)"
+        )
+    if (
+        DEDUP_PARTITIONED
+        and (need := planned_range_job_mb(INPUT_BYTES, DEDUP_PARTITIONS))
+        > MAX_MEM_MB
+    ):
+        logger.warning(
+            f"dedup.partitions: each of {DEDUP_PARTITIONS} range jobs needs about {need} MB at this "
+            f"crawl's projected size, more than resources.max_mem_mb ({MAX_MEM_MB}): more "
+            "ranges, or (at 4096) the counts job's two counts a document are past it "
+            "(docs/dedup-scale.md)"
         )
     if stale := stale_corpus_files():
         logger.warning(

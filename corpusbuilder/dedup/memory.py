@@ -156,15 +156,19 @@ def partitioned_job_mb(job: str, tokens: int, partitions: int) -> int:
     )
 
 
-def auto_dedup_partitions(input_bytes: int, max_mem_mb: int) -> int:
-    """`dedup.partitions: auto`: the fewest hash ranges whose range jobs (counts, seen) each
-    need at most `max_mem_mb` at the corpus's size projected from `input_bytes` (at most
-    `MAX_PARTITIONS`: past that the counts job's two counts per document alone are too many)."""
+def planned_range_job_mb(input_bytes: int, partitions: int) -> int:
+    """The `resources.mem_mb` of the largest range job (counts, seen) at the corpus's size
+    projected from `input_bytes`."""
     tokens = round(input_bytes * TOKENS_PER_INPUT_BYTE)
+    return max(partitioned_job_mb(job, tokens, partitions) for job in ("counts", "seen"))
+
+
+def auto_dedup_partitions(input_bytes: int, max_mem_mb: int) -> int:
+    """`dedup.partitions: auto`: the fewest hash ranges whose range jobs each need at most
+    `max_mem_mb` at the corpus's projected size (at most `MAX_PARTITIONS`: past that the counts
+    job's two counts per document alone are too many, which the run's log then says)."""
     return fewest_partitions(
-        lambda p: max(partitioned_job_mb(job, tokens, p) for job in ("counts", "seen")),
-        max_mem_mb,
-        MAX_PARTITIONS,
+        lambda p: planned_range_job_mb(input_bytes, p), max_mem_mb, MAX_PARTITIONS
     )
 
 
