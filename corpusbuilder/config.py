@@ -202,10 +202,10 @@ def check_settings(config: dict[str, Any], base_dir: Path) -> None:
             f"config key 'similarity.bands': {bands} does not divide similarity.k = {k}"
         )
     against = config["dedup"]["against"]
-    if against is not None and not (base_dir / against).is_file():
+    if against is not None and not (base_dir / against).exists():
         raise ConfigError(
-            f"config key 'dedup.against': no such file: {base_dir / against} (give the "
-            "results/dedup_state.parquet of the corpus built before)"
+            f"config key 'dedup.against': no such file or folder: {base_dir / against} (give the "
+            "results/dedup_state folder of the corpus built before)"
         )
     if config["dedup"]["mode"] == "partitioned" and (
         config["dedup"]["hash_bits"] != 64 or config["dedup"]["backend"] != "sorted-array"
@@ -214,6 +214,12 @@ def check_settings(config: dict[str, Any], base_dir: Path) -> None:
             "config key 'dedup.hash_bits': the partitioned mode keeps no G_out set to shrink; it "
             "compares full 64-bit hashes (leave dedup.hash_bits at 64 and dedup.backend at "
             "sorted-array, or set dedup.mode: sequential)"
+        )
+    if config["ngrams"]["mem_mb"] * 1.2 > config["resources"]["max_mem_mb"]:
+        raise ConfigError(
+            f"config key 'ngrams.mem_mb': its jobs ask for a fifth more, "
+            f"{config['ngrams']['mem_mb'] * 1.2:.0f} MB, more than resources.max_mem_mb "
+            f"({config['resources']['max_mem_mb']})"
         )
     if config["dedup"]["partial_low"] > config["dedup"]["partial_high"]:
         raise ConfigError(

@@ -55,9 +55,21 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # exact_dedup.partitions auto: a partition job holds ~60 B a document of its range, so one is
-# plenty for 4 GiB of gzip'd WARCs; 16 (the old fixed count) spreads a large crawl.
+# plenty for 4 GiB of gzip'd WARCs; 16 (the old fixed count) spreads a large crawl, and more
+# when a job would need more than resources.max_mem_mb (`partition_job_mb`) at the crawl's
+# projected hashes: 0.01 B of exact_hashes file a byte of gzip'd WARC, the largest measured (the
+# dev crawl's real pages 0.0021, 70,771 B of 33,952,289; the synthetic crawl of
+# docs/dedup-scale.md's threshold, denser in pages, HASH_FILE_MEASURED there).
 AUTO_BYTES_PER_PARTITION = 4 * GIB
 AUTO_MAX_PARTITIONS = 16
+MAX_PARTITIONS = 4096
+HASH_FILE_BYTES_PER_INPUT_BYTE = 0.01
+
+
+def partition_job_mb(hashes_mb: float, partitions: int) -> int:
+    """A partition job's memory (rule exact_partition): its share of every shard's hashes file
+    (``hashes_mb`` in all), 16 times their zstd bytes decoded and sorted, on 1,000 MB."""
+    return 1000 + int(16 * hashes_mb) // partitions
 
 
 @dataclass(frozen=True)

@@ -17,17 +17,28 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 from corpusbuilder.config import TRAINED_MODEL, ConfigError, validate_config
 from corpusbuilder.dedup.memory import (
     TOKEN_FILE_BYTES_PER_TOKEN,
+    auto_dedup_mode,
+    auto_dedup_partitions,
     dedup_memory_mb_by_sizes,
-    partitioned_memory_mb,
+    partitioned_job_mb,
+    planned_range_job_mb,
 )
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download.inputs import check_input_paths, resolve_sources
 from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
-from corpusbuilder.common.sizing import crawl_bytes, planned_partitions
+from corpusbuilder.common.sizing import (
+    AUTO,
+    crawl_bytes,
+    fewest_partitions,
+    planned_partitions,
+)
 from corpusbuilder.download.sources import local_path, parse_source
 from corpusbuilder.exact_dedup import AUTO_BYTES_PER_PARTITION as EXACT_AUTO_BYTES
 from corpusbuilder.exact_dedup import AUTO_MAX_PARTITIONS as EXACT_AUTO_MAX
+from corpusbuilder.exact_dedup import HASH_FILE_BYTES_PER_INPUT_BYTE
+from corpusbuilder.exact_dedup import MAX_PARTITIONS as EXACT_MAX_PARTITIONS
+from corpusbuilder.exact_dedup import partition_job_mb
 from corpusbuilder.exact_dedup import earlier_shards_digests
 from corpusbuilder.ngrams.stage import AUTO_BYTES_PER_PARTITION as NGRAM_AUTO_BYTES
 from corpusbuilder.ngrams.stage import AUTO_MAX_PARTITIONS as NGRAM_AUTO_MAX
@@ -37,6 +48,7 @@ from corpusbuilder.extraction.extract import READING_KEYS, check_planned_setting
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
 from corpusbuilder.contracts.files import FILES, dedup_table
+from corpusbuilder.contracts.ngramfiles import dedup_state_parts
 
 if not config:
     raise WorkflowError(
@@ -96,15 +108,37 @@ INPUT_BYTES = crawl_bytes(
     ],
     remote=sum(kind != "local" for kind, _ in WARC_INPUTS),
 )
+# resources.max_mem_mb: no job of a family set to auto needs more at the crawl's projected size
+MAX_MEM_MB = config["resources"]["max_mem_mb"]
 config["exact_dedup"]["partitions"] = planned_partitions(
     config["exact_dedup"]["partitions"],
     INPUT_BYTES,
     EXACT_AUTO_BYTES,
     EXACT_AUTO_MAX,
+    fewest_partitions(
+        lambda partitions: partition_job_mb(
+            INPUT_BYTES * HASH_FILE_BYTES_PER_INPUT_BYTE / 2**20, partitions
+        ),
+        MAX_MEM_MB,
+        EXACT_MAX_PARTITIONS,
+    ),
 )
+# (a merge job holds ngrams.mem_mb whatever the crawl: validated against resources.max_mem_mb)
 config["ngrams"]["partitions"] = planned_partitions(
     config["ngrams"]["partitions"], INPUT_BYTES, NGRAM_AUTO_BYTES, NGRAM_AUTO_MAX
 )
+# dedup.mode auto: sequential on a small crawl, partitioned on a large one (docs/dedup-scale.md)
+DEDUP_MODE_CHOICE = (
+    auto_dedup_mode(
+        INPUT_BYTES, len(SHARDS), DedupParams.from_config(config["dedup"]), MAX_MEM_MB
+    )
+    if config["dedup"]["mode"] == AUTO
+    else None
+)
+if DEDUP_MODE_CHOICE:
+    config["dedup"]["mode"] = DEDUP_MODE_CHOICE[0]
+if config["dedup"]["partitions"] == AUTO:
+    config["dedup"]["partitions"] = auto_dedup_partitions(INPUT_BYTES, MAX_MEM_MB)
 EXACT_PARTITIONS = config["exact_dedup"]["partitions"]
 EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
 
@@ -194,13 +228,31 @@ EXTRACT_CFG = (
     else config["extract"]
 )
 
-# An earlier corpus's dedup state: one more run of G2+, and G_out's start (dedup.against).
-AGAINST = [config["dedup"]["against"]] if config["dedup"]["against"] else []
-# ... and this corpus's, for the next (dedup.write_state)
-DEDUP_STATE = [FILES.dedup_state] if config["dedup"]["write_state"] else []
+# An earlier corpus's dedup state, its parts in hash order: one more run of G2+, and G_out's
+# start (dedup.against); each range job reads its range of them, whatever ranges they hold.
+try:
+    AGAINST = (
+        dedup_state_parts(config["dedup"]["against"])
+        if config["dedup"]["against"]
+        else []
+    )
+except ConfigError as error:
+    raise WorkflowError(f"bad configuration: {error}") from None
 # dedup.mode partitioned: jobs per shard and per hash range (rules/dedup.smk)
 DEDUP_PARTITIONED = config["dedup"]["mode"] == "partitioned"
 DEDUP_PARTITIONS = config["dedup"]["partitions"]
+# ... and this corpus's state, for the next (dedup.write_state): a part per hash range, each
+# written by its range job, or one part by the sequential job
+DEDUP_STATE_PARTS = DEDUP_PARTITIONS if DEDUP_PARTITIONED else 1
+DEDUP_STATE = (
+    expand(
+        FILES.dedup_state,
+        partition=range(DEDUP_STATE_PARTS),
+        partitions=DEDUP_STATE_PARTS,
+    )
+    if config["dedup"]["write_state"]
+    else []
+)
 # block dedup's verdicts on every shard: the sequential job's folder, or a table a shard (a list
 # either way, as the scripts read it: contracts.files.dedup_tables_of)
 DEDUP_TABLES = (
@@ -286,9 +338,11 @@ def stage_file_inputs():
 def corpus_outputs():
     outputs = corpus_files()
     outputs += [FILES.funnel, FILES.provenance]
-    if config["dedup"]["enabled"] and DEDUP_PARTITIONED:
-        # the sequential job writes them beside its tables; here a job of their own does
-        outputs += [FILES.dedup_stats, *DEDUP_STATE]
+    if config["dedup"]["enabled"]:
+        # the state in either mode: where a build of the other mode left its tables, the state
+        # missing in this mode's ranges reruns its writer (the tables with it); the partitioned
+        # mode's stats have a job of their own, the sequential job writes them beside its tables
+        outputs += [*DEDUP_STATE, *([FILES.dedup_stats] if DEDUP_PARTITIONED else [])]
     if config["similarity"]["enabled"]:
         outputs.append(FILES.similar_pairs)
     return outputs
@@ -402,6 +456,22 @@ def stale_corpus_files():
 
 
 onstart:
+    if DEDUP_MODE_CHOICE and config["dedup"]["enabled"]:
+        logger.info(
+            f"dedup.mode auto: {DEDUP_MODE_CHOICE[0]} ({DEDUP_MODE_CHOICE[1]}), "
+            f"{DEDUP_PARTITIONS} hash range(s)"
+        )
+    if (
+        DEDUP_PARTITIONED
+        and (need := planned_range_job_mb(INPUT_BYTES, DEDUP_PARTITIONS))
+        > MAX_MEM_MB
+    ):
+        logger.warning(
+            f"dedup.partitions: each of {DEDUP_PARTITIONS} range jobs needs about {need} MB at this "
+            f"crawl's projected size, more than resources.max_mem_mb ({MAX_MEM_MB}): more "
+            "ranges, or (at 4096) the counts job's two counts a document are past it "
+            "(docs/dedup-scale.md)"
+        )
     if stale := stale_corpus_files():
         logger.warning(
             f"{Path(FILES.corpus_jsonl).parent}/ holds {len(stale)} file(s) of shards not in "
@@ -412,8 +482,7 @@ onstart:
 
 def partitioned_mem_mb(job):
     """A partitioned dedup job's memory with a fifth to spare, from its token files' sizes
-    (corpusbuilder.dedup.memory.partitioned_memory_mb; documents taken as at most one per 50
-    tokens: the dev crawl has one per 1,300).
+    (corpusbuilder.dedup.memory.partitioned_job_mb, as dedup.partitions auto plans them).
     """
 
     def mem_mb(wildcards, input):
@@ -422,11 +491,18 @@ def partitioned_mem_mb(job):
             sum(os.path.getsize(p) for p in paths if os.path.exists(p))
             // TOKEN_FILE_BYTES_PER_TOKEN
         )
-        return math.ceil(
-            1.2 * partitioned_memory_mb(job, tokens, tokens // 50, DEDUP_PARTITIONS)
-        )
+        return partitioned_job_mb(job, tokens, DEDUP_PARTITIONS)
 
     return mem_mb
+
+
+def state_part_mem_mb(wildcards, input):
+    """A state part's job: its range of every shard's run and of the earlier state, merged at
+    once (a run's slice is copied out of its row group, so no whole group stays held): the
+    files' zstd bytes over the ranges, ten times (8-byte hashes, 4-byte ranks and the ids
+    decoded from about 12.5 bytes a row, and the merge's sorted copy), on the modules' 200 MB.
+    """
+    return 200 + 10 * files_mb([*input.state_runs, *input.against]) // DEDUP_PARTITIONS
 
 
 def similarity_mem_mb(job):

@@ -3,7 +3,8 @@
 # is computed from its inputs and checked before the pass;
 # who sent which n-gram to output is logged to a temporary directory in work/dedup meanwhile.
 # It writes the corpus's state (its output n-grams) for a later crawl's dedup.against
-# (dedup.write_state). dedup.mode partitioned runs the jobs below instead.
+# (dedup.write_state), as one part of every hash. dedup.mode partitioned runs the jobs below
+# instead.
 if not DEDUP_PARTITIONED:
 
     rule dedup:
@@ -160,19 +161,37 @@ if DEDUP_PARTITIONED:
         script:
             "../scripts/dedup_shard.py"
 
-    # The stats file, and the corpus's state merged from the shards' runs.
-    rule dedup_merge:
+    # Per range: that part of the corpus's state (dedup.write_state), the range of every shard's
+    # output n-grams and of the earlier corpus's state merged.
+    rule dedup_state:
         input:
-            stats=expand(FILES.dedup_shard_stats, shard=SHARDS),
-            state_runs=(
-                expand(FILES.dedup_state_run, shard=SHARDS) if DEDUP_STATE else []
-            ),
-            duplicates=DUPLICATE_NGRAMS,
+            state_runs=expand(FILES.dedup_state_run, shard=SHARDS),
             documents=FILES.dedup_documents,
             against=AGAINST,
         output:
+            state=FILES.dedup_state.replace("{partitions}", str(DEDUP_PARTITIONS)),
+        log:
+            "logs/dedup_state/{partition}.log",
+        benchmark:
+            "benchmarks/dedup_state/{partition}.tsv"
+        conda:
+            "../envs/dedup.yaml"
+        threads: 1
+        resources:
+            mem_mb=state_part_mem_mb,
+        params:
+            cfg=config["dedup"],
+            partitions=DEDUP_PARTITIONS,
+        script:
+            "../scripts/dedup_state.py"
+
+    # The stats file, from the shards' counts.
+    rule dedup_merge:
+        input:
+            stats=expand(FILES.dedup_shard_stats, shard=SHARDS),
+            duplicates=DUPLICATE_NGRAMS,
+        output:
             stats=FILES.dedup_stats,
-            state=DEDUP_STATE,
         log:
             "logs/dedup_merge.log",
         benchmark:

@@ -73,7 +73,9 @@ rule exact_partition:
         "../envs/dedup.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards: 1000 + 16 * files_mb(EXACT_HASHES) // EXACT_PARTITIONS,
+        mem_mb=lambda wildcards: partition_job_mb(
+            files_mb(EXACT_HASHES), EXACT_PARTITIONS
+        ),
     params:
         partitions=EXACT_PARTITIONS,
     script:

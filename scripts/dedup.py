@@ -6,7 +6,8 @@ Inputs are lists in shard order (`tokens`, `blocks`; params.shards their names),
 (G₂₊ in hash ranges, work/ngrams/dup{n}/{partition}.npy, in partition order) and
 `duplicates_stats` (each part's counts, summed into the log); outputs
 `dedup`, the folder of the shards' tables (files.dedup_table), and `stats` (the pass's
-counts); `against` and `state` (each empty, or a state file). Its memory is checked before
+counts); `against` (empty, or the parts of an earlier corpus's state) and `state` (empty, or
+the one part of this corpus's). Its memory is checked before
 the pass (corpusbuilder.dedup.memory).
 """
 
@@ -52,6 +53,6 @@ dedup_corpus(
     Path(snakemake.output.stats),
     params,
     reclassifier(ExtractParams.from_config(snakemake.params.extract).justext),
-    against=Path(snakemake.input.against[0]) if snakemake.input.against else None,
+    against=list(snakemake.input.against) or None,
     state_path=Path(snakemake.output.state[0]) if snakemake.output.state else None,
 )

@@ -3,10 +3,13 @@ occurrences (`occurrences`, crawl order) and of G₂₊ (`duplicates`, its parts
 n-grams and duplicate n-grams in that range (`counts`); `documents`: each shard's documents."""
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.contracts.ngramfiles import read_duplicate_ngram_range, read_occurrences
+from corpusbuilder.contracts.ngramfiles import (
+    partition_hash_range,
+    read_duplicate_ngram_range,
+    read_occurrences,
+)
 from corpusbuilder.contracts.tokenfile import document_count
 from corpusbuilder.dedup.partitioned import OCCURRENCE, duplicate_counts, write_array
-from corpusbuilder.ngrams.runs import partition_hash_range
 
 log = setup_logging(snakemake.log[0])
 p = int(snakemake.wildcards.partition)

@@ -4,6 +4,7 @@ the occurrences already seen, a row group per shard, each naming its n-gram's fi
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.ngramfiles import (
+    partition_hash_range,
     read_duplicate_ngram_range,
     read_occurrences,
     write_seen,
@@ -16,14 +17,13 @@ from corpusbuilder.dedup.partitioned import (
     read_array,
     seen_occurrences,
 )
-from corpusbuilder.ngrams.runs import partition_hash_range
 
 log = setup_logging(snakemake.log[0])
 p = int(snakemake.wildcards.partition)
 bounds = partition_hash_range(p, snakemake.params.partitions)
 documents = read_array(snakemake.input.documents).tolist()
 earlier = (
-    earlier_in_range(snakemake.input.against[0], bounds, sum(documents))
+    earlier_in_range(list(snakemake.input.against), bounds, sum(documents))
     if snakemake.input.against
     else None
 )

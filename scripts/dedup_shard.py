@@ -37,7 +37,7 @@ table, stats = judge_shard(
 write_dedup_table(table, snakemake.output.dedup)
 if snakemake.output.state_run:
     first_rank = (
-        dedup_state_metadata(snakemake.input.against[0]).get("next_rank", 0)
+        dedup_state_metadata(list(snakemake.input.against)).get("next_rank", 0)
         if snakemake.input.against
         else 0
     )

@@ -68,7 +68,8 @@ def test_imports_go_down_the_layers(module, path):
 # The only places one stage calls another: (importing stage, module) -> the public names it may
 # take. Every other file between stages goes through the contracts.
 CROSSINGS = {
-    # G2+ holds hashes: block dedup hashes its n-grams the same way and cuts the same ranges
+    # G2+ holds hashes: block dedup hashes its n-grams the same way (and cuts the same ranges:
+    # `ngramfiles.partition_hash_range`, the contracts')
     ("dedup", "corpusbuilder.ngrams.hashing"): {
         "NGRAM_KINDS",
         "kind_mask",
@@ -77,7 +78,6 @@ CROSSINGS = {
         "ngram_starts",
         "shard_ngram_hashes",
     },
-    ("dedup", "corpusbuilder.ngrams.runs"): {"partition_hash_range"},
     # the vertical file's tokens are the tokeniser's, its hashes the token file's
     ("export", "corpusbuilder.tokenise"): {"tokenise"},
     ("ngrams", "corpusbuilder.tokenise"): {"token_hashes"},

@@ -256,7 +256,7 @@ def test_inputs_that_cannot_make_a_corpus_are_refused_naming_the_key(tmp_path):
             validate_config(
                 {
                     "input": {"warcs": ["a.warc.gz"]},
-                    "dedup": {"against": "old/results/dedup_state.parquet"},
+                    "dedup": {"against": "old/results/dedup_state"},
                 }
             ),
             tmp_path,

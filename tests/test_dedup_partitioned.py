@@ -125,13 +125,19 @@ def test_partitioned_removes_at_least_what_algorithm_3_1_removes(tmp_path, level
 
 def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path):
     """dedup.against: the earlier corpus's n-grams are seen everywhere, owned by its documents;
-    the state merged from the shards' runs (rules dedup_shard, dedup_merge) is the sequential
-    job's, so it can be merged forward again."""
+    the state merged from the shards' runs (rules dedup_shard, dedup_state) is the sequential
+    job's, so it can be merged forward again; written a part per hash range, it holds the same
+    rows, and read in the ranges of another P it gives the same n-grams and owners."""
     import dataclasses
 
     from test_dedup import g2_with_state
 
-    from corpusbuilder.contracts.ngramfiles import dedup_state_metadata
+    from corpusbuilder.config import ConfigError
+    from corpusbuilder.contracts.ngramfiles import (
+        dedup_state_metadata,
+        dedup_state_parts,
+        partition_hash_range,
+    )
     from corpusbuilder.dedup.corpus import dedup_corpus
     from corpusbuilder.dedup.partitioned import earlier_in_range, shard_state_run
     from corpusbuilder.dedup.state import merge_state_runs, state_settings, write_state_rows
@@ -196,3 +202,31 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
     assert dedup_state_metadata(tmp_path / "p.state.parquet") == dedup_state_metadata(
         tmp_path / "b.state.parquet"
     )
+    # the same state a part per range of P = 4 (rule dedup_state), read in the ranges of P = 3
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for p in range(4):
+        write_state_rows(
+            parts / f"{p}-of-4.parquet",
+            merge_state_runs(
+                [tmp_path / "a.state.parquet", tmp_path / "run.parquet"],
+                partition_hash_range(p, 4),
+            ),
+            {**state_settings(params), "next_rank": first_rank + len(tokens.doc_ids)},
+        )
+    assert dedup_state_parts(parts) == [str(parts / f"{p}-of-4.parquet") for p in range(4)]
+    one = pd.read_parquet(tmp_path / "p.state.parquet")
+    assert len(one) > 100
+    pd.testing.assert_frame_equal(pd.read_parquet(parts).reset_index(drop=True), one)
+    for p in range(3):
+        bounds = partition_hash_range(p, 3)
+        got, want = (
+            earlier_in_range(parts, bounds, 7),
+            earlier_in_range(tmp_path / "p.state.parquet", bounds, 7),
+        )
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+        assert got[2] == want[2] and len(got[0]) > 0
+    # a part missing, or parts of two P, is no state: refused naming the key
+    (parts / "1-of-4.parquet").rename(parts / "1-of-5.parquet")
+    with pytest.raises(ConfigError, match="dedup.against.*3 of 4 parts, 1 of 5"):
+        dedup_state_parts(parts)

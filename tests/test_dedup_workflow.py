@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
+from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 from conftest import (
     FEW_PARTITIONS,
@@ -55,7 +59,11 @@ def test_three_hash_ranges_build_the_sequential_corpus_on_the_sample(builds):
     assert len(list((benchmarks / "dedup_shard").glob("*.tsv"))) == 3
     assert len(list((benchmarks / "dedup_seen").glob("*.tsv"))) == 3
     assert not (benchmarks / "dedup.tsv").exists()
-    assert (partitioned / "results" / "dedup_state.parquet").is_file()
+    # the state, a part per hash range, each written by its range job
+    assert sorted(path.name for path in (partitioned / "results" / "dedup_state").iterdir()) == [
+        f"{p}-of-3.parquet" for p in range(3)
+    ]
+    assert len(list((benchmarks / "dedup_state").glob("*.tsv"))) == 3
     assert (partitioned / "work" / "dedup" / "stats.json").is_file()
     # each shard's job wrote its table: the provenance record reads every one's writer, under
     # the rule that reruns it
@@ -110,3 +118,74 @@ def test_adding_a_warc_reruns_the_new_shards_stages_and_dedup_only(builds):
     jobs = job_stats(added)
     assert jobs["dedup_occurrences"] == jobs["dedup_shard"] == 3
     assert jobs["dedup_counts"] == jobs["dedup_seen"] == 3
+
+
+def state_rows(folder) -> pd.DataFrame:
+    """A state's rows in hash order, whatever parts it was written in."""
+    from corpusbuilder.contracts.ngramfiles import read_state_rows
+
+    parts = list(read_state_rows(folder))
+    return pd.DataFrame(
+        {
+            "hash": np.concatenate([h for h, _, _ in parts]),
+            "doc_rank": np.concatenate([r for _, r, _ in parts]),
+            "doc_id": [i for _, _, ids in parts for i in ids.to_pylist()],
+        }
+    )
+
+
+def test_a_state_in_eight_ranges_is_the_one_file_and_a_later_crawl_against_either_is_the_same(
+    tmp_path,
+):
+    """Issue 59: the first two WARCs built with P = 8 write the state as eight parts, one by each
+    range job; built sequentially, as one file. The parts hold that file's rows, and the third
+    WARC de-duplicated against either — in 3 ranges, or sequentially against the eight parts, or
+    against the one file renamed as a state written before parts — is the same corpus."""
+    a8, a1 = tmp_path / "a8", tmp_path / "a1"
+    a8.mkdir()
+    first_two = {"input": {"warcs": SAMPLES[:2]}, **FEW_PARTITIONS}
+    ok(snakemake(a8, config={**first_two, "dedup": {"mode": "partitioned", "partitions": 8}}))
+    # the same extraction and tokens, dedup and what follows it run again, sequentially (its one
+    # output folder holds the partitioned jobs' tables: the state missing in its ranges reruns it)
+    copy_workdir(a8, a1)
+    ok(snakemake(a1, config={**first_two, "dedup": {"mode": "sequential"}}))
+    parts = sorted(path.name for path in (a8 / "results" / "dedup_state").glob("*.parquet"))
+    assert parts == [f"{p}-of-8.parquet" for p in range(8)]
+    assert len(list((a8 / "benchmarks" / "dedup_state").glob("*.tsv"))) == 8
+    one_file = a1 / "results" / "dedup_state" / "0-of-1.parquet"
+    assert sorted((a1 / "results" / "dedup_state").glob("*.parquet")) == [one_file]
+    assert corpus_bytes(a8) == corpus_bytes(a1)  # the sample's modes agree (see above)
+    expected = state_rows(one_file)
+    assert len(expected) > 1000 and expected.hash.is_monotonic_increasing
+    pd.testing.assert_frame_equal(state_rows(a8 / "results" / "dedup_state"), expected)
+    legacy = Path(shutil.copy(one_file, tmp_path / "dedup_state.parquet"))
+
+    third = {"input": {"warcs": SAMPLES[2:]}, **FEW_PARTITIONS}
+    runs = {
+        "3 ranges against 8 parts": ({"mode": "partitioned", "partitions": 3}, a8),
+        "3 ranges against one file": ({"mode": "partitioned", "partitions": 3}, legacy),
+        "sequential against 8 parts": ({"mode": "sequential"}, a8),
+    }
+    built = {}
+    for name, (mode, earlier) in runs.items():
+        workdir = tmp_path / name.replace(" ", "-")
+        if built:  # the extraction of the first, its dedup and what follows it again
+            copy_workdir(next(iter(built.values())), workdir)
+        else:
+            workdir.mkdir()
+        against = str(earlier / "results" / "dedup_state" if earlier.is_dir() else earlier)
+        ok(snakemake(workdir, config={**third, "dedup": {**mode, "against": against}}))
+        built[name] = workdir
+    corpora = {name: corpus_bytes(workdir) for name, workdir in built.items()}
+    reference = corpora.pop("3 ranges against 8 parts")
+    assert corpora == {name: reference for name in corpora}
+    # the earlier corpus took some of the third WARC's blocks, naming its pages
+    tables = pd.read_parquet(built["3 ranges against 8 parts"] / "work" / "dedup" / "shards")
+    assert tables.duplicate_of.dropna().str.startswith(("sample-00", "sample-01")).sum() > 0
+    # and each state holds the earlier one merged forward, the same rows in any parts
+    states = {
+        name: state_rows(workdir / "results" / "dedup_state") for name, workdir in built.items()
+    }
+    assert set(expected.hash) < set(states["3 ranges against 8 parts"].hash)
+    for state in states.values():
+        pd.testing.assert_frame_equal(state, states["3 ranges against 8 parts"])

@@ -117,7 +117,7 @@ def test_against_its_own_state_the_crawl_empties_every_shard(degenerate_build, t
     output already: every shard is empty but the one-word page's (no n-gram is that short),
     and the build still ends well."""
     workdir, warcs = degenerate_build
-    earlier = shutil.copy(workdir / FILES.dedup_state, tmp_path / "earlier_state.parquet")
+    earlier = shutil.copytree(workdir / FILES.dedup_state_folder, tmp_path / "earlier_state")
     copy = copy_workdir(workdir, tmp_path / "build")
     ok(snakemake(copy, config=config_of(warcs, {"dedup": {"against": str(earlier)}})))
     check_build(copy, set(SHARDS) - {"j-one-token"})

@@ -311,7 +311,7 @@ def test_a_chunk_spill_reads_back_in_bounded_blocks_and_by_hash_range(tmp_path, 
     assert np.concatenate([h for h, _ in read]).tolist() == hashes.tolist()
     assert np.concatenate([c for _, c in read]).tolist() == counts.tolist()
     assert max(len(h) for h, _ in runs.read_run(spill, 30)) == 30
-    low, high = runs.partition_hash_range(1, 3)
+    low, high = ngramfiles.partition_hash_range(1, 3)
     part = list(runs.read_run(spill, 1000, (low, high)))
     inside = (hashes >= np.uint64(low)) & (hashes < np.uint64(high))
     assert np.concatenate([h for h, _ in part]).tolist() == hashes[inside].tolist()
@@ -448,17 +448,17 @@ def test_hash_ranges_cover_the_hashes_once_and_read_only_their_row_groups(tmp_pa
     runs.write_run(tmp_path / "run.parquet", [(hashes, counts)])
     metadata = pq.read_metadata(tmp_path / "run.parquet")
     partitions = 7
-    bounds = [runs.partition_hash_range(p, partitions) for p in range(partitions)]
+    bounds = [ngramfiles.partition_hash_range(p, partitions) for p in range(partitions)]
     assert bounds[0][0] == 0 and bounds[-1][1] == 2**64
     assert all(high == low for (_, high), (low, _) in zip(bounds, bounds[1:]))
     parts = []
     for hash_range in bounds:
-        assert len(runs._row_groups_in(metadata, hash_range)) <= 2 < metadata.num_row_groups
+        assert len(ngramfiles.row_groups_in(metadata, hash_range)) <= 2 < metadata.num_row_groups
         parts.append(list(runs.read_run(tmp_path / "run.parquet", 1000, hash_range)))
     assert np.array_equal(np.concatenate([h for part in parts for h, _ in part]), hashes)
     assert np.array_equal(np.concatenate([c for part in parts for _, c in part]), counts)
     with pytest.raises(ValueError, match="partition 7 of 7"):
-        runs.partition_hash_range(7, 7)
+        ngramfiles.partition_hash_range(7, 7)
 
 
 def test_g2_merged_in_parts_is_the_one_merge_and_its_stats_sum(tmp_path):

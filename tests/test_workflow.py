@@ -318,7 +318,7 @@ def test_a_crawl_built_against_an_earlier_corpus_equals_its_part_of_one_build_ov
     for name, warcs, against in (
         ("both", sample, None),
         ("a", sample[:2], None),
-        ("b", sample[2:], tmp_path / "a" / "results" / "dedup_state.parquet"),
+        ("b", sample[2:], tmp_path / "a" / "results" / "dedup_state"),
     ):
         runs[name] = tmp_path / name
         runs[name].mkdir()
@@ -333,9 +333,7 @@ def test_a_crawl_built_against_an_earlier_corpus_equals_its_part_of_one_build_ov
     assert got == expected
     removed = read_shards(runs["b"], "work/dedup/shards/*.parquet")
     assert removed.duplicate_of.dropna().str.startswith(("sample-00", "sample-01")).any()
-    states = {
-        name: pd.read_parquet(runs[name] / "results" / "dedup_state.parquet") for name in runs
-    }
+    states = {name: pd.read_parquet(runs[name] / "results" / "dedup_state") for name in runs}
     assert set(states["a"].hash) < set(states["b"].hash) == set(states["both"].hash)
 
 

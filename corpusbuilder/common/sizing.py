@@ -1,14 +1,16 @@
 """How many hash partitions a family of jobs is planned with (``exact_dedup.partitions``,
-``ngrams.partitions``). ``auto`` follows the size of the crawl: one partition for a WARC or two,
-so a small build is a few jobs, and more as the crawl grows, up to the family's ceiling. A number
-is taken as it is (a crawl whose size planning cannot see, or a plan kept fixed while the crawl
-grows: a new count re-plans every shard's hashes). Either way the decisions are the same."""
+``ngrams.partitions``, ``dedup.partitions``). ``auto`` follows the size of the crawl: one
+partition for a WARC or two, so a small build is a few jobs, and more as the crawl grows, up to
+the family's ceiling — and past it when fewer would leave a job needing more than
+``resources.max_mem_mb`` at the crawl's projected size. A number is taken as it is (a crawl whose
+size planning cannot see, or a plan kept fixed while the crawl grows: a new count re-plans every
+shard's hashes). Either way the decisions are the same."""
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 GIB = 2**30
@@ -32,10 +34,28 @@ def crawl_bytes(local: Iterable[Path], remote: int) -> int:
 
 
 def planned_partitions(
-    setting: int | str, input_bytes: int, bytes_per_partition: int, ceiling: int
+    setting: int | str,
+    input_bytes: int,
+    bytes_per_partition: int,
+    ceiling: int,
+    for_memory: int = 1,
 ) -> int:
     """The partitions a setting asks for: a number as it is; `AUTO`, one a
-    ``bytes_per_partition`` of input, at least one and at most ``ceiling``."""
+    ``bytes_per_partition`` of input, at most ``ceiling``, and at least ``for_memory`` (what
+    `fewest_partitions` finds for the family's jobs, which may pass the ceiling)."""
     if setting != AUTO:
         return int(setting)
-    return max(1, min(ceiling, math.ceil(input_bytes / bytes_per_partition)))
+    return max(for_memory, 1, min(ceiling, math.ceil(input_bytes / bytes_per_partition)))
+
+
+def fewest_partitions(job_mb: Callable[[int], float], max_mem_mb: int, most: int) -> int:
+    """The fewest partitions, at most ``most``, whose jobs each need at most ``max_mem_mb``
+    (``job_mb(partitions)``, not increasing in it); ``most`` when even those need more."""
+    low, high = 1, most
+    while low < high:
+        middle = (low + high) // 2
+        if job_mb(middle) <= max_mem_mb:
+            high = middle
+        else:
+            low = middle + 1
+    return low

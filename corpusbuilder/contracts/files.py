@@ -50,6 +50,7 @@ class Files:
     dedup_documents: str = "work/dedup/documents.npy"
     dedup_seen: str = "work/dedup/seen/{partition}.parquet"
     dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
+    # per shard, its output n-grams (a sorted run of the state, which the range jobs slice)
     dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
     # similarity: a shard's exported documents' min-hash signatures; a band job's candidate
     # pairs; a pair partition's similar pairs (corpusbuilder.similarity.partitioned)
@@ -57,8 +58,10 @@ class Files:
     similarity_candidates: str = "work/similarity/candidates/{band_job}.parquet"
     similarity_pairs: str = "work/similarity/pairs/{partition}.parquet"
     # the corpus's output n-grams, for a later crawl's `dedup.against`: kept with the corpus (and
-    # out of work/dedup/, whose shards/ folder holds the per-shard tables)
-    dedup_state: str = "results/dedup_state.parquet"
+    # out of work/dedup/, whose shards/ folder holds the per-shard tables), a part per hash range
+    # (ngramfiles.dedup_state_parts: the sequential job writes 0-of-1)
+    dedup_state_folder: str = "results/dedup_state"
+    dedup_state: str = "results/dedup_state/{partition}-of-{partitions}.parquet"
     # the quality signals and rule verdicts of each document that survives block dedup
     quality: str = "work/quality/{shard}.parquet"
     corpus_jsonl: str = "results/corpus/{shard}.jsonl.gz"

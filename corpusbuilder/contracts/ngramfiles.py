@@ -6,8 +6,10 @@ and seen n-grams. Their paths are in `files.FILES`; stages read and write them o
 
 from __future__ import annotations
 
+import bisect
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +19,7 @@ import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import npy_header, write_row_groups
+from corpusbuilder.config import ConfigError
 from corpusbuilder.contracts.tables import stage_table
 
 if TYPE_CHECKING:  # pandas only for dedup's seen n-grams: the n-gram stage's jobs never load it
@@ -50,6 +53,53 @@ SEEN_SCHEMA = pa.schema(
         ("owner_id", pa.string()),
     ]
 )
+
+
+# the hash ranges files are cut into: G₂₊'s parts, the runs' slices merged into them, dedup's
+# partitioned jobs and its state's parts
+HashRange = tuple[int, int]  # [low, high) of uint64 hashes, as Python ints (high may be 2⁶⁴)
+ALL_HASHES: HashRange = (0, 1 << 64)
+
+
+def partition_hash_range(partition: int, partitions: int) -> HashRange:
+    """Partition `partition` of `partitions`: equal ranges of the hash's top 32 bits, as
+    `exact_dedup.md5_partitions` cuts (n-gram hashes are uniform, so the parts are about equal)."""
+    if not 0 <= partition < partitions:
+        raise ValueError(
+            f"partition {partition} of {partitions}: partitions are numbered 0 to {partitions - 1}"
+        )
+
+    def low(p: int) -> int:
+        return -(-(p << 32) // partitions) << 32
+
+    return low(partition), low(partition + 1)
+
+
+def row_groups_in(metadata: pq.FileMetaData, hash_range: HashRange) -> range:
+    """The row groups of a sorted file (a run, a state) that may hold hashes of `hash_range`, by
+    their min/max statistics: a contiguous range of groups, found by binary search."""
+    groups = metadata.num_row_groups
+    if hash_range == ALL_HASHES or not groups:
+        return range(groups)
+
+    def bound(group: int, which: str) -> int:
+        stats = metadata.row_group(group).column(0).statistics
+        if stats is None or not stats.has_min_max:  # a run written without statistics: read it all
+            return 0 if which == "min" else (1 << 64) - 1
+        return getattr(stats, which)
+
+    low, high = hash_range
+    first = bisect.bisect_left(range(groups), low, key=lambda g: bound(g, "max"))
+    stop = bisect.bisect_left(range(groups), high, key=lambda g: bound(g, "min"))
+    return range(first, max(first, stop))
+
+
+def in_hash_range(hashes: np.ndarray, hash_range: HashRange) -> slice:
+    """The slice of sorted `hashes` that lies in `hash_range`."""
+    low, high = hash_range
+    begin = int(np.searchsorted(hashes, np.uint64(low))) if low else 0
+    end = int(np.searchsorted(hashes, np.uint64(high))) if high < 1 << 64 else len(hashes)
+    return slice(begin, end)
 
 
 def duplicate_ngram_count(paths: Path | str | Sequence[Path | str]) -> int:
@@ -92,26 +142,96 @@ def duplicate_ngrams_writer(stats_path: Path | str) -> dict | None:
     return json.loads(Path(stats_path).read_text(encoding="utf-8")).get(WRITTEN_BY)
 
 
-@names_the_file
-def dedup_state_metadata(path: Path | str) -> dict:
-    """The n-gram settings and size a state file was written with."""
-    return json.loads(pq.read_schema(path).metadata[b"corpusbuilder"])
+# A state is a folder of parts, one a hash range (`FILES.dedup_state`: part p of P holds the
+# n-grams of `partition_hash_range(p, P)`), written by the range jobs of dedup.mode partitioned and
+# as one part by the sequential job; a single file (a state written before parts) is one part of
+# every hash.
+STATE_PART = re.compile(r"^(\d+)-of-(\d+)\.parquet$")
+
+
+def dedup_state_parts(path: Path | str | Sequence[Path | str]) -> list[str]:
+    """The files of the state at `path`, in hash order: a file as it is, or a folder's parts of
+    one partitioning, every one there (a list is taken as the parts already: a job's inputs); a
+    ConfigError naming `dedup.against` otherwise."""
+    if not isinstance(path, (str, Path)):
+        return [str(part) for part in path]
+    path = Path(path)
+    if path.is_file():
+        return [str(path)]
+    found: dict[int, dict[int, str]] = {}
+    for part in sorted(path.iterdir()) if path.is_dir() else []:
+        if named := STATE_PART.match(part.name):
+            found.setdefault(int(named[2]), {})[int(named[1])] = str(part)
+    partitionings = sorted(found)
+    if len(partitionings) != 1 or sorted(found[partitionings[0]]) != list(range(partitionings[0])):
+        held = ", ".join(f"{len(parts)} of {total} parts" for total, parts in sorted(found.items()))
+        raise ConfigError(
+            f"config key 'dedup.against': {path} is no dedup state: it should be a folder of "
+            f"parts p-of-P.parquet, all P of one P (it holds {held or 'none'}; remove the parts "
+            "of an older build), or a state file"
+        )
+    parts = found[partitionings[0]]
+    return [parts[p] for p in range(partitionings[0])]
+
+
+def state_part_range(path: Path | str) -> HashRange:
+    """The hashes a state's part holds, by its name (a state file of one part: all of them)."""
+    named = STATE_PART.match(Path(path).name)
+    return ALL_HASHES if named is None else partition_hash_range(int(named[1]), int(named[2]))
+
+
+def remove_other_state_parts(path: Path | str) -> None:
+    """Beside the state's part at `path`, remove the parts of another partitioning (an earlier
+    run's, in other hash ranges), so that the folder stays one state a later run can read."""
+    named = STATE_PART.match(Path(path).name)
+    if named is None:
+        return
+    for other in Path(path).parent.glob("*-of-*.parquet"):
+        if (found := STATE_PART.match(other.name)) and found[2] != named[2]:
+            other.unlink(missing_ok=True)  # the other range jobs remove them too
 
 
 @names_the_file
-def read_dedup_state(path: Path | str):
-    """The state file a row group at a time: (hashes, document ranks,
-    document ids as a pyarrow array)."""
+def dedup_state_metadata(path: Path | str | Sequence[Path | str]) -> dict:
+    """The n-gram settings and size a state (a file, or a folder of parts) was written with."""
+    return json.loads(pq.read_schema(dedup_state_parts(path)[0]).metadata[b"corpusbuilder"])
+
+
+@names_the_file
+def read_dedup_state(
+    path: Path | str, hash_range: HashRange = ALL_HASHES
+) -> Iterator[tuple[np.ndarray, np.ndarray, pa.Array]]:
+    """A state file's rows in `hash_range` (a part of another range is not opened), a row group at
+    a time, only those its statistics say may hold them: (hashes, document ranks, document ids
+    as a pyarrow array)."""
+    part_low, part_high = state_part_range(path)
+    if part_high <= hash_range[0] or hash_range[1] <= part_low:
+        return
     with pq.ParquetFile(path) as state:
-        for group in range(state.metadata.num_row_groups):
+        for group in row_groups_in(state.metadata, hash_range):
             table = state.read_row_group(
                 group, columns=["hash", "doc_rank", "doc_id"], use_threads=False
             )
-            yield (
-                table.column("hash").to_numpy(),
-                table.column("doc_rank").to_numpy(),
-                table.column("doc_id").combine_chunks(),
-            )
+            hashes, ranks = table.column("hash").to_numpy(), table.column("doc_rank").to_numpy()
+            ids = table.column("doc_id").combine_chunks()
+            kept = in_hash_range(hashes, hash_range)
+            if kept.stop - kept.start == len(hashes):
+                yield hashes, ranks, ids
+            else:  # copied out: a merge of many runs holds each one's slice, not its row group
+                yield (
+                    hashes[kept].copy(),
+                    ranks[kept].copy(),
+                    pa.concat_arrays([ids.slice(kept.start, kept.stop - kept.start)]),
+                )
+
+
+def read_state_rows(
+    path: Path | str | Sequence[Path | str], hash_range: HashRange = ALL_HASHES
+) -> Iterator[tuple[np.ndarray, np.ndarray, pa.Array]]:
+    """A state's rows in `hash_range`, whatever hash ranges its parts were written in
+    (`dedup_state_parts`, `read_dedup_state`): in hash order, only the parts that meet it read."""
+    for part in dedup_state_parts(path):
+        yield from read_dedup_state(part, hash_range)
 
 
 def write_occurrences(parts: Sequence[np.ndarray], path: Path | str) -> None:

@@ -25,6 +25,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from corpusbuilder.common.sizing import fewest_partitions
 from corpusbuilder.contracts.tokenfile import token_count
 from corpusbuilder.dedup.params import DedupParams
 
@@ -125,3 +126,72 @@ def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int
         "shard": tokens * LARGEST_SHARD_BYTES_PER_TOKEN,
     }[job]
     return math.ceil(MODULES_MB + (held + documents * BYTES_PER_DOCUMENT[job]) / 2**20)
+
+
+# --- dedup.mode auto and dedup.partitions auto (docs/dedup-scale.md, "How auto decides") -------
+# The corpus at dedup projected from the input's gzip'd WARC bytes: the 2 GB build's tokens at
+# dedup (513,452,924 of 2,172,780,687 bytes) and duplicate 10-grams (36,242,649),
+# bench/results/scale_slurm_partitioned.json (2026-11-28, 1fe8a2c) — the most text a byte
+# measured (the dev crawl's real pages: 0.091 tokens), so no job is under-sized. Documents: at
+# least one per 250 tokens (measured 769 there, 1,300 on the dev crawl), as the rules count them.
+TOKENS_PER_INPUT_BYTE = 0.2363
+DUPLICATE_NGRAMS_PER_TOKEN = 0.0706
+DOCUMENT_TOKENS = 250
+MAX_PARTITIONS = 4096
+# the rules ask for each job's need plus a fifth (`partitioned_job_mb`, rules/common.smk)
+SPARE = 1.2
+# dedup.mode auto: partitioned above this many bytes of gzip'd WARCs, sequential below. Measured
+# on 2 cores (bench/results/dedup_threshold.json, docs/dedup-scale.md): the sequential job's CPU
+# seconds over the partitioned jobs' shared by the cores are 0.36 on the dev crawl (34 MB), 2.12
+# on 57 MB of the synthetic crawl, 3.3 on 226 MB; 1 at 7 M tokens, 30-80 MB of WARCs as their text
+# is dense (the synthetic crawl's, or the dev crawl's real pages)
+PARTITIONED_ABOVE_BYTES = 64 * 2**20
+
+
+def partitioned_job_mb(job: str, tokens: int, partitions: int) -> int:
+    """A partitioned dedup job's `resources.mem_mb`: `partitioned_memory_mb` with documents as
+    the rules count them, and a fifth to spare."""
+    return math.ceil(
+        SPARE * partitioned_memory_mb(job, tokens, tokens // DOCUMENT_TOKENS, partitions)
+    )
+
+
+def planned_range_job_mb(input_bytes: int, partitions: int) -> int:
+    """The `resources.mem_mb` of the largest range job (counts, seen) at the corpus's size
+    projected from `input_bytes`."""
+    tokens = round(input_bytes * TOKENS_PER_INPUT_BYTE)
+    return max(partitioned_job_mb(job, tokens, partitions) for job in ("counts", "seen"))
+
+
+def auto_dedup_partitions(input_bytes: int, max_mem_mb: int) -> int:
+    """`dedup.partitions: auto`: the fewest hash ranges whose range jobs each need at most
+    `max_mem_mb` at the corpus's projected size (at most `MAX_PARTITIONS`: past that the counts
+    job's two counts per document alone are too many, which the run's log then says)."""
+    return fewest_partitions(
+        lambda p: planned_range_job_mb(input_bytes, p), max_mem_mb, MAX_PARTITIONS
+    )
+
+
+def auto_dedup_mode(
+    input_bytes: int, shards: int, params: DedupParams, max_mem_mb: int
+) -> tuple[str, str]:
+    """`dedup.mode: auto`: the mode, and why. Sequential keeps the thesis' Algorithm 3.1 and is
+    the cheaper below `PARTITIONED_ABOVE_BYTES`; partitioned above it, or where the sequential
+    job's projected memory (plus a fifth) passes `max_mem_mb`. A G_out setting only the
+    sequential job has (`hash_bits` below 64, the judy backend) keeps it sequential."""
+    if params.hash_bits != 64 or params.backend != "sorted-array":
+        return "sequential", "dedup.hash_bits or dedup.backend is set, which only it reads"
+    tokens = round(input_bytes * TOKENS_PER_INPUT_BYTE)
+    need = (
+        SPARE
+        * dedup_memory_mb(
+            round(tokens * DUPLICATE_NGRAMS_PER_TOKEN),
+            [tokens // max(shards, 1)] * max(shards, 1),
+            params,
+        )["total"]
+    )
+    if need > max_mem_mb:
+        return "partitioned", f"the sequential job would need {need:,.0f} MB"
+    if input_bytes > PARTITIONED_ABOVE_BYTES:
+        return "partitioned", f"{input_bytes / 2**20:,.0f} MB of input"
+    return "sequential", f"{input_bytes / 2**20:,.0f} MB of input"

@@ -38,7 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from corpusbuilder.common.io import atomic_path, write_table
-from corpusbuilder.contracts.ngramfiles import read_dedup_state
+from corpusbuilder.contracts.ngramfiles import partition_hash_range, read_state_rows
 from corpusbuilder.contracts.tables import DEDUP_SCHEMA, stage_table
 from corpusbuilder.contracts.tokenfile import TokenStream
 from corpusbuilder.dedup.context import Reclassify
@@ -55,7 +55,6 @@ from corpusbuilder.dedup.document import dedup_shard_document
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.state import kept_ngrams, write_state_rows
 from corpusbuilder.ngrams.hashing import shard_ngram_hashes
-from corpusbuilder.ngrams.runs import partition_hash_range
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -397,15 +396,12 @@ def earlier_in_range(path, bounds: tuple[int, int], first_owner: int):
     """An earlier corpus's state (`dedup.against`) in one hash range: its sorted hashes, the
     owner index of each (`first_owner` + the document's rank in the state, after this corpus's
     documents, as the sequential job numbers them) and the ids of those owners."""
-    hashes, owners = [], []
+    hashes, owners = [np.empty(0, np.uint64)], [np.empty(0, np.int64)]
     names: dict[int, str] = {}
-    for part, rank, ids in read_dedup_state(path):
-        mine = range_slice(part, bounds)
-        hashes.append(part[mine])
-        owners.append(first_owner + rank[mine].astype(np.int64))
-        names.update(
-            zip(owners[-1].tolist(), ids.slice(mine.start, mine.stop - mine.start).to_pylist())
-        )
+    for part, rank, ids in read_state_rows(path, bounds):
+        hashes.append(part)
+        owners.append(first_owner + rank.astype(np.int64))
+        names.update(zip(owners[-1].tolist(), ids.to_pylist()))
     return np.concatenate(hashes), np.concatenate(owners), names
 
 

@@ -3,8 +3,11 @@
 A corpus's state is every distinct n-gram it output — the n-grams whose words all stay, which
 Algorithm 3.1 would have moved to G_out had a later crawl repeated them — with the document that
 output it first, by its id and its rank in crawl order over every corpus merged in
-(`ngramfiles.STATE_SCHEMA`, ``results/dedup_state.parquet``: 64-bit hashes, sorted; 12.5 bytes an
-n-gram on the dev crawl, zstd). A run against it:
+(`ngramfiles.STATE_SCHEMA`: 64-bit hashes, sorted; 12.5 bytes an n-gram on the dev crawl, zstd),
+in ``results/dedup_state/``, a part per hash range (`FILES.dedup_state`; the sequential job writes
+one part, the partitioned mode's range jobs one each). A run against it reads it in whatever
+ranges it needs (`ngramfiles.read_state_rows`: the parts are sorted, so a range of any
+partitioning is a slice of the parts that meet it), and:
 
 - counts the state as one more run in the n-gram merge (each n-gram once), so an n-gram the new
   crawl holds once and the old corpus output is in G₂₊;
@@ -34,10 +37,15 @@ import pyarrow.parquet as pq
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.contracts.ngramfiles import (
+    ALL_HASHES,
     STATE_ROW_GROUP,
     STATE_SCHEMA,
+    HashRange,
     dedup_state_metadata,
+    dedup_state_parts,
     read_dedup_state,
+    read_state_rows,
+    remove_other_state_parts,
 )
 from corpusbuilder.contracts.tokenfile import TokenStream, kept_tokens
 from corpusbuilder.dedup.params import DedupParams
@@ -74,7 +82,7 @@ def preload_output(path, store, params: DedupParams, provenance, first_doc: int)
     them; returns those documents' ids in that numbering."""
     check_state(path, params)
     handle_parts, rank_parts, id_parts = [], [], []
-    for hashes, doc_rank, doc_id in read_dedup_state(path):
+    for hashes, doc_rank, doc_id in read_state_rows(path):
         found, located = store.locate(truncate_hashes(hashes.copy(), params.hash_bits))
         # hashes that coincide once truncated: one is enough
         located, first = np.unique(located, return_index=True)
@@ -121,7 +129,7 @@ class OutputRuns:
     def __init__(self, directory, against, documents: int):
         Path(directory).mkdir(parents=True, exist_ok=True)
         self._tmp = tempfile.TemporaryDirectory(dir=directory, prefix=".state-")
-        self.runs = [Path(against)] if against is not None else []
+        self.runs = [Path(p) for p in dedup_state_parts(against)] if against is not None else []
         # ranks continue the earlier corpus's, in crawl order: the first to output an n-gram owns it
         self.first_rank = (
             dedup_state_metadata(against).get("next_rank", 0) if against is not None else 0
@@ -155,13 +163,16 @@ class OutputRuns:
         self._tmp.cleanup()
 
 
-def merge_state_runs(paths) -> Iterator[tuple[np.ndarray, np.ndarray, pa.Array]]:
-    """k-way merge of sorted state runs, a round at a time: every hash up to the smallest last
-    hash among the runs' current row groups is in memory, so that slice of each is merged with
-    one sort; of equal hashes the lowest rank stays."""
+def merge_state_runs(
+    paths, hash_range: HashRange = ALL_HASHES
+) -> Iterator[tuple[np.ndarray, np.ndarray, pa.Array]]:
+    """k-way merge of sorted state runs (state files and parts) in `hash_range`, a round at a
+    time: every hash up to the smallest last hash among the runs' current row groups is in
+    memory, so that slice of each is merged with one sort; of equal hashes the lowest rank
+    stays."""
     heads = [
         [*part, reader]
-        for reader in (read_dedup_state(path) for path in paths)
+        for reader in (read_dedup_state(path, hash_range) for path in paths)
         if (part := next(reader, None)) is not None
     ]
     while heads:
@@ -195,7 +206,8 @@ def _refill(head: list) -> bool:
 
 def write_state_rows(path, parts, metadata: dict) -> None:
     """A state file (`ngramfiles.STATE_SCHEMA`) of sorted (hashes, ranks, doc ids) parts, with the
-    n-gram settings a later run checks in `metadata`; always a row group, if an empty one."""
+    n-gram settings a later run checks in `metadata`; always a row group, if an empty one. A
+    state's part replaces the parts of another partitioning beside it."""
     schema = STATE_SCHEMA.with_metadata({"corpusbuilder": json.dumps(metadata)})
     with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
         written = False
@@ -216,3 +228,4 @@ def write_state_rows(path, parts, metadata: dict) -> None:
                 written = True
         if not written:
             writer.write_table(schema.empty_table())
+    remove_other_state_parts(path)

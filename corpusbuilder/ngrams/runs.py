@@ -3,7 +3,6 @@ passes, within the memory budget."""
 
 from __future__ import annotations
 
-import bisect
 import ctypes
 import json
 from collections.abc import Iterable, Iterator
@@ -15,7 +14,13 @@ import pyarrow.parquet as pq
 
 from corpusbuilder.common.io import atomic_path, npy_header
 from corpusbuilder.common.versions import writer_metadata
-from corpusbuilder.contracts.ngramfiles import RUN_SCHEMA
+from corpusbuilder.contracts.ngramfiles import (
+    ALL_HASHES,
+    RUN_SCHEMA,
+    HashRange,
+    in_hash_range,
+    row_groups_in,
+)
 from corpusbuilder.ngrams.chunks import resident_bytes
 from corpusbuilder.ngrams.hashing import sum_equal_hashes
 
@@ -84,51 +89,6 @@ def _run_table(hashes: np.ndarray, counts: np.ndarray, schema: pa.Schema) -> pa.
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-HashRange = tuple[int, int]  # [low, high) of uint64 hashes, as Python ints (high may be 2⁶⁴)
-ALL_HASHES: HashRange = (0, 1 << 64)
-
-
-def partition_hash_range(partition: int, partitions: int) -> HashRange:
-    """Partition `partition` of `partitions`: equal ranges of the hash's top 32 bits, as
-    `exact_dedup.md5_partitions` cuts (n-gram hashes are uniform, so the parts are about equal)."""
-    if not 0 <= partition < partitions:
-        raise ValueError(
-            f"partition {partition} of {partitions}: partitions are numbered 0 to {partitions - 1}"
-        )
-
-    def low(p: int) -> int:
-        return -(-(p << 32) // partitions) << 32
-
-    return low(partition), low(partition + 1)
-
-
-def _row_groups_in(metadata: pq.FileMetaData, hash_range: HashRange) -> range:
-    """The row groups of a sorted run that may hold hashes of `hash_range`, by their min/max
-    statistics: a contiguous range of groups, found by binary search."""
-    groups = metadata.num_row_groups
-    if hash_range == ALL_HASHES or not groups:
-        return range(groups)
-
-    def bound(group: int, which: str) -> int:
-        stats = metadata.row_group(group).column(0).statistics
-        if stats is None or not stats.has_min_max:  # a run written without statistics: read it all
-            return 0 if which == "min" else (1 << 64) - 1
-        return getattr(stats, which)
-
-    low, high = hash_range
-    first = bisect.bisect_left(range(groups), low, key=lambda g: bound(g, "max"))
-    stop = bisect.bisect_left(range(groups), high, key=lambda g: bound(g, "min"))
-    return range(first, max(first, stop))
-
-
-def _in_range(hashes: np.ndarray, hash_range: HashRange) -> slice:
-    """The slice of sorted `hashes` that lies in `hash_range`."""
-    low, high = hash_range
-    begin = int(np.searchsorted(hashes, np.uint64(low))) if low else 0
-    end = int(np.searchsorted(hashes, np.uint64(high))) if high < 1 << 64 else len(hashes)
-    return slice(begin, end)
-
-
 # A chunk's counts wait for the shard's merge in a spill file: two raw .npy records (hashes, then
 # counts), written and read at the disk's speed, where a zstd Parquet run spent more time
 # compressing and decoding the temporary rows than the chunk took to count them. Read back a
@@ -160,7 +120,7 @@ def _read_spill(
             spill.readinto(hashes.data.cast("B"))
             spill.seek(counts_at + 4 * begin)
             spill.readinto(counts.data.cast("B"))
-            kept = _in_range(hashes, hash_range)
+            kept = in_hash_range(hashes, hash_range)
             yield hashes[kept], counts[kept]
 
 
@@ -179,14 +139,14 @@ def read_run(
         yield from _read_spill(path, batch_rows, hash_range)
         return
     with pq.ParquetFile(path) as run:
-        for group in _row_groups_in(run.metadata, hash_range):
+        for group in row_groups_in(run.metadata, hash_range):
             # a dedup state (ngramfiles.STATE_SCHEMA) is a run with its
             # owners beside it: not read here
             table = run.read_row_group(group, columns=["hash", "count"], use_threads=False)
             hashes = _values(table.column(0), np.dtype(np.uint64))
             counts = _values(table.column(1), np.dtype(np.uint32))
             del table
-            kept = _in_range(hashes, hash_range)
+            kept = in_hash_range(hashes, hash_range)
             hashes, counts = hashes[kept], counts[kept]
             for begin in range(0, len(hashes), batch_rows):
                 yield hashes[begin : begin + batch_rows], counts[begin : begin + batch_rows]

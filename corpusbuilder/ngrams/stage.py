@@ -20,7 +20,12 @@ import numpy as np
 from corpusbuilder.common.io import atomic_path, is_stream
 from corpusbuilder.common.sizing import GIB
 from corpusbuilder.common.versions import this_process
-from corpusbuilder.contracts.ngramfiles import WRITTEN_BY
+from corpusbuilder.contracts.ngramfiles import (
+    ALL_HASHES,
+    WRITTEN_BY,
+    HashRange,
+    partition_hash_range,
+)
 from corpusbuilder.contracts.tokenfile import block_starts
 from corpusbuilder.ngrams.chunks import (
     chunk_tokens_for_budget,
@@ -35,12 +40,9 @@ from corpusbuilder.ngrams.hashing import (
     ngram_hashes,
 )
 from corpusbuilder.ngrams.runs import (
-    ALL_HASHES,
     SPILL_SUFFIX,
-    HashRange,
     merge_to_fan_in,
     merged_runs,
-    partition_hash_range,
     release_memory,
     run_metadata,
     write_run,
