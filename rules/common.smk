@@ -524,3 +524,19 @@ def similarity_mem_mb(job):
         )
 
     return mem_mb
+
+
+def corpus_stats_shard_inputs(wildcards):
+    """A shard's token file and blocks, block dedup's verdicts on it when it ran (the sequential
+    job's folder, or the partitioned mode's table of this shard), and the funnel, whose words
+    set the resemblance sample's rate."""
+    inputs = {
+        "funnel": FILES.funnel,
+        "tokens": FILES.tokens.format(**wildcards),
+        "blocks": FILES.blocks.format(**wildcards),
+    }
+    if config["dedup"]["enabled"]:
+        inputs["dedup"] = (
+            dedup_table(wildcards.shard) if DEDUP_PARTITIONED else FILES.dedup_tables
+        )
+    return inputs

@@ -16,22 +16,6 @@ REPORT_DEDUP_STATS = {"dedup_stats": FILES.dedup_stats} if config["dedup"]["enab
 REPORT_RANGES = config["report"]["count_ranges"] or max(1, math.ceil(len(SHARDS) / 4))
 
 
-def corpus_stats_shard_inputs(wildcards):
-    """A shard's token file and blocks, block dedup's verdicts on it when it ran (the sequential
-    job's folder, or the partitioned mode's table of this shard), and the funnel, whose words
-    set the resemblance sample's rate."""
-    inputs = {
-        "funnel": FILES.funnel,
-        "tokens": FILES.tokens.format(**wildcards),
-        "blocks": FILES.blocks.format(**wildcards),
-    }
-    if config["dedup"]["enabled"]:
-        inputs["dedup"] = (
-            dedup_table(wildcards.shard) if DEDUP_PARTITIONED else FILES.dedup_tables
-        )
-    return inputs
-
-
 # A job per shard: its counts, its 10-gram hashes by hash range, its part of the resemblance
 # sample; it holds the shard (its tokens, blocks and 10-grams: 4 times the files' size).
 rule corpus_stats_shard:
