@@ -55,7 +55,12 @@ from typing import Any
 
 import yaml
 
-from corpusbuilder.common.sizing import REMOTE_WARC_BYTES, planned_partitions
+from corpusbuilder.common.sizing import (
+    REMOTE_WARC_BYTES,
+    SHARDS_PER_REPORT_RANGE,
+    planned_partitions,
+    report_count_ranges,
+)
 from corpusbuilder.config import validate_config
 from corpusbuilder.dedup.memory import MODULES_MB, dedup_memory_mb, partitioned_memory_mb
 from corpusbuilder.dedup.params import DedupParams
@@ -128,7 +133,9 @@ MODEL: dict[str, Rule] = {
     "dedup_merge": Rule("single", 11, None, timed=False, why="the shards' stats"),
     "corpus_stats_shard": Rule("shard", 11, None, timed=False, why="a shard's report counts"),
     "funnel": Rule("single", 12, None, timed=False, why="every shard's tables, one at a time"),
-    "corpus_stats_range": Rule("report", 12, None, timed=False, why="8 shards' 10-gram hashes"),
+    "corpus_stats_range": Rule(
+        "report", 12, None, timed=False, why=f"{SHARDS_PER_REPORT_RANGE} shards' 10-gram hashes"
+    ),
     "corpus_stats": Rule("single", 13, None, timed=False, why="merges the shards' small tables"),
     "report": Rule("single", 14, None, timed=False, why="reads every shard's tables"),
     "dedup": Rule("single", 6, "library", why="the sequential mode's one job"),
@@ -255,7 +262,6 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
         ):
             dedup *= 2
         decided["dedup"] = "stand-in for auto_dedup_partitions (powers of two)"
-    # the report's ranges: one for every 8 shards (rules/report.smk after #59 item 2)
     return {
         "shards": shards,
         "input_bytes": input_bytes,
@@ -265,7 +271,7 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
         "exact": exact,
         "ngrams": ngrams,
         "dedup": dedup,
-        "report": max(1, math.ceil(shards / 8)),
+        "report": report_count_ranges(None, shards),
         "decided_by": decided,
     }
 

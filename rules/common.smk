@@ -32,6 +32,7 @@ from corpusbuilder.common.sizing import (
     crawl_bytes,
     fewest_partitions,
     planned_partitions,
+    report_count_ranges,
 )
 from corpusbuilder.download.sources import local_path, parse_source
 from corpusbuilder.exact_dedup import AUTO_BYTES_PER_PARTITION as EXACT_AUTO_BYTES

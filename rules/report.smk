@@ -10,10 +10,8 @@ REPORT_EVALUATION = {
 }
 REPORT_WITH_EVALUATION = Path(config["evaluate"]["gold_dir"]).is_dir()
 REPORT_DEDUP_STATS = {"dedup_stats": FILES.dedup_stats} if config["dedup"]["enabled"] else {}
-# hash ranges of the report's 10-gram count: one a job (report.count_ranges; null: one for every 4
-# shards, so that a range job holds about 4 shards' 10-grams: 70 B a token of its range measured
-# on the dev crawl, 3 GB at 10^11 words)
-REPORT_RANGES = config["report"]["count_ranges"] or max(1, math.ceil(len(SHARDS) / 4))
+# hash ranges of the report's 10-gram count, one a job
+REPORT_RANGES = report_count_ranges(config["report"]["count_ranges"], len(SHARDS))
 
 
 # A job per shard: its counts, its 10-gram hashes by hash range, its part of the resemblance
