@@ -353,8 +353,13 @@ def survivor_inputs(wildcards):
 
 
 def export_inputs(wildcards):
-    """What survives (survivor_inputs) and the quality stage's signals and verdicts."""
-    return {**survivor_inputs(wildcards), "quality": FILES.quality.format(**wildcards)}
+    """What survives (survivor_inputs), the quality stage's signals and verdicts, and the token
+    file, whose tokens the vertical file takes."""
+    return {
+        **survivor_inputs(wildcards),
+        "quality": FILES.quality.format(**wildcards),
+        "tokens": FILES.tokens.format(**wildcards),
+    }
 
 
 def gold_sets(datasets):
