@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -38,6 +39,7 @@ from xml.sax.saxutils import quoteattr as _xml_quoteattr
 import numpy as np
 
 from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.scripts import char_class
 from corpusbuilder.contracts.corpus import ExportDocument, to_json_line
 from corpusbuilder.contracts.tables import REMOVED_PARTS, block_keys
 from corpusbuilder.contracts.tokenfile import TokenStream, token_types
@@ -54,20 +56,23 @@ GZIP_LEVEL = 6
 # neither U+FFFE nor U+FFFF (a NUL, an ESC or a U+FFFF in a URL or a page's text would make the
 # vertical files ill-formed); they go, as the parsers would, and so do the other Unicode
 # non-characters (U+FDD0-U+FDEF, the last two of every plane), which stand for no text.
-_XML_FORBIDDEN = dict.fromkeys(
-    [c for c in range(32) if c not in (9, 10, 13)]
-    + list(range(0xD800, 0xE000))
-    + list(range(0xFDD0, 0xFDF0))
-    + [plane + last for plane in range(0, 0x110000, 0x10000) for last in (0xFFFE, 0xFFFF)]
+_XML_FORBIDDEN = re.compile(
+    "["
+    + char_class(
+        [(0, 8), (11, 12), (14, 31), (0xD800, 0xDFFF), (0xFDD0, 0xFDEF)]
+        + [(plane + 0xFFFE, plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000)]
+    )
+    + "]"
 )
 
 
 def escape(text: str) -> str:
-    return _xml_escape(text.translate(_XML_FORBIDDEN))
+    # a regular expression, not str.translate, which looks up every character in Python
+    return _xml_escape(_XML_FORBIDDEN.sub("", text))
 
 
 def quoteattr(text: str) -> str:
-    return _xml_quoteattr(text.translate(_XML_FORBIDDEN))
+    return _xml_quoteattr(_XML_FORBIDDEN.sub("", text))
 
 
 def _doc_tag(doc: ExportDocument) -> str:
