@@ -214,10 +214,9 @@ def test_the_vertical_tokens_from_the_token_file_are_the_tokenisers_on_real_page
     from corpusbuilder.extraction.extract import ExtractParams, extract_shard
     from corpusbuilder.tokenise import TokeniseParams, tokenise_shard
 
+    warcs = [(warc.name, warc) for warc in SAMPLE_WARCS]
     params = ExtractParams.from_config({})
-    extract_shard(
-        [(w.name, w) for w in SAMPLE_WARCS], "s", tmp_path / "d.parquet", tmp_path / "b.parquet", params
-    )
+    extract_shard(warcs, "s", tmp_path / "d.parquet", tmp_path / "b.parquet", params)
     docs, blocks = read_table(tmp_path / "d.parquet"), read_table(tmp_path / "b.parquet")
     first_good = blocks.index[blocks["final_class"] == "good"][:3]
     hard = [
@@ -241,9 +240,8 @@ def test_the_vertical_tokens_from_the_token_file_are_the_tokenisers_on_real_page
     end = np.minimum(first + rng.integers(1, 6, len(long)), offsets[long + 1])
     chunk_first, chunk_last = removed_chunks(first, end, offsets[long + 1], tokens)
     dedup = kept.blocks[["doc_id", "block_index"]].assign(final_class="good")
-    cut = [[], []]
-    for part, column in zip((chunk_first, chunk_last), cut):
-        column.extend([[int(x)] if f < l else None for x, f, l in zip(part, chunk_first, chunk_last)])
+    cuts = chunk_first < chunk_last  # a range inside one chunk cuts none
+    cut = [[[int(x)] if c else None for x, c in zip(at, cuts)] for at in (chunk_first, chunk_last)]
     partly = dedup.iloc[long].assign(**dict(zip(REMOVED_PARTS, cut)))
     dedup = pd.concat([dedup.drop(dedup.index[long]), partly])
     assert partly[REMOVED_PARTS[0]].notna().sum() > 10
