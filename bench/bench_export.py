@@ -99,17 +99,13 @@ def run_tokenise(tables: ShardTables, out: Path) -> None:
 
 def run_export(tables: ShardTables, out: Path, from_token_file: bool = True) -> None:
     kept = read_survivors(tables, EXPORT_COLUMNS)
-    # (without the token file, called as before it was read: the figures of an earlier commit)
-    vertical = (
-        [export.vertical_paragraphs(kept, read_tokens(out / "tokens.npz", export.TOKEN_FIELDS))]
-        if from_token_file
-        else []
-    )
-    export.write_corpus(
-        kept_documents(kept, read_table(tables.quality)),
-        *(out / f"corpus.{name}.gz" for name in FORMATS),
-        *vertical,
-    )
+    documents = kept_documents(kept, read_table(str(tables.quality)))
+    jsonl, prevert, vert = (out / f"corpus.{name}.gz" for name in FORMATS)
+    if not from_token_file:  # called as before the token file was read: an earlier commit's
+        export.write_corpus(documents, jsonl, prevert, vert)
+        return
+    tokens = read_tokens(out / "tokens.npz", export.TOKEN_FIELDS)
+    export.write_corpus(documents, jsonl, prevert, vert, export.vertical_paragraphs(kept, tokens))
 
 
 def gzip_levels(out: Path) -> dict[str, dict[str, float]]:
@@ -160,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
                     ("export", partial(run_export, tables, out)),
                 ):
                     best[name] = min(best.get(name, float("inf")), cpu(step))
-            row = {name: round(seconds, 3) for name, seconds in best.items()}
+            row: dict = {name: round(seconds, 3) for name, seconds in best.items()}
             row |= {
                 f"{name} / extract": round(best[name] / best["extract"], 3)
                 for name in ("export", "export, tokeniser", "tokenise")

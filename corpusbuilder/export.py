@@ -155,8 +155,10 @@ def kept_spans(
 
 
 # what `vertical_paragraphs` reads of a token file
-TOKEN_FIELDS = ("block_offsets", "block_doc", "block_index", "doc_ids", "chunk_start", "chunk_end")
-TOKEN_FIELDS += ("type_id", "types")
+TOKEN_FIELDS = (
+    *("block_offsets", "block_doc", "block_index", "doc_ids", "chunk_start", "chunk_end"),
+    *("type_id", "types"),
+)
 
 
 def vertical_paragraphs(kept: Survivors, tokens: TokenStream) -> dict[str, list[str]]:

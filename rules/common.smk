@@ -256,12 +256,11 @@ def stage_files():
             ("language", FILES.language),
             ("exact_dedup", FILES.exact),
             ("quality", FILES.quality),
+            # the vertical file's tokens, whether or not block dedup reads them too
+            ("tokenise", FILES.tokens),
         ]:
             files.setdefault(writer, {})[shard] = pattern.format(shard=shard)
     if config["dedup"]["enabled"]:
-        files["tokenise"] = {
-            shard: FILES.tokens.format(shard=shard) for shard in SHARDS
-        }
         files["ngram_runs"] = {
             shard: FILES.ngram_runs.format(shard=shard) for shard in SHARDS
         }
