@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from corpusbuilder.contracts.tables import Survivors
 
 # Deflate level of the three files. On the dev crawl's corpus (66 MB; bench/bench_export.py,
-# docs/measurements.md) level 4 deflates in 0.38x the CPU of level 6 into 4 % more bytes, and
+# docs/measurements.md) level 4 deflates in 0.41x the CPU of level 6 into 4 % more bytes, and
 # 0.31x that of 9 (Python's default); level 6 took over half of the stage.
 GZIP_LEVEL = 4
 

@@ -252,3 +252,26 @@ def test_the_vertical_tokens_from_the_token_file_are_the_tokenisers_on_real_page
     assert sum(len(doc.paragraphs) for doc in documents) == len(final.blocks)
     for doc in documents:
         assert vertical[doc.id] == [token_lines(text) for text in doc.paragraphs], doc.id
+
+
+def test_a_token_file_without_the_tokens_texts_asks_for_tokenise_again(tmp_path):
+    """A token file written before the texts were stored cannot give the vertical file its
+    tokens: one line that says what to run, not a wrong corpus."""
+    import numpy as np
+    import pytest
+
+    from corpusbuilder.contracts.tokenfile import TokenStream, read_tokens, write_token_stream
+    from corpusbuilder.export import TOKEN_FIELDS, vertical_paragraphs
+
+    docs, blocks = tables()
+    kept = survivors(docs, blocks)
+    path = tmp_path / "old.npz"
+    doc_ids = kept.documents["doc_id"].tolist()
+    count = len(kept.blocks)
+    stream = TokenStream.of_blocks(list(range(1, 1 + 2 * count)), list(range(0, 2 * count + 1, 2)))
+    stream.doc_ids = np.array(doc_ids)
+    stream.block_doc = np.array([doc_ids.index(d) for d in kept.blocks["doc_id"]], np.int32)
+    stream.block_index = kept.blocks["block_index"].to_numpy(np.int32)
+    write_token_stream(stream, path)
+    with pytest.raises(ValueError, match="holds no token texts.*re-run tokenise"):
+        vertical_paragraphs(kept, read_tokens(path, TOKEN_FIELDS))
