@@ -63,7 +63,7 @@ from corpusbuilder.common.scripts import NO_SPACE_CHAR
 from corpusbuilder.common.scripts import char_class as _char_class
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.contracts.tables import Survivors
-from corpusbuilder.contracts.tokenfile import TokenStream
+from corpusbuilder.contracts.tokenfile import TokenStream, encode_types
 
 if TYPE_CHECKING:
     pass
@@ -344,6 +344,8 @@ def tokenise_shard(
         sentence_start=sentence_starts(ids, chunk_first, block_offsets, types),
         chunk_start=chunk_first,
         chunk_end=chunk_end,
+        type_id=ids.astype(np.int32),
+        types=encode_types(types),
     )
     log.info(
         "tokenise: %d documents, %d blocks, %d tokens of %d types, %d punctuation, %d stop words",

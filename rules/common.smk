@@ -308,12 +308,11 @@ def stage_files():
             ("language", FILES.language),
             ("exact_dedup", FILES.exact),
             ("quality", FILES.quality),
+            # the vertical file's tokens, whether or not block dedup reads them too
+            ("tokenise", FILES.tokens),
         ]:
             files.setdefault(writer, {})[shard] = pattern.format(shard=shard)
     if config["dedup"]["enabled"]:
-        files["tokenise"] = {
-            shard: FILES.tokens.format(shard=shard) for shard in SHARDS
-        }
         files["ngram_runs"] = {
             shard: FILES.ngram_runs.format(shard=shard) for shard in SHARDS
         }
@@ -385,8 +384,13 @@ def survivor_inputs(wildcards):
 
 
 def export_inputs(wildcards):
-    """What survives (survivor_inputs) and the quality stage's signals and verdicts."""
-    return {**survivor_inputs(wildcards), "quality": FILES.quality.format(**wildcards)}
+    """What survives (survivor_inputs), the quality stage's signals and verdicts, and the token
+    file, whose tokens the vertical file takes."""
+    return {
+        **survivor_inputs(wildcards),
+        "quality": FILES.quality.format(**wildcards),
+        "tokens": FILES.tokens.format(**wildcards),
+    }
 
 
 def gold_sets(datasets):

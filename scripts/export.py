@@ -1,4 +1,4 @@
-"""Rule `export`: the kept documents of one shard →
+"""Rule `export`: the kept documents of one shard, and their tokens from the token file →
 corpus/{shard}.jsonl.gz, .prevert.gz and .vert.gz."""
 
 import logging
@@ -6,13 +6,18 @@ import logging
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.contracts.tables import ShardTables, read_survivors, read_table
-from corpusbuilder.export import write_corpus
+from corpusbuilder.contracts.tokenfile import read_tokens
+from corpusbuilder.export import TOKEN_FIELDS, vertical_paragraphs, write_corpus
 
 setup_logging(snakemake.log[0])
 shard = snakemake.wildcards.shard
 tables = ShardTables.from_inputs(snakemake.input, shard)
-documents = kept_documents(read_survivors(tables, EXPORT_COLUMNS), read_table(tables.quality))
+kept = read_survivors(tables, EXPORT_COLUMNS)
 count = write_corpus(
-    documents, snakemake.output.jsonl, snakemake.output.prevert, snakemake.output.vert
+    kept_documents(kept, read_table(tables.quality)),
+    snakemake.output.jsonl,
+    snakemake.output.prevert,
+    snakemake.output.vert,
+    vertical_paragraphs(kept, read_tokens(snakemake.input.tokens, TOKEN_FIELDS)),
 )
 logging.getLogger("corpusbuilder.export").info("%s: %d documents exported", shard, count)

@@ -196,3 +196,82 @@ def test_control_characters_do_not_break_the_xml_formats(tmp_path):
         )
         assert root[0].get("url") == "http://a/1?q=[31m"
     assert "Body with an escape" in gzip.open(prevert, "rt").read()
+
+
+def test_the_vertical_tokens_from_the_token_file_are_the_tokenisers_on_real_pages(tmp_path):
+    """The vertical file takes its tokens from the tokenise stage's token file
+    (`vertical_paragraphs`): they must be what the tokeniser makes of each exported paragraph
+    (`token_lines`), on the sample crawl's pages, on text made to be hard (control characters,
+    soft hyphens and zero-width spaces alone between spaces, scripts without spaces), and on
+    blocks partly kept by de-duplication, cut where its `removed_chunks` cuts them."""
+    import numpy as np
+    from conftest import SAMPLE_WARCS
+
+    from corpusbuilder.contracts.tables import REMOVED_PARTS, read_table
+    from corpusbuilder.contracts.tokenfile import read_tokens, write_token_stream
+    from corpusbuilder.dedup.sentences import removed_chunks
+    from corpusbuilder.export import TOKEN_FIELDS, token_lines, vertical_paragraphs
+    from corpusbuilder.extraction.extract import ExtractParams, extract_shard
+    from corpusbuilder.tokenise import TokeniseParams, tokenise_shard
+
+    warcs = [(warc.name, warc) for warc in SAMPLE_WARCS]
+    params = ExtractParams.from_config({})
+    extract_shard(warcs, "s", tmp_path / "d.parquet", tmp_path / "b.parquet", params)
+    docs, blocks = read_table(tmp_path / "d.parquet"), read_table(tmp_path / "b.parquet")
+    first_good = blocks.index[blocks["final_class"] == "good"][:3]
+    hard = [
+        "a\x00b \x1b c \u00ad d\u200be \ufeff \u00ad",
+        "東京タワーは 1958年 に完成した。ภาษาไทย ງ ကမ္ဘာ",
+        "see https://x.org/a). mail john.doe+tag@mail.example.org, 1,000.50 don't re-use हिन्दी",
+    ]
+    blocks.loc[first_good, "text"] = hard
+    assert len(docs) > 20 and (blocks["final_class"] == "good").sum() > 200
+
+    kept = survivors(docs, blocks)
+    path = tmp_path / "tokens.npz"
+    write_token_stream(tokenise_shard(kept, TokeniseParams()), path)
+    tokens = read_tokens(path, TOKEN_FIELDS)
+
+    # de-duplication removes token ranges of a few blocks; the chunks they are in go
+    rng = np.random.default_rng(5)
+    offsets = np.asarray(tokens.block_offsets)
+    long = np.flatnonzero(np.diff(offsets) > 6)[::3]
+    first = offsets[long] + rng.integers(0, 3, len(long))
+    end = np.minimum(first + rng.integers(1, 6, len(long)), offsets[long + 1])
+    chunk_first, chunk_last = removed_chunks(first, end, offsets[long + 1], tokens)
+    dedup = kept.blocks[["doc_id", "block_index"]].assign(final_class="good")
+    cuts = chunk_first < chunk_last  # a range inside one chunk cuts none
+    cut = [[[int(x)] if c else None for x, c in zip(at, cuts)] for at in (chunk_first, chunk_last)]
+    partly = dedup.iloc[long].assign(**dict(zip(REMOVED_PARTS, cut)))
+    dedup = pd.concat([dedup.drop(dedup.index[long]), partly])
+    assert partly[REMOVED_PARTS[0]].notna().sum() > 10
+    final = survivors(docs, blocks, dedup=dedup)
+
+    vertical = vertical_paragraphs(final, tokens)
+    documents = list(kept_documents(final))
+    assert sum(len(doc.paragraphs) for doc in documents) == len(final.blocks)
+    for doc in documents:
+        assert vertical[doc.id] == [token_lines(text) for text in doc.paragraphs], doc.id
+
+
+def test_a_token_file_without_the_tokens_texts_asks_for_tokenise_again(tmp_path):
+    """A token file written before the texts were stored cannot give the vertical file its
+    tokens: one line that says what to run, not a wrong corpus."""
+    import numpy as np
+    import pytest
+
+    from corpusbuilder.contracts.tokenfile import TokenStream, read_tokens, write_token_stream
+    from corpusbuilder.export import TOKEN_FIELDS, vertical_paragraphs
+
+    docs, blocks = tables()
+    kept = survivors(docs, blocks)
+    path = tmp_path / "old.npz"
+    doc_ids = kept.documents["doc_id"].tolist()
+    count = len(kept.blocks)
+    stream = TokenStream.of_blocks(list(range(1, 1 + 2 * count)), list(range(0, 2 * count + 1, 2)))
+    stream.doc_ids = np.array(doc_ids)
+    stream.block_doc = np.array([doc_ids.index(d) for d in kept.blocks["doc_id"]], np.int32)
+    stream.block_index = kept.blocks["block_index"].to_numpy(np.int32)
+    write_token_stream(stream, path)
+    with pytest.raises(ValueError, match="holds no token texts.*re-run tokenise"):
+        vertical_paragraphs(kept, read_tokens(path, TOKEN_FIELDS))

@@ -47,6 +47,12 @@ class TokenStream:
     # int32: where its chunk ends in its block's ``text.split()``, with the chunks without a
     # token after it (`tokenise.chunk_ends`); None: every chunk holds a token
     chunk_end: np.ndarray = None  # type: ignore[assignment]
+    # The tokens' texts, so that export writes the vertical file without tokenising again:
+    # int32, the token's type (its text is ``token_types(stream)[type_id]``), and uint8, the
+    # shard's types in UTF-8, one a line (a token holds no white space). Empty: a stream made
+    # without its texts (`of_blocks`, a file written before they were stored).
+    type_id: np.ndarray = None  # type: ignore[assignment]
+    types: np.ndarray = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         tokens = len(self.token_hash)
@@ -56,6 +62,15 @@ class TokenStream:
             self.chunk_start = np.ones(tokens, bool)
         if self.chunk_end is None:
             self.chunk_end = chunk_ends_of_starts(self.chunk_start, self.block_offsets)
+        if self.type_id is None:
+            self.type_id = np.empty(0, np.int32)
+        if self.types is None:
+            self.types = np.empty(0, np.uint8)
+
+    def has_texts(self) -> bool:
+        """Does the stream carry its tokens' texts (`type_id`, `types`)."""
+        tokens = int(self.block_offsets[-1]) if len(self.block_offsets) else 0
+        return len(self.type_id) == tokens
 
     @classmethod
     def of_blocks(
@@ -76,8 +91,25 @@ class TokenStream:
 
 
 FIELDS = tuple(TokenStream.__dataclass_fields__)
+TEXT_FIELDS = ("type_id", "types")  # fields a file written before they were stored lacks
 # the member that names the file's writer: a JSON string, not a field of the stream
 WRITER_MEMBER = "writer"
+
+
+def encode_types(types: list[str]) -> np.ndarray:
+    """`TokenStream.types` of a shard's token types, in type id order."""
+    return np.frombuffer("\n".join(types).encode("utf-8", "surrogatepass"), np.uint8)
+
+
+def token_types(stream: TokenStream) -> list[str]:
+    """The texts of a stream's token types, indexed by `TokenStream.type_id`."""
+    if not stream.has_texts():
+        raise ValueError(
+            "the token file holds no token texts (written before they were stored): re-run tokenise"
+        )
+    if not len(stream.types):
+        return []
+    return stream.types.tobytes().decode("utf-8", "surrogatepass").split("\n")
 
 
 def block_starts(block_offsets: np.ndarray, tokens: int) -> np.ndarray:
@@ -118,7 +150,8 @@ def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> TokenStre
     """A token file's stream, whole, or only the named ``fields`` (the others are then empty: a
     reader that needs a few of a large shard's arrays loads only those). A file written without
     sentence or chunk starts (by an earlier version, or by hand) reads as one sentence per block,
-    one chunk per token, and without chunk ends as chunks that all hold a token."""
+    one chunk per token, and without chunk ends as chunks that all hold a token; one written
+    without the tokens' texts has empty `TokenStream.type_id` and `types`."""
 
     def chunk_start(a):
         return a["chunk_start"] if "chunk_start" in a.files else np.ones(len(a["token_hash"]), bool)
@@ -134,6 +167,7 @@ def read_tokens(path: Path | str, fields: tuple[str, ...] = FIELDS) -> TokenStre
             if name in archive.files or name not in optional
             else optional[name](archive)
             for name in fields
+            if name in archive.files or name in optional or name not in TEXT_FIELDS
         }
     return TokenStream(**{name: read.get(name, np.empty(0)) for name in FIELDS})
 
