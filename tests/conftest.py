@@ -161,6 +161,23 @@ def dev_crawl_build(tmp_path_factory) -> Path:
     )
 
 
+# A test reading one of these session builds waits for it: it is `slow` like a workflow test.
+SESSION_BUILDS = {"sample_build", "dev_crawl_build"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that runs the Snakefile (`workflow`, `cluster`) or reads a session build is
+    `slow`, whoever wrote it: the quick tier, `pytest -m "not slow"`, runs none of them."""
+    for item in items:
+        if (
+            item.get_closest_marker("workflow")
+            or item.get_closest_marker("cluster")
+            or SESSION_BUILDS & set(item.fixturenames)
+        ):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="module")
 def moto_server():
     """moto's S3 server on a free port of 127.0.0.1, with test credentials in the environment
