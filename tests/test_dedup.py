@@ -984,6 +984,7 @@ def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_pat
     assert len(merged) > 1  # more than one round
 
 
+@pytest.mark.slow
 def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp_path, caplog):
     from corpusbuilder.contracts.tokenfile import token_count
     from corpusbuilder.dedup.memory import (

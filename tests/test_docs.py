@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import unavailable
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,6 +35,7 @@ def test_readme_gives_the_two_commands_as_ci_runs_them():
     assert "\npytest" in ci
 
 
+@pytest.mark.slow
 def test_docs_site_builds_strictly(tmp_path):
     """Every page is in the nav and every relative link and anchor resolves (mkdocs.yml turns each
     of these into a warning, --strict into a failure)."""
