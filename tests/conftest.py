@@ -168,7 +168,12 @@ SESSION_BUILDS = {"sample_build", "dev_crawl_build"}
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that runs the Snakefile (`workflow`, `cluster`) or reads a session build is
-    `slow`, whoever wrote it: the quick tier, `pytest -m "not slow"`, runs none of them."""
+    `slow`, whoever wrote it: the quick tier, `pytest -m "not slow"`, runs none of them.
+
+    Under `--dist loadgroup` the slow tests of a file run on one xdist worker: their module
+    fixtures (builds, a fitted model, the one SLURM cluster, whose slurm.conf is the machine's)
+    are made once, and xdist hands out the groups, the larger units, before the single tests,
+    which then fill the workers' last minutes."""
     for item in items:
         if (
             item.get_closest_marker("workflow")
@@ -176,6 +181,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             or SESSION_BUILDS & set(item.fixturenames)
         ):
             item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.xdist_group(item.path.stem))
 
 
 @pytest.fixture(scope="module")
