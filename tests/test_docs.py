@@ -18,6 +18,8 @@ SETUP_AND_BUILD = (
     "python3 -m venv .venv && . .venv/bin/activate && "
     "pip install -U pip && pip install -e '.[dev]' && snakemake --cores 2"
 )
+# The whole suite on every core, the slow tests of a file on one worker (tests/conftest.py).
+TEST_COMMAND = "pytest -n auto --dist loadgroup"
 
 
 def test_readme_is_a_short_user_guide():
@@ -27,12 +29,12 @@ def test_readme_is_a_short_user_guide():
 def test_readme_gives_the_two_commands_as_ci_runs_them():
     blocks = re.findall(r"```sh\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
     lines = {line.strip() for block in blocks for line in block.splitlines()}
-    assert SETUP_AND_BUILD in lines and "pytest" in lines
+    assert SETUP_AND_BUILD in lines and TEST_COMMAND in lines
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert (
         "pip install --quiet -U pip && pip install --quiet -e '.[dev]' && snakemake --cores 2" in ci
     )
-    assert "\npytest" in ci
+    assert ci.splitlines()[-1] == TEST_COMMAND
 
 
 @pytest.mark.slow
