@@ -178,7 +178,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if (
             item.get_closest_marker("workflow")
             or item.get_closest_marker("cluster")
-            or SESSION_BUILDS & set(item.fixturenames)
+            or SESSION_BUILDS & set(getattr(item, "fixturenames", ()))
         ):
             item.add_marker(pytest.mark.slow)
         if item.get_closest_marker("slow"):
