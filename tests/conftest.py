@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -170,10 +171,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that runs the Snakefile (`workflow`, `cluster`) or reads a session build is
     `slow`, whoever wrote it: the quick tier, `pytest -m "not slow"`, runs none of them.
 
-    Under `--dist loadgroup` the slow tests of a file run on one xdist worker: their module
-    fixtures (builds, a fitted model, the one SLURM cluster, whose slurm.conf is the machine's)
-    are made once, and xdist hands out the groups, the larger units, before the single tests,
-    which then fill the workers' last minutes."""
+    The files with the most slow tests run first: pytest-xdist (`--dist loadfile
+    --no-loadscope-reorder` in pyproject.toml) hands out whole files in this order, so each
+    module fixture's build is made once, the long files start early and the files of quick
+    tests fill the workers' last minutes."""
     for item in items:
         if (
             item.get_closest_marker("workflow")
@@ -181,8 +182,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             or SESSION_BUILDS & set(getattr(item, "fixturenames", ()))
         ):
             item.add_marker(pytest.mark.slow)
-        if item.get_closest_marker("slow"):
-            item.add_marker(pytest.mark.xdist_group(item.path.stem))
+    slow_tests = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow_tests[item.path])  # stable: a file's tests stay together
 
 
 @pytest.fixture(scope="module")

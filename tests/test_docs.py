@@ -18,8 +18,8 @@ SETUP_AND_BUILD = (
     "python3 -m venv .venv && . .venv/bin/activate && "
     "pip install -U pip && pip install -e '.[dev]' && snakemake --cores 2"
 )
-# The whole suite on every core, the slow tests of a file on one worker (tests/conftest.py).
-TEST_COMMAND = "pytest -n auto --dist loadgroup"
+# The whole suite on every core (pyproject.toml's addopts: a file's tests on one worker).
+TEST_COMMAND = "pytest -n auto"
 
 
 def test_readme_is_a_short_user_guide():
