@@ -1,6 +1,7 @@
 """Shared test helpers: where ../shared is, a WARC writer for hand-made records, one way to run
 the real Snakefile, the builds several test files read (the sample crawl, the dev crawl), each
-built once per test session, and an S3 server on localhost (moto)."""
+built once per test session (once for all pytest-xdist workers), an S3 server on localhost
+(moto), and the rule that marks every workflow test `slow`."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 import yaml
+from filelock import FileLock
 from moto.server import ThreadedMotoServer
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
@@ -116,14 +119,34 @@ def write_config(path: Path, config: dict) -> Path:
     return path
 
 
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], object]) -> Path:
+    """``build`` run on a new folder ``name`` once per test session: under pytest-xdist the
+    workers share the folder (in the session's base temp, the parent of each worker's) and the
+    first to ask builds it while the others wait on its lock. A build that failed is tried again
+    by the next worker to ask, from an empty folder."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    workdir = root / name
+    with FileLock(root / f"{name}.lock"):
+        done = root / f"{name}.built"
+        if not done.exists():
+            shutil.rmtree(workdir, ignore_errors=True)
+            workdir.mkdir()
+            build(workdir)
+            done.touch()
+    return workdir
+
+
 @pytest.fixture(scope="session")
 def sample_build(tmp_path_factory) -> Path:
     """The three sample WARCs built to the default target with every default, once per session:
     the reference that builds by other routes (SLURM, S3, grouped shards, partitioned dedup) must
     equal byte for byte. Tests read it and never change it (copy it first)."""
-    workdir = tmp_path_factory.mktemp("sample-build")
-    ok(snakemake(workdir, config={"input": {"warcs": list(map(str, SAMPLE_WARCS))}}))
-    return workdir
+    config = {"input": {"warcs": list(map(str, SAMPLE_WARCS))}}
+    return built_once(
+        tmp_path_factory, "sample-build", lambda workdir: ok(snakemake(workdir, config=config))
+    )
 
 
 @pytest.fixture(scope="session")
@@ -133,9 +156,34 @@ def dev_crawl_build(tmp_path_factory) -> Path:
     tests share it). Tests read it and never change it (copy it first); its config is
     test-config.yaml in it."""
     warcs = sorted(require_shared(CRAWL / "truth.jsonl").parent.glob("crawl-*.warc.gz"))
-    workdir = tmp_path_factory.mktemp("dev-crawl")
-    ok(snakemake(workdir, config={"input": {"warcs": list(map(str, warcs))}}))
-    return workdir
+    config = {"input": {"warcs": list(map(str, warcs))}}
+    return built_once(
+        tmp_path_factory, "dev-crawl", lambda workdir: ok(snakemake(workdir, config=config))
+    )
+
+
+# A test reading one of these session builds waits for it: it is `slow` like a workflow test.
+SESSION_BUILDS = {"sample_build", "dev_crawl_build"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that runs the Snakefile (`workflow`, `cluster`) or reads a session build is
+    `slow`, whoever wrote it: the quick tier, `pytest -m "not slow"`, runs none of them.
+
+    The files with the most slow tests run first: pytest-xdist (`--dist loadfile
+    --no-loadscope-reorder` in pyproject.toml) hands out whole files in this order, so each
+    module fixture's build is made once, the long files start early and the files of quick
+    tests fill the workers' last minutes."""
+    for item in items:
+        if (
+            item.get_closest_marker("workflow")
+            or item.get_closest_marker("cluster")
+            or SESSION_BUILDS & set(getattr(item, "fixturenames", ()))
+        ):
+            item.add_marker(pytest.mark.slow)
+    slow_tests = Counter(item.path for item in items if item.get_closest_marker("slow"))
+    items.sort(key=lambda item: -slow_tests[item.path])  # stable: a file's tests stay together
 
 
 @pytest.fixture(scope="module")

@@ -155,6 +155,7 @@ def gold():
     return pages
 
 
+@pytest.mark.slow
 def test_each_round_labels_the_target_with_the_last_model_and_adds_its_sure_blocks_as_one_source(
     gold, monkeypatch
 ):

@@ -155,6 +155,7 @@ def synthetic_table(rows: int = 600, seed: int = 0):
     )
 
 
+@pytest.mark.slow
 def test_numpy_tree_walk_equals_scikit_learn():
     from sklearn.ensemble import HistGradientBoostingClassifier
 
@@ -360,6 +361,7 @@ def test_shipped_model_quality_floor_on_a_fixed_sample():
     assert mean_f1 >= 0.92
 
 
+@pytest.mark.slow
 def test_training_is_seeded_and_a_held_out_model_never_saw_its_source(tmp_path):
     pages = training_pages(gold_sample(6))
     params = TrainParams(max_bins=QUICK_BINS, max_iter=8)

@@ -28,6 +28,7 @@ def run(*args):
     )
 
 
+@pytest.mark.slow
 def test_clean_html_writes_good_blocks_per_page(tmp_path):
     pages, out = tmp_path / "pages", tmp_path / "out"
     pages.mkdir()
@@ -214,6 +215,7 @@ def test_clean_html_pipes_like_its_peers(tmp_path):
     assert not any("All rights reserved" in line for line in lines)
 
 
+@pytest.mark.slow
 def test_clean_html_file_to_file_and_json(tmp_path):
     import json
 
@@ -345,6 +347,7 @@ def test_slurm_status_waits_when_the_scheduler_does_not_answer(monkeypatch):
     assert slurm_status.snakemake_status(slurm_status.job_state("42")) == "failed"
 
 
+@pytest.mark.slow
 def test_bad_paths_and_inputs_are_one_line_not_a_traceback(tmp_path):
     """Issue 17: a missing file, a directory where a file belongs, a binary text input, a missing
     folder, a zero memory budget: one line and a non-zero exit, never a traceback."""
@@ -420,6 +423,7 @@ def test_a_full_disk_fails_the_extract_instead_of_writing_error_rows(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_dash_is_stdout_for_every_output_file(tmp_path):
     """`-` as OUTPUT.tsv / OUT.tsv writes the data to stdout, not to a file named `-`; the
     summary line goes to stderr, so stdout is the data alone. Outputs that are no single file
@@ -538,6 +542,7 @@ def test_clean_html_comment_flags_exclude_each_other():
     assert "[--comments | --no-comments]" in run("clean-html", "--help").stdout
 
 
+@pytest.mark.slow
 def test_clean_html_one_page_into_a_directory(tmp_path):
     """OUT ending in / is a directory, made if missing, the page's <name>.txt in it, as the
     folder form writes; an existing directory too. A page on stdin has no name to give it."""

@@ -115,6 +115,9 @@ def test_a_build_in_a_bucket_with_a_pod_a_job_is_the_local_build(moto_server, tm
         "2",
         "--latency-wait",
         "5",
+        # a pod's job takes seconds: asked every 10 s (the default), the build mostly waits
+        "--seconds-between-status-checks",
+        "1",
         "--default-storage-provider",
         "s3",
         "--default-storage-prefix",

@@ -331,6 +331,7 @@ def test_a_yaml_alias_bomb_is_refused_before_it_is_expanded(tmp_path):
     assert time.monotonic() - started < 5
 
 
+@pytest.mark.workflow
 def test_extract_settings_a_job_would_refuse_stop_the_config_first(tmp_path, monkeypatch, capsys):
     """A mistyped extract.model, a file that is no model, and the article scope with a jusText
     preset passed check-config and the workflow's start: the typo ran on the shipped model with
@@ -408,6 +409,7 @@ def test_language_targets_are_read_as_the_identifiers_codes():
         assert "docs/language-codes.md" in said and hint in said and "\n" not in said
 
 
+@pytest.mark.workflow
 def test_check_config_and_the_workflow_read_language_targets_alike(tmp_path, monkeypatch, capsys):
     from conftest import snakemake, write_config
 
@@ -453,6 +455,7 @@ def test_the_language_code_table_lists_what_the_identifiers_output():
     assert (REPO / "docs" / "language-codes.md").read_text() == doc_text(rows)
 
 
+@pytest.mark.workflow
 def test_warc_folders_and_globs_are_planned_as_their_files(tmp_path, monkeypatch, capsys):
     """Issue 56: input.warcs took no glob or folder. check-config and the workflow's plan read
     a folder as its WARCs and a glob as its matches; one that names none stops both, naming the

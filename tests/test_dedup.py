@@ -984,15 +984,9 @@ def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_pat
     assert len(merged) > 1  # more than one round
 
 
-def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp_path, caplog):
-    from corpusbuilder.contracts.tokenfile import token_count
-    from corpusbuilder.dedup.memory import (
-        BYTES_PER_DUPLICATE_NGRAM,
-        DedupMemoryError,
-        check_dedup_memory,
-        dedup_memory_mb_by_sizes,
-    )
-
+def memory_check_inputs(tmp_path) -> tuple[list[Path], list[Path]]:
+    """Three parts of duplicate n-gram hashes (5 in all, one part empty) and two shards' token
+    files."""
     shards = write_corpus(
         tmp_path, {"s0": [("a", [para()]), ("b", [para()])], "s1": [("c", [para(), para()])]}
     )
@@ -1000,7 +994,18 @@ def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp
     for p, hashes in enumerate(([1, 5, 9], [], [2**63, 2**64 - 1])):
         parts.append(tmp_path / f"part{p}.npy")
         np.save(parts[-1], np.array(hashes, np.uint64))
-    tokens = [shard.tokens for shard in shards]
+    return parts, [shard.tokens for shard in shards]
+
+
+def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp_path, caplog):
+    from corpusbuilder.contracts.tokenfile import token_count
+    from corpusbuilder.dedup.memory import (
+        DedupMemoryError,
+        check_dedup_memory,
+        dedup_memory_mb_by_sizes,
+    )
+
+    parts, tokens = memory_check_inputs(tmp_path)
     assert [token_count(path) for path in tokens] == [
         len(read_tokens(path).token_hash) for path in tokens
     ]
@@ -1009,11 +1014,18 @@ def test_the_dedup_memory_check_states_the_need_and_refuses_a_smaller_mem_mb(tmp
     assert "dedup needs" in caplog.text and "5 duplicate n-grams" in caplog.text
     # the rule's default mem_mb, from the files' sizes, never falls short of the job's own figure
     assert need["total"] <= dedup_memory_mb_by_sizes(parts, tokens, DedupParams(n=N))["total"]
-    judy = check_dedup_memory(parts * 100_000, tokens, DedupParams(n=N, backend="judy"), None)
-    assert judy["duplicate_ngrams"] == round(500_000 * BYTES_PER_DUPLICATE_NGRAM["judy"] / 2**20)
     with pytest.raises(
         DedupMemoryError,
         match=rf"resources.mem_mb of {need['total'] - 1}: give it more with "
         rf"--set-resources dedup:mem_mb={need['total']}$",
     ):
         check_dedup_memory(parts, tokens, DedupParams(n=N), need["total"] - 1)
+
+
+@pytest.mark.slow
+def test_the_dedup_memory_check_counts_judys_bytes_over_300_000_parts(tmp_path):
+    from corpusbuilder.dedup.memory import BYTES_PER_DUPLICATE_NGRAM, check_dedup_memory
+
+    parts, tokens = memory_check_inputs(tmp_path)
+    judy = check_dedup_memory(parts * 100_000, tokens, DedupParams(n=N, backend="judy"), None)
+    assert judy["duplicate_ngrams"] == round(500_000 * BYTES_PER_DUPLICATE_NGRAM["judy"] / 2**20)

@@ -147,6 +147,7 @@ def test_the_train_rule_distils_the_stacked_model_on_pages_of_the_crawl(tmp_path
     )  # the labelled samples are temporary
 
 
+@pytest.mark.workflow
 def test_a_teacher_for_a_model_that_reads_peers_is_refused(tmp_path):
     config = {
         "input": {"warcs": list(map(str, SAMPLE_WARCS))},

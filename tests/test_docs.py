@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import unavailable
 
 REPO = Path(__file__).resolve().parents[1]
@@ -17,6 +18,8 @@ SETUP_AND_BUILD = (
     "python3 -m venv .venv && . .venv/bin/activate && "
     "pip install -U pip && pip install -e '.[dev]' && snakemake --cores 2"
 )
+# The whole suite on every core (pyproject.toml's addopts: a file's tests on one worker).
+TEST_COMMAND = "pytest -n auto"
 
 
 def test_readme_is_a_short_user_guide():
@@ -26,14 +29,15 @@ def test_readme_is_a_short_user_guide():
 def test_readme_gives_the_two_commands_as_ci_runs_them():
     blocks = re.findall(r"```sh\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
     lines = {line.strip() for block in blocks for line in block.splitlines()}
-    assert SETUP_AND_BUILD in lines and "pytest" in lines
+    assert SETUP_AND_BUILD in lines and TEST_COMMAND in lines
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert (
         "pip install --quiet -U pip && pip install --quiet -e '.[dev]' && snakemake --cores 2" in ci
     )
-    assert "\npytest" in ci
+    assert ci.splitlines()[-1] == TEST_COMMAND
 
 
+@pytest.mark.slow
 def test_docs_site_builds_strictly(tmp_path):
     """Every page is in the nav and every relative link and anchor resolves (mkdocs.yml turns each
     of these into a warning, --strict into a failure)."""

@@ -729,6 +729,7 @@ def test_a_zip_that_is_no_token_file_is_named(tmp_path):
 # ------------------------------------------------------------------ 10. a real workflow run
 
 
+@pytest.mark.workflow
 def test_a_garbage_model_stops_the_workflow_before_any_job_with_one_line(tmp_path):
     """The workflow loads the model as it plans (the extract job would again, before its first
     page): the run fails with the one line naming the key and the file, and no job runs."""

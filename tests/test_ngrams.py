@@ -409,6 +409,7 @@ def crawl_text(tmp_path_factory):
     return path, lines
 
 
+@pytest.mark.slow
 def test_real_crawl_text_matches_brute_force_with_many_chunks(crawl_text, tmp_path):
     path, lines = crawl_text
     # A budget below what the interpreter already holds gives the smallest chunks, 64·n tokens.

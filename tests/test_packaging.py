@@ -96,6 +96,7 @@ def test_module_level_imports_are_core_dependencies(path):
     assert not missing, f"imported at module level but not in [project.dependencies]: {missing}"
 
 
+@pytest.mark.slow
 def test_lazy_imports_are_in_an_extra():
     """An import inside a function (a peer extractor, scikit-learn for training) is declared in
     the extra its code path needs."""

@@ -297,6 +297,7 @@ def test_the_hashed_coverage_is_the_alignment_training_uses():
         )
 
 
+@pytest.mark.workflow
 def test_the_workflow_extracts_with_the_peers_model(tmp_path):
     """The real Snakefile: extract.peers picks the extract rule's model (an input, so a new one
     re-extracts), and the extract job reads the peers' output with it."""

@@ -242,6 +242,7 @@ def test_compare_books_reads_form_fed_pages(book, tmp_path, capsys):
     assert main(["compare-books", str(tmp_path / "a.txt"), str(tmp_path / "none.txt")]) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("copies", [50, 51, 130])
 def test_a_bucket_larger_than_max_bucket_still_gives_every_pair(copies):
     """The cliff the audit found: 1,000 near-identical documents gave 499,500 pairs and 1,001 gave
@@ -325,6 +326,7 @@ def pair_in_jobs(paths, band_jobs, partitions, passes, threshold, params, folder
     return merge_partition_pairs(parts, paths)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bands", [None, 20])
 @pytest.mark.parametrize(
     "band_jobs, partitions, passes", [(1, 1, 1), (3, 4, 2), (7, 1, 5), (200, 3, 1)]

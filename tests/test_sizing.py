@@ -1,13 +1,24 @@
-"""Sizes that follow the corpus (issue 59 item 3): `dedup.mode: auto`, and the partitions set to
-auto, planned so that no job needs more than `resources.max_mem_mb` at the crawl's projected
-size (corpusbuilder.common.sizing, dedup.memory, exact_dedup)."""
+"""Sizes that follow the corpus (issue 59 item 3): how big a crawl is, `dedup.mode: auto`, and
+the partitions set to auto, planned so that no job needs more than `resources.max_mem_mb` at the
+crawl's projected size (corpusbuilder.common.sizing, dedup.memory, exact_dedup); and the dedup
+tables a job is given (corpusbuilder/contracts/files.py). The workflow's planning reads them; here
+they run on hand-made files."""
 
 from __future__ import annotations
 
 import pytest
 
-from corpusbuilder.common.sizing import AUTO, GIB, fewest_partitions, planned_partitions
+from corpusbuilder.common.sizing import (
+    AUTO,
+    GIB,
+    REMOTE_WARC_BYTES,
+    crawl_bytes,
+    fewest_partitions,
+    file_bytes,
+    planned_partitions,
+)
 from corpusbuilder.config import ConfigError, check_settings, validate_config
+from corpusbuilder.contracts.files import FILES, dedup_table, dedup_tables_of
 from corpusbuilder.dedup.memory import (
     MAX_PARTITIONS,
     PARTITIONED_ABOVE_BYTES,
@@ -89,3 +100,38 @@ def test_an_ngram_budget_past_max_mem_mb_is_refused_naming_the_key(tmp_path):
     config = validate_config({**warcs, "dedup": {"mode": "auto", "partitions": "auto"}})
     assert config["resources"]["max_mem_mb"] == 8000
     check_settings(config, tmp_path)
+
+
+def test_a_crawl_is_its_files_and_folders_and_a_remote_warc_counts_as_a_common_crawl_one(tmp_path):
+    warc = tmp_path / "a.warc.gz"
+    warc.write_bytes(b"x" * 300)
+    texts = tmp_path / "texts"  # a text_dirs shard: every file under the folder
+    (texts / "deeper").mkdir(parents=True)
+    (texts / "one.txt").write_bytes(b"y" * 20)
+    (texts / "deeper" / "two.txt").write_bytes(b"z" * 5)
+    assert file_bytes(warc) == 300 and file_bytes(texts) == 25
+    assert crawl_bytes([warc, texts], remote=2) == 325 + 2 * REMOTE_WARC_BYTES
+
+
+@pytest.mark.parametrize(
+    "setting, input_bytes, expected",
+    [(3, 10**12, 3), ("5", 1, 5), (AUTO, 0, 1), (AUTO, 250, 3), (AUTO, 10**9, 8)],
+)
+def test_auto_plans_a_partition_a_share_of_the_input_up_to_the_ceiling(
+    setting, input_bytes, expected
+):
+    assert planned_partitions(setting, input_bytes, bytes_per_partition=100, ceiling=8) == expected
+
+
+def test_a_jobs_dedup_tables_come_from_its_inputs(tmp_path):
+    shards = ["s0", "s1"]
+    assert dedup_tables_of({}, shards) == [None, None]  # block dedup did not run
+    folder = tmp_path / "tables"  # the sequential job's one folder
+    folder.mkdir()
+    expected = [str(folder / FILES.dedup.format(shard=s).rsplit("/", 1)[-1]) for s in shards]
+    assert dedup_tables_of({"dedup": str(folder)}, shards) == expected
+    assert [dedup_table(s, folder) for s in shards] == expected
+    per_shard = [FILES.dedup.format(shard=s) for s in shards]  # the partitioned mode's
+    assert dedup_tables_of({"dedup": per_shard}, shards) == per_shard
+    with pytest.raises(ValueError, match="1 dedup tables for 2 shards"):
+        dedup_tables_of({"dedup": per_shard[:1]}, shards)

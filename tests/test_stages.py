@@ -73,6 +73,7 @@ def pages():
     return training_pages([p for name in names for p in iter_dataset(name, BOILERPLATE, 5)])
 
 
+@pytest.mark.slow
 def test_a_second_stage_learns_from_probabilities_of_trees_that_never_saw_the_source(
     pages, monkeypatch
 ):
@@ -102,6 +103,7 @@ def test_a_second_stage_learns_from_probabilities_of_trees_that_never_saw_the_so
     )
 
 
+@pytest.mark.slow
 def test_a_model_of_two_stages_is_saved_read_and_used_by_the_extract_stage(pages, tmp_path):
     for name in ("cleaneval-final", "l3s-gn1", "trafilatura-dev"):
         write_training_blocks(
@@ -135,6 +137,7 @@ def test_a_model_of_two_stages_is_saved_read_and_used_by_the_extract_stage(pages
     assert [b.final_class == "good" for b in cleaned.blocks] == list(both >= model.threshold_good)
 
 
+@pytest.mark.slow
 def test_a_model_fitted_without_a_source_is_the_one_trained_without_its_blocks(pages):
     # the held-out source's labelled blocks, however many, no longer set the others' weights
     without_l3s = fit(training_table([p for p in pages if p.gold.dataset != "l3s-gn1"]), FEW)
@@ -150,6 +153,7 @@ def test_a_model_fitted_without_a_source_is_the_one_trained_without_its_blocks(p
             np.testing.assert_allclose(stage.value, alone.value, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_a_second_stage_naming_other_columns_is_refused(pages, tmp_path):
     model = fit(training_table(pages), FEW)
     arrays = model._arrays()
@@ -160,6 +164,7 @@ def test_a_second_stage_naming_other_columns_is_refused(pages, tmp_path):
         BlockModel.load(tmp_path / "odd.npz")
 
 
+@pytest.mark.slow
 def test_a_model_file_missing_arrays_or_no_archive_at_all_is_refused_by_name(pages, tmp_path):
     arrays = fit(training_table(pages), FEW)._arrays()
     del arrays[f"{SECOND_STAGE}roots"], arrays[f"{SECOND_STAGE}meta"]
@@ -181,6 +186,7 @@ def test_a_cross_fit_short_of_labels_names_the_source_it_fitted_without(pages):
         second_stage_table(table, FEW)
 
 
+@pytest.mark.slow
 def test_self_training_refits_the_first_stage_and_keeps_the_second(pages):
     gold = [p for p in pages if p.gold.dataset != "l3s-gn1"]
     table = training_table(gold)
@@ -191,6 +197,7 @@ def test_self_training_refits_the_first_stage_and_keeps_the_second(pages):
     assert not np.array_equal(adapted.value, model.value)
 
 
+@pytest.mark.slow
 def test_two_stages_need_two_sources_and_a_stage_count_of_one_or_two(pages, caplog):
     two_sources = training_table([p for p in pages if p.gold.dataset != "trafilatura-dev"])
     with pytest.raises(ConfigError, match="train.stages"):

@@ -48,6 +48,7 @@ def test_the_command_loads_no_heavy_module_to_say_how_it_is_used(argv):
     assert not loaded & set(HEAVY)
 
 
+@pytest.mark.slow
 def test_the_public_api_is_still_there_when_asked_for():
     loaded = modules_after(
         "import corpusbuilder\n"
