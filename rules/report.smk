@@ -9,7 +9,9 @@ REPORT_EVALUATION = {
     "site_boilerplate": FILES.site_boilerplate,
 }
 REPORT_WITH_EVALUATION = Path(config["evaluate"]["gold_dir"]).is_dir()
-REPORT_DEDUP_STATS = {"dedup_stats": FILES.dedup_stats} if config["dedup"]["enabled"] else {}
+REPORT_DEDUP_STATS = (
+    {"dedup_stats": FILES.dedup_stats} if config["dedup"]["enabled"] else {}
+)
 # hash ranges of the report's 10-gram count, one a job
 REPORT_RANGES = report_count_ranges(config["report"]["count_ranges"], len(SHARDS))
 
@@ -29,7 +31,8 @@ rule corpus_stats_shard:
         "../envs/evaluate.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, input: 1000 + 4 * files_mb([input.tokens, input.blocks]),
+        mem_mb=lambda wildcards, input: 1000
+        + 4 * files_mb([input.tokens, input.blocks]),
     params:
         ranges=REPORT_RANGES,
         similarity=config["similarity"],
