@@ -56,7 +56,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 from run_all import machine_info  # noqa: E402
 
-from corpusbuilder.common.logs import RESOURCES  # noqa: E402
+from corpusbuilder.common.logs import job_cost  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -150,8 +150,7 @@ def read_logged_cpu(directory: Path) -> dict[str, tuple[int, float]]:
     found: dict[str, list[float]] = defaultdict(list)
     for path in (directory / "logs").rglob("*.log"):
         for line in path.read_text(errors="replace").splitlines():
-            if RESOURCES in line:
-                fields = dict(f.split("=", 1) for f in line.split(RESOURCES, 1)[1].split())
+            if fields := job_cost(line):
                 found[fields["rule"]].append(float(fields["cpu_s"]))
     return {rule: (len(cpus), sum(cpus)) for rule, cpus in found.items()}
 

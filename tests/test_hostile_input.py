@@ -37,7 +37,7 @@ from warcio.warcwriter import WARCWriter
 from corpusbuilder.cli.main import main as cli_main
 from corpusbuilder.common.faults import CorruptFileError, fault_line
 from corpusbuilder.common.io import write_table
-from corpusbuilder.common.logs import RESOURCES
+from corpusbuilder.common.logs import job_cost
 from corpusbuilder.config import ConfigError, validate_config
 from corpusbuilder.contracts.corpus import ExportDocument
 from corpusbuilder.contracts.tables import read_table
@@ -521,7 +521,8 @@ def test_a_rule_script_that_succeeds_logs_what_it_cost_as_its_last_line(tmp_path
     )
     assert done.returncode == 0, done.stderr
     last = log.read_text().strip().splitlines()[-1]
-    fields = dict(field.split("=", 1) for field in last.split(RESOURCES, 1)[1].split())
+    fields = job_cost(last)
+    assert fields is not None, last
     assert fields["rule"] == "extract"
     assert 0.05 < float(fields["cpu_s"]) < 60 and float(fields["max_rss_mb"]) > 5
     assert float(fields["wall_s"]) >= 0

@@ -2,9 +2,9 @@
 
 A rule script ends, on an exception, with the exception in its log too: a fault of the setup or
 of the machine as one line (`faults.fault_line`), anything else with its traceback. Its last
-line is what the job cost (`RESOURCES`): Snakemake's benchmark files sample a job's CPU time
-every 30 s after its first 15, so they miss up to 30 s of each longer job, and
-bench/scale.py reads these lines instead."""
+line is what the job cost (`JOB_COST`, read back by `job_cost`): Snakemake's benchmark files
+sample a job's CPU time every 30 s after its first 15, so they miss up to 30 s of each longer
+job, and bench/scale.py reads these lines instead."""
 
 from __future__ import annotations
 
@@ -38,7 +38,15 @@ def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO)
     return logger
 
 
-RESOURCES = "resources:"  # starts the line bench/scale.py reads
+JOB_COST = "resources:"  # starts the line that says what a job cost
+
+
+def job_cost(line: str) -> dict[str, str] | None:
+    """The fields of a log's `JOB_COST` line (rule, cpu_s, max_rss_mb, wall_s); None for
+    another line."""
+    if JOB_COST not in line:
+        return None
+    return dict(field.split("=", 1) for field in line.split(JOB_COST, 1)[1].split())
 
 
 def _log_resources(logger: logging.Logger, started: float) -> None:
@@ -54,7 +62,7 @@ def _log_resources(logger: logging.Logger, started: float) -> None:
     job = getattr(sys.modules.get("__main__"), "snakemake", None)  # a rule script's job
     logger.info(
         "%s rule=%s cpu_s=%.2f max_rss_mb=%.0f wall_s=%.1f",
-        RESOURCES,
+        JOB_COST,
         getattr(job, "rule", "-"),
         cpu,
         max(own.ru_maxrss, children.ru_maxrss) / 1024,  # kB on Linux
