@@ -8,6 +8,8 @@ Snakemake's benchmark files, projected to 10^9 words next to the thesis' Table 3
     python bench/scale.py --resume --dir /tmp/cb-scale ...    # continue an interrupted one
     python bench/scale.py --gb 1.9 --shards 32 --no-gzip --executor slurm --dir /tmp/scale2 \
         --out bench/results/scale_slurm.json  # ≥ 2 GB of WARCs, every job through profiles/slurm
+    python bench/scale.py --gb 5 --shards 32 --executor slurm --shipped-defaults \
+        --dir /tmp/scale5 --out bench/results/scale_slurm_defaults.json  # ≥ 2 GB gzip'd, + report
 
 Steps: generate the crawl into DIR/warcs (skipped when DIR/warcs/crawl.json has the same
 --gb/--shards/--seed), write DIR/config.yaml (input.warcs = those shards, everything else at its
@@ -357,6 +359,12 @@ def main(argv: list[str] | None = None) -> int:
         help="dedup.mode of the run (docs/dedup-scale.md)",
     )
     parser.add_argument("--dedup-partitions", type=int, default=8, help="dedup.partitions")
+    parser.add_argument(
+        "--shipped-defaults",
+        action="store_true",
+        help="leave dedup.mode and dedup.partitions at the shipped defaults (auto), ignoring the "
+        "two options above, and build results/report.html too",
+    )
     parser.add_argument("--report-only", action="store_true", help="read a finished run in --dir")
     parser.add_argument(
         "--resume",
@@ -406,7 +414,11 @@ def main(argv: list[str] | None = None) -> int:
             "input:\n  warcs:\n"
             + "".join(f"    - {s['path']}\n" for s in crawl["shards"])
             + f"evaluate:\n  gold_dir: {directory / 'no-gold-sets'}\n"
-            + f"dedup:\n  mode: {args.dedup_mode}\n  partitions: {args.dedup_partitions}\n"
+            + (
+                ""
+                if args.shipped_defaults
+                else f"dedup:\n  mode: {args.dedup_mode}\n  partitions: {args.dedup_partitions}\n"
+            )
         )
         print(
             f"[{time.strftime('%H:%M:%S')}] workflow on {len(crawl['shards'])} shards, "
@@ -424,6 +436,7 @@ def main(argv: list[str] | None = None) -> int:
             "snakemake",
             "all",
             "results/stats/stage_times.tsv",
+            *(["results/report.html"] if args.shipped_defaults else []),
             "--snakefile",
             str(REPO / "Snakefile"),
             "--directory",
