@@ -108,7 +108,10 @@ def warc_bytes(warcs):
 
 WARC_SHARDS = split_shards(
     SOURCES,
-    {group: planned_parts(warc_bytes(warcs), SHARD_BYTES) for group, warcs in SOURCES.items()},
+    {
+        group: planned_parts(warc_bytes(warcs), SHARD_BYTES)
+        for group, warcs in SOURCES.items()
+    },
 )
 # the split WARCs' groups: {group: parts}
 SPLIT = {group: parts for group, _, parts in WARC_SHARDS.values() if parts > 1}
