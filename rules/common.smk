@@ -116,6 +116,12 @@ WARC_SHARDS = split_shards(
 # the split WARCs' groups: {group: parts}
 SPLIT = {group: parts for group, _, parts in WARC_SHARDS.values() if parts > 1}
 SHARDS = list(WARC_SHARDS) + list(TEXT_SOURCES)
+# The n-gram runs: one a download group, of its shards' tokens in crawl order (a split WARC's
+# parts make one run: G2+'s merge passes grow with the runs), and one a text_dirs shard.
+RUN_SHARDS = {}
+for shard, (group, _, _) in WARC_SHARDS.items():
+    RUN_SHARDS.setdefault(group, []).append(shard)
+RUN_SHARDS.update({shard: [shard] for shard in TEXT_SOURCES})
 # a shard's position in crawl order (a dict: SHARDS.index per job would make planning quadratic)
 SHARD_RANK = {shard: rank for rank, shard in enumerate(SHARDS)}
 
@@ -358,7 +364,7 @@ def stage_files():
             files.setdefault(writer, {})[shard] = pattern.format(shard=shard)
     if config["dedup"]["enabled"]:
         files["ngram_runs"] = {
-            shard: FILES.ngram_runs.format(shard=shard) for shard in SHARDS
+            run: FILES.ngram_runs.format(shard=run) for run in RUN_SHARDS
         }
         files["dup_ngram_part"] = {
             str(partition): FILES.duplicate_ngrams_part_stats.format(
