@@ -22,9 +22,10 @@ Nothing is typed in. Each run re-reads:
 - the library's own sizing: `dedup.memory` (every dedup job's memory, the sequential job's),
   `common.sizing.planned_partitions` and the families' auto constants (exact dedup, n-grams), the
   config schema's defaults (`input.warcs_per_shard`, `input.shard_mb` with
-  `dedup.memory.largest_shard_bytes` and `sizing.planned_parts`, `ngrams.mem_mb`, ...), and where this checkout
-  has them (#59 item 3) `auto_dedup_mode`, `auto_dedup_partitions`, `exact_dedup.partition_job_mb`
-  and `resources.max_mem_mb` — the stand-ins used before they exist are named in the output;
+  `dedup.memory.largest_shard_bytes` and `sizing.planned_parts`, `ngrams.mem_mb`, ...), and where
+  this checkout has them (#59 item 3) `auto_dedup_mode`, `auto_dedup_partitions`,
+  `exact_dedup.partition_job_mb` and `resources.max_mem_mb` — the stand-ins used before they
+  exist are named in the output;
 - the workflow's rules (Snakefile, rules/*.smk) and the groups of profiles/slurm: a rule with no
   model here is an error.
 
@@ -104,8 +105,8 @@ MB = 2**20
 @dataclass(frozen=True)
 class Rule:
     """How one rule's jobs scale. ``jobs``: "shard" (one a shard), "warc" (one a WARC, which
-    may be read as several shards), a partition family ("exact", "ngrams", "dedup", "report": one a partition),
-    "single", or "none" (not in this build: ``why``).
+    may be read as several shards), a partition family ("exact", "ngrams", "dedup", "report": one
+    a partition), "single", or "none" (not in this build: ``why``).
     ``memory``: "library" (a function of the library's, `job_memory`), "shard" (the measured peak
     scaled by the shard when it grows with it), "range" (scaled by the corpus over the
     partitions), "corpus" (scaled by the corpus), "budget" (`ngrams.mem_mb`), or None (not
@@ -123,7 +124,7 @@ class Rule:
 # Phases: the workflow waits for every shard before exact_manifest, dup_ngram_part, dedup_counts,
 # dedup_state, funnel and the report's ranges; a phase's rules run side by side.
 MODEL: dict[str, Rule] = {
-    "download": Rule("shard", 1, None, why="fetches its shard's WARCs (a local rule)"),
+    "download": Rule("warc", 1, None, why="fetches its shard's WARCs (a local rule)"),
     # a WARC read whole before its parts' extract jobs (bench/bench_warc_parts.py)
     "warc_parts": Rule("warc", 1, "shard"),
     "extract": Rule("shard", 1, "shard"),
@@ -380,8 +381,9 @@ def job_memory(
 
 def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: float) -> float | None:
     """The largest job's CPU seconds (None: not measured)."""
-    if name == "download":
-        return shard_words / rates["words_per_gzip_byte"] / rates["download_bytes_per_s"]
+    if name == "download":  # a WARC's bytes, whatever shards it makes
+        warc_words = shard_words * rates["parts_per_warc"]
+        return warc_words / rates["words_per_gzip_byte"] / rates["download_bytes_per_s"]
     row = rates["rules"].get(rule.measured_as or name)
     if not rule.timed or row is None:
         return None
@@ -417,10 +419,14 @@ def largest_shard(size: dict, rates: dict, defaults: dict, max_mem_mb: int) -> d
     return fits
 
 
+# rules that run where Snakemake runs (the workflow's localrules): no submission
+LOCAL = ("download",)
+
+
 def submissions(groups: dict, names: list[str]) -> int:
-    """SLURM submissions a shard's jobs of a phase make: the profile's groups share one; the
-    download rule is local (no submission)."""
-    return len({groups.get(name, name) for name in names if name != "download"})
+    """SLURM submissions a shard's jobs of a phase make: the profile's groups share one; a local
+    rule makes none."""
+    return len({groups.get(name, name) for name in names if name not in LOCAL})
 
 
 def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: dict) -> dict:
@@ -460,9 +466,9 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
         overhead = args.job_overhead_s
         work = sum(seconds[n] * rows[n]["jobs"] for n in names) + overhead * (
             per_shard * size["shards"]
-            + sum(rows[n]["jobs"] for n in names if MODEL[n].jobs != "shard")
+            + sum(rows[n]["jobs"] for n in names if MODEL[n].jobs != "shard" and n not in LOCAL)
         )
-        chain = sum(seconds[n] + overhead for n in warc_rules)
+        chain = sum(seconds[n] + overhead * (n not in LOCAL) for n in warc_rules)
         chain += sum(seconds[n] for n in shard_rules) + overhead * per_shard
         on_chains = {*shard_rules, *warc_rules}
         longest = max([chain, *(seconds[n] + overhead for n in names if n not in on_chains)])
