@@ -20,7 +20,7 @@ from test_extract import ARTICLE
 from corpusbuilder.common.faults import JobFault
 from corpusbuilder.common.sizing import REMOTE_WARC_BYTES, planned_parts
 from corpusbuilder.config import ConfigError, validate_config
-from corpusbuilder.contracts.warcparts import read_part_starts, write_part_starts
+from corpusbuilder.contracts.warcparts import PartStart, read_part_starts, write_part_starts
 from corpusbuilder.dedup.memory import (
     TOKENS_PER_INPUT_BYTE,
     largest_shard_bytes,
@@ -29,7 +29,7 @@ from corpusbuilder.dedup.memory import (
 from corpusbuilder.download.sources import split_shards
 from corpusbuilder.extraction.extract import ExtractParams, extract_shard
 from corpusbuilder.extraction.warc import iter_warc_records
-from corpusbuilder.extraction.warc_parts import PartStart, index_parts, read_part
+from corpusbuilder.extraction.warc_parts import index_parts, read_part
 
 PARAMS = ExtractParams.from_config(validate_config({})["extract"])
 

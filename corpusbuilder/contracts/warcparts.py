@@ -5,10 +5,18 @@ the last, the byte offset and record index its reading begins at."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from corpusbuilder.common.io import atomic_path
-from corpusbuilder.extraction.warc_parts import PartStart
+
+
+@dataclass(frozen=True)
+class PartStart:
+    """Where a part's reading begins: a byte offset and the index of the record read there."""
+
+    offset: int
+    index: int
 
 
 def write_part_starts(path: Path | str, warc: str, size: int, starts: list[PartStart]) -> None:

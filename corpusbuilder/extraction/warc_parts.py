@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpusbuilder.common.faults import JobFault
+from corpusbuilder.contracts.warcparts import PartStart
 from corpusbuilder.download.transfer import GZIP_MAGIC, starts_a_warc_record
 from corpusbuilder.extraction.warc import RecordLimits, WarcRecord, iter_warc_records
 
@@ -36,14 +37,6 @@ log = logging.getLogger(__name__)
 # starts a change of any other leaves as they are
 RECORD_LIMITS = ("min_bytes", "max_bytes", "html_content_types")
 _HEADER_BYTES = 4096  # inflated, enough to see a record's first line
-
-
-@dataclass(frozen=True)
-class PartStart:
-    """Where a part's reading begins: a byte offset and the index of the record read there."""
-
-    offset: int
-    index: int
 
 
 @dataclass(frozen=True)
