@@ -418,6 +418,16 @@ def dedup_mem_mb(wildcards, input):
     return math.ceil(need["total"] * 1.2)
 
 
+def extract_inputs(wildcards):
+    """The shard's WARCs (its download group's folder), the model, and for a part of a split WARC
+    where the parts begin."""
+    group, _, parts = WARC_SHARDS[wildcards.shard]
+    inputs = {"warcs": FILES.warcs.format(shard=group), "model": EXTRACT_MODEL}
+    if parts > 1:
+        inputs["starts"] = FILES.warc_parts.format(shard=group)
+    return inputs
+
+
 def survivor_inputs(wildcards):
     """Extract's tables, the document filters, and block dedup's verdicts when it runs (its
     folder of every shard's tables: the dedup job's one output)."""

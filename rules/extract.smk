@@ -1,13 +1,3 @@
-def extract_inputs(wildcards):
-    """The shard's WARCs (its download group's folder), the model, and for a part of a split WARC
-    where the parts begin."""
-    group, _, parts = WARC_SHARDS[wildcards.shard]
-    inputs = {"warcs": FILES.warcs.format(shard=group), "model": EXTRACT_MODEL}
-    if parts > 1:
-        inputs["starts"] = FILES.warc_parts.format(shard=group)
-    return inputs
-
-
 rule extract:
     input:
         unpack(extract_inputs),
