@@ -17,16 +17,22 @@ Nothing is typed in. Each run re-reads:
   per-shard rule's peak grows with its shard (more than `GROWS` times the extra words' share) or
   stays (it streams);
 - bench/results/download.json: the download rule's MB/s (from a local server: a lower bound);
+- bench/results/warc_parts.json (bench/bench_warc_parts.py): the warc_parts job's CPU seconds a
+  gzip'd byte and its peak, for a WARC split into several shards;
 - the library's own sizing: `dedup.memory` (every dedup job's memory, the sequential job's),
   `common.sizing.planned_partitions` and the families' auto constants (exact dedup, n-grams), the
-  config schema's defaults (`input.warcs_per_shard`, `ngrams.mem_mb`, ...), and where this checkout
-  has them (#59 item 3) `auto_dedup_mode`, `auto_dedup_partitions`, `exact_dedup.partition_job_mb`
-  and `resources.max_mem_mb` — the stand-ins used before they exist are named in the output;
+  config schema's defaults (`input.warcs_per_shard`, `input.shard_mb` with
+  `dedup.memory.largest_shard_bytes` and `sizing.planned_parts`, `ngrams.mem_mb`, ...), and where
+  this checkout has them (#59 item 3) `auto_dedup_mode`, `auto_dedup_partitions`,
+  `exact_dedup.partition_job_mb` and `resources.max_mem_mb` — the stand-ins used before they
+  exist are named in the output;
 - the workflow's rules (Snakefile, rules/*.smk) and the groups of profiles/slurm: a rule with no
   model here is an error.
 
 The model: a shard is `input.warcs_per_shard` Common Crawl WARCs (`sizing.REMOTE_WARC_BYTES`
-each) at the scale run's words per gzip'd byte (`--shard-words` sets another). A job's CPU
+each), or, one WARC a shard, the part of one that `input.shard_mb` makes (a WARC read as
+`planned_parts` shards, after its warc_parts job), at the scale run's words per gzip'd byte
+(`--shard-words` sets another). A job's CPU
 seconds are its rule's measured rate times the words it handles: a shard's, the corpus's over its
 family's partitions (the G₂₊ merge once per merge pass, `runs.MERGE_FAN_IN` runs at a time), or
 the corpus's for a single job. A job's memory is the library's function where there is one;
@@ -56,13 +62,20 @@ from typing import Any
 import yaml
 
 from corpusbuilder.common.sizing import (
+    AUTO,
     REMOTE_WARC_BYTES,
     SHARDS_PER_REPORT_RANGE,
     planned_partitions,
+    planned_parts,
     report_count_ranges,
 )
 from corpusbuilder.config import validate_config
-from corpusbuilder.dedup.memory import MODULES_MB, dedup_memory_mb, partitioned_memory_mb
+from corpusbuilder.dedup.memory import (
+    MODULES_MB,
+    dedup_memory_mb,
+    largest_shard_bytes,
+    partitioned_memory_mb,
+)
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.exact_dedup import AUTO_BYTES_PER_PARTITION as EXACT_AUTO_BYTES
 from corpusbuilder.exact_dedup import AUTO_MAX_PARTITIONS as EXACT_AUTO_MAX
@@ -76,6 +89,7 @@ RESULTS = HERE / "results"
 SCALE = RESULTS / "scale_slurm_partitioned.json"
 SHARD_EVIDENCE = RESULTS / "scale_slurm.json"
 DOWNLOAD = RESULTS / "download.json"
+WARC_PARTS = RESULTS / "warc_parts.json"
 PROFILE = REPO / "profiles" / "slurm" / "config.yaml"
 OUT = RESULTS / "projection.json"
 
@@ -90,8 +104,9 @@ MB = 2**20
 
 @dataclass(frozen=True)
 class Rule:
-    """How one rule's jobs scale. ``jobs``: "shard" (one a shard), a partition family ("exact",
-    "ngrams", "dedup", "report": one a partition), "single", or "none" (not in this build: ``why``).
+    """How one rule's jobs scale. ``jobs``: "shard" (one a shard), "warc" (one a WARC, which
+    may be read as several shards), a partition family ("exact", "ngrams", "dedup", "report": one
+    a partition), "single", or "none" (not in this build: ``why``).
     ``memory``: "library" (a function of the library's, `job_memory`), "shard" (the measured peak
     scaled by the shard when it grows with it), "range" (scaled by the corpus over the
     partitions), "corpus" (scaled by the corpus), "budget" (`ngrams.mem_mb`), or None (not
@@ -109,7 +124,9 @@ class Rule:
 # Phases: the workflow waits for every shard before exact_manifest, dup_ngram_part, dedup_counts,
 # dedup_state, funnel and the report's ranges; a phase's rules run side by side.
 MODEL: dict[str, Rule] = {
-    "download": Rule("shard", 1, None, why="fetches its shard's WARCs (a local rule)"),
+    "download": Rule("warc", 1, None, why="fetches its shard's WARCs (a local rule)"),
+    # a WARC read whole before its parts' extract jobs (bench/bench_warc_parts.py)
+    "warc_parts": Rule("warc", 1, "shard"),
     "extract": Rule("shard", 1, "shard"),
     "language": Rule("shard", 1, "shard"),
     "exact_hashes": Rule("shard", 1, "shard"),
@@ -117,20 +134,23 @@ MODEL: dict[str, Rule] = {
     "exact_partition": Rule("exact", 3, "library"),
     "exact_dedup": Rule("shard", 4, "shard"),
     "tokenise": Rule("shard", 4, "shard"),
-    "ngram_runs": Rule("shard", 4, "budget"),
+    # one run a WARC, of its shards' tokens
+    "ngram_runs": Rule("warc", 4, "budget"),
     "dup_ngram_part": Rule("ngrams", 5, "budget"),
-    "dedup_occurrences": Rule("shard", 6, "library"),
+    # (it reads its shard's tokens alone: it runs beside ngram_runs, in their group)
+    "dedup_occurrences": Rule("shard", 4, "library"),
     "dedup_counts": Rule("dedup", 7, "library"),
     "dedup_order": Rule("single", 8, "library"),
     "dedup_seen": Rule("dedup", 9, "library"),
-    "dedup_shard": Rule("shard", 10, "library"),
+    # (quality and export read its table of their shard: one chain, one group)
+    "dedup_shard": Rule("shard", 11, "library"),
     "quality": Rule("shard", 11, "shard"),
     "export": Rule("shard", 11, "shard"),
     # dedup.write_state a part per hash range (#59 item 1): the range's share of the CPU and the
     # peak the one state-merging job had (dedup_merge, with the state, in the scale run)
-    "dedup_state": Rule("dedup", 11, "range", measured_as="dedup_merge"),
+    "dedup_state": Rule("dedup", 12, "range", measured_as="dedup_merge"),
     # (with the state out of it, it sums the shards' stats: its measured run merged the state)
-    "dedup_merge": Rule("single", 11, None, timed=False, why="the shards' stats"),
+    "dedup_merge": Rule("single", 12, None, timed=False, why="the shards' stats"),
     "corpus_stats_shard": Rule("shard", 11, None, timed=False, why="a shard's report counts"),
     "funnel": Rule("single", 12, None, timed=False, why="every shard's tables, one at a time"),
     "corpus_stats_range": Rule(
@@ -211,6 +231,19 @@ def measured(scale: dict, evidence: dict, download: dict, basis: str) -> dict:
     }
 
 
+def warc_parts_rates(warc_parts: dict, rates: dict) -> dict:
+    """The warc_parts job's row, as a measured rule's: its CPU seconds a word of text (from a
+    gzip'd byte's, at the scale run's words a byte) and its peak, which does not grow with the
+    WARC (it streams; a few bytes a record)."""
+    return {
+        "s_per_word": warc_parts["s_per_gzip_byte"] / rates["words_per_gzip_byte"],
+        "max_rss_mb": warc_parts["max_rss_mb"],
+        "jobs": len(warc_parts["warcs"]),
+        "grows_with_shard": False,
+        "evidence": f"{warc_parts['gzip_bytes'] / 1e6:.0f} MB of WARCs, bench_warc_parts.py",
+    }
+
+
 def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict:
     """Each partition family's count at this size, as the workflow plans it from the input's
     bytes (and the dedup mode auto picks), and which library function decided."""
@@ -218,6 +251,7 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
     tokens = words * rates["tokens_per_word"]
     documents = tokens / rates["tokens_per_document"]
     shards = math.ceil(words / rates["projected_shard_words"])
+    warcs = math.ceil(shards / rates["parts_per_warc"])
     decided = {}
     job_mb = library("corpusbuilder.exact_dedup", "partition_job_mb")
     fewest = library("corpusbuilder.common.sizing", "fewest_partitions")
@@ -264,6 +298,7 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
         decided["dedup"] = "stand-in for auto_dedup_partitions (powers of two)"
     return {
         "shards": shards,
+        "warc": warcs,
         "input_bytes": input_bytes,
         "tokens": tokens,
         "documents": documents,
@@ -346,18 +381,21 @@ def job_memory(
 
 def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: float) -> float | None:
     """The largest job's CPU seconds (None: not measured)."""
-    if name == "download":
-        return shard_words / rates["words_per_gzip_byte"] / rates["download_bytes_per_s"]
+    if name == "download":  # a WARC's bytes, whatever shards it makes
+        warc_words = shard_words * rates["parts_per_warc"]
+        return warc_words / rates["words_per_gzip_byte"] / rates["download_bytes_per_s"]
     row = rates["rules"].get(rule.measured_as or name)
     if not rule.timed or row is None:
         return None
     words = size["tokens"] / rates["tokens_per_word"]
     if rule.jobs == "shard":
         return row["s_per_word"] * shard_words
+    if rule.jobs == "warc":
+        return row["s_per_word"] * shard_words * rates["parts_per_warc"]
     if rule.jobs == "single":
         return row["s_per_word"] * words
     seconds = row["s_per_word"] * words / size[rule.jobs]
-    return seconds * merge_passes(size["shards"]) if name == "dup_ngram_part" else seconds
+    return seconds * merge_passes(size["warc"]) if name == "dup_ngram_part" else seconds
 
 
 def largest_shard(size: dict, rates: dict, defaults: dict, max_mem_mb: int) -> dict:
@@ -381,10 +419,14 @@ def largest_shard(size: dict, rates: dict, defaults: dict, max_mem_mb: int) -> d
     return fits
 
 
+# rules that run where Snakemake runs (the workflow's localrules): no submission
+LOCAL = ("download",)
+
+
 def submissions(groups: dict, names: list[str]) -> int:
-    """SLURM submissions a shard's jobs of a phase make: the profile's groups share one; the
-    download rule is local (no submission)."""
-    return len({groups.get(name, name) for name in names if name != "download"})
+    """SLURM submissions a shard's jobs of a phase make: the profile's groups share one; a local
+    rule makes none."""
+    return len({groups.get(name, name) for name in names if name not in LOCAL})
 
 
 def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: dict) -> dict:
@@ -396,14 +438,15 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
         other_mode = name.startswith("dedup") and (name == "dedup") != (
             size["mode"] == "sequential"
         )
-        if rule.jobs == "none" or other_mode:
+        whole = name == "warc_parts" and rates["parts_per_warc"] == 1
+        if rule.jobs == "none" or other_mode or whole:
             reason = f"dedup.mode is {size['mode']} at this size" if other_mode else rule.why
-            rows[name] = {"jobs": 0, "why": reason}
+            rows[name] = {"jobs": 0, "why": "no WARC is split" if whole else reason}
             continue
         jobs = {"shard": size["shards"], "single": 1}.get(rule.jobs) or size[rule.jobs]
         rows[name] = {
             "jobs": jobs,
-            "scales": {"shard": "a shard", "single": "the corpus"}.get(
+            "scales": {"shard": "a shard", "single": "the corpus", "warc": "a WARC"}.get(
                 rule.jobs, f"the corpus / {rule.jobs} partitions"
             ),
             "memory": job_memory(name, rule, size, rates, defaults, shard_words),
@@ -415,16 +458,20 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
     wall_s, unmeasured = 0.0, []
     for _, names in sorted(phases.items()):
         shard_rules = [n for n in names if MODEL[n].jobs == "shard"]
+        # a split WARC's job comes before its parts' first: on each of their chains
+        warc_rules = [n for n in names if MODEL[n].jobs == "warc"]
         per_shard = submissions(groups, shard_rules)
         seconds = {n: (rows[n]["hours"] or 0.0) * 3600 for n in names}
         unmeasured += [n for n in names if rows[n]["hours"] is None]
         overhead = args.job_overhead_s
         work = sum(seconds[n] * rows[n]["jobs"] for n in names) + overhead * (
             per_shard * size["shards"]
-            + sum(rows[n]["jobs"] for n in names if MODEL[n].jobs != "shard")
+            + sum(rows[n]["jobs"] for n in names if MODEL[n].jobs != "shard" and n not in LOCAL)
         )
-        chain = sum(seconds[n] for n in shard_rules) + overhead * per_shard
-        longest = max([chain, *(seconds[n] + overhead for n in names if n not in shard_rules)])
+        chain = sum(seconds[n] + overhead * (n not in LOCAL) for n in warc_rules)
+        chain += sum(seconds[n] for n in shard_rules) + overhead * per_shard
+        on_chains = {*shard_rules, *warc_rules}
+        longest = max([chain, *(seconds[n] + overhead for n in names if n not in on_chains)])
         wall_s += work / cores + (1 - 1 / cores) * longest
     return {
         "words": words,
@@ -501,6 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scale", type=Path, default=SCALE)
     parser.add_argument("--shard-evidence", type=Path, default=SHARD_EVIDENCE)
     parser.add_argument("--download", type=Path, default=DOWNLOAD)
+    parser.add_argument("--warc-parts", type=Path, default=WARC_PARTS)
     parser.add_argument(
         "--shard-words",
         type=float,
@@ -535,7 +583,18 @@ def main(argv: list[str] | None = None) -> int:
         args.basis,
     )
     rates["duplicate_ngrams_per_token"] = scale["dedup_duplicate_ngrams"] / scale["dedup_tokens"]
-    warc_shard = defaults["input"]["warcs_per_shard"] * REMOTE_WARC_BYTES
+    rates["rules"]["warc_parts"] = warc_parts_rates(json.loads(args.warc_parts.read_text()), rates)
+    per_shard, shard_mb = defaults["input"]["warcs_per_shard"], defaults["input"]["shard_mb"]
+    shard_bytes = (
+        largest_shard_bytes(args.max_mem_mb)
+        if shard_mb == AUTO
+        else shard_mb and round(shard_mb * MB)
+    )
+    # one WARC a shard is split as input.shard_mb asks; a shard of several is not
+    rates["parts_per_warc"] = planned_parts(
+        REMOTE_WARC_BYTES if per_shard == 1 else None, shard_bytes
+    )
+    warc_shard = per_shard * REMOTE_WARC_BYTES / rates["parts_per_warc"]
     rates["projected_shard_words"] = args.shard_words or warc_shard * rates["words_per_gzip_byte"]
     groups = yaml.safe_load(PROFILE.read_text()).get("groups", {})
 
@@ -574,7 +633,8 @@ def main(argv: list[str] | None = None) -> int:
         f"rates: {args.scale} ({rates['words']:,} words, {rates['shards']} shards of "
         f"{rates['shard_words'] / 1e6:.1f} M words, basis {args.basis}); shards projected at "
         f"{rates['projected_shard_words'] / 1e6:.1f} M words ({rates['words_per_gzip_byte']:.3f} "
-        f"words a gzip'd byte); {args.job_overhead_s:g} s a submission; decided by: "
+        f"words a gzip'd byte; {rates['parts_per_warc']} shard(s) a WARC, input.shard_mb "
+        f"{defaults['input']['shard_mb']}); {args.job_overhead_s:g} s a submission; decided by: "
         + "; ".join(f"{k} {v}" for k, v in rows[0]["size"]["decided_by"].items())
     )
     args.out.write_text(

@@ -20,6 +20,7 @@ from corpusbuilder.dedup.memory import (
     auto_dedup_mode,
     auto_dedup_partitions,
     dedup_memory_mb_by_sizes,
+    largest_shard_bytes,
     partitioned_job_mb,
     planned_range_job_mb,
 )
@@ -29,12 +30,15 @@ from corpusbuilder.download.sources import group_sources, shard_name
 from corpusbuilder.evaluation.gold import gold_source
 from corpusbuilder.common.sizing import (
     AUTO,
+    REMOTE_WARC_BYTES,
     crawl_bytes,
     fewest_partitions,
     planned_partitions,
+    planned_parts,
     report_count_ranges,
 )
-from corpusbuilder.download.sources import local_path, parse_source
+from corpusbuilder.download.sources import local_path, parse_source, split_shards
+from corpusbuilder.download.transfer import GZIP_MAGIC
 from corpusbuilder.exact_dedup import AUTO_BYTES_PER_PARTITION as EXACT_AUTO_BYTES
 from corpusbuilder.exact_dedup import AUTO_MAX_PARTITIONS as EXACT_AUTO_MAX
 from corpusbuilder.exact_dedup import HASH_FILE_BYTES_PER_INPUT_BYTE
@@ -46,6 +50,7 @@ from corpusbuilder.ngrams.stage import AUTO_MAX_PARTITIONS as NGRAM_AUTO_MAX
 from corpusbuilder.common.package_data import SHIPPED_MODEL, shipped_peer_model
 from corpusbuilder.common.provenance import file_sha256
 from corpusbuilder.extraction.extract import READING_KEYS, check_planned_settings
+from corpusbuilder.extraction.warc_parts import RECORD_LIMITS
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
 from corpusbuilder.contracts.files import FILES, dedup_table
@@ -78,18 +83,63 @@ TEXT_SOURCES = {
     shard_name(directory): str(Path(directory).resolve())
     for directory in config["input"]["text_dirs"]
 }
-SHARDS = list(SOURCES) + list(TEXT_SOURCES)
+# A WARC larger than input.shard_mb is read as several shards (extraction.warc_parts): their
+# number is planned from a local WARC's size, a remote one's taken as sizing.REMOTE_WARC_BYTES
+# (a listing's sizes are not known before download); a plain WARC, or one of several a shard,
+# is read whole. {shard: (download group, part, parts)}, in crawl order.
+SHARD_BYTES = (
+    largest_shard_bytes(config["resources"]["max_mem_mb"])
+    if config["input"]["shard_mb"] == AUTO
+    else config["input"]["shard_mb"] and round(config["input"]["shard_mb"] * 2**20)
+)
+
+
+def warc_bytes(warcs):
+    """A group's WARC's size, when it is one WARC that may be split; None when it is not."""
+    if len(warcs) > 1:
+        return None
+    kind, location = parse_source(next(iter(warcs.values())))
+    if kind != "local":
+        return REMOTE_WARC_BYTES
+    path = local_path(location, Path.cwd())
+    with open(path, "rb") as file:
+        return path.stat().st_size if file.read(2) == GZIP_MAGIC else None
+
+
+WARC_SHARDS = split_shards(
+    SOURCES,
+    {
+        group: planned_parts(warc_bytes(warcs), SHARD_BYTES)
+        for group, warcs in SOURCES.items()
+    },
+)
+# the split WARCs' groups: {group: parts}
+SPLIT = {group: parts for group, _, parts in WARC_SHARDS.values() if parts > 1}
+SHARDS = list(WARC_SHARDS) + list(TEXT_SOURCES)
+# The n-gram runs: one a download group, of its shards' tokens in crawl order (a split WARC's
+# parts make one run: G2+'s merge passes grow with the runs), and one a text_dirs shard.
+RUN_SHARDS = {}
+for shard, (group, _, _) in WARC_SHARDS.items():
+    RUN_SHARDS.setdefault(group, []).append(shard)
+RUN_SHARDS.update({shard: [shard] for shard in TEXT_SOURCES})
 # a shard's position in crawl order (a dict: SHARDS.index per job would make planning quadratic)
 SHARD_RANK = {shard: rank for rank, shard in enumerate(SHARDS)}
+
+
+def shard_source(shard):
+    """What a WARC shard reads, as the exact-dedup digests name it: its WARCs' sources, and
+    which part of its one WARC it is."""
+    group, part, parts = WARC_SHARDS[shard]
+    sources = "\n".join(SOURCES[group].values())
+    return sources if parts == 1 else f"{sources}#part {part} of {parts}"
+
+
 # exact dedup: the sources of the shards before each (rules/exact_dedup.smk), and its partitions
 EARLIER_SHARDS = dict(
     zip(
         SHARDS,
         earlier_shards_digests(
-            [
-                *("\n".join(warcs.values()) for warcs in SOURCES.values()),
-                *TEXT_SOURCES.values(),
-            ]
+            [*map(shard_source, WARC_SHARDS), *TEXT_SOURCES.values()]
         ),
     )
 )
@@ -314,7 +364,7 @@ def stage_files():
             files.setdefault(writer, {})[shard] = pattern.format(shard=shard)
     if config["dedup"]["enabled"]:
         files["ngram_runs"] = {
-            shard: FILES.ngram_runs.format(shard=shard) for shard in SHARDS
+            run: FILES.ngram_runs.format(shard=run) for run in RUN_SHARDS
         }
         files["dup_ngram_part"] = {
             str(partition): FILES.duplicate_ngrams_part_stats.format(
@@ -366,6 +416,16 @@ def dedup_mem_mb(wildcards, input):
         DedupParams.from_config(config["dedup"]),
     )
     return math.ceil(need["total"] * 1.2)
+
+
+def extract_inputs(wildcards):
+    """The shard's WARCs (its download group's folder), the model, and for a part of a split WARC
+    where the parts begin."""
+    group, _, parts = WARC_SHARDS[wildcards.shard]
+    inputs = {"warcs": FILES.warcs.format(shard=group), "model": EXTRACT_MODEL}
+    if parts > 1:
+        inputs["starts"] = FILES.warc_parts.format(shard=group)
+    return inputs
 
 
 def survivor_inputs(wildcards):

@@ -1,8 +1,8 @@
-# Per shard: that shard's sorted run of n-grams with counts. Adding a shard sorts only its run;
-# the merge below re-reads every run.
+# Per shard: that shard's sorted run of n-grams with counts (for a WARC read as several shards,
+# one run of them all). Adding a shard sorts only its run; the merge below re-reads every run.
 rule ngram_runs:
     input:
-        tokens=FILES.tokens,
+        tokens=lambda wildcards: expand(FILES.tokens, shard=RUN_SHARDS[wildcards.shard]),
     output:
         run=FILES.ngram_runs,
     log:
@@ -25,7 +25,7 @@ rule ngram_runs:
 # corpus's state is one more run (each of its n-grams once). N shards and P parts are N·P edges.
 rule dup_ngram_part:
     input:
-        runs=expand(FILES.ngram_runs, shard=SHARDS),
+        runs=expand(FILES.ngram_runs, shard=list(RUN_SHARDS)),
         against=AGAINST,
     output:
         dup=FILES.duplicate_ngrams.replace("{n}", str(NGRAM_CFG["n"])),

@@ -1,4 +1,5 @@
-"""Rule `ngram_runs`: one shard's tokens → its sorted run of (n-gram hash, count) (thesis §3.4.2).
+"""Rule `ngram_runs`: one shard's tokens → its sorted run of (n-gram hash, count) (thesis §3.4.2);
+for a WARC read as several shards, their token files (input.tokens, in crawl order) → one run.
 
 A shard's run never depends on another shard, so adding a shard sorts only that shard.
 """
@@ -8,4 +9,11 @@ from corpusbuilder.ngrams.stage import shard_ngram_run
 
 setup_logging(snakemake.log[0])
 cfg = snakemake.params.cfg
-shard_ngram_run(snakemake.input.tokens, snakemake.output.run, cfg["kind"], cfg["n"], cfg["mem_mb"])
+tokens = snakemake.input.tokens
+shard_ngram_run(
+    tokens if isinstance(tokens, str) else list(tokens),
+    snakemake.output.run,
+    cfg["kind"],
+    cfg["n"],
+    cfg["mem_mb"],
+)

@@ -83,7 +83,7 @@ CROSSINGS = {
     ("ngrams", "corpusbuilder.tokenise"): {"token_hashes"},
     ("quality", "corpusbuilder.tokenise"): {"Vocabulary"},
     # a WARC record's first bytes, as the download check reads them
-    ("extraction", "corpusbuilder.download.transfer"): {"starts_a_warc_record"},
+    ("extraction", "corpusbuilder.download.transfer"): {"starts_a_warc_record", "GZIP_MAGIC"},
     # the report measures a built corpus as the stages count it: G2+'s n-grams, the funnel's
     # block dedup row, the similarity stage's resemblance
     ("report", "corpusbuilder.ngrams.hashing"): {"shard_ngram_hashes", "ShardNgramHashes"},

@@ -261,6 +261,32 @@ def test_adding_a_shard_keeps_the_old_runs_and_re_merges(tmp_path):
     assert stats["tokens"] == 6000 and len(stats["shards"]) == 3
 
 
+@pytest.mark.parametrize("chunk_tokens", [400, 10**6])
+def test_one_run_of_several_token_files_counts_each_files_ngrams_and_none_across(
+    tmp_path, chunk_tokens
+):
+    """A WARC read as several shards has one run of its parts' token files: the counts of the
+    files' own runs summed, with no n-gram from one file's end into the next one's start."""
+    rng = np.random.default_rng(5)
+    shards = [random_corpus(rng, 1500, 300, 20, copies=8) for _ in range(3)]
+    paths = []
+    for i, (token_hash, block_offsets) in enumerate(shards):
+        paths.append(tmp_path / f"p{i}.npz")
+        write_token_stream(TokenStream.of_blocks(token_hash, block_offsets), paths[-1])
+        stage.shard_ngram_run(paths[-1], tmp_path / f"p{i}.parquet", "all", 4, 256, chunk_tokens)
+    stage.shard_ngram_run(paths, tmp_path / "all.parquet", "all", 4, 256, chunk_tokens)
+
+    def counts(path) -> collections.Counter:
+        total: collections.Counter = collections.Counter()
+        for hashes, values in runs.read_run(path, 1 << 16):
+            total.update(dict(zip(hashes.tolist(), values.tolist(), strict=True)))
+        return total
+
+    apart = sum((counts(tmp_path / f"p{i}.parquet") for i in range(3)), collections.Counter())
+    assert counts(tmp_path / "all.parquet") == apart
+    assert sum(apart.values()) == sum(sum(brute_force_counts(h, o, 4).values()) for h, o in shards)
+
+
 def test_merge_sums_equal_hashes_across_runs_and_blocks():
     def run(hashes, block):
         hashes = np.array(hashes, np.uint64)

@@ -96,3 +96,18 @@ def test_the_targets_are_evaluated_not_stated(tmp_path, projection):
         assert not late["targets"]["time"]["pass"]
         assert late["targets"]["time"]["wall_hours"] > row["targets"]["time"]["wall_hours"]
     assert projection["commit"] and projection["date"]
+
+
+def test_shards_are_the_parts_of_a_warc_that_input_shard_mb_makes(projection):
+    """The defaults split a Common Crawl WARC into 8 shards (input.shard_mb auto): a job a WARC
+    for its download, its warc_parts reading and its n-gram run, a job a part for the rest, and
+    no job that holds a shard over resources.max_mem_mb."""
+    assert projection["rates"]["parts_per_warc"] == 8
+    for row in projection["rows"]:
+        jobs = {name: rule["jobs"] for name, rule in row["rules"].items()}
+        warcs, shards = row["size"]["warc"], row["size"]["shards"]
+        assert jobs["download"] == jobs["warc_parts"] == jobs["ngram_runs"] == warcs
+        assert shards <= 8 * warcs < shards + 8
+        for name, rule in row["rules"].items():
+            if rule["jobs"] == shards and rule["memory"]["mb"] is not None:
+                assert rule["memory"]["mb"] <= row["targets"]["memory"]["target_mb"], name

@@ -61,6 +61,15 @@ def fewest_partitions(job_mb: Callable[[int], float], max_mem_mb: int, most: int
     return low
 
 
+def planned_parts(warc_bytes: int | None, shard_bytes: int | None) -> int:
+    """The shards a WARC of `warc_bytes` is read as (``input.shard_mb``): one a `shard_bytes`,
+    one when it is not to be split (None: a plain WARC, one of several a shard, or no shard size).
+    """
+    if warc_bytes is None or shard_bytes is None:
+        return 1
+    return max(1, math.ceil(warc_bytes / shard_bytes))
+
+
 # The report's 10-gram count: a range job holds its range of every shard's 10-grams, 70 B a token
 # measured on the dev crawl; four shards' worth is about 3 GB at 10^11 words.
 SHARDS_PER_REPORT_RANGE = 4

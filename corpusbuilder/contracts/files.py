@@ -20,6 +20,9 @@ class Files:
     warcs: str = "data/warc/{shard}"
     # where a shard's WARCs wait until every one of them is complete (download.fetch_shard)
     warcs_staging: str = "data/warc/.partial"
+    # where each part of a WARC read as several shards begins (contracts.warcparts); {shard} is
+    # the WARC's download group
+    warc_parts: str = "work/extract/parts/{shard}.json"
     docs: str = "work/extract/{shard}.docs.parquet"
     blocks: str = "work/extract/{shard}.blocks.parquet"
     language: str = "work/language/{shard}.parquet"

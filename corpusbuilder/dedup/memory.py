@@ -172,6 +172,16 @@ def auto_dedup_partitions(input_bytes: int, max_mem_mb: int) -> int:
     )
 
 
+def largest_shard_bytes(max_mem_mb: int) -> int:
+    """`input.shard_mb: auto`: the most gzip'd WARC bytes a shard may have with the job that holds
+    the most for its shard within `max_mem_mb` — block dedup's shard job (213 B a token of its
+    shard, and the sequential job as much for its largest), at the corpus's projected tokens a
+    byte and with a fifth to spare, as the rules ask for it."""
+    held_mb = math.floor(max_mem_mb / SPARE) - MODULES_MB  # whole MB, as the job's are rounded up
+    tokens = held_mb * 2**20 // LARGEST_SHARD_BYTES_PER_TOKEN
+    return int(tokens / TOKENS_PER_INPUT_BYTE)
+
+
 def auto_dedup_mode(
     input_bytes: int, shards: int, params: DedupParams, max_mem_mb: int
 ) -> tuple[str, str]:

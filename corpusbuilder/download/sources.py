@@ -104,6 +104,27 @@ def group_sources(sources: dict[str, str], warcs_per_shard: int) -> dict[str, di
     return {next(iter(group)): group for group in groups}
 
 
+def split_shards(
+    groups: dict[str, dict[str, str]], parts: dict[str, int]
+) -> dict[str, tuple[str, int, int]]:
+    """Every shard in crawl order as ``{shard: (group, part, parts)}``: a group of `group_sources`
+    read whole is ``(group, 0, 1)`` under its own name; one read as ``parts[group]`` > 1 parts
+    (one WARC too large for a shard, `extraction.warc_parts`) is that many shards,
+    ``{group}.part{k}of{parts}`` (k zero-padded, so the names sort in crawl order), each name
+    unique among the shards."""
+    taken = {group.lower() for group in groups}
+    shards = {}
+    for group in groups:
+        count = parts.get(group, 1)
+        if count == 1:
+            shards[group] = (group, 0, 1)
+            continue
+        for part in range(count):
+            name = unique_name(f"{group}.part{part:0{len(str(count - 1))}d}of{count}", taken)
+            shards[name] = (group, part, count)
+    return shards
+
+
 def warc_file(folder: str | Path, warc: str) -> Path:
     """Where a shard's folder (`fetch_shard`) holds its WARC named ``warc``."""
     return Path(folder) / f"{warc}.warc.gz"

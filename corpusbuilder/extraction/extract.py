@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -348,6 +348,7 @@ def cleaned_records(
     params: ExtractParams,
     summary: ShardSummary,
     progress_every: int = 500,
+    read: Callable[[Path, ExtractParams], Iterator[WarcRecord]] = iter_warc_records,
 ) -> Iterator[tuple[dict, CleanedPage | None]]:
     """Every record of a shard's WARCs, ``(name, path)`` in crawl order, as its docs row and the
     page cleaned from it (None unless the row's reason is ``ok``), counted into ``summary``.
@@ -357,9 +358,10 @@ def cleaned_records(
     short ends with its truncated row, and the next WARC is read all the same.
     A fault of one page is that page's row (reason ``error-…``); a fault of the environment — an
     I/O or memory error — is raised, and so is a JobFault after the last record when every
-    page failed, rather than hand on error rows that later stages take for a corpus."""
+    page failed, rather than hand on error rows that later stages take for a corpus. `read` reads
+    a WARC's records: a part's of a split WARC (`warc_parts.read_part`), or all of them."""
     for warc, path in warcs:
-        for record in iter_warc_records(path, params):
+        for record in read(path, params):
             row = _doc_row(shard, warc, summary.records, record)
             summary.records += 1
             page = None
@@ -399,6 +401,7 @@ def extract_shard(
     blocks_path: Path,
     params: ExtractParams,
     progress_every: int = 500,
+    read: Callable[[Path, ExtractParams], Iterator[WarcRecord]] = iter_warc_records,
 ) -> ShardSummary:
     """Read a shard's WARCs, ``(name, path)`` in crawl order, and write its docs and blocks
     tables (atomically, in batches): a row per record and per block, as `cleaned_records` yields
@@ -410,7 +413,7 @@ def extract_shard(
         ParquetBatchWriter(docs_path, DOCS_SCHEMA) as docs,
         ParquetBatchWriter(blocks_path, BLOCKS_SCHEMA) as blocks_out,
     ):
-        for row, page in cleaned_records(warcs, shard, params, summary, progress_every):
+        for row, page in cleaned_records(warcs, shard, params, summary, progress_every, read):
             docs.append(row)
             if page is not None:
                 for block_row in block_rows(row["doc_id"], page):

@@ -65,8 +65,12 @@ def _read_limited(stream, max_bytes: int) -> bytes | None:
     return None if len(data) > max_bytes else data
 
 
-def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
-    """Yield every record of a WARC file in order, each with a reason when it is not a page.
+def iter_warc_records(
+    path: Path, params: RecordLimits, start: int = 0, first_index: int = 0
+) -> Iterator[WarcRecord]:
+    """Yield every record of a WARC file in order, each with a reason when it is not a page;
+    from byte `start`, where a record begins, its first record numbered `first_index` (a part of
+    the WARC, `warc_parts`: the index it has in the whole file).
 
     A record that cannot be read (malformed headers, a corrupt gzip member) gets a row of type
     `error` with its index and offset, and reading resumes at the next record that can be found
@@ -81,14 +85,14 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
     from warcio.exceptions import ArchiveLoadFailed
 
     size = Path(path).stat().st_size
-    index = -1
-    start: int | None = 0
+    index = first_index - 1
+    resume: int | None = start
     with open(path, "rb") as stream, open(path, "rb") as probe:
-        while start is not None:
-            stream.seek(start)
+        while resume is not None:
+            stream.seek(resume)
             records = ArchiveIterator(stream, check_digests=False)
-            began = last_start = start
-            start = None
+            began = last_start = resume
+            resume = None
             try:
                 for record in records:
                     if records.offset < last_start:
@@ -104,7 +108,7 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
                     true_end = _framing_end(probe, last_start, record, size)
                     if true_end is not None:
                         yield _reframed_record(probe, last_start, true_end, index, params)
-                        start = _next_record_start(probe, true_end, size)
+                        resume = _next_record_start(probe, true_end, size)
                         break
                     row = _read_record_or_error(record, index, last_start, params)
                     if row.reason and _headers_cut_off(probe, last_start, size):
@@ -114,12 +118,12 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
                     if row.reason.startswith("malformed"):
                         # the reader's state after a malformed record is not to be trusted: go on
                         # from the next record that can be found, whatever this one's length said
-                        start = _next_record_start(probe, last_start + 1, size)
+                        resume = _next_record_start(probe, last_start + 1, size)
                         row.reason = (
                             row.reason
                             + (
-                                f"; the next record is {start - last_start} bytes on"
-                                if start is not None
+                                f"; the next record is {resume - last_start} bytes on"
+                                if resume is not None
                                 else "; no record follows"
                             )
                         )[:500]
@@ -149,22 +153,22 @@ def iter_warc_records(path: Path, params: RecordLimits) -> Iterator[WarcRecord]:
                     for row in _rest_of_member(probe, last_start, index, params, member_end):
                         index = row.record_index
                         yield row
-                    start = _next_record_start(probe, member_end[0], size) if member_end else None
+                    resume = _next_record_start(probe, member_end[0], size) if member_end else None
                     continue
             except Exception as error:  # noqa: BLE001 - any failure of a stranger's file is that record's
                 failure = error
             failed_at = max(records.offset, last_start)
             # always forward: past where this reading began, so no record is read twice
-            start = _next_record_start(probe, failed_at + (failed_at == began), size)
-            if start is not None and _only_blank_lines(probe, failed_at, start):
+            resume = _next_record_start(probe, failed_at + (failed_at == began), size)
+            if resume is not None and _only_blank_lines(probe, failed_at, resume):
                 continue  # the reader stopped where a record of the other kind (gzip, plain) begins
             what = f"{type(failure).__name__}: {ascii(str(failure)[:200])}"
             # the reader's own error (warcio's, on a record cut off mid-header or mid-body) is
             # kept for diagnosis, after what it means for the file
             reason = (
                 f"truncated: the last {size - failed_at} bytes are an incomplete record ({what})"
-                if start is None
-                else f"unreadable, {start - failed_at} bytes skipped to the next record: {what}"
+                if resume is None
+                else f"unreadable, {resume - failed_at} bytes skipped to the next record: {what}"
             )
             index += 1
             yield WarcRecord(index, failed_at, "error", "", reason=reason[:500])

@@ -65,15 +65,30 @@ def check_ngram_params(kind: str, n: int) -> None:
         raise ValueError(f"n = {n}: n-grams of {MIN_N} to {MAX_N} tokens")
 
 
+def _files_pieces(
+    paths: Sequence[Path | str], kind: str, piece_tokens: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The kept token pieces of each file in turn, a later file's first token starting a block:
+    no n-gram spans two files, as none spans two documents."""
+    for number, path in enumerate(paths):
+        first = number > 0
+        for token_hash, starts_block in read_kept_token_pieces(path, kind, piece_tokens):
+            if first and len(token_hash):
+                starts_block[0], first = True, False
+            yield token_hash, starts_block
+
+
 def shard_ngram_run(
-    tokens_path: Path | str,
+    tokens_path: Path | str | Sequence[Path | str],
     run_path: Path | str,
     kind: str,
     n: int,
     mem_mb: float,
     chunk_tokens: int | None = None,
 ) -> dict:
-    """One shard's sorted run: chunk counts (§3.4.2) merged into one (hash, count) file.
+    """One shard's sorted run: chunk counts (§3.4.2) merged into one (hash, count) file; or one
+    run of several shards' token files (the parts of a WARC read as several shards, one run a
+    WARC: the corpus-wide merge's passes grow with the runs), n-grams within each.
 
     Chunk runs are temporary files beside the output; the shard run keeps every n-gram, those
     seen once included, so the corpus-wide merge can find n-grams repeated across shards.
@@ -81,8 +96,9 @@ def shard_ngram_run(
     check_ngram_params(kind, n)
     run_path = Path(run_path)
     chunk_tokens = chunk_tokens or chunk_tokens_for_budget(mem_mb, n)
+    paths = [tokens_path] if isinstance(tokens_path, (str, Path)) else list(tokens_path)
     stats: dict[str, Any] = {
-        "tokens_path": str(tokens_path),
+        "tokens_path": ", ".join(map(str, paths)),
         "kind": kind,
         "n": n,
         "chunk_tokens": chunk_tokens,
@@ -90,7 +106,7 @@ def shard_ngram_run(
     }
     run_path.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=f".{run_path.name}.", dir=run_path.parent) as tmp:
-        pieces = read_kept_token_pieces(tokens_path, kind, max(chunk_tokens // 4, 1024))
+        pieces = _files_pieces(paths, kind, max(chunk_tokens // 4, 1024))
         chunk_paths = chunk_spills(pieces, Path(tmp), n, chunk_tokens, stats["chunks"])
         stats["tokens"] = sum(chunk["tokens"] for chunk in stats["chunks"])
         started = time.perf_counter()
@@ -99,7 +115,7 @@ def shard_ngram_run(
         stats["merge_seconds"] = round(time.perf_counter() - started, 3)
     log.info(
         "%s: %d tokens in %d chunks, %d distinct %d-grams",
-        tokens_path,
+        stats["tokens_path"],
         stats["tokens"],
         len(stats["chunks"]),
         stats["distinct"],
