@@ -1,5 +1,6 @@
 """Shared test helpers: where ../shared is, a WARC writer for hand-made records, one way to run
-the real Snakefile, the builds several test files read (the sample crawl, the dev crawl), each
+the real Snakefile, the builds several test files read (the sample crawl, its first two WARCs,
+the dev crawl), each
 built once per test session (once for all pytest-xdist workers), an S3 server on localhost
 (moto), and the rule that marks every workflow test `slow`."""
 
@@ -150,6 +151,18 @@ def sample_build(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def first_two_build(tmp_path_factory) -> Path:
+    """The first two sample WARCs built to the default target with every default, once per
+    session: the earlier crawl that incremental runs add the third to, and the start of the
+    builds that differ from it only in dedup's settings (a copy reruns dedup and what follows).
+    Tests read it and never change it (copy it first); its config is test-config.yaml in it."""
+    config = {"input": {"warcs": list(map(str, SAMPLE_WARCS[:2]))}}
+    return built_once(
+        tmp_path_factory, "first-two", lambda workdir: ok(snakemake(workdir, config=config))
+    )
+
+
+@pytest.fixture(scope="session")
 def dev_crawl_build(tmp_path_factory) -> Path:
     """The 4-shard dev crawl of ../shared built to the default target with every default, once
     per session (it is the slowest build the tests read: the workflow's and the quality stage's
@@ -163,7 +176,20 @@ def dev_crawl_build(tmp_path_factory) -> Path:
 
 
 # A test reading one of these session builds waits for it: it is `slow` like a workflow test.
-SESSION_BUILDS = {"sample_build", "dev_crawl_build"}
+SESSION_BUILDS = {"sample_build", "first_two_build", "dev_crawl_build"}
+# The files that hold a pytest-xdist worker for minutes (bench/results/ci-log.md, 2026-12-02),
+# longest first: each starts before any file of quick tests. The first two read different session
+# builds, so neither worker waits on the other's lock at the start.
+LONGEST_FILES = (
+    "test_cluster.py",  # a SLURM cluster started, the sample built through it (and locally)
+    "test_workflow.py",  # the dev crawl built
+    "test_packaging.py",  # a wheel compiled and installed, another built without a compiler
+    "test_dedup_workflow.py",
+    "test_degenerate.py",
+    "test_incremental.py",
+    "test_cloud.py",
+    "test_quality.py",
+)
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
@@ -171,10 +197,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that runs the Snakefile (`workflow`, `cluster`) or reads a session build is
     `slow`, whoever wrote it: the quick tier, `pytest -m "not slow"`, runs none of them.
 
-    The files with the most slow tests run first: pytest-xdist (`--dist loadfile
-    --no-loadscope-reorder` in pyproject.toml) hands out whole files in this order, so each
-    module fixture's build is made once, the long files start early and the files of quick
-    tests fill the workers' last minutes."""
+    The longest files run first (`LONGEST_FILES`), then the others by their number of slow
+    tests, most first: pytest-xdist (`--dist loadfile --no-loadscope-reorder` in pyproject.toml)
+    hands out whole files in this order, so each module fixture's build is made once, the long
+    files start early and the files of quick tests fill the workers' last minutes."""
     for item in items:
         if (
             item.get_closest_marker("workflow")
@@ -183,7 +209,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         ):
             item.add_marker(pytest.mark.slow)
     slow_tests = Counter(item.path for item in items if item.get_closest_marker("slow"))
-    items.sort(key=lambda item: -slow_tests[item.path])  # stable: a file's tests stay together
+    first = {name: rank for rank, name in enumerate(LONGEST_FILES)}
+    items.sort(  # stable: a file's tests stay together
+        key=lambda item: (first.get(item.path.name, len(first)), -slow_tests[item.path])
+    )
 
 
 @pytest.fixture(scope="module")

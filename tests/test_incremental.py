@@ -7,8 +7,9 @@
 - the build records what decided the corpus (results/stats/provenance.json);
 - a run killed while extract writes resumes to the same corpus as an uninterrupted run.
 
-One workdir is built per module (sample-00 + sample-01) and copied with its mtimes and its
-.snakemake metadata for the tests that change it.
+The session's build of sample-00 + sample-01 (conftest's `first_two_build`) is copied with its
+mtimes and its .snakemake metadata, once for the module's dry-runs and again for each test that
+changes it.
 """
 
 from __future__ import annotations
@@ -122,13 +123,13 @@ def half_written(workdir: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """sample-00 and sample-01 built to the default target; tests must not change it (copy it)."""
+def built(tmp_path_factory, first_two_build):
+    """sample-00 and sample-01 built to the default target: a copy of the session's build, so
+    that nothing these tests run touches the build other files read; tests must not change it
+    (copy it)."""
     root = tmp_path_factory.mktemp("incremental")
-    workdir = root / "built"
-    workdir.mkdir()
-    two = write_config(root / "two.yaml", {"input": {"warcs": SAMPLES[:2]}})
-    ok(snakemake(workdir, configfiles=[two]))
+    workdir = copy_workdir(first_two_build, root / "built")
+    two = workdir / "test-config.yaml"
     assert sorted(p.name for p in (workdir / "results" / "corpus").iterdir()) == [
         "sample-00.jsonl.gz",
         "sample-00.prevert.gz",

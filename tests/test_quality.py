@@ -246,8 +246,10 @@ def test_every_rule_set_agrees_with_datatrove_on_the_dev_crawls_english_document
 ):
     pytest.importorskip("datatrove")
     pytest.importorskip("spacy", reason="datatrove's English word splitter (the dev extra)")
-    english = [doc for doc in dev_crawl_corpus if doc["language"] == "en"]
-    assert len(english) > 1000
+    # Every fourth English document (~385 of ~1,540, from every shard): datatrove's filters cost
+    # ~0.11 CPU-s a document, about 3 CPU-minutes for all of them.
+    english = [doc for doc in dev_crawl_corpus if doc["language"] == "en"][::4]
+    assert len(english) > 300
     agree = {rule_set: 0 for rule_set in ("gopher", "c4", "fineweb")}
     # datatrove's filters are most of this test's time: both cores, a document at a time
     with multiprocessing.get_context("spawn").Pool(2) as pool:

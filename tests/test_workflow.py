@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import CRAWL, FEW_PARTITIONS, REPO, snakemake, truth_key
+from conftest import CRAWL, FEW_PARTITIONS, REPO, copy_workdir, snakemake, truth_key
 
 pytestmark = pytest.mark.workflow
 
@@ -308,24 +308,29 @@ def corpus_texts(workdir: Path, shard: str) -> dict[str, str]:
         return {doc["id"]: doc["text"] for doc in map(json.loads, lines)}
 
 
-def test_a_crawl_built_against_an_earlier_corpus_equals_its_part_of_one_build_over_both(tmp_path):
+def test_a_crawl_built_against_an_earlier_corpus_equals_its_part_of_one_build_over_both(
+    tmp_path, sample_build, first_two_build
+):
     """Issue 19: build A (two shards), then B (the third) with dedup.against A's state: B's corpus
     is the B part of one build over A and B, in sentence mode and crawl order (where the order of
-    one run is that of A then B); B's state holds A's, merged forward."""
+    one run is that of A then B); B's state holds A's, merged forward. A and the build over both
+    are the session's builds with dedup's settings changed (dedup and what follows it rerun)."""
     sample = [str(REPO / "resources" / "sample" / f"sample-0{i}.warc.gz") for i in range(3)]
     dedup = {"order": "input", "level": "sentence"}
     runs = {}
-    for name, warcs, against in (
-        ("both", sample, None),
-        ("a", sample[:2], None),
-        ("b", sample[2:], tmp_path / "a" / "results" / "dedup_state"),
+    for name, warcs, earlier, against in (
+        ("both", sample, sample_build, None),
+        ("a", sample[:2], first_two_build, None),
+        ("b", sample[2:], None, tmp_path / "a" / "results" / "dedup_state"),
     ):
         runs[name] = tmp_path / name
-        runs[name].mkdir()
+        if earlier:
+            copy_workdir(earlier, runs[name])
+        else:
+            runs[name].mkdir()
         config = {
             "input": {"warcs": warcs},
             "dedup": {**dedup, **({"against": str(against)} if against else {})},
-            **FEW_PARTITIONS,
         }
         result = snakemake(runs[name], config=config)
         assert result.returncode == 0, result.stderr[-5000:]
