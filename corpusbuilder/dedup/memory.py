@@ -104,28 +104,32 @@ def check_dedup_memory(
     return need
 
 
-# dedup.mode partitioned: each job's memory from its inputs (docs/dedup-scale.md). Per n-gram
-# occurrence of what a job holds: the shard job's occurrences 16 B, hashed and sorted 48 B; a
-# range job's occurrences 16 B, filtered and ordered 64 B. Per document of the corpus: the
-# counts job's two counts (8 B), the order job's sums, shares and ranks (24 B); the seen job maps
-# the ranks (clean page cache, not held).
+# dedup.mode partitioned: each job's memory from its inputs (docs/dedup-scale.md), measured as peak
+# RSS less the modules (bench/results/dedup_jobs_memory.json). The shard job's occurrences: 64 B a
+# token of the shard, hashed and sorted. A range job reads a shard's range at a time and holds
+# only its occurrences in G₂₊ (with G₂₊'s range): per token of the range, of every shard, at the
+# most duplicated text measured. The order job: its shard's counts from every range and per
+# document its n-grams, duplicates and share. No job holds a number for every document of the
+# corpus; the one that counts documents holds one per shard.
 OCCURRENCE_JOB_BYTES_PER_TOKEN = 64
-RANGE_JOB_BYTES_PER_OCCURRENCE = 80
-BYTES_PER_DOCUMENT = {"occurrences": 0, "counts": 8, "order": 24, "seen": 0, "shard": 0}
+RANGE_JOB_BYTES_PER_TOKEN = {"counts": 8, "seen": 40}
+ORDER_JOB_BYTES_PER_TOKEN = 8
+BYTES_PER_DOCUMENT = {"order": 40}
 
 
 def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int) -> int:
-    """The memory of one job of the partitioned mode, in MB: `tokens` of its shard (occurrences,
-    shard) or of the corpus (counts, seen: each holds 1/`partitions` of them), `documents` of the
-    corpus."""
+    """The memory of one job of the partitioned mode, in MB: `tokens` and `documents` of its
+    shard (occurrences, order, shard) or of the corpus (counts, seen: each holds its range,
+    1/`partitions` of them; documents, which holds a count per shard)."""
     held = {
         "occurrences": tokens * OCCURRENCE_JOB_BYTES_PER_TOKEN,
-        "counts": tokens / partitions * RANGE_JOB_BYTES_PER_OCCURRENCE,
-        "order": 0,
-        "seen": tokens / partitions * RANGE_JOB_BYTES_PER_OCCURRENCE,
+        "counts": tokens / partitions * RANGE_JOB_BYTES_PER_TOKEN["counts"],
+        "order": tokens * ORDER_JOB_BYTES_PER_TOKEN + documents * BYTES_PER_DOCUMENT["order"],
+        "documents": 0,
+        "seen": tokens / partitions * RANGE_JOB_BYTES_PER_TOKEN["seen"],
         "shard": tokens * LARGEST_SHARD_BYTES_PER_TOKEN,
     }[job]
-    return math.ceil(MODULES_MB + (held + documents * BYTES_PER_DOCUMENT[job]) / 2**20)
+    return math.ceil(MODULES_MB + held / 2**20)
 
 
 # --- dedup.mode auto and dedup.partitions auto (docs/dedup-scale.md, "How auto decides") -------
