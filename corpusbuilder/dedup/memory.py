@@ -104,32 +104,41 @@ def check_dedup_memory(
     return need
 
 
-# dedup.mode partitioned: each job's memory from its inputs (docs/dedup-scale.md), measured as peak
-# RSS less the modules (bench/results/dedup_jobs_memory.json). The shard job's occurrences: 64 B a
-# token of the shard, hashed and sorted. A range job reads a shard's range at a time and holds
-# only its occurrences in G₂₊ (with G₂₊'s range): per token of the range, of every shard, at the
-# most duplicated text measured. The order job: its shard's counts from every range and per
-# document its n-grams, duplicates and share. No job holds a number for every document of the
-# corpus; the one that counts documents holds one per shard.
+# dedup.mode partitioned: each job's memory from its inputs (docs/dedup-scale.md, "The jobs, and
+# what each holds"). Measured as peak RSS on the 0.25 GB synthetic crawl (8 shards of 3.4 M tokens,
+# P = 2; 2026-12-02): a job that holds next to nothing (the documents job, the order job there)
+# peaks at 211-212 MB, the interpreter with this stage's modules. The shard job's occurrences:
+# 64 B a token of the shard, hashed and sorted. A range job reads one shard's range at a time
+# and holds only the occurrences in G₂₊, of every shard: bytes per such occurrence measured (the
+# one shard read at a time and G₂₊'s range included), at `DUPLICATE_OCCURRENCE_SHARE` of the
+# range's tokens. The order job: its shard's (document, range) counts — at most its duplicate
+# occurrences — with a key each, and per document its n-grams, duplicates and share. No job holds
+# a number for every document of the corpus; the documents job holds one per shard.
+PARTITIONED_MODULES_MB = 212
 OCCURRENCE_JOB_BYTES_PER_TOKEN = 64
-RANGE_JOB_BYTES_PER_TOKEN = {"counts": 8, "seen": 40}
-ORDER_JOB_BYTES_PER_TOKEN = 8
-BYTES_PER_DOCUMENT = {"order": 40}
+# 17.8 % of the synthetic crawl's n-gram occurrences at dedup are in G₂₊ (4,319,124 of
+# 24,232,778), 16.7 % of the 2 GB build's 10-gram instances; sized for a third
+DUPLICATE_OCCURRENCE_SHARE = 1 / 3
+RANGE_JOB_BYTES_PER_DUPLICATE_OCCURRENCE = {"counts": 32, "seen": 82}
+ORDER_JOB_BYTES_PER_DUPLICATE_OCCURRENCE = 32
+ORDER_JOB_BYTES_PER_DOCUMENT = 32
 
 
 def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int) -> int:
     """The memory of one job of the partitioned mode, in MB: `tokens` and `documents` of its
     shard (occurrences, order, shard) or of the corpus (counts, seen: each holds its range,
-    1/`partitions` of them; documents, which holds a count per shard)."""
+    1/`partitions` of them; documents: a count per shard)."""
+    duplicates = tokens * DUPLICATE_OCCURRENCE_SHARE
     held = {
         "occurrences": tokens * OCCURRENCE_JOB_BYTES_PER_TOKEN,
-        "counts": tokens / partitions * RANGE_JOB_BYTES_PER_TOKEN["counts"],
-        "order": tokens * ORDER_JOB_BYTES_PER_TOKEN + documents * BYTES_PER_DOCUMENT["order"],
+        "counts": duplicates / partitions * RANGE_JOB_BYTES_PER_DUPLICATE_OCCURRENCE["counts"],
+        "order": duplicates * ORDER_JOB_BYTES_PER_DUPLICATE_OCCURRENCE
+        + documents * ORDER_JOB_BYTES_PER_DOCUMENT,
         "documents": 0,
-        "seen": tokens / partitions * RANGE_JOB_BYTES_PER_TOKEN["seen"],
+        "seen": duplicates / partitions * RANGE_JOB_BYTES_PER_DUPLICATE_OCCURRENCE["seen"],
         "shard": tokens * LARGEST_SHARD_BYTES_PER_TOKEN,
     }[job]
-    return math.ceil(MODULES_MB + held / 2**20)
+    return math.ceil(PARTITIONED_MODULES_MB + held / 2**20)
 
 
 # --- dedup.mode auto and dedup.partitions auto (docs/dedup-scale.md, "How auto decides") -------
@@ -169,8 +178,8 @@ def planned_range_job_mb(input_bytes: int, partitions: int) -> int:
 
 def auto_dedup_partitions(input_bytes: int, max_mem_mb: int) -> int:
     """`dedup.partitions: auto`: the fewest hash ranges whose range jobs each need at most
-    `max_mem_mb` at the corpus's projected size (at most `MAX_PARTITIONS`: past that the counts
-    job's two counts per document alone are too many, which the run's log then says)."""
+    `max_mem_mb` at the corpus's projected size (at most `MAX_PARTITIONS`: each shard's
+    occurrences file is a row group per range, whose footer every range job reads)."""
     return fewest_partitions(
         lambda p: planned_range_job_mb(input_bytes, p), max_mem_mb, MAX_PARTITIONS
     )

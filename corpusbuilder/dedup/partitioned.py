@@ -151,6 +151,7 @@ def seen_occurrences(
     order = np.lexsort((starts, doc, key, hashes))
     del rows, key
     hashes, doc, shard, starts = hashes[order], doc[order], shard[order], starts[order]
+    del order
     first = np.ones(len(hashes), bool)
     first[1:] = hashes[1:] != hashes[:-1]
     owner = doc[np.maximum.accumulate(np.where(first, np.arange(len(first)), 0))]
