@@ -119,7 +119,7 @@ OCCURRENCE_JOB_BYTES_PER_TOKEN = 64
 # 17.8 % of the synthetic crawl's n-gram occurrences at dedup are in G₂₊ (4,319,124 of
 # 24,232,778), 16.7 % of the 2 GB build's 10-gram instances; sized for a third
 DUPLICATE_OCCURRENCE_SHARE = 1 / 3
-RANGE_JOB_BYTES_PER_DUPLICATE_OCCURRENCE = {"counts": 32, "seen": 82}
+RANGE_JOB_BYTES_PER_DUPLICATE_OCCURRENCE = {"counts": 32, "seen": 102}
 ORDER_JOB_BYTES_PER_DUPLICATE_OCCURRENCE = 32
 ORDER_JOB_BYTES_PER_DOCUMENT = 32
 
@@ -150,7 +150,7 @@ def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int
 TOKENS_PER_INPUT_BYTE = 0.2363
 DUPLICATE_NGRAMS_PER_TOKEN = 0.0706
 DOCUMENT_TOKENS = 250
-MAX_PARTITIONS = 4096
+MAX_PARTITIONS = 8192
 # the rules ask for each job's need plus a fifth (`partitioned_job_mb`, rules/common.smk)
 SPARE = 1.2
 # dedup.mode auto: partitioned above this many bytes of gzip'd WARCs, sequential below. Measured
