@@ -106,7 +106,7 @@ def check_dedup_memory(
 
 # dedup.mode partitioned: each job's memory from its inputs (docs/dedup-scale.md, "The jobs, and
 # what each holds"). Measured as peak RSS on the 0.25 GB synthetic crawl (8 shards of 3.4 M tokens,
-# P = 2; 2026-12-02): a job that holds next to nothing (the documents job, the order job there)
+# P = 2; 2026-12-02, bench/results/dedup_jobs_memory.json): a job that holds next to nothing (the documents job, the order job there)
 # peaks at 211-212 MB, the interpreter with this stage's modules. The shard job's occurrences:
 # 64 B a token of the shard, hashed and sorted. A range job reads one shard's range at a time
 # and holds only the occurrences in G₂₊, of every shard: bytes per such occurrence measured (the
