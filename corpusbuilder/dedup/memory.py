@@ -106,14 +106,15 @@ def check_dedup_memory(
 
 # dedup.mode partitioned: each job's memory from its inputs (docs/dedup-scale.md, "The jobs, and
 # what each holds"). Measured as peak RSS on the 0.25 GB synthetic crawl (8 shards of 3.4 M tokens,
-# P = 2; 2026-12-02, bench/results/dedup_jobs_memory.json): a job that holds next to nothing (the documents job, the order job there)
-# peaks at 211-212 MB, the interpreter with this stage's modules. The shard job's occurrences:
-# 64 B a token of the shard, hashed and sorted. A range job reads one shard's range at a time
-# and holds only the occurrences in G₂₊, of every shard: bytes per such occurrence measured (the
-# one shard read at a time and G₂₊'s range included), at `DUPLICATE_OCCURRENCE_SHARE` of the
-# range's tokens. The order job: its shard's (document, range) counts — at most its duplicate
-# occurrences — with a key each, and per document its n-grams, duplicates and share. No job holds
-# a number for every document of the corpus; the documents job holds one per shard.
+# P = 2; 2026-12-02, bench/results/dedup_jobs_memory.json): a job that holds next to nothing (the
+# documents job, the order job there) peaks at 211-212 MB, the interpreter with this stage's
+# modules. The shard job's occurrences: 64 B a token of the shard, hashed and sorted. A range job
+# reads one shard's range at a time and holds only the occurrences in G₂₊, of every shard: bytes per
+# such occurrence measured (the one shard read at a time and G₂₊'s range included), at
+# `DUPLICATE_OCCURRENCE_SHARE` of the range's tokens. The order job: its shard's (document, range)
+# counts — at most its duplicate occurrences — with a key each, and per document its n-grams,
+# duplicates and share. No job holds a number for every document of the corpus; the documents job
+# holds one per shard.
 PARTITIONED_MODULES_MB = 212
 OCCURRENCE_JOB_BYTES_PER_TOKEN = 64
 # 17.8 % of the synthetic crawl's n-gram occurrences at dedup are in G₂₊ (4,319,124 of
