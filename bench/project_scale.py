@@ -140,7 +140,12 @@ MODEL: dict[str, Rule] = {
     # (it reads its shard's tokens alone: it runs beside ngram_runs, in their group)
     "dedup_occurrences": Rule("shard", 4, "library"),
     "dedup_counts": Rule("dedup", 7, "library"),
-    "dedup_order": Rule("single", 8, "library"),
+    "dedup_documents": Rule(
+        "single", 7, "library", timed=False, why="each shard's document count, from its header"
+    ),
+    # a job per shard since it keys its own documents only: its rate is the one job's that
+    # ranked every document, per word
+    "dedup_order": Rule("shard", 8, "library"),
     "dedup_seen": Rule("dedup", 9, "library"),
     # (quality and export read its table of their shard: one chain, one group)
     "dedup_shard": Rule("shard", 11, "library"),
@@ -347,6 +352,8 @@ def job_memory(
         return {"mb": mb, "source": "memory.dedup_memory_mb"}
     if kind == "library" and name.startswith("dedup_"):
         tokens = shard_tokens if rule.jobs == "shard" else size["tokens"]
+        if rule.jobs == "shard":
+            documents = round(documents * shard_tokens / size["tokens"])
         job = name.removeprefix("dedup_")
         mb = partitioned_memory_mb(job, round(tokens), documents, size["dedup"])
         return {"mb": mb, "source": "memory.partitioned_memory_mb"}

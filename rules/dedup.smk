@@ -38,7 +38,7 @@ if not DEDUP_PARTITIONED:
 # dedup.mode partitioned (corpusbuilder.dedup.partitioned, docs/dedup-scale.md): an occurrence
 # of a duplicate n-gram is already seen when the n-gram occurs earlier in the global order, kept
 # or not. Jobs per shard and per hash range (dedup.partitions); none holds more than one shard or
-# one range of every shard, plus a few numbers per document.
+# the duplicate occurrences of one range of every shard, and none a number for every document.
 DEDUP_RANGES = range(DEDUP_PARTITIONS)
 
 if DEDUP_PARTITIONED:
@@ -64,7 +64,7 @@ if DEDUP_PARTITIONED:
         script:
             "../scripts/dedup_occurrences.py"
 
-    # Per range: each document's n-grams and duplicate n-grams in it (the dup-share order).
+    # Per range: the duplicate n-grams in it of each document that has any, a row group per shard.
     rule dedup_counts:
         input:
             occurrences=expand(FILES.dedup_occurrences, shard=SHARDS),
@@ -86,18 +86,19 @@ if DEDUP_PARTITIONED:
         script:
             "../scripts/dedup_counts.py"
 
-    # The processing order: a rank per document.
+    # Per shard: its documents' places in the processing order (their dup-share, §3.5), handed
+    # to the ranges that meet them.
     rule dedup_order:
         input:
+            occurrences=FILES.dedup_occurrences,
             counts=expand(FILES.dedup_counts, partition=DEDUP_RANGES),
-            tokens=expand(FILES.tokens, shard=SHARDS),
+            tokens=FILES.tokens,
         output:
-            order=FILES.dedup_order,
-            documents=FILES.dedup_documents,
+            order=temp(FILES.dedup_order),
         log:
-            "logs/dedup_order.log",
+            "logs/dedup_order/{shard}.log",
         benchmark:
-            "benchmarks/dedup_order.tsv"
+            "benchmarks/dedup_order/{shard}.tsv"
         conda:
             "../envs/dedup.yaml"
         threads: 1
@@ -105,8 +106,25 @@ if DEDUP_PARTITIONED:
             mem_mb=partitioned_mem_mb("order"),
         params:
             cfg=config["dedup"],
+            shards=SHARDS,
         script:
             "../scripts/dedup_order.py"
+
+    # Each shard's document count: where its documents' corpus-wide indices begin.
+    rule dedup_documents:
+        input:
+            tokens=expand(FILES.tokens, shard=SHARDS),
+        output:
+            documents=FILES.dedup_documents,
+        log:
+            "logs/dedup_documents.log",
+        conda:
+            "../envs/dedup.yaml"
+        threads: 1
+        resources:
+            mem_mb=partitioned_mem_mb("documents"),
+        script:
+            "../scripts/dedup_documents.py"
 
     # Per range: the occurrences already seen, each naming its n-gram's first holder.
     rule dedup_seen:
@@ -114,7 +132,7 @@ if DEDUP_PARTITIONED:
             occurrences=expand(FILES.dedup_occurrences, shard=SHARDS),
             tokens=expand(FILES.tokens, shard=SHARDS),
             duplicates=DUPLICATE_NGRAMS,
-            order=FILES.dedup_order,
+            order=expand(FILES.dedup_order, shard=SHARDS),
             documents=FILES.dedup_documents,
             against=AGAINST,
         output:

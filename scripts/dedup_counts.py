@@ -1,23 +1,31 @@
 """Rule `dedup_counts` (dedup.mode partitioned): hash range {partition} of every shard's
-occurrences (`occurrences`, crawl order) and of G₂₊ (`duplicates`, its parts) → each document's
-n-grams and duplicate n-grams in that range (`counts`); `documents`: each shard's documents."""
+occurrences (`occurrences`, crawl order) and of G₂₊ (`duplicates`, its parts) → the duplicate
+n-grams in that range of each document that has any, a row group per shard (`counts`). A shard's
+occurrences are read and filtered one at a time: only the duplicate ones are held."""
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.ngramfiles import (
+    COUNT_SCHEMA,
     partition_hash_range,
     read_duplicate_ngram_range,
     read_occurrences,
+    write_pairs,
 )
-from corpusbuilder.contracts.tokenfile import document_count
-from corpusbuilder.dedup.partitioned import OCCURRENCE, duplicate_counts, write_array
+from corpusbuilder.dedup.partitioned import OCCURRENCE, duplicate_counts, in_duplicates
 
 log = setup_logging(snakemake.log[0])
 p = int(snakemake.wildcards.partition)
-low, high = partition_hash_range(p, snakemake.params.partitions)
-counts = duplicate_counts(
-    [read_occurrences(path, p, OCCURRENCE) for path in snakemake.input.occurrences],
-    read_duplicate_ngram_range(snakemake.input.duplicates, low, high),
-    [document_count(path) for path in snakemake.input.tokens],
+duplicates = read_duplicate_ngram_range(
+    snakemake.input.duplicates, *partition_hash_range(p, snakemake.params.partitions)
 )
-write_array(counts, snakemake.output.counts)
-log.info("range %d: %d n-grams, %d duplicate", p, counts[0].sum(), counts[1].sum())
+counts = [
+    duplicate_counts(in_duplicates(read_occurrences(path, p, OCCURRENCE), duplicates))
+    for path in snakemake.input.occurrences
+]
+write_pairs(counts, COUNT_SCHEMA, snakemake.output.counts)
+log.info(
+    "range %d: %d duplicate n-grams in %d documents",
+    p,
+    sum(int(count.sum()) for _, count in counts),
+    sum(len(doc) for doc, _ in counts),
+)

@@ -1,19 +1,31 @@
-"""Rule `dedup_order` (dedup.mode partitioned): every range's counts → each document's rank in
-the processing order (`order`) and each shard's document count (`documents`)."""
-
-import numpy as np
+"""Rule `dedup_order` (dedup.mode partitioned): one shard's occurrences (`occurrences`: each
+document's n-grams) and its row group of every range's counts (`counts`) → the processing-order
+key of its documents that each range meets, a row group per range (`order`)."""
 
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.ngramfiles import (
+    COUNT_SCHEMA,
+    KEY_SCHEMA,
+    read_occurrence_docs,
+    read_pairs,
+    write_pairs,
+)
 from corpusbuilder.contracts.tokenfile import document_count
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.dedup.partitioned import document_order, read_array, write_array
+from corpusbuilder.dedup.partitioned import document_ngrams, shard_keys
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)
-rank = document_order([read_array(path) for path in snakemake.input.counts], params.order)
-write_array(rank, snakemake.output.order)
-write_array(
-    np.array([document_count(path) for path in snakemake.input.tokens], np.int64),
-    snakemake.output.documents,
+index = snakemake.params.shards.index(snakemake.wildcards.shard)
+ngrams = document_ngrams(
+    read_occurrence_docs(snakemake.input.occurrences), document_count(snakemake.input.tokens)
 )
-log.info("%d documents ranked (%s)", len(rank), params.order)
+counts = read_pairs(snakemake.input.counts, index, COUNT_SCHEMA)
+keys = shard_keys(ngrams, counts, params.order)
+write_pairs([(doc, key) for (doc, _), key in zip(counts, keys)], KEY_SCHEMA, snakemake.output.order)
+log.info(
+    "%d documents keyed (%s), %d keys handed to ranges",
+    len(ngrams),
+    params.order,
+    sum(map(len, keys)),
+)

@@ -1,18 +1,23 @@
 """Rule `dedup_seen` (dedup.mode partitioned): hash range {partition} of every shard's
-occurrences, of G₂₊ and of an earlier corpus's state (`against`), with the documents' ranks →
-the occurrences already seen, a row group per shard, each naming its n-gram's first holder."""
+occurrences, of G₂₊ and of an earlier corpus's state (`against`), with each shard's keys of the
+documents met in the range (`order`) → the occurrences already seen, a row group per shard, each
+naming its n-gram's first holder. A shard's occurrences are read and filtered one at a time: only
+the duplicate ones are held."""
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.ngramfiles import (
+    KEY_SCHEMA,
     partition_hash_range,
     read_duplicate_ngram_range,
     read_occurrences,
+    read_pairs,
     write_seen,
 )
 from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.dedup.partitioned import (
     OCCURRENCE,
     earlier_in_range,
+    in_duplicates,
     name_owners,
     read_array,
     seen_occurrences,
@@ -27,10 +32,13 @@ earlier = (
     if snakemake.input.against
     else None
 )
+duplicates = read_duplicate_ngram_range(snakemake.input.duplicates, *bounds)
 seen = seen_occurrences(
-    [read_occurrences(path, p, OCCURRENCE) for path in snakemake.input.occurrences],
-    read_duplicate_ngram_range(snakemake.input.duplicates, *bounds),
-    read_array(snakemake.input.order, mapped=True),
+    [
+        in_duplicates(read_occurrences(path, p, OCCURRENCE), duplicates)
+        for path in snakemake.input.occurrences
+    ],
+    read_pairs(snakemake.input.order, p, KEY_SCHEMA),
     documents,
     None if earlier is None else earlier[:2],
 )

@@ -5,6 +5,7 @@ changes that must not change the output (moves, refactors, speed-ups).
 
     python tools/compare_builds.py BASE [HEAD]            # the bundled sample; HEAD by default
     python tools/compare_builds.py baeaf37 --crawl ../shared/datasets/crawl/dev
+    python tools/compare_builds.py c4aaa72 --config '{dedup: {mode: partitioned, partitions: 3}}'
 
 Each commit is exported with `git archive` into a temporary folder (its compiled modules copied
 from this checkout when the .pyx sources are the same) and built there with `snakemake --cores
@@ -42,10 +43,10 @@ def export(commit: str, into: Path) -> Path:
     return into
 
 
-def build(source: Path, warcs: list[Path], workdir: Path, cores: int) -> None:
+def build(source: Path, warcs: list[Path], workdir: Path, cores: int, settings: dict) -> None:
     workdir.mkdir(parents=True)
     config = workdir / "config.yaml"
-    config.write_text(yaml.safe_dump({"input": {"warcs": [str(w) for w in warcs]}}))
+    config.write_text(yaml.safe_dump({**settings, "input": {"warcs": [str(w) for w in warcs]}}))
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(source / "Snakefile")]
     command += ["--directory", str(workdir), "--cores", str(cores), "--quiet"]
     command += ["--configfile", str(config)]
@@ -76,7 +77,16 @@ def main() -> int:
         help="a folder of *.warc.gz (default: the bundled sample)",
     )
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument(
+        "--config",
+        type=yaml.safe_load,
+        default={},
+        help="settings both builds get besides the input, a YAML mapping: a mode that is not "
+        "the default, such as '{dedup: {mode: partitioned, partitions: 3}}'",
+    )
     args = parser.parse_args()
+    if not isinstance(args.config, dict) or "input" in args.config:
+        parser.error("--config is a YAML mapping of settings other than input")
     warcs = sorted(args.crawl.resolve().glob("*.warc.gz"))
     if not warcs:
         parser.error(f"{args.crawl} holds no *.warc.gz")
@@ -84,7 +94,7 @@ def main() -> int:
         built = {}
         for commit in (args.base, args.head):
             root = Path(scratch) / commit
-            build(export(commit, root / "src"), warcs, root / "build", args.cores)
+            build(export(commit, root / "src"), warcs, root / "build", args.cores, args.config)
             built[commit] = outputs(root / "build")
     base, head = built[args.base], built[args.head]
     differ = sorted(name for name in base.keys() | head.keys() if base.get(name) != head.get(name))

@@ -44,12 +44,13 @@ class Files:
     dedup: str = "work/dedup/shards/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
     # dedup.mode partitioned (corpusbuilder.dedup.partitioned): a shard's n-gram occurrences, a
-    # row group per hash range; per range, each document's n-grams and duplicate ones; the
-    # documents' processing ranks and each shard's document count; per range, the occurrences
-    # already seen, a row group per shard; per shard, its counts and its output n-grams
+    # row group per hash range; per range, the duplicate n-grams of each document that has any,
+    # a row group per shard; per shard, those documents' processing-order keys, a row group per
+    # range; each shard's document count; per range, the occurrences already seen, a row group
+    # per shard; per shard, its counts and its output n-grams
     dedup_occurrences: str = "work/dedup/occurrences/{shard}.parquet"
-    dedup_counts: str = "work/dedup/counts/{partition}.npy"
-    dedup_order: str = "work/dedup/order.npy"
+    dedup_counts: str = "work/dedup/counts/{partition}.parquet"
+    dedup_order: str = "work/dedup/order/{shard}.parquet"
     dedup_documents: str = "work/dedup/documents.npy"
     dedup_seen: str = "work/dedup/seen/{partition}.parquet"
     dedup_shard_stats: str = "work/dedup/stats/{shard}.json"

@@ -42,9 +42,12 @@ STATE_SCHEMA = pa.schema(
 STATE_ROW_GROUP = 1 << 16
 
 # dedup.mode partitioned: an n-gram occurrence (hash, document in its shard, first word in the
-# shard's word positions); and one already seen, with the document holding its n-gram first
-# (its index in crawl order over the corpus, and its id)
+# shard's word positions); a document's duplicate n-grams in a hash range; its processing-order
+# key; and an occurrence already seen, with the document holding its n-gram first (its index in
+# crawl order over the corpus, and its id)
 OCCURRENCE_SCHEMA = pa.schema([("hash", pa.uint64()), ("doc", pa.int32()), ("start", pa.int32())])
+COUNT_SCHEMA = pa.schema([("doc", pa.int32()), ("duplicates", pa.int32())])
+KEY_SCHEMA = pa.schema([("doc", pa.int32()), ("share", pa.float64())])
 SEEN_SCHEMA = pa.schema(
     [
         ("doc", pa.int32()),
@@ -256,6 +259,34 @@ def read_occurrences(path: Path | str, partition: int, dtype: np.dtype) -> np.nd
     for name in OCCURRENCE_SCHEMA.names:
         rows[name] = table.column(name).to_numpy()
     return rows
+
+
+def read_occurrence_docs(path: Path | str) -> Iterator[np.ndarray]:
+    """The documents of a shard's occurrences, a hash range at a time."""
+    with pq.ParquetFile(path) as file:
+        for group in range(file.num_row_groups):
+            yield file.read_row_group(group, ["doc"], use_threads=False)["doc"].to_numpy()
+
+
+def write_pairs(parts: Sequence[tuple[np.ndarray, np.ndarray]], schema: pa.Schema, path) -> None:
+    """Per-document pairs of `schema` (`COUNT_SCHEMA`: one range's duplicate counts, a row group
+    per shard; `KEY_SCHEMA`: one shard's keys, a row group per range)."""
+    write_row_groups(
+        [pa.table(dict(zip(schema.names, part)), schema=schema) for part in parts], path
+    )
+
+
+def read_pairs(
+    paths: Sequence[Path | str], group: int, schema: pa.Schema
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Row group `group` of each file `write_pairs` wrote with `schema`, as its two columns."""
+    pairs = []
+    for path in paths:
+        with pq.ParquetFile(path) as file:
+            table = file.read_row_group(group, use_threads=False)
+        first, second = (table.column(name).to_numpy() for name in schema.names)
+        pairs.append((first, second))
+    return pairs
 
 
 def write_seen(parts: Sequence[pd.DataFrame], path: Path | str) -> None:

@@ -104,28 +104,42 @@ def check_dedup_memory(
     return need
 
 
-# dedup.mode partitioned: each job's memory from its inputs (docs/dedup-scale.md). Per n-gram
-# occurrence of what a job holds: the shard job's occurrences 16 B, hashed and sorted 48 B; a
-# range job's occurrences 16 B, filtered and ordered 64 B. Per document of the corpus: the
-# counts job's two counts (8 B), the order job's sums, shares and ranks (24 B); the seen job maps
-# the ranks (clean page cache, not held).
+# dedup.mode partitioned: each job's memory from its inputs (docs/dedup-scale.md, "The jobs, and
+# what each holds"). Measured as peak RSS on the 0.25 GB synthetic crawl (8 shards of 3.4 M tokens,
+# P = 2; 2026-12-02, bench/results/dedup_jobs_memory.json): a job that holds next to nothing (the
+# documents job, the order job there) peaks at 211-212 MB, the interpreter with this stage's
+# modules. The shard job's occurrences: 64 B a token of the shard, hashed and sorted. A range job
+# reads one shard's range at a time and holds only the occurrences in G₂₊, of every shard: bytes per
+# such occurrence measured (the one shard read at a time and G₂₊'s range included), at
+# `DUPLICATE_OCCURRENCE_SHARE` of the range's tokens. The order job: its shard's (document, range)
+# counts — at most its duplicate occurrences — with a key each, and per document its n-grams,
+# duplicates and share. No job holds a number for every document of the corpus; the documents job
+# holds one per shard.
+PARTITIONED_MODULES_MB = 212
 OCCURRENCE_JOB_BYTES_PER_TOKEN = 64
-RANGE_JOB_BYTES_PER_OCCURRENCE = 80
-BYTES_PER_DOCUMENT = {"occurrences": 0, "counts": 8, "order": 24, "seen": 0, "shard": 0}
+# 17.8 % of the synthetic crawl's n-gram occurrences at dedup are in G₂₊ (4,319,124 of
+# 24,232,778), 16.7 % of the 2 GB build's 10-gram instances; sized for a third
+DUPLICATE_OCCURRENCE_SHARE = 1 / 3
+RANGE_JOB_BYTES_PER_DUPLICATE_OCCURRENCE = {"counts": 32, "seen": 102}
+ORDER_JOB_BYTES_PER_DUPLICATE_OCCURRENCE = 32
+ORDER_JOB_BYTES_PER_DOCUMENT = 32
 
 
 def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int) -> int:
-    """The memory of one job of the partitioned mode, in MB: `tokens` of its shard (occurrences,
-    shard) or of the corpus (counts, seen: each holds 1/`partitions` of them), `documents` of the
-    corpus."""
+    """The memory of one job of the partitioned mode, in MB: `tokens` and `documents` of its
+    shard (occurrences, order, shard) or of the corpus (counts, seen: each holds its range,
+    1/`partitions` of them; documents: a count per shard)."""
+    duplicates = tokens * DUPLICATE_OCCURRENCE_SHARE
     held = {
         "occurrences": tokens * OCCURRENCE_JOB_BYTES_PER_TOKEN,
-        "counts": tokens / partitions * RANGE_JOB_BYTES_PER_OCCURRENCE,
-        "order": 0,
-        "seen": tokens / partitions * RANGE_JOB_BYTES_PER_OCCURRENCE,
+        "counts": duplicates / partitions * RANGE_JOB_BYTES_PER_DUPLICATE_OCCURRENCE["counts"],
+        "order": duplicates * ORDER_JOB_BYTES_PER_DUPLICATE_OCCURRENCE
+        + documents * ORDER_JOB_BYTES_PER_DOCUMENT,
+        "documents": 0,
+        "seen": duplicates / partitions * RANGE_JOB_BYTES_PER_DUPLICATE_OCCURRENCE["seen"],
         "shard": tokens * LARGEST_SHARD_BYTES_PER_TOKEN,
     }[job]
-    return math.ceil(MODULES_MB + (held + documents * BYTES_PER_DOCUMENT[job]) / 2**20)
+    return math.ceil(PARTITIONED_MODULES_MB + held / 2**20)
 
 
 # --- dedup.mode auto and dedup.partitions auto (docs/dedup-scale.md, "How auto decides") -------
@@ -137,7 +151,7 @@ def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int
 TOKENS_PER_INPUT_BYTE = 0.2363
 DUPLICATE_NGRAMS_PER_TOKEN = 0.0706
 DOCUMENT_TOKENS = 250
-MAX_PARTITIONS = 4096
+MAX_PARTITIONS = 8192
 # the rules ask for each job's need plus a fifth (`partitioned_job_mb`, rules/common.smk)
 SPARE = 1.2
 # dedup.mode auto: partitioned above this many bytes of gzip'd WARCs, sequential below. Measured
@@ -165,8 +179,8 @@ def planned_range_job_mb(input_bytes: int, partitions: int) -> int:
 
 def auto_dedup_partitions(input_bytes: int, max_mem_mb: int) -> int:
     """`dedup.partitions: auto`: the fewest hash ranges whose range jobs each need at most
-    `max_mem_mb` at the corpus's projected size (at most `MAX_PARTITIONS`: past that the counts
-    job's two counts per document alone are too many, which the run's log then says)."""
+    `max_mem_mb` at the corpus's projected size (at most `MAX_PARTITIONS`: each shard's
+    occurrences file is a row group per range, whose footer every range job reads)."""
     return fewest_partitions(
         lambda p: planned_range_job_mb(input_bytes, p), max_mem_mb, MAX_PARTITIONS
     )

@@ -11,11 +11,15 @@ and each document is judged alone, per shard:
 1. `shard_occurrences` (a job per shard): every n-gram of the shard, (hash, document, first
    word), sorted by hash and cut into the hash ranges of `dedup.partitions`;
 2. `duplicate_counts` (a job per range): of that range of every shard, the occurrences in G₂₊,
-   counted per document — the dup-share order's numerator (`document_order` sums them);
-3. `seen_occurrences` (a job per range): the same occurrences in the global order; each one
-   after its n-gram's first is seen, and names the document of the first (`duplicate_of`). An
-   n-gram of the `dedup.against` state is seen everywhere, owned by the earlier corpus;
-4. `judge_shard` (a job per shard): the shard's tokens, blocks and its seen occurrences of every
+   counted per document that has any — the dup-share order's numerator, a row group per shard;
+3. `shard_keys` (a job per shard): each document's share of duplicate n-grams (§3.5), its counts
+   of every range summed, handed back to each range for the documents it met there. Documents
+   are processed by increasing share, ties in crawl order: (share, index in crawl order) is the
+   global processing order, so no job ranks, or holds a number for, every document of the corpus;
+4. `seen_occurrences` (a job per range): the same occurrences in that order; each one after its
+   n-gram's first is seen, and names the document of the first (`duplicate_of`). An n-gram of
+   the `dedup.against` state is seen everywhere, owned by the earlier corpus;
+5. `judge_shard` (a job per shard): the shard's tokens, blocks and its seen occurrences of every
    range → the same per-block table the sequential job writes (Algorithm 3.1's unit tests,
    sentence and span levels and the context-sensitive pass are `document.dedup_document`'s).
 
@@ -23,14 +27,14 @@ Where it decides differently from Algorithm 3.1: when every earlier copy of an n
 removed unit, Algorithm 3.1 has not output it, so a later unit holding it counts it as fresh; here
 it counts as seen. At the block level a unit can only go where Algorithm 3.1 keeps it, never the
 reverse, and only when an earlier holder of its n-grams was removed for other n-grams; the span
-level's run rules can turn a few either way (docs/dedup-scale.md measures how often). Documents are
-ranked once, by the share of their n-grams in G₂₊ (§3.5) — the order Algorithm 3.1 starts from; it
-does not depend on the verdicts either.
+level's run rules can turn a few either way (docs/dedup-scale.md measures how often). The
+processing order is the one Algorithm 3.1 starts from (§3.5); it does not depend on the verdicts
+either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -88,60 +92,66 @@ def in_duplicates(rows: np.ndarray, duplicates: np.ndarray) -> np.ndarray:
     return rows[duplicates[at] == rows["hash"]]
 
 
-def duplicate_counts(
-    parts: list[np.ndarray], duplicates: np.ndarray, shard_documents: list[int]
-) -> np.ndarray:
-    """Per document of the corpus (crawl order), its n-grams in this range, and those of them in
-    G₂₊: a (2, documents) int32 array. `parts`: this range of each shard's occurrences."""
-    base = np.concatenate(([0], np.cumsum(shard_documents))).astype(np.int64)
-    counts = np.zeros((2, int(base[-1])), np.int32)
-    for s, rows in enumerate(parts):
-        # each shard's documents only: the corpus-wide arrays are touched in its slice
-        mine = counts[:, base[s] : base[s + 1]]
-        mine[0] += np.bincount(rows["doc"], minlength=mine.shape[1]).astype(np.int32)
-        dup = in_duplicates(rows, duplicates)
-        mine[1] += np.bincount(dup["doc"], minlength=mine.shape[1]).astype(np.int32)
-    return counts
+def duplicate_counts(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Of one shard's duplicate occurrences in a hash range (`in_duplicates`), the documents that
+    hold any (in the shard, ascending) and how many each holds."""
+    doc, count = np.unique(rows["doc"], return_counts=True)
+    return doc.astype(np.int32), count.astype(np.int32)
 
 
-def document_order(counts: list[np.ndarray], order: str) -> np.ndarray:
-    """Rank of each document of the corpus (crawl order) in the processing order: by increasing
-    share of duplicate n-grams, ties in crawl order (§3.5), or crawl order alone. `counts`:
-    `duplicate_counts` of every range, summed here."""
-    total = np.zeros((2, len(counts[0][0]) if counts else 0), np.int64)
-    for part in counts:
-        total += part
+def document_ngrams(docs: Iterable[np.ndarray], documents: int) -> np.ndarray:
+    """Each document's n-grams (the share's denominator): the documents of a shard's occurrences,
+    every range's (`docs`), counted; `documents`: the shard's document count."""
+    total = np.zeros(documents, np.int64)
+    for part in docs:
+        total += np.bincount(part, minlength=documents)
+    return total
+
+
+def shard_keys(
+    ngrams: np.ndarray, counts: list[tuple[np.ndarray, np.ndarray]], order: str
+) -> list[np.ndarray]:
+    """A shard's processing-order keys, per hash range for the documents of that range's
+    `duplicate_counts` (`counts`, every range's, in range order): each document's share of its
+    `ngrams` in G₂₊ (dup-share, §3.5) or 0 (crawl order). Ties fall to crawl order where
+    `seen_occurrences` sorts."""
+    duplicates = np.zeros(len(ngrams), np.int64)
+    for doc, count in counts:
+        duplicates[doc] += count
+    share = np.zeros(len(ngrams))
     if order == "dup-share":
-        share = np.divide(total[1], total[0], out=np.zeros(total.shape[1]), where=total[0] > 0)
-        ranked = np.lexsort((np.arange(total.shape[1]), share))
-    else:
-        ranked = np.arange(total.shape[1])
-    rank = np.empty(total.shape[1], np.int64)
-    rank[ranked] = np.arange(total.shape[1])
-    return rank
+        np.divide(duplicates, ngrams, out=share, where=ngrams > 0)
+    return [share[doc] for doc, _ in counts]
 
 
 def seen_occurrences(
     parts: list[np.ndarray],
-    duplicates: np.ndarray,
-    rank: np.ndarray,
+    keys: list[tuple[np.ndarray, np.ndarray]],
     shard_documents: list[int],
     earlier: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[pd.DataFrame]:
     """Per shard, the occurrences of this range that are already seen: (doc, start, owner), the
     owner the corpus-wide index (crawl order) of the document holding the n-gram's first
-    occurrence. `earlier` (an earlier corpus's state in this range: sorted hashes, and the
-    index each owner gets, after this corpus's documents): its n-grams are seen everywhere."""
+    occurrence. `parts`: each shard's occurrences in G₂₊ of this range (`in_duplicates`); `keys`:
+    each shard's documents in this range (ascending) and their keys (`shard_keys`). `earlier`
+    (an earlier corpus's state in this range: sorted hashes, and the index each owner gets,
+    after this corpus's documents): its n-grams are seen everywhere."""
     import pandas as pd
 
     base = np.concatenate(([0], np.cumsum(shard_documents))).astype(np.int64)
-    rows = [in_duplicates(part, duplicates) for part in parts]
-    shard = np.repeat(np.arange(len(rows), dtype=np.int32), [len(r) for r in rows])
-    rows_all = np.concatenate(rows) if rows else np.empty(0, OCCURRENCE)
-    doc = rows_all["doc"].astype(np.int64) + base[shard]
-    hashes, starts = rows_all["hash"], rows_all["start"]
-    order = np.lexsort((starts, rank[doc], hashes))
+    shard = np.repeat(np.arange(len(parts), dtype=np.int32), [len(r) for r in parts])
+    rows = np.concatenate(parts) if parts else np.empty(0, OCCURRENCE)
+    key = np.concatenate(
+        [share[np.searchsorted(doc, part["doc"])] for part, (doc, share) in zip(parts, keys)]
+        or [np.empty(0)]
+    )
+    doc = rows["doc"].astype(np.int64) + base[shard]
+    hashes, starts = rows["hash"], rows["start"]
+    # (key, corpus-wide index) is each document's place in the processing order
+    order = np.lexsort((starts, doc, key, hashes))
+    del rows, key
     hashes, doc, shard, starts = hashes[order], doc[order], shard[order], starts[order]
+    del order
     first = np.ones(len(hashes), bool)
     first[1:] = hashes[1:] != hashes[:-1]
     owner = doc[np.maximum.accumulate(np.where(first, np.arange(len(first)), 0))]
@@ -152,7 +162,7 @@ def seen_occurrences(
         seen |= old
         owner = np.where(old, earlier[1][at], owner)
     out = []
-    for s in range(len(rows)):
+    for s in range(len(parts)):
         mine = seen & (shard == s)
         out.append(
             pd.DataFrame(
@@ -325,17 +335,19 @@ def dedup_partitioned(
     occurrences = [shard_occurrences(read_tokens(s), params, partitions) for s in shards]
     ranges = [partition_hash_range(p, partitions) for p in range(partitions)]
     parts = [duplicates[range_slice(duplicates, r)] for r in ranges]
-    counts = [
-        duplicate_counts([occ[p] for occ in occurrences], parts[p], documents)
-        for p in range(partitions)
+    found = [[in_duplicates(occ[p], parts[p]) for p in range(partitions)] for occ in occurrences]
+    counts = [[duplicate_counts(rows) for rows in shard] for shard in found]
+    keys = [
+        shard_keys(
+            document_ngrams((part["doc"] for part in occ), documents[s]), counts[s], params.order
+        )
+        for s, occ in enumerate(occurrences)
     ]
-    rank = document_order(counts, params.order)
     seen = [
         name_owners(
             seen_occurrences(
-                [occ[p] for occ in occurrences],
-                parts[p],
-                rank,
+                [rows[p] for rows in found],
+                [(counts[s][p][0], keys[s][p]) for s in range(len(shards))],
                 documents,
                 None
                 if earlier is None
@@ -419,16 +431,15 @@ def shard_state_run(
     )
 
 
-# --- the jobs' per-document arrays (counts, ranks): files between this stage's jobs only
+# --- each shard's document count (rule dedup_documents): a file between this stage's jobs only
 
 
 def write_array(array: np.ndarray, path: Path | str) -> None:
-    """A plain .npy (the partitioned mode's per-document counts and ranks), atomically."""
+    """A plain .npy (each shard's document count), atomically."""
     with atomic_path(path) as tmp, open(tmp, "wb") as out:
         np.save(out, array)
 
 
-def read_array(path: Path | str, mapped: bool = False) -> np.ndarray:
-    """A plain .npy; `mapped`: left on disk and paged in as it is read (a per-document array a
-    job looks up a few entries of)."""
-    return np.load(path, allow_pickle=False, mmap_mode="r" if mapped else None)
+def read_array(path: Path | str) -> np.ndarray:
+    """A plain .npy."""
+    return np.load(path, allow_pickle=False)

@@ -115,7 +115,7 @@ PHASES = {
     # dedup.mode partitioned: the same stage as jobs per shard and per hash range
     "dedup_occurrences": "block level de-duplication (occurrences, a shard each)",
     "dedup_counts": "block level de-duplication (counts, a hash range each)",
-    "dedup_order": "block level de-duplication (order)",
+    "dedup_order": "block level de-duplication (order, a shard each)",
     "dedup_seen": "block level de-duplication (seen, a hash range each)",
     "dedup_shard": "block level de-duplication (verdicts, a shard each)",
     "dedup_merge": "block level de-duplication (stats and state)",
