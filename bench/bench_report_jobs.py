@@ -6,9 +6,10 @@ workflow build (the dev crawl's, built to results/report.html):
 Steps: `report_shard` (summarise_shard, each shard), `report_summary` (merge_summaries of the
 shards' files), `report` (render_report from the small files), `funnel_shard` (count_shard, each
 shard) and `funnel` (the shards' counts added up). Each prints the interpreter's peak RSS after
-its imports (pandas, pyarrow, matplotlib among them) and after the step; what the step holds is the difference, set against the shard's
-documents and tokens to project it. The job logs' `resources:` lines carry the same peaks with
-Snakemake's script wrapper (211 MB here), which hides steps this small.
+its imports (pandas, pyarrow, matplotlib among them) and after the step; what the step holds is
+the difference, set against the shard's documents and tokens to project it. The job logs'
+`resources:` lines carry the same peaks with Snakemake's script wrapper (211 MB here), which hides
+steps this small.
 
 Results go to bench/results/report_jobs.json.
 """

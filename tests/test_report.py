@@ -28,6 +28,7 @@ from conftest import (
 import corpusbuilder
 from corpusbuilder.common.package_data import SHIPPED_MODEL
 from corpusbuilder.common.versions import OUTPUT_LIBRARIES
+from corpusbuilder.contracts.reportfiles import read_page_summary, write_page_summary
 from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.extraction.model import BlockModel
@@ -39,7 +40,6 @@ from corpusbuilder.report.corpus_stats import (
     write_corpus_stats,
 )
 from corpusbuilder.report.html_report import ReportFiles, render_report
-from corpusbuilder.contracts.reportfiles import read_page_summary, write_page_summary
 from corpusbuilder.report.joins import language_table, shard_languages
 from corpusbuilder.report.ngram_counts import RangeCounts, block_ngrams, duplicate_counts
 from corpusbuilder.report.sections import cards_html

@@ -44,7 +44,8 @@ def render_report(
     """The whole page as a string: the headline cards, then one section per entry of `NAV`,
     those without data left out."""
     summary = json.loads(Path(files.summary).read_text()) if existing(files.summary) else {}
-    page = read_page_summary(files.page_summary) if existing(files.page_summary) else {}
+    page_summary = existing(files.page_summary)
+    page = read_page_summary(page_summary) if page_summary else {}
     sections = [
         funnel_section(files),
         languages_section(page),
