@@ -180,8 +180,8 @@ def document_of(record: dict) -> SampleDocument:
 def merge_candidates(
     first: tuple[pd.DataFrame, list[dict]], second: tuple[pd.DataFrame, list[dict]], size: int
 ) -> tuple[pd.DataFrame, list[dict]]:
-    """Two sets of candidates (rows, `document_record`s) as one, no larger than either: the
-    `sample_candidates` of both."""
+    """Two sets of candidates (rows, `document_record`s) as one: the `sample_candidates` of
+    both, no more than ``size`` of each list, whatever the shards."""
     import pandas as pd
 
     frames = [frame for frame, _ in (first, second) if len(frame)]
