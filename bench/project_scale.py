@@ -151,7 +151,7 @@ MODEL: dict[str, Rule] = {
         None,
         timed=False,
         why="merges the shards' page summaries, two at a time",
-        holds="two page summaries (sample candidates, report.quality_sample documents' signals)",
+        holds="two page summaries (sample candidates, 10,000 documents' signals)",
     ),
     "corpus_stats_range": Rule(
         "report", 12, None, timed=False, why=f"{SHARDS_PER_REPORT_RANGE} shards' 10-gram hashes"

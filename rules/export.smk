@@ -31,7 +31,8 @@ rule funnel_shard:
         "../envs/dedup.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, input: 1000 + 2 * input.size_mb,
+        # 20 times its tables' size held on the dev crawl
+        mem_mb=lambda wildcards, input: 1000 + 25 * input.size_mb,
     script:
         "../scripts/funnel_shard.py"
 

@@ -110,16 +110,16 @@ rule report_shard:
         "../envs/evaluate.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, input: 1000 + 3 * input.size_mb,
+        # 35 times its tables' size held on the dev crawl (the blocks' text, read whole)
+        mem_mb=lambda wildcards, input: 1000 + 40 * input.size_mb,
     params:
         sample_size=REPORT_SAMPLE_SIZE,
-        quality_sample=config["report"]["quality_sample"],
     script:
         "../scripts/report_shard.py"
 
 
 # The shards' page summaries merged, read one at a time: it holds two (the sample's candidates,
-# report.quality_sample documents' signals), whatever the shards.
+# 10,000 documents' quality signals), whatever the shards.
 rule report_summary:
     input:
         summaries=expand(FILES.report_shard_summary, shard=SHARDS),
@@ -134,7 +134,6 @@ rule report_summary:
         mem_mb=1000,
     params:
         sample_size=REPORT_SAMPLE_SIZE,
-        quality_sample=config["report"]["quality_sample"],
     script:
         "../scripts/report_summary.py"
 

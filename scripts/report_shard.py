@@ -3,8 +3,7 @@
 
 Inputs: the shard's `docs`, `blocks`, `language`, `exact`, `quality` and, when block
 de-duplication ran, `dedup` (the sequential job's folder of tables, or this shard's table).
-Params: `sample_size` (documents in the sample section), `quality_sample`
-(report.quality_sample).
+Params: `sample_size` (documents in the sample section).
 """
 
 from corpusbuilder.common.logs import setup_logging
@@ -14,7 +13,5 @@ from corpusbuilder.report.summary import SummaryParams, summarise_shard
 
 setup_logging(snakemake.log[0])
 tables = ShardTables.from_inputs(snakemake.input, snakemake.wildcards.shard)
-params = SummaryParams(
-    sample_size=snakemake.params.sample_size, quality_sample=snakemake.params.quality_sample
-)
+params = SummaryParams(sample_size=snakemake.params.sample_size)
 write_page_summary(summarise_shard(tables, params), snakemake.output.summary)

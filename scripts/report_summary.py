@@ -3,7 +3,7 @@
 work/report/summary.json.
 
 Inputs: `summaries`, every shard's (rule report_shard), in shard order. Params: `sample_size`,
-`quality_sample`, as rule report_shard's.
+as rule report_shard's.
 """
 
 import logging
@@ -13,9 +13,7 @@ from corpusbuilder.contracts.reportfiles import read_page_summary, write_page_su
 from corpusbuilder.report.summary import SummaryParams, merge_summaries
 
 setup_logging(snakemake.log[0])
-params = SummaryParams(
-    sample_size=snakemake.params.sample_size, quality_sample=snakemake.params.quality_sample
-)
+params = SummaryParams(sample_size=snakemake.params.sample_size)
 merged = merge_summaries(map(read_page_summary, snakemake.input.summaries), params)
 logging.getLogger("corpusbuilder.report").info(
     "%d shards: %d sample candidates, %d quality documents sampled",

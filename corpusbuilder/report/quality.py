@@ -264,7 +264,7 @@ def distribution_note(summary: dict) -> str:
         return "Percentiles over every document scored; means over every document."
     return (
         f"Percentiles over a uniform sample of {sampled:,} of the {documents:,} documents (those "
-        "whose doc_id hashes lowest: report.quality_sample): each is the value at a rank within "
+        "whose doc_id hashes lowest): each is the value at a rank within "
         f"± {percentile_error(sampled, documents):.2f} percentile points of the one named "
         f"({100 * CONFIDENCE:.0f} % confidence, for all of them at once). Means over every "
         "document."
