@@ -118,6 +118,9 @@ class Rule:
     timed: bool = True  # its CPU seconds are measured
     why: str = ""
     measured_as: str = ""
+    holds: str = (
+        ""  # what a job holds, where not its share of the corpus (a single job's: small files)
+    )
 
 
 # Every rule of the workflow (a rule missing here is an error: tests/test_project_scale.py).
@@ -157,12 +160,43 @@ MODEL: dict[str, Rule] = {
     # (with the state out of it, it sums the shards' stats: its measured run merged the state)
     "dedup_merge": Rule("single", 12, None, timed=False, why="the shards' stats"),
     "corpus_stats_shard": Rule("shard", 11, None, timed=False, why="a shard's report counts"),
-    "funnel": Rule("single", 12, None, timed=False, why="every shard's tables, one at a time"),
+    "funnel_shard": Rule("shard", 11, None, timed=False, why="a shard's funnel counts"),
+    "report_shard": Rule("shard", 11, None, timed=False, why="a shard's page summary"),
+    "funnel": Rule(
+        "single",
+        12,
+        None,
+        timed=False,
+        why="adds up the shards' counts, names every stage file's writer",
+        holds="a small file a shard (the counts, a file's footer)",
+    ),
+    "report_summary": Rule(
+        "single",
+        12,
+        None,
+        timed=False,
+        why="merges the shards' page summaries, two at a time",
+        holds="two page summaries (sample candidates, 10,000 documents' signals)",
+    ),
     "corpus_stats_range": Rule(
         "report", 12, None, timed=False, why=f"{SHARDS_PER_REPORT_RANGE} shards' 10-gram hashes"
     ),
-    "corpus_stats": Rule("single", 13, None, timed=False, why="merges the shards' small tables"),
-    "report": Rule("single", 14, None, timed=False, why="reads every shard's tables"),
+    "corpus_stats": Rule(
+        "single",
+        13,
+        None,
+        timed=False,
+        why="merges the shards' small tables",
+        holds="the resemblance sample, a small file a shard and a range",
+    ),
+    "report": Rule(
+        "single",
+        14,
+        None,
+        timed=False,
+        why="the page from small files",
+        holds="small files: the measurements and the page summary",
+    ),
     "dedup": Rule("single", 6, "library", why="the sequential mode's one job"),
     "text_input": Rule("none", why="input.text_dirs only; WARCs are the input"),
     "similarity_signatures": Rule("none", why="similarity.enabled is off by default"),
@@ -453,7 +487,8 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
         jobs = {"shard": size["shards"], "single": 1}.get(rule.jobs) or size[rule.jobs]
         rows[name] = {
             "jobs": jobs,
-            "scales": {"shard": "a shard", "single": "the corpus", "warc": "a WARC"}.get(
+            "scales": rule.holds
+            or {"shard": "a shard", "single": "the corpus", "warc": "a WARC"}.get(
                 rule.jobs, f"the corpus / {rule.jobs} partitions"
             ),
             "memory": job_memory(name, rule, size, rates, defaults, shard_words),

@@ -26,8 +26,9 @@ dropped a document (``gopher.min_stop_words``: the first rule it fails of the se
 lost. Block de-duplication (when it ran; else its row repeats the one before) loses the documents
 it leaves no block, as ``duplicate``, so the last row counts the documents the corpus holds.
 
-Shards are counted one at a time (`funnel_counts`) and the counts added up, so no stage's
-tables need to be in memory for all shards at once.
+Shards are counted by a job each (`count_shard`, written by `write_counts`) and the counts added
+up (`read_counts`), so no job reads more than one shard's tables, and the sum's work grows with
+the shards alone.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from corpusbuilder.contracts.reportfiles import read_funnel_counts, write_funnel_counts
 from corpusbuilder.contracts.tables import (
     ShardTables,
     Survivors,
@@ -144,6 +146,15 @@ def count_shard(tables: ShardTables) -> FunnelCounts:
         read_survivors(replace(tables, quality=None), ("n_words",)),
         read_table(tables.quality, ["doc_id", "dropped_by"]) if tables.quality else None,
     )
+
+
+def write_counts(counts: FunnelCounts, path) -> None:
+    write_funnel_counts(counts.documents, counts.words, counts.lost, path)
+
+
+def read_counts(path) -> FunnelCounts:
+    documents, words, lost = read_funnel_counts(path)
+    return FunnelCounts(Counter(documents), Counter(words), Counter(lost))
 
 
 def _percent(values: list[int]) -> list[float]:

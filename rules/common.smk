@@ -443,14 +443,16 @@ def survivor_inputs(wildcards):
     return inputs
 
 
+def shard_table_inputs(wildcards):
+    """What survives (survivor_inputs) and the quality stage's signals and verdicts: every table
+    of a shard (what the funnel counts and the report shows of it)."""
+    return {**survivor_inputs(wildcards), "quality": FILES.quality.format(**wildcards)}
+
+
 def export_inputs(wildcards):
-    """What survives (survivor_inputs), the quality stage's signals and verdicts, and the token
-    file, whose tokens the vertical file takes."""
-    return {
-        **survivor_inputs(wildcards),
-        "quality": FILES.quality.format(**wildcards),
-        "tokens": FILES.tokens.format(**wildcards),
-    }
+    """A shard's tables (shard_table_inputs) and its token file, whose tokens the vertical file
+    takes."""
+    return {**shard_table_inputs(wildcards), "tokens": FILES.tokens.format(**wildcards)}
 
 
 def gold_sets(datasets):

@@ -18,18 +18,33 @@ rule export:
         "../scripts/export.py"
 
 
-# The finished corpus's account, one job: the funnel (documents and words after each stage, and
-# why each lost document was lost) and what decided the corpus (versions, the model's hash, the
-# effective config, every stage file's writer). It waits for the corpus, so that it describes a
-# finished one, and is written again whenever the corpus is. In the env that holds every library
-# the record names.
+# A shard's part of the funnel: its documents and words after each stage, and its lost documents
+# by reason (corpusbuilder.funnel.count_shard); it holds its shard's tables, one at a time.
+rule funnel_shard:
+    input:
+        unpack(shard_table_inputs),
+    output:
+        counts=FILES.funnel_counts,
+    log:
+        "logs/funnel_shard/{shard}.log",
+    conda:
+        "../envs/dedup.yaml"
+    threads: 1
+    resources:
+        # 20 times its tables' size held on the dev crawl
+        mem_mb=lambda wildcards, input: 1000 + 25 * input.size_mb,
+    script:
+        "../scripts/funnel_shard.py"
+
+
+# The finished corpus's account, one job: the funnel (the shards' counts added up: documents and
+# words after each stage, and why each lost document was lost) and what decided the corpus
+# (versions, the model's hash, the effective config, every stage file's writer, from each file's
+# footer). It waits for the corpus, so that it describes a finished one, and is written again
+# whenever the corpus is. In the env that holds every library the record names.
 rule funnel:
     input:
-        docs=expand(FILES.docs, shard=SHARDS),
-        blocks=expand(FILES.blocks, shard=SHARDS),
-        language=expand(FILES.language, shard=SHARDS),
-        exact=expand(FILES.exact, shard=SHARDS),
-        quality=expand(FILES.quality, shard=SHARDS),
+        counts=expand(FILES.funnel_counts, shard=SHARDS),
         dedup=DEDUP_TABLES,
         model=EXTRACT_MODEL,
         files=stage_file_inputs(),

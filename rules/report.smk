@@ -14,6 +14,7 @@ REPORT_DEDUP_STATS = (
 )
 # hash ranges of the report's 10-gram count, one a job
 REPORT_RANGES = report_count_ranges(config["report"]["count_ranges"], len(SHARDS))
+REPORT_SAMPLE_SIZE = 10  # documents in the page's sample section
 
 
 # A job per shard: its counts, its 10-gram hashes by hash range, its part of the resemblance
@@ -95,17 +96,55 @@ rule corpus_stats:
         "../scripts/corpus_stats.py"
 
 
+# A job per shard: what the page shows of its documents (languages and lengths, its candidates
+# for the sample section, its quality sums, examples and sample of signals); it holds the shard's
+# stage tables, one at a time.
+rule report_shard:
+    input:
+        unpack(shard_table_inputs),
+    output:
+        summary=FILES.report_shard_summary,
+    log:
+        "logs/report/report_shard/{shard}.log",
+    conda:
+        "../envs/evaluate.yaml"
+    threads: 1
+    resources:
+        # 35 times its tables' size held on the dev crawl (the blocks' text, read whole)
+        mem_mb=lambda wildcards, input: 1000 + 40 * input.size_mb,
+    params:
+        sample_size=REPORT_SAMPLE_SIZE,
+    script:
+        "../scripts/report_shard.py"
+
+
+# The shards' page summaries merged, read one at a time: it holds two (the sample's candidates,
+# 10,000 documents' quality signals), whatever the shards.
+rule report_summary:
+    input:
+        summaries=expand(FILES.report_shard_summary, shard=SHARDS),
+    output:
+        summary=FILES.report_summary,
+    log:
+        "logs/report/report_summary.log",
+    conda:
+        "../envs/evaluate.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        sample_size=REPORT_SAMPLE_SIZE,
+    script:
+        "../scripts/report_summary.py"
+
+
+# The page, from small files only: the measurements' and the page summary.
 rule report:
     input:
         **rules.corpus_stats.output,
-        **({"dedup": DEDUP_TABLES} if config["dedup"]["enabled"] else {}),
         **(REPORT_EVALUATION if REPORT_WITH_EVALUATION else {}),
         skipped=FILES.skipped,
-        docs=expand(FILES.docs, shard=SHARDS),
-        blocks=expand(FILES.blocks, shard=SHARDS),
-        language=expand(FILES.language, shard=SHARDS),
-        exact=expand(FILES.exact, shard=SHARDS),
-        quality=expand(FILES.quality, shard=SHARDS),
+        page=FILES.report_summary,
     output:
         html=FILES.report,
     log:
@@ -116,7 +155,6 @@ rule report:
     resources:
         mem_mb=lambda wildcards, input: 1000 + 3 * input.size_mb,
     params:
-        sample_size=10,
-        shards=SHARDS,
+        sample_size=REPORT_SAMPLE_SIZE,
     script:
         "../scripts/report.py"

@@ -1,7 +1,8 @@
 """Rule `funnel`: the finished corpus's account → results/stats/funnel.tsv and skipped.tsv
 (documents and words after each step, and why documents were lost: corpusbuilder.funnel) and
 results/stats/provenance.json (what decided the corpus: corpusbuilder.common.provenance).
-Inputs: every shard's stage tables, lists in shard order (params `shards`), block dedup's as
+Inputs: `counts`, every shard's part of the funnel (rule funnel_shard), and block dedup's tables
+(whose writers the record names), lists in shard order (params `shards`), block dedup's as
 `contracts.files.dedup_tables_of` reads them; the `best` preset's `model` (none with a jusText
 preset, or a model of the installation under a storage provider: params `installed_model`);
 `files`, the stage files whose writers the record names, and the corpus, only waited for.
@@ -13,16 +14,15 @@ import logging
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.common.provenance import provenance, write_provenance
-from corpusbuilder.contracts.files import dedup_table
+from corpusbuilder.contracts.files import dedup_table, dedup_tables_of
 from corpusbuilder.contracts.stamps import file_writer
-from corpusbuilder.contracts.tables import ShardTables
-from corpusbuilder.funnel import FunnelCounts, count_shard, funnel_tables
+from corpusbuilder.funnel import FunnelCounts, funnel_tables, read_counts
 
 setup_logging(snakemake.log[0])
 log = logging.getLogger("corpusbuilder.funnel")
 inputs = snakemake.input
-tables = ShardTables.every_shard(inputs, snakemake.params.shards)
-total = sum(map(count_shard, tables), FunnelCounts())
+shards = snakemake.params.shards
+total = sum(map(read_counts, inputs.counts), FunnelCounts())
 funnel, skipped = funnel_tables(total)
 for table, path in ((funnel, snakemake.output.funnel), (skipped, snakemake.output.skipped)):
     with atomic_path(path) as tmp:
@@ -37,7 +37,8 @@ model = next(iter(dict(inputs.items()).get("model") or []), None) or snakemake.p
 # paths), a table of the sequential dedup job's folder in it. Not the workflow path itself: under
 # a default storage provider (docs/cluster.md) the inputs are local copies elsewhere.
 here = dict(zip(snakemake.params.file_inputs, inputs.files, strict=True))
-here.update((dedup_table(shard.name), str(shard.dedup)) for shard in tables if shard.dedup)
+dedup = dedup_tables_of(dict(inputs.items()), shards)
+here.update((dedup_table(shard), path) for shard, path in zip(shards, dedup, strict=True) if path)
 writers = {
     stage: {key: file_writer(here[path]) for key, path in files.items()}
     for stage, files in snakemake.params.files.items()

@@ -1,21 +1,19 @@
-"""Rule `report`: results/report.html, one self-contained page (corpusbuilder.report.html_report).
+"""Rule `report`: results/report.html, one self-contained page (corpusbuilder.report.html_report),
+from small files only.
 
-Inputs: funnel_full, duplicates, stage_times, summary, skipped; per-shard lists in shard order
-`docs`, `blocks`, `language`, `exact`, `quality`, and (when block de-duplication ran) `dedup`,
-the folder of its tables; and, when the gold
-sets exist, boilerplate, fragmentation, sweep, site_boilerplate (without them the report has no
-evaluation sections). Params: `shards`, `sample_size`.
+Inputs: funnel_full, duplicates, stage_times, summary (rule corpus_stats), skipped, `page` (the
+corpus's page summary: rule report_summary); and, when the gold sets exist, boilerplate,
+fragmentation, sweep, site_boilerplate (without them the report has no evaluation sections).
+Params: `sample_size`.
 """
 
 from pathlib import Path
 
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.report.html_report import ReportFiles, write_report
 
 setup_logging(snakemake.log[0])
 inputs = dict(snakemake.input.items())
-shards = ShardTables.every_shard(inputs, snakemake.params.shards)
 
 
 def evaluation(name):
@@ -27,12 +25,12 @@ files = ReportFiles(
     duplicates=Path(inputs["duplicates"]),
     stage_times=Path(inputs["stage_times"]),
     summary=Path(inputs["summary"]),
+    page_summary=Path(inputs["page"]),
     skipped=Path(inputs["skipped"]),
     boilerplate=evaluation("boilerplate"),
     boilerplate_languages=evaluation("boilerplate_languages"),
     fragmentation=evaluation("fragmentation"),
     sweep_png=evaluation("sweep"),
     site_boilerplate=evaluation("site_boilerplate"),
-    shards=shards,
 )
 write_report(files, snakemake.output.html, sample_size=snakemake.params.sample_size)

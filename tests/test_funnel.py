@@ -7,7 +7,14 @@ import math
 import pandas as pd
 
 from corpusbuilder.contracts.tables import Survivors
-from corpusbuilder.funnel import STAGES, FunnelCounts, funnel_counts, funnel_tables
+from corpusbuilder.funnel import (
+    STAGES,
+    FunnelCounts,
+    funnel_counts,
+    funnel_tables,
+    read_counts,
+    write_counts,
+)
 
 
 def shard(prefix: str):
@@ -82,6 +89,24 @@ def test_shards_add_up_and_reasons_account_for_every_lost_document():
     documents = funnel.set_index("stage")["documents"]
     for previous, stage in zip(STAGES, STAGES[1:]):
         assert documents[previous] - documents[stage] == lost.get(stage, 0), stage
+
+
+def test_the_shards_counts_through_their_files_give_the_same_tables(tmp_path):
+    """Rule funnel_shard's files, added up as rule funnel adds them: the tables of the counts in
+    memory, byte for byte, an empty shard's among them."""
+    docs, blocks, language, exact, _ = shard("e")
+    empty = funnel_counts(*(t.iloc[0:0] for t in (docs, blocks, language, exact)), left("e", {}))
+    counts = [funnel_counts(*shard(p)) for p in "abc"] + [empty]
+    for i, shard_counts in enumerate(counts):
+        write_counts(shard_counts, tmp_path / f"{i}.json")
+    read = [read_counts(tmp_path / f"{i}.json") for i in range(len(counts))]
+    assert read == counts
+    for memory, files in zip(
+        funnel_tables(sum(counts, FunnelCounts())),
+        funnel_tables(sum(read, FunnelCounts())),
+        strict=True,
+    ):
+        assert memory.to_csv(sep="\t", index=False) == files.to_csv(sep="\t", index=False)
 
 
 def test_an_empty_shard():

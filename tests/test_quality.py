@@ -305,7 +305,12 @@ def test_a_filter_drops_documents_counted_in_the_funnel_under_their_rule(sample_
 def test_the_report_shows_distributions_drops_and_failing_examples(sample_build):
     from corpusbuilder.contracts.files import FILES
     from corpusbuilder.contracts.tables import ShardTables, read_table
-    from corpusbuilder.report.quality import quality_section, rule_set_drops
+    from corpusbuilder.report.quality import (
+        add_quality,
+        quality_section,
+        rule_set_drops,
+        shard_quality,
+    )
 
     shards = [
         ShardTables.of(path.name.split(".")[0], sample_build)
@@ -323,10 +328,13 @@ def test_the_report_shows_distributions_drops_and_failing_examples(sample_build)
         )
         for s in shards
     ]
-    page = quality_section(shards)
+    summary = None
+    for shard in shards:
+        summary = add_quality(summary, shard_quality(shard))
+    page = quality_section(summary)
     assert '<section id="quality">' in page and "Examples of failing documents" in page
     quality = pd.concat(read_table(s.quality) for s in shards)
-    drops = rule_set_drops(quality).set_index("rule_set")
+    drops = rule_set_drops(summary).set_index("rule_set")
     for rule_set in ("gopher", "c4", "fineweb"):
         failing = quality["fails"].map(lambda f, s=rule_set: any(r.startswith(s) for r in f))
         assert drops.loc[rule_set, "documents"] == failing.sum()

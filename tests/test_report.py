@@ -28,6 +28,7 @@ from conftest import (
 import corpusbuilder
 from corpusbuilder.common.package_data import SHIPPED_MODEL
 from corpusbuilder.common.versions import OUTPUT_LIBRARIES
+from corpusbuilder.contracts.reportfiles import read_page_summary, write_page_summary
 from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.extraction.model import BlockModel
@@ -39,9 +40,10 @@ from corpusbuilder.report.corpus_stats import (
     write_corpus_stats,
 )
 from corpusbuilder.report.html_report import ReportFiles, render_report
-from corpusbuilder.report.joins import corpus_languages
+from corpusbuilder.report.joins import language_table, shard_languages
 from corpusbuilder.report.ngram_counts import RangeCounts, block_ngrams, duplicate_counts
 from corpusbuilder.report.sections import cards_html
+from corpusbuilder.report.summary import merge_summaries, summarise_shard
 
 # --- a hand-made corpus: 2 documents, 4 blocks -------------------------------------------------
 #
@@ -240,18 +242,21 @@ def test_report_renders_from_hand_made_tables_without_evaluation(tmp_path):
     summary = write_corpus_stats(tmp_path / "funnel.tsv", [shard], outputs, {})
     assert summary["words_final"] == 24 and summary["duplicate_ngram_instances_after"] == 0
     assert json.loads(outputs["summary"].read_text())["final_stage"] == "block_dedup_kept"
+    shard_tables = ShardTables(
+        tmp_path / "a.docs.parquet",
+        tmp_path / "a.blocks.parquet",
+        tmp_path / "a.language.parquet",
+        tmp_path / "a.exact.parquet",
+        shard.dedup,
+        "a",
+    )
+    write_page_summary(summarise_shard(shard_tables), tmp_path / "a.summary.json")
+    write_page_summary(
+        merge_summaries([read_page_summary(tmp_path / "a.summary.json")]), tmp_path / "page.json"
+    )
     files = ReportFiles(
         **outputs,
-        shards=[
-            ShardTables(
-                tmp_path / "a.docs.parquet",
-                tmp_path / "a.blocks.parquet",
-                tmp_path / "a.language.parquet",
-                tmp_path / "a.exact.parquet",
-                shard.dedup,
-                "a",
-            )
-        ],
+        page_summary=tmp_path / "page.json",
         boilerplate=tmp_path / "absent.tsv",
         sweep_png=tmp_path / "absent.png",
     )
@@ -259,11 +264,12 @@ def test_report_renders_from_hand_made_tables_without_evaluation(tmp_path):
     assert (
         page.count("data:image/png;base64,") == 3
     )  # funnel, duplicates, lengths; no stage times, no sweep
-    table, lengths = corpus_languages(files.shards)
-    assert table.to_dict("records") == [
+    languages, lengths = shard_languages(shard_tables)
+    assert language_table(languages).to_dict("records") == [
         {"language": "en", "identified": 2, "kept_by_filter": 2, "in_corpus": 2, "words": 24}
     ]  # the summary's words_final
-    assert sorted(lengths.tolist()) == [12, 12] and "Languages and lengths" in page
+    # both documents of 12 words, in the bin 1-49
+    assert lengths == {"documents": 2, "bins": [2, *[0] * 8]} and "Languages and lengths" in page
     assert 'class="blk dup"' in page and 'title="duplicate of a:0' in page
     assert 'class="blk ctx"' in page and 'class="blk bad"' in page
     assert "boilerplate.tsv is absent" in page

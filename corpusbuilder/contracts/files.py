@@ -76,6 +76,9 @@ class Files:
     funnel: str = "results/stats/funnel.tsv"
     skipped: str = "results/stats/skipped.tsv"
     provenance: str = "results/stats/provenance.json"
+    # a shard's part of the funnel (rule funnel_shard): its documents and words after each stage
+    # and its lost documents by reason, which rule funnel adds up
+    funnel_counts: str = "work/funnel/{shard}.json"
     # the report's measurements of a shard (rule corpus_stats_shard): its counts, its 10-gram
     # hashes (a row group per hash range) and its part of the resemblance sample; and one hash
     # range's duplicate 10-gram counts (rule corpus_stats_range)
@@ -83,6 +86,11 @@ class Files:
     report_ngrams: str = "work/report/ngrams/{shard}.parquet"
     report_sample: str = "work/report/sample/{shard}.parquet"
     report_range_counts: str = "work/report/ranges/{part}.json"
+    # what the report's page shows of a shard's documents (rule report_shard: its languages and
+    # lengths, its candidates for the sample, its quality sums and sample), and of the corpus's,
+    # the shards' merged (rule report_summary)
+    report_shard_summary: str = "work/report/summary/{shard}.json"
+    report_summary: str = "work/report/summary.json"
     # the thesis' measurements (rule corpus_stats) and the report (rule report)
     funnel_full: str = "results/stats/funnel_full.tsv"
     duplicates: str = "results/stats/duplicates.tsv"

@@ -1,13 +1,14 @@
 """The files of the report's measurements (rule group corpus_stats), a contracts module beside
 `tables`: per shard its totals, its 10-gram hashes by hash range and its part of the resemblance
-sample; per hash range its duplicate counts. Their paths are in `files.FILES`; the report's jobs
-read and write them only here.
+sample; per hash range its duplicate counts; what the page shows of a shard's documents, and of
+the corpus's (`report.summary`); and a shard's part of the funnel. Their paths are in
+`files.FILES`; the jobs read and write them only here.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,9 +32,9 @@ NGRAM_SCHEMA = pa.schema([("hash", pa.uint64()), ("after", pa.bool_())])
 SAMPLE_COLUMNS = ("doc_id", "blocks", "tokens", "inclusion", "signature", "sampled_ngrams")
 
 
-def _write_json(content: dict, path: Path | str) -> None:
+def _write_json(content: dict, path: Path | str, indent: int | None = 1) -> None:
     with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(content, indent=1) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(content, indent=indent) + "\n", encoding="utf-8")
 
 
 @names_the_file
@@ -48,6 +49,42 @@ def write_shard_totals(totals: dict[str, int], path: Path | str) -> None:
 
 def read_shard_totals(path: Path | str) -> dict[str, int]:
     return _read_json(path)
+
+
+def write_page_summary(summary: dict, path: Path | str) -> None:
+    """What the page shows of a shard's documents or of the corpus's (`report.summary`: plain
+    data; its floats written as Python's repr, which reads back the same)."""
+    _write_json(summary, path, indent=None)
+
+
+def read_page_summary(path: Path | str) -> dict:
+    return _read_json(path)
+
+
+def write_funnel_counts(
+    documents: Mapping[str, int],
+    words: Mapping[str, int],
+    lost: Mapping[tuple[str, str], int],
+    path: Path | str,
+) -> None:
+    """A shard's part of the funnel (`funnel.FunnelCounts`): documents and words per stage, lost
+    documents per (stage, reason), each in its order."""
+    _write_json(
+        {
+            "documents": dict(documents),
+            "words": dict(words),
+            "lost": [[stage, reason, count] for (stage, reason), count in lost.items()],
+        },
+        path,
+    )
+
+
+def read_funnel_counts(
+    path: Path | str,
+) -> tuple[dict[str, int], dict[str, int], dict[tuple[str, str], int]]:
+    content = _read_json(path)
+    lost = {(stage, reason): count for stage, reason, count in content["lost"]}
+    return content["documents"], content["words"], lost
 
 
 def write_ngram_ranges(before: Sequence[np.ndarray], after: Sequence[np.ndarray], path) -> None:

@@ -1,6 +1,7 @@
 """``results/report.html``: one self-contained page showing what the workflow did to a crawl —
 its sections (`sections`, the sample of documents in `samples`) in the page shell of
-`rendering`, from the measuring rules' files and the stage tables (`joins`)."""
+`rendering`, from the measuring rules' files and the page summary (`summary`: the stage tables
+summed up a shard at a time), all of them small."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import logging
 from pathlib import Path
 
 from corpusbuilder.common.io import atomic_path
+from corpusbuilder.contracts.reportfiles import read_page_summary
 from corpusbuilder.report.joins import existing
 from corpusbuilder.report.quality import quality_section
 from corpusbuilder.report.rendering import page_html
@@ -42,14 +44,16 @@ def render_report(
     """The whole page as a string: the headline cards, then one section per entry of `NAV`,
     those without data left out."""
     summary = json.loads(Path(files.summary).read_text()) if existing(files.summary) else {}
+    page_summary = existing(files.page_summary)
+    page = read_page_summary(page_summary) if page_summary else {}
     sections = [
         funnel_section(files),
-        languages_section(files),
+        languages_section(page),
         duplicates_section(files, summary),
         boilerplate_section(files),
         stages_section(files),
-        sample_section(files, sample_size),
-        quality_section(files.shards),
+        sample_section(page, sample_size),
+        quality_section(page.get("quality")),
     ]
     return page_html(title, NAV, cards_html(summary) + "".join(sections))
 

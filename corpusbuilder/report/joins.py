@@ -5,7 +5,6 @@ display kind per block, a verdict per document, documents and words per language
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +13,7 @@ import numpy as np
 
 from corpusbuilder.contracts.tables import ShardTables, read_survivors
 from corpusbuilder.contracts.verdicts import read_block_verdicts, read_document_verdicts
+from corpusbuilder.report.rendering import LENGTH_BINS
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -91,48 +91,56 @@ def shard_overview(shard: ShardTables) -> pd.DataFrame:
     return overview
 
 
-def corpus_languages(shards: Sequence[ShardTables]) -> tuple[pd.DataFrame, np.ndarray]:
-    """Per language: documents the language stage identified as it, kept, and in the corpus, with
-    their words; and the words of every document in the corpus (for the length histogram)."""
+# per language: documents identified as it, kept by the filter, in the corpus, and their words
+LANGUAGE_COUNTS = ("identified", "kept_by_filter", "in_corpus", "words")
+
+
+def shard_languages(shard: ShardTables) -> tuple[dict[str, list[int]], dict]:
+    """One shard's `LANGUAGE_COUNTS` per language the language stage identified (in the order
+    first seen), and its corpus's ``documents`` with the number per bin of words (``bins``:
+    `LENGTH_BINS`); nothing for a shard that has no language table."""
+    ran = stages_that_ran(shard)
+    if not (ran.language and existing(shard.docs) and existing(shard.blocks)):
+        return {}, {"documents": 0, "bins": [0] * len(LENGTH_BINS)}
+    counts: dict[str, Counter[str]] = {name: Counter() for name in LANGUAGE_COUNTS}
+    judged = read_document_verdicts(ran)
+    judged = judged.loc[judged["language_kept"].notna()]
+    judged = judged.fillna({"language": "unidentified"})
+    counts["identified"].update(judged["language"])
+    counts["kept_by_filter"].update(judged.loc[judged["language_kept"].astype(bool), "language"])
+    corpus = read_survivors(ran, ("n_words",))
+    per_doc = corpus.blocks.groupby("doc_id", sort=False)["n_words"].sum()
+    codes = corpus.documents.set_index("doc_id")["language"].fillna("unidentified")
+    counts["in_corpus"].update(codes)
+    for doc_id, n in per_doc.items():
+        counts["words"][codes[doc_id]] += int(n)
+    lengths = per_doc.to_numpy(np.int64)
+    edges = [*LENGTH_BINS, max(int(lengths.max(initial=0)) + 1, LENGTH_BINS[-1] + 1)]
+    bins, _ = np.histogram(lengths, bins=edges)
+    languages = {
+        code: [counts[name][code] for name in LANGUAGE_COUNTS] for code in counts["identified"]
+    }
+    return languages, {"documents": len(lengths), "bins": [int(n) for n in bins]}
+
+
+def add_languages(total: dict[str, list[int]], shard: dict[str, list[int]]) -> dict[str, list[int]]:
+    """Two `shard_languages` counts added up, language by language."""
+    added = {code: list(counts) for code, counts in total.items()}
+    for code, counts in shard.items():
+        added[code] = [a + b for a, b in zip(added.get(code, [0] * len(counts)), counts)]
+    return added
+
+
+def language_table(languages: dict[str, list[int]]) -> pd.DataFrame:
+    """The languages section's table: a row per language identified, most words first."""
     import pandas as pd
 
-    identified: Counter[str] = Counter()
-    kept: Counter[str] = Counter()
-    in_corpus: Counter[str] = Counter()
-    words: Counter[str] = Counter()
-    lengths = []
-    for shard in shards:
-        ran = stages_that_ran(shard)
-        if not (ran.language and existing(shard.docs) and existing(shard.blocks)):
-            continue
-        judged = read_document_verdicts(ran)
-        judged = judged.loc[judged["language_kept"].notna()]
-        judged = judged.fillna({"language": "unidentified"})
-        identified.update(judged["language"])
-        kept.update(judged.loc[judged["language_kept"].astype(bool), "language"])
-        corpus = read_survivors(ran, ("n_words",))
-        per_doc = corpus.blocks.groupby("doc_id", sort=False)["n_words"].sum()
-        codes = corpus.documents.set_index("doc_id")["language"].fillna("unidentified")
-        in_corpus.update(codes)
-        for doc_id, n in per_doc.items():
-            words[codes[doc_id]] += int(n)
-        lengths.append(per_doc.to_numpy(np.int64))
     table = pd.DataFrame(
-        [
-            {
-                "language": code,
-                "identified": identified[code],
-                "kept_by_filter": kept[code],
-                "in_corpus": in_corpus[code],
-                "words": words[code],
-            }
-            for code in identified
-        ]
+        [{"language": code, **dict(zip(LANGUAGE_COUNTS, n))} for code, n in languages.items()],
+        columns=["language", *LANGUAGE_COUNTS],
     )
     if len(table):
         table = table.sort_values(
             ["words", "identified", "language"], ascending=[False, False, True]
         )
-    return table.reset_index(drop=True), np.concatenate(lengths) if lengths else np.empty(
-        0, np.int64
-    )
+    return table.reset_index(drop=True)

@@ -34,7 +34,7 @@ CORPUS_LABELS = {
     "after_block_dedup": "after block dedup",
     "after_resemblance_dedup": "after resemblance dedup",
 }
-LENGTH_BINS = (1, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)
+LENGTH_BINS = (1, 50, 100, 200, 500, 1000, 2000, 5000, 10_000)  # words; the last bin ≥ 10,000
 
 
 # --- formatting --------------------------------------------------------------------------------
@@ -222,12 +222,11 @@ def stage_chart(stages: pd.DataFrame) -> str:
     return png_data_uri(figure)
 
 
-def length_chart(lengths: np.ndarray) -> str:
+def length_chart(counts: Sequence[int]) -> str:
+    """Documents per bin of words (`LENGTH_BINS`), as a bar chart."""
     plt = _pyplot()
-    edges = np.array([*LENGTH_BINS, max(int(lengths.max(initial=0)) + 1, LENGTH_BINS[-1] + 1)])
-    counts, _ = np.histogram(lengths, bins=edges)
-    labels = [f"{lo:,}–{hi - 1:,}" for lo, hi in zip(edges[:-2], edges[1:-1])] + [
-        f"≥ {edges[-2]:,}"
+    labels = [f"{lo:,}–{hi - 1:,}" for lo, hi in zip(LENGTH_BINS, LENGTH_BINS[1:])] + [
+        f"≥ {LENGTH_BINS[-1]:,}"
     ]
     figure, axis = plt.subplots(figsize=(7, 2.6))
     axis.bar(np.arange(len(counts)), counts, color="#5b8c5a")

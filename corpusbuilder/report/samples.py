@@ -8,7 +8,7 @@ document's header."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -57,33 +57,59 @@ class SampleDocument:
         return counts
 
 
+# an overview row as a shard's summary keeps it: what `pick_sample` ranks it by
+CANDIDATE_COLUMNS = ("shard", "record_index", "doc_id", "verdict", "removed", *BLOCK_KINDS)
+
+
+def _ranked(overview: pd.DataFrame, size: int) -> list[tuple[pd.DataFrame, int]]:
+    """`pick_sample`'s lists, best first, with how many of each it takes: most duplicate blocks
+    first (half), then an exact duplicate, a language drop and one emptied page if there are
+    any, then the kept pages mixing the most text with the most boilerplate, then any."""
+    with_dup = overview[overview["dup"] + overview["ctx"] > 0]
+    mixed = overview[~overview["removed"]].assign(mix=lambda t: np.minimum(t["good"], t["bad"]))
+    return [
+        (with_dup.sort_values(["dup", "ctx"], ascending=False, kind="stable"), max(1, size // 2)),
+        (overview[overview["verdict"].str.startswith("exact duplicate")], 1),
+        (overview[overview["verdict"].str.startswith("dropped by the language")], 1),
+        (overview[overview["lang"] > 0], 1),
+        (overview[overview["verdict"].str.startswith(("no block", "removed:"))], 1),
+        (mixed.sort_values("mix", ascending=False, kind="stable"), size),
+        (overview, size),
+    ]
+
+
+def _in_order(overview: pd.DataFrame) -> pd.DataFrame:
+    return overview.sort_values(["shard", "record_index"], kind="stable").reset_index(drop=True)
+
+
 def pick_sample(overview: pd.DataFrame, size: int = 10) -> pd.DataFrame:
-    """About ``size`` documents that show the stages at work: most duplicate blocks first (half),
-    then an exact duplicate, a language drop and one emptied page if there are any, then the
-    kept pages mixing the most text with the most boilerplate. Deterministic."""
+    """About ``size`` documents that show the stages at work (`_ranked`'s lists, in turn).
+    Deterministic: ties go to the first in (shard, record_index) order."""
     if overview.empty or size <= 0:
         return overview.iloc[0:0]
-    overview = overview.sort_values(["shard", "record_index"], kind="stable").reset_index(drop=True)
+    overview = _in_order(overview)
     chosen: list[int] = []
-
-    def take(candidates: pd.DataFrame, count: int) -> None:
+    for candidates, count in _ranked(overview, size):
         for index in candidates.index:
             if count <= 0 or len(chosen) >= size:
-                return
+                break
             if index not in chosen:
                 chosen.append(index)
                 count -= 1
-
-    with_dup = overview[overview["dup"] + overview["ctx"] > 0]
-    take(with_dup.sort_values(["dup", "ctx"], ascending=False, kind="stable"), max(1, size // 2))
-    take(overview[overview["verdict"].str.startswith("exact duplicate")], 1)
-    take(overview[overview["verdict"].str.startswith("dropped by the language")], 1)
-    take(overview[overview["lang"] > 0], 1)
-    take(overview[overview["verdict"].str.startswith(("no block", "removed:"))], 1)
-    mixed = overview[~overview["removed"]].assign(mix=lambda t: np.minimum(t["good"], t["bad"]))
-    take(mixed.sort_values("mix", ascending=False, kind="stable"), size)
-    take(overview, size)
     return overview.loc[chosen]
+
+
+def sample_candidates(overview: pd.DataFrame, size: int = 10) -> pd.DataFrame:
+    """The rows `pick_sample` could take from ``overview`` or from any set of rows holding it:
+    the first ``size`` of each of its lists. It looks at no more of a list (each row it looks at
+    is one it takes then or took before, and it takes ``size`` in all), and a list's order is
+    the same in any set of rows. So the candidates of each shard, and the candidates of
+    candidates, hold the pick over every document."""
+    if overview.empty or size <= 0:
+        return overview.iloc[0:0]
+    overview = _in_order(overview)
+    rows = {index for candidates, _ in _ranked(overview, size) for index in candidates.index[:size]}
+    return overview.loc[sorted(rows)]
 
 
 def sample_block(block) -> SampleBlock:
@@ -112,36 +138,66 @@ def sample_block(block) -> SampleBlock:
     return SampleBlock(text, block.kind, bool(block.heading), title)
 
 
-def sample_documents(shards: Sequence[ShardTables], size: int = 10) -> list[SampleDocument]:
-    """The picked documents with all their blocks, in page order, by display kind."""
+def shard_sample(shard: ShardTables, size: int = 10) -> tuple[pd.DataFrame, list[SampleDocument]]:
+    """A shard's `sample_candidates` (`CANDIDATE_COLUMNS`) and each as the page shows it: its
+    blocks in page order, by display kind, their text cut where the page cuts it."""
+    overview = shard_overview(shard)
+    candidates = sample_candidates(overview, size)
+    if candidates.empty:
+        return candidates.loc[:, list(CANDIDATE_COLUMNS)], []
+    blocks = read_block_verdicts(
+        stages_that_ran(shard), ["text", "heading"], sorted(candidates["doc_id"])
+    )
+    blocks = blocks.assign(kind=block_kinds(blocks)).sort_values(
+        ["doc_id", "block_index"], kind="stable"
+    )
+    pages = dict(tuple(blocks.groupby("doc_id", sort=False)))
+    documents = []
+    for row in candidates.itertuples(index=False):
+        document = SampleDocument(row.doc_id, row.uri or "", row.verdict, bool(row.removed))
+        page = pages[row.doc_id]
+        document.blocks = [
+            sample_block(block) for block in page.head(MAX_BLOCKS_SHOWN).itertuples(index=False)
+        ]
+        document.hidden_blocks = max(0, len(page) - MAX_BLOCKS_SHOWN)
+        documents.append(document)
+    return candidates.loc[:, list(CANDIDATE_COLUMNS)], documents
+
+
+def document_record(document: SampleDocument) -> dict:
+    """A sampled document as plain data, each block's text no longer than the page shows."""
+    record = asdict(document)
+    for block in record["blocks"]:
+        block["text"] = block["text"][: MAX_BLOCK_CHARS + 1]  # _short still sees it is cut
+    return record
+
+
+def document_of(record: dict) -> SampleDocument:
+    blocks = [SampleBlock(**block) for block in record["blocks"]]
+    return SampleDocument(**{**record, "blocks": blocks})
+
+
+def merge_candidates(
+    first: tuple[pd.DataFrame, list[dict]], second: tuple[pd.DataFrame, list[dict]], size: int
+) -> tuple[pd.DataFrame, list[dict]]:
+    """Two sets of candidates (rows, `document_record`s) as one: the `sample_candidates` of
+    both, no more than ``size`` of each list, whatever the shards."""
     import pandas as pd
 
-    overviews = [shard_overview(shard) for shard in shards]
-    overviews = [o for o in overviews if len(o)]
-    if not overviews:
-        return []
-    picked = pick_sample(pd.concat(overviews, ignore_index=True), size)
-    by_shard = {shard.name: shard for shard in shards}
-    documents: dict[str, SampleDocument] = {}
-    for shard_name, rows in picked.groupby("shard", sort=False):
-        shard = by_shard[shard_name]
-        wanted = set(rows["doc_id"])
-        blocks = read_block_verdicts(stages_that_ran(shard), ["text", "heading"], sorted(wanted))
-        blocks = blocks.assign(kind=block_kinds(blocks)).sort_values(
-            ["doc_id", "block_index"], kind="stable"
-        )
-        grouped = dict(tuple(blocks.groupby("doc_id", sort=False)))
-        for row in rows.itertuples(index=False):
-            document = SampleDocument(row.doc_id, row.uri or "", row.verdict, bool(row.removed))
-            page = grouped.get(row.doc_id)
-            if page is not None:
-                document.blocks = [
-                    sample_block(block)
-                    for block in page.head(MAX_BLOCKS_SHOWN).itertuples(index=False)
-                ]
-                document.hidden_blocks = max(0, len(page) - MAX_BLOCKS_SHOWN)
-            documents[row.doc_id] = document
-    return [documents[d] for d in picked["doc_id"] if d in documents]
+    frames = [frame for frame, _ in (first, second) if len(frame)]
+    if len(frames) < 2:
+        return first if len(first[0]) else second
+    rows = sample_candidates(pd.concat(frames, ignore_index=True), size)
+    records = {record["doc_id"]: record for _, found in (first, second) for record in found}
+    return rows, [records[doc_id] for doc_id in rows["doc_id"]]
+
+
+def sample_documents(
+    candidates: pd.DataFrame, records: Sequence[dict], size: int = 10
+) -> list[SampleDocument]:
+    """The documents `pick_sample` takes of the candidates, in its order."""
+    by_id = {record["doc_id"]: record for record in records}
+    return [document_of(by_id[doc_id]) for doc_id in pick_sample(candidates, size)["doc_id"]]
 
 
 BOILERPLATE_RUN = 3  # this many consecutive boilerplate blocks are shown on one line

@@ -4,12 +4,13 @@ measuring rules write:
 1. headline numbers (``summary.json``);
 2. the funnel (``funnel_full.tsv``, thesis Tables 3.8/3.9) as a bar chart and a table, with the
    reasons documents were lost (``skipped.tsv``);
-3. documents and words per language, and the corpus's document lengths (the stage tables);
+3. documents and words per language, and the corpus's document lengths (the page summary:
+   `summary`, the stage tables summed up a shard at a time);
 4. duplicate content before and after block de-duplication (``duplicates.tsv``, Table 3.4);
 5. boilerplate quality on the gold sets (``boilerplate.tsv``, ``fragmentation.tsv``,
    ``sweep.png``) — each only if the file exists, since the gold sets may be absent;
 6. time and memory per stage (``stage_times.tsv``, Table 3.7);
-7. a sample of documents with every block in page order (`samples`).
+7. a sample of documents with every block in page order (`samples`, from the page summary).
 
 Every input but the four corpus-stats files is optional: a missing one leaves its section out
 (or says that it is missing), so the page always renders.
@@ -17,13 +18,11 @@ Every input but the four corpus-stats files is optional: a missing one leaves it
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from corpusbuilder.contracts.tables import ShardTables
-from corpusbuilder.report.joins import BLOCK_KINDS, corpus_languages, existing
+from corpusbuilder.report.joins import BLOCK_KINDS, existing, language_table
 from corpusbuilder.report.rendering import (
     CORPUS_LABELS,
     STAGE_LABELS,
@@ -39,7 +38,7 @@ from corpusbuilder.report.rendering import (
     section_html,
     stage_chart,
 )
-from corpusbuilder.report.samples import document_html, sample_documents
+from corpusbuilder.report.samples import CANDIDATE_COLUMNS, document_html, sample_documents
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +52,7 @@ class ReportFiles:
     duplicates: Path
     stage_times: Path
     summary: Path
-    shards: Sequence[ShardTables] = ()
+    page_summary: Path | None = None  # `summary`'s, of every shard
     skipped: Path | None = None
     boilerplate: Path | None = None
     boilerplate_languages: Path | None = None
@@ -517,10 +516,10 @@ def stages_section(files: ReportFiles) -> str:
     )
 
 
-def languages_section(files: ReportFiles) -> str:
+def languages_section(page: dict) -> str:
     """Documents and words per language through the language filter into the corpus, and how long
-    the corpus's documents are."""
-    table, lengths = corpus_languages(files.shards)
+    the corpus's documents are (``page``: the corpus's `summary`)."""
+    table = language_table(page.get("languages") or {})
     if not len(table):
         return ""
     body = (
@@ -528,19 +527,22 @@ def languages_section(files: ReportFiles) -> str:
         "filter, and left in the corpus after de-duplication, with their words.</p>"
         f'<div class="scroll">{html_table(table, LANGUAGE_COLUMNS)}</div>'
     )
-    if len(lengths):
+    if page["lengths"]["documents"]:
         body += (
             '<h3>Document lengths</h3><p class="note">What to look for: a corpus of articles has '
             "most documents between 100 and 2,000 words; a tall first bar means many pages kept "
             "only a stub — look at them in the sample below before building on them.</p>"
-            + figure_html(length_chart(lengths), "document length histogram")
+            + figure_html(length_chart(page["lengths"]["bins"]), "document length histogram")
         )
     return section_html("languages", "Languages and lengths", body)
 
 
-def sample_section(files: ReportFiles, sample_size: int) -> str:
+def sample_section(page: dict, sample_size: int) -> str:
     """A few documents, every block coloured by what happened to it."""
-    documents = sample_documents(files.shards, sample_size) if files.shards else []
+    import pandas as pd
+
+    candidates = pd.DataFrame(page.get("candidates") or [], columns=CANDIDATE_COLUMNS)
+    documents = sample_documents(candidates, page.get("documents") or [], sample_size)
     legend = "".join(
         f'<span><span class="sw {k}"></span>{esc(label)}</span>' for k, label in BLOCK_KINDS.items()
     )
