@@ -191,7 +191,8 @@ def largest_shard_bytes(max_mem_mb: int) -> int:
     the most for its shard within `max_mem_mb` — block dedup's shard job (213 B a token of its
     shard, and the sequential job as much for its largest), at the corpus's projected tokens a
     byte and with a fifth to spare, as the rules ask for it."""
-    held_mb = math.floor(max_mem_mb / SPARE) - MODULES_MB  # whole MB, as the job's are rounded up
+    # whole MB, as the job's are rounded up; the partitioned job's interpreter, the larger
+    held_mb = math.floor(max_mem_mb / SPARE) - max(MODULES_MB, PARTITIONED_MODULES_MB)
     tokens = held_mb * 2**20 // LARGEST_SHARD_BYTES_PER_TOKEN
     return int(tokens / TOKENS_PER_INPUT_BYTE)
 
