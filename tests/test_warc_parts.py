@@ -183,7 +183,7 @@ def test_a_common_crawl_warc_is_eight_shards_by_default():
     default = validate_config({})
     assert default["input"]["shard_mb"] == "auto"
     shard = largest_shard_bytes(default["resources"]["max_mem_mb"])
-    assert 130e6 < shard < 140e6  # 129 MiB
+    assert 130e6 < shard < 140e6  # 128 MiB
     assert planned_parts(REMOTE_WARC_BYTES, shard) == 8
 
 
