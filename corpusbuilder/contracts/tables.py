@@ -403,10 +403,14 @@ def block_keys(doc_ids, block_indexes) -> pd.MultiIndex:
 def ids_in(ids: pd.Series, values: pd.Series) -> np.ndarray:
     """Per row of ``ids``: is it one of ``values`` (document ids, as `Series.isin` says): in
     Arrow, since pandas' ``isin`` on Arrow-backed strings makes an Arrow scalar of every value
-    in Python, a second per block of a shard."""
+    in Python, a second per block of a shard. Both as one string type (an empty column read as
+    objects has none)."""
     import pyarrow.compute as pc
 
-    return pc.is_in(pa.array(ids), value_set=pa.array(values)).to_numpy(zero_copy_only=False)
+    def strings(column: pd.Series) -> pa.Array:
+        return pa.array(column, type=pa.large_string())
+
+    return pc.is_in(strings(ids), value_set=strings(values)).to_numpy(zero_copy_only=False)
 
 
 def dropped_block_mask(blocks: pd.DataFrame, language: pd.DataFrame) -> np.ndarray:
