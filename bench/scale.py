@@ -24,7 +24,9 @@ default: jusText default preset, language filter, exact dedup, block dedup n = 1
   after the last sample, so it is only used for a rule whose jobs did not all log one. Jobs are
   single-threaded, so summed job seconds ≈ core-seconds (on a shared machine they include time
   spent waiting for a core: an upper bound);
-- per rule: jobs, summed job seconds and CPU seconds, the largest peak RSS (`max_rss`); with
+- per rule: jobs, summed job seconds and CPU seconds, the largest peak RSS (`max_rss`), for the
+  rules without `benchmark:` (the report's) from their `resources:` lines alone, so that the
+  whole run's CPU less every job's is Snakemake's own (`cpu_s_outside_jobs`); with
   `--executor slurm` the jobs run under slurmd, so their CPU is counted from these files only;
 - words: results/stats/funnel.tsv — `html_documents` words (all text of the HTML pages, the
   thesis' "original corpus" count, 24.6 G in Table 3.8) and `good_text` words (after jusText);
@@ -138,23 +140,37 @@ def read_benchmarks(directory: Path) -> dict[str, dict]:
                     entry["max_rss_mb"] = max(entry["max_rss_mb"], float(row.get("max_rss") or 0))
                 except ValueError:  # "NA" on very short jobs
                     pass
-    logged = read_logged_cpu(directory)
+    logged = read_logged_jobs(directory)
     for rule, entry in rules.items():
-        jobs, cpu = logged.get(rule, (0, 0.0))
+        jobs, cpu, _, _ = logged.get(rule, (0, 0.0, 0.0, 0.0))
         entry["cpu_time_benchmark"] = entry["cpu_time"]
         if jobs == entry["jobs"]:
             entry["cpu_time"] = cpu
+    # Rules without `benchmark:` (light ones, the report's): their jobs' own lines alone, so that
+    # the jobs' CPU is every job's and what is left of the whole run is Snakemake's.
+    for rule, (jobs, cpu, wall, rss) in logged.items():
+        if rule not in rules:
+            rules[rule] = {"jobs": jobs, "s": wall, "cpu_time": cpu, "max_rss_mb": rss}
     return {rule: {k: round(v, 2) for k, v in entry.items()} for rule, entry in rules.items()}
 
 
-def read_logged_cpu(directory: Path) -> dict[str, tuple[int, float]]:
-    """rule → (jobs, CPU seconds) from the `resources:` line each rule script logs as it exits."""
-    found: dict[str, list[float]] = defaultdict(list)
+def read_logged_jobs(directory: Path) -> dict[str, tuple[int, float, float, float]]:
+    """rule → (jobs, CPU seconds, wall seconds, largest peak RSS in MB) from the `resources:`
+    line each rule script logs as it exits."""
+    found: dict[str, list[dict[str, str]]] = defaultdict(list)
     for path in (directory / "logs").rglob("*.log"):
         for line in path.read_text(errors="replace").splitlines():
             if fields := job_cost(line):
-                found[fields["rule"]].append(float(fields["cpu_s"]))
-    return {rule: (len(cpus), sum(cpus)) for rule, cpus in found.items()}
+                found[fields["rule"]].append(fields)
+    return {
+        rule: (
+            len(jobs),
+            sum(float(job["cpu_s"]) for job in jobs),
+            sum(float(job["wall_s"]) for job in jobs),
+            max(float(job["max_rss_mb"]) for job in jobs),
+        )
+        for rule, jobs in found.items()
+    }
 
 
 def read_funnel(directory: Path) -> dict[str, dict]:
@@ -223,6 +239,11 @@ def report(
         # every job's own CPU seconds (logged by each script as it exits, else Snakemake's
         # benchmark files): also what jobs that slurmd ran spent
         "cpu_s_jobs": round(sum(entry["cpu_time"] for entry in rules.values()), 1),
+        # the rest: Snakemake's own process, the shell each job starts in, the scheduler's
+        # solver, and each job's exit after its last line
+        "cpu_s_outside_jobs": round(cpu_s - sum(e["cpu_time"] for e in rules.values()), 1)
+        if cpu_s
+        else None,
         "words_per_wall_second": round(words / wall_s) if wall_s else None,
         "rules": rules,
         "stages": stages,

@@ -144,13 +144,11 @@ class Vocabulary:
             self._memo.clear()
         types = self.types
         # Preparing a chunk alone gives what preparing the text gives (no step joins or splits
-        # across white space); it may split the chunk (a zero-width space, no-space scripts).
-        # A part of letters only is one word; the regular expression would say so, slowly.
-        tokens = [
-            t
-            for part in prepare_text(chunk, self.cjk_chars).split()
-            for t in ((part,) if part.isalpha() else self._find(part))
-        ]
+        # across white space); it may split the chunk (a zero-width space, no-space scripts),
+        # and leaves an ASCII one as it is. A part of letters only is one word; the regular
+        # expression would say so, slowly.
+        parts = (chunk,) if chunk.isascii() else prepare_text(chunk, self.cjk_chars).split()
+        tokens = [t for part in parts for t in ((part,) if part.isalpha() else self._find(part))]
         ids = self._memo[chunk] = tuple([types.setdefault(t, len(types)) for t in tokens])
         return ids
 
@@ -201,8 +199,11 @@ def punctuation_types(types: list[str]) -> np.ndarray:
     )
 
 
-def stopword_types(types: list[str], stoplist: frozenset[str]) -> np.ndarray:
-    return np.fromiter((t.lower() in stoplist for t in types), dtype=bool, count=len(types))
+def stopword_types(lowered: list[str], stoplist: frozenset[str]) -> np.ndarray:
+    """Per type (`lowered`: the types lower-cased, once for every language): is it a stop word."""
+    if not stoplist:
+        return np.zeros(len(lowered), dtype=bool)
+    return np.fromiter((t in stoplist for t in lowered), dtype=bool, count=len(lowered))
 
 
 def stoplist_for_language(code: str | None) -> frozenset[str]:
@@ -328,7 +329,8 @@ def tokenise_shard(
     codes, language_of_doc = np.unique(
         kept.documents["language"].fillna("").to_numpy(dtype=str), return_inverse=True
     )
-    stop_rows = [stopword_types(types, stoplist_for(code or None)) for code in codes]
+    lowered = [t.lower() for t in types]
+    stop_rows = [stopword_types(lowered, stoplist_for(code or None)) for code in codes]
     stop_by_language = np.array(stop_rows, dtype=bool).reshape(len(codes), len(types))
     block_doc = kept_blocks["doc"].to_numpy(dtype=np.int32)
     token_language = np.repeat(language_of_doc.reshape(-1)[block_doc], np.diff(block_offsets))

@@ -400,6 +400,19 @@ def block_keys(doc_ids, block_indexes) -> pd.MultiIndex:
     )
 
 
+def ids_in(ids: pd.Series, values: pd.Series) -> np.ndarray:
+    """Per row of ``ids``: is it one of ``values`` (document ids, as `Series.isin` says): in
+    Arrow, since pandas' ``isin`` on Arrow-backed strings makes an Arrow scalar of every value
+    in Python, a second per block of a shard. Both as one string type (an empty column read as
+    objects has none)."""
+    import pyarrow.compute as pc
+
+    def strings(column: pd.Series) -> pa.Array:
+        return pa.array(column, type=pa.large_string())
+
+    return pc.is_in(strings(ids), value_set=strings(values)).to_numpy(zero_copy_only=False)
+
+
 def dropped_block_mask(blocks: pd.DataFrame, language: pd.DataFrame) -> np.ndarray:
     """Per row of ``blocks``: did the language stage drop this one block of its document
     (block-level filtering, ``dropped_blocks``)."""
@@ -467,18 +480,18 @@ def survivors(
         documents = documents.drop(columns=["language", "language_score"], errors="ignore").merge(
             verdict.rename(columns={"probability": "language_score"}), on="doc_id"
         )
-        good = good.loc[good["doc_id"].isin(kept["doc_id"])]
+        good = good.loc[ids_in(good["doc_id"], kept["doc_id"])]
         good = good.loc[~dropped_block_mask(good, kept)]
     if exact is not None:
-        documents = documents.loc[documents["doc_id"].isin(exact.loc[exact["kept"], "doc_id"])]
+        documents = documents.loc[ids_in(documents["doc_id"], exact.loc[exact["kept"], "doc_id"])]
     if quality is not None:
         documents = documents.loc[
-            ~documents["doc_id"].isin(quality.loc[~quality["kept"], "doc_id"])
+            ~ids_in(documents["doc_id"], quality.loc[~quality["kept"], "doc_id"])
         ]
-    documents = documents.loc[documents["doc_id"].isin(good["doc_id"])]
+    documents = documents.loc[ids_in(documents["doc_id"], good["doc_id"])]
     documents = documents.sort_values("record_index", kind="stable").reset_index(drop=True)
     rank = pd.Series(np.arange(len(documents)), index=documents["doc_id"])
-    good = good.loc[good["doc_id"].isin(documents["doc_id"])]
+    good = good.loc[ids_in(good["doc_id"], documents["doc_id"])]
     order = np.lexsort((good["block_index"].to_numpy(), good["doc_id"].map(rank).to_numpy()))
     return Survivors(documents, good.iloc[order].reset_index(drop=True))
 

@@ -70,29 +70,39 @@ def _mix64(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
-def _word_hashes(words: Sequence[str]) -> np.ndarray:
+def _word_hash(word: str) -> int:
+    return int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def _word_hashes(words: Sequence[str], known: dict[str, int] | None = None) -> np.ndarray:
+    """The words' 64-bit hashes; with `known` (word → hash, filled as it goes), each distinct
+    word of a run of documents is hashed once."""
+    if known is None:
+        return np.fromiter(map(_word_hash, words), dtype=np.uint64, count=len(words))
     return np.fromiter(
-        (
-            int.from_bytes(hashlib.blake2b(w.encode("utf-8"), digest_size=8).digest(), "little")
-            for w in words
-        ),
+        (known[w] if w in known else known.setdefault(w, _word_hash(w)) for w in words),
         dtype=np.uint64,
         count=len(words),
     )
 
 
-def shingle_fingerprints(words: Sequence[str], n: int = 5) -> np.ndarray:
-    """Distinct 64-bit fingerprints of the n-word shingles (a shorter text is one shingle)."""
+def _shingles(words: Sequence[str], n: int, known: dict[str, int] | None = None) -> np.ndarray:
+    """The 64-bit fingerprint of each n-word shingle, in text order, repeats included."""
     if not words:
         return np.empty(0, dtype=np.uint64)
-    h = _word_hashes(words)
+    h = _word_hashes(words, known)
     if len(h) < n:
         n = len(h)
     with np.errstate(over="ignore"):
         fp = np.zeros(len(h) - n + 1, dtype=np.uint64)
         for j in range(n):  # position-dependent mixing: "a b c" and "c b a" differ
             fp = _mix64(fp ^ h[j : len(h) - n + 1 + j])
-    return np.unique(fp)
+    return fp
+
+
+def shingle_fingerprints(words: Sequence[str], n: int = 5) -> np.ndarray:
+    """Distinct 64-bit fingerprints of the n-word shingles (a shorter text is one shingle)."""
+    return np.unique(_shingles(words, n))
 
 
 def hash_family(k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -117,10 +127,13 @@ def minhash_signature(fingerprints: np.ndarray, k: int, seed: int, chunk: int = 
 def document_signatures(
     texts: Iterable[str], params: MinHashParams = MinHashParams()
 ) -> np.ndarray:
-    """(documents × k) uint64 min-hash matrix."""
+    """(documents × k) uint64 min-hash matrix. The minimum over a document's shingles is that
+    over their set, so they are not made distinct (a sort per document); each distinct word is
+    hashed once for all the documents (a dict of their vocabulary)."""
+    known: dict[str, int] = {}
     rows = [
         minhash_signature(
-            shingle_fingerprints(normalised_words(t), params.shingle_words), params.k, params.seed
+            _shingles(normalised_words(t), params.shingle_words, known), params.k, params.seed
         )
         for t in texts
     ]
