@@ -84,9 +84,10 @@ TEXT_SOURCES = {
     for directory in config["input"]["text_dirs"]
 }
 # A WARC larger than input.shard_mb is read as several shards (extraction.warc_parts): their
-# number is planned from a local WARC's size, a remote one's taken as sizing.REMOTE_WARC_BYTES
-# (a listing's sizes are not known before download); a plain WARC, or one of several a shard,
-# is read whole. {shard: (download group, part, parts)}, in crawl order.
+# number is planned from a local WARC's size, a Common Crawl listing's WARC's taken as
+# sizing.REMOTE_WARC_BYTES (a listing's sizes are not known before download); a remote WARC named
+# in input.warcs (of no known size: a small one would make empty parts), a plain WARC, or one of
+# several a shard, is read whole. {shard: (download group, part, parts)}, in crawl order.
 SHARD_BYTES = (
     largest_shard_bytes(config["resources"]["max_mem_mb"])
     if config["input"]["shard_mb"] == AUTO
@@ -94,13 +95,21 @@ SHARD_BYTES = (
 )
 
 
+NAMED_SOURCES = set(
+    resolve_sources(
+        config["input"]["warcs"], base_dir=Path.cwd(), s3=config["download"]["s3"]
+    ).values()
+)
+
+
 def warc_bytes(warcs):
     """A group's WARC's size, when it is one WARC that may be split; None when it is not."""
     if len(warcs) > 1:
         return None
-    kind, location = parse_source(next(iter(warcs.values())))
+    source = next(iter(warcs.values()))
+    kind, location = parse_source(source)
     if kind != "local":
-        return REMOTE_WARC_BYTES
+        return None if source in NAMED_SOURCES else REMOTE_WARC_BYTES
     path = local_path(location, Path.cwd())
     with open(path, "rb") as file:
         return path.stat().st_size if file.read(2) == GZIP_MAGIC else None
