@@ -106,7 +106,7 @@ if DEDUP_PARTITIONED:
             mem_mb=partitioned_mem_mb("order"),
         params:
             cfg=config["dedup"],
-            shards=SHARDS,
+            shard_rank=lambda wildcards: SHARD_RANK[wildcards.shard],
         script:
             "../scripts/dedup_order.py"
 

@@ -16,11 +16,10 @@ from corpusbuilder.dedup.partitioned import document_ngrams, shard_keys
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)
-index = snakemake.params.shards.index(snakemake.wildcards.shard)
 ngrams = document_ngrams(
     read_occurrence_docs(snakemake.input.occurrences), document_count(snakemake.input.tokens)
 )
-counts = read_pairs(snakemake.input.counts, index, COUNT_SCHEMA)
+counts = read_pairs(snakemake.input.counts, snakemake.params.shard_rank, COUNT_SCHEMA)
 keys = shard_keys(ngrams, counts, params.order)
 write_pairs([(doc, key) for (doc, _), key in zip(counts, keys)], KEY_SCHEMA, snakemake.output.order)
 log.info(
