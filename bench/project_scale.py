@@ -135,27 +135,83 @@ MODEL: dict[str, Rule] = {
     "exact_hashes": Rule("shard", 1, "shard"),
     "exact_manifest": Rule("single", 2, "corpus"),
     "exact_partition": Rule("exact", 3, "library"),
+    "exact_collect_partitions": Rule(
+        "single",
+        3,
+        None,
+        timed=False,
+        why="links every partition's file into one folder (a local rule)",
+    ),
     "exact_dedup": Rule("shard", 4, "shard"),
     "tokenise": Rule("shard", 4, "shard"),
     # one run a WARC, of its shards' tokens
     "ngram_runs": Rule("warc", 4, "budget"),
+    "ngram_collect_runs": Rule(
+        "single",
+        5,
+        None,
+        timed=False,
+        why="links every WARC's run file into one folder (a local rule)",
+    ),
     "dup_ngram_part": Rule("ngrams", 5, "budget"),
     # (it reads its shard's tokens alone: it runs beside ngram_runs, in their group)
     "dedup_occurrences": Rule("shard", 4, "library"),
+    "dedup_collect_occurrences": Rule(
+        "single",
+        7,
+        None,
+        timed=False,
+        why="links every shard's occurrences and token file into one folder (a local rule)",
+    ),
+    "dedup_collect_duplicates": Rule(
+        "single",
+        7,
+        None,
+        timed=False,
+        why="links every G2+ part's file into one folder (a local rule)",
+    ),
     "dedup_counts": Rule("dedup", 7, "library"),
+    "dedup_collect_counts": Rule(
+        "single",
+        8,
+        None,
+        timed=False,
+        why="links every range's counts file into one folder (a local rule)",
+    ),
     "dedup_documents": Rule(
         "single", 7, "library", timed=False, why="each shard's document count, from its header"
     ),
     # a job per shard since it keys its own documents only: its rate is the one job's that
     # ranked every document, per word
     "dedup_order": Rule("shard", 8, "library"),
+    "dedup_collect_order": Rule(
+        "single",
+        9,
+        None,
+        timed=False,
+        why="links every shard's order file into one folder (a local rule)",
+    ),
     "dedup_seen": Rule("dedup", 9, "library"),
+    "dedup_collect_seen": Rule(
+        "single",
+        11,
+        None,
+        timed=False,
+        why="links every range's seen file into one folder (a local rule)",
+    ),
     # (quality and export read its table of their shard: one chain, one group)
     "dedup_shard": Rule("shard", 11, "library"),
     "quality": Rule("shard", 11, "shard"),
     "export": Rule("shard", 11, "shard"),
     # dedup.write_state a part per hash range (#59 item 1): the range's share of the CPU and the
     # peak the one state-merging job had (dedup_merge, with the state, in the scale run)
+    "dedup_collect_state_runs": Rule(
+        "single",
+        12,
+        None,
+        timed=False,
+        why="links every shard's state run file into one folder (a local rule)",
+    ),
     "dedup_state": Rule("dedup", 12, "range", measured_as="dedup_merge"),
     # (with the state out of it, it sums the shards' stats: its measured run merged the state)
     "dedup_merge": Rule("single", 12, None, timed=False, why="the shards' stats"),
@@ -177,6 +233,13 @@ MODEL: dict[str, Rule] = {
         timed=False,
         why="merges the shards' page summaries, two at a time",
         holds="two page summaries (sample candidates, 10,000 documents' signals)",
+    ),
+    "report_collect_ngrams": Rule(
+        "single",
+        12,
+        None,
+        timed=False,
+        why="links every shard's 10-gram hash file into one folder (a local rule)",
     ),
     "corpus_stats_range": Rule(
         "report", 12, None, timed=False, why=f"{SHARDS_PER_REPORT_RANGE} shards' 10-gram hashes"
@@ -221,6 +284,8 @@ def workflow_rules(repo: Path = REPO) -> list[str]:
     names = []
     for path in [repo / "Snakefile", *sorted((repo / "rules").glob("*.smk"))]:
         names += re.findall(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", path.read_text(), re.M)
+        # the rules of rules/collect.smk, named where their files are registered
+        names += re.findall(r"^\s*collection\(\s*\"(\w+)\"", path.read_text(), re.M)
     return names
 
 
@@ -461,7 +526,7 @@ def largest_shard(size: dict, rates: dict, defaults: dict, max_mem_mb: int) -> d
 
 
 # rules that run where Snakemake runs (the workflow's localrules): no submission
-LOCAL = ("download",)
+LOCAL = ("download", *(name for name in MODEL if "_collect_" in name))
 
 
 def submissions(groups: dict, names: list[str]) -> int:

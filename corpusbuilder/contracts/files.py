@@ -32,9 +32,13 @@ class Files:
     exact_partition: str = "work/exact/partitions/{partition}.parquet"
     # every shard's exact_hashes file in crawl order, one a line: the partition jobs' one input
     exact_manifest: str = "work/exact/hashes.txt"
+    # every partition's decisions, collected for the exact_dedup jobs (as dedup_collected_*)
+    exact_collected_partitions: str = "work/exact/collected_partitions"
     exact: str = "work/exact_dedup/{shard}.parquet"
     tokens: str = "work/tokens/{shard}.npz"
     ngram_runs: str = "work/ngrams/runs/{shard}.parquet"
+    # every run, collected for the G₂₊ part jobs (as dedup_collected_*)
+    ngram_collected_runs: str = "work/ngrams/collected_runs"
     # G₂₊ of n-grams, for the whole corpus, in `ngrams.partitions` hash ranges; and its stats
     duplicate_ngrams: str = "work/ngrams/dup{n}/{partition}.npy"
     duplicate_ngrams_part_stats: str = "work/ngrams/dup{n}/{partition}.stats.json"
@@ -56,6 +60,16 @@ class Files:
     dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
     # per shard, its output n-grams (a sorted run of the state, which the range jobs slice)
     dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
+    # Every shard's (or range's) file of a kind that the jobs of the other family read, collected
+    # by one job into a folder (tables.collect_files), their one input (rules/common.smk,
+    # collected): the occurrences with the token files, G₂₊'s parts, the counts, the order keys,
+    # the seen occurrences, the output n-grams
+    dedup_collected_occurrences: str = "work/dedup/collected/occurrences"
+    dedup_collected_duplicates: str = "work/dedup/collected/duplicates"
+    dedup_collected_counts: str = "work/dedup/collected/counts"
+    dedup_collected_order: str = "work/dedup/collected/order"
+    dedup_collected_seen: str = "work/dedup/collected/seen"
+    dedup_collected_state_runs: str = "work/dedup/collected/state_runs"
     # similarity: a shard's exported documents' min-hash signatures; a band job's candidate
     # pairs; a pair partition's similar pairs (corpusbuilder.similarity.partitioned)
     signatures: str = "work/similarity/{shard}.parquet"
@@ -85,6 +99,8 @@ class Files:
     report_totals: str = "work/report/totals/{shard}.json"
     report_ngrams: str = "work/report/ngrams/{shard}.parquet"
     report_sample: str = "work/report/sample/{shard}.parquet"
+    # every shard's 10-gram hashes, collected for the range jobs (as dedup_collected_*)
+    report_collected_ngrams: str = "work/report/collected_ngrams"
     report_range_counts: str = "work/report/ranges/{part}.json"
     # what the report's page shows of a shard's documents (rule report_shard: its languages and
     # lengths, its candidates for the sample, its quality sums and sample), and of the corpus's,

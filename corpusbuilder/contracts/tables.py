@@ -9,6 +9,9 @@ is spelled once. The token file (``work/tokens/{shard}.npz``) has its own module
 
 from __future__ import annotations
 
+import errno
+import os
+import shutil
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -278,6 +281,36 @@ def write_manifest(paths: Sequence[Path | str], path: Path | str) -> None:
 
 def read_manifest(path: Path | str) -> list[str]:
     return Path(path).read_text().splitlines()
+
+
+def collect_files(kinds: Mapping[str, Sequence[Path | str]], folder: Path | str) -> None:
+    """Each kind's files, in order, hard-linked into ``folder``/{kind}/ and listed in
+    ``folder``/{kind}.txt: the files stay while the folder does, whatever becomes of the names
+    they were written under (a temp() file is deleted once the jobs that name it are done, and
+    the jobs that read the folder do not name it). A file system that refuses hard links gets
+    copies."""
+    folder = Path(folder)
+    for kind, paths in kinds.items():
+        (folder / kind).mkdir(parents=True, exist_ok=True)
+        linked = [folder / kind / Path(path).name for path in paths]
+        for path, link in zip(paths, linked):
+            try:
+                os.link(path, link)
+            except OSError as error:
+                if error.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP):
+                    raise
+                shutil.copyfile(path, link)
+        write_manifest(linked, folder / f"{kind}.txt")
+
+
+def collected_files(given: Sequence[str] | str, kind: str) -> list[str]:
+    """A kind's files as a job was given them, in order: a folder of collect_files (its list of
+    that kind), or the files named one by one (under a default storage provider, where a job
+    sees only the files it names)."""
+    given = [given] if isinstance(given, str) else list(given)
+    if len(given) == 1 and Path(given[0]).is_dir():
+        return read_manifest(Path(given[0]) / f"{kind}.txt")
+    return [str(path) for path in given]
 
 
 @names_the_file
