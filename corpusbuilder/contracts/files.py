@@ -44,15 +44,16 @@ class Files:
     dedup: str = "work/dedup/shards/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
     # dedup.mode partitioned (corpusbuilder.dedup.partitioned): a shard's n-gram occurrences, a
-    # row group per hash range; per range, the duplicate n-grams of each document that has any,
-    # a row group per shard; per shard, those documents' processing-order keys, a row group per
-    # range; each shard's document count; per range, the occurrences already seen, a row group
-    # per shard; per shard, its counts and its output n-grams
-    dedup_occurrences: str = "work/dedup/occurrences/{shard}.parquet"
-    dedup_counts: str = "work/dedup/counts/{partition}.parquet"
-    dedup_order: str = "work/dedup/order/{shard}.parquet"
+    # part per hash range; per range, the duplicate n-grams of each document that has any, a part
+    # per shard; per shard, those documents' processing-order keys, a part per range; each
+    # shard's document count; per range, the occurrences already seen, a part per shard; per
+    # shard, its counts and its output n-grams. The files of parts are Arrow IPC files
+    # (common.io.write_parts), of which a job reads one part without reading every part's footer
+    dedup_occurrences: str = "work/dedup/occurrences/{shard}.arrow"
+    dedup_counts: str = "work/dedup/counts/{partition}.arrow"
+    dedup_order: str = "work/dedup/order/{shard}.arrow"
     dedup_documents: str = "work/dedup/documents.npy"
-    dedup_seen: str = "work/dedup/seen/{partition}.parquet"
+    dedup_seen: str = "work/dedup/seen/{partition}.arrow"
     dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
     # per shard, its output n-grams (a sorted run of the state, which the range jobs slice)
     dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
