@@ -163,10 +163,7 @@ def _one_batch(part: pa.Table, schema: pa.Schema) -> pa.RecordBatch:
     """A table's rows as one record batch (a table holds any number of chunks, none if empty)."""
     columns = part.combine_chunks().columns
     return pa.RecordBatch.from_arrays(
-        [
-            column.chunk(0) if column.num_chunks else pa.array([], column.type)
-            for column in columns
-        ],
+        [column.chunk(0) if column.num_chunks else pa.array([], column.type) for column in columns],
         schema=schema,
     )
 
@@ -179,7 +176,8 @@ def read_part(path: Path | str, part: int, columns: Sequence[str] | None = None)
 
 
 def read_parts(path: Path | str, columns: Sequence[str] | None = None) -> Iterator[pa.RecordBatch]:
-    """Every part of a file `write_parts` wrote, in order (``columns`` of each, all unless named)."""
+    """Every part of a file `write_parts` wrote, in order (``columns`` of each, all unless
+    named)."""
     with pa.memory_map(str(path)) as source:
         reader = _opened(source, columns)
         for part in range(reader.num_record_batches):
@@ -195,6 +193,12 @@ def _opened(source: pa.MemoryMappedFile, columns: Sequence[str] | None):
     return pa.ipc.open_file(
         source, options=pa.ipc.IpcReadOptions(included_fields=[names.index(c) for c in columns])
     )
+
+
+def parts_writer(path: Path | str) -> dict | None:
+    """The versions that wrote a file of parts (`write_parts`), as its writer stamped them."""
+    with pa.memory_map(str(path)) as source:
+        return writer_of(pa.ipc.open_file(source).schema.metadata)
 
 
 def part_count(path: Path | str) -> int:

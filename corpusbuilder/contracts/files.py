@@ -26,7 +26,8 @@ class Files:
     docs: str = "work/extract/{shard}.docs.parquet"
     blocks: str = "work/extract/{shard}.blocks.parquet"
     language: str = "work/language/{shard}.parquet"
-    exact_hashes: str = "work/exact/{shard}.hashes.parquet"
+    # a shard's hashes, a part per hash partition (an Arrow IPC file: common.io.write_parts)
+    exact_hashes: str = "work/exact/{shard}.hashes.arrow"
     # one hash range of every shard's exact_hashes, decided (its rows sorted by shard): exact_dedup
     # reads its shard's rows of each
     exact_partition: str = "work/exact/partitions/{partition}.parquet"
@@ -81,10 +82,10 @@ class Files:
     # and its lost documents by reason, which rule funnel adds up
     funnel_counts: str = "work/funnel/{shard}.json"
     # the report's measurements of a shard (rule corpus_stats_shard): its counts, its 10-gram
-    # hashes (a row group per hash range) and its part of the resemblance sample; and one hash
-    # range's duplicate 10-gram counts (rule corpus_stats_range)
+    # hashes (a part per hash range, an Arrow IPC file) and its part of the resemblance sample;
+    # and one hash range's duplicate 10-gram counts (rule corpus_stats_range)
     report_totals: str = "work/report/totals/{shard}.json"
-    report_ngrams: str = "work/report/ngrams/{shard}.parquet"
+    report_ngrams: str = "work/report/ngrams/{shard}.arrow"
     report_sample: str = "work/report/sample/{shard}.parquet"
     report_range_counts: str = "work/report/ranges/{part}.json"
     # what the report's page shows of a shard's documents (rule report_shard: its languages and

@@ -269,9 +269,7 @@ def read_occurrence_docs(path: Path | str) -> Iterator[np.ndarray]:
 def write_pairs(parts: Sequence[tuple[np.ndarray, np.ndarray]], schema: pa.Schema, path) -> None:
     """Per-document pairs of `schema` (`COUNT_SCHEMA`: one range's duplicate counts, a part per
     shard; `KEY_SCHEMA`: one shard's keys, a part per range)."""
-    write_parts(
-        [pa.table(dict(zip(schema.names, part)), schema=schema) for part in parts], path
-    )
+    write_parts([pa.table(dict(zip(schema.names, part)), schema=schema) for part in parts], path)
 
 
 def read_pairs(
