@@ -26,7 +26,8 @@ class Files:
     docs: str = "work/extract/{shard}.docs.parquet"
     blocks: str = "work/extract/{shard}.blocks.parquet"
     language: str = "work/language/{shard}.parquet"
-    exact_hashes: str = "work/exact/{shard}.hashes.parquet"
+    # a shard's hashes, a part per hash partition (an Arrow IPC file: common.io.write_parts)
+    exact_hashes: str = "work/exact/{shard}.hashes.arrow"
     # one hash range of every shard's exact_hashes, decided (its rows sorted by shard): exact_dedup
     # reads its shard's rows of each
     exact_partition: str = "work/exact/partitions/{partition}.parquet"
@@ -48,15 +49,16 @@ class Files:
     dedup: str = "work/dedup/shards/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
     # dedup.mode partitioned (corpusbuilder.dedup.partitioned): a shard's n-gram occurrences, a
-    # row group per hash range; per range, the duplicate n-grams of each document that has any,
-    # a row group per shard; per shard, those documents' processing-order keys, a row group per
-    # range; each shard's document count; per range, the occurrences already seen, a row group
-    # per shard; per shard, its counts and its output n-grams
-    dedup_occurrences: str = "work/dedup/occurrences/{shard}.parquet"
-    dedup_counts: str = "work/dedup/counts/{partition}.parquet"
-    dedup_order: str = "work/dedup/order/{shard}.parquet"
+    # part per hash range; per range, the duplicate n-grams of each document that has any, a part
+    # per shard; per shard, those documents' processing-order keys, a part per range; each
+    # shard's document count; per range, the occurrences already seen, a part per shard; per
+    # shard, its counts and its output n-grams. The files of parts are Arrow IPC files
+    # (common.io.write_parts), of which a job reads one part without reading every part's footer
+    dedup_occurrences: str = "work/dedup/occurrences/{shard}.arrow"
+    dedup_counts: str = "work/dedup/counts/{partition}.arrow"
+    dedup_order: str = "work/dedup/order/{shard}.arrow"
     dedup_documents: str = "work/dedup/documents.npy"
-    dedup_seen: str = "work/dedup/seen/{partition}.parquet"
+    dedup_seen: str = "work/dedup/seen/{partition}.arrow"
     dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
     # per shard, its output n-grams (a sorted run of the state, which the range jobs slice)
     dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
@@ -94,10 +96,10 @@ class Files:
     # and its lost documents by reason, which rule funnel adds up
     funnel_counts: str = "work/funnel/{shard}.json"
     # the report's measurements of a shard (rule corpus_stats_shard): its counts, its 10-gram
-    # hashes (a row group per hash range) and its part of the resemblance sample; and one hash
-    # range's duplicate 10-gram counts (rule corpus_stats_range)
+    # hashes (a part per hash range, an Arrow IPC file) and its part of the resemblance sample;
+    # and one hash range's duplicate 10-gram counts (rule corpus_stats_range)
     report_totals: str = "work/report/totals/{shard}.json"
-    report_ngrams: str = "work/report/ngrams/{shard}.parquet"
+    report_ngrams: str = "work/report/ngrams/{shard}.arrow"
     report_sample: str = "work/report/sample/{shard}.parquet"
     # every shard's 10-gram hashes, collected for the range jobs (as dedup_collected_*)
     report_collected_ngrams: str = "work/report/collected_ngrams"

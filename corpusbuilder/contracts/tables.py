@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
-from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.io import atomic_path, part_count, read_part, read_parts, write_parts
 from corpusbuilder.config import ConfigError
 from corpusbuilder.contracts.files import FILES, dedup_table, dedup_tables_of
 
@@ -103,8 +103,8 @@ LANGUAGE_SCHEMA = pa.schema(
     ]
 )
 
-# exact_hashes: a row per document the language stage kept, sorted by md5, one row group per
-# hash partition (exact_dedup.partitions of them, empty ones too)
+# exact_hashes: a row per document the language stage kept, sorted by md5, one part per hash
+# partition (exact_dedup.partitions of them, empty ones too)
 HASHES_SCHEMA = pa.schema(
     [
         ("md5", pa.binary(16)),
@@ -313,16 +313,27 @@ def collected_files(given: Sequence[str] | str, kind: str) -> list[str]:
     return [str(path) for path in given]
 
 
+def write_hash_partitions(parts: Sequence[pa.Table], path: Path | str) -> None:
+    """A shard's exact_hashes file: its HASHES_SCHEMA tables, a part per hash partition
+    (`common.io.write_parts`: a partition's job reads its part of every shard's file)."""
+    write_parts(parts, path)
+
+
 @names_the_file
 def read_hash_partition(path: Path | str, partition: int, partitions: int) -> pa.Table:
-    """Hash partition ``partition`` of an exact_hashes file: its row group of that number."""
-    with pq.ParquetFile(path) as hashes:
-        if hashes.num_row_groups != partitions:  # the config's mismatch, not a damaged file
-            raise ConfigError(
-                f"{path}: {hashes.num_row_groups} hash partitions, but exact_dedup.partitions is "
-                f"{partitions}; hash the shard again"
-            )
-        return hashes.read_row_group(partition, columns=HASHES_SCHEMA.names)
+    """Hash partition ``partition`` of an exact_hashes file: its part of that number."""
+    if (written := part_count(path)) != partitions:  # the config's mismatch, not a damaged file
+        raise ConfigError(
+            f"{path}: {written} hash partitions, but exact_dedup.partitions is {partitions}; hash "
+            "the shard again"
+        )
+    return pa.Table.from_batches([read_part(path, partition, HASHES_SCHEMA.names)])
+
+
+@names_the_file
+def read_hashed_documents(path: Path | str) -> list[str]:
+    """The ids of the documents an exact_hashes file holds, in its order."""
+    return [doc for part in read_parts(path, ["doc_id"]) for doc in part["doc_id"].to_pylist()]
 
 
 @names_the_file
