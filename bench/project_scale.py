@@ -90,9 +90,12 @@ from corpusbuilder.common.sizing import (
 from corpusbuilder.config import validate_config
 from corpusbuilder.dedup.memory import (
     MODULES_MB,
+    STATE_FILE_BYTES_PER_ROW,
+    STATE_ROWS_PER_TOKEN,
     dedup_memory_mb,
     largest_shard_bytes,
     partitioned_memory_mb,
+    state_part_memory_mb,
 )
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.exact_dedup import AUTO_BYTES_PER_PARTITION as EXACT_AUTO_BYTES
@@ -291,6 +294,10 @@ def job_memory(
     if name == "dedup":
         mb = sequential_memory_mb(size["tokens"], size["shards"], rates)
         return {"mb": mb, "source": "memory.dedup_memory_mb"}
+    if name == "dedup_state":  # a row group a shard's run, merged (state_part_memory_mb)
+        run_bytes = shard_tokens * STATE_ROWS_PER_TOKEN * STATE_FILE_BYTES_PER_ROW
+        mb = state_part_memory_mb([round(run_bytes)] * size["shards"], size["dedup"])
+        return {"mb": mb, "source": "memory.state_part_memory_mb"}
     if kind == "library" and name.startswith("dedup_"):
         tokens = shard_tokens if rule.jobs == "shard" else size["tokens"]
         if rule.jobs == "shard":

@@ -84,7 +84,7 @@ MODEL: dict[str, Rule] = {
     "export": Rule("shard", 11, "shard"),
     # dedup.write_state, a part per hash range (#59 item 1)
     "dedup_collect_state_runs": Rule("local", 12, links="shards"),
-    "dedup_state": Rule("dedup", 12, "range", opens=(("shards", "dedup"),)),
+    "dedup_state": Rule("dedup", 12, "library", opens=(("shards", "dedup"),)),
     "dedup_merge": Rule("single", 12, "shards", per="shards", holds="a shard's dedup counts"),
     "corpus_stats_shard": Rule("shard", 11, "shard"),
     "funnel_shard": Rule("shard", 11, "shard"),

@@ -16,6 +16,7 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 
 from corpusbuilder.config import TRAINED_MODEL, ConfigError, validate_config
 from corpusbuilder.dedup.memory import (
+    SPARE,
     TOKEN_FILE_BYTES_PER_TOKEN,
     auto_dedup_mode,
     auto_dedup_partitions,
@@ -23,6 +24,7 @@ from corpusbuilder.dedup.memory import (
     largest_shard_bytes,
     partitioned_job_mb,
     planned_range_job_mb,
+    state_part_memory_mb,
 )
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download.inputs import check_input_paths, resolve_sources
@@ -599,13 +601,12 @@ def partitioned_mem_mb(job):
 
 
 def state_part_mem_mb(wildcards, input):
-    """A state part's job: its range of every shard's run and of the earlier state, merged at
-    once (a run's slice is copied out of its row group, so no whole group stays held): the
-    files' zstd bytes over the ranges, ten times (8-byte hashes, 4-byte ranks and the ids
-    decoded from about 12.5 bytes a row, and the merge's sorted copy), on the modules' 200 MB.
-    """
+    """A state part's job: its range of every shard's run and of the earlier state, merged a row
+    group a run at a time (memory.state_part_memory_mb), with a fifth to spare. It asked for ten
+    times its share of the runs' bytes until the 2 GB build's asked for 19.5 GB."""
     runs = collected_files(input.state_runs, "state_runs")
-    return 200 + 10 * files_mb([*runs, *input.against]) // DEDUP_PARTITIONS
+    sizes = [os.path.getsize(path) for path in [*runs, *input.against] if os.path.exists(path)]
+    return math.ceil(SPARE * state_part_memory_mb(sizes, DEDUP_PARTITIONS))
 
 
 def similarity_mem_mb(job):
