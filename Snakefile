@@ -30,6 +30,7 @@ include: "rules/report.smk"
 include: "rules/evaluate.smk"
 include: "rules/train.smk"
 include: "rules/adapt.smk"
+include: "rules/collect.smk"
 
 
 rule all:

@@ -2,6 +2,7 @@
 workflow build (the dev crawl's, built to results/report.html):
 
     python bench/bench_report_jobs.py --build DIR [--commit c4aaa72]
+    python bench/bench_report_jobs.py --build DIR --merges-only --repeat 32  # a partitioned build
 
 Steps: `report_shard` (summarise_shard, each shard), `report_summary` (merge_summaries of the
 shards' files), `report` (render_report from the small files), `funnel_shard` (count_shard, each
@@ -11,7 +12,14 @@ the difference, set against the shard's documents and tokens to project it. The 
 `resources:` lines carry the same peaks with Snakemake's script wrapper (211 MB here), which hides
 steps this small.
 
-Results go to bench/results/report_jobs.json.
+The corpus-wide jobs that read a small file a shard (`funnel` with its provenance record,
+`report_summary`, `corpus_stats`'s merge, `dedup_merge`, `dedup_documents`) are measured again on
+the shards' files listed `--repeat` times: what one more shard costs them (`per_shard_mb`, the
+growth over the extra entries), which bench/project_scale.py adds to the scale run's peak for the
+shards of 10^11 and 10^12 words. `corpus_stats`' resemblance sample is left out of that step: its
+size is `report.resemblance_sample` documents whatever the shards (in the scale run's peak).
+
+Results go to bench/results/report_jobs.json (the merges under `merges`, kept when only they run).
 """
 
 from __future__ import annotations
@@ -35,9 +43,18 @@ from corpusbuilder.report.summary import merge_summaries, summarise_shard
 from corpusbuilder.report.html_report import ReportFiles, render_report
 from corpusbuilder.funnel import FunnelCounts, count_shard, read_counts
 from corpusbuilder.report.rendering import _pyplot
+from corpusbuilder.report.corpus_stats import merge_measures
+from corpusbuilder.report.ngram_counts import DuplicateCounts
+from corpusbuilder.contracts.reportfiles import read_range_counts, read_shard_totals
+from corpusbuilder.contracts.stamps import file_writer
+from corpusbuilder.contracts.tokenfile import document_count
+from corpusbuilder.common.provenance import provenance
+from corpusbuilder.dedup.corpus import DedupStats
+from corpusbuilder.dedup.partitioned import sum_stats
 import pandas, pyarrow.parquet
 _pyplot()  # the libraries every step imports when first called: part of the baseline
 build = Path(sys.argv[1]); shard = sys.argv[2]; shards = sys.argv[3].split(",")
+ranges = sorted((build / FILES.report_range_counts).parent.glob("*.json"))
 def tables(name):
     return ShardTables(*(build / getattr(FILES, s).format(shard=name)
         for s in ("docs", "blocks", "language", "exact", "dedup")), name,
@@ -64,10 +81,34 @@ STEPS = {
     ),
 }
 PER_SHARD = ("report_shard", "funnel_shard")
+# Each step reads its files in the order listed; a shard listed again is read again (as another
+# shard's files would be), its entries kept apart by their position.
+MERGES = {
+    "funnel": (
+        "total = sum((read_counts(build / FILES.funnel_counts.format(shard=s)) for s in shards), "
+        "FunnelCounts())\n"
+        "writers = {stage: {f'{i}:{s}': file_writer(build / getattr(FILES, stage).format(shard=s))"
+        " for i, s in enumerate(shards)} for stage in ('docs', 'language', 'exact', 'quality', "
+        "'tokens')}\n"
+        "record = provenance({}, None, writers)"
+    ),
+    "report_summary": STEPS["report_summary"],
+    "corpus_stats": (
+        "counts = [read_range_counts(path) for path in ranges]\n"
+        "merge_measures(pandas.read_csv(build / FILES.funnel, sep='\\t'), "
+        "[read_shard_totals(build / FILES.report_totals.format(shard=s)) for s in shards], "
+        "DuplicateCounts(), DuplicateCounts())"
+    ),
+    "dedup_merge": (
+        "sum_stats([DedupStats(**json.loads((build / FILES.dedup_shard_stats.format(shard=s))"
+        ".read_text())) for s in shards])"
+    ),
+    "dedup_documents": "[document_count(build / FILES.tokens.format(shard=s)) for s in shards]",
+}
 
 
 def run(step: str, build: Path, shard: str, shards: list[str]) -> dict:
-    code = PRELUDE + STEPS[step] + "\nprint(json.dumps([before, peak()]))"
+    code = PRELUDE + {**STEPS, **MERGES}[step] + "\nprint(json.dumps([before, peak()]))"
     result = subprocess.run(
         [sys.executable, "-c", code, str(build), shard, ",".join(shards)],
         capture_output=True,
@@ -75,7 +116,8 @@ def run(step: str, build: Path, shard: str, shards: list[str]) -> dict:
         check=True,
     )
     before, after = json.loads(result.stdout.strip().splitlines()[-1])
-    return {"modules_mb": round(before), "peak_mb": round(after), "held_mb": round(after - before)}
+    held = round(after - before, 1)
+    return {"modules_mb": round(before), "peak_mb": round(after), "held_mb": held}
 
 
 def shard_size(build: Path, shard: str) -> dict:
@@ -96,11 +138,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", type=Path, required=True)
     parser.add_argument("--commit", default="")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=16,
+        help="the corpus-wide merges read every shard's files this many times too",
+    )
+    parser.add_argument(
+        "--merges-only", action="store_true", help="measure the corpus-wide merges alone"
+    )
     args = parser.parse_args()
     build = args.build.resolve()
     shards = sorted(p.name.split(".")[0] for p in (build / "work" / "extract").glob("*.docs.*"))
-    found: dict = {"build": str(args.build), "commit": args.commit, "steps": {}}
-    for step in STEPS:
+    found: dict = json.loads(OUT.read_text()) if args.merges_only and OUT.exists() else {}
+    if not args.merges_only:
+        found = {"build": str(args.build), "commit": args.commit, "steps": {}}
+    found["merges"] = {"build": str(args.build), "commit": args.commit, "steps": {}}
+    for step in MERGES:
+        once, again = (run(step, build, "", shards * k) for k in (1, args.repeat))
+        extra = len(shards) * (args.repeat - 1)
+        found["merges"]["steps"][step] = {
+            "shards": len(shards),
+            "repeat": args.repeat,
+            "once": once,
+            "repeated": again,
+            "per_shard_mb": max(again["held_mb"] - once["held_mb"], 0) / extra,
+        }
+        print(step, json.dumps(found["merges"]["steps"][step]), flush=True)
+    for step in [] if args.merges_only else STEPS:
         if step in PER_SHARD:
             found["steps"][step] = {
                 shard: {**shard_size(build, shard), **run(step, build, shard, shards)}

@@ -9,13 +9,27 @@ in 6 h on 64 cores; 10^12 in 12 h on 512):
 
 Nothing is typed in. Each run re-reads:
 
-- bench/results/scale_slurm_partitioned.json (bench/scale.py through profiles/slurm, dedup.mode
-  partitioned): per rule, the CPU seconds of its jobs (`--basis cpu`: jobs are single-threaded,
-  and on the shared 2-core machine a job's wall seconds also count waiting for a core) per word of
-  original text, its peak RSS, the tokens and documents reaching dedup, the words a gzip'd byte;
+- bench/results/scale_slurm_defaults.json (bench/scale.py --shipped-defaults through
+  profiles/slurm: dedup.mode auto, partitioned at its size, and results/report.html, so every
+  rule of the build ran): per rule, the CPU seconds of its jobs (`--basis cpu`: jobs are
+  single-threaded, and on the shared 2-core machine a job's wall seconds also count waiting for a
+  core) per word of original text, its peak RSS, the tokens and documents reaching dedup, the
+  words a gzip'd byte;
 - bench/results/scale_slurm.json (the same through SLURM with shards of another size): whether a
   per-shard rule's peak grows with its shard (more than `GROWS` times the extra words' share) or
   stays (it streams);
+- bench/results/report_jobs.json (bench/bench_report_jobs.py, `merges`): what one more shard
+  costs the memory of each corpus-wide job that reads a small file a shard (funnel, the report's
+  merges, dedup_merge, dedup_documents), added to its peak in the scale run;
+- bench/results/part_reads.json (bench/bench_part_reads.py): the CPU ms to read one part of a
+  file of P parts (a hash range of a shard's file, a shard's of a range's), which a job that reads
+  a part of every shard's (or every range's) file pays N (or P) times: counted beyond what the
+  scale run's jobs paid at its few shards and ranges;
+- bench/results/startup.json (bench/bench_startup.py): each rule script's start-up CPU seconds,
+  which a single job that reads a small file a shard pays once, whatever the shards;
+- bench/results/planning.json (bench/bench_planning.py, series `PLANNING_SERIES`): Snakemake's
+  plan (`snakemake -n` on Common Crawl listings) in CPU seconds and peak RSS against its jobs, a
+  line through the measured points: the plan comes before any job, on the host that submits;
 - bench/results/download.json: the download rule's MB/s (from a local server: a lower bound);
 - bench/results/warc_parts.json (bench/bench_warc_parts.py): the warc_parts job's CPU seconds a
   gzip'd byte and its peak, for a WARC split into several shards;
@@ -35,14 +49,17 @@ each), or, one WARC a shard, the part of one that `input.shard_mb` makes (a WARC
 (`--shard-words` sets another). A job's CPU
 seconds are its rule's measured rate times the words it handles: a shard's, the corpus's over its
 family's partitions (the G₂₊ merge once per merge pass, `runs.MERGE_FAN_IN` runs at a time), or
-the corpus's for a single job. A job's memory is the library's function where there is one;
-else the measured peak, above the interpreter's `memory.MODULES_MB`, scaled by what the job holds:
-a shard (when the two scale runs show it growing), the corpus over the partitions, or a
-configured budget. The build runs in phases, each waiting for every job of the one before
-(where the workflow waits for every shard); a phase takes at most its jobs' core-seconds over
-the cores plus its longest job (list scheduling's bound, Graham 1966), a shard's jobs of a phase
-counting as one chain. Every SLURM submission (grouped per-shard rules share one, as the
-profile groups them) costs `--job-overhead-s` of a core. Disk and network are as in the scale run.
+the corpus's for a single job — or, for a single job that reads a small file a shard, its measured
+seconds times the shards over the scale run's (once, for the report's page). A job's memory is
+the library's function where there is one; else the measured peak, above the interpreter's
+`memory.MODULES_MB`, scaled by what the job holds: a shard (when the two scale runs show it
+growing), the corpus over the partitions, or a configured budget; a job that reads a small file a
+shard: its peak plus what each shard more costs it. The build runs in phases, each waiting for
+every job of the one before (where the workflow waits for every shard); a phase takes at most its
+jobs' core-seconds over the cores plus its longest job (list scheduling's bound, Graham 1966), a
+shard's jobs of a phase counting as one chain. Every SLURM submission (grouped per-shard rules
+share one, as the profile groups them) costs `--job-overhead-s` of a core. Disk and network are as
+in the scale run.
 """
 
 from __future__ import annotations
@@ -52,19 +69,20 @@ import datetime
 import importlib
 import json
 import math
-import re
+import os
 import subprocess
 import sys
-from dataclasses import dataclass
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from corpusbuilder.common.sizing import (
     AUTO,
     REMOTE_WARC_BYTES,
-    SHARDS_PER_REPORT_RANGE,
     planned_partitions,
     planned_parts,
     report_count_ranges,
@@ -72,9 +90,12 @@ from corpusbuilder.common.sizing import (
 from corpusbuilder.config import validate_config
 from corpusbuilder.dedup.memory import (
     MODULES_MB,
+    STATE_FILE_BYTES_PER_ROW,
+    STATE_ROWS_PER_TOKEN,
     dedup_memory_mb,
     largest_shard_bytes,
     partitioned_memory_mb,
+    state_part_memory_mb,
 )
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.exact_dedup import AUTO_BYTES_PER_PARTITION as EXACT_AUTO_BYTES
@@ -84,9 +105,18 @@ from corpusbuilder.ngrams.stage import AUTO_BYTES_PER_PARTITION as NGRAM_AUTO_BY
 from corpusbuilder.ngrams.stage import AUTO_MAX_PARTITIONS as NGRAM_AUTO_MAX
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from scale_rules import MODEL, Rule, workflow_rules  # noqa: E402
+
 REPO = HERE.parent
 RESULTS = HERE / "results"
-SCALE = RESULTS / "scale_slurm_partitioned.json"
+SCALE = RESULTS / "scale_slurm_defaults.json"
+REPORT_JOBS = RESULTS / "report_jobs.json"
+PART_READS = RESULTS / "part_reads.json"
+STARTUP = RESULTS / "startup.json"
+PLANNING = RESULTS / "planning.json"
+# bench_planning.py's series of the workflow as it plans now (the fans collected, issue 59)
+PLANNING_SERIES = "issue59_collected_de4ca4a"
 SHARD_EVIDENCE = RESULTS / "scale_slurm.json"
 DOWNLOAD = RESULTS / "download.json"
 WARC_PARTS = RESULTS / "warc_parts.json"
@@ -100,128 +130,6 @@ TARGETS = ((10**11, 64, 6.0), (10**12, 512, 12.0))
 GROWS = 0.5
 DEDUP_FAMILY_MAX = 4096  # dedup.partitions' maximum (config/schema.yaml)
 MB = 2**20
-
-
-@dataclass(frozen=True)
-class Rule:
-    """How one rule's jobs scale. ``jobs``: "shard" (one a shard), "warc" (one a WARC, which
-    may be read as several shards), a partition family ("exact", "ngrams", "dedup", "report": one
-    a partition), "single", or "none" (not in this build: ``why``).
-    ``memory``: "library" (a function of the library's, `job_memory`), "shard" (the measured peak
-    scaled by the shard when it grows with it), "range" (scaled by the corpus over the
-    partitions), "corpus" (scaled by the corpus), "budget" (`ngrams.mem_mb`), or None (not
-    measured). ``measured_as``: the scale run's rule whose figures it has, when not its own."""
-
-    jobs: str
-    phase: int = 0
-    memory: str | None = None
-    timed: bool = True  # its CPU seconds are measured
-    why: str = ""
-    measured_as: str = ""
-    holds: str = (
-        ""  # what a job holds, where not its share of the corpus (a single job's: small files)
-    )
-
-
-# Every rule of the workflow (a rule missing here is an error: tests/test_project_scale.py).
-# Phases: the workflow waits for every shard before exact_manifest, dup_ngram_part, dedup_counts,
-# dedup_state, funnel and the report's ranges; a phase's rules run side by side.
-MODEL: dict[str, Rule] = {
-    "download": Rule("warc", 1, None, why="fetches its shard's WARCs (a local rule)"),
-    # a WARC read whole before its parts' extract jobs (bench/bench_warc_parts.py)
-    "warc_parts": Rule("warc", 1, "shard"),
-    "extract": Rule("shard", 1, "shard"),
-    "language": Rule("shard", 1, "shard"),
-    "exact_hashes": Rule("shard", 1, "shard"),
-    "exact_manifest": Rule("single", 2, "corpus"),
-    "exact_partition": Rule("exact", 3, "library"),
-    "exact_dedup": Rule("shard", 4, "shard"),
-    "tokenise": Rule("shard", 4, "shard"),
-    # one run a WARC, of its shards' tokens
-    "ngram_runs": Rule("warc", 4, "budget"),
-    "dup_ngram_part": Rule("ngrams", 5, "budget"),
-    # (it reads its shard's tokens alone: it runs beside ngram_runs, in their group)
-    "dedup_occurrences": Rule("shard", 4, "library"),
-    "dedup_counts": Rule("dedup", 7, "library"),
-    "dedup_documents": Rule(
-        "single", 7, "library", timed=False, why="each shard's document count, from its header"
-    ),
-    # a job per shard since it keys its own documents only: its rate is the one job's that
-    # ranked every document, per word
-    "dedup_order": Rule("shard", 8, "library"),
-    "dedup_seen": Rule("dedup", 9, "library"),
-    # (quality and export read its table of their shard: one chain, one group)
-    "dedup_shard": Rule("shard", 11, "library"),
-    "quality": Rule("shard", 11, "shard"),
-    "export": Rule("shard", 11, "shard"),
-    # dedup.write_state a part per hash range (#59 item 1): the range's share of the CPU and the
-    # peak the one state-merging job had (dedup_merge, with the state, in the scale run)
-    "dedup_state": Rule("dedup", 12, "range", measured_as="dedup_merge"),
-    # (with the state out of it, it sums the shards' stats: its measured run merged the state)
-    "dedup_merge": Rule("single", 12, None, timed=False, why="the shards' stats"),
-    "corpus_stats_shard": Rule("shard", 11, None, timed=False, why="a shard's report counts"),
-    "funnel_shard": Rule("shard", 11, None, timed=False, why="a shard's funnel counts"),
-    "report_shard": Rule("shard", 11, None, timed=False, why="a shard's page summary"),
-    "funnel": Rule(
-        "single",
-        12,
-        None,
-        timed=False,
-        why="adds up the shards' counts, names every stage file's writer",
-        holds="a small file a shard (the counts, a file's footer)",
-    ),
-    "report_summary": Rule(
-        "single",
-        12,
-        None,
-        timed=False,
-        why="merges the shards' page summaries, two at a time",
-        holds="two page summaries (sample candidates, 10,000 documents' signals)",
-    ),
-    "corpus_stats_range": Rule(
-        "report", 12, None, timed=False, why=f"{SHARDS_PER_REPORT_RANGE} shards' 10-gram hashes"
-    ),
-    "corpus_stats": Rule(
-        "single",
-        13,
-        None,
-        timed=False,
-        why="merges the shards' small tables",
-        holds="the resemblance sample, a small file a shard and a range",
-    ),
-    "report": Rule(
-        "single",
-        14,
-        None,
-        timed=False,
-        why="the page from small files",
-        holds="small files: the measurements and the page summary",
-    ),
-    "dedup": Rule("single", 6, "library", why="the sequential mode's one job"),
-    "text_input": Rule("none", why="input.text_dirs only; WARCs are the input"),
-    "similarity_signatures": Rule("none", why="similarity.enabled is off by default"),
-    "similarity_candidates": Rule("none", why="similarity.enabled is off by default"),
-    "similarity_score": Rule("none", why="similarity.enabled is off by default"),
-    "similarity": Rule("none", why="similarity.enabled is off by default"),
-    "evaluate_boilerplate": Rule("none", why="the gold sets: the same job whatever the crawl"),
-    "evaluate_site_boilerplate": Rule("none", why="the gold sets: the same job whatever the crawl"),
-    "sweep": Rule("none", why="the gold sets: the same job whatever the crawl"),
-    "evaluate": Rule("none", why="the gold sets: the same job whatever the crawl"),
-    "training_blocks": Rule("none", why="`snakemake train` only"),
-    "train": Rule("none", why="`snakemake train` only"),
-    "adapt_sample": Rule("none", why="adapt.enabled is off by default"),
-    "adapt": Rule("none", why="adapt.enabled is off by default"),
-    "all": Rule("none", why="the default target: no job"),
-}
-
-
-def workflow_rules(repo: Path = REPO) -> list[str]:
-    """The names of every rule the Snakefile and rules/*.smk define, whatever the config (the
-    dedup modes' rules are defined under an `if`)."""
-    names = []
-    for path in [repo / "Snakefile", *sorted((repo / "rules").glob("*.smk"))]:
-        names += re.findall(r"^\s*(?:rule|checkpoint)\s+(\w+)\s*:", path.read_text(), re.M)
-    return names
 
 
 def library(module: str, name: str) -> Any:
@@ -378,12 +286,18 @@ def job_memory(
     name: str, rule: Rule, size: dict, rates: dict, defaults: dict, shard_words: float
 ) -> dict:
     """The largest job's memory in MB and where the figure comes from (None: not measured)."""
+    if rule.jobs == "local":
+        return {"mb": None, "source": "in Snakemake's own process (the plan's row)"}
     shard_tokens = shard_words * rates["tokens_per_word"]
     documents = round(size["documents"])
     kind = rule.memory
     if name == "dedup":
         mb = sequential_memory_mb(size["tokens"], size["shards"], rates)
         return {"mb": mb, "source": "memory.dedup_memory_mb"}
+    if name == "dedup_state":  # a row group a shard's run, merged (state_part_memory_mb)
+        run_bytes = shard_tokens * STATE_ROWS_PER_TOKEN * STATE_FILE_BYTES_PER_ROW
+        mb = state_part_memory_mb([round(run_bytes)] * size["shards"], size["dedup"])
+        return {"mb": mb, "source": "memory.state_part_memory_mb"}
     if kind == "library" and name.startswith("dedup_"):
         tokens = shard_tokens if rule.jobs == "shard" else size["tokens"]
         if rule.jobs == "shard":
@@ -399,9 +313,16 @@ def job_memory(
         kind = "range"  # before #59 item 3: the measured peak, as a range job's
     if kind == "budget":
         return {"mb": defaults["ngrams"]["mem_mb"], "source": "ngrams.mem_mb (its budget)"}
-    row = rates["rules"].get(rule.measured_as or name)
+    row = rates["rules"].get(name)
     if kind is None or row is None:
         return {"mb": None, "source": f"not measured ({rule.why})" if rule.why else "not measured"}
+    if kind in ("shards", "fixed"):
+        per_shard = rates["per_shard_mb"][name] if kind == "shards" else 0.0
+        return {
+            "mb": math.ceil(row["max_rss_mb"] + per_shard * (size["shards"] - rates["shards"])),
+            "source": "measured peak"
+            + (f" + {per_shard * 1024:,.1f} KB a shard more" if kind == "shards" else ""),
+        }
     if kind == "range":  # its share of the corpus against a measured job's share
         scaled = (size["tokens"] / size[rule.jobs]) / (rates["tokens"] / row["jobs"])
         how = "measured peak x its range"
@@ -414,8 +335,6 @@ def job_memory(
     else:
         scaled = 1.0
         how = f"measured peak ({row['evidence']})"
-    if rule.measured_as:
-        how += f" (`{rule.measured_as}`)"
     above = max(row["max_rss_mb"] - MODULES_MB, 0)
     return {"mb": math.ceil(MODULES_MB + above * scaled), "source": how}
 
@@ -425,8 +344,10 @@ def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: flo
     if name == "download":  # a WARC's bytes, whatever shards it makes
         warc_words = shard_words * rates["parts_per_warc"]
         return warc_words / rates["words_per_gzip_byte"] / rates["download_bytes_per_s"]
-    row = rates["rules"].get(rule.measured_as or name)
-    if not rule.timed or row is None:
+    if rule.jobs == "local":  # a hard link a file
+        return size[rule.links] * rule.link_kinds * rates["link_s"]
+    row = rates["rules"].get(name)
+    if row is None:
         return None
     words = size["tokens"] / rates["tokens_per_word"]
     if rule.jobs == "shard":
@@ -434,9 +355,83 @@ def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: flo
     if rule.jobs == "warc":
         return row["s_per_word"] * shard_words * rates["parts_per_warc"]
     if rule.jobs == "single":
-        return row["s_per_word"] * words
+        measured_s = row["s_per_word"] * rates["words"]
+        # its interpreter's start-up (startup.json) is paid once, whatever the shards
+        start = min(rates["startup_s"].get(name, 0.0), measured_s)
+        return {
+            "words": row["s_per_word"] * words,
+            "shards": start + (measured_s - start) * size["shards"] / rates["shards"],
+            "once": measured_s,
+        }[rule.per]
     seconds = row["s_per_word"] * words / size[rule.jobs]
     return seconds * merge_passes(size["warc"]) if name == "dup_ngram_part" else seconds
+
+
+def opening_seconds(rule: Rule, size: dict, rates: dict) -> float:
+    """A job's seconds reading one part of each file it opens (`Rule.opens`), at the parts
+    those files hold at this size, beyond what the scale run's jobs spent on it."""
+
+    def reads(files: str, parts: str, at: dict) -> float:
+        return at[files] * part_read_ms(rates["part_reads"], at[parts]) / 1000
+
+    measured = {"shards": rates["shards"], **rates["partitions"]}
+    return sum(reads(*pair, size) - reads(*pair, measured) for pair in rule.opens)
+
+
+def link_seconds(files: int = 2000) -> float:
+    """CPU seconds of one hard link (and its removal with the folder), as the collecting rules
+    make one a file (contracts.tables.collect_files): measured here, in a temporary folder."""
+    with tempfile.TemporaryDirectory() as folder:
+        sources = [Path(folder) / f"{i}.src" for i in range(files)]
+        for path in sources:
+            path.touch()
+        start = time.process_time()
+        for path in sources:
+            os.link(path, path.with_suffix(".link"))
+        for path in sources:
+            path.with_suffix(".link").unlink()
+        return (time.process_time() - start) / files
+
+
+def planning_rates(series: dict) -> dict:
+    """Snakemake's plan against its jobs: CPU seconds and peak MB, each a line (per job and
+    fixed) through bench_planning.py's points."""
+    points = sorted(
+        (p["jobs"], p["dry_run_cpu_s"], p["dry_run_peak_rss_mb"]) for p in series["points"].values()
+    )
+    jobs = np.array([p[0] for p in points], float)
+    cpu = np.polyfit(jobs, [p[1] for p in points], 1)
+    mb = np.polyfit(jobs, [p[2] for p in points], 1)
+    return {"cpu_s": [float(v) for v in cpu], "peak_mb": [float(v) for v in mb]}
+
+
+def plan(jobs: int, rates: dict) -> dict:
+    """The plan of a build of `jobs` jobs: Snakemake's CPU seconds and peak memory."""
+    (cpu_slope, cpu_fixed), (mb_slope, mb_fixed) = rates["planning"].values()
+    return {
+        "jobs": jobs,
+        "hours": (cpu_fixed + cpu_slope * jobs) / 3600,
+        "peak_mb": math.ceil(mb_fixed + mb_slope * jobs),
+    }
+
+
+def part_reads(measured: dict) -> list[tuple[int, float]]:
+    """(parts in the file, CPU ms to read one part) of the format in use, the slowest kind of
+    file at each count (bench/results/part_reads.json)."""
+    slowest: dict[int, float] = {}
+    for kind in measured["kinds"].values():
+        for parts, row in kind["parts"].items():
+            slowest[int(parts)] = max(slowest.get(int(parts), 0.0), row["ms_per_read"])
+    return sorted(slowest.items())
+
+
+def part_read_ms(part_reads: list[tuple[int, float]], parts: float) -> float:
+    """The CPU ms to read one part of a file of `parts` parts: the line through the measured
+    points (bench/results/part_reads.json, the format in use) by least squares."""
+    xs = np.array([p for p, _ in part_reads], float)
+    ys = np.array([ms for _, ms in part_reads], float)
+    slope, intercept = np.polyfit(xs, ys, 1)
+    return max(float(intercept + slope * parts), 0.0)
 
 
 def largest_shard(size: dict, rates: dict, defaults: dict, max_mem_mb: int) -> dict:
@@ -460,14 +455,15 @@ def largest_shard(size: dict, rates: dict, defaults: dict, max_mem_mb: int) -> d
     return fits
 
 
-# rules that run where Snakemake runs (the workflow's localrules): no submission
-LOCAL = ("download",)
+def local(name: str) -> bool:
+    """Whether the rule runs where Snakemake runs (the workflow's localrules): no submission."""
+    return name == "download" or MODEL[name].jobs == "local"
 
 
 def submissions(groups: dict, names: list[str]) -> int:
     """SLURM submissions a shard's jobs of a phase make: the profile's groups share one; a local
     rule makes none."""
-    return len({groups.get(name, name) for name in names if name not in LOCAL})
+    return len({groups.get(name, name) for name in names if not local(name)})
 
 
 def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: dict) -> dict:
@@ -484,7 +480,8 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
             reason = f"dedup.mode is {size['mode']} at this size" if other_mode else rule.why
             rows[name] = {"jobs": 0, "why": "no WARC is split" if whole else reason}
             continue
-        jobs = {"shard": size["shards"], "single": 1}.get(rule.jobs) or size[rule.jobs]
+        jobs = {"shard": size["shards"], "single": 1, "local": 1}.get(rule.jobs) or size[rule.jobs]
+        opening = opening_seconds(rule, size, rates)
         rows[name] = {
             "jobs": jobs,
             "scales": rule.holds
@@ -492,9 +489,10 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
                 rule.jobs, f"the corpus / {rule.jobs} partitions"
             ),
             "memory": job_memory(name, rule, size, rates, defaults, shard_words),
-            "hours": (lambda s: None if s is None else s / 3600)(
+            "hours": (lambda s: None if s is None else (s + opening) / 3600)(
                 job_seconds(name, rule, size, rates, shard_words)
             ),
+            "of_which_opening_hours": opening / 3600,
         }
         phases.setdefault(rule.phase, []).append(name)
     wall_s, unmeasured = 0.0, []
@@ -508,14 +506,19 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
         overhead = args.job_overhead_s
         work = sum(seconds[n] * rows[n]["jobs"] for n in names) + overhead * (
             per_shard * size["shards"]
-            + sum(rows[n]["jobs"] for n in names if MODEL[n].jobs != "shard" and n not in LOCAL)
+            + sum(rows[n]["jobs"] for n in names if MODEL[n].jobs != "shard" and not local(n))
         )
-        chain = sum(seconds[n] + overhead * (n not in LOCAL) for n in warc_rules)
+        chain = sum(seconds[n] + overhead * (not local(n)) for n in warc_rules)
         chain += sum(seconds[n] for n in shard_rules) + overhead * per_shard
         on_chains = {*shard_rules, *warc_rules}
-        longest = max([chain, *(seconds[n] + overhead for n in names if n not in on_chains)])
+        longest = max(
+            [chain, *(seconds[n] + overhead * (not local(n)) for n in names if n not in on_chains)]
+        )
         wall_s += work / cores + (1 - 1 / cores) * longest
+    planned = plan(sum(row["jobs"] for row in rows.values()), rates)
+    wall_s += planned["hours"] * 3600
     return {
+        "plan": planned,
         "words": words,
         "cores": cores,
         "size": size,
@@ -527,7 +530,9 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
         "time_not_measured": unmeasured,
         "largest_shard_words_within_max_mem": largest_shard(size, rates, defaults, args.max_mem_mb),
         "memory_not_measured": [
-            n for n, r in rows.items() if r["jobs"] and r["memory"]["mb"] is None
+            n
+            for n, r in rows.items()
+            if r["jobs"] and r["memory"]["mb"] is None and MODEL[n].jobs != "local"
         ],
     }
 
@@ -566,12 +571,19 @@ def table(row: dict) -> str:
     for name, r in row["rules"].items():
         if not r["jobs"]:
             continue
-        mb, hours = r["memory"]["mb"], r["hours"]
+        mb, hours, opening = r["memory"]["mb"], r["hours"], r["of_which_opening_hours"]
         lines.append(
             f"| `{name}` | {r['jobs']:,} | {r['scales']} | "
             f"{'—' if mb is None else f'{mb / 1024:,.1f} GB'} | {r['memory']['source']} | "
-            f"{'not measured' if hours is None else f'{hours:,.2f}'} |"
+            f"{'not measured' if hours is None else f'{hours:,.2f}'}"
+            + (f" ({r['of_which_opening_hours']:,.2f} opening files)" if opening >= 0.005 else "")
+            + " |"
         )
+    planned = row["plan"]
+    lines.append(
+        f"| (Snakemake's plan, on the submitting host) | {planned['jobs']:,} jobs | the DAG | "
+        f"{planned['peak_mb'] / 1024:,.1f} GB | bench_planning.py | {planned['hours']:,.2f} |"
+    )
     absent = [f"`{n}` ({r['why']})" for n, r in row["rules"].items() if not r["jobs"]]
     lines += ["", "No job: " + "; ".join(absent) + "."]
     return "\n".join(lines)
@@ -591,6 +603,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shard-evidence", type=Path, default=SHARD_EVIDENCE)
     parser.add_argument("--download", type=Path, default=DOWNLOAD)
     parser.add_argument("--warc-parts", type=Path, default=WARC_PARTS)
+    parser.add_argument("--report-jobs", type=Path, default=REPORT_JOBS)
+    parser.add_argument("--part-reads", type=Path, default=PART_READS)
+    parser.add_argument("--startup", type=Path, default=STARTUP)
+    parser.add_argument("--planning", type=Path, default=PLANNING)
     parser.add_argument(
         "--shard-words",
         type=float,
@@ -626,6 +642,24 @@ def main(argv: list[str] | None = None) -> int:
     )
     rates["duplicate_ngrams_per_token"] = scale["dedup_duplicate_ngrams"] / scale["dedup_tokens"]
     rates["rules"]["warc_parts"] = warc_parts_rates(json.loads(args.warc_parts.read_text()), rates)
+    rates["partitions"] = {
+        family: scale["rules"][rule]["jobs"]
+        for family, rule in (
+            ("dedup", "dedup_counts"),
+            ("report", "corpus_stats_range"),
+            ("exact", "exact_partition"),
+        )
+    }
+    rates["part_reads"] = part_reads(json.loads(args.part_reads.read_text()))
+    rates["link_s"] = link_seconds()
+    rates["planning"] = planning_rates(json.loads(args.planning.read_text())[PLANNING_SERIES])
+    rates["startup_s"] = {
+        Path(case).stem: row["cpu_seconds"]
+        for case, row in json.loads(args.startup.read_text())["cases"].items()
+        if case.startswith("scripts/")
+    }
+    merges = json.loads(args.report_jobs.read_text())["merges"]["steps"]
+    rates["per_shard_mb"] = {name: step["per_shard_mb"] for name, step in merges.items()}
     per_shard, shard_mb = defaults["input"]["warcs_per_shard"], defaults["input"]["shard_mb"]
     shard_bytes = (
         largest_shard_bytes(args.max_mem_mb)

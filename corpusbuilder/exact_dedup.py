@@ -44,8 +44,8 @@ from corpusbuilder.contracts.tables import (
     PARTITION_DECISIONS_SCHEMA,
     Survivors,
     read_hash_partition,
+    read_hashed_documents,
     read_shard_decisions,
-    read_table,
 )
 from corpusbuilder.contracts.text import document_texts
 
@@ -147,7 +147,7 @@ def md5_partitions(md5: np.ndarray, partitions: int) -> np.ndarray:
 
 def hash_partitions(hashes: pa.Table, partitions: int) -> list[pa.Table]:
     """A hashes table sorted by md5 cut into its `partitions` hash partitions, in order, empty ones
-    too (the row groups of its exact_hashes file)."""
+    too (the parts of its exact_hashes file)."""
     ids = md5_partitions(md5_bytes(hashes["md5"]), partitions)
     bounds = np.searchsorted(ids, np.arange(partitions + 1, dtype=np.uint64))
     return [hashes.slice(lo, hi - lo) for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
@@ -230,7 +230,7 @@ def shard_decisions(
     """The decisions file of the shard at `shard_rank`: its rows of every partition's decisions, in
     partition order, so in md5 order; one for each document of its exact_hashes file."""
     table = pa.concat_tables([read_shard_decisions(path, shard_rank) for path in partition_paths])
-    hashed = read_table(hashes_path, ["doc_id"])["doc_id"]
+    hashed = read_hashed_documents(hashes_path)
     if table.num_rows != len(hashed) or set(table["doc_id"].to_pylist()) != set(hashed):
         raise ValueError(
             f"{hashes_path}: {len(hashed)} documents hashed, but the partitions decide "

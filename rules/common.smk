@@ -16,6 +16,7 @@ if workflow.basedir not in os.environ.get("PYTHONPATH", "").split(os.pathsep):
 
 from corpusbuilder.config import TRAINED_MODEL, ConfigError, validate_config
 from corpusbuilder.dedup.memory import (
+    SPARE,
     TOKEN_FILE_BYTES_PER_TOKEN,
     auto_dedup_mode,
     auto_dedup_partitions,
@@ -23,6 +24,7 @@ from corpusbuilder.dedup.memory import (
     largest_shard_bytes,
     partitioned_job_mb,
     planned_range_job_mb,
+    state_part_memory_mb,
 )
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download.inputs import check_input_paths, resolve_sources
@@ -54,6 +56,7 @@ from corpusbuilder.extraction.warc_parts import RECORD_LIMITS
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
 from corpusbuilder.contracts.files import FILES, dedup_table
+from corpusbuilder.contracts.tables import collected_files
 from corpusbuilder.contracts.ngramfiles import dedup_state_parts
 
 if not config:
@@ -201,6 +204,28 @@ if config["dedup"]["partitions"] == AUTO:
     config["dedup"]["partitions"] = auto_dedup_partitions(INPUT_BYTES, MAX_MEM_MB)
 EXACT_PARTITIONS = config["exact_dedup"]["partitions"]
 EXACT_HASHES = expand(FILES.exact_hashes, shard=SHARDS)
+TOKENS = expand(FILES.tokens, shard=SHARDS)
+# Under a default storage provider (docs/cluster.md, a cloud run) a job sees only the files it
+# names.
+STORAGE = workflow.storage_settings.default_storage_provider is not None
+# {rule: (folder, {kind: files}, kept)}: what each rule of rules/collect.smk collects, for the
+# jobs of a family that read every file of a kind the other family writes
+COLLECT = {}
+
+
+def collection(rule, folder, kept=False, **kinds):
+    """Register the local rule `rule`, which collects the files of each kind into `folder`, a
+    temp() one unless `kept`."""
+    COLLECT[rule] = (folder, kinds, kept)
+
+
+def collected(rule, kind):
+    """An input of every file of `kind` that `rule` collects: its folder (one edge, where a job
+    that named the N files would make N), or under a default storage provider the files.
+    """
+    folder, kinds, _ = COLLECT[rule]
+    return kinds[kind] if STORAGE else folder
+
 
 # The best preset's model is an input of extract, so a retrained model re-extracts the shards;
 # with adapt.enabled, the model adapted to this crawl (rules/adapt.smk) from the configured one.
@@ -407,10 +432,14 @@ def corpus_outputs():
     return outputs
 
 
+def files_bytes(paths):
+    """The size of those of `paths` there are (a job's memory scaled by files that are not its
+    inputs, or not all of them, or collected in a folder)."""
+    return sum(os.path.getsize(path) for path in paths if os.path.exists(path))
+
+
 def files_mb(paths):
-    """The size of those of `paths` there are, in MB (a job's memory scaled by files that are
-    not its inputs, or not all of them)."""
-    return sum(os.path.getsize(path) for path in paths if os.path.exists(path)) >> 20
+    return files_bytes(paths) >> 20
 
 
 def dedup_mem_mb(wildcards, input):
@@ -562,9 +591,8 @@ def partitioned_mem_mb(job):
     """
 
     def mem_mb(wildcards, input):
-        paths = [input.tokens] if isinstance(input.tokens, str) else input.tokens
         tokens = (
-            sum(os.path.getsize(p) for p in paths if os.path.exists(p))
+            files_bytes(collected_files(input.tokens, "tokens"))
             // TOKEN_FILE_BYTES_PER_TOKEN
         )
         return partitioned_job_mb(job, tokens, DEDUP_PARTITIONS)
@@ -573,12 +601,12 @@ def partitioned_mem_mb(job):
 
 
 def state_part_mem_mb(wildcards, input):
-    """A state part's job: its range of every shard's run and of the earlier state, merged at
-    once (a run's slice is copied out of its row group, so no whole group stays held): the
-    files' zstd bytes over the ranges, ten times (8-byte hashes, 4-byte ranks and the ids
-    decoded from about 12.5 bytes a row, and the merge's sorted copy), on the modules' 200 MB.
-    """
-    return 200 + 10 * files_mb([*input.state_runs, *input.against]) // DEDUP_PARTITIONS
+    """A state part's job: its range of every shard's run and of the earlier state, merged a row
+    group a run at a time (memory.state_part_memory_mb), with a fifth to spare. It asked for ten
+    times its share of the runs' bytes until the 2 GB build's asked for 19.5 GB."""
+    runs = collected_files(input.state_runs, "state_runs")
+    sizes = [os.path.getsize(path) for path in [*runs, *input.against] if os.path.exists(path)]
+    return math.ceil(SPARE * state_part_memory_mb(sizes, DEDUP_PARTITIONS))
 
 
 def similarity_mem_mb(job):

@@ -39,9 +39,42 @@ if not DEDUP_PARTITIONED:
 # of a duplicate n-gram is already seen when the n-gram occurs earlier in the global order, kept
 # or not. Jobs per shard and per hash range (dedup.partitions); none holds more than one shard or
 # the duplicate occurrences of one range of every shard, and none a number for every document.
+# Where the jobs of one family read every file of a kind that the other writes, they read it
+# collected in one folder (rules/collect.smk): the plan is N + P edges, not N·P.
 DEDUP_RANGES = range(DEDUP_PARTITIONS)
 
 if DEDUP_PARTITIONED:
+    collection(
+        "dedup_collect_occurrences",
+        FILES.dedup_collected_occurrences,
+        occurrences=expand(FILES.dedup_occurrences, shard=SHARDS),
+        tokens=TOKENS,
+    )
+    collection(
+        "dedup_collect_duplicates",
+        FILES.dedup_collected_duplicates,
+        duplicates=DUPLICATE_NGRAMS,
+    )
+    collection(
+        "dedup_collect_counts",
+        FILES.dedup_collected_counts,
+        counts=expand(FILES.dedup_counts, partition=DEDUP_RANGES),
+    )
+    collection(
+        "dedup_collect_order",
+        FILES.dedup_collected_order,
+        order=expand(FILES.dedup_order, shard=SHARDS),
+    )
+    collection(
+        "dedup_collect_seen",
+        FILES.dedup_collected_seen,
+        seen=expand(FILES.dedup_seen, partition=DEDUP_RANGES),
+    )
+    collection(
+        "dedup_collect_state_runs",
+        FILES.dedup_collected_state_runs,
+        state_runs=expand(FILES.dedup_state_run, shard=SHARDS),
+    )
 
     # Per shard: every n-gram occurrence, a row group per hash range.
     rule dedup_occurrences:
@@ -67,9 +100,9 @@ if DEDUP_PARTITIONED:
     # Per range: the duplicate n-grams in it of each document that has any, a row group per shard.
     rule dedup_counts:
         input:
-            occurrences=expand(FILES.dedup_occurrences, shard=SHARDS),
-            tokens=expand(FILES.tokens, shard=SHARDS),
-            duplicates=DUPLICATE_NGRAMS,
+            occurrences=collected("dedup_collect_occurrences", "occurrences"),
+            tokens=collected("dedup_collect_occurrences", "tokens"),
+            duplicates=collected("dedup_collect_duplicates", "duplicates"),
         output:
             counts=temp(FILES.dedup_counts),
         log:
@@ -91,7 +124,7 @@ if DEDUP_PARTITIONED:
     rule dedup_order:
         input:
             occurrences=FILES.dedup_occurrences,
-            counts=expand(FILES.dedup_counts, partition=DEDUP_RANGES),
+            counts=collected("dedup_collect_counts", "counts"),
             tokens=FILES.tokens,
         output:
             order=temp(FILES.dedup_order),
@@ -113,7 +146,7 @@ if DEDUP_PARTITIONED:
     # Each shard's document count: where its documents' corpus-wide indices begin.
     rule dedup_documents:
         input:
-            tokens=expand(FILES.tokens, shard=SHARDS),
+            tokens=collected("dedup_collect_occurrences", "tokens"),
         output:
             documents=FILES.dedup_documents,
         log:
@@ -129,10 +162,10 @@ if DEDUP_PARTITIONED:
     # Per range: the occurrences already seen, each naming its n-gram's first holder.
     rule dedup_seen:
         input:
-            occurrences=expand(FILES.dedup_occurrences, shard=SHARDS),
-            tokens=expand(FILES.tokens, shard=SHARDS),
-            duplicates=DUPLICATE_NGRAMS,
-            order=expand(FILES.dedup_order, shard=SHARDS),
+            occurrences=collected("dedup_collect_occurrences", "occurrences"),
+            tokens=collected("dedup_collect_occurrences", "tokens"),
+            duplicates=collected("dedup_collect_duplicates", "duplicates"),
+            order=collected("dedup_collect_order", "order"),
             documents=FILES.dedup_documents,
             against=AGAINST,
         output:
@@ -156,7 +189,7 @@ if DEDUP_PARTITIONED:
         input:
             tokens=FILES.tokens,
             blocks=FILES.blocks,
-            seen=expand(FILES.dedup_seen, partition=DEDUP_RANGES),
+            seen=collected("dedup_collect_seen", "seen"),
             documents=FILES.dedup_documents,
             against=AGAINST,
         output:
@@ -175,7 +208,7 @@ if DEDUP_PARTITIONED:
         params:
             cfg=config["dedup"],
             extract=config["extract"],
-            shards=SHARDS,
+            shard_rank=lambda wildcards: SHARD_RANK[wildcards.shard],
         script:
             "../scripts/dedup_shard.py"
 
@@ -183,7 +216,7 @@ if DEDUP_PARTITIONED:
     # output n-grams and of the earlier corpus's state merged.
     rule dedup_state:
         input:
-            state_runs=expand(FILES.dedup_state_run, shard=SHARDS),
+            state_runs=collected("dedup_collect_state_runs", "state_runs"),
             documents=FILES.dedup_documents,
             against=AGAINST,
         output:

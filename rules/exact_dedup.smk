@@ -87,13 +87,21 @@ rule exact_partition:
 # here, so that their new files start no old shard's exact_dedup (nor its tokenise and
 # ngram_runs). What does change an old shard's decisions re-hashes it, and its own hashes
 # file starts it: its text or the exact_dedup settings (through its exact_hashes job), or the
-# shards before it (their sources are a param of its exact_hashes job).
+# shards before it (their sources are a param of its exact_hashes job). The partitions are
+# collected in one folder (rules/collect.smk; kept, so that it stands for them between runs): N
+# shards and P partitions are N + P edges.
+collection(
+    "exact_collect_partitions",
+    FILES.exact_collected_partitions,
+    kept=True,
+    partitions=expand(FILES.exact_partition, partition=range(EXACT_PARTITIONS)),
+)
+
+
 rule exact_dedup:
     input:
         hashes=FILES.exact_hashes,
-        partitions=ancient(
-            expand(FILES.exact_partition, partition=range(EXACT_PARTITIONS))
-        ),
+        partitions=ancient(collected("exact_collect_partitions", "partitions")),
     output:
         decisions=FILES.exact,
     log:

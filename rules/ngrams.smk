@@ -22,10 +22,18 @@ rule ngram_runs:
 
 # One job per hash range (ngrams.partitions): that range of every run (runs are sorted by hash,
 # so a contiguous slice of each), merged into that part of G2+. With dedup.against, the earlier
-# corpus's state is one more run (each of its n-grams once). N shards and P parts are N·P edges.
+# corpus's state is one more run (each of its n-grams once). The runs are collected in one
+# folder (rules/collect.smk): R runs and P parts are R + P edges.
+collection(
+    "ngram_collect_runs",
+    FILES.ngram_collected_runs,
+    runs=expand(FILES.ngram_runs, shard=list(RUN_SHARDS)),
+)
+
+
 rule dup_ngram_part:
     input:
-        runs=expand(FILES.ngram_runs, shard=list(RUN_SHARDS)),
+        runs=collected("ngram_collect_runs", "runs"),
         against=AGAINST,
     output:
         dup=FILES.duplicate_ngrams.replace("{n}", str(NGRAM_CFG["n"])),

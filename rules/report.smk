@@ -42,11 +42,19 @@ rule corpus_stats_shard:
         "../scripts/corpus_stats_shard.py"
 
 
-# A job per hash range: its range of every shard's 10-gram hashes, counted (16 B a token of its
-# range on disk, before and after block dedup; 70 B held while counted).
+# A job per hash range: its range of every shard's 10-gram hashes (collected in one folder,
+# rules/collect.smk), counted (16 B a token of its range on disk, before and after block dedup;
+# 70 B held while counted).
+collection(
+    "report_collect_ngrams",
+    FILES.report_collected_ngrams,
+    ngrams=expand(FILES.report_ngrams, shard=SHARDS),
+)
+
+
 rule corpus_stats_range:
     input:
-        ngrams=expand(FILES.report_ngrams, shard=SHARDS),
+        ngrams=collected("report_collect_ngrams", "ngrams"),
     output:
         counts=FILES.report_range_counts,
     log:
@@ -55,7 +63,8 @@ rule corpus_stats_range:
         "../envs/evaluate.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, input: 1000 + 5 * input.size_mb // REPORT_RANGES,
+        mem_mb=lambda wildcards, input: 1000
+        + 5 * files_mb(collected_files(input.ngrams, "ngrams")) // REPORT_RANGES,
     params:
         ranges=REPORT_RANGES,
     script:

@@ -10,6 +10,7 @@ from corpusbuilder.contracts.ngramfiles import (
     read_pairs,
     write_pairs,
 )
+from corpusbuilder.contracts.tables import collected_files
 from corpusbuilder.contracts.tokenfile import document_count
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.partitioned import document_ngrams, shard_keys
@@ -19,7 +20,9 @@ params = DedupParams.from_config(snakemake.params.cfg)
 ngrams = document_ngrams(
     read_occurrence_docs(snakemake.input.occurrences), document_count(snakemake.input.tokens)
 )
-counts = read_pairs(snakemake.input.counts, snakemake.params.shard_rank, COUNT_SCHEMA)
+counts = read_pairs(
+    collected_files(snakemake.input.counts, "counts"), snakemake.params.shard_rank, COUNT_SCHEMA
+)
 keys = shard_keys(ngrams, counts, params.order)
 write_pairs([(doc, key) for (doc, _), key in zip(counts, keys)], KEY_SCHEMA, snakemake.output.order)
 log.info(

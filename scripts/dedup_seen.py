@@ -13,6 +13,7 @@ from corpusbuilder.contracts.ngramfiles import (
     read_pairs,
     write_seen,
 )
+from corpusbuilder.contracts.tables import collected_files
 from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.dedup.partitioned import (
     OCCURRENCE,
@@ -32,17 +33,19 @@ earlier = (
     if snakemake.input.against
     else None
 )
-duplicates = read_duplicate_ngram_range(snakemake.input.duplicates, *bounds)
+duplicates = read_duplicate_ngram_range(
+    collected_files(snakemake.input.duplicates, "duplicates"), *bounds
+)
 seen = seen_occurrences(
     [
         in_duplicates(read_occurrences(path, p, OCCURRENCE), duplicates)
-        for path in snakemake.input.occurrences
+        for path in collected_files(snakemake.input.occurrences, "occurrences")
     ],
-    read_pairs(snakemake.input.order, p, KEY_SCHEMA),
+    read_pairs(collected_files(snakemake.input.order, "order"), p, KEY_SCHEMA),
     documents,
     None if earlier is None else earlier[:2],
 )
-tokens = list(snakemake.input.tokens)
+tokens = collected_files(snakemake.input.tokens, "tokens")
 seen = name_owners(
     seen,
     documents,

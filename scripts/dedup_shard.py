@@ -10,7 +10,7 @@ import numpy as np
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.ngramfiles import dedup_state_metadata, read_seen
-from corpusbuilder.contracts.tables import read_table
+from corpusbuilder.contracts.tables import collected_files, read_table
 from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.dedup.corpus import BLOCK_COLUMNS
 from corpusbuilder.dedup.params import DedupParams
@@ -25,12 +25,12 @@ from corpusbuilder.extraction.justext import reclassifier
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)
-index = snakemake.params.shards.index(snakemake.wildcards.shard)
+index = snakemake.params.shard_rank
 tokens = read_tokens(snakemake.input.tokens)
 table, stats = judge_shard(
     tokens,
     read_table(snakemake.input.blocks, BLOCK_COLUMNS),
-    read_seen(snakemake.input.seen, index),
+    read_seen(collected_files(snakemake.input.seen, "seen"), index),
     params,
     reclassifier(ExtractParams.from_config(snakemake.params.extract).justext),
 )

@@ -7,6 +7,7 @@ import numpy as np
 
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.ngramfiles import dedup_state_metadata, partition_hash_range
+from corpusbuilder.contracts.tables import collected_files
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.partitioned import read_array
 from corpusbuilder.dedup.state import merge_state_runs, state_settings, write_state_rows
@@ -19,7 +20,7 @@ documents = int(np.sum(read_array(snakemake.input.documents)))
 write_state_rows(
     snakemake.output.state,
     merge_state_runs(
-        [*against, *snakemake.input.state_runs],
+        [*against, *collected_files(snakemake.input.state_runs, "state_runs")],
         partition_hash_range(int(snakemake.wildcards.partition), snakemake.params.partitions),
     ),
     {**state_settings(params), "next_rank": first + documents},

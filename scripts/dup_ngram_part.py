@@ -3,12 +3,13 @@ earlier corpus's dedup state, which is a run too) → that part of G₂₊,
 work/ngrams/dup{n}/{partition}.npy + stats."""
 
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.tables import collected_files
 from corpusbuilder.ngrams.stage import write_duplicate_ngrams
 
 setup_logging(snakemake.log[0])
 cfg = snakemake.params.cfg
 write_duplicate_ngrams(
-    list(snakemake.input.runs) + list(snakemake.input.against),
+    collected_files(snakemake.input.runs, "runs") + list(snakemake.input.against),
     snakemake.output.dup,
     snakemake.output.stats,
     cfg["mem_mb"],

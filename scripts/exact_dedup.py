@@ -5,11 +5,14 @@ import logging
 
 from corpusbuilder.common.io import write_table
 from corpusbuilder.common.logs import setup_logging
+from corpusbuilder.contracts.tables import collected_files
 from corpusbuilder.exact_dedup import decision_counts, shard_decisions
 
 setup_logging(snakemake.log[0])
 decisions = shard_decisions(
-    list(snakemake.input.partitions), snakemake.input.hashes, snakemake.params.shard_rank
+    collected_files(snakemake.input.partitions, "partitions"),
+    snakemake.input.hashes,
+    snakemake.params.shard_rank,
 )
 write_table(decisions, snakemake.output.decisions)
 logging.getLogger("corpusbuilder.exact_dedup").info(

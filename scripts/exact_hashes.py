@@ -3,9 +3,8 @@ one row group per hash partition (corpusbuilder.exact_dedup, thesis §3.6.1)."""
 
 import logging
 
-from corpusbuilder.common.io import write_row_groups
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.contracts.tables import ShardTables, read_survivors
+from corpusbuilder.contracts.tables import ShardTables, read_survivors, write_hash_partitions
 from corpusbuilder.exact_dedup import (
     HASHED_COLUMNS,
     ExactDedupParams,
@@ -17,5 +16,5 @@ setup_logging(snakemake.log[0])
 params = ExactDedupParams.from_config(snakemake.params.cfg)
 kept = read_survivors(ShardTables(**dict(snakemake.input.items())), HASHED_COLUMNS)
 table = exact_hashes(kept, snakemake.params.shard_rank, params)
-write_row_groups(hash_partitions(table, int(params.partitions)), snakemake.output.hashes)
+write_hash_partitions(hash_partitions(table, int(params.partitions)), snakemake.output.hashes)
 logging.getLogger("corpusbuilder.exact_dedup").info("%d documents hashed", table.num_rows)

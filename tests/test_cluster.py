@@ -7,6 +7,7 @@ reason when they are missing, except under CI, where a missing daemon is a failu
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -53,6 +54,8 @@ def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path, sa
     against the local build with the defaults. The hash partitions are 2 where the local build's
     `auto` plans 1 — the decisions are the same for any number, which this checks too — and the
     status is checked every second instead of every 10 (a job costs ~10 s here)."""
+    allocations = slurm.dir / "slurmctld.log"
+    before = allocations.stat().st_size if allocations.exists() else 0
     result = run_snakemake(
         tmp_path,
         "--workflow-profile",
@@ -72,6 +75,13 @@ def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path, sa
         assert result.stderr.count(f"Group job {group} (") == shards
     for rule in ("download", "exact_manifest"):
         assert f"localrule {rule}:" in result.stderr
+    # Every submission, a group's too, asks for one CPU: a group asks for the sum of its jobs that
+    # could run side by side (export and funnel_shard after quality), which a node with fewer
+    # CPUs never runs; the profile's `cores: 1` stacks them in series.
+    with allocations.open() as log:
+        log.seek(before)
+        cpus = re.findall(r"sched: Allocate JobId=\d+ .*#CPUs=(\d+)", log.read())
+    assert cpus and set(cpus) == {"1"}, cpus
     cluster_corpus = corpus_bytes(tmp_path)
     assert cluster_corpus and cluster_corpus == corpus_bytes(sample_build)
 

@@ -230,3 +230,23 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
     (parts / "1-of-4.parquet").rename(parts / "1-of-5.parquet")
     with pytest.raises(ConfigError, match="dedup.against.*3 of 4 parts, 1 of 5"):
         dedup_state_parts(parts)
+
+
+def test_a_state_part_job_holds_a_row_group_a_run_at_most():
+    """dedup_state merges its range of every run a row group at a time, so what it asks for
+    grows with the runs, not with the state: the 2 GB build's 32 runs asked for 19.5 GB at three
+    ranges when the request was ten times the range's share of the runs' bytes."""
+    from corpusbuilder.contracts.ngramfiles import STATE_ROW_GROUP
+    from corpusbuilder.dedup.memory import (
+        PARTITIONED_MODULES_MB,
+        STATE_FILE_BYTES_PER_ROW,
+        state_part_memory_mb,
+    )
+
+    run = 187 * 2**20  # one of the 2 GB build's runs
+    one = state_part_memory_mb([run], 3) - PARTITIONED_MODULES_MB
+    assert one == state_part_memory_mb([run], 30) - PARTITIONED_MODULES_MB  # a row group
+    assert state_part_memory_mb([run] * 32, 3) - PARTITIONED_MODULES_MB <= 32 * one
+    assert state_part_memory_mb([run] * 32, 3) < 1000
+    small = round(STATE_ROW_GROUP * STATE_FILE_BYTES_PER_ROW)  # a row group's rows in all
+    assert state_part_memory_mb([small], 4) - PARTITIONED_MODULES_MB < one

@@ -106,6 +106,43 @@ def test_a_run_killed_in_the_seen_stage_reruns_to_the_same_corpus(builds, tmp_pa
     assert corpus_bytes(workdir) == corpus_bytes(reference)
 
 
+SCRATCH = ("occurrences", "counts", "order", "seen", "state_runs", "collected")
+
+
+def scratch_files(workdir: Path) -> list[str]:
+    """What is left of the partitioned mode's temporary files (and their collected folders)."""
+    dedup = workdir / "work" / "dedup"
+    return sorted(
+        str(path.relative_to(dedup))
+        for kind in SCRATCH
+        if (dedup / kind).is_dir()
+        for path in (dedup / kind).rglob("*")
+        if not path.is_dir()
+    )
+
+
+def test_one_shards_table_alone_plans_the_folders_its_ranges_read_and_leaves_no_scratch(
+    builds, tmp_path
+):
+    """Issue 59: the range jobs read the shards' files (and the shard jobs the ranges') from
+    folders that one local job collects, their only input (rules/collect.smk). One shard's table
+    asked for alone, every temporary file gone, plans those jobs too, and the same table comes
+    out; the folders, and the files in them, are gone once their readers are done."""
+    reference, config, _ = builds["partitioned"]
+    assert scratch_files(reference) == []
+    workdir = copy_workdir(reference, tmp_path / "one-table")
+    table = workdir / "work" / "dedup" / "shards" / "sample-01.parquet"
+    table.unlink()
+    output = ok(snakemake(workdir, str(table.relative_to(workdir)), configfiles=[config]))
+    jobs = job_stats(output)
+    assert jobs["dedup_shard"] == 1 and jobs["dedup_seen"] == 3
+    assert jobs["dedup_collect_seen"] == jobs["dedup_collect_occurrences"] == 1
+    original = reference / "work" / "dedup" / "shards" / "sample-01.parquet"
+    pd.testing.assert_frame_equal(pd.read_parquet(table), pd.read_parquet(original))
+    # but the shard's own state run, which Snakemake keeps as a target job's temp() output
+    assert scratch_files(workdir) == ["state_runs/sample-01.parquet"]
+
+
 def test_adding_a_warc_reruns_the_new_shards_stages_and_dedup_only(builds):
     """A new shard's n-grams may hold the first copy of any shard's, so every range and every
     shard's verdicts are redone; the other shards' extraction, tokens and n-gram runs are not.

@@ -14,12 +14,16 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import REPO, truth_key
 
-from corpusbuilder.common.io import write_row_groups, write_table
+from corpusbuilder.common.io import part_count, write_table
+from corpusbuilder.config import ConfigError
 from corpusbuilder.contracts.tables import (
     DECISIONS_SCHEMA,
     HASHES_SCHEMA,
+    read_hash_partition,
+    read_hashed_documents,
     read_manifest,
     survivors,
+    write_hash_partitions,
     write_manifest,
 )
 from corpusbuilder.exact_dedup import (
@@ -92,8 +96,8 @@ def write_hashes(tmp_path: Path, tables: dict[str, pa.Table], partitions: int) -
     """The exact_hashes files of {shard: hashes table}, as the rule writes them."""
     paths = []
     for shard, table in tables.items():
-        paths.append(tmp_path / f"{shard}.hashes.parquet")
-        write_row_groups(hash_partitions(table, partitions), paths[-1])
+        paths.append(tmp_path / f"{shard}.hashes.arrow")
+        write_hash_partitions(hash_partitions(table, partitions), paths[-1])
     return paths
 
 
@@ -235,8 +239,13 @@ def test_hash_partitions_are_equal_ranges_of_the_hash_in_hash_order(tmp_path):
     assert len(parts) == 7 and pa.concat_tables(parts).equals(table)
     for partition, part in enumerate(parts):
         assert set(md5_partitions(md5_bytes(part["md5"]), 7).tolist()) == {partition}
-    write_row_groups(parts, tmp_path / "h.parquet")
-    assert pq.ParquetFile(tmp_path / "h.parquet").num_row_groups == 7
+    write_hash_partitions(parts, tmp_path / "h.arrow")
+    assert part_count(tmp_path / "h.arrow") == 7
+    for partition, part in enumerate(parts):
+        assert read_hash_partition(tmp_path / "h.arrow", partition, 7).equals(part)
+    assert read_hashed_documents(tmp_path / "h.arrow") == table["doc_id"].to_pylist()
+    with pytest.raises(ConfigError, match="7 hash partitions, but exact_dedup.partitions is 8"):
+        read_hash_partition(tmp_path / "h.arrow", 0, 8)
 
 
 def test_md5_hex_is_bytes_hex_across_chunks(monkeypatch):

@@ -58,9 +58,11 @@ DOWNSTREAM_OF_EXTRACT = {
     "exact_hashes",
     "exact_manifest",
     "exact_partition",
+    "exact_collect_partitions",  # the partitions, one folder (rules/collect.smk)
     "exact_dedup",
     "tokenise",
     "ngram_runs",
+    "ngram_collect_runs",  # the runs, one folder
     "dup_ngram_part",
     "dedup",
     "quality",

@@ -111,3 +111,51 @@ def test_shards_are_the_parts_of_a_warc_that_input_shard_mb_makes(projection):
         for name, rule in row["rules"].items():
             if rule["jobs"] == shards and rule["memory"]["mb"] is not None:
                 assert rule["memory"]["mb"] <= row["targets"]["memory"]["target_mb"], name
+
+
+def test_every_job_of_the_build_is_timed_and_sized(projection):
+    """Report and funnel included (issue 59 item 4): no rule that runs goes without its hours
+    or its memory."""
+    for row in projection["rows"]:
+        assert row["time_not_measured"] == [] and row["memory_not_measured"] == []
+        for name in ("report", "report_summary", "funnel", "corpus_stats", "dedup_documents"):
+            assert row["rules"][name]["hours"] is not None, name
+        # Snakemake's plan of every job comes first, on the host that submits
+        assert row["plan"]["jobs"] == sum(rule["jobs"] for rule in row["rules"].values())
+        assert row["plan"]["hours"] > 0 and row["plan"]["peak_mb"] > 0
+
+
+def test_what_a_shard_more_costs_follows_the_measurement(tmp_path, projection):
+    """A corpus-wide job that reads a small file a shard: its memory is the run's peak plus the
+    measured cost of each shard more; its hours grow with the shards."""
+    jobs = json.loads(project_scale.REPORT_JOBS.read_text())
+    jobs["merges"]["steps"]["funnel"]["per_shard_mb"] += 0.1
+    changed = tmp_path / "report_jobs.json"
+    changed.write_text(json.dumps(jobs))
+    again = run(tmp_path, "--report-jobs", str(changed))
+    shards = json.loads(project_scale.SCALE.read_text())["crawl"]["shards"]
+    for before, after in zip(projection["rows"], again["rows"], strict=True):
+        more = 0.1 * (before["size"]["shards"] - len(shards))
+        funnel = before["rules"]["funnel"]["memory"]["mb"], after["rules"]["funnel"]["memory"]["mb"]
+        assert funnel[1] - funnel[0] == pytest.approx(more, abs=1)
+    small, large = (row["rules"]["funnel"]["hours"] for row in projection["rows"])
+    assert large > small
+
+
+def test_reading_a_part_costs_what_the_files_parts_make_it(tmp_path, projection):
+    """A range job reads a part of every shard's file: at a format whose read grows with the
+    parts, the range jobs' hours grow by N reads, and the projection says so."""
+    slow = tmp_path / "part_reads.json"
+    slow.write_text(
+        json.dumps(
+            {"kinds": {"k": {"parts": {"64": {"ms_per_read": 1.4}, "4674": {"ms_per_read": 40}}}}}
+        )
+    )
+    again = run(tmp_path, "--part-reads", str(slow))
+    row, late = projection["rows"][-1], again["rows"][-1]
+    seen = row["rules"]["dedup_seen"], late["rules"]["dedup_seen"]
+    shards = row["size"]["shards"]
+    assert seen[1]["of_which_opening_hours"] > seen[0]["of_which_opening_hours"]
+    # two files a shard (its occurrences and its order's keys), ~40 ms each at P = 4,674
+    assert seen[1]["of_which_opening_hours"] == pytest.approx(2 * shards * 0.040 / 3600, rel=0.2)
+    assert late["wall_hours"] > row["wall_hours"]

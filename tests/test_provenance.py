@@ -18,7 +18,10 @@ import pytest
 from corpusbuilder.common.faults import CorruptFileError
 from corpusbuilder.common.io import (
     ParquetBatchWriter,
+    parts_writer,
+    read_part,
     table_writer,
+    write_parts,
     write_row_groups,
     write_table,
 )
@@ -63,6 +66,15 @@ def test_every_table_writer_names_the_versions_that_wrote_it(tmp_path, how):
     assert writer == this_process()
     assert set(writer["libraries"]) == set(OUTPUT_LIBRARIES)
     assert pq.read_table(path).equals(TABLE)  # the stamp changes no row
+
+
+def test_a_file_of_parts_names_the_versions_that_wrote_it(tmp_path):
+    write_parts([TABLE.slice(0, 1), TABLE.slice(2), TABLE.slice(1)], tmp_path / "p.arrow")
+    assert parts_writer(tmp_path / "p.arrow") == this_process()
+    assert [read_part(tmp_path / "p.arrow", i).num_rows for i in range(3)] == [1, 0, 1]
+    with pa.ipc.new_file(tmp_path / "old.arrow", SCHEMA) as old:  # before parts were stamped
+        old.write_table(TABLE)
+    assert parts_writer(tmp_path / "old.arrow") is None
 
 
 def test_a_pandas_table_keeps_its_own_metadata_beside_the_stamp(tmp_path):
@@ -139,7 +151,9 @@ def test_the_writer_of_any_stage_file_is_read_by_its_format_not_its_name(tmp_pat
     write_duplicate_ngrams([run], tmp_path / "dup0.npy", stats, 64, 2, 0, 1)
     table = tmp_path / "t.parquet"
     write_table(TABLE, table)
-    for path in (tokens, run, stats, table):
+    parts = tmp_path / "p.arrow"
+    write_parts([TABLE.slice(0, 1), TABLE.slice(1)], parts)
+    for path in (tokens, run, stats, table, parts):
         renamed = path.rename(tmp_path / f"{path.stem}.file")
         assert file_writer(renamed) == this_process(), path.name
     old = tmp_path / "old.parquet"

@@ -26,15 +26,20 @@ class Files:
     docs: str = "work/extract/{shard}.docs.parquet"
     blocks: str = "work/extract/{shard}.blocks.parquet"
     language: str = "work/language/{shard}.parquet"
-    exact_hashes: str = "work/exact/{shard}.hashes.parquet"
+    # a shard's hashes, a part per hash partition (an Arrow IPC file: common.io.write_parts)
+    exact_hashes: str = "work/exact/{shard}.hashes.arrow"
     # one hash range of every shard's exact_hashes, decided (its rows sorted by shard): exact_dedup
     # reads its shard's rows of each
     exact_partition: str = "work/exact/partitions/{partition}.parquet"
     # every shard's exact_hashes file in crawl order, one a line: the partition jobs' one input
     exact_manifest: str = "work/exact/hashes.txt"
+    # every partition's decisions, collected for the exact_dedup jobs (as dedup_collected_*)
+    exact_collected_partitions: str = "work/exact/collected_partitions"
     exact: str = "work/exact_dedup/{shard}.parquet"
     tokens: str = "work/tokens/{shard}.npz"
     ngram_runs: str = "work/ngrams/runs/{shard}.parquet"
+    # every run, collected for the G₂₊ part jobs (as dedup_collected_*)
+    ngram_collected_runs: str = "work/ngrams/collected_runs"
     # G₂₊ of n-grams, for the whole corpus, in `ngrams.partitions` hash ranges; and its stats
     duplicate_ngrams: str = "work/ngrams/dup{n}/{partition}.npy"
     duplicate_ngrams_part_stats: str = "work/ngrams/dup{n}/{partition}.stats.json"
@@ -44,18 +49,29 @@ class Files:
     dedup: str = "work/dedup/shards/{shard}.parquet"
     dedup_stats: str = "work/dedup/stats.json"
     # dedup.mode partitioned (corpusbuilder.dedup.partitioned): a shard's n-gram occurrences, a
-    # row group per hash range; per range, the duplicate n-grams of each document that has any,
-    # a row group per shard; per shard, those documents' processing-order keys, a row group per
-    # range; each shard's document count; per range, the occurrences already seen, a row group
-    # per shard; per shard, its counts and its output n-grams
-    dedup_occurrences: str = "work/dedup/occurrences/{shard}.parquet"
-    dedup_counts: str = "work/dedup/counts/{partition}.parquet"
-    dedup_order: str = "work/dedup/order/{shard}.parquet"
+    # part per hash range; per range, the duplicate n-grams of each document that has any, a part
+    # per shard; per shard, those documents' processing-order keys, a part per range; each
+    # shard's document count; per range, the occurrences already seen, a part per shard; per
+    # shard, its counts and its output n-grams. The files of parts are Arrow IPC files
+    # (common.io.write_parts), of which a job reads one part without reading every part's footer
+    dedup_occurrences: str = "work/dedup/occurrences/{shard}.arrow"
+    dedup_counts: str = "work/dedup/counts/{partition}.arrow"
+    dedup_order: str = "work/dedup/order/{shard}.arrow"
     dedup_documents: str = "work/dedup/documents.npy"
-    dedup_seen: str = "work/dedup/seen/{partition}.parquet"
+    dedup_seen: str = "work/dedup/seen/{partition}.arrow"
     dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
     # per shard, its output n-grams (a sorted run of the state, which the range jobs slice)
     dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
+    # Every shard's (or range's) file of a kind that the jobs of the other family read, collected
+    # by one job into a folder (tables.collect_files), their one input (rules/common.smk,
+    # collected): the occurrences with the token files, G₂₊'s parts, the counts, the order keys,
+    # the seen occurrences, the output n-grams
+    dedup_collected_occurrences: str = "work/dedup/collected/occurrences"
+    dedup_collected_duplicates: str = "work/dedup/collected/duplicates"
+    dedup_collected_counts: str = "work/dedup/collected/counts"
+    dedup_collected_order: str = "work/dedup/collected/order"
+    dedup_collected_seen: str = "work/dedup/collected/seen"
+    dedup_collected_state_runs: str = "work/dedup/collected/state_runs"
     # similarity: a shard's exported documents' min-hash signatures; a band job's candidate
     # pairs; a pair partition's similar pairs (corpusbuilder.similarity.partitioned)
     signatures: str = "work/similarity/{shard}.parquet"
@@ -80,11 +96,13 @@ class Files:
     # and its lost documents by reason, which rule funnel adds up
     funnel_counts: str = "work/funnel/{shard}.json"
     # the report's measurements of a shard (rule corpus_stats_shard): its counts, its 10-gram
-    # hashes (a row group per hash range) and its part of the resemblance sample; and one hash
-    # range's duplicate 10-gram counts (rule corpus_stats_range)
+    # hashes (a part per hash range, an Arrow IPC file) and its part of the resemblance sample;
+    # and one hash range's duplicate 10-gram counts (rule corpus_stats_range)
     report_totals: str = "work/report/totals/{shard}.json"
-    report_ngrams: str = "work/report/ngrams/{shard}.parquet"
+    report_ngrams: str = "work/report/ngrams/{shard}.arrow"
     report_sample: str = "work/report/sample/{shard}.parquet"
+    # every shard's 10-gram hashes, collected for the range jobs (as dedup_collected_*)
+    report_collected_ngrams: str = "work/report/collected_ngrams"
     report_range_counts: str = "work/report/ranges/{part}.json"
     # what the report's page shows of a shard's documents (rule report_shard: its languages and
     # lengths, its candidates for the sample, its quality sums and sample), and of the corpus's,

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
-from corpusbuilder.common.io import npy_header, write_row_groups
+from corpusbuilder.common.io import npy_header, read_part, read_parts, write_parts
 from corpusbuilder.config import ConfigError
 from corpusbuilder.contracts.tables import stage_table
 
@@ -238,9 +238,9 @@ def read_state_rows(
 
 
 def write_occurrences(parts: Sequence[np.ndarray], path: Path | str) -> None:
-    """A shard's n-gram occurrences (structured arrays of hash, doc, start), a row group per
-    hash range, so that range p's job reads row group p."""
-    write_row_groups(
+    """A shard's n-gram occurrences (structured arrays of hash, doc, start), a part per hash
+    range, so that range p's job reads part p (`common.io.write_parts`)."""
+    write_parts(
         [
             pa.table(
                 {name: part[name] for name in OCCURRENCE_SCHEMA.names}, schema=OCCURRENCE_SCHEMA
@@ -253,45 +253,40 @@ def write_occurrences(parts: Sequence[np.ndarray], path: Path | str) -> None:
 
 def read_occurrences(path: Path | str, partition: int, dtype: np.dtype) -> np.ndarray:
     """Hash range `partition` of a shard's occurrences, as a structured array of `dtype`."""
-    with pq.ParquetFile(path) as file:
-        table = file.read_row_group(partition, use_threads=False)
-    rows = np.empty(table.num_rows, dtype)
+    part = read_part(path, partition)
+    rows = np.empty(part.num_rows, dtype)
     for name in OCCURRENCE_SCHEMA.names:
-        rows[name] = table.column(name).to_numpy()
+        rows[name] = part.column(name).to_numpy()
     return rows
 
 
 def read_occurrence_docs(path: Path | str) -> Iterator[np.ndarray]:
     """The documents of a shard's occurrences, a hash range at a time."""
-    with pq.ParquetFile(path) as file:
-        for group in range(file.num_row_groups):
-            yield file.read_row_group(group, ["doc"], use_threads=False)["doc"].to_numpy()
+    for part in read_parts(path, ["doc"]):
+        yield part.column("doc").to_numpy()
 
 
 def write_pairs(parts: Sequence[tuple[np.ndarray, np.ndarray]], schema: pa.Schema, path) -> None:
-    """Per-document pairs of `schema` (`COUNT_SCHEMA`: one range's duplicate counts, a row group
-    per shard; `KEY_SCHEMA`: one shard's keys, a row group per range)."""
-    write_row_groups(
-        [pa.table(dict(zip(schema.names, part)), schema=schema) for part in parts], path
-    )
+    """Per-document pairs of `schema` (`COUNT_SCHEMA`: one range's duplicate counts, a part per
+    shard; `KEY_SCHEMA`: one shard's keys, a part per range)."""
+    write_parts([pa.table(dict(zip(schema.names, part)), schema=schema) for part in parts], path)
 
 
 def read_pairs(
     paths: Sequence[Path | str], group: int, schema: pa.Schema
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Row group `group` of each file `write_pairs` wrote with `schema`, as its two columns."""
+    """Part `group` of each file `write_pairs` wrote with `schema`, as its two columns."""
     pairs = []
     for path in paths:
-        with pq.ParquetFile(path) as file:
-            table = file.read_row_group(group, use_threads=False)
-        first, second = (table.column(name).to_numpy() for name in schema.names)
+        part = read_part(path, group)
+        first, second = (part.column(name).to_numpy() for name in schema.names)
         pairs.append((first, second))
     return pairs
 
 
 def write_seen(parts: Sequence[pd.DataFrame], path: Path | str) -> None:
-    """One hash range's seen occurrences, a row group per shard (in crawl order)."""
-    write_row_groups(
+    """One hash range's seen occurrences, a part per shard (in crawl order)."""
+    write_parts(
         [stage_table(part, SEEN_SCHEMA) for part in parts],
         path,
     )
@@ -301,11 +296,7 @@ def read_seen(paths: Sequence[Path | str], shard: int) -> pd.DataFrame:
     """Shard `shard`'s seen occurrences of every hash range."""
     import pandas as pd
 
-    parts = []
-    for path in paths:
-        with pq.ParquetFile(path) as file:
-            parts.append(file.read_row_group(shard, use_threads=False).to_pandas())
-    return pd.concat(parts, ignore_index=True)
+    return pd.concat([read_part(path, shard).to_pandas() for path in paths], ignore_index=True)
 
 
 def read_duplicate_ngram_range(paths: Sequence[Path | str], low: int, high: int) -> np.ndarray:

@@ -17,7 +17,13 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
-from corpusbuilder.common.io import atomic_path, write_row_groups
+from corpusbuilder.common.io import (
+    atomic_path,
+    part_count,
+    read_part,
+    write_parts,
+    write_row_groups,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,8 +94,9 @@ def read_funnel_counts(
 
 
 def write_ngram_ranges(before: Sequence[np.ndarray], after: Sequence[np.ndarray], path) -> None:
-    """A shard's 10-gram hashes, before and after block dedup, a row group per hash range."""
-    write_row_groups(
+    """A shard's 10-gram hashes, before and after block dedup, a part per hash range
+    (`common.io.write_parts`: a range's job reads its part of every shard's file)."""
+    write_parts(
         [
             pa.table(
                 {
@@ -107,15 +114,14 @@ def write_ngram_ranges(before: Sequence[np.ndarray], after: Sequence[np.ndarray]
 @names_the_file
 def read_ngram_range(path: Path | str, part: int, parts: int) -> tuple[np.ndarray, np.ndarray]:
     """Range ``part`` of a shard's 10-gram hashes: (before block dedup, after it)."""
-    with pq.ParquetFile(path) as file:
-        if file.num_row_groups != parts:
-            raise ValueError(
-                f"{path}: {file.num_row_groups} hash ranges, not {parts} (report.count_ranges "
-                "changed: measure the shard again)"
-            )
-        table = file.read_row_group(part, use_threads=False)
-    hashes = table.column("hash").to_numpy()
-    after = table.column("after").to_numpy(zero_copy_only=False)
+    if (written := part_count(path)) != parts:
+        raise ValueError(
+            f"{path}: {written} hash ranges, not {parts} (report.count_ranges changed: measure the "
+            "shard again)"
+        )
+    batch = read_part(path, part)
+    hashes = batch.column("hash").to_numpy()
+    after = batch.column("after").to_numpy(zero_copy_only=False)
     return hashes[~after], hashes[after]
 
 

@@ -9,6 +9,9 @@ is spelled once. The token file (``work/tokens/{shard}.npz``) has its own module
 
 from __future__ import annotations
 
+import errno
+import os
+import shutil
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +22,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
-from corpusbuilder.common.io import atomic_path
+from corpusbuilder.common.io import atomic_path, part_count, read_part, read_parts, write_parts
 from corpusbuilder.config import ConfigError
 from corpusbuilder.contracts.files import FILES, dedup_table, dedup_tables_of
 
@@ -100,8 +103,8 @@ LANGUAGE_SCHEMA = pa.schema(
     ]
 )
 
-# exact_hashes: a row per document the language stage kept, sorted by md5, one row group per
-# hash partition (exact_dedup.partitions of them, empty ones too)
+# exact_hashes: a row per document the language stage kept, sorted by md5, one part per hash
+# partition (exact_dedup.partitions of them, empty ones too)
 HASHES_SCHEMA = pa.schema(
     [
         ("md5", pa.binary(16)),
@@ -280,16 +283,57 @@ def read_manifest(path: Path | str) -> list[str]:
     return Path(path).read_text().splitlines()
 
 
+def collect_files(kinds: Mapping[str, Sequence[Path | str]], folder: Path | str) -> None:
+    """Each kind's files, in order, hard-linked into ``folder``/{kind}/ and listed in
+    ``folder``/{kind}.txt: the files stay while the folder does, whatever becomes of the names
+    they were written under (a temp() file is deleted once the jobs that name it are done, and
+    the jobs that read the folder do not name it). A file system that refuses hard links gets
+    copies."""
+    folder = Path(folder)
+    for kind, paths in kinds.items():
+        (folder / kind).mkdir(parents=True, exist_ok=True)
+        linked = [folder / kind / Path(path).name for path in paths]
+        for path, link in zip(paths, linked):
+            try:
+                os.link(path, link)
+            except OSError as error:
+                if error.errno not in (errno.EPERM, errno.EXDEV, errno.ENOTSUP):
+                    raise
+                shutil.copyfile(path, link)
+        write_manifest(linked, folder / f"{kind}.txt")
+
+
+def collected_files(given: Sequence[str] | str, kind: str) -> list[str]:
+    """A kind's files as a job was given them, in order: a folder of collect_files (its list of
+    that kind), or the files named one by one (under a default storage provider, where a job
+    sees only the files it names)."""
+    given = [given] if isinstance(given, str) else list(given)
+    if len(given) == 1 and Path(given[0]).is_dir():
+        return read_manifest(Path(given[0]) / f"{kind}.txt")
+    return [str(path) for path in given]
+
+
+def write_hash_partitions(parts: Sequence[pa.Table], path: Path | str) -> None:
+    """A shard's exact_hashes file: its HASHES_SCHEMA tables, a part per hash partition
+    (`common.io.write_parts`: a partition's job reads its part of every shard's file)."""
+    write_parts(parts, path)
+
+
 @names_the_file
 def read_hash_partition(path: Path | str, partition: int, partitions: int) -> pa.Table:
-    """Hash partition ``partition`` of an exact_hashes file: its row group of that number."""
-    with pq.ParquetFile(path) as hashes:
-        if hashes.num_row_groups != partitions:  # the config's mismatch, not a damaged file
-            raise ConfigError(
-                f"{path}: {hashes.num_row_groups} hash partitions, but exact_dedup.partitions is "
-                f"{partitions}; hash the shard again"
-            )
-        return hashes.read_row_group(partition, columns=HASHES_SCHEMA.names)
+    """Hash partition ``partition`` of an exact_hashes file: its part of that number."""
+    if (written := part_count(path)) != partitions:  # the config's mismatch, not a damaged file
+        raise ConfigError(
+            f"{path}: {written} hash partitions, but exact_dedup.partitions is {partitions}; hash "
+            "the shard again"
+        )
+    return pa.Table.from_batches([read_part(path, partition, HASHES_SCHEMA.names)])
+
+
+@names_the_file
+def read_hashed_documents(path: Path | str) -> list[str]:
+    """The ids of the documents an exact_hashes file holds, in its order."""
+    return [doc for part in read_parts(path, ["doc_id"]) for doc in part["doc_id"].to_pylist()]
 
 
 @names_the_file

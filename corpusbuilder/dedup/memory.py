@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from corpusbuilder.common.sizing import fewest_partitions
+from corpusbuilder.contracts.ngramfiles import STATE_ROW_GROUP
 from corpusbuilder.contracts.tokenfile import token_count
 from corpusbuilder.dedup.params import DedupParams
 
@@ -123,6 +124,30 @@ DUPLICATE_OCCURRENCE_SHARE = 1 / 3
 RANGE_JOB_BYTES_PER_DUPLICATE_OCCURRENCE = {"counts": 32, "seen": 102}
 ORDER_JOB_BYTES_PER_DUPLICATE_OCCURRENCE = 32
 ORDER_JOB_BYTES_PER_DOCUMENT = 32
+
+
+# A state part's job (dedup_state) merges its hash range of every run a row group at a time
+# (dedup.state.merge_state_runs): per run, the range's slice of one row group of STATE_ROW_GROUP
+# rows — fewer when the run's rows in the range are fewer — held at about 45 B a row (hash, count,
+# rank and the document id as Arrow holds it), three times in a round (the slices, their
+# concatenation and the merged copy). A run's file is 14.5 B a row on disk (zstd Parquet: the
+# 2 GB build's 32 runs, 12.9 M rows each).
+STATE_FILE_BYTES_PER_ROW = 14.5
+# rows of the state runs a token at dedup (the 2 GB build: 417,251,199 for 517,784,565 tokens)
+STATE_ROWS_PER_TOKEN = 0.806
+MB = 2**20
+STATE_ROW_BYTES_HELD = 3 * 45
+
+
+def state_part_memory_mb(run_bytes: Sequence[int], partitions: int) -> int:
+    """The memory of one `dedup_state` job, in MB, from its runs' file sizes (every shard's and
+    the earlier state's parts) and the hash ranges: bounded by a row group a run, whatever the
+    state's size."""
+    rows = sum(
+        min(STATE_ROW_GROUP, math.ceil(size / STATE_FILE_BYTES_PER_ROW / partitions))
+        for size in run_bytes
+    )
+    return PARTITIONED_MODULES_MB + math.ceil(rows * STATE_ROW_BYTES_HELD / MB)
 
 
 def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int) -> int:
