@@ -286,7 +286,7 @@ def job_memory(
     name: str, rule: Rule, size: dict, rates: dict, defaults: dict, shard_words: float
 ) -> dict:
     """The largest job's memory in MB and where the figure comes from (None: not measured)."""
-    if rule.jobs == "local":
+    if local(name):
         return {"mb": None, "source": "in Snakemake's own process (the plan's row)"}
     shard_tokens = shard_words * rates["tokens_per_word"]
     documents = round(size["documents"])
@@ -530,9 +530,7 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
         "time_not_measured": unmeasured,
         "largest_shard_words_within_max_mem": largest_shard(size, rates, defaults, args.max_mem_mb),
         "memory_not_measured": [
-            n
-            for n, r in rows.items()
-            if r["jobs"] and r["memory"]["mb"] is None and MODEL[n].jobs != "local"
+            n for n, r in rows.items() if r["jobs"] and r["memory"]["mb"] is None and not local(n)
         ],
     }
 

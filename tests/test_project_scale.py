@@ -86,7 +86,7 @@ def test_the_table_follows_the_measured_rates(tmp_path, projection):
 
 
 def test_the_targets_are_evaluated_not_stated(tmp_path, projection):
-    small = run(tmp_path, "--shard-words", "1e7", "--max-mem-mb", "64000", "--job-overhead-s", "0")
+    small = run(tmp_path, "--shard-words", "1e8", "--max-mem-mb", "256000", "--job-overhead-s", "0")
     slow = run(tmp_path, "--job-overhead-s", "3600")
     for row, fast, late in zip(projection["rows"], small["rows"], slow["rows"], strict=True):
         memory = row["targets"]["memory"]
