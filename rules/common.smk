@@ -605,7 +605,11 @@ def state_part_mem_mb(wildcards, input):
     group a run at a time (memory.state_part_memory_mb), with a fifth to spare. It asked for ten
     times its share of the runs' bytes until the 2 GB build's asked for 19.5 GB."""
     runs = collected_files(input.state_runs, "state_runs")
-    sizes = [os.path.getsize(path) for path in [*runs, *input.against] if os.path.exists(path)]
+    sizes = [
+        os.path.getsize(path)
+        for path in [*runs, *input.against]
+        if os.path.exists(path)
+    ]
     return math.ceil(SPARE * state_part_memory_mb(sizes, DEDUP_PARTITIONS))
 
 
