@@ -52,10 +52,11 @@ from corpusbuilder.ngrams.runs import (
 log = logging.getLogger("corpusbuilder.ngrams")
 
 # ngrams.partitions auto: a merge job reads its hash range of every shard's run in bounded
-# memory (ngrams.mem_mb), so ranges are for spreading the work: one a GiB of gzip'd WARCs, up to
-# 8 (the old fixed count).
+# memory (ngrams.mem_mb), so ranges are for spreading the work: one a GiB of gzip'd WARCs. Up to
+# 512: a job's time is its share of the corpus's runs (7.0 h at 10^12 words with 8 ranges, the
+# old cap: bench/project_scale.py, 2026-12-02), while each job parses every run's footer.
 AUTO_BYTES_PER_PARTITION = GIB
-AUTO_MAX_PARTITIONS = 8
+AUTO_MAX_PARTITIONS = 512
 
 
 def check_ngram_params(kind: str, n: int) -> None:
