@@ -14,10 +14,14 @@ steps this small.
 
 The corpus-wide jobs that read a small file a shard (`funnel` with its provenance record,
 `report_summary`, `corpus_stats`'s merge, `dedup_merge`, `dedup_documents`) are measured again on
-the shards' files listed `--repeat` times: what one more shard costs them (`per_shard_mb`, the
-growth over the extra entries), which bench/project_scale.py adds to the scale run's peak for the
-shards of 10^11 and 10^12 words. `corpus_stats`' resemblance sample is left out of that step: its
-size is `report.resemblance_sample` documents whatever the shards (in the scale run's peak).
+the shards' files (and the report's range counts) listed `--repeat` times: what one more shard
+costs them in memory (`per_shard_mb`, the growth over the extra entries) and in CPU time
+(`per_shard_s`), which bench/project_scale.py adds to the scale run's peak and time for the
+shards of 10^11 and 10^12 words. `corpus_stats`' step reads every shard's part of the
+resemblance sample (the file a shard it opens), but pairs no signatures: the sample is
+`report.resemblance_sample` 10-gram occurrences whatever the shards, held in the scale run's
+peak; here each part is read whole and let go, so the step's growth is the files' reading
+(an upper bound in time: at more shards each part is smaller) and no more memory.
 
 Results go to bench/results/report_jobs.json (the merges under `merges`, kept when only they run).
 """
@@ -45,7 +49,7 @@ from corpusbuilder.funnel import FunnelCounts, count_shard, read_counts
 from corpusbuilder.report.rendering import _pyplot
 from corpusbuilder.report.corpus_stats import merge_measures
 from corpusbuilder.report.ngram_counts import DuplicateCounts
-from corpusbuilder.contracts.reportfiles import read_range_counts, read_shard_totals
+from corpusbuilder.contracts.reportfiles import read_range_counts, read_sample, read_shard_totals
 from corpusbuilder.contracts.stamps import file_writer
 from corpusbuilder.contracts.tokenfile import document_count
 from corpusbuilder.common.provenance import provenance
@@ -54,13 +58,17 @@ from corpusbuilder.dedup.partitioned import sum_stats
 import pandas, pyarrow.parquet
 _pyplot()  # the libraries every step imports when first called: part of the baseline
 build = Path(sys.argv[1]); shard = sys.argv[2]; shards = sys.argv[3].split(",")
-ranges = sorted((build / FILES.report_range_counts).parent.glob("*.json"))
+# the report's ranges follow the shards (sizing.SHARDS_PER_REPORT_RANGE): listed as often
+repeat = int(sys.argv[4])
+ranges = sorted((build / FILES.report_range_counts).parent.glob("*.json")) * repeat
 def tables(name):
     return ShardTables(*(build / getattr(FILES, s).format(shard=name)
         for s in ("docs", "blocks", "language", "exact", "dedup")), name,
         build / FILES.quality.format(shard=name))
 peak = lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+cpu = lambda: sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
 before = peak()
+started = cpu()
 """
 
 STEPS = {
@@ -95,6 +103,8 @@ MERGES = {
     "report_summary": STEPS["report_summary"],
     "corpus_stats": (
         "counts = [read_range_counts(path) for path in ranges]\n"
+        "sampled = sum(len(read_sample(build / FILES.report_sample.format(shard=s))) "
+        "for s in shards)\n"
         "merge_measures(pandas.read_csv(build / FILES.funnel, sep='\\t'), "
         "[read_shard_totals(build / FILES.report_totals.format(shard=s)) for s in shards], "
         "DuplicateCounts(), DuplicateCounts())"
@@ -107,17 +117,26 @@ MERGES = {
 }
 
 
-def run(step: str, build: Path, shard: str, shards: list[str]) -> dict:
-    code = PRELUDE + {**STEPS, **MERGES}[step] + "\nprint(json.dumps([before, peak()]))"
+def run(step: str, build: Path, shard: str, shards: list[str], repeat: int = 1) -> dict:
+    code = (
+        PRELUDE
+        + {**STEPS, **MERGES}[step]
+        + "\nprint(json.dumps([before, peak(), cpu() - started]))"
+    )
     result = subprocess.run(
-        [sys.executable, "-c", code, str(build), shard, ",".join(shards)],
+        [sys.executable, "-c", code, str(build), shard, ",".join(shards), str(repeat)],
         capture_output=True,
         text=True,
         check=True,
     )
-    before, after = json.loads(result.stdout.strip().splitlines()[-1])
+    before, after, cpu_s = json.loads(result.stdout.strip().splitlines()[-1])
     held = round(after - before, 1)
-    return {"modules_mb": round(before), "peak_mb": round(after), "held_mb": held}
+    return {
+        "modules_mb": round(before),
+        "peak_mb": round(after),
+        "held_mb": held,
+        "cpu_s": round(cpu_s, 3),
+    }
 
 
 def shard_size(build: Path, shard: str) -> dict:
@@ -155,7 +174,7 @@ def main() -> None:
         found = {"build": str(args.build), "commit": args.commit, "steps": {}}
     found["merges"] = {"build": str(args.build), "commit": args.commit, "steps": {}}
     for step in MERGES:
-        once, again = (run(step, build, "", shards * k) for k in (1, args.repeat))
+        once, again = (run(step, build, "", shards * k, k) for k in (1, args.repeat))
         extra = len(shards) * (args.repeat - 1)
         found["merges"]["steps"][step] = {
             "shards": len(shards),
@@ -163,6 +182,7 @@ def main() -> None:
             "once": once,
             "repeated": again,
             "per_shard_mb": max(again["held_mb"] - once["held_mb"], 0) / extra,
+            "per_shard_s": max(again["cpu_s"] - once["cpu_s"], 0) / extra,
         }
         print(step, json.dumps(found["merges"]["steps"][step]), flush=True)
     for step in [] if args.merges_only else STEPS:

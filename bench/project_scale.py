@@ -19,14 +19,13 @@ Nothing is typed in. Each run re-reads:
   per-shard rule's peak grows with its shard (more than `GROWS` times the extra words' share) or
   stays (it streams);
 - bench/results/report_jobs.json (bench/bench_report_jobs.py, `merges`): what one more shard
-  costs the memory of each corpus-wide job that reads a small file a shard (funnel, the report's
-  merges, dedup_merge, dedup_documents), added to its peak in the scale run;
+  costs each corpus-wide job that reads a small file a shard (funnel, the report's merges,
+  dedup_merge, dedup_documents) in memory and CPU time, added to its peak and its time in the
+  scale run;
 - bench/results/part_reads.json (bench/bench_part_reads.py): the CPU ms to read one part of a
   file of P parts (a hash range of a shard's file, a shard's of a range's), which a job that reads
   a part of every shard's (or every range's) file pays N (or P) times: counted beyond what the
   scale run's jobs paid at its few shards and ranges;
-- bench/results/startup.json (bench/bench_startup.py): each rule script's start-up CPU seconds,
-  which a single job that reads a small file a shard pays once, whatever the shards;
 - bench/results/planning.json (bench/bench_planning.py, series `PLANNING_SERIES`): Snakemake's
   plan (`snakemake -n` on Common Crawl listings) in CPU seconds and peak RSS against its jobs, a
   line through the measured points: the plan comes before any job, on the host that submits;
@@ -113,7 +112,6 @@ RESULTS = HERE / "results"
 SCALE = RESULTS / "scale_slurm_defaults.json"
 REPORT_JOBS = RESULTS / "report_jobs.json"
 PART_READS = RESULTS / "part_reads.json"
-STARTUP = RESULTS / "startup.json"
 PLANNING = RESULTS / "planning.json"
 # bench_planning.py's series of the workflow as it plans now (the fans collected, issue 59)
 PLANNING_SERIES = "issue59_collected_de4ca4a"
@@ -356,11 +354,10 @@ def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: flo
         return row["s_per_word"] * shard_words * rates["parts_per_warc"]
     if rule.jobs == "single":
         measured_s = row["s_per_word"] * rates["words"]
-        # its interpreter's start-up (startup.json) is paid once, whatever the shards
-        start = min(rates["startup_s"].get(name, 0.0), measured_s)
         return {
             "words": row["s_per_word"] * words,
-            "shards": start + (measured_s - start) * size["shards"] / rates["shards"],
+            # the run's job and what a shard more costs it (report_jobs.json's merges)
+            "shards": measured_s + rates["per_shard_s"][name] * (size["shards"] - rates["shards"]),
             "once": measured_s,
         }[rule.per]
     seconds = row["s_per_word"] * words / size[rule.jobs]
@@ -603,7 +600,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warc-parts", type=Path, default=WARC_PARTS)
     parser.add_argument("--report-jobs", type=Path, default=REPORT_JOBS)
     parser.add_argument("--part-reads", type=Path, default=PART_READS)
-    parser.add_argument("--startup", type=Path, default=STARTUP)
     parser.add_argument("--planning", type=Path, default=PLANNING)
     parser.add_argument(
         "--shard-words",
@@ -651,13 +647,9 @@ def main(argv: list[str] | None = None) -> int:
     rates["part_reads"] = part_reads(json.loads(args.part_reads.read_text()))
     rates["link_s"] = link_seconds()
     rates["planning"] = planning_rates(json.loads(args.planning.read_text())[PLANNING_SERIES])
-    rates["startup_s"] = {
-        Path(case).stem: row["cpu_seconds"]
-        for case, row in json.loads(args.startup.read_text())["cases"].items()
-        if case.startswith("scripts/")
-    }
     merges = json.loads(args.report_jobs.read_text())["merges"]["steps"]
     rates["per_shard_mb"] = {name: step["per_shard_mb"] for name, step in merges.items()}
+    rates["per_shard_s"] = {name: step["per_shard_s"] for name, step in merges.items()}
     per_shard, shard_mb = defaults["input"]["warcs_per_shard"], defaults["input"]["shard_mb"]
     shard_bytes = (
         largest_shard_bytes(args.max_mem_mb)
