@@ -354,12 +354,9 @@ def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: flo
         return row["s_per_word"] * shard_words * rates["parts_per_warc"]
     if rule.jobs == "single":
         measured_s = row["s_per_word"] * rates["words"]
-        return {
-            "words": row["s_per_word"] * words,
-            # the run's job and what a shard more costs it (report_jobs.json's merges)
-            "shards": measured_s + rates["per_shard_s"][name] * (size["shards"] - rates["shards"]),
-            "once": measured_s,
-        }[rule.per]
+        if rule.per == "shards":  # the run's job and what a shard more costs it (its merges)
+            return measured_s + rates["per_shard_s"][name] * (size["shards"] - rates["shards"])
+        return row["s_per_word"] * words if rule.per == "words" else measured_s
     seconds = row["s_per_word"] * words / size[rule.jobs]
     return seconds * merge_passes(size["warc"]) if name == "dup_ngram_part" else seconds
 

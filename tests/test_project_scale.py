@@ -126,10 +126,11 @@ def test_every_job_of_the_build_is_timed_and_sized(projection):
 
 
 def test_what_a_shard_more_costs_follows_the_measurement(tmp_path, projection):
-    """A corpus-wide job that reads a small file a shard: its memory is the run's peak plus the
-    measured cost of each shard more; its hours grow with the shards."""
+    """A corpus-wide job that reads a small file a shard: its memory and its time are the run's
+    plus the measured cost of each shard more."""
     jobs = json.loads(project_scale.REPORT_JOBS.read_text())
     jobs["merges"]["steps"]["funnel"]["per_shard_mb"] += 0.1
+    jobs["merges"]["steps"]["funnel"]["per_shard_s"] += 0.1
     changed = tmp_path / "report_jobs.json"
     changed.write_text(json.dumps(jobs))
     again = run(tmp_path, "--report-jobs", str(changed))
@@ -138,8 +139,8 @@ def test_what_a_shard_more_costs_follows_the_measurement(tmp_path, projection):
         more = 0.1 * (before["size"]["shards"] - len(shards))
         funnel = before["rules"]["funnel"]["memory"]["mb"], after["rules"]["funnel"]["memory"]["mb"]
         assert funnel[1] - funnel[0] == pytest.approx(more, abs=1)
-    small, large = (row["rules"]["funnel"]["hours"] for row in projection["rows"])
-    assert large > small
+        hours = before["rules"]["funnel"]["hours"], after["rules"]["funnel"]["hours"]
+        assert (hours[1] - hours[0]) * 3600 == pytest.approx(more, rel=1e-6)
 
 
 def test_reading_a_part_costs_what_the_files_parts_make_it(tmp_path, projection):
