@@ -103,10 +103,7 @@ def shard_sample(
         inclusion = np.ones(len(documents))
     else:
         drawn = np.unique(ngram_doc[sampled])
-        # m: distinct 10-gram types of each drawn document
-        pairs = np.unique(np.stack([ngram_doc.astype(np.uint64), ngrams.hashes]), axis=1)
-        types = np.bincount(pairs[0].astype(np.int64), minlength=len(documents))
-        inclusion = -np.expm1(types[drawn] * math.log1p(-q))
+        inclusion = -np.expm1(_distinct_types(ngram_doc, ngrams.hashes, drawn) * math.log1p(-q))
     grouped = blocks.groupby("doc_id", sort=False)["tokens"].agg(["size", "sum"])
     grouped = grouped.loc[documents[drawn]]
     order = np.argsort(ngram_doc[sampled], kind="stable")
@@ -122,6 +119,21 @@ def shard_sample(
             "sampled_ngrams": [sampled_hashes[a:b] for a, b in zip(*bounds, strict=True)],
         }
     )
+
+
+def _distinct_types(ngram_doc: np.ndarray, hashes: np.ndarray, drawn: np.ndarray) -> np.ndarray:
+    """m of each drawn document: its distinct 10-gram types. Only the drawn documents'
+    occurrences are sorted (a sample's, not the shard's: the shard's pairs sorted whole were
+    three quarters of the job's time)."""
+    is_drawn = np.zeros(int(ngram_doc.max(initial=-1)) + 1, bool)
+    is_drawn[drawn] = True
+    held = is_drawn[ngram_doc]
+    docs, types = ngram_doc[held], hashes[held]
+    order = np.lexsort((types, docs))
+    docs, types = docs[order], types[order]
+    first = np.ones(len(docs), bool)
+    first[1:] = (docs[1:] != docs[:-1]) | (types[1:] != types[:-1])
+    return np.bincount(docs[first], minlength=len(is_drawn))[drawn]
 
 
 @dataclass(frozen=True)
