@@ -15,6 +15,9 @@ Nothing is typed in. Each run re-reads:
   single-threaded, and on the shared 2-core machine a job's wall seconds also count waiting for a
   core) per word of original text, its peak RSS, the tokens and documents reaching dedup, the
   words a gzip'd byte;
+- bench/results/retimed.json: rules run again in that build's directory after a change to them
+  (`snakemake <their outputs> --forcerun RULE --allowed-rules RULE`), their jobs' CPU seconds and
+  peaks from the jobs' `resources:` log lines, in place of the run's row for those rules;
 - bench/results/scale_slurm.json (the same through SLURM with shards of another size): whether a
   per-shard rule's peak grows with its shard (more than `GROWS` times the extra words' share) or
   stays (it streams);
@@ -110,6 +113,7 @@ from scale_rules import MODEL, Rule, workflow_rules  # noqa: E402
 REPO = HERE.parent
 RESULTS = HERE / "results"
 SCALE = RESULTS / "scale_slurm_defaults.json"
+RETIMED = RESULTS / "retimed.json"
 REPORT_JOBS = RESULTS / "report_jobs.json"
 PART_READS = RESULTS / "part_reads.json"
 PLANNING = RESULTS / "planning.json"
@@ -592,6 +596,7 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--scale", type=Path, default=SCALE)
+    parser.add_argument("--retimed", type=Path, default=RETIMED)
     parser.add_argument("--shard-evidence", type=Path, default=SHARD_EVIDENCE)
     parser.add_argument("--download", type=Path, default=DOWNLOAD)
     parser.add_argument("--warc-parts", type=Path, default=WARC_PARTS)
@@ -625,6 +630,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     scale = json.loads(args.scale.read_text())
+    retimed = json.loads(args.retimed.read_text())
+    if retimed["build"] != scale["dir"]:
+        parser.error(f"{args.retimed} re-timed rules in {retimed['build']}, not {scale['dir']}")
+    scale["rules"].update(retimed["rules"])
     rates = measured(
         scale,
         json.loads(args.shard_evidence.read_text()),

@@ -85,6 +85,24 @@ def test_the_table_follows_the_measured_rates(tmp_path, projection):
         assert after["wall_hours"] > before["wall_hours"]
 
 
+def test_a_rule_retimed_in_the_build_replaces_its_row(tmp_path, projection, capsys):
+    """A rule run again in the scale run's build after a change: its re-timed CPU seconds are
+    the rate; re-timed in another build, the projection refuses it."""
+    retimed = json.loads(project_scale.RETIMED.read_text())
+    rule = next(iter(retimed["rules"]))
+    retimed["rules"][rule]["cpu_time"] *= 3
+    changed = tmp_path / "retimed.json"
+    changed.write_text(json.dumps(retimed))
+    again = run(tmp_path, "--retimed", str(changed))
+    for before, after in zip(projection["rows"], again["rows"], strict=True):
+        hours = before["rules"][rule]["hours"], after["rules"][rule]["hours"]
+        assert hours[1] == pytest.approx(3 * hours[0])
+    changed.write_text(json.dumps({**retimed, "build": "/elsewhere"}))
+    with pytest.raises(SystemExit):
+        project_scale.main(["--retimed", str(changed), "--out", str(tmp_path / "x.json")])
+    assert "/elsewhere" in capsys.readouterr().err
+
+
 def test_the_targets_are_evaluated_not_stated(tmp_path, projection):
     small = run(tmp_path, "--shard-words", "1e8", "--max-mem-mb", "256000", "--job-overhead-s", "0")
     slow = run(tmp_path, "--job-overhead-s", "3600")
