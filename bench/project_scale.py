@@ -102,6 +102,7 @@ from corpusbuilder.exact_dedup import AUTO_MAX_PARTITIONS as EXACT_AUTO_MAX
 from corpusbuilder.ngrams.runs import MERGE_FAN_IN
 from corpusbuilder.ngrams.stage import AUTO_BYTES_PER_PARTITION as NGRAM_AUTO_BYTES
 from corpusbuilder.ngrams.stage import AUTO_MAX_PARTITIONS as NGRAM_AUTO_MAX
+from corpusbuilder.report.summary import SUMMARIES_PER_MERGE, merge_tree
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -252,6 +253,9 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
         "ngrams": ngrams,
         "dedup": dedup,
         "report": report_count_ranges(None, shards),
+        # the page summaries' merge tree: its levels' files, the shards' first
+        "summary_tree": (tree := merge_tree(shards)),
+        "summary_merges": sum(tree[1:]),
         "decided_by": decided,
     }
 
@@ -311,15 +315,16 @@ def job_memory(
         kind = "range"  # before #59 item 3: the measured peak, as a range job's
     if kind == "budget":
         return {"mb": defaults["ngrams"]["mem_mb"], "source": "ngrams.mem_mb (its budget)"}
-    row = rates["rules"].get(name)
+    row = rates["rules"].get(rule.measured_as or name)
     if kind is None or row is None:
         return {"mb": None, "source": f"not measured ({rule.why})" if rule.why else "not measured"}
     if kind in ("shards", "fixed"):
-        per_shard = rates["per_shard_mb"][name] if kind == "shards" else 0.0
+        per_shard = rates["per_shard_mb"][rule.measured_as or name] if kind == "shards" else 0.0
+        more = max(files_read(rule, size) - rates["shards"], 0) if kind == "shards" else 0
         return {
-            "mb": math.ceil(row["max_rss_mb"] + per_shard * (size["shards"] - rates["shards"])),
+            "mb": math.ceil(row["max_rss_mb"] + per_shard * more),
             "source": "measured peak"
-            + (f" + {per_shard * 1024:,.1f} KB a shard more" if kind == "shards" else ""),
+            + (f" + {per_shard * 1024:,.1f} KB a file more" if kind == "shards" else ""),
         }
     if kind == "range":  # its share of the corpus against a measured job's share
         scaled = (size["tokens"] / size[rule.jobs]) / (rates["tokens"] / row["jobs"])
@@ -337,6 +342,16 @@ def job_memory(
     return {"mb": math.ceil(MODULES_MB + above * scaled), "source": how}
 
 
+def files_read(rule: Rule, size: dict) -> int:
+    """The small files a job that reads one a shard reads (`Rule.reads`): every shard's, a merge
+    job's of the page summaries' tree, or the tree's top level's (the last merge's)."""
+    return {
+        "shards": size["shards"],
+        "merge": min(size["shards"], SUMMARIES_PER_MERGE),
+        "top": size["summary_tree"][-1],
+    }[rule.reads]
+
+
 def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: float) -> float | None:
     """The largest job's CPU seconds (None: not measured)."""
     if name == "download":  # a WARC's bytes, whatever shards it makes
@@ -344,19 +359,23 @@ def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: flo
         return warc_words / rates["words_per_gzip_byte"] / rates["download_bytes_per_s"]
     if rule.jobs == "local":  # a hard link a file
         return size[rule.links] * rule.link_kinds * rates["link_s"]
-    row = rates["rules"].get(name)
+    row = rates["rules"].get(rule.measured_as or name)
     if row is None:
         return None
     words = size["tokens"] / rates["tokens_per_word"]
+    if rule.per == "shards":
+        # the run's job and what a file more costs it (its merges); one that reads fewer files
+        # than the run's job, at least what its files cost
+        per_file = rates["per_shard_s"][rule.measured_as or name]
+        files = files_read(rule, size)
+        measured_s = row["s_per_word"] * rates["words"]
+        return max(measured_s + per_file * (files - rates["shards"]), per_file * files)
     if rule.jobs == "shard":
         return row["s_per_word"] * shard_words
     if rule.jobs == "warc":
         return row["s_per_word"] * shard_words * rates["parts_per_warc"]
     if rule.jobs == "single":
-        measured_s = row["s_per_word"] * rates["words"]
-        if rule.per == "shards":  # the run's job and what a shard more costs it (its merges)
-            return measured_s + rates["per_shard_s"][name] * (size["shards"] - rates["shards"])
-        return row["s_per_word"] * words if rule.per == "words" else measured_s
+        return row["s_per_word"] * (words if rule.per == "words" else rates["words"])
     seconds = row["s_per_word"] * words / size[rule.jobs]
     return seconds * merge_passes(size["warc"]) if name == "dup_ngram_part" else seconds
 
@@ -475,9 +494,14 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
             rows[name] = {"jobs": 0, "why": "no WARC is split" if whole else reason}
             continue
         jobs = {"shard": size["shards"], "single": 1, "local": 1}.get(rule.jobs) or size[rule.jobs]
+        if not jobs:
+            rows[name] = {"jobs": 0, "why": f"no {rule.jobs} at {size['shards']:,} shards"}
+            continue
         opening = opening_seconds(rule, size, rates)
         rows[name] = {
             "jobs": jobs,
+            # jobs one after another (the merge tree's levels), on the phase's longest path
+            "in_sequence": len(size["summary_tree"]) - 1 if rule.jobs == "summary_merges" else 1,
             "scales": rule.holds
             or {"shard": "a shard", "single": "the corpus", "warc": "a WARC"}.get(
                 rule.jobs, f"the corpus / {rule.jobs} partitions"
@@ -506,7 +530,14 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
         chain += sum(seconds[n] for n in shard_rules) + overhead * per_shard
         on_chains = {*shard_rules, *warc_rules}
         longest = max(
-            [chain, *(seconds[n] + overhead * (not local(n)) for n in names if n not in on_chains)]
+            [
+                chain,
+                *(
+                    (seconds[n] + overhead * (not local(n))) * rows[n]["in_sequence"]
+                    for n in names
+                    if n not in on_chains
+                ),
+            ]
         )
         wall_s += work / cores + (1 - 1 / cores) * longest
     planned = plan(sum(row["jobs"] for row in rows.values()), rates)

@@ -12,6 +12,8 @@ import sys
 import pytest
 from conftest import REPO
 
+from corpusbuilder.report.summary import SUMMARIES_PER_MERGE, merge_tree
+
 SCRIPT = REPO / "bench" / "project_scale.py"
 spec = importlib.util.spec_from_file_location("project_scale", SCRIPT)
 assert spec is not None and spec.loader is not None
@@ -118,7 +120,14 @@ def test_every_job_of_the_build_is_timed_and_sized(projection):
     or its memory."""
     for row in projection["rows"]:
         assert row["time_not_measured"] == [] and row["memory_not_measured"] == []
-        for name in ("report", "report_summary", "funnel", "corpus_stats", "dedup_documents"):
+        for name in (
+            "report",
+            "report_summary_group",
+            "report_summary",
+            "funnel",
+            "corpus_stats",
+            "dedup_documents",
+        ):
             assert row["rules"][name]["hours"] is not None, name
         # Snakemake's plan of every job comes first, on the host that submits
         assert row["plan"]["jobs"] == sum(rule["jobs"] for rule in row["rules"].values())
@@ -141,6 +150,33 @@ def test_what_a_shard_more_costs_follows_the_measurement(tmp_path, projection):
         assert funnel[1] - funnel[0] == pytest.approx(more, abs=1)
         hours = before["rules"]["funnel"]["hours"], after["rules"]["funnel"]["hours"]
         assert (hours[1] - hours[0]) * 3600 == pytest.approx(more, rel=1e-6)
+
+
+def test_the_page_summaries_merge_in_a_tree_of_jobs_timed_by_the_files_they_read(
+    tmp_path, projection
+):
+    """Past 64 shards the page summaries are merged 64 at a time, the tree's levels one after
+    the other, and the last merge reads the top level's files: each job's time is what a
+    summary costs (bench_report_jobs.py, `merges`) times the files it reads, whatever the
+    shards, and no longer one job's time growing with them."""
+    jobs = json.loads(project_scale.REPORT_JOBS.read_text())
+    per_file = jobs["merges"]["steps"]["report_summary"]["per_shard_s"] + 1.0
+    jobs["merges"]["steps"]["report_summary"]["per_shard_s"] = per_file
+    changed = tmp_path / "report_jobs.json"
+    changed.write_text(json.dumps(jobs))
+    again = run(tmp_path, "--report-jobs", str(changed))
+    for before, after in zip(projection["rows"], again["rows"], strict=True):
+        tree = merge_tree(before["size"]["shards"])
+        assert before["size"]["summary_tree"] == tree
+        merges, last = after["rules"]["report_summary_group"], after["rules"]["report_summary"]
+        assert merges["jobs"] == sum(tree[1:]) and merges["in_sequence"] == len(tree) - 1
+        assert last["jobs"] == 1 and tree[-1] <= SUMMARIES_PER_MERGE
+        # (a summary at a second or more: the run's job's time is less than its files')
+        assert merges["hours"] * 3600 == pytest.approx(per_file * SUMMARIES_PER_MERGE)
+        assert last["hours"] * 3600 == pytest.approx(per_file * tree[-1])
+        assert before["rules"]["report_summary"]["hours"] < 60 / 3600
+    # 10^11 words: a level of merge jobs; 10^12: two
+    assert [len(row["size"]["summary_tree"]) for row in projection["rows"]] == [2, 3]
 
 
 def test_reading_a_part_costs_what_the_files_parts_make_it(tmp_path, projection):
