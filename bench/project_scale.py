@@ -21,7 +21,8 @@ Nothing is typed in. Each run re-reads:
 - bench/results/report_jobs.json (bench/bench_report_jobs.py, `merges`): what one more shard
   costs each corpus-wide job that reads a small file a shard (funnel, the report's merges,
   dedup_merge, dedup_documents) in memory and CPU time, added to its peak and its time in the
-  scale run;
+  scale run; the page summaries' merge jobs (`report.summary.merge_tree`: 64 files at most a
+  job, past 64 shards a tree of them) pay it for each file they read;
 - bench/results/part_reads.json (bench/bench_part_reads.py): the CPU ms to read one part of a
   file of P parts (a hash range of a shard's file, a shard's of a range's), which a job that reads
   a part of every shard's (or every range's) file pays N (or P) times: counted beyond what the
@@ -48,8 +49,9 @@ each), or, one WARC a shard, the part of one that `input.shard_mb` makes (a WARC
 (`--shard-words` sets another). A job's CPU
 seconds are its rule's measured rate times the words it handles: a shard's, the corpus's over its
 family's partitions (the G₂₊ merge once per merge pass, `runs.MERGE_FAN_IN` runs at a time), or
-the corpus's for a single job — or, for a single job that reads a small file a shard, its measured
-seconds times the shards over the scale run's (once, for the report's page). A job's memory is
+the corpus's for a single job — or, for a job that reads a small file a shard (or a merge of the
+page summaries' tree), the scale run's job's seconds plus what each file more costs it (its share
+of them, where it reads fewer files; once, for the report's page). A job's memory is
 the library's function where there is one; else the measured peak, above the interpreter's
 `memory.MODULES_MB`, scaled by what the job holds: a shard (when the two scale runs show it
 growing), the corpus over the partitions, or a configured budget; a job that reads a small file a
@@ -365,11 +367,13 @@ def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: flo
     words = size["tokens"] / rates["tokens_per_word"]
     if rule.per == "shards":
         # the run's job and what a file more costs it (its merges); one that reads fewer files
-        # than the run's job, at least what its files cost
-        per_file = rates["per_shard_s"][rule.measured_as or name]
-        files = files_read(rule, size)
-        measured_s = row["s_per_word"] * rates["words"]
-        return max(measured_s + per_file * (files - rates["shards"]), per_file * files)
+        # than the run's job (the last merge of a tree), its share of the run's job
+        files, measured_s = files_read(rule, size), row["s_per_word"] * rates["words"]
+        if files < rates["shards"]:
+            return measured_s * files / rates["shards"]
+        return measured_s + rates["per_shard_s"][rule.measured_as or name] * (
+            files - rates["shards"]
+        )
     if rule.jobs == "shard":
         return row["s_per_word"] * shard_words
     if rule.jobs == "warc":

@@ -30,7 +30,6 @@ from corpusbuilder.report.samples import (
     shard_sample,
 )
 
-
 # Summaries a merge job reads at most (rules report_summary_group and report_summary). Reading
 # one and adding it costs 0.12 CPU s (bench/results/report_jobs.json: 45 ms of it JSON decoding),
 # so a job of 64 takes ~8 s beside its ~3 s start: long enough that a submission's overhead
