@@ -1,7 +1,5 @@
 # The thesis' corpus measurements (§3.6: Tables 3.4, 3.7-3.9) and a self-contained HTML report.
 # Evaluation outputs are named by path: this file may be included before rules/evaluate.smk.
-from corpusbuilder.report.summary import merge_group, merge_tree
-
 # The gold-set evaluation is an input only when its gold sets exist (the report renders without).
 REPORT_EVALUATION = {
     "boilerplate": FILES.boilerplate,
@@ -134,25 +132,8 @@ rule report_shard:
 # tree of merge jobs (report.summary.merge_tree: 459, then 8, at 10^12 words) and the last merge
 # of its top level's files. Each holds two summaries at a time (the sample's candidates, 10,000
 # documents' quality signals). No benchmark, as report_shard: light, and corpus_stats, which
-# globs the benchmarks for the stage times, does not wait for them.
-# the files of each level of the tree, the shards' first
-REPORT_SUMMARY_FILES = merge_tree(len(SHARDS))
-
-
-def summary_files(level, members):
-    """Files `members` of level `level` of the merge tree, in shard order."""
-    if level == 0:
-        return expand(FILES.report_shard_summary, shard=[SHARDS[i] for i in members])
-    return expand(FILES.report_summary_group, level=level, group=members)
-
-
-def summary_group_inputs(wildcards):
-    """Merge job `group` of level `level`: its group of the level below."""
-    level = int(wildcards.level)
-    members = merge_group(int(wildcards.group), REPORT_SUMMARY_FILES[level - 1])
-    return summary_files(level - 1, members)
-
-
+# globs the benchmarks for the stage times, does not wait for them. Their inputs:
+# summary_group_inputs and summary_files (rules/common.smk).
 rule report_summary_group:
     input:
         summaries=summary_group_inputs,
