@@ -17,7 +17,10 @@ The corpus-wide jobs that read a small file a shard (`funnel` with its provenanc
 the shards' files (and the report's range counts) listed `--repeat` times: what one more shard
 costs them in memory (`per_shard_mb`, the growth over the extra entries) and in CPU time
 (`per_shard_s`), which bench/project_scale.py adds to the scale run's peak and time for the
-shards of 10^11 and 10^12 words. `corpus_stats`' step reads every shard's part of the
+shards of 10^11 and 10^12 words. `report_summary`'s is what any merge job of the page summaries'
+tree (report.summary.merge_tree: no job reads more than 64) pays a file it reads, a merged file
+costing what a shard's does (10,000 documents' signals either way): project_scale.py times each
+merge job by the files it reads. `corpus_stats`' step reads every shard's part of the
 resemblance sample (the file a shard it opens), but pairs no signatures: the sample is
 `report.resemblance_sample` 10-gram occurrences whatever the shards, held in the scale run's
 peak; here each part is read whole and let go, so the step's growth is the files' reading

@@ -24,7 +24,8 @@ Nothing is typed in. Each run re-reads:
 - bench/results/report_jobs.json (bench/bench_report_jobs.py, `merges`): what one more shard
   costs each corpus-wide job that reads a small file a shard (funnel, the report's merges,
   dedup_merge, dedup_documents) in memory and CPU time, added to its peak and its time in the
-  scale run;
+  scale run; the page summaries' merge jobs (`report.summary.merge_tree`: 64 files at most a
+  job, past 64 shards a tree of them) pay it for each file they read;
 - bench/results/part_reads.json (bench/bench_part_reads.py): the CPU ms to read one part of a
   file of P parts (a hash range of a shard's file, a shard's of a range's), which a job that reads
   a part of every shard's (or every range's) file pays N (or P) times: counted beyond what the
@@ -51,8 +52,9 @@ each), or, one WARC a shard, the part of one that `input.shard_mb` makes (a WARC
 (`--shard-words` sets another). A job's CPU
 seconds are its rule's measured rate times the words it handles: a shard's, the corpus's over its
 family's partitions (the G₂₊ merge once per merge pass, `runs.MERGE_FAN_IN` runs at a time), or
-the corpus's for a single job — or, for a single job that reads a small file a shard, its measured
-seconds times the shards over the scale run's (once, for the report's page). A job's memory is
+the corpus's for a single job — or, for a job that reads a small file a shard (or a merge of the
+page summaries' tree), the scale run's job's seconds plus what each file more costs it (its share
+of them, where it reads fewer files; once, for the report's page). A job's memory is
 the library's function where there is one; else the measured peak, above the interpreter's
 `memory.MODULES_MB`, scaled by what the job holds: a shard (when the two scale runs show it
 growing), the corpus over the partitions, or a configured budget; a job that reads a small file a
@@ -105,6 +107,7 @@ from corpusbuilder.exact_dedup import AUTO_MAX_PARTITIONS as EXACT_AUTO_MAX
 from corpusbuilder.ngrams.runs import MERGE_FAN_IN
 from corpusbuilder.ngrams.stage import AUTO_BYTES_PER_PARTITION as NGRAM_AUTO_BYTES
 from corpusbuilder.ngrams.stage import AUTO_MAX_PARTITIONS as NGRAM_AUTO_MAX
+from corpusbuilder.report.summary import SUMMARIES_PER_MERGE, merge_tree
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -256,6 +259,9 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
         "ngrams": ngrams,
         "dedup": dedup,
         "report": report_count_ranges(None, shards),
+        # the page summaries' merge tree: its levels' files, the shards' first
+        "summary_tree": (tree := merge_tree(shards)),
+        "summary_merges": sum(tree[1:]),
         "decided_by": decided,
     }
 
@@ -315,15 +321,16 @@ def job_memory(
         kind = "range"  # before #59 item 3: the measured peak, as a range job's
     if kind == "budget":
         return {"mb": defaults["ngrams"]["mem_mb"], "source": "ngrams.mem_mb (its budget)"}
-    row = rates["rules"].get(name)
+    row = rates["rules"].get(rule.measured_as or name)
     if kind is None or row is None:
         return {"mb": None, "source": f"not measured ({rule.why})" if rule.why else "not measured"}
     if kind in ("shards", "fixed"):
-        per_shard = rates["per_shard_mb"][name] if kind == "shards" else 0.0
+        per_shard = rates["per_shard_mb"][rule.measured_as or name] if kind == "shards" else 0.0
+        more = max(files_read(rule, size) - rates["shards"], 0) if kind == "shards" else 0
         return {
-            "mb": math.ceil(row["max_rss_mb"] + per_shard * (size["shards"] - rates["shards"])),
+            "mb": math.ceil(row["max_rss_mb"] + per_shard * more),
             "source": "measured peak"
-            + (f" + {per_shard * 1024:,.1f} KB a shard more" if kind == "shards" else ""),
+            + (f" + {per_shard * 1024:,.1f} KB a file more" if kind == "shards" else ""),
         }
     if kind == "range":  # its share of the corpus against a measured job's share
         scaled = (size["tokens"] / size[rule.jobs]) / (rates["tokens"] / row["jobs"])
@@ -341,6 +348,16 @@ def job_memory(
     return {"mb": math.ceil(MODULES_MB + above * scaled), "source": how}
 
 
+def files_read(rule: Rule, size: dict) -> int:
+    """The small files a job that reads one a shard reads (`Rule.reads`): every shard's, a merge
+    job's of the page summaries' tree, or the tree's top level's (the last merge's)."""
+    return {
+        "shards": size["shards"],
+        "merge": min(size["shards"], SUMMARIES_PER_MERGE),
+        "top": size["summary_tree"][-1],
+    }[rule.reads]
+
+
 def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: float) -> float | None:
     """The largest job's CPU seconds (None: not measured)."""
     if name == "download":  # a WARC's bytes, whatever shards it makes
@@ -348,19 +365,25 @@ def job_seconds(name: str, rule: Rule, size: dict, rates: dict, shard_words: flo
         return warc_words / rates["words_per_gzip_byte"] / rates["download_bytes_per_s"]
     if rule.jobs == "local":  # a hard link a file
         return size[rule.links] * rule.link_kinds * rates["link_s"]
-    row = rates["rules"].get(name)
+    row = rates["rules"].get(rule.measured_as or name)
     if row is None:
         return None
     words = size["tokens"] / rates["tokens_per_word"]
+    if rule.per == "shards":
+        # the run's job and what a file more costs it (its merges); one that reads fewer files
+        # than the run's job (the last merge of a tree), its share of the run's job
+        files, measured_s = files_read(rule, size), row["s_per_word"] * rates["words"]
+        if files < rates["shards"]:
+            return measured_s * files / rates["shards"]
+        return measured_s + rates["per_shard_s"][rule.measured_as or name] * (
+            files - rates["shards"]
+        )
     if rule.jobs == "shard":
         return row["s_per_word"] * shard_words
     if rule.jobs == "warc":
         return row["s_per_word"] * shard_words * rates["parts_per_warc"]
     if rule.jobs == "single":
-        measured_s = row["s_per_word"] * rates["words"]
-        if rule.per == "shards":  # the run's job and what a shard more costs it (its merges)
-            return measured_s + rates["per_shard_s"][name] * (size["shards"] - rates["shards"])
-        return row["s_per_word"] * words if rule.per == "words" else measured_s
+        return row["s_per_word"] * (words if rule.per == "words" else rates["words"])
     seconds = row["s_per_word"] * words / size[rule.jobs]
     return seconds * merge_passes(size["warc"]) if name == "dup_ngram_part" else seconds
 
@@ -479,9 +502,14 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
             rows[name] = {"jobs": 0, "why": "no WARC is split" if whole else reason}
             continue
         jobs = {"shard": size["shards"], "single": 1, "local": 1}.get(rule.jobs) or size[rule.jobs]
+        if not jobs:
+            rows[name] = {"jobs": 0, "why": f"no {rule.jobs} at {size['shards']:,} shards"}
+            continue
         opening = opening_seconds(rule, size, rates)
         rows[name] = {
             "jobs": jobs,
+            # jobs one after another (the merge tree's levels), on the phase's longest path
+            "in_sequence": len(size["summary_tree"]) - 1 if rule.jobs == "summary_merges" else 1,
             "scales": rule.holds
             or {"shard": "a shard", "single": "the corpus", "warc": "a WARC"}.get(
                 rule.jobs, f"the corpus / {rule.jobs} partitions"
@@ -510,7 +538,14 @@ def project(words: int, cores: int, rates: dict, defaults: dict, args, groups: d
         chain += sum(seconds[n] for n in shard_rules) + overhead * per_shard
         on_chains = {*shard_rules, *warc_rules}
         longest = max(
-            [chain, *(seconds[n] + overhead * (not local(n)) for n in names if n not in on_chains)]
+            [
+                chain,
+                *(
+                    (seconds[n] + overhead * (not local(n))) * rows[n]["in_sequence"]
+                    for n in names
+                    if n not in on_chains
+                ),
+            ]
         )
         wall_s += work / cores + (1 - 1 / cores) * longest
     planned = plan(sum(row["jobs"] for row in rows.values()), rates)

@@ -15,8 +15,9 @@ REPO = Path(__file__).resolve().parents[1]
 class Rule:
     """How one rule's jobs scale. ``jobs``: "shard" (one a shard), "warc" (one a WARC, which
     may be read as several shards), a partition family ("exact", "ngrams", "dedup", "report": one
-    a partition), "single", "local" (one, run by Snakemake itself: a folder of links), or "none"
-    (not in this build: ``why``).
+    a partition), "summary_merges" (the page summaries' merge tree, `report.summary.merge_tree`:
+    its levels' jobs, a level after the one below), "single", "local" (one, run by Snakemake
+    itself: a folder of links), or "none" (not in this build: ``why``).
     ``memory``: "library" (a function of the library's, `job_memory`), "shard" (the measured peak
     scaled by the shard when it grows with it), "range" (scaled by the corpus over the
     partitions), "corpus" (scaled by the corpus), "shards" (the measured peak and what one more
@@ -28,6 +29,12 @@ class Rule:
     memory: str | None = None
     # a single job's work: "words" (the corpus's), "shards" (a small file a shard) or "once"
     per: str = "words"
+    # the small files a "shards" job reads: "shards" (every shard's), "merge" (a merge job's of
+    # the summaries' tree: report.summary.SUMMARIES_PER_MERGE) or "top" (the tree's top level's)
+    reads: str = "shards"
+    # the rule whose scale-run job measures this one's, where the scale run had none of its own
+    # (its shards too few for a merge tree)
+    measured_as: str = ""
     # files it reads a part of, each (files, parts): every file of a family ("shards", or a
     # partition family), each holding a part per member of another; reading a part costs
     # more with the parts a file holds (bench/bench_part_reads.py), which the scale run's
@@ -96,12 +103,23 @@ MODEL: dict[str, Rule] = {
         per="shards",
         holds="a shard's counts and its stage files' writers (a file's footer each)",
     ),
-    "report_summary": Rule(
-        "single",
+    # the page summaries' merge tree: a job of 64 summaries, the levels one after the other
+    "report_summary_group": Rule(
+        "summary_merges",
         12,
         "shards",
         per="shards",
-        holds="two page summaries at a time (sample candidates, 10,000 documents' signals)",
+        reads="merge",
+        measured_as="report_summary",
+        holds="two page summaries at a time, of the 64 it reads",
+    ),
+    "report_summary": Rule(
+        "single",
+        13,
+        "shards",
+        per="shards",
+        reads="top",
+        holds="two page summaries at a time, of the merge tree's top level (at most 64)",
     ),
     # (sizing.SHARDS_PER_REPORT_RANGE shards' 10-gram hashes a range)
     "report_collect_ngrams": Rule("local", 12, links="shards"),

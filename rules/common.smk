@@ -648,3 +648,24 @@ def corpus_stats_shard_inputs(wildcards):
             dedup_table(wildcards.shard) if DEDUP_PARTITIONED else FILES.dedup_tables
         )
     return inputs
+
+
+# The page summaries' merge tree (rules/report.smk: report_summary_group, report_summary).
+from corpusbuilder.report.summary import merge_group, merge_tree
+
+# the files of each level of the tree, the shards' first
+REPORT_SUMMARY_FILES = merge_tree(len(SHARDS))
+
+
+def summary_files(level, members):
+    """Files `members` of level `level` of the merge tree, in shard order."""
+    if level == 0:
+        return expand(FILES.report_shard_summary, shard=[SHARDS[i] for i in members])
+    return expand(FILES.report_summary_group, level=level, group=members)
+
+
+def summary_group_inputs(wildcards):
+    """Merge job `group` of level `level`: its group of the level below."""
+    level = int(wildcards.level)
+    members = merge_group(int(wildcards.group), REPORT_SUMMARY_FILES[level - 1])
+    return summary_files(level - 1, members)

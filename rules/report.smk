@@ -127,11 +127,39 @@ rule report_shard:
         "../scripts/report_shard.py"
 
 
-# The shards' page summaries merged, read one at a time: it holds two (the sample's candidates,
-# 10,000 documents' quality signals), whatever the shards.
+# The shards' page summaries merged in shard order, no job reading more than 64
+# (report.summary.SUMMARIES_PER_MERGE; 0.12 CPU s each): up to 64 shards, one job; past them, a
+# tree of merge jobs (report.summary.merge_tree: 459, then 8, at 10^12 words) and the last merge
+# of its top level's files. Each holds two summaries at a time (the sample's candidates, 10,000
+# documents' quality signals). No benchmark, as report_shard: light, and corpus_stats, which
+# globs the benchmarks for the stage times, does not wait for them. Their inputs:
+# summary_group_inputs and summary_files (rules/common.smk).
+rule report_summary_group:
+    input:
+        summaries=summary_group_inputs,
+    output:
+        summary=temp(FILES.report_summary_group),
+    log:
+        "logs/report/report_summary_group/{level}-{group}.log",
+    wildcard_constraints:
+        level="[1-9][0-9]*",
+        group="[0-9]+",
+    conda:
+        "../envs/evaluate.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+    params:
+        sample_size=REPORT_SAMPLE_SIZE,
+    script:
+        "../scripts/report_summary.py"
+
+
 rule report_summary:
     input:
-        summaries=expand(FILES.report_shard_summary, shard=SHARDS),
+        summaries=summary_files(
+            len(REPORT_SUMMARY_FILES) - 1, range(REPORT_SUMMARY_FILES[-1])
+        ),
     output:
         summary=FILES.report_summary,
     log:

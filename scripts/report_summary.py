@@ -1,9 +1,10 @@
-"""Rule `report_summary`: the shards' page summaries merged into the corpus's
-(corpusbuilder.report.summary.merge_summaries), reading one at a time →
-work/report/summary.json.
+"""Rules `report_summary_group` and `report_summary`: page summaries merged into one
+(corpusbuilder.report.summary.merge_summaries), reading one at a time → a level of the merge
+tree's file (work/report/summary_tree/{level}/{group}.json) or the corpus's
+(work/report/summary.json).
 
-Inputs: `summaries`, every shard's (rule report_shard), in shard order. Params: `sample_size`,
-as rule report_shard's.
+Inputs: `summaries`, in shard order: the shards' (rule report_shard) or a level's of the tree.
+Params: `sample_size`, as rule report_shard's.
 """
 
 import logging
@@ -16,7 +17,7 @@ setup_logging(snakemake.log[0])
 params = SummaryParams(sample_size=snakemake.params.sample_size)
 merged = merge_summaries(map(read_page_summary, snakemake.input.summaries), params)
 logging.getLogger("corpusbuilder.report").info(
-    "%d shards: %d sample candidates, %d quality documents sampled",
+    "%d summaries: %d sample candidates, %d quality documents sampled",
     len(snakemake.input.summaries),
     len(merged["candidates"]),
     len((merged["quality"] or {"sample": {"key": []}})["sample"]["key"]),

@@ -64,4 +64,43 @@ def test_the_plan_grows_with_shards_plus_ranges_not_their_product(tmp_path):
     jobs = len(re.findall(r"^\s*\d+\[label", dot, re.MULTILINE))
     edges = len(re.findall(r"^\s*\d+ -> \d+", dot, re.MULTILINE))
     assert jobs > 32 * 8 + 5 * RANGES, jobs  # the shards' and the ranges' jobs are all there
+    assert "report_summary_group" not in dot  # 32 shards: one merge of their page summaries
     assert edges < 6 * jobs, (edges, jobs)
+
+
+def dry_run_jobs(output: str) -> list[dict]:
+    """The jobs a dry run lists: each its rule and its fields (input, output, wildcards...)."""
+    jobs: list[dict] = []
+    for line in output.splitlines():
+        if found := re.match(r"^(?:local)?rule (\w+):$", line):
+            jobs.append({"rule": found[1]})
+        elif jobs and (found := re.match(r"^    (\w+): (.*)$", line)):
+            jobs[-1][found[1]] = found[2]
+    return jobs
+
+
+@pytest.mark.workflow
+def test_past_64_shards_the_page_summaries_merge_in_groups_in_shard_order(tmp_path):
+    """Nine WARCs, 72 shards: two merge jobs of the page summaries (the first 64 shards', the
+    last 8, in shard order) and the last merge of their two files (report.summary.merge_tree)."""
+    listing = tmp_path / "warc.paths.gz"
+    listing.write_bytes(gzip.compress("".join(cc_path(i) + "\n" for i in range(9)).encode()))
+    config = {
+        "input": {"cc_paths": {"listing": str(listing), "base_url": CC_BASE_URL, "limit": 9}},
+        "evaluate": {"gold_dir": str(tmp_path / "no-gold")},
+    }
+    jobs = dry_run_jobs(ok(snakemake(tmp_path, "-n", "results/report.html", config=config)))
+    # the listing's shards are named in crawl order (zero-padded WARC numbers, then parts)
+    shards = sorted(job["output"] for job in jobs if job["rule"] == "report_shard")
+    assert len(shards) == 72
+    merges = sorted(
+        (job["wildcards"], job["input"].split(", "), job["output"])
+        for job in jobs
+        if job["rule"] == "report_summary_group"
+    )
+    assert merges == [
+        ("level=1, group=0", shards[:64], "work/report/summary_tree/1/0.json"),
+        ("level=1, group=1", shards[64:], "work/report/summary_tree/1/1.json"),
+    ]
+    (last,) = [job for job in jobs if job["rule"] == "report_summary"]
+    assert last["input"] == "work/report/summary_tree/1/0.json, work/report/summary_tree/1/1.json"

@@ -12,6 +12,8 @@ import sys
 import pytest
 from conftest import REPO
 
+from corpusbuilder.report.summary import SUMMARIES_PER_MERGE, merge_tree
+
 SCRIPT = REPO / "bench" / "project_scale.py"
 spec = importlib.util.spec_from_file_location("project_scale", SCRIPT)
 assert spec is not None and spec.loader is not None
@@ -136,7 +138,14 @@ def test_every_job_of_the_build_is_timed_and_sized(projection):
     or its memory."""
     for row in projection["rows"]:
         assert row["time_not_measured"] == [] and row["memory_not_measured"] == []
-        for name in ("report", "report_summary", "funnel", "corpus_stats", "dedup_documents"):
+        for name in (
+            "report",
+            "report_summary_group",
+            "report_summary",
+            "funnel",
+            "corpus_stats",
+            "dedup_documents",
+        ):
             assert row["rules"][name]["hours"] is not None, name
         # Snakemake's plan of every job comes first, on the host that submits
         assert row["plan"]["jobs"] == sum(rule["jobs"] for rule in row["rules"].values())
@@ -159,6 +168,37 @@ def test_what_a_shard_more_costs_follows_the_measurement(tmp_path, projection):
         assert funnel[1] - funnel[0] == pytest.approx(more, abs=1)
         hours = before["rules"]["funnel"]["hours"], after["rules"]["funnel"]["hours"]
         assert (hours[1] - hours[0]) * 3600 == pytest.approx(more, rel=1e-6)
+
+
+def test_the_page_summaries_merge_in_a_tree_of_jobs_timed_by_the_files_they_read(
+    tmp_path, projection
+):
+    """Past 64 shards the page summaries are merged 64 at a time, the tree's levels one after
+    the other, and the last merge reads the top level's files: each job's time follows the
+    files it reads (what a summary more costs, bench_report_jobs.py's `merges`), whatever the
+    shards, and no longer one job's time growing with them."""
+    jobs = json.loads(project_scale.REPORT_JOBS.read_text())
+    jobs["merges"]["steps"]["report_summary"]["per_shard_s"] += 1.0
+    changed = tmp_path / "report_jobs.json"
+    changed.write_text(json.dumps(jobs))
+    again = run(tmp_path, "--report-jobs", str(changed))
+    run_shards = projection["rates"]["shards"]
+    for before, after in zip(projection["rows"], again["rows"], strict=True):
+        tree = merge_tree(before["size"]["shards"])
+        assert before["size"]["summary_tree"] == tree
+        merges = before["rules"]["report_summary_group"]
+        assert merges["jobs"] == sum(tree[1:]) and merges["in_sequence"] == len(tree) - 1
+        assert before["rules"]["report_summary"]["jobs"] == 1 and tree[-1] <= SUMMARIES_PER_MERGE
+        for name, files in (
+            ("report_summary_group", SUMMARIES_PER_MERGE),
+            ("report_summary", tree[-1]),
+        ):
+            more = (after["rules"][name]["hours"] - before["rules"][name]["hours"]) * 3600
+            # (a job of fewer files than the run's job: its share of the run's job)
+            assert more == pytest.approx(max(files - run_shards, 0), abs=1e-6), name
+            assert before["rules"][name]["hours"] < 60 / 3600
+    # 10^11 words: a level of merge jobs; 10^12: two
+    assert [len(row["size"]["summary_tree"]) for row in projection["rows"]] == [2, 3]
 
 
 def test_reading_a_part_costs_what_the_files_parts_make_it(tmp_path, projection):

@@ -4,6 +4,7 @@ job computed them before it was split), on the sample build."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import numpy as np
@@ -19,6 +20,7 @@ from corpusbuilder.report.quality import (
     MAIN_SIGNALS,
     PERCENTILES,
     RULE_SETS,
+    add_quality,
     distribution_note,
     dropped_examples,
     percentile_error,
@@ -29,7 +31,14 @@ from corpusbuilder.report.quality import (
 )
 from corpusbuilder.report.rendering import LENGTH_BINS
 from corpusbuilder.report.samples import document_html, pick_sample, sample_documents
-from corpusbuilder.report.summary import SummaryParams, merge_summaries, summarise_shard
+from corpusbuilder.report.summary import (
+    SUMMARIES_PER_MERGE,
+    SummaryParams,
+    merge_group,
+    merge_summaries,
+    merge_tree,
+    summarise_shard,
+)
 
 pytestmark = pytest.mark.workflow
 
@@ -188,3 +197,82 @@ def test_a_smaller_quality_sample_is_the_lowest_keys_of_the_corpus_and_says_its_
     assert error == pytest.approx(100 * np.sqrt(np.log(40) / 14))
     assert f"± {error:.2f} percentile points" in distribution_note(page)
     assert percentile_error(10_000, 10**9) == pytest.approx(1.36, abs=0.01)
+
+
+def relabelled(summary: dict, tag: str) -> dict:
+    """``summary`` as another shard's: its shard, its documents and its signals' sample keys
+    renamed by ``tag``, its counts the same — so that a few shards make many, the copies tying
+    on every ranking but their names."""
+    copy = json.loads(json.dumps(summary))
+    for row in copy["candidates"]:
+        row["shard"], row["doc_id"] = tag + row["shard"], tag + row["doc_id"]
+    for record in copy["documents"]:
+        record["doc_id"] = tag + record["doc_id"]
+    sample = copy["quality"]["sample"]
+    sample["key"] = [sample_key(f"{tag}{key}") for key in sample["key"]]
+    for examples in copy["quality"]["examples"].values():
+        for example in examples:
+            example["doc_id"] = tag + example["doc_id"]
+    return copy
+
+
+def through_tree(summaries: list[dict], params, per_merge: int, root) -> dict:
+    """The rules' path: each level's merge jobs (report_summary_group) writing their files, the
+    next reading them, and the last merge (report_summary)."""
+    level = summaries
+    for depth, jobs in enumerate(merge_tree(len(summaries), per_merge)[1:], 1):
+        paths = [root / f"{depth}-{group}.json" for group in range(jobs)]
+        for group, path in enumerate(paths):
+            members = merge_group(group, len(level), per_merge)
+            write_page_summary(merge_summaries([level[i] for i in members], params), path)
+        level = [read_page_summary(path) for path in paths]
+    return merge_summaries(level, params)
+
+
+@pytest.mark.parametrize(("per_merge", "levels"), [(2, 4), (3, 3), (5, 2), (12, 1)])
+def test_a_tree_of_merges_is_the_one_merge_in_shard_order(shards, tmp_path, per_merge, levels):
+    """12 shards (the sample build's 3, each also as 3 more) merged at once and through a tree:
+    the same summary, its keys in the same order, but for the quality sums' last bits (floats
+    added in another grouping)."""
+    params = SummaryParams(sample_size=4, quality_sample=50)
+    real = [summarise_shard(shard, params) for shard in shards]
+    summaries = [relabelled(summary, f"c{copy}-") for copy in range(4) for summary in real]
+    assert len(merge_tree(len(summaries), per_merge)) == levels
+    at_once = merge_summaries(summaries, params)
+    tree = through_tree(summaries, params, per_merge, tmp_path)
+    assert at_once["quality"]["documents"] > 50  # the sample is a part of the documents
+    sums = tree["quality"].pop("sums")
+    for name, value in at_once["quality"].pop("sums").items():
+        assert sums[name] == pytest.approx(value, rel=1e-12)
+    assert json.dumps(tree) == json.dumps(at_once)
+
+
+def test_the_tree_reads_at_most_its_fan_in_a_job():
+    assert merge_tree(1) == [1]
+    assert merge_tree(SUMMARIES_PER_MERGE) == [SUMMARIES_PER_MERGE]  # today's one job
+    assert merge_tree(SUMMARIES_PER_MERGE + 1) == [SUMMARIES_PER_MERGE + 1, 2]
+    assert merge_tree(29_333) == [29_333, 459, 8]  # 10^12 words
+    assert [list(merge_group(g, 130)) for g in range(3)] == [
+        list(range(0, 64)),
+        list(range(64, 128)),
+        [128, 129],
+    ]
+    with pytest.raises(ValueError, match="at least 2"):
+        merge_tree(10, 1)
+
+
+def test_the_rule_sets_counts_keep_their_order_in_any_grouping(shards):
+    """A rule set whose failing documents have no words (so far): Counter's sum listed a count
+    first non-zero in a later summary last, and the order depended on the grouping."""
+    quality = summarise_shard(shards[0])["quality"]
+    a, b, c = (
+        {**quality, "rule_sets": {s: dict(counts) for s in RULE_SETS}}
+        for counts in (
+            {"documents": 2, "words": 0, "dropped": 1},
+            {"documents": 0, "words": 0, "dropped": 0},
+            {"documents": 1, "words": 5, "dropped": 0},
+        )
+    )
+    left, right = add_quality(add_quality(a, b), c), add_quality(a, add_quality(b, c))
+    assert json.dumps(left["rule_sets"]) == json.dumps(right["rule_sets"])
+    assert list(left["rule_sets"]["c4"].items()) == [("documents", 3), ("words", 5), ("dropped", 1)]

@@ -106,8 +106,10 @@ class Files:
     report_range_counts: str = "work/report/ranges/{part}.json"
     # what the report's page shows of a shard's documents (rule report_shard: its languages and
     # lengths, its candidates for the sample, its quality sums and sample), and of the corpus's,
-    # the shards' merged (rule report_summary)
+    # the shards' merged (rule report_summary); past report.summary.SUMMARIES_PER_MERGE shards,
+    # through a tree of merges (rule report_summary_group: a group of the level below each)
     report_shard_summary: str = "work/report/summary/{shard}.json"
+    report_summary_group: str = "work/report/summary_tree/{level}/{group}.json"
     report_summary: str = "work/report/summary.json"
     # the thesis' measurements (rule corpus_stats) and the report (rule report)
     funnel_full: str = "results/stats/funnel_full.tsv"

@@ -43,6 +43,8 @@ MAIN_SIGNALS = (
     "fineweb_newline_ratio",
 )
 RULE_SETS = ("gopher", "c4", "fineweb")
+# per rule set: the documents and the words it fails, the documents it dropped
+RULE_SET_COUNTS = ("documents", "words", "dropped")
 PERCENTILES = (5, 25, 50, 75, 95)
 CONFIDENCE = 0.95  # of the percentiles' stated error
 
@@ -138,19 +140,28 @@ def _examples(shard: ShardTables, quality: pd.DataFrame, per_set: int, chars: in
     }
 
 
+def _add_counts(first: dict[str, int], second: dict[str, int]) -> dict[str, int]:
+    """A rule set's counts added up, in `RULE_SET_COUNTS` order, those that are zero left out
+    (as Counter's sum left them out). Counter's sum put a count that became non-zero in the later
+    summary last, so that the keys' order depended on how the summaries were grouped."""
+    added = {key: first.get(key, 0) + second.get(key, 0) for key in RULE_SET_COUNTS}
+    return {key: count for key, count in added.items() if count > 0}
+
+
 def add_quality(
     total: dict | None, shard: dict | None, per_set: int = 3, sample_size: int = 10_000
 ) -> dict | None:
-    """Two quality summaries as one (``shard`` the later in shard order), no larger than one."""
+    """Two quality summaries as one (``shard`` the later in shard order), no larger than one.
+    Associative, so that summaries can be merged in any grouping of the shard order: sums (the
+    signals' in floats, to their last bits), the lowest keys of the signals' sample (ties to the
+    earlier in shard order), the first examples in shard order, the rules in order first seen."""
     if total is None or shard is None:
         return total or shard
     return {
         "documents": total["documents"] + shard["documents"],
         "words": total["words"] + shard["words"],
         "rule_sets": {
-            rule_set: dict(
-                Counter(total["rule_sets"][rule_set]) + Counter(shard["rule_sets"][rule_set])
-            )
+            rule_set: _add_counts(total["rule_sets"][rule_set], shard["rule_sets"][rule_set])
             for rule_set in RULE_SETS
         },
         "rules": dict(Counter(total["rules"]) + Counter(shard["rules"])),

@@ -3,7 +3,11 @@ no job holds more than a shard: its languages and document lengths (`joins.shard
 candidates for the sample of documents (`samples.shard_sample`) and its quality figures
 (`quality.shard_quality`). A shard's summary and the corpus's are the same plain data
 (`contracts.reportfiles.write_page_summary`), and two add up to one no larger (`add_summaries`),
-so the merge holds two at a time whatever the shards.
+so a merge holds two at a time whatever the shards. The adding is associative (each part of a
+summary is a sum, the first items in shard order, or the lowest-ranked of a fixed order), so the
+shards' summaries are merged in a tree, `SUMMARIES_PER_MERGE` at a time (`merge_tree`): no job
+reads more, whatever the corpus, and the result is the one merge's in shard order but for the
+last bits of the quality sums (floats added in another order).
 
 Every figure of the merged summary is the one-job figure but the quality percentiles, which come
 from a sample of ``quality_sample`` documents once the corpus holds more (their error is on the
@@ -12,6 +16,7 @@ page: `quality.distribution_note`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -24,6 +29,14 @@ from corpusbuilder.report.samples import (
     merge_candidates,
     shard_sample,
 )
+
+# Summaries a merge job reads at most (rules report_summary_group and report_summary). Reading
+# one and adding it costs 0.12 CPU s (bench/results/report_jobs.json: 45 ms of it JSON decoding),
+# so a job of 64 takes ~8 s beside its ~3 s start: long enough that a submission's overhead
+# (~10 s) is not most of it, short against the shard jobs before it. 10^11 words (~2,900 shards)
+# make 46 merge jobs, then the last reads 46 files; 10^12 (29,333) make 459, then 8, then the
+# last reads 8.
+SUMMARIES_PER_MERGE = 64
 
 
 @dataclass(frozen=True)
@@ -84,3 +97,22 @@ def merge_summaries(summaries: Iterable[dict], params: SummaryParams = SummaryPa
     if merged is None:
         raise ValueError("no shard summary to merge")
     return merged
+
+
+def merge_tree(summaries: int, per_merge: int = SUMMARIES_PER_MERGE) -> list[int]:
+    """The files of each level of the tree that merges ``summaries`` files in shard order, the
+    shards' first: a level above has a merge job (and its file) for each ``per_merge`` of the
+    level below (`merge_group`), until at most ``per_merge`` are left for the last merge. The
+    shards' alone where there are no more than ``per_merge`` (one job merges them)."""
+    if per_merge < 2:
+        raise ValueError(f"a merge reads at least 2 summaries, not {per_merge}")
+    levels = [summaries]
+    while levels[-1] > per_merge:
+        levels.append(math.ceil(levels[-1] / per_merge))
+    return levels
+
+
+def merge_group(group: int, below: int, per_merge: int = SUMMARIES_PER_MERGE) -> range:
+    """The files of the level below (of ``below`` files) that merge job ``group`` reads, in
+    order."""
+    return range(group * per_merge, min((group + 1) * per_merge, below))
