@@ -140,7 +140,7 @@ def test_one_shards_table_alone_plans_the_folders_its_ranges_read_and_leaves_no_
     original = reference / "work" / "dedup" / "shards" / "sample-01.parquet"
     pd.testing.assert_frame_equal(pd.read_parquet(table), pd.read_parquet(original))
     # but the shard's own state run, which Snakemake keeps as a target job's temp() output
-    assert scratch_files(workdir) == ["state_runs/sample-01.parquet"]
+    assert scratch_files(workdir) == ["state_runs/sample-01.arrow"]
 
 
 def test_adding_a_warc_reruns_the_new_shards_stages_and_dedup_only(builds):

@@ -26,7 +26,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from corpusbuilder.common.sizing import fewest_partitions
-from corpusbuilder.contracts.ngramfiles import STATE_ROW_GROUP
 from corpusbuilder.contracts.tokenfile import token_count
 from corpusbuilder.dedup.params import DedupParams
 
@@ -126,28 +125,35 @@ ORDER_JOB_BYTES_PER_DUPLICATE_OCCURRENCE = 32
 ORDER_JOB_BYTES_PER_DOCUMENT = 32
 
 
-# A state part's job (dedup_state) merges its hash range of every run a row group at a time
-# (dedup.state.merge_state_runs): per run, the range's slice of one row group of STATE_ROW_GROUP
-# rows — fewer when the run's rows in the range are fewer — held at about 45 B a row (hash, count,
-# rank and the document id as Arrow holds it), three times in a round (the slices, their
-# concatenation and the merged copy). A run's file is 14.5 B a row on disk (zstd Parquet: the
-# 2 GB build's 32 runs, 12.9 M rows each).
+# A state part's job (dedup_state) holds its hash range of the state (dedup.state_partitions): that
+# part of every shard's run, each read whole (`ngramfiles.read_state_run`), and the earlier
+# state's rows in it a row group at a time, merged in rounds (dedup.state.merge_sorted_rows) whose
+# first takes nearly all of them. Held at about 45 B a row (hash, rank and the document id as Arrow
+# holds it), three times in a round (the pieces, their concatenation and the merged copy): what
+# it holds is its share of the state, so the state's ranges follow the state's size
+# (`auto_state_partitions`). A state's part is 14.5 B a row on disk (zstd Parquet: the 2 GB
+# build's 32 runs, 12.9 M rows each), a run's part STATE_RUN_BYTES_PER_ROW (zstd Arrow IPC).
 STATE_FILE_BYTES_PER_ROW = 14.5
+STATE_RUN_BYTES_PER_ROW = 14.5
 # rows of the state runs a token at dedup (the 2 GB build: 417,251,199 for 517,784,565 tokens)
 STATE_ROWS_PER_TOKEN = 0.806
 MB = 2**20
 STATE_ROW_BYTES_HELD = 3 * 45
+# dedup.state_partitions' maximum (config/schema.yaml): each shard's run is a part per range
+MAX_STATE_PARTITIONS = 65536
 
 
-def state_part_memory_mb(run_bytes: Sequence[int], partitions: int) -> int:
-    """The memory of one `dedup_state` job, in MB, from its runs' file sizes (every shard's and
-    the earlier state's parts) and the hash ranges: bounded by a row group a run, whatever the
-    state's size."""
-    rows = sum(
-        min(STATE_ROW_GROUP, math.ceil(size / STATE_FILE_BYTES_PER_ROW / partitions))
-        for size in run_bytes
-    )
-    return PARTITIONED_MODULES_MB + math.ceil(rows * STATE_ROW_BYTES_HELD / MB)
+def state_rows_by_sizes(run_bytes: int, state_bytes: int) -> float:
+    """The rows of a state's runs (every shard's, `run_bytes` in all) and of the earlier state
+    (its parts, `state_bytes`), from the files' sizes alone (a stat each, for the rule's
+    resources)."""
+    return run_bytes / STATE_RUN_BYTES_PER_ROW + state_bytes / STATE_FILE_BYTES_PER_ROW
+
+
+def state_part_memory_mb(state_rows: float, partitions: int) -> int:
+    """The memory of one `dedup_state` job, in MB: its range's share of `state_rows` (hashes are
+    uniform, so the ranges are about equal) and the interpreter."""
+    return PARTITIONED_MODULES_MB + math.ceil(state_rows / partitions * STATE_ROW_BYTES_HELD / MB)
 
 
 def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int) -> int:
@@ -209,6 +215,33 @@ def auto_dedup_partitions(input_bytes: int, max_mem_mb: int) -> int:
     return fewest_partitions(
         lambda p: planned_range_job_mb(input_bytes, p), max_mem_mb, MAX_PARTITIONS
     )
+
+
+def planned_state_job_mb(input_bytes: int, earlier_state_bytes: int, partitions: int) -> int:
+    """The `resources.mem_mb` of a `dedup_state` job (with a fifth to spare, as the rules ask) in
+    `partitions` ranges: its share of this corpus's output n-grams, projected from `input_bytes`
+    (`STATE_ROWS_PER_TOKEN`), and of the earlier state's rows (`earlier_state_bytes` of its
+    parts)."""
+    rows = (
+        input_bytes * TOKENS_PER_INPUT_BYTE * STATE_ROWS_PER_TOKEN
+        + earlier_state_bytes / STATE_FILE_BYTES_PER_ROW
+    )
+    return math.ceil(SPARE * state_part_memory_mb(rows, partitions))
+
+
+def auto_state_partitions(
+    input_bytes: int, earlier_state_bytes: int, max_mem_mb: int, dedup_partitions: int
+) -> int:
+    """`dedup.state_partitions: auto`: the fewest hash ranges of the state whose jobs each need at
+    most `max_mem_mb` (`planned_state_job_mb`); at least `dedup_partitions`, the jobs the range
+    family already runs, so a state that fits in fewer is not written by fewer, longer jobs; at
+    most `MAX_STATE_PARTITIONS`."""
+    fewest = fewest_partitions(
+        lambda p: planned_state_job_mb(input_bytes, earlier_state_bytes, p),
+        max_mem_mb,
+        MAX_STATE_PARTITIONS,
+    )
+    return max(dedup_partitions, fewest)
 
 
 def largest_shard_bytes(max_mem_mb: int) -> int:

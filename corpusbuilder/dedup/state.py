@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,8 +43,10 @@ from corpusbuilder.contracts.ngramfiles import (
     HashRange,
     dedup_state_metadata,
     dedup_state_parts,
+    partition_hash_range,
     read_dedup_state,
     read_state_rows,
+    read_state_run,
     remove_other_state_parts,
 )
 from corpusbuilder.contracts.tokenfile import TokenStream, kept_tokens
@@ -163,18 +165,21 @@ class OutputRuns:
         self._tmp.cleanup()
 
 
-def merge_state_runs(
-    paths, hash_range: HashRange = ALL_HASHES
-) -> Iterator[tuple[np.ndarray, np.ndarray, pa.Array]]:
-    """k-way merge of sorted state runs (state files and parts) in `hash_range`, a round at a
-    time: every hash up to the smallest last hash among the runs' current row groups is in
-    memory, so that slice of each is merged with one sort; of equal hashes the lowest rank
-    stays."""
-    heads = [
-        [*part, reader]
-        for reader in (read_dedup_state(path, hash_range) for path in paths)
-        if (part := next(reader, None)) is not None
-    ]
+StateRows = tuple[np.ndarray, np.ndarray, pa.Array]
+
+
+def merge_state_runs(paths, hash_range: HashRange = ALL_HASHES) -> Iterator[StateRows]:
+    """`merge_sorted_rows` of state files (a state's parts, a run of the sequential job) in
+    `hash_range`."""
+    return merge_sorted_rows(read_dedup_state(path, hash_range) for path in paths)
+
+
+def merge_sorted_rows(runs: Iterable[Iterator[StateRows]]) -> Iterator[StateRows]:
+    """k-way merge of sorted runs of state rows (hashes, document ranks, document ids), each
+    read a piece at a time, a round at a time: every hash up to the smallest last hash among the
+    runs' current pieces is in memory, so that slice of each is merged with one sort; of equal
+    hashes the lowest rank stays."""
+    heads = [[*part, reader] for reader in runs if (part := next(reader, None)) is not None]
     while heads:
         heads = [head for head in heads if len(head[0]) or _refill(head)]
         if not heads:
@@ -194,6 +199,25 @@ def merge_state_runs(
             ranks[first],
             pa.concat_arrays([ids for _, _, ids in parts]).take(pa.array(first)),
         )
+
+
+def write_state_part(
+    path, runs: Sequence, against: Sequence, partition: int, partitions: int, metadata: dict
+) -> None:
+    """Part `partition` of a state of `partitions` (rule dedup_state): that part of every shard's
+    run (`ngramfiles.read_state_run`, each read whole) and the earlier state's rows in its range
+    (`against`, its parts in any ranges, a row group at a time), merged."""
+    hash_range = partition_hash_range(partition, partitions)
+    write_state_rows(
+        path,
+        merge_sorted_rows(
+            [
+                read_state_rows(against, hash_range),
+                *(read_state_run(run, partition, partitions) for run in runs),
+            ]
+        ),
+        metadata,
+    )
 
 
 def _refill(head: list) -> bool:
