@@ -1,7 +1,7 @@
 """The state's job (rule dedup_state) and its files, at Common Crawl's document ids:
 
-    python bench/bench_state_parts.py [--shards 32] [--rows 600000] [--partitions 2]
-        [--part-rows 1700]
+    python bench/bench_state_parts.py [--shards 32] [--rows 400000 800000 1600000]
+        [--partitions 2] [--part-rows 1700]
 
 Two measurements, each over synthetic shard runs as `partitioned.shard_state_run` writes them
 (`ngramfiles.write_state_run`: sorted unique 64-bit hashes, a tenth of them shared with other
@@ -12,8 +12,10 @@ workflow names a Common Crawl WARC's documents, ``<WARC name>:<index>``):
   shard's run over the state's ranges at 10¹¹ and 10¹² words, docs/dedup-scale.md), against the
   same rows as a state's Parquet part (`state.write_state_rows`);
 - **held**: a child process runs the job (`state.write_state_part`) for range 0 of
-  ``--partitions`` over ``--shards`` runs of ``--rows`` rows each, and reports its peak RSS above
-  what it held once its modules were imported (resource.getrusage): bytes a row of its range.
+  ``--partitions`` over ``--shards`` runs of each ``--rows`` rows, and reports its peak RSS above
+  what it held once its modules were imported (resource.getrusage); over the sizes, the line
+  through those peaks: the bytes a row of its range (the runs' parts, held whole) and what is
+  held besides (the merge's round, `state.ROUND_ROWS` rows at most, and the row group written).
 
 Results go to bench/results/state_parts.json, with the date, the commit and the machine.
 """
@@ -135,16 +137,24 @@ def held(shards: int, rows: int, partitions: int, folder: Path) -> dict:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shards", type=int, default=32)
-    parser.add_argument("--rows", type=int, default=600_000)
+    parser.add_argument("--rows", type=int, nargs="+", default=[400_000, 800_000, 1_600_000])
     parser.add_argument("--partitions", type=int, default=2)
     parser.add_argument("--part-rows", type=int, default=1700)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="state-parts-") as tmp:
-        disk = on_disk(args.rows, args.part_rows, Path(tmp))
-    with tempfile.TemporaryDirectory(prefix="state-parts-") as tmp:
-        job = held(args.shards, args.rows, args.partitions, Path(tmp))
+        disk = on_disk(args.rows[0], args.part_rows, Path(tmp))
+    jobs = []
+    for rows in args.rows:
+        with tempfile.TemporaryDirectory(prefix="state-parts-") as tmp:
+            jobs.append(held(args.shards, rows, args.partitions, Path(tmp)))
+    job = {"sizes": jobs}
+    if len(jobs) > 1:
+        slope, intercept = np.polyfit(
+            [j["rows_read"] for j in jobs], [j["peak_mb"] - j["modules_mb"] for j in jobs], 1
+        )
+        job.update(bytes_per_row=slope * 2**20, besides_mb=intercept)
     info = machine_info()
     result = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),

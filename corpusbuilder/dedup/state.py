@@ -174,17 +174,24 @@ def merge_state_runs(paths, hash_range: HashRange = ALL_HASHES) -> Iterator[Stat
     return merge_sorted_rows(read_dedup_state(path, hash_range) for path in paths)
 
 
+# rows a round of the merge sorts, about: its copies (the slices joined, the order, the merged
+# rows) cost about 110 B a row beyond the runs' pieces themselves (bench/bench_state_parts.py)
+ROUND_ROWS = 1 << 22
+
+
 def merge_sorted_rows(runs: Iterable[Iterator[StateRows]]) -> Iterator[StateRows]:
     """k-way merge of sorted runs of state rows (hashes, document ranks, document ids), each
-    read a piece at a time, a round at a time: every hash up to the smallest last hash among the
-    runs' current pieces is in memory, so that slice of each is merged with one sort; of equal
-    hashes the lowest rank stays."""
+    read a piece at a time, a round at a time: every hash up to a bound is merged with one sort,
+    the bound the smallest among the runs' current pieces of their last hash, or of their hash
+    at their share of `ROUND_ROWS` where the piece is longer (a state job's runs are each read
+    whole); of equal hashes the lowest rank stays."""
     heads = [[*part, reader] for reader in runs if (part := next(reader, None)) is not None]
     while heads:
         heads = [head for head in heads if len(head[0]) or _refill(head)]
         if not heads:
             return
-        bound = min(head[0][-1] for head in heads)
+        share = max(1, ROUND_ROWS // len(heads))
+        bound = min(head[0][min(len(head[0]), share) - 1] for head in heads)
         parts = []
         for head in heads:
             cut = int(np.searchsorted(head[0], bound, side="right"))
@@ -235,21 +242,48 @@ def write_state_rows(path, parts, metadata: dict) -> None:
     schema = STATE_SCHEMA.with_metadata({"corpusbuilder": json.dumps(metadata)})
     with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
         written = False
-        for hashes, ranks, ids in parts:
-            for begin in range(0, len(hashes), STATE_ROW_GROUP):
-                part = slice(begin, begin + STATE_ROW_GROUP)
-                writer.write_table(
-                    pa.table(
-                        {
-                            "hash": pa.array(hashes[part], pa.uint64()),
-                            "count": pa.array(np.ones(len(hashes[part]), np.uint32)),
-                            "doc_rank": pa.array(ranks[part], pa.int32()),
-                            "doc_id": ids.slice(begin, STATE_ROW_GROUP),
-                        },
-                        schema=schema,
-                    )
+        for hashes, ranks, ids in _row_groups(parts, STATE_ROW_GROUP):
+            writer.write_table(
+                pa.table(
+                    {
+                        "hash": pa.array(hashes, pa.uint64()),
+                        "count": pa.array(np.ones(len(hashes), np.uint32)),
+                        "doc_rank": pa.array(ranks, pa.int32()),
+                        "doc_id": ids,
+                    },
+                    schema=schema,
                 )
-                written = True
+            )
+            written = True
         if not written:
             writer.write_table(schema.empty_table())
     remove_other_state_parts(path)
+
+
+def _row_groups(parts: Iterable[StateRows], rows: int) -> Iterator[StateRows]:
+    """The rows of `parts` (a merge's rounds, of any length) cut into pieces of `rows` rows, the
+    last shorter: a state file's row groups whatever the rounds it was merged in."""
+    pending: list[StateRows] = []
+    held = 0
+    for part in parts:
+        pending.append(part)
+        held += len(part[0])
+        if held < rows:
+            continue
+        hashes, ranks, ids = _joined(pending)
+        full = held - held % rows
+        for begin in range(0, full, rows):
+            yield hashes[begin : begin + rows], ranks[begin : begin + rows], ids.slice(begin, rows)
+        pending, held = [(hashes[full:], ranks[full:], ids.slice(full))], held - full
+    if held:
+        yield _joined(pending)
+
+
+def _joined(parts: list[StateRows]) -> StateRows:
+    if len(parts) == 1:
+        return parts[0]
+    return (
+        np.concatenate([hashes for hashes, _, _ in parts]),
+        np.concatenate([ranks for _, ranks, _ in parts]),
+        pa.concat_arrays([ids for _, _, ids in parts]),
+    )
