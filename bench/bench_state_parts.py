@@ -13,9 +13,11 @@ workflow names a Common Crawl WARC's documents, ``<WARC name>:<index>``):
   same rows as a state's Parquet part (`state.write_state_rows`);
 - **held**: a child process runs the job (`state.write_state_part`) for range 0 of
   ``--partitions`` over ``--shards`` runs of each ``--rows`` rows, and reports its peak RSS above
-  what it held once its modules were imported (resource.getrusage); over the sizes, the line
+  what it held once its modules were imported (/proc/self/status: VmHWM, which exec resets, where
+  ru_maxrss keeps the forking parent's); over the sizes, the line
   through those peaks: the bytes a row of its range (the runs' parts, held whole) and what is
-  held besides (the merge's round, `state.ROUND_ROWS` rows at most, and the row group written).
+  held besides (the merge's round, `memory.STATE_ROUND_ROWS` rows at most, and the row group
+  written).
 
 Results go to bench/results/state_parts.json, with the date, the commit and the machine.
 """
@@ -63,6 +65,8 @@ def shard_run(shard: int, rows: int, shared: np.ndarray, rng: np.random.Generato
         pc.cast(pa.array(docs), pa.string()),
         ":",
     )
+    if isinstance(ids, pa.ChunkedArray):  # (as the shard job's: one array)
+        ids = ids.combine_chunks()
     return hashes, (shard * documents + docs).astype(np.int32), ids
 
 
@@ -86,17 +90,21 @@ def on_disk(rows: int, part_rows: int, folder: Path) -> dict:
 
 JOB = textwrap.dedent(
     """
-    import json, resource, sys, time
+    import json, sys, time
     from pathlib import Path
     from corpusbuilder.contracts.ngramfiles import read_state_rows
     from corpusbuilder.dedup.state import write_state_part
+    def status(key):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
     folder, partitions = Path(sys.argv[1]), int(sys.argv[2])
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    before = status("VmRSS")
     runs = sorted(folder.glob("run-*.arrow"))
     start = time.process_time()
     write_state_part(folder / f"0-of-{partitions}.parquet", runs, [], 0, partitions, {})
     seconds = time.process_time() - start
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = status("VmHWM")
     written = sum(len(h) for h, _, _ in read_state_rows(folder / f"0-of-{partitions}.parquet"))
     print(json.dumps({"modules_kb": before, "peak_kb": peak, "cpu_s": seconds,
                       "written_rows": written}))

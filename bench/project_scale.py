@@ -243,8 +243,8 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
             dedup *= 2
         decided["dedup"] = "stand-in for auto_dedup_partitions (powers of two)"
     auto_state = library("corpusbuilder.dedup.memory", "auto_state_partitions")
-    if auto_state is not None:  # no earlier state: the first crawl
-        state = auto_state(input_bytes, 0, max_mem_mb, dedup)
+    if auto_state is not None:
+        state = auto_state(input_bytes, max_mem_mb, dedup)
         decided["state"] = "auto_state_partitions"
     else:
         state = dedup

@@ -27,7 +27,7 @@ from corpusbuilder.dedup.memory import (
     planned_range_job_mb,
     planned_state_job_mb,
     state_part_memory_mb,
-    state_rows_by_sizes,
+    state_run_rows,
 )
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download.inputs import check_input_paths, resolve_sources
@@ -317,12 +317,6 @@ EXTRACT_CFG = (
 )
 
 
-def files_bytes(paths):
-    """The size of those of `paths` there are (a job's memory scaled by files that are not its
-    inputs, or not all of them, or collected in a folder)."""
-    return sum(os.path.getsize(path) for path in paths if os.path.exists(path))
-
-
 # An earlier corpus's dedup state, its parts in hash order: one more run of G2+, and G_out's
 # start (dedup.against); each range job reads its range of them, whatever ranges they hold.
 try:
@@ -337,15 +331,13 @@ except ConfigError as error:
 DEDUP_PARTITIONED = config["dedup"]["mode"] == "partitioned"
 DEDUP_PARTITIONS = config["dedup"]["partitions"]
 # ... and this corpus's state, for the next (dedup.write_state): a part per hash range of its own
-# (dedup.state_partitions; auto: enough that a job's share of this corpus's and the earlier
-# state's rows fits resources.max_mem_mb), each written by its job, or one part by the
-# sequential job. The number is a param of the two rules it shapes alone (dedup_shard's runs,
-# dedup_state), not written into the config every dedup job carries: a change reruns only them.
+# (dedup.state_partitions; auto: enough that a job's share of this corpus's output n-grams fits
+# resources.max_mem_mb), each written by its job, or one part by the sequential job. The number
+# is a param of the two rules it shapes alone (dedup_shard's runs, dedup_state), not written into
+# the config every dedup job carries: a change reruns only them.
 DEDUP_STATE_PARTS = (
     (
-        auto_state_partitions(
-            INPUT_BYTES, files_bytes(AGAINST), MAX_MEM_MB, DEDUP_PARTITIONS
-        )
+        auto_state_partitions(INPUT_BYTES, MAX_MEM_MB, DEDUP_PARTITIONS)
         if config["dedup"]["state_partitions"] == AUTO
         else config["dedup"]["state_partitions"]
     )
@@ -453,6 +445,12 @@ def corpus_outputs():
     if config["similarity"]["enabled"]:
         outputs.append(FILES.similar_pairs)
     return outputs
+
+
+def files_bytes(paths):
+    """The size of those of `paths` there are (a job's memory scaled by files that are not its
+    inputs, or not all of them, or collected in a folder)."""
+    return sum(os.path.getsize(path) for path in paths if os.path.exists(path))
 
 
 def files_mb(paths):
@@ -597,11 +595,7 @@ onstart:
     if (
         DEDUP_PARTITIONED
         and DEDUP_STATE
-        and (
-            need := planned_state_job_mb(
-                INPUT_BYTES, files_bytes(AGAINST), DEDUP_STATE_PARTS
-            )
-        )
+        and (need := planned_state_job_mb(INPUT_BYTES, DEDUP_STATE_PARTS))
         > MAX_MEM_MB
     ):
         logger.warning(
@@ -633,12 +627,9 @@ def partitioned_mem_mb(job):
 
 
 def state_part_mem_mb(wildcards, input):
-    """A state part's job: its range of every shard's run and of the earlier state, merged
-    (memory.state_part_memory_mb), with a fifth to spare."""
-    rows = state_rows_by_sizes(
-        files_bytes(collected_files(input.state_runs, "state_runs")),
-        files_bytes(input.against),
-    )
+    """A state part's job: its range of every shard's run, merged with the earlier state's rows
+    in it (memory.state_part_memory_mb), with a fifth to spare."""
+    rows = state_run_rows(files_bytes(collected_files(input.state_runs, "state_runs")))
     return math.ceil(SPARE * state_part_memory_mb(rows, DEDUP_STATE_PARTS))
 
 

@@ -241,38 +241,35 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
         dedup_state_parts(parts)
 
 
-def test_a_state_job_holds_its_share_of_the_state_and_auto_ranges_fit_max_mem_mb():
-    """dedup_state holds its range of the state, so its memory is the state's over the ranges;
-    auto plans the fewest ranges whose jobs fit resources.max_mem_mb at the corpus's projected
-    size and the earlier state's, at least the dedup ranges: issue 59's 10¹¹ and 10¹² words
-    (2,934 and 29,333 shards' runs), whose merge of a row group a run asked for 21 GB."""
+def test_a_state_job_holds_its_share_of_the_runs_and_auto_ranges_fit_max_mem_mb():
+    """dedup_state holds its range of every run, so its memory is the runs' over the ranges (and
+    a bounded round); auto plans the fewest ranges whose jobs fit resources.max_mem_mb at the
+    corpus's projected size, at least the dedup ranges: issue 59's 10¹¹ and 10¹² words (2,934
+    and 29,333 shards' runs), whose merge of a row group a run asked for 21 GB."""
     from corpusbuilder.dedup.memory import (
         PARTITIONED_MODULES_MB,
         SPARE,
-        STATE_FILE_BYTES_PER_ROW,
+        STATE_ROWS_PER_TOKEN,
+        STATE_RUN_BYTES_PER_ROW,
         TOKENS_PER_INPUT_BYTE,
         auto_state_partitions,
         planned_state_job_mb,
         state_part_memory_mb,
-        state_rows_by_sizes,
+        state_run_rows,
     )
 
-    rows = 1e9
-    assert state_part_memory_mb(rows, 10) - PARTITIONED_MODULES_MB == pytest.approx(
-        10 * (state_part_memory_mb(rows, 100) - PARTITIONED_MODULES_MB), rel=0.01
-    )
-    assert state_rows_by_sizes(0, round(145e6 * STATE_FILE_BYTES_PER_ROW)) == pytest.approx(145e6)
-    for words, tokens in ((1e11, 93_824_026_564), (1e12, 938_240_265_641)):
+    rows = 1e10
+    ten, hundred = (state_part_memory_mb(rows, p) - PARTITIONED_MODULES_MB for p in (10, 100))
+    assert ten > 8 * hundred  # the range's rows, a round's copies the same at both
+    assert state_run_rows(round(145e6 * STATE_RUN_BYTES_PER_ROW)) == pytest.approx(145e6)
+    for tokens in (93_824_026_564, 938_240_265_641):
         input_bytes = round(tokens / TOKENS_PER_INPUT_BYTE)
-        ranges = auto_state_partitions(input_bytes, 0, 8000, 468)
-        assert planned_state_job_mb(input_bytes, 0, ranges) <= 8000
-        assert planned_state_job_mb(input_bytes, 0, ranges - 1) > 8000, words
-        # an earlier state as large as this corpus's: about twice the ranges
-        earlier = round(tokens * 0.806 * STATE_FILE_BYTES_PER_ROW)
-        assert auto_state_partitions(input_bytes, earlier, 8000, 468) == pytest.approx(
-            2 * ranges, rel=0.02
-        )
+        ranges = auto_state_partitions(input_bytes, 8000, 468)
+        assert planned_state_job_mb(input_bytes, ranges) <= 8000
+        assert planned_state_job_mb(input_bytes, ranges - 1) > 8000
+        # most of a job's 8 GB is its range's rows (90 M, at 70 B), not the round or modules
+        assert 5.5 * 2**30 < tokens * STATE_ROWS_PER_TOKEN / ranges * 70 < 6.5 * 2**30
     # a small crawl (64 MiB of WARCs, where dedup.mode auto turns partitioned): the dedup ranges,
     # though one would hold it
     assert SPARE * state_part_memory_mb(2**26 * TOKENS_PER_INPUT_BYTE * 0.806, 1) < 8000
-    assert auto_state_partitions(2**26, 0, 8000, 5) == 5
+    assert auto_state_partitions(2**26, 8000, 5) == 5

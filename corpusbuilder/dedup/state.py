@@ -50,6 +50,7 @@ from corpusbuilder.contracts.ngramfiles import (
     remove_other_state_parts,
 )
 from corpusbuilder.contracts.tokenfile import TokenStream, kept_tokens
+from corpusbuilder.dedup.memory import STATE_ROUND_ROWS
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.store import truncate_hashes
 from corpusbuilder.ngrams.hashing import shard_ngram_hashes
@@ -174,38 +175,41 @@ def merge_state_runs(paths, hash_range: HashRange = ALL_HASHES) -> Iterator[Stat
     return merge_sorted_rows(read_dedup_state(path, hash_range) for path in paths)
 
 
-# rows a round of the merge sorts, about: its copies (the slices joined, the order, the merged
-# rows) cost about 110 B a row beyond the runs' pieces themselves (bench/bench_state_parts.py)
-ROUND_ROWS = 1 << 22
-
-
 def merge_sorted_rows(runs: Iterable[Iterator[StateRows]]) -> Iterator[StateRows]:
     """k-way merge of sorted runs of state rows (hashes, document ranks, document ids), each
     read a piece at a time, a round at a time: every hash up to a bound is merged with one sort,
     the bound the smallest among the runs' current pieces of their last hash, or of their hash
-    at their share of `ROUND_ROWS` where the piece is longer (a state job's runs are each read
-    whole); of equal hashes the lowest rank stays."""
+    at their share of `memory.STATE_ROUND_ROWS` where the piece is longer (a state job's runs
+    are each read whole, and a round's copies cost 240 B a row); of equal hashes the lowest rank
+    stays."""
     heads = [[*part, reader] for reader in runs if (part := next(reader, None)) is not None]
     while heads:
         heads = [head for head in heads if len(head[0]) or _refill(head)]
         if not heads:
             return
-        share = max(1, ROUND_ROWS // len(heads))
+        share = max(1, STATE_ROUND_ROWS // len(heads))
         bound = min(head[0][min(len(head[0]), share) - 1] for head in heads)
         parts = []
         for head in heads:
             cut = int(np.searchsorted(head[0], bound, side="right"))
             parts.append((head[0][:cut], head[1][:cut], head[2].slice(0, cut)))
             head[0], head[1], head[2] = head[0][cut:], head[1][cut:], head[2].slice(cut)
-        hashes = np.concatenate([h for h, _, _ in parts])
-        ranks = np.concatenate([r for _, r, _ in parts])
-        order = np.lexsort((ranks, hashes))
-        first = order[np.concatenate(([True], hashes[order][1:] != hashes[order][:-1]))]
-        yield (
-            hashes[first],
-            ranks[first],
-            pa.concat_arrays([ids for _, _, ids in parts]).take(pa.array(first)),
-        )
+        yield _merged(parts)
+
+
+def _merged(parts: list[StateRows]) -> StateRows:
+    """One round: its slices of the runs as one sorted piece, each hash once, the lowest rank's
+    (a function, so that its copies are gone before the next round makes its own)."""
+    hashes = np.concatenate([h for h, _, _ in parts])
+    ranks = np.concatenate([r for _, r, _ in parts])
+    order = np.lexsort((ranks, hashes))
+    ordered = hashes[order]
+    first = order[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+    return (
+        hashes[first],
+        ranks[first],
+        pa.concat_arrays([ids for _, _, ids in parts]).take(pa.array(first)),
+    )
 
 
 def write_state_part(
@@ -262,26 +266,32 @@ def write_state_rows(path, parts, metadata: dict) -> None:
 
 def _row_groups(parts: Iterable[StateRows], rows: int) -> Iterator[StateRows]:
     """The rows of `parts` (a merge's rounds, of any length) cut into pieces of `rows` rows, the
-    last shorter: a state file's row groups whatever the rounds it was merged in."""
+    last shorter: a state file's row groups whatever the rounds it was merged in. Each piece is
+    a copy, so that no round's arrays outlive it while the next is merged."""
     pending: list[StateRows] = []
     held = 0
     for part in parts:
-        pending.append(part)
-        held += len(part[0])
-        if held < rows:
-            continue
-        hashes, ranks, ids = _joined(pending)
-        full = held - held % rows
-        for begin in range(0, full, rows):
-            yield hashes[begin : begin + rows], ranks[begin : begin + rows], ids.slice(begin, rows)
-        pending, held = [(hashes[full:], ranks[full:], ids.slice(full))], held - full
+        length, begin = len(part[0]), 0
+        while length - begin >= rows - held:
+            pending.append(_sliced(part, begin, rows - held))
+            begin += rows - held
+            yield _joined(pending)
+            pending, held = [], 0
+        if begin < length:
+            pending.append(_joined([_sliced(part, begin, length - begin)]))
+            held += length - begin
+        del part
     if held:
         yield _joined(pending)
 
 
+def _sliced(part: StateRows, begin: int, length: int) -> StateRows:
+    hashes, ranks, ids = part
+    return hashes[begin : begin + length], ranks[begin : begin + length], ids.slice(begin, length)
+
+
 def _joined(parts: list[StateRows]) -> StateRows:
-    if len(parts) == 1:
-        return parts[0]
+    """The pieces as one, copied."""
     return (
         np.concatenate([hashes for hashes, _, _ in parts]),
         np.concatenate([ranks for _, ranks, _ in parts]),
