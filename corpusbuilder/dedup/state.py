@@ -5,7 +5,8 @@ Algorithm 3.1 would have moved to G_out had a later crawl repeated them — with
 output it first, by its id and its rank in crawl order over every corpus merged in
 (`ngramfiles.STATE_SCHEMA`: 64-bit hashes, sorted; 12.5 bytes an n-gram on the dev crawl, zstd),
 in ``results/dedup_state/``, a part per hash range (`FILES.dedup_state`; the sequential job writes
-one part, the partitioned mode's range jobs one each). A run against it reads it in whatever
+one part, the partitioned mode a part per range of the state's own, `dedup.state_partitions`,
+each by its job). A run against it reads it in whatever
 ranges it needs (`ngramfiles.read_state_rows`: the parts are sorted, so a range of any
 partitioning is a slice of the parts that meet it), and:
 
