@@ -131,15 +131,15 @@ ORDER_JOB_BYTES_PER_DOCUMENT = 32
 # in a range are fewer than any piece it could be read in), merged a round of at most
 # `STATE_ROUND_ROWS` rows at a time with the earlier state's rows in the range, read a row group
 # at a time (dedup.state.merge_sorted_rows), and written a row group at a time. Measured by
-# bench/bench_state_parts.py (2026-12-02, bench/results/state_parts.json: 32 runs, 6.4-25.6 M
-# rows in the range, document ids of Common Crawl's WARC names, 47 characters): 68 B a row of the
-# range (hash, rank, id, and the run's mapped file) and 460 MB for a round of 2²¹ rows (its
-# copies: the slices joined, the order, the merged rows); 70 B and 240 B a round's row bound all
-# three sizes. What grows is the range's share of this corpus's output n-grams, so the state's
-# ranges follow its size (`auto_state_partitions`); the earlier state is read a row group at a
-# time, whatever its size. On disk a run's part is 14.7 B a row (zstd Arrow IPC, parts of 1,700
-# rows: a shard's run over the state's ranges at 10¹¹ and 10¹² words), a state's part 14.5 B
-# (zstd Parquet: the 2 GB build's 32 runs, 12.9 M rows each).
+# bench/bench_state_parts.py (2026-12-02 on 59e3e71, bench/results/state_parts.json: 32 runs,
+# 6.4-25.6 M rows in the range, document ids of Common Crawl's WARC names, 47 characters): 68 B a
+# row of the range (hash, rank, id, and the run's mapped file) and 466 MB for a round of 2²¹ rows
+# (its copies: the slices joined, the order, the merged rows); 70 B and 240 B a round's row bound
+# all three sizes. What grows is the range's share of this corpus's output n-grams, so the
+# state's ranges follow its size (`auto_state_partitions`); the earlier state is read a row group
+# at a time, whatever its size. On disk a run's part is 14.7 B a row (zstd Arrow IPC, parts of
+# 1,700 rows: a shard's run over the state's ranges at 10¹¹ and 10¹² words), a state's part
+# 14.5 B (zstd Parquet: the 2 GB build's 32 runs, 12.9 M rows each).
 STATE_RUN_BYTES_PER_ROW = 14.7
 STATE_ROUND_ROWS = 1 << 21
 STATE_ROW_BYTES_HELD = 70
