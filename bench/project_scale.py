@@ -94,7 +94,6 @@ from corpusbuilder.common.sizing import (
 from corpusbuilder.config import validate_config
 from corpusbuilder.dedup.memory import (
     MODULES_MB,
-    STATE_FILE_BYTES_PER_ROW,
     STATE_ROWS_PER_TOKEN,
     dedup_memory_mb,
     largest_shard_bytes,
@@ -248,6 +247,13 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
         ):
             dedup *= 2
         decided["dedup"] = "stand-in for auto_dedup_partitions (powers of two)"
+    auto_state = library("corpusbuilder.dedup.memory", "auto_state_partitions")
+    if auto_state is not None:
+        state = auto_state(input_bytes, max_mem_mb, dedup)
+        decided["state"] = "auto_state_partitions"
+    else:
+        state = dedup
+        decided["state"] = "the dedup ranges (no dedup.state_partitions in this checkout)"
     return {
         "shards": shards,
         "warc": warcs,
@@ -258,6 +264,7 @@ def partitions(words: int, rates: dict, defaults: dict, max_mem_mb: int) -> dict
         "exact": exact,
         "ngrams": ngrams,
         "dedup": dedup,
+        "state": state,
         "report": report_count_ranges(None, shards),
         # the page summaries' merge tree: its levels' files, the shards' first
         "summary_tree": (tree := merge_tree(shards)),
@@ -302,9 +309,8 @@ def job_memory(
     if name == "dedup":
         mb = sequential_memory_mb(size["tokens"], size["shards"], rates)
         return {"mb": mb, "source": "memory.dedup_memory_mb"}
-    if name == "dedup_state":  # a row group a shard's run, merged (state_part_memory_mb)
-        run_bytes = shard_tokens * STATE_ROWS_PER_TOKEN * STATE_FILE_BYTES_PER_ROW
-        mb = state_part_memory_mb([round(run_bytes)] * size["shards"], size["dedup"])
+    if name == "dedup_state":  # its range of the state, every shard's output n-grams
+        mb = state_part_memory_mb(size["tokens"] * STATE_ROWS_PER_TOKEN, size["state"])
         return {"mb": mb, "source": "memory.state_part_memory_mb"}
     if kind == "library" and name.startswith("dedup_"):
         tokens = shard_tokens if rule.jobs == "shard" else size["tokens"]
@@ -681,6 +687,7 @@ def main(argv: list[str] | None = None) -> int:
         family: scale["rules"][rule]["jobs"]
         for family, rule in (
             ("dedup", "dedup_counts"),
+            ("state", "dedup_state"),
             ("report", "corpus_stats_range"),
             ("exact", "exact_partition"),
         )

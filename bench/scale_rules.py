@@ -14,10 +14,11 @@ REPO = Path(__file__).resolve().parents[1]
 @dataclass(frozen=True)
 class Rule:
     """How one rule's jobs scale. ``jobs``: "shard" (one a shard), "warc" (one a WARC, which
-    may be read as several shards), a partition family ("exact", "ngrams", "dedup", "report": one
-    a partition), "summary_merges" (the page summaries' merge tree, `report.summary.merge_tree`:
-    its levels' jobs, a level after the one below), "single", "local" (one, run by Snakemake
-    itself: a folder of links), or "none" (not in this build: ``why``).
+    may be read as several shards), a partition family ("exact", "ngrams", "dedup", "state",
+    "report": one a partition), "summary_merges" (the page summaries' merge tree,
+    `report.summary.merge_tree`: its levels' jobs, a level after the one below), "single",
+    "local" (one, run by Snakemake itself: a folder of links), or "none" (not in this build:
+    ``why``).
     ``memory``: "library" (a function of the library's, `job_memory`), "shard" (the measured peak
     scaled by the shard when it grows with it), "range" (scaled by the corpus over the
     partitions), "corpus" (scaled by the corpus), "shards" (the measured peak and what one more
@@ -89,9 +90,9 @@ MODEL: dict[str, Rule] = {
     "dedup_shard": Rule("shard", 11, "library", opens=(("dedup", "shards"),)),
     "quality": Rule("shard", 11, "shard"),
     "export": Rule("shard", 11, "shard"),
-    # dedup.write_state, a part per hash range (#59 item 1)
+    # dedup.write_state, a part per hash range of the state's own (dedup.state_partitions)
     "dedup_collect_state_runs": Rule("local", 12, links="shards"),
-    "dedup_state": Rule("dedup", 12, "library", opens=(("shards", "dedup"),)),
+    "dedup_state": Rule("state", 12, "library", opens=(("shards", "state"),)),
     "dedup_merge": Rule("single", 12, "shards", per="shards", holds="a shard's dedup counts"),
     "corpus_stats_shard": Rule("shard", 11, "shard"),
     "funnel_shard": Rule("shard", 11, "shard"),

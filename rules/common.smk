@@ -20,11 +20,14 @@ from corpusbuilder.dedup.memory import (
     TOKEN_FILE_BYTES_PER_TOKEN,
     auto_dedup_mode,
     auto_dedup_partitions,
+    auto_state_partitions,
     dedup_memory_mb_by_sizes,
     largest_shard_bytes,
     partitioned_job_mb,
     planned_range_job_mb,
+    planned_state_job_mb,
     state_part_memory_mb,
+    state_run_rows,
 )
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.download.inputs import check_input_paths, resolve_sources
@@ -313,6 +316,7 @@ EXTRACT_CFG = (
     else config["extract"]
 )
 
+
 # An earlier corpus's dedup state, its parts in hash order: one more run of G2+, and G_out's
 # start (dedup.against); each range job reads its range of them, whatever ranges they hold.
 try:
@@ -326,9 +330,20 @@ except ConfigError as error:
 # dedup.mode partitioned: jobs per shard and per hash range (rules/dedup.smk)
 DEDUP_PARTITIONED = config["dedup"]["mode"] == "partitioned"
 DEDUP_PARTITIONS = config["dedup"]["partitions"]
-# ... and this corpus's state, for the next (dedup.write_state): a part per hash range, each
-# written by its range job, or one part by the sequential job
-DEDUP_STATE_PARTS = DEDUP_PARTITIONS if DEDUP_PARTITIONED else 1
+# ... and this corpus's state, for the next (dedup.write_state): a part per hash range of its own
+# (dedup.state_partitions; auto: enough that a job's share of this corpus's output n-grams fits
+# resources.max_mem_mb), each written by its job, or one part by the sequential job. The number
+# is a param of the two rules it shapes alone (dedup_shard's runs, dedup_state), not written into
+# the config every dedup job carries: a change reruns only them.
+DEDUP_STATE_PARTS = (
+    (
+        auto_state_partitions(INPUT_BYTES, MAX_MEM_MB, DEDUP_PARTITIONS)
+        if config["dedup"]["state_partitions"] == AUTO
+        else config["dedup"]["state_partitions"]
+    )
+    if DEDUP_PARTITIONED
+    else 1
+)
 DEDUP_STATE = (
     expand(
         FILES.dedup_state,
@@ -577,6 +592,17 @@ onstart:
             "ranges, or (at 4096) the counts job's two counts a document are past it "
             "(docs/dedup-scale.md)"
         )
+    if (
+        DEDUP_PARTITIONED
+        and DEDUP_STATE
+        and (need := planned_state_job_mb(INPUT_BYTES, DEDUP_STATE_PARTS))
+        > MAX_MEM_MB
+    ):
+        logger.warning(
+            f"dedup.state_partitions: each of {DEDUP_STATE_PARTS} state jobs needs about {need} MB "
+            f"at this crawl's projected size, more than resources.max_mem_mb ({MAX_MEM_MB}): more "
+            "ranges (auto plans them)"
+        )
     if stale := stale_corpus_files():
         logger.warning(
             f"{Path(FILES.corpus_jsonl).parent}/ holds {len(stale)} file(s) of shards not in "
@@ -601,16 +627,10 @@ def partitioned_mem_mb(job):
 
 
 def state_part_mem_mb(wildcards, input):
-    """A state part's job: its range of every shard's run and of the earlier state, merged a row
-    group a run at a time (memory.state_part_memory_mb), with a fifth to spare. It asked for ten
-    times its share of the runs' bytes until the 2 GB build's asked for 19.5 GB."""
-    runs = collected_files(input.state_runs, "state_runs")
-    sizes = [
-        os.path.getsize(path)
-        for path in [*runs, *input.against]
-        if os.path.exists(path)
-    ]
-    return math.ceil(SPARE * state_part_memory_mb(sizes, DEDUP_PARTITIONS))
+    """A state part's job: its range of every shard's run, merged with the earlier state's rows
+    in it (memory.state_part_memory_mb), with a fifth to spare."""
+    rows = state_run_rows(files_bytes(collected_files(input.state_runs, "state_runs")))
+    return math.ceil(SPARE * state_part_memory_mb(rows, DEDUP_STATE_PARTS))
 
 
 def similarity_mem_mb(job):

@@ -209,18 +209,20 @@ if DEDUP_PARTITIONED:
             cfg=config["dedup"],
             extract=config["extract"],
             shard_rank=lambda wildcards: SHARD_RANK[wildcards.shard],
+            state_partitions=DEDUP_STATE_PARTS if DEDUP_STATE else None,
         script:
             "../scripts/dedup_shard.py"
 
-    # Per range: that part of the corpus's state (dedup.write_state), the range of every shard's
-    # output n-grams and of the earlier corpus's state merged.
+    # Per range of the state's own (dedup.state_partitions, as many as its share of the state
+    # needs to fit a job): that part of the corpus's state (dedup.write_state), the range's part
+    # of every shard's output n-grams and the earlier corpus's state's rows in it, merged.
     rule dedup_state:
         input:
             state_runs=collected("dedup_collect_state_runs", "state_runs"),
             documents=FILES.dedup_documents,
             against=AGAINST,
         output:
-            state=FILES.dedup_state.replace("{partitions}", str(DEDUP_PARTITIONS)),
+            state=FILES.dedup_state.replace("{partitions}", str(DEDUP_STATE_PARTS)),
         log:
             "logs/dedup_state/{partition}.log",
         benchmark:
@@ -232,7 +234,7 @@ if DEDUP_PARTITIONED:
             mem_mb=state_part_mem_mb,
         params:
             cfg=config["dedup"],
-            partitions=DEDUP_PARTITIONS,
+            partitions=DEDUP_STATE_PARTS,
         script:
             "../scripts/dedup_state.py"
 

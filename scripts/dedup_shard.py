@@ -47,6 +47,7 @@ if snakemake.output.state_run:
         table,
         params,
         first_rank + int(np.sum(documents[:index])),
+        snakemake.params.state_partitions,
         snakemake.output.state_run[0],
     )
 with atomic_path(snakemake.output.stats) as tmp:

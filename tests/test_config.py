@@ -42,6 +42,8 @@ def test_bundled_config_is_valid_and_defaults_are_filled():
         ({"nonsense": 1}, "at the top level: nonsense"),
         ({"train": {"threshold_good": 1.5}}, "config key 'train.threshold_good'"),
         ({"adapt": {"confidence": 0.4}}, "config key 'adapt.confidence'"),
+        ({"dedup": {"state_partitions": 0}}, "config key 'dedup.state_partitions'"),
+        ({"dedup": {"state_partitions": "many"}}, "config key 'dedup.state_partitions'"),
     ],
 )
 def test_bad_values_name_the_key(config, message):

@@ -984,6 +984,41 @@ def test_state_runs_merge_a_row_group_at_a_time_and_the_lowest_rank_owns(tmp_pat
     assert len(merged) > 1  # more than one round
 
 
+def test_a_merge_of_whole_runs_goes_in_bounded_rounds_and_writes_whole_row_groups(
+    tmp_path, monkeypatch
+):
+    """A state job's runs are each one piece (its part of every shard's run, read whole): the
+    merge still sorts about STATE_ROUND_ROWS rows a round, not the whole range at once, to the
+    same rows; the state file's row groups are whole ones and the last, whatever the rounds."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import corpusbuilder.dedup.state as state
+
+    monkeypatch.setattr(state, "STATE_ROUND_ROWS", 300)
+    rng = np.random.default_rng(3)
+    runs = []
+    for run in range(3):
+        hashes = np.unique(rng.integers(0, 5000, size=2000).astype(np.uint64))
+        ranks = np.full(len(hashes), run, np.int32)
+        runs.append((hashes, ranks, pa.array([f"r{run}"] * len(hashes))))
+    rounds = list(state.merge_sorted_rows(iter([run]) for run in runs))
+    assert len(rounds) > 10 and max(len(h) for h, _, _ in rounds) <= 300
+    hashes = np.concatenate([h for h, _, _ in rounds])
+    assert hashes.tolist() == sorted(set().union(*(run[0].tolist() for run in runs)))
+    owners = dict(zip(hashes.tolist(), (i for _, _, ids in rounds for i in ids.to_pylist())))
+    expected = {}
+    for run in reversed(range(3)):  # the lowest rank holding a hash owns it
+        expected.update({h: f"r{run}" for h in runs[run][0].tolist()})
+    assert owners == expected
+    monkeypatch.setattr(state, "STATE_ROW_GROUP", 1000)
+    state.write_state_rows(tmp_path / "s.parquet", iter(rounds), {})
+    metadata = pq.ParquetFile(tmp_path / "s.parquet").metadata
+    sizes = [metadata.row_group(g).num_rows for g in range(metadata.num_row_groups)]
+    assert sizes[:-1] == [1000] * (len(sizes) - 1) and 0 < sizes[-1] <= 1000
+    assert pq.read_table(tmp_path / "s.parquet").column("hash").to_pylist() == hashes.tolist()
+
+
 def memory_check_inputs(tmp_path) -> tuple[list[Path], list[Path]]:
     """Three parts of duplicate n-gram hashes (5 in all, one part empty) and two shards' token
     files."""

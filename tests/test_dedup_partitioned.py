@@ -140,7 +140,7 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
     )
     from corpusbuilder.dedup.corpus import dedup_corpus
     from corpusbuilder.dedup.partitioned import earlier_in_range, shard_state_run
-    from corpusbuilder.dedup.state import merge_state_runs, state_settings, write_state_rows
+    from corpusbuilder.dedup.state import state_settings, write_state_part
 
     p1, p2, p3 = para(), para(), para()
     shards = write_corpus(
@@ -190,11 +190,15 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
         "b0:3": "a0:2",
     }
     first_rank = dedup_state_metadata(tmp_path / "a.state.parquet")["next_rank"]
-    shard_state_run(tokens, table, params, first_rank, tmp_path / "run.parquet")
-    write_state_rows(
+    metadata = {**state_settings(params), "next_rank": first_rank + len(tokens.doc_ids)}
+    shard_state_run(tokens, table, params, first_rank, 1, tmp_path / "run.arrow")
+    write_state_part(
         tmp_path / "p.state.parquet",
-        merge_state_runs([tmp_path / "a.state.parquet", tmp_path / "run.parquet"]),
-        {**state_settings(params), "next_rank": first_rank + len(tokens.doc_ids)},
+        [tmp_path / "run.arrow"],
+        [tmp_path / "a.state.parquet"],
+        0,
+        1,
+        metadata,
     )
     pd.testing.assert_frame_equal(
         pd.read_parquet(tmp_path / "p.state.parquet"), pd.read_parquet(tmp_path / "b.state.parquet")
@@ -202,19 +206,24 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
     assert dedup_state_metadata(tmp_path / "p.state.parquet") == dedup_state_metadata(
         tmp_path / "b.state.parquet"
     )
-    # the same state a part per range of P = 4 (rule dedup_state), read in the ranges of P = 3
+    # the same state a part per range of P = 4 (rule dedup_state: the run a part per range, the
+    # earlier state one file), read in the ranges of P = 3
+    shard_state_run(tokens, table, params, first_rank, 4, tmp_path / "run4.arrow")
     parts = tmp_path / "parts"
     parts.mkdir()
     for p in range(4):
-        write_state_rows(
+        write_state_part(
             parts / f"{p}-of-4.parquet",
-            merge_state_runs(
-                [tmp_path / "a.state.parquet", tmp_path / "run.parquet"],
-                partition_hash_range(p, 4),
-            ),
-            {**state_settings(params), "next_rank": first_rank + len(tokens.doc_ids)},
+            [tmp_path / "run4.arrow"],
+            [tmp_path / "a.state.parquet"],
+            p,
+            4,
+            metadata,
         )
     assert dedup_state_parts(parts) == [str(parts / f"{p}-of-4.parquet") for p in range(4)]
+    # a run of other ranges than the state's is refused, naming the key
+    with pytest.raises(ConfigError, match="dedup.state_partitions.*4 ranges.*state 3"):
+        write_state_part(tmp_path / "x.parquet", [tmp_path / "run4.arrow"], [], 0, 3, metadata)
     one = pd.read_parquet(tmp_path / "p.state.parquet")
     assert len(one) > 100
     pd.testing.assert_frame_equal(pd.read_parquet(parts).reset_index(drop=True), one)
@@ -232,21 +241,35 @@ def test_against_an_earlier_corpus_and_its_state_as_the_sequential_job(tmp_path)
         dedup_state_parts(parts)
 
 
-def test_a_state_part_job_holds_a_row_group_a_run_at_most():
-    """dedup_state merges its range of every run a row group at a time, so what it asks for
-    grows with the runs, not with the state: the 2 GB build's 32 runs asked for 19.5 GB at three
-    ranges when the request was ten times the range's share of the runs' bytes."""
-    from corpusbuilder.contracts.ngramfiles import STATE_ROW_GROUP
+def test_a_state_job_holds_its_share_of_the_runs_and_auto_ranges_fit_max_mem_mb():
+    """dedup_state holds its range of every run, so its memory is the runs' over the ranges (and
+    a bounded round); auto plans the fewest ranges whose jobs fit resources.max_mem_mb at the
+    corpus's projected size, at least the dedup ranges: issue 59's 10¹¹ and 10¹² words (2,934
+    and 29,333 shards' runs), whose merge of a row group a run asked for 21 GB."""
     from corpusbuilder.dedup.memory import (
         PARTITIONED_MODULES_MB,
-        STATE_FILE_BYTES_PER_ROW,
+        SPARE,
+        STATE_ROWS_PER_TOKEN,
+        STATE_RUN_BYTES_PER_ROW,
+        TOKENS_PER_INPUT_BYTE,
+        auto_state_partitions,
+        planned_state_job_mb,
         state_part_memory_mb,
+        state_run_rows,
     )
 
-    run = 187 * 2**20  # one of the 2 GB build's runs
-    one = state_part_memory_mb([run], 3) - PARTITIONED_MODULES_MB
-    assert one == state_part_memory_mb([run], 30) - PARTITIONED_MODULES_MB  # a row group
-    assert state_part_memory_mb([run] * 32, 3) - PARTITIONED_MODULES_MB <= 32 * one
-    assert state_part_memory_mb([run] * 32, 3) < 1000
-    small = round(STATE_ROW_GROUP * STATE_FILE_BYTES_PER_ROW)  # a row group's rows in all
-    assert state_part_memory_mb([small], 4) - PARTITIONED_MODULES_MB < one
+    rows = 1e10
+    ten, hundred = (state_part_memory_mb(rows, p) - PARTITIONED_MODULES_MB for p in (10, 100))
+    assert ten > 8 * hundred  # the range's rows, a round's copies the same at both
+    assert state_run_rows(round(145e6 * STATE_RUN_BYTES_PER_ROW)) == pytest.approx(145e6)
+    for tokens in (93_824_026_564, 938_240_265_641):
+        input_bytes = round(tokens / TOKENS_PER_INPUT_BYTE)
+        ranges = auto_state_partitions(input_bytes, 8000, 468)
+        assert planned_state_job_mb(input_bytes, ranges) <= 8000
+        assert planned_state_job_mb(input_bytes, ranges - 1) > 8000
+        # most of a job's 8 GB is its range's rows (90 M, at 70 B), not the round or modules
+        assert 5.5 * 2**30 < tokens * STATE_ROWS_PER_TOKEN / ranges * 70 < 6.5 * 2**30
+    # a small crawl (64 MiB of WARCs, where dedup.mode auto turns partitioned): the dedup ranges,
+    # though one would hold it
+    assert SPARE * state_part_memory_mb(2**26 * TOKENS_PER_INPUT_BYTE * 0.806, 1) < 8000
+    assert auto_state_partitions(2**26, 8000, 5) == 5

@@ -140,7 +140,7 @@ def test_one_shards_table_alone_plans_the_folders_its_ranges_read_and_leaves_no_
     original = reference / "work" / "dedup" / "shards" / "sample-01.parquet"
     pd.testing.assert_frame_equal(pd.read_parquet(table), pd.read_parquet(original))
     # but the shard's own state run, which Snakemake keeps as a target job's temp() output
-    assert scratch_files(workdir) == ["state_runs/sample-01.parquet"]
+    assert scratch_files(workdir) == ["state_runs/sample-01.arrow"]
 
 
 def test_adding_a_warc_reruns_the_new_shards_stages_and_dedup_only(builds):
@@ -176,8 +176,9 @@ def test_a_state_in_eight_ranges_is_the_one_file_and_a_later_crawl_against_eithe
 ):
     """Issue 59: the first two WARCs built with P = 8 write the state as eight parts, one by each
     range job; built sequentially, as one file. The parts hold that file's rows, and the third
-    WARC de-duplicated against either — in 3 ranges, or sequentially against the eight parts, or
-    against the one file renamed as a state written before parts — is the same corpus."""
+    WARC de-duplicated against either — in 3 ranges (its state in 5: dedup.state_partitions),
+    or sequentially against the eight parts, or against the one file renamed as a state written
+    before parts — is the same corpus."""
     a8, a1 = tmp_path / "a8", tmp_path / "a1"
     a8.mkdir()
     first_two = {"input": {"warcs": SAMPLES[:2]}, **FEW_PARTITIONS}
@@ -199,7 +200,10 @@ def test_a_state_in_eight_ranges_is_the_one_file_and_a_later_crawl_against_eithe
 
     third = {"input": {"warcs": SAMPLES[2:]}, **FEW_PARTITIONS}
     runs = {
-        "3 ranges against 8 parts": ({"mode": "partitioned", "partitions": 3}, a8),
+        "3 ranges against 8 parts": (
+            {"mode": "partitioned", "partitions": 3, "state_partitions": 5},
+            a8,
+        ),
         "3 ranges against one file": ({"mode": "partitioned", "partitions": 3}, legacy),
         "sequential against 8 parts": ({"mode": "sequential"}, a8),
     }
@@ -224,5 +228,7 @@ def test_a_state_in_eight_ranges_is_the_one_file_and_a_later_crawl_against_eithe
         name: state_rows(workdir / "results" / "dedup_state") for name, workdir in built.items()
     }
     assert set(expected.hash) < set(states["3 ranges against 8 parts"].hash)
+    five = built["3 ranges against 8 parts"] / "results" / "dedup_state"
+    assert sorted(path.name for path in five.iterdir()) == [f"{p}-of-5.parquet" for p in range(5)]
     for state in states.values():
         pd.testing.assert_frame_equal(state, states["3 ranges against 8 parts"])

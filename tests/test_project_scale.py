@@ -55,6 +55,9 @@ def test_every_rule_of_the_workflow_is_in_both_projections(projection):
         assert jobs["extract"] == jobs["export"] == row["size"]["shards"] > 1
         assert row["size"]["mode"] == "partitioned" and jobs["dedup"] == 0
         assert jobs["dedup_seen"] == row["size"]["dedup"] > 1
+        # the state in hash ranges of its own, as many as keep each job's share of it in 8 GB
+        assert jobs["dedup_state"] == row["size"]["state"] > row["size"]["dedup"]
+        assert row["rules"]["dedup_state"]["memory"]["mb"] <= 8000
 
 
 def test_a_rule_without_a_model_is_an_error(tmp_path, capsys):

@@ -60,8 +60,9 @@ class Files:
     dedup_documents: str = "work/dedup/documents.npy"
     dedup_seen: str = "work/dedup/seen/{partition}.arrow"
     dedup_shard_stats: str = "work/dedup/stats/{shard}.json"
-    # per shard, its output n-grams (a sorted run of the state, which the range jobs slice)
-    dedup_state_run: str = "work/dedup/state_runs/{shard}.parquet"
+    # per shard, its output n-grams (a sorted run of the state), a part per hash range of the
+    # state's (dedup.state_partitions), each read by that range's job
+    dedup_state_run: str = "work/dedup/state_runs/{shard}.arrow"
     # Every shard's (or range's) file of a kind that the jobs of the other family read, collected
     # by one job into a folder (tables.collect_files), their one input (rules/common.smk,
     # collected): the occurrences with the token files, G₂₊'s parts, the counts, the order keys,

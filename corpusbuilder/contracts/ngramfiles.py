@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbuilder.common.faults import names_the_file
-from corpusbuilder.common.io import npy_header, read_part, read_parts, write_parts
+from corpusbuilder.common.io import npy_header, part_count, read_part, read_parts, write_parts
 from corpusbuilder.config import ConfigError
 from corpusbuilder.contracts.tables import stage_table
 
@@ -40,6 +40,9 @@ STATE_SCHEMA = pa.schema(
     ]
 )
 STATE_ROW_GROUP = 1 << 16
+# a shard's output n-grams for the state (dedup.mode partitioned): the state's rows less the count,
+# a part per hash range of the state (`write_state_run`)
+STATE_RUN_SCHEMA = pa.schema([STATE_SCHEMA.field(name) for name in ("hash", "doc_rank", "doc_id")])
 
 # dedup.mode partitioned: an n-gram occurrence (hash, document in its shard, first word in the
 # shard's word positions); a document's duplicate n-grams in a hash range; its processing-order
@@ -235,6 +238,52 @@ def read_state_rows(
     (`dedup_state_parts`, `read_dedup_state`): in hash order, only the parts that meet it read."""
     for part in dedup_state_parts(path):
         yield from read_dedup_state(part, hash_range)
+
+
+def write_state_run(
+    hashes: np.ndarray, ranks: np.ndarray, ids: pa.Array, partitions: int, path: Path | str
+) -> None:
+    """A shard's output n-grams (sorted unique hashes, the rank and id of the document of each),
+    a part per hash range of the state's `partitions`, so that the state's job of range p reads
+    part p alone (`common.io.write_parts`: one part's read costs the same at any number of them,
+    where a Parquet run's slice of a range is a row group's read, its footer parsed whole)."""
+    lows = [partition_hash_range(p, partitions)[0] for p in range(partitions)]
+    bounds = [*np.searchsorted(hashes, np.array(lows, np.uint64)).tolist(), len(hashes)]
+    write_parts(
+        [
+            pa.table(
+                {
+                    "hash": pa.array(hashes[begin:end], pa.uint64()),
+                    "doc_rank": pa.array(ranks[begin:end], pa.int32()),
+                    "doc_id": ids.slice(begin, end - begin),
+                },
+                schema=STATE_RUN_SCHEMA,
+            )
+            for begin, end in zip(bounds[:-1], bounds[1:])
+        ],
+        path,
+    )
+
+
+@names_the_file
+def read_state_run(
+    path: Path | str, partition: int, partitions: int
+) -> Iterator[tuple[np.ndarray, np.ndarray, pa.Array]]:
+    """Hash range `partition` of the state's `partitions` in a shard's output n-grams
+    (`write_state_run`): (hashes, document ranks, document ids), one part, as `read_dedup_state`
+    yields a state's rows (no part when the range has none)."""
+    if (written := part_count(path)) != partitions:  # the config's mismatch, not a damaged file
+        raise ConfigError(
+            f"config key 'dedup.state_partitions': {path} holds the state's {written} ranges, "
+            f"this run's state {partitions}: the shard's dedup_shard job must run again"
+        )
+    part = read_part(path, partition)
+    if part.num_rows:
+        yield (
+            part.column("hash").to_numpy(),
+            part.column("doc_rank").to_numpy(),
+            part.column("doc_id"),
+        )
 
 
 def write_occurrences(parts: Sequence[np.ndarray], path: Path | str) -> None:

@@ -126,28 +126,44 @@ ORDER_JOB_BYTES_PER_DUPLICATE_OCCURRENCE = 32
 ORDER_JOB_BYTES_PER_DOCUMENT = 32
 
 
-# A state part's job (dedup_state) merges its hash range of every run a row group at a time
-# (dedup.state.merge_state_runs): per run, the range's slice of one row group of STATE_ROW_GROUP
-# rows — fewer when the run's rows in the range are fewer — held at about 45 B a row (hash, count,
-# rank and the document id as Arrow holds it), three times in a round (the slices, their
-# concatenation and the merged copy). A run's file is 14.5 B a row on disk (zstd Parquet: the
-# 2 GB build's 32 runs, 12.9 M rows each).
-STATE_FILE_BYTES_PER_ROW = 14.5
+# A state part's job (dedup_state) holds its hash range of the state (dedup.state_partitions): that
+# part of every shard's run, each read whole (`ngramfiles.read_state_run`: at scale a run's rows
+# in a range are fewer than any piece it could be read in), merged a round of at most
+# `STATE_ROUND_ROWS` rows at a time with the earlier state's rows in the range, read a row group
+# at a time (dedup.state.merge_sorted_rows), and written a row group at a time. Measured by
+# bench/bench_state_parts.py (2026-12-02 on 59e3e71, bench/results/state_parts.json: 32 runs,
+# 6.4-25.6 M rows in the range, document ids of Common Crawl's WARC names, 47 characters): 68 B a
+# row of the range (hash, rank, id, and the run's mapped file) and 466 MB for a round of 2²¹ rows
+# (its copies: the slices joined, the order, the merged rows); 70 B and 240 B a round's row bound
+# all three sizes. What grows is the range's share of this corpus's output n-grams, so the
+# state's ranges follow its size (`auto_state_partitions`); the earlier state is read a row group
+# at a time, whatever its size. On disk a run's part is 14.7 B a row (zstd Arrow IPC, parts of
+# 1,700 rows: a shard's run over the state's ranges at 10¹¹ and 10¹² words), a state's part
+# 14.5 B (zstd Parquet: the 2 GB build's 32 runs, 12.9 M rows each).
+STATE_RUN_BYTES_PER_ROW = 14.7
+STATE_ROUND_ROWS = 1 << 21
+STATE_ROW_BYTES_HELD = 70
+STATE_ROUND_BYTES_PER_ROW = 240
 # rows of the state runs a token at dedup (the 2 GB build: 417,251,199 for 517,784,565 tokens)
 STATE_ROWS_PER_TOKEN = 0.806
-MB = 2**20
-STATE_ROW_BYTES_HELD = 3 * 45
+# dedup.state_partitions' maximum (config/schema.yaml): each shard's run is a part per range
+MAX_STATE_PARTITIONS = 65536
 
 
-def state_part_memory_mb(run_bytes: Sequence[int], partitions: int) -> int:
-    """The memory of one `dedup_state` job, in MB, from its runs' file sizes (every shard's and
-    the earlier state's parts) and the hash ranges: bounded by a row group a run, whatever the
-    state's size."""
-    rows = sum(
-        min(STATE_ROW_GROUP, math.ceil(size / STATE_FILE_BYTES_PER_ROW / partitions))
-        for size in run_bytes
-    )
-    return PARTITIONED_MODULES_MB + math.ceil(rows * STATE_ROW_BYTES_HELD / MB)
+def state_run_rows(run_bytes: int) -> float:
+    """The rows of state runs of `run_bytes` in all, from the files' sizes alone (a stat each,
+    for the rule's resources)."""
+    return run_bytes / STATE_RUN_BYTES_PER_ROW
+
+
+def state_part_memory_mb(run_rows: float, partitions: int) -> int:
+    """The memory of one `dedup_state` job, in MB: its range's share of the runs' `run_rows`
+    (hashes are uniform, so the ranges are about equal) and a row group being written, a round
+    of the merge, and the interpreter."""
+    rows = run_rows / partitions
+    held = (rows + STATE_ROW_GROUP) * STATE_ROW_BYTES_HELD
+    held += min(rows, STATE_ROUND_ROWS) * STATE_ROUND_BYTES_PER_ROW
+    return PARTITIONED_MODULES_MB + math.ceil(held / 2**20)
 
 
 def partitioned_memory_mb(job: str, tokens: int, documents: int, partitions: int) -> int:
@@ -209,6 +225,25 @@ def auto_dedup_partitions(input_bytes: int, max_mem_mb: int) -> int:
     return fewest_partitions(
         lambda p: planned_range_job_mb(input_bytes, p), max_mem_mb, MAX_PARTITIONS
     )
+
+
+def planned_state_job_mb(input_bytes: int, partitions: int) -> int:
+    """The `resources.mem_mb` of a `dedup_state` job (with a fifth to spare, as the rules ask) in
+    `partitions` ranges: its share of this corpus's output n-grams, projected from `input_bytes`
+    (`STATE_ROWS_PER_TOKEN`)."""
+    rows = input_bytes * TOKENS_PER_INPUT_BYTE * STATE_ROWS_PER_TOKEN
+    return math.ceil(SPARE * state_part_memory_mb(rows, partitions))
+
+
+def auto_state_partitions(input_bytes: int, max_mem_mb: int, dedup_partitions: int) -> int:
+    """`dedup.state_partitions: auto`: the fewest hash ranges of the state whose jobs each need at
+    most `max_mem_mb` (`planned_state_job_mb`); at least `dedup_partitions`, the jobs the range
+    family already runs, so that a state that would fit in fewer is not written by fewer, longer
+    jobs; at most `MAX_STATE_PARTITIONS`."""
+    fewest = fewest_partitions(
+        lambda p: planned_state_job_mb(input_bytes, p), max_mem_mb, MAX_STATE_PARTITIONS
+    )
+    return max(dedup_partitions, fewest)
 
 
 def largest_shard_bytes(max_mem_mb: int) -> int:

@@ -42,7 +42,11 @@ import numpy as np
 import pyarrow as pa
 
 from corpusbuilder.common.io import atomic_path, write_table
-from corpusbuilder.contracts.ngramfiles import partition_hash_range, read_state_rows
+from corpusbuilder.contracts.ngramfiles import (
+    partition_hash_range,
+    read_state_rows,
+    write_state_run,
+)
 from corpusbuilder.contracts.tables import DEDUP_SCHEMA, stage_table
 from corpusbuilder.contracts.tokenfile import TokenStream
 from corpusbuilder.dedup.context import Reclassify
@@ -57,7 +61,7 @@ from corpusbuilder.dedup.corpus import (
 )
 from corpusbuilder.dedup.document import dedup_shard_document
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.dedup.state import kept_ngrams, write_state_rows
+from corpusbuilder.dedup.state import kept_ngrams
 from corpusbuilder.ngrams.hashing import shard_ngram_hashes
 
 if TYPE_CHECKING:
@@ -418,16 +422,26 @@ def earlier_in_range(path, bounds: tuple[int, int], first_owner: int):
 
 
 def shard_state_run(
-    tokens: TokenStream, table: pd.DataFrame, params: DedupParams, first_rank: int, path
+    tokens: TokenStream,
+    table: pd.DataFrame,
+    params: DedupParams,
+    first_rank: int,
+    state_partitions: int,
+    path,
 ) -> None:
-    """A shard's output n-grams, a sorted run of the state (`state.write_state_rows`) ranked from
-    `first_rank` (the shard's first document's rank in crawl order over every corpus merged)."""
+    """A shard's output n-grams, a sorted run of the state ranked from `first_rank` (the shard's
+    first document's rank in crawl order over every corpus merged), a part per hash range of the
+    state (`ngramfiles.write_state_run`)."""
     hashes, docs = kept_ngrams(tokens, table, params)
     hashes, first = np.unique(hashes, return_index=True)
     docs = np.asarray(docs, np.int64)[first]
     ids = np.asarray(tokens.doc_ids).astype(object)
-    write_state_rows(
-        path, [(hashes, (first_rank + docs).astype(np.int32), pa.array(ids[docs], pa.string()))], {}
+    write_state_run(
+        hashes,
+        (first_rank + docs).astype(np.int32),
+        pa.array(ids[docs], pa.string()),
+        state_partitions,
+        path,
     )
 
 

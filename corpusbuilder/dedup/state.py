@@ -5,7 +5,8 @@ Algorithm 3.1 would have moved to G_out had a later crawl repeated them — with
 output it first, by its id and its rank in crawl order over every corpus merged in
 (`ngramfiles.STATE_SCHEMA`: 64-bit hashes, sorted; 12.5 bytes an n-gram on the dev crawl, zstd),
 in ``results/dedup_state/``, a part per hash range (`FILES.dedup_state`; the sequential job writes
-one part, the partitioned mode's range jobs one each). A run against it reads it in whatever
+one part, the partitioned mode a part per range of the state's own, `dedup.state_partitions`,
+each by its job). A run against it reads it in whatever
 ranges it needs (`ngramfiles.read_state_rows`: the parts are sorted, so a range of any
 partitioning is a slice of the parts that meet it), and:
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,11 +44,14 @@ from corpusbuilder.contracts.ngramfiles import (
     HashRange,
     dedup_state_metadata,
     dedup_state_parts,
+    partition_hash_range,
     read_dedup_state,
     read_state_rows,
+    read_state_run,
     remove_other_state_parts,
 )
 from corpusbuilder.contracts.tokenfile import TokenStream, kept_tokens
+from corpusbuilder.dedup.memory import STATE_ROUND_ROWS
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.store import truncate_hashes
 from corpusbuilder.ngrams.hashing import shard_ngram_hashes
@@ -163,37 +167,69 @@ class OutputRuns:
         self._tmp.cleanup()
 
 
-def merge_state_runs(
-    paths, hash_range: HashRange = ALL_HASHES
-) -> Iterator[tuple[np.ndarray, np.ndarray, pa.Array]]:
-    """k-way merge of sorted state runs (state files and parts) in `hash_range`, a round at a
-    time: every hash up to the smallest last hash among the runs' current row groups is in
-    memory, so that slice of each is merged with one sort; of equal hashes the lowest rank
+StateRows = tuple[np.ndarray, np.ndarray, pa.Array]
+
+
+def merge_state_runs(paths, hash_range: HashRange = ALL_HASHES) -> Iterator[StateRows]:
+    """`merge_sorted_rows` of state files (a state's parts, a run of the sequential job) in
+    `hash_range`."""
+    return merge_sorted_rows(read_dedup_state(path, hash_range) for path in paths)
+
+
+def merge_sorted_rows(runs: Iterable[Iterator[StateRows]]) -> Iterator[StateRows]:
+    """k-way merge of sorted runs of state rows (hashes, document ranks, document ids), each
+    read a piece at a time, a round at a time: every hash up to a bound is merged with one sort,
+    the bound the smallest among the runs' current pieces of their last hash, or of their hash
+    at their share of `memory.STATE_ROUND_ROWS` where the piece is longer (a state job's runs
+    are each read whole, and a round's copies cost 240 B a row); of equal hashes the lowest rank
     stays."""
-    heads = [
-        [*part, reader]
-        for reader in (read_dedup_state(path, hash_range) for path in paths)
-        if (part := next(reader, None)) is not None
-    ]
+    heads = [[*part, reader] for reader in runs if (part := next(reader, None)) is not None]
     while heads:
         heads = [head for head in heads if len(head[0]) or _refill(head)]
         if not heads:
             return
-        bound = min(head[0][-1] for head in heads)
+        share = max(1, STATE_ROUND_ROWS // len(heads))
+        bound = min(head[0][min(len(head[0]), share) - 1] for head in heads)
         parts = []
         for head in heads:
             cut = int(np.searchsorted(head[0], bound, side="right"))
             parts.append((head[0][:cut], head[1][:cut], head[2].slice(0, cut)))
             head[0], head[1], head[2] = head[0][cut:], head[1][cut:], head[2].slice(cut)
-        hashes = np.concatenate([h for h, _, _ in parts])
-        ranks = np.concatenate([r for _, r, _ in parts])
-        order = np.lexsort((ranks, hashes))
-        first = order[np.concatenate(([True], hashes[order][1:] != hashes[order][:-1]))]
-        yield (
-            hashes[first],
-            ranks[first],
-            pa.concat_arrays([ids for _, _, ids in parts]).take(pa.array(first)),
-        )
+        yield _merged(parts)
+
+
+def _merged(parts: list[StateRows]) -> StateRows:
+    """One round: its slices of the runs as one sorted piece, each hash once, the lowest rank's
+    (a function, so that its copies are gone before the next round makes its own)."""
+    hashes = np.concatenate([h for h, _, _ in parts])
+    ranks = np.concatenate([r for _, r, _ in parts])
+    order = np.lexsort((ranks, hashes))
+    ordered = hashes[order]
+    first = order[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+    return (
+        hashes[first],
+        ranks[first],
+        pa.concat_arrays([ids for _, _, ids in parts]).take(pa.array(first)),
+    )
+
+
+def write_state_part(
+    path, runs: Sequence, against: Sequence, partition: int, partitions: int, metadata: dict
+) -> None:
+    """Part `partition` of a state of `partitions` (rule dedup_state): that part of every shard's
+    run (`ngramfiles.read_state_run`, each read whole) and the earlier state's rows in its range
+    (`against`, its parts in any ranges, a row group at a time), merged."""
+    hash_range = partition_hash_range(partition, partitions)
+    write_state_rows(
+        path,
+        merge_sorted_rows(
+            [
+                read_state_rows(against, hash_range),
+                *(read_state_run(run, partition, partitions) for run in runs),
+            ]
+        ),
+        metadata,
+    )
 
 
 def _refill(head: list) -> bool:
@@ -211,21 +247,54 @@ def write_state_rows(path, parts, metadata: dict) -> None:
     schema = STATE_SCHEMA.with_metadata({"corpusbuilder": json.dumps(metadata)})
     with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
         written = False
-        for hashes, ranks, ids in parts:
-            for begin in range(0, len(hashes), STATE_ROW_GROUP):
-                part = slice(begin, begin + STATE_ROW_GROUP)
-                writer.write_table(
-                    pa.table(
-                        {
-                            "hash": pa.array(hashes[part], pa.uint64()),
-                            "count": pa.array(np.ones(len(hashes[part]), np.uint32)),
-                            "doc_rank": pa.array(ranks[part], pa.int32()),
-                            "doc_id": ids.slice(begin, STATE_ROW_GROUP),
-                        },
-                        schema=schema,
-                    )
+        for hashes, ranks, ids in _row_groups(parts, STATE_ROW_GROUP):
+            writer.write_table(
+                pa.table(
+                    {
+                        "hash": pa.array(hashes, pa.uint64()),
+                        "count": pa.array(np.ones(len(hashes), np.uint32)),
+                        "doc_rank": pa.array(ranks, pa.int32()),
+                        "doc_id": ids,
+                    },
+                    schema=schema,
                 )
-                written = True
+            )
+            written = True
         if not written:
             writer.write_table(schema.empty_table())
     remove_other_state_parts(path)
+
+
+def _row_groups(parts: Iterable[StateRows], rows: int) -> Iterator[StateRows]:
+    """The rows of `parts` (a merge's rounds, of any length) cut into pieces of `rows` rows, the
+    last shorter: a state file's row groups whatever the rounds it was merged in. Each piece is
+    a copy, so that no round's arrays outlive it while the next is merged."""
+    pending: list[StateRows] = []
+    held = 0
+    for part in parts:
+        length, begin = len(part[0]), 0
+        while length - begin >= rows - held:
+            pending.append(_sliced(part, begin, rows - held))
+            begin += rows - held
+            yield _joined(pending)
+            pending, held = [], 0
+        if begin < length:
+            pending.append(_joined([_sliced(part, begin, length - begin)]))
+            held += length - begin
+        del part
+    if held:
+        yield _joined(pending)
+
+
+def _sliced(part: StateRows, begin: int, length: int) -> StateRows:
+    hashes, ranks, ids = part
+    return hashes[begin : begin + length], ranks[begin : begin + length], ids.slice(begin, length)
+
+
+def _joined(parts: list[StateRows]) -> StateRows:
+    """The pieces as one, copied."""
+    return (
+        np.concatenate([hashes for hashes, _, _ in parts]),
+        np.concatenate([ranks for _, ranks, _ in parts]),
+        pa.concat_arrays([ids for _, _, ids in parts]),
+    )
