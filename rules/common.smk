@@ -1,3 +1,4 @@
+import functools
 import math
 import os
 import sys
@@ -453,6 +454,22 @@ def files_bytes(paths):
     return sum(os.path.getsize(path) for path in paths if os.path.exists(path))
 
 
+def collected_bytes(given, kind):
+    """The bytes of a kind's files as a job was given them (`collected_files`). A collected
+    folder's are summed once per folder as written: every range job of a family reads the same
+    folder, and summed per job that is N sizes P times (5 x 10^8 at 10^12 words)."""
+    given = [given] if isinstance(given, str) else list(given)
+    manifest = Path(given[0]) / f"{kind}.txt"
+    if len(given) == 1 and manifest.exists():
+        return _folder_bytes(str(manifest.parent), kind, manifest.stat().st_mtime_ns)
+    return files_bytes(collected_files(given, kind))
+
+
+@functools.cache
+def _folder_bytes(folder, kind, written_ns):
+    return files_bytes(collected_files(folder, kind))
+
+
 def files_mb(paths):
     return files_bytes(paths) >> 20
 
@@ -617,10 +634,7 @@ def partitioned_mem_mb(job):
     """
 
     def mem_mb(wildcards, input):
-        tokens = (
-            files_bytes(collected_files(input.tokens, "tokens"))
-            // TOKEN_FILE_BYTES_PER_TOKEN
-        )
+        tokens = collected_bytes(input.tokens, "tokens") // TOKEN_FILE_BYTES_PER_TOKEN
         return partitioned_job_mb(job, tokens, DEDUP_PARTITIONS)
 
     return mem_mb
@@ -629,7 +643,7 @@ def partitioned_mem_mb(job):
 def state_part_mem_mb(wildcards, input):
     """A state part's job: its range of every shard's run, merged with the earlier state's rows
     in it (memory.state_part_memory_mb), with a fifth to spare."""
-    rows = state_run_rows(files_bytes(collected_files(input.state_runs, "state_runs")))
+    rows = state_run_rows(collected_bytes(input.state_runs, "state_runs"))
     return math.ceil(SPARE * state_part_memory_mb(rows, DEDUP_STATE_PARTS))
 
 

@@ -64,7 +64,7 @@ rule corpus_stats_range:
     threads: 1
     resources:
         mem_mb=lambda wildcards, input: 1000
-        + 5 * files_mb(collected_files(input.ngrams, "ngrams")) // REPORT_RANGES,
+        + 5 * (collected_bytes(input.ngrams, "ngrams") >> 20) // REPORT_RANGES,
     params:
         ranges=REPORT_RANGES,
     script:
