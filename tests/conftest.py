@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import logging
 import os
 import shutil
@@ -65,6 +66,34 @@ def corpus_bytes(workdir: Path) -> dict[str, bytes]:
         p.name: gzip.decompress(p.read_bytes())
         for p in sorted((workdir / "results" / "corpus").glob("*.gz"))
     }
+
+
+def run_bench(script: str, *args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    """bench/``script`` run as its docstring says, from the checkout, with this checkout's library
+    first on the path."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.run(
+        [sys.executable, str(REPO / "bench" / script), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=REPO,
+        env=env,
+    )
+
+
+def bench_results(tmp_path: Path, script: str, *args: str) -> dict:
+    """The results bench/``script`` writes (``--out``, a file in ``tmp_path``), each stamped with
+    its date, commit and machine as bench/results/ files are."""
+    out = tmp_path / "results.json"
+    run = run_bench(script, *args, "--out", str(out))
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["date"] and result["commit"] and result["machine"]["cores"]
+    return result
 
 
 def snakemake_command(

@@ -3,12 +3,7 @@ parts of each back (checked against the parts written) and records what project_
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
-from conftest import REPO
+from conftest import bench_results
 
 KINDS = {
     "dedup_occurrences",
@@ -21,17 +16,9 @@ KINDS = {
 
 
 def test_every_kind_is_read_a_part_at_a_time_in_both_formats(tmp_path):
-    out = tmp_path / "part_reads.json"
-    command = [sys.executable, str(REPO / "bench" / "bench_part_reads.py")]
-    command += ["--parts", "1", "6", "--rows", "3", "--reads", "3", "--out", str(out)]
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-    }
-    run = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
-    assert run.returncode == 0, run.stderr[-3000:]
-    result = json.loads(out.read_text())
-    assert result["date"] and result["commit"] and result["machine"]["cores"]
+    result = bench_results(
+        tmp_path, "bench_part_reads.py", *("--parts", "1", "6", "--rows", "3", "--reads", "3")
+    )
     assert set(result["kinds"]) == KINDS
     for kind in result["kinds"].values():
         assert (kind["format"], kind["old_format"]) == ("arrow", "parquet")

@@ -4,13 +4,11 @@ so a function moved in the library would break the suite unseen until the next m
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import REPO
+from conftest import REPO, run_bench
 
 pytestmark = pytest.mark.slow
 
@@ -22,26 +20,14 @@ SCRIPTS = sorted(
 )
 
 
-def help_of(script) -> subprocess.CompletedProcess:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-    }
-    return subprocess.run(
-        [sys.executable, str(script), "--help"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPO,
-        env=env,
-    )
-
-
 @pytest.fixture(scope="module")
 def helps() -> dict[str, subprocess.CompletedProcess]:
     # one interpreter start each, two at a time: the machine's cores, ~10 s for all of them
+    names = [script.name for script in SCRIPTS]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(zip((script.name for script in SCRIPTS), pool.map(help_of, SCRIPTS)))
+        return dict(
+            zip(names, pool.map(lambda name: run_bench(name, "--help", timeout=120), names))
+        )
 
 
 def test_there_are_scripts_to_check():
