@@ -29,22 +29,26 @@ from test_incremental import SAMPLES, job_stats, planned_jobs
 pytestmark = pytest.mark.workflow
 
 PARTITIONED = {"dedup": {"mode": "partitioned", "partitions": 3}}
+TWO_NGRAM_RANGES = {"ngrams": FEW_PARTITIONS["ngrams"]}
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory, sample_build):
+def builds(tmp_path_factory, sample_build, first_two_build):
     """The three sample WARCs built sequentially (the session's sample build: its hash
     partitions are the defaults, which change no decision); and partitioned (P = 3), first the
-    first two, then with the third added (the run whose plan shows what adding a WARC reruns)."""
+    first two (a copy of the session's build of them, so only the n-gram runs, dedup and what
+    follows run again), then with the third added (the run whose plan shows what adding a WARC
+    reruns). G2+ in two hash ranges where `auto` plans one: its parts' provenance is read below."""
     root = tmp_path_factory.mktemp("dedup-modes")
-    partitioned = root / "partitioned"
-    partitioned.mkdir()
+    partitioned = copy_workdir(first_two_build, root / "partitioned")
+    # the sequential job's benchmark: below, that no partitioned run writes one
+    (partitioned / "benchmarks" / "dedup.tsv").unlink()
     two = write_config(
-        root / "two.yaml", {"input": {"warcs": SAMPLES[:2]}, **FEW_PARTITIONS, **PARTITIONED}
+        root / "two.yaml", {"input": {"warcs": SAMPLES[:2]}, **TWO_NGRAM_RANGES, **PARTITIONED}
     )
     ok(snakemake(partitioned, configfiles=[two]))
     three = write_config(
-        root / "three.yaml", {"input": {"warcs": SAMPLES}, **FEW_PARTITIONS, **PARTITIONED}
+        root / "three.yaml", {"input": {"warcs": SAMPLES}, **TWO_NGRAM_RANGES, **PARTITIONED}
     )
     added = ok(snakemake(partitioned, configfiles=[three]))
     return {"sequential": sample_build, "partitioned": (partitioned, three, added)}
@@ -71,7 +75,7 @@ def test_three_hash_ranges_build_the_sequential_corpus_on_the_sample(builds):
     shards = ["sample-00", "sample-01", "sample-02"]
     for stage in ("dedup_shard", "tokenise", "ngram_runs"):
         assert [entry["shards"] for entry in record["stages"][stage]] == [shards], stage
-    # G2+'s two hash ranges (FEW_PARTITIONS), each by the stats its job wrote beside it
+    # G2+'s two hash ranges (TWO_NGRAM_RANGES), each by the stats its job wrote beside it
     assert [entry["shards"] for entry in record["stages"]["dup_ngram_part"]] == [["0", "1"]]
 
 
@@ -172,24 +176,23 @@ def state_rows(folder) -> pd.DataFrame:
 
 
 def test_a_state_in_eight_ranges_is_the_one_file_and_a_later_crawl_against_either_is_the_same(
-    tmp_path,
+    first_two_build, tmp_path
 ):
     """Issue 59: the first two WARCs built with P = 8 write the state as eight parts, one by each
-    range job; built sequentially, as one file. The parts hold that file's rows, and the third
-    WARC de-duplicated against either — in 3 ranges (its state in 5: dedup.state_partitions),
-    or sequentially against the eight parts, or against the one file renamed as a state written
-    before parts — is the same corpus."""
-    a8, a1 = tmp_path / "a8", tmp_path / "a1"
-    a8.mkdir()
-    first_two = {"input": {"warcs": SAMPLES[:2]}, **FEW_PARTITIONS}
+    range job; built sequentially (the session's build of them), as one file. The parts hold that
+    file's rows, and the third WARC de-duplicated against either — in 3 ranges (its state in 5:
+    dedup.state_partitions), or sequentially against the eight parts, or against the one file
+    renamed as a state written before parts — is the same corpus."""
+    a1 = first_two_build
+    # the same extraction and tokens; dedup and what follows run again, in eight ranges (the
+    # sequential job's one output folder holds no range's table: the ranges all run)
+    a8 = copy_workdir(a1, tmp_path / "a8")
+    first_two = {"input": {"warcs": SAMPLES[:2]}}
     ok(snakemake(a8, config={**first_two, "dedup": {"mode": "partitioned", "partitions": 8}}))
-    # the same extraction and tokens, dedup and what follows it run again, sequentially (its one
-    # output folder holds the partitioned jobs' tables: the state missing in its ranges reruns it)
-    copy_workdir(a8, a1)
-    ok(snakemake(a1, config={**first_two, "dedup": {"mode": "sequential"}}))
     parts = sorted(path.name for path in (a8 / "results" / "dedup_state").glob("*.parquet"))
     assert parts == [f"{p}-of-8.parquet" for p in range(8)]
     assert len(list((a8 / "benchmarks" / "dedup_state").glob("*.tsv"))) == 8
+    assert len(list((a8 / "benchmarks" / "dedup_shard").glob("*.tsv"))) == 2  # decided again
     one_file = a1 / "results" / "dedup_state" / "0-of-1.parquet"
     assert sorted((a1 / "results" / "dedup_state").glob("*.parquet")) == [one_file]
     assert corpus_bytes(a8) == corpus_bytes(a1)  # the sample's modes agree (see above)
@@ -198,7 +201,7 @@ def test_a_state_in_eight_ranges_is_the_one_file_and_a_later_crawl_against_eithe
     pd.testing.assert_frame_equal(state_rows(a8 / "results" / "dedup_state"), expected)
     legacy = Path(shutil.copy(one_file, tmp_path / "dedup_state.parquet"))
 
-    third = {"input": {"warcs": SAMPLES[2:]}, **FEW_PARTITIONS}
+    third = {"input": {"warcs": SAMPLES[2:]}}
     runs = {
         "3 ranges against 8 parts": (
             {"mode": "partitioned", "partitions": 3, "state_partitions": 5},
