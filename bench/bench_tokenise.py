@@ -42,7 +42,7 @@ def block_texts(paths: list[str]) -> list[str]:
 
 def stage_work(texts: list[str]) -> int:
     vocabulary = Vocabulary()
-    ids, offsets, chunk_first, _ = tokenise_blocks(texts, vocabulary, progress_every=10**9)
+    ids, offsets, chunk_first, _ = tokenise_blocks(texts, vocabulary)
     types = vocabulary.type_list()
     sentence_starts(ids, chunk_first, offsets, types)
     token_hashes(types)[ids]
