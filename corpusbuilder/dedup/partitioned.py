@@ -49,7 +49,7 @@ from corpusbuilder.contracts.ngramfiles import (
 )
 from corpusbuilder.contracts.tables import DEDUP_SCHEMA, stage_table
 from corpusbuilder.contracts.tokenfile import TokenStream
-from corpusbuilder.dedup.context import Reclassify
+from corpusbuilder.dedup.context import Reclassify, remembered
 from corpusbuilder.dedup.corpus import (
     BLOCK_COLUMNS,
     BlockVerdicts,
@@ -214,6 +214,7 @@ def judge_shard(
     import pandas as pd
 
     seen = seen.sort_values("start", kind="stable")
+    reclassify = remembered(reclassify)
     owners = seen["owner"].to_numpy(np.int64)
     owner_ids = dict(zip(owners.tolist(), seen["owner_id"].tolist()))
     shard = shard_ngrams(
