@@ -28,7 +28,7 @@ from corpusbuilder.tokenise import (  # noqa: E402
     punctuation_types,
     sentence_starts,
     stoplist_for_language,
-    stopword_types,
+    stopword_table,
     token_hashes,
     tokenise,
     tokenise_blocks,
@@ -47,7 +47,7 @@ def stage_work(texts: list[str]) -> int:
     sentence_starts(ids, chunk_first, offsets, types)
     token_hashes(types)[ids]
     punctuation_types(types)[ids]
-    stopword_types(types, stoplist_for_language("en"))[ids]
+    stopword_table(types, [stoplist_for_language("en")])[0][ids]
     return len(ids)
 
 

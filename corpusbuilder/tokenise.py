@@ -219,11 +219,17 @@ def punctuation_types(types: list[str]) -> np.ndarray:
     return first_char_flags(types, lambda c: unicodedata.category(c)[0] in "PS")
 
 
-def stopword_types(lowered: list[str], stoplist: frozenset[str]) -> np.ndarray:
-    """Per type (`lowered`: the types lower-cased, once for every language): is it a stop word."""
-    if not stoplist:
-        return np.zeros(len(lowered), dtype=bool)
-    return np.fromiter(map(stoplist.__contains__, lowered), dtype=bool, count=len(lowered))
+def stopword_table(lowered: list[str], stoplists: list[frozenset[str]]) -> np.ndarray:
+    """Per stop list and type (`lowered`: the types lower-cased): is it a stop word. Each list's
+    words are looked up among the distinct lowered types, not each type in each list."""
+    import pandas as pd
+
+    codes, distinct = pd.factorize(np.asarray(lowered, dtype=object))
+    position = dict(zip(distinct.tolist(), range(len(distinct))))
+    table = np.zeros((len(stoplists), len(distinct)), dtype=bool)
+    for row, stoplist in enumerate(stoplists):
+        table[row, [position[w] for w in stoplist if w in position]] = True
+    return table[:, codes]
 
 
 def stoplist_for_language(code: str | None) -> frozenset[str]:
@@ -280,9 +286,18 @@ def tokenise_blocks(
     )
 
 
+# A word of ASCII letters with one ASCII mark after or before it ("said,", "(see"): the regular
+# expression cuts it into the word and the mark (the mark is no "_", which words hold; neither a
+# URL nor an e-mail address can be the whole chunk)
+_MARK = r"[!-/:-@\[-\^`{-~]"
+_TRAILING_MARK = rf"^[A-Za-z]+{_MARK}$"
+_LEADING_MARK = rf"^{_MARK}[A-Za-z]+$"
+
+
 def distinct_chunk_ids(chunks: pa.Array, vocabulary: Vocabulary) -> tuple[np.ndarray, np.ndarray]:
     """Type ids of the tokens of distinct whitespace chunks (Arrow strings), flat, and each
-    chunk's token count. A chunk of ASCII letters is one token as it is; the others are prepared
+    chunk's token count. A chunk of ASCII letters is one token as it is, one with a mark after or
+    before them two (`_TRAILING_MARK`, `_LEADING_MARK`), cut in Arrow; the others are prepared
     and cut by one `findall` over them all, a line break between two chunks, which no token holds
     or crosses and no step of `prepare_text` changes or joins across (so each chunk gives what
     `Vocabulary.chunk_ids` gives it). New types are numbered in order of first appearance."""
@@ -292,8 +307,23 @@ def distinct_chunk_ids(chunks: pa.Array, vocabulary: Vocabulary) -> tuple[np.nda
     words = chunks.to_numpy(zero_copy_only=False)
     plain = pc.and_(pc.string_is_ascii(chunks), pc.ascii_is_alpha(chunks))
     plain = plain.to_numpy(zero_copy_only=False)
-    other = np.flatnonzero(~plain)
+    trailing = pc.match_substring_regex(chunks, _TRAILING_MARK)
+    leading = pc.match_substring_regex(chunks, _LEADING_MARK)
+    # (which chunks, their first token, their second) for the chunks cut in Arrow
+    pairs = [
+        (pc.utf8_slice_codeunits(chunks.filter(mask), *first), second, mask)
+        for mask, first, second in (
+            (trailing, (0, -1), (-1, None)),
+            (leading, (0, 1), (1, None)),
+        )
+    ]
+    paired = np.zeros(len(words), bool)
     lengths = np.ones(len(words), np.int64)
+    for _, _, mask in pairs:
+        at = mask.to_numpy(zero_copy_only=False)
+        paired |= at
+        lengths[at] = 2
+    other = np.flatnonzero(~(plain | paired))
     flat_other = np.empty(0, object)
     if len(other):
         cut = np.array(
@@ -308,6 +338,12 @@ def distinct_chunk_ids(chunks: pa.Array, vocabulary: Vocabulary) -> tuple[np.nda
     starts = np.cumsum(lengths) - lengths
     flat = np.empty(int(lengths.sum()), object)
     flat[starts[plain]] = words[plain]
+    for first, second, mask in pairs:
+        at = starts[mask.to_numpy(zero_copy_only=False)]
+        flat[at] = first.to_numpy(zero_copy_only=False)
+        flat[at + 1] = pc.utf8_slice_codeunits(chunks.filter(mask), *second).to_numpy(
+            zero_copy_only=False
+        )
     counts = lengths[other]
     within = np.arange(len(flat_other)) - np.repeat(np.cumsum(counts) - counts, counts)
     flat[np.repeat(starts[other], counts) + within] = flat_other
@@ -423,9 +459,9 @@ def tokenise_shard(
     codes, language_of_doc = np.unique(
         kept.documents["language"].fillna("").to_numpy(dtype=str), return_inverse=True
     )
-    lowered = [t.lower() for t in types]
-    stop_rows = [stopword_types(lowered, stoplist_for(code or None)) for code in codes]
-    stop_by_language = np.array(stop_rows, dtype=bool).reshape(len(codes), len(types))
+    stop_by_language = stopword_table(
+        [t.lower() for t in types], [stoplist_for(code or None) for code in codes]
+    )
     block_doc = kept_blocks["doc"].to_numpy(dtype=np.int32)
     token_language = np.repeat(language_of_doc.reshape(-1)[block_doc], np.diff(block_offsets))
 
