@@ -257,10 +257,11 @@ def tokenise_blocks(
     for first in range(0, len(strings), batch_blocks):
         batch = strings.slice(first, batch_blocks)
         lists = pc.utf8_split_whitespace(batch)
-        chunks, parent = pc.list_flatten(lists), pc.list_parent_indices(lists)
-        nonempty = pc.greater(pc.binary_length(chunks), 0)  # Arrow keeps an empty chunk at an end
-        chunks, parent = chunks.filter(nonempty), parent.filter(nonempty)
-        encoded = pc.dictionary_encode(chunks)
+        nonempty = pc.greater(pc.binary_length(pc.list_flatten(lists)), 0)  # Arrow keeps an
+        # empty chunk at each end of a text; the chunks are held once, as their distinct values
+        parent = pc.list_parent_indices(lists).filter(nonempty).to_numpy()
+        encoded = pc.dictionary_encode(pc.list_flatten(lists).filter(nonempty))
+        del lists, nonempty
         table_ids, table_lengths = distinct_chunk_ids(encoded.dictionary, vocabulary)
         codes = encoded.indices.to_numpy()
         lengths = table_lengths[codes]
@@ -268,7 +269,7 @@ def tokenise_blocks(
         shift = (np.cumsum(table_lengths) - table_lengths)[codes] - (np.cumsum(lengths) - lengths)
         ids.append(table_ids[np.repeat(shift, lengths) + np.arange(int(lengths.sum()))])
         chunk_lengths.append(lengths)
-        block_chunks.append(np.bincount(parent.to_numpy(), minlength=len(batch)))
+        block_chunks.append(np.bincount(parent, minlength=len(batch)))
         log.info(
             "tokenise: %d blocks, %d chunks, %d types",
             first + len(batch),
