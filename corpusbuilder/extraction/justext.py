@@ -16,7 +16,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from corpusbuilder.contracts.tables import BAD, DUPLICATE, GOOD, NEAR_GOOD, SHORT
@@ -234,6 +234,13 @@ def classify_after_removal(
         removed_as if gone else BAD if final == BAD or (now == BAD and was != BAD) else final
         for gone, final, was, now in zip(removed, final_classes, before, after)
     ]
+
+
+def preset_params(preset: str, overrides: dict) -> JustextParams:
+    """A preset's thresholds (thesis Table 2.7) with the config's own (`extract.justext`); the
+    learned preset, which has none of its own, takes the default ones. What
+    `extract.ExtractParams.from_config` sets, for a job that reads no page (block dedup's)."""
+    return replace(PRESETS.get(preset, PRESETS["default"]), **overrides)
 
 
 def reclassifier(params: JustextParams) -> Callable[..., list[str]]:
