@@ -20,7 +20,7 @@ from corpusbuilder.dedup.partitioned import (
     shard_state_run,
     write_dedup_table,
 )
-from corpusbuilder.extraction.justext import preset_params, reclassifier
+from corpusbuilder.extraction.justext import JustextParams, reclassifier
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)
@@ -33,7 +33,7 @@ table, stats = judge_shard(
     read_seen(collected_files(snakemake.input.seen, "seen"), index),
     params,
     # the extract section's thresholds, without the extraction stage's imports (warcio's, ...)
-    reclassifier(preset_params(extract["preset"], extract.get("justext", {}))),
+    reclassifier(JustextParams.of_preset(extract["preset"], extract.get("justext", {}))),
 )
 write_dedup_table(table, snakemake.output.dedup)
 if snakemake.output.state_run:

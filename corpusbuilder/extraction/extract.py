@@ -44,13 +44,7 @@ from corpusbuilder.contracts.tables import (
 from corpusbuilder.extraction import compiled_walks, missing_compiled_modules
 from corpusbuilder.extraction.classifier import FEATURE_NAMES, page_title
 from corpusbuilder.extraction.decoding import UndecodableError, decode_html, replaced_characters
-from corpusbuilder.extraction.justext import (
-    PRESETS,
-    JustextParams,
-    classify,
-    classify_context_free,
-    preset_params,
-)
+from corpusbuilder.extraction.justext import PRESETS, JustextParams, classify, classify_context_free
 from corpusbuilder.extraction.metadata import NO_METADATA, Metadata, extract_metadata
 from corpusbuilder.extraction.model import classify_page, load_model
 from corpusbuilder.extraction.nesting import TooDeepError
@@ -156,7 +150,7 @@ class ExtractParams:
         """Build from the validated `extract` config section (preset + per-threshold overrides)."""
         values = dataclass_values(cls, section)
         preset = section.get("preset", BEST_PRESET)
-        values["justext"] = preset_params(preset, values.get("justext", {}))
+        values["justext"] = JustextParams.of_preset(preset, values.get("justext", {}))
         values["learned"] = preset == BEST_PRESET
         values["site_boilerplate"] = SiteBoilerplateParams.from_config(
             values.get("site_boilerplate", {})

@@ -47,6 +47,13 @@ class JustextParams:
         if self.length_unit not in ("chars", "words"):
             raise ValueError(f"length_unit must be 'chars' or 'words', not {self.length_unit!r}")
 
+    @classmethod
+    def of_preset(cls, preset: str, overrides: dict) -> JustextParams:
+        """A preset's thresholds (`PRESETS`) with the config's own (`extract.justext`); the
+        learned preset, which has none of its own, takes the default ones. What
+        `extract.ExtractParams.from_config` sets, for a job that reads no page (block dedup's)."""
+        return replace(PRESETS.get(preset, PRESETS["default"]), **overrides)
+
 
 # Thesis Table 2.7 gives LENGTH_LOW/HIGH as token counts; "default" is the package's setting.
 # All are applied with the package's comparisons (see classify_context_free).
@@ -234,13 +241,6 @@ def classify_after_removal(
         removed_as if gone else BAD if final == BAD or (now == BAD and was != BAD) else final
         for gone, final, was, now in zip(removed, final_classes, before, after)
     ]
-
-
-def preset_params(preset: str, overrides: dict) -> JustextParams:
-    """A preset's thresholds (thesis Table 2.7) with the config's own (`extract.justext`); the
-    learned preset, which has none of its own, takes the default ones. What
-    `extract.ExtractParams.from_config` sets, for a job that reads no page (block dedup's)."""
-    return replace(PRESETS.get(preset, PRESETS["default"]), **overrides)
 
 
 def reclassifier(params: JustextParams) -> Callable[..., list[str]]:
