@@ -3,9 +3,9 @@
 Texts are the good blocks of extract's blocks tables (``--blocks``) or, by default, the visible
 text of the shared crawl's HTML pages cut at their line breaks (see bench_language.py). Timed,
 in CPU seconds (``time.process_time``), is what the stage does per shard short of I/O: blocks
-→ type ids with the chunk memo, then hashes, punctuation and stop-word flags per type, spread
-to tokens with numpy. For comparison, the plain regular expression over every block
-(`tokenise`, no memo) is timed too.
+→ type ids (`tokenise_blocks`: Arrow splits, the distinct chunks cut), then hashes,
+punctuation and stop-word flags per type, spread to tokens with numpy. For comparison, the plain
+regular expression over every block (`tokenise`, no memo) is timed too.
 
     python bench/bench_tokenise.py
     python bench/bench_tokenise.py --blocks work/extract/*.blocks.parquet
@@ -28,7 +28,7 @@ from corpusbuilder.tokenise import (  # noqa: E402
     punctuation_types,
     sentence_starts,
     stoplist_for_language,
-    stopword_types,
+    stopword_table,
     token_hashes,
     tokenise,
     tokenise_blocks,
@@ -42,12 +42,12 @@ def block_texts(paths: list[str]) -> list[str]:
 
 def stage_work(texts: list[str]) -> int:
     vocabulary = Vocabulary()
-    ids, offsets, chunk_first, _ = tokenise_blocks(texts, vocabulary, progress_every=10**9)
+    ids, offsets, chunk_first, _ = tokenise_blocks(texts, vocabulary)
     types = vocabulary.type_list()
     sentence_starts(ids, chunk_first, offsets, types)
     token_hashes(types)[ids]
     punctuation_types(types)[ids]
-    stopword_types(types, stoplist_for_language("en"))[ids]
+    stopword_table(types, [stoplist_for_language("en")])[0][ids]
     return len(ids)
 
 
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     chars = sum(map(len, texts))
     print(f"{len(texts)} blocks, {chars / 1e6:.1f} M characters")
     for name, function in (
-        ("stage (memo + numpy)", stage_work),
+        ("stage (distinct chunks)", stage_work),
         ("regex only, no memo", regex_only),
     ):
         tokens, seconds = best_of(function, texts, args.rounds)

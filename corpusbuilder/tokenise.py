@@ -39,9 +39,12 @@ block's tokens; text written without spaces keeps a block one sentence. No abbre
 "Mr. Smith" is cut after "Mr.", which costs block de-duplication's sentence mode (its one user)
 only a finer unit.
 
-Speed: most whitespace chunks recur ("the", "of", "said,"), so a shard keeps a memo of chunk →
-token type ids and runs the regular expression only on chunks it has not seen; hashes, the
-punctuation and stop-word flags are computed once per type and spread to tokens with numpy.
+Speed: most whitespace chunks recur ("the", "of", "said,"), so a shard's blocks are split at
+white space by Arrow and only its distinct chunks are cut, those of ASCII letters alone taken as
+one token each, the rest by one regular-expression pass over them all (`tokenise_blocks`);
+numpy spreads their type ids to every chunk. Hashes, the punctuation and stop-word flags are
+computed once per type and spread to tokens with numpy. `Vocabulary.chunk_ids` (one text at a
+time, with a memo of chunks) gives the same tokens, for the callers that have one text.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ import itertools
 import logging
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sized
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, cast
@@ -66,7 +69,7 @@ from corpusbuilder.contracts.tables import Survivors
 from corpusbuilder.contracts.tokenfile import TokenStream, encode_types
 
 if TYPE_CHECKING:
-    pass
+    import pyarrow as pa
 
 log = logging.getLogger(__name__)
 
@@ -167,17 +170,29 @@ class Vocabulary:
                 chunks[missing]
             )
 
+    def number(self, tokens: np.ndarray) -> np.ndarray:
+        """Type ids of distinct tokens (an object array), new types numbered in their order."""
+        types = self.types
+        ids = np.fromiter(
+            map(types.get, tokens, itertools.repeat(-1)), dtype=np.int64, count=len(tokens)
+        )
+        new = np.flatnonzero(ids < 0)
+        ids[new] = len(types) + np.arange(len(new))
+        types.update(zip(tokens[new].tolist(), ids[new].tolist()))
+        return ids
+
     def type_list(self) -> list[str]:
         return list(self.types)
 
 
 def token_hashes(types: list[str], lowercase: bool = False) -> np.ndarray:
     """uint64 hash of each token type: BLAKE2b-64 of its UTF-8, little-endian."""
+    blake2b = hashlib.blake2b
     digests = b"".join(
-        hashlib.blake2b(
-            (t.lower() if lowercase else t).encode("utf-8", "surrogatepass"), digest_size=8
-        ).digest()
-        for t in types
+        [
+            blake2b(t.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+            for t in (map(str.lower, types) if lowercase else types)
+        ]
     )
     return np.frombuffer(digests, dtype="<u8").astype(np.uint64)
 
@@ -192,18 +207,29 @@ def word_hashes(words) -> np.ndarray:
     return token_hashes(list(vocabulary))[ids]
 
 
+def first_char_flags(types: list[str], flag: Callable[[str], bool]) -> np.ndarray:
+    """Per type, ``flag`` of its first character, computed once per distinct character."""
+    firsts = [t[0] for t in types]
+    flags = {c: flag(c) for c in set(firsts)}
+    return np.fromiter(map(flags.__getitem__, firsts), dtype=bool, count=len(types))
+
+
 def punctuation_types(types: list[str]) -> np.ndarray:
     """Types whose first character is punctuation or a symbol (Unicode categories P*, S*)."""
-    return np.fromiter(
-        (unicodedata.category(t[0])[0] in "PS" for t in types), dtype=bool, count=len(types)
-    )
+    return first_char_flags(types, lambda c: unicodedata.category(c)[0] in "PS")
 
 
-def stopword_types(lowered: list[str], stoplist: frozenset[str]) -> np.ndarray:
-    """Per type (`lowered`: the types lower-cased, once for every language): is it a stop word."""
-    if not stoplist:
-        return np.zeros(len(lowered), dtype=bool)
-    return np.fromiter((t in stoplist for t in lowered), dtype=bool, count=len(lowered))
+def stopword_table(lowered: list[str], stoplists: list[frozenset[str]]) -> np.ndarray:
+    """Per stop list and type (`lowered`: the types lower-cased): is it a stop word. Each list's
+    words are looked up among the distinct lowered types, not each type in each list."""
+    import pandas as pd
+
+    codes, distinct = pd.factorize(np.asarray(lowered, dtype=object))
+    position = dict(zip(distinct.tolist(), range(len(distinct))))
+    table = np.zeros((len(stoplists), len(distinct)), dtype=bool)
+    for row, stoplist in enumerate(stoplists):
+        table[row, [position[w] for w in stoplist if w in position]] = True
+    return table[:, codes]
 
 
 def stoplist_for_language(code: str | None) -> frozenset[str]:
@@ -212,38 +238,143 @@ def stoplist_for_language(code: str | None) -> frozenset[str]:
 
 
 def tokenise_blocks(
-    texts: Iterable[str], vocabulary: Vocabulary, progress_every: int = 50_000
+    texts: Iterable[str], vocabulary: Vocabulary, batch_blocks: int = 100_000
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(type id of every token, block offsets, whether each token opens a whitespace chunk, and
     where in its block's ``text.split()`` its chunk ends: `chunk_ends`) for a sequence of block
-    texts."""
-    chunks: list[tuple[int, ...]] = []
-    offsets, chunk_offsets = [0], [0]
-    for count, text in enumerate(texts, 1):
-        found = vocabulary.chunk_ids(text)
-        chunks += found
-        offsets.append(offsets[-1] + sum(map(len, found)))
-        chunk_offsets.append(len(chunks))
-        if count % progress_every == 0:
-            log.info(
-                "tokenise: %d blocks, %d tokens, %d types",
-                count,
-                offsets[-1],
-                len(vocabulary.types),
-            )
-    ids = np.fromiter(itertools.chain.from_iterable(chunks), dtype=np.int64, count=offsets[-1])
-    lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+    texts (a list, a pandas column, an Arrow array).
+
+    Per batch of ``batch_blocks`` blocks, Arrow splits the texts at white space (the characters
+    ``str.split`` splits at, every code point checked) and numbers the distinct chunks in order
+    of first appearance; only those are cut (`distinct_chunk_ids`), and numpy spreads their type
+    ids to every chunk: no loop per block or per chunk. Types are numbered in order of first
+    appearance, as tokenising the chunks one by one would (`Vocabulary.chunk_ids`): a type's
+    first token is in the first occurrence of its chunk."""
+    import pyarrow.compute as pc
+
+    strings = _large_strings(texts)
+    ids, chunk_lengths, block_chunks = ([np.empty(0, np.int64)] for _ in range(3))
+    for first in range(0, len(strings), batch_blocks):
+        batch = strings.slice(first, batch_blocks)
+        lists = pc.utf8_split_whitespace(batch)
+        nonempty = pc.greater(pc.binary_length(pc.list_flatten(lists)), 0)  # Arrow keeps an
+        # empty chunk at each end of a text; the chunks are held once, as their distinct values
+        parent = pc.list_parent_indices(lists).filter(nonempty).to_numpy()
+        encoded = pc.dictionary_encode(pc.list_flatten(lists).filter(nonempty))
+        del lists, nonempty
+        table_ids, table_lengths = distinct_chunk_ids(encoded.dictionary, vocabulary)
+        codes = encoded.indices.to_numpy()
+        lengths = table_lengths[codes]
+        # each token's place in table_ids: its chunk's first there, plus its place in the chunk
+        shift = (np.cumsum(table_lengths) - table_lengths)[codes] - (np.cumsum(lengths) - lengths)
+        ids.append(table_ids[np.repeat(shift, lengths) + np.arange(int(lengths.sum()))])
+        chunk_lengths.append(lengths)
+        block_chunks.append(np.bincount(parent, minlength=len(batch)))
+        log.info(
+            "tokenise: %d blocks, %d chunks, %d types",
+            first + len(batch),
+            sum(map(len, chunk_lengths)),
+            len(vocabulary.types),
+        )
+    lengths = np.concatenate(chunk_lengths)
+    chunk_offsets = np.concatenate(([0], np.cumsum(np.concatenate(block_chunks))))
+    tokens_before = np.concatenate(([0], np.cumsum(lengths)))
     return (
-        ids,
-        np.array(offsets, dtype=np.int64),
-        chunk_openers(chunks, offsets[-1]),
-        chunk_ends(lengths, np.array(chunk_offsets, dtype=np.int64)),
+        np.concatenate(ids),
+        tokens_before[chunk_offsets],
+        chunk_openers(lengths, int(tokens_before[-1])),
+        chunk_ends(lengths, chunk_offsets),
     )
 
 
-def chunk_openers(chunks: list[tuple[int, ...]], tokens: int) -> np.ndarray:
-    """Per token: is it the first of its whitespace chunk (chunks without a token open nothing)."""
-    lengths = np.fromiter(map(len, chunks), dtype=np.int64, count=len(chunks))
+# A word of ASCII letters with one ASCII mark after or before it ("said,", "(see"): the regular
+# expression cuts it into the word and the mark (the mark is no "_", which words hold; neither a
+# URL nor an e-mail address can be the whole chunk)
+_MARK = r"[!-/:-@\[-\^`{-~]"
+_TRAILING_MARK = rf"^[A-Za-z]+{_MARK}$"
+_LEADING_MARK = rf"^{_MARK}[A-Za-z]+$"
+
+
+def distinct_chunk_ids(chunks: pa.Array, vocabulary: Vocabulary) -> tuple[np.ndarray, np.ndarray]:
+    """Type ids of the tokens of distinct whitespace chunks (Arrow strings), flat, and each
+    chunk's token count. A chunk of ASCII letters is one token as it is, one with a mark after or
+    before them two (`_TRAILING_MARK`, `_LEADING_MARK`), cut in Arrow; the others are prepared
+    and cut by one `findall` over them all, a line break between two chunks, which no token holds
+    or crosses and no step of `prepare_text` changes or joins across (so each chunk gives what
+    `Vocabulary.chunk_ids` gives it). New types are numbered in order of first appearance."""
+    import pandas as pd
+    import pyarrow.compute as pc
+
+    words = chunks.to_numpy(zero_copy_only=False)
+    plain = pc.and_(pc.string_is_ascii(chunks), pc.ascii_is_alpha(chunks))
+    plain = plain.to_numpy(zero_copy_only=False)
+    trailing = pc.match_substring_regex(chunks, _TRAILING_MARK)
+    leading = pc.match_substring_regex(chunks, _LEADING_MARK)
+    # (which chunks, their first token, their second) for the chunks cut in Arrow
+    pairs = [
+        (pc.utf8_slice_codeunits(chunks.filter(mask), *first), second, mask)
+        for mask, first, second in (
+            (trailing, (0, -1), (-1, None)),
+            (leading, (0, 1), (1, None)),
+        )
+    ]
+    paired = np.zeros(len(words), bool)
+    lengths = np.ones(len(words), np.int64)
+    for _, _, mask in pairs:
+        at = mask.to_numpy(zero_copy_only=False)
+        paired |= at
+        lengths[at] = 2
+    other = np.flatnonzero(~(plain | paired))
+    flat_other = np.empty(0, object)
+    if len(other):
+        cut = np.array(
+            _separated_pattern().findall(
+                prepare_text("\n".join(words[other].tolist()), vocabulary.cjk_chars)
+            ),
+            dtype=object,
+        )
+        separator = cut == "\n"
+        lengths[other] = np.diff(np.concatenate(([-1], np.flatnonzero(separator), [len(cut)]))) - 1
+        flat_other = cut[~separator]
+    starts = np.cumsum(lengths) - lengths
+    flat = np.empty(int(lengths.sum()), object)
+    flat[starts[plain]] = words[plain]
+    for first, second, mask in pairs:
+        at = starts[mask.to_numpy(zero_copy_only=False)]
+        flat[at] = first.to_numpy(zero_copy_only=False)
+        flat[at + 1] = pc.utf8_slice_codeunits(chunks.filter(mask), *second).to_numpy(
+            zero_copy_only=False
+        )
+    counts = lengths[other]
+    within = np.arange(len(flat_other)) - np.repeat(np.cumsum(counts) - counts, counts)
+    flat[np.repeat(starts[other], counts) + within] = flat_other
+    codes, distinct = pd.factorize(flat)
+    return vocabulary.number(np.asarray(distinct, object))[codes], lengths
+
+
+@lru_cache(maxsize=1)
+def _separated_pattern() -> re.Pattern:
+    """`token_pattern`, and a line break as a token of its own (`distinct_chunk_ids`)."""
+    return re.compile(token_pattern().pattern + "|\n")
+
+
+def _large_strings(texts: Iterable[str]) -> pa.Array:
+    """Block texts as one Arrow array of large strings (a shard's text may pass 2 GB)."""
+    import pyarrow as pa
+
+    strings = (
+        texts
+        if isinstance(texts, pa.Array | pa.ChunkedArray)
+        else pa.array(texts if isinstance(texts, Sized) else list(texts), pa.large_string())
+    )
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks()
+    return strings.cast(pa.large_string())
+
+
+def chunk_openers(lengths: np.ndarray, tokens: int) -> np.ndarray:
+    """Per token: is it the first of its whitespace chunk (chunks without a token open nothing);
+    `lengths`: tokens per chunk."""
     first = np.zeros(tokens + 1, bool)
     first[np.cumsum(lengths) - lengths] = True
     return first[:tokens]
@@ -273,9 +404,9 @@ def sentence_starts(
 ) -> np.ndarray:
     """Per token (type ids into `types`): does it start a sentence (module doc) — in numpy over
     the whole shard, with a flag per type, not a loop per token."""
-    final = np.fromiter((t in SENTENCE_FINAL for t in types), bool, len(types))[ids]
-    closer = np.fromiter((t in SENTENCE_CLOSERS for t in types), bool, len(types))[ids]
-    lower = np.fromiter((t[0].islower() for t in types), bool, len(types))[ids]
+    final = np.fromiter(map(SENTENCE_FINAL.__contains__, types), bool, len(types))[ids]
+    closer = np.fromiter(map(SENTENCE_CLOSERS.__contains__, types), bool, len(types))[ids]
+    lower = first_char_flags(types, str.islower)[ids]
     ends = final.copy()
     ends[1:] |= closer[1:] & final[:-1]
     starts = np.zeros(len(ids), bool)
@@ -295,7 +426,7 @@ def block_sentences(text: str, cjk_chars: bool = True) -> list[str]:
         itertools.chain.from_iterable(found), dtype=np.int64, count=int(lengths.sum())
     )
     starts = sentence_starts(
-        ids, chunk_openers(found, len(ids)), np.array([0, len(ids)]), vocabulary.type_list()
+        ids, chunk_openers(lengths, len(ids)), np.array([0, len(ids)]), vocabulary.type_list()
     )
     opens = np.zeros(len(found), bool)
     opens[lengths > 0] = starts[(np.cumsum(lengths) - lengths)[lengths > 0]]
@@ -329,9 +460,9 @@ def tokenise_shard(
     codes, language_of_doc = np.unique(
         kept.documents["language"].fillna("").to_numpy(dtype=str), return_inverse=True
     )
-    lowered = [t.lower() for t in types]
-    stop_rows = [stopword_types(lowered, stoplist_for(code or None)) for code in codes]
-    stop_by_language = np.array(stop_rows, dtype=bool).reshape(len(codes), len(types))
+    stop_by_language = stopword_table(
+        [t.lower() for t in types], [stoplist_for(code or None) for code in codes]
+    )
     block_doc = kept_blocks["doc"].to_numpy(dtype=np.int32)
     token_language = np.repeat(language_of_doc.reshape(-1)[block_doc], np.diff(block_offsets))
 

@@ -20,19 +20,20 @@ from corpusbuilder.dedup.partitioned import (
     shard_state_run,
     write_dedup_table,
 )
-from corpusbuilder.extraction.extract import ExtractParams
-from corpusbuilder.extraction.justext import reclassifier
+from corpusbuilder.extraction.justext import JustextParams, reclassifier
 
 log = setup_logging(snakemake.log[0])
 params = DedupParams.from_config(snakemake.params.cfg)
 index = snakemake.params.shard_rank
+extract = snakemake.params.extract
 tokens = read_tokens(snakemake.input.tokens)
 table, stats = judge_shard(
     tokens,
     read_table(snakemake.input.blocks, BLOCK_COLUMNS),
     read_seen(collected_files(snakemake.input.seen, "seen"), index),
     params,
-    reclassifier(ExtractParams.from_config(snakemake.params.extract).justext),
+    # the extract section's thresholds, without the extraction stage's imports (warcio's, ...)
+    reclassifier(JustextParams.of_preset(extract["preset"], extract.get("justext", {}))),
 )
 write_dedup_table(table, snakemake.output.dedup)
 if snakemake.output.state_run:

@@ -4,6 +4,7 @@ duplicates go too."""
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,6 +21,33 @@ if TYPE_CHECKING:
 # extraction stage's jusText pass with the extract config's thresholds
 # (`extraction.justext.classify_after_removal`), which the rule script binds and hands over.
 Reclassify = Callable[..., list[str]]
+
+
+def remembered(reclassify: Reclassify) -> Reclassify:
+    """`reclassify` answering a page asked again with the same inputs from its first answer:
+    `partitioned.judge_shard` asks for each page that lost a block twice (the pass inside the
+    document's judgement, then the shard's table), as the same blocks and flags. The key is the
+    inputs packed in a few bytes a block (the page's lists as tuples would cost kilobytes a page,
+    held from the judgement to the table); an answer is forgotten once it is given again."""
+    answers: dict[tuple, list[str]] = {}
+
+    def ask(cf_classes, justext_final, duplicate, n_chars, heading, removed_as):
+        key = (
+            "\n".join(cf_classes),
+            "\n".join(justext_final),
+            bytes(duplicate),
+            array("q", n_chars).tobytes(),
+            bytes(heading),
+            removed_as,
+        )
+        if (known := answers.pop(key, None)) is not None:
+            return list(known)
+        answers[key] = reclassify(
+            cf_classes, justext_final, duplicate, n_chars, heading, removed_as=removed_as
+        )
+        return list(answers[key])
+
+    return ask
 
 
 def final_classes(

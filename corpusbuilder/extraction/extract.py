@@ -150,9 +150,7 @@ class ExtractParams:
         """Build from the validated `extract` config section (preset + per-threshold overrides)."""
         values = dataclass_values(cls, section)
         preset = section.get("preset", BEST_PRESET)
-        values["justext"] = replace(
-            PRESETS.get(preset, PRESETS["default"]), **values.get("justext", {})
-        )
+        values["justext"] = JustextParams.of_preset(preset, values.get("justext", {}))
         values["learned"] = preset == BEST_PRESET
         values["site_boilerplate"] = SiteBoilerplateParams.from_config(
             values.get("site_boilerplate", {})

@@ -13,8 +13,10 @@ promoted.
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from corpusbuilder.contracts.tables import BAD, DUPLICATE, GOOD, NEAR_GOOD, SHORT
@@ -44,6 +46,13 @@ class JustextParams:
     def __post_init__(self) -> None:
         if self.length_unit not in ("chars", "words"):
             raise ValueError(f"length_unit must be 'chars' or 'words', not {self.length_unit!r}")
+
+    @classmethod
+    def of_preset(cls, preset: str, overrides: dict) -> JustextParams:
+        """A preset's thresholds (`PRESETS`) with the config's own (`extract.justext`); the
+        learned preset, which has none of its own, takes the default ones. What
+        `extract.ExtractParams.from_config` sets, for a job that reads no page (block dedup's)."""
+        return replace(PRESETS.get(preset, PRESETS["default"]), **overrides)
 
 
 # Thesis Table 2.7 gives LENGTH_LOW/HIGH as token counts; "default" is the package's setting.
@@ -106,91 +115,68 @@ def classify_context_free(blocks: Sequence[Block], params: JustextParams) -> lis
 # --- §2.7.3 context-sensitive classification ---------------------------------------------------
 
 
-def _nearest_before(classes: list[str]) -> tuple[list[str], list[str]]:
-    """For each block, the class of the nearest earlier good-or-bad block and of the nearest
-    earlier non-short block; the document edge counts as bad."""
-    good_or_bad = []
-    non_short = []
-    last_good_or_bad = BAD
-    last_non_short = BAD
-    for cls in classes:
-        good_or_bad.append(last_good_or_bad)
-        non_short.append(last_non_short)
-        if cls == GOOD or cls == BAD:
-            last_good_or_bad = cls
-        if cls != SHORT:
-            last_non_short = cls
-    return good_or_bad, non_short
+# A page's classes coded one letter each (a duplicate acts as bad), so that Algorithm 2.3 works
+# on runs of blocks found by regular expressions, with a Python call per run, not per block.
+_CODES = {GOOD: "g", BAD: "b", SHORT: "s", NEAR_GOOD: "n", DUPLICATE: "b"}
+_CLASSES = {"g": GOOD, "b": BAD}
+_UNDECIDED = re.compile("[sn]+")  # runs of short and near-good blocks between good or bad ones
+_NEAR_GOOD_RUN = re.compile("n+")
 
 
-def _resolve_short(classes: list[str]) -> list[str]:
-    """Algorithm 2.3 for short blocks, all judged on the classes before any is resolved."""
-    prev_good_or_bad, prev_non_short = _nearest_before(classes)
-    next_good_or_bad, next_non_short = _nearest_before(classes[::-1])
-    next_good_or_bad.reverse()
-    next_non_short.reverse()
-    resolved = list(classes)
-    for i, cls in enumerate(classes):
-        if cls != SHORT:
-            continue
-        before = prev_good_or_bad[i]
-        after = next_good_or_bad[i]
+def _edges(codes: str, match: re.Match) -> tuple[str, str]:
+    """The good-or-bad classes either side of a run; the document edges count as bad."""
+    start, end = match.span()
+    return codes[start - 1] if start else "b", codes[end] if end < len(codes) else "b"
+
+
+def _resolve_short(codes: str) -> str:
+    """Algorithm 2.3 for short blocks, all judged on the classes before any is resolved: in a run
+    of short and near-good blocks, a short block takes the class both sides of the run agree on;
+    between bad and good it is good only if a near-good block stands between it and the bad side
+    (the nearest earlier, or later, block that is not short is then near-good)."""
+
+    def run(match: re.Match) -> str:
+        text = match.group()
+        before, after = _edges(codes, match)
         if before == after:
-            resolved[i] = before
-        elif (before == BAD and prev_non_short[i] == NEAR_GOOD) or (
-            after == BAD and next_non_short[i] == NEAR_GOOD
-        ):
-            # the near-good block next to the bad side marks where the good area starts
-            resolved[i] = GOOD
-        else:
-            resolved[i] = BAD
-    return resolved
+            return text.replace("s", before)
+        if before == "b":  # good after the run's first near-good block
+            cut = text.find("n")
+            cut = len(text) if cut < 0 else cut
+            return text[:cut].replace("s", "b") + text[cut:].replace("s", "g")
+        cut = text.rfind("n") + 1  # good before the run's last near-good block
+        return text[:cut].replace("s", "g") + text[cut:].replace("s", "b")
+
+    return _UNDECIDED.sub(run, codes)
 
 
-def _resolve_near_good(classes: list[str]) -> list[str]:
-    """Algorithm 2.3 for near-good blocks, left to right as the package does: a near-good
-    block sees resolved short blocks and the near-good blocks before it already resolved, so
-    its earlier neighbour is simply the block before it."""
-    next_good_or_bad, _ = _nearest_before(classes[::-1])
-    next_good_or_bad.reverse()
-    resolved = list(classes)
-    before = BAD
-    for i, cls in enumerate(classes):
-        if cls == NEAR_GOOD:
-            cls = BAD if before == BAD and next_good_or_bad[i] == BAD else GOOD
-            resolved[i] = cls
-        before = cls
-    return resolved
+def _resolve_near_good(codes: str) -> str:
+    """Algorithm 2.3 for near-good blocks, left to right as the package does: a near-good block
+    sees resolved short blocks and the near-good blocks before it already resolved, so a run of
+    them is bad only between two bad blocks (the first is bad then, and so each after it)."""
+
+    def run(match: re.Match) -> str:
+        before, after = _edges(codes, match)
+        return ("b" if before == after == "b" else "g") * len(match.group())
+
+    return _NEAR_GOOD_RUN.sub(run, codes)
 
 
 def _promote_headings(
-    classes: list[str],
-    cf_classes: list[str],
-    lengths: list[int],
-    headings: list[bool],
-    max_distance: int,
-) -> list[str]:
+    codes: str, base: str, lengths: list[int], headings: list[bool], max_distance: int
+) -> str:
     """The package's heading rule: a heading that ended bad without being bad on its own becomes
-    good when a good block follows within ``max_distance`` characters of text in between.
-
-    One right-to-left pass tracks the characters between each block and the next good one.
-    """
-    promoted = list(classes)
-    gap_to_next_good = None  # characters strictly between block i and the next good block
-    for i in range(len(classes) - 1, -1, -1):
-        if (
-            headings[i]
-            and classes[i] == BAD
-            and cf_classes[i] != BAD
-            and gap_to_next_good is not None
-            and gap_to_next_good <= max_distance
-        ):
-            promoted[i] = GOOD
-        if classes[i] == GOOD:
-            gap_to_next_good = 0
-        elif gap_to_next_good is not None:
-            gap_to_next_good += lengths[i]
-    return promoted
+    good when a good block follows within ``max_distance`` characters of text in between."""
+    if not any(headings):
+        return codes
+    before = list(itertools.accumulate(lengths, initial=0))  # characters before each block
+    promoted = list(codes)
+    for i in itertools.compress(range(len(codes)), headings):
+        if codes[i] == "b" and base[i] != "b":
+            good = codes.find("g", i + 1)
+            if good >= 0 and before[good] - before[i + 1] <= max_distance:
+                promoted[i] = "g"
+    return "".join(promoted)
 
 
 def classify_context_sensitive(
@@ -220,11 +206,14 @@ def classify_context_sensitive_columns(
 ) -> list[str]:
     """`classify_context_sensitive` for blocks given as columns of a
     blocks table (the two it reads)."""
-    base = [BAD if cls == DUPLICATE else cls for cls in cf_classes]
-    classes = _resolve_near_good(_resolve_short(base))
+    base = "".join(map(_CODES.__getitem__, cf_classes))
+    codes = _resolve_near_good(_resolve_short(base))
     if not params.no_headings:
-        classes = _promote_headings(classes, base, n_chars, heading, params.max_heading_distance)
-    return [DUPLICATE if cf == DUPLICATE else cls for cf, cls in zip(cf_classes, classes)]
+        codes = _promote_headings(codes, base, n_chars, heading, params.max_heading_distance)
+    classes = list(map(_CLASSES.__getitem__, codes))
+    if DUPLICATE in cf_classes:
+        return [DUPLICATE if cf == DUPLICATE else cls for cf, cls in zip(cf_classes, classes)]
+    return classes
 
 
 def classify_after_removal(
