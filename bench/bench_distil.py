@@ -51,9 +51,10 @@ from corpusbuilder.evaluation.extractors import (
 from corpusbuilder.evaluation.gold import READERS, GoldPage, fits_scope, gold_source
 from corpusbuilder.evaluation.metrics import scores
 from corpusbuilder.evaluation.scores import Tally, score_page
-from corpusbuilder.evaluation.training import TrainParams, fit, weighted_table
+from corpusbuilder.evaluation.training import TrainingTable, TrainParams, fit, weighted_table
 from corpusbuilder.extraction.adapt import UnlabelledBlocks, is_target
 from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.extraction.warc import iter_warc_records
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -205,6 +206,22 @@ def pool(
     return blocks.sample(pages, seed) if pages else blocks
 
 
+def fitted_once(
+    cache: Path, name: str, table: TrainingTable, params: TrainParams, source: str
+) -> BlockModel:
+    """``fit(table, params, without=source)``, kept in the cache: every run of the same settings
+    has the same teacher and the same student before distillation."""
+    path = (
+        cache
+        / "distil-models"
+        / f"{name}-{params.max_iter}-{params.learning_rate:g}-{params.max_bins}.npz"
+    )
+    if not path.is_file():
+        path.parent.mkdir(exist_ok=True)
+        fit(table, params, without=source).save(path)
+    return BlockModel.load(path)
+
+
 def score_scope(
     comments: bool, cache: Path, params: TrainParams, students: list[Student], pages: int
 ) -> dict[str, dict]:
@@ -220,8 +237,9 @@ def score_scope(
     results: dict[str, dict] = {}
     for source in dict.fromkeys(gold_source(d) for d in READERS if fits_scope(d, comments)):
         started = time.perf_counter()
-        teacher = fit(teacher_table, params, without=source)
-        before = fit(student_table, params, without=source)
+        scope = "comments" if comments else "article"
+        teacher = fitted_once(cache, f"{scope}-teacher-{source}", teacher_table, params, source)
+        before = fitted_once(cache, f"{scope}-before-{source}", student_table, params, source)
         pools = {
             (spaced, own): pool(
                 sets,
