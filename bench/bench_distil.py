@@ -14,6 +14,11 @@ Pages the teacher labels (the unlabelled pool):
 For the fold scored on source S the teacher is fitted without S, and every pool page of S (its
 gold pages, and each crawl page made from one of S's pages) is left out of the pool: the
 student sees neither S's labels nor the teacher's view of S's pages, as on the held-out pages.
+Each student (``--students``) is a variant: the teacher's labels hard (its decisions) or soft
+(its probabilities, `distil.distilled_table`), the weight of its blocks in gold sources, the pool
+of pages written with spaces only (``-spaced``, as the workflow's distil_sample draws it), and
+the pool with S's own pages (``-own``, labels unread: the workflow's ``train.distil`` labels the
+crawl it then extracts, where a shipped model never sees the pages it will extract).
 Quick fits (bench_scope.QUICK) for teacher and students alike, unless ``--full``. Run by hand:
 
     PYTHONPATH=. python bench/bench_peers.py --cache /tmp/peers base   # reads the gold sets once
@@ -223,8 +228,14 @@ def fitted_once(
 
 
 def score_scope(
-    comments: bool, cache: Path, params: TrainParams, students: list[Student], pages: int
+    comments: bool,
+    cache: Path,
+    params: TrainParams,
+    students: list[Student],
+    pages: int,
+    only: list[str] | None = None,
 ) -> dict[str, dict]:
+    """Each fold's figures, the folds of the gold sources ``only`` (None: every source)."""
     sets = {d: read_set(d, comments, cache) for d in READERS}
     crawl = read_crawl(cache)
     originals = original_sources(cache, sets)
@@ -236,6 +247,8 @@ def score_scope(
     traf = "trafilatura" if comments else "trafilatura-article"
     results: dict[str, dict] = {}
     for source in dict.fromkeys(gold_source(d) for d in READERS if fits_scope(d, comments)):
+        if only and source not in only:
+            continue
         started = time.perf_counter()
         scope = "comments" if comments else "article"
         teacher = fitted_once(cache, f"{scope}-teacher-{source}", teacher_table, params, source)
@@ -329,6 +342,9 @@ def main() -> int:
     parser.add_argument("--pages", type=int, default=0, help="pool pages drawn (0: all)")
     parser.add_argument("--full", action="store_true", help="the shipped fit settings")
     parser.add_argument(
+        "--sources", nargs="+", help="score these gold sources' folds only (a mean of some folds)"
+    )
+    parser.add_argument(
         "--trees",
         type=int,
         help="fewer trees than the quick fits, the learning rate raised to keep trees × rate",
@@ -350,7 +366,9 @@ def main() -> int:
     ).stdout.strip()
     scopes = ["article", "comments"] if args.scope == "both" else [args.scope]
     for scope in scopes:
-        results = score_scope(scope == "comments", args.cache, params, args.students, args.pages)
+        results = score_scope(
+            scope == "comments", args.cache, params, args.students, args.pages, args.sources
+        )
         names = list(next(iter(results.values()))["f1"])
         mean = {n: round(float(np.mean([r["f1"][n] for r in results.values()])), 4) for n in names}
         save_record(
@@ -367,6 +385,7 @@ def main() -> int:
                 },
                 "students": [student.name for student in args.students],
                 "pool_pages_asked": args.pages,
+                "sources": args.sources or "all",
                 "sets": results,
                 "mean_f1": mean,
             },
