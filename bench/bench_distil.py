@@ -14,10 +14,15 @@ Pages the teacher labels (the unlabelled pool):
 For the fold scored on source S the teacher is fitted without S, and every pool page of S (its
 gold pages, and each crawl page made from one of S's pages) is left out of the pool: the
 student sees neither S's labels nor the teacher's view of S's pages, as on the held-out pages.
+Each student (``--students``) is a variant: the teacher's labels hard (its decisions) or soft
+(its probabilities, `distil.distilled_table`), the weight of its blocks in gold sources, the pool
+of pages written with spaces only (``-spaced``, as the workflow's distil_sample draws it), and
+the pool with S's own pages (``-own``, labels unread: the workflow's ``train.distil`` labels the
+crawl it then extracts, where a shipped model never sees the pages it will extract).
 Quick fits (bench_scope.QUICK) for teacher and students alike, unless ``--full``. Run by hand:
 
     PYTHONPATH=. python bench/bench_peers.py --cache /tmp/peers base   # reads the gold sets once
-    PYTHONPATH=. python bench/bench_distil.py --cache /tmp/peers --weights 0.5 1 2
+    PYTHONPATH=. python bench/bench_distil.py --cache /tmp/peers --students hard-w1 soft-w3-spaced
 
 Scores: bag-of-words F1 (a character of Chinese, Japanese or Thai a token), snippet F1 on
 trafilatura-dev; a scope's figure is the mean over its sets. Raw numbers: bench/results/distil.json.
@@ -30,16 +35,17 @@ import hashlib
 import json
 import logging
 import pickle
+import re
 import subprocess
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from corpusbuilder.common.stoplists import writes_without_spaces
-from corpusbuilder.evaluation.distil import distil, teacher_labels
+from corpusbuilder.evaluation.distil import LABELS, distil, teacher_labels
 from corpusbuilder.evaluation.extractors import (
     LEARNED_BLOCKS,
     Extraction,
@@ -50,9 +56,10 @@ from corpusbuilder.evaluation.extractors import (
 from corpusbuilder.evaluation.gold import READERS, GoldPage, fits_scope, gold_source
 from corpusbuilder.evaluation.metrics import scores
 from corpusbuilder.evaluation.scores import Tally, score_page
-from corpusbuilder.evaluation.training import TrainParams, fit, weighted_table
-from corpusbuilder.extraction.adapt import UnlabelledBlocks
+from corpusbuilder.evaluation.training import TrainingTable, TrainParams, fit, weighted_table
+from corpusbuilder.extraction.adapt import UnlabelledBlocks, is_target
 from corpusbuilder.extraction.extract import ExtractParams
+from corpusbuilder.extraction.model import BlockModel
 from corpusbuilder.extraction.warc import iter_warc_records
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -118,6 +125,13 @@ def language_of(page: dict) -> str:
     return prepare_page(decoded_html(page["gold"]), reading=LEARNED_BLOCKS).language
 
 
+def page_language(page: dict) -> str:
+    """:func:`language_of`, guessed once per page (the pools of every fold ask again)."""
+    if "language" not in page:
+        page["language"] = language_of(page)
+    return page["language"]
+
+
 def scored(extractions, pages: list[dict], dataset: str, languages: list[str]):
     """The set's F1 of the pages' ``extractions``, and per language written without spaces."""
     tally, by_language = Tally(), dict[str, Tally]()
@@ -135,6 +149,41 @@ def kept(model, pages: list[dict], peers: list[str]):
         yield extraction_of_blocks(page["texts"], list(probability >= model.threshold_good))
 
 
+@dataclass(frozen=True)
+class Student:
+    """One student variant: the teacher's ``labels`` (distil.LABELS), the ``weight`` of its
+    blocks in gold sources, whether the pool keeps only pages written with spaces (``spaced``,
+    as the workflow's distil_sample does), and whether it keeps the scored source's own pages
+    (``own``, labels unread: the workflow's ``train.distil`` labels the crawl it then extracts;
+    a shipped model has not seen the pages it will extract, so ``own`` is not its protocol)."""
+
+    labels: str
+    weight: float
+    spaced: bool = False
+    own: bool = False
+
+    @classmethod
+    def parse(cls, spec: str) -> Student:
+        """``hard-w3``, ``soft-w1``, ``soft-w3-spaced``, ``soft-w3-spaced-own``..."""
+        found = re.fullmatch(r"([a-z]+)-w([0-9.]+)(-spaced)?(-own)?", spec)
+        if not found or found[1] not in LABELS:
+            raise argparse.ArgumentTypeError(
+                f"a student is LABELS-wWEIGHT[-spaced][-own], not {spec!r}"
+            )
+        return cls(found[1], float(found[2]), bool(found[3]), bool(found[4]))
+
+    @property
+    def pool(self) -> tuple[bool, bool]:
+        return self.spaced, self.own
+
+    @property
+    def name(self) -> str:
+        return (
+            f"student-{self.labels}-w{self.weight:g}"
+            f"{'-spaced' if self.spaced else ''}{'-own' if self.own else ''}"
+        )
+
+
 def pool(
     sets: dict[str, list[dict]],
     crawl: list[dict],
@@ -144,22 +193,49 @@ def pool(
     source: str,
     pages: int,
     seed: int,
+    spaced: bool = False,
+    own: bool = False,
 ) -> UnlabelledBlocks:
-    """The pages the fold's teacher labels: every gold page and crawl page not of ``source``,
-    ``pages`` of them drawn at random (0: all)."""
+    """The pages the fold's teacher labels: every gold page and crawl page not of ``source``
+    (``own``: of every source; ``spaced``: of those, the pages of languages written with spaces
+    only), ``pages`` of them drawn at random (0: all)."""
     mine = [
         page
         for dataset, of_set in sets.items()
-        if gold_source(dataset) != source
+        if own or gold_source(dataset) != source
         for page in of_set
-    ] + [page for page in crawl if source not in crawl_sources(page, originals)]
+    ] + [page for page in crawl if own or source not in crawl_sources(page, originals)]
+    if spaced:
+        mine = [page for page in mine if is_target(page_language(page))]
     blocks = UnlabelledBlocks.of_pages([(stacked(p, peers), p["words"]) for p in mine], names)
     return blocks.sample(pages, seed) if pages else blocks
 
 
+def fitted_once(
+    cache: Path, name: str, table: TrainingTable, params: TrainParams, source: str
+) -> BlockModel:
+    """``fit(table, params, without=source)``, kept in the cache: every run of the same settings
+    has the same teacher and the same student before distillation."""
+    path = (
+        cache
+        / "distil-models"
+        / f"{name}-{params.max_iter}-{params.learning_rate:g}-{params.max_bins}.npz"
+    )
+    if not path.is_file():
+        path.parent.mkdir(exist_ok=True)
+        fit(table, params, without=source).save(path)
+    return BlockModel.load(path)
+
+
 def score_scope(
-    comments: bool, cache: Path, params: TrainParams, weights: list[float], pages: int
+    comments: bool,
+    cache: Path,
+    params: TrainParams,
+    students: list[Student],
+    pages: int,
+    only: list[str] | None = None,
 ) -> dict[str, dict]:
+    """Each fold's figures, the folds of the gold sources ``only`` (None: every source)."""
     sets = {d: read_set(d, comments, cache) for d in READERS}
     crawl = read_crawl(cache)
     originals = original_sources(cache, sets)
@@ -171,24 +247,54 @@ def score_scope(
     traf = "trafilatura" if comments else "trafilatura-article"
     results: dict[str, dict] = {}
     for source in dict.fromkeys(gold_source(d) for d in READERS if fits_scope(d, comments)):
+        if only and source not in only:
+            continue
         started = time.perf_counter()
-        teacher = fit(teacher_table, params, without=source)
-        before = fit(student_table, params, without=source)
-        target = pool(
-            sets, crawl, originals, teacher_peers, teacher_table.feature_names, source, pages, 1
-        )
-        labels = teacher_labels(teacher, target)
-        students = {
-            f"student-after-w{w:g}": distil(student_table, target, teacher, params, w, source)
-            for w in weights
+        scope = "comments" if comments else "article"
+        teacher = fitted_once(cache, f"{scope}-teacher-{source}", teacher_table, params, source)
+        before = fitted_once(cache, f"{scope}-before-{source}", student_table, params, source)
+        pools = {
+            (spaced, own): pool(
+                sets,
+                crawl,
+                originals,
+                teacher_peers,
+                teacher_table.feature_names,
+                source,
+                pages,
+                1,
+                spaced,
+                own,
+            )
+            for spaced, own in dict.fromkeys(student.pool for student in students)
         }
+        fitted = {
+            student.name: distil(
+                student_table,
+                pools[student.pool],
+                teacher,
+                params,
+                student.weight,
+                source,
+                student.labels,
+            )
+            for student in students
+        }
+        described = {}
+        for (spaced, own), target in pools.items():
+            labels = teacher_labels(teacher, target)
+            described[f"{'spaced' if spaced else 'all'}{'-own' if own else ''}"] = {
+                "pages": target.target_pages,
+                "blocks": len(labels),
+                "content_words": round(
+                    float(target.words[labels == 1].sum() / max(target.words.sum(), 1)), 4
+                ),
+            }
         log.info(
-            "%s without %s: pool %d pages, %d blocks (%.0f %% of words content), %.0f s",
+            "%s without %s: pools %s, %.0f s",
             "comments" if comments else "article",
             source,
-            target.target_pages,
-            len(labels),
-            100 * float(target.words[labels == 1].sum() / max(target.words.sum(), 1)),
+            described,
             time.perf_counter() - started,
         )
         for dataset in [d for d in READERS if fits_scope(d, comments) and gold_source(d) == source]:
@@ -201,7 +307,7 @@ def score_scope(
                 "student-before": scored(kept(before, mine, []), mine, dataset, languages),
                 **{
                     name: scored(kept(student, mine, []), mine, dataset, languages)
-                    for name, student in students.items()
+                    for name, student in fitted.items()
                 },
                 traf: scored(
                     (Extraction(p["peer_texts"][traf]) for p in mine), mine, dataset, languages
@@ -209,8 +315,7 @@ def score_scope(
             }
             results[dataset] = {
                 "pages": len(sets[dataset]),
-                "pool_pages": target.target_pages,
-                "pool_blocks": len(labels),
+                "pools": described,
                 "f1": {n: round(f, 4) for n, (f, _) in runs.items()},
                 "without_spaces": {
                     language: {n: round(by[language], 4) for n, (_, by) in runs.items()}
@@ -225,9 +330,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, required=True, help="bench_peers' gold set cache")
     parser.add_argument("--scope", choices=["article", "comments", "both"], default="both")
-    parser.add_argument("--weights", type=float, nargs="+", default=[1.0])
+    parser.add_argument(
+        "--students",
+        type=Student.parse,
+        nargs="+",
+        default=[Student("hard", 1.0, False)],
+        help="LABELS-wWEIGHT[-spaced][-own]: hard or soft labels, the teacher's blocks weighing "
+        "WEIGHT gold sources, the pool of pages written with spaces only, the pool with the "
+        "scored source's own pages",
+    )
     parser.add_argument("--pages", type=int, default=0, help="pool pages drawn (0: all)")
     parser.add_argument("--full", action="store_true", help="the shipped fit settings")
+    parser.add_argument(
+        "--sources", nargs="+", help="score these gold sources' folds only (a mean of some folds)"
+    )
     parser.add_argument(
         "--trees",
         type=int,
@@ -250,7 +366,9 @@ def main() -> int:
     ).stdout.strip()
     scopes = ["article", "comments"] if args.scope == "both" else [args.scope]
     for scope in scopes:
-        results = score_scope(scope == "comments", args.cache, params, args.weights, args.pages)
+        results = score_scope(
+            scope == "comments", args.cache, params, args.students, args.pages, args.sources
+        )
         names = list(next(iter(results.values()))["f1"])
         mean = {n: round(float(np.mean([r["f1"][n] for r in results.values()])), 4) for n in names}
         save_record(
@@ -265,8 +383,9 @@ def main() -> int:
                     "learning_rate": params.learning_rate,
                     "max_bins": params.max_bins,
                 },
-                "weights": args.weights,
+                "students": [student.name for student in args.students],
                 "pool_pages_asked": args.pages,
+                "sources": args.sources or "all",
                 "sets": results,
                 "mean_f1": mean,
             },

@@ -14,6 +14,7 @@ from corpusbuilder.evaluation.distil import (
     distil,
     distilled_table,
     teacher_labels,
+    teacher_probabilities,
 )
 from corpusbuilder.evaluation.gold import iter_dataset
 from corpusbuilder.evaluation.training import (
@@ -94,6 +95,34 @@ def test_the_student_is_fitted_on_the_gold_blocks_and_the_teachers_labels_weighi
     # held out from a source: its gold blocks are left out, the teacher's kept
     held_out = distil(table, pages, teacher, FEW, 2.0, without="cleaneval")
     assert held_out.trained_on == (TEACHER_GROUP, "trafilatura-dev")
+
+
+def test_soft_labels_make_each_block_a_content_and_a_boilerplate_row_by_the_teachers_probability(
+    gold,
+):
+    labelled = [p for p in gold if p.gold.dataset != "l3s-gn1"]
+    teacher = fit(training_table(labelled), FEW)
+    pages = unlabelled_blocks([p for p in gold if p.gold.dataset == "l3s-gn1"])
+    probability = teacher_probabilities(teacher, pages)
+    probability[:2] = [0.0, 1.0]  # sure blocks are one row each
+    table = student_part(training_table(labelled))
+    soft = distilled_table(table, pages, probability, 2.0)
+    hard = distilled_table(table, pages, probability >= teacher.threshold_good, 2.0)
+    mine = soft.group == TEACHER_GROUP
+    assert mine.sum() == (probability > 0).sum() + (probability < 1).sum()
+    assert list(soft.labels[mine][:2]) == [0, 1]
+    # a block's rows follow its page's order, and weigh what its one hard row weighs
+    assert soft.page is not None and np.all(np.diff(soft.page[mine]) >= 0)
+    assert soft.weights[mine].sum() == pytest.approx(
+        hard.weights[hard.group == TEACHER_GROUP].sum()
+    )
+    content = soft.labels[mine] == 1
+    share = soft.weights[mine].sum() / pages.words.sum()
+    assert soft.weights[mine][content].sum() == pytest.approx(
+        float((probability * pages.words).sum() * share)
+    )
+    student = distil(table, pages, teacher, FEW, 2.0, labels="soft")
+    assert student.feature_names == FEATURE_NAMES
 
 
 def test_pages_read_without_the_teachers_peers_are_refused(gold):
