@@ -25,6 +25,10 @@ over all shards; the WARC files on disk are gzip'd, typically ~2.2× smaller (ra
 compresses worse than prose), or plain with --no-gzip (~1.08× the HTML: record and HTTP headers). A
 summary (pages, words, copies planted, bytes) goes to <out>/crawl.json.
 
+--first N writes only the first N shards of the crawl --gb/--shards/--seed describe, byte for byte
+the same files (the generator runs shard after shard from one seed), so that a run too short for
+the whole crawl can time shards of the same size and content.
+
     python bench/make_crawl.py /tmp/scale/warcs --gb 0.25 --shards 4 --seed 1
 """
 
@@ -479,6 +483,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--zipf-a", type=float, default=1.15)
     parser.add_argument("--prefix", default="synth")
     parser.add_argument(
+        "--first",
+        type=int,
+        default=None,
+        help="write only the first FIRST shards of the --shards (each still --gb/--shards in size)",
+    )
+    parser.add_argument(
         "--no-gzip",
         dest="gzip",
         action="store_false",
@@ -491,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     crawl = Crawl(args)
     budget = int(args.gb * 1e9 / args.shards)
     shards = []
-    for shard in range(args.shards):
+    for shard in range(min(args.shards, args.first or args.shards)):
         shards.append(
             crawl.write_shard(
                 args.out / f"{args.prefix}-{shard:02d}.warc{'.gz' if args.gzip else ''}",

@@ -10,10 +10,13 @@ Snakemake's benchmark files, projected to 10^9 words next to the thesis' Table 3
         --out bench/results/scale_slurm.json  # ≥ 2 GB of WARCs, every job through profiles/slurm
     python bench/scale.py --gb 5 --shards 32 --executor slurm --shipped-defaults \
         --dir /tmp/scale5 --out bench/results/scale_slurm_defaults.json  # ≥ 2 GB gzip'd, + report
+    python bench/scale.py --gb 4.8 --shards 32 --first-shards 16 --cores 1 --shipped-defaults \
+        --dir /tmp/retime --out bench/results/scale_local_defaults.json  # its first 16 shards
 
 Steps: generate the crawl into DIR/warcs (skipped when DIR/warcs/crawl.json has the same
---gb/--shards/--seed), write DIR/config.yaml (input.warcs = those shards, everything else at its
-default: jusText default preset, language filter, exact dedup, block dedup n = 10), run
+--gb/--shards/--seed/--first-shards), write DIR/config.yaml (input.warcs = those shards,
+everything else at its default: jusText default preset, language filter, exact dedup, block dedup
+n = 10), run
 `python -m snakemake --snakefile REPO/Snakefile --directory DIR --configfile DIR/config.yaml
 --cores N all results/stats/stage_times.tsv` and time it, then read
 
@@ -359,6 +362,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gb", type=float, default=0.25, help="uncompressed HTML, GB (10^9 bytes)")
     parser.add_argument("--shards", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--first-shards",
+        type=int,
+        default=None,
+        help="build only the first N shards of the crawl (make_crawl.py --first): the same shards "
+        "as the whole crawl's, for a run with no time for all of them",
+    )
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument(
         "--no-gzip",
@@ -402,11 +412,9 @@ def main(argv: list[str] | None = None) -> int:
     wall_s = cpu_s = None
     if not args.report_only:
         crawl = json.loads(crawl_json.read_text()) if crawl_json.exists() else None
-        wanted = [args.gb, args.shards, args.seed, args.gzip]
-        if (
-            not crawl
-            or [crawl["args"].get(k, True) for k in ("gb", "shards", "seed", "gzip")] != wanted
-        ):
+        wanted = [args.gb, args.shards, args.seed, args.gzip, args.first_shards]
+        have = {"gzip": True, "first": None, **(crawl["args"] if crawl else {})}
+        if not crawl or [have[k] for k in ("gb", "shards", "seed", "gzip", "first")] != wanted:
             if args.resume:
                 raise SystemExit(
                     f"--resume: {warcs_dir} is not the crawl of these --gb, --shards, --seed"
@@ -424,6 +432,7 @@ def main(argv: list[str] | None = None) -> int:
                     "--seed",
                     str(args.seed),
                     *([] if args.gzip else ["--no-gzip"]),
+                    *(["--first", str(args.first_shards)] if args.first_shards else []),
                 ],
                 check=True,
             )
