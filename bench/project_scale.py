@@ -9,15 +9,17 @@ in 6 h on 64 cores; 10^12 in 12 h on 512):
 
 Nothing is typed in. Each run re-reads:
 
-- bench/results/scale_slurm_defaults.json (bench/scale.py --shipped-defaults through
-  profiles/slurm: dedup.mode auto, partitioned at its size, and results/report.html, so every
-  rule of the build ran): per rule, the CPU seconds of its jobs (`--basis cpu`: jobs are
-  single-threaded, and on the shared 2-core machine a job's wall seconds also count waiting for a
-  core) per word of original text, its peak RSS, the tokens and documents reaching dedup, the
-  words a gzip'd byte;
+- bench/results/scale_local_defaults.json (bench/scale.py --shipped-defaults --cores 1, every
+  job on a core of its own: dedup.mode auto, partitioned at its size, and results/report.html, so
+  every rule of the build ran; the first 16 shards of the 32-shard crawl of
+  scale_slurm_defaults.json, `crawl.args.first`): per rule, the CPU seconds of its jobs
+  (`--basis cpu`: jobs are single-threaded, and on the shared 2-core machine a job's wall seconds
+  also count waiting for a core) per word of original text of the shards built, its peak RSS, the
+  tokens and documents reaching dedup, the words a gzip'd byte;
 - bench/results/retimed.json: rules run again in that build's directory after a change to them
   (`snakemake <their outputs> --forcerun RULE --allowed-rules RULE`), their jobs' CPU seconds and
-  peaks from the jobs' `resources:` log lines, in place of the run's row for those rules;
+  peaks from the jobs' `resources:` log lines, in place of the run's row for those rules; it must
+  name the scale run's build (retimed_scale5.json is the one of scale_slurm_defaults.json's);
 - bench/results/scale_slurm.json (the same through SLURM with shards of another size): whether a
   per-shard rule's peak grows with its shard (more than `GROWS` times the extra words' share) or
   stays (it streams);
@@ -114,7 +116,7 @@ from scale_rules import MODEL, Rule, workflow_rules  # noqa: E402
 
 REPO = HERE.parent
 RESULTS = HERE / "results"
-SCALE = RESULTS / "scale_slurm_defaults.json"
+SCALE = RESULTS / "scale_local_defaults.json"
 RETIMED = RESULTS / "retimed.json"
 REPORT_JOBS = RESULTS / "report_jobs.json"
 PART_READS = RESULTS / "part_reads.json"
@@ -147,6 +149,7 @@ def measured(scale: dict, evidence: dict, download: dict, basis: str) -> dict:
     whether the peak grows with the shard (from the other run's shard size)."""
     words = scale["words_original"]
     shards = len(scale["crawl"]["shards"])
+    crawl_args = scale["crawl"]["args"]
     other_shard_words = evidence["words_original"] / len(evidence["crawl"]["shards"])
     column = {"cpu": "cpu_time", "wall": "s"}[basis]
     rules = {}
@@ -172,6 +175,10 @@ def measured(scale: dict, evidence: dict, download: dict, basis: str) -> dict:
         "words": words,
         "shards": shards,
         "shard_words": words / shards,
+        # a run of the first shards of a crawl (scale.py --first-shards): its rates are per word
+        # of the shards it built
+        "shards_of_crawl": crawl_args["shards"],
+        "first_shards_only": crawl_args.get("first") is not None,
         "words_per_gzip_byte": words / scale["crawl"]["file_bytes"],
         "tokens": scale["dedup_tokens"],
         "tokens_per_word": scale["dedup_tokens"] / words,
@@ -744,7 +751,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         checks.append(memory["pass"] and time["pass"])
     print(
-        f"rates: {args.scale} ({rates['words']:,} words, {rates['shards']} shards of "
+        f"rates: {args.scale} ({rates['words']:,} words, {rates['shards']} shards"
+        + (f" (the first of {rates['shards_of_crawl']})" if rates["first_shards_only"] else "")
+        + " of "
         f"{rates['shard_words'] / 1e6:.1f} M words, basis {args.basis}); shards projected at "
         f"{rates['projected_shard_words'] / 1e6:.1f} M words ({rates['words_per_gzip_byte']:.3f} "
         f"words a gzip'd byte; {rates['parts_per_warc']} shard(s) a WARC, input.shard_mb "

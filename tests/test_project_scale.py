@@ -93,9 +93,12 @@ def test_the_table_follows_the_measured_rates(tmp_path, projection):
 def test_a_rule_retimed_in_the_build_replaces_its_row(tmp_path, projection, capsys):
     """A rule run again in the scale run's build after a change: its re-timed CPU seconds are
     the rate; re-timed in another build, the projection refuses it."""
-    retimed = json.loads(project_scale.RETIMED.read_text())
-    rule = next(iter(retimed["rules"]))
-    retimed["rules"][rule]["cpu_time"] *= 3
+    scale = json.loads(project_scale.SCALE.read_text())
+    rule = "extract"
+    retimed = {
+        "build": scale["dir"],
+        "rules": {rule: {**scale["rules"][rule], "cpu_time": 3 * scale["rules"][rule]["cpu_time"]}},
+    }
     changed = tmp_path / "retimed.json"
     changed.write_text(json.dumps(retimed))
     again = run(tmp_path, "--retimed", str(changed))
