@@ -19,14 +19,19 @@ def truncate_hashes(hashes: np.ndarray, hash_bits: int) -> np.ndarray:
     return np.bitwise_and(hashes, np.uint64((1 << hash_bits) - 1), out=hashes)
 
 
-def searchsorted_in_order(keys: np.ndarray, needles: np.ndarray) -> np.ndarray:
-    """`np.searchsorted(keys, needles)`, the needles searched in ascending order: numpy starts
-    each search of an ascending run where the last one ended, so a shard's hashes, sorted first,
-    touch the array's pages in order instead of missing the cache at each step of each search
-    (6.5x faster on 3 M hashes in 8 M keys, 1.8x in 2 M, the sort included)."""
-    order = np.argsort(needles)
+def searchsorted_in_order(
+    keys: np.ndarray, needles: np.ndarray, chunk: int = 1 << 20
+) -> np.ndarray:
+    """`np.searchsorted(keys, needles)`, each chunk of needles searched in ascending order: numpy
+    starts each search of an ascending run where the last one ended, so sorted hashes touch the
+    array's pages in order instead of missing the cache at each step of each search (6.5x faster
+    on 3 M hashes in 8 M keys, 1.8x in 2 M, the sort included). In chunks, so that the sort's
+    copies hold 24 MB whatever the shard's size."""
     positions = np.empty(len(needles), np.int64)
-    positions[order] = np.searchsorted(keys, needles[order])
+    for begin in range(0, len(needles), chunk):
+        part = needles[begin : begin + chunk]
+        order = np.argsort(part)
+        positions[begin + order] = np.searchsorted(keys, part[order])
     return positions
 
 
