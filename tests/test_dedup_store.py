@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.dedup.store import duplicate_ngram_store, truncate_hashes, unique_sorted_in_place
+from corpusbuilder.dedup.store import (
+    duplicate_ngram_store,
+    searchsorted_in_order,
+    truncate_hashes,
+    unique_sorted_in_place,
+)
 
 BACKENDS = ("sorted-array", "judy")
 
@@ -82,3 +87,18 @@ def test_the_backends_answer_alike_on_a_random_workload(hash_bits):
             table.record(sent_handles, senders)
         owners.append(table.lookup(handles).tolist())
     assert owners[0] == owners[1] and -1 not in owners[0]
+
+
+@pytest.mark.parametrize(
+    "needles, keys, chunk",
+    [(0, 5, 4), (10, 0, 4), (1000, 300, 7), (5000, 100_000, 1 << 20), (3, 3, 1), (64, 64, 64)],
+)
+def test_searching_in_order_finds_what_a_plain_search_finds(needles, keys, chunk):
+    rng = np.random.default_rng(needles + keys + chunk)
+    sorted_keys = np.unique(rng.integers(0, 2**64 - 1, keys, dtype=np.uint64))
+    # random hashes and some of the keys themselves, repeated, in no order
+    probe = rng.integers(0, 2**64 - 1, needles, dtype=np.uint64)
+    if len(sorted_keys) and needles:
+        probe[::3] = rng.choice(sorted_keys, len(probe[::3]))
+    found = searchsorted_in_order(sorted_keys, probe, chunk)
+    assert found.tolist() == np.searchsorted(sorted_keys, probe).tolist()

@@ -245,7 +245,13 @@ def write_state_rows(path, parts, metadata: dict) -> None:
     n-gram settings a later run checks in `metadata`; always a row group, if an empty one. A
     state's part replaces the parts of another partitioning beside it."""
     schema = STATE_SCHEMA.with_metadata({"corpusbuilder": json.dumps(metadata)})
-    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+    # no dictionary for the hashes, all distinct: trying one cost a quarter of the writing's CPU
+    # and made the file 12 % larger
+    dictionary = [name for name in STATE_SCHEMA.names if name != "hash"]
+    with (
+        atomic_path(path) as tmp,
+        pq.ParquetWriter(tmp, schema, compression="zstd", use_dictionary=dictionary) as writer,
+    ):
         written = False
         for hashes, ranks, ids in _row_groups(parts, STATE_ROW_GROUP):
             writer.write_table(
