@@ -222,11 +222,10 @@ LONGEST_FILES = (
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`pytest -n auto`: two workers more than the CPUs. The SLURM and cloud builds each hold a
-    worker for minutes while it mostly waits on status checks (the SLURM one 380 s at 28 CPU-s of
-    its own, the cloud one 243 s at 38, bench/results/ci-log.md, 2026-12-03), often at once; the
-    extra workers run other files meanwhile."""
-    return (os.cpu_count() or 1) + 2
+    """`pytest -n auto`: a worker more than the CPUs. The SLURM and cloud builds hold a worker
+    for minutes while it mostly waits on status checks (the SLURM one 380 s at 28 CPU-s of its
+    own, bench/results/ci-log.md, 2026-12-03); the extra worker runs other files meanwhile."""
+    return (os.cpu_count() or 1) + 1
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects
