@@ -288,7 +288,7 @@ def dedup_corpus(
     runs = (
         None
         if state_path is None
-        else OutputRuns(Path(state_path).parent, against, stats.documents)
+        else OutputRuns(Path(state_path).parent, against, [i for ids in plan.doc_ids for i in ids])
     )
     write_shard_outputs(shards, plan, params, reclassify, stats, runs)
     stats.seconds["total"] = round(time.perf_counter() - started, 3)
@@ -434,7 +434,7 @@ def write_shard_outputs(
         write_table(stage_table(table, DEDUP_SCHEMA), shard.output)
         if runs is not None:
             hashes, docs = kept_ngrams(tokens, table, params)
-            runs.add(hashes, docs + plan.doc_base[s], all_ids)
+            runs.add(hashes, docs + plan.doc_base[s])
 
 
 BLOCK_COLUMNS = [

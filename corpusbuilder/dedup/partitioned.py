@@ -62,6 +62,7 @@ from corpusbuilder.dedup.corpus import (
 from corpusbuilder.dedup.document import dedup_shard_document
 from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.state import kept_ngrams
+from corpusbuilder.dedup.store import unique_first
 from corpusbuilder.ngrams.hashing import shard_ngram_hashes
 
 if TYPE_CHECKING:
@@ -453,17 +454,6 @@ def shard_state_run(
         state_partitions,
         path,
     )
-
-
-def unique_first(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`np.unique(hashes, return_index=True)`: the sorted distinct hashes and where each first
-    occurs — the smallest index of its run after an unstable sort, which numpy does faster."""
-    order = np.argsort(hashes)
-    ordered = hashes[order]
-    if not len(ordered):
-        return ordered, order
-    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
-    return ordered[starts], np.minimum.reduceat(order, starts)
 
 
 # --- each shard's document count (rule dedup_documents): a file between this stage's jobs only

@@ -53,7 +53,7 @@ from corpusbuilder.contracts.ngramfiles import (
 from corpusbuilder.contracts.tokenfile import TokenStream, kept_tokens
 from corpusbuilder.dedup.memory import STATE_ROUND_ROWS
 from corpusbuilder.dedup.params import DedupParams
-from corpusbuilder.dedup.store import truncate_hashes
+from corpusbuilder.dedup.store import truncate_hashes, unique_first
 from corpusbuilder.ngrams.hashing import shard_ngram_hashes
 
 if TYPE_CHECKING:
@@ -125,49 +125,64 @@ def kept_ngrams(
     return hashes[kept], np.asarray(tokens.block_doc)[block]
 
 
-class OutputRuns:
-    """This run's output n-grams for its state: a sorted run per shard (`ngramfiles.STATE_SCHEMA`)
-    in a temporary directory, merged with the earlier corpus's state by `write`. Held a shard at a
-    time, like the tokens; the merge holds a row group of each run."""
+StateRows = tuple[np.ndarray, np.ndarray, pa.Array]
 
-    def __init__(self, directory, against, documents: int):
+
+class OutputRuns:
+    """This run's output n-grams for its state: a sorted run per shard in a temporary directory,
+    merged with the earlier corpus's state by `write`. Held a shard at a time, like the tokens;
+    the merge holds a piece of each run. A run is its hashes and their documents' ranks, raw
+    (`_run_rows`): the documents' ids are the ranks' (`doc_ids`, this corpus's in crawl order),
+    taken once a round is merged, and nothing is compressed that is read back once."""
+
+    def __init__(self, directory, against, doc_ids: Sequence[str]):
         Path(directory).mkdir(parents=True, exist_ok=True)
         self._tmp = tempfile.TemporaryDirectory(dir=directory, prefix=".state-")
-        self.runs = [Path(p) for p in dedup_state_parts(against)] if against is not None else []
+        self.against = [Path(p) for p in dedup_state_parts(against)] if against is not None else []
+        self.runs: list[tuple[Path, int]] = []  # this run's: file, rows
         # ranks continue the earlier corpus's, in crawl order: the first to output an n-gram owns it
         self.first_rank = (
             dedup_state_metadata(against).get("next_rank", 0) if against is not None else 0
         )
-        self.next_rank = self.first_rank + documents
+        self.next_rank = self.first_rank + len(doc_ids)
+        self._ids = pa.array(doc_ids, pa.string())
 
-    def add(self, hashes: np.ndarray, docs: np.ndarray, doc_ids: np.ndarray) -> None:
+    def add(self, hashes: np.ndarray, docs: np.ndarray) -> None:
         """One shard's output n-grams and their documents (index into `doc_ids`, in crawl order)."""
-        hashes, first = np.unique(hashes, return_index=True)
-        docs = np.asarray(docs, np.int64)[first]
-        self.runs.append(Path(self._tmp.name) / f"run-{len(self.runs):05d}.parquet")
-        write_state_rows(
-            self.runs[-1],
-            [
-                (
-                    hashes,
-                    (self.first_rank + docs).astype(np.int32),
-                    pa.array(np.asarray(doc_ids, dtype=object)[docs], pa.string()),
-                )
-            ],
-            {},
-        )
+        hashes, first = unique_first(np.asarray(hashes, np.uint64))
+        ranks = (self.first_rank + np.asarray(docs, np.int64)[first]).astype(np.int32)
+        path = Path(self._tmp.name) / f"run-{len(self.runs):05d}.bin"
+        with path.open("wb") as out:
+            hashes.tofile(out)
+            ranks.tofile(out)
+        self.runs.append((path, len(hashes)))
 
     def write(self, path, params: DedupParams) -> None:
         """The merged state: each n-gram once, owned by the document of the lowest rank."""
         write_state_rows(
             path,
-            merge_state_runs(self.runs),
+            merge_sorted_rows(
+                [
+                    *(read_dedup_state(part) for part in self.against),
+                    *(_run_rows(run, rows, self._ids, self.first_rank) for run, rows in self.runs),
+                ]
+            ),
             {**state_settings(params), "next_rank": self.next_rank},
         )
         self._tmp.cleanup()
 
 
-StateRows = tuple[np.ndarray, np.ndarray, pa.Array]
+def _run_rows(path: Path, rows: int, ids: pa.Array, first_rank: int) -> Iterator[StateRows]:
+    """A run of `OutputRuns`, `STATE_ROW_GROUP` rows at a time, its ids a dictionary array: the
+    documents' indices into `ids`, which `_merged` takes once the round is merged."""
+    with path.open("rb") as run:
+        for begin in range(0, rows, STATE_ROW_GROUP):
+            length = min(STATE_ROW_GROUP, rows - begin)
+            run.seek(begin * 8)
+            hashes = np.fromfile(run, np.uint64, length)
+            run.seek(rows * 8 + begin * 4)
+            ranks = np.fromfile(run, np.int32, length)
+            yield hashes, ranks, pa.DictionaryArray.from_arrays(ranks - np.int32(first_rank), ids)
 
 
 def merge_state_runs(paths, hash_range: HashRange = ALL_HASHES) -> Iterator[StateRows]:
@@ -182,7 +197,7 @@ def merge_sorted_rows(runs: Iterable[Iterator[StateRows]]) -> Iterator[StateRows
     the bound the smallest among the runs' current pieces of their last hash, or of their hash
     at their share of `memory.STATE_ROUND_ROWS` where the piece is longer (a state job's runs
     are each read whole, and a round's copies cost 240 B a row); of equal hashes the lowest rank
-    stays."""
+    stays. Ids may be dictionary arrays, all of one dictionary (`OutputRuns`' runs)."""
     heads = [[*part, reader] for reader in runs if (part := next(reader, None)) is not None]
     while heads:
         heads = [head for head in heads if len(head[0]) or _refill(head)]
@@ -203,14 +218,42 @@ def _merged(parts: list[StateRows]) -> StateRows:
     (a function, so that its copies are gone before the next round makes its own)."""
     hashes = np.concatenate([h for h, _, _ in parts])
     ranks = np.concatenate([r for _, r, _ in parts])
-    order = np.lexsort((ranks, hashes))
+    first = lowest_rank_first(hashes, ranks)
+    return hashes[first], ranks[first], _taken_ids([ids for _, _, ids in parts], first)
+
+
+def lowest_rank_first(hashes: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Where each distinct hash lies, in hash order, the row of the lowest rank among its rows
+    (the first of those) — the first row of each hash after ``np.lexsort((ranks, hashes))``. The
+    hashes are sorted runs one after another, which a stable sort merges (timsort: a pass per
+    halving of the runs); equal hashes are rare, and only those compare their ranks."""
+    order = np.argsort(hashes, kind="stable")
     ordered = hashes[order]
-    first = order[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
-    return (
-        hashes[first],
-        ranks[first],
-        pa.concat_arrays([ids for _, _, ids in parts]).take(pa.array(first)),
-    )
+    new = np.empty(len(order), bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    if len(starts) == len(order):
+        return order
+    del ordered, new
+    group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(order))))
+    ordered_ranks = ranks[order]
+    lowest = np.flatnonzero(ordered_ranks == np.minimum.reduceat(ordered_ranks, starts)[group])
+    return order[lowest[np.concatenate(([True], group[lowest][1:] != group[lowest][:-1]))]]
+
+
+def _taken_ids(pieces: list[pa.Array], rows: np.ndarray) -> pa.Array:
+    """`rows` of the pieces' ids joined, as strings: dictionary pieces (all of one dictionary)
+    by their indices, so that only the rows taken are copied as strings."""
+    if all(pa.types.is_dictionary(piece.type) for piece in pieces):
+        indices = np.concatenate([piece.indices.to_numpy() for piece in pieces])
+        return pieces[0].dictionary.take(pa.array(indices[rows]))
+    return pa.concat_arrays(
+        [
+            piece.dictionary_decode() if pa.types.is_dictionary(piece.type) else piece
+            for piece in pieces
+        ]
+    ).take(pa.array(rows))
 
 
 def write_state_part(

@@ -22,17 +22,46 @@ def truncate_hashes(hashes: np.ndarray, hash_bits: int) -> np.ndarray:
 def searchsorted_in_order(
     keys: np.ndarray, needles: np.ndarray, chunk: int = 1 << 20
 ) -> np.ndarray:
-    """`np.searchsorted(keys, needles)`, each chunk of needles searched in ascending order: numpy
-    starts each search of an ascending run where the last one ended, so sorted hashes touch the
-    array's pages in order instead of missing the cache at each step of each search (6.5x faster
-    on 3 M hashes in 8 M keys, 1.8x in 2 M, the sort included). In chunks, so that the sort's
-    copies hold 24 MB whatever the shard's size."""
+    """`np.searchsorted(keys, needles)`, each chunk of needles searched in the order of their top
+    16 bits (of the keys' width): numpy starts each search where the last one ended, so hashes
+    grouped by their leading bits touch the array's pages in order instead of missing the cache at
+    each step of each search (6.5x faster on 3 M hashes in 8 M keys, 1.8x in 2 M). A 16-bit key
+    is sorted by radix, where the full hashes took a comparison sort: the whole call is 1.9x
+    faster again than with the needles sorted (3.0 M hashes in 2.0 M keys, 2026-12-03). In
+    chunks, so that the order's copies hold 18 MB whatever the shard's size."""
     positions = np.empty(len(needles), np.int64)
+    # the keys' leading 16 bits: truncated hashes (dedup.hash_bits) leave the top ones zero
+    shift = np.uint64(max(int(keys[-1]).bit_length() - 16, 0) if len(keys) else 0)
     for begin in range(0, len(needles), chunk):
         part = needles[begin : begin + chunk]
-        order = np.argsort(part)
+        # needles above the keys' range all go last, where any order finds them
+        leading = np.minimum(part >> shift, np.uint64(0xFFFF)).astype(np.uint16)
+        order = np.argsort(leading, kind="stable")
         positions[begin + order] = np.searchsorted(keys, part[order])
     return positions
+
+
+def unique_first(hashes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(hashes, return_index=True)` of uint64 hashes: the sorted distinct hashes and
+    where each first occurs. Sorted as one array of keys, each hash's leading bits with its
+    position in the low bits below them, which numpy sorts without an index array (1.7x faster
+    than the stable argsort on 2.7 M hashes, 2026-12-03); hashes whose leading bits coincide
+    come out by position, and a stable sort of the nearly sorted hashes puts them right."""
+    count = len(hashes)
+    bits = np.uint64(max(count - 1, 1).bit_length())
+    keys = (hashes >> bits) << bits
+    keys |= np.arange(count, dtype=np.uint64)
+    keys.sort()
+    where = (keys & ((np.uint64(1) << bits) - np.uint64(1))).astype(np.int64)
+    del keys
+    ordered = hashes[where]
+    if np.any(ordered[1:] < ordered[:-1]):
+        order = np.argsort(ordered, kind="stable")  # a merge of runs: cheap on sorted data
+        ordered, where = ordered[order], where[order]
+    first = np.empty(count, bool)
+    first[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return ordered[first], where[first]
 
 
 def _set_bits(bitmap: np.ndarray, positions: np.ndarray) -> None:
