@@ -317,7 +317,7 @@ def plan_documents(
     shares, doc_tokens, doc_ids, verdicts = [], [], [], []
     spilled = SpilledShards(scratch)
     for s, shard in enumerate(shards):
-        tokens = read_tokens(shard.tokens)
+        tokens = read_tokens(shard.tokens, shard_fields(params))
         prepared = shard_ngrams(tokens, params, store, context_blocks(shard, params))
         spilled.put(s, prepared)
         shares.append(prepared.duplicate_share())
@@ -330,6 +330,18 @@ def plan_documents(
     stats.spilled_bytes = spilled.nbytes
     return Plan(
         processing_order(shares, params.order), doc_tokens, doc_ids, doc_base, verdicts, spilled
+    )
+
+
+def shard_fields(params: DedupParams) -> tuple[str, ...]:
+    """What `shard_ngrams` reads of a token file: not the tokens' texts, nor the chunks' ends (a
+    third of the file), nor the sentences or chunks a level does not cut blocks by."""
+    fields = ("token_hash", "is_punct", "is_stop", "block_offsets", "block_doc", "block_index")
+    return (
+        *fields,
+        "doc_ids",
+        *(["sentence_start"] if params.level == "sentence" else []),
+        *(["chunk_start"] if params.level == "span" else []),
     )
 
 
@@ -417,11 +429,9 @@ def write_shard_outputs(
         fields = ["doc_ids", "block_doc", "block_index"]
         if shard_verdicts.removed:  # parts to take from words to tokens
             fields += ["block_offsets", "is_punct", "is_stop", "chunk_start", "chunk_end"]
-        tokens = (
-            read_tokens(shard.tokens)
-            if runs is not None
-            else read_tokens(shard.tokens, tuple(fields))
-        )
+        if runs is not None:  # the n-grams again, for the state
+            fields += ["token_hash", "block_offsets", "is_punct", "is_stop"]
+        tokens = read_tokens(shard.tokens, tuple(dict.fromkeys(fields)))
         table = shard_output(
             read_table(shard.blocks, BLOCK_COLUMNS),
             tokens,
