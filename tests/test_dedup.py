@@ -1019,6 +1019,49 @@ def test_a_merge_of_whole_runs_goes_in_bounded_rounds_and_writes_whole_row_group
     assert pq.read_table(tmp_path / "s.parquet").column("hash").to_pylist() == hashes.tolist()
 
 
+@pytest.mark.parametrize("runs, rows, ranks", [(0, 0, 1), (1, 50, 1), (3, 400, 1000), (8, 300, 5)])
+def test_lowest_rank_first_is_the_first_row_of_each_hash_after_a_lexsort(runs, rows, ranks):
+    """Sorted runs one after another, hashes repeated across them (within one, too: a run of a
+    state job's slices need not be distinct), ranks tied or not: the rows kept are lexsort's."""
+    from corpusbuilder.dedup.state import lowest_rank_first
+
+    rng = np.random.default_rng(runs + rows + ranks)
+    parts = [np.sort(rng.integers(0, 3 * rows + 1, rows).astype(np.uint64)) for _ in range(runs)]
+    hashes = np.concatenate([np.empty(0, np.uint64), *parts])
+    rank = rng.integers(0, ranks, len(hashes)).astype(np.int32)
+    order = np.lexsort((rank, hashes))
+    ordered = hashes[order]
+    expected = order[np.concatenate(([True], ordered[1:] != ordered[:-1]))[: len(order)]]
+    assert lowest_rank_first(hashes, rank).tolist() == expected.tolist()
+
+
+def test_output_runs_write_each_hash_once_owned_by_its_first_document(tmp_path, monkeypatch):
+    """The sequential job's state from its shards' output n-grams (`OutputRuns`: raw runs read
+    back a piece at a time, ids taken by rank): the straightforward answer, in pandas."""
+    import pyarrow.parquet as pq
+
+    import corpusbuilder.dedup.state as state
+
+    monkeypatch.setattr(state, "STATE_ROW_GROUP", 64)  # pieces and row groups of a few rows
+    rng = np.random.default_rng(4)
+    ids = [f"doc{d}" for d in range(30)]
+    runs = state.OutputRuns(tmp_path, None, ids)
+    rows = []
+    for first_doc in (0, 10, 20):  # three shards, ten documents each, n-grams shared among them
+        hashes = rng.integers(0, 600, 500).astype(np.uint64)
+        docs = np.sort(rng.integers(first_doc, first_doc + 10, 500))
+        runs.add(hashes, docs)
+        rows.append(pd.DataFrame({"hash": hashes, "doc_rank": docs.astype(np.int32)}))
+    runs.add(np.empty(0, np.uint64), np.empty(0, np.int64))  # a shard without output n-grams
+    runs.write(tmp_path / "state.parquet", DedupParams(n=N))
+    expected = pd.concat(rows).sort_values(["hash", "doc_rank"]).drop_duplicates("hash")
+    got = pq.read_table(tmp_path / "state.parquet").to_pandas()
+    assert got["hash"].tolist() == expected["hash"].tolist()
+    assert got["doc_rank"].tolist() == expected["doc_rank"].tolist()
+    assert got["doc_id"].tolist() == [ids[r] for r in expected["doc_rank"]]
+    assert (got["count"] == 1).all() and not any(tmp_path.glob(".state-*"))
+
+
 def memory_check_inputs(tmp_path) -> tuple[list[Path], list[Path]]:
     """Three parts of duplicate n-gram hashes (5 in all, one part empty) and two shards' token
     files."""

@@ -10,6 +10,7 @@ from corpusbuilder.dedup.store import (
     duplicate_ngram_store,
     searchsorted_in_order,
     truncate_hashes,
+    unique_first,
     unique_sorted_in_place,
 )
 
@@ -90,15 +91,49 @@ def test_the_backends_answer_alike_on_a_random_workload(hash_bits):
 
 
 @pytest.mark.parametrize(
-    "needles, keys, chunk",
-    [(0, 5, 4), (10, 0, 4), (1000, 300, 7), (5000, 100_000, 1 << 20), (3, 3, 1), (64, 64, 64)],
+    "needles, keys, chunk, bits",
+    [
+        (0, 5, 4, 64),
+        (10, 0, 4, 64),
+        (1000, 300, 7, 64),
+        (5000, 100_000, 1 << 20, 64),
+        (3, 3, 1, 64),
+        (64, 64, 64, 64),
+        # truncated hashes (dedup.hash_bits): the top bits are zero, the probe's go beyond them
+        (5000, 3000, 1 << 10, 20),
+        (2000, 1, 512, 5),
+    ],
 )
-def test_searching_in_order_finds_what_a_plain_search_finds(needles, keys, chunk):
+def test_searching_in_order_finds_what_a_plain_search_finds(needles, keys, chunk, bits):
     rng = np.random.default_rng(needles + keys + chunk)
-    sorted_keys = np.unique(rng.integers(0, 2**64 - 1, keys, dtype=np.uint64))
+    sorted_keys = np.unique(rng.integers(0, 2**bits - 1, keys, dtype=np.uint64))
     # random hashes and some of the keys themselves, repeated, in no order
-    probe = rng.integers(0, 2**64 - 1, needles, dtype=np.uint64)
+    probe = rng.integers(0, 2 ** min(bits + 2, 64) - 1, needles, dtype=np.uint64)
     if len(sorted_keys) and needles:
         probe[::3] = rng.choice(sorted_keys, len(probe[::3]))
     found = searchsorted_in_order(sorted_keys, probe, chunk)
     assert found.tolist() == np.searchsorted(sorted_keys, probe).tolist()
+
+
+@pytest.mark.parametrize(
+    "count, distinct, top",
+    [
+        (0, 1, 64),
+        (1, 1, 64),
+        (2000, 2000, 64),  # nearly all distinct
+        (5000, 300, 64),  # repeated
+        (3000, 1, 64),  # one hash, again and again
+        # hashes that differ in their low bits only: they come out of the sort by position
+        (4000, 500, 12),
+    ],
+)
+def test_unique_first_is_numpys_unique_with_the_first_index(count, distinct, top):
+    rng = np.random.default_rng(count + distinct + top)
+    pool = rng.integers(0, 2**64 - 1, distinct, dtype=np.uint64)
+    if top < 64:  # the leading bits all one value, the low 12 bits random
+        pool = (pool & np.uint64(2**top - 1)) | np.uint64(0xABCD << 48)
+    hashes = rng.choice(pool, count) if count else np.empty(0, np.uint64)
+    got, first = unique_first(hashes)
+    expected, expected_first = np.unique(hashes, return_index=True)
+    assert got.dtype == np.uint64 and got.tolist() == expected.tolist()
+    assert first.tolist() == expected_first.tolist()

@@ -22,21 +22,24 @@ def truncate_hashes(hashes: np.ndarray, hash_bits: int) -> np.ndarray:
 def searchsorted_in_order(
     keys: np.ndarray, needles: np.ndarray, chunk: int = 1 << 20
 ) -> np.ndarray:
-    """`np.searchsorted(keys, needles)`, each chunk of needles searched in the order of their top
-    16 bits (of the keys' width): numpy starts each search where the last one ended, so hashes
-    grouped by their leading bits touch the array's pages in order instead of missing the cache at
-    each step of each search (6.5x faster on 3 M hashes in 8 M keys, 1.8x in 2 M). A 16-bit key
-    is sorted by radix, where the full hashes took a comparison sort: the whole call is 1.9x
-    faster again than with the needles sorted (3.0 M hashes in 2.0 M keys, 2026-12-03). In
-    chunks, so that the order's copies hold 18 MB whatever the shard's size."""
+    """`np.searchsorted(keys, needles)` of uint64 hashes, each chunk of needles searched grouped
+    by their leading 16 bits (of the keys' width): numpy starts each search where the last one
+    ended, so needles grouped by their leading bits touch the keys' pages in order instead of
+    missing the cache at each step of each search. The groups are a radix sort of a 16-bit key,
+    where sorting the needles took a comparison sort: 0.26 s against 0.50 s sorted and 1.7 s
+    unordered, 3.0 M hashes in 2.0 M keys (2026-12-03). In chunks, so that the order's copies
+    hold 26 MB whatever the shard's size."""
     positions = np.empty(len(needles), np.int64)
     # the keys' leading 16 bits: truncated hashes (dedup.hash_bits) leave the top ones zero
     shift = np.uint64(max(int(keys[-1]).bit_length() - 16, 0) if len(keys) else 0)
     for begin in range(0, len(needles), chunk):
         part = needles[begin : begin + chunk]
         # needles above the keys' range all go last, where any order finds them
-        leading = np.minimum(part >> shift, np.uint64(0xFFFF)).astype(np.uint16)
-        order = np.argsort(leading, kind="stable")
+        leading = np.right_shift(part, shift)
+        order = np.argsort(
+            np.minimum(leading, np.uint64(0xFFFF), out=leading).astype(np.uint16), kind="stable"
+        )
+        del leading
         positions[begin + order] = np.searchsorted(keys, part[order])
     return positions
 
