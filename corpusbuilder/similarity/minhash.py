@@ -143,6 +143,8 @@ def _minhashes(
     ends = np.cumsum(counts)
     starts = ends - counts
     out = np.full((len(counts), k), EMPTY, dtype=np.uint64)
+    # one buffer for every chunk's products: a new one each time was as dear as the products
+    buffer = np.empty((k, min(chunk, len(fingerprints))), dtype=np.uint64)
     with np.errstate(over="ignore"):
         for first in range(0, len(fingerprints), chunk):
             x = fingerprints[first : first + chunk]
@@ -151,7 +153,7 @@ def _minhashes(
                 np.searchsorted(starts, first + len(x), side="left"),
             )
             held = held[counts[held] > 0]  # the documents with a fingerprint in the chunk
-            values = a * x
+            values = np.multiply(a, x, out=buffer[:, : len(x)])
             values += b
             pieces = np.minimum.reduceat(values, np.maximum(starts[held] - first, 0), axis=1)
             out[held] = np.minimum(out[held], pieces.T)
