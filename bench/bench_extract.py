@@ -14,7 +14,9 @@ extractors would share it) and does its whole job on it:
 - ``justext-default``: parse + segmentation + Algorithms 2.2 and 2.3
   (thesis §2.7), the `default` preset;
 - ``justext-package``: the reference ``justext`` 3.0.2 with the same stop list;
-- ``trafilatura``, ``resiliparse``: their main-content extraction as the evaluation calls them.
+- ``trafilatura``, ``resiliparse``: their main-content extraction as the evaluation calls them;
+- ``lxml-parse-only``: `best`'s parse alone (`segmentation.parse_html`, libxml2 through lxml), the
+  floor of our extractors' time.
 
 Stop words are counted with the package's English list on every page, for ours and the
 package alike (the language guess that picks the list in the extract stage is left out).
@@ -146,6 +148,9 @@ EXTRACTORS = {
     PACKAGE: reference.justext,
     "trafilatura": lambda html, stoplist: trafilatura.extract(html),
     "resiliparse": lambda html, stoplist: extract_plain_text(html, main_content=True),
+    # what every lxml-based extractor pays before it looks at the page: issue 58 item 7 asks
+    # `best` for resiliparse's speed, whose whole extraction is a little slower than this alone
+    "lxml-parse-only": lambda html, stoplist: segmentation.parse_html(html),
 }
 
 

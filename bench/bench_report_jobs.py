@@ -6,11 +6,11 @@ workflow build (the dev crawl's, built to results/report.html):
 
 Steps: `report_shard` (summarise_shard, each shard), `report_summary` (merge_summaries of the
 shards' files), `report` (render_report from the small files), `funnel_shard` (count_shard, each
-shard) and `funnel` (the shards' counts added up). Each prints the interpreter's peak RSS after
-its imports (pandas, pyarrow, matplotlib among them) and after the step; what the step holds is
-the difference, set against the shard's documents and tokens to project it. The job logs'
-`resources:` lines carry the same peaks with Snakemake's script wrapper (211 MB here), which hides
-steps this small.
+shard: export's last step now) and `funnel` (the shards' counts added up). Each prints the
+interpreter's peak RSS after its imports (pandas, pyarrow, matplotlib among them) and after the
+step; what the step holds is the difference, set against the shard's documents and tokens to
+project it. The job logs' `resources:` lines carry the same peaks with Snakemake's script
+wrapper (211 MB here), which hides steps this small.
 
 The corpus-wide jobs that read a small file a shard (`funnel` with its provenance record,
 `report_summary`, `corpus_stats`'s merge, `dedup_merge`, `dedup_documents`) are measured again on

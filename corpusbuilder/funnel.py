@@ -26,9 +26,9 @@ dropped a document (``gopher.min_stop_words``: the first rule it fails of the se
 lost. Block de-duplication (when it ran; else its row repeats the one before) loses the documents
 it leaves no block, as ``duplicate``, so the last row counts the documents the corpus holds.
 
-Shards are counted by a job each (`count_shard`, written by `write_counts`) and the counts added
-up (`read_counts`), so no job reads more than one shard's tables, and the sum's work grows with
-the shards alone.
+Shards are counted by their export job each (`count_shard`, written by `write_counts`) and the
+counts added up (`read_counts`), so no job reads more than one shard's tables, and the sum's work
+grows with the shards alone.
 """
 
 from __future__ import annotations

@@ -238,7 +238,7 @@ def stoplist_for_language(code: str | None) -> frozenset[str]:
 
 
 def tokenise_blocks(
-    texts: Iterable[str], vocabulary: Vocabulary, batch_blocks: int = 100_000
+    texts: Iterable[str], vocabulary: Vocabulary, batch_blocks: int = 25_000
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(type id of every token, block offsets, whether each token opens a whitespace chunk, and
     where in its block's ``text.split()`` its chunk ends: `chunk_ends`) for a sequence of block
@@ -249,11 +249,16 @@ def tokenise_blocks(
     of first appearance; only those are cut (`distinct_chunk_ids`), and numpy spreads their type
     ids to every chunk: no loop per block or per chunk. Types are numbered in order of first
     appearance, as tokenising the chunks one by one would (`Vocabulary.chunk_ids`): a type's
-    first token is in the first occurrence of its chunk."""
+    first token is in the first occurrence of its chunk. A batch of 100,000 blocks held 0.3 GB
+    more than one of 25,000 (its Arrow lists of chunks) on a shard of 17 M tokens."""
     import pyarrow.compute as pc
 
     strings = _large_strings(texts)
-    ids, chunk_lengths, block_chunks = ([np.empty(0, np.int64)] for _ in range(3))
+    # per token (type ids, chunk openers, chunk ends) and per block (tokens), batch by batch: a
+    # batch's per-chunk arrays (a chunk is about a token) go with it, so that only a few bytes a
+    # token are held across the shard
+    ids, openers, ends, block_tokens = [np.empty(0, np.int32)], [np.empty(0, bool)], [], []
+    chunks = 0
     for first in range(0, len(strings), batch_blocks):
         batch = strings.slice(first, batch_blocks)
         lists = pc.utf8_split_whitespace(batch)
@@ -265,26 +270,44 @@ def tokenise_blocks(
         table_ids, table_lengths = distinct_chunk_ids(encoded.dictionary, vocabulary)
         codes = encoded.indices.to_numpy()
         lengths = table_lengths[codes]
-        # each token's place in table_ids: its chunk's first there, plus its place in the chunk
-        shift = (np.cumsum(table_lengths) - table_lengths)[codes] - (np.cumsum(lengths) - lengths)
-        ids.append(table_ids[np.repeat(shift, lengths) + np.arange(int(lengths.sum()))])
-        chunk_lengths.append(lengths)
-        block_chunks.append(np.bincount(parent, minlength=len(batch)))
+        ids.append(
+            table_ids.astype(np.int32)[
+                token_places((np.cumsum(table_lengths) - table_lengths)[codes], lengths)
+            ]
+        )
+        chunk_offsets = np.concatenate(([0], np.cumsum(np.bincount(parent, minlength=len(batch)))))
+        tokens_before = np.concatenate(([0], np.cumsum(lengths)))
+        block_tokens.append(np.diff(tokens_before[chunk_offsets]))
+        openers.append(chunk_openers(lengths, int(tokens_before[-1])))
+        ends.append(chunk_ends(lengths, chunk_offsets))
+        chunks += len(lengths)
         log.info(
             "tokenise: %d blocks, %d chunks, %d types",
             first + len(batch),
-            sum(map(len, chunk_lengths)),
+            chunks,
             len(vocabulary.types),
         )
-    lengths = np.concatenate(chunk_lengths)
-    chunk_offsets = np.concatenate(([0], np.cumsum(np.concatenate(block_chunks))))
-    tokens_before = np.concatenate(([0], np.cumsum(lengths)))
     return (
         np.concatenate(ids),
-        tokens_before[chunk_offsets],
-        chunk_openers(lengths, int(tokens_before[-1])),
-        chunk_ends(lengths, chunk_offsets),
+        np.concatenate(([0], np.cumsum(np.concatenate(block_tokens or [np.empty(0, np.int64)])))),
+        np.concatenate(openers),
+        np.concatenate(ends or [np.empty(0, np.int32)]),
     )
+
+
+def token_places(first: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``np.concatenate([np.arange(f, f + n) for f, n in zip(first, lengths)])``: per token, its
+    place in a table where its chunk's tokens start at ``first``, as one running sum over the
+    tokens (8 bytes a token held; a repeat plus an arange held three times that)."""
+    bearing = lengths > 0
+    first, lengths = first[bearing], lengths[bearing]
+    steps = np.ones(int(lengths.sum()), np.int64)
+    if len(steps):
+        jumps = np.empty(len(first), np.int64)
+        jumps[0] = first[0]
+        jumps[1:] = first[1:] - (first[:-1] + lengths[:-1] - 1)
+        steps[np.cumsum(lengths) - lengths] = jumps
+    return np.cumsum(steps, out=steps)
 
 
 # A word of ASCII letters with one ASCII mark after or before it ("said,", "(see"): the regular
@@ -391,7 +414,7 @@ def chunk_ends(lengths: np.ndarray, chunk_offsets: np.ndarray) -> np.ndarray:
     following = np.append(bearing[1:], len(lengths))
     block_end = chunk_offsets[block[bearing] + 1]
     end = np.minimum(following, block_end) - chunk_offsets[block[bearing]]
-    return np.repeat(end, lengths[bearing]).astype(np.int32)
+    return np.repeat(end.astype(np.int32), lengths[bearing])
 
 
 # Sentence-final marks, and the closing quotes and brackets that may follow one (module doc)
@@ -464,7 +487,11 @@ def tokenise_shard(
         [t.lower() for t in types], [stoplist_for(code or None) for code in codes]
     )
     block_doc = kept_blocks["doc"].to_numpy(dtype=np.int32)
-    token_language = np.repeat(language_of_doc.reshape(-1)[block_doc], np.diff(block_offsets))
+    # a byte a token, not 8: a shard holds a few languages (issue 59's peak at 17 M words)
+    token_language = np.repeat(
+        language_of_doc.reshape(-1).astype(np.min_scalar_type(len(codes)))[block_doc],
+        np.diff(block_offsets),
+    )
 
     stream = TokenStream(
         token_hash=token_hashes(types, params.lowercase)[ids],
@@ -477,7 +504,7 @@ def tokenise_shard(
         sentence_start=sentence_starts(ids, chunk_first, block_offsets, types),
         chunk_start=chunk_first,
         chunk_end=chunk_end,
-        type_id=ids.astype(np.int32),
+        type_id=ids,
         types=encode_types(types),
     )
     log.info(

@@ -5,6 +5,9 @@ rule export:
         jsonl=FILES.corpus_jsonl,
         prevert=FILES.corpus_prevert,
         vert=FILES.corpus_vert,
+        # its part of the funnel (corpusbuilder.funnel.count_shard): it holds the shard's tables
+        # already, and a job of its own cost a start-up (0.6 CPU s) for 0.1 s of counting
+        counts=FILES.funnel_counts,
     log:
         "logs/export/{shard}.log",
     benchmark:
@@ -13,28 +16,12 @@ rule export:
         "../envs/export.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards, input: 1000 + 3 * input.size_mb,
+        # the funnel's count holds 20 times the tables' size (dev crawl), after export's 3 times
+        # its inputs
+        mem_mb=lambda wildcards, input: 1000
+        + max(3 * input.size_mb, 25 * (input.size_mb - files_mb([input.tokens]))),
     script:
         "../scripts/export.py"
-
-
-# A shard's part of the funnel: its documents and words after each stage, and its lost documents
-# by reason (corpusbuilder.funnel.count_shard); it holds its shard's tables, one at a time.
-rule funnel_shard:
-    input:
-        unpack(shard_table_inputs),
-    output:
-        counts=FILES.funnel_counts,
-    log:
-        "logs/funnel_shard/{shard}.log",
-    conda:
-        "../envs/dedup.yaml"
-    threads: 1
-    resources:
-        # 20 times its tables' size held on the dev crawl
-        mem_mb=lambda wildcards, input: 1000 + 25 * input.size_mb,
-    script:
-        "../scripts/funnel_shard.py"
 
 
 # The finished corpus's account, one job: the funnel (the shards' counts added up: documents and

@@ -1,5 +1,6 @@
 """Rule `export`: the kept documents of one shard, and their tokens from the token file →
-corpus/{shard}.jsonl.gz, .prevert.gz and .vert.gz."""
+corpus/{shard}.jsonl.gz, .prevert.gz and .vert.gz; then the shard's part of the funnel
+(corpusbuilder.funnel.count_shard) → work/funnel/{shard}.json, which rule funnel adds up."""
 
 import logging
 
@@ -8,6 +9,7 @@ from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
 from corpusbuilder.contracts.tables import ShardTables, read_survivors, read_table
 from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.export import TOKEN_FIELDS, vertical_paragraphs, write_corpus
+from corpusbuilder.funnel import count_shard, write_counts
 
 setup_logging(snakemake.log[0])
 shard = snakemake.wildcards.shard
@@ -21,3 +23,5 @@ count = write_corpus(
     vertical_paragraphs(kept, read_tokens(snakemake.input.tokens, TOKEN_FIELDS)),
 )
 logging.getLogger("corpusbuilder.export").info("%s: %d documents exported", shard, count)
+del kept  # the count reads the tables again, a column set at a time
+write_counts(count_shard(tables), snakemake.output.counts)

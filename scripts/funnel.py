@@ -1,7 +1,7 @@
 """Rule `funnel`: the finished corpus's account → results/stats/funnel.tsv and skipped.tsv
 (documents and words after each step, and why documents were lost: corpusbuilder.funnel) and
 results/stats/provenance.json (what decided the corpus: corpusbuilder.common.provenance).
-Inputs: `counts`, every shard's part of the funnel (rule funnel_shard), and block dedup's tables
+Inputs: `counts`, every shard's part of the funnel (rule export), and block dedup's tables
 (whose writers the record names), lists in shard order (params `shards`), block dedup's as
 `contracts.files.dedup_tables_of` reads them; the `best` preset's `model` (none with a jusText
 preset, or a model of the installation under a storage provider: params `installed_model`);

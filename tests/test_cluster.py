@@ -82,7 +82,7 @@ def test_slurm_profile_builds_the_same_corpus_as_a_local_run(slurm, tmp_path, fi
     for rule in ("download", "exact_manifest"):
         assert f"localrule {rule}:" in result.stderr
     # Every submission, a group's too, asks for one CPU: a group asks for the sum of its jobs that
-    # could run side by side (export and funnel_shard after quality), which a node with fewer
+    # could run side by side (export and report_shard after quality), which a node with fewer
     # CPUs never runs; the profile's `cores: 1` stacks them in series.
     with allocations.open() as log:
         log.seek(before)

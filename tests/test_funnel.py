@@ -92,7 +92,7 @@ def test_shards_add_up_and_reasons_account_for_every_lost_document():
 
 
 def test_the_shards_counts_through_their_files_give_the_same_tables(tmp_path):
-    """Rule funnel_shard's files, added up as rule funnel adds them: the tables of the counts in
+    """Rule export's funnel counts, added up as rule funnel adds them: the tables of the counts in
     memory, byte for byte, an empty shard's among them."""
     docs, blocks, language, exact, _ = shard("e")
     empty = funnel_counts(*(t.iloc[0:0] for t in (docs, blocks, language, exact)), left("e", {}))

@@ -66,8 +66,7 @@ DOWNSTREAM_OF_EXTRACT = {
     "dup_ngram_part",
     "dedup",
     "quality",
-    "export",
-    "funnel_shard",  # a shard's counts, of the tables that rerun
+    "export",  # with the shard's part of the funnel
     "funnel",  # with the record of what decided the corpus, written again with the corpus
     "all",
 }
@@ -292,7 +291,7 @@ def test_the_dedup_threshold_reruns_only_dedup_and_the_stages_that_read_it(built
     output = ok(snakemake(workdir, "--dry-run", configfiles=[two, change]))
     # quality scores what dedup kept, and the funnel counts what quality kept
     assert job_stats(output) == Counter(
-        dedup=1, quality=2, export=2, funnel_shard=2, funnel=1, all=1
+        dedup=1, quality=2, export=2, funnel=1, all=1
     )
     assert "rule extract:" not in output and "rule ngram_runs:" not in output
     # docs/running.md names each rule that reruns (it once said "only dedup and export")
@@ -365,13 +364,13 @@ def test_forcing_dedup_reruns_dedup_and_what_depends_on_it(built):
     plan = ok(snakemake(workdir, "--dry-run", "-R", "dedup", configfiles=[two]))
     # the quality stage scores what block dedup left, and the funnel counts its drops; the record
     # of what decided the corpus follows the corpus files
-    assert job_stats(plan) == Counter(dedup=1, quality=2, export=2, funnel_shard=2, funnel=1, all=1)
+    assert job_stats(plan) == Counter(dedup=1, quality=2, export=2, funnel=1, all=1)
     copy = copy_workdir(workdir, root / "forced")
     upstream = mtimes(copy, "work/[elt]*/*") | mtimes(copy, "work/ngrams/**/*")
     dedup_before = mtimes(copy, "work/dedup/shards/*")
     corpus_before = corpus_bytes(copy)
     ran = job_stats(ok(snakemake(copy, "-R", "dedup", configfiles=[two])))
-    assert ran == Counter(dedup=1, quality=2, export=2, funnel_shard=2, funnel=1, all=1)
+    assert ran == Counter(dedup=1, quality=2, export=2, funnel=1, all=1)
     assert mtimes(copy, "work/[elt]*/*") | mtimes(copy, "work/ngrams/**/*") == upstream
     after = mtimes(copy, "work/dedup/shards/*")
     assert after.keys() == dedup_before.keys() and all(after[k] > dedup_before[k] for k in after)

@@ -11,6 +11,7 @@ import pytest
 
 from corpusbuilder.common.identifiers import Py3langidIdentifier, load_identifier
 from corpusbuilder.contracts.tables import LANGUAGE_SCHEMA, survivors
+from corpusbuilder.contracts.text import document_texts
 from corpusbuilder.language import SAMPLE_PIECES, LanguageParams, identify_documents, text_sample
 
 ENGLISH = (
@@ -229,6 +230,22 @@ def test_clean_text_is_the_good_blocks_in_page_order_joined_by_newlines():
     identifier = ScriptedIdentifier({"second\nthird": ("en", 1.0)})
     identify_documents(docs, blocks, LanguageParams(min_chars=1), identifier)
     assert identifier.asked == ["second\nthird"]
+
+
+@pytest.mark.parametrize("text_dtype", [str, object])
+def test_document_texts_are_a_groupbys_join(text_dtype):
+    """The documents in the order of their first blocks, each one's blocks in table order,
+    whether they are together or not; a null doc_id is no document; no block, no document."""
+    rng = np.random.default_rng(2)
+    blocks = pd.DataFrame(
+        {
+            "doc_id": rng.choice(["s:0", "s:1", "s:2", None, "ß:3"], 60),
+            "text": [f"block {i} ✓" if i % 7 else "" for i in range(60)],
+        }
+    ).astype({"text": text_dtype})
+    for table in (blocks, blocks.sort_values("doc_id", kind="stable"), blocks.iloc[:0]):
+        expected = table.groupby("doc_id", sort=False)["text"].agg("\n".join)
+        pd.testing.assert_series_equal(document_texts(table), expected)
 
 
 def mixed_page():

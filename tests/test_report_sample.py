@@ -33,7 +33,7 @@ from corpusbuilder.report.corpus_stats import (
 )
 from corpusbuilder.report.ngram_counts import DuplicateCounts, block_ngrams, by_range
 from corpusbuilder.report.ngram_counts import duplicate_counts as counts_in_memory
-from corpusbuilder.report.resemblance_sample import Resemblance, sampled_fraction
+from corpusbuilder.report.resemblance_sample import Resemblance, _distinct_types, sampled_fraction
 from corpusbuilder.similarity.minhash import (
     document_signatures,
     resemblance_dedup,
@@ -225,3 +225,20 @@ def test_an_empty_shard_measures_and_merges(tmp_path):
     )
     rows = measures.duplicates.set_index("corpus")
     assert rows["ngram_instances"].sum() == 0 and rows["documents"].sum() == 0
+
+
+def test_distinct_types_per_drawn_document_as_one_sort_of_all_their_pairs():
+    """m, a document's distinct 10-grams, from its run of the corpus-ordered occurrences alone
+    — against the pairs sorted whole (as it was); a drawn document may hold none."""
+    rng = np.random.default_rng(6)
+    ngram_doc = np.sort(rng.integers(0, 40, 5000))
+    hashes = rng.choice(rng.integers(0, 2**64, 300, dtype=np.uint64), 5000)
+    drawn = np.array([0, 3, 4, 17, 39, 40])  # 40 holds no 10-gram
+    order = np.lexsort((hashes, ngram_doc))
+    docs, types = ngram_doc[order], hashes[order]
+    first = np.r_[True, (docs[1:] != docs[:-1]) | (types[1:] != types[:-1])]
+    expected = np.bincount(docs[first], minlength=41)[drawn]
+    assert _distinct_types(ngram_doc, hashes, drawn).tolist() == expected.tolist()
+    assert _distinct_types(ngram_doc[:0], hashes[:0], drawn).tolist() == [0] * 6
+    with pytest.raises(ValueError, match="corpus order"):
+        _distinct_types(ngram_doc[::-1], hashes, drawn)

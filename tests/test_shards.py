@@ -253,14 +253,13 @@ def test_a_warc_added_at_the_end_changes_only_the_last_shard(built_in_groups):
         dedup=1,
         quality=2,
         export=2,
-        funnel_shard=2,
         funnel=1,
         all=1,
     )
     # block dedup is one job over every shard: what reads its tables (quality, export, the
     # funnel's counts) reruns
     assert {
-        shard for (rule, shard) in jobs if rule not in {"export", "quality", "funnel_shard"}
+        shard for (rule, shard) in jobs if rule not in {"export", "quality"}
     } == {
         "sample-02",
         None,

@@ -4,14 +4,22 @@ super-shingles, simhash, page relations."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import random
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from corpusbuilder.similarity.books import RelationSignals, classify_relation, compare_paginated
+from corpusbuilder.similarity import minhash
+from corpusbuilder.similarity.books import (
+    RelationSignals,
+    classify_relation,
+    compare_paginated,
+    page_signatures,
+)
 from corpusbuilder.similarity.minhash import (
     EMPTY,
     MinHashParams,
@@ -71,6 +79,96 @@ def test_empty_documents_match_nothing():
     sig = document_signatures(["", "", "one two three four five six"])
     assert (sig[0] == EMPTY).all() and estimated_resemblance(sig[0], sig[1]) == 0
     assert similar_pairs(sig, 0.0).empty
+
+
+def reference_signature(text: str, k: int, shingle_words: int = 5, seed: int = 20110101):
+    """A document's signature the straightforward way, a word, a shingle and a function at a
+    time (as it was made document by document before the batches): the batched one must give
+    it bit for bit."""
+    mask = 2**64 - 1
+
+    def mix(x: int) -> int:
+        x ^= x >> 30
+        x = x * 0xBF58476D1CE4E5B9 & mask
+        x ^= x >> 27
+        x = x * 0x94D049BB133111EB & mask
+        return x ^ (x >> 31)
+
+    words = re.findall(r"\w+", text.lower())
+    hashes = [
+        int.from_bytes(hashlib.blake2b(w.encode("utf-8"), digest_size=8).digest(), "little")
+        for w in words
+    ]
+    n = min(shingle_words, len(hashes))
+    shingles = []
+    for start in range(len(hashes) - n + 1 if hashes else 0):
+        fingerprint = 0
+        for h in hashes[start : start + n]:
+            fingerprint = mix(fingerprint ^ h)
+        shingles.append(fingerprint)
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, 2**63, size=k, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    b = rng.integers(0, 2**63, size=k, dtype=np.uint64)
+    return np.array(
+        [
+            min((int(ai) * x + int(bi)) & mask for x in shingles) if shingles else int(EMPTY)
+            for ai, bi in zip(a, b)
+        ],
+        dtype=np.uint64,
+    )
+
+
+def real_looking_texts(rng: random.Random) -> list[str]:
+    """Empty and word-less texts, texts shorter than a shingle, repeats, Unicode (final sigma,
+    dotted İ, ß, CJK, combining marks, emoji), capitals — the word between documents of a batch,
+    'A', among them — and texts longer than a chunk of min-hashes."""
+    texts = [
+        "",
+        "  \n\t ",
+        "...!?",
+        "one",
+        "Two words",
+        "three words here",
+        "four words, here too",
+        "exactly five words in all",
+        "A a A a A a",
+        "the the the the the the the the",
+        "ΟΔΟΣ ΟΔΟΣ Σοφία ΣΟΦΊΑ",
+        "İstanbul STRASSE Straße straße",
+        "日本語のテキスト 中文 한국어",
+        "cafe\u0301 café naïve x_y 2026 ½",
+        "🙂 emoji 🙂 emoji",
+        "\n".join(["same line"] * 20),
+    ]
+    vocabulary = ["Άλφα", "beta", "ÇAY", "dél", "A", "e_f", "Ω", "z"] + VOCABULARY[:200]
+    for length in [1, 4, 5, 6, 50, 300, 9000]:
+        texts.append(" ".join(rng.choice(vocabulary) for _ in range(length)))
+    rng.shuffle(texts)
+    return texts
+
+
+@pytest.mark.parametrize("batch_chars", [1, 200, 1 << 23])
+def test_batched_signatures_are_the_per_document_reference_bit_for_bit(batch_chars, monkeypatch):
+    """Batches of one document, of a few, and of all of them (and documents longer than a
+    chunk of the min-hashes)."""
+    monkeypatch.setattr(minhash, "BATCH_CHARS", batch_chars)
+    texts = real_looking_texts(random.Random(3))
+    params = MinHashParams(k=20)
+    got = document_signatures(iter(texts), params)
+    assert got.dtype == np.uint64 and got.shape == (len(texts), 20)
+    for text, row in zip(texts, got):
+        assert np.array_equal(row, reference_signature(text, 20)), text[:40]
+    assert (got[[not normalised_words(t) for t in texts]] == EMPTY).all()
+    assert document_signatures([], params).shape == (0, 20)
+
+
+def test_page_signatures_are_the_reference_with_k_page():
+    pages = real_looking_texts(random.Random(4))[:12]
+    params = MinHashParams(k_page=7, shingle_words=3)
+    got = page_signatures(pages, params)
+    assert got.shape == (12, 7)
+    for page, row in zip(pages, got):
+        assert np.array_equal(row, reference_signature(page, 7, shingle_words=3))
 
 
 @pytest.fixture(scope="module")

@@ -19,6 +19,7 @@ from corpusbuilder.tokenise import (
     sentence_starts,
     stoplist_for_language,
     token_hashes,
+    token_places,
     tokenise,
     tokenise_blocks,
     tokenise_shard,
@@ -114,6 +115,31 @@ def test_vocabulary_memo_gives_the_tokenisers_tokens():
         types = np.array(vocabulary.type_list(), dtype=object)
         for b, text in enumerate(texts):
             assert types[ids[offsets[b] : offsets[b + 1]]].tolist() == tokenise(text)
+
+
+def test_batches_of_any_size_give_the_same_tokens():
+    """A batch's chunks are cut and numbered on their own (tokenise_blocks): the shard's tokens,
+    block offsets, chunk openers and ends, and its types' order do not depend on the batch size,
+    blocks without a token (empty, white space, a lone soft hyphen) among them."""
+    texts = ["", *SAMPLES, "   ", "\u00ad", "the the the, the.", "", *SAMPLES[::-1], "\n"]
+    results = []
+    for batch_blocks in (1, 2, 5, len(texts), 25_000):
+        vocabulary = Vocabulary()
+        arrays = tokenise_blocks(texts, vocabulary, batch_blocks=batch_blocks)
+        results.append(([a.tolist() for a in arrays], vocabulary.type_list()))
+    assert all(result == results[0] for result in results[1:])
+    ids, offsets, chunk_first, chunk_end = tokenise_blocks([], Vocabulary())
+    assert offsets.tolist() == [0] and len(ids) == len(chunk_first) == len(chunk_end) == 0
+
+
+def test_token_places_spread_each_chunks_first_place_over_its_tokens():
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(0, 4, 1000)  # chunks without a token too
+    first = rng.integers(0, 10**6, 1000)
+    expected = np.concatenate([np.arange(f, f + n) for f, n in zip(first, lengths, strict=True)])
+    assert token_places(first, lengths).tolist() == expected.tolist()
+    assert len(token_places(first[:0], lengths[:0])) == 0
+    assert len(token_places(first[:3], np.zeros(3, np.int64))) == 0
 
 
 def test_token_hashes_are_stable_and_case_folds_only_when_asked():

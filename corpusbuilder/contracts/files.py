@@ -93,7 +93,7 @@ class Files:
     funnel: str = "results/stats/funnel.tsv"
     skipped: str = "results/stats/skipped.tsv"
     provenance: str = "results/stats/provenance.json"
-    # a shard's part of the funnel (rule funnel_shard): its documents and words after each stage
+    # a shard's part of the funnel (rule export): its documents and words after each stage
     # and its lost documents by reason, which rule funnel adds up
     funnel_counts: str = "work/funnel/{shard}.json"
     # the report's measurements of a shard (rule corpus_stats_shard): its counts, its 10-gram

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from corpusbuilder.contracts.tables import kept_block_mask
 
 if TYPE_CHECKING:
@@ -22,8 +24,23 @@ def good_blocks(blocks: pd.DataFrame) -> pd.DataFrame:
 
 
 def document_texts(good: pd.DataFrame) -> pd.Series:
-    """doc_id -> clean text: the document's good blocks in page order, joined by newlines."""
-    return good.groupby("doc_id", sort=False)["text"].agg("\n".join)
+    """doc_id -> clean text: the document's good blocks in page order, joined by newlines; the
+    documents in the order of their first blocks (a ``groupby(sort=False)``'s, which took twice
+    as long: a Series a document)."""
+    import pandas as pd
+
+    codes, ids = pd.factorize(good["doc_id"])
+    # a document's blocks together, in their order; a null doc_id is no document's
+    order = np.argsort(codes, kind="stable")[np.count_nonzero(codes < 0) :]
+    texts = good["text"].to_numpy(object)[order]
+    ends = np.cumsum(np.bincount(codes[order], minlength=len(ids)))
+    starts = np.r_[0, ends[:-1]]
+    return pd.Series(
+        ["\n".join(texts[a:b]) for a, b in zip(starts.tolist(), ends.tolist())],
+        index=pd.Index(ids, name="doc_id"),
+        name="text",
+        dtype=None if len(ids) else good["text"].dtype,  # as a groupby's of no group
+    )
 
 
 def one_line(text: str) -> str:

@@ -122,18 +122,18 @@ def shard_sample(
 
 
 def _distinct_types(ngram_doc: np.ndarray, hashes: np.ndarray, drawn: np.ndarray) -> np.ndarray:
-    """m of each drawn document: its distinct 10-gram types. Only the drawn documents'
-    occurrences are sorted (a sample's, not the shard's: the shard's pairs sorted whole were
-    three quarters of the job's time)."""
-    is_drawn = np.zeros(int(ngram_doc.max(initial=-1)) + 1, bool)
-    is_drawn[drawn] = True
-    held = is_drawn[ngram_doc]
-    docs, types = ngram_doc[held], hashes[held]
-    order = np.lexsort((types, docs))
-    docs, types = docs[order], types[order]
-    first = np.ones(len(docs), bool)
-    first[1:] = (docs[1:] != docs[:-1]) | (types[1:] != types[:-1])
-    return np.bincount(docs[first], minlength=len(is_drawn))[drawn]
+    """m of each drawn document: its distinct 10-gram types. ``ngram_doc`` is in corpus order
+    (non-decreasing), so a document's occurrences are one run, and only the drawn documents' are
+    sorted, each on its own (the shard's pairs sorted whole by (document, type) were three
+    quarters of the job's time; the drawn documents' pairs sorted whole, a fifth)."""
+    if np.any(ngram_doc[1:] < ngram_doc[:-1]):
+        raise ValueError("the 10-grams are not in corpus order")
+    starts, ends = np.searchsorted(ngram_doc, [drawn, drawn + 1])
+    m = np.zeros(len(drawn), np.int64)
+    for i, (start, end) in enumerate(zip(starts.tolist(), ends.tolist())):
+        run = np.sort(hashes[start:end])
+        m[i] = np.count_nonzero(run[1:] != run[:-1]) + (end > start)
+    return m
 
 
 @dataclass(frozen=True)

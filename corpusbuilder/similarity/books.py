@@ -16,7 +16,7 @@ page threshold too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -24,9 +24,6 @@ from corpusbuilder.similarity.minhash import (
     MinHashParams,
     document_signatures,
     estimated_resemblance,
-    minhash_signature,
-    normalised_words,
-    shingle_fingerprints,
 )
 
 PAGE_BREAK = "\f"
@@ -40,15 +37,7 @@ MIN_PAGE_SIMILARITY = 0.1
 
 def page_signatures(pages: Sequence[str], params: MinHashParams = MinHashParams()) -> np.ndarray:
     """(pages × k_page) min-hashes; a page is a group of blocks (or a printed page)."""
-    rows = [
-        minhash_signature(
-            shingle_fingerprints(normalised_words(p), params.shingle_words),
-            params.k_page,
-            params.seed,
-        )
-        for p in pages
-    ]
-    return np.vstack(rows) if rows else np.empty((0, params.k_page), dtype=np.uint64)
+    return document_signatures(pages, replace(params, k=params.k_page))
 
 
 def page_similarity_matrix(pages_a: np.ndarray, pages_b: np.ndarray) -> np.ndarray:

@@ -14,6 +14,7 @@ The thesis' alternatives are here too: Broder's super-shingles (§3.2.1) and Cha
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -74,30 +75,42 @@ def _word_hash(word: str) -> int:
     return int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest(), "little")
 
 
-def _word_hashes(words: Sequence[str], known: dict[str, int] | None = None) -> np.ndarray:
-    """The words' 64-bit hashes; with `known` (word → hash, filled as it goes), each distinct
-    word of a run of documents is hashed once."""
-    if known is None:
-        return np.fromiter(map(_word_hash, words), dtype=np.uint64, count=len(words))
-    return np.fromiter(
-        (known[w] if w in known else known.setdefault(w, _word_hash(w)) for w in words),
-        dtype=np.uint64,
-        count=len(words),
-    )
+def _word_hashes(words: Sequence[str]) -> np.ndarray:
+    return np.fromiter(map(_word_hash, words), dtype=np.uint64, count=len(words))
 
 
-def _shingles(words: Sequence[str], n: int, known: dict[str, int] | None = None) -> np.ndarray:
+def _shingles(words: Sequence[str], n: int) -> np.ndarray:
     """The 64-bit fingerprint of each n-word shingle, in text order, repeats included."""
-    if not words:
-        return np.empty(0, dtype=np.uint64)
-    h = _word_hashes(words, known)
-    if len(h) < n:
-        n = len(h)
+    return _batch_shingles(_word_hashes(words), np.array([len(words)]), n)
+
+
+def _batch_shingles(h: np.ndarray, lengths: np.ndarray, n: int) -> np.ndarray:
+    """The shingles of documents whose words' hashes are ``h``, concatenated (document i has
+    ``lengths[i]`` words), concatenated in turn: `_shingle_counts` of them a document. The
+    mixing rounds run over the whole batch at once; a window running into the next document is
+    dropped, and a document shorter than n is one shingle of all its words — its value after as
+    many rounds as it has words."""
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    padded = np.concatenate([h, np.zeros(n - 1, np.uint64)])
+    fp = np.zeros(len(h), dtype=np.uint64)
+    short: list[tuple[np.ndarray, np.ndarray]] = []
     with np.errstate(over="ignore"):
-        fp = np.zeros(len(h) - n + 1, dtype=np.uint64)
         for j in range(n):  # position-dependent mixing: "a b c" and "c b a" differ
-            fp = _mix64(fp ^ h[j : len(h) - n + 1 + j])
-    return fp
+            fp = _mix64(fp ^ padded[j : j + len(h)])
+            ending = starts[lengths == j + 1] if j < n - 1 else starts[:0]
+            short.append((ending, fp[ending]))
+    for where, value in short:
+        fp[where] = value
+    # a document's positions from its last shingle's on hold none: +1 there, −1 at its end
+    dropped = np.bincount(starts + _shingle_counts(lengths, n), minlength=len(h) + 1)
+    dropped -= np.bincount(ends, minlength=len(h) + 1)
+    return fp[np.cumsum(dropped[:-1]) == 0]
+
+
+def _shingle_counts(lengths: np.ndarray, n: int) -> np.ndarray:
+    """Shingles of documents of these many words: one a window of n, one for a shorter text."""
+    return np.where(lengths >= n, lengths - n + 1, np.minimum(lengths, 1))
 
 
 def shingle_fingerprints(words: Sequence[str], n: int = 5) -> np.ndarray:
@@ -105,39 +118,103 @@ def shingle_fingerprints(words: Sequence[str], n: int = 5) -> np.ndarray:
     return np.unique(_shingles(words, n))
 
 
+@functools.cache
 def hash_family(k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """k functions x → a·x + b over uint64 (odd a: each is a bijection of the fingerprints)."""
+    """k functions x → a·x + b over uint64 (odd a: each is a bijection of the fingerprints).
+    Made once per (k, seed) — a new generator per document was a tenth of its signature — and
+    read-only, as every caller shares it."""
     rng = np.random.default_rng(seed)
     a = rng.integers(0, 2**63, size=k, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
     b = rng.integers(0, 2**63, size=k, dtype=np.uint64)
+    a.flags.writeable = b.flags.writeable = False
     return a, b
 
 
-def minhash_signature(fingerprints: np.ndarray, k: int, seed: int, chunk: int = 4096) -> np.ndarray:
-    """min over the set of (a_i·x + b_i), i = 1..k; all EMPTY for an empty set."""
+def _minhashes(
+    fingerprints: np.ndarray, counts: np.ndarray, k: int, seed: int, chunk: int = 8192
+) -> np.ndarray:
+    """(documents × k) min over each document's fingerprints of (a_i·x + b_i), i = 1..k; the
+    fingerprints are the documents' concatenated, ``counts[d]`` of document d's. All EMPTY for
+    a document without any. The products are made ``chunk`` fingerprints at a time (k × chunk
+    temporaries, a row per function: its minima are over contiguous memory) and reduced per
+    piece of a document in the chunk."""
     a, b = hash_family(k, seed)
-    out = np.full(k, EMPTY, dtype=np.uint64)
+    a, b = a[:, None], b[:, None]
+    ends = np.cumsum(counts)
+    starts = ends - counts
+    out = np.full((len(counts), k), EMPTY, dtype=np.uint64)
+    # one buffer for every chunk's products: a new one each time was as dear as the products
+    buffer = np.empty((k, min(chunk, len(fingerprints))), dtype=np.uint64)
     with np.errstate(over="ignore"):
-        for start in range(0, len(fingerprints), chunk):  # bounded k×chunk temporaries
-            x = fingerprints[start : start + chunk]
-            np.minimum(out, (x[None, :] * a[:, None] + b[:, None]).min(axis=1), out=out)
+        for first in range(0, len(fingerprints), chunk):
+            x = fingerprints[first : first + chunk]
+            held = np.arange(
+                np.searchsorted(ends, first, side="right"),
+                np.searchsorted(starts, first + len(x), side="left"),
+            )
+            held = held[counts[held] > 0]  # the documents with a fingerprint in the chunk
+            values = np.multiply(a, x, out=buffer[:, : len(x)])
+            values += b
+            pieces = np.minimum.reduceat(values, np.maximum(starts[held] - first, 0), axis=1)
+            out[held] = np.minimum(out[held], pieces.T)
     return out
+
+
+# A batch of documents is closed once it holds this many characters (a longer document is a
+# batch of its own): its text, words, hashes and shingles are some 50 bytes a word, and the
+# min-hashes are made a chunk of shingles at a time.
+BATCH_CHARS = 1 << 23
+
+# Between two documents of a batch: a word that no lower-cased text holds (`normalised_words`),
+# so the batch is cut into words at once and its documents told apart after.
+_BETWEEN = "A"
 
 
 def document_signatures(
     texts: Iterable[str], params: MinHashParams = MinHashParams()
 ) -> np.ndarray:
     """(documents × k) uint64 min-hash matrix. The minimum over a document's shingles is that
-    over their set, so they are not made distinct (a sort per document); each distinct word is
-    hashed once for all the documents (a dict of their vocabulary)."""
+    over their set, so they are not made distinct (a sort per document). The documents are
+    taken in batches of about `BATCH_CHARS` characters, each cut into words and each of its
+    distinct words hashed once (every distinct word of all the documents, once: a dict of their
+    vocabulary), its shingles and min-hashes made by numpy over the whole batch."""
     known: dict[str, int] = {}
-    rows = [
-        minhash_signature(
-            _shingles(normalised_words(t), params.shingle_words, known), params.k, params.seed
-        )
-        for t in texts
-    ]
-    return np.vstack(rows) if rows else np.empty((0, params.k), dtype=np.uint64)
+    rows = [np.empty((0, params.k), dtype=np.uint64)]
+    for batch in _batches(texts):
+        h, lengths = _batch_word_hashes(batch, known)
+        shingles = _batch_shingles(h, lengths, params.shingle_words)
+        counts = _shingle_counts(lengths, params.shingle_words)
+        rows.append(_minhashes(shingles, counts, params.k, params.seed))
+    return np.concatenate(rows)
+
+
+def _batches(texts: Iterable[str]) -> Iterator[list[str]]:
+    batch: list[str] = []
+    size = 0
+    for text in texts:
+        batch.append(text)
+        size += len(text)
+        if size >= BATCH_CHARS:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _batch_word_hashes(texts: list[str], known: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The hashes of the texts' words (`normalised_words`), concatenated, and each text's count
+    of them. ``known`` (word → hash) is filled as it goes."""
+    import pandas as pd
+
+    words = _WORD.findall(f"\n{_BETWEEN}\n".join([t.lower() for t in texts]))
+    codes, distinct = pd.factorize(np.array(words, dtype=object))
+    new = set(distinct).difference(known)
+    known.update(zip(new, map(_word_hash, new)))
+    hashes = np.fromiter(map(known.get, distinct), dtype=np.uint64, count=len(distinct))
+    between = codes == (distinct.tolist().index(_BETWEEN) if len(texts) > 1 else -1)
+    bounds = np.flatnonzero(between)
+    lengths = np.diff(bounds, prepend=-1, append=len(codes)) - 1
+    return hashes[codes[~between]], lengths
 
 
 def estimated_resemblance(sig_a: np.ndarray, sig_b: np.ndarray) -> np.ndarray:
