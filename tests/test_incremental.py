@@ -290,9 +290,7 @@ def test_the_dedup_threshold_reruns_only_dedup_and_the_stages_that_read_it(built
     change = write_config(root / "dedup.yaml", {"dedup": {"threshold": 0.4}})
     output = ok(snakemake(workdir, "--dry-run", configfiles=[two, change]))
     # quality scores what dedup kept, and the funnel counts what quality kept
-    assert job_stats(output) == Counter(
-        dedup=1, quality=2, export=2, funnel=1, all=1
-    )
+    assert job_stats(output) == Counter(dedup=1, quality=2, export=2, funnel=1, all=1)
     assert "rule extract:" not in output and "rule ngram_runs:" not in output
     # docs/running.md names each rule that reruns (it once said "only dedup and export")
     running = (REPO / "docs" / "running.md").read_text()

@@ -258,9 +258,7 @@ def test_a_warc_added_at_the_end_changes_only_the_last_shard(built_in_groups):
     )
     # block dedup is one job over every shard: what reads its tables (quality, export, the
     # funnel's counts) reruns
-    assert {
-        shard for (rule, shard) in jobs if rule not in {"export", "quality"}
-    } == {
+    assert {shard for (rule, shard) in jobs if rule not in {"export", "quality"}} == {
         "sample-02",
         None,
     }
