@@ -368,9 +368,7 @@ def distinct_chunk_ids(chunks: pa.Array, vocabulary: Vocabulary) -> tuple[np.nda
         flat[at + 1] = pc.utf8_slice_codeunits(chunks.filter(mask), *second).to_numpy(
             zero_copy_only=False
         )
-    counts = lengths[other]
-    within = np.arange(len(flat_other)) - np.repeat(np.cumsum(counts) - counts, counts)
-    flat[np.repeat(starts[other], counts) + within] = flat_other
+    flat[token_places(starts[other], lengths[other])] = flat_other
     codes, distinct = pd.factorize(flat)
     return vocabulary.number(np.asarray(distinct, object))[codes], lengths
 
