@@ -17,6 +17,7 @@ import tomllib
 import yaml
 from conftest import REPO, write_warc
 from imports import LIBRARY, third_party_closure, workflow_rules
+from lxml.etree import __version__ as lxml_version
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -189,6 +190,11 @@ def installed_wheel(tmp_path_factory):
     """The project built as a wheel and installed, with its dependencies, in a new venv outside
     the checkout (no system site-packages)."""
     root = tmp_path_factory.mktemp("wheel")
+    # The wheel's _walk loads only beside the lxml it was built against; pip resolves the build's
+    # lxml and the install's each on its own, and on the day lxml 6.2.0 came out the build got
+    # 6.1.3 and the install 6.2.0. Both take this interpreter's lxml, which pip has already got.
+    same_lxml = root / "lxml.txt"
+    same_lxml.write_text(f"lxml=={lxml_version}\n")
     subprocess.run(
         [
             sys.executable,
@@ -197,6 +203,8 @@ def installed_wheel(tmp_path_factory):
             "wheel",
             "--quiet",
             "--no-deps",
+            "--build-constraint",
+            str(same_lxml),
             "--wheel-dir",
             str(root / "dist"),
             str(REPO),
@@ -228,6 +236,8 @@ def installed_wheel(tmp_path_factory):
             "install",
             "--quiet",
             "--no-compile",
+            "--constraint",
+            str(same_lxml),
             str(wheel),
         ],
         env=outside_the_checkout(),
