@@ -60,7 +60,7 @@ from corpusbuilder.extraction.warc_parts import RECORD_LIMITS
 from corpusbuilder.similarity.minhash import MinHashParams
 from corpusbuilder.similarity.partitioned import band_job_count, job_memory_mb_by_files
 from corpusbuilder.contracts.files import FILES, dedup_table
-from corpusbuilder.contracts.tables import collect_files, collected_files
+from corpusbuilder.contracts.tables import collected_files
 from corpusbuilder.contracts.ngramfiles import dedup_state_parts
 
 if not config:
@@ -221,17 +221,6 @@ def collection(rule, folder, kept=False, **kinds):
     """Register the local rule `rule`, which collects the files of each kind into `folder`, a
     temp() one unless `kept`."""
     COLLECT[rule] = (folder, kinds, kept)
-
-
-def collect_into_folder(inputs, folder, log_path):
-    """A collecting rule's job, run in Snakemake's process (rules/collect.smk): each named input's
-    files linked into `folder` with their list, and what it collected in the job's log.
-    """
-    kinds = {kind: list(inputs[kind]) for kind in inputs.keys()}
-    collect_files(kinds, folder)
-    counts = ", ".join(f"{len(files)} {kind}" for kind, files in kinds.items())
-    Path(log_path).parent.mkdir(parents=True, exist_ok=True)
-    Path(log_path).write_text(f"collected {counts}\n")
 
 
 def collected(rule, kind):
