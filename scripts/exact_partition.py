@@ -4,6 +4,7 @@ first copy in crawl order kept (corpusbuilder.exact_dedup, thesis §3.6.1)."""
 import logging
 
 from corpusbuilder.common.io import write_table
+from corpusbuilder.common.lazy_pandas import without_pandas
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.tables import read_manifest
 from corpusbuilder.exact_dedup import decide_partition, decision_counts
@@ -13,6 +14,7 @@ from corpusbuilder.exact_dedup import decide_partition, decision_counts
 ROW_GROUP_ROWS = 65536
 
 setup_logging(snakemake.log[0])
+without_pandas("exact_partition")
 partition = int(snakemake.wildcards.partition)
 decisions = decide_partition(
     read_manifest(snakemake.input.manifest), partition, snakemake.params.partitions

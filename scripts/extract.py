@@ -5,6 +5,7 @@ records from where input.starts says the part begins (corpusbuilder.extraction.w
 from functools import partial
 from pathlib import Path
 
+from corpusbuilder.common.lazy_pandas import without_pandas
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.warcparts import read_part_starts
 from corpusbuilder.download.sources import warc_file
@@ -13,6 +14,9 @@ from corpusbuilder.extraction.warc import iter_warc_records
 from corpusbuilder.extraction.warc_parts import read_part
 
 setup_logging(snakemake.log[0])
+params = ExtractParams.from_config(snakemake.params.cfg)
+if params.site_boilerplate.mode == "off":  # the site-level pass joins its tables in pandas
+    without_pandas("extract")
 warcs = [(warc, warc_file(snakemake.input.warcs, warc)) for warc in snakemake.params.warcs]
 part = snakemake.params.part
 read = (
@@ -29,6 +33,6 @@ extract_shard(
     snakemake.wildcards.shard,
     Path(snakemake.output.docs),
     Path(snakemake.output.blocks),
-    ExtractParams.from_config(snakemake.params.cfg),
+    params,
     read=read,
 )

@@ -66,3 +66,20 @@ def test_dup_ngrams_runs_without_pandas(tmp_path):
         f"assert dup_ngrams_from_text({str(text)!r}, {str(tmp_path / 'out.tsv')!r}, n=10) == 2"
     )
     assert not loaded & set(HEAVY)
+
+
+def test_a_job_without_pandas_builds_tables_and_cannot_import_it():
+    """pyarrow builds arrays from lists without importing pandas; a job that then imports it
+    anyway fails, naming itself, rather than paying for it unnoticed."""
+    loaded = modules_after(
+        "from corpusbuilder.common.lazy_pandas import without_pandas\n"
+        "without_pandas('extract')\n"
+        "import pyarrow as pa\n"
+        "table = pa.Table.from_pylist([{'doc_id': 'a', 'n': 1}, {'doc_id': 'b', 'n': 2}])\n"
+        "assert pa.table({'s': ['x', None]}).column('s').null_count == 1\n"
+        "assert table.column('n').to_pylist() == [1, 2]\n"
+        "try:\n    import pandas\nexcept ModuleNotFoundError as error:\n"
+        "    assert str(error).startswith('extract runs without pandas'), error\n"
+        "else:\n    raise AssertionError('pandas imported')"
+    )
+    assert "pandas" not in loaded and "pyarrow" in loaded
