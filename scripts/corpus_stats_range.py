@@ -8,12 +8,14 @@ tables.collected_files). Params: `ranges`
 
 from dataclasses import asdict
 
+from corpusbuilder.common.lazy_pandas import without_pandas
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.reportfiles import read_ngram_range, write_range_counts
 from corpusbuilder.contracts.tables import collected_files
 from corpusbuilder.report.ngram_counts import duplicate_counts
 
 setup_logging(snakemake.log[0])
+without_pandas("corpus_stats_range")
 part, ranges = int(snakemake.wildcards.part), snakemake.params.ranges
 paths = collected_files(snakemake.input.ngrams, "ngrams")
 # the shards' hashes before block dedup are counted first and let go, then those after it

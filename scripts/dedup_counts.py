@@ -4,6 +4,7 @@ folder (tables.collected_files) → the duplicate n-grams in that range of each 
 any, a row group per shard (`counts`). A shard's occurrences are read and filtered one at a time:
 only the duplicate ones are held."""
 
+from corpusbuilder.common.lazy_pandas import without_pandas
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.ngramfiles import (
     COUNT_SCHEMA,
@@ -16,6 +17,7 @@ from corpusbuilder.contracts.tables import collected_files
 from corpusbuilder.dedup.partitioned import OCCURRENCE, duplicate_counts, in_duplicates
 
 log = setup_logging(snakemake.log[0])
+without_pandas("dedup_counts")
 p = int(snakemake.wildcards.partition)
 duplicates = read_duplicate_ngram_range(
     collected_files(snakemake.input.duplicates, "duplicates"),

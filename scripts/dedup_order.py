@@ -2,6 +2,7 @@
 document's n-grams) and its row group of every range's counts (`counts`) → the processing-order
 key of its documents that each range meets, a row group per range (`order`)."""
 
+from corpusbuilder.common.lazy_pandas import without_pandas
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.ngramfiles import (
     COUNT_SCHEMA,
@@ -16,6 +17,7 @@ from corpusbuilder.dedup.params import DedupParams
 from corpusbuilder.dedup.partitioned import document_ngrams, shard_keys
 
 log = setup_logging(snakemake.log[0])
+without_pandas("dedup_order")
 params = DedupParams.from_config(snakemake.params.cfg)
 ngrams = document_ngrams(
     read_occurrence_docs(snakemake.input.occurrences), document_count(snakemake.input.tokens)

@@ -5,6 +5,7 @@ of this corpus's state (`state`), as the sequential job would write its rows of 
 
 import numpy as np
 
+from corpusbuilder.common.lazy_pandas import without_pandas
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.ngramfiles import dedup_state_metadata
 from corpusbuilder.contracts.tables import collected_files
@@ -13,6 +14,7 @@ from corpusbuilder.dedup.partitioned import read_array
 from corpusbuilder.dedup.state import state_settings, write_state_part
 
 log = setup_logging(snakemake.log[0])
+without_pandas("dedup_state")
 params = DedupParams.from_config(snakemake.params.cfg)
 partition, partitions = int(snakemake.wildcards.partition), snakemake.params.partitions
 against = list(snakemake.input.against)
