@@ -43,11 +43,13 @@ from corpusbuilder.contracts.tables import (
     HASHES_SCHEMA,
     PARTITION_DECISIONS_SCHEMA,
     Survivors,
+    document_codes,
+    id_rows,
     read_hash_partition,
     read_hashed_documents,
     read_shard_decisions,
 )
-from corpusbuilder.contracts.text import document_texts
+from corpusbuilder.contracts.text import joined_texts
 
 if TYPE_CHECKING:
     pass
@@ -109,17 +111,20 @@ HASHED_COLUMNS = ("text", "n_words")
 def exact_hashes(kept: Survivors, shard_rank: int, params: ExactDedupParams) -> pa.Table:
     """MD5 of the clean text of each document the language stage kept (`tables.survivors`
     before exact de-duplication), sorted by hash."""
-    texts = document_texts(kept.blocks)
-    n_words = kept.blocks.groupby("doc_id", sort=False)["n_words"].sum()
+    blocks = kept.blocks
+    doc_ids, texts = joined_texts(blocks["doc_id"], blocks["text"])
+    # the survivors' blocks are grouped by document, so a document's number is its rank in order
+    codes, _ = document_codes(blocks["doc_id"])
+    n_words = np.bincount(codes, weights=np.asarray(blocks["n_words"]), minlength=len(doc_ids))
+    n_words = np.rint(n_words).astype(np.int64)  # sums of integers, exact in a float64
+    record_index = np.asarray(kept.documents["record_index"], np.int64)
     table = pa.table(
         {
             "md5": [text_md5(text, params) for text in texts],
-            "shard_rank": [shard_rank] * len(texts),
-            "record_index": kept.documents.set_index("doc_id")["record_index"]
-            .reindex(texts.index)
-            .tolist(),
-            "doc_id": texts.index.tolist(),
-            "n_words": n_words.reindex(texts.index).tolist(),
+            "shard_rank": pa.array(np.full(len(texts), shard_rank, np.int32)),
+            "record_index": record_index[id_rows(doc_ids, kept.documents["doc_id"])],
+            "doc_id": doc_ids,
+            "n_words": n_words,
         },
         schema=HASHES_SCHEMA,
     )

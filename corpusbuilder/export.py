@@ -41,7 +41,7 @@ import numpy as np
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.scripts import char_class
 from corpusbuilder.contracts.corpus import ExportDocument, to_json_line
-from corpusbuilder.contracts.tables import REMOVED_PARTS, block_keys
+from corpusbuilder.contracts.tables import REMOVED_PARTS, block_rows
 from corpusbuilder.contracts.tokenfile import TokenStream, token_types
 from corpusbuilder.tokenise import tokenise
 
@@ -168,16 +168,18 @@ def vertical_paragraphs(kept: Survivors, tokens: TokenStream) -> dict[str, list[
     escaped once, not each token."""
     blocks = kept.blocks
     doc_ids = np.asarray(tokens.doc_ids).astype(str)
-    tokenised = block_keys(
+    row = block_rows(
+        blocks["doc_id"],
+        blocks["block_index"],
         doc_ids[np.asarray(tokens.block_doc, np.int64)] if len(doc_ids) else [],
         tokens.block_index,
     )
-    row = tokenised.get_indexer(block_keys(blocks["doc_id"], blocks["block_index"]))
     if (row < 0).any():
-        missing = blocks.iloc[int(np.argmax(row < 0))]
+        missing = int(np.argmax(row < 0))
         raise ValueError(
-            f"block {missing['block_index']} of document {missing['doc_id']} is not in the "
-            "token file: it was made from other tables (re-run tokenise)"
+            f"block {blocks['block_index'][missing].as_py()} of document "
+            f"{blocks['doc_id'][missing].as_py()} "
+            "is not in the token file: it was made from other tables (re-run tokenise)"
         )
     offsets = np.asarray(tokens.block_offsets, np.int64)
     first, count = offsets[row], offsets[row + 1] - offsets[row]
@@ -186,9 +188,11 @@ def vertical_paragraphs(kept: Survivors, tokens: TokenStream) -> dict[str, list[
     lines = np.array([escape(t) for t in token_types(tokens)], dtype=object)
     type_id = np.asarray(tokens.type_id, np.int64)[token]
     keep = np.array([bool(line) for line in lines], bool)[type_id]
-    if REMOVED_PARTS[0] in blocks:
-        for i, (starts, ends) in enumerate(zip(blocks[REMOVED_PARTS[0]], blocks[REMOVED_PARTS[1]])):
-            if isinstance(starts, (list, np.ndarray)):  # a block kept whole has none (null)
+    if REMOVED_PARTS[0] in blocks.column_names:
+        for i, (starts, ends) in enumerate(
+            zip(blocks[REMOVED_PARTS[0]].to_pylist(), blocks[REMOVED_PARTS[1]].to_pylist())
+        ):
+            if starts is not None:  # a block kept whole has none (null)
                 at = slice(first[i], first[i] + count[i])
                 keep[block_start[i] : block_start[i] + count[i]] &= kept_spans(
                     tokens.chunk_start[at], tokens.chunk_end[at], starts, ends
@@ -197,7 +201,7 @@ def vertical_paragraphs(kept: Survivors, tokens: TokenStream) -> dict[str, list[
     bounds = np.concatenate(([0], np.cumsum(keep)))[np.append(block_start, len(token))]
     by_doc: dict[str, list[str]] = {}
     for doc_id, begin, end in zip(
-        blocks["doc_id"].tolist(), bounds[:-1].tolist(), bounds[1:].tolist()
+        blocks["doc_id"].to_pylist(), bounds[:-1].tolist(), bounds[1:].tolist()
     ):
         by_doc.setdefault(doc_id, []).append("\n".join(kept_lines[begin:end]))
     return by_doc

@@ -103,14 +103,14 @@ def funnel_counts(
         "exact_dedup_kept": int(exact["kept"].sum()),
     }
     kept = exact.loc[exact["kept"]]
-    left = deduplicated.documents["doc_id"]
+    left = deduplicated.documents["doc_id"].to_pandas()
     documents[BLOCK_STAGE] = len(left)
     dropped = (
         quality.loc[quality["dropped_by"].notna() & quality["doc_id"].isin(left)]
         if quality is not None
         else pd.DataFrame({"doc_id": [], "dropped_by": []})
     )
-    blocks_left = deduplicated.blocks
+    blocks_left = deduplicated.blocks.to_pandas()
     lost_to_quality = blocks_left["doc_id"].isin(dropped["doc_id"])
     documents["quality_kept"] = documents[BLOCK_STAGE] - len(dropped)
     words = {

@@ -65,7 +65,7 @@ from corpusbuilder.common import stoplists
 from corpusbuilder.common.scripts import NO_SPACE_CHAR
 from corpusbuilder.common.scripts import char_class as _char_class
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.contracts.tables import Survivors
+from corpusbuilder.contracts.tables import Survivors, id_rows
 from corpusbuilder.contracts.tokenfile import TokenStream, encode_types
 
 if TYPE_CHECKING:
@@ -199,12 +199,10 @@ def token_hashes(types: list[str], lowercase: bool = False) -> np.ndarray:
 
 def word_hashes(words) -> np.ndarray:
     """token_hashes of a whole sequence of words, hashing each distinct word once."""
-    import pandas as pd
-
     if len(words) == 0:
         return np.empty(0, np.uint64)
-    ids, vocabulary = pd.factorize(np.asarray(words, dtype=object), sort=False)
-    return token_hashes(list(vocabulary))[ids]
+    ids, vocabulary = factorize(np.asarray(words, dtype=object))
+    return token_hashes(vocabulary.tolist())[ids]
 
 
 def first_char_flags(types: list[str], flag: Callable[[str], bool]) -> np.ndarray:
@@ -222,9 +220,7 @@ def punctuation_types(types: list[str]) -> np.ndarray:
 def stopword_table(lowered: list[str], stoplists: list[frozenset[str]]) -> np.ndarray:
     """Per stop list and type (`lowered`: the types lower-cased): is it a stop word. Each list's
     words are looked up among the distinct lowered types, not each type in each list."""
-    import pandas as pd
-
-    codes, distinct = pd.factorize(np.asarray(lowered, dtype=object))
+    codes, distinct = factorize(np.asarray(lowered, dtype=object))
     position = dict(zip(distinct.tolist(), range(len(distinct))))
     table = np.zeros((len(stoplists), len(distinct)), dtype=bool)
     for row, stoplist in enumerate(stoplists):
@@ -325,7 +321,6 @@ def distinct_chunk_ids(chunks: pa.Array, vocabulary: Vocabulary) -> tuple[np.nda
     and cut by one `findall` over them all, a line break between two chunks, which no token holds
     or crosses and no step of `prepare_text` changes or joins across (so each chunk gives what
     `Vocabulary.chunk_ids` gives it). New types are numbered in order of first appearance."""
-    import pandas as pd
     import pyarrow.compute as pc
 
     words = chunks.to_numpy(zero_copy_only=False)
@@ -369,8 +364,8 @@ def distinct_chunk_ids(chunks: pa.Array, vocabulary: Vocabulary) -> tuple[np.nda
             zero_copy_only=False
         )
     flat[token_places(starts[other], lengths[other])] = flat_other
-    codes, distinct = pd.factorize(flat)
-    return vocabulary.number(np.asarray(distinct, object))[codes], lengths
+    codes, distinct = factorize(flat)
+    return vocabulary.number(distinct)[codes], lengths
 
 
 @lru_cache(maxsize=1)
@@ -388,9 +383,17 @@ def _large_strings(texts: Iterable[str]) -> pa.Array:
         if isinstance(texts, pa.Array | pa.ChunkedArray)
         else pa.array(texts if isinstance(texts, Sized) else list(texts), pa.large_string())
     )
-    if isinstance(strings, pa.ChunkedArray):
-        strings = strings.combine_chunks()
-    return strings.cast(pa.large_string())
+    strings = strings.cast(pa.large_string())  # before combining: the offsets may pass 2**31
+    return strings.combine_chunks() if isinstance(strings, pa.ChunkedArray) else strings
+
+
+def factorize(strings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each string's code, the distinct strings as objects), numbered in order of first
+    appearance as pandas' ``factorize`` numbers them, in Arrow (a tokenise job needs no pandas)."""
+    import pyarrow as pa
+
+    encoded = pa.array(strings, pa.large_string()).dictionary_encode()
+    return np.asarray(encoded.indices), encoded.dictionary.to_numpy(zero_copy_only=False)
 
 
 def chunk_openers(lengths: np.ndarray, tokens: int) -> np.ndarray:
@@ -466,25 +469,24 @@ def tokenise_shard(
 ) -> TokenStream:
     """Tokens of the surviving blocks (`tables.survivors`: the documents kept by the language
     filter and exact de-duplication, their good blocks less those dropped by language)."""
-    import pandas as pd
+    import pyarrow.compute as pc
 
-    doc_ids = kept.documents["doc_id"].to_numpy(dtype=str)
-    doc_rank = pd.Series(np.arange(len(doc_ids), dtype=np.int32), index=doc_ids)
-    kept_blocks = kept.blocks.assign(doc=kept.blocks["doc_id"].map(doc_rank))
-
+    documents, blocks = kept.documents, kept.blocks
+    doc_ids = np.asarray(documents["doc_id"].to_pylist(), dtype=str)
     vocabulary = Vocabulary(params.cjk_chars)
-    ids, block_offsets, chunk_first, chunk_end = tokenise_blocks(kept_blocks["text"], vocabulary)
+    ids, block_offsets, chunk_first, chunk_end = tokenise_blocks(blocks["text"], vocabulary)
     types = vocabulary.type_list()
 
     # Stop words: one row of type flags per language present, picked per
     # token by its block's document.
     codes, language_of_doc = np.unique(
-        kept.documents["language"].fillna("").to_numpy(dtype=str), return_inverse=True
+        np.asarray(pc.fill_null(documents["language"], "").to_pylist(), dtype=str),
+        return_inverse=True,
     )
     stop_by_language = stopword_table(
         [t.lower() for t in types], [stoplist_for(code or None) for code in codes]
     )
-    block_doc = kept_blocks["doc"].to_numpy(dtype=np.int32)
+    block_doc = id_rows(blocks["doc_id"], documents["doc_id"]).astype(np.int32)
     # a byte a token, not 8: a shard holds a few languages (issue 59's peak at 17 M words)
     token_language = np.repeat(
         language_of_doc.reshape(-1).astype(np.min_scalar_type(len(codes)))[block_doc],
@@ -497,7 +499,7 @@ def tokenise_shard(
         is_stop=stop_by_language[token_language, ids],
         block_offsets=block_offsets,
         block_doc=block_doc,
-        block_index=kept_blocks["block_index"].to_numpy(dtype=np.int32),
+        block_index=np.asarray(blocks["block_index"], dtype=np.int32),
         doc_ids=doc_ids,
         sentence_start=sentence_starts(ids, chunk_first, block_offsets, types),
         chunk_start=chunk_first,

@@ -3,6 +3,7 @@ one row group per hash partition (corpusbuilder.exact_dedup, thesis §3.6.1)."""
 
 import logging
 
+from corpusbuilder.common.lazy_pandas import without_pandas
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.tables import ShardTables, read_survivors, write_hash_partitions
 from corpusbuilder.exact_dedup import (
@@ -13,6 +14,7 @@ from corpusbuilder.exact_dedup import (
 )
 
 setup_logging(snakemake.log[0])
+without_pandas("exact_hashes")
 params = ExactDedupParams.from_config(snakemake.params.cfg)
 kept = read_survivors(ShardTables(**dict(snakemake.input.items())), HASHED_COLUMNS)
 table = exact_hashes(kept, snakemake.params.shard_rank, params)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 from corpusbuilder.contracts.corpus import block_texts, kept_documents
@@ -120,7 +121,7 @@ def kept_text(shards: list[Shard], row) -> str:
         ["doc_id", "block_index"]
     )
     return block_texts(
-        pd.DataFrame(
+        pa.table(
             {
                 "text": [blocks.text[(row.doc_id, row.block_index)]],
                 "removed_chunk_starts": [row.removed_chunk_starts],

@@ -239,7 +239,7 @@ def test_the_vertical_tokens_from_the_token_file_are_the_tokenisers_on_real_page
     first = offsets[long] + rng.integers(0, 3, len(long))
     end = np.minimum(first + rng.integers(1, 6, len(long)), offsets[long + 1])
     chunk_first, chunk_last = removed_chunks(first, end, offsets[long + 1], tokens)
-    dedup = kept.blocks[["doc_id", "block_index"]].assign(final_class="good")
+    dedup = kept.blocks.select(["doc_id", "block_index"]).to_pandas().assign(final_class="good")
     cuts = chunk_first < chunk_last  # a range inside one chunk cuts none
     cut = [[[int(x)] if c else None for x, c in zip(at, cuts)] for at in (chunk_first, chunk_last)]
     partly = dedup.iloc[long].assign(**dict(zip(REMOVED_PARTS, cut)))
@@ -266,12 +266,14 @@ def test_a_token_file_without_the_tokens_texts_asks_for_tokenise_again(tmp_path)
     docs, blocks = tables()
     kept = survivors(docs, blocks)
     path = tmp_path / "old.npz"
-    doc_ids = kept.documents["doc_id"].tolist()
+    doc_ids = kept.documents["doc_id"].to_pylist()
     count = len(kept.blocks)
     stream = TokenStream.of_blocks(list(range(1, 1 + 2 * count)), list(range(0, 2 * count + 1, 2)))
     stream.doc_ids = np.array(doc_ids)
-    stream.block_doc = np.array([doc_ids.index(d) for d in kept.blocks["doc_id"]], np.int32)
-    stream.block_index = kept.blocks["block_index"].to_numpy(np.int32)
+    stream.block_doc = np.array(
+        [doc_ids.index(d) for d in kept.blocks["doc_id"].to_pylist()], np.int32
+    )
+    stream.block_index = np.asarray(kept.blocks["block_index"], np.int32)
     write_token_stream(stream, path)
     with pytest.raises(ValueError, match="holds no token texts.*re-run tokenise"):
         vertical_paragraphs(kept, read_tokens(path, TOKEN_FIELDS))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pandas as pd
+import pyarrow as pa
 
 from corpusbuilder.contracts.tables import Survivors
 from corpusbuilder.funnel import (
@@ -53,8 +54,8 @@ def shard(prefix: str):
 def left(prefix: str, blocks: dict[int, list[int]]) -> Survivors:
     """What block de-duplication leaves: documents by number, each with its blocks' words."""
     return Survivors(
-        pd.DataFrame({"doc_id": [f"{prefix}:{i}" for i in blocks]}),
-        pd.DataFrame(
+        pa.table({"doc_id": [f"{prefix}:{i}" for i in blocks]}),
+        pa.table(
             {
                 "doc_id": [f"{prefix}:{i}" for i, words in blocks.items() for _ in words],
                 "n_words": [n for words in blocks.values() for n in words],

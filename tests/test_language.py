@@ -288,8 +288,12 @@ def test_block_level_drops_confident_blocks_in_another_language():
     assert sorted(identifier.asked) == sorted(
         ["\n".join(["E" * 150, "G" * 150, "g" * 40]), "G" * 150 + "!", "E" * 150, "G" * 150]
     )  # neither the short block nor the single-block document is identified twice
-    kept = survivors(docs, blocks, table.to_pandas()).blocks
-    assert kept[["doc_id", "block_index"]].values.tolist() == [["s:0", 0], ["s:0", 2], ["s:1", 0]]
+    kept = survivors(docs, blocks, table).blocks.select(["doc_id", "block_index"])
+    assert kept.to_pylist() == [
+        {"doc_id": "s:0", "block_index": 0},
+        {"doc_id": "s:0", "block_index": 2},
+        {"doc_id": "s:1", "block_index": 0},
+    ]
 
 
 def test_without_block_level_nothing_is_dropped_and_share_is_not_measured():

@@ -87,8 +87,8 @@ def test_languages_and_lengths_are_those_of_every_shard_at_once(shards, tmp_path
         identified.update(judged["language"])
         kept.update(judged.loc[judged["language_kept"].astype(bool), "language"])
         corpus = read_survivors(stages_that_ran(shard), ("n_words",))
-        per_doc = corpus.blocks.groupby("doc_id")["n_words"].sum()
-        codes = corpus.documents.set_index("doc_id")["language"].fillna("unidentified")
+        per_doc = corpus.blocks.to_pandas().groupby("doc_id")["n_words"].sum()
+        codes = corpus.documents.to_pandas().set_index("doc_id")["language"].fillna("unidentified")
         in_corpus.update(codes)
         for doc_id, n in per_doc.items():
             words[codes[doc_id]] += int(n)

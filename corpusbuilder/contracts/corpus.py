@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pyarrow as pa
 
 from corpusbuilder.common.faults import not_utf8_line
 from corpusbuilder.contracts.tables import (
@@ -79,16 +80,16 @@ def kept_text(text: str, removed_starts, removed_ends) -> str:
     return " ".join(c for c, k in zip(chunks, kept) if k)
 
 
-def block_texts(blocks) -> list[str]:
+def block_texts(blocks: pa.Table) -> list[str]:
     """Each block's text on one line; of a block partly kept by de-duplication, what it keeps."""
-    texts = blocks["text"].tolist()  # (iterating an Arrow-backed column is 5x slower)
-    if REMOVED_PARTS[0] not in blocks:
+    texts = blocks["text"].to_pylist()
+    if REMOVED_PARTS[0] not in blocks.column_names:
         return [one_line(text) for text in texts]
-    # a block kept or removed whole has no ranges (a null, NaN after a join)
+    # a block kept or removed whole has no ranges (a null)
     return [
-        kept_text(text, starts, ends) if isinstance(starts, (list, np.ndarray)) else one_line(text)
+        kept_text(text, starts, ends) if starts is not None else one_line(text)
         for text, starts, ends in zip(
-            texts, blocks[REMOVED_PARTS[0]].tolist(), blocks[REMOVED_PARTS[1]].tolist()
+            texts, blocks[REMOVED_PARTS[0]].to_pylist(), blocks[REMOVED_PARTS[1]].to_pylist()
         )
     ]
 
@@ -108,33 +109,30 @@ def kept_documents(
 ) -> Iterator[ExportDocument]:
     """The surviving documents (`tables.survivors`) with their blocks, in crawl order, and
     their quality attributes when the quality table is given."""
-    # the blocks' columns as lists, cut per document (a data frame per document costs 10x more)
-    paragraphs, headings = block_texts(kept.blocks), kept.blocks["heading"].tolist()
+    # the blocks' columns as lists, cut per document (a table per document costs 10x more)
+    paragraphs, headings = block_texts(kept.blocks), kept.blocks["heading"].to_pylist()
     rows_of: dict[str, list[int]] = {}
-    for row_index, doc_id in enumerate(kept.blocks["doc_id"].tolist()):
+    for row_index, doc_id in enumerate(kept.blocks["doc_id"].to_pylist()):
         rows_of.setdefault(doc_id, []).append(row_index)
     attributes = quality_attributes(quality) if quality is not None else {}
-    for row in kept.documents.itertuples(index=False):
-        rows = rows_of[row.doc_id]
-        score, offset = (
-            _present(getattr(row, "language_score", None)),
-            _present(getattr(row, "offset", None)),
-        )
+    for row in kept.documents.to_pylist():
+        rows = rows_of[row["doc_id"]]
+        score, offset = _present(row.get("language_score")), _present(row.get("offset"))
         yield ExportDocument(
-            id=row.doc_id,
-            url=row.uri,
-            language=row.language or "",
+            id=row["doc_id"],
+            url=row["uri"],
+            language=row["language"] or "",
             paragraphs=[paragraphs[i] for i in rows],
             headings=[headings[i] for i in rows],
             language_score=None if score is None else round(float(score), 4),
-            warc_record_id=_present(getattr(row, "warc_record_id", None)),
-            date=_present(getattr(row, "date", None)),
+            warc_record_id=_present(row.get("warc_record_id")),
+            date=_present(row.get("date")),
             # the WARC the offset is in (a text input's is its shard)
-            source=_present(getattr(row, "warc", None)) or _present(getattr(row, "shard", None)),
+            source=_present(row.get("warc")) or _present(row.get("shard")),
             offset=None if offset is None else int(offset),
-            quality=attributes[row.doc_id][0] if row.doc_id in attributes else None,
-            quality_fails=attributes[row.doc_id][1] if row.doc_id in attributes else None,
-            metadata={name: _present(getattr(row, name, None)) for name in METADATA_COLUMNS},
+            quality=attributes[row["doc_id"]][0] if row["doc_id"] in attributes else None,
+            quality_fails=attributes[row["doc_id"]][1] if row["doc_id"] in attributes else None,
+            metadata={name: _present(row.get(name)) for name in METADATA_COLUMNS},
         )
 
 

@@ -267,10 +267,18 @@ def read_table(
     if optional:
         present = set(pq.read_schema(path).names)
         columns = [*(columns or []), *(name for name in optional if name in present)]
+    return pd.read_parquet(path, columns=columns, filters=_filters(good_only, doc_ids))
+
+
+def _filters(
+    good_only: bool = False, doc_ids: Collection[str] | None = None
+) -> list[tuple[str, str, object]] | None:
+    """Row filters: ``good_only`` keeps the blocks whose final class is good, ``doc_ids`` the
+    rows of those documents."""
     filters: list[tuple[str, str, object]] = [("final_class", "==", GOOD)] if good_only else []
     if doc_ids is not None:
         filters.append(("doc_id", "in", sorted(doc_ids)))
-    return pd.read_parquet(path, columns=columns, filters=filters or None)
+    return filters or None
 
 
 def write_manifest(paths: Sequence[Path | str], path: Path | str) -> None:
@@ -421,10 +429,11 @@ class Survivors:
     """What of a shard reaches the corpus: ``documents`` (doc_id, record_index, uri, language,
     language_score and, where the docs table has them, shard, warc, offset, warc_record_id, date
     and the METADATA_COLUMNS) in crawl order, and their ``blocks`` (doc_id, block_index and the
-    block columns read) in page order. Every document has at least one block."""
+    block columns read) in page order, as Arrow tables: the stages that read them (exact hashes,
+    tokenise, export) then run without pandas. Every document has at least one block."""
 
-    documents: pd.DataFrame
-    blocks: pd.DataFrame
+    documents: pa.Table
+    blocks: pa.Table
 
 
 # the docs-table columns a surviving document carries into the corpus, besides its language and
@@ -432,58 +441,104 @@ class Survivors:
 PROVENANCE_COLUMNS = ["shard", "warc", "offset", "warc_record_id", "date"]
 
 
-def block_keys(doc_ids, block_indexes) -> pd.MultiIndex:
-    """(doc_id, block_index) pairs, typed alike whatever table they come from, for `isin`."""
-    import pandas as pd
-
-    return pd.MultiIndex.from_arrays(
-        [
-            pd.Series(doc_ids).astype(str).to_numpy(),
-            pd.Series(block_indexes).astype(np.int64).to_numpy(),
-        ]
-    )
+def _strings(column) -> pa.Array | pa.ChunkedArray:
+    """Document ids (an Arrow, pandas or numpy column) as one Arrow string type, so that any two
+    compare, whatever table they come from (an empty column read as objects has no type)."""
+    if not isinstance(column, (pa.Array, pa.ChunkedArray)):
+        return pa.array(column, type=pa.large_string())
+    return column.cast(pa.large_string())
 
 
-def ids_in(ids: pd.Series, values: pd.Series) -> np.ndarray:
-    """Per row of ``ids``: is it one of ``values`` (document ids, as `Series.isin` says): in
-    Arrow, since pandas' ``isin`` on Arrow-backed strings makes an Arrow scalar of every value
-    in Python, a second per block of a shard. Both as one string type (an empty column read as
-    objects has none)."""
+def _numbers(column) -> np.ndarray:
+    """An integer column (Arrow, pandas or numpy) as int64."""
+    return np.asarray(column, dtype=np.int64)
+
+
+def ids_in(ids, values) -> np.ndarray:
+    """Per row of ``ids``: is it one of ``values`` (document ids, Arrow or pandas columns).
+    Computed in Arrow: pandas' ``isin`` on Arrow-backed strings makes an Arrow scalar of every
+    value in Python, a second per block of a shard."""
     import pyarrow.compute as pc
 
-    def strings(column: pd.Series) -> pa.Array:
-        return pa.array(column, type=pa.large_string())
-
-    return pc.is_in(strings(ids), value_set=strings(values)).to_numpy(zero_copy_only=False)
+    return np.asarray(pc.is_in(_strings(ids), value_set=_strings(values)), dtype=bool)
 
 
-def dropped_block_mask(blocks: pd.DataFrame, language: pd.DataFrame) -> np.ndarray:
+def id_rows(ids, of_ids) -> np.ndarray:
+    """Per row of ``ids``: the row of ``of_ids`` (distinct document ids) that holds it, -1 where
+    none does."""
+    import pyarrow.compute as pc
+
+    rows = pc.index_in(_strings(ids), value_set=_strings(of_ids))
+    return np.asarray(rows.fill_null(-1), dtype=np.int64)
+
+
+def document_codes(doc_ids) -> tuple[np.ndarray, list[str]]:
+    """Each row's document number, in order of first appearance (-1 for a null id), and the
+    distinct ids: pandas' ``factorize``, in Arrow."""
+    encoded = _strings(doc_ids)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    encoded = encoded.dictionary_encode()
+    return np.asarray(encoded.indices.fill_null(-1), np.int64), encoded.dictionary.to_pylist()
+
+
+def block_rows(doc_ids, block_indexes, of_doc_ids, of_block_indexes) -> np.ndarray:
+    """Per (doc_id, block_index) pair: the row of the pairs ``of_doc_ids``/``of_block_indexes``
+    (distinct) that holds it, -1 where none does. A pair is one int64 (the document's number
+    among ``of_doc_ids``' distinct ids, then the block index), found by a binary search."""
+    import pyarrow.compute as pc
+
+    of_ids = _strings(of_doc_ids)
+    distinct = pc.unique(of_ids)
+    codes = id_rows(doc_ids, distinct)
+    keys = (codes << 32) | _numbers(block_indexes)
+    of_keys = (id_rows(of_ids, distinct) << 32) | _numbers(of_block_indexes)
+    if not len(of_keys):
+        return np.full(len(keys), -1, np.int64)
+    order = np.argsort(of_keys, kind="stable")
+    at = np.minimum(np.searchsorted(of_keys[order], keys), len(order) - 1)
+    found = (of_keys[order][at] == keys) & (codes >= 0)
+    return np.where(found, order[at], -1)
+
+
+def _column_names(table) -> list[str]:
+    return table.column_names if isinstance(table, pa.Table) else list(table.columns)
+
+
+def dropped_block_mask(blocks, language) -> np.ndarray:
     """Per row of ``blocks``: did the language stage drop this one block of its document
-    (block-level filtering, ``dropped_blocks``)."""
-    if "dropped_blocks" not in language:
+    (block-level filtering, ``dropped_blocks``). Arrow tables or DataFrames."""
+    import pyarrow.compute as pc
+
+    if "dropped_blocks" not in _column_names(language):
         return np.zeros(len(blocks), dtype=bool)
-    dropped = (
-        language[["doc_id", "dropped_blocks"]]
-        .explode("dropped_blocks")
-        .dropna(subset=["dropped_blocks"])
-    )
-    if dropped.empty:
+    lists = language["dropped_blocks"]
+    if not isinstance(lists, (pa.Array, pa.ChunkedArray)):
+        lists = pa.array(lists, type=pa.list_(pa.int32()))
+    dropped = pc.list_flatten(lists)
+    if not len(dropped):
         return np.zeros(len(blocks), dtype=bool)
-    mine = block_keys(blocks["doc_id"], blocks["block_index"])
-    return np.asarray(
-        mine.isin(block_keys(dropped["doc_id"], dropped["dropped_blocks"])), dtype=bool
-    )
+    owners = _strings(language["doc_id"]).take(pc.list_parent_indices(lists))
+    return block_rows(blocks["doc_id"], blocks["block_index"], owners, dropped) >= 0
+
+
+def _arrow(table):
+    """A stage table as an Arrow table (a DataFrame is converted; None stays None)."""
+    if table is None or isinstance(table, pa.Table):
+        return table
+    return pa.Table.from_pandas(table, preserve_index=False)
 
 
 def survivors(
-    docs: pd.DataFrame,
-    blocks: pd.DataFrame,
-    language: pd.DataFrame | None = None,
-    exact: pd.DataFrame | None = None,
-    dedup: pd.DataFrame | None = None,
-    quality: pd.DataFrame | None = None,
+    docs: pa.Table | pd.DataFrame,
+    blocks: pa.Table | pd.DataFrame,
+    language: pa.Table | pd.DataFrame | None = None,
+    exact: pa.Table | pd.DataFrame | None = None,
+    dedup: pa.Table | pd.DataFrame | None = None,
+    quality: pa.Table | pd.DataFrame | None = None,
 ) -> Survivors:
-    """The documents and blocks that survive every stage that ran.
+    """The documents and blocks that survive every stage that ran (Arrow tables as
+    `read_survivors` reads them; a DataFrame is converted).
 
     A cleaned page (extract's outcome ``ok``) keeps the blocks classified good — by block
     de-duplication when it ran (``dedup``, which only ever demotes a block, and whose
@@ -495,8 +550,11 @@ def survivors(
     document's language is the language stage's verdict when it ran, else the page language
     extract guessed for its stop list.
     """
-    import pandas as pd
+    import pyarrow.compute as pc
 
+    docs, blocks, language, exact, dedup, quality = (
+        _arrow(table) for table in (docs, blocks, language, exact, dedup, quality)
+    )
     carried = [
         "doc_id",
         "record_index",
@@ -506,52 +564,66 @@ def survivors(
         *PROVENANCE_COLUMNS,
         *METADATA_COLUMNS,
     ]
-    documents = docs.loc[cleaned_page_mask(docs), [c for c in carried if c in docs]]
-    documents = documents.rename(
-        columns={"page_language": "language", "page_language_probability": "language_score"}
-    )
+    documents = docs.filter(pc.equal(docs["outcome"], CLEANED))
+    documents = documents.select([c for c in carried if c in docs.column_names])
+    renamed = {"page_language": "language", "page_language_probability": "language_score"}
+    documents = documents.rename_columns([renamed.get(c, c) for c in documents.column_names])
     good = blocks
     if dedup is not None:
         # a block partly kept (sentence and span modes) carries its removed token ranges
-        verdict = dedup[
-            [c for c in ("doc_id", "block_index", "final_class", *REMOVED_PARTS) if c in dedup]
-        ]
-        good = good.drop(columns="final_class").merge(verdict, on=["doc_id", "block_index"])
-    good = good.loc[kept_block_mask(good)]
+        verdict = [c for c in ("final_class", *REMOVED_PARTS) if c in dedup.column_names]
+        row = block_rows(good["doc_id"], good["block_index"], dedup["doc_id"], dedup["block_index"])
+        good = good.drop_columns(["final_class"]).filter(pa.array(row >= 0))
+        for name in verdict:
+            good = good.append_column(name, dedup[name].take(row[row >= 0]))
+    good = good.filter(pc.equal(good["final_class"], GOOD))
     if language is not None:
-        kept = language.loc[language["kept"]]
-        verdict = kept[[c for c in ("doc_id", "language", "probability") if c in kept]]
-        documents = documents.drop(columns=["language", "language_score"], errors="ignore").merge(
-            verdict.rename(columns={"probability": "language_score"}), on="doc_id"
-        )
-        good = good.loc[ids_in(good["doc_id"], kept["doc_id"])]
-        good = good.loc[~dropped_block_mask(good, kept)]
+        kept = language.filter(language["kept"])
+        row = id_rows(documents["doc_id"], kept["doc_id"])
+        documents = documents.drop_columns(
+            [c for c in ("language", "language_score") if c in documents.column_names]
+        ).filter(pa.array(row >= 0))
+        row = row[row >= 0]
+        documents = documents.append_column("language", kept["language"].take(row))
+        if "probability" in kept.column_names:
+            documents = documents.append_column("language_score", kept["probability"].take(row))
+        good = good.filter(pa.array(ids_in(good["doc_id"], kept["doc_id"])))
+        good = good.filter(pa.array(~dropped_block_mask(good, kept)))
     if exact is not None:
-        documents = documents.loc[ids_in(documents["doc_id"], exact.loc[exact["kept"], "doc_id"])]
+        copies = exact.filter(exact["kept"])["doc_id"]
+        documents = documents.filter(pa.array(ids_in(documents["doc_id"], copies)))
     if quality is not None:
-        documents = documents.loc[
-            ~ids_in(documents["doc_id"], quality.loc[~quality["kept"], "doc_id"])
-        ]
-    documents = documents.loc[ids_in(documents["doc_id"], good["doc_id"])]
-    documents = documents.sort_values("record_index", kind="stable").reset_index(drop=True)
-    rank = pd.Series(np.arange(len(documents)), index=documents["doc_id"])
-    good = good.loc[ids_in(good["doc_id"], documents["doc_id"])]
-    order = np.lexsort((good["block_index"].to_numpy(), good["doc_id"].map(rank).to_numpy()))
-    return Survivors(documents, good.iloc[order].reset_index(drop=True))
+        failed = quality.filter(pc.invert(quality["kept"]))["doc_id"]
+        documents = documents.filter(pa.array(~ids_in(documents["doc_id"], failed)))
+    documents = documents.filter(pa.array(ids_in(documents["doc_id"], good["doc_id"])))
+    documents = documents.take(np.argsort(_numbers(documents["record_index"]), kind="stable"))
+    rank = id_rows(good["doc_id"], documents["doc_id"])
+    good = good.filter(pa.array(rank >= 0))
+    order = np.lexsort((_numbers(good["block_index"]), rank[rank >= 0]))
+    return Survivors(documents.combine_chunks(), good.take(order).combine_chunks())
+
+
+def _read(
+    path: Path | str, columns: list[str], optional: Sequence[str] = (), good_only: bool = False
+) -> pa.Table:
+    """`read_table`'s columns and filter, as an Arrow table."""
+    present = set(pq.read_schema(path).names)
+    columns = [*columns, *(name for name in optional if name in present)]
+    return pq.read_table(path, columns=columns, filters=_filters(good_only))
 
 
 def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text",)) -> Survivors:
     """`survivors` of one shard's files, reading only what the join and ``block_columns`` need."""
-    docs = read_table(
+    docs = _read(
         tables.docs,
         ["doc_id", "record_index", "uri", "outcome", "page_language"],
         optional=["page_language_probability", *PROVENANCE_COLUMNS, *METADATA_COLUMNS],
     )
-    blocks = read_table(
+    blocks = _read(
         tables.blocks, ["doc_id", "block_index", "final_class", *block_columns], good_only=True
     )
     language = (
-        read_table(
+        _read(
             tables.language,
             ["doc_id", "language", "kept", "dropped_blocks"],
             optional=["probability"],
@@ -559,9 +631,9 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
         if tables.language
         else None
     )
-    exact = read_table(tables.exact, ["doc_id", "kept"]) if tables.exact else None
+    exact = _read(tables.exact, ["doc_id", "kept"]) if tables.exact else None
     dedup = (
-        read_table(
+        _read(
             tables.dedup,
             ["doc_id", "block_index", "final_class"],
             optional=REMOVED_PARTS if "text" in block_columns else (),
@@ -569,15 +641,17 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
         if tables.dedup
         else None
     )
-    quality = read_table(tables.quality, ["doc_id", "kept"]) if tables.quality else None
+    quality = _read(tables.quality, ["doc_id", "kept"]) if tables.quality else None
     return survivors(docs, blocks, language, exact, dedup, quality)
 
 
-def good_after_dedup(blocks: pd.DataFrame, dedup: pd.DataFrame | None) -> np.ndarray:
+def good_after_dedup(blocks, dedup) -> np.ndarray:
     """Per row of ``blocks`` (doc_id, block_index): is it still good after block
     de-duplication (all are, when it did not run)."""
     if dedup is None:
         return np.ones(len(blocks), dtype=bool)
     good = dedup.loc[kept_block_mask(dedup), ["doc_id", "block_index"]]
-    keys = block_keys(blocks["doc_id"], blocks["block_index"])
-    return np.asarray(keys.isin(block_keys(good["doc_id"], good["block_index"])), dtype=bool)
+    return (
+        block_rows(blocks["doc_id"], blocks["block_index"], good["doc_id"], good["block_index"])
+        >= 0
+    )

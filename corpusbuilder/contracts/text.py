@@ -10,8 +10,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pyarrow as pa
 
-from corpusbuilder.contracts.tables import kept_block_mask
+from corpusbuilder.contracts.tables import document_codes, kept_block_mask
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,23 +24,32 @@ def good_blocks(blocks: pd.DataFrame) -> pd.DataFrame:
     return good.sort_values(["doc_id", "block_index"], kind="stable").reset_index(drop=True)
 
 
-def document_texts(good: pd.DataFrame) -> pd.Series:
-    """doc_id -> clean text: the document's good blocks in page order, joined by newlines; the
-    documents in the order of their first blocks (a ``groupby(sort=False)``'s, which took twice
-    as long: a Series a document). The texts stay Python strings (object dtype): pandas' own
-    string dtype would copy them all into Arrow, 0.38 of exact_hashes' 1.0 CPU-s on a
-    4,500-page shard, for callers that only iterate them."""
-    import pandas as pd
-
-    codes, ids = pd.factorize(good["doc_id"])
-    # a document's blocks together, in their order; a null doc_id is no document's
+def joined_texts(doc_ids, texts) -> tuple[list[str], list[str]]:
+    """(document ids, clean texts) of blocks given as two columns (Arrow, pandas or numpy) in
+    page order: each document's block ``texts`` joined by newlines, the documents in the order of
+    their first blocks (a ``groupby(sort=False)``'s, which took twice as long: a Series a
+    document). A null doc_id is no document's."""
+    codes, ids = document_codes(doc_ids)
+    # a document's blocks together, in their order
     order = np.argsort(codes, kind="stable")[np.count_nonzero(codes < 0) :]
-    texts = good["text"].to_numpy(object)[order]
+    if isinstance(texts, (pa.Array, pa.ChunkedArray)):
+        texts = texts.to_numpy(zero_copy_only=False)
+    texts = np.asarray(texts, dtype=object)[order]
     ends = np.cumsum(np.bincount(codes[order], minlength=len(ids)))
     starts = np.r_[0, ends[:-1]]
+    return ids, ["\n".join(texts[a:b]) for a, b in zip(starts.tolist(), ends.tolist())]
+
+
+def document_texts(good: pd.DataFrame) -> pd.Series:
+    """doc_id -> clean text (`joined_texts` of the good blocks' doc_id and text). The texts stay
+    Python strings (object dtype): pandas' own string dtype would copy them all into Arrow, 0.38
+    of exact_hashes' 1.0 CPU-s on a 4,500-page shard, for callers that only iterate them."""
+    import pandas as pd
+
+    ids, texts = joined_texts(good["doc_id"], good["text"])
     return pd.Series(
-        ["\n".join(texts[a:b]) for a, b in zip(starts.tolist(), ends.tolist())],
-        index=pd.Index(ids, name="doc_id"),
+        texts,
+        index=pd.Index(ids, name="doc_id", dtype=good["doc_id"].dtype),
         name="text",
         dtype=object if len(ids) else good["text"].dtype,  # as a groupby's of no group
     )

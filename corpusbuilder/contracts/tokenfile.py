@@ -20,7 +20,7 @@ import numpy as np
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import atomic_path, npy_header
 from corpusbuilder.common.versions import writer_json
-from corpusbuilder.contracts.tables import block_keys, good_after_dedup, kept_block_mask
+from corpusbuilder.contracts.tables import block_rows, good_after_dedup, kept_block_mask
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -268,8 +268,8 @@ def kept_tokens(
     if dedup is None or "removed_starts" not in dedup:
         return keep
     partly = dedup.loc[dedup["removed_starts"].notna() & kept_block_mask(dedup)]
-    row = block_keys(blocks["doc_id"], blocks["block_index"]).get_indexer(
-        block_keys(partly["doc_id"], partly["block_index"])
+    row = block_rows(
+        partly["doc_id"], partly["block_index"], blocks["doc_id"], blocks["block_index"]
     )
     partly, row = partly[row >= 0], row[row >= 0]  # rows of other shards' blocks say nothing here
     if len(partly):

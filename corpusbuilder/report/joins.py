@@ -109,8 +109,8 @@ def shard_languages(shard: ShardTables) -> tuple[dict[str, list[int]], dict]:
     counts["identified"].update(judged["language"])
     counts["kept_by_filter"].update(judged.loc[judged["language_kept"].astype(bool), "language"])
     corpus = read_survivors(ran, ("n_words",))
-    per_doc = corpus.blocks.groupby("doc_id", sort=False)["n_words"].sum()
-    codes = corpus.documents.set_index("doc_id")["language"].fillna("unidentified")
+    per_doc = corpus.blocks.to_pandas().groupby("doc_id", sort=False)["n_words"].sum()
+    codes = corpus.documents.to_pandas().set_index("doc_id")["language"].fillna("unidentified")
     counts["in_corpus"].update(codes)
     for doc_id, n in per_doc.items():
         counts["words"][codes[doc_id]] += int(n)
