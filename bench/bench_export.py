@@ -44,7 +44,7 @@ from run_all import machine_info  # noqa: E402
 from corpusbuilder import export  # noqa: E402
 from corpusbuilder.config import load_config  # noqa: E402
 from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents  # noqa: E402
-from corpusbuilder.contracts.tables import ShardTables, read_survivors, read_table  # noqa: E402
+from corpusbuilder.contracts.tables import ShardTables, read_columns, read_survivors  # noqa: E402
 from corpusbuilder.contracts.tokenfile import read_tokens, write_token_stream  # noqa: E402
 from corpusbuilder.extraction.extract import ExtractParams, extract_shard  # noqa: E402
 from corpusbuilder.tokenise import TokeniseParams, tokenise_shard  # noqa: E402
@@ -99,7 +99,7 @@ def run_tokenise(tables: ShardTables, out: Path) -> None:
 
 def run_export(tables: ShardTables, out: Path, from_token_file: bool = True) -> None:
     kept = read_survivors(tables, EXPORT_COLUMNS)
-    documents = kept_documents(kept, read_table(str(tables.quality)))
+    documents = kept_documents(kept, read_columns(str(tables.quality)))
     jsonl, prevert, vert = (out / f"corpus.{name}.gz" for name in FORMATS)
     if not from_token_file:  # called as before the token file was read: an earlier commit's
         export.write_corpus(documents, jsonl, prevert, vert)

@@ -38,14 +38,17 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pyarrow as pa
 
 from corpusbuilder.contracts.reportfiles import read_funnel_counts, write_funnel_counts
 from corpusbuilder.contracts.tables import (
     ShardTables,
     Survivors,
+    arrow_table,
     cleaned_page_mask,
+    ids_in,
+    read_columns,
     read_survivors,
-    read_table,
 )
 
 BLOCK_STAGE = "block_dedup_kept"
@@ -79,59 +82,77 @@ class FunnelCounts:
 
 
 def funnel_counts(
-    docs: pd.DataFrame,
-    blocks: pd.DataFrame,
-    language: pd.DataFrame,
-    exact: pd.DataFrame,
+    docs: pa.Table | pd.DataFrame,
+    blocks: pa.Table | pd.DataFrame,
+    language: pa.Table | pd.DataFrame,
+    exact: pa.Table | pd.DataFrame,
     deduplicated: Survivors,
-    quality: pd.DataFrame | None = None,
+    quality: pa.Table | pd.DataFrame | None = None,
 ) -> FunnelCounts:
     """Count one shard from its extract docs and blocks, language table, exact decisions, what
     survives block de-duplication (`tables.survivors` without the quality filter; its blocks
     with ``n_words``) and the quality filter's verdicts (doc_id, dropped_by; none dropped
-    without it)."""
-    import pandas as pd
+    without it). Arrow tables (a DataFrame is converted): the export job that counts its shard
+    runs without pandas."""
+    import pyarrow.compute as pc
 
+    docs, blocks, language, exact, quality = map(
+        arrow_table, (docs, blocks, language, exact, quality)
+    )
     ok = cleaned_page_mask(docs)
-    html_words = int(blocks.loc[blocks["doc_id"].isin(docs.loc[ok, "doc_id"]), "n_words"].sum())
-    with_text = ok & (docs["n_good_blocks"] > 0)
+    with_text = ok & (_integers(docs["n_good_blocks"]) > 0)
+    language_kept, exact_kept = _integers(language["kept"]) > 0, _integers(exact["kept"]) > 0
+    html_words = _integers(blocks["n_words"])[ids_in(blocks["doc_id"], docs["doc_id"].filter(ok))]
     documents = {
         "records": len(docs),
         "html_documents": int(ok.sum()),
         "good_text": int(with_text.sum()),
-        "language_kept": int(language["kept"].sum()),
-        "exact_dedup_kept": int(exact["kept"].sum()),
+        "language_kept": int(language_kept.sum()),
+        "exact_dedup_kept": int(exact_kept.sum()),
     }
-    kept = exact.loc[exact["kept"]]
-    left = deduplicated.documents["doc_id"].to_pandas()
+    left = deduplicated.documents["doc_id"]
     documents[BLOCK_STAGE] = len(left)
-    dropped = (
-        quality.loc[quality["dropped_by"].notna() & quality["doc_id"].isin(left)]
-        if quality is not None
-        else pd.DataFrame({"doc_id": [], "dropped_by": []})
-    )
-    blocks_left = deduplicated.blocks.to_pandas()
-    lost_to_quality = blocks_left["doc_id"].isin(dropped["doc_id"])
+    dropped: list[str] = []
+    if quality is not None:
+        judged = quality.filter(
+            pa.array(
+                np.asarray(pc.is_valid(quality["dropped_by"])) & ids_in(quality["doc_id"], left)
+            )
+        )
+        dropped = judged["dropped_by"].to_pylist()
+        lost_to_quality = ids_in(deduplicated.blocks["doc_id"], judged["doc_id"])
+    else:
+        lost_to_quality = np.zeros(len(deduplicated.blocks), bool)
+    words_left = _integers(deduplicated.blocks["n_words"])
     documents["quality_kept"] = documents[BLOCK_STAGE] - len(dropped)
     words = {
-        "records": html_words,
-        "html_documents": html_words,
-        "good_text": int(docs.loc[with_text, "n_good_words"].sum()),
-        "language_kept": int(language.loc[language["kept"], "n_words"].sum()),
-        "exact_dedup_kept": int(kept["n_words"].sum()),
-        BLOCK_STAGE: int(blocks_left["n_words"].sum()),
-        "quality_kept": int(blocks_left.loc[~lost_to_quality, "n_words"].sum()),
+        "records": int(html_words.sum()),
+        "html_documents": int(html_words.sum()),
+        "good_text": int(_integers(docs["n_good_words"])[with_text].sum()),
+        "language_kept": int(_integers(language["n_words"])[language_kept].sum()),
+        "exact_dedup_kept": int(_integers(exact["n_words"])[exact_kept].sum()),
+        BLOCK_STAGE: int(words_left.sum()),
+        "quality_kept": int(words_left[~lost_to_quality].sum()),
     }
     lost: Counter = Counter()
-    for reason, count in docs.loc[~ok, "reason"].str.split(":", n=1).str[0].value_counts().items():
-        lost["html_documents", reason] += int(count)
-    for reason, count in language.loc[~language["kept"], "reason"].value_counts().items():
-        lost["good_text" if reason == "no-text" else "language_kept", reason] += int(count)
-    lost["exact_dedup_kept", "duplicate"] += int((~exact["kept"]).sum())
+    for reason in docs["reason"].filter(pa.array(~ok)).to_pylist():
+        if reason is not None:  # extract's reason less its detail after ":"
+            lost["html_documents", reason.split(":", 1)[0]] += 1
+    for reason in language["reason"].filter(pa.array(~language_kept)).to_pylist():
+        if reason is not None:
+            lost["good_text" if reason == "no-text" else "language_kept", reason] += 1
+    lost["exact_dedup_kept", "duplicate"] += int((~exact_kept).sum())
     lost[BLOCK_STAGE, "duplicate"] += documents["exact_dedup_kept"] - documents[BLOCK_STAGE]
-    for rule, count in dropped["dropped_by"].value_counts().items():
-        lost["quality_kept", rule] += int(count)
+    for rule in dropped:
+        lost["quality_kept", rule] += 1
     return FunnelCounts(Counter(documents), Counter(words), +lost)
+
+
+def _integers(column) -> np.ndarray:
+    """An integer or boolean Arrow column as int64, a null as 0 (as pandas' sums skip it)."""
+    import pyarrow.compute as pc
+
+    return np.asarray(pc.fill_null(column, 0) if column.null_count else column).astype(np.int64)
 
 
 def count_shard(tables: ShardTables) -> FunnelCounts:
@@ -139,12 +160,12 @@ def count_shard(tables: ShardTables) -> FunnelCounts:
     if tables.language is None or tables.exact is None:
         raise ValueError(f"shard {tables.name}: the funnel reads its language and exact tables too")
     return funnel_counts(
-        read_table(tables.docs, ["doc_id", "outcome", "reason", "n_good_blocks", "n_good_words"]),
-        read_table(tables.blocks, ["doc_id", "n_words"]),
-        read_table(tables.language, ["kept", "reason", "n_words"]),
-        read_table(tables.exact, ["doc_id", "kept", "n_words"]),
+        read_columns(tables.docs, ["doc_id", "outcome", "reason", "n_good_blocks", "n_good_words"]),
+        read_columns(tables.blocks, ["doc_id", "n_words"]),
+        read_columns(tables.language, ["kept", "reason", "n_words"]),
+        read_columns(tables.exact, ["doc_id", "kept", "n_words"]),
         read_survivors(replace(tables, quality=None), ("n_words",)),
-        read_table(tables.quality, ["doc_id", "dropped_by"]) if tables.quality else None,
+        read_columns(tables.quality, ["doc_id", "dropped_by"]) if tables.quality else None,
     )
 
 

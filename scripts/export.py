@@ -4,19 +4,21 @@ corpus/{shard}.jsonl.gz, .prevert.gz and .vert.gz; then the shard's part of the 
 
 import logging
 
+from corpusbuilder.common.lazy_pandas import without_pandas
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
-from corpusbuilder.contracts.tables import ShardTables, read_survivors, read_table
+from corpusbuilder.contracts.tables import ShardTables, read_columns, read_survivors
 from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.export import TOKEN_FIELDS, vertical_paragraphs, write_corpus
 from corpusbuilder.funnel import count_shard, write_counts
 
 setup_logging(snakemake.log[0])
+without_pandas("export")
 shard = snakemake.wildcards.shard
 tables = ShardTables.from_inputs(snakemake.input, shard)
 kept = read_survivors(tables, EXPORT_COLUMNS)
 count = write_corpus(
-    kept_documents(kept, read_table(tables.quality)),
+    kept_documents(kept, read_columns(tables.quality)),
     snakemake.output.jsonl,
     snakemake.output.prevert,
     snakemake.output.vert,

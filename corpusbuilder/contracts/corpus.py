@@ -13,7 +13,6 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -27,9 +26,6 @@ from corpusbuilder.contracts.tables import (
     Survivors,
 )
 from corpusbuilder.contracts.text import one_line, page_text
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 # the block columns an exported document carries
 EXPORT_COLUMNS = ("text", "heading")
@@ -94,19 +90,23 @@ def block_texts(blocks: pa.Table) -> list[str]:
     ]
 
 
-def quality_attributes(quality: pd.DataFrame) -> dict[str, tuple[dict[str, float], list[str]]]:
+def quality_attributes(quality: pa.Table) -> dict[str, tuple[dict[str, float], list[str]]]:
     """doc_id -> (its signals, the rules it fails) of a quality table, as the JSONL carries
     them: counts as integers, ratios to 4 decimals."""
-    signals = quality[list(QUALITY_SIGNALS)].astype(float).round(4).to_dict("records")
+    signals = {
+        name: np.round(np.asarray(quality[name], dtype=float), 4).tolist()
+        for name in QUALITY_SIGNALS
+    }
+    rows = [dict(zip(signals, values)) for values in zip(*signals.values())]
     return {
-        doc_id: ({k: int(v) if k in QUALITY_COUNTS else v for k, v in values.items()}, list(fails))
-        for doc_id, values, fails in zip(quality["doc_id"], signals, quality["fails"])
+        doc_id: ({k: int(v) if k in QUALITY_COUNTS else v for k, v in values.items()}, fails)
+        for doc_id, values, fails in zip(
+            quality["doc_id"].to_pylist(), rows, quality["fails"].to_pylist()
+        )
     }
 
 
-def kept_documents(
-    kept: Survivors, quality: pd.DataFrame | None = None
-) -> Iterator[ExportDocument]:
+def kept_documents(kept: Survivors, quality: pa.Table | None = None) -> Iterator[ExportDocument]:
     """The surviving documents (`tables.survivors`) with their blocks, in crawl order, and
     their quality attributes when the quality table is given."""
     # the blocks' columns as lists, cut per document (a table per document costs 10x more)

@@ -221,8 +221,12 @@ def is_cleaned_page(outcome: str) -> bool:
     return outcome == CLEANED
 
 
-def cleaned_page_mask(docs: pd.DataFrame) -> pd.Series:
-    """`is_cleaned_page` of each docs row."""
+def cleaned_page_mask(docs: pd.DataFrame | pa.Table):
+    """`is_cleaned_page` of each docs row (a Series of a DataFrame, an array of an Arrow table)."""
+    if isinstance(docs, pa.Table):
+        import pyarrow.compute as pc
+
+        return np.asarray(pc.equal(docs["outcome"], CLEANED).fill_null(False))
     return docs["outcome"] == CLEANED
 
 
@@ -522,7 +526,7 @@ def dropped_block_mask(blocks, language) -> np.ndarray:
     return block_rows(blocks["doc_id"], blocks["block_index"], owners, dropped) >= 0
 
 
-def _arrow(table):
+def arrow_table(table):
     """A stage table as an Arrow table (a DataFrame is converted; None stays None)."""
     if table is None or isinstance(table, pa.Table):
         return table
@@ -553,7 +557,7 @@ def survivors(
     import pyarrow.compute as pc
 
     docs, blocks, language, exact, dedup, quality = (
-        _arrow(table) for table in (docs, blocks, language, exact, dedup, quality)
+        arrow_table(table) for table in (docs, blocks, language, exact, dedup, quality)
     )
     carried = [
         "doc_id",
@@ -564,7 +568,7 @@ def survivors(
         *PROVENANCE_COLUMNS,
         *METADATA_COLUMNS,
     ]
-    documents = docs.filter(pc.equal(docs["outcome"], CLEANED))
+    documents = docs.filter(pa.array(cleaned_page_mask(docs)))
     documents = documents.select([c for c in carried if c in docs.column_names])
     renamed = {"page_language": "language", "page_language_probability": "language_score"}
     documents = documents.rename_columns([renamed.get(c, c) for c in documents.column_names])
@@ -603,27 +607,33 @@ def survivors(
     return Survivors(documents.combine_chunks(), good.take(order).combine_chunks())
 
 
-def _read(
-    path: Path | str, columns: list[str], optional: Sequence[str] = (), good_only: bool = False
+@names_the_file
+def read_columns(
+    path: Path | str,
+    columns: list[str] | None = None,
+    optional: Sequence[str] = (),
+    good_only: bool = False,
 ) -> pa.Table:
-    """`read_table`'s columns and filter, as an Arrow table."""
-    present = set(pq.read_schema(path).names)
-    columns = [*columns, *(name for name in optional if name in present)]
+    """`read_table`'s ``columns`` (all unless named; ``optional`` ones where the file has them)
+    and filter, as an Arrow table: a job that reads its tables so needs no pandas."""
+    if optional:
+        present = set(pq.read_schema(path).names)
+        columns = [*(columns or []), *(name for name in optional if name in present)]
     return pq.read_table(path, columns=columns, filters=_filters(good_only))
 
 
 def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text",)) -> Survivors:
     """`survivors` of one shard's files, reading only what the join and ``block_columns`` need."""
-    docs = _read(
+    docs = read_columns(
         tables.docs,
         ["doc_id", "record_index", "uri", "outcome", "page_language"],
         optional=["page_language_probability", *PROVENANCE_COLUMNS, *METADATA_COLUMNS],
     )
-    blocks = _read(
+    blocks = read_columns(
         tables.blocks, ["doc_id", "block_index", "final_class", *block_columns], good_only=True
     )
     language = (
-        _read(
+        read_columns(
             tables.language,
             ["doc_id", "language", "kept", "dropped_blocks"],
             optional=["probability"],
@@ -631,9 +641,9 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
         if tables.language
         else None
     )
-    exact = _read(tables.exact, ["doc_id", "kept"]) if tables.exact else None
+    exact = read_columns(tables.exact, ["doc_id", "kept"]) if tables.exact else None
     dedup = (
-        _read(
+        read_columns(
             tables.dedup,
             ["doc_id", "block_index", "final_class"],
             optional=REMOVED_PARTS if "text" in block_columns else (),
@@ -641,7 +651,7 @@ def read_survivors(tables: ShardTables, block_columns: tuple[str, ...] = ("text"
         if tables.dedup
         else None
     )
-    quality = _read(tables.quality, ["doc_id", "kept"]) if tables.quality else None
+    quality = read_columns(tables.quality, ["doc_id", "kept"]) if tables.quality else None
     return survivors(docs, blocks, language, exact, dedup, quality)
 
 
