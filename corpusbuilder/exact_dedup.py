@@ -37,13 +37,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from corpusbuilder.common.arrays import factorize
 from corpusbuilder.common.sizing import AUTO, GIB
 from corpusbuilder.config import dataclass_values
 from corpusbuilder.contracts.tables import (
     HASHES_SCHEMA,
     PARTITION_DECISIONS_SCHEMA,
     Survivors,
-    document_codes,
     id_rows,
     read_hash_partition,
     read_hashed_documents,
@@ -114,7 +114,7 @@ def exact_hashes(kept: Survivors, shard_rank: int, params: ExactDedupParams) -> 
     blocks = kept.blocks
     doc_ids, texts = joined_texts(blocks["doc_id"], blocks["text"])
     # the survivors' blocks are grouped by document, so a document's number is its rank in order
-    codes, _ = document_codes(blocks["doc_id"])
+    codes, _ = factorize(blocks["doc_id"])
     n_words = np.bincount(codes, weights=np.asarray(blocks["n_words"]), minlength=len(doc_ids))
     n_words = np.rint(n_words).astype(np.int64)  # sums of integers, exact in a float64
     record_index = np.asarray(kept.documents["record_index"], np.int64)

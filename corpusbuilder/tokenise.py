@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from corpusbuilder.common import stoplists
+from corpusbuilder.common.arrays import factorize
 from corpusbuilder.common.scripts import NO_SPACE_CHAR
 from corpusbuilder.common.scripts import char_class as _char_class
 from corpusbuilder.config import dataclass_values
@@ -385,15 +386,6 @@ def _large_strings(texts: Iterable[str]) -> pa.Array:
     )
     strings = strings.cast(pa.large_string())  # before combining: the offsets may pass 2**31
     return strings.combine_chunks() if isinstance(strings, pa.ChunkedArray) else strings
-
-
-def factorize(strings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(each string's code, the distinct strings as objects), numbered in order of first
-    appearance as pandas' ``factorize`` numbers them, in Arrow (a tokenise job needs no pandas)."""
-    import pyarrow as pa
-
-    encoded = pa.array(strings, pa.large_string()).dictionary_encode()
-    return np.asarray(encoded.indices), encoded.dictionary.to_numpy(zero_copy_only=False)
 
 
 def chunk_openers(lengths: np.ndarray, tokens: int) -> np.ndarray:

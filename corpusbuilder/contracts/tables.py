@@ -476,16 +476,6 @@ def id_rows(ids, of_ids) -> np.ndarray:
     return np.asarray(rows.fill_null(-1), dtype=np.int64)
 
 
-def document_codes(doc_ids) -> tuple[np.ndarray, list[str]]:
-    """Each row's document number, in order of first appearance (-1 for a null id), and the
-    distinct ids: pandas' ``factorize``, in Arrow."""
-    encoded = _strings(doc_ids)
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
-    encoded = encoded.dictionary_encode()
-    return np.asarray(encoded.indices.fill_null(-1), np.int64), encoded.dictionary.to_pylist()
-
-
 def block_rows(doc_ids, block_indexes, of_doc_ids, of_block_indexes) -> np.ndarray:
     """Per (doc_id, block_index) pair: the row of the pairs ``of_doc_ids``/``of_block_indexes``
     (distinct) that holds it, -1 where none does. A pair is one int64 (the document's number

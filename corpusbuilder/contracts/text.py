@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from corpusbuilder.contracts.tables import document_codes, kept_block_mask
+from corpusbuilder.common.arrays import factorize
+from corpusbuilder.contracts.tables import kept_block_mask
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -24,12 +25,12 @@ def good_blocks(blocks: pd.DataFrame) -> pd.DataFrame:
     return good.sort_values(["doc_id", "block_index"], kind="stable").reset_index(drop=True)
 
 
-def joined_texts(doc_ids, texts) -> tuple[list[str], list[str]]:
+def joined_texts(doc_ids, texts) -> tuple[np.ndarray, list[str]]:
     """(document ids, clean texts) of blocks given as two columns (Arrow, pandas or numpy) in
     page order: each document's block ``texts`` joined by newlines, the documents in the order of
     their first blocks (a ``groupby(sort=False)``'s, which took twice as long: a Series a
     document). A null doc_id is no document's."""
-    codes, ids = document_codes(doc_ids)
+    codes, ids = factorize(doc_ids)
     # a document's blocks together, in their order
     order = np.argsort(codes, kind="stable")[np.count_nonzero(codes < 0) :]
     if isinstance(texts, (pa.Array, pa.ChunkedArray)):

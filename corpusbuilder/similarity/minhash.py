@@ -204,10 +204,10 @@ def _batches(texts: Iterable[str]) -> Iterator[list[str]]:
 def _batch_word_hashes(texts: list[str], known: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
     """The hashes of the texts' words (`normalised_words`), concatenated, and each text's count
     of them. ``known`` (word → hash) is filled as it goes."""
-    import pandas as pd
+    from corpusbuilder.common.arrays import factorize
 
     words = _WORD.findall(f"\n{_BETWEEN}\n".join([t.lower() for t in texts]))
-    codes, distinct = pd.factorize(np.array(words, dtype=object))
+    codes, distinct = factorize(np.array(words, dtype=object))
     new = set(distinct).difference(known)
     known.update(zip(new, map(_word_hash, new)))
     hashes = np.fromiter(map(known.get, distinct), dtype=np.uint64, count=len(distinct))
