@@ -52,7 +52,8 @@ import pandas as pd
 from corpusbuilder import tokenise
 from corpusbuilder.common.stoplists import load_stoplist
 from corpusbuilder.contracts.ngramfiles import read_duplicate_ngrams
-from corpusbuilder.contracts.tables import ShardTables, read_survivors
+from corpusbuilder.contracts.survivors import read_survivors
+from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.contracts.tokenfile import (
     TokenStream,
     kept_tokens,

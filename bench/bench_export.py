@@ -44,7 +44,8 @@ from run_all import machine_info  # noqa: E402
 from corpusbuilder import export  # noqa: E402
 from corpusbuilder.config import load_config  # noqa: E402
 from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents  # noqa: E402
-from corpusbuilder.contracts.tables import ShardTables, read_columns, read_survivors  # noqa: E402
+from corpusbuilder.contracts.survivors import read_survivors  # noqa: E402
+from corpusbuilder.contracts.tables import ShardTables, read_columns  # noqa: E402
 from corpusbuilder.contracts.tokenfile import read_tokens, write_token_stream  # noqa: E402
 from corpusbuilder.extraction.extract import ExtractParams, extract_shard  # noqa: E402
 from corpusbuilder.tokenise import TokeniseParams, tokenise_shard  # noqa: E402

@@ -25,7 +25,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
-from corpusbuilder.contracts.tables import ShardTables, read_survivors
+from corpusbuilder.contracts.survivors import read_survivors
+from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.extraction.extract import ExtractParams, extract_shard
 from corpusbuilder.quality import QualityParams, quality_table
 

@@ -11,7 +11,7 @@ partition of every shard or every partition of one shard (a linear plan: N + P +
 file edges for N shards and P = `ExactDedupParams.partitions`):
 
 - map (`exact_hashes`, per shard): MD5 of each document the language stage kept, over its
-  clean text (`tables.survivors`: good blocks, less blocks dropped by block-level language
+  clean text (`survivors.survivors`: good blocks, less blocks dropped by block-level language
   filtering, joined by "\\n"), normalised per `ExactDedupParams`; written sorted by
   (md5, record_index) — `tables.HASHES_SCHEMA` — as one row group per hash partition: P ranges of
   equal width of the hash's first 32 bits (`md5_partitions`), so partitions in order are hashes in
@@ -40,11 +40,10 @@ import pyarrow as pa
 from corpusbuilder.common.arrays import factorize
 from corpusbuilder.common.sizing import AUTO, GIB
 from corpusbuilder.config import dataclass_values
+from corpusbuilder.contracts.survivors import Survivors, id_rows
 from corpusbuilder.contracts.tables import (
     HASHES_SCHEMA,
     PARTITION_DECISIONS_SCHEMA,
-    Survivors,
-    id_rows,
     read_hash_partition,
     read_hashed_documents,
     read_shard_decisions,
@@ -109,7 +108,7 @@ HASHED_COLUMNS = ("text", "n_words")
 
 
 def exact_hashes(kept: Survivors, shard_rank: int, params: ExactDedupParams) -> pa.Table:
-    """MD5 of the clean text of each document the language stage kept (`tables.survivors`
+    """MD5 of the clean text of each document the language stage kept (`survivors.survivors`
     before exact de-duplication), sorted by hash."""
     blocks = kept.blocks
     doc_ids, texts = joined_texts(blocks["doc_id"], blocks["text"])

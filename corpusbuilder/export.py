@@ -41,12 +41,13 @@ import numpy as np
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.scripts import char_class
 from corpusbuilder.contracts.corpus import ExportDocument, to_json_line
-from corpusbuilder.contracts.tables import REMOVED_PARTS, block_rows
+from corpusbuilder.contracts.survivors import block_rows
+from corpusbuilder.contracts.tables import REMOVED_PARTS
 from corpusbuilder.contracts.tokenfile import TokenStream, token_types
 from corpusbuilder.tokenise import tokenise
 
 if TYPE_CHECKING:
-    from corpusbuilder.contracts.tables import Survivors
+    from corpusbuilder.contracts.survivors import Survivors
 
 # Deflate level of the three files. On the dev crawl's corpus (66 MB; bench/bench_export.py,
 # docs/measurements.md) level 4 deflates in 0.41x the CPU of level 6 into 4 % more bytes, and
@@ -162,7 +163,7 @@ TOKEN_FIELDS = (
 
 
 def vertical_paragraphs(kept: Survivors, tokens: TokenStream) -> dict[str, list[str]]:
-    """Per surviving document (`tables.survivors`), per block in page order: its tokens from the
+    """Per surviving document (`survivors.survivors`), per block in page order: its tokens from the
     shard's token file (`tokenise.tokenise_shard`, which tokenised these blocks and more), as
     `token_lines` gives them, without its parts de-duplication removed. Each token type is
     escaped once, not each token."""

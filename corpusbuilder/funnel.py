@@ -41,15 +41,8 @@ import numpy as np
 import pyarrow as pa
 
 from corpusbuilder.contracts.reportfiles import read_funnel_counts, write_funnel_counts
-from corpusbuilder.contracts.tables import (
-    ShardTables,
-    Survivors,
-    arrow_table,
-    cleaned_page_mask,
-    ids_in,
-    read_columns,
-    read_survivors,
-)
+from corpusbuilder.contracts.survivors import Survivors, arrow_table, ids_in, read_survivors
+from corpusbuilder.contracts.tables import ShardTables, cleaned_page_mask, read_columns
 
 BLOCK_STAGE = "block_dedup_kept"
 
@@ -90,7 +83,7 @@ def funnel_counts(
     quality: pa.Table | pd.DataFrame | None = None,
 ) -> FunnelCounts:
     """Count one shard from its extract docs and blocks, language table, exact decisions, what
-    survives block de-duplication (`tables.survivors` without the quality filter; its blocks
+    survives block de-duplication (`survivors.survivors` without the quality filter; its blocks
     with ``n_words``) and the quality filter's verdicts (doc_id, dropped_by; none dropped
     without it). Arrow tables (a DataFrame is converted): the export job that counts its shard
     runs without pandas."""

@@ -23,7 +23,7 @@ block is that block, so it is not identified twice). A block's language is its o
 identified with at least `threshold` probability, otherwise its document's: short or uncertain
 blocks follow their document. The good blocks in another language than the document's are
 dropped: listed, by ``block_index``, in the document's ``dropped_blocks`` (one table per shard,
-no separate blocks file), and `tables.survivors` leaves them out for every later stage.
+no separate blocks file), and `survivors.survivors` leaves them out for every later stage.
 ``share_in_language`` is the share of the document's good characters in blocks in its language.
 Measuring it costs a second identification of nearly all the text, so without `block_level` it
 is not measured: null (and ``dropped_blocks`` is empty).

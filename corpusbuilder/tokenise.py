@@ -66,7 +66,7 @@ from corpusbuilder.common.arrays import factorize
 from corpusbuilder.common.scripts import NO_SPACE_CHAR
 from corpusbuilder.common.scripts import char_class as _char_class
 from corpusbuilder.config import dataclass_values
-from corpusbuilder.contracts.tables import Survivors, id_rows
+from corpusbuilder.contracts.survivors import Survivors, id_rows
 from corpusbuilder.contracts.tokenfile import TokenStream, encode_types
 
 if TYPE_CHECKING:
@@ -459,7 +459,7 @@ def tokenise_shard(
     params: TokeniseParams,
     stoplist_for: Callable[[str | None], frozenset[str]] = stoplist_for_language,
 ) -> TokenStream:
-    """Tokens of the surviving blocks (`tables.survivors`: the documents kept by the language
+    """Tokens of the surviving blocks (`survivors.survivors`: the documents kept by the language
     filter and exact de-duplication, their good blocks less those dropped by language)."""
     import pyarrow.compute as pc
 

@@ -5,7 +5,8 @@ import logging
 
 from corpusbuilder.common.lazy_pandas import without_pandas
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.contracts.tables import ShardTables, read_survivors, write_hash_partitions
+from corpusbuilder.contracts.survivors import read_survivors
+from corpusbuilder.contracts.tables import ShardTables, write_hash_partitions
 from corpusbuilder.exact_dedup import (
     HASHED_COLUMNS,
     ExactDedupParams,

@@ -7,7 +7,8 @@ import logging
 from corpusbuilder.common.lazy_pandas import without_pandas
 from corpusbuilder.common.logs import setup_logging
 from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
-from corpusbuilder.contracts.tables import ShardTables, read_columns, read_survivors
+from corpusbuilder.contracts.survivors import read_survivors
+from corpusbuilder.contracts.tables import ShardTables, read_columns
 from corpusbuilder.contracts.tokenfile import read_tokens
 from corpusbuilder.export import TOKEN_FIELDS, vertical_paragraphs, write_corpus
 from corpusbuilder.funnel import count_shard, write_counts

@@ -3,7 +3,8 @@ work/tokens/{shard}.npz (corpusbuilder.tokenise)."""
 
 from corpusbuilder.common.lazy_pandas import without_pandas
 from corpusbuilder.common.logs import setup_logging
-from corpusbuilder.contracts.tables import ShardTables, read_survivors
+from corpusbuilder.contracts.survivors import read_survivors
+from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.contracts.tokenfile import write_token_stream
 from corpusbuilder.tokenise import TokeniseParams, tokenise_shard
 

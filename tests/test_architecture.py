@@ -304,7 +304,7 @@ def test_table_joins_are_found():
     ids=[m for m in library_modules() if unit(m) == "report"],
 )
 def test_report_modules_join_no_stage_tables(module, path):
-    """The report shows verdicts the contracts layer joined (`verdicts`, `tables.survivors`)."""
+    """The report shows verdicts the contracts layer joined (`verdicts`, `survivors.survivors`)."""
     assert not joins_tables(path.read_text()), (
         f"{module} joins tables: {joins_tables(path.read_text())}"
     )

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from corpusbuilder.contracts.corpus import block_texts, kept_documents
-from corpusbuilder.contracts.tables import survivors
+from corpusbuilder.contracts.survivors import survivors
 from corpusbuilder.contracts.tokenfile import TokenStream, read_tokens, write_token_stream
 from corpusbuilder.dedup import corpus
 from corpusbuilder.dedup.context import final_classes

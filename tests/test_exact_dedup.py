@@ -16,13 +16,13 @@ from conftest import REPO, truth_key
 
 from corpusbuilder.common.io import part_count, write_table
 from corpusbuilder.config import ConfigError
+from corpusbuilder.contracts.survivors import survivors
 from corpusbuilder.contracts.tables import (
     DECISIONS_SCHEMA,
     HASHES_SCHEMA,
     read_hash_partition,
     read_hashed_documents,
     read_manifest,
-    survivors,
     write_hash_partitions,
     write_manifest,
 )

@@ -7,7 +7,7 @@ import gzip
 import pandas as pd
 
 from corpusbuilder.contracts.corpus import kept_documents, read_corpus
-from corpusbuilder.contracts.tables import survivors
+from corpusbuilder.contracts.survivors import survivors
 from corpusbuilder.export import write_corpus
 
 

@@ -204,7 +204,8 @@ def test_text_input_tables_fit_the_extract_schemas_and_export(collection, tmp_pa
     import pyarrow as pa
 
     from corpusbuilder.contracts.corpus import kept_documents
-    from corpusbuilder.contracts.tables import BLOCKS_SCHEMA, DOCS_SCHEMA, survivors
+    from corpusbuilder.contracts.survivors import survivors
+    from corpusbuilder.contracts.tables import BLOCKS_SCHEMA, DOCS_SCHEMA
     from corpusbuilder.extraction.frequent_lines import text_collection_tables
 
     root, truths = collection

@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pyarrow as pa
 
-from corpusbuilder.contracts.tables import Survivors
+from corpusbuilder.contracts.survivors import Survivors
 from corpusbuilder.funnel import (
     STAGES,
     FunnelCounts,

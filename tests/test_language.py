@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from corpusbuilder.common.identifiers import Py3langidIdentifier, load_identifier
-from corpusbuilder.contracts.tables import LANGUAGE_SCHEMA, survivors
+from corpusbuilder.contracts.survivors import survivors
+from corpusbuilder.contracts.tables import LANGUAGE_SCHEMA
 from corpusbuilder.contracts.text import document_texts
 from corpusbuilder.language import SAMPLE_PIECES, LanguageParams, identify_documents, text_sample
 

@@ -13,7 +13,8 @@ from test_extract import ARTICLE, extract
 
 import corpusbuilder
 from corpusbuilder.contracts.corpus import kept_documents, read_corpus
-from corpusbuilder.contracts.tables import DOCS_SCHEMA, METADATA_COLUMNS, survivors
+from corpusbuilder.contracts.survivors import survivors
+from corpusbuilder.contracts.tables import DOCS_SCHEMA, METADATA_COLUMNS
 from corpusbuilder.export import write_corpus
 from corpusbuilder.extraction.metadata import MAX_CHARS, Metadata, extract_metadata, iso_date
 from corpusbuilder.extraction.segmentation import parse_html

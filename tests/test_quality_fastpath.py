@@ -13,7 +13,8 @@ import pytest
 from conftest import CRAWL, require_shared, unavailable
 
 from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
-from corpusbuilder.contracts.tables import ShardTables, read_survivors
+from corpusbuilder.contracts.survivors import read_survivors
+from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.extraction.extract import ExtractParams, extract_shard
 from corpusbuilder.quality import QualityParams, TokenTypes, signals, words
 from corpusbuilder.quality.words import ABBREVIATIONS, WordVocabulary

@@ -21,7 +21,8 @@ from corpusbuilder.contracts.reportfiles import (
     write_sample,
     write_shard_totals,
 )
-from corpusbuilder.contracts.tables import good_after_dedup, read_table
+from corpusbuilder.contracts.survivors import good_after_dedup
+from corpusbuilder.contracts.tables import read_table
 from corpusbuilder.contracts.text import document_texts
 from corpusbuilder.contracts.tokenfile import kept_tokens, read_tokens, tokenised_blocks
 from corpusbuilder.report.corpus_stats import (

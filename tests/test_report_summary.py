@@ -13,7 +13,8 @@ import pytest
 
 from corpusbuilder.contracts.files import FILES
 from corpusbuilder.contracts.reportfiles import read_page_summary, write_page_summary
-from corpusbuilder.contracts.tables import ShardTables, read_survivors, read_table
+from corpusbuilder.contracts.survivors import read_survivors
+from corpusbuilder.contracts.tables import ShardTables, read_table
 from corpusbuilder.contracts.verdicts import read_document_verdicts
 from corpusbuilder.report.joins import language_table, shard_overview, stages_that_ran
 from corpusbuilder.report.quality import (

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpusbuilder.contracts.tables import survivors
+from corpusbuilder.contracts.survivors import survivors
 from corpusbuilder.contracts.tokenfile import read_tokens, write_token_stream
 from corpusbuilder.tokenise import (
     TokeniseParams,

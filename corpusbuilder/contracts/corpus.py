@@ -18,12 +18,12 @@ import numpy as np
 import pyarrow as pa
 
 from corpusbuilder.common.faults import not_utf8_line
+from corpusbuilder.contracts.survivors import Survivors
 from corpusbuilder.contracts.tables import (
     METADATA_COLUMNS,
     QUALITY_COUNTS,
     QUALITY_SIGNALS,
     REMOVED_PARTS,
-    Survivors,
 )
 from corpusbuilder.contracts.text import one_line, page_text
 
@@ -107,7 +107,7 @@ def quality_attributes(quality: pa.Table) -> dict[str, tuple[dict[str, float], l
 
 
 def kept_documents(kept: Survivors, quality: pa.Table | None = None) -> Iterator[ExportDocument]:
-    """The surviving documents (`tables.survivors`) with their blocks, in crawl order, and
+    """The surviving documents (`survivors.survivors`) with their blocks, in crawl order, and
     their quality attributes when the quality table is given."""
     # the blocks' columns as lists, cut per document (a table per document costs 10x more)
     paragraphs, headings = block_texts(kept.blocks), kept.blocks["heading"].to_pylist()

@@ -20,7 +20,8 @@ import numpy as np
 from corpusbuilder.common.faults import names_the_file
 from corpusbuilder.common.io import atomic_path, npy_header
 from corpusbuilder.common.versions import writer_json
-from corpusbuilder.contracts.tables import block_rows, good_after_dedup, kept_block_mask
+from corpusbuilder.contracts.survivors import block_rows, good_after_dedup
+from corpusbuilder.contracts.tables import kept_block_mask
 
 if TYPE_CHECKING:
     import pandas as pd

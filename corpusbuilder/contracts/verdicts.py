@@ -1,5 +1,6 @@
 """What each stage decided about each document and block of extract's tables, joined onto them in
-one place for whoever shows the decisions (the report), as `tables.survivors` joins what survives.
+one place for whoever shows the decisions (the report), as `survivors.survivors` joins what
+survives.
 
 Part of the contracts layer beside `tables`, through which it reads: a consumer takes the verdicts
 from here and never joins the language, exact or dedup tables onto extract's rows itself.
@@ -12,13 +13,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from corpusbuilder.contracts.survivors import dropped_block_mask
 from corpusbuilder.contracts.tables import (
     BAD,
     DUPLICATE,
     REMOVED_PARTS,
     ShardTables,
     cleaned_page_mask,
-    dropped_block_mask,
     kept_block_mask,
     read_table,
 )

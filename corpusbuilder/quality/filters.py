@@ -10,7 +10,8 @@ import numpy as np
 import pyarrow as pa
 
 from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
-from corpusbuilder.contracts.tables import QUALITY_SCHEMA, ShardTables, read_survivors, stage_table
+from corpusbuilder.contracts.survivors import read_survivors
+from corpusbuilder.contracts.tables import QUALITY_SCHEMA, ShardTables, stage_table
 from corpusbuilder.quality.params import RULES, QualityParams
 from corpusbuilder.quality.signals import shard_signals
 from corpusbuilder.quality.words import TokenTypes

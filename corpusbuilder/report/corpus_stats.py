@@ -46,7 +46,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from corpusbuilder.common.io import atomic_path
-from corpusbuilder.contracts.tables import good_after_dedup, read_table
+from corpusbuilder.contracts.survivors import good_after_dedup
+from corpusbuilder.contracts.tables import read_table
 from corpusbuilder.contracts.tokenfile import kept_tokens, read_tokens, tokenised_blocks
 from corpusbuilder.funnel import BLOCK_STAGE
 from corpusbuilder.ngrams.hashing import shard_ngram_hashes

@@ -1,5 +1,5 @@
 """What the report reads of the shard tables: the verdicts `corpusbuilder.contracts.verdicts` and
-`tables.survivors` join, of the stages whose tables exist, turned into what the page shows — a
+`survivors.survivors` join, of the stages whose tables exist, turned into what the page shows — a
 display kind per block, a verdict per document, documents and words per language."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from corpusbuilder.contracts.tables import ShardTables, read_survivors
+from corpusbuilder.contracts.survivors import read_survivors
+from corpusbuilder.contracts.tables import ShardTables
 from corpusbuilder.contracts.verdicts import read_block_verdicts, read_document_verdicts
 from corpusbuilder.report.rendering import LENGTH_BINS
 

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
-from corpusbuilder.contracts.tables import ShardTables, read_survivors, read_table
+from corpusbuilder.contracts.survivors import read_survivors
+from corpusbuilder.contracts.tables import ShardTables, read_table
 
 if TYPE_CHECKING:
     import pandas as pd
