@@ -7,7 +7,7 @@ content" (footnote 11). Here the score is the identifier's probability of its be
 and the same 0.6 applies to it.
 
 What is identified is a document's *clean text*: its blocks whose jusText class is `good`, in
-page order, joined by "\\n" (`document_texts`). One row per document extract cleaned
+page order, joined by "\\n" (`contracts.text.joined_texts`). One row per document extract cleaned
 (outcome `ok`) comes out, with the first reason that fails it:
 
 - ``no-text``: no good block (the funnel's "documents with good text" step loses these);
@@ -39,6 +39,7 @@ the whole text on the dev crawl). The probability is then the sample's.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -52,14 +53,15 @@ from corpusbuilder.common.identifiers import (
 )
 from corpusbuilder.common.language_codes import ANY
 from corpusbuilder.config import dataclass_values
+from corpusbuilder.contracts.survivors import arrow_table, id_rows, ids_in
 from corpusbuilder.contracts.tables import (
     LANGUAGE_SCHEMA,
     ShardTables,
     cleaned_page_mask,
-    read_table,
-    stage_table,
+    kept_block_mask,
+    read_columns,
 )
-from corpusbuilder.contracts.text import document_texts, good_blocks
+from corpusbuilder.contracts.text import joined_texts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -144,26 +146,34 @@ def identify_in_batches(
 
 
 def identify_documents(
-    docs: pd.DataFrame,
-    blocks: pd.DataFrame,
+    docs: pa.Table | pd.DataFrame,
+    blocks: pa.Table | pd.DataFrame,
     params: LanguageParams,
     identifier: LanguageIdentifier | None = None,
     progress_every: int = 2000,
 ) -> pa.Table:
-    """One row per document extract cleaned, in crawl order: its language and the verdict."""
-    import pandas as pd
+    """One row per document extract cleaned, in crawl order: its language and the verdict.
+    Arrow tables (a DataFrame is converted): the stage's job runs without pandas."""
+    import pyarrow.compute as pc
 
     identifier = identifier or load_identifier(params.identifier)
-    ok = docs.loc[cleaned_page_mask(docs), ["doc_id", "record_index"]].sort_values(
-        "record_index", kind="stable"
-    )
-    good = good_blocks(blocks.loc[blocks["doc_id"].isin(ok["doc_id"])])
-    texts = document_texts(good).reindex(ok["doc_id"])
-    n_chars = texts.str.len().fillna(0).astype(np.int64)
+    docs, blocks = arrow_table(docs), arrow_table(blocks)
+    ok = docs.filter(pa.array(cleaned_page_mask(docs)))
+    if not ok.num_rows:
+        return LANGUAGE_SCHEMA.empty_table()
+    doc_ids = ok["doc_id"].take(np.argsort(np.asarray(ok["record_index"]), kind="stable"))
+    good = blocks.filter(
+        pa.array(np.asarray(kept_block_mask(blocks)) & ids_in(blocks["doc_id"], doc_ids))
+    ).sort_by([("doc_id", "ascending"), ("block_index", "ascending")])
+    block_doc = id_rows(good["doc_id"], doc_ids)  # each good block's document, in crawl order
+    texts = np.full(len(doc_ids), None, dtype=object)  # None: no good block
+    with_text, joined = joined_texts(good["doc_id"], good["text"])
+    texts[id_rows(with_text, doc_ids)] = joined
+    n_chars = np.fromiter((len(t) if t is not None else 0 for t in texts), np.int64, len(texts))
     judged = n_chars >= max(params.min_chars, 1)
 
-    language = pd.Series(None, index=texts.index, dtype=object)
-    probability = pd.Series(np.nan, index=texts.index, dtype=np.float32)
+    language = np.full(len(doc_ids), None, dtype=object)
+    probability = np.full(len(doc_ids), np.nan, dtype=np.float32)
     codes, probabilities = identify_in_batches(
         identifier,
         [text_sample(text, params.sample_chars) for text in texts[judged].tolist()],
@@ -173,96 +183,104 @@ def identify_documents(
     language[judged] = codes
     probability[judged] = probabilities
 
+    block_chars = np.asarray(pc.fill_null(pc.utf8_length(good["text"]), 0), np.int64)
     if params.block_level:
-        in_language = blocks_in_language(good, language, params, identifier, 10 * progress_every)
-        share = _share(good, in_language).reindex(texts.index)
+        in_language = blocks_in_language(
+            good,
+            language[block_doc],
+            block_doc,
+            block_chars,
+            params,
+            identifier,
+            10 * progress_every,
+        )
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.bincount(
+                block_doc, weights=np.where(in_language, block_chars, 0), minlength=len(texts)
+            ) / np.bincount(block_doc, weights=block_chars, minlength=len(texts))
         share[~judged] = np.nan
     else:
-        in_language = np.ones(len(good), dtype=bool)
-        share = pd.Series(np.nan, index=texts.index)
-    dropped = good.loc[~in_language].groupby("doc_id")["block_index"].agg(list)
-    n_words = (
-        good.loc[in_language].groupby("doc_id")["n_words"].sum().reindex(texts.index, fill_value=0)
+        in_language = np.ones(good.num_rows, dtype=bool)
+        share = np.full(len(doc_ids), np.nan)
+    dropped: list[list[int]] = [[] for _ in range(len(doc_ids))]
+    for doc, block_index in zip(
+        block_doc[~in_language].tolist(),
+        np.asarray(good["block_index"])[~in_language].tolist(),
+    ):
+        dropped[doc].append(block_index)
+    n_words = np.bincount(
+        block_doc[in_language],
+        weights=np.asarray(good["n_words"], np.int64)[in_language],
+        minlength=len(doc_ids),
     )
 
-    reason = pd.Series("ok", index=texts.index, dtype=object)
-    unwanted = ~language.map(lambda code: isinstance(code, str) and params.wanted(code)).astype(
-        bool
+    reason = np.full(len(doc_ids), "ok", dtype=object)
+    unwanted = np.array(
+        [not (isinstance(code, str) and params.wanted(code)) for code in language], dtype=bool
     )
-    reason[unwanted] = "language-" + language[unwanted].astype(str)
+    reason[unwanted] = [f"language-{code}" for code in language[unwanted]]
     reason[probability < params.threshold] = "low-probability"
     reason[~judged] = "too-short"
-    reason[texts.isna()] = "no-text"
-    frame = pd.DataFrame(
+    reason[np.array([text is None for text in texts], dtype=bool)] = "no-text"
+    table = pa.table(
         {
-            "doc_id": texts.index,
-            "language": language.to_numpy(),
-            "probability": probability.to_numpy(),
-            "kept": (reason == "ok").to_numpy(),
-            "reason": reason.to_numpy(),
-            "n_chars": n_chars.to_numpy(),
-            "n_words": n_words.to_numpy(),
-            "share_in_language": share.to_numpy(),
-            "dropped_blocks": pd.Series(
-                [dropped.get(doc_id, []) for doc_id in texts.index], dtype=object
-            ),
+            "doc_id": doc_ids,
+            "language": pa.array(language, pa.string()),
+            "probability": pa.array(probability, from_pandas=True),  # NaN: not identified
+            "kept": pa.array(reason == "ok"),
+            "reason": pa.array(reason, pa.string()),
+            "n_chars": n_chars,
+            "n_words": np.rint(n_words).astype(np.int64),  # sums of integers
+            "share_in_language": pa.array(share, from_pandas=True),
+            "dropped_blocks": dropped,
         }
     )
-    counts = (
-        frame["reason"].str.replace(r"^language-.*", "language-other", regex=True).value_counts()
-    )
+    counts = Counter("language-other" if r.startswith("language-") else r for r in reason.tolist())
     log.info(
         "language: %d documents: %s",
-        len(frame),
-        ", ".join(f"{k}={v}" for k, v in counts.items()) or "none",
+        len(table),
+        ", ".join(f"{k}={v}" for k, v in counts.most_common()) or "none",
     )
-    return stage_table(frame, LANGUAGE_SCHEMA)
+    return table.cast(LANGUAGE_SCHEMA)
 
 
 def blocks_in_language(
-    good: pd.DataFrame,
-    language: pd.Series,
+    good: pa.Table,
+    doc_language: np.ndarray,
+    block_doc: np.ndarray,
+    block_chars: np.ndarray,
     params: LanguageParams,
     identifier: LanguageIdentifier,
     progress_every: int,
 ) -> np.ndarray:
-    """For each good block: is its language its document's?
+    """For each good block (its document's language, its document's number and its length in
+    characters given): is its language its document's?
 
     A block has its own language when it is at least `min_block_chars` long and identified with
     at least `threshold` probability; otherwise (and in a single-block document, which is its
     block) it has its document's. Blocks of unidentified documents count as in language.
     """
-    doc_language = good["doc_id"].map(language)
-    several = good["doc_id"].map(good.groupby("doc_id").size()) > 1
-    judged = (
-        doc_language.notna() & several & (good["text"].str.len() >= params.min_block_chars)
-    ).to_numpy()
+    several = np.bincount(block_doc, minlength=int(block_doc.max(initial=-1)) + 1)[block_doc] > 1
+    identified = np.array([code is not None for code in doc_language], dtype=bool)
+    judged = identified & several & (block_chars >= params.min_block_chars)
+    texts = good["text"].filter(pa.array(judged)).to_pylist()
     codes, probabilities = identify_in_batches(
         identifier,
-        [text_sample(text, params.sample_chars) for text in good.loc[judged, "text"].tolist()],
+        [text_sample(text, params.sample_chars) for text in texts],
         "blocks",
         progress_every,
     )
-    other = np.zeros(len(good), dtype=bool)
+    other = np.zeros(good.num_rows, dtype=bool)
     other[judged] = (probabilities >= params.threshold) & (
-        np.asarray(codes, dtype=object) != doc_language[judged].to_numpy()
+        np.asarray(codes, dtype=object) != doc_language[judged]
     )
     return ~other
 
 
-def _share(good: pd.DataFrame, in_language: np.ndarray) -> pd.Series:
-    """doc_id -> share of the document's good characters that are in blocks in its language."""
-    chars = good["text"].str.len()
-    return (
-        chars.where(in_language, 0).groupby(good["doc_id"]).sum()
-        / chars.groupby(good["doc_id"]).sum()
-    )
-
-
 def identify_shard(tables: ShardTables, params: LanguageParams) -> pa.Table:
     """`identify_documents` over one shard's extract tables, reading only the clean text."""
-    docs = read_table(tables.docs, ["doc_id", "record_index", "outcome"])
-    blocks = read_table(
+    docs = read_columns(tables.docs, ["doc_id", "record_index", "outcome"])
+    blocks = read_columns(
         tables.blocks, ["doc_id", "block_index", "text", "n_words", "final_class"], good_only=True
     )
     return identify_documents(docs, blocks, params)

@@ -12,7 +12,6 @@ import numpy as np
 import pyarrow as pa
 
 from corpusbuilder.contracts.tables import (
-    GOOD,
     METADATA_COLUMNS,
     REMOVED_PARTS,
     ShardTables,
@@ -167,7 +166,7 @@ def survivors(
         good = good.drop_columns(["final_class"]).filter(pa.array(row >= 0))
         for name in verdict:
             good = good.append_column(name, dedup[name].take(row[row >= 0]))
-    good = good.filter(pc.equal(good["final_class"], GOOD))
+    good = good.filter(pa.array(kept_block_mask(good)))
     if language is not None:
         kept = language.filter(language["kept"])
         row = id_rows(documents["doc_id"], kept["doc_id"])

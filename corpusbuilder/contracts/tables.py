@@ -223,11 +223,7 @@ def is_cleaned_page(outcome: str) -> bool:
 
 def cleaned_page_mask(docs: pd.DataFrame | pa.Table):
     """`is_cleaned_page` of each docs row (a Series of a DataFrame, an array of an Arrow table)."""
-    if isinstance(docs, pa.Table):
-        import pyarrow.compute as pc
-
-        return np.asarray(pc.equal(docs["outcome"], CLEANED).fill_null(False))
-    return docs["outcome"] == CLEANED
+    return _equal(docs["outcome"], CLEANED)
 
 
 def is_kept_block(final_class: str) -> bool:
@@ -235,9 +231,19 @@ def is_kept_block(final_class: str) -> bool:
     return final_class == GOOD
 
 
-def kept_block_mask(blocks: pd.DataFrame) -> pd.Series:
-    """`is_kept_block` of each row of a blocks or dedup table."""
-    return blocks["final_class"] == GOOD
+def kept_block_mask(blocks: pd.DataFrame | pa.Table):
+    """`is_kept_block` of each row of a blocks or dedup table (a Series of a DataFrame, an array
+    of an Arrow table)."""
+    return _equal(blocks["final_class"], GOOD)
+
+
+def _equal(column, value: str):
+    """``column == value``: of an Arrow column in Arrow (whose ``==`` compares whole arrays)."""
+    if isinstance(column, (pa.Array, pa.ChunkedArray)):
+        import pyarrow.compute as pc
+
+        return np.asarray(pc.equal(column, value).fill_null(False))
+    return column == value
 
 
 # --------------------------------------------------------------------------- how it is written
