@@ -67,7 +67,7 @@ def both(documents, monkeypatch):
         python_only.setattr(signals, "_lines", None)
         python_only.setattr(signals, "_ngrams", None)
         reference = signals.shard_signals(documents, TokenTypes(), params)
-    return fast, reference
+    return fast.to_pandas(), reference.to_pandas()
 
 
 def test_hand_made_texts_get_the_same_signals(compiled, monkeypatch):

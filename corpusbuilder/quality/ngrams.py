@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from corpusbuilder.common.arrays import factorize
+
 if TYPE_CHECKING:
     pass
 
@@ -78,8 +80,6 @@ def shard_ngram_signals(
     """``top_{2,3,4}gram_char_frac`` and ``dup_{5..10}gram_char_frac`` of every document, given
     its tokens' random keys and lengths (concatenated, documents at ``doc_offsets``) and its
     text's characters (``sizes``, at least 1)."""
-    import pandas as pd
-
     documents = len(doc_offsets) - 1
     tokens = len(keys)
     doc_of = np.repeat(np.arange(documents), np.diff(doc_offsets))
@@ -107,7 +107,7 @@ def shard_ngram_signals(
             value[long] = offsets[start + n] - offsets[start] + n - 1
         if not len(candidates):
             continue
-        codes, _ = pd.factorize(hashes[candidates] ^ salt[candidates])
+        codes, _ = factorize(hashes[candidates] ^ salt[candidates])
         counts = np.bincount(codes)[codes]
         repeated = counts > 1
         candidates, codes, counts = candidates[repeated], codes[repeated], counts[repeated]

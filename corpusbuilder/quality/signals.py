@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import TYPE_CHECKING
 
 import numpy as np
+import pyarrow as pa
 
+from corpusbuilder.common.arrays import factorize
 from corpusbuilder.contracts.tables import QUALITY_COUNTS, QUALITY_SIGNALS
 from corpusbuilder.quality.ngrams import NGRAM_PRIME as _NGRAM_PRIME
 from corpusbuilder.quality.ngrams import NGRAM_SIGNALS, shard_ngram_signals
@@ -20,9 +21,6 @@ from corpusbuilder.quality.words import (
     _cut,
     flat_ids,
 )
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 try:  # compiled from _lines.pyx and _ngrams.pyx at build time, as `words._cut`
     import corpusbuilder.quality._lines as _lines
@@ -80,9 +78,7 @@ def ngram_hashes(keys: np.ndarray, n: int) -> np.ndarray:
 def top_ngram_chars(hashes: np.ndarray, chars: np.ndarray) -> int:
     """Characters of all occurrences of the most frequent n-gram (the earliest seen of equally
     frequent ones), each occurrence its ``chars``."""
-    import pandas as pd
-
-    codes, _ = pd.factorize(hashes)  # numbered in order of first occurrence
+    codes, _ = factorize(hashes)  # numbered in order of first occurrence
     counts = np.bincount(codes)
     top = int(counts.argmax())
     return int(chars[int((codes == top).argmax())] * counts[top])
@@ -96,9 +92,7 @@ def duplicate_ngram_chars(hashes: np.ndarray, chars: np.ndarray, n: int) -> int:
     Only the positions whose n-gram occurred before are visited in Python: one is a repeat
     when an earlier occurrence was read (not skipped) — the first one, unless a repeat's skip
     covers it, or a later one read since."""
-    import pandas as pd
-
-    codes, uniques = pd.factorize(hashes)
+    codes, uniques = factorize(hashes)
     positions = np.arange(len(hashes))
     first = np.empty(len(uniques), np.int64)
     first[codes[::-1]] = positions[::-1]  # the last write of each code is its first position
@@ -325,12 +319,10 @@ _TERMINAL_CHARS[[ord(ch) for ch in TERMINAL_PUNCTUATION]] = 1
 
 def _compiled_rows(
     documents: list[tuple[str | None, str]], types: TokenTypes, params: QualityParams
-) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
     """The signals but the n-gram ones of a shard's documents by the compiled loops
-    (`_cut.cut_texts`, `_lines.LineTests`), the shard's type ids and each document's
+    (`_cut.cut_texts`, `_lines.LineTests`), by name, the shard's type ids and each document's
     offset in them."""
-    import pandas as pd
-
     vocabulary = types.vocabulary
     texts = [text for _, text in documents]
     ids, doc_offsets, starts, doc_pieces = _cut.cut_texts(
@@ -355,21 +347,20 @@ def _compiled_rows(
             offsets = chunk_offsets(types.chunk_ids(text))
             row = line_signals(text, language, doc_ids, offsets, types, params)
             rows[number] = [row[name] for name in _lines.COLUMNS]
-    return pd.DataFrame(rows, columns=list(_lines.COLUMNS)), ids, doc_offsets
+    return dict(zip(_lines.COLUMNS, rows.T)), ids, doc_offsets
 
 
 def shard_signals(
     documents: list[tuple[str | None, str]], types: TokenTypes, params: QualityParams
-) -> pd.DataFrame:
-    """Every signal of `QUALITY_SIGNALS` (columns) for each of a shard's documents (rows), given
-    as (language, text): their words cut at once, their n-gram signals counted at once
-    (`shard_ngram_signals`), the rest per document — by the compiled loops where they are built
-    (`_compiled_rows`), else in Python (`TokenTypes.learn`, `line_signals`)."""
-    import pandas as pd
-
+) -> pa.Table:
+    """Every signal of `QUALITY_SIGNALS` (columns: int64 for `QUALITY_COUNTS`, else float64,
+    NaN a null) for each of a shard's documents (rows), given as (language, text): their words
+    cut at once, their n-gram signals counted at once (`shard_ngram_signals`), the rest per
+    document — by the compiled loops where they are built (`_compiled_rows`), else in Python
+    (`TokenTypes.learn`, `line_signals`)."""
     texts = [text for _, text in documents]
     if _cut is not None and _lines is not None:
-        rows, flat, doc_offsets = _compiled_rows(documents, types, params)
+        columns, flat, doc_offsets = _compiled_rows(documents, types, params)
     else:
         chunks = types.learn(texts)
         offsets = [chunk_offsets(chunk) for chunk in chunks]
@@ -378,18 +369,27 @@ def shard_signals(
             line_signals(text, language, ids[number], offsets[number], types, params)
             for number, (language, text) in enumerate(documents)
         ]
-        rows = pd.DataFrame(records, index=pd.RangeIndex(len(records)))
+        columns = {
+            name: np.array([record.get(name, np.nan) for record in records], dtype=float)
+            for name in (records[0] if records else ())
+        }
         doc_offsets = np.concatenate([[0], np.cumsum([len(i) for i in ids], dtype=np.int64)])
         flat = np.concatenate(ids) if ids else np.zeros(0, np.int64)
     sizes = np.array([max(len(text), 1) for text in texts], np.int64)
     if _ngrams is not None:
-        columns = _ngrams.ngram_signals(flat, types.key, types.length, doc_offsets, sizes)
-        ngrams = dict(zip(NGRAM_SIGNALS, columns.T))
+        values = _ngrams.ngram_signals(flat, types.key, types.length, doc_offsets, sizes)
+        ngrams = dict(zip(NGRAM_SIGNALS, values.T))
     else:
         ngrams = shard_ngram_signals(types.key[flat], types.length[flat], doc_offsets, sizes)
-    table = rows.assign(**ngrams).reindex(columns=list(QUALITY_SIGNALS))
-    return table.astype(
-        {name: np.int64 if name in QUALITY_COUNTS else np.float64 for name in QUALITY_SIGNALS}
+    columns = {**columns, **ngrams}
+    missing = np.full(len(texts), np.nan)
+    return pa.table(
+        {
+            name: pa.array(np.asarray(columns.get(name, missing)).astype(np.int64))
+            if name in QUALITY_COUNTS
+            else pa.array(np.asarray(columns.get(name, missing), np.float64), from_pandas=True)
+            for name in QUALITY_SIGNALS
+        }
     )
 
 
@@ -397,4 +397,4 @@ def document_signals(
     text: str, language: str | None, types: TokenTypes, params: QualityParams
 ) -> dict[str, float]:
     """Every signal of `QUALITY_SIGNALS` for one document's text."""
-    return shard_signals([(language, text)], types, params).to_dict("records")[0]
+    return shard_signals([(language, text)], types, params).to_pylist()[0]
