@@ -2,10 +2,13 @@
 
 pyarrow imports pandas the first time it builds an array from anything that is not a numpy array
 (`pa.array(list)`, `pa.Table.from_pylist`, `pa.table(dict)`), only to ask whether the object is
-a pandas one: ~0.4 CPU-s, half of a small job's start-up, paid by every extract, exact-dedup,
-partitioned-dedup (occurrences, order, counts, state), n-gram-range and similarity-candidate job,
-none of which touches a DataFrame. pandas is optional to pyarrow; told that it is not installed,
-pyarrow builds the same arrays without it (issue 58, "start-ups").
+a pandas one: ~0.4 CPU-s, half of a small job's start-up. It was paid by the jobs of every
+per-shard stage, which compute over Arrow tables and numpy (`contracts.survivors`,
+`common.arrays`): extract, language, exact de-duplication (hashes, partitions, decisions),
+tokenise, quality, export, the min-hash signatures and candidates, partitioned dedup
+(occurrences, order, counts, state) and the report's n-gram ranges. pandas is optional to
+pyarrow; told that it is not installed, pyarrow builds the same arrays without it (issue 58,
+"start-ups").
 """
 
 from __future__ import annotations
