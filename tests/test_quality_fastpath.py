@@ -5,17 +5,15 @@ of hand-made texts with each rare case, and the words of random chunks, to the b
 from __future__ import annotations
 
 import random
-import tempfile
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import CRAWL, require_shared, unavailable
+from conftest import unavailable
 
 from corpusbuilder.contracts.corpus import EXPORT_COLUMNS, kept_documents
+from corpusbuilder.contracts.files import FILES
 from corpusbuilder.contracts.survivors import read_survivors
 from corpusbuilder.contracts.tables import ShardTables
-from corpusbuilder.extraction.extract import ExtractParams, extract_shard
 from corpusbuilder.quality import QualityParams, TokenTypes, signals, words
 from corpusbuilder.quality.words import ABBREVIATIONS, WordVocabulary
 
@@ -104,16 +102,23 @@ def test_random_chunks_are_cut_as_python_cuts_them(compiled):
 
 @pytest.mark.shared
 @pytest.mark.slow
-def test_every_dev_crawl_document_gets_the_same_signals(compiled, monkeypatch):
-    warcs = sorted(require_shared(CRAWL / "truth.jsonl").parent.glob("crawl-*.warc.gz"))
-    with tempfile.TemporaryDirectory() as workdir:
-        for warc in warcs:
-            docs, blocks = Path(workdir, f"{warc.stem}.docs"), Path(workdir, f"{warc.stem}.blocks")
-            extract_shard([(warc.name, warc)], warc.stem, docs, blocks, ExtractParams())
-            documents = [
-                (doc.language, doc.text)
-                for doc in kept_documents(read_survivors(ShardTables(docs, blocks), EXPORT_COLUMNS))
-            ]
-            assert len(documents) > 500
-            fast, reference = both(documents, monkeypatch)
-            pd.testing.assert_frame_equal(fast, reference, check_exact=True)
+def test_every_dev_crawl_document_gets_the_same_signals(compiled, monkeypatch, dev_crawl_build):
+    """Every page extract cleaned, of every shard of the session's dev-crawl build (its extract
+    tables: the crawl is not extracted again here)."""
+    prefix, suffix = FILES.docs.split("{shard}")
+    shards = sorted(
+        str(path.relative_to(dev_crawl_build)).removeprefix(prefix).removesuffix(suffix)
+        for path in dev_crawl_build.glob(FILES.docs.format(shard="*"))
+    )
+    assert len(shards) == 4
+    for shard in shards:
+        built = ShardTables.of(shard, dev_crawl_build, dedup=False)
+        documents = [
+            (doc.language, doc.text)
+            for doc in kept_documents(
+                read_survivors(ShardTables(built.docs, built.blocks), EXPORT_COLUMNS)
+            )
+        ]
+        assert len(documents) > 500
+        fast, reference = both(documents, monkeypatch)
+        pd.testing.assert_frame_equal(fast, reference, check_exact=True)
