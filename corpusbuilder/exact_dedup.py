@@ -48,7 +48,7 @@ from corpusbuilder.contracts.tables import (
     read_hashed_documents,
     read_shard_decisions,
 )
-from corpusbuilder.contracts.text import joined_texts
+from corpusbuilder.contracts.text import texts_by_document
 
 if TYPE_CHECKING:
     pass
@@ -111,9 +111,8 @@ def exact_hashes(kept: Survivors, shard_rank: int, params: ExactDedupParams) -> 
     """MD5 of the clean text of each document the language stage kept (`survivors.survivors`
     before exact de-duplication), sorted by hash."""
     blocks = kept.blocks
-    doc_ids, texts = joined_texts(blocks["doc_id"], blocks["text"])
-    # the survivors' blocks are grouped by document, so a document's number is its rank in order
-    codes, _ = factorize(blocks["doc_id"])
+    codes, doc_ids = factorize(blocks["doc_id"])
+    texts = texts_by_document(codes, len(doc_ids), blocks["text"])
     n_words = np.bincount(codes, weights=np.asarray(blocks["n_words"]), minlength=len(doc_ids))
     n_words = np.rint(n_words).astype(np.int64)  # sums of integers, exact in a float64
     record_index = np.asarray(kept.documents["record_index"], np.int64)

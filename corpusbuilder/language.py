@@ -7,8 +7,8 @@ content" (footnote 11). Here the score is the identifier's probability of its be
 and the same 0.6 applies to it.
 
 What is identified is a document's *clean text*: its blocks whose jusText class is `good`, in
-page order, joined by "\\n" (`contracts.text.joined_texts`). One row per document extract cleaned
-(outcome `ok`) comes out, with the first reason that fails it:
+page order, joined by "\\n" (`contracts.text.texts_by_document`). One row per document extract
+cleaned (outcome `ok`) comes out, with the first reason that fails it:
 
 - ``no-text``: no good block (the funnel's "documents with good text" step loses these);
 - ``too-short``: fewer than `min_chars` characters — too little for a character n-gram model;
@@ -61,7 +61,7 @@ from corpusbuilder.contracts.tables import (
     kept_block_mask,
     read_columns,
 )
-from corpusbuilder.contracts.text import joined_texts
+from corpusbuilder.contracts.text import texts_by_document
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -166,9 +166,8 @@ def identify_documents(
         pa.array(np.asarray(kept_block_mask(blocks)) & ids_in(blocks["doc_id"], doc_ids))
     ).sort_by([("doc_id", "ascending"), ("block_index", "ascending")])
     block_doc = id_rows(good["doc_id"], doc_ids)  # each good block's document, in crawl order
-    texts = np.full(len(doc_ids), None, dtype=object)  # None: no good block
-    with_text, joined = joined_texts(good["doc_id"], good["text"])
-    texts[id_rows(with_text, doc_ids)] = joined
+    texts = np.array(texts_by_document(block_doc, len(doc_ids), good["text"]), dtype=object)
+    texts[np.bincount(block_doc, minlength=len(doc_ids)) == 0] = None  # no good block
     n_chars = np.fromiter((len(t) if t is not None else 0 for t in texts), np.int64, len(texts))
     judged = n_chars >= max(params.min_chars, 1)
 

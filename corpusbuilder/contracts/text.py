@@ -31,14 +31,21 @@ def joined_texts(doc_ids, texts) -> tuple[np.ndarray, list[str]]:
     their first blocks (a ``groupby(sort=False)``'s, which took twice as long: a Series a
     document). A null doc_id is no document's."""
     codes, ids = factorize(doc_ids)
+    return ids, texts_by_document(codes, len(ids), texts)
+
+
+def texts_by_document(codes: np.ndarray, documents: int, texts) -> list[str]:
+    """Per document number 0 .. ``documents`` - 1, the ``texts`` of its blocks (``codes``: each
+    block's document number, -1 for none) joined by newlines, in their order; "" for a document
+    with no block."""
     # a document's blocks together, in their order
     order = np.argsort(codes, kind="stable")[np.count_nonzero(codes < 0) :]
     if isinstance(texts, (pa.Array, pa.ChunkedArray)):
         texts = texts.to_numpy(zero_copy_only=False)
     texts = np.asarray(texts, dtype=object)[order]
-    ends = np.cumsum(np.bincount(codes[order], minlength=len(ids)))
+    ends = np.cumsum(np.bincount(codes[order], minlength=documents))
     starts = np.r_[0, ends[:-1]]
-    return ids, ["\n".join(texts[a:b]) for a, b in zip(starts.tolist(), ends.tolist())]
+    return ["\n".join(texts[a:b]) for a, b in zip(starts.tolist(), ends.tolist())]
 
 
 def document_texts(good: pd.DataFrame) -> pd.Series:
