@@ -8,10 +8,11 @@ with this checkout, in a temporary folder), timed with ``time.process_time``:
 - extract: the stage's function on the shard's WARC, the docs and blocks tables written;
 - tokenise: the stage's function on the build's survivors, the token file written;
 - export: what the rule does — the survivors read, the token file read, the three formats
-  written in one pass (`export.write_corpus`) at `export.GZIP_LEVEL`;
+  written in one pass (`export.write_corpus`), deflated by ISA-L at `export.GZIP_LEVEL`;
 - export, tokeniser: the same, with the tokens of the vertical file made by the tokeniser from
   the text (what export did before it read the token file);
-- gzip at levels 1, 4, 5, 6 and 9: the deflate of the three formats' bytes alone, and their size.
+- the deflate of the three formats' bytes alone, and their size: zlib's (Python's gzip) at levels
+  1, 4, 5, 6 and 9, and ISA-L's (`isal`, what export uses) at its levels 0 to 3.
 
 Rounds are interleaved and the fastest of each counts. Results go to bench/results/export.json,
 with the date, the commit and the machine.
@@ -31,10 +32,12 @@ import sys
 import tempfile
 import time
 import zlib
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 import yaml
+from isal import isal_zlib
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -53,6 +56,7 @@ from corpusbuilder.tokenise import TokeniseParams, tokenise_shard  # noqa: E402
 RESULTS = HERE / "results" / "export.json"
 DEV_CRAWL = REPO.parent / "shared" / "datasets" / "crawl" / "dev"
 LEVELS = (1, 4, 5, 6, 9)
+ISAL_LEVELS = (0, 1, 2, 3)
 FORMATS = ("jsonl", "prevert", "vert")
 
 
@@ -109,18 +113,27 @@ def run_export(tables: ShardTables, out: Path, from_token_file: bool = True) -> 
     export.write_corpus(documents, jsonl, prevert, vert, export.vertical_paragraphs(kept, tokens))
 
 
+def _deflate(compressobj: Callable, level: int, data: bytes) -> int:
+    compressor = compressobj(level, zlib.DEFLATED, -15)
+    return len(compressor.compress(data) + compressor.flush())
+
+
+DEFLATES = {
+    **{str(level): partial(_deflate, zlib.compressobj, level) for level in LEVELS},
+    **{f"isal-{level}": partial(_deflate, isal_zlib.compressobj, level) for level in ISAL_LEVELS},
+}
+
+
 def gzip_levels(out: Path) -> dict[str, dict[str, float]]:
-    """CPU seconds and compressed MB of the three formats at each level (raw deflate, as gzip),
-    and their MB uncompressed (``none``)."""
+    """CPU seconds and compressed MB of the three formats by each deflate (raw deflate, as gzip):
+    zlib's at each level (named by the level) and ISA-L's (``isal-`` and its level), and their MB
+    uncompressed (``none``)."""
     raw = [gzip.decompress((out / f"corpus.{name}.gz").read_bytes()) for name in FORMATS]
     found = {}
-    for level in LEVELS:
+    for name, deflate in DEFLATES.items():
         started = time.process_time()
-        size = 0
-        for data in raw:
-            compressor = zlib.compressobj(level, zlib.DEFLATED, -15)
-            size += len(compressor.compress(data) + compressor.flush())
-        found[str(level)] = {"s": time.process_time() - started, "mb": size / 1e6}
+        size = sum(deflate(data) for data in raw)
+        found[name] = {"s": time.process_time() - started, "mb": size / 1e6}
     found["none"] = {"s": 0.0, "mb": sum(map(len, raw)) / 1e6}
     return found
 
@@ -178,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
                 "s": round(sum(row["gzip"][level]["s"] for row in shards.values()), 3),
                 "mb": round(sum(row["gzip"][level]["mb"] for row in shards.values()), 3),
             }
-            for level in [*map(str, LEVELS), "none"]
+            for level in [*DEFLATES, "none"]
         }
         print("total", json.dumps(total))
         print("gzip of the three formats, all shards:", json.dumps(levels))

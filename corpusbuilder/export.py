@@ -21,12 +21,12 @@ A document is exported when extract cleaned it, it has at least one good block, 
 stage that ran (language filter, exact de-duplication, quality filter) kept it; a block when its
 final class (after block de-duplication, when that ran) is `good`. White space inside a block is
 one space in every format. The three files are written in one pass over the documents, with a
-fixed gzip timestamp, so the same corpus always has the same bytes, at gzip level `GZIP_LEVEL`.
+fixed gzip timestamp, so the same corpus always has the same bytes, deflated by ISA-L (`isal`) at
+its level `GZIP_LEVEL`.
 """
 
 from __future__ import annotations
 
-import gzip
 import io
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -37,6 +37,7 @@ from xml.sax.saxutils import escape as _xml_escape
 from xml.sax.saxutils import quoteattr as _xml_quoteattr
 
 import numpy as np
+from isal import igzip
 
 from corpusbuilder.common.io import atomic_path
 from corpusbuilder.common.scripts import char_class
@@ -49,10 +50,11 @@ from corpusbuilder.tokenise import tokenise
 if TYPE_CHECKING:
     from corpusbuilder.contracts.survivors import Survivors
 
-# Deflate level of the three files. On the dev crawl's corpus (66 MB; bench/bench_export.py,
-# docs/measurements.md) level 4 deflates in 0.41x the CPU of level 6 into 4 % more bytes, and
-# 0.31x that of 9 (Python's default); level 6 took over half of the stage.
-GZIP_LEVEL = 4
+# Deflate of the three files: ISA-L's (isal.igzip; gzip files, which every gzip reader takes) at
+# its level 3. On the scale run's corpus (649 MB; bench/bench_export.py, docs/measurements.md) it
+# deflates in 0.22x the CPU of zlib's level 4, which had been a third of the stage, into 3 % more
+# bytes; ISA-L's level 2 takes 0.14x for 6 % more. zlib's level 4 had been 0.41x level 6's CPU.
+GZIP_LEVEL = 3
 
 # XML 1.0 allows no C0 control character but tab, newline and carriage return, no surrogate and
 # neither U+FFFE nor U+FFFF (a NUL, an ESC or a U+FFFF in a URL or a page's text would make the
@@ -211,7 +213,7 @@ def vertical_paragraphs(kept: Survivors, tokens: TokenStream) -> dict[str, list[
 @contextmanager
 def _gzip_text(path: Path) -> Iterator[io.TextIOWrapper]:
     with atomic_path(path) as tmp, open(tmp, "wb") as raw:
-        with gzip.GzipFile(
+        with igzip.IGzipFile(
             filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=GZIP_LEVEL
         ) as gz:
             with io.TextIOWrapper(gz, encoding="utf-8", newline="\n") as text:
