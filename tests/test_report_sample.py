@@ -136,12 +136,26 @@ def row_counts(row) -> DuplicateCounts:
     return DuplicateCounts(*(int(row[name]) for name in DuplicateCounts.__dataclass_fields__))
 
 
+def whole_sample(funnel: pd.DataFrame) -> Resemblance:
+    """A sample no smaller than the corpus: the resemblance row is the whole row, exactly."""
+    return Resemblance(sample_size=corpus_words(funnel) + 1)
+
+
+@pytest.fixture(scope="module")
+def measured_whole(dev_crawl_build):
+    """The dev crawl's build measured in one process with the whole corpus as the sample (both
+    tests below read it; neither changes it)."""
+    funnel = pd.read_csv(dev_crawl_build / FILES.funnel, sep="\t")
+    return measure_corpus(funnel, dev_shards(dev_crawl_build), resemblance=whole_sample(funnel))
+
+
 @pytest.mark.workflow
-def test_shards_and_ranges_merged_give_every_figure_of_the_whole_corpus(dev_crawl_build, tmp_path):
+def test_shards_and_ranges_merged_give_every_figure_of_the_whole_corpus(
+    dev_crawl_build, measured_whole, tmp_path
+):
     shards = dev_shards(dev_crawl_build)
     funnel = pd.read_csv(dev_crawl_build / FILES.funnel, sep="\t")
-    # a sample no smaller than the corpus: the resemblance row is the whole row, exactly
-    resemblance = Resemblance(sample_size=corpus_words(funnel) + 1)
+    resemblance = whole_sample(funnel)
     whole = whole_corpus(shards, resemblance)
     measures = through_files(shards, funnel, resemblance, 3, tmp_path)
     rows = measures.duplicates.set_index("corpus")
@@ -159,18 +173,17 @@ def test_shards_and_ranges_merged_give_every_figure_of_the_whole_corpus(dev_craw
     assert funnel_full.at["block_dedup_kept", "tokens"] == whole["tokens"][1]
     assert measures.extra["resemblance_sample"]["share_of_10gram_types"] == 1.0
     # and in one process, as the tests and benchmarks measure
-    in_process = measure_corpus(funnel, shards, resemblance=resemblance)
-    pd.testing.assert_frame_equal(in_process.duplicates, measures.duplicates)
-    pd.testing.assert_frame_equal(in_process.funnel, measures.funnel)
+    pd.testing.assert_frame_equal(measured_whole.duplicates, measures.duplicates)
+    pd.testing.assert_frame_equal(measured_whole.funnel, measures.funnel)
 
 
 @pytest.mark.workflow
-def test_the_sampled_row_is_within_its_stated_error_of_the_whole_row(dev_crawl_build):
+def test_the_sampled_row_is_within_its_stated_error_of_the_whole_row(
+    dev_crawl_build, measured_whole
+):
     shards = dev_shards(dev_crawl_build)
     funnel = pd.read_csv(dev_crawl_build / FILES.funnel, sep="\t")
-    whole = measure_corpus(
-        funnel, shards, resemblance=Resemblance(sample_size=corpus_words(funnel) + 1)
-    )
+    whole = measured_whole
     whole_row = whole.duplicates.set_index("corpus").loc["after_resemblance_dedup"]
     exact = whole_row["pct_of_before"]
     differences, errors = [], []

@@ -116,8 +116,30 @@ def test_languages_and_lengths_are_those_of_every_shard_at_once(shards, tmp_path
     assert sum(page["lengths"]["bins"]) == len(lengths) > 0
 
 
+@pytest.fixture(scope="module")
+def every_document_alone(shards):
+    """Per shard, each of its documents as a summary of that shard alone with a sample of every
+    document of the corpus shows it, by doc_id (each shard summarised once, for every size)."""
+    every = sum(len(shard_overview(shard)) for shard in shards)
+    params = SummaryParams(sample_size=every)
+    found: dict[str, dict] = {}
+
+    def documents(shard) -> dict:
+        if shard.name not in found:
+            alone = merge_summaries([summarise_shard(shard, params)], params)
+            found[shard.name] = {
+                d.doc_id: d
+                for d in sample_documents(
+                    pd.DataFrame(alone["candidates"]), alone["documents"], every
+                )
+            }
+        return found[shard.name]
+
+    return documents
+
+
 @pytest.mark.parametrize("size", [1, 4, 10, 40])
-def test_the_sample_is_the_pick_over_every_document(shards, tmp_path, size):
+def test_the_sample_is_the_pick_over_every_document(shards, every_document_alone, tmp_path, size):
     page = through_files(shards, SummaryParams(sample_size=size), tmp_path)
     every = pd.concat([shard_overview(shard) for shard in shards], ignore_index=True)
     picked = pick_sample(every, size)
@@ -128,17 +150,7 @@ def test_the_sample_is_the_pick_over_every_document(shards, tmp_path, size):
     # and each as the page shows it: every block, its kind and title, its text as far as shown
     by_id = {shard.name: shard for shard in shards}
     for document, row in zip(documents, picked.itertuples(), strict=True):
-        alone = merge_summaries(
-            [summarise_shard(by_id[row.shard], SummaryParams(sample_size=len(every)))],
-            SummaryParams(sample_size=len(every)),
-        )
-        (whole,) = [
-            d
-            for d in sample_documents(
-                pd.DataFrame(alone["candidates"]), alone["documents"], len(every)
-            )
-            if d.doc_id == row.doc_id
-        ]
+        whole = every_document_alone(by_id[row.shard])[row.doc_id]
         assert document_html(document) == document_html(whole)
         assert document.verdict == row.verdict and document.removed == row.removed
 

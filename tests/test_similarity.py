@@ -424,25 +424,41 @@ def pair_in_jobs(paths, band_jobs, partitions, passes, threshold, params, folder
     return merge_partition_pairs(parts, paths)
 
 
+@pytest.fixture(scope="module")
+def one_job_pairs(signature_paths):
+    """The pairs of one job over the read-back signatures, by (bands, threshold), each computed
+    once: the reference every split of `test_band_jobs_and_partitions_give_the_pairs_of_one_job`
+    must equal, which depends on neither the jobs nor the partitions."""
+    from corpusbuilder.similarity.minhash import signature_similar_pairs
+    from corpusbuilder.similarity.partitioned import read_signatures
+
+    found: dict[tuple[int | None, float], pd.DataFrame] = {}
+
+    def pairs(bands: int | None, threshold: float) -> pd.DataFrame:
+        if (bands, threshold) not in found:
+            params = MinHashParams(bands=bands, max_bucket=25)
+            ids, signatures = read_signatures(signature_paths, params.k)
+            found[bands, threshold] = signature_similar_pairs(ids, signatures, threshold, params)
+        return found[bands, threshold]
+
+    return pairs
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("bands", [None, 20])
 @pytest.mark.parametrize(
     "band_jobs, partitions, passes", [(1, 1, 1), (3, 4, 2), (7, 1, 5), (200, 3, 1)]
 )
 def test_band_jobs_and_partitions_give_the_pairs_of_one_job(
-    signature_paths, bands, band_jobs, partitions, passes, tmp_path
+    signature_paths, one_job_pairs, bands, band_jobs, partitions, passes, tmp_path
 ):
     """Band jobs reading only their bands' columns, partition jobs only the signatures of their
     pairs' documents: the pairs, their estimates and clusters are the one job's, for any count
     of band jobs (200: one a group), partitions and passes over a band's keys. A threshold of
     0.1 keeps pairs of unrelated texts that collide by chance too."""
-    from corpusbuilder.similarity.minhash import signature_similar_pairs
-    from corpusbuilder.similarity.partitioned import read_signatures
-
     params = MinHashParams(bands=bands, max_bucket=25)
     for threshold in (0.5, 0.1):
-        ids, signatures = read_signatures(signature_paths, params.k)
-        one_job = signature_similar_pairs(ids, signatures, threshold, params)
+        one_job = one_job_pairs(bands, threshold)
         assert len(one_job) > 1600  # most of the 60 copies' 1,770 pairs
         in_jobs = pair_in_jobs(
             signature_paths, band_jobs, partitions, passes, threshold, params, tmp_path
