@@ -102,11 +102,12 @@ def test_cluster_generic_profile_submits_with_sbatch_and_reads_status(slurm, tmp
         "--seconds-between-status-checks",
         "1",
         env=slurm.env,
+        warcs=SAMPLE_WARCS[:1],  # a job through sbatch and its status proves it: one WARC
     )
     assert result.returncode == 0, result.stderr[-4000:] + slurm.logs()
     assert "with external jobid" in result.stderr
-    assert len(list((tmp_path / "work" / "extract").glob("*.docs.parquet"))) == 3
-    assert len(list((tmp_path / "logs" / "cluster").glob("extract-*.out"))) == 3
+    assert len(list((tmp_path / "work" / "extract").glob("*.docs.parquet"))) == 1
+    assert len(list((tmp_path / "logs" / "cluster").glob("extract-*.out"))) == 1
 
 
 def test_slurm_status_command(slurm):

@@ -35,23 +35,27 @@ TWO_NGRAM_RANGES = {"ngrams": FEW_PARTITIONS["ngrams"]}
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory, sample_build, first_two_build):
     """The three sample WARCs built sequentially (the session's sample build: its hash
-    partitions are the defaults, which change no decision); and partitioned (P = 3), first the
-    first two (a copy of the session's build of them, so only the n-gram runs, dedup and what
-    follows run again), then with the third added (the run whose plan shows what adding a WARC
-    reruns). G2+ in two hash ranges where `auto` plans one: its parts' provenance is read below."""
+    partitions are the defaults, which change no decision); the first two partitioned in eight
+    hash ranges (a copy of the session's build of them, so only dedup and what follows run
+    again); and a copy of that with the third added, partitioned in three (P = 3: the run whose
+    plan shows what adding a WARC reruns). G2+ in two hash ranges there, where `auto` plans one:
+    its parts' provenance is read below."""
     root = tmp_path_factory.mktemp("dedup-modes")
-    partitioned = copy_workdir(first_two_build, root / "partitioned")
+    a8 = copy_workdir(first_two_build, root / "a8")
     # the sequential job's benchmark: below, that no partitioned run writes one
-    (partitioned / "benchmarks" / "dedup.tsv").unlink()
-    two = write_config(
-        root / "two.yaml", {"input": {"warcs": SAMPLES[:2]}, **TWO_NGRAM_RANGES, **PARTITIONED}
-    )
-    ok(snakemake(partitioned, configfiles=[two]))
+    (a8 / "benchmarks" / "dedup.tsv").unlink()
+    first_two = {"input": {"warcs": SAMPLES[:2]}}
+    ok(snakemake(a8, config={**first_two, "dedup": {"mode": "partitioned", "partitions": 8}}))
+    partitioned = copy_workdir(a8, root / "partitioned")
+    # the eight ranges' benchmarks, so that those of the three ranges can be counted (the state
+    # writer removes the state parts of another partitioning itself)
+    for rule in ("dedup_seen", "dedup_state", "dedup_counts"):
+        shutil.rmtree(partitioned / "benchmarks" / rule)
     three = write_config(
         root / "three.yaml", {"input": {"warcs": SAMPLES}, **TWO_NGRAM_RANGES, **PARTITIONED}
     )
     added = ok(snakemake(partitioned, configfiles=[three]))
-    return {"sequential": sample_build, "partitioned": (partitioned, three, added)}
+    return {"sequential": sample_build, "a8": a8, "partitioned": (partitioned, three, added)}
 
 
 def test_three_hash_ranges_build_the_sequential_corpus_on_the_sample(builds):
@@ -176,7 +180,7 @@ def state_rows(folder) -> pd.DataFrame:
 
 
 def test_a_state_in_eight_ranges_is_the_one_file_and_a_later_crawl_against_either_is_the_same(
-    first_two_build, tmp_path
+    builds, first_two_build, tmp_path
 ):
     """Issue 59: the first two WARCs built with P = 8 write the state as eight parts, one by each
     range job; built sequentially (the session's build of them), as one file. The parts hold that
@@ -184,11 +188,9 @@ def test_a_state_in_eight_ranges_is_the_one_file_and_a_later_crawl_against_eithe
     dedup.state_partitions), or sequentially against the eight parts, or against the one file
     renamed as a state written before parts — is the same corpus."""
     a1 = first_two_build
-    # the same extraction and tokens; dedup and what follows run again, in eight ranges (the
-    # sequential job's one output folder holds no range's table: the ranges all run)
-    a8 = copy_workdir(a1, tmp_path / "a8")
-    first_two = {"input": {"warcs": SAMPLES[:2]}}
-    ok(snakemake(a8, config={**first_two, "dedup": {"mode": "partitioned", "partitions": 8}}))
+    # the same extraction and tokens; dedup and what follows ran again, in eight ranges (the
+    # sequential job's one output folder holds no range's table: the ranges all ran)
+    a8 = builds["a8"]
     parts = sorted(path.name for path in (a8 / "results" / "dedup_state").glob("*.parquet"))
     assert parts == [f"{p}-of-8.parquet" for p in range(8)]
     assert len(list((a8 / "benchmarks" / "dedup_state").glob("*.tsv"))) == 8

@@ -1,5 +1,6 @@
 """The min-hash pairing in the real Snakefile, on the bundled sample: band jobs and pair
-partitions write the pairs one job pairing every signature finds, for any count of either."""
+partitions write the pairs one job pairing every signature finds (`corpus_similar_pairs` in one
+process; tests/test_similarity.py splits the same functions in other counts of either)."""
 
 from __future__ import annotations
 
@@ -54,9 +55,4 @@ def test_band_jobs_and_partitions_write_the_pairs_of_one_job(sample_build, tmp_p
     expected = corpus_similar_pairs(documents, 0.05, params)
     assert len(expected) > 90
     pd.testing.assert_frame_equal(pairs, expected, check_dtype=False)
-
-    one = similarity_config(tmp_path, "one", bands=bands, band_jobs=1, partitions=1)
-    output = ok(snakemake(workdir, configfiles=[one]))
-    assert job_stats(output)["similarity_candidates"] == 1
-    pd.testing.assert_frame_equal(pd.read_parquet(workdir / PAIRS), pairs)
     assert not list((workdir / "work" / "similarity").rglob("*.parquet"))  # temp(), all of them
