@@ -214,34 +214,11 @@ def test_adding_a_warc_tokenises_and_sorts_only_the_new_shard(plan_with_a_third_
         assert {shard for r, shard in jobs if r == rule} == {"sample-02"}, (rule, jobs)
 
 
-def test_adding_a_warc_really_leaves_the_old_shards_alone(built):
-    """The plan above, carried out: the old shards' files are not
-    rewritten, the new one is exported."""
-    workdir, root, _ = built
-    copy = copy_workdir(workdir, root / "added")
-    three = write_config(root / "three-real.yaml", {"input": {"warcs": SAMPLES}})
-    before = {
-        pattern: mtimes(copy, pattern)
-        for pattern in (
-            "data/warc/sample-0[01]*",
-            "work/extract/sample-0[01]*",
-            "work/language/sample-0[01]*",
-            "work/exact/sample-0[01]*",
-            "work/exact_dedup/sample-0[01]*",
-            "work/tokens/sample-0[01]*",
-            "work/ngrams/runs/sample-0[01]*",
-        )
-    }
-    assert all(len(files) >= 1 for files in before.values()), before
-    stats = job_stats(ok(snakemake(copy, configfiles=[three])))
-    assert stats["extract"] == 1 and stats["download"] == 1
-    for pattern, files in before.items():
-        assert mtimes(copy, pattern) == files, f"{pattern} was rewritten"
-    assert {"sample-02.jsonl.gz", "sample-02.prevert.gz", "sample-02.vert.gz"} <= set(
-        corpus_bytes(copy)
-    )
-    assert (copy / "work" / "extract" / "sample-02.docs.parquet").is_file()
-    assert job_stats(ok(snakemake(copy, "--dry-run", configfiles=[three]))) == Counter()
+# Carried out, the plan leaves the old shards' files as they were: a WARC added to a shard of
+# its own in test_dedup_workflow.py (test_adding_a_warc_reruns_the_new_shards_stages_and_dedup_only,
+# the corpus then equal to one build of the three), and to the last shard of two WARCs each in
+# test_shards.py (test_a_warc_added_at_the_end_changes_only_the_last_shard: the old shard's files'
+# times and its corpus bytes).
 
 
 # --- parameters are rerun triggers ----------------------------------------------------------------

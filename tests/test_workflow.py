@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -12,7 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from conftest import CRAWL, FEW_PARTITIONS, REPO, copy_workdir, snakemake, truth_key
+from conftest import CRAWL, REPO, copy_workdir, snakemake, truth_key
+from test_incremental import job_stats
+
+from corpusbuilder.cli.main import main
 
 pytestmark = pytest.mark.workflow
 
@@ -104,9 +108,19 @@ def test_language_targets_keep_or_drop_non_english_pages(crawl_run, tmp_path):
         "language": {"targets": ["en"]},
         "dedup": {"enabled": False},
     }
-    result = snakemake(tmp_path, "--until", "language", config=config)
+    # the two shards as the session's build downloaded and extracted them, with Snakemake's
+    # records of them: only the language stage runs, with the targets
+    english = tmp_path / "english"
+    shutil.copytree(workdir / ".snakemake", english / ".snakemake", symlinks=True)
+    for shard in ("crawl-00", "crawl-01"):
+        shutil.copytree(workdir / "data" / "warc" / shard, english / "data" / "warc" / shard)
+        for table in (workdir / "work" / "extract").glob(f"{shard}.*"):
+            (english / "work" / "extract").mkdir(parents=True, exist_ok=True)
+            shutil.copy2(table, english / "work" / "extract" / table.name)
+    result = snakemake(english, "--until", "language", config=config)
     assert result.returncode == 0, result.stderr[-3000:]
-    english_only = read_shards(tmp_path, "work/language/*.parquet")
+    assert job_stats(result.stderr) == Counter(language=2)
+    english_only = read_shards(english, "work/language/*.parquet")
     non_english = english_only[
         english_only["language"].notna() & (english_only["language"] != "en")
     ]
@@ -178,6 +192,9 @@ def test_originals_have_good_blocks_and_reach_the_corpus(crawl_run):
     assert sum(reached) / len(reached) >= 0.95
 
 
+SAMPLE_00 = str(REPO / "resources" / "sample" / "sample-00.warc.gz")
+
+
 @pytest.mark.parametrize(
     "config, message",
     [
@@ -188,41 +205,44 @@ def test_originals_have_good_blocks_and_reach_the_corpus(crawl_run):
         ({"input": {"warcs": ["s3://bucket-without-key"]}}, "input.warcs[0]"),
         ({"download": {"s3": {"endpoint_url": "127.0.0.1:9000"}}}, "download.s3.endpoint_url"),
         (
-            {
-                "input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
-                "extract": {"preset": "C"},
-                "adapt": {"enabled": True},
-            },
-            "config key 'adapt.enabled'",
-        ),
-        (
-            {
-                "input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
-                "adapt": {"enabled": True},
-                "evaluate": {"gold_dir": "/no/gold"},
-            },
-            "config key 'adapt.enabled'",
-        ),
-        (
-            {
-                "input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
-                "extract": {"preset": "C", "peers": "resiliparse"},
-            },
+            {"input": {"warcs": [SAMPLE_00]}, "extract": {"preset": "C", "peers": "resiliparse"}},
             "config key 'extract.peers'",
         ),
         (
-            {
-                "input": {"warcs": [str(REPO / "resources" / "sample" / "sample-00.warc.gz")]},
-                "extract": {"peers": "trafilatura"},
-            },
+            {"input": {"warcs": [SAMPLE_00]}, "extract": {"peers": "trafilatura"}},
             "config key 'extract.peers'",
         ),
     ],
 )
-def test_bad_config_stops_with_a_message_naming_the_key(tmp_path, config, message):
+def test_bad_config_is_refused_with_a_message_naming_the_key(tmp_path, capsys, config, message):
+    """`corpusbuilder check-config` refuses what the Snakefile refuses, through the same checks
+    (`validate_config`, `check_input_paths`, `check_planned_settings`, which rules/common.smk
+    calls in this order); that a refusal of each of them stops the workflow, with its one line,
+    is shown by tests/test_config.py and tests/test_hostile_input.py."""
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(config))
+    assert main(["check-config", "--config", str(path)]) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"input": {"warcs": [SAMPLE_00]}, "extract": {"preset": "C"}, "adapt": {"enabled": True}},
+        {
+            "input": {"warcs": [SAMPLE_00]},
+            "adapt": {"enabled": True},
+            "evaluate": {"gold_dir": "/no/gold"},
+        },
+    ],
+    ids=["jusText preset", "no gold"],
+)
+def test_adapting_where_it_cannot_stops_the_workflow_naming_the_key(tmp_path, config):
+    """What only the Snakefile checks (rules/common.smk, adapt_problem): adapting needs the
+    `best` preset and the gold sets to start from."""
     result = snakemake(tmp_path, "--dry-run", config=config)
     assert result.returncode != 0
-    assert message in result.stderr + result.stdout
+    assert "config key 'adapt.enabled'" in result.stderr + result.stdout
 
 
 def test_evaluate_without_gold_sets_stops_naming_the_key_and_writes_nothing(tmp_path):
@@ -238,27 +258,10 @@ def test_evaluate_without_gold_sets_stops_naming_the_key_and_writes_nothing(tmp_
     assert not (tmp_path / "results").exists()
 
 
-def test_files_of_shards_no_longer_in_the_input_are_listed(tmp_path):
-    """A run over other WARCs leaves the earlier shards' corpus files; the run says so."""
-    stale = tmp_path / "results" / "corpus" / "crawl-00.jsonl.gz"
-    stale.parent.mkdir(parents=True)
-    stale.write_bytes(b"")
-    sample = sorted((REPO / "resources" / "sample").glob("*.warc.gz"))
-    # one cheap real job (the download symlink) is enough for the run to start
-    result = snakemake(
-        tmp_path, "data/warc/sample-00", config={"input": {"warcs": [str(p) for p in sample]}}
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert (
-        "results/corpus/crawl-00.jsonl.gz" in result.stderr
-        and "not part of this corpus" in result.stderr
-    )
-    assert stale.exists()  # listed, not deleted: it is the user's file
-
-
 def test_running_from_a_directory_of_ones_own(tmp_path):
     """`snakemake -s /path/to/Snakefile --configfile my.yaml` in a project directory: inputs are
-    relative to it; without a config there, one line says what to give."""
+    relative to it; without a config there, one line says what to give. A run over other WARCs
+    leaves the earlier shards' corpus files, and says so."""
 
     def run(*args):
         return subprocess.run(
@@ -287,20 +290,26 @@ def test_running_from_a_directory_of_ones_own(tmp_path):
     (tmp_path / "crawl.warc.gz").write_bytes(
         (REPO / "resources" / "sample" / "sample-00.warc.gz").read_bytes()
     )
-    (tmp_path / "my.yaml").write_text(
-        yaml.safe_dump({"input": {"warcs": ["crawl.warc.gz"]}, **FEW_PARTITIONS})
-    )
+    (tmp_path / "my.yaml").write_text(yaml.safe_dump({"input": {"warcs": ["crawl.warc.gz"]}}))
+    # a corpus file of a shard no longer in the input (an earlier run's, over other WARCs)
+    stale = tmp_path / "results" / "corpus" / "crawl-00.jsonl.gz"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"")
+    # only download and extract read input.warcs; every later stage reads work/
     built = run(
-        "results/corpus/crawl.jsonl.gz", "--configfile", "my.yaml"
+        "work/extract/crawl.docs.parquet", "--configfile", "my.yaml"
     )  # --configfile takes several
     assert built.returncode == 0, built.stderr[-3000:]
-    records = [
-        json.loads(line)
-        for line in gzip.open(tmp_path / "results" / "corpus" / "crawl.jsonl.gz", "rt")
-    ]
-    assert records and all(
-        r["source"] == "crawl" and r["warc_record_id"].startswith("<urn:uuid:") for r in records
+    docs = pd.read_parquet(tmp_path / "work" / "extract" / "crawl.docs.parquet")
+    responses = docs[docs["warc_type"] == "response"]
+    assert len(responses) > 0 and (docs["shard"] == "crawl").all()
+    assert responses["warc_record_id"].str.startswith("<urn:uuid:").all()
+    # the run says which files are not part of this corpus, and leaves them: they are the user's
+    assert (
+        "results/corpus/crawl-00.jsonl.gz" in built.stderr
+        and "not part of this corpus" in built.stderr
     )
+    assert stale.exists()
 
 
 def corpus_texts(workdir: Path, shard: str) -> dict[str, str]:
