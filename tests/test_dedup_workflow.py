@@ -44,18 +44,27 @@ def builds(tmp_path_factory, sample_build, first_two_build):
     a8 = copy_workdir(first_two_build, root / "a8")
     # the sequential job's benchmark: below, that no partitioned run writes one
     (a8 / "benchmarks" / "dedup.tsv").unlink()
-    first_two = {"input": {"warcs": SAMPLES[:2]}}
-    ok(snakemake(a8, config={**first_two, "dedup": {"mode": "partitioned", "partitions": 8}}))
+    eight = {"dedup": {"mode": "partitioned", "partitions": 8}}
+    ok(snakemake(a8, config={"input": {"warcs": SAMPLES[:2]}, **eight}))
     partitioned = copy_workdir(a8, root / "partitioned")
+    # what adding the third WARC, and nothing else, plans: the run below changes the partitions
+    # too, which reruns every range and shard job whatever was added
+    same = write_config(root / "eight.yaml", {"input": {"warcs": SAMPLES}, **eight})
+    plan = ok(snakemake(partitioned, "--dry-run", configfiles=[same]))
     # the eight ranges' benchmarks, so that those of the three ranges can be counted (the state
     # writer removes the state parts of another partitioning itself)
-    for rule in ("dedup_seen", "dedup_state", "dedup_counts"):
+    for rule in ("dedup_seen", "dedup_state"):
         shutil.rmtree(partitioned / "benchmarks" / rule)
     three = write_config(
         root / "three.yaml", {"input": {"warcs": SAMPLES}, **TWO_NGRAM_RANGES, **PARTITIONED}
     )
     added = ok(snakemake(partitioned, configfiles=[three]))
-    return {"sequential": sample_build, "a8": a8, "partitioned": (partitioned, three, added)}
+    return {
+        "sequential": sample_build,
+        "a8": a8,
+        "partitioned": (partitioned, three, added),
+        "adding_a_warc": plan,
+    }
 
 
 def test_three_hash_ranges_build_the_sequential_corpus_on_the_sample(builds):
@@ -86,6 +95,8 @@ def test_three_hash_ranges_build_the_sequential_corpus_on_the_sample(builds):
 def test_a_run_killed_in_the_seen_stage_reruns_to_the_same_corpus(builds, tmp_path):
     reference, config, _ = builds["partitioned"]
     workdir = copy_workdir(reference, tmp_path / "killed")
+    # the earlier runs' logs of the stage, which would end the wait below at once
+    shutil.rmtree(workdir / "logs" / "dedup_seen")
     # everything from the dedup jobs on is built again, and killed once the range jobs run
     forced = subprocess.Popen(
         snakemake_command(
@@ -156,13 +167,14 @@ def test_adding_a_warc_reruns_the_new_shards_stages_and_dedup_only(builds):
     shard's verdicts are redone; the other shards' extraction, tokens and n-gram runs are not.
     Their occurrences are temporary (removed once the ranges are decided), so they are hashed
     again from the token files (`--notemp` keeps them, at 12.4 B a token)."""
-    _, _, added = builds["partitioned"]
-    plan = planned_jobs(added)
-    for rule in ("extract", "tokenise", "ngram_runs"):
-        assert {shard for name, shard in plan if name == rule} == {"sample-02"}, rule
-    jobs = job_stats(added)
+    plan = builds["adding_a_warc"]
+    for output in (plan, builds["partitioned"][2]):  # the plan, and the run in three ranges
+        jobs = planned_jobs(output)
+        for rule in ("extract", "tokenise", "ngram_runs"):
+            assert {shard for name, shard in jobs if name == rule} == {"sample-02"}, rule
+    jobs = job_stats(plan)
     assert jobs["dedup_occurrences"] == jobs["dedup_shard"] == 3
-    assert jobs["dedup_counts"] == jobs["dedup_seen"] == 3
+    assert jobs["dedup_counts"] == jobs["dedup_seen"] == 8
 
 
 def state_rows(folder) -> pd.DataFrame:

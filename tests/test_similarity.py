@@ -426,20 +426,19 @@ def pair_in_jobs(paths, band_jobs, partitions, passes, threshold, params, folder
 
 @pytest.fixture(scope="module")
 def one_job_pairs(signature_paths):
-    """The pairs of one job over the read-back signatures, by (bands, threshold), each computed
+    """The pairs of one job over the read-back signatures, by (params, threshold), each computed
     once: the reference every split of `test_band_jobs_and_partitions_give_the_pairs_of_one_job`
     must equal, which depends on neither the jobs nor the partitions."""
     from corpusbuilder.similarity.minhash import signature_similar_pairs
     from corpusbuilder.similarity.partitioned import read_signatures
 
-    found: dict[tuple[int | None, float], pd.DataFrame] = {}
+    found: dict[tuple[MinHashParams, float], pd.DataFrame] = {}
 
-    def pairs(bands: int | None, threshold: float) -> pd.DataFrame:
-        if (bands, threshold) not in found:
-            params = MinHashParams(bands=bands, max_bucket=25)
+    def pairs(params: MinHashParams, threshold: float) -> pd.DataFrame:
+        if (params, threshold) not in found:
             ids, signatures = read_signatures(signature_paths, params.k)
-            found[bands, threshold] = signature_similar_pairs(ids, signatures, threshold, params)
-        return found[bands, threshold]
+            found[params, threshold] = signature_similar_pairs(ids, signatures, threshold, params)
+        return found[params, threshold]
 
     return pairs
 
@@ -458,7 +457,7 @@ def test_band_jobs_and_partitions_give_the_pairs_of_one_job(
     0.1 keeps pairs of unrelated texts that collide by chance too."""
     params = MinHashParams(bands=bands, max_bucket=25)
     for threshold in (0.5, 0.1):
-        one_job = one_job_pairs(bands, threshold)
+        one_job = one_job_pairs(params, threshold)
         assert len(one_job) > 1600  # most of the 60 copies' 1,770 pairs
         in_jobs = pair_in_jobs(
             signature_paths, band_jobs, partitions, passes, threshold, params, tmp_path

@@ -113,7 +113,9 @@ def test_language_targets_keep_or_drop_non_english_pages(crawl_run, tmp_path):
     english = tmp_path / "english"
     shutil.copytree(workdir / ".snakemake", english / ".snakemake", symlinks=True)
     for shard in ("crawl-00", "crawl-01"):
-        shutil.copytree(workdir / "data" / "warc" / shard, english / "data" / "warc" / shard)
+        shutil.copytree(
+            workdir / "data" / "warc" / shard, english / "data" / "warc" / shard, symlinks=True
+        )
         for table in (workdir / "work" / "extract").glob(f"{shard}.*"):
             (english / "work" / "extract").mkdir(parents=True, exist_ok=True)
             shutil.copy2(table, english / "work" / "extract" / table.name)
