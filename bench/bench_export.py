@@ -8,7 +8,7 @@ with this checkout, in a temporary folder), timed with ``time.process_time``:
 - extract: the stage's function on the shard's WARC, the docs and blocks tables written;
 - tokenise: the stage's function on the build's survivors, the token file written;
 - export: what the rule does — the survivors read, the token file read, the three formats
-  written in one pass (`export.write_corpus`), deflated by ISA-L at `export.GZIP_LEVEL`;
+  written in one pass (`export.write_corpus`), deflated by ISA-L at `export.ISAL_LEVEL`;
 - export, tokeniser: the same, with the tokens of the vertical file made by the tokeniser from
   the text (what export did before it read the token file);
 - the deflate of the three formats' bytes alone, and their size: zlib's (Python's gzip) at levels
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "what": "CPU seconds per shard, one process, fastest of the rounds (bench/bench_export.py)",
         "crawl": str(args.crawl if args.build is None else args.build),
-        "gzip_level": export.GZIP_LEVEL,
+        "gzip_level": export.ISAL_LEVEL,
         "rounds": args.rounds,
         "shards": shards,
         "total": total,

@@ -21,8 +21,8 @@ A document is exported when extract cleaned it, it has at least one good block, 
 stage that ran (language filter, exact de-duplication, quality filter) kept it; a block when its
 final class (after block de-duplication, when that ran) is `good`. White space inside a block is
 one space in every format. The three files are written in one pass over the documents, with a
-fixed gzip timestamp, so the same corpus always has the same bytes, deflated by ISA-L (`isal`) at
-its level `GZIP_LEVEL`.
+fixed gzip timestamp, so the same corpus always has the same bytes (with the same `isal`: ISA-L's
+deflate at its level `ISAL_LEVEL`, not zlib's levels).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 # its level 3. On the scale run's corpus (649 MB; bench/bench_export.py, docs/measurements.md) it
 # deflates in 0.22x the CPU of zlib's level 4, which had been a third of the stage, into 3 % more
 # bytes; ISA-L's level 2 takes 0.14x for 6 % more. zlib's level 4 had been 0.41x level 6's CPU.
-GZIP_LEVEL = 3
+ISAL_LEVEL = 3
 
 # XML 1.0 allows no C0 control character but tab, newline and carriage return, no surrogate and
 # neither U+FFFE nor U+FFFF (a NUL, an ESC or a U+FFFF in a URL or a page's text would make the
@@ -214,7 +214,7 @@ def vertical_paragraphs(kept: Survivors, tokens: TokenStream) -> dict[str, list[
 def _gzip_text(path: Path) -> Iterator[io.TextIOWrapper]:
     with atomic_path(path) as tmp, open(tmp, "wb") as raw:
         with igzip.IGzipFile(
-            filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=GZIP_LEVEL
+            filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=ISAL_LEVEL
         ) as gz:
             with io.TextIOWrapper(gz, encoding="utf-8", newline="\n") as text:
                 yield text
